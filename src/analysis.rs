@@ -1,0 +1,692 @@
+//! The whole analysis, in three phases over the planned files:
+//!
+//! 1. `read_metadata`: every file but the event logs (small, or read for a few facts), giving
+//!    the joins the logs need (a session's project before its log names one) and the rows of
+//!    those files, held until phase 3.
+//! 2. the event logs, streamed one by one (`LogTask`s, which a caller may run on several
+//!    threads and hand back in order); their rows go straight to the sink.
+//! 3. `finish`: joins fill the held rows, secondary rows are deduplicated against everything
+//!    primary, and the rest go to the sink; then sessions, inventory and report are built.
+//!
+//! Rows come out in this order: the event logs' rows, file by file in path order, then the
+//! other files' rows in path order. Same input, same bytes out, whatever the listing order.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::io::BufReader;
+
+use crate::artifacts::events::{self, LineAccount, LogContext, LogOutcome};
+use crate::artifacts::store::wal::WalStats;
+use crate::artifacts::store::{self, StoreUsageEvent};
+use crate::artifacts::{PendingRow, history, logs, permissions, settings, sidebar, snapshots, workspace};
+use crate::dedup::{self, Candidate, PrimaryKeys};
+use crate::input::layout::{FileKind, Rebase, classify};
+use crate::input::{FileReader, RootListing, read_all};
+use crate::inventory::{self, Grant, HomeFacts, Inventory};
+use crate::model::{AGENT, Row, RowSink, TurnType};
+use crate::report::{ExcludedTree, FileReport, FileStatus, Problem, Report, RootReport, Totals};
+use crate::sessions::{LogFactsForSession, SessionCounts, SessionFacts, SessionRecord, WorkspaceFacts};
+
+/// What an analysis can be asked to do differently.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Emit `thinking` rows (reasoning text), which are off by default.
+    pub include_thinking: bool,
+}
+
+/// Why an analysis could not start. Problems inside a root never stop it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AnalysisError {
+    NoRoots,
+    EmptyRoot(String),
+    NoCopilotData(String),
+}
+
+impl fmt::Display for AnalysisError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AnalysisError::NoRoots => f.write_str("nothing to analyse: give a home folder, a .copilot folder or a zip of either"),
+            AnalysisError::EmptyRoot(root) => write!(f, "{root}: the folder or archive is empty"),
+            AnalysisError::NoCopilotData(root) => write!(
+                f,
+                "{root}: no Copilot CLI data found (expected a home folder holding .copilot, a .copilot folder, or a zip of either)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for AnalysisError {}
+
+/// The outputs besides the rows.
+#[derive(Debug)]
+pub struct Outputs {
+    pub sessions: Vec<SessionRecord>,
+    pub inventory: Inventory,
+    pub report: Report,
+}
+
+/// Size limits for files read whole.
+const STORE_LIMIT: u64 = 1 << 30;
+const SMALL_FILE_LIMIT: u64 = 64 << 20;
+
+/// Runs every phase in order on one thread.
+pub fn analyze(roots: Vec<RootListing>, reader: &mut dyn FileReader, options: Options, sink: &mut dyn RowSink) -> Result<Outputs, AnalysisError> {
+    let mut analysis = Analysis::plan(roots, options)?;
+    analysis.read_metadata(reader);
+    for task in analysis.log_tasks() {
+        let mut tally = Tally::default();
+        let outcome = task.parse(reader, analysis.options.include_thinking, &mut TallySink::new(&mut tally, sink));
+        analysis.add_log(&task, outcome, tally);
+    }
+    Ok(analysis.finish(sink))
+}
+
+pub struct Analysis {
+    pub options: Options,
+    roots: Vec<RootState>,
+    files: Vec<PlannedFile>,
+    excluded: BTreeMap<(usize, String), (u64, u64)>,
+    sessions: BTreeMap<String, SessionFacts>,
+    homes: Vec<HomeFacts>,
+    tally: Tally,
+    /// Rows of the files other than event logs, by file index.
+    held_rows: BTreeMap<usize, Vec<PendingRow>>,
+    pub store_usage: Vec<StoreUsageEvent>,
+}
+
+struct RootState {
+    label: String,
+    layout: &'static str,
+    files_listed: u64,
+    outside_files: u64,
+    outside_bytes: u64,
+    problems: Vec<Problem>,
+}
+
+struct PlannedFile {
+    root: usize,
+    /// The path as the root lists it, for opening.
+    listed_path: String,
+    /// The path relative to the home: `source` of its rows.
+    path: String,
+    size: u64,
+    modified_ms: Option<i64>,
+    kind: FileKind,
+    session_id: Option<String>,
+    status: FileStatus,
+    message: Option<String>,
+    lines: Option<LineAccount>,
+    wal: Option<WalStats>,
+    tables: Option<BTreeMap<String, u64>>,
+    rows: u64,
+    rows_deduplicated: u64,
+}
+
+impl PlannedFile {
+    fn fail(&mut self, message: impl Into<String>) {
+        self.status = FileStatus::Error;
+        self.message = Some(message.into());
+    }
+
+    fn is_secondary(&self) -> bool {
+        matches!(self.kind, FileKind::Store | FileKind::StoreWal | FileKind::History | FileKind::Snapshots)
+    }
+}
+
+/// One event log to parse, with what its rows need from the other files.
+#[derive(Clone, Debug)]
+pub struct LogTask {
+    pub file: usize,
+    pub root: usize,
+    pub listed_path: String,
+    pub session_id: String,
+    pub source: String,
+    pub fallback_project: String,
+    pub fallback_branch: String,
+}
+
+impl LogTask {
+    pub fn context(&self, include_thinking: bool) -> LogContext<'_> {
+        LogContext {
+            session_id: &self.session_id,
+            source: &self.source,
+            fallback_project: &self.fallback_project,
+            fallback_branch: &self.fallback_branch,
+            include_thinking,
+        }
+    }
+
+    /// Opens and parses the log; an unopenable log gives an outcome with its error.
+    pub fn parse(&self, reader: &mut dyn FileReader, include_thinking: bool, sink: &mut dyn RowSink) -> LogOutcome {
+        match reader.open(self.root, &self.listed_path) {
+            Ok(file) => events::parse_log(&self.context(include_thinking), BufReader::with_capacity(1 << 18, file), sink),
+            Err(error) => LogOutcome { read_error: Some(error.to_string()), ..LogOutcome::default() },
+        }
+    }
+}
+
+/// What the analysis keeps of the rows that pass by: counts and deduplication keys.
+#[derive(Debug, Default)]
+pub struct Tally {
+    pub rows: u64,
+    pub by_turn_type: [u64; 6],
+    pub sessions: BTreeMap<String, SessionCounts>,
+    pub keys: PrimaryKeys,
+}
+
+impl Tally {
+    fn observe(&mut self, row: &Row<'_>, record_key: bool) {
+        self.rows += 1;
+        self.by_turn_type[row.turn_type as usize] += 1;
+        if !row.session_id.is_empty() {
+            match self.sessions.get_mut(row.session_id) {
+                Some(counts) => counts.observe(row),
+                None => self.sessions.entry(row.session_id.to_string()).or_default().observe(row),
+            }
+        }
+        if record_key && dedup::has_secondary_copies(row.turn_type, &row.text) {
+            self.keys.add(row.session_id, row.turn_type, &row.text, crate::time::parse_millis(&row.timestamp_utc));
+        }
+    }
+
+    pub fn merge(&mut self, other: Tally) {
+        self.rows += other.rows;
+        for (total, part) in self.by_turn_type.iter_mut().zip(other.by_turn_type) {
+            *total += part;
+        }
+        for (session, counts) in other.sessions {
+            self.sessions.entry(session).or_default().add(&counts);
+        }
+        self.keys.merge(other.keys);
+    }
+}
+
+/// A sink that tallies each row on its way to another sink.
+pub struct TallySink<'a> {
+    tally: &'a mut Tally,
+    inner: &'a mut dyn RowSink,
+    /// Whether the rows are primary (their keys are what secondary rows are checked against).
+    primary: bool,
+}
+
+impl<'a> TallySink<'a> {
+    pub fn new(tally: &'a mut Tally, inner: &'a mut dyn RowSink) -> Self {
+        TallySink { tally, inner, primary: true }
+    }
+}
+
+impl RowSink for TallySink<'_> {
+    fn push(&mut self, row: &Row<'_>) {
+        self.tally.observe(row, self.primary);
+        self.inner.push(row);
+    }
+}
+
+impl Analysis {
+    /// Lists what each root holds and classifies every file; nothing is read yet.
+    pub fn plan(roots: Vec<RootListing>, options: Options) -> Result<Analysis, AnalysisError> {
+        if roots.is_empty() {
+            return Err(AnalysisError::NoRoots);
+        }
+        let mut root_states = Vec::new();
+        let mut files = Vec::new();
+        let mut excluded: BTreeMap<(usize, String), (u64, u64)> = BTreeMap::new();
+        for (root, listing) in roots.into_iter().enumerate() {
+            if listing.files.is_empty() && listing.problems.is_empty() {
+                return Err(AnalysisError::EmptyRoot(listing.label));
+            }
+            let rebase = Rebase::detect(listing.files.iter().map(|file| file.path.as_str()))
+                .ok_or_else(|| AnalysisError::NoCopilotData(listing.label.clone()))?;
+            let mut state = RootState {
+                label: listing.label,
+                layout: if rebase.is_copilot_dir_root() { "copilot_directory" } else { "home" },
+                files_listed: listing.files.len() as u64,
+                outside_files: 0,
+                outside_bytes: 0,
+                problems: listing.problems.into_iter().map(|(path, message)| Problem { path, message }).collect(),
+            };
+            for file in listing.files {
+                let Some(path) = rebase.apply(&file.path) else {
+                    state.outside_files += 1;
+                    state.outside_bytes += file.size;
+                    continue;
+                };
+                let classified = classify(&path);
+                match classified.kind {
+                    FileKind::Outside => {
+                        state.outside_files += 1;
+                        state.outside_bytes += file.size;
+                        continue;
+                    }
+                    FileKind::Excluded => {
+                        let entry = excluded.entry((root, classified.tree.unwrap_or_default().to_string())).or_default();
+                        entry.0 += 1;
+                        entry.1 += file.size;
+                        continue;
+                    }
+                    _ => {}
+                }
+                let status = match classified.kind {
+                    FileKind::NotWanted => FileStatus::NotWanted,
+                    FileKind::Secret => FileStatus::NotReadSecret,
+                    FileKind::StoreShm => FileStatus::NotNeeded,
+                    _ => FileStatus::Read,
+                };
+                files.push(PlannedFile {
+                    root,
+                    session_id: classified.session_id.map(str::to_string),
+                    kind: classified.kind,
+                    listed_path: file.path,
+                    path,
+                    size: file.size,
+                    modified_ms: file.modified_ms,
+                    status,
+                    message: None,
+                    lines: None,
+                    wal: None,
+                    tables: None,
+                    rows: 0,
+                    rows_deduplicated: 0,
+                });
+            }
+            root_states.push(state);
+        }
+        files.sort_by(|a, b| (a.root, &a.path).cmp(&(b.root, &b.path)));
+        let homes = root_states.iter().map(|_| HomeFacts::default()).collect();
+        Ok(Analysis {
+            options,
+            roots: root_states,
+            files,
+            excluded,
+            sessions: BTreeMap::new(),
+            homes,
+            tally: Tally::default(),
+            held_rows: BTreeMap::new(),
+            store_usage: Vec::new(),
+        })
+    }
+
+    /// Phase 1: every file but the event logs.
+    pub fn read_metadata(&mut self, reader: &mut dyn FileReader) {
+        for index in 0..self.files.len() {
+            if self.files[index].status != FileStatus::Read {
+                continue;
+            }
+            let result = match self.files[index].kind {
+                FileKind::EventsLog => continue,
+                FileKind::Store | FileKind::StoreWal => self.read_store(index, reader),
+                FileKind::ProcessLog => self.read_process_log(index, reader),
+                _ => match read_all(reader, self.files[index].root, &self.files[index].listed_path, SMALL_FILE_LIMIT) {
+                    Ok(bytes) => self.read_small_file(index, &bytes),
+                    Err(error) => Err(error.to_string()),
+                },
+            };
+            if let Err(message) = result {
+                self.files[index].fail(message);
+            }
+        }
+    }
+
+    fn session(&mut self, session_id: &str, root: usize, found_in: &'static str) -> &mut SessionFacts {
+        let facts = self.sessions.entry(session_id.to_string()).or_default();
+        facts.roots.insert(root);
+        facts.found_in.insert(found_in);
+        facts
+    }
+
+    fn read_small_file(&mut self, index: usize, bytes: &[u8]) -> Result<(), String> {
+        let file = &self.files[index];
+        let (root, modified_ms, session_id) = (file.root, file.modified_ms, file.session_id.clone().unwrap_or_default());
+        let rows = match file.kind {
+            FileKind::Workspace => {
+                let parsed = workspace::parse(bytes)?;
+                let has_log = self.files.iter().any(|other| {
+                    other.kind == FileKind::EventsLog && other.root == root && other.session_id.as_deref() == Some(session_id.as_str())
+                });
+                let rows = parsed.rows(&session_id, has_log, modified_ms);
+                let facts = self.session(&session_id, root, "workspace.yaml");
+                if facts.workspace.is_none() {
+                    facts.workspace = Some(WorkspaceFacts {
+                        name: workspace::text(&parsed.name),
+                        cwd: workspace::text(&parsed.cwd),
+                        client_name: workspace::text(&parsed.client_name),
+                        created_at: workspace::text(&parsed.created_at),
+                        updated_at: workspace::text(&parsed.updated_at),
+                        synced: parsed.is_synced(),
+                    });
+                }
+                rows
+            }
+            FileKind::Snapshots => {
+                let rows = snapshots::parse(bytes, &session_id)?;
+                self.session(&session_id, root, "rewind-file-snapshots");
+                rows
+            }
+            FileKind::History => history::parse(bytes)?,
+            FileKind::Permissions => {
+                let grants = permissions::parse(bytes)?;
+                let rows = permissions::rows(&grants, modified_ms);
+                self.homes[root].grants.extend(grants.into_iter().map(|grant| Grant {
+                    file: "permissions-config.json".into(),
+                    location: grant.location,
+                    list: grant.list,
+                    entry: grant.entry,
+                }));
+                rows
+            }
+            FileKind::Settings => {
+                let grants = settings::parse(bytes)?;
+                let rows = settings::rows(&grants, modified_ms);
+                self.homes[root].grants.extend(grants.into_iter().map(|(list, entry)| Grant {
+                    file: "settings.json".into(),
+                    location: String::new(),
+                    list,
+                    entry,
+                }));
+                rows
+            }
+            FileKind::Sidebar => {
+                let parsed = sidebar::parse(bytes)?;
+                for id in &parsed.session_ids {
+                    let facts = self.session(id, root, "sidebar-sessions-state");
+                    if facts.sidebar_cwd.is_none() {
+                        facts.sidebar_cwd = parsed.cwd.clone();
+                    }
+                }
+                Vec::new()
+            }
+            _ => Vec::new(),
+        };
+        self.hold(index, rows);
+        Ok(())
+    }
+
+    fn hold(&mut self, index: usize, rows: Vec<PendingRow>) {
+        if !rows.is_empty() {
+            self.held_rows.insert(index, rows);
+        }
+    }
+
+    fn read_process_log(&mut self, index: usize, reader: &mut dyn FileReader) -> Result<(), String> {
+        let (root, listed) = (self.files[index].root, self.files[index].listed_path.clone());
+        let file = reader.open(root, &listed).map_err(|error| error.to_string())?;
+        let facts = logs::scan(BufReader::with_capacity(1 << 16, file)).map_err(|error| error.to_string())?;
+        for id in &facts.workspace_ids {
+            let session = self.session(id, root, "process log");
+            session.process_versions.extend(facts.versions.iter().cloned());
+        }
+        let home = &mut self.homes[root];
+        for (name, seen) in &facts.mcp_servers {
+            let entry = home.mcp_from_logs.entry(name.clone()).or_default();
+            entry.connected += seen.connected;
+            entry.failed += seen.failed;
+        }
+        home.accounts.extend(facts.sign_ins.iter().map(|sign_in| (sign_in.host.clone(), sign_in.login.clone())));
+        self.hold(index, logs::rows(&facts));
+        Ok(())
+    }
+
+    /// The store is read once, from the main file and its `-wal` together (the log alone,
+    /// when the main file is missing). The `-wal` entry reports the replay.
+    fn read_store(&mut self, index: usize, reader: &mut dyn FileReader) -> Result<(), String> {
+        let file = &self.files[index];
+        let root = file.root;
+        let main_path = file.path.trim_end_matches("-wal").to_string();
+        let wal_path = format!("{main_path}-wal");
+        let find = |path: &str| self.files.iter().position(|f| f.root == root && f.path == path);
+        let (main, wal) = (find(&main_path), find(&wal_path));
+        if file.kind == FileKind::StoreWal && main.is_some() {
+            return Ok(()); // read with its main file
+        }
+        let mut load = |at: Option<usize>| -> Result<Option<Vec<u8>>, String> {
+            let Some(at) = at else { return Ok(None) };
+            read_all(reader, root, &self.files[at].listed_path, STORE_LIMIT).map(Some).map_err(|error| error.to_string())
+        };
+        let main_bytes = load(main)?.unwrap_or_default();
+        let wal_bytes = match load(wal) {
+            Ok(bytes) => bytes,
+            Err(message) => {
+                if let Some(wal) = wal {
+                    self.files[wal].fail(message);
+                }
+                None
+            }
+        };
+        let contents = match store::read(&main_bytes, wal_bytes.as_deref()) {
+            Ok(contents) => contents,
+            Err(message) => {
+                // The -wal entry carries a replay failure; the main file carries the rest.
+                let blame = if message.contains("log") { wal.unwrap_or(index) } else { index };
+                self.files[blame].fail(message);
+                return Ok(());
+            }
+        };
+        if let Some(wal) = wal {
+            self.files[wal].wal = contents.wal.clone();
+        }
+        let file = &mut self.files[index];
+        file.tables = Some(contents.tables.clone());
+        if !contents.problems.is_empty() {
+            file.message = Some(contents.problems.join("; "));
+        }
+        for session in &contents.sessions {
+            let facts = self.session(&session.id, root, "session-store.db");
+            if facts.store.is_none() {
+                facts.store = Some(session.clone());
+            }
+        }
+        for row in &contents.rows {
+            if !row.session_id.is_empty() {
+                self.session(&row.session_id.clone(), root, "session-store.db");
+            }
+        }
+        self.store_usage.extend(contents.usage_events);
+        self.hold(index, contents.rows);
+        Ok(())
+    }
+
+    /// Phase 2's work list: the event logs, in path order.
+    pub fn log_tasks(&self) -> Vec<LogTask> {
+        self.files
+            .iter()
+            .enumerate()
+            .filter(|(_, file)| file.kind == FileKind::EventsLog && file.status == FileStatus::Read)
+            .map(|(index, file)| {
+                let session_id = file.session_id.clone().unwrap_or_default();
+                let facts = self.sessions.get(&session_id);
+                LogTask {
+                    file: index,
+                    root: file.root,
+                    listed_path: file.listed_path.clone(),
+                    source: file.path.clone(),
+                    fallback_project: facts.map(|f| f.fallback_project().to_string()).unwrap_or_default(),
+                    fallback_branch: facts.map(|f| f.fallback_branch().to_string()).unwrap_or_default(),
+                    session_id,
+                }
+            })
+            .collect()
+    }
+
+    /// Takes a parsed log back, in `log_tasks` order.
+    pub fn add_log(&mut self, task: &LogTask, outcome: LogOutcome, tally: Tally) {
+        let file = &mut self.files[task.file];
+        file.rows = tally.rows;
+        file.lines = Some(outcome.account.clone());
+        if let Some(error) = &outcome.read_error {
+            file.fail(format!("reading stopped: {error}"));
+        }
+        self.tally.merge(tally);
+        let home = &mut self.homes[task.root];
+        for (name, counts) in &outcome.tools {
+            let entry = home.tools.entry(name.clone()).or_default();
+            entry.calls += counts.calls;
+            entry.failures += counts.failures;
+        }
+        home.mcp_from_events.extend(outcome.mcp_servers.iter().cloned());
+        home.skills.extend(outcome.skills.iter().cloned());
+        let facts = self.session(&task.session_id, task.root, "events.jsonl");
+        let log = facts.log.get_or_insert_with(LogFactsForSession::default);
+        log.first_event_ms = min_option(log.first_event_ms, outcome.first_event_ms);
+        log.last_event_ms = log.last_event_ms.max(outcome.last_event_ms);
+        log.copilot_version = outcome.copilot_version.or(log.copilot_version.take());
+        log.project = outcome.project.or(log.project.take());
+        log.branch = outcome.branch.or(log.branch.take());
+        log.shutdown_type = outcome.shutdown_type.or(log.shutdown_type.take());
+        log.models.extend(outcome.models);
+    }
+
+    /// Phase 3: the held rows, deduplicated and joined, then the other outputs.
+    pub fn finish(mut self, sink: &mut dyn RowSink) -> Outputs {
+        let mut held = std::mem::take(&mut self.held_rows);
+        for rows in held.values_mut() {
+            for row in rows.iter_mut().filter(|row| !row.session_id.is_empty()) {
+                if let Some(facts) = self.sessions.get(&row.session_id) {
+                    if row.project_path.is_empty() {
+                        row.project_path = facts.project().to_string();
+                    }
+                    if row.git_branch.is_empty() {
+                        row.git_branch = facts.branch().to_string();
+                    }
+                }
+            }
+        }
+
+        let mut primary = std::mem::take(&mut self.tally.keys);
+        let mut candidates = Vec::new();
+        for (&index, rows) in &held {
+            for row in rows {
+                if self.files[index].is_secondary() {
+                    candidates.push(Candidate::new(&row.session_id, row.turn_type, &row.text, row.millis()));
+                } else if dedup::has_secondary_copies(row.turn_type, &row.text) {
+                    primary.add(&row.session_id, row.turn_type, &row.text, row.millis());
+                }
+            }
+        }
+        let mut keep = dedup::keep_secondary(primary, &candidates, dedup::SECONDARY_TOLERANCE_MS).into_iter();
+
+        let mut kept = 0;
+        let mut dropped = 0;
+        for (&index, rows) in &held {
+            let file = &self.files[index];
+            let (secondary, source) = (file.is_secondary(), file.path.clone());
+            let before = self.tally.rows;
+            let mut file_dropped = 0;
+            for row in rows {
+                if secondary && !keep.next().unwrap_or(true) {
+                    file_dropped += 1;
+                    continue;
+                }
+                let row = Row {
+                    agent: AGENT,
+                    timestamp_utc: row.timestamp_utc.as_str().into(),
+                    session_id: &row.session_id,
+                    project_path: &row.project_path,
+                    git_branch: &row.git_branch,
+                    model: &row.model,
+                    tool_name: &row.tool_name,
+                    tool_use_id: &row.tool_use_id,
+                    turn_type: row.turn_type,
+                    text: row.text.as_str().into(),
+                    source: &source,
+                    source_line: row.source_line,
+                    mark: row.mark,
+                };
+                self.tally.observe(&row, false);
+                sink.push(&row);
+            }
+            let file = &mut self.files[index];
+            file.rows = self.tally.rows - before;
+            file.rows_deduplicated = file_dropped;
+            if secondary {
+                kept += file.rows;
+                dropped += file_dropped;
+            }
+        }
+        self.outputs(kept, dropped)
+    }
+
+    fn outputs(mut self, secondary_kept: u64, secondary_dropped: u64) -> Outputs {
+        for (session, counts) in std::mem::take(&mut self.tally.sessions) {
+            if let Some(facts) = self.sessions.get_mut(&session) {
+                facts.counts.add(&counts);
+            }
+        }
+        let records: BTreeMap<String, SessionRecord> = self.sessions.iter().map(|(id, facts)| (id.clone(), facts.record(id))).collect();
+        let labels: Vec<String> = self.roots.iter().map(|root| root.label.clone()).collect();
+        let inventory = inventory::build(&labels, &self.homes, &self.sessions, &records);
+        let report = self.report(secondary_kept, secondary_dropped);
+        Outputs { sessions: records.into_values().collect(), inventory, report }
+    }
+
+    fn report(self, secondary_rows_kept: u64, secondary_rows_deduplicated: u64) -> Report {
+        let mut totals = Totals {
+            files_found: self.files.len() as u64 + self.excluded.values().map(|(files, _)| files).sum::<u64>(),
+            rows: self.tally.rows,
+            secondary_rows_kept,
+            secondary_rows_deduplicated,
+            sessions: self.sessions.len() as u64,
+            ..Totals::default()
+        };
+        for turn_type in TurnType::ALL {
+            totals.rows_by_turn_type.insert(turn_type.as_str().to_string(), self.tally.by_turn_type[turn_type as usize]);
+        }
+        for file in &self.files {
+            match file.status {
+                FileStatus::Read => totals.files_read += 1,
+                FileStatus::Error => totals.files_with_errors += 1,
+                _ => {}
+            }
+            if let Some(lines) = &file.lines {
+                totals.event_lines += lines.lines;
+                totals.event_lines_with_rows += lines.with_rows;
+                totals.event_lines_skipped += lines.skipped_by_rule.values().sum::<u64>();
+                totals.event_lines_unknown_type += lines.unknown_types.values().sum::<u64>();
+                totals.bad_lines += lines.bad_lines;
+            }
+        }
+        Report {
+            roots: self
+                .roots
+                .into_iter()
+                .map(|root| RootReport {
+                    label: root.label,
+                    layout: root.layout,
+                    files_listed: root.files_listed,
+                    outside_files: root.outside_files,
+                    outside_bytes: root.outside_bytes,
+                    problems: root.problems,
+                })
+                .collect(),
+            files: self
+                .files
+                .into_iter()
+                .map(|file| FileReport {
+                    root: file.root,
+                    path: file.path,
+                    kind: file.kind,
+                    status: file.status,
+                    size: file.size,
+                    message: file.message,
+                    rows: file.rows,
+                    rows_deduplicated: file.rows_deduplicated,
+                    lines: file.lines,
+                    wal: file.wal,
+                    tables: file.tables,
+                })
+                .collect(),
+            excluded_trees: self
+                .excluded
+                .into_iter()
+                .map(|((root, tree), (files, bytes))| ExcludedTree { root, tree, files, bytes })
+                .collect(),
+            totals,
+        }
+    }
+}
+
+fn min_option(a: Option<i64>, b: Option<i64>) -> Option<i64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}

@@ -1,0 +1,645 @@
+//! `session-state/<id>/events.jsonl`, the primary source: one event per line, read as a
+//! stream. Each line becomes zero or more rows as the "Parser plan" table says, with the
+//! joins that live inside one log (tool names per toolCallId, the tracked project, branch,
+//! model and permission mode). Every line is accounted for in [`LineAccount`].
+
+mod records;
+mod types;
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::io::BufRead;
+
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use self::records::*;
+use crate::lines::{Line, LineReader};
+use crate::model::{AGENT, Row, RowMark, RowSink, TurnType};
+use crate::time;
+
+/// What one log's rows need from outside the log.
+pub struct LogContext<'a> {
+    /// The session directory's name.
+    pub session_id: &'a str,
+    /// The log's path relative to the home, for `source`.
+    pub source: &'a str,
+    /// The project and branch until the log names its own (workspace.yaml, store, sidebar).
+    pub fallback_project: &'a str,
+    pub fallback_branch: &'a str,
+    pub include_thinking: bool,
+}
+
+/// How every line of a log was used; the parts add up to `lines`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct LineAccount {
+    pub lines: u64,
+    pub with_rows: u64,
+    /// Lines of known types that give no row, by type (`<blank>` for empty lines).
+    pub skipped_by_rule: BTreeMap<String, u64>,
+    pub unknown_types: BTreeMap<String, u64>,
+    pub bad_lines: u64,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ToolTally {
+    pub calls: u64,
+    pub failures: u64,
+}
+
+/// What a log says about its session beyond its rows.
+#[derive(Debug, Default)]
+pub struct LogOutcome {
+    pub account: LineAccount,
+    /// Earliest and latest line timestamps, as epoch milliseconds.
+    pub first_event_ms: Option<i64>,
+    pub last_event_ms: Option<i64>,
+    pub copilot_version: Option<String>,
+    /// The project and branch the log left tracked ("latest context.cwd").
+    pub project: Option<String>,
+    pub branch: Option<String>,
+    /// `shutdownType` of the last `session.shutdown`.
+    pub shutdown_type: Option<String>,
+    pub models: BTreeSet<String>,
+    pub tools: BTreeMap<String, ToolTally>,
+    pub mcp_servers: BTreeSet<String>,
+    pub skills: BTreeSet<String>,
+    /// Set when reading stopped early (an I/O error); the lines before it are still counted.
+    pub read_error: Option<String>,
+}
+
+/// Reads one log, handing each row to `sink` as it is made.
+pub fn parse_log(context: &LogContext<'_>, reader: impl BufRead, sink: &mut dyn RowSink) -> LogOutcome {
+    let mut parser = LogParser {
+        context,
+        emitter: Emitter { sink, rows: 0 },
+        tracked: Tracked {
+            project: context.fallback_project.to_string(),
+            branch: context.fallback_branch.to_string(),
+            ..Tracked::default()
+        },
+        tool_names: HashMap::new(),
+        requested_calls: HashSet::new(),
+        outcome: LogOutcome::default(),
+    };
+    let mut lines = LineReader::new(reader);
+    loop {
+        match lines.next_line() {
+            Ok(Some(line)) => parser.line(&line),
+            Ok(None) => break,
+            Err(error) => {
+                parser.outcome.read_error = Some(error.to_string());
+                break;
+            }
+        }
+    }
+    parser.outcome
+}
+
+/// The state a log carries from line to line.
+#[derive(Default)]
+struct Tracked {
+    project: String,
+    branch: String,
+    model: String,
+    permission_mode: Option<String>,
+    agent_mode: Option<String>,
+}
+
+struct Emitter<'s> {
+    sink: &'s mut dyn RowSink,
+    /// Rows made for the current line.
+    rows: u32,
+}
+
+/// The parts of a row that differ from row to row; the rest comes from the log's state.
+struct RowParts<'a> {
+    turn_type: TurnType,
+    text: Cow<'a, str>,
+    /// `None`: the tracked model.
+    model: Option<&'a str>,
+    tool_name: &'a str,
+    tool_use_id: &'a str,
+    mark: RowMark,
+}
+
+impl<'a> RowParts<'a> {
+    fn new(turn_type: TurnType, text: impl Into<Cow<'a, str>>) -> Self {
+        RowParts { turn_type, text: text.into(), model: None, tool_name: "", tool_use_id: "", mark: RowMark::Plain }
+    }
+
+    fn system(text: impl Into<Cow<'a, str>>) -> Self {
+        Self::new(TurnType::System, text)
+    }
+
+    fn model(mut self, model: &'a str) -> Self {
+        self.model = Some(model).filter(|model| !model.is_empty());
+        self
+    }
+
+    fn tool(mut self, name: &'a str, id: &'a str) -> Self {
+        self.tool_name = name;
+        self.tool_use_id = id;
+        self
+    }
+
+    fn mark(mut self, mark: RowMark) -> Self {
+        self.mark = mark;
+        self
+    }
+}
+
+impl Emitter<'_> {
+    fn emit(&mut self, context: &LogContext<'_>, tracked: &Tracked, line: u64, stamp: &str, parts: RowParts<'_>) {
+        self.rows += 1;
+        self.sink.push(&Row {
+            agent: AGENT,
+            timestamp_utc: time::normalize(stamp),
+            session_id: context.session_id,
+            project_path: &tracked.project,
+            git_branch: &tracked.branch,
+            model: parts.model.unwrap_or(&tracked.model),
+            tool_name: parts.tool_name,
+            tool_use_id: parts.tool_use_id,
+            turn_type: parts.turn_type,
+            text: parts.text,
+            source: context.source,
+            source_line: line,
+            mark: parts.mark,
+        });
+    }
+}
+
+struct LogParser<'c, 's> {
+    context: &'c LogContext<'c>,
+    emitter: Emitter<'s>,
+    tracked: Tracked,
+    /// Tool names by toolCallId, for results and permission rows.
+    tool_names: HashMap<String, String>,
+    /// toolCallIds an assistant message already gave a tool_use row.
+    requested_calls: HashSet<String>,
+    outcome: LogOutcome,
+}
+
+/// The longest bad line quoted whole; longer ones keep this prefix and their length.
+const BAD_LINE_QUOTE_BYTES: usize = 64 << 10;
+
+impl LogParser<'_, '_> {
+    fn line(&mut self, line: &Line<'_>) {
+        self.outcome.account.lines += 1;
+        self.emitter.rows = 0;
+        if line.bytes.iter().all(u8::is_ascii_whitespace) && !line.is_cut() {
+            *self.outcome.account.skipped_by_rule.entry("<blank>".into()).or_default() += 1;
+            return;
+        }
+        if line.is_cut() {
+            let reason = format!("line of {} bytes is longer than the {} byte limit", line.full_len, line.bytes.len());
+            return self.bad_line(line, &reason);
+        }
+        let text = match std::str::from_utf8(line.bytes) {
+            Ok(text) => text,
+            Err(error) => return self.bad_line(line, &format!("invalid UTF-8 at byte {}", error.valid_up_to())),
+        };
+        if !text.trim_start().starts_with('{') {
+            return self.bad_line(line, "not a JSON object");
+        }
+        let envelope: Envelope<'_> = match serde_json::from_str(text) {
+            Ok(envelope) => envelope,
+            Err(error) => return self.bad_line(line, &error.to_string()),
+        };
+        let Some(kind) = envelope.kind.non_empty() else {
+            return self.bad_line(line, "no event type");
+        };
+        let stamp = envelope.timestamp.or_empty();
+        if let Some(millis) = time::parse_millis(stamp) {
+            let account = &mut self.outcome;
+            account.first_event_ms = Some(account.first_event_ms.map_or(millis, |first| first.min(millis)));
+            account.last_event_ms = Some(account.last_event_ms.map_or(millis, |last| last.max(millis)));
+        }
+        let data = envelope.data.map_or("{}", RawValue::get);
+        if let Err(error) = self.event(line.number, kind, stamp, &envelope, data) {
+            return self.bad_line(line, &format!("data of {kind}: {error}"));
+        }
+        let account = &mut self.outcome.account;
+        if self.emitter.rows > 0 {
+            account.with_rows += 1;
+        } else if types::is_known(kind) {
+            *account.skipped_by_rule.entry(kind.to_string()).or_default() += 1;
+        } else {
+            *account.unknown_types.entry(kind.to_string()).or_default() += 1;
+        }
+    }
+
+    fn bad_line(&mut self, line: &Line<'_>, reason: &str) {
+        self.outcome.account.bad_lines += 1;
+        let quoted = &line.bytes[..line.bytes.len().min(BAD_LINE_QUOTE_BYTES)];
+        let mut text = format!("parser: unparseable line ({reason}): {}", String::from_utf8_lossy(quoted));
+        if quoted.len() < line.bytes.len() || line.is_cut() {
+            text.push_str(&format!(" [... {} bytes in all]", line.full_len));
+        }
+        let parts = RowParts::system(text).mark(RowMark::BadLine);
+        self.emitter.emit(self.context, &self.tracked, line.number, "", parts);
+        self.emitter.rows = 0;
+    }
+
+    /// Makes the rows of one event. An error means the data did not have the expected shape.
+    fn event(&mut self, line: u64, kind: &str, stamp: &str, envelope: &Envelope<'_>, data: &str) -> serde_json::Result<()> {
+        let context = self.context;
+        match kind {
+            "session.start" => {
+                let start: SessionStart<'_> = serde_json::from_str(data)?;
+                if let Some(directory) = &start.context {
+                    self.track_directory(directory);
+                }
+                let version = start.copilot_version.or_empty();
+                if !version.is_empty() {
+                    self.outcome.copilot_version = Some(version.to_string());
+                }
+                let cwd = start.context.as_ref().map_or("", |directory| directory.cwd.or_empty());
+                let text = format!("session start: copilot {version} producer={} cwd={cwd}", start.producer.or_empty());
+                self.emit(line, stamp, RowParts::system(text));
+            }
+            "session.resume" => {
+                let resume: SessionResume<'_> = serde_json::from_str(data)?;
+                if let Some(directory) = &resume.context {
+                    self.track_directory(directory);
+                }
+                self.emit(line, stamp, RowParts::system("session resumed"));
+            }
+            "session.context_changed" => {
+                let directory: WorkingDirectory<'_> = serde_json::from_str(data)?;
+                self.track_directory(&directory);
+            }
+            "system.message" => {
+                let message: SystemMessage<'_> = serde_json::from_str(data)?;
+                let label = if message.role.get() == Some("developer") { "developer message" } else { "system prompt" };
+                self.emit(line, stamp, RowParts::system(format!("{label}: {}", message.content.or_empty())));
+            }
+            "user.message" => {
+                let message: UserMessage<'_> = serde_json::from_str(data)?;
+                let content = message.content.or_empty();
+                let label = if message.is_autopilot_continuation.get() == Some("true") {
+                    Some("auto-continuation")
+                } else if envelope.agent_id.non_empty().is_some() {
+                    Some("subagent task")
+                } else {
+                    message.source.non_empty().filter(|source| *source != "user")
+                };
+                let parts = match label {
+                    None => RowParts::new(TurnType::User, content),
+                    Some(label) => RowParts::system(format!("{label}: {content}")),
+                };
+                self.emit(line, stamp, parts);
+            }
+            "assistant.message" => self.assistant_message(line, stamp, data)?,
+            "assistant.reasoning" => {
+                if context.include_thinking {
+                    let reasoning: Reasoning<'_> = serde_json::from_str(data)?;
+                    self.emit(line, stamp, RowParts::new(TurnType::Thinking, reasoning.content.or_empty()));
+                }
+            }
+            "tool.execution_start" | "tool.user_requested" => {
+                let start: ToolStart<'_> = serde_json::from_str(data)?;
+                let id = start.tool_call_id.or_empty();
+                let name = start.tool_name.or_empty();
+                if !name.is_empty() {
+                    self.tool_names.insert(id.to_string(), name.to_string());
+                }
+                if let Some(server) = start.mcp_server_name.non_empty() {
+                    self.outcome.mcp_servers.insert(server.to_string());
+                }
+                let user_requested = kind == "tool.user_requested";
+                if user_requested || !self.requested_calls.contains(id) {
+                    let mut text = tool_use_text(start.arguments);
+                    if user_requested {
+                        text = format!("user requested: {text}");
+                    }
+                    self.count_call(name);
+                    self.emit(line, stamp, RowParts::new(TurnType::ToolUse, text).model(start.model.or_empty()).tool(name, id));
+                }
+            }
+            "tool.execution_complete" => {
+                let complete: ToolComplete<'_> = serde_json::from_str(data)?;
+                let id = complete.tool_call_id.or_empty();
+                let failed = complete.success.get() == Some("false");
+                let mut text = String::new();
+                if let Some(code) = complete.shell_execution.as_ref().and_then(|shell| shell.exit_code.get()) {
+                    if code != "0" {
+                        text.push_str(&format!("[exit {code}] "));
+                    }
+                }
+                if let Some(result) = &complete.result {
+                    let (content, detailed) = (result.content.or_empty(), result.detailed_content.or_empty());
+                    text.push_str(if content.len() > detailed.len() { content } else { detailed });
+                }
+                if failed {
+                    if let Some(message) = complete.error.as_ref().and_then(|error| error.message.get()) {
+                        text.push('\n');
+                        text.push_str(message);
+                    }
+                }
+                let name = self.tool_names.get(id).cloned().unwrap_or_default();
+                if failed {
+                    self.outcome.tools.entry(name.clone()).or_default().failures += 1;
+                }
+                let model = complete.model.or_empty();
+                self.note_model(model);
+                let mark = if failed { RowMark::FailedToolResult } else { RowMark::Plain };
+                self.emit(line, stamp, RowParts::new(TurnType::ToolResult, text).model(model).tool(&name, id).mark(mark));
+            }
+            "permission.requested" => self.permission_requested(line, stamp, data)?,
+            "permission.completed" | "permission.carriedForward" => {
+                let decision: PermissionDecision<'_> = serde_json::from_str(data)?;
+                let text = decision_text(kind, &decision);
+                let denied = text.starts_with("permission decision: denied");
+                let id = decision.tool_call_id.or_empty();
+                let name = self.tool_names.get(id).cloned().unwrap_or_default();
+                let mark = if denied { RowMark::PermissionDenied } else { RowMark::Plain };
+                self.emit(line, stamp, RowParts::system(text).tool(&name, id).mark(mark));
+            }
+            "session.permissions_changed" => {
+                let change: PermissionsChanged<'_> = serde_json::from_str(data)?;
+                let (text, mode) = if change.mode.get().is_some() || change.previous_mode.get().is_some() {
+                    let mode = change.mode.or_empty().to_string();
+                    (format!("permission mode: {} -> {mode}", change.previous_mode.get().unwrap_or("-")), mode)
+                } else {
+                    // The Copilot Desktop app's form: allow-all on or off, with its own mode.
+                    let previous = change.previous_allow_all_permission_mode.get().unwrap_or("-");
+                    let current = change.allow_all_permission_mode.get().unwrap_or("-");
+                    (format!("permission mode: allow-all {previous} -> {current}"), format!("allow-all {current}"))
+                };
+                self.tracked.permission_mode = Some(mode);
+                self.emit(line, stamp, RowParts::system(text));
+            }
+            "session.mode_changed" => {
+                let change: ModeChanged<'_> = serde_json::from_str(data)?;
+                let (previous, new) = (change.previous_mode.get().unwrap_or("-"), change.new_mode.or_empty());
+                self.tracked.agent_mode = Some(new.to_string());
+                self.emit(line, stamp, RowParts::system(format!("agent mode: {previous} -> {new}")));
+            }
+            "session.model_change" => {
+                let change: ModelChange<'_> = serde_json::from_str(data)?;
+                let new = change.new_model.or_empty();
+                let previous = change.previous_model.non_empty().or(Some(self.tracked.model.as_str()).filter(|m| !m.is_empty()));
+                let mut text = match previous {
+                    Some(previous) => format!("model: {previous} -> {new}"),
+                    None => format!("model: {new}"),
+                };
+                for (key, value) in [("cause", &change.cause), ("source", &change.source), ("effort", &change.reasoning_effort)] {
+                    if let Some(value) = value.get() {
+                        text.push_str(&format!(" {key}={value}"));
+                    }
+                }
+                self.tracked.model = new.to_string();
+                self.emit(line, stamp, RowParts::system(text));
+            }
+            "session.auto_mode_resolved" => {
+                let resolved: AutoModeResolved<'_> = serde_json::from_str(data)?;
+                let chosen = resolved.chosen_model.or_empty();
+                let previous = Some(self.tracked.model.as_str()).filter(|m| !m.is_empty()).unwrap_or("-");
+                let text = format!("model: {previous} -> {chosen} (auto, {})", resolved.routing_method.get().unwrap_or("-"));
+                self.tracked.model = chosen.to_string();
+                self.emit(line, stamp, RowParts::system(text));
+            }
+            "session.info" => {
+                let info: SessionInfo<'_> = serde_json::from_str(data)?;
+                let mut text = format!("session.info {}: {}", info.info_type.or_empty(), info.message.or_empty());
+                for (key, value) in [("url", &info.url), ("tip", &info.tip)] {
+                    if let Some(value) = value.get() {
+                        text.push_str(&format!(" {key}={value}"));
+                    }
+                }
+                self.emit(line, stamp, RowParts::system(text));
+            }
+            "model.message" => {
+                let message: UtilityMessage<'_> = serde_json::from_str(data)?;
+                let model = message.model_call.as_ref().map_or("", |call| call.model.or_empty());
+                let content = message.message.as_ref().map_or("", |message| message.content.or_empty());
+                self.note_model(model);
+                self.emit(line, stamp, RowParts::system(format!("utility model {model}: {content}")).model(model));
+            }
+            "session.compaction_complete" => {
+                let compaction: CompactionComplete<'_> = serde_json::from_str(data)?;
+                self.emit(line, stamp, RowParts::system(format!("compaction summary: {}", compaction.summary_content.or_empty())));
+            }
+            "abort" | "session.error" | "session.warning" => {
+                let problem: Problem<'_> = serde_json::from_str(data)?;
+                let detail = problem.reason.get().or(problem.message.get()).unwrap_or_default();
+                self.emit(line, stamp, RowParts::system(format!("{kind}: {detail}")));
+            }
+            "hook.start" | "hook.end" => {
+                let hook: Hook<'_> = serde_json::from_str(data)?;
+                let hook_type = hook.hook_type.non_empty().unwrap_or("-");
+                let json_or_empty = |value: &Option<Value>| value.as_ref().map_or_else(|| "{}".to_string(), crate::json::compact);
+                let text = if kind == "hook.start" {
+                    format!("hook {hook_type} start: {}", json_or_empty(&hook.input))
+                } else {
+                    let success = match &hook.success {
+                        Some(Value::Bool(success)) => success.to_string(),
+                        _ => "-".to_string(),
+                    };
+                    let mut text = format!("hook {hook_type} end: success={success} output={}", json_or_empty(&hook.output));
+                    if let Some(error) = &hook.error {
+                        text.push_str(&format!(" error={}", crate::json::compact(error)));
+                    }
+                    text
+                };
+                self.emit(line, stamp, RowParts::system(text).tool("", hook.parent_tool_call_id.or_empty()));
+            }
+            "session.shutdown" => {
+                let shutdown: Shutdown<'_> = serde_json::from_str(data)?;
+                let shutdown_type = shutdown.shutdown_type.or_empty();
+                self.outcome.shutdown_type = Some(shutdown_type.to_string());
+                let mut text = format!("session end: {shutdown_type}");
+                if let Some(reason) = shutdown.error_reason.non_empty() {
+                    text.push_str(&format!(" {reason}"));
+                }
+                let files: Vec<&str> = shutdown.code_changes.iter().flat_map(|changes| changes.files_modified.iter()).filter_map(Text::get).collect();
+                text.push_str(" files modified: ");
+                text.push_str(&if files.is_empty() { "-".to_string() } else { files.join(", ") });
+                self.emit(line, stamp, RowParts::system(text));
+            }
+            _ => {
+                if let Some(field) = main_text_field(kind) {
+                    let value: Value = serde_json::from_str(data)?;
+                    if kind == "skill.invoked" {
+                        if let Some(name) = value.get("name").and_then(Value::as_str) {
+                            self.outcome.skills.insert(name.to_string());
+                        }
+                    }
+                    let detail = match value.get(field) {
+                        Some(Value::String(text)) if !text.is_empty() => text.clone(),
+                        _ => crate::json::compact(&value),
+                    };
+                    self.emit(line, stamp, RowParts::system(format!("{kind}: {detail}")));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn assistant_message(&mut self, line: u64, stamp: &str, data: &str) -> serde_json::Result<()> {
+        let message: AssistantMessage<'_> = serde_json::from_str(data)?;
+        let model = message.model.or_empty();
+        self.note_model(model);
+        if let Some(content) = message.content.non_empty() {
+            self.emit(line, stamp, RowParts::new(TurnType::Assistant, content).model(model));
+        }
+        if self.context.include_thinking {
+            let thinking = match message.reasoning_text.non_empty() {
+                Some(text) => Cow::Borrowed(text),
+                None => {
+                    let blocks = message.reasoning_blocks.iter().flat_map(|blocks| blocks.blocks.iter());
+                    let summaries: Vec<&str> = blocks.flat_map(|block| block.summary.iter()).filter_map(|summary| summary.text.non_empty()).collect();
+                    Cow::Owned(summaries.join("\n"))
+                }
+            };
+            if !thinking.is_empty() {
+                self.emit(line, stamp, RowParts::new(TurnType::Thinking, thinking).model(model));
+            }
+        }
+        for request in &message.tool_requests {
+            let (id, name) = (request.tool_call_id.or_empty(), request.name.or_empty());
+            self.requested_calls.insert(id.to_string());
+            self.tool_names.insert(id.to_string(), name.to_string());
+            if let Some(server) = request.mcp_server_name.non_empty() {
+                self.outcome.mcp_servers.insert(server.to_string());
+            }
+            self.count_call(name);
+            let text = tool_use_text(request.arguments);
+            self.emit(line, stamp, RowParts::new(TurnType::ToolUse, text).model(model).tool(name, id));
+        }
+        Ok(())
+    }
+
+    fn permission_requested(&mut self, line: u64, stamp: &str, data: &str) -> serde_json::Result<()> {
+        let requested: PermissionRequested<'_> = serde_json::from_str(data)?;
+        let request = requested.permission_request.unwrap_or_default();
+        let mut text = format!("permission request: {}", request.kind.or_empty());
+        let target = request
+            .full_command_text
+            .non_empty()
+            .or(request.url.non_empty())
+            .or(request.file_name.non_empty())
+            .or(request.path.non_empty())
+            .map(Cow::Borrowed)
+            .or_else(|| request.server_name.non_empty().map(|server| Cow::Owned(format!("{server}/{}", request.tool_name.or_empty()))));
+        if let Some(target) = target {
+            text.push(' ');
+            text.push_str(&target);
+        }
+        if let Some(intention) = request.intention.get() {
+            text.push_str(&format!(" intention={intention}"));
+        }
+        let id = request.tool_call_id.or_empty();
+        let name = self.tool_names.get(id).cloned().unwrap_or_default();
+        self.emit(line, stamp, RowParts::system(text).tool(&name, id).mark(RowMark::PermissionRequest));
+
+        let (mode, agent) = (requested.permission_mode.non_empty(), requested.agent_mode.non_empty());
+        let mode_text = match (&self.tracked.permission_mode, mode) {
+            (None, Some(mode)) => Some(format!("permission mode: {mode} agent={}", agent.unwrap_or("-"))),
+            (Some(old), Some(mode)) if old != mode => Some(format!("permission mode: {old} -> {mode}")),
+            _ => None,
+        };
+        let agent_text = match (&self.tracked.agent_mode, agent) {
+            (Some(old), Some(agent)) if old != agent => Some(format!("agent mode: {old} -> {agent}")),
+            _ => None,
+        };
+        if let Some(mode) = mode {
+            self.tracked.permission_mode = Some(mode.to_string());
+        }
+        if let Some(agent) = agent {
+            self.tracked.agent_mode = Some(agent.to_string());
+        }
+        for text in [mode_text, agent_text].into_iter().flatten() {
+            self.emit(line, stamp, RowParts::system(text));
+        }
+        Ok(())
+    }
+
+    fn emit(&mut self, line: u64, stamp: &str, parts: RowParts<'_>) {
+        self.emitter.emit(self.context, &self.tracked, line, stamp, parts);
+    }
+
+    fn track_directory(&mut self, directory: &WorkingDirectory<'_>) {
+        if let Some(cwd) = directory.cwd.non_empty() {
+            self.tracked.project = cwd.to_string();
+            self.outcome.project = Some(cwd.to_string());
+        }
+        if let Some(branch) = directory.branch.non_empty() {
+            self.tracked.branch = branch.to_string();
+            self.outcome.branch = Some(branch.to_string());
+        }
+    }
+
+    fn count_call(&mut self, name: &str) {
+        self.outcome.tools.entry(name.to_string()).or_default().calls += 1;
+    }
+
+    fn note_model(&mut self, model: &str) {
+        if !model.is_empty() && !self.outcome.models.contains(model) {
+            self.outcome.models.insert(model.to_string());
+        }
+    }
+}
+
+/// A tool_use row's text: the arguments string, else its command, url, query, path or input,
+/// else the arguments as compact JSON.
+fn tool_use_text(arguments: Option<&RawValue>) -> String {
+    let Some(raw) = arguments else { return String::new() };
+    match serde_json::from_str::<Value>(raw.get()) {
+        Ok(Value::String(text)) => text,
+        Ok(Value::Null) => String::new(),
+        Ok(value) => ["command", "url", "query", "path", "input"]
+            .iter()
+            .find_map(|key| value.get(key).and_then(Value::as_str).map(str::to_string))
+            .unwrap_or_else(|| crate::json::compact(&value)),
+        Err(_) => raw.get().to_string(),
+    }
+}
+
+/// `permission decision: <kind> source=<source>` and the result's details present.
+fn decision_text(kind: &str, decision: &PermissionDecision<'_>) -> String {
+    let result = decision.result.as_ref();
+    let field = |key: &str| result.and_then(|result| result.get(key)).filter(|value| !value.is_null());
+    // Some records nest decisionSource inside result (seen in a Windows listing).
+    let source = decision.decision_source.get().map(str::to_string).or_else(|| field("decisionSource").and_then(crate::json::value_text));
+    let result_kind = if kind == "permission.carriedForward" {
+        "carried-forward".to_string()
+    } else {
+        field("kind").and_then(crate::json::value_text).unwrap_or_else(|| "-".into())
+    };
+    let mut text = format!("permission decision: {result_kind} source={}", source.as_deref().unwrap_or("-"));
+    for (key, label) in [
+        ("locationKey", "location"),
+        ("approval", "approval"),
+        ("directories", "directories"),
+        ("feedback", "feedback"),
+        ("rules", "rules"),
+        ("reason", "reason"),
+        ("path", "path"),
+        ("message", "message"),
+    ] {
+        if let Some(value) = field(key).and_then(crate::json::value_text) {
+            text.push_str(&format!(" {label}={value}"));
+        }
+    }
+    text
+}
+
+/// The types shown as `<type>: <main text field>` (else compact JSON of their data).
+fn main_text_field(kind: &str) -> Option<&'static str> {
+    Some(match kind {
+        "session.task_complete" | "session.handoff" => "summary",
+        "system.notification" => "content",
+        "session.schedule_created" => "prompt",
+        "skill.invoked" => "name",
+        "subagent.failed" => "error",
+        "subagent.configured" => "model",
+        _ if kind.starts_with("subagent.") => "agentName",
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests;

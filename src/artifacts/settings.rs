@@ -1,0 +1,51 @@
+//! `settings.json` (JSON with comments): the URL allow and deny lists are standing grants.
+
+use serde_json::Value;
+
+use super::{PendingRow, mtime_text, utf8_text};
+use crate::model::TurnType;
+
+/// The settings keys that grant or refuse without asking.
+const URL_LISTS: [&str; 2] = ["allowedUrls", "deniedUrls"];
+
+/// A standing grant from settings.json: `(list name, entry)`.
+pub type UrlGrant = (String, String);
+
+pub fn parse(bytes: &[u8]) -> Result<Vec<UrlGrant>, String> {
+    let options = jsonc_parser::ParseOptions::default();
+    let value: Value = jsonc_parser::parse_to_serde_value(utf8_text(bytes)?, &options).map_err(|error| error.to_string())?;
+    let mut grants = Vec::new();
+    for list in URL_LISTS {
+        if let Some(Value::Array(entries)) = value.get(list) {
+            grants.extend(entries.iter().filter_map(crate::json::value_text).map(|entry| (list.to_string(), entry)));
+        }
+    }
+    Ok(grants)
+}
+
+/// One system row per entry, at the file's modification time.
+pub fn rows(grants: &[UrlGrant], modified_ms: Option<i64>) -> Vec<PendingRow> {
+    let stamp = mtime_text(modified_ms);
+    grants
+        .iter()
+        .enumerate()
+        .map(|(index, (list, entry))| {
+            PendingRow::new(TurnType::System, format!("permission setting: {list}={entry}"), &stamp, index as u64 + 1)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn comments_are_allowed_and_both_lists_read() {
+        let text = b"{\n // user settings\n \"allowedUrls\": [\"https://a.example\"], /* x */ \"deniedUrls\": [\"b.example\",],\n}";
+        let grants = parse(text).unwrap();
+        let rows = rows(&grants, Some(0));
+        let texts: Vec<_> = rows.iter().map(|row| row.text.as_str()).collect();
+        assert_eq!(texts, ["permission setting: allowedUrls=https://a.example", "permission setting: deniedUrls=b.example"]);
+        assert_eq!(rows[0].timestamp_utc, "1970-01-01T00:00:00.000Z");
+    }
+}

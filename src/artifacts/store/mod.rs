@@ -1,0 +1,273 @@
+//! `session-store.db`, the cross-session SQLite store. Its rows live in the `-wal` sidecar:
+//! the log is replayed onto a copy of the main file in memory (`wal`), and the copy is read
+//! with SQLite, columns by name, any storage class. The user's files are never opened.
+//! A secondary source: its turns mostly repeat the event logs (see "Other stores").
+
+pub mod wal;
+
+use std::collections::BTreeMap;
+
+use rusqlite::types::ValueRef;
+use rusqlite::{Connection, MAIN_DB};
+
+use super::PendingRow;
+use crate::model::TurnType;
+
+/// One row of the `sessions` table.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StoreSession {
+    pub id: String,
+    pub cwd: String,
+    pub branch: String,
+    pub repository: String,
+    pub summary: String,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+/// One row of `assistant_usage_events`: one model call with its tokens.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StoreUsageEvent {
+    pub rowid: i64,
+    pub session_id: String,
+    pub agent_id: String,
+    pub model: String,
+    pub input_tokens: Option<f64>,
+    pub output_tokens: Option<f64>,
+    pub cache_read_tokens: Option<f64>,
+    pub cache_write_tokens: Option<f64>,
+    pub reasoning_tokens: Option<f64>,
+    pub created_at: String,
+}
+
+#[derive(Debug, Default)]
+pub struct StoreContents {
+    pub wal: Option<wal::WalStats>,
+    pub sessions: Vec<StoreSession>,
+    pub rows: Vec<PendingRow>,
+    pub usage_events: Vec<StoreUsageEvent>,
+    /// Rows per table read.
+    pub tables: BTreeMap<String, u64>,
+    /// Tables that could not be read, with SQLite's message; the others are still read.
+    pub problems: Vec<String>,
+}
+
+/// Reads the store from its main file's bytes (possibly empty) and its log's, if any.
+pub fn read(db: &[u8], wal_bytes: Option<&[u8]>) -> Result<StoreContents, String> {
+    let mut contents = StoreContents::default();
+    let image = match wal_bytes {
+        Some(log) => {
+            let (image, stats) = wal::replay(db, log)?;
+            contents.wal = Some(stats);
+            image
+        }
+        None => {
+            let mut image = db.to_vec();
+            if image.len() < 100 || &image[..16] != b"SQLite format 3\0" {
+                return Err("not a SQLite database".into());
+            }
+            image[18] = 1;
+            image[19] = 1;
+            image
+        }
+    };
+    let connection = open_image(&image)?;
+    read_tables(&connection, &mut contents);
+    Ok(contents)
+}
+
+fn open_image(image: &[u8]) -> Result<Connection, String> {
+    let mut connection = Connection::open_in_memory().map_err(|error| error.to_string())?;
+    connection
+        .deserialize_read_exact(MAIN_DB, image, image.len(), true)
+        .map_err(|error| format!("SQLite cannot open the image: {error}"))?;
+    // Reading the schema is the first access that checks the image.
+    connection
+        .query_row("SELECT count(*) FROM sqlite_schema", [], |row| row.get::<_, i64>(0))
+        .map_err(|error| format!("SQLite cannot read the schema: {error}"))?;
+    Ok(connection)
+}
+
+fn read_tables(connection: &Connection, contents: &mut StoreContents) {
+    let mut rows = Vec::new();
+    let mut sessions_by_id = BTreeMap::new();
+    if let Some(table) = query(connection, contents, "sessions", &["id", "cwd", "repository", "branch", "summary", "created_at", "updated_at"]) {
+        for (rowid, v) in table {
+            let session = StoreSession {
+                id: take(&v[0]),
+                cwd: take(&v[1]),
+                repository: take(&v[2]),
+                branch: take(&v[3]),
+                summary: take(&v[4]),
+                created_at: take(&v[5]),
+                updated_at: take(&v[6]),
+            };
+            if !session.summary.is_empty() {
+                let text = format!("session name: {}", session.summary);
+                let mut row = PendingRow::new(TurnType::System, text, &session.created_at, rowid as u64).in_session(&session.id);
+                row.project_path = session.cwd.clone();
+                row.git_branch = session.branch.clone();
+                rows.push(row);
+            }
+            sessions_by_id.insert(session.id.clone(), (session.cwd.clone(), session.branch.clone()));
+            contents.sessions.push(session);
+        }
+    }
+    let in_session = |row: PendingRow, session_id: &str| {
+        let mut row = row.in_session(session_id);
+        if let Some((cwd, branch)) = sessions_by_id.get(session_id) {
+            row.project_path = cwd.clone();
+            row.git_branch = branch.clone();
+        }
+        row
+    };
+
+    if let Some(table) = query(connection, contents, "turns", &["session_id", "user_message", "assistant_response", "timestamp"]) {
+        for (rowid, v) in table {
+            let (session_id, stamp) = (take(&v[0]), take(&v[3]));
+            for (value, turn_type) in [(&v[1], TurnType::User), (&v[2], TurnType::Assistant)] {
+                if let Some(text) = value.clone() {
+                    rows.push(in_session(PendingRow::new(turn_type, text, &stamp, rowid as u64), &session_id));
+                }
+            }
+        }
+    }
+    if let Some(table) = query(connection, contents, "session_files", &["session_id", "file_path", "tool_name", "first_seen_at"]) {
+        for (rowid, v) in table {
+            let text = format!("file changed: {} tool={}", take(&v[1]), take(&v[2]));
+            rows.push(in_session(PendingRow::new(TurnType::System, text, &take(&v[3]), rowid as u64), &take(&v[0])));
+        }
+    }
+    if let Some(table) = query(connection, contents, "session_refs", &["session_id", "ref_type", "ref_value", "created_at"]) {
+        for (rowid, v) in table {
+            let text = format!("reference: {} {}", take(&v[1]), take(&v[2]));
+            rows.push(in_session(PendingRow::new(TurnType::System, text, &take(&v[3]), rowid as u64), &take(&v[0])));
+        }
+    }
+    const CHECKPOINT_SECTIONS: [&str; 6] = ["overview", "history", "work_done", "technical_details", "important_files", "next_steps"];
+    let mut checkpoint_columns = vec!["session_id", "checkpoint_number", "title", "created_at"];
+    checkpoint_columns.extend(CHECKPOINT_SECTIONS);
+    if let Some(table) = query(connection, contents, "checkpoints", &checkpoint_columns) {
+        for (rowid, v) in table {
+            let mut text = format!("checkpoint {}: {}", take(&v[1]), take(&v[2]));
+            for (section, value) in CHECKPOINT_SECTIONS.iter().zip(&v[4..]) {
+                if let Some(value) = value {
+                    text.push_str(&format!("\n{section}: {value}"));
+                }
+            }
+            rows.push(in_session(PendingRow::new(TurnType::System, text, &take(&v[3]), rowid as u64), &take(&v[0])));
+        }
+    }
+    let forge_columns = ["session_id", "tool_call_id", "command", "output", "exit_code", "created_at"];
+    if let Some(table) = query(connection, contents, "forge_trajectory_events", &forge_columns) {
+        for (rowid, v) in table {
+            let (session_id, call, stamp) = (take(&v[0]), take(&v[1]), take(&v[5]));
+            if let Some(command) = v[2].clone() {
+                let mut row = PendingRow::new(TurnType::ToolUse, command, &stamp, rowid as u64);
+                row.tool_use_id = call.clone();
+                rows.push(in_session(row, &session_id));
+            }
+            if let Some(output) = v[3].clone() {
+                let exit = take(&v[4]);
+                let text = match exit.as_str() {
+                    "" | "0" => output,
+                    code => format!("[exit {code}] {output}"),
+                };
+                let mut row = PendingRow::new(TurnType::ToolResult, text, &stamp, rowid as u64);
+                row.tool_use_id = call;
+                rows.push(in_session(row, &session_id));
+            }
+        }
+    }
+    contents.rows = rows;
+
+    let usage_columns = [
+        "session_id",
+        "agent_id",
+        "model",
+        "input_tokens",
+        "output_tokens",
+        "cache_read_tokens",
+        "cache_write_tokens",
+        "reasoning_tokens",
+        "created_at",
+    ];
+    if let Some(table) = query(connection, contents, "assistant_usage_events", &usage_columns) {
+        let number = |value: &Option<String>| value.as_deref().and_then(|text| text.parse::<f64>().ok());
+        contents.usage_events = table
+            .into_iter()
+            .map(|(rowid, v)| StoreUsageEvent {
+                rowid,
+                session_id: take(&v[0]),
+                agent_id: take(&v[1]),
+                model: take(&v[2]),
+                input_tokens: number(&v[3]),
+                output_tokens: number(&v[4]),
+                cache_read_tokens: number(&v[5]),
+                cache_write_tokens: number(&v[6]),
+                reasoning_tokens: number(&v[7]),
+                created_at: take(&v[8]),
+            })
+            .collect();
+    }
+}
+
+fn take(value: &Option<String>) -> String {
+    value.clone().unwrap_or_default()
+}
+
+type TableRows = Vec<(i64, Vec<Option<String>>)>;
+
+/// `(rowid, values)` of the named columns of a table, in rowid order. A missing column reads
+/// as NULL; a missing table as `None`. A table SQLite cannot read is noted and skipped.
+fn query(connection: &Connection, contents: &mut StoreContents, table: &str, columns: &[&str]) -> Option<TableRows> {
+    let present = match table_columns(connection, table) {
+        Ok(present) if present.is_empty() => return None,
+        Ok(present) => present,
+        Err(error) => {
+            contents.problems.push(format!("{table}: {error}"));
+            return None;
+        }
+    };
+    let select: Vec<String> = columns
+        .iter()
+        .map(|column| if present.iter().any(|p| p == column) { format!("\"{column}\"") } else { "NULL".into() })
+        .collect();
+    let sql = format!("SELECT rowid, {} FROM \"{table}\" ORDER BY rowid", select.join(", "));
+    let result = (|| -> rusqlite::Result<TableRows> {
+        let mut statement = connection.prepare(&sql)?;
+        let mut rows = statement.query([])?;
+        let mut out = Vec::new();
+        while let Some(row) = rows.next()? {
+            let rowid: i64 = row.get(0)?;
+            let values = (1..=columns.len()).map(|index| row.get_ref(index).map(value_text)).collect::<rusqlite::Result<_>>()?;
+            out.push((rowid, values));
+        }
+        Ok(out)
+    })();
+    match result {
+        Ok(rows) => {
+            contents.tables.insert(table.to_string(), rows.len() as u64);
+            Some(rows)
+        }
+        Err(error) => {
+            contents.problems.push(format!("{table}: {error}"));
+            None
+        }
+    }
+}
+
+fn table_columns(connection: &Connection, table: &str) -> rusqlite::Result<Vec<String>> {
+    let mut statement = connection.prepare("SELECT name FROM pragma_table_info(?1)")?;
+    statement.query_map([table], |row| row.get::<_, String>(0))?.collect()
+}
+
+/// Any storage class as text: the store keeps REAL in some INTEGER columns.
+fn value_text(value: ValueRef<'_>) -> Option<String> {
+    match value {
+        ValueRef::Null => None,
+        ValueRef::Integer(number) => Some(number.to_string()),
+        ValueRef::Real(number) => Some(number.to_string()),
+        ValueRef::Text(bytes) | ValueRef::Blob(bytes) => Some(String::from_utf8_lossy(bytes).into_owned()),
+    }
+}

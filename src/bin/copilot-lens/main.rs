@@ -1,0 +1,138 @@
+//! The native command-line tool on the copilot-lens core.
+
+mod roots;
+
+use std::fs::{self, File};
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::{Parser, Subcommand};
+use copilot_lens::analysis::{self, Options, Outputs};
+use copilot_lens::model::JsonlRowWriter;
+use copilot_lens::report::FileStatus;
+
+use crate::roots::DiskRoots;
+
+#[derive(Parser)]
+#[command(name = "copilot-lens", version, about = "Look into what GitHub Copilot CLI keeps under ~/.copilot")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Read one or more roots (a home folder, a .copilot folder, or a zip of either) and write
+    /// rows.jsonl, sessions.jsonl, inventory.json and report.json into the output folder.
+    Analyze {
+        #[arg(required = true, value_name = "ROOT")]
+        roots: Vec<PathBuf>,
+        /// Folder for the output files (created if missing).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+        /// Also emit the model's reasoning text as `thinking` rows.
+        #[arg(long)]
+        include_thinking: bool,
+    },
+}
+
+/// Exit status for unusable input or arguments; 1 is left for failures while writing.
+const USAGE_ERROR: u8 = 2;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Analyze { roots, out, include_thinking } => run_analyze(&roots, &out, Options { include_thinking }),
+    }
+}
+
+fn run_analyze(root_paths: &[PathBuf], out: &Path, options: Options) -> ExitCode {
+    let started = Instant::now();
+    let (mut roots, listings) = match DiskRoots::open(root_paths) {
+        Ok(opened) => opened,
+        Err(message) => return fail(USAGE_ERROR, &message),
+    };
+    if let Some(inside) = roots.directories().find(|root| is_inside(out, root)) {
+        return fail(USAGE_ERROR, &format!("--out {} is inside the root {}: copilot-lens never writes into the data it reads", out.display(), inside.display()));
+    }
+    if let Err(error) = fs::create_dir_all(out) {
+        return fail(1, &format!("{}: {error}", out.display()));
+    }
+    let rows_path = out.join("rows.jsonl");
+    let rows_file = match File::create(&rows_path) {
+        Ok(file) => file,
+        Err(error) => return fail(1, &format!("{}: {error}", rows_path.display())),
+    };
+    let mut rows = JsonlRowWriter::new(BufWriter::with_capacity(1 << 20, rows_file));
+    let outputs = match analysis::analyze(listings, &mut roots, options, &mut rows) {
+        Ok(outputs) => outputs,
+        Err(error) => return fail(USAGE_ERROR, &error.to_string()),
+    };
+    let written = rows.finish().and_then(|mut writer| writer.flush()).and_then(|()| write_outputs(out, &outputs));
+    if let Err(error) = written {
+        return fail(1, &format!("writing {}: {error}", out.display()));
+    }
+    print_summary(&outputs, out, started);
+    ExitCode::SUCCESS
+}
+
+fn write_outputs(out: &Path, outputs: &Outputs) -> std::io::Result<()> {
+    let mut sessions = BufWriter::new(File::create(out.join("sessions.jsonl"))?);
+    for record in &outputs.sessions {
+        serde_json::to_writer(&mut sessions, record)?;
+        sessions.write_all(b"\n")?;
+    }
+    sessions.flush()?;
+    write_json(&out.join("inventory.json"), &outputs.inventory)?;
+    write_json(&out.join("report.json"), &outputs.report)
+}
+
+fn write_json(path: &Path, value: &impl serde::Serialize) -> std::io::Result<()> {
+    let mut file = BufWriter::new(File::create(path)?);
+    serde_json::to_writer_pretty(&mut file, value)?;
+    file.write_all(b"\n")?;
+    file.flush()
+}
+
+fn print_summary(outputs: &Outputs, out: &Path, started: Instant) {
+    let totals = &outputs.report.totals;
+    let bytes_read: u64 = outputs.report.files.iter().filter(|file| file.status == FileStatus::Read).map(|file| file.size).sum();
+    let seconds = started.elapsed().as_secs_f64();
+    eprintln!(
+        "copilot-lens: {} sessions, {} rows from {} files ({} with errors); {} event lines, {} bad",
+        totals.sessions, totals.rows, totals.files_read, totals.files_with_errors, totals.event_lines, totals.bad_lines
+    );
+    eprintln!(
+        "copilot-lens: secondary rows kept {}, dropped as copies {}; outputs in {}",
+        totals.secondary_rows_kept,
+        totals.secondary_rows_deduplicated,
+        out.display()
+    );
+    let megabytes = bytes_read as f64 / 1e6;
+    let peak = peak_memory_kib().map_or_else(|| "unknown".to_string(), |kib| format!("{:.1} MiB", kib as f64 / 1024.0));
+    eprintln!(
+        "copilot-lens: read {megabytes:.1} MB in {seconds:.3} s ({:.0} MB/s); peak memory {peak}",
+        megabytes / seconds.max(1e-9)
+    );
+}
+
+/// Peak resident memory of this process (Linux's VmHWM), in KiB.
+fn peak_memory_kib() -> Option<u64> {
+    let status = fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+fn is_inside(path: &Path, root: &Path) -> bool {
+    let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let (path, root) = (absolute(path), absolute(root));
+    let canonical = |p: &Path| fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    path.starts_with(&root) || canonical(&path).starts_with(canonical(&root))
+}
+
+fn fail(status: u8, message: &str) -> ExitCode {
+    eprintln!("copilot-lens: {message}");
+    ExitCode::from(status)
+}

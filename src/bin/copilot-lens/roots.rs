@@ -1,0 +1,129 @@
+//! Roots on disk: directories walked for their listing, zip files opened as archives. This is
+//! the only place the native tool touches the file system for input, and it only reads.
+
+use std::fs::{self, File};
+use std::io::{self, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+use copilot_lens::input::zip::ZipRoot;
+use copilot_lens::input::{FileReader, ListedFile, RootListing};
+
+/// Inside a home, only these folders are walked: the rest of a home is none of our business.
+const HOME_FOLDERS: [&str; 6] = [".copilot", ".local/state/.copilot", ".config/.copilot", ".cache/copilot", "Library/Caches/copilot", "AppData/Local/copilot"];
+
+enum Root {
+    Directory(PathBuf),
+    Zip(ZipRoot<BufReader<File>>),
+}
+
+pub struct DiskRoots {
+    roots: Vec<Root>,
+}
+
+impl DiskRoots {
+    /// Lists every root; a root that is missing or unreadable is an error for the whole run.
+    pub fn open(paths: &[PathBuf]) -> Result<(DiskRoots, Vec<RootListing>), String> {
+        let mut roots = Vec::new();
+        let mut listings = Vec::new();
+        for path in paths {
+            let label = path.display().to_string();
+            let metadata = fs::metadata(path).map_err(|error| format!("{label}: {error}"))?;
+            if metadata.is_dir() {
+                listings.push(list_directory(path, &label));
+                roots.push(Root::Directory(path.clone()));
+            } else {
+                let file = File::open(path).map_err(|error| format!("{label}: {error}"))?;
+                let (zip, listing) = ZipRoot::open(BufReader::new(file), &label)?;
+                listings.push(listing);
+                roots.push(Root::Zip(zip));
+            }
+        }
+        Ok((DiskRoots { roots }, listings))
+    }
+
+    /// The directories among the roots, to keep the output folder out of them.
+    pub fn directories(&self) -> impl Iterator<Item = &Path> {
+        self.roots.iter().filter_map(|root| match root {
+            Root::Directory(path) => Some(path.as_path()),
+            Root::Zip(_) => None,
+        })
+    }
+}
+
+impl FileReader for DiskRoots {
+    fn open(&mut self, root: usize, path: &str) -> io::Result<Box<dyn Read + '_>> {
+        match &mut self.roots[root] {
+            Root::Directory(base) => Ok(Box::new(File::open(base.join(path))?)),
+            Root::Zip(zip) => zip.open_entry(path),
+        }
+    }
+}
+
+/// A home's Copilot folders if it has any, else the whole directory (a `.copilot` itself).
+fn list_directory(base: &Path, label: &str) -> RootListing {
+    let mut listing = RootListing { label: label.to_string(), ..RootListing::default() };
+    let home_folders: Vec<&str> = HOME_FOLDERS.iter().copied().filter(|folder| base.join(folder).is_dir()).collect();
+    if home_folders.iter().any(|folder| folder.ends_with(".copilot")) {
+        for folder in home_folders {
+            walk(base, Path::new(folder), &mut listing);
+        }
+    } else {
+        walk(base, Path::new(""), &mut listing);
+    }
+    listing.files.sort_by(|a, b| a.path.cmp(&b.path));
+    listing
+}
+
+/// Lists files below `base/relative` without following symbolic links (the XDG migration
+/// leaves links behind, and a link loop must not hang the walk).
+fn walk(base: &Path, relative: &Path, listing: &mut RootListing) {
+    let mut pending = vec![relative.to_path_buf()];
+    while let Some(directory) = pending.pop() {
+        let entries = match fs::read_dir(base.join(&directory)) {
+            Ok(entries) => entries,
+            Err(error) => {
+                listing.problems.push((slash_path(&directory), format!("cannot list: {error}")));
+                continue;
+            }
+        };
+        for entry in entries {
+            let entry = match entry {
+                Ok(entry) => entry,
+                Err(error) => {
+                    listing.problems.push((slash_path(&directory), format!("cannot list: {error}")));
+                    continue;
+                }
+            };
+            let path = directory.join(entry.file_name());
+            // The top folder itself may be a link (dotfiles managers do that); nothing below it.
+            let metadata = if directory.as_os_str().is_empty() || directory == relative {
+                entry.metadata()
+            } else {
+                entry.path().symlink_metadata()
+            };
+            let metadata = match metadata {
+                Ok(metadata) => metadata,
+                Err(error) => {
+                    listing.problems.push((slash_path(&path), format!("cannot read metadata: {error}")));
+                    continue;
+                }
+            };
+            if metadata.file_type().is_symlink() {
+                listing.problems.push((slash_path(&path), "symbolic link, not followed".into()));
+            } else if metadata.is_dir() {
+                pending.push(path);
+            } else if metadata.is_file() {
+                let modified_ms = metadata
+                    .modified()
+                    .ok()
+                    .and_then(|time| time.duration_since(std::time::UNIX_EPOCH).ok())
+                    .map(|since| since.as_millis() as i64);
+                listing.files.push(ListedFile { path: slash_path(&path), size: metadata.len(), modified_ms });
+            }
+        }
+    }
+}
+
+fn slash_path(path: &Path) -> String {
+    path.components().map(|part| part.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
+}

@@ -1,0 +1,46 @@
+//! The input layer: what a root lists and how the core asks for a file's bytes. Walking a
+//! directory is the CLI's work and reading Blobs the browser's; both hand the core a
+//! [`RootListing`] and a [`FileReader`]. Zip archives are read here, over any `Read + Seek`.
+
+pub mod layout;
+pub mod memory;
+pub mod zip;
+
+use std::io::{self, Read};
+
+/// A file as its root lists it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ListedFile {
+    /// Relative to the root, `/`-separated.
+    pub path: String,
+    pub size: u64,
+    /// Modification time in epoch milliseconds, where the root knows it.
+    pub modified_ms: Option<i64>,
+}
+
+/// One root: a home, a Copilot directory, or a zip of either.
+#[derive(Clone, Debug, Default)]
+pub struct RootListing {
+    /// How the root is named in reports (the path or file name the user gave).
+    pub label: String,
+    pub files: Vec<ListedFile>,
+    /// Entries the root could not list (an unreadable directory, an unsafe zip entry name),
+    /// as `(path, message)`.
+    pub problems: Vec<(String, String)>,
+}
+
+/// Opens the files of the roots; the only way the core gets bytes.
+pub trait FileReader {
+    /// `path` is relative to root number `root`, as listed.
+    fn open(&mut self, root: usize, path: &str) -> io::Result<Box<dyn Read + '_>>;
+}
+
+/// Reads a whole file, refusing one larger than `limit` bytes.
+pub fn read_all(reader: &mut dyn FileReader, root: usize, path: &str, limit: u64) -> io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    reader.open(root, path)?.take(limit + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(io::Error::other(format!("larger than the {limit} byte limit for this kind of file")));
+    }
+    Ok(bytes)
+}

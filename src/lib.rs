@@ -1,0 +1,18 @@
+//! copilot-lens: reads what GitHub Copilot CLI keeps under `~/.copilot` into timeline rows,
+//! session records, an inventory and a report that accounts for every input line.
+//!
+//! The core takes listings and readers, never paths: it does no file-system access, starts
+//! no threads and reads no clock, so the same code runs natively and in WebAssembly.
+//! Start reading at [`analysis`]; ARCHITECTURE.md has the map.
+
+pub mod analysis;
+pub mod artifacts;
+pub mod dedup;
+pub mod input;
+pub mod inventory;
+pub mod json;
+pub mod lines;
+pub mod model;
+pub mod report;
+pub mod sessions;
+pub mod time;

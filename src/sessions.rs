@@ -1,0 +1,174 @@
+//! Session records (`sessions.jsonl`): what every source says about one session id, joined.
+
+use std::collections::BTreeSet;
+
+use serde::Serialize;
+
+use crate::artifacts::store::StoreSession;
+use crate::model::{Row, RowMark, TurnType};
+use crate::time;
+
+/// Row counts of one session, from the rows as they are emitted (after deduplication).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct SessionCounts {
+    pub prompts: u64,
+    pub replies: u64,
+    pub tool_calls: u64,
+    pub failed_tool_calls: u64,
+    pub permission_requests: u64,
+    pub denials: u64,
+    pub bad_lines: u64,
+}
+
+impl SessionCounts {
+    pub fn observe(&mut self, row: &Row<'_>) {
+        match row.turn_type {
+            TurnType::User => self.prompts += 1,
+            TurnType::Assistant => self.replies += 1,
+            TurnType::ToolUse => self.tool_calls += 1,
+            _ => {}
+        }
+        match row.mark {
+            RowMark::FailedToolResult => self.failed_tool_calls += 1,
+            RowMark::PermissionRequest => self.permission_requests += 1,
+            RowMark::PermissionDenied => self.denials += 1,
+            RowMark::BadLine => self.bad_lines += 1,
+            _ => {}
+        }
+    }
+
+    pub fn add(&mut self, other: &SessionCounts) {
+        self.prompts += other.prompts;
+        self.replies += other.replies;
+        self.tool_calls += other.tool_calls;
+        self.failed_tool_calls += other.failed_tool_calls;
+        self.permission_requests += other.permission_requests;
+        self.denials += other.denials;
+        self.bad_lines += other.bad_lines;
+    }
+}
+
+/// workspace.yaml as the session record uses it.
+#[derive(Clone, Debug, Default)]
+pub struct WorkspaceFacts {
+    pub name: String,
+    pub cwd: String,
+    pub client_name: String,
+    pub created_at: String,
+    pub updated_at: String,
+    pub synced: bool,
+}
+
+/// The log as the session record uses it.
+#[derive(Clone, Debug, Default)]
+pub struct LogFactsForSession {
+    pub first_event_ms: Option<i64>,
+    pub last_event_ms: Option<i64>,
+    pub copilot_version: Option<String>,
+    pub project: Option<String>,
+    pub branch: Option<String>,
+    pub shutdown_type: Option<String>,
+    pub models: BTreeSet<String>,
+}
+
+/// Everything known of one session id, from every source.
+#[derive(Clone, Debug, Default)]
+pub struct SessionFacts {
+    /// Roots (homes) the session was found in.
+    pub roots: BTreeSet<usize>,
+    /// Which kinds of source name it.
+    pub found_in: BTreeSet<&'static str>,
+    pub workspace: Option<WorkspaceFacts>,
+    pub store: Option<StoreSession>,
+    pub sidebar_cwd: Option<String>,
+    pub log: Option<LogFactsForSession>,
+    /// Versions of the process logs that served the session.
+    pub process_versions: BTreeSet<String>,
+    pub counts: SessionCounts,
+}
+
+impl SessionFacts {
+    /// The project before the log is read: workspace.yaml, then the store, then the sidebar.
+    pub fn fallback_project(&self) -> &str {
+        let workspace = self.workspace.as_ref().map(|w| w.cwd.as_str());
+        let store = self.store.as_ref().map(|s| s.cwd.as_str());
+        [workspace, store, self.sidebar_cwd.as_deref()].into_iter().flatten().find(|cwd| !cwd.is_empty()).unwrap_or_default()
+    }
+
+    pub fn fallback_branch(&self) -> &str {
+        self.store.as_ref().map_or("", |store| store.branch.as_str())
+    }
+
+    /// "latest context.cwd, else workspace.yaml cwd, else sessions.cwd, else sidebar".
+    pub fn project(&self) -> &str {
+        self.log.as_ref().and_then(|log| log.project.as_deref()).unwrap_or_else(|| self.fallback_project())
+    }
+
+    pub fn branch(&self) -> &str {
+        self.log.as_ref().and_then(|log| log.branch.as_deref()).unwrap_or_else(|| self.fallback_branch())
+    }
+
+    pub fn has_events_log(&self) -> bool {
+        self.found_in.contains("events.jsonl")
+    }
+
+    pub fn is_synced(&self) -> bool {
+        self.workspace.as_ref().is_some_and(|w| w.synced)
+    }
+
+    /// A session the Copilot Desktop app pre-created and never prompted: its directory is
+    /// a scratch directory of the agent, not a project.
+    pub fn scratch_directory(&self) -> Option<&str> {
+        let cwd = self.workspace.as_ref().map(|w| w.cwd.as_str()).filter(|cwd| !cwd.is_empty())?;
+        (!self.has_events_log()).then_some(cwd)
+    }
+
+    pub fn record(&self, session_id: &str) -> SessionRecord {
+        let workspace = self.workspace.clone().unwrap_or_default();
+        let store = self.store.clone().unwrap_or_default();
+        let log = self.log.clone().unwrap_or_default();
+        let or = |first: &str, second: &str| if first.is_empty() { second.to_string() } else { first.to_string() };
+        SessionRecord {
+            session_id: session_id.to_string(),
+            name: or(&workspace.name, &store.summary),
+            project_path: self.project().to_string(),
+            git_branch: self.branch().to_string(),
+            client_name: workspace.client_name,
+            created_at: time::normalize(&or(&workspace.created_at, &store.created_at)).into_owned(),
+            updated_at: time::normalize(&or(&workspace.updated_at, &store.updated_at)).into_owned(),
+            first_event: log.first_event_ms.map(time::format_millis).unwrap_or_default(),
+            last_event: log.last_event_ms.map(time::format_millis).unwrap_or_default(),
+            copilot_version: log.copilot_version.or_else(|| self.process_versions.last().cloned()).unwrap_or_default(),
+            counts: self.counts,
+            models: log.models.into_iter().collect(),
+            shutdown: log.shutdown_type.unwrap_or_else(|| "none".into()),
+            synced: self.is_synced(),
+            events_log: self.has_events_log(),
+            found_in: self.found_in.iter().map(|source| source.to_string()).collect(),
+        }
+    }
+}
+
+/// One line of sessions.jsonl.
+#[derive(Clone, Debug, Serialize)]
+pub struct SessionRecord {
+    pub session_id: String,
+    pub name: String,
+    pub project_path: String,
+    pub git_branch: String,
+    pub client_name: String,
+    pub created_at: String,
+    pub updated_at: String,
+    pub first_event: String,
+    pub last_event: String,
+    pub copilot_version: String,
+    #[serde(flatten)]
+    pub counts: SessionCounts,
+    pub models: Vec<String>,
+    /// `shutdownType` of the last shutdown, or `none`.
+    pub shutdown: String,
+    pub synced: bool,
+    /// Whether its events.jsonl exists; a session known only from other sources was deleted.
+    pub events_log: bool,
+    pub found_in: Vec<String>,
+}

@@ -1,0 +1,103 @@
+//! Timestamps: the logs write ISO 8601 UTC with milliseconds and `Z`; other stores vary.
+//! Rows carry the canonical `YYYY-MM-DDTHH:MM:SS.mmmZ` form; joins use epoch milliseconds.
+
+use std::borrow::Cow;
+
+use chrono::{DateTime, NaiveDateTime, SecondsFormat, TimeZone, Utc};
+
+/// Epoch milliseconds of an ISO 8601 timestamp, or `None` when it is not one.
+pub fn parse_millis(text: &str) -> Option<i64> {
+    if let Some(millis) = canonical_millis(text.as_bytes()) {
+        return Some(millis);
+    }
+    let text = text.trim();
+    if let Ok(parsed) = DateTime::parse_from_rfc3339(text) {
+        return Some(parsed.timestamp_millis());
+    }
+    // SQLite's own `datetime()` form and zone-less ISO forms are read as UTC.
+    for format in ["%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%dT%H:%M:%S%.f"] {
+        if let Ok(naive) = NaiveDateTime::parse_from_str(text, format) {
+            return Some(naive.and_utc().timestamp_millis());
+        }
+    }
+    None
+}
+
+/// The canonical form of a timestamp; the text unchanged when it cannot be read as one.
+pub fn normalize(text: &str) -> Cow<'_, str> {
+    if canonical_millis(text.as_bytes()).is_some() {
+        return Cow::Borrowed(text);
+    }
+    match parse_millis(text) {
+        Some(millis) => Cow::Owned(format_millis(millis)),
+        None => Cow::Borrowed(text),
+    }
+}
+
+/// The canonical form of epoch milliseconds.
+pub fn format_millis(millis: i64) -> String {
+    match Utc.timestamp_millis_opt(millis).single() {
+        Some(time) => time.to_rfc3339_opts(SecondsFormat::Millis, true),
+        None => String::new(),
+    }
+}
+
+/// Reads exactly `YYYY-MM-DDTHH:MM:SS.mmmZ` without allocating: nearly every stamp in a log.
+fn canonical_millis(b: &[u8]) -> Option<i64> {
+    if b.len() != 24 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || b[13] != b':' || b[16] != b':' || b[19] != b'.' || b[23] != b'Z'
+    {
+        return None;
+    }
+    let digits = |range: std::ops::Range<usize>| -> Option<i64> {
+        b[range].iter().try_fold(0i64, |acc, &c| c.is_ascii_digit().then(|| acc * 10 + i64::from(c - b'0')))
+    };
+    let (year, month, day) = (digits(0..4)?, digits(5..7)?, digits(8..10)?);
+    let (hour, minute, second, milli) = (digits(11..13)?, digits(14..16)?, digits(17..19)?, digits(20..23)?);
+    if !(1..=12).contains(&month) || day == 0 || day > days_in_month(year, month) || hour > 23 || minute > 59 || second > 59 {
+        return None;
+    }
+    let days = days_from_civil(year, month, day);
+    Some(((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + milli)
+}
+
+fn days_in_month(year: i64, month: i64) -> i64 {
+    match month {
+        2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let year = if month <= 2 { year - 1 } else { year };
+    let era = year.div_euclid(400);
+    let year_of_era = year - era * 400;
+    let month_index = (month + 9) % 12;
+    let day_of_year = (153 * month_index + 2) / 5 + day - 1;
+    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    era * 146_097 + day_of_era - 719_468
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_stamps_agree_with_chrono() {
+        for stamp in ["2026-10-01T09:00:00.000Z", "2024-02-29T23:59:59.999Z", "1970-01-01T00:00:00.000Z", "2000-03-01T12:34:56.789Z"] {
+            let expected = DateTime::parse_from_rfc3339(stamp).unwrap().timestamp_millis();
+            assert_eq!(canonical_millis(stamp.as_bytes()), Some(expected), "{stamp}");
+        }
+        assert_eq!(canonical_millis(b"2025-02-29T00:00:00.000Z"), None);
+    }
+
+    #[test]
+    fn other_forms_are_normalized() {
+        assert_eq!(normalize("2026-10-01T09:00:00Z"), "2026-10-01T09:00:00.000Z");
+        assert_eq!(normalize("2026-10-01T11:00:00.5+02:00"), "2026-10-01T09:00:00.500Z");
+        assert_eq!(normalize("2026-10-01 09:00:00"), "2026-10-01T09:00:00.000Z");
+        assert_eq!(normalize("yesterday"), "yesterday");
+    }
+}

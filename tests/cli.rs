@@ -1,0 +1,149 @@
+//! The native tool end to end: roots in every form give the same rows, input bytes never
+//! change, and unusable input is a clear error with exit status 2.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use common::{copy_tree, fixture, read, run};
+
+/// Every file below `root` with its bytes and modification time.
+fn snapshot_tree(root: &Path) -> BTreeMap<PathBuf, (Vec<u8>, std::time::SystemTime)> {
+    let mut files = BTreeMap::new();
+    let mut pending = vec![root.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        for entry in fs::read_dir(dir).unwrap() {
+            let entry = entry.unwrap();
+            if entry.file_type().unwrap().is_dir() {
+                pending.push(entry.path());
+            } else {
+                let modified = entry.metadata().unwrap().modified().unwrap();
+                files.insert(entry.path(), (fs::read(entry.path()).unwrap(), modified));
+            }
+        }
+    }
+    files
+}
+
+/// Zips `dir` with entry names under `top`, joined with `separator` (`\` as Windows tools do).
+fn zip_tree(dir: &Path, zip_path: &Path, top: &str, separator: &str) {
+    let mut writer = zip::ZipWriter::new(fs::File::create(zip_path).unwrap());
+    for (path, (bytes, modified)) in snapshot_tree(dir) {
+        let modified = chrono::DateTime::<chrono::Utc>::from(modified).naive_utc();
+        let options = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated)
+            .last_modified_time(zip_time(modified));
+        let relative = path.strip_prefix(dir).unwrap();
+        let parts: Vec<String> = relative.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+        let name = format!("{top}{separator}{}", parts.join(separator));
+        writer.start_file(name, options).unwrap();
+        writer.write_all(&bytes).unwrap();
+    }
+    writer.finish().unwrap();
+}
+
+fn zip_time(time: chrono::NaiveDateTime) -> zip::DateTime {
+    use chrono::{Datelike, Timelike};
+    let part = |value: u32| value as u8;
+    zip::DateTime::from_date_and_time(time.year() as u16, part(time.month()), part(time.day()), part(time.hour()), part(time.minute()), part(time.second()))
+        .unwrap()
+}
+
+fn rows_of(scratch: &Path, root: &str, out: &str) -> String {
+    let output = run(scratch, &["analyze", root, "--out", out]);
+    assert!(output.status.success(), "{root}: {}", String::from_utf8_lossy(&output.stderr));
+    read(&scratch.join(out).join("rows.jsonl"))
+}
+
+#[test]
+fn input_bytes_are_never_changed() {
+    let scratch = tempfile::tempdir().unwrap();
+    let home = scratch.path().join("home");
+    copy_tree(&fixture("spec-sample"), &home);
+    copy_tree(&fixture("real-cli-1.0.102"), &scratch.path().join("real"));
+    let before = (snapshot_tree(&home), snapshot_tree(&scratch.path().join("real")));
+    rows_of(scratch.path(), "home", "out1");
+    rows_of(scratch.path(), "home/.copilot", "out2");
+    rows_of(scratch.path(), "real", "out3");
+    let after = (snapshot_tree(&home), snapshot_tree(&scratch.path().join("real")));
+    assert_eq!(before.0.keys().collect::<Vec<_>>(), after.0.keys().collect::<Vec<_>>(), "files were added or removed");
+    assert!(before == after, "a file's bytes or modification time changed");
+}
+
+#[test]
+fn a_home_its_copilot_folder_and_zips_of_either_give_the_same_rows() {
+    let scratch = tempfile::tempdir().unwrap();
+    let home = scratch.path().join("home");
+    copy_tree(&fixture("spec-sample"), &home);
+    zip_tree(&home, &scratch.path().join("home.zip"), "mona", "/");
+    zip_tree(&home.join(".copilot"), &scratch.path().join("copilot.zip"), "whatever-it-is-called", "/");
+    zip_tree(&home, &scratch.path().join("windows.zip"), r"Users\mona", r"\");
+    let expected = rows_of(scratch.path(), "home", "out-home");
+    assert!(expected.contains("\"source\":\".copilot/session-store.db\""));
+    assert!(rows_of(scratch.path(), "home/.copilot", "out-dir") == expected, ".copilot gives other rows");
+    for zip in ["home.zip", "copilot.zip", "windows.zip"] {
+        assert!(rows_of(scratch.path(), zip, &format!("out-{zip}")) == expected, "{zip} gives other rows");
+    }
+}
+
+#[test]
+fn xdg_era_folders_are_read_too() {
+    let scratch = tempfile::tempdir().unwrap();
+    copy_tree(&fixture("spec-sample/.copilot"), &scratch.path().join("home/.local/state/.copilot"));
+    let rows = rows_of(scratch.path(), "home", "out");
+    assert!(rows.contains("\"source\":\".local/state/.copilot/session-state/5e55a0a1-0000-4000-8000-000000000001/events.jsonl\""));
+}
+
+#[test]
+fn unusable_input_is_a_clear_error_with_status_2() {
+    let scratch = tempfile::tempdir().unwrap();
+    fs::create_dir(scratch.path().join("empty")).unwrap();
+    fs::create_dir_all(scratch.path().join("photos")).unwrap();
+    fs::write(scratch.path().join("photos/cat.jpg"), b"meow").unwrap();
+    fs::write(scratch.path().join("broken.zip"), b"PK\x03\x04 not really").unwrap();
+    let cases = [
+        ("missing", "No such file or directory"),
+        ("empty", "empty"),
+        ("photos", "no Copilot CLI data found"),
+        ("broken.zip", "not a readable zip archive"),
+    ];
+    for (root, message) in cases {
+        let output = run(scratch.path(), &["analyze", root, "--out", "out"]);
+        assert_eq!(output.status.code(), Some(2), "{root}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(message), "{root}: {stderr}");
+    }
+    copy_tree(&fixture("spec-sample"), &scratch.path().join("home"));
+    let output = run(scratch.path(), &["analyze", "home", "--out", "home/.copilot/out"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(!scratch.path().join("home/.copilot/out").exists());
+}
+
+#[test]
+fn output_does_not_depend_on_listing_order() {
+    use copilot_lens::analysis::{Options, analyze};
+    use copilot_lens::input::memory::{MemoryRoot, MemoryRoots};
+    use copilot_lens::model::JsonlRowWriter;
+
+    let mut root = MemoryRoot::new("home");
+    for (path, (bytes, _)) in snapshot_tree(&fixture("spec-sample")) {
+        let relative = path.strip_prefix(fixture("spec-sample")).unwrap().to_string_lossy().into_owned();
+        root.insert(&relative, bytes, Some(common::FIXED_MTIME_MS as i64));
+    }
+    let mut outputs = Vec::new();
+    for reverse in [false, true] {
+        let mut roots = MemoryRoots(vec![root.clone()]);
+        let mut listings = roots.listings();
+        if reverse {
+            listings[0].files.reverse();
+        }
+        let mut rows = JsonlRowWriter::new(Vec::new());
+        let result = analyze(listings, &mut roots, Options::default(), &mut rows).unwrap();
+        let report = serde_json::to_string(&result.report).unwrap();
+        outputs.push((rows.finish().unwrap(), report));
+    }
+    assert!(outputs[0] == outputs[1]);
+}

@@ -1,0 +1,42 @@
+//! Helpers shared by the integration tests: fixture trees copied to a scratch folder with
+//! fixed modification times, and runs of the real binary.
+
+#![allow(dead_code)]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, SystemTime};
+
+/// 2026-10-01T09:05:00Z: every copied file gets this modification time, so that rows
+/// stamped with a file's mtime (permission settings, sync markers) are reproducible.
+pub const FIXED_MTIME_MS: u64 = 1_790_845_500_000;
+
+pub fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(name)
+}
+
+/// Copies a fixture tree into `to`, setting every file's modification time to the fixed one.
+pub fn copy_tree(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), &target).unwrap();
+            let file = fs::File::options().write(true).open(&target).unwrap();
+            file.set_modified(SystemTime::UNIX_EPOCH + Duration::from_millis(FIXED_MTIME_MS)).unwrap();
+        }
+    }
+}
+
+/// Runs the copilot-lens binary in `dir`.
+pub fn run(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_copilot-lens")).current_dir(dir).args(args).output().unwrap()
+}
+
+pub fn read(path: &Path) -> String {
+    fs::read_to_string(path).unwrap_or_else(|error| panic!("{}: {error}", path.display()))
+}
