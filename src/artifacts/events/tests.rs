@@ -249,6 +249,6 @@ fn every_line_is_accounted_for() {
     let bad: Vec<_> = rows.iter().filter(|row| row.text.starts_with("parser:")).map(|row| row.text.as_str()).collect();
     assert!(bad[0].starts_with("parser: unparseable line (invalid UTF-8 at byte 42)"), "{}", bad[0]);
     assert!(bad[1].starts_with("parser: unparseable line (not a JSON object): [1,2]"), "{}", bad[1]);
-    assert!(bad[2].contains("line of 236 bytes is longer than the 128 byte limit") && bad[2].ends_with("[... 236 bytes in all]"), "{}", bad[2]);
+    assert!(bad[2].contains("line of 245 bytes is longer than the 128 byte limit") && bad[2].ends_with("[... 245 bytes in all]"), "{}", bad[2]);
     assert_eq!(rows[1].text, r#"7: {"not":"text"}"#);
 }
