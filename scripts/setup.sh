@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs what the build and the tests need, idempotently: the wasm32 target, clang (SQLite is
+# compiled from C for wasm32), wasm-bindgen-cli at the version pinned in Cargo.toml.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+WASM_BINDGEN_VERSION=0.2.130
+
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+rustup target add wasm32-unknown-unknown >/dev/null
+
+missing=()
+command -v clang >/dev/null || missing+=(clang llvm)
+if [ ${#missing[@]} -gt 0 ]; then
+  as_root apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $WASM_BINDGEN_VERSION" ]; then
+  # No --locked: its lockfile pins a webpki-roots version the registry no longer serves.
+  cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
+fi
