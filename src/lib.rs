@@ -16,3 +16,4 @@ pub mod model;
 pub mod report;
 pub mod sessions;
 pub mod time;
+pub mod usage;

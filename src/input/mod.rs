@@ -36,11 +36,21 @@ pub trait FileReader {
 }
 
 /// Reads a whole file, refusing one larger than `limit` bytes.
-pub fn read_all(reader: &mut dyn FileReader, root: usize, path: &str, limit: u64) -> io::Result<Vec<u8>> {
+pub fn read_all(
+    reader: &mut dyn FileReader,
+    root: usize,
+    path: &str,
+    limit: u64,
+) -> io::Result<Vec<u8>> {
     let mut bytes = Vec::new();
-    reader.open(root, path)?.take(limit + 1).read_to_end(&mut bytes)?;
+    reader
+        .open(root, path)?
+        .take(limit + 1)
+        .read_to_end(&mut bytes)?;
     if bytes.len() as u64 > limit {
-        return Err(io::Error::other(format!("larger than the {limit} byte limit for this kind of file")));
+        return Err(io::Error::other(format!(
+            "larger than the {limit} byte limit for this kind of file"
+        )));
     }
     Ok(bytes)
 }

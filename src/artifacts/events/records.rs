@@ -5,8 +5,8 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
+use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
@@ -66,7 +66,10 @@ impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
             fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
                 Ok(Text(None))
             }
-            fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+            fn visit_some<D: Deserializer<'de>>(
+                self,
+                deserializer: D,
+            ) -> Result<Self::Value, D::Error> {
                 deserializer.deserialize_any(self)
             }
             fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
@@ -417,6 +420,7 @@ pub struct Shutdown<'a> {
     pub error_reason: Text<'a>,
     #[serde(borrow)]
     pub code_changes: Option<CodeChanges<'a>>,
+    pub model_metrics: crate::usage::counters::ModelMetrics,
 }
 
 #[derive(Deserialize, Default)]

@@ -12,6 +12,7 @@ use rusqlite::{Connection, MAIN_DB};
 
 use super::PendingRow;
 use crate::model::TurnType;
+use crate::usage::counters::{Count, UsageCounts};
 
 /// One row of the `sessions` table.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -26,18 +27,21 @@ pub struct StoreSession {
 }
 
 /// One row of `assistant_usage_events`: one model call with its tokens.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default)]
 pub struct StoreUsageEvent {
     pub rowid: i64,
     pub session_id: String,
     pub agent_id: String,
-    pub model: String,
-    pub input_tokens: Option<f64>,
-    pub output_tokens: Option<f64>,
-    pub cache_read_tokens: Option<f64>,
-    pub cache_write_tokens: Option<f64>,
-    pub reasoning_tokens: Option<f64>,
     pub created_at: String,
+    pub counts: UsageCounts,
+}
+
+/// What to read of the store.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StoreScope {
+    Everything,
+    /// Only `assistant_usage_events`, for usage-only runs.
+    UsageOnly,
 }
 
 #[derive(Debug, Default)]
@@ -53,7 +57,11 @@ pub struct StoreContents {
 }
 
 /// Reads the store from its main file's bytes (possibly empty) and its log's, if any.
-pub fn read(db: &[u8], wal_bytes: Option<&[u8]>) -> Result<StoreContents, String> {
+pub fn read(
+    db: &[u8],
+    wal_bytes: Option<&[u8]>,
+    scope: StoreScope,
+) -> Result<StoreContents, String> {
     let mut contents = StoreContents::default();
     let image = match wal_bytes {
         Some(log) => {
@@ -72,7 +80,10 @@ pub fn read(db: &[u8], wal_bytes: Option<&[u8]>) -> Result<StoreContents, String
         }
     };
     let connection = open_image(&image)?;
-    read_tables(&connection, &mut contents);
+    if scope == StoreScope::Everything {
+        read_row_tables(&connection, &mut contents);
+    }
+    read_usage(&connection, &mut contents);
     Ok(contents)
 }
 
@@ -83,15 +94,30 @@ fn open_image(image: &[u8]) -> Result<Connection, String> {
         .map_err(|error| format!("SQLite cannot open the image: {error}"))?;
     // Reading the schema is the first access that checks the image.
     connection
-        .query_row("SELECT count(*) FROM sqlite_schema", [], |row| row.get::<_, i64>(0))
+        .query_row("SELECT count(*) FROM sqlite_schema", [], |row| {
+            row.get::<_, i64>(0)
+        })
         .map_err(|error| format!("SQLite cannot read the schema: {error}"))?;
     Ok(connection)
 }
 
-fn read_tables(connection: &Connection, contents: &mut StoreContents) {
+fn read_row_tables(connection: &Connection, contents: &mut StoreContents) {
     let mut rows = Vec::new();
     let mut sessions_by_id = BTreeMap::new();
-    if let Some(table) = query(connection, contents, "sessions", &["id", "cwd", "repository", "branch", "summary", "created_at", "updated_at"]) {
+    if let Some(table) = query(
+        connection,
+        contents,
+        "sessions",
+        &[
+            "id",
+            "cwd",
+            "repository",
+            "branch",
+            "summary",
+            "created_at",
+            "updated_at",
+        ],
+    ) {
         for (rowid, v) in table {
             let session = StoreSession {
                 id: take(&v[0]),
@@ -104,12 +130,17 @@ fn read_tables(connection: &Connection, contents: &mut StoreContents) {
             };
             if !session.summary.is_empty() {
                 let text = format!("session name: {}", session.summary);
-                let mut row = PendingRow::new(TurnType::System, text, &session.created_at, rowid as u64).in_session(&session.id);
+                let mut row =
+                    PendingRow::new(TurnType::System, text, &session.created_at, rowid as u64)
+                        .in_session(&session.id);
                 row.project_path = session.cwd.clone();
                 row.git_branch = session.branch.clone();
                 rows.push(row);
             }
-            sessions_by_id.insert(session.id.clone(), (session.cwd.clone(), session.branch.clone()));
+            sessions_by_id.insert(
+                session.id.clone(),
+                (session.cwd.clone(), session.branch.clone()),
+            );
             contents.sessions.push(session);
         }
     }
@@ -122,29 +153,65 @@ fn read_tables(connection: &Connection, contents: &mut StoreContents) {
         row
     };
 
-    if let Some(table) = query(connection, contents, "turns", &["session_id", "user_message", "assistant_response", "timestamp"]) {
+    if let Some(table) = query(
+        connection,
+        contents,
+        "turns",
+        &[
+            "session_id",
+            "user_message",
+            "assistant_response",
+            "timestamp",
+        ],
+    ) {
         for (rowid, v) in table {
             let (session_id, stamp) = (take(&v[0]), take(&v[3]));
             for (value, turn_type) in [(&v[1], TurnType::User), (&v[2], TurnType::Assistant)] {
                 if let Some(text) = value.clone() {
-                    rows.push(in_session(PendingRow::new(turn_type, text, &stamp, rowid as u64), &session_id));
+                    rows.push(in_session(
+                        PendingRow::new(turn_type, text, &stamp, rowid as u64),
+                        &session_id,
+                    ));
                 }
             }
         }
     }
-    if let Some(table) = query(connection, contents, "session_files", &["session_id", "file_path", "tool_name", "first_seen_at"]) {
+    if let Some(table) = query(
+        connection,
+        contents,
+        "session_files",
+        &["session_id", "file_path", "tool_name", "first_seen_at"],
+    ) {
         for (rowid, v) in table {
             let text = format!("file changed: {} tool={}", take(&v[1]), take(&v[2]));
-            rows.push(in_session(PendingRow::new(TurnType::System, text, &take(&v[3]), rowid as u64), &take(&v[0])));
+            rows.push(in_session(
+                PendingRow::new(TurnType::System, text, &take(&v[3]), rowid as u64),
+                &take(&v[0]),
+            ));
         }
     }
-    if let Some(table) = query(connection, contents, "session_refs", &["session_id", "ref_type", "ref_value", "created_at"]) {
+    if let Some(table) = query(
+        connection,
+        contents,
+        "session_refs",
+        &["session_id", "ref_type", "ref_value", "created_at"],
+    ) {
         for (rowid, v) in table {
             let text = format!("reference: {} {}", take(&v[1]), take(&v[2]));
-            rows.push(in_session(PendingRow::new(TurnType::System, text, &take(&v[3]), rowid as u64), &take(&v[0])));
+            rows.push(in_session(
+                PendingRow::new(TurnType::System, text, &take(&v[3]), rowid as u64),
+                &take(&v[0]),
+            ));
         }
     }
-    const CHECKPOINT_SECTIONS: [&str; 6] = ["overview", "history", "work_done", "technical_details", "important_files", "next_steps"];
+    const CHECKPOINT_SECTIONS: [&str; 6] = [
+        "overview",
+        "history",
+        "work_done",
+        "technical_details",
+        "important_files",
+        "next_steps",
+    ];
     let mut checkpoint_columns = vec!["session_id", "checkpoint_number", "title", "created_at"];
     checkpoint_columns.extend(CHECKPOINT_SECTIONS);
     if let Some(table) = query(connection, contents, "checkpoints", &checkpoint_columns) {
@@ -155,11 +222,26 @@ fn read_tables(connection: &Connection, contents: &mut StoreContents) {
                     text.push_str(&format!("\n{section}: {value}"));
                 }
             }
-            rows.push(in_session(PendingRow::new(TurnType::System, text, &take(&v[3]), rowid as u64), &take(&v[0])));
+            rows.push(in_session(
+                PendingRow::new(TurnType::System, text, &take(&v[3]), rowid as u64),
+                &take(&v[0]),
+            ));
         }
     }
-    let forge_columns = ["session_id", "tool_call_id", "command", "output", "exit_code", "created_at"];
-    if let Some(table) = query(connection, contents, "forge_trajectory_events", &forge_columns) {
+    let forge_columns = [
+        "session_id",
+        "tool_call_id",
+        "command",
+        "output",
+        "exit_code",
+        "created_at",
+    ];
+    if let Some(table) = query(
+        connection,
+        contents,
+        "forge_trajectory_events",
+        &forge_columns,
+    ) {
         for (rowid, v) in table {
             let (session_id, call, stamp) = (take(&v[0]), take(&v[1]), take(&v[5]));
             if let Some(command) = v[2].clone() {
@@ -180,8 +262,10 @@ fn read_tables(connection: &Connection, contents: &mut StoreContents) {
         }
     }
     contents.rows = rows;
+}
 
-    let usage_columns = [
+fn read_usage(connection: &Connection, contents: &mut StoreContents) {
+    let columns = [
         "session_id",
         "agent_id",
         "model",
@@ -192,24 +276,28 @@ fn read_tables(connection: &Connection, contents: &mut StoreContents) {
         "reasoning_tokens",
         "created_at",
     ];
-    if let Some(table) = query(connection, contents, "assistant_usage_events", &usage_columns) {
-        let number = |value: &Option<String>| value.as_deref().and_then(|text| text.parse::<f64>().ok());
-        contents.usage_events = table
-            .into_iter()
-            .map(|(rowid, v)| StoreUsageEvent {
-                rowid,
-                session_id: take(&v[0]),
-                agent_id: take(&v[1]),
-                model: take(&v[2]),
-                input_tokens: number(&v[3]),
-                output_tokens: number(&v[4]),
-                cache_read_tokens: number(&v[5]),
-                cache_write_tokens: number(&v[6]),
-                reasoning_tokens: number(&v[7]),
-                created_at: take(&v[8]),
-            })
-            .collect();
-    }
+    let Some(table) = query(connection, contents, "assistant_usage_events", &columns) else {
+        return;
+    };
+    let count =
+        |value: &Option<String>| value.as_deref().map_or(Count::default(), Count::from_text);
+    contents.usage_events = table
+        .into_iter()
+        .map(|(rowid, v)| StoreUsageEvent {
+            rowid,
+            session_id: take(&v[0]),
+            agent_id: take(&v[1]),
+            created_at: take(&v[8]),
+            counts: UsageCounts {
+                model: v[2].clone(),
+                input_tokens: count(&v[3]),
+                output_tokens: count(&v[4]),
+                cache_read_tokens: count(&v[5]),
+                cache_write_tokens: count(&v[6]),
+                reasoning_tokens: count(&v[7]),
+            },
+        })
+        .collect();
 }
 
 fn take(value: &Option<String>) -> String {
@@ -220,7 +308,12 @@ type TableRows = Vec<(i64, Vec<Option<String>>)>;
 
 /// `(rowid, values)` of the named columns of a table, in rowid order. A missing column reads
 /// as NULL; a missing table as `None`. A table SQLite cannot read is noted and skipped.
-fn query(connection: &Connection, contents: &mut StoreContents, table: &str, columns: &[&str]) -> Option<TableRows> {
+fn query(
+    connection: &Connection,
+    contents: &mut StoreContents,
+    table: &str,
+    columns: &[&str],
+) -> Option<TableRows> {
     let present = match table_columns(connection, table) {
         Ok(present) if present.is_empty() => return None,
         Ok(present) => present,
@@ -231,16 +324,27 @@ fn query(connection: &Connection, contents: &mut StoreContents, table: &str, col
     };
     let select: Vec<String> = columns
         .iter()
-        .map(|column| if present.iter().any(|p| p == column) { format!("\"{column}\"") } else { "NULL".into() })
+        .map(|column| {
+            if present.iter().any(|p| p == column) {
+                format!("\"{column}\"")
+            } else {
+                "NULL".into()
+            }
+        })
         .collect();
-    let sql = format!("SELECT rowid, {} FROM \"{table}\" ORDER BY rowid", select.join(", "));
+    let sql = format!(
+        "SELECT rowid, {} FROM \"{table}\" ORDER BY rowid",
+        select.join(", ")
+    );
     let result = (|| -> rusqlite::Result<TableRows> {
         let mut statement = connection.prepare(&sql)?;
         let mut rows = statement.query([])?;
         let mut out = Vec::new();
         while let Some(row) = rows.next()? {
             let rowid: i64 = row.get(0)?;
-            let values = (1..=columns.len()).map(|index| row.get_ref(index).map(value_text)).collect::<rusqlite::Result<_>>()?;
+            let values = (1..=columns.len())
+                .map(|index| row.get_ref(index).map(value_text))
+                .collect::<rusqlite::Result<_>>()?;
             out.push((rowid, values));
         }
         Ok(out)
@@ -259,7 +363,9 @@ fn query(connection: &Connection, contents: &mut StoreContents, table: &str, col
 
 fn table_columns(connection: &Connection, table: &str) -> rusqlite::Result<Vec<String>> {
     let mut statement = connection.prepare("SELECT name FROM pragma_table_info(?1)")?;
-    statement.query_map([table], |row| row.get::<_, String>(0))?.collect()
+    statement
+        .query_map([table], |row| row.get::<_, String>(0))?
+        .collect()
 }
 
 /// Any storage class as text: the store keeps REAL in some INTEGER columns.
@@ -268,6 +374,8 @@ fn value_text(value: ValueRef<'_>) -> Option<String> {
         ValueRef::Null => None,
         ValueRef::Integer(number) => Some(number.to_string()),
         ValueRef::Real(number) => Some(number.to_string()),
-        ValueRef::Text(bytes) | ValueRef::Blob(bytes) => Some(String::from_utf8_lossy(bytes).into_owned()),
+        ValueRef::Text(bytes) | ValueRef::Blob(bytes) => {
+            Some(String::from_utf8_lossy(bytes).into_owned())
+        }
     }
 }

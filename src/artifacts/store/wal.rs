@@ -53,7 +53,9 @@ pub fn replay(db: &[u8], wal: &[u8]) -> Result<(Vec<u8>, WalStats), String> {
     if !db.is_empty() {
         if let Some(db_page_size) = database_page_size(db) {
             if db_page_size != page_size {
-                return Err(format!("database page size {db_page_size} differs from the log's {page_size}"));
+                return Err(format!(
+                    "database page size {db_page_size} differs from the log's {page_size}"
+                ));
             }
         }
     }
@@ -70,7 +72,10 @@ pub fn replay(db: &[u8], wal: &[u8]) -> Result<(Vec<u8>, WalStats), String> {
         let header = &frame[..FRAME_HEADER];
         let page = &frame[FRAME_HEADER..];
         if &header[8..16] != salts {
-            stats.stopped = Some(format!("frame {} belongs to an earlier log (salt differs)", index + 1));
+            stats.stopped = Some(format!(
+                "frame {} belongs to an earlier log (salt differs)",
+                index + 1
+            ));
             break;
         }
         checksum = checksum_pair(big_endian, checksum, &header[..8], page);
@@ -99,7 +104,9 @@ pub fn replay(db: &[u8], wal: &[u8]) -> Result<(Vec<u8>, WalStats), String> {
         image.resize(pages * page_size, 0);
     }
     if image.is_empty() {
-        return Err("the write-ahead log holds no committed transaction and there is no database".into());
+        return Err(
+            "the write-ahead log holds no committed transaction and there is no database".into(),
+        );
     }
     if image.len() < 100 || &image[..16] != b"SQLite format 3\0" {
         return Err("the database image has no SQLite header".into());
@@ -149,7 +156,11 @@ fn checksum(big_endian: bool, (mut s0, mut s1): (u32, u32), data: &[u8]) -> (u32
     for pair in data.chunks_exact(8) {
         let word = |bytes: &[u8]| {
             let array = [bytes[0], bytes[1], bytes[2], bytes[3]];
-            if big_endian { u32::from_be_bytes(array) } else { u32::from_le_bytes(array) }
+            if big_endian {
+                u32::from_be_bytes(array)
+            } else {
+                u32::from_le_bytes(array)
+            }
         };
         s0 = s0.wrapping_add(word(&pair[0..4])).wrapping_add(s1);
         s1 = s1.wrapping_add(word(&pair[4..8])).wrapping_add(s0);
@@ -200,7 +211,15 @@ mod tests {
         assert_eq!(image.len(), 1024);
         assert_eq!((image[18], image[19]), (1, 1));
         assert_eq!(image[600], 2);
-        assert_eq!((stats.frames, stats.frames_applied, stats.commits, stats.frames_ignored), (3, 2, 1, 1));
+        assert_eq!(
+            (
+                stats.frames,
+                stats.frames_applied,
+                stats.commits,
+                stats.frames_ignored
+            ),
+            (3, 2, 1, 1)
+        );
     }
 
     #[test]
@@ -219,7 +238,10 @@ mod tests {
         let mut wal = build_wal(512, &[(1, 1), (2, 2)]);
         wal.truncate(wal.len() - 100);
         let (_, stats) = replay(&[], &wal).unwrap();
-        assert_eq!((stats.frames, stats.frames_applied, stats.torn_bytes), (1, 1, 436));
+        assert_eq!(
+            (stats.frames, stats.frames_applied, stats.torn_bytes),
+            (1, 1, 436)
+        );
     }
 
     #[test]

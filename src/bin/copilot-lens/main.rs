@@ -1,6 +1,7 @@
 //! The native command-line tool on the copilot-lens core.
 
 mod roots;
+mod table;
 
 use std::fs::{self, File};
 use std::io::{BufWriter, Write};
@@ -8,15 +9,23 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use clap::{Parser, Subcommand};
-use copilot_lens::analysis::{self, Options, Outputs};
+use chrono::NaiveDate;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use copilot_lens::analysis::{self, Analysis, Options, Outputs};
 use copilot_lens::model::JsonlRowWriter;
 use copilot_lens::report::FileStatus;
+use copilot_lens::usage::Zone;
+use copilot_lens::usage::rates::RateTable;
+use copilot_lens::usage::summary::{self, DayRange, GroupBy};
 
 use crate::roots::DiskRoots;
 
 #[derive(Parser)]
-#[command(name = "copilot-lens", version, about = "Look into what GitHub Copilot CLI keeps under ~/.copilot")]
+#[command(
+    name = "copilot-lens",
+    version,
+    about = "Look into what GitHub Copilot CLI keeps under ~/.copilot"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -35,7 +44,85 @@ enum Command {
         /// Also emit the model's reasoning text as `thinking` rows.
         #[arg(long)]
         include_thinking: bool,
+        #[command(flatten)]
+        accounting: Accounting,
     },
+    /// Tokens and estimated cost per day (or month, session, model), by the counting rules.
+    /// Reads only the lines that carry counters, and the store's per-call rows.
+    Usage {
+        #[arg(required = true, value_name = "ROOT")]
+        roots: Vec<PathBuf>,
+        #[arg(long, value_enum, default_value_t = By::Day)]
+        by: By,
+        /// First day to show (YYYY-MM-DD), inclusive.
+        #[arg(long, value_parser = parse_day)]
+        since: Option<NaiveDate>,
+        /// Last day to show (YYYY-MM-DD), inclusive.
+        #[arg(long, value_parser = parse_day)]
+        until: Option<NaiveDate>,
+        #[command(flatten)]
+        accounting: Accounting,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Args)]
+struct Accounting {
+    /// Zone whose days group the usage: UTC (default), an offset like +02:00, or a name like
+    /// Europe/Berlin.
+    #[arg(long, value_name = "TZ", default_value = "UTC")]
+    timezone: String,
+    /// A rates file (the format of src/usage/default-rates.json) whose entries replace or add
+    /// to the pinned table.
+    #[arg(long, value_name = "FILE")]
+    rates: Option<PathBuf>,
+}
+
+impl Accounting {
+    fn options(&self, include_thinking: bool) -> Result<Options, String> {
+        let zone = Zone::parse(&self.timezone)?;
+        let rates = match &self.rates {
+            Some(path) => {
+                let text = fs::read_to_string(path)
+                    .map_err(|error| format!("{}: {error}", path.display()))?;
+                RateTable::with_overrides(&text)
+                    .map_err(|error| format!("{}: {error}", path.display()))?
+            }
+            None => RateTable::default_table(),
+        };
+        Ok(Options {
+            include_thinking,
+            zone,
+            rates,
+        })
+    }
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum By {
+    Day,
+    Month,
+    Session,
+    Model,
+}
+
+impl From<By> for GroupBy {
+    fn from(by: By) -> GroupBy {
+        match by {
+            By::Day => GroupBy::Day,
+            By::Month => GroupBy::Month,
+            By::Session => GroupBy::Session,
+            By::Model => GroupBy::Model,
+        }
+    }
+}
+
+fn parse_day(text: &str) -> Result<NaiveDate, String> {
+    NaiveDate::parse_from_str(text, "%Y-%m-%d")
+        .or_else(|_| NaiveDate::parse_from_str(text, "%Y%m%d"))
+        .map_err(|_| format!("{text:?} is not a date like 2026-10-01"))
 }
 
 /// Exit status for unusable input or arguments; 1 is left for failures while writing.
@@ -44,8 +131,72 @@ const USAGE_ERROR: u8 = 2;
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Analyze { roots, out, include_thinking } => run_analyze(&roots, &out, Options { include_thinking }),
+        Command::Analyze {
+            roots,
+            out,
+            include_thinking,
+            accounting,
+        } => match accounting.options(include_thinking) {
+            Ok(options) => run_analyze(&roots, &out, options),
+            Err(message) => fail(USAGE_ERROR, &message),
+        },
+        Command::Usage {
+            roots,
+            by,
+            since,
+            until,
+            accounting,
+            json,
+        } => match accounting.options(false) {
+            Ok(options) => run_usage(&roots, options, by.into(), DayRange { since, until }, json),
+            Err(message) => fail(USAGE_ERROR, &message),
+        },
     }
+}
+
+fn run_usage(
+    root_paths: &[PathBuf],
+    options: Options,
+    by: GroupBy,
+    range: DayRange,
+    json: bool,
+) -> ExitCode {
+    let started = Instant::now();
+    let (mut roots, listings) = match DiskRoots::open(root_paths) {
+        Ok(opened) => opened,
+        Err(message) => return fail(USAGE_ERROR, &message),
+    };
+    let analysis = match Analysis::plan(listings, options) {
+        Ok(analysis) => analysis,
+        Err(error) => return fail(USAGE_ERROR, &error.to_string()),
+    };
+    let run = analysis.usage_only(&mut roots);
+    let table = run.usage.table(by, range);
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let printed = if json {
+        table::write_json(&mut out, &table, &run.usage)
+    } else {
+        table::write_text(&mut out, &table, &run.usage, by)
+    };
+    if let Err(error) = printed.and_then(|()| out.flush()) {
+        return fail(1, &format!("writing the table: {error}"));
+    }
+    for problem in &run.problems {
+        eprintln!("copilot-lens: {problem}");
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    eprintln!(
+        "copilot-lens: {} sessions; {} lines scanned, {} with counters, {} unreadable; {:.1} MB in {seconds:.3} s ({:.0} MB/s); peak memory {}",
+        run.usage.ledgers.len(),
+        run.stats.lines,
+        run.stats.parsed,
+        run.stats.bad,
+        run.bytes_read as f64 / 1e6,
+        run.bytes_read as f64 / 1e6 / seconds.max(1e-9),
+        peak_memory_text()
+    );
+    ExitCode::SUCCESS
 }
 
 fn run_analyze(root_paths: &[PathBuf], out: &Path, options: Options) -> ExitCode {
@@ -55,7 +206,14 @@ fn run_analyze(root_paths: &[PathBuf], out: &Path, options: Options) -> ExitCode
         Err(message) => return fail(USAGE_ERROR, &message),
     };
     if let Some(inside) = roots.directories().find(|root| is_inside(out, root)) {
-        return fail(USAGE_ERROR, &format!("--out {} is inside the root {}: copilot-lens never writes into the data it reads", out.display(), inside.display()));
+        return fail(
+            USAGE_ERROR,
+            &format!(
+                "--out {} is inside the root {}: copilot-lens never writes into the data it reads",
+                out.display(),
+                inside.display()
+            ),
+        );
     }
     if let Err(error) = fs::create_dir_all(out) {
         return fail(1, &format!("{}: {error}", out.display()));
@@ -70,7 +228,10 @@ fn run_analyze(root_paths: &[PathBuf], out: &Path, options: Options) -> ExitCode
         Ok(outputs) => outputs,
         Err(error) => return fail(USAGE_ERROR, &error.to_string()),
     };
-    let written = rows.finish().and_then(|mut writer| writer.flush()).and_then(|()| write_outputs(out, &outputs));
+    let written = rows
+        .finish()
+        .and_then(|mut writer| writer.flush())
+        .and_then(|()| write_outputs(out, &outputs));
     if let Err(error) = written {
         return fail(1, &format!("writing {}: {error}", out.display()));
     }
@@ -79,14 +240,23 @@ fn run_analyze(root_paths: &[PathBuf], out: &Path, options: Options) -> ExitCode
 }
 
 fn write_outputs(out: &Path, outputs: &Outputs) -> std::io::Result<()> {
-    let mut sessions = BufWriter::new(File::create(out.join("sessions.jsonl"))?);
-    for record in &outputs.sessions {
-        serde_json::to_writer(&mut sessions, record)?;
-        sessions.write_all(b"\n")?;
-    }
-    sessions.flush()?;
+    write_jsonl(&out.join("sessions.jsonl"), &outputs.sessions)?;
+    let usage = outputs.usage.table(GroupBy::Day, DayRange::default());
+    write_jsonl(&out.join("usage.jsonl"), &usage.rows)?;
+    let mut csv = BufWriter::new(File::create(out.join("usage.csv"))?);
+    summary::write_csv(&usage.rows, GroupBy::Day, &mut csv)?;
+    csv.flush()?;
     write_json(&out.join("inventory.json"), &outputs.inventory)?;
     write_json(&out.join("report.json"), &outputs.report)
+}
+
+fn write_jsonl<T: serde::Serialize>(path: &Path, items: &[T]) -> std::io::Result<()> {
+    let mut file = BufWriter::new(File::create(path)?);
+    for item in items {
+        serde_json::to_writer(&mut file, item)?;
+        file.write_all(b"\n")?;
+    }
+    file.flush()
 }
 
 fn write_json(path: &Path, value: &impl serde::Serialize) -> std::io::Result<()> {
@@ -98,11 +268,22 @@ fn write_json(path: &Path, value: &impl serde::Serialize) -> std::io::Result<()>
 
 fn print_summary(outputs: &Outputs, out: &Path, started: Instant) {
     let totals = &outputs.report.totals;
-    let bytes_read: u64 = outputs.report.files.iter().filter(|file| file.status == FileStatus::Read).map(|file| file.size).sum();
+    let bytes_read: u64 = outputs
+        .report
+        .files
+        .iter()
+        .filter(|file| file.status == FileStatus::Read)
+        .map(|file| file.size)
+        .sum();
     let seconds = started.elapsed().as_secs_f64();
     eprintln!(
         "copilot-lens: {} sessions, {} rows from {} files ({} with errors); {} event lines, {} bad",
-        totals.sessions, totals.rows, totals.files_read, totals.files_with_errors, totals.event_lines, totals.bad_lines
+        totals.sessions,
+        totals.rows,
+        totals.files_read,
+        totals.files_with_errors,
+        totals.event_lines,
+        totals.bad_lines
     );
     eprintln!(
         "copilot-lens: secondary rows kept {}, dropped as copies {}; outputs in {}",
@@ -111,11 +292,18 @@ fn print_summary(outputs: &Outputs, out: &Path, started: Instant) {
         out.display()
     );
     let megabytes = bytes_read as f64 / 1e6;
-    let peak = peak_memory_kib().map_or_else(|| "unknown".to_string(), |kib| format!("{:.1} MiB", kib as f64 / 1024.0));
     eprintln!(
-        "copilot-lens: read {megabytes:.1} MB in {seconds:.3} s ({:.0} MB/s); peak memory {peak}",
-        megabytes / seconds.max(1e-9)
+        "copilot-lens: read {megabytes:.1} MB in {seconds:.3} s ({:.0} MB/s); peak memory {}",
+        megabytes / seconds.max(1e-9),
+        peak_memory_text()
     );
+}
+
+fn peak_memory_text() -> String {
+    peak_memory_kib().map_or_else(
+        || "unknown".to_string(),
+        |kib| format!("{:.1} MiB", kib as f64 / 1024.0),
+    )
 }
 
 /// Peak resident memory of this process (Linux's VmHWM), in KiB.

@@ -1,0 +1,149 @@
+//! The `usage` command's output: a readable table with totals, or JSON.
+
+use std::io::{self, Write};
+
+use copilot_lens::analysis::UsageData;
+use copilot_lens::usage::Kind;
+use copilot_lens::usage::summary::{GroupBy, UsageRow, UsageTable};
+
+pub fn write_json(out: &mut impl Write, table: &UsageTable, usage: &UsageData) -> io::Result<()> {
+    let document = serde_json::json!({
+        "rows": table.rows,
+        "totals": table.totals,
+        "unknown_usage_sessions": usage.unknown,
+        "rates": usage.rates.source,
+    });
+    serde_json::to_writer_pretty(&mut *out, &document)?;
+    writeln!(out)
+}
+
+pub fn write_text(
+    out: &mut impl Write,
+    table: &UsageTable,
+    usage: &UsageData,
+    by: GroupBy,
+) -> io::Result<()> {
+    let group = match by {
+        GroupBy::Day => "day",
+        GroupBy::Month => "month",
+        GroupBy::Session => "session",
+        GroupBy::Model => "",
+    };
+    let header = [
+        group,
+        "model",
+        "requests",
+        "input",
+        "cache read",
+        "cache write",
+        "output",
+        "reasoning",
+        "total",
+        "cost USD",
+        "flags",
+    ];
+    let mut lines: Vec<[String; 11]> = Vec::new();
+    for row in &table.rows {
+        lines.push(cells(
+            row,
+            row.day
+                .as_ref()
+                .or(row.month.as_ref())
+                .or(row.session_id.as_ref())
+                .cloned()
+                .unwrap_or_default(),
+        ));
+    }
+    let mut totals = Vec::new();
+    for (kind, row) in &table.totals {
+        let label = match kind {
+            Kind::Counted => "total",
+            Kind::Partial => "partial (lower bound, not in total)",
+            Kind::Recovered => "recovered (deleted sessions, not in total)",
+        };
+        let mut line = cells(row, label.to_string());
+        line[1] = String::new();
+        totals.push(line);
+    }
+    let header: [String; 11] = header.map(str::to_string);
+    let mut widths = [0usize; 11];
+    for line in std::iter::once(&header).chain(&lines).chain(&totals) {
+        for (width, cell) in widths.iter_mut().zip(line) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    let skip_first = group.is_empty();
+    let print = |out: &mut dyn Write, line: &[String; 11]| -> io::Result<()> {
+        let mut text = String::new();
+        for (index, (cell, width)) in line.iter().zip(widths).enumerate() {
+            if skip_first && index == 0 {
+                continue;
+            }
+            // Names to the left, numbers to the right.
+            if index <= 1 || index == 10 {
+                text.push_str(&format!("{cell:<width$}  "))
+            } else {
+                text.push_str(&format!("{cell:>width$}  "))
+            }
+        }
+        writeln!(out, "{}", text.trim_end())
+    };
+    print(out, &header)?;
+    for line in &lines {
+        print(out, line)?;
+    }
+    let rule: usize = widths
+        .iter()
+        .skip(usize::from(skip_first))
+        .map(|width| width + 2)
+        .sum();
+    writeln!(out, "{}", "-".repeat(rule.saturating_sub(2)))?;
+    for line in &totals {
+        print(out, line)?;
+    }
+    if table.rows.is_empty() {
+        writeln!(out, "no usage in this range")?;
+    }
+    if !usage.unknown.is_empty() {
+        writeln!(
+            out,
+            "\n{} sessions have unknown usage (no shutdown and no per-call record yet):",
+            usage.unknown.len()
+        )?;
+        for session in &usage.unknown {
+            writeln!(out, "  {session}")?;
+        }
+    }
+    writeln!(out, "\nrates: {}", usage.rates.source)
+}
+
+fn cells(row: &UsageRow, group: String) -> [String; 11] {
+    let number = |n: u64| {
+        let digits = n.to_string();
+        let mut grouped = String::new();
+        for (index, digit) in digits.chars().enumerate() {
+            if index > 0 && (digits.len() - index) % 3 == 0 {
+                grouped.push(',');
+            }
+            grouped.push(digit);
+        }
+        grouped
+    };
+    let cost = row.cost_usd_micros.map_or_else(
+        || "-".to_string(),
+        |micros| format!("{:.4}", micros as f64 / 1e6),
+    );
+    [
+        group,
+        row.model.clone(),
+        number(row.requests),
+        number(row.input),
+        number(row.cache_read),
+        number(row.cache_write),
+        number(row.output),
+        number(row.reasoning),
+        number(row.total),
+        cost,
+        row.flags.join(","),
+    ]
+}

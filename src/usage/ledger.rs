@@ -1,0 +1,184 @@
+//! One session's usage, built line by line in log order (see the counting rules, seed 001):
+//! shutdown totals are cumulative per model, so each checkpoint adds its increase over the
+//! previous one, on the checkpoint's day; a repeated event id or a lower total adds nothing;
+//! a checkpoint stamped with an agentId is already inside the parent's and adds nothing.
+//! Per-call records (`session.usage_record`) are summed between checkpoints to reconcile them
+//! with each increase, and to give a lower bound (partial) where no checkpoint covers them.
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+
+use chrono::NaiveDate;
+
+use super::counters::{ModelMetrics, UsageCounts};
+use super::rates::RateTable;
+use super::{Entry, EntryKey, Kind, Tokens, Zone};
+
+#[derive(Debug, Clone)]
+pub struct SessionLedger {
+    zone: Zone,
+    last_totals: BTreeMap<String, Tokens>,
+    seen_checkpoints: HashSet<String>,
+    /// Per-call sums per model since the last counted checkpoint.
+    interval: BTreeMap<String, Entry>,
+    /// The same calls by their own day, for a lower bound if no checkpoint comes.
+    uncovered: BTreeMap<(NaiveDate, String), Entry>,
+    pub entries: BTreeMap<EntryKey, Entry>,
+    pub checkpoints: u64,
+    pub calls: Tokens,
+    pub flags: BTreeSet<&'static str>,
+}
+
+impl SessionLedger {
+    pub fn new(zone: Zone) -> Self {
+        SessionLedger {
+            zone,
+            last_totals: BTreeMap::new(),
+            seen_checkpoints: HashSet::new(),
+            interval: BTreeMap::new(),
+            uncovered: BTreeMap::new(),
+            entries: BTreeMap::new(),
+            checkpoints: 0,
+            calls: Tokens::default(),
+            flags: BTreeSet::new(),
+        }
+    }
+
+    /// One model call. `rates` tells whether it ran above its model's long-context threshold.
+    pub fn call(&mut self, millis: Option<i64>, counts: &UsageCounts, rates: &RateTable) {
+        let (mut tokens, odd) = counts.tokens(Default::default());
+        tokens.requests = 1;
+        if odd {
+            self.flags.insert("odd_counter");
+        }
+        let model = counts.model.clone().unwrap_or_default();
+        let long = rates
+            .lookup(&model)
+            .and_then(|rate| rate.long_context)
+            .is_some_and(|long| tokens.input > long.above_input_tokens);
+        let entry = Entry::of(tokens, long);
+        self.calls.add(&tokens);
+        self.interval.entry(model.clone()).or_default().add(&entry);
+        match millis {
+            Some(millis) => self
+                .uncovered
+                .entry((self.zone.day(millis), model))
+                .or_default()
+                .add(&entry),
+            None => {
+                self.flags.insert("undated_call");
+            }
+        }
+    }
+
+    /// One `session.shutdown`.
+    pub fn checkpoint(
+        &mut self,
+        event_id: &str,
+        millis: Option<i64>,
+        by_subagent: bool,
+        metrics: &ModelMetrics,
+    ) {
+        if by_subagent {
+            self.flags.insert("subagent_checkpoint_not_counted");
+            return;
+        }
+        if !event_id.is_empty() && !self.seen_checkpoints.insert(event_id.to_string()) {
+            self.flags.insert("repeated_checkpoint_not_counted");
+            return;
+        }
+        let Some(millis) = millis else {
+            self.flags.insert("undated_checkpoint_not_counted");
+            return;
+        };
+        self.checkpoints += 1;
+        let day = self.zone.day(millis);
+        let had_calls = self.calls.requests > 0;
+        let mut interval = std::mem::take(&mut self.interval);
+        for (model, metric) in metrics {
+            let (totals, odd) = metric.usage.tokens(metric.requests.count);
+            if odd {
+                self.flags.insert("odd_counter");
+            }
+            let previous = self
+                .last_totals
+                .insert(model.clone(), totals)
+                .unwrap_or_default();
+            let calls = interval.remove(model).unwrap_or_default();
+            if totals.is_below(&previous) {
+                // Some CLI versions are reported to restart their totals on resume.
+                self.flags.insert("total_went_down");
+                continue;
+            }
+            let increase = totals.minus(&previous);
+            if had_calls && calls.tokens.counters() != increase.counters() {
+                self.flags.insert("per_call_mismatch");
+            }
+            if increase.is_zero() {
+                continue;
+            }
+            let long = calls.long.min_each(&increase);
+            let key = EntryKey {
+                day,
+                model: model.clone(),
+                kind: Kind::Counted,
+            };
+            self.entries.entry(key).or_default().add(&Entry {
+                tokens: increase,
+                long,
+            });
+        }
+        if had_calls && interval.values().any(|calls| !calls.tokens.is_zero()) {
+            self.flags.insert("per_call_mismatch");
+        }
+        self.uncovered.clear();
+    }
+
+    /// Closes the ledger: calls no checkpoint covered become a partial lower bound, or, for a
+    /// session whose log is gone, recovered usage.
+    pub fn finish(&mut self, log_exists: bool) {
+        if !self.uncovered.is_empty() && self.checkpoints > 0 {
+            self.flags.insert("calls_after_last_shutdown");
+        }
+        let kind = if log_exists {
+            Kind::Partial
+        } else {
+            Kind::Recovered
+        };
+        for ((day, model), entry) in std::mem::take(&mut self.uncovered) {
+            self.entries
+                .entry(EntryKey { day, model, kind })
+                .or_default()
+                .add(&entry);
+        }
+        self.interval.clear();
+    }
+
+    /// Per-call rows from the store stand in for a log's own records: as the reconciliation
+    /// figure, and as the lower bound when the log has no checkpoint.
+    pub fn add_store_calls(&mut self, calls: &[(Option<i64>, UsageCounts)], rates: &RateTable) {
+        if self.calls.requests > 0 || calls.is_empty() {
+            return;
+        }
+        let counted = self.counted_total();
+        for (millis, counts) in calls {
+            self.call(*millis, counts, rates);
+        }
+        if self.checkpoints > 0 {
+            self.uncovered.clear();
+            if self.calls.counters() != counted.counters() {
+                self.flags.insert("per_call_mismatch");
+            }
+        }
+        self.flags.insert("per_call_from_store");
+    }
+
+    fn counted_total(&self) -> Tokens {
+        let mut total = Tokens::default();
+        for (key, entry) in &self.entries {
+            if key.kind == Kind::Counted {
+                total.add(&entry.tokens);
+            }
+        }
+        total
+    }
+}

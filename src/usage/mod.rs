@@ -1,0 +1,177 @@
+//! Usage accounting: tokens and cost per day and model, by the counting rules of seed 001
+//! ("How do you count a Copilot CLI session correctly?"), with the per-call records shown
+//! beside the default figures, never mixed into them.
+//!
+//! - `counters`: the counter shapes the logs write, read leniently.
+//! - `ledger`: one session's usage, built in log order (checkpoint increases, per-call sums).
+//! - `rates`: the pinned rate table and pricing in integer nano-dollars.
+//! - `summary`: entries grouped by day, month, session or model, priced, with flags.
+//! - `scan`: the usage-only reading of a log, which parses only lines that carry counters.
+
+pub mod counters;
+pub mod ledger;
+pub mod rates;
+pub mod scan;
+pub mod summary;
+
+use chrono::{FixedOffset, NaiveDate, TimeZone, Utc};
+use serde::Serialize;
+
+/// Token counters. `input` is as the logs report it: it includes cache reads and writes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Tokens {
+    pub requests: u64,
+    pub input: u64,
+    pub output: u64,
+    pub cache_read: u64,
+    pub cache_write: u64,
+    /// Part of `output`, never added to it.
+    pub reasoning: u64,
+}
+
+impl Tokens {
+    /// Input that was neither read from nor written to the cache.
+    pub fn fresh_input(&self) -> u64 {
+        self.input
+            .saturating_sub(self.cache_read.saturating_add(self.cache_write))
+    }
+
+    /// Fresh input + cache reads + cache writes + output.
+    pub fn total(&self) -> u64 {
+        self.fresh_input()
+            .saturating_add(self.cache_read)
+            .saturating_add(self.cache_write)
+            .saturating_add(self.output)
+    }
+
+    pub fn add(&mut self, other: &Tokens) {
+        self.requests = self.requests.saturating_add(other.requests);
+        self.input = self.input.saturating_add(other.input);
+        self.output = self.output.saturating_add(other.output);
+        self.cache_read = self.cache_read.saturating_add(other.cache_read);
+        self.cache_write = self.cache_write.saturating_add(other.cache_write);
+        self.reasoning = self.reasoning.saturating_add(other.reasoning);
+    }
+
+    pub fn minus(&self, other: &Tokens) -> Tokens {
+        Tokens {
+            requests: self.requests.saturating_sub(other.requests),
+            input: self.input.saturating_sub(other.input),
+            output: self.output.saturating_sub(other.output),
+            cache_read: self.cache_read.saturating_sub(other.cache_read),
+            cache_write: self.cache_write.saturating_sub(other.cache_write),
+            reasoning: self.reasoning.saturating_sub(other.reasoning),
+        }
+    }
+
+    pub fn min_each(&self, other: &Tokens) -> Tokens {
+        Tokens {
+            requests: self.requests.min(other.requests),
+            input: self.input.min(other.input),
+            output: self.output.min(other.output),
+            cache_read: self.cache_read.min(other.cache_read),
+            cache_write: self.cache_write.min(other.cache_write),
+            reasoning: self.reasoning.min(other.reasoning),
+        }
+    }
+
+    /// Whether any counter is lower than in `previous` (a total that went down).
+    pub fn is_below(&self, previous: &Tokens) -> bool {
+        self.counters()
+            .iter()
+            .zip(previous.counters())
+            .any(|(now, before)| *now < before)
+    }
+
+    pub fn is_zero(&self) -> bool {
+        self.counters().iter().all(|count| *count == 0)
+    }
+
+    pub fn counters(&self) -> [u64; 6] {
+        [
+            self.requests,
+            self.input,
+            self.output,
+            self.cache_read,
+            self.cache_write,
+            self.reasoning,
+        ]
+    }
+}
+
+/// What a figure rests on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// Shutdown checkpoints, counted by the rules: the default figures.
+    Counted,
+    /// Per-call records of a session no checkpoint covers (still open, or crashed): a lower bound.
+    Partial,
+    /// The store's per-call rows of a session whose log is gone.
+    Recovered,
+}
+
+/// Tokens with the part of them that ran above their model's long-context threshold.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Entry {
+    pub tokens: Tokens,
+    pub long: Tokens,
+}
+
+impl Entry {
+    fn of(tokens: Tokens, long: bool) -> Entry {
+        Entry {
+            tokens,
+            long: if long { tokens } else { Tokens::default() },
+        }
+    }
+
+    pub fn add(&mut self, other: &Entry) {
+        self.tokens.add(&other.tokens);
+        self.long.add(&other.long);
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct EntryKey {
+    pub day: NaiveDate,
+    pub model: String,
+    pub kind: Kind,
+}
+
+/// The zone days are counted in: UTC by default.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Zone {
+    #[default]
+    Utc,
+    Fixed(FixedOffset),
+    Named(chrono_tz::Tz),
+}
+
+impl Zone {
+    /// `UTC`, an offset such as `+02:00`, or an IANA name such as `Europe/Berlin`.
+    pub fn parse(text: &str) -> Result<Zone, String> {
+        let text = text.trim();
+        if text.eq_ignore_ascii_case("utc") || text == "Z" {
+            return Ok(Zone::Utc);
+        }
+        if let Ok(offset) = text.parse::<FixedOffset>() {
+            return Ok(Zone::Fixed(offset));
+        }
+        text.parse::<chrono_tz::Tz>().map(Zone::Named).map_err(|_| {
+            format!("unknown time zone {text:?} (use UTC, +02:00 or a name like Europe/Berlin)")
+        })
+    }
+
+    pub fn day(&self, millis: i64) -> NaiveDate {
+        let utc = Utc
+            .timestamp_millis_opt(millis)
+            .single()
+            .unwrap_or_default();
+        match self {
+            Zone::Utc => utc.date_naive(),
+            Zone::Fixed(offset) => utc.with_timezone(offset).date_naive(),
+            Zone::Named(zone) => utc.with_timezone(zone).date_naive(),
+        }
+    }
+}

@@ -1,0 +1,314 @@
+//! Usage accounting against figures computed by hand from each fixture tree in
+//! `fixtures/usage/` (the counting rules of seed 001; rates from src/usage/default-rates.json,
+//! USD per million tokens = micro-dollars per token).
+
+mod common;
+
+use copilot_lens::analysis::{Analysis, Options, UsageData, analyze};
+use copilot_lens::input::memory::MemoryRoots;
+use copilot_lens::model::OwnedRow;
+use copilot_lens::usage::summary::{DayRange, GroupBy, UsageRow};
+
+/// `(day, model, flags, [requests, input, cache_read, cache_write, output, reasoning, total], cost in µUSD)`
+type Expected<'a> = (&'a str, &'a str, &'a [&'a str], [u64; 7], Option<u64>);
+
+fn usage_only(name: &str) -> UsageData {
+    let mut roots = MemoryRoots(vec![common::memory_root(name)]);
+    let analysis = Analysis::plan(roots.listings(), Options::default()).unwrap();
+    analysis.usage_only(&mut roots).usage
+}
+
+fn check(name: &str, expected: &[Expected<'_>]) -> UsageData {
+    let usage = usage_only(name);
+    let table = usage.table(GroupBy::Day, DayRange::default());
+    let got: Vec<_> = table
+        .rows
+        .iter()
+        .map(|row: &UsageRow| {
+            let counts = [
+                row.requests,
+                row.input,
+                row.cache_read,
+                row.cache_write,
+                row.output,
+                row.reasoning,
+                row.total,
+            ];
+            (
+                row.day.clone().unwrap(),
+                row.model.clone(),
+                row.flags.clone(),
+                counts,
+                row.cost_usd_micros,
+            )
+        })
+        .collect();
+    let expected: Vec<_> = expected
+        .iter()
+        .map(|(day, model, flags, counts, cost)| {
+            (
+                day.to_string(),
+                model.to_string(),
+                flags.to_vec(),
+                *counts,
+                *cost,
+            )
+        })
+        .collect();
+    assert_eq!(got, expected, "{name}");
+
+    // The full analysis counts the same way as the usage-only reading.
+    let mut roots = MemoryRoots(vec![common::memory_root(name)]);
+    let mut rows: Vec<OwnedRow> = Vec::new();
+    let outputs = analyze(roots.listings(), &mut roots, Options::default(), &mut rows).unwrap();
+    assert_eq!(
+        outputs.usage.table(GroupBy::Day, DayRange::default()).rows,
+        table.rows,
+        "{name}: full analysis differs"
+    );
+    usage
+}
+
+fn flags(usage: &UsageData, session: &str) -> Vec<&'static str> {
+    usage.ledgers[session].flags.iter().copied().collect()
+}
+
+#[test]
+fn a_resumed_session_counts_each_increase_on_its_shutdown_day() {
+    // Shutdown 1 (Oct 1): 2 requests, input 22000 of which 15000 cache reads, output 1200 (300 reasoning).
+    //   fresh 7000; cost 7000*2.50 + 15000*0.25 + 1200*15 = 17500 + 3750 + 18000 = 39250.
+    // Shutdown 2 (Oct 2) is cumulative: 3 / 52000 / 2200 / 35000 / 300; the increase is
+    //   1 / 30000 / 1000 / 20000 / 0: fresh 10000; cost 25000 + 5000 + 15000 = 45000.
+    let usage = check(
+        "usage/resumed-two-days",
+        &[
+            (
+                "2026-10-01",
+                "gpt-5.4",
+                &[],
+                [2, 7000, 15000, 0, 1200, 300, 23200],
+                Some(39250),
+            ),
+            (
+                "2026-10-02",
+                "gpt-5.4",
+                &[],
+                [1, 10000, 20000, 0, 1000, 0, 31000],
+                Some(45000),
+            ),
+        ],
+    );
+    // Its per-call records sum exactly to each increase: nothing to flag.
+    assert_eq!(
+        flags(&usage, "aaaaaaaa-0000-4000-8000-000000000001"),
+        Vec::<&str>::new()
+    );
+}
+
+#[test]
+fn a_repeated_shutdown_line_adds_nothing() {
+    // 4 requests, input 50000 = 40000 cache reads + 5000 cache writes + 5000 fresh, output 2000.
+    // cost 5000*3.00 + 40000*0.30 + 5000*3.75 + 2000*15 = 15000 + 12000 + 18750 + 30000 = 75750.
+    let usage = check(
+        "usage/duplicated-shutdown",
+        &[(
+            "2026-10-03",
+            "claude-sonnet-4.5",
+            &[],
+            [4, 5000, 40000, 5000, 2000, 500, 52000],
+            Some(75750),
+        )],
+    );
+    assert_eq!(
+        flags(&usage, "bbbbbbbb-0000-4000-8000-000000000002"),
+        ["repeated_checkpoint_not_counted"]
+    );
+}
+
+#[test]
+fn a_lower_second_total_adds_nothing_and_is_flagged() {
+    // Only the first shutdown counts: 5 / 10000 / 1000; cost 10000*0.25 + 1000*2.00 = 4500.
+    let usage = check(
+        "usage/lower-second-total",
+        &[(
+            "2026-10-04",
+            "gpt-5-mini",
+            &[],
+            [5, 10000, 0, 0, 1000, 0, 11000],
+            Some(4500),
+        )],
+    );
+    assert_eq!(
+        flags(&usage, "cccccccc-0000-4000-8000-000000000003"),
+        ["total_went_down"]
+    );
+}
+
+#[test]
+fn a_subagent_shutdown_is_already_inside_the_parent() {
+    // Only the main shutdown: 3 requests, input 9000 = 3000 reads + 1000 writes + 5000 fresh, output 900.
+    // cost 5000*1.00 + 3000*0.10 + 1000*1.25 + 900*5.00 = 5000 + 300 + 1250 + 4500 = 11050.
+    let usage = check(
+        "usage/subagent-shutdown",
+        &[(
+            "2026-10-05",
+            "claude-haiku-4.5",
+            &[],
+            [3, 5000, 3000, 1000, 900, 0, 9900],
+            Some(11050),
+        )],
+    );
+    assert_eq!(
+        flags(&usage, "dddddddd-0000-4000-8000-000000000004"),
+        ["subagent_checkpoint_not_counted"]
+    );
+}
+
+#[test]
+fn no_shutdown_is_a_partial_lower_bound_or_unknown() {
+    // Two per-call records and no shutdown: input 17000 with 11000 cache reads, output 700.
+    // cost 6000*2.50 + 11000*0.25 + 700*15 = 15000 + 2750 + 10500 = 28250, marked partial.
+    let usage = check(
+        "usage/no-shutdown",
+        &[(
+            "2026-10-06",
+            "gpt-5.4",
+            &["partial"],
+            [2, 6000, 11000, 0, 700, 0, 17700],
+            Some(28250),
+        )],
+    );
+    // The other session has neither: its usage is unknown, not zero.
+    assert_eq!(usage.unknown, ["eeeeeeee-0000-4000-8000-000000000006"]);
+    let table = usage.table(GroupBy::Day, DayRange::default());
+    assert!(
+        !table
+            .totals
+            .contains_key(&copilot_lens::usage::Kind::Counted),
+        "partial figures are never in the default total"
+    );
+}
+
+#[test]
+fn two_models_in_one_session_are_two_rows() {
+    // claude-opus-4.6: fresh 4000-2000-1000 = 1000; 1000*5 + 2000*0.50 + 1000*6.25 + 300*25 = 19750.
+    // gpt-5.4: 1000*2.50 + 100*15 = 4000.
+    check(
+        "usage/two-models",
+        &[
+            (
+                "2026-10-07",
+                "claude-opus-4.6",
+                &[],
+                [2, 1000, 2000, 1000, 300, 50, 4300],
+                Some(19750),
+            ),
+            (
+                "2026-10-07",
+                "gpt-5.4",
+                &[],
+                [1, 1000, 0, 0, 100, 0, 1100],
+                Some(4000),
+            ),
+        ],
+    );
+}
+
+#[test]
+fn a_deleted_session_is_recovered_from_the_store_and_never_counted_twice() {
+    // The kept session's log says 1000 in / 100 out (cost 250 + 200 = 450); its store rows are
+    // not added again. The deleted session's two store rows: input 10000 with 4000 cache reads,
+    // output 500; cost 6000*0.25 + 4000*0.025 + 500*2 = 1500 + 100 + 1000 = 2600, recovered.
+    check(
+        "usage/deleted-session",
+        &[
+            (
+                "2026-10-08",
+                "gpt-5-mini",
+                &[],
+                [1, 1000, 0, 0, 100, 0, 1100],
+                Some(450),
+            ),
+            (
+                "2026-10-08",
+                "gpt-5-mini",
+                &["recovered"],
+                [2, 6000, 4000, 0, 500, 0, 10500],
+                Some(2600),
+            ),
+        ],
+    );
+}
+
+#[test]
+fn a_model_without_a_rate_has_no_cost_and_says_so() {
+    check(
+        "usage/no-rate",
+        &[(
+            "2026-10-09",
+            "gpt-6.1-sol",
+            &["no_rate"],
+            [1, 1000, 0, 0, 10, 0, 1010],
+            None,
+        )],
+    );
+}
+
+#[test]
+fn the_real_sample_reconciles_with_its_per_call_records() {
+    // gpt-4.1 (earlier table revision: 2.00 / 0.50 / - / 8.00): 3 calls, input 3006 with 300
+    // cache reads, output 66 (15 reasoning). cost 2706*2 + 300*0.5 + 66*8 = 5412 + 150 + 528 = 6090.
+    let usage = check(
+        "real-cli-1.0.102",
+        &[(
+            "2026-11-30",
+            "gpt-4.1",
+            &[],
+            [3, 2706, 300, 0, 66, 15, 3072],
+            Some(6090),
+        )],
+    );
+    assert_eq!(
+        flags(&usage, "16389f9e-9896-4928-b559-7fadd9312083"),
+        Vec::<&str>::new()
+    );
+}
+
+#[test]
+fn days_follow_the_time_zone() {
+    // 2026-10-01T23:30Z is already Oct 2 in Berlin (UTC+2 in October).
+    let mut roots = MemoryRoots(vec![common::memory_root("usage/resumed-two-days")]);
+    let options = Options {
+        zone: copilot_lens::usage::Zone::parse("Europe/Berlin").unwrap(),
+        ..Options::default()
+    };
+    let usage = Analysis::plan(roots.listings(), options)
+        .unwrap()
+        .usage_only(&mut roots)
+        .usage;
+    let table = usage.table(GroupBy::Day, DayRange::default());
+    let days: Vec<_> = table
+        .rows
+        .iter()
+        .map(|row| (row.day.clone().unwrap(), row.requests))
+        .collect();
+    assert_eq!(days, [("2026-10-02".to_string(), 3)]);
+}
+
+#[test]
+fn a_call_above_the_long_context_threshold_is_priced_at_the_higher_tier() {
+    // GPT-5.4 above 272K input: 5.00 / 0.50 / - / 22.50. The 300000-token call (200000 cache
+    // reads, 1000 out): 100000*5 + 200000*0.5 + 1000*22.5 = 622500; the 10000-token call at the
+    // base tier: 10000*2.5 + 100*15 = 26500. Together 649000 (the shutdown's totals alone could
+    // not tell which call was which).
+    check(
+        "usage/long-context",
+        &[(
+            "2026-10-10",
+            "gpt-5.4",
+            &["long_context"],
+            [2, 110000, 200000, 0, 1100, 0, 311100],
+            Some(649000),
+        )],
+    );
+}
