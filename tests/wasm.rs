@@ -52,6 +52,7 @@ fn the_spec_fixture_gives_the_native_rows() {
         &mut roots,
         Options {
             include_thinking: true,
+            ..Options::default()
         },
         &mut rows,
     )
