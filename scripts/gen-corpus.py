@@ -12,9 +12,9 @@ derived from the seed and its checksums recomputed).
 Shapes follow fixtures/real-cli-1.0.102 (events, workspace.yaml, rewind snapshots, logs, store)
 and fixtures/spec-sample (model.* utility events, permissions, model_picker switches, apply_patch).
 Counters are consistent: every main session.shutdown carries, per model, the exact sums of the
-unstamped session.usage_record lines written before it, cumulative since the session began.
-Lines stamped with an `agentId` belong to a sub-agent; their counters are copies of usage the
-main records already hold (never add them again).
+session.usage_record lines written before it, cumulative since the session began. A sub-agent's
+calls are recorded once, stamped with its `agentId` (and `parentToolCallId`); the main shutdown
+includes them, and the sub-agent's own stamped shutdown repeats its share (never add that again).
 
 Session mix (drawn per session): ~74% plain (one shutdown), 12% resumed (cumulative second
 shutdown), 2% resumed whose second shutdown repeats the first line (same event id), 5% with no
@@ -544,14 +544,13 @@ class Session:
                     f'"contentFilterTriggered":false}}}}', stamp)
 
         if agent:
+            # One record per sub-agent call, stamped with its agentId and parent tool call;
+            # the parent's shutdown totals include it (rule 6 of the counting seed).
             sub_totals.add(model, inp, out_tokens, cr, cw, r)
-            record(agent, sum(t[0] for t in sub_totals.by_model.values()), agent, None)
-            if duplicate_for_main:
-                self.t += 1
         if not agent or duplicate_for_main:
             self.seq += 1
             self.totals.add(model, inp, out_tokens, cr, cw, r)
-            record(self.sid, self.seq, None, parent_call)
+            record(self.sid, self.seq, agent, parent_call)
             self.usage_rows.append((self.sid, turn_index, agent, parent_call, model, model, inp, out_tokens, cr, cw, r, 0, 1.0,
                                     duration, int(ttft), round(ttft + 0.04, 3), int(rng.uniform(4, 30)), initiator, ep,
                                     REASONING[model], finish, 0, None, iso(ms)))

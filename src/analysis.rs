@@ -17,19 +17,15 @@ use std::io::BufReader;
 
 use crate::artifacts::events::{self, LineAccount, LogContext, LogOutcome};
 use crate::artifacts::store::wal::WalStats;
-use crate::artifacts::store::{self, StoreScope, StoreUsageEvent};
-use crate::artifacts::{
-    PendingRow, history, logs, permissions, settings, sidebar, snapshots, workspace,
-};
+use crate::artifacts::store::{self, StoreFiles, StoreScope, StoreUsageEvent};
+use crate::artifacts::{PendingRow, history, logs, permissions, settings, sidebar, snapshots, workspace};
 use crate::dedup::{self, Candidate, PrimaryKeys};
 use crate::input::layout::{FileKind, Rebase, classify};
 use crate::input::{FileReader, RootListing, read_all};
 use crate::inventory::{self, Grant, HomeFacts, Inventory};
 use crate::model::{AGENT, Row, RowSink, TurnType};
 use crate::report::{ExcludedTree, FileReport, FileStatus, Problem, Report, RootReport, Totals};
-use crate::sessions::{
-    LogFactsForSession, SessionCounts, SessionFacts, SessionRecord, WorkspaceFacts,
-};
+use crate::sessions::{LogFactsForSession, SessionCounts, SessionFacts, SessionRecord, WorkspaceFacts};
 use crate::usage::ledger::SessionLedger;
 use crate::usage::rates::RateTable;
 use crate::usage::summary::{self, DayRange, GroupBy, UsageTable};
@@ -47,11 +43,7 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options {
-            include_thinking: false,
-            zone: Zone::Utc,
-            rates: RateTable::default_table(),
-        }
+        Options { include_thinking: false, zone: Zone::Utc, rates: RateTable::default_table() }
     }
 }
 
@@ -66,9 +58,9 @@ pub enum AnalysisError {
 impl fmt::Display for AnalysisError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            AnalysisError::NoRoots => f.write_str(
-                "nothing to analyse: give a home folder, a .copilot folder or a zip of either",
-            ),
+            AnalysisError::NoRoots => {
+                f.write_str("nothing to analyse: give a home folder, a .copilot folder or a zip of either")
+            }
             AnalysisError::EmptyRoot(root) => write!(f, "{root}: the folder or archive is empty"),
             AnalysisError::NoCopilotData(root) => write!(
                 f,
@@ -101,9 +93,7 @@ pub struct UsageData {
 impl UsageData {
     pub fn table(&self, by: GroupBy, range: DayRange) -> UsageTable {
         summary::summarize(
-            self.ledgers
-                .iter()
-                .map(|(id, ledger)| (id.as_str(), &ledger.entries)),
+            self.ledgers.iter().map(|(id, ledger)| (id.as_str(), &ledger.entries)),
             &self.rates,
             by,
             range,
@@ -121,8 +111,7 @@ pub struct UsageOnly {
     pub bytes_read: u64,
 }
 
-/// Size limits for files read whole.
-const STORE_LIMIT: u64 = 1 << 30;
+/// Size limit for files read whole.
 const SMALL_FILE_LIMIT: u64 = 64 << 20;
 
 /// Runs every phase in order on one thread.
@@ -136,11 +125,7 @@ pub fn analyze(
     analysis.read_metadata(reader);
     for task in analysis.log_tasks() {
         let mut tally = Tally::default();
-        let outcome = task.parse(
-            reader,
-            &analysis.options,
-            &mut TallySink::new(&mut tally, sink),
-        );
+        let outcome = task.parse(reader, &analysis.options, &mut TallySink::new(&mut tally, sink));
         analysis.add_log(&task, outcome, tally);
     }
     Ok(analysis.finish(sink))
@@ -194,10 +179,35 @@ impl PlannedFile {
     }
 
     fn is_secondary(&self) -> bool {
-        matches!(
-            self.kind,
-            FileKind::Store | FileKind::StoreWal | FileKind::History | FileKind::Snapshots
-        )
+        matches!(self.kind, FileKind::Store | FileKind::StoreWal | FileKind::History | FileKind::Snapshots)
+    }
+}
+
+/// The store's files as `store::read` opens them.
+struct StoreOnDisk<'a> {
+    reader: &'a mut dyn FileReader,
+    root: usize,
+    main: Option<(String, u64)>,
+    wal: Option<String>,
+}
+
+impl StoreFiles for StoreOnDisk<'_> {
+    fn main_size(&self) -> Option<u64> {
+        self.main.as_ref().map(|(_, size)| *size)
+    }
+
+    fn open_main(&mut self) -> std::io::Result<Box<dyn std::io::Read + '_>> {
+        let (path, _) = self.main.as_ref().ok_or_else(|| std::io::Error::other("no database"))?;
+        self.reader.open(self.root, path)
+    }
+
+    fn has_wal(&self) -> bool {
+        self.wal.is_some()
+    }
+
+    fn open_wal(&mut self) -> std::io::Result<Box<dyn std::io::Read + '_>> {
+        let path = self.wal.as_ref().ok_or_else(|| std::io::Error::other("no write-ahead log"))?;
+        Ok(Box::new(BufReader::with_capacity(1 << 16, self.reader.open(self.root, path)?)))
     }
 }
 
@@ -227,22 +237,10 @@ impl LogTask {
     }
 
     /// Opens and parses the log; an unopenable log gives an outcome with its error.
-    pub fn parse(
-        &self,
-        reader: &mut dyn FileReader,
-        options: &Options,
-        sink: &mut dyn RowSink,
-    ) -> LogOutcome {
+    pub fn parse(&self, reader: &mut dyn FileReader, options: &Options, sink: &mut dyn RowSink) -> LogOutcome {
         match reader.open(self.root, &self.listed_path) {
-            Ok(file) => events::parse_log(
-                &self.context(options),
-                BufReader::with_capacity(1 << 18, file),
-                sink,
-            ),
-            Err(error) => LogOutcome {
-                read_error: Some(error.to_string()),
-                ..LogOutcome::default()
-            },
+            Ok(file) => events::parse_log(&self.context(options), BufReader::with_capacity(1 << 18, file), sink),
+            Err(error) => LogOutcome { read_error: Some(error.to_string()), ..LogOutcome::default() },
         }
     }
 }
@@ -263,20 +261,11 @@ impl Tally {
         if !row.session_id.is_empty() {
             match self.sessions.get_mut(row.session_id) {
                 Some(counts) => counts.observe(row),
-                None => self
-                    .sessions
-                    .entry(row.session_id.to_string())
-                    .or_default()
-                    .observe(row),
+                None => self.sessions.entry(row.session_id.to_string()).or_default().observe(row),
             }
         }
         if record_key && dedup::has_secondary_copies(row.turn_type, &row.text) {
-            self.keys.add(
-                row.session_id,
-                row.turn_type,
-                &row.text,
-                crate::time::parse_millis(&row.timestamp_utc),
-            );
+            self.keys.add(row.session_id, row.turn_type, &row.text, crate::time::parse_millis(&row.timestamp_utc));
         }
     }
 
@@ -302,11 +291,7 @@ pub struct TallySink<'a> {
 
 impl<'a> TallySink<'a> {
     pub fn new(tally: &'a mut Tally, inner: &'a mut dyn RowSink) -> Self {
-        TallySink {
-            tally,
-            inner,
-            primary: true,
-        }
+        TallySink { tally, inner, primary: true }
     }
 }
 
@@ -334,19 +319,11 @@ impl Analysis {
                 .ok_or_else(|| AnalysisError::NoCopilotData(listing.label.clone()))?;
             let mut state = RootState {
                 label: listing.label,
-                layout: if rebase.is_copilot_dir_root() {
-                    "copilot_directory"
-                } else {
-                    "home"
-                },
+                layout: if rebase.is_copilot_dir_root() { "copilot_directory" } else { "home" },
                 files_listed: listing.files.len() as u64,
                 outside_files: 0,
                 outside_bytes: 0,
-                problems: listing
-                    .problems
-                    .into_iter()
-                    .map(|(path, message)| Problem { path, message })
-                    .collect(),
+                problems: listing.problems.into_iter().map(|(path, message)| Problem { path, message }).collect(),
             };
             for file in listing.files {
                 let Some(path) = rebase.apply(&file.path) else {
@@ -362,9 +339,8 @@ impl Analysis {
                         continue;
                     }
                     FileKind::Excluded => {
-                        let entry = excluded
-                            .entry((root, classified.tree.unwrap_or_default().to_string()))
-                            .or_default();
+                        let entry =
+                            excluded.entry((root, classified.tree.unwrap_or_default().to_string())).or_default();
                         entry.0 += 1;
                         entry.1 += file.size;
                         continue;
@@ -411,6 +387,11 @@ impl Analysis {
         })
     }
 
+    /// Bytes of the files the analysis will read, for progress reports.
+    pub fn bytes_to_read(&self) -> u64 {
+        self.files.iter().filter(|file| file.status == FileStatus::Read).map(|file| file.size).sum()
+    }
+
     /// Phase 1: every file but the event logs.
     pub fn read_metadata(&mut self, reader: &mut dyn FileReader) {
         for index in 0..self.files.len() {
@@ -419,16 +400,9 @@ impl Analysis {
             }
             let result = match self.files[index].kind {
                 FileKind::EventsLog => continue,
-                FileKind::Store | FileKind::StoreWal => {
-                    self.read_store(index, reader, StoreScope::Everything)
-                }
+                FileKind::Store | FileKind::StoreWal => self.read_store(index, reader, StoreScope::Everything),
                 FileKind::ProcessLog => self.read_process_log(index, reader),
-                _ => match read_all(
-                    reader,
-                    self.files[index].root,
-                    &self.files[index].listed_path,
-                    SMALL_FILE_LIMIT,
-                ) {
+                _ => match read_all(reader, self.files[index].root, &self.files[index].listed_path, SMALL_FILE_LIMIT) {
                     Ok(bytes) => self.read_small_file(index, &bytes),
                     Err(error) => Err(error.to_string()),
                 },
@@ -439,12 +413,7 @@ impl Analysis {
         }
     }
 
-    fn session(
-        &mut self,
-        session_id: &str,
-        root: usize,
-        found_in: &'static str,
-    ) -> &mut SessionFacts {
+    fn session(&mut self, session_id: &str, root: usize, found_in: &'static str) -> &mut SessionFacts {
         let facts = self.sessions.entry(session_id.to_string()).or_default();
         facts.roots.insert(root);
         facts.found_in.insert(found_in);
@@ -453,11 +422,8 @@ impl Analysis {
 
     fn read_small_file(&mut self, index: usize, bytes: &[u8]) -> Result<(), String> {
         let file = &self.files[index];
-        let (root, modified_ms, session_id) = (
-            file.root,
-            file.modified_ms,
-            file.session_id.clone().unwrap_or_default(),
-        );
+        let (root, modified_ms, session_id) =
+            (file.root, file.modified_ms, file.session_id.clone().unwrap_or_default());
         let rows = match file.kind {
             FileKind::Workspace => {
                 let parsed = workspace::parse(bytes)?;
@@ -489,27 +455,23 @@ impl Analysis {
             FileKind::Permissions => {
                 let grants = permissions::parse(bytes)?;
                 let rows = permissions::rows(&grants, modified_ms);
-                self.homes[root]
-                    .grants
-                    .extend(grants.into_iter().map(|grant| Grant {
-                        file: "permissions-config.json".into(),
-                        location: grant.location,
-                        list: grant.list,
-                        entry: grant.entry,
-                    }));
+                self.homes[root].grants.extend(grants.into_iter().map(|grant| Grant {
+                    file: "permissions-config.json".into(),
+                    location: grant.location,
+                    list: grant.list,
+                    entry: grant.entry,
+                }));
                 rows
             }
             FileKind::Settings => {
                 let grants = settings::parse(bytes)?;
                 let rows = settings::rows(&grants, modified_ms);
-                self.homes[root]
-                    .grants
-                    .extend(grants.into_iter().map(|(list, entry)| Grant {
-                        file: "settings.json".into(),
-                        location: String::new(),
-                        list,
-                        entry,
-                    }));
+                self.homes[root].grants.extend(grants.into_iter().map(|(list, entry)| Grant {
+                    file: "settings.json".into(),
+                    location: String::new(),
+                    list,
+                    entry,
+                }));
                 rows
             }
             FileKind::Sidebar => {
@@ -534,25 +496,13 @@ impl Analysis {
         }
     }
 
-    fn read_process_log(
-        &mut self,
-        index: usize,
-        reader: &mut dyn FileReader,
-    ) -> Result<(), String> {
-        let (root, listed) = (
-            self.files[index].root,
-            self.files[index].listed_path.clone(),
-        );
-        let file = reader
-            .open(root, &listed)
-            .map_err(|error| error.to_string())?;
-        let facts = logs::scan(BufReader::with_capacity(1 << 16, file))
-            .map_err(|error| error.to_string())?;
+    fn read_process_log(&mut self, index: usize, reader: &mut dyn FileReader) -> Result<(), String> {
+        let (root, listed) = (self.files[index].root, self.files[index].listed_path.clone());
+        let file = reader.open(root, &listed).map_err(|error| error.to_string())?;
+        let facts = logs::scan(BufReader::with_capacity(1 << 16, file)).map_err(|error| error.to_string())?;
         for id in &facts.workspace_ids {
             let session = self.session(id, root, "process log");
-            session
-                .process_versions
-                .extend(facts.versions.iter().cloned());
+            session.process_versions.extend(facts.versions.iter().cloned());
         }
         let home = &mut self.homes[root];
         for (name, seen) in &facts.mcp_servers {
@@ -560,62 +510,36 @@ impl Analysis {
             entry.connected += seen.connected;
             entry.failed += seen.failed;
         }
-        home.accounts.extend(
-            facts
-                .sign_ins
-                .iter()
-                .map(|sign_in| (sign_in.host.clone(), sign_in.login.clone())),
-        );
+        home.accounts.extend(facts.sign_ins.iter().map(|sign_in| (sign_in.host.clone(), sign_in.login.clone())));
         self.hold(index, logs::rows(&facts));
         Ok(())
     }
 
     /// The store is read once, from the main file and its `-wal` together (the log alone,
     /// when the main file is missing). The `-wal` entry reports the replay.
-    fn read_store(
-        &mut self,
-        index: usize,
-        reader: &mut dyn FileReader,
-        scope: StoreScope,
-    ) -> Result<(), String> {
+    fn read_store(&mut self, index: usize, reader: &mut dyn FileReader, scope: StoreScope) -> Result<(), String> {
         let file = &self.files[index];
         let root = file.root;
         let main_path = file.path.trim_end_matches("-wal").to_string();
         let wal_path = format!("{main_path}-wal");
         let find = |path: &str| {
-            self.files
-                .iter()
-                .position(|f| f.root == root && f.path == path)
+            self.files.iter().position(|f| f.root == root && f.path == path && f.status == FileStatus::Read)
         };
         let (main, wal) = (find(&main_path), find(&wal_path));
         if file.kind == FileKind::StoreWal && main.is_some() {
             return Ok(()); // read with its main file
         }
-        let mut load = |at: Option<usize>| -> Result<Option<Vec<u8>>, String> {
-            let Some(at) = at else { return Ok(None) };
-            read_all(reader, root, &self.files[at].listed_path, STORE_LIMIT)
-                .map(Some)
-                .map_err(|error| error.to_string())
+        let mut files = StoreOnDisk {
+            reader,
+            root,
+            main: main.map(|at| (self.files[at].listed_path.clone(), self.files[at].size)),
+            wal: wal.map(|at| self.files[at].listed_path.clone()),
         };
-        let main_bytes = load(main)?.unwrap_or_default();
-        let wal_bytes = match load(wal) {
-            Ok(bytes) => bytes,
-            Err(message) => {
-                if let Some(wal) = wal {
-                    self.files[wal].fail(message);
-                }
-                None
-            }
-        };
-        let contents = match store::read(&main_bytes, wal_bytes.as_deref(), scope) {
+        let contents = match store::read(&mut files, scope) {
             Ok(contents) => contents,
             Err(message) => {
                 // The -wal entry carries a replay failure; the main file carries the rest.
-                let blame = if message.contains("log") {
-                    wal.unwrap_or(index)
-                } else {
-                    index
-                };
+                let blame = if message.contains("log") { wal.unwrap_or(index) } else { index };
                 self.files[blame].fail(message);
                 return Ok(());
             }
@@ -663,12 +587,8 @@ impl Analysis {
                     root: file.root,
                     listed_path: file.listed_path.clone(),
                     source: file.path.clone(),
-                    fallback_project: facts
-                        .map(|f| f.fallback_project().to_string())
-                        .unwrap_or_default(),
-                    fallback_branch: facts
-                        .map(|f| f.fallback_branch().to_string())
-                        .unwrap_or_default(),
+                    fallback_project: facts.map(|f| f.fallback_project().to_string()).unwrap_or_default(),
+                    fallback_branch: facts.map(|f| f.fallback_branch().to_string()).unwrap_or_default(),
                     session_id,
                 }
             })
@@ -690,8 +610,7 @@ impl Analysis {
             entry.calls += counts.calls;
             entry.failures += counts.failures;
         }
-        home.mcp_from_events
-            .extend(outcome.mcp_servers.iter().cloned());
+        home.mcp_from_events.extend(outcome.mcp_servers.iter().cloned());
         home.skills.extend(outcome.skills.iter().cloned());
         let facts = self.session(&task.session_id, task.root, "events.jsonl");
         let log = facts.log.get_or_insert_with(LogFactsForSession::default);
@@ -728,19 +647,13 @@ impl Analysis {
         for (&index, rows) in &held {
             for row in rows {
                 if self.files[index].is_secondary() {
-                    candidates.push(Candidate::new(
-                        &row.session_id,
-                        row.turn_type,
-                        &row.text,
-                        row.millis(),
-                    ));
+                    candidates.push(Candidate::new(&row.session_id, row.turn_type, &row.text, row.millis()));
                 } else if dedup::has_secondary_copies(row.turn_type, &row.text) {
                     primary.add(&row.session_id, row.turn_type, &row.text, row.millis());
                 }
             }
         }
-        let mut keep =
-            dedup::keep_secondary(primary, &candidates, dedup::SECONDARY_TOLERANCE_MS).into_iter();
+        let mut keep = dedup::keep_secondary(primary, &candidates, dedup::SECONDARY_TOLERANCE_MS).into_iter();
 
         let mut kept = 0;
         let mut dropped = 0;
@@ -795,52 +708,35 @@ impl Analysis {
             .iter()
             .map(|(id, facts)| {
                 let mut record = facts.record(id);
-                record.usage = usage
-                    .ledgers
-                    .get(id)
-                    .map(|ledger| summary::session_usage(ledger, &usage.rates));
+                record.usage = usage.ledgers.get(id).map(|ledger| summary::session_usage(ledger, &usage.rates));
                 (id.clone(), record)
             })
             .collect();
         let labels: Vec<String> = self.roots.iter().map(|root| root.label.clone()).collect();
         let inventory = inventory::build(&labels, &self.homes, &self.sessions, &records);
         let report = self.report(secondary_kept, secondary_dropped);
-        Outputs {
-            sessions: records.into_values().collect(),
-            inventory,
-            report,
-            usage,
-        }
+        Outputs { sessions: records.into_values().collect(), inventory, report, usage }
     }
 
     /// Closes every session's ledger: the store's per-call rows stand in for a log's missing
     /// records, and recover the usage of sessions whose log is gone.
     fn finish_usage(&mut self) -> UsageData {
-        let mut store_calls: BTreeMap<
-            &str,
-            Vec<(Option<i64>, crate::usage::counters::UsageCounts)>,
-        > = BTreeMap::new();
+        let mut store_calls: BTreeMap<&str, Vec<(Option<i64>, crate::usage::counters::UsageCounts)>> = BTreeMap::new();
         for event in &self.store_usage {
-            store_calls.entry(&event.session_id).or_default().push((
-                crate::time::parse_millis(&event.created_at),
-                event.counts.clone(),
-            ));
+            store_calls
+                .entry(&event.session_id)
+                .or_default()
+                .push((crate::time::parse_millis(&event.created_at), event.counts.clone()));
         }
         let mut ledgers = BTreeMap::new();
         let mut unknown = Vec::new();
         for (id, facts) in &mut self.sessions {
             let log_exists = facts.has_events_log();
-            let calls = store_calls
-                .get(id.as_str())
-                .map(Vec::as_slice)
-                .unwrap_or_default();
+            let calls = store_calls.get(id.as_str()).map(Vec::as_slice).unwrap_or_default();
             if !log_exists && calls.is_empty() {
                 continue;
             }
-            let mut ledger = facts
-                .usage
-                .take()
-                .unwrap_or_else(|| SessionLedger::new(self.options.zone));
+            let mut ledger = facts.usage.take().unwrap_or_else(|| SessionLedger::new(self.options.zone));
             ledger.add_store_calls(calls, &self.options.rates);
             ledger.finish(log_exists);
             if log_exists && ledger.checkpoints == 0 && ledger.entries.is_empty() {
@@ -848,11 +744,7 @@ impl Analysis {
             }
             ledgers.insert(id.clone(), ledger);
         }
-        UsageData {
-            ledgers,
-            unknown,
-            rates: self.options.rates.clone(),
-        }
+        UsageData { ledgers, unknown, rates: self.options.rates.clone() }
     }
 
     /// A usage-only run: the store's per-call rows and, from each log, only the lines that
@@ -876,11 +768,7 @@ impl Analysis {
                     let session_id = file.session_id.clone().unwrap_or_default();
                     let mut ledger = SessionLedger::new(self.options.zone);
                     let scanned = reader.open(root, &file.listed_path).and_then(|opened| {
-                        scan::scan_log(
-                            BufReader::with_capacity(1 << 18, opened),
-                            &mut ledger,
-                            &self.options.rates,
-                        )
+                        scan::scan_log(BufReader::with_capacity(1 << 18, opened), &mut ledger, &self.options.rates)
                     });
                     match scanned {
                         Ok(scanned) => {
@@ -904,24 +792,16 @@ impl Analysis {
             .files
             .iter()
             .filter(|file| {
-                file.kind == FileKind::EventsLog
-                    || file.kind == FileKind::StoreWal
-                    || file.kind == FileKind::Store
+                file.kind == FileKind::EventsLog || file.kind == FileKind::StoreWal || file.kind == FileKind::Store
             })
             .map(|file| file.size)
             .sum();
-        UsageOnly {
-            usage: self.finish_usage(),
-            stats,
-            problems,
-            bytes_read,
-        }
+        UsageOnly { usage: self.finish_usage(), stats, problems, bytes_read }
     }
 
     fn report(self, secondary_rows_kept: u64, secondary_rows_deduplicated: u64) -> Report {
         let mut totals = Totals {
-            files_found: self.files.len() as u64
-                + self.excluded.values().map(|(files, _)| files).sum::<u64>(),
+            files_found: self.files.len() as u64 + self.excluded.values().map(|(files, _)| files).sum::<u64>(),
             rows: self.tally.rows,
             secondary_rows_kept,
             secondary_rows_deduplicated,
@@ -929,10 +809,9 @@ impl Analysis {
             ..Totals::default()
         };
         for turn_type in TurnType::ALL {
-            totals.rows_by_turn_type.insert(
-                turn_type.as_str().to_string(),
-                self.tally.by_turn_type[turn_type as usize],
-            );
+            totals
+                .rows_by_turn_type
+                .insert(turn_type.as_str().to_string(), self.tally.by_turn_type[turn_type as usize]);
         }
         for file in &self.files {
             match file.status {
@@ -981,12 +860,7 @@ impl Analysis {
             excluded_trees: self
                 .excluded
                 .into_iter()
-                .map(|((root, tree), (files, bytes))| ExcludedTree {
-                    root,
-                    tree,
-                    files,
-                    bytes,
-                })
+                .map(|((root, tree), (files, bytes))| ExcludedTree { root, tree, files, bytes })
                 .collect(),
             totals,
         }

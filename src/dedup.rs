@@ -44,8 +44,7 @@ pub fn global_key(turn_type: TurnType, text: &str) -> u64 {
 /// Whether a primary row can have a secondary copy, and so needs a key: the secondary sources
 /// only give prompts, replies, tool calls and results, and session names.
 pub fn has_secondary_copies(turn_type: TurnType, text: &str) -> bool {
-    turn_type != TurnType::System && turn_type != TurnType::Thinking
-        || text.starts_with("session name: ")
+    turn_type != TurnType::System && turn_type != TurnType::Thinking || text.starts_with("session name: ")
 }
 
 /// The keys of the primary rows.
@@ -58,8 +57,7 @@ pub struct PrimaryKeys {
 impl PrimaryKeys {
     pub fn add(&mut self, session_id: &str, turn_type: TurnType, text: &str, millis: Option<i64>) {
         if let Some(millis) = millis {
-            self.dated
-                .push((session_key(session_id, turn_type, text), millis));
+            self.dated.push((session_key(session_id, turn_type, text), millis));
         }
         self.global.insert(global_key(turn_type, text));
     }
@@ -97,35 +95,20 @@ impl Candidate {
 }
 
 /// Which candidates to keep, in candidate order (the order decides ties).
-pub fn keep_secondary(
-    primary: PrimaryKeys,
-    candidates: &[Candidate],
-    tolerance_ms: i64,
-) -> Vec<bool> {
+pub fn keep_secondary(primary: PrimaryKeys, candidates: &[Candidate], tolerance_ms: i64) -> Vec<bool> {
     let mut keep = vec![false; candidates.len()];
-    let PrimaryKeys {
-        mut dated,
-        mut global,
-    } = primary;
+    let PrimaryKeys { mut dated, mut global } = primary;
     dated.sort_unstable();
 
-    let mut by_key: Vec<usize> = (0..candidates.len())
-        .filter(|&i| candidates[i].millis.is_some())
-        .collect();
+    let mut by_key: Vec<usize> = (0..candidates.len()).filter(|&i| candidates[i].millis.is_some()).collect();
     by_key.sort_by_key(|&i| (candidates[i].session_key, candidates[i].millis, i));
     for group in by_key.chunk_by(|&a, &b| candidates[a].session_key == candidates[b].session_key) {
         let key = candidates[group[0]].session_key;
         let start = dated.partition_point(|&(k, _)| k < key);
         let end = dated.partition_point(|&(k, _)| k <= key);
-        let primaries: Vec<i64> = dated[start..end]
-            .iter()
-            .map(|&(_, millis)| millis)
-            .collect();
+        let primaries: Vec<i64> = dated[start..end].iter().map(|&(_, millis)| millis).collect();
         let verdicts = decide_group(
-            group
-                .iter()
-                .map(|&i| candidates[i].millis.unwrap_or_default())
-                .collect(),
+            group.iter().map(|&i| candidates[i].millis.unwrap_or_default()).collect(),
             &primaries,
             tolerance_ms,
         );
@@ -134,12 +117,7 @@ pub fn keep_secondary(
         }
     }
     // Every dated copy, kept or not, is a copy the history's entries can collapse onto.
-    global.extend(
-        candidates
-            .iter()
-            .filter(|c| c.millis.is_some())
-            .map(|c| c.global_key),
-    );
+    global.extend(candidates.iter().filter(|c| c.millis.is_some()).map(|c| c.global_key));
     for (index, candidate) in candidates.iter().enumerate() {
         if candidate.millis.is_none() {
             keep[index] = global.insert(candidate.global_key);
@@ -176,9 +154,7 @@ fn decide_group(secondary: Vec<i64>, primaries: &[i64], tolerance_ms: i64) -> Ve
             continue;
         }
         let covered = (0..secondary.len()).any(|other| {
-            other != s
-                && near(secondary[s], secondary[other])
-                && (paired[other] || (other < s && keep[other]))
+            other != s && near(secondary[s], secondary[other]) && (paired[other] || (other < s && keep[other]))
         });
         keep[s] = !covered;
     }
@@ -200,10 +176,7 @@ mod tests {
         // Copies far apart are different prompts.
         assert_eq!(decide_group(vec![0, 3 * HOUR], &[], HOUR), [true, true]);
         // A prompt typed twice and logged twice: both store copies pair.
-        assert_eq!(
-            decide_group(vec![100, 600_100], &[0, 600_000], HOUR),
-            [false, false]
-        );
+        assert_eq!(decide_group(vec![100, 600_100], &[0, 600_000], HOUR), [false, false]);
     }
 
     #[test]
@@ -216,9 +189,6 @@ mod tests {
             Candidate::new("", TurnType::User, "fix it", None),
             Candidate::new("", TurnType::User, "/model", None),
         ];
-        assert_eq!(
-            keep_secondary(primary, &candidates, HOUR),
-            [true, false, false, true]
-        );
+        assert_eq!(keep_secondary(primary, &candidates, HOUR), [true, false, false, true]);
     }
 }

@@ -113,28 +113,16 @@ pub fn build(
         .zip(homes)
         .enumerate()
         .map(|(root, (label, facts))| {
-            let in_home: Vec<(&SessionFacts, &SessionRecord)> = sessions
-                .iter()
-                .filter(|(_, s)| s.roots.contains(&root))
-                .map(|(id, s)| (s, &records[id]))
-                .collect();
-            Home {
-                root: label.clone(),
-                agents: vec![agent_inventory(facts, &in_home)],
-            }
+            let in_home: Vec<(&SessionFacts, &SessionRecord)> =
+                sessions.iter().filter(|(_, s)| s.roots.contains(&root)).map(|(id, s)| (s, &records[id])).collect();
+            Home { root: label.clone(), agents: vec![agent_inventory(facts, &in_home)] }
         })
         .collect();
     let synced_sessions = sessions.values().filter(|s| s.is_synced()).count() as u64;
-    Inventory {
-        homes,
-        synced_sessions,
-    }
+    Inventory { homes, synced_sessions }
 }
 
-fn agent_inventory(
-    facts: &HomeFacts,
-    sessions: &[(&SessionFacts, &SessionRecord)],
-) -> AgentInventory {
+fn agent_inventory(facts: &HomeFacts, sessions: &[(&SessionFacts, &SessionRecord)]) -> AgentInventory {
     let mut projects: BTreeMap<&str, Project> = BTreeMap::new();
     let mut scratch: BTreeMap<&str, u64> = BTreeMap::new();
     let mut models: BTreeMap<&str, u64> = BTreeMap::new();
@@ -142,24 +130,14 @@ fn agent_inventory(
         if let Some(directory) = session.scratch_directory() {
             *scratch.entry(directory).or_default() += 1;
         } else if !record.project_path.is_empty() {
-            let first = if record.first_event.is_empty() {
-                &record.created_at
-            } else {
-                &record.first_event
-            };
-            let last = if record.last_event.is_empty() {
-                &record.updated_at
-            } else {
-                &record.last_event
-            };
-            let project = projects
-                .entry(record.project_path.as_str())
-                .or_insert_with(|| Project {
-                    path: record.project_path.clone(),
-                    sessions: 0,
-                    first_seen: first.clone(),
-                    last_seen: last.clone(),
-                });
+            let first = if record.first_event.is_empty() { &record.created_at } else { &record.first_event };
+            let last = if record.last_event.is_empty() { &record.updated_at } else { &record.last_event };
+            let project = projects.entry(record.project_path.as_str()).or_insert_with(|| Project {
+                path: record.project_path.clone(),
+                sessions: 0,
+                first_seen: first.clone(),
+                last_seen: last.clone(),
+            });
             project.sessions += 1;
             if !first.is_empty() && (project.first_seen.is_empty() || *first < project.first_seen) {
                 project.first_seen = first.clone();
@@ -173,16 +151,10 @@ fn agent_inventory(
         }
     }
     let mut mcp: BTreeMap<&str, McpServer> = BTreeMap::new();
-    let server = |name: &str| McpServer {
-        name: name.to_string(),
-        used_in_sessions: false,
-        connected: 0,
-        failed_to_start: 0,
-    };
+    let server =
+        |name: &str| McpServer { name: name.to_string(), used_in_sessions: false, connected: 0, failed_to_start: 0 };
     for name in &facts.mcp_from_events {
-        mcp.entry(name)
-            .or_insert_with(|| server(name))
-            .used_in_sessions = true;
+        mcp.entry(name).or_insert_with(|| server(name)).used_in_sessions = true;
     }
     for (name, seen) in &facts.mcp_from_logs {
         let entry = mcp.entry(name).or_insert_with(|| server(name));
@@ -197,27 +169,14 @@ fn agent_inventory(
         projects: projects.into_values().collect(),
         scratch_directories: scratch
             .into_iter()
-            .map(|(path, sessions)| ScratchDirectory {
-                path: path.to_string(),
-                sessions,
-            })
+            .map(|(path, sessions)| ScratchDirectory { path: path.to_string(), sessions })
             .collect(),
         synced_sessions: sessions.iter().filter(|(s, _)| s.is_synced()).count() as u64,
-        models: models
-            .into_iter()
-            .map(|(model, sessions)| ModelUse {
-                model: model.to_string(),
-                sessions,
-            })
-            .collect(),
+        models: models.into_iter().map(|(model, sessions)| ModelUse { model: model.to_string(), sessions }).collect(),
         tools: facts
             .tools
             .iter()
-            .map(|(name, t)| ToolUse {
-                name: name.clone(),
-                calls: t.calls,
-                failures: t.failures,
-            })
+            .map(|(name, t)| ToolUse { name: name.clone(), calls: t.calls, failures: t.failures })
             .collect(),
         mcp_servers: mcp.into_values().collect(),
         skills: facts.skills.iter().cloned().collect(),
@@ -225,10 +184,7 @@ fn agent_inventory(
         accounts: facts
             .accounts
             .iter()
-            .map(|(host, login)| Account {
-                host: host.clone(),
-                login: login.clone(),
-            })
+            .map(|(host, login)| Account { host: host.clone(), login: login.clone() })
             .collect(),
     }
 }

@@ -8,6 +8,7 @@
 pub mod analysis;
 pub mod artifacts;
 pub mod dedup;
+pub mod export;
 pub mod input;
 pub mod inventory;
 pub mod json;
@@ -15,5 +16,9 @@ pub mod lines;
 pub mod model;
 pub mod report;
 pub mod sessions;
+pub mod table;
 pub mod time;
 pub mod usage;
+
+#[cfg(target_arch = "wasm32")]
+mod wasm;

@@ -34,12 +34,7 @@ impl<R: BufRead> LineReader<R> {
     }
 
     pub fn with_limit(inner: R, max_len: usize) -> Self {
-        LineReader {
-            inner,
-            buf: Vec::new(),
-            max_len,
-            number: 0,
-        }
+        LineReader { inner, buf: Vec::new(), max_len, number: 0 }
     }
 
     pub fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
@@ -76,11 +71,7 @@ impl<R: BufRead> LineReader<R> {
             full_len -= 1;
         }
         self.number += 1;
-        Ok(Some(Line {
-            number: self.number,
-            bytes: &self.buf,
-            full_len,
-        }))
+        Ok(Some(Line { number: self.number, bytes: &self.buf, full_len }))
     }
 }
 
@@ -102,12 +93,7 @@ mod tests {
         let got = collect(b"ab\r\ncdefgh\n\nlast", 4);
         assert_eq!(
             got,
-            [
-                (1, b"ab".to_vec(), 2),
-                (2, b"cdef".to_vec(), 6),
-                (3, b"".to_vec(), 0),
-                (4, b"last".to_vec(), 4)
-            ]
+            [(1, b"ab".to_vec(), 2), (2, b"cdef".to_vec(), 6), (3, b"".to_vec(), 0), (4, b"last".to_vec(), 4)]
         );
         assert!(collect(b"", 4).is_empty());
         assert_eq!(collect(b"x\n", 4), [(1, b"x".to_vec(), 1)]);

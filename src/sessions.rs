@@ -104,24 +104,16 @@ impl SessionFacts {
     }
 
     pub fn fallback_branch(&self) -> &str {
-        self.store
-            .as_ref()
-            .map_or("", |store| store.branch.as_str())
+        self.store.as_ref().map_or("", |store| store.branch.as_str())
     }
 
     /// "latest context.cwd, else workspace.yaml cwd, else sessions.cwd, else sidebar".
     pub fn project(&self) -> &str {
-        self.log
-            .as_ref()
-            .and_then(|log| log.project.as_deref())
-            .unwrap_or_else(|| self.fallback_project())
+        self.log.as_ref().and_then(|log| log.project.as_deref()).unwrap_or_else(|| self.fallback_project())
     }
 
     pub fn branch(&self) -> &str {
-        self.log
-            .as_ref()
-            .and_then(|log| log.branch.as_deref())
-            .unwrap_or_else(|| self.fallback_branch())
+        self.log.as_ref().and_then(|log| log.branch.as_deref()).unwrap_or_else(|| self.fallback_branch())
     }
 
     pub fn has_events_log(&self) -> bool {
@@ -135,11 +127,7 @@ impl SessionFacts {
     /// A session the Copilot Desktop app pre-created and never prompted: its directory is
     /// a scratch directory of the agent, not a project.
     pub fn scratch_directory(&self) -> Option<&str> {
-        let cwd = self
-            .workspace
-            .as_ref()
-            .map(|w| w.cwd.as_str())
-            .filter(|cwd| !cwd.is_empty())?;
+        let cwd = self.workspace.as_ref().map(|w| w.cwd.as_str()).filter(|cwd| !cwd.is_empty())?;
         (!self.has_events_log()).then_some(cwd)
     }
 
@@ -148,11 +136,7 @@ impl SessionFacts {
         let store = self.store.clone().unwrap_or_default();
         let log = self.log.clone().unwrap_or_default();
         let or = |first: &str, second: &str| {
-            if first.is_empty() {
-                second.to_string()
-            } else {
-                first.to_string()
-            }
+            if first.is_empty() { second.to_string() } else { first.to_string() }
         };
         SessionRecord {
             session_id: session_id.to_string(),
@@ -162,28 +146,15 @@ impl SessionFacts {
             client_name: workspace.client_name,
             created_at: time::normalize(&or(&workspace.created_at, &store.created_at)).into_owned(),
             updated_at: time::normalize(&or(&workspace.updated_at, &store.updated_at)).into_owned(),
-            first_event: log
-                .first_event_ms
-                .map(time::format_millis)
-                .unwrap_or_default(),
-            last_event: log
-                .last_event_ms
-                .map(time::format_millis)
-                .unwrap_or_default(),
-            copilot_version: log
-                .copilot_version
-                .or_else(|| self.process_versions.last().cloned())
-                .unwrap_or_default(),
+            first_event: log.first_event_ms.map(time::format_millis).unwrap_or_default(),
+            last_event: log.last_event_ms.map(time::format_millis).unwrap_or_default(),
+            copilot_version: log.copilot_version.or_else(|| self.process_versions.last().cloned()).unwrap_or_default(),
             counts: self.counts,
             models: log.models.into_iter().collect(),
             shutdown: log.shutdown_type.unwrap_or_else(|| "none".into()),
             synced: self.is_synced(),
             events_log: self.has_events_log(),
-            found_in: self
-                .found_in
-                .iter()
-                .map(|source| source.to_string())
-                .collect(),
+            found_in: self.found_in.iter().map(|source| source.to_string()).collect(),
             usage: None,
         }
     }

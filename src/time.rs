@@ -56,17 +56,10 @@ fn canonical_millis(b: &[u8]) -> Option<i64> {
         return None;
     }
     let digits = |range: std::ops::Range<usize>| -> Option<i64> {
-        b[range].iter().try_fold(0i64, |acc, &c| {
-            c.is_ascii_digit().then(|| acc * 10 + i64::from(c - b'0'))
-        })
+        b[range].iter().try_fold(0i64, |acc, &c| c.is_ascii_digit().then(|| acc * 10 + i64::from(c - b'0')))
     };
     let (year, month, day) = (digits(0..4)?, digits(5..7)?, digits(8..10)?);
-    let (hour, minute, second, milli) = (
-        digits(11..13)?,
-        digits(14..16)?,
-        digits(17..19)?,
-        digits(20..23)?,
-    );
+    let (hour, minute, second, milli) = (digits(11..13)?, digits(14..16)?, digits(17..19)?, digits(20..23)?);
     if !(1..=12).contains(&month)
         || day == 0
         || day > days_in_month(year, month)
@@ -112,28 +105,16 @@ mod tests {
             "1970-01-01T00:00:00.000Z",
             "2000-03-01T12:34:56.789Z",
         ] {
-            let expected = DateTime::parse_from_rfc3339(stamp)
-                .unwrap()
-                .timestamp_millis();
-            assert_eq!(
-                canonical_millis(stamp.as_bytes()),
-                Some(expected),
-                "{stamp}"
-            );
+            let expected = DateTime::parse_from_rfc3339(stamp).unwrap().timestamp_millis();
+            assert_eq!(canonical_millis(stamp.as_bytes()), Some(expected), "{stamp}");
         }
         assert_eq!(canonical_millis(b"2025-02-29T00:00:00.000Z"), None);
     }
 
     #[test]
     fn other_forms_are_normalized() {
-        assert_eq!(
-            normalize("2026-10-01T09:00:00Z"),
-            "2026-10-01T09:00:00.000Z"
-        );
-        assert_eq!(
-            normalize("2026-10-01T11:00:00.5+02:00"),
-            "2026-10-01T09:00:00.500Z"
-        );
+        assert_eq!(normalize("2026-10-01T09:00:00Z"), "2026-10-01T09:00:00.000Z");
+        assert_eq!(normalize("2026-10-01T11:00:00.5+02:00"), "2026-10-01T09:00:00.500Z");
         assert_eq!(normalize("2026-10-01 09:00:00"), "2026-10-01T09:00:00.000Z");
         assert_eq!(normalize("yesterday"), "yesterday");
     }

@@ -37,10 +37,7 @@ fn zip_tree(dir: &Path, zip_path: &Path, top: &str, separator: &str) {
             .compression_method(zip::CompressionMethod::Deflated)
             .last_modified_time(zip_time(modified));
         let relative = path.strip_prefix(dir).unwrap();
-        let parts: Vec<String> = relative
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned())
-            .collect();
+        let parts: Vec<String> = relative.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
         let name = format!("{top}{separator}{}", parts.join(separator));
         writer.start_file(name, options).unwrap();
         writer.write_all(&bytes).unwrap();
@@ -64,11 +61,7 @@ fn zip_time(time: chrono::NaiveDateTime) -> zip::DateTime {
 
 fn rows_of(scratch: &Path, root: &str, out: &str) -> String {
     let output = run(scratch, &["analyze", root, "--out", out]);
-    assert!(
-        output.status.success(),
-        "{root}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert!(output.status.success(), "{root}: {}", String::from_utf8_lossy(&output.stderr));
     read(&scratch.join(out).join("rows.jsonl"))
 }
 
@@ -78,26 +71,13 @@ fn input_bytes_are_never_changed() {
     let home = scratch.path().join("home");
     copy_tree(&fixture("spec-sample"), &home);
     copy_tree(&fixture("real-cli-1.0.102"), &scratch.path().join("real"));
-    let before = (
-        snapshot_tree(&home),
-        snapshot_tree(&scratch.path().join("real")),
-    );
+    let before = (snapshot_tree(&home), snapshot_tree(&scratch.path().join("real")));
     rows_of(scratch.path(), "home", "out1");
     rows_of(scratch.path(), "home/.copilot", "out2");
     rows_of(scratch.path(), "real", "out3");
-    let after = (
-        snapshot_tree(&home),
-        snapshot_tree(&scratch.path().join("real")),
-    );
-    assert_eq!(
-        before.0.keys().collect::<Vec<_>>(),
-        after.0.keys().collect::<Vec<_>>(),
-        "files were added or removed"
-    );
-    assert!(
-        before == after,
-        "a file's bytes or modification time changed"
-    );
+    let after = (snapshot_tree(&home), snapshot_tree(&scratch.path().join("real")));
+    assert_eq!(before.0.keys().collect::<Vec<_>>(), after.0.keys().collect::<Vec<_>>(), "files were added or removed");
+    assert!(before == after, "a file's bytes or modification time changed");
 }
 
 #[test]
@@ -106,41 +86,24 @@ fn a_home_its_copilot_folder_and_zips_of_either_give_the_same_rows() {
     let home = scratch.path().join("home");
     copy_tree(&fixture("spec-sample"), &home);
     zip_tree(&home, &scratch.path().join("home.zip"), "mona", "/");
-    zip_tree(
-        &home.join(".copilot"),
-        &scratch.path().join("copilot.zip"),
-        "whatever-it-is-called",
-        "/",
-    );
-    zip_tree(
-        &home,
-        &scratch.path().join("windows.zip"),
-        r"Users\mona",
-        r"\",
-    );
+    zip_tree(&home.join(".copilot"), &scratch.path().join("copilot.zip"), "whatever-it-is-called", "/");
+    zip_tree(&home, &scratch.path().join("windows.zip"), r"Users\mona", r"\");
     let expected = rows_of(scratch.path(), "home", "out-home");
     assert!(expected.contains("\"source\":\".copilot/session-store.db\""));
-    assert!(
-        rows_of(scratch.path(), "home/.copilot", "out-dir") == expected,
-        ".copilot gives other rows"
-    );
+    assert!(rows_of(scratch.path(), "home/.copilot", "out-dir") == expected, ".copilot gives other rows");
     for zip in ["home.zip", "copilot.zip", "windows.zip"] {
-        assert!(
-            rows_of(scratch.path(), zip, &format!("out-{zip}")) == expected,
-            "{zip} gives other rows"
-        );
+        assert!(rows_of(scratch.path(), zip, &format!("out-{zip}")) == expected, "{zip} gives other rows");
     }
 }
 
 #[test]
 fn xdg_era_folders_are_read_too() {
     let scratch = tempfile::tempdir().unwrap();
-    copy_tree(
-        &fixture("spec-sample/.copilot"),
-        &scratch.path().join("home/.local/state/.copilot"),
-    );
+    copy_tree(&fixture("spec-sample/.copilot"), &scratch.path().join("home/.local/state/.copilot"));
     let rows = rows_of(scratch.path(), "home", "out");
-    assert!(rows.contains("\"source\":\".local/state/.copilot/session-state/5e55a0a1-0000-4000-8000-000000000001/events.jsonl\""));
+    assert!(rows.contains(
+        "\"source\":\".local/state/.copilot/session-state/5e55a0a1-0000-4000-8000-000000000001/events.jsonl\""
+    ));
 }
 
 #[test]
@@ -163,10 +126,7 @@ fn unusable_input_is_a_clear_error_with_status_2() {
         assert!(stderr.contains(message), "{root}: {stderr}");
     }
     copy_tree(&fixture("spec-sample"), &scratch.path().join("home"));
-    let output = run(
-        scratch.path(),
-        &["analyze", "home", "--out", "home/.copilot/out"],
-    );
+    let output = run(scratch.path(), &["analyze", "home", "--out", "home/.copilot/out"]);
     assert_eq!(output.status.code(), Some(2));
     assert!(!scratch.path().join("home/.copilot/out").exists());
 }
@@ -179,11 +139,7 @@ fn output_does_not_depend_on_listing_order() {
 
     let mut root = MemoryRoot::new("home");
     for (path, (bytes, _)) in snapshot_tree(&fixture("spec-sample")) {
-        let relative = path
-            .strip_prefix(fixture("spec-sample"))
-            .unwrap()
-            .to_string_lossy()
-            .into_owned();
+        let relative = path.strip_prefix(fixture("spec-sample")).unwrap().to_string_lossy().into_owned();
         root.insert(&relative, bytes, Some(common::FIXED_MTIME_MS as i64));
     }
     let mut outputs = Vec::new();

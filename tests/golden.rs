@@ -13,11 +13,7 @@ fn check_fixture(name: &str, extra_args: &[&str]) {
     let mut args = vec!["analyze", "home", "--out", "out"];
     args.extend_from_slice(extra_args);
     let output = run(scratch.path(), &args);
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let out = scratch.path().join("out");
     insta::with_settings!({ snapshot_path => Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden"), prepend_module_to_snapshot => false, omit_expression => true }, {
         for file in ["rows.jsonl", "sessions.jsonl", "inventory.json", "report.json", "usage.jsonl", "usage.csv"] {

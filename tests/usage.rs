@@ -25,35 +25,14 @@ fn check(name: &str, expected: &[Expected<'_>]) -> UsageData {
         .rows
         .iter()
         .map(|row: &UsageRow| {
-            let counts = [
-                row.requests,
-                row.input,
-                row.cache_read,
-                row.cache_write,
-                row.output,
-                row.reasoning,
-                row.total,
-            ];
-            (
-                row.day.clone().unwrap(),
-                row.model.clone(),
-                row.flags.clone(),
-                counts,
-                row.cost_usd_micros,
-            )
+            let counts =
+                [row.requests, row.input, row.cache_read, row.cache_write, row.output, row.reasoning, row.total];
+            (row.day.clone().unwrap(), row.model.clone(), row.flags.clone(), counts, row.cost_usd_micros)
         })
         .collect();
     let expected: Vec<_> = expected
         .iter()
-        .map(|(day, model, flags, counts, cost)| {
-            (
-                day.to_string(),
-                model.to_string(),
-                flags.to_vec(),
-                *counts,
-                *cost,
-            )
-        })
+        .map(|(day, model, flags, counts, cost)| (day.to_string(), model.to_string(), flags.to_vec(), *counts, *cost))
         .collect();
     assert_eq!(got, expected, "{name}");
 
@@ -82,27 +61,12 @@ fn a_resumed_session_counts_each_increase_on_its_shutdown_day() {
     let usage = check(
         "usage/resumed-two-days",
         &[
-            (
-                "2026-10-01",
-                "gpt-5.4",
-                &[],
-                [2, 7000, 15000, 0, 1200, 300, 23200],
-                Some(39250),
-            ),
-            (
-                "2026-10-02",
-                "gpt-5.4",
-                &[],
-                [1, 10000, 20000, 0, 1000, 0, 31000],
-                Some(45000),
-            ),
+            ("2026-10-01", "gpt-5.4", &[], [2, 7000, 15000, 0, 1200, 300, 23200], Some(39250)),
+            ("2026-10-02", "gpt-5.4", &[], [1, 10000, 20000, 0, 1000, 0, 31000], Some(45000)),
         ],
     );
     // Its per-call records sum exactly to each increase: nothing to flag.
-    assert_eq!(
-        flags(&usage, "aaaaaaaa-0000-4000-8000-000000000001"),
-        Vec::<&str>::new()
-    );
+    assert_eq!(flags(&usage, "aaaaaaaa-0000-4000-8000-000000000001"), Vec::<&str>::new());
 }
 
 #[test]
@@ -111,18 +75,9 @@ fn a_repeated_shutdown_line_adds_nothing() {
     // cost 5000*3.00 + 40000*0.30 + 5000*3.75 + 2000*15 = 15000 + 12000 + 18750 + 30000 = 75750.
     let usage = check(
         "usage/duplicated-shutdown",
-        &[(
-            "2026-10-03",
-            "claude-sonnet-4.5",
-            &[],
-            [4, 5000, 40000, 5000, 2000, 500, 52000],
-            Some(75750),
-        )],
+        &[("2026-10-03", "claude-sonnet-4.5", &[], [4, 5000, 40000, 5000, 2000, 500, 52000], Some(75750))],
     );
-    assert_eq!(
-        flags(&usage, "bbbbbbbb-0000-4000-8000-000000000002"),
-        ["repeated_checkpoint_not_counted"]
-    );
+    assert_eq!(flags(&usage, "bbbbbbbb-0000-4000-8000-000000000002"), ["repeated_checkpoint_not_counted"]);
 }
 
 #[test]
@@ -130,18 +85,9 @@ fn a_lower_second_total_adds_nothing_and_is_flagged() {
     // Only the first shutdown counts: 5 / 10000 / 1000; cost 10000*0.25 + 1000*2.00 = 4500.
     let usage = check(
         "usage/lower-second-total",
-        &[(
-            "2026-10-04",
-            "gpt-5-mini",
-            &[],
-            [5, 10000, 0, 0, 1000, 0, 11000],
-            Some(4500),
-        )],
+        &[("2026-10-04", "gpt-5-mini", &[], [5, 10000, 0, 0, 1000, 0, 11000], Some(4500))],
     );
-    assert_eq!(
-        flags(&usage, "cccccccc-0000-4000-8000-000000000003"),
-        ["total_went_down"]
-    );
+    assert_eq!(flags(&usage, "cccccccc-0000-4000-8000-000000000003"), ["total_went_down"]);
 }
 
 #[test]
@@ -150,18 +96,9 @@ fn a_subagent_shutdown_is_already_inside_the_parent() {
     // cost 5000*1.00 + 3000*0.10 + 1000*1.25 + 900*5.00 = 5000 + 300 + 1250 + 4500 = 11050.
     let usage = check(
         "usage/subagent-shutdown",
-        &[(
-            "2026-10-05",
-            "claude-haiku-4.5",
-            &[],
-            [3, 5000, 3000, 1000, 900, 0, 9900],
-            Some(11050),
-        )],
+        &[("2026-10-05", "claude-haiku-4.5", &[], [3, 5000, 3000, 1000, 900, 0, 9900], Some(11050))],
     );
-    assert_eq!(
-        flags(&usage, "dddddddd-0000-4000-8000-000000000004"),
-        ["subagent_checkpoint_not_counted"]
-    );
+    assert_eq!(flags(&usage, "dddddddd-0000-4000-8000-000000000004"), ["subagent_checkpoint_not_counted"]);
 }
 
 #[test]
@@ -170,21 +107,13 @@ fn no_shutdown_is_a_partial_lower_bound_or_unknown() {
     // cost 6000*2.50 + 11000*0.25 + 700*15 = 15000 + 2750 + 10500 = 28250, marked partial.
     let usage = check(
         "usage/no-shutdown",
-        &[(
-            "2026-10-06",
-            "gpt-5.4",
-            &["partial"],
-            [2, 6000, 11000, 0, 700, 0, 17700],
-            Some(28250),
-        )],
+        &[("2026-10-06", "gpt-5.4", &["partial"], [2, 6000, 11000, 0, 700, 0, 17700], Some(28250))],
     );
     // The other session has neither: its usage is unknown, not zero.
     assert_eq!(usage.unknown, ["eeeeeeee-0000-4000-8000-000000000006"]);
     let table = usage.table(GroupBy::Day, DayRange::default());
     assert!(
-        !table
-            .totals
-            .contains_key(&copilot_lens::usage::Kind::Counted),
+        !table.totals.contains_key(&copilot_lens::usage::Kind::Counted),
         "partial figures are never in the default total"
     );
 }
@@ -196,20 +125,8 @@ fn two_models_in_one_session_are_two_rows() {
     check(
         "usage/two-models",
         &[
-            (
-                "2026-10-07",
-                "claude-opus-4.6",
-                &[],
-                [2, 1000, 2000, 1000, 300, 50, 4300],
-                Some(19750),
-            ),
-            (
-                "2026-10-07",
-                "gpt-5.4",
-                &[],
-                [1, 1000, 0, 0, 100, 0, 1100],
-                Some(4000),
-            ),
+            ("2026-10-07", "claude-opus-4.6", &[], [2, 1000, 2000, 1000, 300, 50, 4300], Some(19750)),
+            ("2026-10-07", "gpt-5.4", &[], [1, 1000, 0, 0, 100, 0, 1100], Some(4000)),
         ],
     );
 }
@@ -222,76 +139,34 @@ fn a_deleted_session_is_recovered_from_the_store_and_never_counted_twice() {
     check(
         "usage/deleted-session",
         &[
-            (
-                "2026-10-08",
-                "gpt-5-mini",
-                &[],
-                [1, 1000, 0, 0, 100, 0, 1100],
-                Some(450),
-            ),
-            (
-                "2026-10-08",
-                "gpt-5-mini",
-                &["recovered"],
-                [2, 6000, 4000, 0, 500, 0, 10500],
-                Some(2600),
-            ),
+            ("2026-10-08", "gpt-5-mini", &[], [1, 1000, 0, 0, 100, 0, 1100], Some(450)),
+            ("2026-10-08", "gpt-5-mini", &["recovered"], [2, 6000, 4000, 0, 500, 0, 10500], Some(2600)),
         ],
     );
 }
 
 #[test]
 fn a_model_without_a_rate_has_no_cost_and_says_so() {
-    check(
-        "usage/no-rate",
-        &[(
-            "2026-10-09",
-            "gpt-6.1-sol",
-            &["no_rate"],
-            [1, 1000, 0, 0, 10, 0, 1010],
-            None,
-        )],
-    );
+    check("usage/no-rate", &[("2026-10-09", "gpt-6.1-sol", &["no_rate"], [1, 1000, 0, 0, 10, 0, 1010], None)]);
 }
 
 #[test]
 fn the_real_sample_reconciles_with_its_per_call_records() {
     // gpt-4.1 (earlier table revision: 2.00 / 0.50 / - / 8.00): 3 calls, input 3006 with 300
     // cache reads, output 66 (15 reasoning). cost 2706*2 + 300*0.5 + 66*8 = 5412 + 150 + 528 = 6090.
-    let usage = check(
-        "real-cli-1.0.102",
-        &[(
-            "2026-11-30",
-            "gpt-4.1",
-            &[],
-            [3, 2706, 300, 0, 66, 15, 3072],
-            Some(6090),
-        )],
-    );
-    assert_eq!(
-        flags(&usage, "16389f9e-9896-4928-b559-7fadd9312083"),
-        Vec::<&str>::new()
-    );
+    let usage =
+        check("real-cli-1.0.102", &[("2026-11-30", "gpt-4.1", &[], [3, 2706, 300, 0, 66, 15, 3072], Some(6090))]);
+    assert_eq!(flags(&usage, "16389f9e-9896-4928-b559-7fadd9312083"), Vec::<&str>::new());
 }
 
 #[test]
 fn days_follow_the_time_zone() {
     // 2026-10-01T23:30Z is already Oct 2 in Berlin (UTC+2 in October).
     let mut roots = MemoryRoots(vec![common::memory_root("usage/resumed-two-days")]);
-    let options = Options {
-        zone: copilot_lens::usage::Zone::parse("Europe/Berlin").unwrap(),
-        ..Options::default()
-    };
-    let usage = Analysis::plan(roots.listings(), options)
-        .unwrap()
-        .usage_only(&mut roots)
-        .usage;
+    let options = Options { zone: copilot_lens::usage::Zone::parse("Europe/Berlin").unwrap(), ..Options::default() };
+    let usage = Analysis::plan(roots.listings(), options).unwrap().usage_only(&mut roots).usage;
     let table = usage.table(GroupBy::Day, DayRange::default());
-    let days: Vec<_> = table
-        .rows
-        .iter()
-        .map(|row| (row.day.clone().unwrap(), row.requests))
-        .collect();
+    let days: Vec<_> = table.rows.iter().map(|row| (row.day.clone().unwrap(), row.requests)).collect();
     assert_eq!(days, [("2026-10-02".to_string(), 3)]);
 }
 
@@ -303,12 +178,6 @@ fn a_call_above_the_long_context_threshold_is_priced_at_the_higher_tier() {
     // not tell which call was which).
     check(
         "usage/long-context",
-        &[(
-            "2026-10-10",
-            "gpt-5.4",
-            &["long_context"],
-            [2, 110000, 200000, 0, 1100, 0, 311100],
-            Some(649000),
-        )],
+        &[("2026-10-10", "gpt-5.4", &["long_context"], [2, 110000, 200000, 0, 1100, 0, 311100], Some(649000))],
     );
 }

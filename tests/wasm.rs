@@ -47,20 +47,10 @@ fn the_spec_fixture_gives_the_native_rows() {
     }
     let mut roots = MemoryRoots(vec![root]);
     let mut rows = JsonlRowWriter::new(Vec::new());
-    let outputs = analyze(
-        roots.listings(),
-        &mut roots,
-        Options {
-            include_thinking: true,
-            ..Options::default()
-        },
-        &mut rows,
-    )
-    .unwrap();
+    let outputs =
+        analyze(roots.listings(), &mut roots, Options { include_thinking: true, ..Options::default() }, &mut rows)
+            .unwrap();
     let rows = String::from_utf8(rows.finish().unwrap()).unwrap();
-    assert_eq!(
-        rows,
-        golden(include_str!("golden/spec-sample__rows.jsonl.snap"))
-    );
+    assert_eq!(rows, golden(include_str!("golden/spec-sample__rows.jsonl.snap")));
     assert_eq!(outputs.report.totals.secondary_rows_deduplicated, 6);
 }

@@ -14,8 +14,7 @@ struct HistoryFile {
 
 /// One undated user row per entry; `source_line` is the 1-based index (newest first).
 pub fn parse(bytes: &[u8]) -> Result<Vec<PendingRow>, String> {
-    let file: HistoryFile =
-        serde_json::from_str(utf8_text(bytes)?).map_err(|error| error.to_string())?;
+    let file: HistoryFile = serde_json::from_str(utf8_text(bytes)?).map_err(|error| error.to_string())?;
     Ok(file
         .command_history
         .iter()
@@ -34,16 +33,8 @@ mod tests {
     #[test]
     fn entries_become_undated_user_rows_newest_first() {
         let rows = parse(br#"{"commandHistory":["and run lint","/model"]}"#).unwrap();
-        let got: Vec<_> = rows
-            .iter()
-            .map(|row| {
-                (
-                    row.text.as_str(),
-                    row.source_line,
-                    row.timestamp_utc.as_str(),
-                )
-            })
-            .collect();
+        let got: Vec<_> =
+            rows.iter().map(|row| (row.text.as_str(), row.source_line, row.timestamp_utc.as_str())).collect();
         assert_eq!(got, [("and run lint", 1, ""), ("/model", 2, "")]);
         assert!(parse(b"{").is_err());
     }

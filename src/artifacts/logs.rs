@@ -90,10 +90,7 @@ fn record_mcp(servers: &mut BTreeMap<String, McpServerSeen>, message: &str) {
             servers.entry(name).or_default().failed += 1;
         }
     } else if let Some(rest) = message.strip_prefix("Service initialized as client for the ") {
-        if let Some(name) = rest
-            .strip_suffix(" remote MCP server")
-            .or_else(|| rest.strip_suffix(" MCP server"))
-        {
+        if let Some(name) = rest.strip_suffix(" remote MCP server").or_else(|| rest.strip_suffix(" MCP server")) {
             servers.entry(name.to_string()).or_default().connected += 1;
         }
     }
@@ -102,11 +99,7 @@ fn record_mcp(servers: &mut BTreeMap<String, McpServerSeen>, message: &str) {
 /// The sign-in rows; they belong to the session the log served when it names exactly one.
 pub fn rows(facts: &LogFacts) -> Vec<PendingRow> {
     let session = match facts.workspace_ids.len() {
-        1 => facts
-            .workspace_ids
-            .first()
-            .map(String::as_str)
-            .unwrap_or_default(),
+        1 => facts.workspace_ids.first().map(String::as_str).unwrap_or_default(),
         _ => "",
     };
     facts
@@ -114,8 +107,7 @@ pub fn rows(facts: &LogFacts) -> Vec<PendingRow> {
         .iter()
         .map(|sign_in| {
             let text = format!("signed in: {} as {}", sign_in.host, sign_in.login);
-            PendingRow::new(TurnType::System, text, &sign_in.timestamp, sign_in.line)
-                .in_session(session)
+            PendingRow::new(TurnType::System, text, &sign_in.timestamp, sign_in.line).in_session(session)
         })
         .collect()
 }
@@ -135,20 +127,8 @@ mod tests {
         let facts = scan(log.as_bytes()).unwrap();
         assert_eq!(facts.lines, 6);
         assert_eq!(facts.versions.iter().collect::<Vec<_>>(), ["1.0.98"]);
-        assert_eq!(
-            facts.mcp_servers["playwright"],
-            McpServerSeen {
-                connected: 0,
-                failed: 1
-            }
-        );
-        assert_eq!(
-            facts.mcp_servers["github-mcp-server"],
-            McpServerSeen {
-                connected: 1,
-                failed: 0
-            }
-        );
+        assert_eq!(facts.mcp_servers["playwright"], McpServerSeen { connected: 0, failed: 1 });
+        assert_eq!(facts.mcp_servers["github-mcp-server"], McpServerSeen { connected: 1, failed: 0 });
         let rows = rows(&facts);
         assert_eq!(rows.len(), 1);
         assert_eq!(rows[0].text, "signed in: https://github.com as octo-user");

@@ -17,8 +17,7 @@ pub struct LocationGrant {
 }
 
 pub fn parse(bytes: &[u8]) -> Result<Vec<LocationGrant>, String> {
-    let value: Value =
-        serde_json::from_str(utf8_text(bytes)?).map_err(|error| error.to_string())?;
+    let value: Value = serde_json::from_str(utf8_text(bytes)?).map_err(|error| error.to_string())?;
     let mut grants = Vec::new();
     let Some(Value::Object(locations)) = value.get("locations") else {
         return Ok(grants);
@@ -44,10 +43,7 @@ pub fn rows(grants: &[LocationGrant], modified_ms: Option<i64>) -> Vec<PendingRo
         .iter()
         .enumerate()
         .map(|(index, grant)| {
-            let text = format!(
-                "permission setting: locations.{}.{}={}",
-                grant.location, grant.list, grant.entry
-            );
+            let text = format!("permission setting: locations.{}.{}={}", grant.location, grant.list, grant.entry);
             let mut row = PendingRow::new(TurnType::System, text, &stamp, index as u64 + 1);
             row.project_path = grant.location.clone();
             row

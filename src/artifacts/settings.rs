@@ -13,17 +13,12 @@ pub type UrlGrant = (String, String);
 
 pub fn parse(bytes: &[u8]) -> Result<Vec<UrlGrant>, String> {
     let options = jsonc_parser::ParseOptions::default();
-    let value: Value = jsonc_parser::parse_to_serde_value(utf8_text(bytes)?, &options)
-        .map_err(|error| error.to_string())?;
+    let value: Value =
+        jsonc_parser::parse_to_serde_value(utf8_text(bytes)?, &options).map_err(|error| error.to_string())?;
     let mut grants = Vec::new();
     for list in URL_LISTS {
         if let Some(Value::Array(entries)) = value.get(list) {
-            grants.extend(
-                entries
-                    .iter()
-                    .filter_map(crate::json::value_text)
-                    .map(|entry| (list.to_string(), entry)),
-            );
+            grants.extend(entries.iter().filter_map(crate::json::value_text).map(|entry| (list.to_string(), entry)));
         }
     }
     Ok(grants)
@@ -36,12 +31,7 @@ pub fn rows(grants: &[UrlGrant], modified_ms: Option<i64>) -> Vec<PendingRow> {
         .iter()
         .enumerate()
         .map(|(index, (list, entry))| {
-            PendingRow::new(
-                TurnType::System,
-                format!("permission setting: {list}={entry}"),
-                &stamp,
-                index as u64 + 1,
-            )
+            PendingRow::new(TurnType::System, format!("permission setting: {list}={entry}"), &stamp, index as u64 + 1)
         })
         .collect()
 }
@@ -58,10 +48,7 @@ mod tests {
         let texts: Vec<_> = rows.iter().map(|row| row.text.as_str()).collect();
         assert_eq!(
             texts,
-            [
-                "permission setting: allowedUrls=https://a.example",
-                "permission setting: deniedUrls=b.example"
-            ]
+            ["permission setting: allowedUrls=https://a.example", "permission setting: deniedUrls=b.example"]
         );
         assert_eq!(rows[0].timestamp_utc, "1970-01-01T00:00:00.000Z");
     }

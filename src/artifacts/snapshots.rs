@@ -39,27 +39,15 @@ struct SnapshotFile {
 
 /// Per snapshot: the prompt as a user row, then a summary of the files it covers.
 pub fn parse(bytes: &[u8], session_id: &str) -> Result<Vec<PendingRow>, String> {
-    let index: Index =
-        serde_json::from_str(utf8_text(bytes)?).map_err(|error| error.to_string())?;
+    let index: Index = serde_json::from_str(utf8_text(bytes)?).map_err(|error| error.to_string())?;
     let mut rows = Vec::new();
     for (position, snapshot) in index.snapshots.iter().enumerate() {
         let line = position as u64 + 1;
         let stamp = snapshot.timestamp.as_deref().unwrap_or_default();
-        if let Some(prompt) = snapshot
-            .user_message
-            .as_deref()
-            .filter(|prompt| !prompt.is_empty())
-        {
-            rows.push(
-                PendingRow::new(TurnType::User, prompt.to_string(), stamp, line)
-                    .in_session(session_id),
-            );
+        if let Some(prompt) = snapshot.user_message.as_deref().filter(|prompt| !prompt.is_empty()) {
+            rows.push(PendingRow::new(TurnType::User, prompt.to_string(), stamp, line).in_session(session_id));
         }
-        let mut paths: Vec<&str> = snapshot
-            .files
-            .values()
-            .filter_map(|file| file.path.as_deref())
-            .collect();
+        let mut paths: Vec<&str> = snapshot.files.values().filter_map(|file| file.path.as_deref()).collect();
         paths.sort_unstable();
         let mut text = format!(
             "rewind snapshot: {} files +{} -{}",
@@ -84,24 +72,14 @@ mod tests {
     fn a_snapshot_gives_its_prompt_and_a_summary() {
         let text = br#"{"schema":1,"snapshots":[{"eventId":"e4","timestamp":"2026-10-01T09:00:01.150Z","userMessage":"fix the failing test","fileCount":1,"linesAdded":1,"linesRemoved":1,"files":{"a1":{"path":"/srv/proj/date.test.js"}}}]}"#;
         let rows = parse(text, "s1").unwrap();
-        let texts: Vec<_> = rows
-            .iter()
-            .map(|row| (row.turn_type, row.text.as_str()))
-            .collect();
+        let texts: Vec<_> = rows.iter().map(|row| (row.turn_type, row.text.as_str())).collect();
         assert_eq!(
             texts,
             [
                 (TurnType::User, "fix the failing test"),
-                (
-                    TurnType::System,
-                    "rewind snapshot: 1 files +1 -1: /srv/proj/date.test.js"
-                )
+                (TurnType::System, "rewind snapshot: 1 files +1 -1: /srv/proj/date.test.js")
             ]
         );
-        assert!(
-            rows.iter().all(
-                |row| row.session_id == "s1" && row.timestamp_utc == "2026-10-01T09:00:01.150Z"
-            )
-        );
+        assert!(rows.iter().all(|row| row.session_id == "s1" && row.timestamp_utc == "2026-10-01T09:00:01.150Z"));
     }
 }

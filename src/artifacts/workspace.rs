@@ -76,10 +76,7 @@ pub fn text(value: &Option<Scalar>) -> String {
 
 impl Workspace {
     fn key_line(&self, key: &str) -> u64 {
-        self.key_lines
-            .iter()
-            .find(|(name, _)| name == key)
-            .map_or(0, |(_, line)| *line)
+        self.key_lines.iter().find(|(name, _)| name == key).map_or(0, |(_, line)| *line)
     }
 
     pub fn is_synced(&self) -> bool {
@@ -88,16 +85,10 @@ impl Workspace {
 
     /// The rows of "Other files": name, metadata, the scratch directory of a session that was
     /// never prompted (`has_events_log` false), and the sync marker.
-    pub fn rows(
-        &self,
-        session_id: &str,
-        has_events_log: bool,
-        modified_ms: Option<i64>,
-    ) -> Vec<PendingRow> {
+    pub fn rows(&self, session_id: &str, has_events_log: bool, modified_ms: Option<i64>) -> Vec<PendingRow> {
         let created = text(&self.created_at);
         let row = |text: String, stamp: &str, key: &str| {
-            PendingRow::new(TurnType::System, text, stamp, self.key_line(key))
-                .in_session(session_id)
+            PendingRow::new(TurnType::System, text, stamp, self.key_line(key)).in_session(session_id)
         };
         let mut rows = Vec::new();
         let name = text(&self.name);
@@ -122,11 +113,8 @@ impl Workspace {
             rows.push(scratch);
         }
         if self.is_synced() {
-            let or_dash = |value: &Option<Scalar>| {
-                Some(text(value))
-                    .filter(|t| !t.is_empty())
-                    .unwrap_or_else(|| "-".into())
-            };
+            let or_dash =
+                |value: &Option<Scalar>| Some(text(value)).filter(|t| !t.is_empty()).unwrap_or_else(|| "-".into());
             let mut synced = row(
                 format!(
                     "session synced: remote session {} task {} last event {} remote_steerable={}",
@@ -158,22 +146,13 @@ mod tests {
     fn rows_follow_the_table() {
         let workspace = parse(SYNCED.as_bytes()).unwrap();
         let rows = workspace.rows("s", true, Some(1_790_845_500_000));
-        let texts: Vec<_> = rows
-            .iter()
-            .map(|row| (row.text.as_str(), row.source_line))
-            .collect();
+        let texts: Vec<_> = rows.iter().map(|row| (row.text.as_str(), row.source_line)).collect();
         assert_eq!(
             texts,
             [
                 ("session name: fix: the thing", 4),
-                (
-                    "session metadata: user_named=false forks=0 compactions=0 client=github/cli",
-                    5
-                ),
-                (
-                    "session synced: remote session remote-1 task task-1 last event - remote_steerable=true",
-                    12
-                ),
+                ("session metadata: user_named=false forks=0 compactions=0 client=github/cli", 5),
+                ("session synced: remote session remote-1 task task-1 last event - remote_steerable=true", 12),
             ]
         );
         assert_eq!(rows[0].timestamp_utc, "2026-10-01T09:00:00.000Z");
@@ -182,9 +161,7 @@ mod tests {
 
     #[test]
     fn a_session_never_prompted_names_its_scratch_directory() {
-        let workspace =
-            parse(b"id: x\ncwd: /tmp/pool\nclient_name: github/autopilot\nmc_session_id: null\n")
-                .unwrap();
+        let workspace = parse(b"id: x\ncwd: /tmp/pool\nclient_name: github/autopilot\nmc_session_id: null\n").unwrap();
         let rows = workspace.rows("x", false, None);
         assert_eq!(rows.last().unwrap().text, "scratch directory: /tmp/pool");
         assert_eq!(rows.last().unwrap().mark, RowMark::ScratchDirectory);

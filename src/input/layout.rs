@@ -4,11 +4,7 @@
 /// The Copilot directories of a home: `~/.copilot` and the two that predate the XDG migration.
 const COPILOT_DIRS: [&str; 3] = [".copilot", ".local/state/.copilot", ".config/.copilot"];
 /// The package caches beside the home, whose `pkg/` and `marketplaces/` trees are excluded.
-const CACHE_DIRS: [&str; 3] = [
-    ".cache/copilot",
-    "Library/Caches/copilot",
-    "AppData/Local/copilot",
-];
+const CACHE_DIRS: [&str; 3] = [".cache/copilot", "Library/Caches/copilot", "AppData/Local/copilot"];
 /// Entries that only a Copilot directory holds: how a root that is `~/.copilot` itself is told
 /// apart from a home.
 const COPILOT_DIR_MARKERS: [&str; 6] = [
@@ -55,21 +51,13 @@ pub struct Classified<'a> {
 }
 
 pub fn classify(path: &str) -> Classified<'_> {
-    let plain = |kind| Classified {
-        kind,
-        session_id: None,
-        tree: None,
-    };
+    let plain = |kind| Classified { kind, session_id: None, tree: None };
     if let Some((dir, rest)) = split_prefix(path, &COPILOT_DIRS) {
         return classify_in_copilot_dir(path, dir, rest);
     }
     if let Some((dir, rest)) = split_prefix(path, &CACHE_DIRS) {
         return match excluded_tree(path, dir, rest, &["pkg", "marketplaces"]) {
-            Some(tree) => Classified {
-                kind: FileKind::Excluded,
-                session_id: None,
-                tree: Some(tree),
-            },
+            Some(tree) => Classified { kind: FileKind::Excluded, session_id: None, tree: Some(tree) },
             None => plain(FileKind::NotWanted),
         };
     }
@@ -77,22 +65,9 @@ pub fn classify(path: &str) -> Classified<'_> {
 }
 
 fn classify_in_copilot_dir<'a>(path: &'a str, dir: &str, rest: &'a str) -> Classified<'a> {
-    let plain = |kind| Classified {
-        kind,
-        session_id: None,
-        tree: None,
-    };
-    if let Some(tree) = excluded_tree(
-        path,
-        dir,
-        rest,
-        &["pkg", "installed-plugins", "marketplaces"],
-    ) {
-        return Classified {
-            kind: FileKind::Excluded,
-            session_id: None,
-            tree: Some(tree),
-        };
+    let plain = |kind| Classified { kind, session_id: None, tree: None };
+    if let Some(tree) = excluded_tree(path, dir, rest, &["pkg", "installed-plugins", "marketplaces"]) {
+        return Classified { kind: FileKind::Excluded, session_id: None, tree: Some(tree) };
     }
     if let Some(in_session) = rest.strip_prefix("session-state/") {
         if let Some((id, file)) = in_session.split_once('/') {
@@ -103,11 +78,7 @@ fn classify_in_copilot_dir<'a>(path: &'a str, dir: &str, rest: &'a str) -> Class
                     "rewind-file-snapshots/index.json" => FileKind::Snapshots,
                     _ => FileKind::NotWanted,
                 };
-                return Classified {
-                    kind,
-                    session_id: Some(id),
-                    tree: None,
-                };
+                return Classified { kind, session_id: Some(id), tree: None };
             }
         }
         return plain(FileKind::NotWanted);
@@ -120,9 +91,7 @@ fn classify_in_copilot_dir<'a>(path: &'a str, dir: &str, rest: &'a str) -> Class
         "permissions-config.json" => FileKind::Permissions,
         "settings.json" => FileKind::Settings,
         "config.json" | "mcp-config.json" => FileKind::Secret,
-        _ if rest.starts_with("mcp-secrets/") || rest.starts_with("mcp-oauth-config") => {
-            FileKind::Secret
-        }
+        _ if rest.starts_with("mcp-secrets/") || rest.starts_with("mcp-oauth-config") => FileKind::Secret,
         _ if is_sidebar_file(rest) => FileKind::Sidebar,
         _ if is_process_log(rest) => FileKind::ProcessLog,
         _ => FileKind::NotWanted,
@@ -145,34 +114,22 @@ fn excluded_tree<'a>(path: &'a str, dir: &str, rest: &str, trees: &[&str]) -> Op
 
 /// `[0-9a-f-]{36}`, the session directory pattern of the parser plan.
 pub fn is_session_id(name: &str) -> bool {
-    name.len() == 36
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b) || b == b'-')
+    name.len() == 36 && name.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b) || b == b'-')
 }
 
 fn is_sidebar_file(rest: &str) -> bool {
     rest.strip_prefix("sidebar-sessions-state/")
         .and_then(|name| name.strip_suffix(".json"))
-        .is_some_and(|hex| {
-            hex.len() == 64
-                && hex
-                    .bytes()
-                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-        })
+        .is_some_and(|hex| hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)))
 }
 
 /// `logs/process-<digits>-<digits>.log`: rotated logs (`.1.log`) do not match, as in the plan.
 fn is_process_log(rest: &str) -> bool {
-    let Some(stem) = rest
-        .strip_prefix("logs/process-")
-        .and_then(|name| name.strip_suffix(".log"))
-    else {
+    let Some(stem) = rest.strip_prefix("logs/process-").and_then(|name| name.strip_suffix(".log")) else {
         return false;
     };
     let all_digits = |part: &str| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit());
-    stem.split_once('-')
-        .is_some_and(|(epoch, pid)| all_digits(epoch) && all_digits(pid))
+    stem.split_once('-').is_some_and(|(epoch, pid)| all_digits(epoch) && all_digits(pid))
 }
 
 /// How the paths of one root map onto a home: the prefix to strip, and whether the root
@@ -200,10 +157,7 @@ impl Rebase {
             })
             .min_by(|a, b| depth(a).cmp(&depth(b)).then_with(|| a.cmp(b)));
         if let Some(prefix) = home {
-            return Some(Rebase {
-                prefix,
-                copilot_dir_root: false,
-            });
+            return Some(Rebase { prefix, copilot_dir_root: false });
         }
         paths
             .filter_map(|path| {
@@ -213,10 +167,7 @@ impl Rebase {
                 })
             })
             .min_by(|a, b| depth(a).cmp(&depth(b)).then_with(|| a.cmp(b)))
-            .map(|prefix| Rebase {
-                prefix,
-                copilot_dir_root: true,
-            })
+            .map(|prefix| Rebase { prefix, copilot_dir_root: true })
     }
 
     pub fn is_copilot_dir_root(&self) -> bool {
@@ -226,11 +177,7 @@ impl Rebase {
     /// The home-relative path of a root-relative path; `None` outside the found home.
     pub fn apply(&self, path: &str) -> Option<String> {
         let rest = path.strip_prefix(self.prefix.as_str())?;
-        Some(if self.copilot_dir_root {
-            format!(".copilot/{rest}")
-        } else {
-            rest.to_string()
-        })
+        Some(if self.copilot_dir_root { format!(".copilot/{rest}") } else { rest.to_string() })
     }
 }
 
@@ -264,11 +211,7 @@ pub fn normalize_entry_name(name: &str) -> Result<String, &'static str> {
             _ => parts.push(part),
         }
     }
-    if parts.is_empty() {
-        Err("empty entry name")
-    } else {
-        Ok(parts.join("/"))
-    }
+    if parts.is_empty() { Err("empty entry name") } else { Ok(parts.join("/")) }
 }
 
 #[cfg(test)]
@@ -280,36 +223,16 @@ mod tests {
     #[test]
     fn wanted_files_are_recognised() {
         let events = format!(".copilot/session-state/{ID}/events.jsonl");
-        assert_eq!(
-            classify(&events),
-            Classified {
-                kind: FileKind::EventsLog,
-                session_id: Some(ID),
-                tree: None
-            }
-        );
-        let snapshots =
-            format!(".local/state/.copilot/session-state/{ID}/rewind-file-snapshots/index.json");
+        assert_eq!(classify(&events), Classified { kind: FileKind::EventsLog, session_id: Some(ID), tree: None });
+        let snapshots = format!(".local/state/.copilot/session-state/{ID}/rewind-file-snapshots/index.json");
         assert_eq!(classify(&snapshots).kind, FileKind::Snapshots);
-        assert_eq!(
-            classify(".copilot/logs/process-1790845199000-4242.log").kind,
-            FileKind::ProcessLog
-        );
-        assert_eq!(
-            classify(".copilot/logs/process-1790845199000-4242.1.log").kind,
-            FileKind::NotWanted
-        );
-        assert_eq!(
-            classify(".config/.copilot/permissions-config.json").kind,
-            FileKind::Permissions
-        );
+        assert_eq!(classify(".copilot/logs/process-1790845199000-4242.log").kind, FileKind::ProcessLog);
+        assert_eq!(classify(".copilot/logs/process-1790845199000-4242.1.log").kind, FileKind::NotWanted);
+        assert_eq!(classify(".config/.copilot/permissions-config.json").kind, FileKind::Permissions);
         let sidebar = format!(".copilot/sidebar-sessions-state/{}.json", "6b".repeat(32));
         assert_eq!(classify(&sidebar).kind, FileKind::Sidebar);
         assert_eq!(
-            classify(&format!(
-                ".copilot/session-state/{ID}/rewind-file-snapshots/tracking.json"
-            ))
-            .kind,
+            classify(&format!(".copilot/session-state/{ID}/rewind-file-snapshots/tracking.json")).kind,
             FileKind::NotWanted
         );
         assert_eq!(classify(".copilot/config.json").kind, FileKind::Secret);
@@ -320,65 +243,32 @@ mod tests {
     #[test]
     fn excluded_trees_are_named() {
         let pkg = classify(".copilot/pkg/linux-x64/1.0.102/cli-main.js");
-        assert_eq!(
-            (pkg.kind, pkg.tree),
-            (FileKind::Excluded, Some(".copilot/pkg"))
-        );
+        assert_eq!((pkg.kind, pkg.tree), (FileKind::Excluded, Some(".copilot/pkg")));
         let market = classify("AppData/Local/copilot/marketplaces/x/README.md");
-        assert_eq!(
-            (market.kind, market.tree),
-            (
-                FileKind::Excluded,
-                Some("AppData/Local/copilot/marketplaces")
-            )
-        );
-        assert_eq!(
-            classify(".cache/copilot/exp-cache.json").kind,
-            FileKind::NotWanted
-        );
+        assert_eq!((market.kind, market.tree), (FileKind::Excluded, Some("AppData/Local/copilot/marketplaces")));
+        assert_eq!(classify(".cache/copilot/exp-cache.json").kind, FileKind::NotWanted);
     }
 
     #[test]
     fn homes_and_copilot_dirs_are_found() {
-        let home = [
-            "backup/mona/.copilot/session-store.db",
-            "backup/mona/Documents/a.txt",
-        ];
+        let home = ["backup/mona/.copilot/session-store.db", "backup/mona/Documents/a.txt"];
         let rebase = Rebase::detect(home.iter().copied()).unwrap();
-        assert_eq!(
-            rebase.apply(home[0]).as_deref(),
-            Some(".copilot/session-store.db")
-        );
+        assert_eq!(rebase.apply(home[0]).as_deref(), Some(".copilot/session-store.db"));
         assert_eq!(rebase.apply("elsewhere/x").as_deref(), None);
 
         let xdg = [".local/state/.copilot/session-store.db"];
-        assert_eq!(
-            Rebase::detect(xdg.iter().copied())
-                .unwrap()
-                .apply(xdg[0])
-                .as_deref(),
-            Some(xdg[0])
-        );
+        assert_eq!(Rebase::detect(xdg.iter().copied()).unwrap().apply(xdg[0]).as_deref(), Some(xdg[0]));
 
-        let dir = [
-            "my-copilot/session-state/x/events.jsonl",
-            "my-copilot/config.json",
-        ];
+        let dir = ["my-copilot/session-state/x/events.jsonl", "my-copilot/config.json"];
         let rebase = Rebase::detect(dir.iter().copied()).unwrap();
-        assert_eq!(
-            rebase.apply(dir[1]).as_deref(),
-            Some(".copilot/config.json")
-        );
+        assert_eq!(rebase.apply(dir[1]).as_deref(), Some(".copilot/config.json"));
 
         assert_eq!(Rebase::detect(["photos/cat.jpg"].iter().copied()), None);
     }
 
     #[test]
     fn entry_names_are_made_safe() {
-        assert_eq!(
-            normalize_entry_name(r"home\.copilot\settings.json").as_deref(),
-            Ok("home/.copilot/settings.json")
-        );
+        assert_eq!(normalize_entry_name(r"home\.copilot\settings.json").as_deref(), Ok("home/.copilot/settings.json"));
         assert_eq!(normalize_entry_name("./a//b").as_deref(), Ok("a/b"));
         assert!(normalize_entry_name("a/../../etc/passwd").is_err());
         assert!(normalize_entry_name("/etc/passwd").is_err());

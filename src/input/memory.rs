@@ -14,15 +14,11 @@ pub struct MemoryRoot {
 
 impl MemoryRoot {
     pub fn new(label: &str) -> Self {
-        MemoryRoot {
-            label: label.to_string(),
-            files: BTreeMap::new(),
-        }
+        MemoryRoot { label: label.to_string(), files: BTreeMap::new() }
     }
 
     pub fn insert(&mut self, path: &str, bytes: impl Into<Vec<u8>>, modified_ms: Option<i64>) {
-        self.files
-            .insert(path.to_string(), (bytes.into(), modified_ms));
+        self.files.insert(path.to_string(), (bytes.into(), modified_ms));
     }
 
     pub fn listing(&self) -> RootListing {
@@ -57,9 +53,7 @@ impl FileReader for MemoryRoots {
             .0
             .get(root)
             .and_then(|root| root.files.get(path))
-            .ok_or_else(|| {
-                io::Error::new(io::ErrorKind::NotFound, format!("{path}: not in the root"))
-            })?;
+            .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, format!("{path}: not in the root")))?;
         Ok(Box::new(bytes.as_slice()))
     }
 }

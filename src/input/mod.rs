@@ -2,6 +2,8 @@
 //! directory is the CLI's work and reading Blobs the browser's; both hand the core a
 //! [`RootListing`] and a [`FileReader`]. Zip archives are read here, over any `Read + Seek`.
 
+#[cfg(target_arch = "wasm32")]
+pub mod blob;
 pub mod layout;
 pub mod memory;
 pub mod zip;
@@ -36,21 +38,11 @@ pub trait FileReader {
 }
 
 /// Reads a whole file, refusing one larger than `limit` bytes.
-pub fn read_all(
-    reader: &mut dyn FileReader,
-    root: usize,
-    path: &str,
-    limit: u64,
-) -> io::Result<Vec<u8>> {
+pub fn read_all(reader: &mut dyn FileReader, root: usize, path: &str, limit: u64) -> io::Result<Vec<u8>> {
     let mut bytes = Vec::new();
-    reader
-        .open(root, path)?
-        .take(limit + 1)
-        .read_to_end(&mut bytes)?;
+    reader.open(root, path)?.take(limit + 1).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > limit {
-        return Err(io::Error::other(format!(
-            "larger than the {limit} byte limit for this kind of file"
-        )));
+        return Err(io::Error::other(format!("larger than the {limit} byte limit for this kind of file")));
     }
     Ok(bytes)
 }

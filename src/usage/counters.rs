@@ -21,15 +21,8 @@ pub struct Count {
 impl Count {
     /// A count from a number of any kind: fractions truncated, negatives and overflow clamped.
     pub fn from_f64(v: f64) -> Count {
-        let value = if v.is_finite() && v > 0.0 {
-            v.min(u64::MAX as f64) as u64
-        } else {
-            0
-        };
-        Count {
-            value,
-            odd: v.fract() != 0.0 || v < 0.0 || !v.is_finite(),
-        }
+        let value = if v.is_finite() && v > 0.0 { v.min(u64::MAX as f64) as u64 } else { 0 };
+        Count { value, odd: v.fract() != 0.0 || v < 0.0 || !v.is_finite() }
     }
 
     /// A count from text (a database column): integers exactly, other numbers as `from_f64`.
@@ -37,13 +30,7 @@ impl Count {
         let text = text.trim();
         match text.parse::<u64>() {
             Ok(value) => Count { value, odd: false },
-            Err(_) => text.parse::<f64>().map_or(
-                Count {
-                    value: 0,
-                    odd: true,
-                },
-                Count::from_f64,
-            ),
+            Err(_) => text.parse::<f64>().map_or(Count { value: 0, odd: true }, Count::from_f64),
         }
     }
 }
@@ -57,16 +44,10 @@ impl<'de> Deserialize<'de> for Count {
                 f.write_str("a token count")
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<Count, E> {
-                Ok(Count {
-                    value: v,
-                    odd: false,
-                })
+                Ok(Count { value: v, odd: false })
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<Count, E> {
-                Ok(Count {
-                    value: v.max(0) as u64,
-                    odd: v < 0,
-                })
+                Ok(Count { value: v.max(0) as u64, odd: v < 0 })
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<Count, E> {
                 Ok(Count::from_f64(v))
@@ -78,10 +59,7 @@ impl<'de> Deserialize<'de> for Count {
                 Ok(Count::default())
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<Count, E> {
-                Ok(Count {
-                    odd: true,
-                    ..Count::from_text(v)
-                })
+                Ok(Count { odd: true, ..Count::from_text(v) })
             }
         }
         deserializer.deserialize_any(CountVisitor)

@@ -59,11 +59,7 @@ impl SessionLedger {
         self.calls.add(&tokens);
         self.interval.entry(model.clone()).or_default().add(&entry);
         match millis {
-            Some(millis) => self
-                .uncovered
-                .entry((self.zone.day(millis), model))
-                .or_default()
-                .add(&entry),
+            Some(millis) => self.uncovered.entry((self.zone.day(millis), model)).or_default().add(&entry),
             None => {
                 self.flags.insert("undated_call");
             }
@@ -71,13 +67,7 @@ impl SessionLedger {
     }
 
     /// One `session.shutdown`.
-    pub fn checkpoint(
-        &mut self,
-        event_id: &str,
-        millis: Option<i64>,
-        by_subagent: bool,
-        metrics: &ModelMetrics,
-    ) {
+    pub fn checkpoint(&mut self, event_id: &str, millis: Option<i64>, by_subagent: bool, metrics: &ModelMetrics) {
         if by_subagent {
             self.flags.insert("subagent_checkpoint_not_counted");
             return;
@@ -99,10 +89,7 @@ impl SessionLedger {
             if odd {
                 self.flags.insert("odd_counter");
             }
-            let previous = self
-                .last_totals
-                .insert(model.clone(), totals)
-                .unwrap_or_default();
+            let previous = self.last_totals.insert(model.clone(), totals).unwrap_or_default();
             let calls = interval.remove(model).unwrap_or_default();
             if totals.is_below(&previous) {
                 // Some CLI versions are reported to restart their totals on resume.
@@ -117,15 +104,8 @@ impl SessionLedger {
                 continue;
             }
             let long = calls.long.min_each(&increase);
-            let key = EntryKey {
-                day,
-                model: model.clone(),
-                kind: Kind::Counted,
-            };
-            self.entries.entry(key).or_default().add(&Entry {
-                tokens: increase,
-                long,
-            });
+            let key = EntryKey { day, model: model.clone(), kind: Kind::Counted };
+            self.entries.entry(key).or_default().add(&Entry { tokens: increase, long });
         }
         if had_calls && interval.values().any(|calls| !calls.tokens.is_zero()) {
             self.flags.insert("per_call_mismatch");
@@ -139,16 +119,9 @@ impl SessionLedger {
         if !self.uncovered.is_empty() && self.checkpoints > 0 {
             self.flags.insert("calls_after_last_shutdown");
         }
-        let kind = if log_exists {
-            Kind::Partial
-        } else {
-            Kind::Recovered
-        };
+        let kind = if log_exists { Kind::Partial } else { Kind::Recovered };
         for ((day, model), entry) in std::mem::take(&mut self.uncovered) {
-            self.entries
-                .entry(EntryKey { day, model, kind })
-                .or_default()
-                .add(&entry);
+            self.entries.entry(EntryKey { day, model, kind }).or_default().add(&entry);
         }
         self.interval.clear();
     }

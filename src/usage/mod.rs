@@ -32,16 +32,12 @@ pub struct Tokens {
 impl Tokens {
     /// Input that was neither read from nor written to the cache.
     pub fn fresh_input(&self) -> u64 {
-        self.input
-            .saturating_sub(self.cache_read.saturating_add(self.cache_write))
+        self.input.saturating_sub(self.cache_read.saturating_add(self.cache_write))
     }
 
     /// Fresh input + cache reads + cache writes + output.
     pub fn total(&self) -> u64 {
-        self.fresh_input()
-            .saturating_add(self.cache_read)
-            .saturating_add(self.cache_write)
-            .saturating_add(self.output)
+        self.fresh_input().saturating_add(self.cache_read).saturating_add(self.cache_write).saturating_add(self.output)
     }
 
     pub fn add(&mut self, other: &Tokens) {
@@ -77,10 +73,7 @@ impl Tokens {
 
     /// Whether any counter is lower than in `previous` (a total that went down).
     pub fn is_below(&self, previous: &Tokens) -> bool {
-        self.counters()
-            .iter()
-            .zip(previous.counters())
-            .any(|(now, before)| *now < before)
+        self.counters().iter().zip(previous.counters()).any(|(now, before)| *now < before)
     }
 
     pub fn is_zero(&self) -> bool {
@@ -88,14 +81,7 @@ impl Tokens {
     }
 
     pub fn counters(&self) -> [u64; 6] {
-        [
-            self.requests,
-            self.input,
-            self.output,
-            self.cache_read,
-            self.cache_write,
-            self.reasoning,
-        ]
+        [self.requests, self.input, self.output, self.cache_read, self.cache_write, self.reasoning]
     }
 }
 
@@ -120,10 +106,7 @@ pub struct Entry {
 
 impl Entry {
     fn of(tokens: Tokens, long: bool) -> Entry {
-        Entry {
-            tokens,
-            long: if long { tokens } else { Tokens::default() },
-        }
+        Entry { tokens, long: if long { tokens } else { Tokens::default() } }
     }
 
     pub fn add(&mut self, other: &Entry) {
@@ -158,16 +141,13 @@ impl Zone {
         if let Ok(offset) = text.parse::<FixedOffset>() {
             return Ok(Zone::Fixed(offset));
         }
-        text.parse::<chrono_tz::Tz>().map(Zone::Named).map_err(|_| {
-            format!("unknown time zone {text:?} (use UTC, +02:00 or a name like Europe/Berlin)")
-        })
+        text.parse::<chrono_tz::Tz>()
+            .map(Zone::Named)
+            .map_err(|_| format!("unknown time zone {text:?} (use UTC, +02:00 or a name like Europe/Berlin)"))
     }
 
     pub fn day(&self, millis: i64) -> NaiveDate {
-        let utc = Utc
-            .timestamp_millis_opt(millis)
-            .single()
-            .unwrap_or_default();
+        let utc = Utc.timestamp_millis_opt(millis).single().unwrap_or_default();
         match self {
             Zone::Utc => utc.date_naive(),
             Zone::Fixed(offset) => utc.with_timezone(offset).date_naive(),

@@ -64,13 +64,8 @@ impl RateTable {
 
     /// A table in the pinned file's format.
     pub fn parse(text: &str) -> Result<RateTable, String> {
-        let file: RateFile =
-            serde_json::from_str(text).map_err(|error| format!("rates file: {error}"))?;
-        let mut table = RateTable {
-            source: file.source,
-            models: Vec::new(),
-            by_id: HashMap::new(),
-        };
+        let file: RateFile = serde_json::from_str(text).map_err(|error| format!("rates file: {error}"))?;
+        let mut table = RateTable { source: file.source, models: Vec::new(), by_id: HashMap::new() };
         for model in file.models {
             table.insert(model)?;
         }
@@ -81,10 +76,7 @@ impl RateTable {
     pub fn with_overrides(text: &str) -> Result<RateTable, String> {
         let user = Self::parse(text)?;
         let mut table = Self::default_table();
-        table.source = format!(
-            "{} (overridden by a user file: {})",
-            table.source, user.source
-        );
+        table.source = format!("{} (overridden by a user file: {})", table.source, user.source);
         for model in user.models {
             table.insert(model)?;
         }
@@ -92,23 +84,11 @@ impl RateTable {
     }
 
     fn insert(&mut self, model: ModelRate) -> Result<(), String> {
-        let tiers =
-            std::iter::once(&model.base).chain(model.long_context.as_ref().map(|long| &long.tier));
+        let tiers = std::iter::once(&model.base).chain(model.long_context.as_ref().map(|long| &long.tier));
         for tier in tiers {
-            let prices = [
-                tier.input,
-                tier.cached_input,
-                tier.cache_write.unwrap_or(0.0),
-                tier.output,
-            ];
-            if prices
-                .iter()
-                .any(|price| !price.is_finite() || *price < 0.0)
-            {
-                return Err(format!(
-                    "rates file: {} has a price that is not a non-negative number",
-                    model.id
-                ));
+            let prices = [tier.input, tier.cached_input, tier.cache_write.unwrap_or(0.0), tier.output];
+            if prices.iter().any(|price| !price.is_finite() || *price < 0.0) {
+                return Err(format!("rates file: {} has a price that is not a non-negative number", model.id));
             }
         }
         let index = match self.by_id.get(&normalise(&model.id)) {
@@ -128,9 +108,7 @@ impl RateTable {
     }
 
     pub fn lookup(&self, model: &str) -> Option<&ModelRate> {
-        self.by_id
-            .get(&normalise(model))
-            .map(|&index| &self.models[index])
+        self.by_id.get(&normalise(model)).map(|&index| &self.models[index])
     }
 }
 
@@ -151,11 +129,8 @@ pub fn normalise(model: &str) -> String {
         id.drain(..=slash);
     }
     let bytes = id.as_bytes();
-    let digits = |range: std::ops::Range<usize>| {
-        bytes
-            .get(range)
-            .is_some_and(|part| part.iter().all(u8::is_ascii_digit))
-    };
+    let digits =
+        |range: std::ops::Range<usize>| bytes.get(range).is_some_and(|part| part.iter().all(u8::is_ascii_digit));
     let n = bytes.len();
     if n > 11
         && bytes[n - 11] == b'-'
@@ -196,16 +171,10 @@ mod tests {
     fn ids_are_normalised_before_lookup() {
         assert_eq!(normalise("Claude Sonnet 4.5"), "claude-sonnet-4.5");
         assert_eq!(normalise("copilot/gpt-4o-mini-2024-07-18"), "gpt-4o-mini");
-        assert_eq!(
-            normalise("anthropic/claude-opus-4.6-20260101"),
-            "claude-opus-4.6"
-        );
+        assert_eq!(normalise("anthropic/claude-opus-4.6-20260101"), "claude-opus-4.6");
         let table = RateTable::default_table();
         assert_eq!(table.lookup("GPT-5.4").unwrap().id, "gpt-5.4");
-        assert_eq!(
-            table.lookup("gemini-3.1-pro-preview").unwrap().id,
-            "gemini-3.1-pro"
-        );
+        assert_eq!(table.lookup("gemini-3.1-pro-preview").unwrap().id, "gemini-3.1-pro");
         assert!(table.lookup("gpt-6.1-sol").is_none());
         assert!(table.lookup("auto").is_none());
     }
@@ -223,32 +192,11 @@ mod tests {
             output: 1_000_000,
             reasoning: 0,
         };
-        assert_eq!(
-            table
-                .lookup("claude-sonnet-4.5")
-                .unwrap()
-                .base
-                .cost_nanos(&tokens),
-            22_350_000_000
-        );
+        assert_eq!(table.lookup("claude-sonnet-4.5").unwrap().base.cost_nanos(&tokens), 22_350_000_000);
         // A model with no cache-write charge prices cache writes as input: GPT-5.4, 1M writes = 2.50 USD.
-        let writes = Tokens {
-            input: 1_000_000,
-            cache_write: 1_000_000,
-            ..Tokens::default()
-        };
-        assert_eq!(
-            table.lookup("gpt-5.4").unwrap().base.cost_nanos(&writes),
-            2_500_000_000
-        );
-        assert_eq!(
-            table
-                .lookup("gpt-5.4")
-                .unwrap()
-                .tier_for_call(300_000)
-                .input,
-            5.0
-        );
+        let writes = Tokens { input: 1_000_000, cache_write: 1_000_000, ..Tokens::default() };
+        assert_eq!(table.lookup("gpt-5.4").unwrap().base.cost_nanos(&writes), 2_500_000_000);
+        assert_eq!(table.lookup("gpt-5.4").unwrap().tier_for_call(300_000).input, 5.0);
     }
 
     #[test]
@@ -257,10 +205,7 @@ mod tests {
         assert_eq!(table.lookup("gpt-5.4").unwrap().base.input, 1.0);
         assert!(table.lookup("gpt-6.1-sol").is_some() && table.lookup("claude-opus-5").is_some());
         assert!(
-            RateTable::with_overrides(
-                r#"{"models":[{"id":"x","input":-1,"cached_input":0,"output":0}]}"#
-            )
-            .is_err()
+            RateTable::with_overrides(r#"{"models":[{"id":"x","input":-1,"cached_input":0,"output":0}]}"#).is_err()
         );
     }
 }

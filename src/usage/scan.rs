@@ -20,11 +20,7 @@ pub struct ScanStats {
     pub bad: u64,
 }
 
-pub fn scan_log(
-    reader: impl BufRead,
-    ledger: &mut SessionLedger,
-    rates: &RateTable,
-) -> io::Result<ScanStats> {
+pub fn scan_log(reader: impl BufRead, ledger: &mut SessionLedger, rates: &RateTable) -> io::Result<ScanStats> {
     let shutdown = Finder::new(b"session.shutdown");
     let record = Finder::new(b"session.usage_record");
     let mut stats = ScanStats::default();
@@ -34,9 +30,8 @@ pub fn scan_log(
         if record.find(line.bytes).is_none() && shutdown.find(line.bytes).is_none() {
             continue;
         }
-        let parsed = std::str::from_utf8(line.bytes)
-            .ok()
-            .and_then(|text| serde_json::from_str::<Envelope<'_>>(text).ok());
+        let parsed =
+            std::str::from_utf8(line.bytes).ok().and_then(|text| serde_json::from_str::<Envelope<'_>>(text).ok());
         let Some(envelope) = parsed else {
             stats.bad += 1;
             continue;
@@ -44,8 +39,9 @@ pub fn scan_log(
         let data = envelope.data.map_or("{}", |raw| raw.get());
         let millis = crate::time::parse_millis(envelope.timestamp.or_empty());
         let applied = match envelope.kind.or_empty() {
-            "session.usage_record" => serde_json::from_str::<UsageRecordData>(data)
-                .map(|record| ledger.call(millis, &record.usage, rates)),
+            "session.usage_record" => {
+                serde_json::from_str::<UsageRecordData>(data).map(|record| ledger.call(millis, &record.usage, rates))
+            }
             "session.shutdown" => serde_json::from_str::<ShutdownCounters>(data).map(|counters| {
                 ledger.checkpoint(
                     envelope.id.or_empty(),

@@ -93,8 +93,7 @@ impl Accumulator {
     }
 
     fn row(&self, model: String, kind: Kind) -> UsageRow {
-        let micros =
-            (!self.unpriced).then(|| u64::try_from((self.nanos + 500) / 1000).unwrap_or(u64::MAX));
+        let micros = (!self.unpriced).then(|| u64::try_from((self.nanos + 500) / 1000).unwrap_or(u64::MAX));
         let mut flags = Vec::new();
         if self.unpriced {
             flags.push("no_rate");
@@ -144,14 +143,8 @@ pub fn summarize<'a>(
                 GroupBy::Session => session_id.to_string(),
                 GroupBy::Model => String::new(),
             };
-            groups
-                .entry((key.kind, group, key.model.clone()))
-                .or_default()
-                .add(rates, &key.model, entry);
-            totals
-                .entry(key.kind)
-                .or_default()
-                .add(rates, &key.model, entry);
+            groups.entry((key.kind, group, key.model.clone())).or_default().add(rates, &key.model, entry);
+            totals.entry(key.kind).or_default().add(rates, &key.model, entry);
         }
     }
     // Counted rows first, then partial, then recovered; within each, by group and model.
@@ -168,10 +161,7 @@ pub fn summarize<'a>(
             row
         })
         .collect();
-    let totals = totals
-        .into_iter()
-        .map(|(kind, accumulator)| (kind, accumulator.row(String::new(), kind)))
-        .collect();
+    let totals = totals.into_iter().map(|(kind, accumulator)| (kind, accumulator.row(String::new(), kind))).collect();
     UsageTable { rows, totals }
 }
 
@@ -201,11 +191,7 @@ pub fn session_usage(ledger: &SessionLedger, rates: &RateTable) -> SessionUsage 
         .find(|kind| ledger.entries.keys().any(|key| key.kind == *kind));
     let mut accumulator = Accumulator::default();
     let mut models = Vec::new();
-    for (key, entry) in ledger
-        .entries
-        .iter()
-        .filter(|(key, _)| Some(key.kind) == kind)
-    {
+    for (key, entry) in ledger.entries.iter().filter(|(key, _)| Some(key.kind) == kind) {
         accumulator.add(rates, &key.model, entry);
         if rates.lookup(&key.model).is_none() && !models.contains(&key.model) {
             models.push(key.model.clone());
@@ -230,11 +216,7 @@ pub fn session_usage(ledger: &SessionLedger, rates: &RateTable) -> SessionUsage 
         output: row.output,
         reasoning: row.reasoning,
         total: row.total,
-        cost_usd_micros: if source == "unknown" {
-            None
-        } else {
-            row.cost_usd_micros
-        },
+        cost_usd_micros: if source == "unknown" { None } else { row.cost_usd_micros },
         per_call: (ledger.calls.requests > 0).then_some(ledger.calls),
         checkpoints: ledger.checkpoints,
         flags,
@@ -271,37 +253,16 @@ pub fn write_csv(rows: &[UsageRow], by: GroupBy, out: impl io::Write) -> io::Res
     writer.write_record(&header)?;
     for row in rows {
         let mut record = Vec::new();
-        if let Some(key) = row
-            .day
-            .as_ref()
-            .or(row.month.as_ref())
-            .or(row.session_id.as_ref())
-        {
+        if let Some(key) = row.day.as_ref().or(row.month.as_ref()).or(row.session_id.as_ref()) {
             record.push(key.clone());
         }
         record.push(row.agent.to_string());
         record.push(row.model.clone());
-        for count in [
-            row.requests,
-            row.input,
-            row.cache_read,
-            row.cache_write,
-            row.output,
-            row.reasoning,
-            row.total,
-        ] {
+        for count in [row.requests, row.input, row.cache_read, row.cache_write, row.output, row.reasoning, row.total] {
             record.push(count.to_string());
         }
-        record.push(
-            row.cost_usd_micros
-                .map(|c| c.to_string())
-                .unwrap_or_default(),
-        );
-        record.push(
-            row.cost_ai_credits
-                .map(|c| c.to_string())
-                .unwrap_or_default(),
-        );
+        record.push(row.cost_usd_micros.map(|c| c.to_string()).unwrap_or_default());
+        record.push(row.cost_ai_credits.map(|c| c.to_string()).unwrap_or_default());
         record.push(row.flags.join(";"));
         writer.write_record(&record)?;
     }

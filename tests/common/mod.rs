@@ -13,9 +13,7 @@ use std::time::{Duration, SystemTime};
 pub const FIXED_MTIME_MS: u64 = 1_790_845_500_000;
 
 pub fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures")
-        .join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(name)
 }
 
 /// Copies a fixture tree into `to`, setting every file's modification time to the fixed one.
@@ -29,19 +27,14 @@ pub fn copy_tree(from: &Path, to: &Path) {
         } else {
             fs::copy(entry.path(), &target).unwrap();
             let file = fs::File::options().write(true).open(&target).unwrap();
-            file.set_modified(SystemTime::UNIX_EPOCH + Duration::from_millis(FIXED_MTIME_MS))
-                .unwrap();
+            file.set_modified(SystemTime::UNIX_EPOCH + Duration::from_millis(FIXED_MTIME_MS)).unwrap();
         }
     }
 }
 
 /// Runs the copilot-lens binary in `dir`.
 pub fn run(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_copilot-lens"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap()
+    Command::new(env!("CARGO_BIN_EXE_copilot-lens")).current_dir(dir).args(args).output().unwrap()
 }
 
 pub fn read(path: &Path) -> String {
@@ -59,17 +52,8 @@ pub fn memory_root(name: &str) -> copilot_lens::input::memory::MemoryRoot {
             if entry.file_type().unwrap().is_dir() {
                 pending.push(entry.path());
             } else {
-                let relative = entry
-                    .path()
-                    .strip_prefix(&base)
-                    .unwrap()
-                    .to_string_lossy()
-                    .replace('\\', "/");
-                root.insert(
-                    &relative,
-                    fs::read(entry.path()).unwrap(),
-                    Some(FIXED_MTIME_MS as i64),
-                );
+                let relative = entry.path().strip_prefix(&base).unwrap().to_string_lossy().replace('\\', "/");
+                root.insert(&relative, fs::read(entry.path()).unwrap(), Some(FIXED_MTIME_MS as i64));
             }
         }
     }

@@ -79,11 +79,7 @@ pub struct LogOutcome {
 }
 
 /// Reads one log, handing each row to `sink` as it is made.
-pub fn parse_log(
-    context: &LogContext<'_>,
-    reader: impl BufRead,
-    sink: &mut dyn RowSink,
-) -> LogOutcome {
+pub fn parse_log(context: &LogContext<'_>, reader: impl BufRead, sink: &mut dyn RowSink) -> LogOutcome {
     let mut parser = LogParser {
         context,
         emitter: Emitter { sink, rows: 0 },
@@ -94,10 +90,7 @@ pub fn parse_log(
         },
         tool_names: HashMap::new(),
         requested_calls: HashSet::new(),
-        outcome: LogOutcome {
-            usage: Some(SessionLedger::new(context.zone)),
-            ..LogOutcome::default()
-        },
+        outcome: LogOutcome { usage: Some(SessionLedger::new(context.zone)), ..LogOutcome::default() },
     };
     let mut lines = LineReader::new(reader);
     loop {
@@ -142,14 +135,7 @@ struct RowParts<'a> {
 
 impl<'a> RowParts<'a> {
     fn new(turn_type: TurnType, text: impl Into<Cow<'a, str>>) -> Self {
-        RowParts {
-            turn_type,
-            text: text.into(),
-            model: None,
-            tool_name: "",
-            tool_use_id: "",
-            mark: RowMark::Plain,
-        }
+        RowParts { turn_type, text: text.into(), model: None, tool_name: "", tool_use_id: "", mark: RowMark::Plain }
     }
 
     fn system(text: impl Into<Cow<'a, str>>) -> Self {
@@ -174,14 +160,7 @@ impl<'a> RowParts<'a> {
 }
 
 impl Emitter<'_> {
-    fn emit(
-        &mut self,
-        context: &LogContext<'_>,
-        tracked: &Tracked,
-        line: u64,
-        stamp: &str,
-        parts: RowParts<'_>,
-    ) {
+    fn emit(&mut self, context: &LogContext<'_>, tracked: &Tracked, line: u64, stamp: &str, parts: RowParts<'_>) {
         self.rows += 1;
         self.sink.push(&Row {
             agent: AGENT,
@@ -220,29 +199,17 @@ impl LogParser<'_, '_> {
         self.outcome.account.lines += 1;
         self.emitter.rows = 0;
         if line.bytes.iter().all(u8::is_ascii_whitespace) && !line.is_cut() {
-            *self
-                .outcome
-                .account
-                .skipped_by_rule
-                .entry("<blank>".into())
-                .or_default() += 1;
+            *self.outcome.account.skipped_by_rule.entry("<blank>".into()).or_default() += 1;
             return;
         }
         if line.is_cut() {
-            let reason = format!(
-                "line of {} bytes is longer than the {} byte limit",
-                line.full_len,
-                line.bytes.len()
-            );
+            let reason = format!("line of {} bytes is longer than the {} byte limit", line.full_len, line.bytes.len());
             return self.bad_line(line, &reason);
         }
         let text = match std::str::from_utf8(line.bytes) {
             Ok(text) => text,
             Err(error) => {
-                return self.bad_line(
-                    line,
-                    &format!("invalid UTF-8 at byte {}", error.valid_up_to()),
-                );
+                return self.bad_line(line, &format!("invalid UTF-8 at byte {}", error.valid_up_to()));
             }
         };
         if !text.trim_start().starts_with('{') {
@@ -258,16 +225,8 @@ impl LogParser<'_, '_> {
         let stamp = envelope.timestamp.or_empty();
         if let Some(millis) = time::parse_millis(stamp) {
             let account = &mut self.outcome;
-            account.first_event_ms = Some(
-                account
-                    .first_event_ms
-                    .map_or(millis, |first| first.min(millis)),
-            );
-            account.last_event_ms = Some(
-                account
-                    .last_event_ms
-                    .map_or(millis, |last| last.max(millis)),
-            );
+            account.first_event_ms = Some(account.first_event_ms.map_or(millis, |first| first.min(millis)));
+            account.last_event_ms = Some(account.last_event_ms.map_or(millis, |last| last.max(millis)));
         }
         let data = envelope.data.map_or("{}", RawValue::get);
         if let Err(error) = self.event(line.number, kind, stamp, &envelope, data) {
@@ -286,16 +245,12 @@ impl LogParser<'_, '_> {
     fn bad_line(&mut self, line: &Line<'_>, reason: &str) {
         self.outcome.account.bad_lines += 1;
         let quoted = &line.bytes[..line.bytes.len().min(BAD_LINE_QUOTE_BYTES)];
-        let mut text = format!(
-            "parser: unparseable line ({reason}): {}",
-            String::from_utf8_lossy(quoted)
-        );
+        let mut text = format!("parser: unparseable line ({reason}): {}", String::from_utf8_lossy(quoted));
         if quoted.len() < line.bytes.len() || line.is_cut() {
             text.push_str(&format!(" [... {} bytes in all]", line.full_len));
         }
         let parts = RowParts::system(text).mark(RowMark::BadLine);
-        self.emitter
-            .emit(self.context, &self.tracked, line.number, "", parts);
+        self.emitter.emit(self.context, &self.tracked, line.number, "", parts);
         self.emitter.rows = 0;
     }
 
@@ -319,14 +274,8 @@ impl LogParser<'_, '_> {
                 if !version.is_empty() {
                     self.outcome.copilot_version = Some(version.to_string());
                 }
-                let cwd = start
-                    .context
-                    .as_ref()
-                    .map_or("", |directory| directory.cwd.or_empty());
-                let text = format!(
-                    "session start: copilot {version} producer={} cwd={cwd}",
-                    start.producer.or_empty()
-                );
+                let cwd = start.context.as_ref().map_or("", |directory| directory.cwd.or_empty());
+                let text = format!("session start: copilot {version} producer={} cwd={cwd}", start.producer.or_empty());
                 self.emit(line, stamp, RowParts::system(text));
             }
             "session.resume" => {
@@ -342,16 +291,8 @@ impl LogParser<'_, '_> {
             }
             "system.message" => {
                 let message: SystemMessage<'_> = serde_json::from_str(data)?;
-                let label = if message.role.get() == Some("developer") {
-                    "developer message"
-                } else {
-                    "system prompt"
-                };
-                self.emit(
-                    line,
-                    stamp,
-                    RowParts::system(format!("{label}: {}", message.content.or_empty())),
-                );
+                let label = if message.role.get() == Some("developer") { "developer message" } else { "system prompt" };
+                self.emit(line, stamp, RowParts::system(format!("{label}: {}", message.content.or_empty())));
             }
             "user.message" => {
                 let message: UserMessage<'_> = serde_json::from_str(data)?;
@@ -361,10 +302,7 @@ impl LogParser<'_, '_> {
                 } else if envelope.agent_id.non_empty().is_some() {
                     Some("subagent task")
                 } else {
-                    message
-                        .source
-                        .non_empty()
-                        .filter(|source| *source != "user")
+                    message.source.non_empty().filter(|source| *source != "user")
                 };
                 let parts = match label {
                     None => RowParts::new(TurnType::User, content),
@@ -376,11 +314,7 @@ impl LogParser<'_, '_> {
             "assistant.reasoning" => {
                 if context.include_thinking {
                     let reasoning: Reasoning<'_> = serde_json::from_str(data)?;
-                    self.emit(
-                        line,
-                        stamp,
-                        RowParts::new(TurnType::Thinking, reasoning.content.or_empty()),
-                    );
+                    self.emit(line, stamp, RowParts::new(TurnType::Thinking, reasoning.content.or_empty()));
                 }
             }
             "tool.execution_start" | "tool.user_requested" => {
@@ -403,9 +337,7 @@ impl LogParser<'_, '_> {
                     self.emit(
                         line,
                         stamp,
-                        RowParts::new(TurnType::ToolUse, text)
-                            .model(start.model.or_empty())
-                            .tool(name, id),
+                        RowParts::new(TurnType::ToolUse, text).model(start.model.or_empty()).tool(name, id),
                     );
                 }
             }
@@ -414,32 +346,17 @@ impl LogParser<'_, '_> {
                 let id = complete.tool_call_id.or_empty();
                 let failed = complete.success.get() == Some("false");
                 let mut text = String::new();
-                if let Some(code) = complete
-                    .shell_execution
-                    .as_ref()
-                    .and_then(|shell| shell.exit_code.get())
-                {
+                if let Some(code) = complete.shell_execution.as_ref().and_then(|shell| shell.exit_code.get()) {
                     if code != "0" {
                         text.push_str(&format!("[exit {code}] "));
                     }
                 }
                 if let Some(result) = &complete.result {
-                    let (content, detailed) = (
-                        result.content.or_empty(),
-                        result.detailed_content.or_empty(),
-                    );
-                    text.push_str(if content.len() > detailed.len() {
-                        content
-                    } else {
-                        detailed
-                    });
+                    let (content, detailed) = (result.content.or_empty(), result.detailed_content.or_empty());
+                    text.push_str(if content.len() > detailed.len() { content } else { detailed });
                 }
                 if failed {
-                    if let Some(message) = complete
-                        .error
-                        .as_ref()
-                        .and_then(|error| error.message.get())
-                    {
+                    if let Some(message) = complete.error.as_ref().and_then(|error| error.message.get()) {
                         text.push('\n');
                         text.push_str(message);
                     }
@@ -450,18 +367,11 @@ impl LogParser<'_, '_> {
                 }
                 let model = complete.model.or_empty();
                 self.note_model(model);
-                let mark = if failed {
-                    RowMark::FailedToolResult
-                } else {
-                    RowMark::Plain
-                };
+                let mark = if failed { RowMark::FailedToolResult } else { RowMark::Plain };
                 self.emit(
                     line,
                     stamp,
-                    RowParts::new(TurnType::ToolResult, text)
-                        .model(model)
-                        .tool(&name, id)
-                        .mark(mark),
+                    RowParts::new(TurnType::ToolResult, text).model(model).tool(&name, id).mark(mark),
                 );
             }
             "permission.requested" => self.permission_requested(line, stamp, data)?,
@@ -471,73 +381,41 @@ impl LogParser<'_, '_> {
                 let denied = text.starts_with("permission decision: denied");
                 let id = decision.tool_call_id.or_empty();
                 let name = self.tool_names.get(id).cloned().unwrap_or_default();
-                let mark = if denied {
-                    RowMark::PermissionDenied
-                } else {
-                    RowMark::Plain
-                };
-                self.emit(
-                    line,
-                    stamp,
-                    RowParts::system(text).tool(&name, id).mark(mark),
-                );
+                let mark = if denied { RowMark::PermissionDenied } else { RowMark::Plain };
+                self.emit(line, stamp, RowParts::system(text).tool(&name, id).mark(mark));
             }
             "session.permissions_changed" => {
                 let change: PermissionsChanged<'_> = serde_json::from_str(data)?;
-                let (text, mode) =
-                    if change.mode.get().is_some() || change.previous_mode.get().is_some() {
-                        let mode = change.mode.or_empty().to_string();
-                        (
-                            format!(
-                                "permission mode: {} -> {mode}",
-                                change.previous_mode.get().unwrap_or("-")
-                            ),
-                            mode,
-                        )
-                    } else {
-                        // The Copilot Desktop app's form: allow-all on or off, with its own mode.
-                        let previous = change
-                            .previous_allow_all_permission_mode
-                            .get()
-                            .unwrap_or("-");
-                        let current = change.allow_all_permission_mode.get().unwrap_or("-");
-                        (
-                            format!("permission mode: allow-all {previous} -> {current}"),
-                            format!("allow-all {current}"),
-                        )
-                    };
+                let (text, mode) = if change.mode.get().is_some() || change.previous_mode.get().is_some() {
+                    let mode = change.mode.or_empty().to_string();
+                    (format!("permission mode: {} -> {mode}", change.previous_mode.get().unwrap_or("-")), mode)
+                } else {
+                    // The Copilot Desktop app's form: allow-all on or off, with its own mode.
+                    let previous = change.previous_allow_all_permission_mode.get().unwrap_or("-");
+                    let current = change.allow_all_permission_mode.get().unwrap_or("-");
+                    (format!("permission mode: allow-all {previous} -> {current}"), format!("allow-all {current}"))
+                };
                 self.tracked.permission_mode = Some(mode);
                 self.emit(line, stamp, RowParts::system(text));
             }
             "session.mode_changed" => {
                 let change: ModeChanged<'_> = serde_json::from_str(data)?;
-                let (previous, new) = (
-                    change.previous_mode.get().unwrap_or("-"),
-                    change.new_mode.or_empty(),
-                );
+                let (previous, new) = (change.previous_mode.get().unwrap_or("-"), change.new_mode.or_empty());
                 self.tracked.agent_mode = Some(new.to_string());
-                self.emit(
-                    line,
-                    stamp,
-                    RowParts::system(format!("agent mode: {previous} -> {new}")),
-                );
+                self.emit(line, stamp, RowParts::system(format!("agent mode: {previous} -> {new}")));
             }
             "session.model_change" => {
                 let change: ModelChange<'_> = serde_json::from_str(data)?;
                 let new = change.new_model.or_empty();
-                let previous = change
-                    .previous_model
-                    .non_empty()
-                    .or(Some(self.tracked.model.as_str()).filter(|m| !m.is_empty()));
+                let previous =
+                    change.previous_model.non_empty().or(Some(self.tracked.model.as_str()).filter(|m| !m.is_empty()));
                 let mut text = match previous {
                     Some(previous) => format!("model: {previous} -> {new}"),
                     None => format!("model: {new}"),
                 };
-                for (key, value) in [
-                    ("cause", &change.cause),
-                    ("source", &change.source),
-                    ("effort", &change.reasoning_effort),
-                ] {
+                for (key, value) in
+                    [("cause", &change.cause), ("source", &change.source), ("effort", &change.reasoning_effort)]
+                {
                     if let Some(value) = value.get() {
                         text.push_str(&format!(" {key}={value}"));
                     }
@@ -548,23 +426,15 @@ impl LogParser<'_, '_> {
             "session.auto_mode_resolved" => {
                 let resolved: AutoModeResolved<'_> = serde_json::from_str(data)?;
                 let chosen = resolved.chosen_model.or_empty();
-                let previous = Some(self.tracked.model.as_str())
-                    .filter(|m| !m.is_empty())
-                    .unwrap_or("-");
-                let text = format!(
-                    "model: {previous} -> {chosen} (auto, {})",
-                    resolved.routing_method.get().unwrap_or("-")
-                );
+                let previous = Some(self.tracked.model.as_str()).filter(|m| !m.is_empty()).unwrap_or("-");
+                let text =
+                    format!("model: {previous} -> {chosen} (auto, {})", resolved.routing_method.get().unwrap_or("-"));
                 self.tracked.model = chosen.to_string();
                 self.emit(line, stamp, RowParts::system(text));
             }
             "session.info" => {
                 let info: SessionInfo<'_> = serde_json::from_str(data)?;
-                let mut text = format!(
-                    "session.info {}: {}",
-                    info.info_type.or_empty(),
-                    info.message.or_empty()
-                );
+                let mut text = format!("session.info {}: {}", info.info_type.or_empty(), info.message.or_empty());
                 for (key, value) in [("url", &info.url), ("tip", &info.tip)] {
                     if let Some(value) = value.get() {
                         text.push_str(&format!(" {key}={value}"));
@@ -574,49 +444,29 @@ impl LogParser<'_, '_> {
             }
             "model.message" => {
                 let message: UtilityMessage<'_> = serde_json::from_str(data)?;
-                let model = message
-                    .model_call
-                    .as_ref()
-                    .map_or("", |call| call.model.or_empty());
-                let content = message
-                    .message
-                    .as_ref()
-                    .map_or("", |message| message.content.or_empty());
+                let model = message.model_call.as_ref().map_or("", |call| call.model.or_empty());
+                let content = message.message.as_ref().map_or("", |message| message.content.or_empty());
                 self.note_model(model);
-                self.emit(
-                    line,
-                    stamp,
-                    RowParts::system(format!("utility model {model}: {content}")).model(model),
-                );
+                self.emit(line, stamp, RowParts::system(format!("utility model {model}: {content}")).model(model));
             }
             "session.compaction_complete" => {
                 let compaction: CompactionComplete<'_> = serde_json::from_str(data)?;
                 self.emit(
                     line,
                     stamp,
-                    RowParts::system(format!(
-                        "compaction summary: {}",
-                        compaction.summary_content.or_empty()
-                    )),
+                    RowParts::system(format!("compaction summary: {}", compaction.summary_content.or_empty())),
                 );
             }
             "abort" | "session.error" | "session.warning" => {
                 let problem: Problem<'_> = serde_json::from_str(data)?;
-                let detail = problem
-                    .reason
-                    .get()
-                    .or(problem.message.get())
-                    .unwrap_or_default();
+                let detail = problem.reason.get().or(problem.message.get()).unwrap_or_default();
                 self.emit(line, stamp, RowParts::system(format!("{kind}: {detail}")));
             }
             "hook.start" | "hook.end" => {
                 let hook: Hook<'_> = serde_json::from_str(data)?;
                 let hook_type = hook.hook_type.non_empty().unwrap_or("-");
-                let json_or_empty = |value: &Option<Value>| {
-                    value
-                        .as_ref()
-                        .map_or_else(|| "{}".to_string(), crate::json::compact)
-                };
+                let json_or_empty =
+                    |value: &Option<Value>| value.as_ref().map_or_else(|| "{}".to_string(), crate::json::compact);
                 let text = if kind == "hook.start" {
                     format!("hook {hook_type} start: {}", json_or_empty(&hook.input))
                 } else {
@@ -624,20 +474,14 @@ impl LogParser<'_, '_> {
                         Some(Value::Bool(success)) => success.to_string(),
                         _ => "-".to_string(),
                     };
-                    let mut text = format!(
-                        "hook {hook_type} end: success={success} output={}",
-                        json_or_empty(&hook.output)
-                    );
+                    let mut text =
+                        format!("hook {hook_type} end: success={success} output={}", json_or_empty(&hook.output));
                     if let Some(error) = &hook.error {
                         text.push_str(&format!(" error={}", crate::json::compact(error)));
                     }
                     text
                 };
-                self.emit(
-                    line,
-                    stamp,
-                    RowParts::system(text).tool("", hook.parent_tool_call_id.or_empty()),
-                );
+                self.emit(line, stamp, RowParts::system(text).tool("", hook.parent_tool_call_id.or_empty()));
             }
             "session.usage_record" => {
                 let record: UsageRecordData = serde_json::from_str(data)?;
@@ -669,11 +513,7 @@ impl LogParser<'_, '_> {
                     .filter_map(Text::get)
                     .collect();
                 text.push_str(" files modified: ");
-                text.push_str(&if files.is_empty() {
-                    "-".to_string()
-                } else {
-                    files.join(", ")
-                });
+                text.push_str(&if files.is_empty() { "-".to_string() } else { files.join(", ") });
                 self.emit(line, stamp, RowParts::system(text));
             }
             _ => {
@@ -700,20 +540,13 @@ impl LogParser<'_, '_> {
         let model = message.model.or_empty();
         self.note_model(model);
         if let Some(content) = message.content.non_empty() {
-            self.emit(
-                line,
-                stamp,
-                RowParts::new(TurnType::Assistant, content).model(model),
-            );
+            self.emit(line, stamp, RowParts::new(TurnType::Assistant, content).model(model));
         }
         if self.context.include_thinking {
             let thinking = match message.reasoning_text.non_empty() {
                 Some(text) => Cow::Borrowed(text),
                 None => {
-                    let blocks = message
-                        .reasoning_blocks
-                        .iter()
-                        .flat_map(|blocks| blocks.blocks.iter());
+                    let blocks = message.reasoning_blocks.iter().flat_map(|blocks| blocks.blocks.iter());
                     let summaries: Vec<&str> = blocks
                         .flat_map(|block| block.summary.iter())
                         .filter_map(|summary| summary.text.non_empty())
@@ -722,11 +555,7 @@ impl LogParser<'_, '_> {
                 }
             };
             if !thinking.is_empty() {
-                self.emit(
-                    line,
-                    stamp,
-                    RowParts::new(TurnType::Thinking, thinking).model(model),
-                );
+                self.emit(line, stamp, RowParts::new(TurnType::Thinking, thinking).model(model));
             }
         }
         for request in &message.tool_requests {
@@ -738,23 +567,12 @@ impl LogParser<'_, '_> {
             }
             self.count_call(name);
             let text = tool_use_text(request.arguments);
-            self.emit(
-                line,
-                stamp,
-                RowParts::new(TurnType::ToolUse, text)
-                    .model(model)
-                    .tool(name, id),
-            );
+            self.emit(line, stamp, RowParts::new(TurnType::ToolUse, text).model(model).tool(name, id));
         }
         Ok(())
     }
 
-    fn permission_requested(
-        &mut self,
-        line: u64,
-        stamp: &str,
-        data: &str,
-    ) -> serde_json::Result<()> {
+    fn permission_requested(&mut self, line: u64, stamp: &str, data: &str) -> serde_json::Result<()> {
         let requested: PermissionRequested<'_> = serde_json::from_str(data)?;
         let request = requested.permission_request.unwrap_or_default();
         let mut text = format!("permission request: {}", request.kind.or_empty());
@@ -780,32 +598,16 @@ impl LogParser<'_, '_> {
         }
         let id = request.tool_call_id.or_empty();
         let name = self.tool_names.get(id).cloned().unwrap_or_default();
-        self.emit(
-            line,
-            stamp,
-            RowParts::system(text)
-                .tool(&name, id)
-                .mark(RowMark::PermissionRequest),
-        );
+        self.emit(line, stamp, RowParts::system(text).tool(&name, id).mark(RowMark::PermissionRequest));
 
-        let (mode, agent) = (
-            requested.permission_mode.non_empty(),
-            requested.agent_mode.non_empty(),
-        );
+        let (mode, agent) = (requested.permission_mode.non_empty(), requested.agent_mode.non_empty());
         let mode_text = match (&self.tracked.permission_mode, mode) {
-            (None, Some(mode)) => Some(format!(
-                "permission mode: {mode} agent={}",
-                agent.unwrap_or("-")
-            )),
-            (Some(old), Some(mode)) if old != mode => {
-                Some(format!("permission mode: {old} -> {mode}"))
-            }
+            (None, Some(mode)) => Some(format!("permission mode: {mode} agent={}", agent.unwrap_or("-"))),
+            (Some(old), Some(mode)) if old != mode => Some(format!("permission mode: {old} -> {mode}")),
             _ => None,
         };
         let agent_text = match (&self.tracked.agent_mode, agent) {
-            (Some(old), Some(agent)) if old != agent => {
-                Some(format!("agent mode: {old} -> {agent}"))
-            }
+            (Some(old), Some(agent)) if old != agent => Some(format!("agent mode: {old} -> {agent}")),
             _ => None,
         };
         if let Some(mode) = mode {
@@ -821,8 +623,7 @@ impl LogParser<'_, '_> {
     }
 
     fn emit(&mut self, line: u64, stamp: &str, parts: RowParts<'_>) {
-        self.emitter
-            .emit(self.context, &self.tracked, line, stamp, parts);
+        self.emitter.emit(self.context, &self.tracked, line, stamp, parts);
     }
 
     fn track_directory(&mut self, directory: &WorkingDirectory<'_>) {
@@ -837,11 +638,7 @@ impl LogParser<'_, '_> {
     }
 
     fn count_call(&mut self, name: &str) {
-        self.outcome
-            .tools
-            .entry(name.to_string())
-            .or_default()
-            .calls += 1;
+        self.outcome.tools.entry(name.to_string()).or_default().calls += 1;
     }
 
     fn note_model(&mut self, model: &str) {
@@ -871,11 +668,7 @@ fn tool_use_text(arguments: Option<&RawValue>) -> String {
 /// `permission decision: <kind> source=<source>` and the result's details present.
 fn decision_text(kind: &str, decision: &PermissionDecision<'_>) -> String {
     let result = decision.result.as_ref();
-    let field = |key: &str| {
-        result
-            .and_then(|result| result.get(key))
-            .filter(|value| !value.is_null())
-    };
+    let field = |key: &str| result.and_then(|result| result.get(key)).filter(|value| !value.is_null());
     // Some records nest decisionSource inside result (seen in a Windows listing).
     let source = decision
         .decision_source
@@ -885,14 +678,9 @@ fn decision_text(kind: &str, decision: &PermissionDecision<'_>) -> String {
     let result_kind = if kind == "permission.carriedForward" {
         "carried-forward".to_string()
     } else {
-        field("kind")
-            .and_then(crate::json::value_text)
-            .unwrap_or_else(|| "-".into())
+        field("kind").and_then(crate::json::value_text).unwrap_or_else(|| "-".into())
     };
-    let mut text = format!(
-        "permission decision: {result_kind} source={}",
-        source.as_deref().unwrap_or("-")
-    );
+    let mut text = format!("permission decision: {result_kind} source={}", source.as_deref().unwrap_or("-"));
     for (key, label) in [
         ("locationKey", "location"),
         ("approval", "approval"),

@@ -66,10 +66,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
             fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
                 Ok(Text(None))
             }
-            fn visit_some<D: Deserializer<'de>>(
-                self,
-                deserializer: D,
-            ) -> Result<Self::Value, D::Error> {
+            fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
                 deserializer.deserialize_any(self)
             }
             fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {

@@ -23,9 +23,7 @@ fn line(kind: &str, data: &str) -> String {
 }
 
 fn texts(rows: &[OwnedRow]) -> Vec<(TurnType, &str)> {
-    rows.iter()
-        .map(|row| (row.turn_type, row.text.as_str()))
-        .collect()
+    rows.iter().map(|row| (row.turn_type, row.text.as_str())).collect()
 }
 
 #[test]
@@ -48,10 +46,7 @@ fn tool_use_text_prefers_a_string_then_known_keys_then_json() {
             (TurnType::ToolUse, r#"{"intent":"Reading","z":1}"#)
         ]
     );
-    assert!(
-        rows.iter()
-            .all(|row| row.model == "m" && row.project_path == "/fallback")
-    );
+    assert!(rows.iter().all(|row| row.model == "m" && row.project_path == "/fallback"));
     assert_eq!(outcome.tools["web_fetch"].calls, 1);
 }
 
@@ -63,10 +58,7 @@ fn a_tool_start_without_a_request_is_a_call_and_results_use_the_remembered_name(
                 "tool.execution_start",
                 r#"{"toolCallId":"t1","toolName":"view","arguments":{"path":"/a"},"mcpServerName":"fs"}"#,
             ),
-            &line(
-                "tool.user_requested",
-                r#"{"toolCallId":"t2","toolName":"bash","arguments":{"command":"ls"}}"#,
-            ),
+            &line("tool.user_requested", r#"{"toolCallId":"t2","toolName":"bash","arguments":{"command":"ls"}}"#),
             &line(
                 "tool.execution_complete",
                 r#"{"toolCallId":"t1","success":false,"result":{"content":"short","detailedContent":"longer text"},"error":{"message":"boom"}}"#,
@@ -87,17 +79,8 @@ fn a_tool_start_without_a_request_is_a_call_and_results_use_the_remembered_name(
             (TurnType::ToolResult, "a much longer text"),
         ]
     );
-    assert_eq!(
-        (rows[2].tool_name.as_str(), rows[3].tool_name.as_str()),
-        ("view", "bash")
-    );
-    assert_eq!(
-        outcome.tools["view"],
-        ToolTally {
-            calls: 1,
-            failures: 1
-        }
-    );
+    assert_eq!((rows[2].tool_name.as_str(), rows[3].tool_name.as_str()), ("view", "bash"));
+    assert_eq!(outcome.tools["view"], ToolTally { calls: 1, failures: 1 });
     assert!(outcome.mcp_servers.contains("fs"));
 }
 
@@ -121,42 +104,27 @@ fn denials_and_their_details_are_spelled_out() {
                 "permission.completed",
                 r#"{"toolCallId":"m","result":{"kind":"denied-by-rules","rules":[{"kind":"mcp","argument":"github"}],"decisionSource":"host_policy"}}"#,
             ),
-            &line(
-                "permission.carriedForward",
-                r#"{"toolCallId":"m","decisionSource":"authorization_carry_forward"}"#,
-            ),
+            &line("permission.carriedForward", r#"{"toolCallId":"m","decisionSource":"authorization_carry_forward"}"#),
         ],
         false,
     );
     assert_eq!(
         texts(&rows),
         [
-            (
-                TurnType::System,
-                "permission request: url https://a.example intention=Fetch"
-            ),
-            (
-                TurnType::System,
-                "permission mode: manual agent=interactive"
-            ),
+            (TurnType::System, "permission request: url https://a.example intention=Fetch"),
+            (TurnType::System, "permission mode: manual agent=interactive"),
             (
                 TurnType::System,
                 "permission decision: denied-interactively-by-user source=human_response feedback=not that site"
             ),
-            (
-                TurnType::System,
-                "permission request: mcp github/create_issue"
-            ),
+            (TurnType::System, "permission request: mcp github/create_issue"),
             (TurnType::System, "permission mode: manual -> allow-all"),
             (TurnType::System, "agent mode: interactive -> autopilot"),
             (
                 TurnType::System,
                 r#"permission decision: denied-by-rules source=host_policy rules=[{"argument":"github","kind":"mcp"}]"#
             ),
-            (
-                TurnType::System,
-                "permission decision: carried-forward source=authorization_carry_forward"
-            ),
+            (TurnType::System, "permission decision: carried-forward source=authorization_carry_forward"),
         ]
     );
 }
@@ -166,14 +134,8 @@ fn models_are_tracked_from_changes_and_auto_resolution() {
     let (rows, _) = parse(
         &[
             &line("session.model_change", r#"{"newModel":"gpt-5.4"}"#),
-            &line(
-                "session.model_change",
-                r#"{"newModel":"auto","source":"model_picker"}"#,
-            ),
-            &line(
-                "session.auto_mode_resolved",
-                r#"{"chosenModel":"claude-sonnet-4.5","routingMethod":"router"}"#,
-            ),
+            &line("session.model_change", r#"{"newModel":"auto","source":"model_picker"}"#),
+            &line("session.auto_mode_resolved", r#"{"chosenModel":"claude-sonnet-4.5","routingMethod":"router"}"#),
             &line("user.message", r#"{"content":"hi"}"#),
         ],
         false,
@@ -182,14 +144,8 @@ fn models_are_tracked_from_changes_and_auto_resolution() {
         texts(&rows)[..3],
         [
             (TurnType::System, "model: gpt-5.4"),
-            (
-                TurnType::System,
-                "model: gpt-5.4 -> auto source=model_picker"
-            ),
-            (
-                TurnType::System,
-                "model: auto -> claude-sonnet-4.5 (auto, router)"
-            ),
+            (TurnType::System, "model: gpt-5.4 -> auto source=model_picker"),
+            (TurnType::System, "model: auto -> claude-sonnet-4.5 (auto, router)"),
         ]
     );
     assert_eq!(rows[3].model, "claude-sonnet-4.5");
@@ -223,21 +179,11 @@ fn thinking_only_when_asked_and_from_summaries_when_there_is_no_text() {
         "assistant.message",
         r#"{"content":"done","reasoningBlocks":{"blocks":[{"summary":[{"text":"first"},{"text":"second"}]}]}}"#,
     );
-    let reasoning = line(
-        "assistant.reasoning",
-        r#"{"reasoningId":"r","content":"deep"}"#,
-    );
-    assert_eq!(
-        texts(&parse(&[&message, &reasoning], false).0),
-        [(TurnType::Assistant, "done")]
-    );
+    let reasoning = line("assistant.reasoning", r#"{"reasoningId":"r","content":"deep"}"#);
+    assert_eq!(texts(&parse(&[&message, &reasoning], false).0), [(TurnType::Assistant, "done")]);
     assert_eq!(
         texts(&parse(&[&message, &reasoning], true).0),
-        [
-            (TurnType::Assistant, "done"),
-            (TurnType::Thinking, "first\nsecond"),
-            (TurnType::Thinking, "deep")
-        ]
+        [(TurnType::Assistant, "done"), (TurnType::Thinking, "first\nsecond"), (TurnType::Thinking, "deep")]
     );
 }
 
@@ -245,37 +191,19 @@ fn thinking_only_when_asked_and_from_summaries_when_there_is_no_text() {
 fn hooks_mode_changes_and_other_types() {
     let (rows, outcome) = parse(
         &[
-            &line(
-                "hook.start",
-                r#"{"hookType":"preToolUse","input":{"b":1,"a":2},"parentToolCallId":"p"}"#,
-            ),
-            &line(
-                "hook.end",
-                r#"{"hookType":"preToolUse","success":true,"error":{"message":"x"}}"#,
-            ),
+            &line("hook.start", r#"{"hookType":"preToolUse","input":{"b":1,"a":2},"parentToolCallId":"p"}"#),
+            &line("hook.end", r#"{"hookType":"preToolUse","success":true,"error":{"message":"x"}}"#),
             &line("hook.end", r#"{"success":"maybe"}"#),
             &line(
                 "session.permissions_changed",
                 r#"{"previousAllowAllPermissions":false,"allowAllPermissions":true,"allowAllPermissionMode":"session"}"#,
             ),
-            &line(
-                "session.mode_changed",
-                r#"{"previousMode":"interactive","newMode":"plan"}"#,
-            ),
-            &line(
-                "skill.invoked",
-                r#"{"name":"pdf","path":"/s","content":"long body"}"#,
-            ),
-            &line(
-                "subagent.started",
-                r#"{"toolCallId":"t","agentName":"explore","agentDisplayName":"Explore"}"#,
-            ),
+            &line("session.mode_changed", r#"{"previousMode":"interactive","newMode":"plan"}"#),
+            &line("skill.invoked", r#"{"name":"pdf","path":"/s","content":"long body"}"#),
+            &line("subagent.started", r#"{"toolCallId":"t","agentName":"explore","agentDisplayName":"Explore"}"#),
             &line("subagent.deselected", r#"{}"#),
             &line("abort", r#"{"reason":"user_initiated"}"#),
-            &line(
-                "session.compaction_complete",
-                r#"{"success":true,"summaryContent":"summary"}"#,
-            ),
+            &line("session.compaction_complete", r#"{"success":true,"summaryContent":"summary"}"#),
             &line(
                 "session.info",
                 r#"{"infoType":"tip","message":"Try /model","url":"https://docs.example","tip":"t1"}"#,
@@ -287,10 +215,7 @@ fn hooks_mode_changes_and_other_types() {
         texts(&rows),
         [
             (TurnType::System, r#"hook preToolUse start: {"a":2,"b":1}"#),
-            (
-                TurnType::System,
-                r#"hook preToolUse end: success=true output={} error={"message":"x"}"#
-            ),
+            (TurnType::System, r#"hook preToolUse end: success=true output={} error={"message":"x"}"#),
             (TurnType::System, "hook - end: success=- output={}"),
             (TurnType::System, "permission mode: allow-all - -> session"),
             (TurnType::System, "agent mode: interactive -> plan"),
@@ -299,10 +224,7 @@ fn hooks_mode_changes_and_other_types() {
             (TurnType::System, "subagent.deselected: {}"),
             (TurnType::System, "abort: user_initiated"),
             (TurnType::System, "compaction summary: summary"),
-            (
-                TurnType::System,
-                "session.info tip: Try /model url=https://docs.example tip=t1"
-            ),
+            (TurnType::System, "session.info tip: Try /model url=https://docs.example tip=t1"),
         ]
     );
     assert_eq!(rows[0].tool_use_id, "p");
@@ -323,26 +245,14 @@ fn the_working_directory_follows_the_log() {
         ],
         false,
     );
-    let projects: Vec<_> = rows
-        .iter()
-        .map(|row| (row.project_path.as_str(), row.git_branch.as_str()))
-        .collect();
+    let projects: Vec<_> = rows.iter().map(|row| (row.project_path.as_str(), row.git_branch.as_str())).collect();
     assert_eq!(projects, [("/fallback", ""), ("/a", "main"), ("/b", "dev")]);
-    assert_eq!(
-        (
-            outcome.project.as_deref(),
-            outcome.copilot_version.as_deref()
-        ),
-        (Some("/b"), Some("1.0.102"))
-    );
+    assert_eq!((outcome.project.as_deref(), outcome.copilot_version.as_deref()), (Some("/b"), Some("1.0.102")));
 }
 
 #[test]
 fn every_line_is_accounted_for() {
-    let long = format!(
-        r#"{{"type":"user.message","data":{{"content":"{}"}}}}"#,
-        "x".repeat(200)
-    );
+    let long = format!(r#"{{"type":"user.message","data":{{"content":"{}"}}}}"#, "x".repeat(200));
     let rates = crate::usage::rates::RateTable::default_table();
     let context = LogContext {
         session_id: "s",
@@ -372,10 +282,7 @@ fn every_line_is_accounted_for() {
     let reader = crate::lines::LineReader::with_limit(&input[..], 128);
     let mut parser = LogParser {
         context: &context,
-        emitter: Emitter {
-            sink: &mut rows,
-            rows: 0,
-        },
+        emitter: Emitter { sink: &mut rows, rows: 0 },
         tracked: Tracked::default(),
         tool_names: HashMap::new(),
         requested_calls: HashSet::new(),
@@ -391,21 +298,9 @@ fn every_line_is_accounted_for() {
     assert_eq!(account.skipped_by_rule.values().sum::<u64>(), 2);
     assert_eq!(account.unknown_types["session.brand_new_thing"], 2);
     assert_eq!(account.bad_lines, 3);
-    let bad: Vec<_> = rows
-        .iter()
-        .filter(|row| row.text.starts_with("parser:"))
-        .map(|row| row.text.as_str())
-        .collect();
-    assert!(
-        bad[0].starts_with("parser: unparseable line (invalid UTF-8 at byte 42)"),
-        "{}",
-        bad[0]
-    );
-    assert!(
-        bad[1].starts_with("parser: unparseable line (not a JSON object): [1,2]"),
-        "{}",
-        bad[1]
-    );
+    let bad: Vec<_> = rows.iter().filter(|row| row.text.starts_with("parser:")).map(|row| row.text.as_str()).collect();
+    assert!(bad[0].starts_with("parser: unparseable line (invalid UTF-8 at byte 42)"), "{}", bad[0]);
+    assert!(bad[1].starts_with("parser: unparseable line (not a JSON object): [1,2]"), "{}", bad[1]);
     assert!(
         bad[2].contains("line of 245 bytes is longer than the 128 byte limit")
             && bad[2].ends_with("[... 245 bytes in all]"),

@@ -8,6 +8,10 @@ pub mod wal;
 use std::collections::BTreeMap;
 
 use rusqlite::types::ValueRef;
+use std::io::{self, Read};
+use std::ptr::NonNull;
+
+use rusqlite::serialize::OwnedData;
 use rusqlite::{Connection, MAIN_DB};
 
 use super::PendingRow;
@@ -56,30 +60,62 @@ pub struct StoreContents {
     pub problems: Vec<String>,
 }
 
-/// Reads the store from its main file's bytes (possibly empty) and its log's, if any.
-pub fn read(
-    db: &[u8],
-    wal_bytes: Option<&[u8]>,
-    scope: StoreScope,
-) -> Result<StoreContents, String> {
+/// The store's two files as the reader opens them, each as often as it needs.
+pub trait StoreFiles {
+    /// The main file's size, or `None` when there is no main file.
+    fn main_size(&self) -> Option<u64>;
+    fn open_main(&mut self) -> io::Result<Box<dyn Read + '_>>;
+    fn has_wal(&self) -> bool;
+    fn open_wal(&mut self) -> io::Result<Box<dyn Read + '_>>;
+}
+
+/// The largest database image built in memory.
+pub const IMAGE_LIMIT: u64 = 2 << 30;
+
+/// Reads the store: the log (if any) is replayed onto the main file's bytes in a buffer
+/// SQLite owns, which SQLite then opens read-only. Memory is the size of the database.
+pub fn read(files: &mut dyn StoreFiles, scope: StoreScope) -> Result<StoreContents, String> {
     let mut contents = StoreContents::default();
-    let image = match wal_bytes {
-        Some(log) => {
-            let (image, stats) = wal::replay(db, log)?;
-            contents.wal = Some(stats);
-            image
-        }
-        None => {
-            let mut image = db.to_vec();
-            if image.len() < 100 || &image[..16] != b"SQLite format 3\0" {
-                return Err("not a SQLite database".into());
-            }
-            image[18] = 1;
-            image[19] = 1;
-            image
-        }
+    let index = if files.has_wal() {
+        let log = files.open_wal().map_err(|error| format!("cannot open the write-ahead log: {error}"))?;
+        Some(wal::scan(log)?)
+    } else {
+        None
     };
-    let connection = open_image(&image)?;
+    let main_size = files.main_size().unwrap_or(0);
+    let size = match index.as_ref().and_then(|index| Some(index.database_pages? * index.page_size as u64)) {
+        Some(size) => size,
+        None if main_size > 0 => main_size,
+        None => return Err("the write-ahead log holds no committed transaction and there is no database".into()),
+    };
+    if size > IMAGE_LIMIT {
+        return Err(format!("the database is {size} bytes, more than the {IMAGE_LIMIT} bytes copilot-lens reads"));
+    }
+    let mut image = sqlite_buffer(size as usize)?;
+    image.fill(0);
+    if main_size > 0 {
+        let mut main = files.open_main().map_err(|error| format!("cannot open the database: {error}"))?;
+        let wanted = (main_size.min(size)) as usize;
+        main.read_exact(&mut image[..wanted]).map_err(|error| format!("cannot read the database: {error}"))?;
+    }
+    if let Some(index) = &index {
+        if let Some(page_size) = wal::database_page_size(&image) {
+            if main_size > 0 && page_size != index.page_size {
+                return Err(format!("database page size {page_size} differs from the log's {}", index.page_size));
+            }
+        }
+        let log = files.open_wal().map_err(|error| format!("cannot open the write-ahead log: {error}"))?;
+        wal::apply(log, index, &mut image)?;
+        contents.wal = Some(index.stats.clone());
+    }
+    if wal::database_page_size(&image).is_none() {
+        return Err("not a SQLite database (no header)".into());
+    }
+    // Header bytes 18 and 19 say WAL (2), which an in-memory image cannot be opened in; 1 is
+    // the rollback journal.
+    image[18] = 1;
+    image[19] = 1;
+    let connection = open_image(image)?;
     if scope == StoreScope::Everything {
         read_row_tables(&connection, &mut contents);
     }
@@ -87,16 +123,21 @@ pub fn read(
     Ok(contents)
 }
 
-fn open_image(image: &[u8]) -> Result<Connection, String> {
+/// A zeroed buffer from SQLite's allocator, which `deserialize` takes over without a copy.
+fn sqlite_buffer(size: usize) -> Result<OwnedData, String> {
+    let pointer = unsafe { rusqlite::ffi::sqlite3_malloc64(size as u64) }.cast::<u8>();
+    let pointer = NonNull::new(pointer).ok_or_else(|| format!("cannot allocate {size} bytes for the database"))?;
+    // SAFETY: the pointer comes from sqlite3_malloc64 with `size` bytes; OwnedData frees it
+    // with sqlite3_free, or hands it to SQLite in `deserialize`.
+    Ok(unsafe { OwnedData::from_raw_nonnull(pointer, size) })
+}
+
+fn open_image(image: OwnedData) -> Result<Connection, String> {
     let mut connection = Connection::open_in_memory().map_err(|error| error.to_string())?;
-    connection
-        .deserialize_read_exact(MAIN_DB, image, image.len(), true)
-        .map_err(|error| format!("SQLite cannot open the image: {error}"))?;
+    connection.deserialize(MAIN_DB, image, true).map_err(|error| format!("SQLite cannot open the image: {error}"))?;
     // Reading the schema is the first access that checks the image.
     connection
-        .query_row("SELECT count(*) FROM sqlite_schema", [], |row| {
-            row.get::<_, i64>(0)
-        })
+        .query_row("SELECT count(*) FROM sqlite_schema", [], |row| row.get::<_, i64>(0))
         .map_err(|error| format!("SQLite cannot read the schema: {error}"))?;
     Ok(connection)
 }
@@ -108,15 +149,7 @@ fn read_row_tables(connection: &Connection, contents: &mut StoreContents) {
         connection,
         contents,
         "sessions",
-        &[
-            "id",
-            "cwd",
-            "repository",
-            "branch",
-            "summary",
-            "created_at",
-            "updated_at",
-        ],
+        &["id", "cwd", "repository", "branch", "summary", "created_at", "updated_at"],
     ) {
         for (rowid, v) in table {
             let session = StoreSession {
@@ -131,16 +164,12 @@ fn read_row_tables(connection: &Connection, contents: &mut StoreContents) {
             if !session.summary.is_empty() {
                 let text = format!("session name: {}", session.summary);
                 let mut row =
-                    PendingRow::new(TurnType::System, text, &session.created_at, rowid as u64)
-                        .in_session(&session.id);
+                    PendingRow::new(TurnType::System, text, &session.created_at, rowid as u64).in_session(&session.id);
                 row.project_path = session.cwd.clone();
                 row.git_branch = session.branch.clone();
                 rows.push(row);
             }
-            sessions_by_id.insert(
-                session.id.clone(),
-                (session.cwd.clone(), session.branch.clone()),
-            );
+            sessions_by_id.insert(session.id.clone(), (session.cwd.clone(), session.branch.clone()));
             contents.sessions.push(session);
         }
     }
@@ -153,65 +182,36 @@ fn read_row_tables(connection: &Connection, contents: &mut StoreContents) {
         row
     };
 
-    if let Some(table) = query(
-        connection,
-        contents,
-        "turns",
-        &[
-            "session_id",
-            "user_message",
-            "assistant_response",
-            "timestamp",
-        ],
-    ) {
+    if let Some(table) =
+        query(connection, contents, "turns", &["session_id", "user_message", "assistant_response", "timestamp"])
+    {
         for (rowid, v) in table {
             let (session_id, stamp) = (take(&v[0]), take(&v[3]));
             for (value, turn_type) in [(&v[1], TurnType::User), (&v[2], TurnType::Assistant)] {
                 if let Some(text) = value.clone() {
-                    rows.push(in_session(
-                        PendingRow::new(turn_type, text, &stamp, rowid as u64),
-                        &session_id,
-                    ));
+                    rows.push(in_session(PendingRow::new(turn_type, text, &stamp, rowid as u64), &session_id));
                 }
             }
         }
     }
-    if let Some(table) = query(
-        connection,
-        contents,
-        "session_files",
-        &["session_id", "file_path", "tool_name", "first_seen_at"],
-    ) {
+    if let Some(table) =
+        query(connection, contents, "session_files", &["session_id", "file_path", "tool_name", "first_seen_at"])
+    {
         for (rowid, v) in table {
             let text = format!("file changed: {} tool={}", take(&v[1]), take(&v[2]));
-            rows.push(in_session(
-                PendingRow::new(TurnType::System, text, &take(&v[3]), rowid as u64),
-                &take(&v[0]),
-            ));
+            rows.push(in_session(PendingRow::new(TurnType::System, text, &take(&v[3]), rowid as u64), &take(&v[0])));
         }
     }
-    if let Some(table) = query(
-        connection,
-        contents,
-        "session_refs",
-        &["session_id", "ref_type", "ref_value", "created_at"],
-    ) {
+    if let Some(table) =
+        query(connection, contents, "session_refs", &["session_id", "ref_type", "ref_value", "created_at"])
+    {
         for (rowid, v) in table {
             let text = format!("reference: {} {}", take(&v[1]), take(&v[2]));
-            rows.push(in_session(
-                PendingRow::new(TurnType::System, text, &take(&v[3]), rowid as u64),
-                &take(&v[0]),
-            ));
+            rows.push(in_session(PendingRow::new(TurnType::System, text, &take(&v[3]), rowid as u64), &take(&v[0])));
         }
     }
-    const CHECKPOINT_SECTIONS: [&str; 6] = [
-        "overview",
-        "history",
-        "work_done",
-        "technical_details",
-        "important_files",
-        "next_steps",
-    ];
+    const CHECKPOINT_SECTIONS: [&str; 6] =
+        ["overview", "history", "work_done", "technical_details", "important_files", "next_steps"];
     let mut checkpoint_columns = vec!["session_id", "checkpoint_number", "title", "created_at"];
     checkpoint_columns.extend(CHECKPOINT_SECTIONS);
     if let Some(table) = query(connection, contents, "checkpoints", &checkpoint_columns) {
@@ -222,26 +222,11 @@ fn read_row_tables(connection: &Connection, contents: &mut StoreContents) {
                     text.push_str(&format!("\n{section}: {value}"));
                 }
             }
-            rows.push(in_session(
-                PendingRow::new(TurnType::System, text, &take(&v[3]), rowid as u64),
-                &take(&v[0]),
-            ));
+            rows.push(in_session(PendingRow::new(TurnType::System, text, &take(&v[3]), rowid as u64), &take(&v[0])));
         }
     }
-    let forge_columns = [
-        "session_id",
-        "tool_call_id",
-        "command",
-        "output",
-        "exit_code",
-        "created_at",
-    ];
-    if let Some(table) = query(
-        connection,
-        contents,
-        "forge_trajectory_events",
-        &forge_columns,
-    ) {
+    let forge_columns = ["session_id", "tool_call_id", "command", "output", "exit_code", "created_at"];
+    if let Some(table) = query(connection, contents, "forge_trajectory_events", &forge_columns) {
         for (rowid, v) in table {
             let (session_id, call, stamp) = (take(&v[0]), take(&v[1]), take(&v[5]));
             if let Some(command) = v[2].clone() {
@@ -279,8 +264,7 @@ fn read_usage(connection: &Connection, contents: &mut StoreContents) {
     let Some(table) = query(connection, contents, "assistant_usage_events", &columns) else {
         return;
     };
-    let count =
-        |value: &Option<String>| value.as_deref().map_or(Count::default(), Count::from_text);
+    let count = |value: &Option<String>| value.as_deref().map_or(Count::default(), Count::from_text);
     contents.usage_events = table
         .into_iter()
         .map(|(rowid, v)| StoreUsageEvent {
@@ -308,12 +292,7 @@ type TableRows = Vec<(i64, Vec<Option<String>>)>;
 
 /// `(rowid, values)` of the named columns of a table, in rowid order. A missing column reads
 /// as NULL; a missing table as `None`. A table SQLite cannot read is noted and skipped.
-fn query(
-    connection: &Connection,
-    contents: &mut StoreContents,
-    table: &str,
-    columns: &[&str],
-) -> Option<TableRows> {
+fn query(connection: &Connection, contents: &mut StoreContents, table: &str, columns: &[&str]) -> Option<TableRows> {
     let present = match table_columns(connection, table) {
         Ok(present) if present.is_empty() => return None,
         Ok(present) => present,
@@ -324,27 +303,17 @@ fn query(
     };
     let select: Vec<String> = columns
         .iter()
-        .map(|column| {
-            if present.iter().any(|p| p == column) {
-                format!("\"{column}\"")
-            } else {
-                "NULL".into()
-            }
-        })
+        .map(|column| if present.iter().any(|p| p == column) { format!("\"{column}\"") } else { "NULL".into() })
         .collect();
-    let sql = format!(
-        "SELECT rowid, {} FROM \"{table}\" ORDER BY rowid",
-        select.join(", ")
-    );
+    let sql = format!("SELECT rowid, {} FROM \"{table}\" ORDER BY rowid", select.join(", "));
     let result = (|| -> rusqlite::Result<TableRows> {
         let mut statement = connection.prepare(&sql)?;
         let mut rows = statement.query([])?;
         let mut out = Vec::new();
         while let Some(row) = rows.next()? {
             let rowid: i64 = row.get(0)?;
-            let values = (1..=columns.len())
-                .map(|index| row.get_ref(index).map(value_text))
-                .collect::<rusqlite::Result<_>>()?;
+            let values =
+                (1..=columns.len()).map(|index| row.get_ref(index).map(value_text)).collect::<rusqlite::Result<_>>()?;
             out.push((rowid, values));
         }
         Ok(out)
@@ -363,9 +332,7 @@ fn query(
 
 fn table_columns(connection: &Connection, table: &str) -> rusqlite::Result<Vec<String>> {
     let mut statement = connection.prepare("SELECT name FROM pragma_table_info(?1)")?;
-    statement
-        .query_map([table], |row| row.get::<_, String>(0))?
-        .collect()
+    statement.query_map([table], |row| row.get::<_, String>(0))?.collect()
 }
 
 /// Any storage class as text: the store keeps REAL in some INTEGER columns.
@@ -374,8 +341,6 @@ fn value_text(value: ValueRef<'_>) -> Option<String> {
         ValueRef::Null => None,
         ValueRef::Integer(number) => Some(number.to_string()),
         ValueRef::Real(number) => Some(number.to_string()),
-        ValueRef::Text(bytes) | ValueRef::Blob(bytes) => {
-            Some(String::from_utf8_lossy(bytes).into_owned())
-        }
+        ValueRef::Text(bytes) | ValueRef::Blob(bytes) => Some(String::from_utf8_lossy(bytes).into_owned()),
     }
 }

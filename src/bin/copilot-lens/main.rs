@@ -21,11 +21,7 @@ use copilot_lens::usage::summary::{self, DayRange, GroupBy};
 use crate::roots::DiskRoots;
 
 #[derive(Parser)]
-#[command(
-    name = "copilot-lens",
-    version,
-    about = "Look into what GitHub Copilot CLI keeps under ~/.copilot"
-)]
+#[command(name = "copilot-lens", version, about = "Look into what GitHub Copilot CLI keeps under ~/.copilot")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -85,18 +81,12 @@ impl Accounting {
         let zone = Zone::parse(&self.timezone)?;
         let rates = match &self.rates {
             Some(path) => {
-                let text = fs::read_to_string(path)
-                    .map_err(|error| format!("{}: {error}", path.display()))?;
-                RateTable::with_overrides(&text)
-                    .map_err(|error| format!("{}: {error}", path.display()))?
+                let text = fs::read_to_string(path).map_err(|error| format!("{}: {error}", path.display()))?;
+                RateTable::with_overrides(&text).map_err(|error| format!("{}: {error}", path.display()))?
             }
             None => RateTable::default_table(),
         };
-        Ok(Options {
-            include_thinking,
-            zone,
-            rates,
-        })
+        Ok(Options { include_thinking, zone, rates })
     }
 }
 
@@ -131,36 +121,18 @@ const USAGE_ERROR: u8 = 2;
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Analyze {
-            roots,
-            out,
-            include_thinking,
-            accounting,
-        } => match accounting.options(include_thinking) {
+        Command::Analyze { roots, out, include_thinking, accounting } => match accounting.options(include_thinking) {
             Ok(options) => run_analyze(&roots, &out, options),
             Err(message) => fail(USAGE_ERROR, &message),
         },
-        Command::Usage {
-            roots,
-            by,
-            since,
-            until,
-            accounting,
-            json,
-        } => match accounting.options(false) {
+        Command::Usage { roots, by, since, until, accounting, json } => match accounting.options(false) {
             Ok(options) => run_usage(&roots, options, by.into(), DayRange { since, until }, json),
             Err(message) => fail(USAGE_ERROR, &message),
         },
     }
 }
 
-fn run_usage(
-    root_paths: &[PathBuf],
-    options: Options,
-    by: GroupBy,
-    range: DayRange,
-    json: bool,
-) -> ExitCode {
+fn run_usage(root_paths: &[PathBuf], options: Options, by: GroupBy, range: DayRange, json: bool) -> ExitCode {
     let started = Instant::now();
     let (mut roots, listings) = match DiskRoots::open(root_paths) {
         Ok(opened) => opened,
@@ -228,10 +200,7 @@ fn run_analyze(root_paths: &[PathBuf], out: &Path, options: Options) -> ExitCode
         Ok(outputs) => outputs,
         Err(error) => return fail(USAGE_ERROR, &error.to_string()),
     };
-    let written = rows
-        .finish()
-        .and_then(|mut writer| writer.flush())
-        .and_then(|()| write_outputs(out, &outputs));
+    let written = rows.finish().and_then(|mut writer| writer.flush()).and_then(|()| write_outputs(out, &outputs));
     if let Err(error) = written {
         return fail(1, &format!("writing {}: {error}", out.display()));
     }
@@ -268,22 +237,12 @@ fn write_json(path: &Path, value: &impl serde::Serialize) -> std::io::Result<()>
 
 fn print_summary(outputs: &Outputs, out: &Path, started: Instant) {
     let totals = &outputs.report.totals;
-    let bytes_read: u64 = outputs
-        .report
-        .files
-        .iter()
-        .filter(|file| file.status == FileStatus::Read)
-        .map(|file| file.size)
-        .sum();
+    let bytes_read: u64 =
+        outputs.report.files.iter().filter(|file| file.status == FileStatus::Read).map(|file| file.size).sum();
     let seconds = started.elapsed().as_secs_f64();
     eprintln!(
         "copilot-lens: {} sessions, {} rows from {} files ({} with errors); {} event lines, {} bad",
-        totals.sessions,
-        totals.rows,
-        totals.files_read,
-        totals.files_with_errors,
-        totals.event_lines,
-        totals.bad_lines
+        totals.sessions, totals.rows, totals.files_read, totals.files_with_errors, totals.event_lines, totals.bad_lines
     );
     eprintln!(
         "copilot-lens: secondary rows kept {}, dropped as copies {}; outputs in {}",
@@ -300,10 +259,7 @@ fn print_summary(outputs: &Outputs, out: &Path, started: Instant) {
 }
 
 fn peak_memory_text() -> String {
-    peak_memory_kib().map_or_else(
-        || "unknown".to_string(),
-        |kib| format!("{:.1} MiB", kib as f64 / 1024.0),
-    )
+    peak_memory_kib().map_or_else(|| "unknown".to_string(), |kib| format!("{:.1} MiB", kib as f64 / 1024.0))
 }
 
 /// Peak resident memory of this process (Linux's VmHWM), in KiB.

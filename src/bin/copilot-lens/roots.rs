@@ -68,19 +68,9 @@ impl FileReader for DiskRoots {
 
 /// A home's Copilot folders if it has any, else the whole directory (a `.copilot` itself).
 fn list_directory(base: &Path, label: &str) -> RootListing {
-    let mut listing = RootListing {
-        label: label.to_string(),
-        ..RootListing::default()
-    };
-    let home_folders: Vec<&str> = HOME_FOLDERS
-        .iter()
-        .copied()
-        .filter(|folder| base.join(folder).is_dir())
-        .collect();
-    if home_folders
-        .iter()
-        .any(|folder| folder.ends_with(".copilot"))
-    {
+    let mut listing = RootListing { label: label.to_string(), ..RootListing::default() };
+    let home_folders: Vec<&str> = HOME_FOLDERS.iter().copied().filter(|folder| base.join(folder).is_dir()).collect();
+    if home_folders.iter().any(|folder| folder.ends_with(".copilot")) {
         for folder in home_folders {
             walk(base, Path::new(folder), &mut listing);
         }
@@ -99,9 +89,7 @@ fn walk(base: &Path, relative: &Path, listing: &mut RootListing) {
         let entries = match fs::read_dir(base.join(&directory)) {
             Ok(entries) => entries,
             Err(error) => {
-                listing
-                    .problems
-                    .push((slash_path(&directory), format!("cannot list: {error}")));
+                listing.problems.push((slash_path(&directory), format!("cannot list: {error}")));
                 continue;
             }
         };
@@ -109,9 +97,7 @@ fn walk(base: &Path, relative: &Path, listing: &mut RootListing) {
             let entry = match entry {
                 Ok(entry) => entry,
                 Err(error) => {
-                    listing
-                        .problems
-                        .push((slash_path(&directory), format!("cannot list: {error}")));
+                    listing.problems.push((slash_path(&directory), format!("cannot list: {error}")));
                     continue;
                 }
             };
@@ -125,16 +111,12 @@ fn walk(base: &Path, relative: &Path, listing: &mut RootListing) {
             let metadata = match metadata {
                 Ok(metadata) => metadata,
                 Err(error) => {
-                    listing
-                        .problems
-                        .push((slash_path(&path), format!("cannot read metadata: {error}")));
+                    listing.problems.push((slash_path(&path), format!("cannot read metadata: {error}")));
                     continue;
                 }
             };
             if metadata.file_type().is_symlink() {
-                listing
-                    .problems
-                    .push((slash_path(&path), "symbolic link, not followed".into()));
+                listing.problems.push((slash_path(&path), "symbolic link, not followed".into()));
             } else if metadata.is_dir() {
                 pending.push(path);
             } else if metadata.is_file() {
@@ -143,19 +125,12 @@ fn walk(base: &Path, relative: &Path, listing: &mut RootListing) {
                     .ok()
                     .and_then(|time| time.duration_since(std::time::UNIX_EPOCH).ok())
                     .map(|since| since.as_millis() as i64);
-                listing.files.push(ListedFile {
-                    path: slash_path(&path),
-                    size: metadata.len(),
-                    modified_ms,
-                });
+                listing.files.push(ListedFile { path: slash_path(&path), size: metadata.len(), modified_ms });
             }
         }
     }
 }
 
 fn slash_path(path: &Path) -> String {
-    path.components()
-        .map(|part| part.as_os_str().to_string_lossy())
-        .collect::<Vec<_>>()
-        .join("/")
+    path.components().map(|part| part.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
 }

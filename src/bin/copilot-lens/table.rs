@@ -17,12 +17,7 @@ pub fn write_json(out: &mut impl Write, table: &UsageTable, usage: &UsageData) -
     writeln!(out)
 }
 
-pub fn write_text(
-    out: &mut impl Write,
-    table: &UsageTable,
-    usage: &UsageData,
-    by: GroupBy,
-) -> io::Result<()> {
+pub fn write_text(out: &mut impl Write, table: &UsageTable, usage: &UsageData, by: GroupBy) -> io::Result<()> {
     let group = match by {
         GroupBy::Day => "day",
         GroupBy::Month => "month",
@@ -46,12 +41,7 @@ pub fn write_text(
     for row in &table.rows {
         lines.push(cells(
             row,
-            row.day
-                .as_ref()
-                .or(row.month.as_ref())
-                .or(row.session_id.as_ref())
-                .cloned()
-                .unwrap_or_default(),
+            row.day.as_ref().or(row.month.as_ref()).or(row.session_id.as_ref()).cloned().unwrap_or_default(),
         ));
     }
     let mut totals = Vec::new();
@@ -92,11 +82,7 @@ pub fn write_text(
     for line in &lines {
         print(out, line)?;
     }
-    let rule: usize = widths
-        .iter()
-        .skip(usize::from(skip_first))
-        .map(|width| width + 2)
-        .sum();
+    let rule: usize = widths.iter().skip(usize::from(skip_first)).map(|width| width + 2).sum();
     writeln!(out, "{}", "-".repeat(rule.saturating_sub(2)))?;
     for line in &totals {
         print(out, line)?;
@@ -129,10 +115,7 @@ fn cells(row: &UsageRow, group: String) -> [String; 11] {
         }
         grouped
     };
-    let cost = row.cost_usd_micros.map_or_else(
-        || "-".to_string(),
-        |micros| format!("{:.4}", micros as f64 / 1e6),
-    );
+    let cost = row.cost_usd_micros.map_or_else(|| "-".to_string(), |micros| format!("{:.4}", micros as f64 / 1e6));
     [
         group,
         row.model.clone(),

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Builds the page: the core compiled to WebAssembly (cargo, wasm-bindgen at the pinned version,
+# wasm-opt from npm binaryen 132), the vendored chart library and the demo data, into www/.
+#   scripts/build-web.sh [--dev]     --dev skips wasm-opt and LTO for a faster build
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/setup.sh
+[ -d node_modules/binaryen ] && [ -d node_modules/chart.js ] || npm install --no-audit --no-fund --silent
+
+profile=release
+if [ "${1:-}" = "--dev" ]; then profile=wasm-dev; fi
+cargo build --lib --target wasm32-unknown-unknown --no-default-features --profile "$profile"
+wasm="target/wasm32-unknown-unknown/$profile/copilot_lens.wasm"
+
+mkdir -p www/pkg www/vendor
+wasm-bindgen --target web --no-typescript --out-dir www/pkg "$wasm"
+if [ "$profile" = release ]; then
+  # Debian's binaryen 108 makes a module that fails at load; npm's 132 is the one that works.
+  node_modules/.bin/wasm-opt -O3 www/pkg/copilot_lens_bg.wasm -o www/pkg/copilot_lens_bg.wasm
+fi
+cp node_modules/chart.js/dist/chart.umd.min.js www/vendor/chart.umd.min.js
+cp node_modules/chart.js/LICENSE.md www/vendor/chart.js-LICENSE.md
+
+if [ ! -f www/demo/copilot-demo.zip ] || [ scripts/gen-corpus.py -nt www/demo/copilot-demo.zip ]; then
+  scripts/make-demo.sh
+fi
+echo "built www/ ($(du -h www/pkg/copilot_lens_bg.wasm | cut -f1) of WebAssembly)"

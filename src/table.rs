@@ -1,0 +1,274 @@
+//! An in-memory row table for an interactive viewer (the browser's worker): rows kept
+//! compactly (repeated columns interned, texts in one arena), a chronological order, and
+//! filtered views that a page reads a slice at a time.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::{AGENT, OwnedRow, Row, RowSink, TurnType};
+
+#[derive(Default)]
+pub struct RowTable {
+    names: Vec<String>,
+    name_ids: HashMap<String, u32>,
+    rows: Vec<StoredRow>,
+    arena: String,
+    /// Row indices by time (undated rows last), then by arrival.
+    chronological: Vec<u32>,
+}
+
+#[derive(Clone, Copy)]
+struct Span {
+    start: usize,
+    len: u32,
+}
+
+#[derive(Clone, Copy)]
+struct StoredRow {
+    millis: Option<i64>,
+    timestamp: Span,
+    session: u32,
+    project: u32,
+    branch: u32,
+    model: u32,
+    tool: u32,
+    source: u32,
+    tool_use_id: Span,
+    text: Span,
+    turn_type: TurnType,
+    line: u64,
+}
+
+/// A filter over the table; empty fields match everything.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct RowFilter {
+    pub turn_types: Vec<TurnType>,
+    pub session_id: String,
+    pub project_path: String,
+    pub model: String,
+    pub tool_name: String,
+    /// Days, `YYYY-MM-DD`, both included (UTC).
+    pub since: String,
+    pub until: String,
+    /// Case-insensitive text to find in the row's text.
+    pub search: String,
+}
+
+/// A row as the viewer shows it, with its index in the table.
+#[derive(Clone, Debug, Serialize)]
+pub struct TableRow {
+    pub index: u32,
+    #[serde(flatten)]
+    pub row: OwnedRow,
+}
+
+impl RowSink for RowTable {
+    fn push(&mut self, row: &Row<'_>) {
+        let stored = StoredRow {
+            millis: crate::time::parse_millis(&row.timestamp_utc),
+            timestamp: self.store_text(&row.timestamp_utc),
+            session: self.intern(row.session_id),
+            project: self.intern(row.project_path),
+            branch: self.intern(row.git_branch),
+            model: self.intern(row.model),
+            tool: self.intern(row.tool_name),
+            source: self.intern(row.source),
+            tool_use_id: self.store_text(row.tool_use_id),
+            text: self.store_text(&row.text),
+            turn_type: row.turn_type,
+            line: row.source_line,
+        };
+        self.rows.push(stored);
+    }
+}
+
+impl RowTable {
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// Orders the rows by time once they are all in.
+    pub fn seal(&mut self) {
+        let mut order: Vec<u32> = (0..self.rows.len() as u32).collect();
+        order.sort_by_key(|&index| {
+            let millis = self.rows[index as usize].millis;
+            (millis.is_none(), millis, index)
+        });
+        self.chronological = order;
+    }
+
+    fn intern(&mut self, name: &str) -> u32 {
+        if let Some(&id) = self.name_ids.get(name) {
+            return id;
+        }
+        let id = self.names.len() as u32;
+        self.names.push(name.to_string());
+        self.name_ids.insert(name.to_string(), id);
+        id
+    }
+
+    fn store_text(&mut self, text: &str) -> Span {
+        let span = Span { start: self.arena.len(), len: text.len().min(u32::MAX as usize) as u32 };
+        self.arena.push_str(&text[..span.len as usize]);
+        span
+    }
+
+    fn text(&self, span: Span) -> &str {
+        &self.arena[span.start..span.start + span.len as usize]
+    }
+
+    pub fn row(&self, index: u32) -> Option<OwnedRow> {
+        let row = self.rows.get(index as usize)?;
+        let name = |id: u32| self.names[id as usize].clone();
+        Some(OwnedRow {
+            agent: AGENT.to_string(),
+            timestamp_utc: self.text(row.timestamp).to_string(),
+            session_id: name(row.session),
+            project_path: name(row.project),
+            git_branch: name(row.branch),
+            model: name(row.model),
+            tool_name: name(row.tool),
+            tool_use_id: self.text(row.tool_use_id).to_string(),
+            turn_type: row.turn_type,
+            text: self.text(row.text).to_string(),
+            source: name(row.source),
+            source_line: row.line,
+        })
+    }
+
+    /// Indices of the rows that pass `filter`, in time order.
+    pub fn filter(&self, filter: &RowFilter) -> Vec<u32> {
+        let name_id = |name: &str| -> Option<Option<u32>> {
+            if name.is_empty() { Some(None) } else { self.name_ids.get(name).map(|&id| Some(id)) }
+        };
+        let (Some(session), Some(project), Some(model), Some(tool)) = (
+            name_id(&filter.session_id),
+            name_id(&filter.project_path),
+            name_id(&filter.model),
+            name_id(&filter.tool_name),
+        ) else {
+            return Vec::new(); // a name no row has
+        };
+        let day_start = |day: &str| crate::time::parse_millis(&format!("{day}T00:00:00.000Z"));
+        let since = day_start(&filter.since);
+        let until = day_start(&filter.until).map(|start| start + 86_400_000);
+        let needle = filter.search.to_lowercase();
+        let ascii_needle = needle.is_ascii();
+        self.chronological
+            .iter()
+            .copied()
+            .filter(|&index| {
+                let row = &self.rows[index as usize];
+                (filter.turn_types.is_empty() || filter.turn_types.contains(&row.turn_type))
+                    && session.is_none_or(|id| row.session == id)
+                    && project.is_none_or(|id| row.project == id)
+                    && model.is_none_or(|id| row.model == id)
+                    && tool.is_none_or(|id| row.tool == id)
+                    && since.is_none_or(|since| row.millis.is_some_and(|m| m >= since))
+                    && until.is_none_or(|until| row.millis.is_some_and(|m| m < until))
+                    && (needle.is_empty() || contains_folded(self.text(row.text), &needle, ascii_needle))
+            })
+            .collect()
+    }
+
+    /// The distinct values of the filterable columns, for the viewer's pickers.
+    pub fn facets(&self) -> Facets {
+        let mut facets = Facets::default();
+        let mut seen = vec![[false; 4]; self.names.len()];
+        for row in &self.rows {
+            for (slot, (id, list)) in [
+                (row.session, &mut facets.sessions),
+                (row.project, &mut facets.projects),
+                (row.model, &mut facets.models),
+                (row.tool, &mut facets.tools),
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                if !seen[id as usize][slot] && !self.names[id as usize].is_empty() {
+                    seen[id as usize][slot] = true;
+                    list.push(self.names[id as usize].clone());
+                }
+            }
+        }
+        for list in [&mut facets.sessions, &mut facets.projects, &mut facets.models, &mut facets.tools] {
+            list.sort();
+        }
+        facets
+    }
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Facets {
+    pub sessions: Vec<String>,
+    pub projects: Vec<String>,
+    pub models: Vec<String>,
+    pub tools: Vec<String>,
+}
+
+/// Case-insensitive containment; `needle` is already lowercase.
+fn contains_folded(haystack: &str, needle: &str, ascii_needle: bool) -> bool {
+    if ascii_needle {
+        let (hay, pin) = (haystack.as_bytes(), needle.as_bytes());
+        let first = pin[0];
+        let upper = first.to_ascii_uppercase();
+        let mut from = 0;
+        while let Some(at) = memchr::memchr2(first, upper, &hay[from..]) {
+            let start = from + at;
+            if hay.len() - start >= pin.len() && hay[start..start + pin.len()].eq_ignore_ascii_case(pin) {
+                return true;
+            }
+            from = start + 1;
+        }
+        false
+    } else {
+        haystack.to_lowercase().contains(needle)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::RowMark;
+
+    fn push(table: &mut RowTable, stamp: &str, session: &str, turn_type: TurnType, text: &str) {
+        table.push(&Row {
+            agent: AGENT,
+            timestamp_utc: stamp.into(),
+            session_id: session,
+            project_path: "/p",
+            git_branch: "",
+            model: "m",
+            tool_name: "",
+            tool_use_id: "",
+            turn_type,
+            text: text.into(),
+            source: "s",
+            source_line: 1,
+            mark: RowMark::Plain,
+        });
+    }
+
+    #[test]
+    fn filters_in_time_order() {
+        let mut table = RowTable::default();
+        push(&mut table, "2026-10-02T00:00:00.000Z", "a", TurnType::User, "Later PROMPT");
+        push(&mut table, "", "b", TurnType::User, "undated prompt");
+        push(&mut table, "2026-10-01T00:00:00.000Z", "a", TurnType::Assistant, "earlier reply");
+        table.seal();
+        assert_eq!(table.filter(&RowFilter::default()), [2, 0, 1]);
+        let prompts = RowFilter { turn_types: vec![TurnType::User], search: "prompt".into(), ..RowFilter::default() };
+        assert_eq!(table.filter(&prompts), [0, 1]);
+        let day = RowFilter { since: "2026-10-02".into(), until: "2026-10-02".into(), ..RowFilter::default() };
+        assert_eq!(table.filter(&day), [0]);
+        assert!(table.filter(&RowFilter { session_id: "zzz".into(), ..RowFilter::default() }).is_empty());
+        assert_eq!(table.row(2).unwrap().text, "earlier reply");
+        assert_eq!(table.facets().sessions, ["a", "b"]);
+    }
+}
