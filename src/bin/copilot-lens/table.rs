@@ -51,8 +51,9 @@ pub fn write_text(out: &mut impl Write, table: &UsageTable, usage: &UsageData, b
             Kind::Partial => "partial (lower bound, not in total)",
             Kind::Recovered => "recovered (deleted sessions, not in total)",
         };
-        let mut line = cells(row, label.to_string());
-        line[1] = String::new();
+        // The label goes in the first column shown (the model column when grouping by model).
+        let mut line = cells(row, String::new());
+        line[usize::from(group.is_empty())] = label.to_string();
         totals.push(line);
     }
     let header: [String; 11] = header.map(str::to_string);
