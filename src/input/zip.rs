@@ -10,6 +10,7 @@ use zip::ZipArchive;
 use super::layout::normalize_entry_name;
 use super::{ListedFile, RootListing};
 
+#[derive(Clone)]
 pub struct ZipRoot<R> {
     archive: ZipArchive<R>,
     /// Entry index by listed path.

@@ -1,5 +1,6 @@
 //! The native command-line tool on the copilot-lens core.
 
+mod parallel;
 mod roots;
 mod table;
 
@@ -11,7 +12,7 @@ use std::time::Instant;
 
 use chrono::NaiveDate;
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use copilot_lens::analysis::{self, Analysis, Options, Outputs};
+use copilot_lens::analysis::{Analysis, Options, Outputs};
 use copilot_lens::model::JsonlRowWriter;
 use copilot_lens::report::FileStatus;
 use copilot_lens::usage::Zone;
@@ -40,6 +41,9 @@ enum Command {
         /// Also emit the model's reasoning text as `thinking` rows.
         #[arg(long)]
         include_thinking: bool,
+        /// Threads that parse event logs (default: one per core). The output is the same.
+        #[arg(long, value_name = "N")]
+        threads: Option<usize>,
         #[command(flatten)]
         accounting: Accounting,
     },
@@ -121,10 +125,16 @@ const USAGE_ERROR: u8 = 2;
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Analyze { roots, out, include_thinking, accounting } => match accounting.options(include_thinking) {
-            Ok(options) => run_analyze(&roots, &out, options),
-            Err(message) => fail(USAGE_ERROR, &message),
-        },
+        Command::Analyze { roots, out, include_thinking, threads, accounting } => {
+            match accounting.options(include_thinking) {
+                Ok(options) => {
+                    let threads =
+                        threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from)).max(1);
+                    run_analyze(&roots, &out, options, threads)
+                }
+                Err(message) => fail(USAGE_ERROR, &message),
+            }
+        }
         Command::Usage { roots, by, since, until, accounting, json } => match accounting.options(false) {
             Ok(options) => run_usage(&roots, options, by.into(), DayRange { since, until }, json),
             Err(message) => fail(USAGE_ERROR, &message),
@@ -171,41 +181,51 @@ fn run_usage(root_paths: &[PathBuf], options: Options, by: GroupBy, range: DayRa
     ExitCode::SUCCESS
 }
 
-fn run_analyze(root_paths: &[PathBuf], out: &Path, options: Options) -> ExitCode {
+fn run_analyze(root_paths: &[PathBuf], out: &Path, options: Options, threads: usize) -> ExitCode {
     let started = Instant::now();
     let (mut roots, listings) = match DiskRoots::open(root_paths) {
         Ok(opened) => opened,
         Err(message) => return fail(USAGE_ERROR, &message),
     };
     if let Some(inside) = roots.directories().find(|root| is_inside(out, root)) {
-        return fail(
-            USAGE_ERROR,
-            &format!(
-                "--out {} is inside the root {}: copilot-lens never writes into the data it reads",
-                out.display(),
-                inside.display()
-            ),
+        let message = format!(
+            "--out {} is inside the root {}: copilot-lens never writes into the data it reads",
+            out.display(),
+            inside.display()
         );
+        return fail(USAGE_ERROR, &message);
     }
+    let mut analysis = match Analysis::plan(listings, options) {
+        Ok(analysis) => analysis,
+        Err(error) => return fail(USAGE_ERROR, &error.to_string()),
+    };
     if let Err(error) = fs::create_dir_all(out) {
         return fail(1, &format!("{}: {error}", out.display()));
     }
     let rows_path = out.join("rows.jsonl");
-    let rows_file = match File::create(&rows_path) {
-        Ok(file) => file,
+    let mut rows = match File::create(&rows_path) {
+        Ok(file) => BufWriter::with_capacity(1 << 20, file),
         Err(error) => return fail(1, &format!("{}: {error}", rows_path.display())),
     };
-    let mut rows = JsonlRowWriter::new(BufWriter::with_capacity(1 << 20, rows_file));
-    let outputs = match analysis::analyze(listings, &mut roots, options, &mut rows) {
-        Ok(outputs) => outputs,
-        Err(error) => return fail(USAGE_ERROR, &error.to_string()),
-    };
-    let written = rows.finish().and_then(|mut writer| writer.flush()).and_then(|()| write_outputs(out, &outputs));
-    if let Err(error) = written {
-        return fail(1, &format!("writing {}: {error}", out.display()));
+    analysis.read_metadata(&mut roots);
+    let outputs = parallel::parse_logs(&mut analysis, &roots, threads, &mut rows).and_then(|()| {
+        let mut writer = JsonlRowWriter::new(&mut rows);
+        let outputs = analysis.finish(&mut writer);
+        writer.finish()?;
+        Ok(outputs)
+    });
+    let written = outputs.and_then(|outputs| {
+        rows.flush()?;
+        write_outputs(out, &outputs)?;
+        Ok(outputs)
+    });
+    match written {
+        Ok(outputs) => {
+            print_summary(&outputs, out, started, threads);
+            ExitCode::SUCCESS
+        }
+        Err(error) => fail(1, &format!("writing {}: {error}", out.display())),
     }
-    print_summary(&outputs, out, started);
-    ExitCode::SUCCESS
 }
 
 fn write_outputs(out: &Path, outputs: &Outputs) -> std::io::Result<()> {
@@ -235,7 +255,7 @@ fn write_json(path: &Path, value: &impl serde::Serialize) -> std::io::Result<()>
     file.flush()
 }
 
-fn print_summary(outputs: &Outputs, out: &Path, started: Instant) {
+fn print_summary(outputs: &Outputs, out: &Path, started: Instant, threads: usize) {
     let totals = &outputs.report.totals;
     let bytes_read: u64 =
         outputs.report.files.iter().filter(|file| file.status == FileStatus::Read).map(|file| file.size).sum();
@@ -252,7 +272,7 @@ fn print_summary(outputs: &Outputs, out: &Path, started: Instant) {
     );
     let megabytes = bytes_read as f64 / 1e6;
     eprintln!(
-        "copilot-lens: read {megabytes:.1} MB in {seconds:.3} s ({:.0} MB/s); peak memory {}",
+        "copilot-lens: read {megabytes:.1} MB in {seconds:.3} s ({:.0} MB/s, {threads} threads); peak memory {}",
         megabytes / seconds.max(1e-9),
         peak_memory_text()
     );

@@ -2,8 +2,9 @@
 //! the only place the native tool touches the file system for input, and it only reads.
 
 use std::fs::{self, File};
-use std::io::{self, BufReader, Read};
+use std::io::{self, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use copilot_lens::input::zip::ZipRoot;
 use copilot_lens::input::{FileReader, ListedFile, RootListing};
@@ -18,11 +19,15 @@ const HOME_FOLDERS: [&str; 6] = [
     "AppData/Local/copilot",
 ];
 
+#[derive(Clone)]
 enum Root {
     Directory(PathBuf),
-    Zip(ZipRoot<BufReader<File>>),
+    Zip(ZipRoot<SharedFile>),
 }
 
+/// The roots of a run. Cloning is cheap (a zip's directory is shared), so that each thread
+/// reads with its own handle.
+#[derive(Clone)]
 pub struct DiskRoots {
     roots: Vec<Root>,
 }
@@ -40,7 +45,7 @@ impl DiskRoots {
                 roots.push(Root::Directory(path.clone()));
             } else {
                 let file = File::open(path).map_err(|error| format!("{label}: {error}"))?;
-                let (zip, listing) = ZipRoot::open(BufReader::new(file), &label)?;
+                let (zip, listing) = ZipRoot::open(SharedFile::new(file), &label)?;
                 listings.push(listing);
                 roots.push(Root::Zip(zip));
             }
@@ -64,6 +69,70 @@ impl FileReader for DiskRoots {
             Root::Zip(zip) => zip.open_entry(path),
         }
     }
+}
+
+/// A file read at positions of its own: clones share the handle, not the position, so
+/// threads can read one zip at once.
+pub struct SharedFile {
+    file: Arc<File>,
+    position: u64,
+    buffer: Vec<u8>,
+    buffer_start: u64,
+}
+
+impl SharedFile {
+    fn new(file: File) -> Self {
+        SharedFile { file: Arc::new(file), position: 0, buffer: Vec::new(), buffer_start: 0 }
+    }
+}
+
+impl Clone for SharedFile {
+    fn clone(&self) -> Self {
+        SharedFile { file: Arc::clone(&self.file), position: self.position, buffer: Vec::new(), buffer_start: 0 }
+    }
+}
+
+impl Read for SharedFile {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let buffered =
+            self.position >= self.buffer_start && self.position < self.buffer_start + self.buffer.len() as u64;
+        if !buffered {
+            self.buffer.resize(1 << 16, 0);
+            let count = read_at(&self.file, &mut self.buffer, self.position)?;
+            self.buffer.truncate(count);
+            self.buffer_start = self.position;
+            if count == 0 {
+                return Ok(0);
+            }
+        }
+        let available = &self.buffer[(self.position - self.buffer_start) as usize..];
+        let count = available.len().min(out.len());
+        out[..count].copy_from_slice(&available[..count]);
+        self.position += count as u64;
+        Ok(count)
+    }
+}
+
+impl Seek for SharedFile {
+    fn seek(&mut self, to: SeekFrom) -> io::Result<u64> {
+        let target = match to {
+            SeekFrom::Start(offset) => Some(offset),
+            SeekFrom::End(delta) => self.file.metadata()?.len().checked_add_signed(delta),
+            SeekFrom::Current(delta) => self.position.checked_add_signed(delta),
+        };
+        self.position = target.ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "seek before the start"))?;
+        Ok(self.position)
+    }
+}
+
+#[cfg(unix)]
+fn read_at(file: &File, buffer: &mut [u8], offset: u64) -> io::Result<usize> {
+    std::os::unix::fs::FileExt::read_at(file, buffer, offset)
+}
+
+#[cfg(windows)]
+fn read_at(file: &File, buffer: &mut [u8], offset: u64) -> io::Result<usize> {
+    std::os::windows::fs::FileExt::seek_read(file, buffer, offset)
 }
 
 /// A home's Copilot folders if it has any, else the whole directory (a `.copilot` itself).
