@@ -392,6 +392,11 @@ impl Analysis {
         self.files.iter().filter(|file| file.status == FileStatus::Read).map(|file| file.size).sum()
     }
 
+    /// How many files the run reads (for a progress display).
+    pub fn files_to_read(&self) -> usize {
+        self.files.iter().filter(|file| file.status == FileStatus::Read).count()
+    }
+
     /// Phase 1: every file but the event logs.
     pub fn read_metadata(&mut self, reader: &mut dyn FileReader) {
         for index in 0..self.files.len() {
@@ -537,15 +542,20 @@ impl Analysis {
         };
         let contents = match store::read(&mut files, scope) {
             Ok(contents) => contents,
-            Err(message) => {
-                // The -wal entry carries a replay failure; the main file carries the rest.
-                let blame = if message.contains("log") { wal.unwrap_or(index) } else { index };
-                self.files[blame].fail(message);
+            Err(failure) => {
+                if let (Some(wal), Some(problem)) = (wal, failure.wal_problem) {
+                    self.files[wal].fail(problem);
+                }
+                // Without a main file, the -wal entry carries the failure.
+                self.files[main.unwrap_or(index)].fail(failure.message);
                 return Ok(());
             }
         };
         if let Some(wal) = wal {
             self.files[wal].wal = contents.wal.clone();
+            if let Some(problem) = &contents.wal_problem {
+                self.files[wal].fail(problem.clone());
+            }
         }
         let file = &mut self.files[index];
         file.tables = Some(contents.tables.clone());

@@ -4,7 +4,7 @@
 //! the page asks for the slice it shows.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::{self, Read};
 
 use js_sys::{Array, Function};
@@ -65,6 +65,10 @@ struct ProgressState {
     total: f64,
     done: f64,
     files: u32,
+    files_total: u32,
+    /// Files opened so far: a file opened twice (the store's WAL is read in two passes)
+    /// counts once, and its bytes once.
+    opened: HashSet<(usize, String)>,
     last_report: f64,
 }
 
@@ -77,6 +81,7 @@ impl Progress {
         set("bytes", state.done.into());
         set("total", state.total.into());
         set("files", state.files.into());
+        set("files_total", state.files_total.into());
         set("file", file.into());
         let _ = state.callback.call1(&JsValue::NULL, &message);
     }
@@ -86,11 +91,16 @@ struct CountingReader<'a> {
     inner: Box<dyn Read + 'a>,
     progress: Progress,
     file: String,
+    /// False on a second opening of the same file.
+    counts: bool,
 }
 
 impl Read for CountingReader<'_> {
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
         let count = self.inner.read(out)?;
+        if !self.counts {
+            return Ok(count);
+        }
         let due = {
             let mut state = self.progress.state.borrow_mut();
             state.done += count as f64;
@@ -113,9 +123,18 @@ impl FileReader for BrowserRoots {
             Some(BrowserRoot::Zip(zip)) => zip.open_entry(path)?,
             None => return Err(io::Error::new(io::ErrorKind::NotFound, "no such root")),
         };
-        self.progress.state.borrow_mut().files += 1;
-        self.progress.report(path);
-        Ok(Box::new(CountingReader { inner, progress: self.progress.clone(), file: path.to_string() }))
+        let first = {
+            let mut state = self.progress.state.borrow_mut();
+            let first = state.opened.insert((root, path.to_string()));
+            if first {
+                state.files += 1;
+            }
+            first
+        };
+        if first {
+            self.progress.report(path);
+        }
+        Ok(Box::new(CountingReader { inner, progress: self.progress.clone(), file: path.to_string(), counts: first }))
     }
 }
 
@@ -189,7 +208,8 @@ impl Engine {
         Ok(())
     }
 
-    /// Runs the whole analysis; `progress` is called with `{bytes, total, files, file}`.
+    /// Runs the whole analysis; `progress` is called with `{bytes, total, files, files_total,
+    /// file}` (at each file opened and every 4 MB read).
     /// Returns the summary numbers.
     pub fn run(&mut self, progress: Function) -> Result<JsValue, JsError> {
         let mut analysis =
@@ -199,6 +219,8 @@ impl Engine {
             total: analysis.bytes_to_read() as f64,
             done: 0.0,
             files: 0,
+            files_total: analysis.files_to_read() as u32,
+            opened: HashSet::new(),
             last_report: 0.0,
         };
         let mut roots = BrowserRoots {
@@ -238,7 +260,9 @@ impl Engine {
 
     /// `{total, rows}`: the `limit` rows from `offset` of the rows passing `filter` (a
     /// `RowFilter`), in time order. The last filter's matches are kept, so scrolling is cheap.
-    pub fn rows(&self, filter: JsValue, offset: u32, limit: u32) -> Result<JsValue, JsError> {
+    /// A `text_limit` above 0 cuts longer texts to about that many bytes (a table shows one
+    /// line); such rows carry `text_bytes`, the whole text's length.
+    pub fn rows(&self, filter: JsValue, offset: u32, limit: u32, text_limit: u32) -> Result<JsValue, JsError> {
         let done = self.done()?;
         let filter: RowFilter = if filter.is_undefined() || filter.is_null() {
             RowFilter::default()
@@ -251,11 +275,27 @@ impl Engine {
             *cache = Some((filter, matches));
         }
         let matches = &cache.as_ref().expect("just filled").1;
-        let rows: Vec<TableRow> = matches
+        let rows: Vec<serde_json::Value> = matches
             .iter()
             .skip(offset as usize)
             .take(limit as usize)
             .filter_map(|&index| done.table.row(index).map(|row| TableRow { index, row }))
+            .map(|mut row| {
+                let bytes = row.row.text.len();
+                let cut = text_limit > 0 && bytes > text_limit as usize;
+                if cut {
+                    let mut end = text_limit as usize;
+                    while !row.row.text.is_char_boundary(end) {
+                        end -= 1;
+                    }
+                    row.row.text.truncate(end);
+                }
+                let mut value = serde_json::to_value(&row).unwrap_or_default();
+                if cut {
+                    value["text_bytes"] = bytes.into();
+                }
+                value
+            })
             .collect();
         to_js(&serde_json::json!({ "total": matches.len(), "rows": rows }))
     }
@@ -337,6 +377,38 @@ impl Engine {
             other => return Err(js_error(format!("unknown export {other:?}"))),
         };
         Ok(text)
+    }
+
+    /// Part of a rows export, for files too big for one string: `format` is `rows.jsonl` or
+    /// `rows.csv`, the rows `offset..offset + limit` in table order; the CSV header comes with
+    /// the part at offset 0 only. The parts joined equal `export(format)`.
+    pub fn export_rows(&self, format: &str, offset: u32, limit: u32) -> Result<String, JsError> {
+        let done = self.done()?;
+        let end = (offset as usize).saturating_add(limit as usize).min(done.table.len());
+        let rows = (offset as usize..end).filter_map(|index| done.table.row(index as u32));
+        match format {
+            "rows.jsonl" => rows
+                .map(|row| serde_json::to_string(&row).map(|line| line + "\n"))
+                .collect::<Result<String, _>>()
+                .map_err(js_error),
+            "rows.csv" => {
+                let rows: Vec<_> = rows.collect();
+                let mut out = Vec::new();
+                export::write_rows_csv(rows.iter(), &mut out).map_err(js_error)?;
+                let mut text = String::from_utf8(out).map_err(js_error)?;
+                if offset > 0 {
+                    let header_end = text.find('\n').map_or(text.len(), |at| at + 1);
+                    text.drain(..header_end);
+                }
+                Ok(text)
+            }
+            other => Err(js_error(format!("unknown rows export {other:?}"))),
+        }
+    }
+
+    /// How many rows the table holds (all of them, unfiltered).
+    pub fn row_count(&self) -> Result<u32, JsError> {
+        Ok(self.done()?.table.len() as u32)
     }
 
     fn done(&self) -> Result<&Finished, JsError> {

@@ -10,6 +10,14 @@ use zip::ZipArchive;
 use super::layout::normalize_entry_name;
 use super::{ListedFile, RootListing};
 
+/// The largest entry inflated.
+pub const MAX_ENTRY_BYTES: u64 = 4 << 30;
+/// Inflated-to-compressed ratio above which a large entry is taken for a zip bomb: text logs
+/// compress about 5 to 20 times, deflate tops out near 1032.
+pub const MAX_RATIO: u64 = 500;
+/// Entries smaller than this are never refused for their ratio.
+const RATIO_FLOOR_BYTES: u64 = 16 << 20;
+
 #[derive(Clone)]
 pub struct ZipRoot<R> {
     archive: ZipArchive<R>,
@@ -24,6 +32,12 @@ impl<R: Read + Seek> ZipRoot<R> {
         let archive =
             ZipArchive::new(reader).map_err(|error| format!("{label}: not a readable zip archive: {error}"))?;
         let mut listing = RootListing { label: label.to_string(), ..RootListing::default() };
+        if archive.has_duplicate_names() {
+            // The zip crate keeps one entry per name: the last in the central directory.
+            listing
+                .problems
+                .push((String::new(), "the archive repeats entry names; the last entry of each name is read".into()));
+        }
         let mut entries = HashMap::new();
         for index in 0..archive.len() {
             let entry = match archive.by_index_data(index) {
@@ -46,6 +60,19 @@ impl<R: Read + Seek> ZipRoot<R> {
             };
             if entry.encrypted() {
                 listing.problems.push((path, "encrypted entry; not read".into()));
+                continue;
+            }
+            let (size, packed) = (entry.size(), entry.compressed_size().max(1));
+            if size > MAX_ENTRY_BYTES {
+                listing
+                    .problems
+                    .push((path, format!("inflates to {size} bytes, over the {MAX_ENTRY_BYTES} byte limit; not read")));
+                continue;
+            }
+            if size > RATIO_FLOOR_BYTES && size / packed > MAX_RATIO {
+                let message =
+                    format!("inflates {} times ({packed} to {size} bytes), like a zip bomb; not read", size / packed);
+                listing.problems.push((path, message));
                 continue;
             }
             if entries.contains_key(&path) {

@@ -58,6 +58,8 @@ pub struct StoreContents {
     pub tables: BTreeMap<String, u64>,
     /// Tables that could not be read, with SQLite's message; the others are still read.
     pub problems: Vec<String>,
+    /// Why the write-ahead log was not replayed, when it was not.
+    pub wal_problem: Option<String>,
 }
 
 /// The store's two files as the reader opens them, each as often as it needs.
@@ -72,13 +74,34 @@ pub trait StoreFiles {
 /// The largest database image built in memory.
 pub const IMAGE_LIMIT: u64 = 2 << 30;
 
+/// Why the store could not be read, and the log's own problem if it had one.
+#[derive(Debug)]
+pub struct StoreFailure {
+    pub message: String,
+    pub wal_problem: Option<String>,
+}
+
 /// Reads the store: the log (if any) is replayed onto the main file's bytes in a buffer
 /// SQLite owns, which SQLite then opens read-only. Memory is the size of the database.
-pub fn read(files: &mut dyn StoreFiles, scope: StoreScope) -> Result<StoreContents, String> {
+pub fn read(files: &mut dyn StoreFiles, scope: StoreScope) -> Result<StoreContents, StoreFailure> {
     let mut contents = StoreContents::default();
+    read_into(files, scope, &mut contents)
+        .map(|()| contents.take())
+        .map_err(|message| StoreFailure { message, wal_problem: contents.wal_problem.take() })
+}
+
+impl StoreContents {
+    fn take(&mut self) -> StoreContents {
+        std::mem::take(self)
+    }
+}
+
+fn read_into(files: &mut dyn StoreFiles, scope: StoreScope, contents: &mut StoreContents) -> Result<(), String> {
+    // An unusable log is reported, and the main file is still read on its own.
     let index = if files.has_wal() {
-        let log = files.open_wal().map_err(|error| format!("cannot open the write-ahead log: {error}"))?;
-        Some(wal::scan(log)?)
+        let scanned =
+            files.open_wal().map_err(|error| format!("cannot open the write-ahead log: {error}")).and_then(wal::scan);
+        scanned.map_err(|message| contents.wal_problem = Some(message)).ok()
     } else {
         None
     };
@@ -86,7 +109,10 @@ pub fn read(files: &mut dyn StoreFiles, scope: StoreScope) -> Result<StoreConten
     let size = match index.as_ref().and_then(|index| Some(index.database_pages? * index.page_size as u64)) {
         Some(size) => size,
         None if main_size > 0 => main_size,
-        None => return Err("the write-ahead log holds no committed transaction and there is no database".into()),
+        None => {
+            let why = contents.wal_problem.clone().unwrap_or_else(|| "it holds no committed transaction".into());
+            return Err(format!("there is no database, and the write-ahead log cannot stand in for it: {why}"));
+        }
     };
     if size > IMAGE_LIMIT {
         return Err(format!("the database is {size} bytes, more than the {IMAGE_LIMIT} bytes copilot-lens reads"));
@@ -117,10 +143,10 @@ pub fn read(files: &mut dyn StoreFiles, scope: StoreScope) -> Result<StoreConten
     image[19] = 1;
     let connection = open_image(image)?;
     if scope == StoreScope::Everything {
-        read_row_tables(&connection, &mut contents);
+        read_row_tables(&connection, contents);
     }
-    read_usage(&connection, &mut contents);
-    Ok(contents)
+    read_usage(&connection, contents);
+    Ok(())
 }
 
 /// A zeroed buffer from SQLite's allocator, which `deserialize` takes over without a copy.

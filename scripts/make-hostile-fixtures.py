@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+"""Writes fixtures/hostile/: small roots of broken and hostile input, each checked against its
+expected diagnostics by tests/hostile.rs. Deterministic; run again after changing it.
+
+Large cases (a 100 MB line, 100,000 tiny files, symbolic-link loops) are made by the test
+itself in a scratch folder rather than committed.
+"""
+import importlib.util
+import io
+import json
+import shutil
+import sqlite3
+import struct
+import tempfile
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent / "fixtures" / "hostile"
+SID = "0badf00d-0000-4000-8000-000000000001"
+STAMP = (2026, 10, 1, 9, 0, 0)
+
+spec = importlib.util.spec_from_file_location("store_fixture", Path(__file__).with_name("make-store-fixture.py"))
+store_fixture = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(store_fixture)
+
+
+def event(kind, data, n, stamp="2026-10-01T09:00:00.000Z"):
+    return json.dumps({"type": kind, "data": data, "id": f"e{n}", "timestamp": stamp, "parentId": None}, separators=(",", ":"))
+
+
+def session_dir(case):
+    path = ROOT / case / ".copilot" / "session-state" / SID
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def lines_case():
+    good = event("user.message", {"content": "a good line"}, 1)
+    nested = '{"type":"user.message","data":{"content":' + "[" * 5000 + "]" * 5000 + "}}"
+    counters = event("session.shutdown", {"shutdownType": "routine", "modelMetrics": {
+        "gpt-5.4": {"requests": {"count": 2.5}, "usage": {"inputTokens": 1e30, "outputTokens": -40, "cacheReadTokens": 10.75,
+                                                             "cacheWriteTokens": "12", "reasoningTokens": 99999999999999999999999}}}}, 5)
+    parts = [
+        b"\xef\xbb\xbf" + good.encode(),                               # a byte-order mark before the first line
+        b'{"type":"assistant.message","data":{"content":"torn',        # torn mid-string
+        b'{"type":"user.message","data":{"content":"bad \xff\xfe byte"}}',  # invalid UTF-8
+        nested.encode(),                                               # nested 5000 deep
+        counters.encode(),                                             # counts of every wrong kind
+        b"[1,2,3]",                                                    # not an object
+        b'{"data":{"content":"no type"}}',                             # no type
+        b"",                                                           # blank
+        event("user.message", {"content": "crlf line"}, 9).encode() + b"\r",  # a CRLF ending
+        event("session.mystery_event", {}, 10).encode(),               # unknown type
+        b"\x00\x00\x00\x00",                                           # binary
+        event("user.message", {"content": 12345}, 12).encode(),        # content of the wrong type
+        b'{"type":"user.message","timestamp":"not a time","data":{"content":"undated"}}',
+        b'{"type":"user.message","data":{"content":"cut at the very end',  # the file's last line, no newline
+    ]
+    (session_dir("lines") / "events.jsonl").write_bytes(b"\n".join(parts))
+
+
+def build_store(sql, out_dir, checkpoint=False):
+    """A store like the real CLI's (rows in the WAL) or, with checkpoint, rows in the main file."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "session-store.db"
+        connection = sqlite3.connect(db, isolation_level=None)
+        connection.execute("PRAGMA journal_mode=WAL")
+        connection.execute("PRAGMA wal_autocheckpoint=0")
+        # The schema in one transaction, then one transaction per row: several commits to cut.
+        connection.executescript("BEGIN;\n" + store_fixture.SCHEMA + "INSERT INTO schema_version VALUES (8);\nCOMMIT;\n")
+        for statement in filter(None, (line.strip() for line in sql.splitlines())):
+            connection.execute(statement)
+        if checkpoint:
+            connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            shutil.copyfile(db, out_dir / "session-store.db")
+        else:
+            shutil.copyfile(db, out_dir / "session-store.db")
+            shutil.copyfile(f"{db}-wal", out_dir / "session-store.db-wal")
+        connection.close()
+
+
+STORE_SQL = "".join(
+    f"INSERT INTO sessions (id, cwd, summary, created_at) VALUES ('{SID[:-1]}{n}', '/w', 'session {n}', '2026-10-0{n}T09:00:00.000Z');\n"
+    for n in range(1, 8)
+)
+
+
+def wal_frames(wal):
+    page_size = struct.unpack(">I", wal[8:12])[0]
+    return page_size, 24 + page_size, (len(wal) - 32) // (24 + page_size)
+
+
+def store_cases():
+    for case in ("wal-bad-checksum-middle", "wal-torn-tail", "wal-old-salt", "wal-without-db"):
+        build_store(STORE_SQL, ROOT / case / ".copilot")
+    base = ROOT / "wal-bad-checksum-middle" / ".copilot" / "session-store.db-wal"
+    wal = bytearray(base.read_bytes())
+    _, frame, count = wal_frames(wal)
+    # A frame in the inserts, after the schema's transaction and a few rows have committed.
+    middle = 32 + (count * 5 // 6) * frame + 24 + 100
+    wal[middle] ^= 0xFF
+    base.write_bytes(bytes(wal))
+
+    torn = ROOT / "wal-torn-tail" / ".copilot" / "session-store.db-wal"
+    data = torn.read_bytes()
+    torn.write_bytes(data[: len(data) - 1000])
+
+    old = ROOT / "wal-old-salt" / ".copilot" / "session-store.db-wal"
+    wal = bytearray(old.read_bytes())
+    _, frame, count = wal_frames(wal)
+    for index in range(count * 2 // 3, count):
+        offset = 32 + index * frame
+        wal[offset + 8:offset + 16] = bytes(a ^ 0x5A for a in wal[offset + 8:offset + 16])
+    old.write_bytes(bytes(wal))
+
+    (ROOT / "wal-without-db" / ".copilot" / "session-store.db").unlink()
+    build_store(STORE_SQL, ROOT / "db-without-wal" / ".copilot", checkpoint=True)
+    build_store(STORE_SQL, ROOT / "db-truncated" / ".copilot", checkpoint=True)
+    truncated = ROOT / "db-truncated" / ".copilot" / "session-store.db"
+    truncated.write_bytes(truncated.read_bytes()[:6000])
+    not_sqlite = ROOT / "not-sqlite" / ".copilot"
+    not_sqlite.mkdir(parents=True, exist_ok=True)
+    (not_sqlite / "session-store.db").write_text("this is a text file, not a database\n")
+    (not_sqlite / "session-store.db-wal").write_bytes(b"\x37\x7f\x06\x82" + b"\x00" * 60)
+
+
+def zip_entry(name):
+    info = zipfile.ZipInfo(name, date_time=STAMP)
+    info.compress_type = zipfile.ZIP_DEFLATED
+    return info
+
+
+def good_log():
+    return (event("session.start", {"copilotVersion": "1.0.102", "producer": "copilot-agent", "context": {"cwd": "/w"}}, 1)
+            + "\n" + event("user.message", {"content": "inside a zip"}, 2) + "\n")
+
+
+def write_zip(name, entries, **options):
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", **options) as archive:
+        for entry_name, data in entries:
+            archive.writestr(zip_entry(entry_name), data)
+    return buffer.getvalue()
+
+
+def zip_cases():
+    folder = ROOT / "zips"
+    folder.mkdir(parents=True, exist_ok=True)
+    log_path = f".copilot/session-state/{SID}/events.jsonl"
+    (folder / "bomb.zip").write_bytes(write_zip("bomb", [(log_path, good_log()), (".copilot/session-state/" + SID[:-1] + "2/events.jsonl", b"\0" * (100 << 20))]))
+    (folder / "unsafe-names.zip").write_bytes(write_zip("unsafe", [
+        (log_path, good_log()), ("../../outside.txt", "climbs out"), ("/etc/passwd", "absolute"), ("C:\\Windows\\win.ini", "drive"),
+    ]))
+    (folder / "duplicates.zip").write_bytes(write_zip("dup", [(log_path, good_log()), (log_path, "second copy\n")]))
+    (folder / "zip64.zip").write_bytes(_zip64(log_path))
+    plain = bytearray(write_zip("enc", [(log_path, good_log()), (".copilot/command-history-state.json", '{"commandHistory":["secret"]}')]))
+    _mark_encrypted(plain, ".copilot/command-history-state.json")
+    (folder / "encrypted.zip").write_bytes(bytes(plain))
+    whole = write_zip("trunc", [(log_path, good_log() * 50)])
+    (folder / "truncated.zip").write_bytes(whole[: len(whole) // 2])
+
+
+def _zip64(log_path):
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        with archive.open(zip_entry(log_path), "w", force_zip64=True) as entry:
+            entry.write(good_log().encode())
+    return buffer.getvalue()
+
+
+def _mark_encrypted(data, name):
+    """Sets the 'encrypted' flag of an entry in its local and central headers."""
+    encoded = name.encode()
+    for signature, flag_offset, name_offset in ((b"PK\x03\x04", 6, 30), (b"PK\x01\x02", 8, 46)):
+        start = 0
+        while (start := data.find(signature, start)) != -1:
+            if data[start + name_offset:start + name_offset + len(encoded)] == encoded:
+                data[start + flag_offset] |= 1
+            start += 4
+
+
+def main():
+    import warnings
+    warnings.simplefilter("ignore")  # the duplicate-names zip is duplicated on purpose
+    if ROOT.exists():
+        shutil.rmtree(ROOT)
+    lines_case()
+    store_cases()
+    zip_cases()
+
+
+if __name__ == "__main__":
+    main()

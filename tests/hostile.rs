@@ -1,0 +1,140 @@
+//! Broken and hostile input (fixtures/hostile/, made by scripts/make-hostile-fixtures.py):
+//! each case's diagnostics against a reviewed golden file, and the large cases built here.
+//! Nothing may panic, stop the analysis, or hang.
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+
+use common::{copy_tree, fixture, read, run};
+
+fn snapshot(name: &str, value: &str) {
+    insta::with_settings!({ snapshot_path => Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/hostile"), prepend_module_to_snapshot => false, omit_expression => true }, {
+        insta::assert_snapshot!(name, value);
+    });
+}
+
+/// Runs a fixture root and returns (report.json, rows.jsonl).
+fn analyse(case: &str) -> (String, String) {
+    let scratch = tempfile::tempdir().unwrap();
+    let source = fixture(&format!("hostile/{case}"));
+    let name = Path::new(case).file_name().unwrap().to_str().unwrap();
+    let root = scratch.path().join(name);
+    if source.is_dir() {
+        copy_tree(&source, &root);
+    } else {
+        fs::copy(&source, &root).unwrap();
+    }
+    let output = run(scratch.path(), &["analyze", name, "--out", "out"]);
+    assert!(output.status.success(), "{case}: {}", String::from_utf8_lossy(&output.stderr));
+    (read(&scratch.path().join("out/report.json")), read(&scratch.path().join("out/rows.jsonl")))
+}
+
+#[test]
+fn broken_lines_are_rows_that_say_so() {
+    let (report, rows) = analyse("lines");
+    snapshot("lines__report.json", &report);
+    snapshot("lines__rows.jsonl", &rows);
+}
+
+#[test]
+fn damaged_stores_are_diagnostics_and_the_rest_is_read() {
+    for case in [
+        "wal-bad-checksum-middle",
+        "wal-torn-tail",
+        "wal-old-salt",
+        "wal-without-db",
+        "db-without-wal",
+        "db-truncated",
+        "not-sqlite",
+    ] {
+        let (report, rows) = analyse(case);
+        snapshot(&format!("{case}__report.json"), &report);
+        snapshot(&format!("{case}__rows.jsonl"), &rows);
+    }
+}
+
+#[test]
+fn hostile_zips_are_read_safely() {
+    for case in ["bomb.zip", "unsafe-names.zip", "duplicates.zip", "encrypted.zip", "zip64.zip"] {
+        let (report, rows) = analyse(&format!("zips/{case}"));
+        snapshot(&format!("{case}__report.json"), &report);
+        snapshot(&format!("{case}__rows.jsonl"), &rows);
+    }
+}
+
+#[test]
+fn a_truncated_zip_is_a_clear_error() {
+    let scratch = tempfile::tempdir().unwrap();
+    fs::copy(fixture("hostile/zips/truncated.zip"), scratch.path().join("truncated.zip")).unwrap();
+    let output = run(scratch.path(), &["analyze", "truncated.zip", "--out", "out"]);
+    assert_eq!(output.status.code(), Some(2));
+    snapshot("truncated.zip__stderr", &String::from_utf8_lossy(&output.stderr));
+}
+
+#[test]
+fn a_100_mb_line_keeps_its_length_and_a_prefix() {
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path().join("home/.copilot/session-state/0badf00d-0000-4000-8000-000000000002");
+    fs::create_dir_all(&dir).unwrap();
+    let mut log = br#"{"type":"user.message","data":{"content":"before"}}"#.to_vec();
+    log.extend_from_slice(b"\n{\"type\":\"user.message\",\"data\":{\"content\":\"");
+    log.resize(log.len() + 100_000_000, b'x');
+    log.extend_from_slice(b"\"}}\n{\"type\":\"user.message\",\"data\":{\"content\":\"after\"}}\n");
+    fs::write(dir.join("events.jsonl"), &log).unwrap();
+    let output = run(scratch.path(), &["analyze", "home", "--out", "out"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let rows = read(&scratch.path().join("out/rows.jsonl"));
+    let texts: Vec<String> = rows
+        .lines()
+        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap()["text"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(texts.len(), 3);
+    assert_eq!((texts[0].as_str(), texts[2].as_str()), ("before", "after"));
+    // The 100 MB line is over the 64 MiB line limit: a bad-line row with a prefix and the length.
+    assert!(
+        texts[1]
+            .starts_with("parser: unparseable line (line of 100000045 bytes is longer than the 67108864 byte limit)"),
+        "{}",
+        &texts[1][..200]
+    );
+    assert!(texts[1].ends_with("[... 100000045 bytes in all]") && texts[1].len() < 70_000);
+}
+
+#[test]
+fn a_hundred_thousand_tiny_files_are_listed_not_read() {
+    let scratch = tempfile::tempdir().unwrap();
+    let session = scratch.path().join("home/.copilot/session-state/0badf00d-0000-4000-8000-000000000003");
+    fs::create_dir_all(session.join("files")).unwrap();
+    for index in 0..100_000 {
+        fs::write(session.join(format!("files/{index}.txt")), b"x").unwrap();
+    }
+    fs::write(session.join("events.jsonl"), br#"{"type":"user.message","data":{"content":"among many files"}}"#)
+        .unwrap();
+    let output = run(scratch.path(), &["analyze", "home", "--out", "out"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let report: serde_json::Value = serde_json::from_str(&read(&scratch.path().join("out/report.json"))).unwrap();
+    assert_eq!(report["totals"]["files_found"], 100_001);
+    assert_eq!(report["totals"]["rows"], 1);
+}
+
+#[cfg(unix)]
+#[test]
+fn symbolic_link_loops_do_not_hang_the_walk() {
+    let scratch = tempfile::tempdir().unwrap();
+    let copilot = scratch.path().join("home/.copilot");
+    copy_tree(&fixture("spec-sample/.copilot"), &copilot);
+    std::os::unix::fs::symlink("..", copilot.join("session-state/loop")).unwrap();
+    std::os::unix::fs::symlink(&copilot, copilot.join("logs/self")).unwrap();
+    let output = run(scratch.path(), &["analyze", "home", "--out", "out"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let report: serde_json::Value = serde_json::from_str(&read(&scratch.path().join("out/report.json"))).unwrap();
+    let problems = report["roots"][0]["problems"].to_string();
+    assert!(
+        problems.contains("session-state/loop")
+            && problems.contains("logs/self")
+            && problems.contains("symbolic link, not followed"),
+        "{problems}"
+    );
+}

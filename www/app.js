@@ -1,0 +1,306 @@
+// The page: input, the engine worker, progress, and the views. The stable surface for tests:
+// document.body.dataset.state is idle | working | done | error, and when done,
+// window.copilotLens.summary is {files, sessions, rows, usage_rows, bad_lines, total_tokens,
+// cost_usd_micros}.
+import { clear, download, fmtBytes, fmtInt, h } from './dom.js';
+import { Cancelled, EngineClient, WorkerCrash, embeddedDemo } from './engine.js';
+import {
+  describeRoots,
+  forWorker,
+  rootFromDirectoryHandle,
+  rootsFromDataTransfer,
+  rootsFromFiles,
+  rootsFromFolderInput,
+} from './input.js';
+import * as overview from './views/overview.js';
+import * as usage from './views/usage.js';
+import * as sessions from './views/sessions.js';
+import * as timeline from './views/timeline.js';
+import * as inventory from './views/inventory.js';
+import * as diagnostics from './views/diagnostics.js';
+import * as exportsView from './views/exports.js';
+
+const VIEWS = { overview, usage, sessions, timeline, inventory, diagnostics, exports: exportsView };
+
+const $ = (id) => document.getElementById(id);
+const body = document.body;
+
+const lens = {
+  state: 'idle',
+  summary: null,
+  warnings: [],
+  seconds: null,
+  memory: null,
+  error: null,
+  engineReady: false,
+  crashWorkerForTest: () => engine.crashForTest(),
+};
+window.copilotLens = lens;
+
+let currentRoots = [];
+let analysisGen = 0;
+let ctx = null;
+let activeView = 'overview';
+
+function setState(state) {
+  lens.state = state;
+  body.dataset.state = state;
+  $('progress').hidden = state !== 'working';
+  $('error').hidden = state !== 'error';
+  $('tabs').hidden = state !== 'done';
+  $('views').hidden = state !== 'done';
+  for (const el of document.querySelectorAll('#input-panel button, #input-panel input')) {
+    if (el.id !== 'rerun') el.disabled = state === 'working';
+  }
+  $('rerun').disabled = state === 'working' || !currentRoots.length;
+}
+
+function showError(title, message) {
+  $('error-title').textContent = title;
+  $('error-message').textContent = message;
+  lens.error = message;
+  setState('error');
+}
+
+// ---- engine ------------------------------------------------------------------------------------
+
+let progressStarted = 0;
+
+function onProgress(p) {
+  const fraction = p.total > 0 ? Math.min(1, p.bytes / p.total) : 0;
+  $('progress-bar').value = fraction;
+  const seconds = (performance.now() - progressStarted) / 1000;
+  $('progress-text').textContent =
+    `${fmtBytes(p.bytes)} of ${fmtBytes(p.total)} (${Math.round(fraction * 100)}%) · ` +
+    `${fmtInt(p.files)} of ${fmtInt(p.files_total)} files · ${seconds.toFixed(1)} s`;
+  $('progress-file').textContent = p.file ? `Reading ${p.file}` : 'Joining and deduplicating…';
+}
+
+function onCrash(error) {
+  if (lens.state === 'working') return; // the running analysis reports it
+  showError('The engine stopped', `${error.message}. It has been restarted: pick or drop your files again.`);
+}
+
+const engine = new EngineClient({ onProgress, onCrash });
+
+function startEngine() {
+  $('engine-status').textContent = 'Loading the engine…';
+  engine.start().then(
+    () => {
+      lens.engineReady = true;
+      body.dataset.engine = 'ready';
+      $('engine-status').textContent = 'Engine ready (WebAssembly, in a worker).';
+    },
+    (error) => {
+      body.dataset.engine = 'failed';
+      $('engine-status').textContent = 'The engine did not load.';
+      showError('The engine did not load', String(error.message || error));
+    },
+  );
+}
+
+// ---- analysis ----------------------------------------------------------------------------------
+
+function options() {
+  const opts = { include_thinking: $('opt-thinking').checked, timezone: $('opt-timezone').value };
+  const rates = $('opt-rates').files[0];
+  if (rates) opts.rates_file = rates;
+  return opts;
+}
+
+async function analyse(newRoots) {
+  const roots = $('opt-add').checked && lens.state === 'done' ? [...currentRoots, ...newRoots] : newRoots;
+  if (!roots.length) return;
+  const gen = ++analysisGen;
+  currentRoots = roots;
+  lens.summary = null;
+  lens.error = null;
+  $('inputs-line').hidden = false;
+  $('inputs-line').textContent = `Input: ${describeRoots(roots)}`;
+  $('progress-bar').value = 0;
+  $('progress-text').textContent = 'Listing…';
+  $('progress-file').textContent = '';
+  progressStarted = performance.now();
+  setState('working');
+  try {
+    const result = await engine.analyze(forWorker(roots), options());
+    if (gen !== analysisGen) return;
+    lens.summary = result.summary;
+    lens.warnings = result.warnings;
+    lens.seconds = result.seconds;
+    lens.memory = result.memory;
+    ctx = makeContext(gen, result);
+    for (const id of Object.keys(VIEWS)) clear($(`view-${id}`)).dataset.rendered = '';
+    setState('done');
+    showView(activeView in VIEWS ? activeView : 'overview');
+  } catch (error) {
+    if (gen !== analysisGen) return;
+    if (error instanceof Cancelled) {
+      setState('idle');
+      $('inputs-line').textContent = 'Cancelled. Drop or pick something to start again.';
+    } else if (error instanceof WorkerCrash) {
+      showError('The engine stopped', `${error.message}. It has been restarted: press Start again to retry.`);
+    } else {
+      showError('The analysis failed', String(error.message || error));
+    }
+  }
+}
+
+function makeContext(gen, result) {
+  const cache = new Map();
+  const context = {
+    gen,
+    summary: result.summary,
+    warnings: result.warnings,
+    seconds: result.seconds,
+    memory: result.memory,
+    roots: currentRoots,
+    engine,
+    call: (method, ...args) => engine.call(method, ...args),
+    /** A worker answer kept for this analysis. */
+    get(key, ...call) {
+      if (!cache.has(key)) {
+        const promise = engine.call(...call);
+        promise.catch(() => cache.delete(key));
+        cache.set(key, promise);
+      }
+      return cache.get(key);
+    },
+    alive: () => gen === analysisGen && lens.state === 'done',
+    download,
+    openSession(id) {
+      showView('sessions');
+      sessions.open(id, context);
+    },
+    showTimeline(filter) {
+      showView('timeline');
+      timeline.applyFilter(filter, context);
+    },
+  };
+  return context;
+}
+
+// ---- views -------------------------------------------------------------------------------------
+
+function showView(id) {
+  activeView = id;
+  for (const button of document.querySelectorAll('#tabs button')) {
+    const on = button.dataset.view === id;
+    button.setAttribute('aria-selected', String(on));
+    button.classList.toggle('active', on);
+  }
+  for (const name of Object.keys(VIEWS)) $(`view-${name}`).hidden = name !== id;
+  const container = $(`view-${id}`);
+  if (ctx && container.dataset.rendered !== String(ctx.gen)) {
+    container.dataset.rendered = String(ctx.gen);
+    const shown = ctx;
+    Promise.resolve(VIEWS[id].render(container, shown)).catch((error) => {
+      if (shown !== ctx) return;
+      container.appendChild(h('p.error-inline', null, `This view failed: ${error.message || error}`));
+    });
+  } else if (ctx && VIEWS[id].shown) {
+    VIEWS[id].shown(container, ctx);
+  }
+}
+
+for (const button of document.querySelectorAll('#tabs button')) {
+  button.addEventListener('click', () => showView(button.dataset.view));
+}
+
+// ---- input -------------------------------------------------------------------------------------
+
+$('pick-folder').addEventListener('change', (event) => {
+  const roots = rootsFromFolderInput(event.target.files);
+  event.target.value = '';
+  analyse(roots);
+});
+
+$('pick-files').addEventListener('change', (event) => {
+  const roots = rootsFromFiles([...event.target.files]);
+  event.target.value = '';
+  analyse(roots);
+});
+
+if (typeof window.showDirectoryPicker === 'function') {
+  $('open-directory').hidden = false;
+  $('open-directory').addEventListener('click', async () => {
+    let handle;
+    try {
+      handle = await window.showDirectoryPicker({ mode: 'read' });
+    } catch {
+      return; // the user closed the picker
+    }
+    $('inputs-line').hidden = false;
+    $('inputs-line').textContent = `Listing ${handle.name}…`;
+    const root = await rootFromDirectoryHandle(handle, (n) => {
+      $('inputs-line').textContent = `Listing ${handle.name}: ${fmtInt(n)} files…`;
+    });
+    analyse([root]);
+  });
+}
+
+const dropZone = $('drop-zone');
+for (const type of ['dragenter', 'dragover']) {
+  document.addEventListener(type, (event) => {
+    event.preventDefault();
+    dropZone.classList.add('over');
+  });
+}
+document.addEventListener('dragleave', (event) => {
+  if (!event.relatedTarget) dropZone.classList.remove('over');
+});
+document.addEventListener('drop', async (event) => {
+  event.preventDefault();
+  dropZone.classList.remove('over');
+  if (lens.state === 'working' || !event.dataTransfer) return;
+  $('inputs-line').hidden = false;
+  $('inputs-line').textContent = 'Listing the dropped items…';
+  try {
+    const roots = await rootsFromDataTransfer(event.dataTransfer, (n) => {
+      $('inputs-line').textContent = `Listing the dropped items: ${fmtInt(n)} files…`;
+    });
+    analyse(roots);
+  } catch (error) {
+    showError('The dropped items could not be listed', String(error.message || error));
+  }
+});
+
+$('demo').addEventListener('click', async () => {
+  try {
+    let blob = embeddedDemo();
+    if (!blob) {
+      const response = await fetch('demo/copilot-demo.zip');
+      if (!response.ok) throw new Error(`demo/copilot-demo.zip: ${response.status}`);
+      blob = await response.blob();
+    }
+    const file = new File([blob], 'copilot-demo.zip', { type: 'application/zip', lastModified: Date.UTC(2026, 10, 29, 12) });
+    analyse([{ kind: 'zip', label: file.name, file, count: 1, bytes: file.size }]);
+  } catch (error) {
+    showError('The demo could not be loaded', String(error.message || error));
+  }
+});
+
+$('cancel').addEventListener('click', () => {
+  engine.cancel().catch(() => {});
+});
+
+$('start-again').addEventListener('click', () => {
+  setState('idle');
+  startEngine();
+});
+
+$('rerun').addEventListener('click', () => {
+  const roots = currentRoots;
+  $('opt-add').checked = false;
+  analyse(roots);
+});
+
+// The zone the usage days are grouped in: UTC, as the command-line tool, or this browser's.
+{
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  if (zone && zone !== 'UTC') $('opt-timezone').appendChild(h('option', { value: zone }, `${zone} (this browser)`));
+}
+$('build-kind').textContent = document.getElementById('embedded-wasm') ? 'This is the single-file build.' : '';
+
+setState('idle');
+startEngine();

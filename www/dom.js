@@ -1,0 +1,123 @@
+// DOM and formatting helpers. Every text from the data reaches the page through `h()` (text
+// nodes and textContent) or a plain attribute value; nothing here parses HTML.
+
+/**
+ * h('tag.class1.class2', {props}, ...children). Children: strings and numbers become text nodes,
+ * nodes are appended, arrays flattened, null/undefined/false skipped.
+ * Props: class, dataset, on (event handlers), attrs (setAttribute), and direct properties such
+ * as title, type, value, checked, hidden, disabled, colSpan, open, tabIndex.
+ */
+export function h(spec, props, ...children) {
+  const [tag, ...classes] = spec.split('.');
+  const el = document.createElement(tag || 'div');
+  if (classes.length) el.className = classes.join(' ');
+  if (props) {
+    for (const [key, value] of Object.entries(props)) {
+      if (value === undefined || value === null) continue;
+      if (key === 'class') el.className = [el.className, value].filter(Boolean).join(' ');
+      else if (key === 'dataset') Object.assign(el.dataset, value);
+      else if (key === 'on') for (const [type, fn] of Object.entries(value)) el.addEventListener(type, fn);
+      else if (key === 'attrs') for (const [name, v] of Object.entries(value)) el.setAttribute(name, String(v));
+      else el[key] = value;
+    }
+  }
+  append(el, children);
+  return el;
+}
+
+export function append(el, children) {
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    if (Array.isArray(child)) append(el, child);
+    else if (child instanceof Node) el.appendChild(child);
+    else el.appendChild(document.createTextNode(String(child)));
+  }
+  return el;
+}
+
+export function clear(el) {
+  while (el.firstChild) el.removeChild(el.firstChild);
+  return el;
+}
+
+const intFormat = new Intl.NumberFormat('en-US');
+export const fmtInt = (n) => (n === null || n === undefined ? '' : intFormat.format(n));
+
+/** Micro-dollars as dollars: two decimals, four below a dollar. */
+export function fmtUSD(micros) {
+  if (micros === null || micros === undefined) return '—';
+  const dollars = micros / 1e6;
+  const digits = Math.abs(dollars) < 1 && dollars !== 0 ? 4 : 2;
+  return '$' + dollars.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+export function fmtBytes(n) {
+  if (n === null || n === undefined) return '';
+  if (n < 1024) return `${n} B`;
+  const units = ['KB', 'MB', 'GB', 'TB'];
+  let value = n;
+  let unit = -1;
+  do {
+    value /= 1024;
+    unit++;
+  } while (value >= 1024 && unit < units.length - 1);
+  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
+}
+
+/** "2026-10-01T09:00:00.000Z" as "2026-10-01 09:00:00" (UTC, as the data says). */
+export function fmtTime(iso) {
+  if (!iso) return '';
+  return iso.replace('T', ' ').replace(/\.\d+Z$/, '').replace(/Z$/, '');
+}
+
+export function firstLine(text, max = 200) {
+  const line = (text || '').split('\n', 1)[0];
+  return line.length > max ? line.slice(0, max) + '…' : line;
+}
+
+/** A table from column specs: {label, value(row) -> text|Node, num?: bool, sort?: key}. */
+export function table(columns, rows, { className = '', empty = 'Nothing here.' } = {}) {
+  if (!rows.length) return h('p.empty', null, empty);
+  return h(
+    'table.data' + (className ? '.' + className : ''),
+    null,
+    h('thead', null, h('tr', null, columns.map((c) => h('th', { class: c.num ? 'num' : '' }, c.label)))),
+    h(
+      'tbody',
+      null,
+      rows.map((row) =>
+        h(
+          'tr',
+          null,
+          columns.map((c) => h('td', { class: c.num ? 'num' : c.className || '' }, c.value(row))),
+        ),
+      ),
+    ),
+  );
+}
+
+/** Offers a Blob as a download with the given file name. */
+export function download(blob, name) {
+  const url = URL.createObjectURL(blob);
+  const a = h('a', { href: url, download: name, hidden: true });
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+
+export function badge(text, kind = '') {
+  return h('span.badge' + (kind ? '.' + kind : ''), null, text);
+}
+
+export function section(title, ...children) {
+  return h('section.card', null, h('h2', null, title), ...children);
+}
+
+export function debounce(fn, ms) {
+  let timer = 0;
+  return (...args) => {
+    clearTimeout(timer);
+    timer = setTimeout(() => fn(...args), ms);
+  };
+}

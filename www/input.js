@@ -1,0 +1,225 @@
+// Turns what the user gives (a dropped DataTransfer, a picked folder or files, a directory
+// handle) into roots for the engine. Only listings are made here, never file contents: File
+// objects go to the worker, which reads them lazily.
+//   - a folder is one root, its paths relative to it;
+//   - a .zip is one root;
+//   - loose files together are one root, their names as paths.
+// Inside a home folder only the folders the native tool walks are listed (the rest of a home is
+// none of our business); elsewhere, trees that never hold Copilot data are skipped.
+
+/** As the native tool's roots.rs: inside a home, only these folders are walked. */
+export const HOME_FOLDERS = [
+  '.copilot',
+  '.local/state/.copilot',
+  '.config/.copilot',
+  '.cache/copilot',
+  'Library/Caches/copilot',
+  'AppData/Local/copilot',
+];
+
+/** Folders skipped when walking a folder that is not a home. */
+const SKIP_DIRS = new Set(['node_modules', '.git', '.hg', '.svn', '__pycache__', '.venv', '.tox', '.gradle', '.m2', '.npm', '.cargo', '.rustup']);
+
+const isZip = (file) => /\.zip$/i.test(file.name);
+
+function filesRoot(label, entries) {
+  entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return {
+    kind: 'files',
+    label,
+    files: entries.map((e) => e.file),
+    paths: entries.map((e) => e.path),
+    modified: entries.map((e) => e.file.lastModified || 0),
+    count: entries.length,
+    bytes: entries.reduce((sum, e) => sum + e.file.size, 0),
+  };
+}
+
+function zipRoot(file) {
+  return { kind: 'zip', label: file.name, file, count: 1, bytes: file.size };
+}
+
+/** Is a root-relative path inside a home's Copilot folders? */
+function inHomeFolders(path) {
+  return HOME_FOLDERS.some((folder) => path.startsWith(folder + '/'));
+}
+
+/** Keeps only the home folders if the listing is a home's, as the native tool does. */
+function homeFilter(entries) {
+  const isHome = entries.some((e) => HOME_FOLDERS.slice(0, 3).some((folder) => e.path.startsWith(folder + '/')));
+  return isHome ? entries.filter((e) => inHomeFolders(e.path)) : entries;
+}
+
+/** Files of one <input webkitdirectory> pick: one root named after the picked folder. */
+export function rootsFromFolderInput(fileList) {
+  const byTop = new Map();
+  for (const file of fileList) {
+    const relative = file.webkitRelativePath || file.name;
+    const slash = relative.indexOf('/');
+    const top = slash >= 0 ? relative.slice(0, slash) : '';
+    const path = slash >= 0 ? relative.slice(slash + 1) : relative;
+    if (path.split('/').some((part) => SKIP_DIRS.has(part)) && !inHomeFolders(path)) continue;
+    if (!byTop.has(top)) byTop.set(top, []);
+    byTop.get(top).push({ file, path });
+  }
+  return [...byTop].map(([top, entries]) => filesRoot(top || 'folder', homeFilter(entries)));
+}
+
+/** Files of <input multiple> (or dropped loose files): each zip is a root, the rest one root. */
+export function rootsFromFiles(files) {
+  const roots = [];
+  const loose = [];
+  for (const file of files) {
+    if (isZip(file)) roots.push(zipRoot(file));
+    else loose.push({ file, path: file.name });
+  }
+  if (loose.length) roots.push(filesRoot(loose.length === 1 ? loose[0].file.name : `${loose.length} files`, loose));
+  return roots;
+}
+
+// ---- directory entries (drag and drop) -------------------------------------------------------
+
+function readEntries(reader) {
+  return new Promise((resolve, reject) => reader.readEntries(resolve, reject));
+}
+
+async function listDirectoryEntry(directory) {
+  const reader = directory.createReader();
+  const all = [];
+  // readEntries gives at most 100 entries a call; call until it gives none.
+  for (;;) {
+    const batch = await readEntries(reader);
+    if (!batch.length) break;
+    all.push(...batch);
+  }
+  return all;
+}
+
+function entryFile(entry) {
+  return new Promise((resolve, reject) => entry.file(resolve, reject));
+}
+
+/**
+ * Walks a dropped directory entry (or anything shaped like one: isFile, isDirectory, name,
+ * file(), createReader()) into one root. `onCount` is told how many files are listed so far.
+ */
+export async function rootFromDirectoryEntry(directory, onCount = () => {}) {
+  const entries = [];
+  const problems = [];
+  const top = await listDirectoryEntry(directory);
+  // A home (it holds one of the Copilot folders) is walked only in its Copilot folders.
+  const hasFolder = async (path) => {
+    let list = top;
+    for (const part of path.split('/')) {
+      const next = list.find((e) => e.isDirectory && e.name === part);
+      if (!next) return false;
+      if (part !== path.split('/').pop()) list = await listDirectoryEntry(next).catch(() => []);
+    }
+    return true;
+  };
+  let homeWanted = null;
+  for (const folder of HOME_FOLDERS.slice(0, 3)) {
+    if (await hasFolder(folder)) homeWanted = HOME_FOLDERS;
+  }
+  const walk = async (dir, prefix, children) => {
+    for (const child of children) {
+      const path = prefix + child.name;
+      if (child.isDirectory) {
+        if (homeWanted) {
+          const wanted = homeWanted.some((folder) => folder === path || folder.startsWith(path + '/') || path.startsWith(folder + '/'));
+          if (!wanted) continue;
+        } else if (SKIP_DIRS.has(child.name)) {
+          continue;
+        }
+        let grandchildren;
+        try {
+          grandchildren = await listDirectoryEntry(child);
+        } catch (error) {
+          problems.push(`${path}: cannot list (${error.message || error})`);
+          continue;
+        }
+        await walk(child, path + '/', grandchildren);
+      } else if (child.isFile) {
+        if (homeWanted && !inHomeFolders(path)) continue;
+        try {
+          entries.push({ file: await entryFile(child), path });
+        } catch (error) {
+          problems.push(`${path}: cannot open (${error.message || error})`);
+        }
+        if (entries.length % 500 === 0) onCount(entries.length);
+      }
+    }
+  };
+  await walk(directory, '', top);
+  onCount(entries.length);
+  const root = filesRoot(directory.name, entries);
+  root.problems = problems;
+  return root;
+}
+
+/** Walks a FileSystemDirectoryHandle (showDirectoryPicker) into one root. */
+export async function rootFromDirectoryHandle(handle, onCount = () => {}) {
+  const adapt = (dir) => ({
+    name: dir.name,
+    isDirectory: true,
+    isFile: false,
+    createReader() {
+      let done = false;
+      return {
+        readEntries: (resolve, reject) => {
+          if (done) return resolve([]);
+          done = true;
+          (async () => {
+            const list = [];
+            for await (const child of dir.values()) {
+              list.push(
+                child.kind === 'directory'
+                  ? adapt(child)
+                  : { name: child.name, isFile: true, isDirectory: false, file: (ok, fail) => child.getFile().then(ok, fail) },
+              );
+            }
+            return list;
+          })().then(resolve, reject);
+        },
+      };
+    },
+  });
+  return rootFromDirectoryEntry(adapt(handle), onCount);
+}
+
+/**
+ * A drop: each dropped folder a root, each zip a root, the other files one root. Entries must
+ * be taken from the DataTransfer synchronously, before the first await.
+ */
+export async function rootsFromDataTransfer(dataTransfer, onCount) {
+  const directories = [];
+  const files = [];
+  const items = dataTransfer.items ? [...dataTransfer.items] : [];
+  for (const item of items) {
+    if (item.kind !== 'file') continue;
+    const entry = item.webkitGetAsEntry ? item.webkitGetAsEntry() : null;
+    if (entry && entry.isDirectory) directories.push(entry);
+    else {
+      const file = item.getAsFile();
+      if (file) files.push(file);
+    }
+  }
+  if (!items.length && dataTransfer.files) files.push(...dataTransfer.files);
+  const roots = [];
+  for (const directory of directories) roots.push(await rootFromDirectoryEntry(directory, onCount));
+  roots.push(...rootsFromFiles(files));
+  return roots;
+}
+
+/** Roots as the worker takes them (File objects by reference; nothing is copied). */
+export function forWorker(roots) {
+  return roots.map((root) =>
+    root.kind === 'zip'
+      ? { kind: 'zip', label: root.label, file: root.file }
+      : { kind: 'files', label: root.label, files: root.files, paths: root.paths, modified: root.modified },
+  );
+}
+
+export function describeRoots(roots) {
+  return roots.map((root) => (root.kind === 'zip' ? `${root.label} (zip)` : `${root.label} (${root.count} files)`)).join(', ');
+}
