@@ -121,6 +121,12 @@ def u64_lens(v):     # copilot-lens' Count: truncates fractions, clamps negative
         return int(min(v, 2**64 - 1))
     return 0
 
+def unique_keys(pairs):
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        raise ValueError("duplicate key")
+    return obj
+
 # ---- one pass over the corpus: every session.shutdown line of every session log ----------------
 sessions = []   # (session dir name, [snapshot dict in file order])
 skipped_dirs = []
@@ -137,9 +143,9 @@ for sid in sorted(os.listdir(state)):
             if b"session.shutdown" not in line:
                 continue
             try:
-                ev = json.loads(line)
+                ev = json.loads(line, object_pairs_hook=unique_keys)
             except ValueError:
-                continue
+                continue  # both tools skip a line that is not JSON or repeats a key
             if not isinstance(ev, dict) or ev.get("type") != "session.shutdown":
                 continue
             data = ev.get("data") if isinstance(ev.get("data"), dict) else {}
@@ -408,6 +414,67 @@ print(f"  stamped snapshots after a main shutdown of their session (ccusage woul
 print(f"  day/model cells that differ and are fully explained by them: {len(explained_rows)}")
 for key, a, b, exp in explained_rows:
     print(f"    {key[0]} {key[1]:<18} ccusage {a}  lens {b}  expected diff {exp}  (in, out, cache_read, cache_write)")
+
+def diagnose(sid, snaps):
+    """What in one session's snapshots makes ccusage's rules and the seed's rules part ways."""
+    found = []
+    ms = [millis(x["ts"], True) for x in snaps if not x["agent"]]
+    if any(a is not None and b is not None and b < a for a, b in zip(ms, ms[1:])):
+        found.append("shutdown timestamps out of file order (ccusage sorts by time; the rules take log order)")
+    ids = defaultdict(list)
+    for x in snaps:
+        if x["id"] and not x["agent"]:
+            ids[x["id"]].append(x)
+    if any(len({(y["ts"], json.dumps(y["metrics"], sort_keys=True)) for y in v}) > 1 for v in ids.values()):
+        found.append("an event id repeated with another timestamp or totals (ccusage keeps the latest "
+                     "timestamp, the rules the first line)")
+    if any(millis(x["ts"], False) is None and millis(x["ts"], True) is not None for x in snaps):
+        found.append("a timestamp without a zone (ccusage drops the snapshot, copilot-lens reads it as UTC)")
+    last = {}
+    for x in snaps:
+        if x["agent"]:
+            continue
+        for model, metric in x["metrics"].items():
+            _, c = counters(metric if isinstance(metric, dict) else {}, u64_lens)
+            _, strict = counters(metric if isinstance(metric, dict) else {}, u64_strict)
+            if c != strict:
+                found.append(f"{model}: a count that is not a non-negative integer (ccusage reads 0, "
+                             "copilot-lens truncates/parses it)")
+            if c["raw_input"] < c["cache_read"] + c["cache_write"]:
+                found.append(f"{model}: inputTokens below cacheRead+cacheWrite (fresh input clamps at 0 per "
+                             "snapshot in ccusage; copilot-lens subtracts after summing a day's rows)")
+            prev = last.get(model)
+            if prev and any(c[k] < prev[k] for k in c) and any(c[k] > prev[k] for k in c):
+                found.append(f"{model}: some counters went down and others up (the rules add nothing, "
+                             "ccusage adds each increase)")
+            last[model] = c
+            if normalize(model) != model:
+                found.append(f"{model}: a -1m id (ccusage merges it into {normalize(model)})")
+    return sorted(set(found)) or ["no known rule difference: look at this session by hand"]
+
+if residual_rows or req_residual:
+    print()
+    print("sessions behind the unexplained cells (ccusage's rules without stamped snapshots vs the seed's rules):")
+    for sid, snaps in sessions:
+        one = [(sid, snaps)]
+        a, _ = ccusage_model(one, with_stamped=False)
+        b = seed_rules(one)
+        cells = sorted(k for k in set(a) | set(b)
+                       if vec(a, k, COLS + ("requests",)) != vec(b, k, COLS + ("requests",)))
+        if cells:
+            print(f"  session {sid}: cells {', '.join(f'{d} {m}' for d, m in cells)}")
+            for reason in diagnose(sid, snaps):
+                print(f"    - {reason}")
+
+if rule_mismatch:
+    print()
+    print("sessions in the cells where copilot-lens departs from the seed's rules:")
+    for sid, snaps in sessions:
+        cells = sorted(set(seed_rules([(sid, snaps)])) & set(rule_mismatch))
+        if cells:
+            print(f"  session {sid}: cells {', '.join(f'{d} {m}' for d, m in cells)}")
+            for reason in diagnose(sid, snaps):
+                print(f"    - {reason}")
 
 print()
 print("checks:")

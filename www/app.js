@@ -168,13 +168,13 @@ function makeContext(gen, result) {
     },
     alive: () => gen === analysisGen && lens.state === 'done',
     download,
-    openSession(id) {
-      showView('sessions');
-      sessions.open(id, context);
+    async openSession(id) {
+      await showView('sessions');
+      await sessions.open(id, context);
     },
-    showTimeline(filter) {
-      showView('timeline');
-      timeline.applyFilter(filter, context);
+    async showTimeline(filter) {
+      await showView('timeline');
+      await timeline.applyFilter(filter, context);
     },
   };
   return context;
@@ -191,17 +191,27 @@ function showView(id) {
   }
   for (const name of Object.keys(VIEWS)) $(`view-${name}`).hidden = name !== id;
   const container = $(`view-${id}`);
-  if (ctx && container.dataset.rendered !== String(ctx.gen)) {
+  if (!ctx) return Promise.resolve();
+  if (container.dataset.rendered !== String(ctx.gen)) {
     container.dataset.rendered = String(ctx.gen);
     const shown = ctx;
-    Promise.resolve(VIEWS[id].render(container, shown)).catch((error) => {
-      if (shown !== ctx) return;
-      container.appendChild(h('p.error-inline', null, `This view failed: ${error.message || error}`));
-    });
-  } else if (ctx && VIEWS[id].shown) {
+    container.dataset.ready = '';
+    rendering[id] = Promise.resolve(VIEWS[id].render(container, shown)).then(
+      () => {
+        if (shown === ctx) container.dataset.ready = String(shown.gen);
+      },
+      (error) => {
+        if (shown !== ctx) return;
+        container.appendChild(h('p.error-inline', null, `This view failed: ${error.message || error}`));
+        container.dataset.ready = String(shown.gen);
+      },
+    );
+  } else if (VIEWS[id].shown) {
     VIEWS[id].shown(container, ctx);
   }
+  return rendering[id];
 }
+const rendering = {};
 
 for (const button of document.querySelectorAll('#tabs button')) {
   button.addEventListener('click', () => showView(button.dataset.view));

@@ -2,14 +2,16 @@
 // nodes and textContent) or a plain attribute value; nothing here parses HTML.
 
 /**
- * h('tag.class1.class2', {props}, ...children). Children: strings and numbers become text nodes,
+ * h('tag#id.class1.class2', {props}, ...children). Children: strings and numbers become text nodes,
  * nodes are appended, arrays flattened, null/undefined/false skipped.
  * Props: class, dataset, on (event handlers), attrs (setAttribute), and direct properties such
  * as title, type, value, checked, hidden, disabled, colSpan, open, tabIndex.
  */
 export function h(spec, props, ...children) {
-  const [tag, ...classes] = spec.split('.');
+  const [head, ...classes] = spec.split('.');
+  const [tag, id] = head.split('#');
   const el = document.createElement(tag || 'div');
+  if (id) el.id = id;
   if (classes.length) el.className = classes.join(' ');
   if (props) {
     for (const [key, value] of Object.entries(props)) {

@@ -1,0 +1,248 @@
+// Shared pieces of the browser tests: Debian's Chromium driven by npm playwright-core, the
+// page served from www/ by scripts/serve.mjs, the native CLI for the expected numbers, a zip
+// writer, and network recording.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import zlib from 'node:zlib';
+import { chromium } from 'playwright-core';
+import { serve } from '../../scripts/serve.mjs';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const CLI = path.join(ROOT, 'target/release/copilot-lens');
+export const SHOTS = process.env.SHOTS_DIR || '/tmp/copilot-lens-shots';
+
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/** A Chromium with a fresh user-data-dir; close() removes it. */
+export async function launch({ downloads = true } = {}) {
+  const userDataDir = mkdtempSync(path.join(os.tmpdir(), 'copilot-lens-chromium-'));
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    args: CHROMIUM_ARGS,
+    acceptDownloads: downloads,
+    viewport: { width: 1400, height: 1000 },
+  });
+  return {
+    context,
+    async close() {
+      await context.close();
+      rmSync(userDataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Serves www/ on a free port, logging every request the server sees. */
+export async function startServer() {
+  const requests = [];
+  const { server, url } = await serve(path.join(ROOT, 'www'), {
+    port: 0,
+    log: (method, url, status) => requests.push({ method, url, status, at: Date.now() }),
+  });
+  return { url, requests, close: () => new Promise((resolve) => server.close(resolve)) };
+}
+
+/**
+ * Records every request the browser makes (pages and workers), and refuses any that leaves
+ * `origin` (data: and blob: URLs are the page's own). `mark()` starts a new period.
+ */
+export async function recordNetwork(context, origin) {
+  const log = [];
+  const foreign = [];
+  let period = 'load';
+  context.on('request', (request) => log.push({ url: request.url(), period, at: Date.now() }));
+  await context.route('**/*', (route) => {
+    const url = route.request().url();
+    const own = url.startsWith('data:') || url.startsWith('blob:') || (origin && url.startsWith(origin));
+    if (!own) {
+      foreign.push(url);
+      return route.abort('blockedbyclient');
+    }
+    return route.continue();
+  });
+  return {
+    log,
+    foreign,
+    mark(name) {
+      period = name;
+    },
+    during(name) {
+      return log.filter((entry) => entry.period === name);
+    },
+  };
+}
+
+/** Runs the native CLI: `analyze` into a temp dir and `usage --json`; returns the outputs. */
+export function native(input, { includeThinking = false } = {}) {
+  const out = mkdtempSync(path.join(os.tmpdir(), 'copilot-lens-native-'));
+  const started = process.hrtime.bigint();
+  const args = ['analyze', input, '--out', out];
+  if (includeThinking) args.push('--include-thinking');
+  const stderr = execFileSync(CLI, args, { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const usage = JSON.parse(execFileSync(CLI, ['usage', input, '--json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+  const read = (name) => readFileSync(path.join(out, name), 'utf8');
+  const report = JSON.parse(read('report.json'));
+  const sessions = read('sessions.jsonl').split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  const result = {
+    seconds,
+    stderr,
+    rowsJsonl: read('rows.jsonl'),
+    usageCsv: read('usage.csv'),
+    sessionsJsonl: read('sessions.jsonl'),
+    report,
+    sessions,
+    usage,
+    summary: {
+      files: report.totals.files_found,
+      sessions: report.totals.sessions,
+      rows: report.totals.rows,
+      usage_rows: read('usage.jsonl').split('\n').filter(Boolean).length,
+      bad_lines: report.totals.bad_lines,
+      total_tokens: usage.totals.counted ? usage.totals.counted.total : 0,
+      cost_usd_micros: usage.totals.counted ? usage.totals.counted.cost_usd_micros || 0 : 0,
+    },
+    prompts: sessions.reduce((n, s) => n + s.prompts, 0),
+    toolCalls: sessions.reduce((n, s) => n + s.tool_calls, 0),
+  };
+  rmSync(out, { recursive: true, force: true });
+  return result;
+}
+
+// ---- CSV as the csv crate writes it (QuoteStyle::Necessary, \n terminators) ------------------
+
+function csvField(value) {
+  const text = String(value);
+  return /[",\r\n]/.test(text) || text === '' ? (text === '' ? '' : `"${text.replaceAll('"', '""')}"`) : text;
+}
+
+const ROW_COLUMNS = ['agent', 'timestamp_utc', 'session_id', 'project_path', 'git_branch', 'model', 'tool_name', 'tool_use_id', 'turn_type', 'text', 'source', 'source_line'];
+
+/** The rows CSV the page should export, made independently from the native rows.jsonl. */
+export function csvFromRowsJsonl(jsonl) {
+  const lines = [ROW_COLUMNS.join(',')];
+  for (const line of jsonl.split('\n')) {
+    if (!line) continue;
+    const row = JSON.parse(line);
+    lines.push(ROW_COLUMNS.map((c) => csvField(row[c])).join(','));
+  }
+  return lines.join('\n') + '\n';
+}
+
+// ---- a zip writer (store or deflate), for the drop test ----------------------------------------
+
+const CRC_TABLE = new Uint32Array(256).map((_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+
+function crc32(bytes) {
+  let crc = 0xffffffff;
+  for (const b of bytes) crc = CRC_TABLE[(crc ^ b) & 0xff] ^ (crc >>> 8);
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
+/** Zips every file below `dir` under the top folder `top` (DOS time fixed at 2026-10-01 09:05). */
+export function zipDirectory(dir, top) {
+  const files = [];
+  const walk = (relative) => {
+    for (const name of readdirSync(path.join(dir, relative)).sort()) {
+      const rel = relative ? `${relative}/${name}` : name;
+      const full = path.join(dir, rel);
+      if (statSync(full).isDirectory()) walk(rel);
+      else files.push(rel);
+    }
+  };
+  walk('');
+  const time = (9 << 11) | (5 << 5);
+  const date = ((2026 - 1980) << 9) | (10 << 5) | 1;
+  const locals = [];
+  const centrals = [];
+  let offset = 0;
+  for (const rel of files) {
+    const data = readFileSync(path.join(dir, rel));
+    const packed = zlib.deflateRawSync(data);
+    const name = Buffer.from(`${top}/${rel}`, 'utf8');
+    const crc = crc32(data);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(0x0800, 6);
+    local.writeUInt16LE(8, 8);
+    local.writeUInt16LE(time, 10);
+    local.writeUInt16LE(date, 12);
+    local.writeUInt32LE(crc, 14);
+    local.writeUInt32LE(packed.length, 18);
+    local.writeUInt32LE(data.length, 22);
+    local.writeUInt16LE(name.length, 26);
+    locals.push(local, name, packed);
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE(0x0314, 4);
+    central.writeUInt16LE(20, 6);
+    central.writeUInt16LE(0x0800, 8);
+    central.writeUInt16LE(8, 10);
+    central.writeUInt16LE(time, 12);
+    central.writeUInt16LE(date, 14);
+    central.writeUInt32LE(crc, 16);
+    central.writeUInt32LE(packed.length, 20);
+    central.writeUInt32LE(data.length, 24);
+    central.writeUInt16LE(name.length, 28);
+    central.writeUInt32LE((0o100644 << 16) >>> 0, 38);
+    central.writeUInt32LE(offset, 42);
+    centrals.push(central, name);
+    offset += 30 + name.length + packed.length;
+  }
+  const centralSize = centrals.reduce((n, b) => n + b.length, 0);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(files.length, 8);
+  end.writeUInt16LE(files.length, 10);
+  end.writeUInt32LE(centralSize, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, ...centrals, end]);
+}
+
+// ---- page helpers ------------------------------------------------------------------------------
+
+export async function waitForState(page, states, timeout = 120_000) {
+  const wanted = Array.isArray(states) ? states : [states];
+  await page.waitForFunction((list) => list.includes(document.body.dataset.state), wanted, { timeout });
+  return page.evaluate(() => document.body.dataset.state);
+}
+
+export async function waitEngine(page) {
+  await page.waitForFunction(() => document.body.dataset.engine === 'ready', null, { timeout: 60_000 });
+}
+
+/** Shows a view and waits until it has rendered for the current analysis. */
+export async function showView(page, view) {
+  await page.click(`#tabs button[data-view="${view}"]`);
+  await page.waitForFunction((v) => {
+    const el = document.getElementById(`view-${v}`);
+    return el && !el.hidden && el.dataset.ready && el.dataset.ready === el.dataset.rendered;
+  }, view);
+}
+
+export function assert(condition, message) {
+  if (!condition) throw new Error(`assertion failed: ${message}`);
+}
+
+export function assertEqual(actual, expected, message) {
+  const a = JSON.stringify(actual);
+  const e = JSON.stringify(expected);
+  if (a !== e) throw new Error(`${message}\n  got:      ${a.slice(0, 2000)}\n  expected: ${e.slice(0, 2000)}`);
+}

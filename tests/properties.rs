@@ -1,0 +1,160 @@
+//! Invariants over generated trees (proptest): every event-log line is accounted for, the
+//! output does not depend on listing order or thread count, input bytes never change, and no
+//! input makes the analysis panic.
+
+mod common;
+
+use std::fs;
+
+use copilot_lens::analysis::{Options, analyze};
+use copilot_lens::input::memory::{MemoryRoot, MemoryRoots};
+use copilot_lens::model::JsonlRowWriter;
+use proptest::prelude::*;
+
+/// A line of an event log: a well-formed event of a type that matters, or damage.
+fn log_line() -> impl Strategy<Value = Vec<u8>> {
+    let text = "[a-zA-Z0-9 \"\\\\/<>\u{e9}\u{1F600}\n\t]{0,40}";
+    let event = (
+        prop::sample::select(vec![
+            "session.start",
+            "session.resume",
+            "user.message",
+            "assistant.message",
+            "tool.execution_start",
+            "tool.execution_complete",
+            "permission.requested",
+            "permission.completed",
+            "session.model_change",
+            "session.info",
+            "session.usage_record",
+            "session.shutdown",
+            "hook.end",
+            "model.message",
+            "assistant.turn_start",
+            "session.brand_new",
+        ]),
+        text,
+        prop::sample::select(vec!["call_1", "call_2", "custom_3"]),
+        any::<i64>(),
+    )
+        .prop_map(|(kind, text, call, number)| {
+            let data = serde_json::json!({
+                "content": text, "message": text, "newModel": text, "toolCallId": call, "toolName": text,
+                "arguments": {"command": text}, "result": {"content": text, "kind": text}, "success": number % 2 == 0,
+                "toolRequests": [{"toolCallId": call, "name": text, "arguments": text}],
+                "permissionRequest": {"kind": "shell", "toolCallId": call, "fullCommandText": text},
+                "usage": {"model": text, "inputTokens": number, "outputTokens": number % 1000},
+                "modelMetrics": {text.clone(): {"requests": {"count": number}, "usage": {"inputTokens": number}}},
+                "context": {"cwd": text},
+            });
+            let line = serde_json::json!({"type": kind, "data": data, "id": format!("e{number}"), "timestamp": "2026-10-01T09:00:00.000Z"});
+            serde_json::to_vec(&line).unwrap()
+        });
+    prop_oneof![
+        6 => event,
+        1 => prop::collection::vec(any::<u8>(), 0..60).prop_map(|bytes| bytes.into_iter().filter(|b| *b != b'\n').collect()),
+        1 => Just(b"{\"type\":\"user.message\",\"data\":{\"content\":\"cut".to_vec()),
+        1 => Just(Vec::new()),
+    ]
+}
+
+fn session_id(index: usize) -> String {
+    format!("0000000{index}-0000-4000-8000-000000000000")
+}
+
+/// A home with a few sessions, their logs, and sometimes damaged side files.
+fn tree() -> impl Strategy<Value = MemoryRoot> {
+    let session = (prop::collection::vec(log_line(), 0..30), any::<bool>(), prop::collection::vec(any::<u8>(), 0..80));
+    (prop::collection::vec(session, 1..4), prop::collection::vec(any::<u8>(), 0..200), any::<bool>()).prop_map(
+        |(sessions, junk, junk_store)| {
+            let mut root = MemoryRoot::new("home");
+            for (index, (lines, trailing_newline, yaml)) in sessions.into_iter().enumerate() {
+                let mut log = lines.join(&b'\n');
+                if trailing_newline {
+                    log.push(b'\n');
+                }
+                let dir = format!(".copilot/session-state/{}", session_id(index));
+                root.insert(&format!("{dir}/events.jsonl"), log, Some(0));
+                root.insert(&format!("{dir}/workspace.yaml"), yaml, Some(0));
+            }
+            root.insert(".copilot/command-history-state.json", junk.clone(), Some(0));
+            root.insert(".copilot/settings.json", junk.clone(), Some(0));
+            if junk_store {
+                root.insert(".copilot/session-store.db", junk.clone(), Some(0));
+                root.insert(".copilot/session-store.db-wal", junk, Some(0));
+            }
+            root
+        },
+    )
+}
+
+fn run(root: &MemoryRoot, reverse: bool) -> (Vec<u8>, serde_json::Value, String) {
+    let mut roots = MemoryRoots(vec![root.clone()]);
+    let mut listings = roots.listings();
+    if reverse {
+        listings[0].files.reverse();
+    }
+    let mut rows = JsonlRowWriter::new(Vec::new());
+    let outputs = analyze(listings, &mut roots, Options::default(), &mut rows).unwrap();
+    let report = serde_json::to_value(&outputs.report).unwrap();
+    (rows.finish().unwrap(), report, serde_json::to_string(&outputs.sessions).unwrap())
+}
+
+fn line_count(bytes: &[u8]) -> u64 {
+    if bytes.is_empty() {
+        return 0;
+    }
+    let newlines = bytes.iter().filter(|b| **b == b'\n').count() as u64;
+    newlines + u64::from(*bytes.last().unwrap() != b'\n')
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn every_line_is_accounted_for_and_order_does_not_matter(root in tree()) {
+        let (rows, report, sessions) = run(&root, false);
+        for file in report["files"].as_array().unwrap() {
+            let Some(lines) = file.get("lines") else { continue };
+            let path = file["path"].as_str().unwrap();
+            let sum = lines["with_rows"].as_u64().unwrap()
+                + lines["skipped_by_rule"].as_object().unwrap().values().map(|v| v.as_u64().unwrap()).sum::<u64>()
+                + lines["unknown_types"].as_object().unwrap().values().map(|v| v.as_u64().unwrap()).sum::<u64>()
+                + lines["bad_lines"].as_u64().unwrap();
+            prop_assert_eq!(sum, lines["lines"].as_u64().unwrap(), "{}", path);
+            prop_assert_eq!(lines["lines"].as_u64().unwrap(), line_count(&root.files[path].0), "{}", path);
+        }
+        let again = run(&root, true);
+        prop_assert!(rows == again.0, "rows differ with the listing reversed");
+        prop_assert_eq!(report, again.1);
+        prop_assert_eq!(sessions, again.2);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+
+    /// The native tool on disk: any number of threads gives the same bytes, and the input is
+    /// left exactly as it was.
+    #[test]
+    fn threads_do_not_change_the_output_and_input_is_untouched(root in tree()) {
+        let scratch = tempfile::tempdir().unwrap();
+        for (path, (bytes, _)) in &root.files {
+            let target = scratch.path().join("home").join(path);
+            fs::create_dir_all(target.parent().unwrap()).unwrap();
+            fs::write(target, bytes).unwrap();
+        }
+        let mut outputs = Vec::new();
+        for threads in ["1", "3"] {
+            let out = format!("out{threads}");
+            let result = common::run(scratch.path(), &["analyze", "home", "--out", &out, "--threads", threads]);
+            prop_assert!(result.status.success(), "{}", String::from_utf8_lossy(&result.stderr));
+            let read = |name: &str| fs::read(scratch.path().join(&out).join(name)).unwrap();
+            outputs.push((read("rows.jsonl"), read("report.json"), read("sessions.jsonl"), read("usage.jsonl")));
+        }
+        prop_assert!(outputs[0] == outputs[1], "output differs between 1 and 3 threads");
+        for (path, (bytes, _)) in &root.files {
+            prop_assert!(fs::read(scratch.path().join("home").join(path)).unwrap() == *bytes, "{} changed", path);
+        }
+    }
+}

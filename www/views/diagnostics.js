@@ -1,0 +1,190 @@
+// Diagnostics: every file found and what happened to it, lines per event type, unknown types,
+// bad lines, the store's WAL frames, the roots and what could not be listed.
+import { badge, clear, fmtBytes, fmtInt, h, section, table } from '../dom.js';
+
+const LIMIT = 1000;
+
+function statusBadge(status) {
+  return badge(status, status === 'error' ? 'bad' : status === 'read' ? 'ok' : '');
+}
+
+export async function render(container, ctx) {
+  const report = await ctx.get('report', 'report');
+  if (!ctx.alive()) return;
+  const t = report.totals;
+
+  // Lines per event type, over every event log.
+  const skipped = new Map();
+  const unknown = new Map();
+  for (const file of report.files) {
+    if (!file.lines) continue;
+    for (const [type, n] of Object.entries(file.lines.skipped_by_rule)) skipped.set(type, (skipped.get(type) || 0) + n);
+    for (const [type, n] of Object.entries(file.lines.unknown_types)) unknown.set(type, (unknown.get(type) || 0) + n);
+  }
+  const unknownFiles = report.files.filter((f) => f.lines && Object.keys(f.lines.unknown_types).length);
+  const walFiles = report.files.filter((f) => f.wal);
+  const errorFiles = report.files.filter((f) => f.status === 'error');
+
+  const walkProblems = ctx.roots.flatMap((root) => (root.problems || []).map((message) => ({ root: root.label, message })));
+
+  const badLines = h('div', null, h('p.muted', null, 'Looking for bad lines…'));
+  container.append(
+    h('h2.view-title', null, 'Diagnostics'),
+    ctx.warnings.length || walkProblems.length
+      ? section('Inputs that could not be used', table([{ label: 'input', value: (w) => w.root }, { label: 'problem', value: (w) => w.message, className: 'mono' }], [...ctx.warnings, ...walkProblems]))
+      : null,
+    h(
+      'div.grid2',
+      null,
+      section(
+        'Totals',
+        h(
+          'dl.facts',
+          null,
+          Object.entries(t)
+            .filter(([, v]) => typeof v === 'number')
+            .map(([k, v]) => [h('dt', null, k.replaceAll('_', ' ')), h('dd', { dataset: { total: k } }, fmtInt(v))]),
+        ),
+      ),
+      section(
+        'Roots',
+        table(
+          [
+            { label: 'root', value: (r) => r.label, className: 'mono' },
+            { label: 'layout', value: (r) => r.layout },
+            { label: 'files listed', value: (r) => fmtInt(r.files_listed), num: true },
+            { label: 'outside Copilot', value: (r) => `${fmtInt(r.outside_files)} (${fmtBytes(r.outside_bytes)})`, num: true },
+            { label: 'problems', value: (r) => r.problems.map((p) => h('div.mono', null, `${p.path}: ${p.message}`)) },
+          ],
+          report.roots,
+        ),
+        report.excluded_trees.length
+          ? [
+              h('h3', null, 'Trees never read'),
+              table(
+                [
+                  { label: 'tree', value: (e) => e.tree, className: 'mono' },
+                  { label: 'files', value: (e) => fmtInt(e.files), num: true },
+                  { label: 'size', value: (e) => fmtBytes(e.bytes), num: true },
+                ],
+                report.excluded_trees,
+              ),
+            ]
+          : null,
+      ),
+      section(
+        'Lines per event type',
+        h('p.muted', null, `${fmtInt(t.event_lines)} event lines: ${fmtInt(t.event_lines_with_rows)} gave rows, ${fmtInt(t.event_lines_skipped)} skipped by rule, ${fmtInt(t.event_lines_unknown_type)} of unknown types, ${fmtInt(t.bad_lines)} bad.`),
+        table(
+          [
+            { label: 'event type', value: (r) => r[0], className: 'mono' },
+            { label: 'lines', value: (r) => fmtInt(r[1]), num: true },
+            { label: '', value: (r) => r[2] },
+          ],
+          [...[...skipped].map(([k, v]) => [k, v, 'skipped by rule']), ...[...unknown].map(([k, v]) => [k, v, badge('unknown type', 'warn')])].sort((a, b) => b[1] - a[1]),
+          { empty: 'No event lines skipped.' },
+        ),
+        h('p.muted', null, 'Rows by type: ', Object.entries(t.rows_by_turn_type).map(([k, v]) => `${k} ${fmtInt(v)}`).join(', ')),
+      ),
+      section(
+        `Unknown event types (${unknown.size})`,
+        unknownFiles.length
+          ? table(
+              [
+                { label: 'file', value: (f) => f.path, className: 'mono path' },
+                { label: 'types', value: (f) => Object.entries(f.lines.unknown_types).map(([k, v]) => `${k} ×${v}`).join(', '), className: 'mono' },
+              ],
+              unknownFiles,
+            )
+          : h('p.empty', null, 'None: every event type is known.'),
+      ),
+      section('Bad lines', badLines),
+      section(
+        'Session store write-ahead log',
+        table(
+          [
+            { label: 'file', value: (f) => f.path, className: 'mono path' },
+            { label: 'frames', value: (f) => fmtInt(f.wal.frames), num: true },
+            { label: 'applied', value: (f) => fmtInt(f.wal.frames_applied), num: true },
+            { label: 'commits', value: (f) => fmtInt(f.wal.commits), num: true },
+            { label: 'ignored', value: (f) => fmtInt(f.wal.frames_ignored), num: true },
+            { label: 'torn bytes', value: (f) => fmtInt(f.wal.torn_bytes), num: true },
+            { label: 'stopped', value: (f) => f.wal.stopped || '' },
+          ],
+          walFiles,
+          { empty: 'No write-ahead log.' },
+        ),
+        report.files
+          .filter((f) => f.tables)
+          .map((f) => h('p.muted', null, `${f.path} tables: `, Object.entries(f.tables).map(([k, v]) => `${k} ${fmtInt(v)}`).join(', '))),
+      ),
+    ),
+    errorFiles.length
+      ? section(
+          `Files with errors (${errorFiles.length})`,
+          table(
+            [
+              { label: 'file', value: (f) => f.path, className: 'mono path' },
+              { label: 'message', value: (f) => f.message || '', className: 'mono' },
+            ],
+            errorFiles,
+          ),
+        )
+      : null,
+    filesSection(report),
+  );
+
+  // Bad lines are rows too (system rows whose text starts with "parser:"): ask the worker.
+  const page = await ctx.call('rows', { turn_types: ['system'], search: 'parser: ' }, 0, 500, 600);
+  if (!ctx.alive()) return;
+  const bad = page.rows.filter((r) => r.text.startsWith('parser:'));
+  clear(badLines).append(
+    table(
+      [
+        { label: 'where', value: (r) => `${r.source}:${r.source_line}`, className: 'mono path' },
+        { label: 'what', value: (r) => r.text, className: 'mono' },
+      ],
+      bad,
+      { empty: 'No bad lines.' },
+    ),
+  );
+}
+
+function filesSection(report) {
+  const statuses = [...new Set(report.files.map((f) => f.status))].sort();
+  const kinds = [...new Set(report.files.map((f) => f.kind))].sort();
+  const status = h('select#diag-status', null, h('option', { value: '' }, 'every status'), statuses.map((s) => h('option', { value: s }, s)));
+  const kind = h('select#diag-kind', null, h('option', { value: '' }, 'every kind'), kinds.map((k) => h('option', { value: k }, k)));
+  const text = h('input#diag-filter', { type: 'search', placeholder: 'path contains…' });
+  const out = h('div');
+  let all = false;
+  const draw = () => {
+    const files = report.files.filter(
+      (f) => (!status.value || f.status === status.value) && (!kind.value || f.kind === kind.value) && (!text.value || f.path.includes(text.value)),
+    );
+    const shown = all ? files : files.slice(0, LIMIT);
+    clear(out).append(
+      h('p.muted', null, `${fmtInt(files.length)} of ${fmtInt(report.files.length)} files`),
+      table(
+        [
+          { label: 'root', value: (f) => String(f.root), num: true },
+          { label: 'path', value: (f) => f.path, className: 'mono path' },
+          { label: 'kind', value: (f) => f.kind },
+          { label: 'status', value: (f) => statusBadge(f.status) },
+          { label: 'size', value: (f) => fmtBytes(f.size), num: true },
+          { label: 'rows', value: (f) => fmtInt(f.rows), num: true },
+          { label: 'copies dropped', value: (f) => (f.rows_deduplicated ? fmtInt(f.rows_deduplicated) : ''), num: true },
+          { label: 'lines', value: (f) => (f.lines ? `${fmtInt(f.lines.lines)} (${fmtInt(f.lines.bad_lines)} bad)` : ''), num: true },
+          { label: 'message', value: (f) => f.message || '', className: 'mono' },
+        ],
+        shown,
+        { className: 'files-table' },
+      ),
+      shown.length < files.length ? h('button.link', { on: { click: () => ((all = true), draw()) } }, `Show all ${fmtInt(files.length)}`) : null,
+    );
+  };
+  for (const el of [status, kind]) el.addEventListener('change', draw);
+  text.addEventListener('input', draw);
+  draw();
+  return section('Every file found', h('div.controls', null, status, kind, text), out);
+}

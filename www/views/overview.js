@@ -1,0 +1,192 @@
+// Overview: totals and the charts (Chart.js from www/vendor): tokens and cost per day stacked by
+// model, by project, by model. Charts show the counted figures (the totals); partial and
+// recovered figures are in the Usage view.
+import { fmtInt, fmtUSD, h, section } from '../dom.js';
+
+const PALETTE = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac', '#86bcb6', '#d37295'];
+let charts = [];
+
+export function colorFor(models) {
+  const sorted = [...new Set(models)].sort();
+  return (model) => PALETTE[sorted.indexOf(model) % PALETTE.length];
+}
+
+const counted = (row) => !row.flags.includes('partial') && !row.flags.includes('recovered');
+
+function tile(metric, label, value, text, note) {
+  return h('div.tile', { dataset: { metric, value: String(value) } }, h('div.tile-value', null, text), h('div.tile-label', null, label), note ? h('div.tile-note', null, note) : null);
+}
+
+/** Every day from the first to the last, so gaps show as gaps. */
+function dayRange(days) {
+  if (!days.length) return [];
+  const sorted = [...days].sort();
+  const out = [];
+  const end = Date.parse(sorted[sorted.length - 1] + 'T00:00:00Z');
+  for (let t = Date.parse(sorted[0] + 'T00:00:00Z'); t <= end && out.length < 3660; t += 86400000) {
+    out.push(new Date(t).toISOString().slice(0, 10));
+  }
+  return out;
+}
+
+function chartBox(id) {
+  return h('div.chart-box', null, h('canvas', { id, attrs: { role: 'img', 'aria-label': id } }));
+}
+
+function makeChart(canvas, config) {
+  if (!window.Chart) {
+    canvas.replaceWith(h('p.empty', null, 'The chart library did not load.'));
+    return;
+  }
+  const dark = window.matchMedia && window.matchMedia('(prefers-color-scheme: dark)').matches;
+  window.Chart.defaults.color = dark ? '#c9d1d9' : '#333';
+  window.Chart.defaults.borderColor = dark ? 'rgba(255,255,255,0.12)' : 'rgba(0,0,0,0.1)';
+  config.options = { responsive: true, maintainAspectRatio: false, animation: false, ...config.options };
+  charts.push(new window.Chart(canvas, config));
+}
+
+const tokenTicks = { callback: (v) => (v >= 1e6 ? `${v / 1e6}M` : v >= 1e3 ? `${v / 1e3}k` : v) };
+const usdTicks = { callback: (v) => `$${v}` };
+
+export async function render(container, ctx) {
+  for (const chart of charts) chart.destroy();
+  charts = [];
+  const [sessions, report, byDay, bySession, byModel] = await Promise.all([
+    ctx.get('sessions', 'sessions'),
+    ctx.get('report', 'report'),
+    ctx.get('usage:day', 'usage', 'day', '', ''),
+    ctx.get('usage:session', 'usage', 'session', '', ''),
+    ctx.get('usage:model', 'usage', 'model', '', ''),
+  ]);
+  if (!ctx.alive()) return;
+  const s = ctx.summary;
+  const prompts = sessions.reduce((n, r) => n + r.prompts, 0);
+  const toolCalls = sessions.reduce((n, r) => n + r.tool_calls, 0);
+  const partial = byDay.totals.partial;
+  const recovered = byDay.totals.recovered;
+
+  const tiles = h(
+    'div.tiles',
+    null,
+    tile('sessions', 'sessions', s.sessions, fmtInt(s.sessions), `${fmtInt(sessions.filter((r) => !r.events_log).length)} without an event log`),
+    tile('prompts', 'prompts', prompts, fmtInt(prompts)),
+    tile('tool_calls', 'tool calls', toolCalls, fmtInt(toolCalls)),
+    tile('total_tokens', 'tokens', s.total_tokens, fmtInt(s.total_tokens), partial ? `+ ${fmtInt(partial.total)} partial (lower bound)` : null),
+    tile('cost_usd_micros', 'estimated cost (USD)', s.cost_usd_micros, fmtUSD(s.cost_usd_micros), recovered ? `+ ${fmtInt(recovered.total)} tokens recovered from deleted sessions` : null),
+    tile('rows', 'timeline rows', s.rows, fmtInt(s.rows)),
+    tile('files', 'files found', s.files, fmtInt(s.files), `${fmtInt(report.totals.files_read)} read`),
+    tile('bad_lines', 'bad lines', s.bad_lines, fmtInt(s.bad_lines), s.bad_lines ? 'see Diagnostics' : null),
+  );
+
+  const warnings = ctx.warnings.length
+    ? h('div.warning', null, 'Some inputs could not be used: ', ctx.warnings.map((w) => h('div.mono', null, `${w.root}: ${w.message}`)))
+    : null;
+
+  const dayRows = byDay.rows.filter(counted);
+  const models = [...new Set(byModel.rows.filter(counted).map((r) => r.model))].sort();
+  const color = colorFor(models);
+  const days = dayRange(dayRows.map((r) => r.day));
+  const perDay = (field, scale = 1) =>
+    models.map((model) => {
+      const values = new Map();
+      for (const r of dayRows) if (r.model === model) values.set(r.day, (values.get(r.day) || 0) + (r[field] || 0) / scale);
+      return { label: model, data: days.map((d) => values.get(d) || 0), backgroundColor: color(model), stack: 's' };
+    });
+
+  // By project: the per-session usage joined with each session's project.
+  const projectOf = new Map(sessions.map((r) => [r.session_id, r.project_path || '(no project)']));
+  const projectTotals = new Map();
+  for (const r of bySession.rows.filter(counted)) {
+    const project = projectOf.get(r.session_id) || '(no project)';
+    if (!projectTotals.has(project)) projectTotals.set(project, new Map());
+    const perModel = projectTotals.get(project);
+    perModel.set(r.model, (perModel.get(r.model) || 0) + r.total);
+  }
+  const projects = [...projectTotals]
+    .map(([project, perModel]) => ({ project, total: [...perModel.values()].reduce((a, b) => a + b, 0), perModel }))
+    .sort((a, b) => b.total - a.total)
+    .slice(0, 20);
+  const projectCost = new Map();
+  for (const r of bySession.rows.filter(counted)) {
+    const project = projectOf.get(r.session_id) || '(no project)';
+    projectCost.set(project, (projectCost.get(project) || 0) + (r.cost_usd_micros || 0));
+  }
+
+  const modelRows = byModel.rows.filter(counted);
+  const byTurn = report.totals.rows_by_turn_type;
+
+  container.append(
+    h('h2.view-title', null, 'Overview'),
+    warnings,
+    tiles,
+    h(
+      'p.muted',
+      null,
+      `Analysed in ${ctx.seconds.toFixed(2)} s in the worker; engine memory ${fmtInt(Math.round(ctx.memory / 1048576))} MiB. `,
+      `Rows by type: ${Object.entries(byTurn).map(([k, v]) => `${k} ${fmtInt(v)}`).join(', ')}.`,
+    ),
+    h(
+      'div.grid2',
+      null,
+      section('Tokens per day, by model', dayRows.length ? chartBox('chart-tokens-day') : h('p.empty', null, 'No token counts in this data.')),
+      section('Cost per day (USD), by model', dayRows.length ? chartBox('chart-cost-day') : h('p.empty', null, 'No token counts in this data.')),
+      section('Tokens by project', projects.length ? chartBox('chart-project') : h('p.empty', null, 'No token counts in this data.')),
+      section('Tokens and cost by model', modelRows.length ? chartBox('chart-model') : h('p.empty', null, 'No token counts in this data.')),
+    ),
+  );
+
+  if (dayRows.length) {
+    makeChart(container.querySelector('#chart-tokens-day'), {
+      type: 'bar',
+      data: { labels: days, datasets: perDay('total') },
+      options: { scales: { x: { stacked: true }, y: { stacked: true, ticks: tokenTicks } }, plugins: { legend: { position: 'bottom' } } },
+    });
+    makeChart(container.querySelector('#chart-cost-day'), {
+      type: 'bar',
+      data: { labels: days, datasets: perDay('cost_usd_micros', 1e6) },
+      options: {
+        scales: { x: { stacked: true }, y: { stacked: true, ticks: usdTicks } },
+        plugins: { legend: { position: 'bottom' }, tooltip: { callbacks: { label: (c) => `${c.dataset.label}: $${c.parsed.y.toFixed(4)}` } } },
+      },
+    });
+  }
+  if (projects.length) {
+    const shown = projects.map((p) => p.project);
+    makeChart(container.querySelector('#chart-project'), {
+      type: 'bar',
+      data: {
+        labels: shown.map((p) => (p.length > 40 ? '…' + p.slice(-39) : p)),
+        datasets: models.map((model) => ({
+          label: model,
+          data: projects.map((p) => p.perModel.get(model) || 0),
+          backgroundColor: color(model),
+          stack: 's',
+        })),
+      },
+      options: {
+        indexAxis: 'y',
+        scales: { x: { stacked: true, ticks: tokenTicks }, y: { stacked: true } },
+        plugins: {
+          legend: { position: 'bottom' },
+          tooltip: { callbacks: { footer: (items) => `cost ${fmtUSD(projectCost.get(shown[items[0].dataIndex]))}` } },
+        },
+      },
+    });
+  }
+  if (modelRows.length) {
+    makeChart(container.querySelector('#chart-model'), {
+      type: 'bar',
+      data: {
+        labels: modelRows.map((r) => r.model),
+        datasets: [
+          { label: 'tokens', data: modelRows.map((r) => r.total), backgroundColor: modelRows.map((r) => color(r.model)), yAxisID: 'y' },
+          { label: 'cost (USD)', data: modelRows.map((r) => (r.cost_usd_micros || 0) / 1e6), backgroundColor: '#999', yAxisID: 'cost' },
+        ],
+      },
+      options: {
+        scales: { y: { ticks: tokenTicks, title: { display: true, text: 'tokens' } }, cost: { position: 'right', grid: { drawOnChartArea: false }, ticks: usdTicks, title: { display: true, text: 'USD' } } },
+        plugins: { legend: { position: 'bottom' } },
+      },
+    });
+  }
+}

@@ -1,0 +1,141 @@
+// Sessions: a sortable, filterable list; opening one shows its transcript (transcript.js).
+import { badge, clear, fmtInt, fmtTime, fmtUSD, h } from '../dom.js';
+import { renderTranscript } from './transcript.js';
+
+const LIMIT = 1000;
+
+const started = (s) => s.first_event || s.created_at || '';
+const tokens = (s) => (s.usage ? s.usage.total : -1);
+const cost = (s) => (s.usage && s.usage.cost_usd_micros !== null ? s.usage.cost_usd_micros : -1);
+
+const COLUMNS = [
+  { key: 'name', label: 'session', sort: (s) => (s.name || '').toLowerCase() || '\uffff' },
+  { key: 'project', label: 'project', sort: (s) => s.project_path },
+  { key: 'branch', label: 'branch', sort: (s) => s.git_branch },
+  { key: 'started', label: 'started (UTC)', sort: started },
+  { key: 'last', label: 'last event', sort: (s) => s.last_event || s.updated_at || '' },
+  { key: 'prompts', label: 'prompts', sort: (s) => s.prompts, num: true },
+  { key: 'tool_calls', label: 'tool calls', sort: (s) => s.tool_calls, num: true },
+  { key: 'denials', label: 'denials', sort: (s) => s.denials, num: true },
+  { key: 'models', label: 'models', sort: (s) => s.models.join(',') },
+  { key: 'tokens', label: 'tokens', sort: tokens, num: true },
+  { key: 'cost', label: 'cost', sort: cost, num: true },
+  { key: 'status', label: 'status', sort: (s) => statusText(s) },
+];
+
+function statusText(s) {
+  return [s.events_log ? '' : 'no event log', s.synced ? 'synced' : '', s.shutdown, s.bad_lines ? 'bad lines' : ''].join(' ');
+}
+
+function status(s) {
+  return [
+    s.events_log ? null : badge('no event log', 'warn'),
+    s.synced ? badge('synced', 'info') : null,
+    s.shutdown && s.shutdown !== 'routine' ? badge(s.shutdown === 'none' ? 'no shutdown' : s.shutdown) : null,
+    s.denials ? badge(`${s.denials} denied`, 'warn') : null,
+    s.bad_lines ? badge(`${s.bad_lines} bad lines`, 'warn') : null,
+    s.usage && s.usage.source !== 'counted' ? badge(`usage ${s.usage.source}`, 'info') : null,
+  ];
+}
+
+function cells(s, ctx) {
+  return [
+    h('td', null, h('button.link', { on: { click: () => open(s.session_id, ctx) }, title: s.session_id }, s.name || s.session_id.slice(0, 8) + '…')),
+    h('td.mono.path', { title: s.project_path }, s.project_path),
+    h('td.mono', null, s.git_branch),
+    h('td.nowrap', null, fmtTime(started(s))),
+    h('td.nowrap', null, fmtTime(s.last_event || s.updated_at)),
+    h('td.num', null, fmtInt(s.prompts)),
+    h('td.num', null, fmtInt(s.tool_calls)),
+    h('td.num', null, fmtInt(s.denials)),
+    h('td', null, s.models.join(', ')),
+    h('td.num', null, s.usage ? fmtInt(s.usage.total) : '—'),
+    h('td.num', null, s.usage ? fmtUSD(s.usage.cost_usd_micros) : '—'),
+    h('td', null, status(s)),
+  ];
+}
+
+let view = null;
+
+export async function render(container, ctx) {
+  const list = await ctx.get('sessions', 'sessions');
+  if (!ctx.alive()) return;
+  const state = { sort: 'started', desc: true, text: '', project: '', all: false };
+  const filter = h('input#session-filter', { type: 'search', placeholder: 'Filter: name, id, project, branch, model…' });
+  const projects = [...new Set(list.map((s) => s.project_path).filter(Boolean))].sort();
+  const project = h('select#session-project', null, h('option', { value: '' }, 'all projects'), projects.map((p) => h('option', { value: p }, p)));
+  const count = h('span.muted');
+  const tbody = h('tbody');
+  const more = h('p');
+  const headers = COLUMNS.map((c) =>
+    h('th', { class: c.num ? 'num sortable' : 'sortable', dataset: { key: c.key }, tabIndex: 0 }, c.label),
+  );
+  const listBox = h(
+    'div#session-list',
+    null,
+    h('h2.view-title', null, 'Sessions'),
+    h('div.controls', null, filter, project, count),
+    h('div.table-wrap', null, h('table.data.sessions-table', null, h('thead', null, h('tr', null, headers)), tbody)),
+    more,
+  );
+  const transcript = h('div#transcript', { hidden: true });
+  container.append(listBox, transcript);
+  view = { container, listBox, transcript, ctx };
+
+  const draw = () => {
+    const needle = state.text.toLowerCase();
+    let rows = list.filter(
+      (s) =>
+        (!state.project || s.project_path === state.project) &&
+        (!needle ||
+          [s.name, s.session_id, s.project_path, s.git_branch, s.models.join(' '), s.client_name].some((v) => (v || '').toLowerCase().includes(needle))),
+    );
+    const column = COLUMNS.find((c) => c.key === state.sort);
+    rows = rows
+      .map((s) => [column.sort(s), s])
+      .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0) * (state.desc ? -1 : 1))
+      .map(([, s]) => s);
+    clear(tbody);
+    const shown = state.all ? rows : rows.slice(0, LIMIT);
+    for (const s of shown) tbody.appendChild(h('tr', { dataset: { session: s.session_id } }, cells(s, ctx)));
+    count.textContent = `${fmtInt(rows.length)} of ${fmtInt(list.length)} sessions`;
+    clear(more);
+    if (shown.length < rows.length) {
+      more.append(`Showing ${fmtInt(shown.length)}. `, h('button.link', { on: { click: () => ((state.all = true), draw()) } }, 'Show all'));
+    }
+    for (const th of headers) {
+      th.classList.toggle('sorted', th.dataset.key === state.sort);
+      th.dataset.dir = th.dataset.key === state.sort ? (state.desc ? 'desc' : 'asc') : '';
+    }
+  };
+  for (const th of headers) {
+    const sortBy = () => {
+      if (state.sort === th.dataset.key) state.desc = !state.desc;
+      else {
+        state.sort = th.dataset.key;
+        state.desc = COLUMNS.find((c) => c.key === th.dataset.key).num || th.dataset.key === 'started' || th.dataset.key === 'last';
+      }
+      draw();
+    };
+    th.addEventListener('click', sortBy);
+    th.addEventListener('keydown', (e) => e.key === 'Enter' && sortBy());
+  }
+  filter.addEventListener('input', () => ((state.text = filter.value), draw()));
+  project.addEventListener('change', () => ((state.project = project.value), draw()));
+  draw();
+}
+
+/** Shows one session's transcript (the Sessions view must be rendered). */
+export async function open(sessionId, ctx) {
+  if (!view || view.ctx !== ctx) return;
+  const { listBox, transcript } = view;
+  listBox.hidden = true;
+  transcript.hidden = false;
+  clear(transcript);
+  const back = h('button#transcript-back.button.small', { on: { click: () => ((transcript.hidden = true), (listBox.hidden = false)) } }, '← All sessions');
+  // When the list is shown again (the Sessions tab), the transcript stays until Back.
+  transcript.append(back);
+  await renderTranscript(transcript, ctx, sessionId);
+}
+
+export function shown() {}

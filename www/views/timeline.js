@@ -1,0 +1,286 @@
+// Timeline: every row in a virtualised table. Only the visible slice is in the DOM, and only
+// it (plus a margin) is asked of the worker, which keeps the filtered order; so hundreds of
+// thousands of rows scroll like a hundred. Beyond MAX_HEIGHT pixels the scrollbar is scaled.
+import { clear, debounce, fmtInt, fmtTime, h } from '../dom.js';
+
+const ROW_HEIGHT = 26;
+const MAX_HEIGHT = 8_000_000;
+const TEXT_LIMIT = 400;
+const TYPES = ['user', 'assistant', 'tool_use', 'tool_result', 'system', 'thinking'];
+const COLUMNS = [
+  ['time', 'time (UTC)'],
+  ['type', 'type'],
+  ['session', 'session'],
+  ['project', 'project'],
+  ['model', 'model'],
+  ['tool', 'tool'],
+  ['text', 'text'],
+];
+
+let state = null;
+
+function emptyFilter() {
+  return { turn_types: [], session_id: '', project_path: '', model: '', tool_name: '', since: '', until: '', search: '' };
+}
+
+export async function render(container, ctx) {
+  const facets = await ctx.get('facets', 'facets');
+  if (!ctx.alive()) return;
+  const sessions = await ctx.get('sessions', 'sessions');
+  const names = new Map(sessions.map((s) => [s.session_id, s.name]));
+
+  const typeBoxes = TYPES.map((type) => h('input', { type: 'checkbox', value: type, dataset: { type } }));
+  const select = (id, label, values) =>
+    h(`select#${id}`, { title: label }, h('option', { value: '' }, `all ${label}`), values.map((v) => h('option', { value: v }, v)));
+  const sessionInput = h('input#tl-session', { type: 'search', placeholder: 'session id', attrs: { list: 'tl-sessions' } });
+  const sessionList = h('datalist#tl-sessions', null, facets.sessions.map((id) => h('option', { value: id }, names.get(id) || '')));
+  const project = select('tl-project', 'projects', facets.projects);
+  const model = select('tl-model', 'models', facets.models);
+  const tool = select('tl-tool', 'tools', facets.tools);
+  const since = h('input#tl-since', { type: 'date', title: 'from (UTC day)' });
+  const until = h('input#tl-until', { type: 'date', title: 'to (UTC day)' });
+  const search = h('input#tl-search', { type: 'search', placeholder: 'Search the text…' });
+  const reset = h('button.button.small', null, 'Clear filters');
+  const count = h('span#tl-count.muted');
+
+  const head = h('div.vt-head', null, COLUMNS.map(([key, label]) => h(`div.vt-cell.c-${key}`, null, label)));
+  const spacer = h('div.vt-spacer');
+  const layer = h('div.vt-layer');
+  const scroller = h('div#tl-scroll.vt-scroll', { tabIndex: 0, attrs: { role: 'grid', 'aria-label': 'timeline rows' } }, spacer, layer);
+  const detail = h('div#tl-detail.tl-detail', { hidden: true });
+
+  container.append(
+    h('h2.view-title', null, 'Timeline'),
+    h(
+      'div.controls.tl-filters',
+      null,
+      h('span.type-boxes', null, typeBoxes.map((box, i) => h('label', null, box, ' ', TYPES[i]))),
+      sessionInput,
+      sessionList,
+      project,
+      model,
+      tool,
+      h('label', null, 'from ', since),
+      h('label', null, 'to ', until),
+      search,
+      reset,
+      count,
+    ),
+    h('div.vt', null, head, scroller),
+    detail,
+  );
+
+  state = {
+    ctx,
+    filter: emptyFilter(),
+    filterKey: '',
+    total: 0,
+    cache: new Map(),
+    inflight: false,
+    wanted: null,
+    pool: [],
+    scroller,
+    spacer,
+    layer,
+    count,
+    detail,
+    names,
+    controls: { typeBoxes, sessionInput, project, model, tool, since, until, search },
+  };
+
+  const readControls = () => {
+    const f = emptyFilter();
+    f.turn_types = typeBoxes.filter((b) => b.checked).map((b) => b.value);
+    f.session_id = sessionInput.value.trim();
+    f.project_path = project.value;
+    f.model = model.value;
+    f.tool_name = tool.value;
+    f.since = since.value;
+    f.until = until.value;
+    f.search = search.value;
+    setFilter(f);
+  };
+  for (const el of [...typeBoxes, project, model, tool, since, until]) el.addEventListener('change', readControls);
+  sessionInput.addEventListener('change', readControls);
+  search.addEventListener('input', debounce(readControls, 250));
+  reset.addEventListener('click', () => {
+    writeControls(emptyFilter());
+    readControls();
+  });
+  scroller.addEventListener('scroll', () => draw(), { passive: true });
+  new ResizeObserver(() => draw()).observe(scroller);
+  await setFilter(emptyFilter());
+}
+
+function writeControls(f) {
+  const c = state.controls;
+  for (const box of c.typeBoxes) box.checked = f.turn_types.includes(box.value);
+  c.sessionInput.value = f.session_id;
+  c.project.value = f.project_path;
+  c.model.value = f.model;
+  c.tool.value = f.tool_name;
+  c.since.value = f.since;
+  c.until.value = f.until;
+  c.search.value = f.search;
+}
+
+/** From elsewhere (a transcript's "Show in timeline"): sets the filter and shows it. */
+export async function applyFilter(partial, ctx) {
+  if (!state || state.ctx !== ctx) return;
+  const f = { ...emptyFilter(), ...partial };
+  writeControls(f);
+  await setFilter(f);
+}
+
+async function setFilter(filter) {
+  const s = state;
+  s.filter = filter;
+  s.filterKey = JSON.stringify(filter);
+  s.cache = new Map();
+  s.detail.hidden = true;
+  s.count.textContent = 'Filtering…';
+  s.countKey = null;
+  s.scroller.scrollTop = 0;
+  await fetchSlice(0);
+}
+
+function geometry() {
+  const s = state;
+  const viewport = s.scroller.clientHeight || 400;
+  const full = s.total * ROW_HEIGHT;
+  const height = Math.min(full, MAX_HEIGHT);
+  const visible = Math.ceil(viewport / ROW_HEIGHT) + 1;
+  let first;
+  if (full <= MAX_HEIGHT) first = s.scroller.scrollTop / ROW_HEIGHT;
+  else {
+    const scrollable = Math.max(1, height - viewport);
+    first = (s.scroller.scrollTop / scrollable) * Math.max(0, s.total - viewport / ROW_HEIGHT);
+  }
+  first = Math.max(0, Math.min(first, Math.max(0, s.total - 1)));
+  return { height, visible, first };
+}
+
+/** Asks the worker for rows around `first`; one request at a time, the latest wish wins. */
+async function fetchSlice(first) {
+  const s = state;
+  const { visible } = geometry();
+  const start = Math.max(0, Math.floor(first) - visible);
+  const limit = visible * 3;
+  if (s.inflight) {
+    s.wanted = first;
+    return;
+  }
+  s.inflight = true;
+  const key = s.filterKey;
+  const ctx = s.ctx;
+  try {
+    const page = await ctx.call('rows', s.filter, start, limit, TEXT_LIMIT);
+    if (state !== s || !ctx.alive()) return;
+    if (key === s.filterKey) {
+      if (s.cache.size > 20000) s.cache = new Map();
+      page.rows.forEach((row, i) => s.cache.set(start + i, row));
+      if (s.countKey !== key || s.total !== page.total) {
+        s.total = page.total;
+        s.countKey = key;
+        s.count.textContent = `${fmtInt(page.total)} rows`;
+      }
+    }
+  } catch (error) {
+    s.count.textContent = String(error.message || error);
+  } finally {
+    s.inflight = false;
+  }
+  if (s.wanted !== null) {
+    const next = s.wanted;
+    s.wanted = null;
+    await fetchSlice(next);
+  } else if (key !== s.filterKey) {
+    await fetchSlice(0);
+  }
+  draw(false);
+}
+
+function rowElement() {
+  const el = h('div.vt-row', { tabIndex: -1 }, COLUMNS.map(([key]) => h(`div.vt-cell.c-${key}`)));
+  el.addEventListener('click', () => showDetail(Number(el.dataset.position)));
+  return el;
+}
+
+function draw(mayFetch = true) {
+  const s = state;
+  if (!s || !s.scroller.isConnected) return;
+  const { height, visible, first } = geometry();
+  s.spacer.style.height = `${height}px`;
+  const firstIndex = Math.floor(first);
+  const offset = (first - firstIndex) * ROW_HEIGHT;
+  s.layer.style.transform = `translateY(${s.scroller.scrollTop - offset}px)`;
+  const count = Math.min(visible, Math.max(0, s.total - firstIndex));
+  while (s.pool.length < count) {
+    const el = rowElement();
+    s.pool.push(el);
+    s.layer.appendChild(el);
+  }
+  let missing = false;
+  s.pool.forEach((el, i) => {
+    const position = firstIndex + i;
+    if (i >= count) {
+      el.hidden = true;
+      return;
+    }
+    el.hidden = false;
+    const row = s.cache.get(position);
+    if (el.dataset.position === String(position) && el.dataset.filled === (row ? s.filterKey : '')) return;
+    el.dataset.position = String(position);
+    el.dataset.filled = row ? s.filterKey : '';
+    const cells = el.children;
+    if (!row) {
+      missing = true;
+      for (const cell of cells) cell.textContent = '';
+      cells[6].textContent = '…';
+      el.className = 'vt-row';
+      return;
+    }
+    el.className = `vt-row t-${row.turn_type}`;
+    el.dataset.index = String(row.index);
+    cells[0].textContent = fmtTime(row.timestamp_utc);
+    cells[1].textContent = row.turn_type;
+    cells[2].textContent = s.names.get(row.session_id) || row.session_id.slice(0, 8);
+    cells[2].title = row.session_id;
+    cells[3].textContent = row.project_path;
+    cells[3].title = row.project_path;
+    cells[4].textContent = row.model;
+    cells[5].textContent = row.tool_name;
+    cells[6].textContent = row.text.replace(/\s+/g, ' ').slice(0, 300);
+  });
+  if (missing && mayFetch) fetchSlice(first);
+  else if (mayFetch) {
+    // Prefetch when the cached window is close to running out.
+    const ahead = s.cache.has(firstIndex + visible * 2) || firstIndex + visible * 2 >= s.total;
+    const behind = s.cache.has(Math.max(0, firstIndex - visible)) || firstIndex - visible < 0;
+    if (!ahead || !behind) fetchSlice(first);
+  }
+}
+
+async function showDetail(position) {
+  const s = state;
+  const page = await s.ctx.call('rows', s.filter, position, 1, 1_000_000);
+  const row = page.rows[0];
+  if (!row) return;
+  clear(s.detail).append(
+    h('div.detail-head', null, h('strong', null, `Row ${fmtInt(position + 1)} of ${fmtInt(s.total)}`), h('button.button.small', { on: { click: () => (s.detail.hidden = true) } }, 'Close')),
+    h(
+      'dl.facts',
+      null,
+      ['timestamp_utc', 'turn_type', 'session_id', 'project_path', 'git_branch', 'model', 'tool_name', 'tool_use_id', 'source', 'source_line'].map((key) =>
+        row[key] === '' ? null : [h('dt', null, key), h('dd.mono', null, String(row[key]))],
+      ),
+    ),
+    h('pre.detail-text', null, row.text, row.text_bytes ? ` … (${fmtInt(row.text_bytes)} bytes in all)` : ''),
+    row.session_id ? h('button.button.small', { on: { click: () => s.ctx.openSession(row.session_id) } }, 'Open this session') : null,
+  );
+  s.detail.hidden = false;
+}
+
+export function shown() {
+  if (state) draw();
+}

@@ -1,0 +1,161 @@
+// One session as a conversation: prompts and replies, tool calls with their results folded
+// (<details>), permission requests and decisions, model changes and other notes, thinking
+// behind a toggle. Rows come from the worker a page at a time.
+import { badge, clear, download, fmtInt, fmtTime, fmtUSD, firstLine, h } from '../dom.js';
+
+const PAGE = 400;
+const TEXT_LIMIT = 200_000;
+
+function text(row) {
+  const more = row.text_bytes ? h('span.cut', null, ` … (${fmtInt(row.text_bytes)} bytes in all; the whole text is in the exports)`) : null;
+  return h('div.msg-text', null, row.text, more);
+}
+
+function meta(row, ...extra) {
+  return h('div.msg-meta', null, h('span', { title: `${row.source}:${row.source_line}` }, fmtTime(row.timestamp_utc) || 'undated'), ...extra);
+}
+
+function systemKind(row) {
+  const t = row.text;
+  if (t.startsWith('permission request:')) return 'perm-request';
+  if (t.startsWith('permission decision:')) return /denied|rejected/i.test(t) ? 'perm-denied' : 'perm-decision';
+  if (t.startsWith('permission ')) return 'perm-setting';
+  if (t.startsWith('model:') || t.startsWith('session.info model:')) return 'model';
+  if (t.startsWith('parser:')) return 'bad';
+  return 'note';
+}
+
+const SYSTEM_LABEL = {
+  'perm-request': 'permission requested',
+  'perm-decision': 'permission granted',
+  'perm-denied': 'permission denied',
+  'perm-setting': 'permission setting',
+  model: 'model',
+  bad: 'bad line',
+  note: 'note',
+};
+
+export async function renderTranscript(container, ctx, sessionId) {
+  const sessions = await ctx.get('sessions', 'sessions');
+  const session = sessions.find((s) => s.session_id === sessionId);
+  const showThinking = h('input#show-thinking', { type: 'checkbox' });
+  const conversation = h('div#conversation.conversation');
+  const status = h('p.muted');
+  const more = h('div');
+
+  const header = h(
+    'div.transcript-head',
+    null,
+    h('h2.view-title', null, session && session.name ? session.name : 'Session'),
+    h('p.mono.muted', null, sessionId),
+    session
+      ? h(
+          'dl.facts',
+          null,
+          fact('project', session.project_path),
+          fact('branch', session.git_branch),
+          fact('client', session.client_name),
+          fact('started', fmtTime(session.first_event || session.created_at)),
+          fact('last event', fmtTime(session.last_event || session.updated_at)),
+          fact('Copilot CLI', session.copilot_version),
+          fact('models', session.models.join(', ')),
+          fact('prompts / replies / tool calls', `${session.prompts} / ${session.replies} / ${session.tool_calls} (${session.failed_tool_calls} failed)`),
+          fact('permission requests / denials', `${session.permission_requests} / ${session.denials}`),
+          fact('shutdown', session.shutdown),
+          fact('usage', session.usage ? `${fmtInt(session.usage.total)} tokens, ${fmtUSD(session.usage.cost_usd_micros)} (${session.usage.source})` : 'unknown'),
+          fact('found in', session.found_in.join(', ')),
+        )
+      : null,
+    session && !session.events_log ? h('p.warning', null, 'This session has no event log any more (deleted or never written): what is left comes from the store, the history and other files.') : null,
+    h(
+      'div.controls',
+      null,
+      h('label', null, showThinking, ' Show thinking'),
+      h('button.button.small', { on: { click: () => ctx.showTimeline({ session_id: sessionId }) } }, 'Show in timeline'),
+      h(
+        'button#export-session-md.button.small',
+        {
+          on: {
+            click: async () => {
+              const blob = await ctx.engine.exportFile('session.md', sessionId);
+              download(blob, `session-${sessionId}.md`);
+            },
+          },
+        },
+        'Export as Markdown',
+      ),
+    ),
+  );
+  container.append(header, status, conversation, more);
+  showThinking.addEventListener('change', () => conversation.classList.toggle('show-thinking', showThinking.checked));
+
+  const calls = new Map();
+  let loaded = 0;
+  let total = 0;
+  let thinkingRows = 0;
+
+  const addRow = (row) => {
+    switch (row.turn_type) {
+      case 'user':
+        conversation.append(h('div.msg.user', { dataset: { index: row.index } }, meta(row, h('strong', null, 'Prompt')), text(row)));
+        break;
+      case 'assistant':
+        conversation.append(h('div.msg.assistant', { dataset: { index: row.index } }, meta(row, h('strong', null, 'Copilot'), row.model ? badge(row.model) : null), text(row)));
+        break;
+      case 'thinking':
+        thinkingRows++;
+        conversation.append(h('div.msg.thinking', { dataset: { index: row.index } }, meta(row, h('strong', null, 'Thinking')), text(row)));
+        break;
+      case 'tool_use': {
+        const details = h(
+          'details.tool',
+          { dataset: { index: row.index, toolUseId: row.tool_use_id } },
+          h('summary', null, h('span.tool-name', null, row.tool_name || 'tool'), ' ', h('span.tool-first', null, firstLine(row.text, 120)), h('span.tool-status', null, ' · no result')),
+          meta(row, h('span.mono', null, row.tool_use_id)),
+          h('div.tool-label', null, 'Call'),
+          h('pre', null, row.text, row.text_bytes ? ` … (${fmtInt(row.text_bytes)} bytes)` : ''),
+        );
+        if (row.tool_use_id) calls.set(row.tool_use_id, details);
+        conversation.append(details);
+        break;
+      }
+      case 'tool_result': {
+        const result = [h('div.tool-label', null, `Result (${fmtTime(row.timestamp_utc)})`), h('pre.result', null, row.text, row.text_bytes ? ` … (${fmtInt(row.text_bytes)} bytes)` : '')];
+        const call = row.tool_use_id && calls.get(row.tool_use_id);
+        if (call) {
+          call.append(...result);
+          call.querySelector('.tool-status').textContent = ' · ' + firstLine(row.text, 60);
+        } else {
+          conversation.append(h('details.tool', { dataset: { index: row.index } }, h('summary', null, h('span.tool-name', null, row.tool_name || 'tool'), ' result ', h('span.tool-first', null, firstLine(row.text, 120))), ...result));
+        }
+        break;
+      }
+      default: {
+        const kind = systemKind(row);
+        conversation.append(
+          h('div.sys', { class: kind, dataset: { index: row.index } }, h('span.sys-label', null, SYSTEM_LABEL[kind]), h('span.sys-time', null, fmtTime(row.timestamp_utc)), h('span.sys-text', null, row.text)),
+        );
+      }
+    }
+  };
+
+  const load = async () => {
+    const page = await ctx.call('rows', { session_id: sessionId }, loaded, PAGE, TEXT_LIMIT);
+    if (!ctx.alive()) return;
+    total = page.total;
+    for (const row of page.rows) addRow(row);
+    loaded += page.rows.length;
+    status.textContent = `${fmtInt(total)} rows${thinkingRows ? `, ${fmtInt(thinkingRows)} of them thinking` : ''}.` + (ctx.summary && !thinkingRows ? ' Thinking rows appear when the analysis includes the model\u2019s reasoning (Options).' : '');
+    clear(more);
+    if (loaded < total) {
+      more.append(h('button#transcript-more.button', { on: { click: () => load() } }, `Load ${fmtInt(Math.min(PAGE, total - loaded))} more of ${fmtInt(total - loaded)}`));
+    }
+  };
+  await load();
+  container.dataset.loaded = sessionId;
+}
+
+function fact(label, value) {
+  if (!value) return null;
+  return [h('dt', null, label), h('dd', null, value)];
+}

@@ -1,0 +1,85 @@
+// Usage: the day / month / session / model tables of the `usage` command, with their flags,
+// the totals per kind of figure, and the sessions whose usage nothing counts.
+import { badge, clear, fmtInt, fmtUSD, h, section, table } from '../dom.js';
+
+const FLAG_HELP = {
+  no_rate: 'no rate for this model: no cost',
+  partial: 'a lower bound: the session has no shutdown checkpoint yet',
+  recovered: 'recovered from the store: the session was deleted',
+  long_context: 'some calls priced at the long-context tier',
+};
+
+const KIND_LABEL = {
+  counted: 'total',
+  partial: 'partial (lower bound, not in total)',
+  recovered: 'recovered (deleted sessions, not in total)',
+};
+
+function flags(row) {
+  return row.flags.map((flag) => badge(flag, flag === 'no_rate' ? 'warn' : flag === 'long_context' ? '' : 'info')).map((b, i) => {
+    b.title = FLAG_HELP[row.flags[i]] || '';
+    return b;
+  });
+}
+
+const numbers = [
+  { label: 'requests', value: (r) => fmtInt(r.requests), num: true },
+  { label: 'input', value: (r) => fmtInt(r.input), num: true },
+  { label: 'cache read', value: (r) => fmtInt(r.cache_read), num: true },
+  { label: 'cache write', value: (r) => fmtInt(r.cache_write), num: true },
+  { label: 'output', value: (r) => fmtInt(r.output), num: true },
+  { label: 'reasoning', value: (r) => fmtInt(r.reasoning), num: true },
+  { label: 'total', value: (r) => fmtInt(r.total), num: true },
+  { label: 'cost USD', value: (r) => fmtUSD(r.cost_usd_micros), num: true },
+  { label: 'AI credits', value: (r) => (r.cost_ai_credits === null ? '—' : r.cost_ai_credits.toFixed(2)), num: true },
+];
+
+export async function render(container, ctx) {
+  const by = h('select#usage-by', null, ['day', 'month', 'session', 'model'].map((v) => h('option', { value: v }, v)));
+  const since = h('input#usage-since', { type: 'date' });
+  const until = h('input#usage-until', { type: 'date' });
+  const out = h('div');
+  const controls = h(
+    'div.controls',
+    null,
+    h('label', null, 'Group by ', by),
+    h('label', null, 'From ', since),
+    h('label', null, 'to ', until),
+  );
+  container.append(h('h2.view-title', null, 'Usage'), controls, out);
+
+  const sessions = await ctx.get('sessions', 'sessions');
+  const names = new Map(sessions.map((s) => [s.session_id, s.name]));
+  const sessionLink = (id) =>
+    h('button.link', { on: { click: () => ctx.openSession(id) }, title: id }, names.get(id) ? `${names.get(id)} (${id.slice(0, 8)})` : id);
+
+  const update = async () => {
+    const grouping = by.value;
+    const data = await ctx.call('usage', grouping, since.value, until.value);
+    if (!ctx.alive()) return;
+    const group =
+      grouping === 'day'
+        ? [{ label: 'day', value: (r) => r.day }]
+        : grouping === 'month'
+          ? [{ label: 'month', value: (r) => r.month }]
+          : grouping === 'session'
+            ? [{ label: 'session', value: (r) => sessionLink(r.session_id) }]
+            : [];
+    const columns = [...group, { label: 'model', value: (r) => r.model }, ...numbers, { label: 'flags', value: flags }];
+    const totals = Object.entries(data.totals).map(([kind, row]) => ({ ...row, kind }));
+    const totalColumns = [{ label: '', value: (r) => KIND_LABEL[r.kind] || r.kind }, ...numbers, { label: 'flags', value: flags }];
+    clear(out).append(
+      section(`Usage by ${grouping}`, table(columns, data.rows, { className: 'usage-table', empty: 'No token counts in this range.' })),
+      section('Totals', table(totalColumns, totals, { className: 'usage-totals', empty: 'No token counts.' }), h('p.muted', null, 'Counted figures come from shutdown checkpoints. Partial figures are lower bounds for sessions still running or never shut down; recovered figures come from the store for deleted sessions. Neither is in the total.')),
+      section(
+        `Sessions whose usage is unknown (${fmtInt(data.unknown_usage_sessions.length)})`,
+        data.unknown_usage_sessions.length
+          ? h('ul.plain', null, data.unknown_usage_sessions.map((id) => h('li', null, sessionLink(id))))
+          : h('p.empty', null, 'None: every session with an event log has counted, partial or recovered figures.'),
+      ),
+      h('p.muted', null, `Rates: ${data.rates}`),
+    );
+  };
+  for (const el of [by, since, until]) el.addEventListener('change', () => update().catch((e) => clear(out).append(h('p.error-inline', null, String(e.message || e)))));
+  await update();
+}
