@@ -66,18 +66,28 @@ ccusage="$(pwd)/$tools/node_modules/.bin/ccusage"
 
 # ccusage: pointed at the corpus by COPILOT_HOME; HOME and the working directory are an empty
 # folder so that no user config (~/.config/ccusage, ./.ccusage) or real ~/.copilot leaks in.
-(cd "$work/home" && env -u COPILOT_OTEL_FILE_EXPORTER_PATH HOME="$work/home" COPILOT_HOME="$home_abs" NO_COLOR=1 \
-  "$ccusage" copilot daily --json -z UTC --offline) >"$work/ccusage.json" \
-  2>"$work/ccusage.err" || { cat "$work/ccusage.err" >&2; echo "ccusage failed" >&2; exit 2; }
-./target/release/copilot-lens usage "$corpus" --json --by day >"$work/lens.json" 2>"$work/lens.err" \
-  || { cat "$work/lens.err" >&2; echo "copilot-lens failed" >&2; exit 2; }
+run_ccusage() {  # VIEW OUT
+  (cd "$work/home" && env -u COPILOT_OTEL_FILE_EXPORTER_PATH HOME="$work/home" COPILOT_HOME="$home_abs" NO_COLOR=1 \
+    "$ccusage" copilot "$1" --json -z UTC --offline) >"$2" 2>"$work/ccusage.err" \
+    || { cat "$work/ccusage.err" >&2; echo "ccusage failed" >&2; exit 2; }
+}
+run_lens() {  # BY OUT
+  ./target/release/copilot-lens usage "$corpus" --json --by "$1" >"$2" 2>"$work/lens.err" \
+    || { cat "$work/lens.err" >&2; echo "copilot-lens failed" >&2; exit 2; }
+}
+run_ccusage daily "$work/ccusage.json"
+run_lens day "$work/lens.json"
+# The session views too: per-session costs show where the two rate tables part ways.
+run_ccusage session "$work/ccusage-sessions.json"
+run_lens session "$work/lens-sessions.json"
 
-python3 - "$corpus" "$work/ccusage.json" "$work/lens.json" "$CCUSAGE_VERSION" <<'PY'
+python3 - "$corpus" "$work/ccusage.json" "$work/lens.json" "$CCUSAGE_VERSION" \
+  "$work/ccusage-sessions.json" "$work/lens-sessions.json" <<'PY'
 import json, os, re, sys
 from collections import defaultdict
 from datetime import datetime, timezone
 
-corpus, cc_path, lens_path, cc_version = sys.argv[1:5]
+corpus, cc_path, lens_path, cc_version, cc_sessions_path, lens_sessions_path = sys.argv[1:7]
 home = os.path.join(corpus, ".copilot")
 COLS = ("input", "output", "cache_read", "cache_write")          # compared with ccusage
 LENS_ONLY = ("reasoning", "requests")                             # checked against the rules
@@ -385,7 +395,7 @@ for m in models:
 gt = {c: (sum(v.get(c, 0) for v in cc.values()), sum(v.get(c, 0) for v in lens.values())) for c in COLS + ("cost",)}
 print(f"{'ALL':<20} {'total':<12} {fmt(sum(gt[c][0] for c in COLS)):>15} {fmt(int(sum(gt[c][1] for c in COLS))):>15}")
 print(f"{'':<20} {'cost USD':<12} {gt['cost'][0]:>15.2f} {gt['cost'][1]:>15.2f}   "
-      "(ccusage: LiteLLM rates embedded in the binary; copilot-lens: GitHub's published Copilot rates)")
+      "(ccusage: its offline LiteLLM table; copilot-lens: GitHub's published rates; see cost below)")
 if lens_other:
     print()
     for kind, v in sorted(lens_other.items()):
@@ -476,6 +486,67 @@ if rule_mismatch:
             for reason in diagnose(sid, snaps):
                 print(f"    - {reason}")
 
+# ---- the session views: tokens per (session, model), and where the costs part ways --------------
+cc_s = {}
+for sess in json.load(open(cc_sessions_path)).get("sessions", []):
+    for m in sess.get("modelBreakdowns", []):
+        vals = {"input": m["inputTokens"], "output": m["outputTokens"], "cache_read": m["cacheReadTokens"],
+                "cache_write": m["cacheCreationTokens"], "cost": m.get("cost") or 0.0}
+        if m["modelName"] == "unknown" and not any(vals[c] for c in COLS):
+            continue
+        cc_s[(sess["sessionId"], m["modelName"])] = vals
+lens_s = defaultdict(lambda: defaultdict(float))
+for r in json.load(open(lens_sessions_path))["rows"]:
+    if "partial" in r["flags"] or "recovered" in r["flags"]:
+        continue
+    cell = lens_s[(r["session_id"], normalize(r["model"]))]
+    for c in COLS:
+        cell[c] += r[c]
+    cell["cost"] += (r["cost_usd_micros"] or 0) / 1e6
+    cell["long"] = cell["long"] or ("long_context" in r["flags"])
+stamped_sids = {s["sid"] for s in stamped}
+session_residual = []
+for sid, snaps in sessions:
+    exp = defaultdict(lambda: [0] * len(COLS))
+    if sid in stamped_sids:
+        a, _ = ccusage_model([(sid, snaps)], with_stamped=True)
+        b, _ = ccusage_model([(sid, snaps)], with_stamped=False)
+        for (d, m) in set(a) | set(b):
+            for i, c in enumerate(COLS):
+                exp[m][i] += a.get((d, m), {}).get(c, 0) - b.get((d, m), {}).get(c, 0)
+    models_here = {k[1] for k in cc_s if k[0] == sid} | {k[1] for k in lens_s if k[0] == sid}
+    for m in models_here:
+        diff = [int(x - y) for x, y in zip(vec(cc_s, (sid, m)), vec(lens_s, (sid, m)))]
+        if diff != exp[m]:
+            session_residual.append((sid, m, vec(cc_s, (sid, m)), vec(lens_s, (sid, m)), exp[m]))
+
+THRESHOLD = 200_000  # the lowest long-context threshold in ccusage's (LiteLLM) table for these models
+small, big = [], []
+for key, v in cc_s.items():
+    if key not in lens_s:
+        continue
+    all_input = v["input"] + v["cache_read"] + v["cache_write"]
+    (small if all_input <= THRESHOLD else big).append((key, v["cost"], lens_s[key]["cost"], lens_s[key]["long"]))
+small_equal = [x for x in small if abs(x[1] - x[2]) <= 1e-6 + 1e-6 * x[2]]
+print()
+print("cost, per (session, model) from both session views:")
+print(f"  {len(small_equal)}/{len(small)} pairs with at most {THRESHOLD:,} tokens of input (fresh + cache) cost the same "
+      "to the micro-dollar:")
+print("  for these models the two tables hold the same base prices.")
+if big:
+    by_model = defaultdict(list)
+    for (sid, m), c, l, _ in big:
+        by_model[m].append(c / l if l else float("inf"))
+    print(f"  {len(big)} pairs above it: ccusage/copilot-lens cost ratio per model (min .. max):")
+    for m, ratios in sorted(by_model.items()):
+        print(f"    {m:<20} {len(ratios):>5} pairs  {min(ratios):.3f} .. {max(ratios):.3f}")
+    print("  ccusage prices each shutdown snapshot (a whole session's increase) as if it were one request, so a")
+    print("  session whose summed input passes a long-context threshold gets long-context rates: measured on this")
+    print("  version, GPT-5.4 above 272k and Gemini 3.1 Pro above 200k price every token at the higher rate, Claude")
+    print("  Sonnet 4.5 the tokens above 200k; Claude Opus 4.6, GPT-4.1 and GPT-5 mini have no tier. The tier is")
+    print("  about one request's prompt length: copilot-lens applies it per call from the usage records "
+          f"({sum(1 for x in big + small if x[3])} pairs here had such a call).")
+
 print()
 print("checks:")
 ok = True
@@ -494,6 +565,9 @@ check(not total_mismatch, "ccusage totalTokens == input+output+cacheCreation+cac
 check(not rule_mismatch, "copilot-lens == seed rules recomputed from the corpus, incl. reasoning and requests "
       f"({len(set(lens) | set(rules))} cells)",
       [f"{k}: lens {vec(lens, k, rule_cols)} rules {vec(rules, k, rule_cols)} {rule_cols}" for k in rule_mismatch])
+check(not session_residual, f"ccusage session view - copilot-lens --by session == expected stamped difference "
+      f"({len(cc_s)} session/model pairs)",
+      [f"{sid} {m}: ccusage {a} lens {b} expected diff {e}" for sid, m, a, b, e in session_residual])
 check(not emu_mismatch, "ccusage == its own rules recomputed from the corpus (so the expected difference is its own)",
       [f"{k}: ccusage {vec(cc, k)} rules {vec(emu_all, k)}" for k in emu_mismatch])
 print()

@@ -632,7 +632,10 @@ impl Analysis {
         log.shutdown_type = outcome.shutdown_type.or(log.shutdown_type.take());
         log.models.extend(outcome.models);
         if let Some(ledger) = outcome.usage {
-            facts.usage = Some(ledger);
+            facts.usage = Some(match facts.usage.take() {
+                Some(earlier) => earlier.keep_more_complete(ledger),
+                None => ledger,
+            });
         }
     }
 
@@ -788,7 +791,11 @@ impl Analysis {
                         }
                         Err(error) => problems.push(format!("{path}: {error}")),
                     }
-                    self.session(&session_id, root, "events.jsonl").usage = Some(ledger);
+                    let facts = self.session(&session_id, root, "events.jsonl");
+                    facts.usage = Some(match facts.usage.take() {
+                        Some(earlier) => earlier.keep_more_complete(ledger),
+                        None => ledger,
+                    });
                 }
                 _ => {}
             }

@@ -181,3 +181,27 @@ fn a_call_above_the_long_context_threshold_is_priced_at_the_higher_tier() {
         &[("2026-10-10", "gpt-5.4", &["long_context"], [2, 110000, 200000, 0, 1100, 0, 311100], Some(649000))],
     );
 }
+
+#[test]
+fn fresh_input_is_clamped_per_record_not_per_day() {
+    // One shutdown says input 100 with 150 cache reads: its fresh input is 0, not -50, and the
+    // other session's 1000 stay whole. cost 1000*2.50 + 150*0.25 + 20*15 = 2837.5, rounded 2838.
+    let usage =
+        check("usage/cache-above-input", &[("2026-10-11", "gpt-5.4", &[], [2, 1000, 150, 0, 20, 0, 1170], Some(2838))]);
+    assert_eq!(flags(&usage, "ca11ab0e-0000-4000-8000-000000000012"), ["cache_above_input"]);
+}
+
+#[test]
+fn a_session_logged_twice_counts_its_most_complete_copy_once() {
+    // ~/.copilot holds both shutdowns, the stale pre-XDG copy only the first: counted once, from
+    // the complete copy, whatever order the copies are read in. Day 1: 1 / 1000 / 100 (cost
+    // 250 + 200 = 450); day 2: 2 / 4000 / 200 (cost 1000 + 400 = 1400).
+    let usage = check(
+        "usage/two-copies",
+        &[
+            ("2026-10-12", "gpt-5-mini", &[], [1, 1000, 0, 0, 100, 0, 1100], Some(450)),
+            ("2026-10-13", "gpt-5-mini", &[], [2, 4000, 0, 0, 200, 0, 4200], Some(1400)),
+        ],
+    );
+    assert_eq!(flags(&usage, "c0b1e5c0-0000-4000-8000-000000000014"), ["several_logs_most_complete_counted"]);
+}

@@ -24,6 +24,8 @@ pub struct SessionLedger {
     uncovered: BTreeMap<(NaiveDate, String), Entry>,
     pub entries: BTreeMap<EntryKey, Entry>,
     pub checkpoints: u64,
+    /// Time of the last counted checkpoint.
+    pub last_checkpoint_ms: Option<i64>,
     pub calls: Tokens,
     pub flags: BTreeSet<&'static str>,
 }
@@ -38,6 +40,7 @@ impl SessionLedger {
             uncovered: BTreeMap::new(),
             entries: BTreeMap::new(),
             checkpoints: 0,
+            last_checkpoint_ms: None,
             calls: Tokens::default(),
             flags: BTreeSet::new(),
         }
@@ -49,6 +52,9 @@ impl SessionLedger {
         tokens.requests = 1;
         if odd {
             self.flags.insert("odd_counter");
+        }
+        if tokens.hold_cache_inside_input() {
+            self.flags.insert("cache_above_input");
         }
         let model = counts.model.clone().unwrap_or_default();
         let long = rates
@@ -81,6 +87,7 @@ impl SessionLedger {
             return;
         };
         self.checkpoints += 1;
+        self.last_checkpoint_ms = self.last_checkpoint_ms.max(Some(millis));
         let day = self.zone.day(millis);
         let had_calls = self.calls.requests > 0;
         let mut interval = std::mem::take(&mut self.interval);
@@ -96,7 +103,10 @@ impl SessionLedger {
                 self.flags.insert("total_went_down");
                 continue;
             }
-            let increase = totals.minus(&previous);
+            let mut increase = totals.minus(&previous);
+            if increase.hold_cache_inside_input() {
+                self.flags.insert("cache_above_input");
+            }
             if had_calls && calls.tokens.counters() != increase.counters() {
                 self.flags.insert("per_call_mismatch");
             }
@@ -111,6 +121,18 @@ impl SessionLedger {
             self.flags.insert("per_call_mismatch");
         }
         self.uncovered.clear();
+    }
+
+    /// Of two logs of one session (a copy left in an older folder, the same home given twice),
+    /// the one to count: the later last checkpoint, then more checkpoints, then more calls. The
+    /// other is not added: the copies hold the same tokens.
+    pub fn keep_more_complete(self, other: SessionLedger) -> SessionLedger {
+        let rank = |ledger: &SessionLedger| {
+            (ledger.last_checkpoint_ms, ledger.checkpoints, ledger.calls.requests, ledger.calls.input)
+        };
+        let mut kept = if rank(&other) > rank(&self) { other } else { self };
+        kept.flags.insert("several_logs_most_complete_counted");
+        kept
     }
 
     /// Closes the ledger: calls no checkpoint covered become a partial lower bound, or, for a

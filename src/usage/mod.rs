@@ -30,6 +30,16 @@ pub struct Tokens {
 }
 
 impl Tokens {
+    /// Raises `input` to the cache reads and writes it includes, when a record says less, so
+    /// that fresh input is clamped at zero per record (sums of records then keep the clamp).
+    /// Returns whether the record had to be corrected.
+    pub fn hold_cache_inside_input(&mut self) -> bool {
+        let cached = self.cache_read.saturating_add(self.cache_write);
+        let corrected = cached > self.input;
+        self.input = self.input.max(cached);
+        corrected
+    }
+
     /// Input that was neither read from nor written to the cache.
     pub fn fresh_input(&self) -> u64 {
         self.input.saturating_sub(self.cache_read.saturating_add(self.cache_write))

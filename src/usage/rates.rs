@@ -128,6 +128,13 @@ pub fn normalise(model: &str) -> String {
     if let Some(slash) = id.rfind('/') {
         id.drain(..=slash);
     }
+    // A 1M-context variant is billed as its model (ccusage reads Copilot's ids the same way).
+    for suffix in ["-1m-internal", "-1m"] {
+        if let Some(base) = id.strip_suffix(suffix) {
+            id = base.to_string();
+            break;
+        }
+    }
     let bytes = id.as_bytes();
     let digits =
         |range: std::ops::Range<usize>| bytes.get(range).is_some_and(|part| part.iter().all(u8::is_ascii_digit));
@@ -172,6 +179,7 @@ mod tests {
         assert_eq!(normalise("Claude Sonnet 4.5"), "claude-sonnet-4.5");
         assert_eq!(normalise("copilot/gpt-4o-mini-2024-07-18"), "gpt-4o-mini");
         assert_eq!(normalise("anthropic/claude-opus-4.6-20260101"), "claude-opus-4.6");
+        assert_eq!(normalise("claude-opus-4.6-1m"), "claude-opus-4.6");
         let table = RateTable::default_table();
         assert_eq!(table.lookup("GPT-5.4").unwrap().id, "gpt-5.4");
         assert_eq!(table.lookup("gemini-3.1-pro-preview").unwrap().id, "gemini-3.1-pro");

@@ -1,0 +1,36 @@
+#![no_main]
+//! A database image opened with SQLite and read by name, from any bytes: the main file alone,
+//! and the same bytes split into a main file and a log.
+
+use std::io::{self, Read};
+
+use copilot_lens::artifacts::store::{self, StoreFiles, StoreScope};
+use libfuzzer_sys::fuzz_target;
+
+struct Files<'a> {
+    main: Option<&'a [u8]>,
+    wal: Option<&'a [u8]>,
+}
+
+impl StoreFiles for Files<'_> {
+    fn main_size(&self) -> Option<u64> {
+        self.main.map(|main| main.len() as u64)
+    }
+    fn open_main(&mut self) -> io::Result<Box<dyn Read + '_>> {
+        Ok(Box::new(self.main.unwrap_or_default()))
+    }
+    fn has_wal(&self) -> bool {
+        self.wal.is_some()
+    }
+    fn open_wal(&mut self) -> io::Result<Box<dyn Read + '_>> {
+        Ok(Box::new(self.wal.unwrap_or_default()))
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    let _ = store::read(&mut Files { main: Some(data), wal: None }, StoreScope::Everything);
+    if data.len() > 4096 {
+        let (main, wal) = data.split_at(4096);
+        let _ = store::read(&mut Files { main: Some(main), wal: Some(wal) }, StoreScope::Everything);
+    }
+});
