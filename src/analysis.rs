@@ -21,7 +21,7 @@ use crate::artifacts::store::{self, StoreFiles, StoreScope, StoreUsageEvent};
 use crate::artifacts::{PendingRow, history, logs, permissions, settings, sidebar, snapshots, workspace};
 use crate::dedup::{self, Candidate, PrimaryKeys};
 use crate::input::layout::{FileKind, Rebase, classify};
-use crate::input::{FileReader, RootListing, read_all};
+use crate::input::{FileReader, ReadAt, RootListing, read_all};
 use crate::inventory::{self, Grant, HomeFacts, Inventory};
 use crate::model::{AGENT, Row, RowSink, TurnType};
 use crate::report::{ExcludedTree, FileReport, FileStatus, Problem, Report, RootReport, Totals};
@@ -101,6 +101,14 @@ impl UsageData {
     }
 }
 
+/// One log's usage scan.
+#[derive(Debug)]
+pub struct UsageScan {
+    pub ledger: SessionLedger,
+    pub stats: scan::ScanStats,
+    pub error: Option<String>,
+}
+
 /// What a usage-only run found.
 #[derive(Debug)]
 pub struct UsageOnly {
@@ -141,7 +149,9 @@ pub struct Analysis {
     tally: Tally,
     /// Rows of the files other than event logs, by file index.
     held_rows: BTreeMap<usize, Vec<PendingRow>>,
-    pub store_usage: Vec<StoreUsageEvent>,
+    /// The store's per-call rows, gathered per session as they are read.
+    store_ledgers: BTreeMap<String, SessionLedger>,
+    usage_stats: scan::ScanStats,
 }
 
 struct RootState {
@@ -209,6 +219,16 @@ impl StoreFiles for StoreOnDisk<'_> {
         let path = self.wal.as_ref().ok_or_else(|| std::io::Error::other("no write-ahead log"))?;
         Ok(Box::new(BufReader::with_capacity(1 << 16, self.reader.open(self.root, path)?)))
     }
+
+    fn positional(&mut self) -> Option<std::io::Result<(Option<Box<dyn ReadAt>>, Option<Box<dyn ReadAt>>)>> {
+        let mut open = |path: &Option<String>| match path {
+            Some(path) => self.reader.open_at(self.root, path).map(|opened| opened.map(Some)),
+            None => Some(Ok(None)),
+        };
+        let main = open(&self.main.as_ref().map(|(path, _)| path.clone()))?;
+        let wal = open(&self.wal)?;
+        Some(main.and_then(|main| wal.map(|wal| (main, wal))))
+    }
 }
 
 /// One event log to parse, with what its rows need from the other files.
@@ -233,6 +253,18 @@ impl LogTask {
             include_thinking: options.include_thinking,
             zone: options.zone,
             rates: &options.rates,
+        }
+    }
+
+    /// Reads only the log's counter lines into a usage ledger.
+    pub fn scan_usage(&self, reader: &mut dyn FileReader, options: &Options) -> UsageScan {
+        let mut ledger = SessionLedger::new(options.zone);
+        let scanned = reader
+            .open(self.root, &self.listed_path)
+            .and_then(|file| scan::scan_log(file, &mut ledger, &options.rates));
+        match scanned {
+            Ok(stats) => UsageScan { ledger, stats, error: None },
+            Err(error) => UsageScan { ledger, stats: scan::ScanStats::default(), error: Some(error.to_string()) },
         }
     }
 
@@ -383,7 +415,8 @@ impl Analysis {
             homes,
             tally: Tally::default(),
             held_rows: BTreeMap::new(),
-            store_usage: Vec::new(),
+            store_ledgers: BTreeMap::new(),
+            usage_stats: scan::ScanStats::default(),
         })
     }
 
@@ -540,7 +573,12 @@ impl Analysis {
             main: main.map(|at| (self.files[at].listed_path.clone(), self.files[at].size)),
             wal: wal.map(|at| self.files[at].listed_path.clone()),
         };
-        let contents = match store::read(&mut files, scope) {
+        let (ledgers, options) = (&mut self.store_ledgers, &self.options);
+        let mut on_usage = |event: StoreUsageEvent| {
+            let ledger = ledgers.entry(event.session_id).or_insert_with(|| SessionLedger::new(options.zone));
+            ledger.call(crate::time::parse_millis(&event.created_at), &event.counts, &options.rates);
+        };
+        let contents = match store::read(&mut files, scope, &mut on_usage) {
             Ok(contents) => contents,
             Err(failure) => {
                 if let (Some(wal), Some(problem)) = (wal, failure.wal_problem) {
@@ -568,17 +606,13 @@ impl Analysis {
                 facts.store = Some(session.clone());
             }
         }
-        let session_ids = contents
-            .rows
-            .iter()
-            .map(|row| &row.session_id)
-            .chain(contents.usage_events.iter().map(|event| &event.session_id));
-        for id in session_ids.filter(|id| !id.is_empty()) {
+        let session_ids: Vec<String> =
+            contents.rows.iter().map(|row| &row.session_id).chain(self.store_ledgers.keys()).cloned().collect();
+        for id in session_ids.iter().filter(|id| !id.is_empty()) {
             let facts = self.sessions.entry(id.clone()).or_default();
             facts.roots.insert(root);
             facts.found_in.insert("session-store.db");
         }
-        self.store_usage.extend(contents.usage_events);
         self.hold(index, contents.rows);
         Ok(())
     }
@@ -734,23 +768,19 @@ impl Analysis {
     /// Closes every session's ledger: the store's per-call rows stand in for a log's missing
     /// records, and recover the usage of sessions whose log is gone.
     fn finish_usage(&mut self) -> UsageData {
-        let mut store_calls: BTreeMap<&str, Vec<(Option<i64>, crate::usage::counters::UsageCounts)>> = BTreeMap::new();
-        for event in &self.store_usage {
-            store_calls
-                .entry(&event.session_id)
-                .or_default()
-                .push((crate::time::parse_millis(&event.created_at), event.counts.clone()));
-        }
+        let mut store_ledgers = std::mem::take(&mut self.store_ledgers);
         let mut ledgers = BTreeMap::new();
         let mut unknown = Vec::new();
         for (id, facts) in &mut self.sessions {
             let log_exists = facts.has_events_log();
-            let calls = store_calls.get(id.as_str()).map(Vec::as_slice).unwrap_or_default();
-            if !log_exists && calls.is_empty() {
+            let store = store_ledgers.remove(id.as_str());
+            if !log_exists && store.is_none() {
                 continue;
             }
             let mut ledger = facts.usage.take().unwrap_or_else(|| SessionLedger::new(self.options.zone));
-            ledger.add_store_calls(calls, &self.options.rates);
+            if let Some(store) = &store {
+                ledger.add_store_calls(store);
+            }
             ledger.finish(log_exists);
             if log_exists && ledger.checkpoints == 0 && ledger.entries.is_empty() {
                 unknown.push(id.clone());
@@ -760,60 +790,60 @@ impl Analysis {
         UsageData { ledgers, unknown, rates: self.options.rates.clone() }
     }
 
-    /// A usage-only run: the store's per-call rows and, from each log, only the lines that
-    /// carry counters (see `usage::scan`). Rows, sessions and the report are not built.
+    /// A usage-only run on one thread: the store's per-call rows and, from each log, only the
+    /// lines that carry counters (see `usage::scan`). Rows, sessions and report are not built.
     pub fn usage_only(mut self, reader: &mut dyn FileReader) -> UsageOnly {
-        let mut stats = scan::ScanStats::default();
-        let mut problems = Vec::new();
+        self.read_store_usage(reader);
+        for task in self.log_tasks() {
+            let scanned = task.scan_usage(reader, &self.options);
+            self.add_usage_scan(&task, scanned);
+        }
+        self.finish_usage_only()
+    }
+
+    /// A usage-only run's first step: the store's per-call rows.
+    pub fn read_store_usage(&mut self, reader: &mut dyn FileReader) {
         for index in 0..self.files.len() {
             let file = &self.files[index];
-            if file.status != FileStatus::Read {
-                continue;
-            }
-            let (root, path) = (file.root, file.path.clone());
-            match file.kind {
-                FileKind::Store | FileKind::StoreWal => {
-                    if let Err(message) = self.read_store(index, reader, StoreScope::UsageOnly) {
-                        problems.push(format!("{path}: {message}"));
-                    }
+            if file.status == FileStatus::Read && matches!(file.kind, FileKind::Store | FileKind::StoreWal) {
+                if let Err(message) = self.read_store(index, reader, StoreScope::UsageOnly) {
+                    self.files[index].fail(message);
                 }
-                FileKind::EventsLog => {
-                    let session_id = file.session_id.clone().unwrap_or_default();
-                    let mut ledger = SessionLedger::new(self.options.zone);
-                    let scanned = reader.open(root, &file.listed_path).and_then(|opened| {
-                        scan::scan_log(BufReader::with_capacity(1 << 18, opened), &mut ledger, &self.options.rates)
-                    });
-                    match scanned {
-                        Ok(scanned) => {
-                            stats.lines += scanned.lines;
-                            stats.parsed += scanned.parsed;
-                            stats.bad += scanned.bad;
-                        }
-                        Err(error) => problems.push(format!("{path}: {error}")),
-                    }
-                    let facts = self.session(&session_id, root, "events.jsonl");
-                    facts.usage = Some(match facts.usage.take() {
-                        Some(earlier) => earlier.keep_more_complete(ledger),
-                        None => ledger,
-                    });
-                }
-                _ => {}
             }
         }
-        for file in &self.files {
-            if let (FileStatus::Error, Some(message)) = (file.status, &file.message) {
-                problems.push(format!("{}: {message}", file.path));
-            }
+    }
+
+    /// Takes a usage scan back (any order).
+    pub fn add_usage_scan(&mut self, task: &LogTask, scanned: UsageScan) {
+        self.usage_stats.bytes += scanned.stats.bytes;
+        self.usage_stats.parsed += scanned.stats.parsed;
+        self.usage_stats.bad += scanned.stats.bad;
+        if let Some(error) = scanned.error {
+            self.files[task.file].fail(error);
         }
+        let facts = self.session(&task.session_id, task.root, "events.jsonl");
+        facts.usage = Some(match facts.usage.take() {
+            Some(earlier) => earlier.keep_more_complete(scanned.ledger),
+            None => scanned.ledger,
+        });
+    }
+
+    pub fn finish_usage_only(mut self) -> UsageOnly {
+        let problems = self
+            .files
+            .iter()
+            .filter_map(|file| match (file.status, &file.message) {
+                (FileStatus::Error, Some(message)) => Some(format!("{}: {message}", file.path)),
+                _ => None,
+            })
+            .collect();
         let bytes_read = self
             .files
             .iter()
-            .filter(|file| {
-                file.kind == FileKind::EventsLog || file.kind == FileKind::StoreWal || file.kind == FileKind::Store
-            })
+            .filter(|file| matches!(file.kind, FileKind::EventsLog | FileKind::Store | FileKind::StoreWal))
             .map(|file| file.size)
             .sum();
-        UsageOnly { usage: self.finish_usage(), stats, problems, bytes_read }
+        UsageOnly { usage: self.finish_usage(), stats: self.usage_stats, problems, bytes_read }
     }
 
     fn report(self, secondary_rows_kept: u64, secondary_rows_deduplicated: u64) -> Report {

@@ -7,7 +7,7 @@ use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::io::{self, Read};
 
-use js_sys::{Array, Function};
+use js_sys::{Array, Function, Uint8Array};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use web_sys::Blob;
@@ -15,6 +15,7 @@ use web_sys::Blob;
 use crate::analysis::{Analysis, Options, Outputs, Tally, TallySink};
 use crate::export;
 use crate::input::blob::BlobReader;
+use crate::input::layout::{FileKind, Rebase, classify};
 use crate::input::zip::ZipRoot;
 use crate::input::{FileReader, ListedFile, RootListing};
 use crate::table::{RowFilter, RowTable, TableRow};
@@ -45,8 +46,60 @@ struct EngineOptions {
 }
 
 enum BrowserRoot {
-    Files(HashMap<String, Blob>),
+    Files(HashMap<String, Source>),
     Zip(ZipRoot<BlobReader>),
+}
+
+/// A file of a folder root: a Blob read lazily, or bytes the worker read ahead.
+enum Source {
+    Blob(Blob),
+    Bytes(Uint8Array),
+}
+
+/// Reads bytes held in a JS `Uint8Array`, copying a slice at a time into wasm memory.
+struct ArrayReader {
+    array: Uint8Array,
+    position: u32,
+}
+
+impl Read for ArrayReader {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let end = self.array.length().min(self.position.saturating_add(out.len().min(u32::MAX as usize) as u32));
+        let count = (end - self.position) as usize;
+        if count > 0 {
+            self.array.subarray(self.position, end).copy_to(&mut out[..count]);
+            self.position = end;
+        }
+        Ok(count)
+    }
+}
+
+/// For each root-relative path, what the analysis will do with it: 2 an event log, 1 another
+/// file it reads, 0 nothing. The worker reads small wanted files ahead, many at once, because
+/// a browser pays a fixed cost for each file it opens; this only orders that work.
+#[wasm_bindgen(js_name = wantedPaths)]
+pub fn wanted_paths(paths: Vec<String>) -> Vec<u8> {
+    let Some(rebase) = Rebase::detect(paths.iter().map(String::as_str)) else {
+        return vec![0; paths.len()];
+    };
+    paths
+        .iter()
+        .map(|path| match rebase.apply(path).map(|home| classify(&home).kind) {
+            Some(FileKind::EventsLog) => 2,
+            Some(
+                FileKind::Workspace
+                | FileKind::Snapshots
+                | FileKind::Store
+                | FileKind::StoreWal
+                | FileKind::History
+                | FileKind::Permissions
+                | FileKind::Settings
+                | FileKind::Sidebar
+                | FileKind::ProcessLog,
+            ) => 1,
+            _ => 0,
+        })
+        .collect()
 }
 
 /// The roots as the core reads them, reporting progress as bytes go by.
@@ -117,8 +170,10 @@ impl FileReader for BrowserRoots {
     fn open(&mut self, root: usize, path: &str) -> io::Result<Box<dyn Read + '_>> {
         let inner: Box<dyn Read + '_> = match self.roots.get_mut(root) {
             Some(BrowserRoot::Files(files)) => {
-                let blob = files.get(path).ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, path.to_string()))?;
-                Box::new(BlobReader::new(blob.clone())?)
+                match files.get(path).ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, path.to_string()))? {
+                    Source::Blob(blob) => Box::new(BlobReader::new(blob.clone())?),
+                    Source::Bytes(array) => Box::new(ArrayReader { array: array.clone(), position: 0 }),
+                }
             }
             Some(BrowserRoot::Zip(zip)) => zip.open_entry(path)?,
             None => return Err(io::Error::new(io::ErrorKind::NotFound, "no such root")),
@@ -176,8 +231,9 @@ impl Engine {
         })
     }
 
-    /// A folder or loose files as one root: `files` are File/Blob objects, `paths` their paths
-    /// relative to the root (`webkitRelativePath` less the dropped folder's name, or names).
+    /// A folder or loose files as one root: `files` are File/Blob objects (or `Uint8Array`s of
+    /// files read ahead), `paths` their paths relative to the root (`webkitRelativePath` less
+    /// the dropped folder's name, or names).
     pub fn add_files(
         &mut self,
         label: String,
@@ -188,11 +244,18 @@ impl Engine {
         let mut listing = RootListing { label, ..RootListing::default() };
         let mut blobs = HashMap::new();
         for ((file, path), modified) in files.iter().zip(paths).zip(modified_ms) {
-            let blob: Blob = file.dyn_into().map_err(|_| js_error("not a File or Blob"))?;
-            let size = blob.size() as u64;
+            let source = if file.is_instance_of::<Uint8Array>() {
+                Source::Bytes(file.unchecked_into())
+            } else {
+                Source::Blob(file.dyn_into().map_err(|_| js_error("not a File, Blob or Uint8Array"))?)
+            };
+            let size = match &source {
+                Source::Blob(blob) => blob.size() as u64,
+                Source::Bytes(array) => array.length() as u64,
+            };
             let modified_ms = (modified > 0.0).then_some(modified as i64);
             listing.files.push(ListedFile { path: path.clone(), size, modified_ms });
-            blobs.insert(path, blob);
+            blobs.insert(path, source);
         }
         self.listings.push(listing);
         self.roots.push(BrowserRoot::Files(blobs));

@@ -154,7 +154,7 @@ proptest! {
         }
         prop_assert!(outputs[0] == outputs[1], "output differs between 1 and 3 threads");
         for (path, (bytes, _)) in &root.files {
-            prop_assert!(fs::read(scratch.path().join("home").join(path)).unwrap() == *bytes, "{} changed", path);
+            prop_assert!(fs::read(scratch.path().join("home").join(path)).unwrap() == bytes[..], "{} changed", path);
         }
     }
 }

@@ -2,14 +2,15 @@
 
 use std::collections::BTreeMap;
 use std::io::{self, Read};
+use std::sync::Arc;
 
-use super::{FileReader, ListedFile, RootListing};
+use super::{FileReader, ListedFile, ReadAt, RootListing};
 
 /// One root's files by path, each with its bytes and modification time.
 #[derive(Clone, Debug, Default)]
 pub struct MemoryRoot {
     pub label: String,
-    pub files: BTreeMap<String, (Vec<u8>, Option<i64>)>,
+    pub files: BTreeMap<String, (Arc<[u8]>, Option<i64>)>,
 }
 
 impl MemoryRoot {
@@ -18,7 +19,7 @@ impl MemoryRoot {
     }
 
     pub fn insert(&mut self, path: &str, bytes: impl Into<Vec<u8>>, modified_ms: Option<i64>) {
-        self.files.insert(path.to_string(), (bytes.into(), modified_ms));
+        self.files.insert(path.to_string(), (Arc::from(bytes.into()), modified_ms));
     }
 
     pub fn listing(&self) -> RootListing {
@@ -54,6 +55,11 @@ impl FileReader for MemoryRoots {
             .get(root)
             .and_then(|root| root.files.get(path))
             .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, format!("{path}: not in the root")))?;
-        Ok(Box::new(bytes.as_slice()))
+        Ok(Box::new(&bytes[..]))
+    }
+
+    fn open_at(&mut self, root: usize, path: &str) -> Option<io::Result<Box<dyn ReadAt>>> {
+        let (bytes, _) = self.0.get(root)?.files.get(path)?;
+        Some(Ok(Box::new(Arc::clone(bytes))))
     }
 }

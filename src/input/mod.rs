@@ -35,6 +35,28 @@ pub struct RootListing {
 pub trait FileReader {
     /// `path` is relative to root number `root`, as listed.
     fn open(&mut self, root: usize, path: &str) -> io::Result<Box<dyn Read + '_>>;
+
+    /// Positional access to a file, where the root allows it (a directory on disk, a browser
+    /// Blob, memory; not a zip entry). The session store is then read page by page instead of
+    /// being built in memory.
+    fn open_at(&mut self, _root: usize, _path: &str) -> Option<io::Result<Box<dyn ReadAt>>> {
+        None
+    }
+}
+
+/// Positional reads of a file.
+pub trait ReadAt {
+    /// Fills `buffer` from `offset`; returns how many bytes there were (fewer at the end).
+    fn read_at(&mut self, offset: u64, buffer: &mut [u8]) -> io::Result<usize>;
+}
+
+impl ReadAt for std::sync::Arc<[u8]> {
+    fn read_at(&mut self, offset: u64, buffer: &mut [u8]) -> io::Result<usize> {
+        let start = usize::try_from(offset).unwrap_or(usize::MAX).min(self.len());
+        let count = (self.len() - start).min(buffer.len());
+        buffer[..count].copy_from_slice(&self[start..start + count]);
+        Ok(count)
+    }
 }
 
 /// Reads a whole file, refusing one larger than `limit` bytes.

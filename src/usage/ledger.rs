@@ -148,16 +148,19 @@ impl SessionLedger {
         self.interval.clear();
     }
 
-    /// Per-call rows from the store stand in for a log's own records: as the reconciliation
-    /// figure, and as the lower bound when the log has no checkpoint.
-    pub fn add_store_calls(&mut self, calls: &[(Option<i64>, UsageCounts)], rates: &RateTable) {
-        if self.calls.requests > 0 || calls.is_empty() {
+    /// The store's per-call rows (gathered in a ledger of their own) stand in for a log's own
+    /// records: as the reconciliation figure, and as the lower bound when the log has no
+    /// checkpoint. A log with records of its own keeps them.
+    pub fn add_store_calls(&mut self, store: &SessionLedger) {
+        if self.calls.requests > 0 || store.calls.requests == 0 {
             return;
         }
         let counted = self.counted_total();
-        for (millis, counts) in calls {
-            self.call(*millis, counts, rates);
+        self.calls.add(&store.calls);
+        for (key, entry) in &store.uncovered {
+            self.uncovered.entry(key.clone()).or_default().add(entry);
         }
+        self.flags.extend(store.flags.iter().copied());
         if self.checkpoints > 0 {
             self.uncovered.clear();
             if self.calls.counters() != counted.counters() {

@@ -1,8 +1,8 @@
-//! The usage-only reading of an event log: a line is parsed only when its bytes contain the
-//! name of one of the two types that carry counters, so a run costs little more than reading
-//! the files.
+//! The usage-only reading of an event log: the bytes are searched, a chunk at a time, for the
+//! names of the two types that carry counters, and only the lines holding one are parsed. A
+//! run costs little more than reading the files.
 
-use std::io::{self, BufRead};
+use std::io::{self, Read};
 
 use memchr::memmem::Finder;
 
@@ -10,52 +10,171 @@ use super::counters::{ShutdownCounters, UsageRecordData};
 use super::ledger::SessionLedger;
 use super::rates::RateTable;
 use crate::artifacts::events::Envelope;
-use crate::lines::LineReader;
+use crate::lines::MAX_LINE_BYTES;
 
-/// How many lines the scan read, parsed and could not parse.
+/// What a scan read and parsed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ScanStats {
-    pub lines: u64,
+    pub bytes: u64,
+    /// Lines with counters that were applied.
     pub parsed: u64,
+    /// Lines that named a counter type but could not be read.
     pub bad: u64,
 }
 
-pub fn scan_log(reader: impl BufRead, ledger: &mut SessionLedger, rates: &RateTable) -> io::Result<ScanStats> {
-    let shutdown = Finder::new(b"session.shutdown");
-    let record = Finder::new(b"session.usage_record");
+const CHUNK: usize = 1 << 20;
+
+thread_local! {
+    /// The read buffer, kept from log to log: zeroing a fresh megabyte for each of thousands
+    /// of logs would cost more than scanning them.
+    static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Scans a whole log into `ledger`.
+pub fn scan_log(input: impl Read, ledger: &mut SessionLedger, rates: &RateTable) -> io::Result<ScanStats> {
+    BUFFER.with(|buffer| {
+        let mut buffer = buffer.borrow_mut();
+        if buffer.len() < CHUNK {
+            buffer.resize(CHUNK, 0);
+        }
+        scan_with(input, ledger, rates, &mut buffer)
+    })
+}
+
+fn scan_with(
+    mut input: impl Read,
+    ledger: &mut SessionLedger,
+    rates: &RateTable,
+    buffer: &mut Vec<u8>,
+) -> io::Result<ScanStats> {
+    let finder = Finder::new(b"session.");
     let mut stats = ScanStats::default();
-    let mut lines = LineReader::new(reader);
-    while let Some(line) = lines.next_line()? {
-        stats.lines += 1;
-        if record.find(line.bytes).is_none() && shutdown.find(line.bytes).is_none() {
+    // Bytes of a line that began in an earlier chunk.
+    let mut carried = 0usize;
+    let mut oversized = false;
+    loop {
+        if carried == buffer.len() {
+            // A line longer than the buffer: grow up to the line limit, then skip the rest.
+            if buffer.len() >= MAX_LINE_BYTES {
+                oversized = true;
+                carried = 0;
+            } else {
+                buffer.resize(buffer.len() * 2, 0);
+            }
+        }
+        let read = match input.read(&mut buffer[carried..]) {
+            Ok(read) => read,
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+            Err(error) => return Err(error),
+        };
+        stats.bytes += read as u64;
+        let filled = carried + read;
+        let at_end = read == 0;
+        // Complete lines end at the last newline (or at the end of the input).
+        let complete = if at_end {
+            filled
+        } else {
+            memchr::memrchr(b'\n', &buffer[carried..filled]).map_or(0, |at| carried + at + 1)
+        };
+        if complete > 0 {
+            let region = &buffer[..complete];
+            if oversized {
+                // The rest of an over-long line: never a counter line worth parsing whole.
+                oversized = false;
+                let skip = memchr::memchr(b'\n', region).map_or(region.len(), |at| at + 1);
+                scan_region(&region[skip..], &finder, ledger, rates, &mut stats);
+            } else {
+                scan_region(region, &finder, ledger, rates, &mut stats);
+            }
+        }
+        if at_end {
+            return Ok(stats);
+        }
+        buffer.copy_within(complete..filled, 0);
+        carried = filled - complete;
+    }
+}
+
+/// Parses the lines of `region` (whole lines) that hold a counter type's name.
+fn scan_region(
+    region: &[u8],
+    finder: &Finder<'_>,
+    ledger: &mut SessionLedger,
+    rates: &RateTable,
+    stats: &mut ScanStats,
+) {
+    let mut next_line = 0;
+    for at in finder.find_iter(region) {
+        if at < next_line {
+            continue; // already handled this line
+        }
+        let rest = &region[at + b"session.".len()..];
+        if !(rest.starts_with(b"usage_record") || rest.starts_with(b"shutdown")) {
             continue;
         }
-        let parsed =
-            std::str::from_utf8(line.bytes).ok().and_then(|text| serde_json::from_str::<Envelope<'_>>(text).ok());
-        let Some(envelope) = parsed else {
-            stats.bad += 1;
-            continue;
-        };
-        let data = envelope.data.map_or("{}", |raw| raw.get());
-        let millis = crate::time::parse_millis(envelope.timestamp.or_empty());
-        let applied = match envelope.kind.or_empty() {
-            "session.usage_record" => {
-                serde_json::from_str::<UsageRecordData>(data).map(|record| ledger.call(millis, &record.usage, rates))
-            }
-            "session.shutdown" => serde_json::from_str::<ShutdownCounters>(data).map(|counters| {
-                ledger.checkpoint(
-                    envelope.id.or_empty(),
-                    millis,
-                    envelope.agent_id.non_empty().is_some(),
-                    &counters.model_metrics,
-                )
-            }),
-            _ => continue,
-        };
-        match applied {
-            Ok(()) => stats.parsed += 1,
-            Err(_) => stats.bad += 1,
+        let start = memchr::memrchr(b'\n', &region[..at]).map_or(0, |newline| newline + 1);
+        let end = memchr::memchr(b'\n', &region[at..]).map_or(region.len(), |newline| at + newline);
+        next_line = end + 1;
+        match apply_line(&region[start..end], ledger, rates) {
+            Some(true) => stats.parsed += 1,
+            Some(false) => {}
+            None => stats.bad += 1,
         }
     }
-    Ok(stats)
+}
+
+/// `Some(true)` when the line was a counter line and was applied, `Some(false)` when it was
+/// another type, `None` when it could not be read.
+fn apply_line(line: &[u8], ledger: &mut SessionLedger, rates: &RateTable) -> Option<bool> {
+    let text = std::str::from_utf8(line).ok()?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let envelope: Envelope<'_> = serde_json::from_str(text).ok()?;
+    let data = envelope.data.map_or("{}", |raw| raw.get());
+    let millis = crate::time::parse_millis(envelope.timestamp.or_empty());
+    match envelope.kind.or_empty() {
+        "session.usage_record" => {
+            let record: UsageRecordData = serde_json::from_str(data).ok()?;
+            ledger.call(millis, &record.usage, rates);
+        }
+        "session.shutdown" => {
+            let counters: ShutdownCounters = serde_json::from_str(data).ok()?;
+            let by_subagent = envelope.agent_id.non_empty().is_some();
+            ledger.checkpoint(envelope.id.or_empty(), millis, by_subagent, &counters.model_metrics);
+        }
+        _ => return Some(false),
+    }
+    Some(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::usage::Zone;
+
+    /// A reader that hands out at most `step` bytes a call, to cut lines across chunks.
+    struct Trickle<'a>(&'a [u8], usize);
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+            let count = self.0.len().min(out.len()).min(self.1);
+            out[..count].copy_from_slice(&self.0[..count]);
+            self.0 = &self.0[count..];
+            Ok(count)
+        }
+    }
+
+    #[test]
+    fn finds_counter_lines_wherever_the_chunks_cut() {
+        let record = r#"{"type":"session.usage_record","data":{"usage":{"model":"gpt-5.4","inputTokens":10,"outputTokens":2}},"id":"r","timestamp":"2026-10-01T09:00:00.000Z"}"#;
+        let shutdown = r#"{"type":"session.shutdown","data":{"modelMetrics":{"gpt-5.4":{"requests":{"count":1},"usage":{"inputTokens":10,"outputTokens":2}}}},"id":"s","timestamp":"2026-10-01T09:00:01.000Z"}"#;
+        let noise = r#"{"type":"user.message","data":{"content":"mentions session.shutdown in text"}}"#;
+        let log = format!("{noise}\n{record}\n{noise}\n{shutdown}\n{{\"type\":\"session.shutdown\",\"data\":{{\"cut");
+        let rates = RateTable::default_table();
+        for step in [1, 7, 64, 1 << 20] {
+            let mut ledger = SessionLedger::new(Zone::Utc);
+            let stats = scan_log(Trickle(log.as_bytes(), step), &mut ledger, &rates).unwrap();
+            assert_eq!((stats.parsed, stats.bad, stats.bytes), (2, 1, log.len() as u64), "step {step}");
+            assert_eq!((ledger.checkpoints, ledger.calls.requests), (1, 1));
+        }
+    }
 }

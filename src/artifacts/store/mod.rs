@@ -3,6 +3,7 @@
 //! with SQLite, columns by name, any storage class. The user's files are never opened.
 //! A secondary source: its turns mostly repeat the event logs (see "Other stores").
 
+pub mod vfs;
 pub mod wal;
 
 use std::collections::BTreeMap;
@@ -12,6 +13,8 @@ use std::io::{self, Read};
 use std::ptr::NonNull;
 
 use rusqlite::serialize::OwnedData;
+
+use crate::input::ReadAt;
 use rusqlite::{Connection, MAIN_DB};
 
 use super::PendingRow;
@@ -53,7 +56,6 @@ pub struct StoreContents {
     pub wal: Option<wal::WalStats>,
     pub sessions: Vec<StoreSession>,
     pub rows: Vec<PendingRow>,
-    pub usage_events: Vec<StoreUsageEvent>,
     /// Rows per table read.
     pub tables: BTreeMap<String, u64>,
     /// Tables that could not be read, with SQLite's message; the others are still read.
@@ -69,6 +71,11 @@ pub trait StoreFiles {
     fn open_main(&mut self) -> io::Result<Box<dyn Read + '_>>;
     fn has_wal(&self) -> bool;
     fn open_wal(&mut self) -> io::Result<Box<dyn Read + '_>>;
+    /// Positional access to both files, where the source allows it: the database is then read
+    /// page by page through `vfs` instead of being built in memory.
+    fn positional(&mut self) -> Option<io::Result<(Option<Box<dyn ReadAt>>, Option<Box<dyn ReadAt>>)>> {
+        None
+    }
 }
 
 /// The largest database image built in memory.
@@ -83,9 +90,13 @@ pub struct StoreFailure {
 
 /// Reads the store: the log (if any) is replayed onto the main file's bytes in a buffer
 /// SQLite owns, which SQLite then opens read-only. Memory is the size of the database.
-pub fn read(files: &mut dyn StoreFiles, scope: StoreScope) -> Result<StoreContents, StoreFailure> {
+pub fn read(
+    files: &mut dyn StoreFiles,
+    scope: StoreScope,
+    on_usage: &mut dyn FnMut(StoreUsageEvent),
+) -> Result<StoreContents, StoreFailure> {
     let mut contents = StoreContents::default();
-    read_into(files, scope, &mut contents)
+    read_into(files, scope, &mut contents, on_usage)
         .map(|()| contents.take())
         .map_err(|message| StoreFailure { message, wal_problem: contents.wal_problem.take() })
 }
@@ -96,7 +107,12 @@ impl StoreContents {
     }
 }
 
-fn read_into(files: &mut dyn StoreFiles, scope: StoreScope, contents: &mut StoreContents) -> Result<(), String> {
+fn read_into(
+    files: &mut dyn StoreFiles,
+    scope: StoreScope,
+    contents: &mut StoreContents,
+    on_usage: &mut dyn FnMut(StoreUsageEvent),
+) -> Result<(), String> {
     // An unusable log is reported, and the main file is still read on its own.
     let index = if files.has_wal() {
         let scanned =
@@ -114,6 +130,13 @@ fn read_into(files: &mut dyn StoreFiles, scope: StoreScope, contents: &mut Store
             return Err(format!("there is no database, and the write-ahead log cannot stand in for it: {why}"));
         }
     };
+    if let Some(opened) = files.positional() {
+        let (main, wal) = opened.map_err(|error| format!("cannot open the store: {error}"))?;
+        contents.wal = index.as_ref().map(|index| index.stats.clone());
+        let database = vfs::PagedDatabase { main, main_size, wal: wal.zip(index) };
+        let (connection, _registration) = vfs::open(database)?;
+        return read_connection(&connection, scope, contents, on_usage);
+    }
     if size > IMAGE_LIMIT {
         return Err(format!("the database is {size} bytes, more than the {IMAGE_LIMIT} bytes copilot-lens reads"));
     }
@@ -134,18 +157,29 @@ fn read_into(files: &mut dyn StoreFiles, scope: StoreScope, contents: &mut Store
         wal::apply(log, index, &mut image)?;
         contents.wal = Some(index.stats.clone());
     }
-    if wal::database_page_size(&image).is_none() {
-        return Err("not a SQLite database (no header)".into());
-    }
     // Header bytes 18 and 19 say WAL (2), which an in-memory image cannot be opened in; 1 is
     // the rollback journal.
     image[18] = 1;
     image[19] = 1;
     let connection = open_image(image)?;
+    read_connection(&connection, scope, contents, on_usage)
+}
+
+fn read_connection(
+    connection: &Connection,
+    scope: StoreScope,
+    contents: &mut StoreContents,
+    on_usage: &mut dyn FnMut(StoreUsageEvent),
+) -> Result<(), String> {
+    // Reading the schema is the first access that checks the database.
+    connection
+        .query_row("SELECT count(*) FROM sqlite_schema", [], |row| row.get::<_, i64>(0))
+        .map_err(|error| format!("SQLite cannot read the schema: {error}"))?;
+    let mut tables = Tables { connection, contents };
     if scope == StoreScope::Everything {
-        read_row_tables(&connection, contents);
+        read_row_tables(&mut tables);
     }
-    read_usage(&connection, contents);
+    read_usage(&mut tables, on_usage);
     Ok(())
 }
 
@@ -161,23 +195,63 @@ fn sqlite_buffer(size: usize) -> Result<OwnedData, String> {
 fn open_image(image: OwnedData) -> Result<Connection, String> {
     let mut connection = Connection::open_in_memory().map_err(|error| error.to_string())?;
     connection.deserialize(MAIN_DB, image, true).map_err(|error| format!("SQLite cannot open the image: {error}"))?;
-    // Reading the schema is the first access that checks the image.
-    connection
-        .query_row("SELECT count(*) FROM sqlite_schema", [], |row| row.get::<_, i64>(0))
-        .map_err(|error| format!("SQLite cannot read the schema: {error}"))?;
     Ok(connection)
 }
 
-fn read_row_tables(connection: &Connection, contents: &mut StoreContents) {
+/// Reads tables by column name, row by row, noting what could not be read.
+struct Tables<'a> {
+    connection: &'a Connection,
+    contents: &'a mut StoreContents,
+}
+
+impl Tables<'_> {
+    /// Calls `each` with the rowid and the named columns of every row, in rowid order. A missing
+    /// column reads as NULL and a missing table as no rows; a table SQLite cannot read is noted.
+    fn each_row(
+        &mut self,
+        table: &str,
+        columns: &[&str],
+        mut each: impl FnMut(&mut StoreContents, u64, &[Option<String>]),
+    ) {
+        let present = match table_columns(self.connection, table) {
+            Ok(present) if present.is_empty() => return,
+            Ok(present) => present,
+            Err(error) => return self.contents.problems.push(format!("{table}: {error}")),
+        };
+        let select: Vec<String> = columns
+            .iter()
+            .map(|column| if present.iter().any(|p| p == column) { format!("\"{column}\"") } else { "NULL".into() })
+            .collect();
+        let sql = format!("SELECT rowid, {} FROM \"{table}\" ORDER BY rowid", select.join(", "));
+        let mut count = 0;
+        let mut values = Vec::with_capacity(columns.len());
+        let result = (|| -> rusqlite::Result<()> {
+            let mut statement = self.connection.prepare(&sql)?;
+            let mut rows = statement.query([])?;
+            while let Some(row) = rows.next()? {
+                let rowid: i64 = row.get(0)?;
+                values.clear();
+                for index in 1..=columns.len() {
+                    values.push(value_text(row.get_ref(index)?));
+                }
+                each(self.contents, rowid as u64, &values);
+                count += 1;
+            }
+            Ok(())
+        })();
+        self.contents.tables.insert(table.to_string(), count);
+        if let Err(error) = result {
+            self.contents.problems.push(format!("{table}: {error}"));
+        }
+    }
+}
+
+fn read_row_tables(tables: &mut Tables<'_>) {
     let mut rows = Vec::new();
-    let mut sessions_by_id = BTreeMap::new();
-    if let Some(table) = query(
-        connection,
-        contents,
+    tables.each_row(
         "sessions",
         &["id", "cwd", "repository", "branch", "summary", "created_at", "updated_at"],
-    ) {
-        for (rowid, v) in table {
+        |contents, rowid, v| {
             let session = StoreSession {
                 id: take(&v[0]),
                 cwd: take(&v[1]),
@@ -189,93 +263,74 @@ fn read_row_tables(connection: &Connection, contents: &mut StoreContents) {
             };
             if !session.summary.is_empty() {
                 let text = format!("session name: {}", session.summary);
-                let mut row =
-                    PendingRow::new(TurnType::System, text, &session.created_at, rowid as u64).in_session(&session.id);
-                row.project_path = session.cwd.clone();
-                row.git_branch = session.branch.clone();
-                rows.push(row);
+                rows.push(PendingRow::new(TurnType::System, text, &session.created_at, rowid).in_session(&session.id));
             }
-            sessions_by_id.insert(session.id.clone(), (session.cwd.clone(), session.branch.clone()));
             contents.sessions.push(session);
-        }
-    }
-    let in_session = |row: PendingRow, session_id: &str| {
-        let mut row = row.in_session(session_id);
-        if let Some((cwd, branch)) = sessions_by_id.get(session_id) {
-            row.project_path = cwd.clone();
-            row.git_branch = branch.clone();
-        }
-        row
-    };
-
-    if let Some(table) =
-        query(connection, contents, "turns", &["session_id", "user_message", "assistant_response", "timestamp"])
-    {
-        for (rowid, v) in table {
-            let (session_id, stamp) = (take(&v[0]), take(&v[3]));
-            for (value, turn_type) in [(&v[1], TurnType::User), (&v[2], TurnType::Assistant)] {
-                if let Some(text) = value.clone() {
-                    rows.push(in_session(PendingRow::new(turn_type, text, &stamp, rowid as u64), &session_id));
-                }
+        },
+    );
+    tables.each_row("turns", &["session_id", "user_message", "assistant_response", "timestamp"], |_, rowid, v| {
+        for (value, turn_type) in [(&v[1], TurnType::User), (&v[2], TurnType::Assistant)] {
+            if let Some(text) = value.clone() {
+                rows.push(
+                    PendingRow::new(turn_type, text, v[3].as_deref().unwrap_or_default(), rowid)
+                        .in_session(&take(&v[0])),
+                );
             }
         }
-    }
-    if let Some(table) =
-        query(connection, contents, "session_files", &["session_id", "file_path", "tool_name", "first_seen_at"])
-    {
-        for (rowid, v) in table {
-            let text = format!("file changed: {} tool={}", take(&v[1]), take(&v[2]));
-            rows.push(in_session(PendingRow::new(TurnType::System, text, &take(&v[3]), rowid as u64), &take(&v[0])));
-        }
-    }
-    if let Some(table) =
-        query(connection, contents, "session_refs", &["session_id", "ref_type", "ref_value", "created_at"])
-    {
-        for (rowid, v) in table {
-            let text = format!("reference: {} {}", take(&v[1]), take(&v[2]));
-            rows.push(in_session(PendingRow::new(TurnType::System, text, &take(&v[3]), rowid as u64), &take(&v[0])));
-        }
-    }
+    });
+    tables.each_row("session_files", &["session_id", "file_path", "tool_name", "first_seen_at"], |_, rowid, v| {
+        let text = format!("file changed: {} tool={}", take(&v[1]), take(&v[2]));
+        rows.push(PendingRow::new(TurnType::System, text, &take(&v[3]), rowid).in_session(&take(&v[0])));
+    });
+    tables.each_row("session_refs", &["session_id", "ref_type", "ref_value", "created_at"], |_, rowid, v| {
+        let text = format!("reference: {} {}", take(&v[1]), take(&v[2]));
+        rows.push(PendingRow::new(TurnType::System, text, &take(&v[3]), rowid).in_session(&take(&v[0])));
+    });
     const CHECKPOINT_SECTIONS: [&str; 6] =
         ["overview", "history", "work_done", "technical_details", "important_files", "next_steps"];
     let mut checkpoint_columns = vec!["session_id", "checkpoint_number", "title", "created_at"];
     checkpoint_columns.extend(CHECKPOINT_SECTIONS);
-    if let Some(table) = query(connection, contents, "checkpoints", &checkpoint_columns) {
-        for (rowid, v) in table {
-            let mut text = format!("checkpoint {}: {}", take(&v[1]), take(&v[2]));
-            for (section, value) in CHECKPOINT_SECTIONS.iter().zip(&v[4..]) {
-                if let Some(value) = value {
-                    text.push_str(&format!("\n{section}: {value}"));
-                }
+    tables.each_row("checkpoints", &checkpoint_columns, |_, rowid, v| {
+        let mut text = format!("checkpoint {}: {}", take(&v[1]), take(&v[2]));
+        for (section, value) in CHECKPOINT_SECTIONS.iter().zip(&v[4..]) {
+            if let Some(value) = value {
+                text.push_str(&format!("\n{section}: {value}"));
             }
-            rows.push(in_session(PendingRow::new(TurnType::System, text, &take(&v[3]), rowid as u64), &take(&v[0])));
         }
-    }
+        rows.push(PendingRow::new(TurnType::System, text, &take(&v[3]), rowid).in_session(&take(&v[0])));
+    });
     let forge_columns = ["session_id", "tool_call_id", "command", "output", "exit_code", "created_at"];
-    if let Some(table) = query(connection, contents, "forge_trajectory_events", &forge_columns) {
-        for (rowid, v) in table {
-            let (session_id, call, stamp) = (take(&v[0]), take(&v[1]), take(&v[5]));
-            if let Some(command) = v[2].clone() {
-                let mut row = PendingRow::new(TurnType::ToolUse, command, &stamp, rowid as u64);
-                row.tool_use_id = call.clone();
-                rows.push(in_session(row, &session_id));
-            }
-            if let Some(output) = v[3].clone() {
-                let exit = take(&v[4]);
-                let text = match exit.as_str() {
-                    "" | "0" => output,
-                    code => format!("[exit {code}] {output}"),
-                };
-                let mut row = PendingRow::new(TurnType::ToolResult, text, &stamp, rowid as u64);
-                row.tool_use_id = call;
-                rows.push(in_session(row, &session_id));
-            }
+    tables.each_row("forge_trajectory_events", &forge_columns, |_, rowid, v| {
+        let (session_id, call, stamp) = (take(&v[0]), take(&v[1]), take(&v[5]));
+        if let Some(command) = v[2].clone() {
+            let mut row = PendingRow::new(TurnType::ToolUse, command, &stamp, rowid).in_session(&session_id);
+            row.tool_use_id = call.clone();
+            rows.push(row);
+        }
+        if let Some(output) = v[3].clone() {
+            let text = match v[4].as_deref() {
+                None | Some("0") => output,
+                Some(code) => format!("[exit {code}] {output}"),
+            };
+            let mut row = PendingRow::new(TurnType::ToolResult, text, &stamp, rowid).in_session(&session_id);
+            row.tool_use_id = call;
+            rows.push(row);
+        }
+    });
+    // A row's project and branch are its session's, as the store recorded them.
+    let by_id: BTreeMap<&str, &StoreSession> =
+        tables.contents.sessions.iter().map(|session| (session.id.as_str(), session)).collect();
+    for row in &mut rows {
+        if let Some(session) = by_id.get(row.session_id.as_str()) {
+            row.project_path = session.cwd.clone();
+            row.git_branch = session.branch.clone();
         }
     }
-    contents.rows = rows;
+    tables.contents.rows = rows;
 }
 
-fn read_usage(connection: &Connection, contents: &mut StoreContents) {
+/// `assistant_usage_events`, one model call per row, handed over as it is read.
+fn read_usage(tables: &mut Tables<'_>, on_usage: &mut dyn FnMut(StoreUsageEvent)) {
     let columns = [
         "session_id",
         "agent_id",
@@ -287,14 +342,10 @@ fn read_usage(connection: &Connection, contents: &mut StoreContents) {
         "reasoning_tokens",
         "created_at",
     ];
-    let Some(table) = query(connection, contents, "assistant_usage_events", &columns) else {
-        return;
-    };
     let count = |value: &Option<String>| value.as_deref().map_or(Count::default(), Count::from_text);
-    contents.usage_events = table
-        .into_iter()
-        .map(|(rowid, v)| StoreUsageEvent {
-            rowid,
+    tables.each_row("assistant_usage_events", &columns, |_, rowid, v| {
+        on_usage(StoreUsageEvent {
+            rowid: rowid as i64,
             session_id: take(&v[0]),
             agent_id: take(&v[1]),
             created_at: take(&v[8]),
@@ -306,54 +357,12 @@ fn read_usage(connection: &Connection, contents: &mut StoreContents) {
                 cache_write_tokens: count(&v[6]),
                 reasoning_tokens: count(&v[7]),
             },
-        })
-        .collect();
+        });
+    });
 }
 
 fn take(value: &Option<String>) -> String {
     value.clone().unwrap_or_default()
-}
-
-type TableRows = Vec<(i64, Vec<Option<String>>)>;
-
-/// `(rowid, values)` of the named columns of a table, in rowid order. A missing column reads
-/// as NULL; a missing table as `None`. A table SQLite cannot read is noted and skipped.
-fn query(connection: &Connection, contents: &mut StoreContents, table: &str, columns: &[&str]) -> Option<TableRows> {
-    let present = match table_columns(connection, table) {
-        Ok(present) if present.is_empty() => return None,
-        Ok(present) => present,
-        Err(error) => {
-            contents.problems.push(format!("{table}: {error}"));
-            return None;
-        }
-    };
-    let select: Vec<String> = columns
-        .iter()
-        .map(|column| if present.iter().any(|p| p == column) { format!("\"{column}\"") } else { "NULL".into() })
-        .collect();
-    let sql = format!("SELECT rowid, {} FROM \"{table}\" ORDER BY rowid", select.join(", "));
-    let result = (|| -> rusqlite::Result<TableRows> {
-        let mut statement = connection.prepare(&sql)?;
-        let mut rows = statement.query([])?;
-        let mut out = Vec::new();
-        while let Some(row) = rows.next()? {
-            let rowid: i64 = row.get(0)?;
-            let values =
-                (1..=columns.len()).map(|index| row.get_ref(index).map(value_text)).collect::<rusqlite::Result<_>>()?;
-            out.push((rowid, values));
-        }
-        Ok(out)
-    })();
-    match result {
-        Ok(rows) => {
-            contents.tables.insert(table.to_string(), rows.len() as u64);
-            Some(rows)
-        }
-        Err(error) => {
-            contents.problems.push(format!("{table}: {error}"));
-            None
-        }
-    }
 }
 
 fn table_columns(connection: &Connection, table: &str) -> rusqlite::Result<Vec<String>> {

@@ -111,6 +111,14 @@ pub fn scan(mut log: impl Read) -> Result<WalIndex, String> {
     Ok(index)
 }
 
+impl WalIndex {
+    /// Where the data of a page's latest committed frame starts in the log.
+    pub fn frame_data_offset(&self, page: u32) -> Option<u64> {
+        let frame = *self.latest.get(&page)?;
+        Some(WAL_HEADER as u64 + frame * (FRAME_HEADER + self.page_size) as u64 + FRAME_HEADER as u64)
+    }
+}
+
 /// Pass two: copies the latest committed frame of each page into `image`, which holds the
 /// main file's bytes and is `database_pages * page_size` long.
 pub fn apply(mut log: impl Read, index: &WalIndex, image: &mut [u8]) -> Result<(), String> {

@@ -65,7 +65,21 @@ enum Command {
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
+        /// Threads that read event logs (default: one per core).
+        #[arg(long, value_name = "N")]
+        threads: Option<usize>,
     },
+}
+
+/// How the `usage` command shows its table.
+struct UsageView {
+    by: GroupBy,
+    range: DayRange,
+    json: bool,
+}
+
+fn thread_count(asked: Option<usize>) -> usize {
+    asked.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from)).max(1)
 }
 
 #[derive(Args)]
@@ -135,31 +149,36 @@ fn main() -> ExitCode {
                 Err(message) => fail(USAGE_ERROR, &message),
             }
         }
-        Command::Usage { roots, by, since, until, accounting, json } => match accounting.options(false) {
-            Ok(options) => run_usage(&roots, options, by.into(), DayRange { since, until }, json),
+        Command::Usage { roots, by, since, until, accounting, json, threads } => match accounting.options(false) {
+            Ok(options) => {
+                let view = UsageView { by: by.into(), range: DayRange { since, until }, json };
+                run_usage(&roots, options, view, thread_count(threads))
+            }
             Err(message) => fail(USAGE_ERROR, &message),
         },
     }
 }
 
-fn run_usage(root_paths: &[PathBuf], options: Options, by: GroupBy, range: DayRange, json: bool) -> ExitCode {
+fn run_usage(root_paths: &[PathBuf], options: Options, view: UsageView, threads: usize) -> ExitCode {
     let started = Instant::now();
     let (mut roots, listings) = match DiskRoots::open(root_paths) {
         Ok(opened) => opened,
         Err(message) => return fail(USAGE_ERROR, &message),
     };
-    let analysis = match Analysis::plan(listings, options) {
+    let mut analysis = match Analysis::plan(listings, options) {
         Ok(analysis) => analysis,
         Err(error) => return fail(USAGE_ERROR, &error.to_string()),
     };
-    let run = analysis.usage_only(&mut roots);
-    let table = run.usage.table(by, range);
+    analysis.read_store_usage(&mut roots);
+    parallel::scan_usage(&mut analysis, &roots, threads);
+    let run = analysis.finish_usage_only();
+    let table = run.usage.table(view.by, view.range);
     let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    let printed = if json {
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let printed = if view.json {
         table::write_json(&mut out, &table, &run.usage)
     } else {
-        table::write_text(&mut out, &table, &run.usage, by)
+        table::write_text(&mut out, &table, &run.usage, view.by)
     };
     if let Err(error) = printed.and_then(|()| out.flush()) {
         return fail(1, &format!("writing the table: {error}"));
@@ -169,9 +188,8 @@ fn run_usage(root_paths: &[PathBuf], options: Options, by: GroupBy, range: DayRa
     }
     let seconds = started.elapsed().as_secs_f64();
     eprintln!(
-        "copilot-lens: {} sessions; {} lines scanned, {} with counters, {} unreadable; {:.1} MB in {seconds:.3} s ({:.0} MB/s); peak memory {}",
+        "copilot-lens: {} sessions; {} counter lines read, {} unreadable; {:.1} MB in {seconds:.3} s ({:.0} MB/s, {threads} threads); peak memory {}",
         run.usage.ledgers.len(),
-        run.stats.lines,
         run.stats.parsed,
         run.stats.bad,
         run.bytes_read as f64 / 1e6,

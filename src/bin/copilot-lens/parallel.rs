@@ -1,53 +1,78 @@
-//! The event logs parsed on several threads. Each thread serialises its log's rows into a
-//! buffer; the main thread writes the buffers and hands the outcomes back to the analysis in
-//! path order, so the output is the same bytes whatever the number of threads.
+//! Event logs worked on by several threads and taken back in path order, so that the output
+//! is the same bytes whatever the number of threads.
 
 use std::collections::BTreeMap;
-use std::io::Write;
+use std::io::{self, Write};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::{Condvar, Mutex};
 
-use copilot_lens::analysis::{Analysis, Tally, TallySink};
+use copilot_lens::analysis::{Analysis, LogTask, Tally, TallySink};
 use copilot_lens::model::JsonlRowWriter;
 
 use crate::roots::DiskRoots;
 
-/// How far ahead of the writer a thread may run, in logs: bounds the buffered rows.
+/// How far ahead of the consumer a thread may run, in logs: bounds what is buffered.
 const WINDOW: usize = 32;
 
-pub fn parse_logs(
-    analysis: &mut Analysis,
+/// Parses every log, writing its rows to `out` and its outcome to the analysis, in order.
+pub fn parse_logs(analysis: &mut Analysis, roots: &DiskRoots, threads: usize, out: &mut impl Write) -> io::Result<()> {
+    let tasks = analysis.log_tasks();
+    let options = analysis.options.clone();
+    let work = |task: &LogTask, reader: &mut DiskRoots| {
+        let mut tally = Tally::default();
+        let mut rows = JsonlRowWriter::new(Vec::new());
+        let outcome = task.parse(reader, &options, &mut TallySink::new(&mut tally, &mut rows));
+        (outcome, tally, rows.finish().unwrap_or_default())
+    };
+    in_order(&tasks, roots, threads, work, |index, (outcome, tally, bytes)| {
+        out.write_all(&bytes)?;
+        analysis.add_log(&tasks[index], outcome, tally);
+        Ok(())
+    })
+}
+
+/// Scans every log for its counters only, handing the ledgers back in order.
+pub fn scan_usage(analysis: &mut Analysis, roots: &DiskRoots, threads: usize) {
+    let tasks = analysis.log_tasks();
+    let options = analysis.options.clone();
+    let work = |task: &LogTask, reader: &mut DiskRoots| task.scan_usage(reader, &options);
+    let consumed = in_order(&tasks, roots, threads, work, |index, scanned| {
+        analysis.add_usage_scan(&tasks[index], scanned);
+        Ok(())
+    });
+    debug_assert!(consumed.is_ok(), "the consumer never fails");
+}
+
+/// Runs `work` on every task on `threads` threads (each with its own reader) and `consume`s
+/// the results on this thread in task order. Stops early when `consume` fails.
+fn in_order<T: Send>(
+    tasks: &[LogTask],
     roots: &DiskRoots,
     threads: usize,
-    out: &mut impl Write,
-) -> std::io::Result<()> {
-    let tasks = analysis.log_tasks();
+    work: impl Fn(&LogTask, &mut DiskRoots) -> T + Sync,
+    mut consume: impl FnMut(usize, T) -> io::Result<()>,
+) -> io::Result<()> {
     let next = AtomicUsize::new(0);
-    let written = Mutex::new(0usize);
+    let consumed = Mutex::new(0usize);
     let progress = Condvar::new();
-    let options = analysis.options.clone();
-    std::thread::scope(|scope| -> std::io::Result<()> {
+    std::thread::scope(|scope| {
         let (sender, receiver) = mpsc::sync_channel(threads * 2);
         for _ in 0..threads.max(1) {
             let (sender, mut reader) = (sender.clone(), roots.clone());
-            let (tasks, next, written, progress, options) = (&tasks, &next, &written, &progress, &options);
+            let (next, consumed, progress, work) = (&next, &consumed, &progress, &work);
             scope.spawn(move || {
                 loop {
                     let index = next.fetch_add(1, Ordering::SeqCst);
                     if index >= tasks.len() {
                         break;
                     }
-                    let mut done = written.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+                    let mut done = consumed.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
                     while index >= *done + WINDOW {
                         done = progress.wait(done).unwrap_or_else(|poisoned| poisoned.into_inner());
                     }
                     drop(done);
-                    let mut tally = Tally::default();
-                    let mut rows = JsonlRowWriter::new(Vec::new());
-                    let outcome = tasks[index].parse(&mut reader, options, &mut TallySink::new(&mut tally, &mut rows));
-                    let bytes = rows.finish().unwrap_or_default();
-                    if sender.send((index, outcome, tally, bytes)).is_err() {
+                    if sender.send((index, work(&tasks[index], &mut reader))).is_err() {
                         break;
                     }
                 }
@@ -56,27 +81,21 @@ pub fn parse_logs(
         drop(sender);
         let mut pending = BTreeMap::new();
         let mut cursor = 0;
-        let mut result = Ok(());
-        for (index, outcome, tally, bytes) in receiver {
-            pending.insert(index, (outcome, tally, bytes));
-            while let Some((outcome, tally, bytes)) = pending.remove(&cursor) {
-                result = out.write_all(&bytes);
-                if result.is_err() {
-                    break;
+        for (index, result) in receiver {
+            pending.insert(index, result);
+            while let Some(result) = pending.remove(&cursor) {
+                if let Err(error) = consume(cursor, result) {
+                    // Release waiting threads; they stop when their next send fails.
+                    next.store(tasks.len(), Ordering::SeqCst);
+                    *consumed.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = usize::MAX / 2;
+                    progress.notify_all();
+                    return Err(error);
                 }
-                analysis.add_log(&tasks[cursor], outcome, tally);
                 cursor += 1;
-                *written.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = cursor;
+                *consumed.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = cursor;
                 progress.notify_all();
-            }
-            if result.is_err() {
-                // Release waiting threads; they stop when their next send fails.
-                next.store(tasks.len(), Ordering::SeqCst);
-                *written.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = usize::MAX / 2;
-                progress.notify_all();
-                break;
             }
         }
-        result
+        Ok(())
     })
 }

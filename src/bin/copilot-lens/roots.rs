@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use copilot_lens::input::zip::ZipRoot;
-use copilot_lens::input::{FileReader, ListedFile, RootListing};
+use copilot_lens::input::{FileReader, ListedFile, ReadAt, RootListing};
 
 /// Inside a home, only these folders are walked: the rest of a home is none of our business.
 const HOME_FOLDERS: [&str; 6] = [
@@ -68,6 +68,31 @@ impl FileReader for DiskRoots {
             Root::Directory(base) => Ok(Box::new(File::open(base.join(path))?)),
             Root::Zip(zip) => zip.open_entry(path),
         }
+    }
+
+    fn open_at(&mut self, root: usize, path: &str) -> Option<io::Result<Box<dyn ReadAt>>> {
+        match &self.roots[root] {
+            Root::Directory(base) => {
+                Some(File::open(base.join(path)).map(|file| Box::new(PositionalFile(file)) as Box<dyn ReadAt>))
+            }
+            Root::Zip(_) => None,
+        }
+    }
+}
+
+/// A file read at positions (the session store, page by page).
+struct PositionalFile(File);
+
+impl ReadAt for PositionalFile {
+    fn read_at(&mut self, offset: u64, buffer: &mut [u8]) -> io::Result<usize> {
+        let mut filled = 0;
+        while filled < buffer.len() {
+            match read_at(&self.0, &mut buffer[filled..], offset + filled as u64)? {
+                0 => break,
+                count => filled += count,
+            }
+        }
+        Ok(filled)
     }
 }
 
@@ -171,12 +196,9 @@ fn walk(base: &Path, relative: &Path, listing: &mut RootListing) {
                 }
             };
             let path = directory.join(entry.file_name());
-            // The top folder itself may be a link (dotfiles managers do that); nothing below it.
-            let metadata = if directory.as_os_str().is_empty() || directory == relative {
-                entry.metadata()
-            } else {
-                entry.path().symlink_metadata()
-            };
+            // Links directly in the top folder are followed (dotfiles managers link
+            // `~/.copilot/session-state` and the like); links below it are not.
+            let metadata = if directory == relative { fs::metadata(entry.path()) } else { entry.metadata() };
             let metadata = match metadata {
                 Ok(metadata) => metadata,
                 Err(error) => {

@@ -1,0 +1,202 @@
+#!/usr/bin/env node
+// Times a big corpus in the page (headless Chromium) against the native CLI on the same input,
+// checks both give the same numbers, and measures the timeline on it (a jump, a scroll, a
+// search) and a rows.csv export. Not part of scripts/test.sh (it takes minutes).
+//   scripts/gen-corpus.py /tmp/c500 --size 500MB --seed 2
+//   node tests/e2e/perf.mjs /tmp/c500 [--zip]        (--zip: also as a zip, picked as a file)
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { CLI, SHOTS, assertEqual, csvFromRowsJsonl, launch, native, showView, startServer, waitEngine, waitForState } from './lib.mjs';
+
+const corpus = path.resolve(process.argv[2] || '/tmp/c500');
+const withZip = process.argv.includes('--zip');
+const sha = (text) => createHash('sha256').update(text).digest('hex').slice(0, 16);
+
+function sizeOf(dir) {
+  let bytes = 0;
+  let files = 0;
+  const walk = (d) => {
+    for (const name of readdirSync(d)) {
+      const full = path.join(d, name);
+      const stat = statSync(full);
+      if (stat.isDirectory()) walk(full);
+      else {
+        bytes += stat.size;
+        files++;
+      }
+    }
+  };
+  walk(dir);
+  return { bytes, files };
+}
+
+/** Peak resident memory of the Chromium processes using `marker` in their command line. */
+function sampleRss(marker) {
+  const ps = spawnSync('ps', ['-eo', 'rss=,args='], { encoding: 'utf8' }).stdout;
+  let total = 0;
+  let renderer = 0;
+  for (const line of ps.split('\n')) {
+    if (!line.includes(marker)) continue;
+    const kb = Number(line.trim().split(/\s+/, 1)[0]);
+    total += kb;
+    if (line.includes('--type=renderer')) renderer = Math.max(renderer, kb);
+  }
+  return { total: total * 1024, renderer: renderer * 1024 };
+}
+
+async function inBrowser(server, input, kind) {
+  const browser = await launch();
+  try {
+    const page = await browser.context.newPage();
+    await page.goto(server.url);
+    await waitEngine(page);
+    let peak = { total: 0, renderer: 0 };
+    const timer = setInterval(() => {
+      const now = sampleRss('copilot-lens-chromium-');
+      peak = { total: Math.max(peak.total, now.total), renderer: Math.max(peak.renderer, now.renderer) };
+    }, 200);
+    // The main thread's frames from the pick to the end: the page must stay responsive.
+    await page.evaluate(() => {
+      window.__gaps = [];
+      let last = performance.now();
+      const tick = (now) => {
+        window.__gaps.push(now - last);
+        last = now;
+        if (document.body.dataset.state !== 'done' && document.body.dataset.state !== 'error') requestAnimationFrame(tick);
+      };
+      requestAnimationFrame(tick);
+    });
+    const t0 = Date.now();
+    if (kind === 'folder') await page.setInputFiles('#pick-folder', input);
+    else await page.setInputFiles('#pick-files', input);
+    const picked = Date.now();
+    const state = await waitForState(page, ['done', 'error'], 30 * 60_000);
+    const wall = (Date.now() - t0) / 1000;
+    clearInterval(timer);
+    if (state !== 'done') throw new Error(await page.evaluate(() => window.copilotLens.error));
+    const result0 = {};
+    result0.frames = await page.evaluate(() => {
+      const gaps = [...window.__gaps].sort((a, b) => a - b);
+      return { count: gaps.length, p95: gaps[Math.floor(gaps.length * 0.95)], max: gaps[gaps.length - 1], over100ms: gaps.filter((g) => g > 100).length };
+    });
+    const lens = await page.evaluate(() => ({ summary: window.copilotLens.summary, seconds: window.copilotLens.seconds, memory: window.copilotLens.memory, heap: performance.memory ? performance.memory.usedJSHeapSize : null }));
+    const result = { wall, pickSeconds: (picked - t0) / 1000, ...lens, peak, frames: result0.frames };
+
+    // The timeline on it.
+    const t1 = Date.now();
+    await showView(page, 'timeline');
+    await page.waitForFunction(() => /^[\d,]+ rows$/.test(document.getElementById('tl-count').textContent));
+    result.timelineOpen = (Date.now() - t1) / 1000;
+    const jump = await page.evaluate(async () => {
+      const el = document.getElementById('tl-scroll');
+      const started = performance.now();
+      el.scrollTop = el.scrollHeight / 2;
+      const first = () => [...el.querySelectorAll('.vt-row')].find((r) => !r.hidden);
+      for (;;) {
+        await new Promise(requestAnimationFrame);
+        const row = first();
+        if (row && row.dataset.filled) return { ms: performance.now() - started, position: Number(row.dataset.position) };
+      }
+    });
+    result.jump = jump;
+    // A steady scroll: 4000 px a frame for 240 frames, frame gaps and rows left blank.
+    result.scroll = await page.evaluate(async () => {
+      const el = document.getElementById('tl-scroll');
+      el.scrollTop = 0;
+      await new Promise((r) => setTimeout(r, 300));
+      const gaps = [];
+      let blank = 0;
+      let last = performance.now();
+      for (let i = 0; i < 240; i++) {
+        el.scrollTop += 4000;
+        await new Promise(requestAnimationFrame);
+        const now = performance.now();
+        gaps.push(now - last);
+        last = now;
+        if ([...el.querySelectorAll('.vt-row')].some((r) => !r.hidden && !r.dataset.filled)) blank++;
+      }
+      gaps.sort((a, b) => a - b);
+      return { frames: gaps.length, median: gaps[gaps.length >> 1], p95: gaps[Math.floor(gaps.length * 0.95)], max: gaps[gaps.length - 1], framesWithBlankRows: blank, rowsPassed: Math.round(el.scrollTop / 26) };
+    });
+    // A fast flick: 600 px (23 rows) a frame.
+    result.flick = await page.evaluate(async () => {
+      const el = document.getElementById('tl-scroll');
+      el.scrollTop = 0;
+      await new Promise((r) => setTimeout(r, 300));
+      let blank = 0;
+      const gaps = [];
+      let last = performance.now();
+      for (let i = 0; i < 240; i++) {
+        el.scrollTop += 600;
+        await new Promise(requestAnimationFrame);
+        const now = performance.now();
+        gaps.push(now - last);
+        last = now;
+        if ([...el.querySelectorAll('.vt-row')].some((r) => !r.hidden && !r.dataset.filled)) blank++;
+      }
+      gaps.sort((a, b) => a - b);
+      return { frames: gaps.length, median: gaps[gaps.length >> 1], p95: gaps[Math.floor(gaps.length * 0.95)], max: gaps[gaps.length - 1], framesWithBlankRows: blank };
+    });
+    const t2 = Date.now();
+    await page.fill('#tl-search', 'npm test');
+    await page.waitForFunction(() => {
+      const key = document.getElementById('tl-count').dataset.key;
+      return key && JSON.parse(key).search === 'npm test';
+    });
+    result.search = { seconds: (Date.now() - t2) / 1000, shown: await page.textContent('#tl-count') };
+    await page.screenshot({ path: path.join(SHOTS, `perf-${kind}-timeline.png`) });
+    await showView(page, 'overview');
+    await page.waitForTimeout(300);
+    await page.screenshot({ path: path.join(SHOTS, `perf-${kind}-overview.png`) });
+
+    // rows.csv of everything, made in the worker in parts.
+    const t3 = Date.now();
+    await showView(page, 'exports');
+    const [download] = await Promise.all([page.waitForEvent('download', { timeout: 10 * 60_000 }), page.click('#view-exports button[data-export="rows.csv"]')]);
+    const saved = await download.path();
+    result.csv = { seconds: (Date.now() - t3) / 1000, bytes: statSync(saved).size, sha: sha(readFileSync(saved)) };
+    return result;
+  } finally {
+    await browser.close();
+  }
+}
+
+const { bytes, files } = sizeOf(corpus);
+console.log(`corpus ${corpus}: ${files} files, ${(bytes / 1e6).toFixed(0)} MB`);
+execFileSync('sh', ['-c', `cat $(find '${corpus}' -type f) > /dev/null`]); // a warm page cache for both
+const server = await startServer();
+const inputs = [['folder', corpus]];
+if (withZip) {
+  const zip = `${corpus}.zip`;
+  if (!existsSync(zip)) {
+    const t = Date.now();
+    execFileSync('python3', ['-c', `import os,sys,zipfile\nroot=sys.argv[1]\nwith zipfile.ZipFile(sys.argv[2],'w',zipfile.ZIP_DEFLATED,compresslevel=1) as z:\n  for d,_,fs in os.walk(root):\n    for f in fs:\n      p=os.path.join(d,f); z.write(p, os.path.join('home', os.path.relpath(p, root)))`, corpus, zip]);
+    console.log(`zipped into ${zip} (${(statSync(zip).size / 1e6).toFixed(0)} MB) in ${((Date.now() - t) / 1000).toFixed(0)} s`);
+  }
+  inputs.push(['zip', zip]);
+}
+for (const [kind, input] of inputs) {
+  const times = [];
+  let expected;
+  for (let run = 0; run < 3; run++) {
+    expected = native(input);
+    times.push(expected.seconds);
+  }
+  const t = Date.now();
+  execFileSync(CLI, ['usage', input], { stdio: 'ignore' });
+  const usageSeconds = (Date.now() - t) / 1000;
+  console.log(`\n== ${kind}: ${input}`);
+  console.log(`native analyze: ${times.map((s) => s.toFixed(2)).join(' / ')} s (3 runs); usage command ${usageSeconds.toFixed(2)} s`);
+  const page = await inBrowser(server, input, kind);
+  assertEqual(page.summary, Object.fromEntries(Object.entries(expected.summary).sort(([a], [b]) => (a < b ? -1 : 1))), `${kind}: the page's summary equals the native CLI's`);
+  const csvSha = sha(csvFromRowsJsonl(expected.rowsJsonl));
+  console.log(`page: ${page.wall.toFixed(2)} s from the pick to done (setInputFiles ${page.pickSeconds.toFixed(2)} s); ${page.seconds.toFixed(2)} s in the worker's run()`);
+  console.log(`page memory: WebAssembly ${(page.memory / 1048576).toFixed(0)} MiB; main JS heap ${page.heap ? (page.heap / 1048576).toFixed(0) + ' MiB' : '?'}; peak RSS of all Chromium processes ${(page.peak.total / 1048576).toFixed(0)} MiB (largest renderer ${(page.peak.renderer / 1048576).toFixed(0)} MiB)`);
+  console.log(`summary equal: ${JSON.stringify(page.summary)}`);
+  console.log(`main-thread frames during the analysis: ${JSON.stringify(page.frames)}`);
+  console.log(`timeline: open ${page.timelineOpen.toFixed(2)} s; jump to the middle (row ${page.jump.position}) filled in ${page.jump.ms.toFixed(0)} ms; scroll 4000 px/frame ${JSON.stringify(page.scroll)}; flick 600 px/frame ${JSON.stringify(page.flick)}; search "npm test" ${page.search.seconds.toFixed(2)} s -> ${page.search.shown}`);
+  console.log(`rows.csv: ${(page.csv.bytes / 1e6).toFixed(0)} MB in ${page.csv.seconds.toFixed(1)} s; sha ${page.csv.sha} vs native rows as CSV ${csvSha}: ${page.csv.sha === csvSha ? 'identical' : 'DIFFERENT'}`);
+}
+await server.close();

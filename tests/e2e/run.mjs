@@ -1,0 +1,630 @@
+#!/usr/bin/env node
+// End-to-end tests of the page in real headless Chromium (Debian's /usr/bin/chromium, driven by
+// npm playwright-core). Needs www/ built (scripts/build-web.sh), dist/copilot-lens.html
+// (scripts/build-single.sh) and target/release/copilot-lens (the expected numbers come from the
+// native CLI on the same input). Screenshots go to $SHOTS_DIR (default /tmp/copilot-lens-shots).
+//   node tests/e2e/run.mjs [NAME_FILTER]
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  ROOT,
+  SHOTS,
+  assert,
+  assertEqual,
+  csvFromRowsJsonl,
+  launch,
+  native,
+  recordNetwork,
+  showView,
+  startServer,
+  waitEngine,
+  waitForState,
+  zipDirectory,
+} from './lib.mjs';
+
+const SPEC = path.join(ROOT, 'fixtures/spec-sample');
+const HOSTILE = path.join(ROOT, 'fixtures/hostile-html');
+const DEMO = path.join(ROOT, 'www/demo/copilot-demo.zip');
+const SINGLE = path.join(ROOT, 'dist/copilot-lens.html');
+const VIEWS = ['overview', 'usage', 'sessions', 'timeline', 'inventory', 'diagnostics', 'exports'];
+const TMP = mkdtempSync(path.join(os.tmpdir(), 'copilot-lens-e2e-'));
+
+mkdirSync(SHOTS, { recursive: true });
+
+// ---- helpers ------------------------------------------------------------------------------------
+
+/** A fresh page with network recording, error and dialog capture, CSP violation capture. */
+async function openPage(browser, url, origin) {
+  const net = await recordNetwork(browser.context, origin);
+  const page = await browser.context.newPage();
+  const errors = [];
+  const dialogs = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  page.on('dialog', (dialog) => {
+    dialogs.push(dialog.message());
+    dialog.dismiss().catch(() => {});
+  });
+  await page.addInitScript(() => {
+    window.__cspViolations = [];
+    document.addEventListener('securitypolicyviolation', (e) => window.__cspViolations.push(`${e.violatedDirective} ${e.blockedURI}`));
+  });
+  await page.goto(url);
+  await page.waitForLoadState('load');
+  await waitEngine(page);
+  net.mark('after-load');
+  return { page, net, errors, dialogs };
+}
+
+async function summaryOf(page) {
+  return page.evaluate(() => window.copilotLens.summary);
+}
+
+/** The numbers the Overview shows, from its tiles (raw value and the text shown). */
+async function tiles(page) {
+  return page.evaluate(() =>
+    Object.fromEntries([...document.querySelectorAll('#view-overview .tile')].map((t) => [t.dataset.metric, { value: Number(t.dataset.value), text: t.querySelector('.tile-value').textContent }])),
+  );
+}
+
+const fmtInt = (n) => new Intl.NumberFormat('en-US').format(n);
+function fmtUSD(micros) {
+  const dollars = micros / 1e6;
+  const digits = Math.abs(dollars) < 1 && dollars !== 0 ? 4 : 2;
+  return '$' + dollars.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+/** Checks the summary and the Overview against the native CLI's outputs. */
+async function checkNumbers(page, expected, label) {
+  assertEqual(await summaryOf(page), sortKeys(expected.summary), `${label}: window.copilotLens.summary equals the native CLI's`);
+  await showView(page, 'overview');
+  const shown = await tiles(page);
+  const want = {
+    sessions: expected.summary.sessions,
+    prompts: expected.prompts,
+    tool_calls: expected.toolCalls,
+    total_tokens: expected.summary.total_tokens,
+    cost_usd_micros: expected.summary.cost_usd_micros,
+    rows: expected.summary.rows,
+    files: expected.summary.files,
+    bad_lines: expected.summary.bad_lines,
+  };
+  for (const [metric, value] of Object.entries(want)) {
+    assertEqual(shown[metric].value, value, `${label}: Overview ${metric}`);
+    const text = metric === 'cost_usd_micros' ? fmtUSD(value) : fmtInt(value);
+    assertEqual(shown[metric].text, text, `${label}: Overview ${metric} as shown`);
+  }
+  return want;
+}
+
+function sortKeys(object) {
+  return Object.fromEntries(Object.entries(object).sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
+async function download(page, trigger) {
+  const [file] = await Promise.all([page.waitForEvent('download'), trigger()]);
+  const target = path.join(TMP, `${Date.now()}-${file.suggestedFilename()}`);
+  await file.saveAs(target);
+  return { name: file.suggestedFilename(), text: readFileSync(target, 'utf8') };
+}
+
+async function exportFile(page, what) {
+  await showView(page, 'exports');
+  return download(page, () => page.click(`#view-exports button[data-export="${what}"]`));
+}
+
+async function screenshots(page, prefix) {
+  for (const view of VIEWS) {
+    await showView(page, view);
+    await page.waitForTimeout(150);
+    await shot(page, `${prefix}-${view}.png`, view !== 'timeline');
+  }
+}
+
+/** A screenshot, of the whole page when `full` (cut at 3000 pixels). */
+async function shot(page, name, full = true) {
+  const height = full ? Math.min(3000, await page.evaluate(() => document.documentElement.scrollHeight)) : 0;
+  await page.screenshot({ path: path.join(SHOTS, name), ...(full ? { fullPage: true, clip: { x: 0, y: 0, width: 1400, height } } : {}) });
+}
+
+function noNetworkAfterLoad(net, server, label, allowed = []) {
+  assertEqual(net.foreign, [], `${label}: no request leaves the page's origin`);
+  const after = net.during('after-load').map((e) => e.url).filter((url) => !url.startsWith('blob:') && !url.startsWith('data:'));
+  const unexpected = after.filter((url) => !allowed.some((suffix) => url.endsWith(suffix)));
+  assertEqual(unexpected, [], `${label}: no request after the page has loaded`);
+  if (server) {
+    const seen = server.requests.filter((r) => r.at >= net.loadedAt).map((r) => r.url);
+    assertEqual(seen.filter((url) => !allowed.some((suffix) => url.endsWith(suffix))), [], `${label}: the server saw nothing after load`);
+  }
+}
+
+async function markLoaded(net) {
+  net.loadedAt = Date.now();
+}
+
+async function pick(page, folder) {
+  await page.setInputFiles('#pick-folder', folder);
+  const state = await waitForState(page, ['done', 'error'], 300_000);
+  if (state !== 'done') throw new Error(`analysis of ${folder} ended in ${state}: ${await page.evaluate(() => window.copilotLens.error)}`);
+}
+
+/** Drops `files` ({name, bytes}) on the page as one synthetic drop with a DataTransfer. */
+async function dropFiles(page, files) {
+  const payload = files.map((f) => ({ name: f.name, b64: Buffer.from(f.bytes).toString('base64') }));
+  const dataTransfer = await page.evaluateHandle((list) => {
+    const dt = new DataTransfer();
+    for (const { name, b64 } of list) {
+      const binary = atob(b64);
+      const bytes = new Uint8Array(binary.length);
+      for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+      dt.items.add(new File([bytes], name, { type: name.endsWith('.zip') ? 'application/zip' : '' }));
+    }
+    return dt;
+  }, payload);
+  await page.dispatchEvent('#drop-zone', 'dragenter', { dataTransfer });
+  await page.dispatchEvent('#drop-zone', 'drop', { dataTransfer });
+}
+
+// ---- tests ------------------------------------------------------------------------------------------
+
+const tests = [];
+const test = (name, fn) => tests.push({ name, fn });
+
+let server;
+
+test('folder pick of the spec fixture equals the native CLI; transcript; exports byte for byte; no network', async () => {
+  const expected = native(SPEC);
+  const browser = await launch();
+  try {
+    const { page, net, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
+    await markLoaded(net);
+    assert(net.during('load').some((e) => e.url.endsWith('/pkg/copilot_lens.js')), 'the recorder sees the worker\'s own requests');
+    await pick(page, SPEC);
+    const shown = await checkNumbers(page, expected, 'spec folder');
+    await screenshots(page, 'spec');
+
+    // Diagnostics shows the report's totals.
+    await showView(page, 'diagnostics');
+    const badLines = await page.textContent('#view-diagnostics [data-total="bad_lines"]');
+    assertEqual(badLines, String(expected.report.totals.bad_lines), 'Diagnostics bad lines');
+    const badRows = await page.$$eval('#view-diagnostics table', (tables) => tables.some((t) => t.textContent.includes('events.jsonl:35')));
+    assert(badRows, 'Diagnostics lists the bad line with its place (events.jsonl:35)');
+
+    // Sessions list and a transcript.
+    await showView(page, 'sessions');
+    assertEqual(await page.$$eval('#session-list tbody tr', (rows) => rows.length), expected.sessions.length, 'Sessions lists every session');
+    await page.click('#session-list tbody tr:first-child button.link');
+    await page.waitForSelector('#transcript[data-loaded="5e55a0a1-0000-4000-8000-000000000001"]');
+    const transcript = await page.evaluate(() => {
+      const c = document.getElementById('conversation');
+      const bash = [...c.querySelectorAll('details.tool')].find((d) => d.querySelector('.tool-name').textContent === 'bash');
+      return {
+        prompts: [...c.querySelectorAll('.msg.user .msg-text')].map((e) => e.textContent),
+        replies: [...c.querySelectorAll('.msg.assistant .msg-text')].map((e) => e.textContent),
+        bashCall: bash && bash.querySelector('pre').textContent,
+        bashResult: bash && bash.querySelector('pre.result') && bash.querySelector('pre.result').textContent,
+        bashOpen: bash && bash.open,
+        permissionRequests: c.querySelectorAll('.sys.perm-request').length,
+        permissionDecisions: c.querySelectorAll('.sys.perm-decision, .sys.perm-denied').length,
+        modelChanges: c.querySelectorAll('.sys.model').length,
+      };
+    });
+    const sessionRows = expected.rowsJsonl
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line))
+      .filter((r) => r.session_id === '5e55a0a1-0000-4000-8000-000000000001')
+      .sort((a, b) => (a.timestamp_utc || '\uffff').localeCompare(b.timestamp_utc || '\uffff'));
+    assertEqual(transcript.prompts, sessionRows.filter((r) => r.turn_type === 'user').map((r) => r.text), 'transcript prompts in time order');
+    assertEqual(transcript.replies, ['The fixture year was stale; it now reads 2026.'], 'transcript reply');
+    assertEqual(transcript.bashCall, 'npm test', 'the bash call, folded');
+    assert(transcript.bashResult && transcript.bashResult.startsWith('[exit 1] 1 failing'), 'the bash result sits inside its call');
+    assertEqual(transcript.bashOpen, false, 'tool calls start folded');
+    assertEqual([transcript.permissionRequests, transcript.permissionDecisions], [2, 2], 'permission requests and decisions');
+    assert(transcript.modelChanges >= 2, 'model changes shown');
+    await page.click('#conversation details.tool summary');
+    await shot(page, 'spec-transcript.png');
+
+    // Exports, made in the browser, against the native outputs.
+    const csv = await exportFile(page, 'rows.csv');
+    assertEqual(csv.name, 'rows.csv', 'rows.csv file name');
+    assert(csv.text === csvFromRowsJsonl(expected.rowsJsonl), 'rows.csv equals, byte for byte, the CSV of the native rows.jsonl');
+    const jsonl = await exportFile(page, 'rows.jsonl');
+    assert(jsonl.text === expected.rowsJsonl, 'rows.jsonl equals the native rows.jsonl byte for byte');
+    assert((await exportFile(page, 'usage.csv')).text === expected.usageCsv, 'usage.csv equals the native one');
+    assert((await exportFile(page, 'sessions.jsonl')).text === expected.sessionsJsonl, 'sessions.jsonl equals the native one');
+    const report = JSON.parse((await exportFile(page, 'report.json')).text);
+    report.roots.forEach((root, i) => (root.label = expected.report.roots[i].label));
+    assertEqual(report, expected.report, 'report.json equals the native one (but the root label)');
+    const md = await download(page, () => page.click('#view-exports button[data-export="session.md"]'));
+    assert(md.text.startsWith('# Fix failing test\n\nSession `5e55a0a1-0000-4000-8000-000000000001`'), 'session.md export');
+
+    assertEqual(errors, [], 'no page errors');
+    noNetworkAfterLoad(net, server, 'spec folder');
+    return `summary ${JSON.stringify(await summaryOf(page))}; overview ${JSON.stringify(shown)}; rows.csv ${csv.text.length} bytes identical`;
+  } finally {
+    await browser.close();
+  }
+});
+
+test('a dropped zip (and two zips at once) equal the native CLI on the same zips', async () => {
+  const zip = zipDirectory(SPEC, 'spec-home');
+  const zipPath = path.join(TMP, 'spec-sample.zip');
+  writeFileSync(zipPath, zip);
+  const expected = native(zipPath);
+  const browser = await launch();
+  try {
+    const { page, net, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
+    await markLoaded(net);
+    await dropFiles(page, [{ name: 'spec-sample.zip', bytes: zip }]);
+    assertEqual(await waitForState(page, ['done', 'error']), 'done', 'the dropped zip is analysed');
+    await checkNumbers(page, expected, 'dropped zip');
+    assert((await exportFile(page, 'rows.jsonl')).text === expected.rowsJsonl, 'rows.jsonl of the dropped zip equals the native one');
+
+    // Any mix at once: two zips in one drop are two roots.
+    const demo = readFileSync(DEMO);
+    const both = native2([zipPath, DEMO]);
+    await dropFiles(page, [
+      { name: 'spec-sample.zip', bytes: zip },
+      { name: 'copilot-demo.zip', bytes: demo },
+    ]);
+    await page.waitForFunction((rows) => window.copilotLens.summary && window.copilotLens.summary.rows === rows, both.summary.rows, { timeout: 60_000 });
+    await checkNumbers(page, both, 'two dropped zips');
+    assertEqual(errors, [], 'no page errors');
+    noNetworkAfterLoad(net, server, 'zip drop');
+    return `one zip and two zips at once: ${JSON.stringify(await summaryOf(page))}`;
+  } finally {
+    await browser.close();
+  }
+});
+
+/** native() on several roots at once. */
+function native2(inputs) {
+  const out = mkdtempSync(path.join(os.tmpdir(), 'copilot-lens-native-'));
+  execFileSync(path.join(ROOT, 'target/release/copilot-lens'), ['analyze', ...inputs, '--out', out], { stdio: 'ignore' });
+  const usage = JSON.parse(execFileSync(path.join(ROOT, 'target/release/copilot-lens'), ['usage', ...inputs, '--json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+  const report = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8'));
+  const sessions = readFileSync(path.join(out, 'sessions.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const usageRows = readFileSync(path.join(out, 'usage.jsonl'), 'utf8').split('\n').filter(Boolean).length;
+  rmSync(out, { recursive: true, force: true });
+  return {
+    summary: {
+      files: report.totals.files_found,
+      sessions: report.totals.sessions,
+      rows: report.totals.rows,
+      usage_rows: usageRows,
+      bad_lines: report.totals.bad_lines,
+      total_tokens: usage.totals.counted ? usage.totals.counted.total : 0,
+      cost_usd_micros: usage.totals.counted ? usage.totals.counted.cost_usd_micros || 0 : 0,
+    },
+    prompts: sessions.reduce((n, s) => n + s.prompts, 0),
+    toolCalls: sessions.reduce((n, s) => n + s.tool_calls, 0),
+  };
+}
+
+test('a dropped folder (directory entries walked) equals the native CLI; a home is walked only in its Copilot folders', async () => {
+  const expected = native(SPEC);
+  // The fixture's files, with their modification times, and junk a home holds besides.
+  const files = [];
+  const walk = (relative) => {
+    for (const name of readdirSync(path.join(SPEC, relative)).sort()) {
+      const rel = relative ? `${relative}/${name}` : name;
+      const stat = statSync(path.join(SPEC, rel));
+      if (stat.isDirectory()) walk(rel);
+      else files.push({ path: rel, b64: readFileSync(path.join(SPEC, rel)).toString('base64'), mtime: stat.mtimeMs });
+    }
+  };
+  walk('');
+  files.push({ path: 'node_modules/left-pad/index.js', b64: '', mtime: 0 }, { path: 'Documents/notes.txt', b64: '', mtime: 0 });
+  const browser = await launch();
+  try {
+    const { page, net, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
+    await markLoaded(net);
+    const listed = await page.evaluate((list) => {
+      // A FileSystemDirectoryEntry look-alike, handing out entries two at a time as readEntries may.
+      const opened = [];
+      const tree = { name: 'home-folder', dirs: new Map(), files: [] };
+      for (const f of list) {
+        const parts = f.path.split('/');
+        let node = tree;
+        for (const part of parts.slice(0, -1)) {
+          if (!node.dirs.has(part)) node.dirs.set(part, { name: part, dirs: new Map(), files: [] });
+          node = node.dirs.get(part);
+        }
+        const binary = atob(f.b64);
+        const bytes = new Uint8Array(binary.length);
+        for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+        node.files.push({ name: parts[parts.length - 1], path: f.path, file: new File([bytes], parts[parts.length - 1], { lastModified: Math.floor(f.mtime) }) });
+      }
+      const dirEntry = (node, prefix) => ({
+        name: node.name,
+        isDirectory: true,
+        isFile: false,
+        createReader() {
+          const all = [...[...node.dirs.values()].map((d) => dirEntry(d, prefix + d.name + '/')), ...node.files.map((f) => ({ name: f.name, isFile: true, isDirectory: false, file: (ok) => (opened.push(f.path), ok(f.file)) }))];
+          let at = 0;
+          return { readEntries: (ok) => setTimeout(() => ok(all.slice(at, (at += 2)))) };
+        },
+      });
+      const dataTransfer = { items: [{ kind: 'file', webkitGetAsEntry: () => dirEntry(tree, ''), getAsFile: () => null }], files: [] };
+      const event = new Event('drop', { bubbles: true, cancelable: true });
+      Object.defineProperty(event, 'dataTransfer', { value: dataTransfer });
+      document.getElementById('drop-zone').dispatchEvent(event);
+      window.__opened = opened;
+      return true;
+    }, files);
+    assert(listed, 'dropped');
+    assertEqual(await waitForState(page, ['done', 'error']), 'done', 'the dropped folder is analysed');
+    await checkNumbers(page, expected, 'dropped folder');
+    const opened = await page.evaluate(() => window.__opened);
+    assert(!opened.some((p) => p.startsWith('node_modules/') || p.startsWith('Documents/')), 'nothing outside the Copilot folders was even opened as a File');
+    assertEqual(opened.length, files.length - 2, 'every Copilot file listed');
+    assert((await exportFile(page, 'rows.jsonl')).text === expected.rowsJsonl, 'rows.jsonl of the dropped folder equals the native one');
+    assertEqual(errors, [], 'no page errors');
+    noNetworkAfterLoad(net, server, 'folder drop');
+    return `${opened.length} files listed, node_modules and Documents skipped`;
+  } finally {
+    await browser.close();
+  }
+});
+
+test('the demo equals the native CLI on the demo zip; views; timeline filters and scrolling; only the demo is fetched', async () => {
+  const expected = native(DEMO);
+  const rows = expected.rowsJsonl.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const browser = await launch();
+  try {
+    const { page, net, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
+    await markLoaded(net);
+    await page.screenshot({ path: path.join(SHOTS, 'idle.png') });
+    await page.click('#demo');
+    assertEqual(await waitForState(page, ['done', 'error']), 'done', 'the demo is analysed');
+    const shown = await checkNumbers(page, expected, 'demo');
+    await page.waitForFunction(() => document.querySelectorAll('#view-overview canvas').length === 4);
+    await screenshots(page, 'demo');
+
+    // Usage by model: as many rows as the native `usage --by model`.
+    await showView(page, 'usage');
+    await page.selectOption('#usage-by', 'model');
+    const byModel = JSON.parse(execFileSync(path.join(ROOT, 'target/release/copilot-lens'), ['usage', DEMO, '--by', 'model', '--json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+    await page.waitForFunction((n) => document.querySelectorAll('#view-usage .usage-table tbody tr').length === n, byModel.rows.length);
+    await shot(page, 'demo-usage-by-model.png');
+
+    // Sessions: sort by tokens.
+    await showView(page, 'sessions');
+    await page.click('#session-list th[data-key="tokens"]');
+    const firstTokens = await page.$eval('#session-list tbody tr:first-child td:nth-child(10)', (td) => td.textContent);
+    const maxTokens = Math.max(...expected.sessions.map((s) => (s.usage ? s.usage.total : -1)));
+    assertEqual(firstTokens, fmtInt(maxTokens), 'sorting by tokens puts the largest first');
+    await page.fill('#session-filter', 'octo-world');
+    const filtered = await page.$$eval('#session-list tbody tr', (trs) => trs.length);
+    assertEqual(filtered, expected.sessions.filter((s) => [s.name, s.session_id, s.project_path, s.git_branch, s.models.join(' '), s.client_name].some((v) => (v || '').toLowerCase().includes('octo-world'))).length, 'the session filter');
+    await page.fill('#session-filter', '');
+    // A session with a denial.
+    const denied = expected.sessions.find((s) => s.denials > 0);
+    await page.click(`#session-list tr[data-session="${denied.session_id}"] button.link`);
+    await page.waitForSelector(`#transcript[data-loaded="${denied.session_id}"]`);
+    assert((await page.$$('#conversation .sys.perm-denied')).length >= 1, 'a denial shows in its transcript');
+    await page.$eval('#conversation .sys.perm-denied', (el) => el.scrollIntoView({ block: 'center' }));
+    await page.screenshot({ path: path.join(SHOTS, 'demo-transcript-denial.png') });
+    await page.click('#transcript-back');
+
+    // Timeline: counts under filters equal the native rows; the last row is reachable.
+    await showView(page, 'timeline');
+    const count = () => page.$eval('#tl-count', (e) => e.textContent);
+    assertEqual(await count(), `${fmtInt(rows.length)} rows`, 'timeline shows every row');
+    await page.check('#view-timeline input[data-type="user"]');
+    await page.waitForFunction((t) => document.getElementById('tl-count').textContent === t, `${fmtInt(rows.filter((r) => r.turn_type === 'user').length)} rows`);
+    await page.uncheck('#view-timeline input[data-type="user"]');
+    await page.fill('#tl-search', 'NPM TEST');
+    const npm = rows.filter((r) => r.text.toLowerCase().includes('npm test')).length;
+    await page.waitForFunction((t) => document.getElementById('tl-count').textContent === t, `${fmtInt(npm)} rows`);
+    await page.screenshot({ path: path.join(SHOTS, 'demo-timeline-search.png') });
+    const project = rows.find((r) => r.project_path).project_path;
+    await page.fill('#tl-search', '');
+    await page.selectOption('#tl-project', project);
+    await page.fill('#tl-since', '2026-11-01');
+    await page.dispatchEvent('#tl-since', 'change');
+    const projectRows = rows.filter((r) => r.project_path === project && r.timestamp_utc >= '2026-11-01').length;
+    await page.waitForFunction((t) => document.getElementById('tl-count').textContent === t, `${fmtInt(projectRows)} rows`);
+    await page.click('#view-timeline button:text("Clear filters")');
+    await page.waitForFunction((t) => document.getElementById('tl-count').textContent === t, `${fmtInt(rows.length)} rows`);
+    await page.$eval('#tl-scroll', (el) => (el.scrollTop = el.scrollHeight));
+    await page.waitForFunction(
+      (last) => [...document.querySelectorAll('#tl-scroll .vt-row')].some((r) => !r.hidden && r.dataset.position === String(last) && r.dataset.filled),
+      rows.length - 1,
+    );
+    await page.click('#tl-scroll .vt-row:not([hidden])');
+    await page.waitForSelector('#tl-detail:not([hidden])');
+    await shot(page, 'demo-timeline-end.png');
+
+    assertEqual(errors, [], 'no page errors');
+    noNetworkAfterLoad(net, server, 'demo', ['/demo/copilot-demo.zip']);
+    const demoRequests = net.during('after-load').filter((e) => e.url.endsWith('/demo/copilot-demo.zip'));
+    assertEqual(demoRequests.length, 1, 'the demo zip is fetched once, from the page\'s origin');
+    return `summary ${JSON.stringify(await summaryOf(page))}; overview ${JSON.stringify(shown)}`;
+  } finally {
+    await browser.close();
+  }
+});
+
+test('hostile HTML in prompts, tool output, names and file names never executes and shows as text', async () => {
+  const expected = native(HOSTILE);
+  const browser = await launch();
+  try {
+    const { page, net, errors, dialogs } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
+    await markLoaded(net);
+    const before = await page.evaluate(() => document.scripts.length);
+    await pick(page, HOSTILE);
+    await checkNumbers(page, expected, 'hostile');
+    await screenshots(page, 'hostile');
+    // Every place data is shown: a transcript with every fold open, a timeline search and a row's detail.
+    await showView(page, 'sessions');
+    await page.click('#session-list tbody tr:first-child button.link');
+    await page.waitForSelector('#transcript[data-loaded]');
+    await page.check('#show-thinking');
+    await page.$$eval('#conversation details', (all) => all.forEach((d) => (d.open = true)));
+    await page.hover('#conversation .msg.assistant');
+    await shot(page, 'hostile-transcript.png');
+    await showView(page, 'timeline');
+    await page.fill('#tl-search', '<img');
+    await page.waitForFunction(() => /^\d+ rows$/.test(document.getElementById('tl-count').textContent) && document.querySelector('#tl-scroll .vt-row[data-filled]:not([data-filled=""])'));
+    await page.click('#tl-scroll .vt-row:not([hidden])');
+    await page.waitForSelector('#tl-detail:not([hidden])');
+    await showView(page, 'diagnostics');
+    await page.fill('#diag-filter', '<');
+    await shot(page, 'hostile-diagnostics-files.png');
+    await showView(page, 'exports');
+    await download(page, () => page.click('#view-exports button[data-export="session.md"]'));
+    await page.waitForTimeout(500);
+
+    const probe = await page.evaluate(() => {
+      const elements = [...document.querySelectorAll('*')];
+      return {
+        pwned: window.__pwned,
+        csp: window.__cspViolations,
+        scripts: document.scripts.length,
+        embedded: document.querySelectorAll('img, iframe, object, embed, svg, frame, video, audio, base, style, form').length,
+        handlers: elements.flatMap((el) => [...el.attributes].filter((a) => /^on/i.test(a.name)).map((a) => `${el.tagName}[${a.name}]`)),
+        links: [...document.querySelectorAll('a[href]')].map((a) => a.getAttribute('href')),
+        text: document.body.textContent,
+      };
+    });
+    assertEqual(probe.pwned, undefined, 'no payload ran (window.__pwned unset)');
+    assertEqual(dialogs, [], 'no dialogs');
+    assertEqual(probe.csp, [], 'no Content-Security-Policy violation (nothing even tried)');
+    assertEqual(probe.scripts, before, 'no script element added');
+    assertEqual(probe.embedded, 0, 'no img, iframe, object, embed, svg, style or form element in the page');
+    assertEqual(probe.handlers, [], 'no inline event handler attribute anywhere');
+    assertEqual(probe.links, [], 'no link in the page (downloads use a removed anchor)');
+    for (const text of [
+      'onerror="window.__pwned=4"',
+      '<script>window.__pwned=5</script>',
+      '<svg onload=window.__pwned=7>',
+      '</pre></details><img src=x onerror=window.__pwned=15>',
+      '<img src=x onerror=window.__pwned=32>.txt',
+    ]) {
+      assert(probe.text.includes(text), `shown as text: ${text}`);
+    }
+    assertEqual(errors, [], 'no page errors');
+    noNetworkAfterLoad(net, server, 'hostile');
+    return 'window.__pwned unset, no dialogs, no CSP violations, no foreign elements or handlers, payloads visible as text';
+  } finally {
+    await browser.close();
+  }
+});
+
+test('cancel ends the worker and a fresh one analyses; a worker crash is reported and the page starts again; the page stays responsive', async () => {
+  const corpus = path.join(TMP, 'big');
+  execFileSync('python3', [path.join(ROOT, 'scripts/gen-corpus.py'), corpus, '--size', '150MB', '--seed', '3'], { stdio: 'ignore' });
+  const expected = native(SPEC);
+  const browser = await launch();
+  try {
+    const { page, net, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
+    await markLoaded(net);
+    await page.setInputFiles('#pick-folder', corpus);
+    await page.waitForFunction(() => document.body.dataset.state === 'working' && / of \d/.test(document.getElementById('progress-text').textContent) && !document.getElementById('progress-text').textContent.startsWith('0 B'));
+    // Responsiveness: the main thread keeps its frames while the worker reads.
+    const gaps = await page.evaluate(
+      () =>
+        new Promise((resolve) => {
+          const gaps = [];
+          let last = performance.now();
+          const end = last + 700;
+          const tick = (now) => {
+            gaps.push(now - last);
+            last = now;
+            if (now < end && document.body.dataset.state === 'working') requestAnimationFrame(tick);
+            else resolve(gaps);
+          };
+          requestAnimationFrame(tick);
+        }),
+    );
+    const worst = Math.max(...gaps);
+    const progress = await page.textContent('#progress-text');
+    const current = await page.textContent('#progress-file');
+    await page.screenshot({ path: path.join(SHOTS, 'working.png') });
+    assert(worst < 250, `the page stays responsive while analysing (worst frame gap ${worst.toFixed(0)} ms)`);
+    const state = await page.evaluate(() => document.body.dataset.state);
+    assertEqual(state, 'working', 'still working when cancelled (the corpus is big enough)');
+    await page.click('#cancel');
+    assertEqual(await waitForState(page, ['idle', 'done', 'error'], 10_000), 'idle', 'cancel returns to idle');
+    assertEqual(await summaryOf(page), null, 'no summary after a cancel');
+    await waitEngine(page);
+    await pick(page, SPEC);
+    assertEqual(await summaryOf(page), sortKeys(expected.summary), 'a fresh worker analyses after the cancel');
+
+    await page.evaluate(() => window.copilotLens.crashWorkerForTest());
+    assertEqual(await waitForState(page, ['error'], 10_000), 'error', 'a worker crash is reported');
+    const message = await page.textContent('#error');
+    assert(/engine stopped/i.test(message), 'the crash is explained');
+    await page.screenshot({ path: path.join(SHOTS, 'crash.png') });
+    await page.click('#start-again');
+    assertEqual(await waitForState(page, ['idle'], 5_000), 'idle', 'Start again goes back to idle without a reload');
+    await pick(page, SPEC);
+    assertEqual(await summaryOf(page), sortKeys(expected.summary), 'the page analyses again after the crash, without a reload');
+    await page.evaluate(() => window.copilotLens.crashWorkerForTest());
+    assertEqual(await waitForState(page, ['error'], 10_000), 'error', 'a second crash is reported');
+    await page.click('#retry');
+    assertEqual(await waitForState(page, ['done', 'error'], 60_000), 'done', '"Analyse the same input again" after a crash');
+    assertEqual(await summaryOf(page), sortKeys(expected.summary), 'the same numbers after the retry');
+    assertEqual(errors, [], 'no page errors');
+    assertEqual(net.foreign, [], 'no request leaves the origin');
+    return `progress was "${progress}" at "${current}"; worst frame gap ${worst.toFixed(0)} ms over ${gaps.length} frames`;
+  } finally {
+    await browser.close();
+    rmSync(corpus, { recursive: true, force: true });
+  }
+});
+
+test('the single-file build from file:// analyses a folder and its embedded demo with no network', async () => {
+  const expected = native(SPEC);
+  const demo = native(DEMO);
+  const html = readFileSync(SINGLE, 'utf8');
+  const csp = html.match(/<meta http-equiv="Content-Security-Policy" content="([^"]*)">/)[1];
+  assert(csp.includes("connect-src 'none'") && !csp.includes('unsafe-inline') && !csp.includes("'unsafe-eval'"), 'the single file\'s CSP allows no connection and no unsafe-inline');
+  const browser = await launch();
+  try {
+    const url = 'file://' + SINGLE;
+    const { page, net, errors } = await openPage(browser, url, url);
+    await pick(page, SPEC);
+    await checkNumbers(page, expected, 'single file, folder');
+    await page.click('#demo');
+    await page.waitForFunction((rows) => window.copilotLens.summary && window.copilotLens.summary.rows === rows, demo.summary.rows, { timeout: 60_000 });
+    await checkNumbers(page, demo, 'single file, embedded demo');
+    await showView(page, 'overview');
+    await page.waitForFunction(() => document.querySelectorAll('#view-overview canvas').length === 4);
+    await shot(page, 'single-file-overview.png');
+    const csv = await exportFile(page, 'rows.csv');
+    assert(csv.text === csvFromRowsJsonl(demo.rowsJsonl), 'rows.csv from the single file equals the native rows');
+    assertEqual(errors, [], 'no page errors');
+    assertEqual(await page.evaluate(() => window.__cspViolations), [], 'no CSP violation');
+    const requests = net.log.map((e) => e.url).filter((u) => !u.startsWith('blob:') && !u.startsWith('data:'));
+    assertEqual(requests, [url], 'the only request is the file itself');
+    return `${(html.length / 1e6).toFixed(1)} MB file; folder and demo summaries equal the native CLI's`;
+  } finally {
+    await browser.close();
+  }
+});
+
+// ---- runner ----------------------------------------------------------------------------------------
+
+const only = process.argv[2];
+server = await startServer();
+let failed = 0;
+const started = Date.now();
+for (const { name, fn } of tests) {
+  if (only && !name.includes(only)) continue;
+  const t0 = Date.now();
+  try {
+    const note = await fn();
+    console.log(`ok   ${name} (${((Date.now() - t0) / 1000).toFixed(1)} s)${note ? `\n     ${note}` : ''}`);
+  } catch (error) {
+    failed++;
+    console.log(`FAIL ${name} (${((Date.now() - t0) / 1000).toFixed(1)} s)\n     ${String(error.stack || error).split('\n').join('\n     ')}`);
+  }
+}
+await server.close();
+rmSync(TMP, { recursive: true, force: true });
+console.log(`${failed ? 'FAILED' : 'passed'}: ${tests.length - failed} of ${tests.length} browser tests in ${((Date.now() - started) / 1000).toFixed(0)} s; screenshots in ${SHOTS}`);
+process.exit(failed ? 1 : 0);
