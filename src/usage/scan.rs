@@ -9,7 +9,9 @@ use memchr::memmem::Finder;
 use super::counters::{ShutdownCounters, UsageRecordData};
 use super::ledger::SessionLedger;
 use super::rates::RateTable;
-use crate::artifacts::events::Envelope;
+use serde::Deserialize;
+
+use crate::artifacts::events::Text;
 use crate::lines::MAX_LINE_BYTES;
 
 /// What a scan read and parsed.
@@ -109,13 +111,14 @@ fn scan_region(
             continue; // already handled this line
         }
         let rest = &region[at + b"session.".len()..];
-        if !(rest.starts_with(b"usage_record") || rest.starts_with(b"shutdown")) {
+        let record = rest.starts_with(b"usage_record\"");
+        if !record && !rest.starts_with(b"shutdown\"") {
             continue;
         }
         let start = memchr::memrchr(b'\n', &region[..at]).map_or(0, |newline| newline + 1);
         let end = memchr::memchr(b'\n', &region[at..]).map_or(region.len(), |newline| at + newline);
         next_line = end + 1;
-        match apply_line(&region[start..end], ledger, rates) {
+        match apply_line(&region[start..end], ledger, rates, record) {
             Some(true) => stats.parsed += 1,
             Some(false) => {}
             None => stats.bad += 1,
@@ -123,25 +126,41 @@ fn scan_region(
     }
 }
 
+/// A counter line parsed in one pass, its `data` straight into the counters' shape.
+#[derive(Deserialize)]
+struct CounterLine<'a, T> {
+    #[serde(rename = "type", borrow)]
+    kind: Text<'a>,
+    #[serde(borrow, default)]
+    timestamp: Text<'a>,
+    #[serde(borrow, default)]
+    id: Text<'a>,
+    #[serde(rename = "agentId", borrow, default)]
+    agent_id: Text<'a>,
+    #[serde(default = "Option::default")]
+    data: Option<T>,
+}
+
 /// `Some(true)` when the line was a counter line and was applied, `Some(false)` when it was
 /// another type, `None` when it could not be read.
-fn apply_line(line: &[u8], ledger: &mut SessionLedger, rates: &RateTable) -> Option<bool> {
+fn apply_line(line: &[u8], ledger: &mut SessionLedger, rates: &RateTable, record: bool) -> Option<bool> {
     let text = std::str::from_utf8(line).ok()?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let envelope: Envelope<'_> = serde_json::from_str(text).ok()?;
-    let data = envelope.data.map_or("{}", |raw| raw.get());
-    let millis = crate::time::parse_millis(envelope.timestamp.or_empty());
-    match envelope.kind.or_empty() {
-        "session.usage_record" => {
-            let record: UsageRecordData = serde_json::from_str(data).ok()?;
-            ledger.call(millis, &record.usage, rates);
+    if record {
+        let line: CounterLine<'_, UsageRecordData> = serde_json::from_str(text).ok()?;
+        if line.kind.get() != Some("session.usage_record") {
+            return Some(false);
         }
-        "session.shutdown" => {
-            let counters: ShutdownCounters = serde_json::from_str(data).ok()?;
-            let by_subagent = envelope.agent_id.non_empty().is_some();
-            ledger.checkpoint(envelope.id.or_empty(), millis, by_subagent, &counters.model_metrics);
+        let data = line.data.unwrap_or_default();
+        ledger.call(crate::time::parse_millis(line.timestamp.or_empty()), &data.usage, rates);
+    } else {
+        let line: CounterLine<'_, ShutdownCounters> = serde_json::from_str(text).ok()?;
+        if line.kind.get() != Some("session.shutdown") {
+            return Some(false);
         }
-        _ => return Some(false),
+        let data = line.data.unwrap_or_default();
+        let millis = crate::time::parse_millis(line.timestamp.or_empty());
+        ledger.checkpoint(line.id.or_empty(), millis, line.agent_id.non_empty().is_some(), &data.model_metrics);
     }
     Some(true)
 }

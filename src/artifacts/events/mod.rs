@@ -13,8 +13,8 @@ use std::io::BufRead;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-pub use self::records::Envelope;
 use self::records::*;
+pub use self::records::{Envelope, Text};
 use crate::lines::{Line, LineReader};
 use crate::model::{AGENT, Row, RowMark, RowSink, TurnType};
 use crate::time;

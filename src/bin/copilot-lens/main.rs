@@ -19,7 +19,7 @@ use copilot_lens::usage::Zone;
 use copilot_lens::usage::rates::RateTable;
 use copilot_lens::usage::summary::{self, DayRange, GroupBy};
 
-use crate::roots::DiskRoots;
+use crate::roots::{DiskRoots, Scope};
 
 #[derive(Parser)]
 #[command(name = "copilot-lens", version, about = "Look into what GitHub Copilot CLI keeps under ~/.copilot")]
@@ -161,7 +161,7 @@ fn main() -> ExitCode {
 
 fn run_usage(root_paths: &[PathBuf], options: Options, view: UsageView, threads: usize) -> ExitCode {
     let started = Instant::now();
-    let (mut roots, listings) = match DiskRoots::open(root_paths) {
+    let (mut roots, listings) = match DiskRoots::open(root_paths, Scope::Usage) {
         Ok(opened) => opened,
         Err(message) => return fail(USAGE_ERROR, &message),
     };
@@ -201,7 +201,7 @@ fn run_usage(root_paths: &[PathBuf], options: Options, view: UsageView, threads:
 
 fn run_analyze(root_paths: &[PathBuf], out: &Path, options: Options, threads: usize) -> ExitCode {
     let started = Instant::now();
-    let (mut roots, listings) = match DiskRoots::open(root_paths) {
+    let (mut roots, listings) = match DiskRoots::open(root_paths, Scope::Everything) {
         Ok(opened) => opened,
         Err(message) => return fail(USAGE_ERROR, &message),
     };

@@ -57,7 +57,7 @@ fn in_order<T: Send>(
     let consumed = Mutex::new(0usize);
     let progress = Condvar::new();
     std::thread::scope(|scope| {
-        let (sender, receiver) = mpsc::sync_channel(threads * 2);
+        let (sender, receiver) = mpsc::sync_channel(WINDOW);
         for _ in 0..threads.max(1) {
             let (sender, mut reader) = (sender.clone(), roots.clone());
             let (next, consumed, progress, work) = (&next, &consumed, &progress, &work);

@@ -32,16 +32,25 @@ pub struct DiskRoots {
     roots: Vec<Root>,
 }
 
+/// What a walk lists.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// Every file (the report accounts for each).
+    Everything,
+    /// Only the files that carry counters: event logs and the session store.
+    Usage,
+}
+
 impl DiskRoots {
     /// Lists every root; a root that is missing or unreadable is an error for the whole run.
-    pub fn open(paths: &[PathBuf]) -> Result<(DiskRoots, Vec<RootListing>), String> {
+    pub fn open(paths: &[PathBuf], scope: Scope) -> Result<(DiskRoots, Vec<RootListing>), String> {
         let mut roots = Vec::new();
         let mut listings = Vec::new();
         for path in paths {
             let label = path.display().to_string();
             let metadata = fs::metadata(path).map_err(|error| format!("{label}: {error}"))?;
             if metadata.is_dir() {
-                listings.push(list_directory(path, &label));
+                listings.push(list_directory(path, &label, scope));
                 roots.push(Root::Directory(path.clone()));
             } else {
                 let file = File::open(path).map_err(|error| format!("{label}: {error}"))?;
@@ -161,23 +170,38 @@ fn read_at(file: &File, buffer: &mut [u8], offset: u64) -> io::Result<usize> {
 }
 
 /// A home's Copilot folders if it has any, else the whole directory (a `.copilot` itself).
-fn list_directory(base: &Path, label: &str) -> RootListing {
+fn list_directory(base: &Path, label: &str, scope: Scope) -> RootListing {
     let mut listing = RootListing { label: label.to_string(), ..RootListing::default() };
     let home_folders: Vec<&str> = HOME_FOLDERS.iter().copied().filter(|folder| base.join(folder).is_dir()).collect();
     if home_folders.iter().any(|folder| folder.ends_with(".copilot")) {
-        for folder in home_folders {
-            walk(base, Path::new(folder), &mut listing);
+        for folder in
+            home_folders.into_iter().filter(|folder| scope == Scope::Everything || folder.ends_with(".copilot"))
+        {
+            walk(base, Path::new(folder), scope, &mut listing);
         }
     } else {
-        walk(base, Path::new(""), &mut listing);
+        walk(base, Path::new(""), scope, &mut listing);
     }
     listing.files.sort_by(|a, b| a.path.cmp(&b.path));
     listing
 }
 
+/// Whether a usage-only walk needs a path below a Copilot folder (`inside` is relative to it):
+/// the session folders' event logs and the store.
+fn needed_for_usage(inside: &Path, is_dir: bool) -> bool {
+    let parts: Vec<_> = inside.components().map(|part| part.as_os_str().to_string_lossy()).collect();
+    match (parts.as_slice(), is_dir) {
+        ([first], true) => first == "session-state",
+        ([first, _], true) => first == "session-state",
+        ([first, _, file], false) => first == "session-state" && file == "events.jsonl",
+        ([file], false) => file.starts_with("session-store.db"),
+        _ => false,
+    }
+}
+
 /// Lists files below `base/relative` without following symbolic links (the XDG migration
 /// leaves links behind, and a link loop must not hang the walk).
-fn walk(base: &Path, relative: &Path, listing: &mut RootListing) {
+fn walk(base: &Path, relative: &Path, scope: Scope, listing: &mut RootListing) {
     let mut pending = vec![relative.to_path_buf()];
     while let Some(directory) = pending.pop() {
         let entries = match fs::read_dir(base.join(&directory)) {
@@ -196,6 +220,17 @@ fn walk(base: &Path, relative: &Path, listing: &mut RootListing) {
                 }
             };
             let path = directory.join(entry.file_name());
+            if scope == Scope::Usage {
+                let is_dir = match entry.file_type() {
+                    Ok(kind) if kind.is_symlink() => fs::metadata(entry.path()).is_ok_and(|target| target.is_dir()),
+                    Ok(kind) => kind.is_dir(),
+                    Err(_) => false,
+                };
+                let inside = path.strip_prefix(relative).unwrap_or(&path);
+                if !needed_for_usage(inside, is_dir) {
+                    continue;
+                }
+            }
             // Links directly in the top folder are followed (dotfiles managers link
             // `~/.copilot/session-state` and the like); links below it are not.
             let metadata = if directory == relative { fs::metadata(entry.path()) } else { entry.metadata() };
