@@ -18,8 +18,8 @@ use std::io::BufReader;
 use crate::artifacts::events::{self, LineAccount, LogContext, LogOutcome};
 use crate::artifacts::store::wal::WalStats;
 use crate::artifacts::store::{self, StoreFiles, StoreScope, StoreUsageEvent};
-use crate::artifacts::{PendingRow, history, logs, permissions, settings, sidebar, snapshots, workspace};
-use crate::dedup::{self, Candidate, PrimaryKeys};
+use crate::artifacts::{HeldRow, PendingRow, history, logs, permissions, settings, sidebar, snapshots, workspace};
+use crate::dedup::{self, PrimaryKeys};
 use crate::input::layout::{FileKind, Rebase, classify};
 use crate::input::{FileReader, ReadAt, RootListing, read_all};
 use crate::inventory::{self, Grant, HomeFacts, Inventory};
@@ -136,7 +136,7 @@ pub fn analyze(
         let outcome = task.parse(reader, &analysis.options, &mut TallySink::new(&mut tally, sink));
         analysis.add_log(&task, outcome, tally);
     }
-    Ok(analysis.finish(sink))
+    Ok(analysis.finish(reader, sink))
 }
 
 pub struct Analysis {
@@ -148,7 +148,7 @@ pub struct Analysis {
     homes: Vec<HomeFacts>,
     tally: Tally,
     /// Rows of the files other than event logs, by file index.
-    held_rows: BTreeMap<usize, Vec<PendingRow>>,
+    held_rows: BTreeMap<usize, Vec<HeldRow>>,
     /// The store's per-call rows, gathered per session as they are read.
     store_ledgers: BTreeMap<String, SessionLedger>,
     usage_stats: scan::ScanStats,
@@ -529,6 +529,10 @@ impl Analysis {
     }
 
     fn hold(&mut self, index: usize, rows: Vec<PendingRow>) {
+        self.hold_rows(index, rows.into_iter().map(HeldRow::Row).collect());
+    }
+
+    fn hold_rows(&mut self, index: usize, rows: Vec<HeldRow>) {
         if !rows.is_empty() {
             self.held_rows.insert(index, rows);
         }
@@ -606,14 +610,18 @@ impl Analysis {
                 facts.store = Some(session.clone());
             }
         }
-        let session_ids: Vec<String> =
-            contents.rows.iter().map(|row| &row.session_id).chain(self.store_ledgers.keys()).cloned().collect();
+        let mut session_ids = contents.session_ids.clone();
+        session_ids.extend(contents.rows.iter().filter_map(|row| match row {
+            HeldRow::Row(row) => Some(row.session_id.clone()),
+            HeldRow::Turn(_) => None,
+        }));
+        session_ids.extend(self.store_ledgers.keys().cloned());
         for id in session_ids.iter().filter(|id| !id.is_empty()) {
             let facts = self.sessions.entry(id.clone()).or_default();
             facts.roots.insert(root);
             facts.found_in.insert("session-store.db");
         }
-        self.hold(index, contents.rows);
+        self.hold_rows(index, contents.rows);
         Ok(())
     }
 
@@ -673,30 +681,20 @@ impl Analysis {
         }
     }
 
-    /// Phase 3: the held rows, deduplicated and joined, then the other outputs.
-    pub fn finish(mut self, sink: &mut dyn RowSink) -> Outputs {
-        let mut held = std::mem::take(&mut self.held_rows);
-        for rows in held.values_mut() {
-            for row in rows.iter_mut().filter(|row| !row.session_id.is_empty()) {
-                if let Some(facts) = self.sessions.get(&row.session_id) {
-                    if row.project_path.is_empty() {
-                        row.project_path = facts.project().to_string();
-                    }
-                    if row.git_branch.is_empty() {
-                        row.git_branch = facts.branch().to_string();
-                    }
-                }
-            }
-        }
-
+    /// Phase 3: the held rows, deduplicated and joined, then the other outputs. The reader is
+    /// needed again for the store's turns that survive deduplication.
+    pub fn finish(mut self, reader: &mut dyn FileReader, sink: &mut dyn RowSink) -> Outputs {
+        let held = std::mem::take(&mut self.held_rows);
         let mut primary = std::mem::take(&mut self.tally.keys);
         let mut candidates = Vec::new();
         for (&index, rows) in &held {
             for row in rows {
-                if self.files[index].is_secondary() {
-                    candidates.push(Candidate::new(&row.session_id, row.turn_type, &row.text, row.millis()));
-                } else if dedup::has_secondary_copies(row.turn_type, &row.text) {
-                    primary.add(&row.session_id, row.turn_type, &row.text, row.millis());
+                match row {
+                    _ if self.files[index].is_secondary() => candidates.push(row.candidate()),
+                    HeldRow::Row(row) if dedup::has_secondary_copies(row.turn_type, &row.text) => {
+                        primary.add(&row.session_id, row.turn_type, &row.text, row.millis())
+                    }
+                    _ => {}
                 }
             }
         }
@@ -704,15 +702,37 @@ impl Analysis {
 
         let mut kept = 0;
         let mut dropped = 0;
-        for (&index, rows) in &held {
-            let file = &self.files[index];
-            let (secondary, source) = (file.is_secondary(), file.path.clone());
+        for (index, rows) in held {
+            let secondary = self.files[index].is_secondary();
+            let total = rows.len() as u64;
+            let rows: Vec<HeldRow> = rows.into_iter().filter(|_| !secondary || keep.next().unwrap_or(true)).collect();
+            let file_dropped = total - rows.len() as u64;
+            let turns = if rows.iter().any(|row| matches!(row, HeldRow::Turn(_))) {
+                self.reopen_store(index, reader)
+            } else {
+                None
+            };
+            let source = self.files[index].path.clone();
             let before = self.tally.rows;
-            let mut file_dropped = 0;
             for row in rows {
-                if secondary && !keep.next().unwrap_or(true) {
-                    file_dropped += 1;
-                    continue;
+                let mut row = match row {
+                    HeldRow::Row(row) => row,
+                    HeldRow::Turn(turn) => match turns.as_ref().map(|reader| reader.read(&turn)) {
+                        Some(Ok(row)) => row,
+                        Some(Err(message)) => {
+                            self.files[index].fail(message);
+                            continue;
+                        }
+                        None => continue,
+                    },
+                };
+                if let Some(facts) = self.sessions.get(&row.session_id).filter(|_| !row.session_id.is_empty()) {
+                    if row.project_path.is_empty() {
+                        row.project_path = facts.project().to_string();
+                    }
+                    if row.git_branch.is_empty() {
+                        row.git_branch = facts.branch().to_string();
+                    }
                 }
                 let row = Row {
                     agent: AGENT,
@@ -741,6 +761,28 @@ impl Analysis {
             }
         }
         self.outputs(kept, dropped)
+    }
+
+    /// The store of held file `index`, opened again to read its kept turns whole.
+    fn reopen_store(&mut self, index: usize, reader: &mut dyn FileReader) -> Option<store::TurnReader> {
+        let file = &self.files[index];
+        let root = file.root;
+        let find = |path: &str| self.files.iter().position(|f| f.root == root && f.path == path);
+        let main_path = file.path.trim_end_matches("-wal").to_string();
+        let (main, wal) = (find(&main_path), find(&format!("{main_path}-wal")));
+        let mut files = StoreOnDisk {
+            reader,
+            root,
+            main: main.map(|at| (self.files[at].listed_path.clone(), self.files[at].size)),
+            wal: wal.map(|at| self.files[at].listed_path.clone()),
+        };
+        match store::TurnReader::open(&mut files) {
+            Ok(turns) => Some(turns),
+            Err(message) => {
+                self.files[index].fail(format!("reading kept turns again: {message}"));
+                None
+            }
+        }
     }
 
     fn outputs(mut self, secondary_kept: u64, secondary_dropped: u64) -> Outputs {

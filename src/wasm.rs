@@ -297,7 +297,7 @@ impl Engine {
             let outcome = task.parse(&mut roots, &analysis.options, &mut TallySink::new(&mut tally, &mut table));
             analysis.add_log(&task, outcome, tally);
         }
-        let outputs = analysis.finish(&mut table);
+        let outputs = analysis.finish(&mut roots, &mut table);
         table.seal();
         roots.progress.report("");
         self.finished = Some(Finished { table, outputs, last_filter: RefCell::new(None) });

@@ -33,6 +33,39 @@ pub struct PendingRow {
     pub mark: RowMark,
 }
 
+/// A row of a file other than an event log, as held until every log has been read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HeldRow {
+    Row(PendingRow),
+    /// A prompt or reply of the store's `turns`, held as its keys and where to read it: only
+    /// the copies that survive deduplication are read again, whole.
+    Turn(StoreTurn),
+}
+
+/// One text cell of a `turns` row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct StoreTurn {
+    pub rowid: u64,
+    pub turn_type: TurnType,
+    pub millis: Option<i64>,
+    pub session_key: u64,
+    pub global_key: u64,
+}
+
+impl HeldRow {
+    /// The row as deduplication sees it.
+    pub fn candidate(&self) -> crate::dedup::Candidate {
+        match self {
+            HeldRow::Row(row) => crate::dedup::Candidate::new(&row.session_id, row.turn_type, &row.text, row.millis()),
+            HeldRow::Turn(turn) => crate::dedup::Candidate {
+                session_key: turn.session_key,
+                global_key: turn.global_key,
+                millis: turn.millis,
+            },
+        }
+    }
+}
+
 impl PendingRow {
     /// A row with only the essentials; the other columns start empty.
     pub fn new(turn_type: TurnType, text: String, timestamp: &str, source_line: u64) -> Self {

@@ -7,8 +7,11 @@ use std::io::{self, Read, Seek, SeekFrom};
 use js_sys::Uint8Array;
 use web_sys::{Blob, FileReaderSync};
 
-/// How much of a Blob one read fetches.
-const CHUNK: u64 = 1 << 20;
+/// How much of a Blob one read fetches: a read that follows the previous one doubles the
+/// slice up to `MAX_CHUNK`; a read elsewhere (a seek, as to a zip entry) starts at `MIN_CHUNK`
+/// again, so that opening a small entry does not fetch a whole megabyte.
+const MIN_CHUNK: u64 = 64 << 10;
+const MAX_CHUNK: u64 = 1 << 20;
 
 pub struct BlobReader {
     blob: Blob,
@@ -17,6 +20,7 @@ pub struct BlobReader {
     position: u64,
     buffer: Vec<u8>,
     buffer_start: u64,
+    chunk: u64,
 }
 
 impl BlobReader {
@@ -24,11 +28,13 @@ impl BlobReader {
         let reader =
             FileReaderSync::new().map_err(|_| io::Error::other("FileReaderSync is only available in a Worker"))?;
         let size = blob.size() as u64;
-        Ok(BlobReader { blob, reader, size, position: 0, buffer: Vec::new(), buffer_start: 0 })
+        Ok(BlobReader { blob, reader, size, position: 0, buffer: Vec::new(), buffer_start: 0, chunk: MIN_CHUNK })
     }
 
     fn fill(&mut self) -> io::Result<()> {
-        let end = (self.position + CHUNK).min(self.size);
+        let sequential = !self.buffer.is_empty() && self.position == self.buffer_start + self.buffer.len() as u64;
+        self.chunk = if sequential { (self.chunk * 2).min(MAX_CHUNK) } else { MIN_CHUNK };
+        let end = (self.position + self.chunk).min(self.size);
         let slice = self
             .blob
             .slice_with_f64_and_f64(self.position as f64, end as f64)

@@ -17,7 +17,8 @@ use rusqlite::serialize::OwnedData;
 use crate::input::ReadAt;
 use rusqlite::{Connection, MAIN_DB};
 
-use super::PendingRow;
+use super::{HeldRow, PendingRow, StoreTurn};
+use crate::dedup;
 use crate::model::TurnType;
 use crate::usage::counters::{Count, UsageCounts};
 
@@ -55,7 +56,9 @@ pub enum StoreScope {
 pub struct StoreContents {
     pub wal: Option<wal::WalStats>,
     pub sessions: Vec<StoreSession>,
-    pub rows: Vec<PendingRow>,
+    pub rows: Vec<HeldRow>,
+    /// Sessions the row tables name (the turns' rows are held without theirs).
+    pub session_ids: std::collections::BTreeSet<String>,
     /// Rows per table read.
     pub tables: BTreeMap<String, u64>,
     /// Tables that could not be read, with SQLite's message; the others are still read.
@@ -113,6 +116,16 @@ fn read_into(
     contents: &mut StoreContents,
     on_usage: &mut dyn FnMut(StoreUsageEvent),
 ) -> Result<(), String> {
+    let (connection, _registration) = open_store(files, contents)?;
+    read_connection(&connection, scope, contents, on_usage)
+}
+
+/// Opens the store read-only: page by page through `vfs` where the files allow positional
+/// reads, else as an image built in memory. The registration keeps a VFS database alive.
+fn open_store(
+    files: &mut dyn StoreFiles,
+    contents: &mut StoreContents,
+) -> Result<(Connection, Option<vfs::Registration>), String> {
     // An unusable log is reported, and the main file is still read on its own.
     let index = if files.has_wal() {
         let scanned =
@@ -134,8 +147,8 @@ fn read_into(
         let (main, wal) = opened.map_err(|error| format!("cannot open the store: {error}"))?;
         contents.wal = index.as_ref().map(|index| index.stats.clone());
         let database = vfs::PagedDatabase { main, main_size, wal: wal.zip(index) };
-        let (connection, _registration) = vfs::open(database)?;
-        return read_connection(&connection, scope, contents, on_usage);
+        let (connection, registration) = vfs::open(database)?;
+        return Ok((connection, Some(registration)));
     }
     if size > IMAGE_LIMIT {
         return Err(format!("the database is {size} bytes, more than the {IMAGE_LIMIT} bytes copilot-lens reads"));
@@ -161,8 +174,40 @@ fn read_into(
     // the rollback journal.
     image[18] = 1;
     image[19] = 1;
-    let connection = open_image(image)?;
-    read_connection(&connection, scope, contents, on_usage)
+    Ok((open_image(image)?, None))
+}
+
+/// The store opened again to read kept turns whole, one at a time.
+pub struct TurnReader {
+    connection: Connection,
+    _registration: Option<vfs::Registration>,
+}
+
+impl TurnReader {
+    pub fn open(files: &mut dyn StoreFiles) -> Result<TurnReader, String> {
+        let (connection, registration) = open_store(files, &mut StoreContents::default())?;
+        Ok(TurnReader { connection, _registration: registration })
+    }
+
+    /// The turn as a row; project and branch are left for the joins.
+    pub fn read(&self, turn: &StoreTurn) -> Result<PendingRow, String> {
+        let sql = match turn.turn_type {
+            TurnType::User => "SELECT session_id, timestamp, user_message FROM turns WHERE rowid = ?1",
+            _ => "SELECT session_id, timestamp, assistant_response FROM turns WHERE rowid = ?1",
+        };
+        let (session_id, stamp, text) = self
+            .connection
+            .prepare_cached(sql)
+            .and_then(|mut statement| {
+                statement.query_row([turn.rowid as i64], |row| {
+                    Ok((value_text(row.get_ref(0)?), value_text(row.get_ref(1)?), value_text(row.get_ref(2)?)))
+                })
+            })
+            .map_err(|error| format!("reading turn {} again: {error}", turn.rowid))?;
+        let row =
+            PendingRow::new(turn.turn_type, text.unwrap_or_default(), stamp.as_deref().unwrap_or_default(), turn.rowid);
+        Ok(row.in_session(session_id.as_deref().unwrap_or_default()))
+    }
 }
 
 fn read_connection(
@@ -248,6 +293,7 @@ impl Tables<'_> {
 
 fn read_row_tables(tables: &mut Tables<'_>) {
     let mut rows = Vec::new();
+    let mut turns = Vec::new();
     tables.each_row(
         "sessions",
         &["id", "cwd", "repository", "branch", "summary", "created_at", "updated_at"],
@@ -268,16 +314,30 @@ fn read_row_tables(tables: &mut Tables<'_>) {
             contents.sessions.push(session);
         },
     );
-    tables.each_row("turns", &["session_id", "user_message", "assistant_response", "timestamp"], |_, rowid, v| {
-        for (value, turn_type) in [(&v[1], TurnType::User), (&v[2], TurnType::Assistant)] {
-            if let Some(text) = value.clone() {
-                rows.push(
-                    PendingRow::new(turn_type, text, v[3].as_deref().unwrap_or_default(), rowid)
-                        .in_session(&take(&v[0])),
-                );
+    // Prompts and replies are the store's long texts: they are held as keys and read again
+    // only for the copies that survive deduplication (see `read_turns`).
+    tables.each_row(
+        "turns",
+        &["session_id", "user_message", "assistant_response", "timestamp"],
+        |contents, rowid, v| {
+            let session_id = take(&v[0]);
+            if !contents.session_ids.contains(&session_id) {
+                contents.session_ids.insert(session_id.clone());
             }
-        }
-    });
+            let millis = v[3].as_deref().and_then(crate::time::parse_millis);
+            for (value, turn_type) in [(&v[1], TurnType::User), (&v[2], TurnType::Assistant)] {
+                let Some(text) = value else { continue };
+                turns.push(HeldRow::Turn(StoreTurn {
+                    rowid,
+                    turn_type,
+                    millis,
+                    session_key: dedup::session_key(&session_id, turn_type, text),
+                    global_key: dedup::global_key(turn_type, text),
+                }));
+            }
+        },
+    );
+    let names = rows.len();
     tables.each_row("session_files", &["session_id", "file_path", "tool_name", "first_seen_at"], |_, rowid, v| {
         let text = format!("file changed: {} tool={}", take(&v[1]), take(&v[2]));
         rows.push(PendingRow::new(TurnType::System, text, &take(&v[3]), rowid).in_session(&take(&v[0])));
@@ -326,7 +386,10 @@ fn read_row_tables(tables: &mut Tables<'_>) {
             row.git_branch = session.branch.clone();
         }
     }
-    tables.contents.rows = rows;
+    // The sessions' names first, then the turns, then the other tables, each in rowid order.
+    let rest = rows.split_off(names);
+    tables.contents.rows =
+        rows.into_iter().map(HeldRow::Row).chain(turns).chain(rest.into_iter().map(HeldRow::Row)).collect();
 }
 
 /// `assistant_usage_events`, one model call per row, handed over as it is read.

@@ -228,7 +228,7 @@ fn run_analyze(root_paths: &[PathBuf], out: &Path, options: Options, threads: us
     analysis.read_metadata(&mut roots);
     let outputs = parallel::parse_logs(&mut analysis, &roots, threads, &mut rows).and_then(|()| {
         let mut writer = JsonlRowWriter::new(&mut rows);
-        let outputs = analysis.finish(&mut writer);
+        let outputs = analysis.finish(&mut roots, &mut writer);
         writer.finish()?;
         Ok(outputs)
     });
