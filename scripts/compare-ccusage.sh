@@ -35,23 +35,8 @@ cd "$(dirname "$0")/.."
 
 size="${1:-200MB}"
 corpus="bench-corpus/$size"
-CCUSAGE_VERSION=20.0.24
-tools=".tools/ccusage"
-
-install_ccusage() {
-  local bin="$tools/node_modules/@ccusage/ccusage-linux-x64/bin/ccusage"
-  local have
-  have=$(node -p "require('./$tools/node_modules/ccusage/package.json').version" 2>/dev/null || true)
-  if [ "$have" = "$CCUSAGE_VERSION" ] && [ -f "$bin" ]; then
-    return
-  fi
-  mkdir -p "$tools"
-  printf '{ "private": true, "dependencies": { "ccusage": "%s", "@ccusage/ccusage-linux-x64": "%s" } }\n' \
-    "$CCUSAGE_VERSION" "$CCUSAGE_VERSION" >"$tools/package.json"
-  echo "installing ccusage@$CCUSAGE_VERSION into $tools" >&2
-  npm install --prefix "$tools" --no-audit --no-fund --loglevel=error >&2
-}
-
+source scripts/lib/ccusage.sh
+tools="$CCUSAGE_TOOLS"
 install_ccusage
 if [ ! -d "$corpus/.copilot" ]; then
   scripts/gen-corpus.py "$corpus" --size "$size" --seed 1 >&2

@@ -9,9 +9,7 @@ import importlib.util
 import io
 import json
 import shutil
-import sqlite3
 import struct
-import tempfile
 import zipfile
 from pathlib import Path
 
@@ -60,24 +58,7 @@ def lines_case():
 
 
 def build_store(sql, out_dir, checkpoint=False):
-    """A store like the real CLI's (rows in the WAL) or, with checkpoint, rows in the main file."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as tmp:
-        db = Path(tmp) / "session-store.db"
-        connection = sqlite3.connect(db, isolation_level=None)
-        connection.execute("PRAGMA journal_mode=WAL")
-        connection.execute("PRAGMA wal_autocheckpoint=0")
-        # The schema in one transaction, then one transaction per row: several commits to cut.
-        connection.executescript("BEGIN;\n" + store_fixture.SCHEMA + "INSERT INTO schema_version VALUES (8);\nCOMMIT;\n")
-        for statement in filter(None, (line.strip() for line in sql.splitlines())):
-            connection.execute(statement)
-        if checkpoint:
-            connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            shutil.copyfile(db, out_dir / "session-store.db")
-        else:
-            shutil.copyfile(db, out_dir / "session-store.db")
-            shutil.copyfile(f"{db}-wal", out_dir / "session-store.db-wal")
-        connection.close()
+    store_fixture.build_store(sql, out_dir, checkpoint=checkpoint, transaction_per_statement=True)
 
 
 STORE_SQL = "".join(

@@ -43,18 +43,32 @@ CREATE INDEX idx_dynamic_context_repo_branch ON dynamic_context_items(repository
 """
 
 
-def main() -> None:
-    rows_sql, out_dir = Path(sys.argv[1]), Path(sys.argv[2])
+def build_store(rows_sql: str, out_dir: Path, *, checkpoint: bool = False, transaction_per_statement: bool = False) -> None:
+    """Writes out_dir/session-store.db and its -wal. With checkpoint, the rows go into the main
+    file and there is no -wal; with transaction_per_statement, each INSERT commits on its own
+    (the schema in one transaction), so that the log holds several commits to cut."""
     out_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "session-store.db"
         connection = sqlite3.connect(db, isolation_level=None)
         connection.execute("PRAGMA journal_mode=WAL")
         connection.execute("PRAGMA wal_autocheckpoint=0")
-        connection.executescript(SCHEMA + "INSERT INTO schema_version VALUES (8);\n" + rows_sql.read_text())
+        if transaction_per_statement:
+            connection.executescript("BEGIN;\n" + SCHEMA + "INSERT INTO schema_version VALUES (8);\nCOMMIT;\n")
+            for statement in filter(None, (line.strip() for line in rows_sql.splitlines())):
+                connection.execute(statement)
+        else:
+            connection.executescript(SCHEMA + "INSERT INTO schema_version VALUES (8);\n" + rows_sql)
+        if checkpoint:
+            connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         shutil.copyfile(db, out_dir / "session-store.db")
-        shutil.copyfile(f"{db}-wal", out_dir / "session-store.db-wal")
+        if not checkpoint:
+            shutil.copyfile(f"{db}-wal", out_dir / "session-store.db-wal")
         connection.close()
+
+
+def main() -> None:
+    build_store(Path(sys.argv[1]).read_text(), Path(sys.argv[2]))
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ use crate::input::{FileReader, ReadAt, RootListing, read_all};
 use crate::inventory::{self, Grant, HomeFacts, Inventory};
 use crate::model::{AGENT, Row, RowSink, TurnType};
 use crate::report::{ExcludedTree, FileReport, FileStatus, Problem, Report, RootReport, Totals};
-use crate::sessions::{LogFactsForSession, SessionCounts, SessionFacts, SessionRecord, WorkspaceFacts};
+use crate::sessions::{SessionCounts, SessionFacts, SessionRecord, WorkspaceFacts};
 use crate::usage::ledger::SessionLedger;
 use crate::usage::rates::RateTable;
 use crate::usage::summary::{self, DayRange, GroupBy, UsageTable};
@@ -665,14 +665,7 @@ impl Analysis {
         home.mcp_from_events.extend(outcome.mcp_servers.iter().cloned());
         home.skills.extend(outcome.skills.iter().cloned());
         let facts = self.session(&task.session_id, task.root, "events.jsonl");
-        let log = facts.log.get_or_insert_with(LogFactsForSession::default);
-        log.first_event_ms = min_option(log.first_event_ms, outcome.first_event_ms);
-        log.last_event_ms = log.last_event_ms.max(outcome.last_event_ms);
-        log.copilot_version = outcome.copilot_version.or(log.copilot_version.take());
-        log.project = outcome.project.or(log.project.take());
-        log.branch = outcome.branch.or(log.branch.take());
-        log.shutdown_type = outcome.shutdown_type.or(log.shutdown_type.take());
-        log.models.extend(outcome.models);
+        facts.log.get_or_insert_with(Default::default).merge(outcome.summary);
         if let Some(ledger) = outcome.usage {
             facts.usage = Some(match facts.usage.take() {
                 Some(earlier) => earlier.keep_more_complete(ledger),
@@ -953,12 +946,5 @@ impl Analysis {
                 .collect(),
             totals,
         }
-    }
-}
-
-fn min_option(a: Option<i64>, b: Option<i64>) -> Option<i64> {
-    match (a, b) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
     }
 }

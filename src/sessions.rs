@@ -4,6 +4,7 @@ use std::collections::BTreeSet;
 
 use serde::Serialize;
 
+use crate::artifacts::events::LogSummary;
 use crate::artifacts::store::StoreSession;
 use crate::model::{Row, RowMark, TurnType};
 use crate::time;
@@ -61,18 +62,6 @@ pub struct WorkspaceFacts {
     pub synced: bool,
 }
 
-/// The log as the session record uses it.
-#[derive(Clone, Debug, Default)]
-pub struct LogFactsForSession {
-    pub first_event_ms: Option<i64>,
-    pub last_event_ms: Option<i64>,
-    pub copilot_version: Option<String>,
-    pub project: Option<String>,
-    pub branch: Option<String>,
-    pub shutdown_type: Option<String>,
-    pub models: BTreeSet<String>,
-}
-
 /// Everything known of one session id, from every source.
 #[derive(Clone, Debug, Default)]
 pub struct SessionFacts {
@@ -83,7 +72,7 @@ pub struct SessionFacts {
     pub workspace: Option<WorkspaceFacts>,
     pub store: Option<StoreSession>,
     pub sidebar_cwd: Option<String>,
-    pub log: Option<LogFactsForSession>,
+    pub log: Option<LogSummary>,
     /// Versions of the process logs that served the session.
     pub process_versions: BTreeSet<String>,
     pub counts: SessionCounts,

@@ -12,20 +12,14 @@ use common::{copy_tree, fixture, read, run};
 
 /// Every file below `root` with its bytes and modification time.
 fn snapshot_tree(root: &Path) -> BTreeMap<PathBuf, (Vec<u8>, std::time::SystemTime)> {
-    let mut files = BTreeMap::new();
-    let mut pending = vec![root.to_path_buf()];
-    while let Some(dir) = pending.pop() {
-        for entry in fs::read_dir(dir).unwrap() {
-            let entry = entry.unwrap();
-            if entry.file_type().unwrap().is_dir() {
-                pending.push(entry.path());
-            } else {
-                let modified = entry.metadata().unwrap().modified().unwrap();
-                files.insert(entry.path(), (fs::read(entry.path()).unwrap(), modified));
-            }
-        }
-    }
-    files
+    common::files_below(root)
+        .into_iter()
+        .map(|path| {
+            let modified = fs::metadata(&path).unwrap().modified().unwrap();
+            let bytes = fs::read(&path).unwrap();
+            (path, (bytes, modified))
+        })
+        .collect()
 }
 
 /// Zips `dir` with entry names under `top`, joined with `separator` (`\` as Windows tools do).

@@ -41,21 +41,31 @@ pub fn read(path: &Path) -> String {
     fs::read_to_string(path).unwrap_or_else(|error| panic!("{}: {error}", path.display()))
 }
 
-/// A fixture tree as a memory root, every file with the fixed modification time.
-pub fn memory_root(name: &str) -> copilot_lens::input::memory::MemoryRoot {
-    let base = fixture(name);
-    let mut root = copilot_lens::input::memory::MemoryRoot::new(name);
-    let mut pending = vec![base.clone()];
+/// Every file below `dir`, in path order.
+pub fn files_below(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
     while let Some(dir) = pending.pop() {
         for entry in fs::read_dir(dir).unwrap() {
             let entry = entry.unwrap();
             if entry.file_type().unwrap().is_dir() {
                 pending.push(entry.path());
             } else {
-                let relative = entry.path().strip_prefix(&base).unwrap().to_string_lossy().replace('\\', "/");
-                root.insert(&relative, fs::read(entry.path()).unwrap(), Some(FIXED_MTIME_MS as i64));
+                files.push(entry.path());
             }
         }
+    }
+    files.sort();
+    files
+}
+
+/// A fixture tree as a memory root, every file with the fixed modification time.
+pub fn memory_root(name: &str) -> copilot_lens::input::memory::MemoryRoot {
+    let base = fixture(name);
+    let mut root = copilot_lens::input::memory::MemoryRoot::new(name);
+    for path in files_below(&base) {
+        let relative = path.strip_prefix(&base).unwrap().to_string_lossy().replace('\\', "/");
+        root.insert(&relative, fs::read(&path).unwrap(), Some(FIXED_MTIME_MS as i64));
     }
     root
 }

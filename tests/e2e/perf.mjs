@@ -165,7 +165,7 @@ async function inBrowser(server, input, kind) {
 
 const { bytes, files } = sizeOf(corpus);
 console.log(`corpus ${corpus}: ${files} files, ${(bytes / 1e6).toFixed(0)} MB`);
-execFileSync('sh', ['-c', `cat $(find '${corpus}' -type f) > /dev/null`]); // a warm page cache for both
+execFileSync('sh', ['-c', `find '${corpus}' -type f -exec cat {} + > /dev/null`]); // a warm page cache for both
 const server = await startServer();
 const inputs = [['folder', corpus]];
 if (withZip) {

@@ -38,6 +38,37 @@ pub struct LogContext<'a> {
     pub rates: &'a RateTable,
 }
 
+/// What the session record takes from a log.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LogSummary {
+    /// Earliest and latest line timestamps, as epoch milliseconds.
+    pub first_event_ms: Option<i64>,
+    pub last_event_ms: Option<i64>,
+    pub copilot_version: Option<String>,
+    /// The project and branch the log left tracked ("latest context.cwd").
+    pub project: Option<String>,
+    pub branch: Option<String>,
+    /// `shutdownType` of the last `session.shutdown`.
+    pub shutdown_type: Option<String>,
+    pub models: BTreeSet<String>,
+}
+
+impl LogSummary {
+    /// Folds in another log of the same session (a copy in another folder or root).
+    pub fn merge(&mut self, other: LogSummary) {
+        self.first_event_ms = match (self.first_event_ms, other.first_event_ms) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        self.last_event_ms = self.last_event_ms.max(other.last_event_ms);
+        self.copilot_version = other.copilot_version.or(self.copilot_version.take());
+        self.project = other.project.or(self.project.take());
+        self.branch = other.branch.or(self.branch.take());
+        self.shutdown_type = other.shutdown_type.or(self.shutdown_type.take());
+        self.models.extend(other.models);
+    }
+}
+
 /// How every line of a log was used; the parts add up to `lines`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct LineAccount {
@@ -59,16 +90,7 @@ pub struct ToolTally {
 #[derive(Debug, Default)]
 pub struct LogOutcome {
     pub account: LineAccount,
-    /// Earliest and latest line timestamps, as epoch milliseconds.
-    pub first_event_ms: Option<i64>,
-    pub last_event_ms: Option<i64>,
-    pub copilot_version: Option<String>,
-    /// The project and branch the log left tracked ("latest context.cwd").
-    pub project: Option<String>,
-    pub branch: Option<String>,
-    /// `shutdownType` of the last `session.shutdown`.
-    pub shutdown_type: Option<String>,
-    pub models: BTreeSet<String>,
+    pub summary: LogSummary,
     pub tools: BTreeMap<String, ToolTally>,
     pub mcp_servers: BTreeSet<String>,
     pub skills: BTreeSet<String>,
@@ -226,9 +248,9 @@ impl LogParser<'_, '_> {
         };
         let stamp = envelope.timestamp.or_empty();
         if let Some(millis) = time::parse_millis(stamp) {
-            let account = &mut self.outcome;
-            account.first_event_ms = Some(account.first_event_ms.map_or(millis, |first| first.min(millis)));
-            account.last_event_ms = Some(account.last_event_ms.map_or(millis, |last| last.max(millis)));
+            let summary = &mut self.outcome.summary;
+            summary.first_event_ms = Some(summary.first_event_ms.map_or(millis, |first| first.min(millis)));
+            summary.last_event_ms = Some(summary.last_event_ms.map_or(millis, |last| last.max(millis)));
         }
         let data = envelope.data.map_or("{}", RawValue::get);
         if let Err(error) = self.event(line.number, kind, stamp, &envelope, data) {
@@ -274,7 +296,7 @@ impl LogParser<'_, '_> {
                 }
                 let version = start.copilot_version.or_empty();
                 if !version.is_empty() {
-                    self.outcome.copilot_version = Some(version.to_string());
+                    self.outcome.summary.copilot_version = Some(version.to_string());
                 }
                 let cwd = start.context.as_ref().map_or("", |directory| directory.cwd.or_empty());
                 let text = format!("session start: copilot {version} producer={} cwd={cwd}", start.producer.or_empty());
@@ -503,7 +525,7 @@ impl LogParser<'_, '_> {
                     );
                 }
                 let shutdown_type = shutdown.shutdown_type.or_empty();
-                self.outcome.shutdown_type = Some(shutdown_type.to_string());
+                self.outcome.summary.shutdown_type = Some(shutdown_type.to_string());
                 let mut text = format!("session end: {shutdown_type}");
                 if let Some(reason) = shutdown.error_reason.non_empty() {
                     text.push_str(&format!(" {reason}"));
@@ -631,11 +653,11 @@ impl LogParser<'_, '_> {
     fn track_directory(&mut self, directory: &WorkingDirectory<'_>) {
         if let Some(cwd) = directory.cwd.non_empty() {
             self.tracked.project = cwd.to_string();
-            self.outcome.project = Some(cwd.to_string());
+            self.outcome.summary.project = Some(cwd.to_string());
         }
         if let Some(branch) = directory.branch.non_empty() {
             self.tracked.branch = branch.to_string();
-            self.outcome.branch = Some(branch.to_string());
+            self.outcome.summary.branch = Some(branch.to_string());
         }
     }
 
@@ -644,8 +666,8 @@ impl LogParser<'_, '_> {
     }
 
     fn note_model(&mut self, model: &str) {
-        if !model.is_empty() && !self.outcome.models.contains(model) {
-            self.outcome.models.insert(model.to_string());
+        if !model.is_empty() && !self.outcome.summary.models.contains(model) {
+            self.outcome.summary.models.insert(model.to_string());
         }
     }
 }

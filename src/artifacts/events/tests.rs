@@ -247,7 +247,10 @@ fn the_working_directory_follows_the_log() {
     );
     let projects: Vec<_> = rows.iter().map(|row| (row.project_path.as_str(), row.git_branch.as_str())).collect();
     assert_eq!(projects, [("/fallback", ""), ("/a", "main"), ("/b", "dev")]);
-    assert_eq!((outcome.project.as_deref(), outcome.copilot_version.as_deref()), (Some("/b"), Some("1.0.102")));
+    assert_eq!(
+        (outcome.summary.project.as_deref(), outcome.summary.copilot_version.as_deref()),
+        (Some("/b"), Some("1.0.102"))
+    );
 }
 
 #[test]
