@@ -253,6 +253,7 @@ impl LogTask {
             include_thinking: options.include_thinking,
             zone: options.zone,
             rates: &options.rates,
+            file: self.file as u32,
         }
     }
 
@@ -741,6 +742,7 @@ impl Analysis {
                     source: &source,
                     source_line: row.source_line,
                     mark: row.mark,
+                    locator: None,
                 };
                 self.tally.observe(&row, false);
                 sink.push(&row);

@@ -11,12 +11,16 @@ pub struct LineReader<R> {
     buf: Vec<u8>,
     max_len: usize,
     number: u64,
+    /// Bytes consumed so far: where the next line starts.
+    offset: u64,
 }
 
 /// One line without its `\n` (or `\r\n`).
 pub struct Line<'a> {
     /// 1-based.
     pub number: u64,
+    /// Where the line starts in the input, in bytes.
+    pub offset: u64,
     pub bytes: &'a [u8],
     /// The line's length in the file, which exceeds `bytes.len()` when it was cut.
     pub full_len: u64,
@@ -34,11 +38,12 @@ impl<R: BufRead> LineReader<R> {
     }
 
     pub fn with_limit(inner: R, max_len: usize) -> Self {
-        LineReader { inner, buf: Vec::new(), max_len, number: 0 }
+        LineReader { inner, buf: Vec::new(), max_len, number: 0, offset: 0 }
     }
 
     pub fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
         self.buf.clear();
+        let start = self.offset;
         let mut full_len = 0u64;
         let mut saw_any = false;
         loop {
@@ -58,7 +63,9 @@ impl<R: BufRead> LineReader<R> {
             let room = self.max_len.saturating_sub(self.buf.len());
             self.buf.extend_from_slice(&chunk[..take.min(room)]);
             full_len += take as u64;
-            self.inner.consume(if done { take + 1 } else { take });
+            let consumed = if done { take + 1 } else { take };
+            self.offset += consumed as u64;
+            self.inner.consume(consumed);
             if done {
                 break;
             }
@@ -71,7 +78,7 @@ impl<R: BufRead> LineReader<R> {
             full_len -= 1;
         }
         self.number += 1;
-        Ok(Some(Line { number: self.number, bytes: &self.buf, full_len }))
+        Ok(Some(Line { number: self.number, offset: start, bytes: &self.buf, full_len }))
     }
 }
 
@@ -83,6 +90,7 @@ mod tests {
         let mut reader = LineReader::with_limit(io::BufReader::with_capacity(3, input), limit);
         let mut out = Vec::new();
         while let Some(line) = reader.next_line().unwrap() {
+            assert!(input[line.offset as usize..].starts_with(line.bytes));
             out.push((line.number, line.bytes.to_vec(), line.full_len));
         }
         out

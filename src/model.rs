@@ -59,6 +59,19 @@ pub struct Row<'a> {
     /// What the row says beyond its text, for the tallies; never written out.
     #[serde(skip)]
     pub mark: RowMark,
+    /// Where an event-log row's line is, so that a viewer holding only the start of a long
+    /// text can read it again; never written out.
+    #[serde(skip)]
+    pub locator: Option<LineLocator>,
+}
+
+/// A row's line in its event log: the file (the analysis's index), the line's byte offset, and
+/// which of the line's rows it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LineLocator {
+    pub file: u32,
+    pub offset: u64,
+    pub ordinal: u32,
 }
 
 /// Facts about a row that its text does not carry in a parseable way.

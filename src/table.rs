@@ -1,12 +1,19 @@
 //! An in-memory row table for an interactive viewer (the browser's worker): rows kept
 //! compactly (repeated columns interned, texts in one arena), a chronological order, and
 //! filtered views that a page reads a slice at a time.
+//!
+//! A long text of an event-log row keeps only its first `INLINE_TEXT` bytes here, with the
+//! row's `LineLocator`; the viewer reads the whole text again from its line when it shows it
+//! (`events::reparse_line`). Search covers what is kept.
 
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{AGENT, OwnedRow, Row, RowSink, TurnType};
+use crate::model::{AGENT, LineLocator, OwnedRow, Row, RowSink, TurnType};
+
+/// Bytes of a long text kept in memory; the rest is read again from the source when shown.
+pub const INLINE_TEXT: usize = 512;
 
 #[derive(Default)]
 pub struct RowTable {
@@ -16,6 +23,8 @@ pub struct RowTable {
     arena: String,
     /// Row indices by time (undated rows last), then by arrival.
     chronological: Vec<u32>,
+    /// Where to read the whole text of rows whose text was cut.
+    cut: HashMap<u32, LineLocator>,
 }
 
 #[derive(Clone, Copy)]
@@ -27,14 +36,15 @@ struct Span {
 #[derive(Clone, Copy)]
 struct StoredRow {
     millis: Option<i64>,
-    timestamp: Span,
+    /// The timestamp as written, when it is not the canonical form of `millis`.
+    raw_timestamp: Option<Span>,
     session: u32,
     project: u32,
     branch: u32,
     model: u32,
     tool: u32,
     source: u32,
-    tool_use_id: Span,
+    tool_use_id: u32,
     text: Span,
     turn_type: TurnType,
     line: u64,
@@ -62,21 +72,37 @@ pub struct TableRow {
     pub index: u32,
     #[serde(flatten)]
     pub row: OwnedRow,
+    /// The text is only its start: read the rest with the row's locator.
+    pub text_cut: bool,
 }
 
 impl RowSink for RowTable {
     fn push(&mut self, row: &Row<'_>) {
+        let millis = crate::time::parse_millis(&row.timestamp_utc);
+        let canonical = millis.is_some_and(|millis| crate::time::format_millis(millis) == row.timestamp_utc);
+        let raw_timestamp = (!canonical && !row.timestamp_utc.is_empty()).then(|| self.store_text(&row.timestamp_utc));
+        let text = match row.locator {
+            Some(locator) if row.text.len() > INLINE_TEXT => {
+                self.cut.insert(self.rows.len() as u32, locator);
+                let mut end = INLINE_TEXT;
+                while !row.text.is_char_boundary(end) {
+                    end -= 1;
+                }
+                self.store_text(&row.text[..end])
+            }
+            _ => self.store_text(&row.text),
+        };
         let stored = StoredRow {
-            millis: crate::time::parse_millis(&row.timestamp_utc),
-            timestamp: self.store_text(&row.timestamp_utc),
+            millis,
+            raw_timestamp,
             session: self.intern(row.session_id),
             project: self.intern(row.project_path),
             branch: self.intern(row.git_branch),
             model: self.intern(row.model),
             tool: self.intern(row.tool_name),
             source: self.intern(row.source),
-            tool_use_id: self.store_text(row.tool_use_id),
-            text: self.store_text(&row.text),
+            tool_use_id: self.intern(row.tool_use_id),
+            text,
             turn_type: row.turn_type,
             line: row.source_line,
         };
@@ -123,18 +149,29 @@ impl RowTable {
         &self.arena[span.start..span.start + span.len as usize]
     }
 
+    /// Where to read the whole text of a row whose text was cut.
+    pub fn cut_text(&self, index: u32) -> Option<LineLocator> {
+        self.cut.get(&index).copied()
+    }
+
+    /// The row as stored (its text cut when `cut_text` says so).
     pub fn row(&self, index: u32) -> Option<OwnedRow> {
         let row = self.rows.get(index as usize)?;
         let name = |id: u32| self.names[id as usize].clone();
+        let timestamp = match (row.raw_timestamp, row.millis) {
+            (Some(raw), _) => self.text(raw).to_string(),
+            (None, Some(millis)) => crate::time::format_millis(millis),
+            (None, None) => String::new(),
+        };
         Some(OwnedRow {
             agent: AGENT.to_string(),
-            timestamp_utc: self.text(row.timestamp).to_string(),
+            timestamp_utc: timestamp,
             session_id: name(row.session),
             project_path: name(row.project),
             git_branch: name(row.branch),
             model: name(row.model),
             tool_name: name(row.tool),
-            tool_use_id: self.text(row.tool_use_id).to_string(),
+            tool_use_id: name(row.tool_use_id),
             turn_type: row.turn_type,
             text: self.text(row.text).to_string(),
             source: name(row.source),
@@ -252,6 +289,7 @@ mod tests {
             source: "s",
             source_line: 1,
             mark: RowMark::Plain,
+            locator: None,
         });
     }
 
@@ -269,6 +307,36 @@ mod tests {
         assert_eq!(table.filter(&day), [0]);
         assert!(table.filter(&RowFilter { session_id: "zzz".into(), ..RowFilter::default() }).is_empty());
         assert_eq!(table.row(2).unwrap().text, "earlier reply");
+        assert_eq!(table.row(0).unwrap().timestamp_utc, "2026-10-02T00:00:00.000Z");
         assert_eq!(table.facets().sessions, ["a", "b"]);
+    }
+
+    #[test]
+    fn long_log_texts_keep_their_start_and_a_locator() {
+        let mut table = RowTable::default();
+        let long = "é".repeat(INLINE_TEXT);
+        let locator = LineLocator { file: 3, offset: 120, ordinal: 1 };
+        for with_locator in [true, false] {
+            table.push(&Row {
+                agent: AGENT,
+                timestamp_utc: "2026-10-02T01:00:00Z".into(),
+                session_id: "a",
+                project_path: "",
+                git_branch: "",
+                model: "",
+                tool_name: "",
+                tool_use_id: "",
+                turn_type: TurnType::ToolResult,
+                text: long.as_str().into(),
+                source: "s",
+                source_line: 1,
+                mark: RowMark::Plain,
+                locator: with_locator.then_some(locator),
+            });
+        }
+        let cut = table.row(0).unwrap();
+        assert_eq!((cut.text.len(), table.cut_text(0)), (INLINE_TEXT, Some(locator)));
+        assert_eq!(cut.timestamp_utc, "2026-10-02T01:00:00Z", "a non-canonical stamp is kept as written");
+        assert_eq!((table.row(1).unwrap().text, table.cut_text(1)), (long, None));
     }
 }

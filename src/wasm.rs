@@ -342,7 +342,9 @@ impl Engine {
             .iter()
             .skip(offset as usize)
             .take(limit as usize)
-            .filter_map(|&index| done.table.row(index).map(|row| TableRow { index, row }))
+            .filter_map(|&index| {
+                done.table.row(index).map(|row| TableRow { index, row, text_cut: done.table.cut_text(index).is_some() })
+            })
             .map(|mut row| {
                 let bytes = row.row.text.len();
                 let cut = text_limit > 0 && bytes > text_limit as usize;

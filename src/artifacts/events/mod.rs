@@ -16,7 +16,7 @@ use serde_json::value::RawValue;
 use self::records::*;
 pub use self::records::{Envelope, Text};
 use crate::lines::{Line, LineReader};
-use crate::model::{AGENT, Row, RowMark, RowSink, TurnType};
+use crate::model::{AGENT, LineLocator, Row, RowMark, RowSink, TurnType};
 use crate::time;
 use crate::usage::Zone;
 use crate::usage::counters::UsageRecordData;
@@ -36,6 +36,8 @@ pub struct LogContext<'a> {
     /// For usage accounting: the zone days are counted in, and the long-context thresholds.
     pub zone: Zone,
     pub rates: &'a RateTable,
+    /// The log's index among the analysis's files, for row locators.
+    pub file: u32,
 }
 
 /// What the session record takes from a log.
@@ -100,11 +102,19 @@ pub struct LogOutcome {
     pub usage: Option<SessionLedger>,
 }
 
+/// The rows of one line of a log, made again (a viewer reading a long text it kept only the
+/// start of). Texts depend only on their line; the tracked columns may differ.
+pub fn reparse_line(context: &LogContext<'_>, line: &[u8]) -> Vec<crate::model::OwnedRow> {
+    let mut rows: Vec<crate::model::OwnedRow> = Vec::new();
+    parse_log(context, line, &mut rows);
+    rows
+}
+
 /// Reads one log, handing each row to `sink` as it is made.
 pub fn parse_log(context: &LogContext<'_>, reader: impl BufRead, sink: &mut dyn RowSink) -> LogOutcome {
     let mut parser = LogParser {
         context,
-        emitter: Emitter { sink, rows: 0 },
+        emitter: Emitter { sink, rows: 0, offset: 0 },
         tracked: Tracked {
             project: context.fallback_project.to_string(),
             branch: context.fallback_branch.to_string(),
@@ -142,6 +152,8 @@ struct Emitter<'s> {
     sink: &'s mut dyn RowSink,
     /// Rows made for the current line.
     rows: u32,
+    /// Where the current line starts.
+    offset: u64,
 }
 
 /// The parts of a row that differ from row to row; the rest comes from the log's state.
@@ -183,6 +195,7 @@ impl<'a> RowParts<'a> {
 
 impl Emitter<'_> {
     fn emit(&mut self, context: &LogContext<'_>, tracked: &Tracked, line: u64, stamp: &str, parts: RowParts<'_>) {
+        let locator = LineLocator { file: context.file, offset: self.offset, ordinal: self.rows };
         self.rows += 1;
         self.sink.push(&Row {
             agent: AGENT,
@@ -198,6 +211,7 @@ impl Emitter<'_> {
             source: context.source,
             source_line: line,
             mark: parts.mark,
+            locator: Some(locator),
         });
     }
 }
@@ -220,6 +234,7 @@ impl LogParser<'_, '_> {
     fn line(&mut self, line: &Line<'_>) {
         self.outcome.account.lines += 1;
         self.emitter.rows = 0;
+        self.emitter.offset = line.offset;
         if line.bytes.iter().all(u8::is_ascii_whitespace) && !line.is_cut() {
             *self.outcome.account.skipped_by_rule.entry("<blank>".into()).or_default() += 1;
             return;

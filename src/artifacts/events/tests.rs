@@ -11,6 +11,7 @@ fn parse(lines: &[&str], include_thinking: bool) -> (Vec<OwnedRow>, LogOutcome) 
         include_thinking,
         zone: Zone::Utc,
         rates: &rates,
+        file: 0,
     };
     let mut rows: Vec<OwnedRow> = Vec::new();
     let text = lines.join("\n");
@@ -265,6 +266,7 @@ fn every_line_is_accounted_for() {
         include_thinking: false,
         zone: Zone::Utc,
         rates: &rates,
+        file: 0,
     };
     let mut input = Vec::new();
     for text in [
@@ -285,7 +287,7 @@ fn every_line_is_accounted_for() {
     let reader = crate::lines::LineReader::with_limit(&input[..], 128);
     let mut parser = LogParser {
         context: &context,
-        emitter: Emitter { sink: &mut rows, rows: 0 },
+        emitter: Emitter { sink: &mut rows, rows: 0, offset: 0 },
         tracked: Tracked::default(),
         tool_names: HashMap::new(),
         requested_calls: HashSet::new(),
