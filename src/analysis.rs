@@ -231,6 +231,43 @@ impl StoreFiles for StoreOnDisk<'_> {
     }
 }
 
+/// One store to read, with what it needs from the plan.
+#[derive(Clone, Debug)]
+pub struct StoreJob {
+    /// The file that reports the read (the main file, or the log without one).
+    index: usize,
+    root: usize,
+    main: Option<(usize, String, u64)>,
+    wal: Option<(usize, String)>,
+    scope: StoreScope,
+}
+
+/// A store as read, for `Analysis::add_store`.
+pub struct StoreRead {
+    job: StoreJob,
+    result: Result<store::StoreContents, store::StoreFailure>,
+    /// Per-call rows gathered per session.
+    ledgers: BTreeMap<String, SessionLedger>,
+}
+
+impl StoreJob {
+    pub fn read(self, reader: &mut dyn FileReader, options: &Options) -> StoreRead {
+        let mut files = StoreOnDisk {
+            reader,
+            root: self.root,
+            main: self.main.as_ref().map(|(_, path, size)| (path.clone(), *size)),
+            wal: self.wal.as_ref().map(|(_, path)| path.clone()),
+        };
+        let mut ledgers: BTreeMap<String, SessionLedger> = BTreeMap::new();
+        let mut on_usage = |event: StoreUsageEvent| {
+            let ledger = ledgers.entry(event.session_id).or_insert_with(|| SessionLedger::new(options.zone));
+            ledger.call(crate::time::parse_millis(&event.created_at), &event.counts, &options.rates);
+        };
+        let result = store::read(&mut files, self.scope.clone(), &mut on_usage);
+        StoreRead { job: self, result, ledgers }
+    }
+}
+
 /// One event log to parse, with what its rows need from the other files.
 #[derive(Clone, Debug)]
 pub struct LogTask {
@@ -433,13 +470,16 @@ impl Analysis {
 
     /// Phase 1: every file but the event logs.
     pub fn read_metadata(&mut self, reader: &mut dyn FileReader) {
+        for job in self.store_jobs(StoreScope::Everything) {
+            let read = job.read(reader, &self.options);
+            self.add_store(read);
+        }
         for index in 0..self.files.len() {
             if self.files[index].status != FileStatus::Read {
                 continue;
             }
             let result = match self.files[index].kind {
-                FileKind::EventsLog => continue,
-                FileKind::Store | FileKind::StoreWal => self.read_store(index, reader, StoreScope::Everything),
+                FileKind::EventsLog | FileKind::Store | FileKind::StoreWal => continue,
                 FileKind::ProcessLog => self.read_process_log(index, reader),
                 _ => match read_all(reader, self.files[index].root, &self.files[index].listed_path, SMALL_FILE_LIMIT) {
                     Ok(bytes) => self.read_small_file(index, &bytes),
@@ -558,40 +598,61 @@ impl Analysis {
         Ok(())
     }
 
-    /// The store is read once, from the main file and its `-wal` together (the log alone,
-    /// when the main file is missing). The `-wal` entry reports the replay.
-    fn read_store(&mut self, index: usize, reader: &mut dyn FileReader, scope: StoreScope) -> Result<(), String> {
-        let file = &self.files[index];
-        let root = file.root;
-        let main_path = file.path.trim_end_matches("-wal").to_string();
-        let wal_path = format!("{main_path}-wal");
-        let find = |path: &str| {
+    /// The stores to read: one per main file (with its `-wal`), or per `-wal` alone when the
+    /// main file is missing.
+    pub fn store_jobs(&self, scope: StoreScope) -> Vec<StoreJob> {
+        let find = |root: usize, path: &str| {
             self.files.iter().position(|f| f.root == root && f.path == path && f.status == FileStatus::Read)
         };
-        let (main, wal) = (find(&main_path), find(&wal_path));
-        if file.kind == FileKind::StoreWal && main.is_some() {
-            return Ok(()); // read with its main file
+        self.files
+            .iter()
+            .enumerate()
+            .filter(|(_, file)| {
+                file.status == FileStatus::Read && matches!(file.kind, FileKind::Store | FileKind::StoreWal)
+            })
+            .filter_map(|(index, file)| {
+                let main_path = file.path.trim_end_matches("-wal").to_string();
+                let (main, wal) = (find(file.root, &main_path), find(file.root, &format!("{main_path}-wal")));
+                // A log is read with its main file.
+                (file.kind == FileKind::Store || main.is_none()).then(|| StoreJob {
+                    index,
+                    root: file.root,
+                    main: main.map(|at| (at, self.files[at].listed_path.clone(), self.files[at].size)),
+                    wal: wal.map(|at| (at, self.files[at].listed_path.clone())),
+                    scope: scope.clone(),
+                })
+            })
+            .collect()
+    }
+
+    /// Takes a store read back: file statuses, the sessions it names, its held rows and its
+    /// per-call rows.
+    pub fn add_store(&mut self, read: StoreRead) {
+        let StoreRead { job, result, ledgers } = read;
+        let wal = job.wal.as_ref().map(|(at, _)| *at);
+        for (session, ledger) in ledgers {
+            self.session(&session, job.root, "session-store.db");
+            // The same session in two stores (two roots): the one with more calls counts.
+            match self.store_ledgers.entry(session) {
+                std::collections::btree_map::Entry::Vacant(entry) => {
+                    entry.insert(ledger);
+                }
+                std::collections::btree_map::Entry::Occupied(mut entry) => {
+                    if ledger.calls.requests > entry.get().calls.requests {
+                        entry.insert(ledger);
+                    }
+                }
+            }
         }
-        let mut files = StoreOnDisk {
-            reader,
-            root,
-            main: main.map(|at| (self.files[at].listed_path.clone(), self.files[at].size)),
-            wal: wal.map(|at| self.files[at].listed_path.clone()),
-        };
-        let (ledgers, options) = (&mut self.store_ledgers, &self.options);
-        let mut on_usage = |event: StoreUsageEvent| {
-            let ledger = ledgers.entry(event.session_id).or_insert_with(|| SessionLedger::new(options.zone));
-            ledger.call(crate::time::parse_millis(&event.created_at), &event.counts, &options.rates);
-        };
-        let contents = match store::read(&mut files, scope, &mut on_usage) {
+        let contents = match result {
             Ok(contents) => contents,
             Err(failure) => {
                 if let (Some(wal), Some(problem)) = (wal, failure.wal_problem) {
                     self.files[wal].fail(problem);
                 }
                 // Without a main file, the -wal entry carries the failure.
-                self.files[main.unwrap_or(index)].fail(failure.message);
-                return Ok(());
+                self.files[job.index].fail(failure.message);
+                return;
             }
         };
         if let Some(wal) = wal {
@@ -600,13 +661,13 @@ impl Analysis {
                 self.files[wal].fail(problem.clone());
             }
         }
-        let file = &mut self.files[index];
+        let file = &mut self.files[job.index];
         file.tables = Some(contents.tables.clone());
         if !contents.problems.is_empty() {
             file.message = Some(contents.problems.join("; "));
         }
         for session in &contents.sessions {
-            let facts = self.session(&session.id, root, "session-store.db");
+            let facts = self.session(&session.id, job.root, "session-store.db");
             if facts.store.is_none() {
                 facts.store = Some(session.clone());
             }
@@ -616,14 +677,10 @@ impl Analysis {
             HeldRow::Row(row) => Some(row.session_id.clone()),
             HeldRow::Turn(_) => None,
         }));
-        session_ids.extend(self.store_ledgers.keys().cloned());
         for id in session_ids.iter().filter(|id| !id.is_empty()) {
-            let facts = self.sessions.entry(id.clone()).or_default();
-            facts.roots.insert(root);
-            facts.found_in.insert("session-store.db");
+            self.session(id, job.root, "session-store.db");
         }
-        self.hold_rows(index, contents.rows);
-        Ok(())
+        self.hold_rows(job.index, contents.rows);
     }
 
     /// Phase 2's work list: the event logs, in path order.
@@ -830,23 +887,27 @@ impl Analysis {
     /// A usage-only run on one thread: the store's per-call rows and, from each log, only the
     /// lines that carry counters (see `usage::scan`). Rows, sessions and report are not built.
     pub fn usage_only(mut self, reader: &mut dyn FileReader) -> UsageOnly {
-        self.read_store_usage(reader);
         for task in self.log_tasks() {
             let scanned = task.scan_usage(reader, &self.options);
             self.add_usage_scan(&task, scanned);
         }
+        self.read_store_usage(reader);
         self.finish_usage_only()
     }
 
-    /// A usage-only run's first step: the store's per-call rows.
+    /// A usage-only run's last reading step, after the log scans: the store's per-call rows
+    /// of the sessions whose logs have none of their own (logs without records, and logs
+    /// that are gone).
     pub fn read_store_usage(&mut self, reader: &mut dyn FileReader) {
-        for index in 0..self.files.len() {
-            let file = &self.files[index];
-            if file.status == FileStatus::Read && matches!(file.kind, FileKind::Store | FileKind::StoreWal) {
-                if let Err(message) = self.read_store(index, reader, StoreScope::UsageOnly) {
-                    self.files[index].fail(message);
-                }
-            }
+        let known = self
+            .sessions
+            .iter()
+            .filter(|(_, facts)| facts.usage.as_ref().is_some_and(|ledger| ledger.calls.requests > 0))
+            .map(|(id, _)| id.clone())
+            .collect();
+        for job in self.store_jobs(StoreScope::UsageExcept(known)) {
+            let read = job.read(reader, &self.options);
+            self.add_store(read);
         }
     }
 
@@ -869,10 +930,7 @@ impl Analysis {
         let problems = self
             .files
             .iter()
-            .filter_map(|file| match (file.status, &file.message) {
-                (FileStatus::Error, Some(message)) => Some(format!("{}: {message}", file.path)),
-                _ => None,
-            })
+            .filter_map(|file| file.message.as_ref().map(|message| format!("{}: {message}", file.path)))
             .collect();
         let bytes_read = self
             .files

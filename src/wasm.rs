@@ -4,20 +4,23 @@
 //! the page asks for the slice it shows.
 
 use std::cell::RefCell;
-use std::collections::{HashMap, HashSet};
-use std::io::{self, Read};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
 
 use js_sys::{Array, Function, Uint8Array};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use web_sys::Blob;
 
-use crate::analysis::{Analysis, Options, Outputs, Tally, TallySink};
+use crate::analysis::{Analysis, LogTask, Options, Outputs, Tally, TallySink};
+use crate::artifacts::events::reparse_line;
 use crate::export;
 use crate::input::blob::BlobReader;
 use crate::input::layout::{FileKind, Rebase, classify};
 use crate::input::zip::ZipRoot;
 use crate::input::{FileReader, ListedFile, RootListing};
+use crate::lines::MAX_LINE_BYTES;
+use crate::model::OwnedRow;
 use crate::table::{RowFilter, RowTable, TableRow};
 use crate::usage::Zone;
 use crate::usage::rates::RateTable;
@@ -74,6 +77,79 @@ impl Read for ArrayReader {
     }
 }
 
+impl Seek for ArrayReader {
+    fn seek(&mut self, to: SeekFrom) -> io::Result<u64> {
+        let length = self.array.length() as u64;
+        let target = match to {
+            SeekFrom::Start(offset) => Some(offset),
+            SeekFrom::End(delta) => length.checked_add_signed(delta),
+            SeekFrom::Current(delta) => (self.position as u64).checked_add_signed(delta),
+        };
+        let target = target.ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "seek before the start"))?;
+        self.position = target.min(length) as u32;
+        Ok(target)
+    }
+}
+
+trait ReadSeek: Read + Seek {}
+impl<T: Read + Seek> ReadSeek for T {}
+
+/// A log opened again to read some of its lines: it seeks where the root allows it (a Blob,
+/// bytes read ahead) and the next line is not close ahead, and reads forward otherwise (always
+/// on a zip entry).
+enum LineSource<'a> {
+    Seekable(BufReader<Box<dyn ReadSeek + 'a>>, u64),
+    Forward(BufReader<Box<dyn Read + 'a>>, u64),
+}
+
+/// How far ahead a seekable log is read through rather than sought.
+const READ_THROUGH: u64 = 1 << 20;
+
+impl LineSource<'_> {
+    /// The line starting at `offset`, with its line end; offsets must not go back on a zip entry.
+    fn line_at(&mut self, offset: u64) -> io::Result<Vec<u8>> {
+        let (reader, position): (&mut dyn BufRead, &mut u64) = match self {
+            LineSource::Seekable(reader, position) => {
+                if offset < *position || offset - *position > READ_THROUGH {
+                    reader.seek(SeekFrom::Start(offset))?;
+                    *position = offset;
+                }
+                (reader, position)
+            }
+            LineSource::Forward(reader, position) => {
+                if offset < *position {
+                    return Err(io::Error::other("a zip entry is read forward only"));
+                }
+                (reader, position)
+            }
+        };
+        io::copy(&mut reader.take(offset - *position), &mut io::sink())?;
+        let mut line = Vec::new();
+        let count = reader.take(MAX_LINE_BYTES as u64 + 2).read_until(b'\n', &mut line)?;
+        *position = offset + count as u64;
+        Ok(line)
+    }
+}
+
+impl BrowserRoots {
+    fn open_lines(&mut self, root: usize, path: &str) -> io::Result<LineSource<'_>> {
+        let missing = || io::Error::new(io::ErrorKind::NotFound, path.to_string());
+        Ok(match self.roots.get_mut(root) {
+            Some(BrowserRoot::Files(files)) => {
+                let reader: Box<dyn ReadSeek> = match files.get(path).ok_or_else(missing)? {
+                    Source::Blob(blob) => Box::new(BlobReader::new(blob.clone())?),
+                    Source::Bytes(array) => Box::new(ArrayReader { array: array.clone(), position: 0 }),
+                };
+                LineSource::Seekable(BufReader::with_capacity(1 << 16, reader), 0)
+            }
+            Some(BrowserRoot::Zip(zip)) => {
+                LineSource::Forward(BufReader::with_capacity(1 << 16, zip.open_entry(path)?), 0)
+            }
+            None => return Err(missing()),
+        })
+    }
+}
+
 /// For each root-relative path, what the analysis will do with it: 2 an event log, 1 another
 /// file it reads, 0 nothing. The worker reads small wanted files ahead, many at once, because
 /// a browser pays a fixed cost for each file it opens; this only orders that work.
@@ -123,11 +199,16 @@ struct ProgressState {
     /// counts once, and its bytes once.
     opened: HashSet<(usize, String)>,
     last_report: f64,
+    /// The run is over: files opened again later are not progress.
+    finished: bool,
 }
 
 impl Progress {
     fn report(&self, file: &str) {
         let mut state = self.state.borrow_mut();
+        if state.finished {
+            return;
+        }
         state.last_report = state.done;
         let message = js_sys::Object::new();
         let set = |key: &str, value: JsValue| js_sys::Reflect::set(&message, &key.into(), &value).ok();
@@ -197,6 +278,46 @@ struct Finished {
     table: RowTable,
     outputs: Outputs,
     last_filter: RefCell<Option<(RowFilter, Vec<u32>)>>,
+    /// The inputs and the logs, kept to read whole the long texts the table holds the start of.
+    roots: RefCell<BrowserRoots>,
+    logs: HashMap<u32, LogTask>,
+    options: Options,
+}
+
+impl Finished {
+    /// The rows at `indices`, each with its whole text: a text the table cut is read again
+    /// from its line (each log opened once, its lines in order) and made by the same parser.
+    /// A text that cannot be read again stays cut.
+    fn full_rows(&self, indices: &[u32]) -> Vec<OwnedRow> {
+        let mut rows: Vec<OwnedRow> = indices.iter().filter_map(|&index| self.table.row(index)).collect();
+        if rows.len() != indices.len() {
+            return rows;
+        }
+        let mut by_log: BTreeMap<u32, Vec<(u64, u32, usize)>> = BTreeMap::new();
+        for (slot, &index) in indices.iter().enumerate() {
+            if let Some(locator) = self.table.cut_text(index) {
+                by_log.entry(locator.file).or_default().push((locator.offset, locator.ordinal, slot));
+            }
+        }
+        let mut roots = self.roots.borrow_mut();
+        for (file, mut wanted) in by_log {
+            let Some(task) = self.logs.get(&file) else { continue };
+            let Ok(mut source) = roots.open_lines(task.root, &task.listed_path) else { continue };
+            wanted.sort_unstable();
+            let context = task.context(&self.options);
+            let mut last: Option<(u64, Vec<OwnedRow>)> = None;
+            for (offset, ordinal, slot) in wanted {
+                if last.as_ref().is_none_or(|(at, _)| *at != offset) {
+                    let Ok(line) = source.line_at(offset) else { break };
+                    last = Some((offset, reparse_line(&context, &line)));
+                }
+                if let Some(again) = last.as_ref().and_then(|(_, again)| again.get(ordinal as usize)) {
+                    rows[slot].text.clone_from(&again.text);
+                }
+            }
+        }
+        rows
+    }
 }
 
 /// One analysis in the browser: add roots, run, then query.
@@ -285,6 +406,7 @@ impl Engine {
             files_total: analysis.files_to_read() as u32,
             opened: HashSet::new(),
             last_report: 0.0,
+            finished: false,
         };
         let mut roots = BrowserRoots {
             roots: std::mem::take(&mut self.roots),
@@ -292,15 +414,24 @@ impl Engine {
         };
         let mut table = RowTable::default();
         analysis.read_metadata(&mut roots);
-        for task in analysis.log_tasks() {
+        let tasks = analysis.log_tasks();
+        for task in &tasks {
             let mut tally = Tally::default();
             let outcome = task.parse(&mut roots, &analysis.options, &mut TallySink::new(&mut tally, &mut table));
-            analysis.add_log(&task, outcome, tally);
+            analysis.add_log(task, outcome, tally);
         }
         let outputs = analysis.finish(&mut roots, &mut table);
         table.seal();
         roots.progress.report("");
-        self.finished = Some(Finished { table, outputs, last_filter: RefCell::new(None) });
+        roots.progress.state.borrow_mut().finished = true;
+        self.finished = Some(Finished {
+            table,
+            outputs,
+            last_filter: RefCell::new(None),
+            roots: RefCell::new(roots),
+            logs: tasks.into_iter().map(|task| (task.file as u32, task)).collect(),
+            options: self.options.clone(),
+        });
         self.summary()
     }
 
@@ -324,7 +455,8 @@ impl Engine {
     /// `{total, rows}`: the `limit` rows from `offset` of the rows passing `filter` (a
     /// `RowFilter`), in time order. The last filter's matches are kept, so scrolling is cheap.
     /// A `text_limit` above 0 cuts longer texts to about that many bytes (a table shows one
-    /// line); such rows carry `text_bytes`, the whole text's length.
+    /// line); such rows carry `text_bytes`, the whole text's length. Asking for more than the
+    /// table keeps of long texts (`INLINE_TEXT`), or 0 for everything, reads them again whole.
     pub fn rows(&self, filter: JsValue, offset: u32, limit: u32, text_limit: u32) -> Result<JsValue, JsError> {
         let done = self.done()?;
         let filter: RowFilter = if filter.is_undefined() || filter.is_null() {
@@ -338,12 +470,20 @@ impl Engine {
             *cache = Some((filter, matches));
         }
         let matches = &cache.as_ref().expect("just filled").1;
-        let rows: Vec<serde_json::Value> = matches
+        let indices: Vec<u32> = matches.iter().skip(offset as usize).take(limit as usize).copied().collect();
+        let whole = text_limit == 0 || text_limit as usize > crate::table::INLINE_TEXT;
+        let rows = if whole {
+            done.full_rows(&indices)
+        } else {
+            indices.iter().filter_map(|&index| done.table.row(index)).collect()
+        };
+        let rows: Vec<serde_json::Value> = indices
             .iter()
-            .skip(offset as usize)
-            .take(limit as usize)
-            .filter_map(|&index| {
-                done.table.row(index).map(|row| TableRow { index, row, text_cut: done.table.cut_text(index).is_some() })
+            .zip(rows)
+            .map(|(&index, row)| {
+                let cut_here =
+                    done.table.cut_text(index).is_some() && (!whole || row.text.len() <= crate::table::INLINE_TEXT);
+                TableRow { index, row, text_cut: cut_here }
             })
             .map(|mut row| {
                 let bytes = row.row.text.len();
@@ -396,17 +536,15 @@ impl Engine {
     /// `inventory.json`, `report.json`, or `session.md` (with `session_id`).
     pub fn export(&self, what: &str, session_id: &str) -> Result<String, JsError> {
         let done = self.done()?;
-        let all_rows = || (0..done.table.len() as u32).filter_map(|index| done.table.row(index));
         let text = match what {
-            "rows.jsonl" => all_rows()
-                .map(|row| serde_json::to_string(&row).map(|line| line + "\n"))
-                .collect::<Result<String, _>>()
-                .map_err(js_error)?,
-            "rows.csv" => {
-                let rows: Vec<_> = all_rows().collect();
-                let mut out = Vec::new();
-                export::write_rows_csv(rows.iter(), &mut out).map_err(js_error)?;
-                String::from_utf8(out).map_err(js_error)?
+            "rows.jsonl" | "rows.csv" => {
+                let mut text = String::new();
+                let mut offset = 0;
+                while offset == 0 || (offset as usize) < done.table.len() {
+                    text.push_str(&self.export_rows(what, offset, 20_000)?);
+                    offset += 20_000;
+                }
+                text
             }
             "usage.csv" => {
                 let table = done.outputs.usage.table(GroupBy::Day, DayRange::default());
@@ -429,8 +567,7 @@ impl Engine {
             "report.json" => serde_json::to_string_pretty(&done.outputs.report).map_err(js_error)?,
             "session.md" => {
                 let filter = RowFilter { session_id: session_id.to_string(), ..RowFilter::default() };
-                let rows: Vec<_> =
-                    done.table.filter(&filter).into_iter().filter_map(|index| done.table.row(index)).collect();
+                let rows = done.full_rows(&done.table.filter(&filter));
                 let name = done
                     .outputs
                     .sessions
@@ -450,14 +587,15 @@ impl Engine {
     pub fn export_rows(&self, format: &str, offset: u32, limit: u32) -> Result<String, JsError> {
         let done = self.done()?;
         let end = (offset as usize).saturating_add(limit as usize).min(done.table.len());
-        let rows = (offset as usize..end).filter_map(|index| done.table.row(index as u32));
+        let indices: Vec<u32> = (offset as usize..end).map(|index| index as u32).collect();
+        let rows = done.full_rows(&indices);
         match format {
             "rows.jsonl" => rows
-                .map(|row| serde_json::to_string(&row).map(|line| line + "\n"))
+                .iter()
+                .map(|row| serde_json::to_string(row).map(|line| line + "\n"))
                 .collect::<Result<String, _>>()
                 .map_err(js_error),
             "rows.csv" => {
-                let rows: Vec<_> = rows.collect();
                 let mut out = Vec::new();
                 export::write_rows_csv(rows.iter(), &mut out).map_err(js_error)?;
                 let mut text = String::from_utf8(out).map_err(js_error)?;

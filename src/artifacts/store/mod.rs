@@ -45,11 +45,12 @@ pub struct StoreUsageEvent {
 }
 
 /// What to read of the store.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum StoreScope {
     Everything,
-    /// Only `assistant_usage_events`, for usage-only runs.
-    UsageOnly,
+    /// Only the per-call rows of `assistant_usage_events`, and not those of these sessions
+    /// (whose logs have their own per-call records): usage-only runs.
+    UsageExcept(std::collections::BTreeSet<String>),
 }
 
 #[derive(Debug, Default)]
@@ -221,10 +222,13 @@ fn read_connection(
         .query_row("SELECT count(*) FROM sqlite_schema", [], |row| row.get::<_, i64>(0))
         .map_err(|error| format!("SQLite cannot read the schema: {error}"))?;
     let mut tables = Tables { connection, contents };
-    if scope == StoreScope::Everything {
-        read_row_tables(&mut tables);
+    match &scope {
+        StoreScope::Everything => {
+            read_row_tables(&mut tables);
+            read_usage(&mut tables, on_usage, &Default::default());
+        }
+        StoreScope::UsageExcept(known) => read_usage(&mut tables, on_usage, known),
     }
-    read_usage(&mut tables, on_usage);
     Ok(())
 }
 
@@ -250,12 +254,14 @@ struct Tables<'a> {
 }
 
 impl Tables<'_> {
-    /// Calls `each` with the rowid and the named columns of every row, in rowid order. A missing
-    /// column reads as NULL and a missing table as no rows; a table SQLite cannot read is noted.
+    /// Calls `each` with the rowid and the named columns of every row, in rowid order (or of
+    /// the rows `query` narrows to). A missing column reads as NULL and a missing table as no
+    /// rows; a table SQLite cannot read is noted.
     fn each_row(
         &mut self,
         table: &str,
         columns: &[&str],
+        query: Option<Query<'_>>,
         mut each: impl FnMut(&mut StoreContents, u64, &[Option<String>]),
     ) {
         let present = match table_columns(self.connection, table) {
@@ -265,14 +271,26 @@ impl Tables<'_> {
         };
         let select: Vec<String> = columns
             .iter()
-            .map(|column| if present.iter().any(|p| p == column) { format!("\"{column}\"") } else { "NULL".into() })
+            .map(|column| match query {
+                _ if present.iter().any(|p| p == column) => format!("\"{column}\""),
+                _ => "NULL".into(),
+            })
             .collect();
-        let sql = format!("SELECT rowid, {} FROM \"{table}\" ORDER BY rowid", select.join(", "));
+        let sql = match query {
+            None => format!("SELECT rowid, {} FROM \"{table}\" ORDER BY rowid", select.join(", ")),
+            Some(Query::Distinct) => format!("SELECT DISTINCT 0, {} FROM \"{table}\"", select.join(", ")),
+            Some(Query::Session(_)) => {
+                format!("SELECT rowid, {} FROM \"{table}\" WHERE session_id = ?1 ORDER BY rowid", select.join(", "))
+            }
+        };
         let mut count = 0;
         let mut values = Vec::with_capacity(columns.len());
         let result = (|| -> rusqlite::Result<()> {
             let mut statement = self.connection.prepare(&sql)?;
-            let mut rows = statement.query([])?;
+            let mut rows = match query {
+                Some(Query::Session(session)) => statement.query([session])?,
+                _ => statement.query([])?,
+            };
             while let Some(row) = rows.next()? {
                 let rowid: i64 = row.get(0)?;
                 values.clear();
@@ -284,11 +302,22 @@ impl Tables<'_> {
             }
             Ok(())
         })();
-        self.contents.tables.insert(table.to_string(), count);
+        if !matches!(query, Some(Query::Distinct)) {
+            *self.contents.tables.entry(table.to_string()).or_default() += count;
+        }
         if let Err(error) = result {
             self.contents.problems.push(format!("{table}: {error}"));
         }
     }
+}
+
+/// A narrower read of a table than all its rows.
+#[derive(Clone, Copy)]
+enum Query<'a> {
+    /// `DISTINCT` of the one column named (its index serves it where there is one).
+    Distinct,
+    /// The rows of one session.
+    Session(&'a str),
 }
 
 fn read_row_tables(tables: &mut Tables<'_>) {
@@ -297,6 +326,7 @@ fn read_row_tables(tables: &mut Tables<'_>) {
     tables.each_row(
         "sessions",
         &["id", "cwd", "repository", "branch", "summary", "created_at", "updated_at"],
+        None,
         |contents, rowid, v| {
             let session = StoreSession {
                 id: take(&v[0]),
@@ -315,10 +345,11 @@ fn read_row_tables(tables: &mut Tables<'_>) {
         },
     );
     // Prompts and replies are the store's long texts: they are held as keys and read again
-    // only for the copies that survive deduplication (see `read_turns`).
+    // only for the copies that survive deduplication (see `TurnReader`).
     tables.each_row(
         "turns",
         &["session_id", "user_message", "assistant_response", "timestamp"],
+        None,
         |contents, rowid, v| {
             let session_id = take(&v[0]);
             if !contents.session_ids.contains(&session_id) {
@@ -338,11 +369,16 @@ fn read_row_tables(tables: &mut Tables<'_>) {
         },
     );
     let names = rows.len();
-    tables.each_row("session_files", &["session_id", "file_path", "tool_name", "first_seen_at"], |_, rowid, v| {
-        let text = format!("file changed: {} tool={}", take(&v[1]), take(&v[2]));
-        rows.push(PendingRow::new(TurnType::System, text, &take(&v[3]), rowid).in_session(&take(&v[0])));
-    });
-    tables.each_row("session_refs", &["session_id", "ref_type", "ref_value", "created_at"], |_, rowid, v| {
+    tables.each_row(
+        "session_files",
+        &["session_id", "file_path", "tool_name", "first_seen_at"],
+        None,
+        |_, rowid, v| {
+            let text = format!("file changed: {} tool={}", take(&v[1]), take(&v[2]));
+            rows.push(PendingRow::new(TurnType::System, text, &take(&v[3]), rowid).in_session(&take(&v[0])));
+        },
+    );
+    tables.each_row("session_refs", &["session_id", "ref_type", "ref_value", "created_at"], None, |_, rowid, v| {
         let text = format!("reference: {} {}", take(&v[1]), take(&v[2]));
         rows.push(PendingRow::new(TurnType::System, text, &take(&v[3]), rowid).in_session(&take(&v[0])));
     });
@@ -350,7 +386,7 @@ fn read_row_tables(tables: &mut Tables<'_>) {
         ["overview", "history", "work_done", "technical_details", "important_files", "next_steps"];
     let mut checkpoint_columns = vec!["session_id", "checkpoint_number", "title", "created_at"];
     checkpoint_columns.extend(CHECKPOINT_SECTIONS);
-    tables.each_row("checkpoints", &checkpoint_columns, |_, rowid, v| {
+    tables.each_row("checkpoints", &checkpoint_columns, None, |_, rowid, v| {
         let mut text = format!("checkpoint {}: {}", take(&v[1]), take(&v[2]));
         for (section, value) in CHECKPOINT_SECTIONS.iter().zip(&v[4..]) {
             if let Some(value) = value {
@@ -360,7 +396,7 @@ fn read_row_tables(tables: &mut Tables<'_>) {
         rows.push(PendingRow::new(TurnType::System, text, &take(&v[3]), rowid).in_session(&take(&v[0])));
     });
     let forge_columns = ["session_id", "tool_call_id", "command", "output", "exit_code", "created_at"];
-    tables.each_row("forge_trajectory_events", &forge_columns, |_, rowid, v| {
+    tables.each_row("forge_trajectory_events", &forge_columns, None, |_, rowid, v| {
         let (session_id, call, stamp) = (take(&v[0]), take(&v[1]), take(&v[5]));
         if let Some(command) = v[2].clone() {
             let mut row = PendingRow::new(TurnType::ToolUse, command, &stamp, rowid).in_session(&session_id);
@@ -392,8 +428,15 @@ fn read_row_tables(tables: &mut Tables<'_>) {
         rows.into_iter().map(HeldRow::Row).chain(turns).chain(rest.into_iter().map(HeldRow::Row)).collect();
 }
 
-/// `assistant_usage_events`, one model call per row, handed over as it is read.
-fn read_usage(tables: &mut Tables<'_>, on_usage: &mut dyn FnMut(StoreUsageEvent)) {
+/// `assistant_usage_events`, one model call per row, handed over as it is read, except the
+/// rows of the `known` sessions. With sessions to leave out, the session ids are listed first
+/// from the table's index and only the others' rows are read.
+fn read_usage(
+    tables: &mut Tables<'_>,
+    on_usage: &mut dyn FnMut(StoreUsageEvent),
+    known: &std::collections::BTreeSet<String>,
+) {
+    const TABLE: &str = "assistant_usage_events";
     let columns = [
         "session_id",
         "agent_id",
@@ -406,7 +449,7 @@ fn read_usage(tables: &mut Tables<'_>, on_usage: &mut dyn FnMut(StoreUsageEvent)
         "created_at",
     ];
     let count = |value: &Option<String>| value.as_deref().map_or(Count::default(), Count::from_text);
-    tables.each_row("assistant_usage_events", &columns, |_, rowid, v| {
+    let mut emit = |rowid: u64, v: &[Option<String>]| {
         on_usage(StoreUsageEvent {
             rowid: rowid as i64,
             session_id: take(&v[0]),
@@ -420,8 +463,16 @@ fn read_usage(tables: &mut Tables<'_>, on_usage: &mut dyn FnMut(StoreUsageEvent)
                 cache_write_tokens: count(&v[6]),
                 reasoning_tokens: count(&v[7]),
             },
-        });
-    });
+        })
+    };
+    if known.is_empty() {
+        return tables.each_row(TABLE, &columns, None, |_, rowid, v| emit(rowid, v));
+    }
+    let mut sessions = Vec::new();
+    tables.each_row(TABLE, &["session_id"], Some(Query::Distinct), |_, _, v| sessions.extend(v[0].clone()));
+    for session in sessions.iter().filter(|session| !known.contains(*session)) {
+        tables.each_row(TABLE, &columns, Some(Query::Session(session)), |_, rowid, v| emit(rowid, v));
+    }
 }
 
 fn take(value: &Option<String>) -> String {

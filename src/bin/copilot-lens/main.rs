@@ -169,8 +169,8 @@ fn run_usage(root_paths: &[PathBuf], options: Options, view: UsageView, threads:
         Ok(analysis) => analysis,
         Err(error) => return fail(USAGE_ERROR, &error.to_string()),
     };
-    analysis.read_store_usage(&mut roots);
     parallel::scan_usage(&mut analysis, &roots, threads);
+    analysis.read_store_usage(&mut roots);
     let run = analysis.finish_usage_only();
     let table = run.usage.table(view.by, view.range);
     let stdout = std::io::stdout();
