@@ -13,7 +13,9 @@ use copilot_lens::model::JsonlRowWriter;
 use crate::roots::DiskRoots;
 
 /// How far ahead of the consumer a thread may run, in logs: bounds what is buffered.
-const WINDOW: usize = 32;
+const WINDOW: usize = 64;
+/// Logs a thread takes at a time.
+const BATCH: usize = 8;
 
 /// Parses every log, writing its rows to `out` and its outcome to the analysis, in order.
 pub fn parse_logs(analysis: &mut Analysis, roots: &DiskRoots, threads: usize, out: &mut impl Write) -> io::Result<()> {
@@ -45,7 +47,8 @@ pub fn scan_usage(analysis: &mut Analysis, roots: &DiskRoots, threads: usize) {
 }
 
 /// Runs `work` on every task on `threads` threads (each with its own reader) and `consume`s
-/// the results on this thread in task order. Stops early when `consume` fails.
+/// the results on this thread in task order. Threads take tasks in batches, so that handing
+/// results over costs little beside small logs. Stops early when `consume` fails.
 fn in_order<T: Send>(
     tasks: &[LogTask],
     roots: &DiskRoots,
@@ -57,22 +60,24 @@ fn in_order<T: Send>(
     let consumed = Mutex::new(0usize);
     let progress = Condvar::new();
     std::thread::scope(|scope| {
-        let (sender, receiver) = mpsc::sync_channel(WINDOW);
+        let (sender, receiver) = mpsc::sync_channel::<Vec<(usize, T)>>(threads.max(1) * 2);
         for _ in 0..threads.max(1) {
             let (sender, mut reader) = (sender.clone(), roots.clone());
             let (next, consumed, progress, work) = (&next, &consumed, &progress, &work);
             scope.spawn(move || {
                 loop {
-                    let index = next.fetch_add(1, Ordering::SeqCst);
-                    if index >= tasks.len() {
+                    let first = next.fetch_add(BATCH, Ordering::SeqCst);
+                    if first >= tasks.len() {
                         break;
                     }
                     let mut done = consumed.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-                    while index >= *done + WINDOW {
+                    while first >= *done + WINDOW {
                         done = progress.wait(done).unwrap_or_else(|poisoned| poisoned.into_inner());
                     }
                     drop(done);
-                    if sender.send((index, work(&tasks[index], &mut reader))).is_err() {
+                    let batch = (first..(first + BATCH).min(tasks.len()))
+                        .map(|index| (index, work(&tasks[index], &mut reader)));
+                    if sender.send(batch.collect()).is_err() {
                         break;
                     }
                 }
@@ -81,8 +86,9 @@ fn in_order<T: Send>(
         drop(sender);
         let mut pending = BTreeMap::new();
         let mut cursor = 0;
-        for (index, result) in receiver {
-            pending.insert(index, result);
+        for batch in receiver {
+            pending.extend(batch);
+            let before = cursor;
             while let Some(result) = pending.remove(&cursor) {
                 if let Err(error) = consume(cursor, result) {
                     // Release waiting threads; they stop when their next send fails.
@@ -92,6 +98,8 @@ fn in_order<T: Send>(
                     return Err(error);
                 }
                 cursor += 1;
+            }
+            if cursor != before {
                 *consumed.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = cursor;
                 progress.notify_all();
             }

@@ -30,6 +30,8 @@ enum Root {
 #[derive(Clone)]
 pub struct DiskRoots {
     roots: Vec<Root>,
+    /// Whether whole files may be memory-mapped (the usage scan).
+    map_files: bool,
 }
 
 /// What a walk lists.
@@ -59,7 +61,7 @@ impl DiskRoots {
                 roots.push(Root::Zip(zip));
             }
         }
-        Ok((DiskRoots { roots }, listings))
+        Ok((DiskRoots { roots, map_files: scope == Scope::Usage }, listings))
     }
 
     /// The directories among the roots, to keep the output folder out of them.
@@ -79,6 +81,13 @@ impl FileReader for DiskRoots {
         }
     }
 
+    fn view(&mut self, root: usize, path: &str) -> Option<io::Result<Box<dyn std::ops::Deref<Target = [u8]>>>> {
+        match &self.roots[root] {
+            Root::Directory(base) if self.map_files => Some(map_file(&base.join(path))),
+            _ => None,
+        }
+    }
+
     fn open_at(&mut self, root: usize, path: &str) -> Option<io::Result<Box<dyn ReadAt>>> {
         match &self.roots[root] {
             Root::Directory(base) => {
@@ -87,6 +96,19 @@ impl FileReader for DiskRoots {
             Root::Zip(_) => None,
         }
     }
+}
+
+/// A file mapped read-only, for the usage scan to search in place. A file truncated while it
+/// is mapped would fault; Copilot CLI appends to its logs and truncates one only on `/rewind`,
+/// and a scan holds each mapping for about a millisecond.
+fn map_file(path: &Path) -> io::Result<Box<dyn std::ops::Deref<Target = [u8]>>> {
+    let file = File::open(path)?;
+    if file.metadata()?.len() == 0 {
+        return Ok(Box::new(Vec::new()));
+    }
+    // SAFETY: the mapping is read-only and private to this process; see above for truncation.
+    let map = unsafe { memmap2::MmapOptions::new().populate().map(&file)? };
+    Ok(Box::new(map))
 }
 
 /// A file read at positions (the session store, page by page).
