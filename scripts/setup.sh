@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the build and the tests need, idempotently: the wasm32 target, clang (SQLite is
-# compiled from C for wasm32), wasm-bindgen-cli at the version pinned in Cargo.toml.
+# compiled from C for wasm32), Debian's Chromium for the browser tests, wasm-bindgen-cli at the
+# version pinned in Cargo.toml, and the npm packages of package.json (binaryen's wasm-opt,
+# chart.js, playwright-core).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,6 +14,9 @@ rustup target add wasm32-unknown-unknown >/dev/null
 
 missing=()
 command -v clang >/dev/null || missing+=(clang llvm)
+# The browser tests drive Debian's Chromium (playwright-core cannot download its own here);
+# SKIP_CHROMIUM=1 for a build without the tests (the Pages workflow).
+[ -n "${SKIP_CHROMIUM:-}" ] || [ -x /usr/bin/chromium ] || missing+=(chromium chromium-driver)
 if [ ${#missing[@]} -gt 0 ]; then
   as_root apt-get update -qq
   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "${missing[@]}"
@@ -20,4 +25,8 @@ fi
 if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $WASM_BINDGEN_VERSION" ]; then
   # No --locked: its lockfile pins a webpki-roots version the registry no longer serves.
   cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
+fi
+
+if [ ! -d node_modules/binaryen ] || [ ! -d node_modules/chart.js ] || [ ! -d node_modules/playwright-core ]; then
+  npm ci --no-audit --no-fund
 fi

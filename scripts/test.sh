@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every test, on a fresh machine too: installs what is missing, then runs the native tests,
-# the WebAssembly build and the core's tests under WebAssembly in Node.
+# the WebAssembly build, the core's tests under WebAssembly in Node, and the page's end-to-end
+# tests in headless Chromium (against the native CLI's numbers on the same inputs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,3 +10,10 @@ scripts/setup.sh
 cargo test --all-targets
 cargo build --lib --target wasm32-unknown-unknown --no-default-features
 cargo test --target wasm32-unknown-unknown --no-default-features --test wasm
+
+# The page: the native CLI (expected numbers), the release WebAssembly build into www/, the
+# single-file build, then the browser tests (screenshots in $SHOTS_DIR, default /tmp/copilot-lens-shots).
+cargo build --release
+scripts/build-web.sh
+scripts/build-single.sh --no-build
+node tests/e2e/run.mjs

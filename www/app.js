@@ -58,6 +58,7 @@ function setState(state) {
 function showError(title, message) {
   $('error-title').textContent = title;
   $('error-message').textContent = message;
+  $('retry').hidden = !currentRoots.length;
   lens.error = message;
   setState('error');
 }
@@ -67,6 +68,10 @@ function showError(title, message) {
 let progressStarted = 0;
 
 function onProgress(p) {
+  if (p.phase === 'ahead') {
+    $('progress-text').textContent = `Reading small files ahead: ${fmtInt(p.files)} of ${fmtInt(p.files_total)}`;
+    return;
+  }
   const fraction = p.total > 0 ? Math.min(1, p.bytes / p.total) : 0;
   $('progress-bar').value = fraction;
   const seconds = (performance.now() - progressStarted) / 1000;
@@ -78,7 +83,7 @@ function onProgress(p) {
 
 function onCrash(error) {
   if (lens.state === 'working') return; // the running analysis reports it
-  showError('The engine stopped', `${error.message}. It has been restarted: pick or drop your files again.`);
+  showError('The engine stopped', `${error.message}. A fresh engine has been started.`);
 }
 
 const engine = new EngineClient({ onProgress, onCrash });
@@ -123,7 +128,9 @@ async function analyse(newRoots) {
   progressStarted = performance.now();
   setState('working');
   try {
-    const result = await engine.analyze(forWorker(roots), options());
+    const result = await engine.analyze(forWorker(roots), options(), (sent, total) => {
+      $('progress-text').textContent = `Handing ${fmtInt(sent)} of ${fmtInt(total)} files to the worker…`;
+    });
     if (gen !== analysisGen) return;
     lens.summary = result.summary;
     lens.warnings = result.warnings;
@@ -139,7 +146,7 @@ async function analyse(newRoots) {
       setState('idle');
       $('inputs-line').textContent = 'Cancelled. Drop or pick something to start again.';
     } else if (error instanceof WorkerCrash) {
-      showError('The engine stopped', `${error.message}. It has been restarted: press Start again to retry.`);
+      showError('The engine stopped', `${error.message}. A fresh engine has been started.`);
     } else {
       showError('The analysis failed', String(error.message || error));
     }
@@ -284,7 +291,7 @@ $('demo').addEventListener('click', async () => {
       blob = await response.blob();
     }
     const file = new File([blob], 'copilot-demo.zip', { type: 'application/zip', lastModified: Date.UTC(2026, 10, 29, 12) });
-    analyse([{ kind: 'zip', label: file.name, file, count: 1, bytes: file.size }]);
+    analyse([{ kind: 'zip', label: file.name, file, count: 1 }]);
   } catch (error) {
     showError('The demo could not be loaded', String(error.message || error));
   }
@@ -297,6 +304,11 @@ $('cancel').addEventListener('click', () => {
 $('start-again').addEventListener('click', () => {
   setState('idle');
   startEngine();
+});
+
+$('retry').addEventListener('click', () => {
+  $('opt-add').checked = false;
+  analyse(currentRoots);
 });
 
 $('rerun').addEventListener('click', () => {

@@ -123,3 +123,8 @@ export function debounce(fn, ms) {
     timer = setTimeout(() => fn(...args), ms);
   };
 }
+
+/** el.append without turning null into the text "null". */
+export function add(el, ...children) {
+  return append(el, children);
+}

@@ -2,6 +2,7 @@
 // dropped files lazily (Blob slices through FileReaderSync, which exists only in a Worker).
 // Protocol (all messages are plain objects; see ARCHITECTURE.md, "www/"):
 //   in:  {type:'init', module}                      -> {type:'ready'}
+//        {type:'stage', root, files, paths}         (a big folder's files, in parts, first)
 //        {type:'analyze', id, options, roots}       -> {type:'progress', id, ...}*, then
 //                                                      {type:'done', id, summary, warnings, memory}
 //        {type:'call', id, method, args}            -> {type:'result', id, value}
@@ -9,9 +10,9 @@
 //        {type:'crash-test'}                        -> the worker fails on purpose (tests)
 //   out on failure: {type:'error', id, message}; {type:'crash', message} when the WebAssembly
 //   instance trapped (a panic): the page then ends this worker and starts a fresh one.
-import { Engine, initSync } from './pkg/copilot_lens.js';
+import { Engine, initSync, wantedPaths } from './pkg/copilot_lens.js';
 
-let wasm = null;
+let instance = null;
 let engine = null;
 let lastConsoleError = '';
 
@@ -23,6 +24,13 @@ console.error = (...args) => {
 };
 
 const ROWS_PER_PART = 20000;
+// Reading ahead: a browser pays about half a millisecond for each file it opens, whatever its
+// size, but opens several at once when asked asynchronously. So small files the analysis will
+// read are fetched first, AHEAD_AT_ONCE at a time, up to AHEAD_BUDGET bytes in all; the rest is
+// read lazily, a slice at a time, while the analysis runs.
+const AHEAD_AT_ONCE = 16;
+const AHEAD_MAX_FILE = 512 * 1024;
+const AHEAD_BUDGET = 96 * 1024 * 1024;
 const CALLS = new Set(['summary', 'rows', 'facets', 'sessions', 'inventory', 'report', 'usage', 'row_count']);
 
 function fail(id, error) {
@@ -35,7 +43,66 @@ function fail(id, error) {
   }
 }
 
-function analyze({ id, options, roots }) {
+// Files handed over in parts before an analysis ({type:'stage'}), by root index.
+let staged = new Map();
+
+async function readAhead(id, roots) {
+  const picks = [];
+  let budget = AHEAD_BUDGET;
+  for (const root of roots) {
+    if (root.kind !== 'files') continue;
+    const wanted = wantedPaths(root.paths);
+    // Other files first (each is read whole), then event logs, small ones first.
+    for (const kind of [1, 2]) {
+      const candidates = [];
+      root.files.forEach((file, index) => {
+        if (wanted[index] === kind && file.size <= AHEAD_MAX_FILE) candidates.push(index);
+      });
+      if (kind === 2) candidates.sort((a, b) => root.files[a].size - root.files[b].size);
+      for (const index of candidates) {
+        const size = root.files[index].size;
+        if (size > budget) break;
+        budget -= size;
+        picks.push([root, index]);
+      }
+    }
+  }
+  if (!picks.length) return;
+  let next = 0;
+  let done = 0;
+  let last = 0;
+  const total = picks.length;
+  const one = async () => {
+    while (next < picks.length) {
+      const [root, index] = picks[next++];
+      try {
+        root.files[index] = new Uint8Array(await root.files[index].arrayBuffer());
+      } catch {
+        // left as a File: the analysis reads it itself and reports what fails
+      }
+      done++;
+      const now = performance.now();
+      if (now - last >= 50) {
+        last = now;
+        self.postMessage({ type: 'progress', id, phase: 'ahead', files: done, files_total: total });
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: AHEAD_AT_ONCE }, one));
+}
+
+async function analyze({ id, options, roots }) {
+  roots = roots.map((root) => {
+    if (root.kind !== 'staged') return root;
+    const parts = staged.get(root.root) || { files: [], paths: [] };
+    return { kind: 'files', label: root.label, files: parts.files, paths: parts.paths };
+  });
+  staged = new Map();
+  const started = performance.now();
+  for (const root of roots) {
+    if (root.kind === 'files') root.modified = root.files.map((file) => file.lastModified || 0);
+  }
+  await readAhead(id, roots);
   if (engine) {
     try {
       engine.free();
@@ -74,7 +141,6 @@ function analyze({ id, options, roots }) {
       self.postMessage({ type: 'progress', id, bytes: p.bytes, total: p.total, files: p.files, files_total: p.files_total, file: p.file });
     }
   };
-  const started = performance.now();
   const summary = fresh.run(progress);
   engine = fresh;
   self.postMessage({
@@ -83,7 +149,7 @@ function analyze({ id, options, roots }) {
     summary,
     warnings,
     seconds: (performance.now() - started) / 1000,
-    memory: wasm.memory.buffer.byteLength,
+    memory: instance.memory.buffer.byteLength,
   });
 }
 
@@ -105,16 +171,23 @@ function exportFile({ id, what, session_id }) {
   self.postMessage({ type: 'result', id, value: new Blob(parts, { type }) });
 }
 
-self.onmessage = (event) => {
+self.onmessage = async (event) => {
   const message = event.data;
   try {
     switch (message.type) {
       case 'init':
-        wasm = initSync({ module: message.module });
+        instance = initSync({ module: message.module });
         self.postMessage({ type: 'ready' });
         break;
+      case 'stage': {
+        if (!staged.has(message.root)) staged.set(message.root, { files: [], paths: [] });
+        const parts = staged.get(message.root);
+        parts.files.push(...message.files);
+        parts.paths.push(...message.paths);
+        break;
+      }
       case 'analyze':
-        analyze(message);
+        await analyze(message);
         break;
       case 'call': {
         if (!CALLS.has(message.method)) throw new Error(`unknown call ${message.method}`);

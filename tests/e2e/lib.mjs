@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
+import { createHash } from 'node:crypto';
 import { chromium } from 'playwright-core';
 import { serve } from '../../scripts/serve.mjs';
 
@@ -94,12 +95,15 @@ export function native(input, { includeThinking = false } = {}) {
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const usage = JSON.parse(execFileSync(CLI, ['usage', input, '--json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
   const read = (name) => readFileSync(path.join(out, name), 'utf8');
+  const rowsBytes = readFileSync(path.join(out, 'rows.jsonl'));
   const report = JSON.parse(read('report.json'));
   const sessions = read('sessions.jsonl').split('\n').filter(Boolean).map((line) => JSON.parse(line));
   const result = {
     seconds,
     stderr,
-    rowsJsonl: read('rows.jsonl'),
+    // As a string when it fits one (V8 strings stop at 512 MiB); the CSV's hash always.
+    rowsJsonl: rowsBytes.length < 256 * 1024 * 1024 ? rowsBytes.toString('utf8') : null,
+    rowsCsvSha: csvShaFromRowsJsonl(rowsBytes),
     usageCsv: read('usage.csv'),
     sessionsJsonl: read('sessions.jsonl'),
     report,
@@ -129,6 +133,23 @@ function csvField(value) {
 }
 
 const ROW_COLUMNS = ['agent', 'timestamp_utc', 'session_id', 'project_path', 'git_branch', 'model', 'tool_name', 'tool_use_id', 'turn_type', 'text', 'source', 'source_line'];
+
+/** SHA-256 (hex, 16 digits) of csvFromRowsJsonl(bytes), a line at a time. */
+export function csvShaFromRowsJsonl(bytes) {
+  const hash = createHash('sha256');
+  hash.update(ROW_COLUMNS.join(',') + '\n');
+  let start = 0;
+  while (start < bytes.length) {
+    let end = bytes.indexOf(10, start);
+    if (end < 0) end = bytes.length;
+    if (end > start) {
+      const row = JSON.parse(bytes.toString('utf8', start, end));
+      hash.update(ROW_COLUMNS.map((c) => csvField(row[c])).join(',') + '\n');
+    }
+    start = end + 1;
+  }
+  return hash.digest('hex').slice(0, 16);
+}
 
 /** The rows CSV the page should export, made independently from the native rows.jsonl. */
 export function csvFromRowsJsonl(jsonl) {

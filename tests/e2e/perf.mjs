@@ -8,7 +8,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { CLI, SHOTS, assertEqual, csvFromRowsJsonl, launch, native, showView, startServer, waitEngine, waitForState } from './lib.mjs';
+import { CLI, SHOTS, assertEqual, launch, native, showView, startServer, waitEngine, waitForState } from './lib.mjs';
 
 const corpus = path.resolve(process.argv[2] || '/tmp/c500');
 const withZip = process.argv.includes('--zip');
@@ -191,7 +191,7 @@ for (const [kind, input] of inputs) {
   console.log(`native analyze: ${times.map((s) => s.toFixed(2)).join(' / ')} s (3 runs); usage command ${usageSeconds.toFixed(2)} s`);
   const page = await inBrowser(server, input, kind);
   assertEqual(page.summary, Object.fromEntries(Object.entries(expected.summary).sort(([a], [b]) => (a < b ? -1 : 1))), `${kind}: the page's summary equals the native CLI's`);
-  const csvSha = sha(csvFromRowsJsonl(expected.rowsJsonl));
+  const csvSha = expected.rowsCsvSha;
   console.log(`page: ${page.wall.toFixed(2)} s from the pick to done (setInputFiles ${page.pickSeconds.toFixed(2)} s); ${page.seconds.toFixed(2)} s in the worker's run()`);
   console.log(`page memory: WebAssembly ${(page.memory / 1048576).toFixed(0)} MiB; main JS heap ${page.heap ? (page.heap / 1048576).toFixed(0) + ' MiB' : '?'}; peak RSS of all Chromium processes ${(page.peak.total / 1048576).toFixed(0)} MiB (largest renderer ${(page.peak.renderer / 1048576).toFixed(0)} MiB)`);
   console.log(`summary equal: ${JSON.stringify(page.summary)}`);

@@ -166,6 +166,18 @@ async function dropFiles(page, files) {
   await page.dispatchEvent('#drop-zone', 'drop', { dataTransfer });
 }
 
+/**
+ * What the timeline's search looks at: the whole text, but for the long texts of event-log rows
+ * the first INLINE_TEXT (512) bytes the worker's row table keeps (src/table.rs).
+ */
+function searchable(row) {
+  const bytes = Buffer.from(row.text, 'utf8');
+  if (!row.source.endsWith('/events.jsonl') || bytes.length <= 512) return row.text;
+  let end = 512;
+  while (end > 0 && (bytes[end] & 0xc0) === 0x80) end--;
+  return bytes.subarray(0, end).toString('utf8');
+}
+
 // ---- tests ------------------------------------------------------------------------------------------
 
 const tests = [];
@@ -271,6 +283,7 @@ test('a dropped zip (and two zips at once) equal the native CLI on the same zips
     ]);
     await page.waitForFunction((rows) => window.copilotLens.summary && window.copilotLens.summary.rows === rows, both.summary.rows, { timeout: 60_000 });
     await checkNumbers(page, both, 'two dropped zips');
+    const twoZips = await summaryOf(page);
     // A zip that is not one: the rest is analysed and the bad input is reported.
     await dropFiles(page, [
       { name: 'spec-sample.zip', bytes: zip },
@@ -285,7 +298,7 @@ test('a dropped zip (and two zips at once) equal the native CLI on the same zips
     await shot(page, 'zip-broken-diagnostics.png', false);
     assertEqual(errors, [], 'no page errors');
     noNetworkAfterLoad(net, server, 'zip drop');
-    return `one zip and two zips at once: ${JSON.stringify(await summaryOf(page))}`;
+    return `two zips at once: ${JSON.stringify(twoZips)}; with a broken zip beside: ${JSON.stringify(await summaryOf(page))}`;
   } finally {
     await browser.close();
   }
@@ -449,6 +462,14 @@ test('the demo equals the native CLI on the demo zip; views; timeline filters an
     await page.$eval('#conversation .sys.perm-denied', (el) => el.scrollIntoView({ block: 'center' }));
     await page.screenshot({ path: path.join(SHOTS, 'demo-transcript-denial.png') });
     await page.click('#transcript-back');
+    // A long reply (the worker's table keeps its start) shows whole in its transcript.
+    const long = rows.filter((r) => r.turn_type === 'assistant' && r.session_id).sort((a, b) => b.text.length - a.text.length)[0];
+    assert(Buffer.byteLength(long.text) > 512, 'the demo has a reply longer than the table keeps');
+    await page.click(`#session-list tr[data-session="${long.session_id}"] button.link`);
+    await page.waitForSelector(`#transcript[data-loaded="${long.session_id}"]`);
+    const replies = await page.$$eval('#conversation .msg.assistant .msg-text', (all) => all.map((e) => e.textContent));
+    assert(replies.includes(long.text), `the longest reply (${long.text.length} characters) shows whole in its transcript`);
+    await page.click('#transcript-back');
 
     // Timeline: counts under filters equal the native rows; the last row is reachable.
     await showView(page, 'timeline');
@@ -458,7 +479,7 @@ test('the demo equals the native CLI on the demo zip; views; timeline filters an
     await page.waitForFunction((t) => document.getElementById('tl-count').textContent === t, `${fmtInt(rows.filter((r) => r.turn_type === 'user').length)} rows`);
     await page.uncheck('#view-timeline input[data-type="user"]');
     await page.fill('#tl-search', 'NPM TEST');
-    const npm = rows.filter((r) => r.text.toLowerCase().includes('npm test')).length;
+    const npm = rows.filter((r) => searchable(r).toLowerCase().includes('npm test')).length;
     await page.waitForFunction((t) => document.getElementById('tl-count').textContent === t, `${fmtInt(npm)} rows`);
     await page.screenshot({ path: path.join(SHOTS, 'demo-timeline-search.png') });
     const project = rows.find((r) => r.project_path).project_path;

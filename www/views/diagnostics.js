@@ -1,6 +1,6 @@
 // Diagnostics: every file found and what happened to it, lines per event type, unknown types,
 // bad lines, the store's WAL frames, the roots and what could not be listed.
-import { badge, clear, fmtBytes, fmtInt, h, section, table } from '../dom.js';
+import { add, badge, clear, fmtBytes, fmtInt, h, section, table } from '../dom.js';
 
 const LIMIT = 1000;
 
@@ -28,7 +28,7 @@ export async function render(container, ctx) {
   const walkProblems = ctx.roots.flatMap((root) => (root.problems || []).map((message) => ({ root: root.label, message })));
 
   const badLines = h('div', null, h('p.muted', null, 'Looking for bad lines…'));
-  container.append(
+  add(container, 
     h('h2.view-title', null, 'Diagnostics'),
     ctx.warnings.length || walkProblems.length
       ? section('Inputs that could not be used', table([{ label: 'input', value: (w) => w.root }, { label: 'problem', value: (w) => w.message, className: 'mono' }], [...ctx.warnings, ...walkProblems]))
@@ -138,7 +138,7 @@ export async function render(container, ctx) {
   const page = await ctx.call('rows', { turn_types: ['system'], search: 'parser: ' }, 0, 500, 600);
   if (!ctx.alive()) return;
   const bad = page.rows.filter((r) => r.text.startsWith('parser:'));
-  clear(badLines).append(
+  add(clear(badLines), 
     table(
       [
         { label: 'where', value: (r) => `${r.source}:${r.source_line}`, className: 'mono path' },
@@ -163,7 +163,7 @@ function filesSection(report) {
       (f) => (!status.value || f.status === status.value) && (!kind.value || f.kind === kind.value) && (!text.value || f.path.includes(text.value)),
     );
     const shown = all ? files : files.slice(0, LIMIT);
-    clear(out).append(
+    add(clear(out), 
       h('p.muted', null, `${fmtInt(files.length)} of ${fmtInt(report.files.length)} files`),
       table(
         [

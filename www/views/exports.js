@@ -1,5 +1,5 @@
 // Exports: files made in the worker from the analysis, offered as Blob downloads.
-import { fmtBytes, h, section } from '../dom.js';
+import { add, fmtBytes, h, section } from '../dom.js';
 
 const FILES = [
   ['rows.jsonl', 'The timeline, one JSON object a line (as copilot-lens analyze writes it).'],
@@ -33,7 +33,7 @@ export async function render(container, ctx) {
       .sort((a, b) => (b.first_event || b.created_at || '').localeCompare(a.first_event || a.created_at || ''))
       .map((s) => h('option', { value: s.session_id }, `${s.name || '(unnamed)'} · ${s.session_id.slice(0, 8)} · ${s.project_path}`)),
   );
-  container.append(
+  add(container, 
     h('h2.view-title', null, 'Exports'),
     h('p.muted', null, 'Made here, from the analysis in this page; nothing is sent anywhere.'),
     section(

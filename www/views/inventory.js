@@ -1,15 +1,21 @@
 // Inventory: per home, projects, scratch directories, synced sessions, models, tools, MCP
 // servers, skills, standing permission grants and accounts.
-import { fmtInt, fmtTime, h, section, table } from '../dom.js';
+import { add, fmtInt, fmtTime, h, section, table } from '../dom.js';
+
+function wide(title, ...children) {
+  const card = section(title, ...children);
+  card.classList.add('wide');
+  return card;
+}
 
 export async function render(container, ctx) {
   const inventory = await ctx.get('inventory', 'inventory');
   if (!ctx.alive()) return;
-  container.append(h('h2.view-title', null, 'Inventory'));
-  if (!inventory.homes.length) container.append(h('p.empty', null, 'No home found.'));
+  add(container, h('h2.view-title', null, 'Inventory'));
+  if (!inventory.homes.length) add(container, h('p.empty', null, 'No home found.'));
   for (const home of inventory.homes) {
     for (const agent of home.agents) {
-      container.append(
+      add(container, 
         h('h3.home-title', null, `Home: ${home.root}`, h('span.muted', null, ` · ${agent.agent} · ${fmtInt(agent.sessions)} sessions · ${fmtInt(agent.synced_sessions)} synced`)),
         h(
           'div.grid2',
@@ -20,8 +26,8 @@ export async function render(container, ctx) {
               [
                 { label: 'path', value: (p) => p.path, className: 'mono path' },
                 { label: 'sessions', value: (p) => fmtInt(p.sessions), num: true },
-                { label: 'first seen', value: (p) => fmtTime(p.first_seen) },
-                { label: 'last seen', value: (p) => fmtTime(p.last_seen) },
+                { label: 'first seen', value: (p) => fmtTime(p.first_seen), className: 'nowrap' },
+                { label: 'last seen', value: (p) => fmtTime(p.last_seen), className: 'nowrap' },
               ],
               agent.projects,
             ),
@@ -70,13 +76,13 @@ export async function render(container, ctx) {
             ),
           ),
           section(`Skills (${agent.skills.length})`, agent.skills.length ? h('ul.plain', null, agent.skills.map((s) => h('li.mono', null, s))) : h('p.empty', null, 'None.')),
-          section(
+          wide(
             `Standing permission grants (${agent.permission_grants.length})`,
             table(
               [
-                { label: 'file', value: (g) => g.file, className: 'mono' },
+                { label: 'file', value: (g) => g.file, className: 'mono nowrap' },
                 { label: 'location', value: (g) => g.location || '(everywhere)', className: 'mono path' },
-                { label: 'list', value: (g) => g.list },
+                { label: 'list', value: (g) => g.list, className: 'nowrap' },
                 { label: 'entry', value: (g) => g.entry, className: 'mono' },
               ],
               agent.permission_grants,
@@ -96,5 +102,5 @@ export async function render(container, ctx) {
       );
     }
   }
-  container.append(h('p.muted', null, `Synced sessions in all: ${fmtInt(inventory.synced_sessions)}.`));
+  add(container, h('p.muted', null, `Synced sessions in all: ${fmtInt(inventory.synced_sessions)}.`));
 }

@@ -1,7 +1,7 @@
 // Overview: totals and the charts (Chart.js from www/vendor): tokens and cost per day stacked by
 // model, by project, by model. Charts show the counted figures (the totals); partial and
 // recovered figures are in the Usage view.
-import { fmtInt, fmtUSD, h, section } from '../dom.js';
+import { add, fmtInt, fmtUSD, h, section } from '../dom.js';
 
 const PALETTE = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac', '#86bcb6', '#d37295'];
 let charts = [];
@@ -115,7 +115,7 @@ export async function render(container, ctx) {
   const modelRows = byModel.rows.filter(counted);
   const byTurn = report.totals.rows_by_turn_type;
 
-  container.append(
+  add(container, 
     h('h2.view-title', null, 'Overview'),
     warnings,
     tiles,
@@ -179,8 +179,8 @@ export async function render(container, ctx) {
       data: {
         labels: modelRows.map((r) => r.model),
         datasets: [
-          { label: 'tokens', data: modelRows.map((r) => r.total), backgroundColor: modelRows.map((r) => color(r.model)), yAxisID: 'y' },
-          { label: 'cost (USD)', data: modelRows.map((r) => (r.cost_usd_micros || 0) / 1e6), backgroundColor: '#999', yAxisID: 'cost' },
+          { label: 'tokens', data: modelRows.map((r) => r.total), backgroundColor: '#4e79a7', yAxisID: 'y' },
+          { label: 'cost (USD)', data: modelRows.map((r) => (r.cost_usd_micros || 0) / 1e6), backgroundColor: '#f28e2b', yAxisID: 'cost' },
         ],
       },
       options: {

@@ -1,5 +1,5 @@
 // Sessions: a sortable, filterable list; opening one shows its transcript (transcript.js).
-import { badge, clear, fmtInt, fmtTime, fmtUSD, h } from '../dom.js';
+import { add, badge, clear, fmtInt, fmtTime, fmtUSD, h } from '../dom.js';
 import { renderTranscript } from './transcript.js';
 
 const LIMIT = 1000;
@@ -40,15 +40,15 @@ function status(s) {
 
 function cells(s, ctx) {
   return [
-    h('td', null, h('button.link', { on: { click: () => open(s.session_id, ctx) }, title: s.session_id }, s.name || s.session_id.slice(0, 8) + '…')),
-    h('td.mono.path', { title: s.project_path }, s.project_path),
-    h('td.mono', null, s.git_branch),
+    h('td.c-name', null, h('button.link', { on: { click: () => open(s.session_id, ctx) }, title: s.session_id }, s.name || s.session_id.slice(0, 8) + '…')),
+    h('td.mono.clip', { title: s.project_path }, s.project_path),
+    h('td.mono.clip', { title: s.git_branch }, s.git_branch),
     h('td.nowrap', null, fmtTime(started(s))),
     h('td.nowrap', null, fmtTime(s.last_event || s.updated_at)),
     h('td.num', null, fmtInt(s.prompts)),
     h('td.num', null, fmtInt(s.tool_calls)),
     h('td.num', null, fmtInt(s.denials)),
-    h('td', null, s.models.join(', ')),
+    h('td.models', null, s.models.join('\n')),
     h('td.num', null, s.usage ? fmtInt(s.usage.total) : '—'),
     h('td.num', null, s.usage ? fmtUSD(s.usage.cost_usd_micros) : '—'),
     h('td', null, status(s)),
@@ -79,7 +79,7 @@ export async function render(container, ctx) {
     more,
   );
   const transcript = h('div#transcript', { hidden: true });
-  container.append(listBox, transcript);
+  add(container, listBox, transcript);
   view = { container, listBox, transcript, ctx };
 
   const draw = () => {
@@ -101,7 +101,7 @@ export async function render(container, ctx) {
     count.textContent = `${fmtInt(rows.length)} of ${fmtInt(list.length)} sessions`;
     clear(more);
     if (shown.length < rows.length) {
-      more.append(`Showing ${fmtInt(shown.length)}. `, h('button.link', { on: { click: () => ((state.all = true), draw()) } }, 'Show all'));
+      add(more, `Showing ${fmtInt(shown.length)}. `, h('button.link', { on: { click: () => ((state.all = true), draw()) } }, 'Show all'));
     }
     for (const th of headers) {
       th.classList.toggle('sorted', th.dataset.key === state.sort);
@@ -134,7 +134,7 @@ export async function open(sessionId, ctx) {
   clear(transcript);
   const back = h('button#transcript-back.button.small', { on: { click: () => ((transcript.hidden = true), (listBox.hidden = false)) } }, '← All sessions');
   // When the list is shown again (the Sessions tab), the transcript stays until Back.
-  transcript.append(back);
+  add(transcript, back);
   await renderTranscript(transcript, ctx, sessionId);
 }
 

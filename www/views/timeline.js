@@ -1,7 +1,7 @@
 // Timeline: every row in a virtualised table. Only the visible slice is in the DOM, and only
 // it (plus a margin) is asked of the worker, which keeps the filtered order; so hundreds of
 // thousands of rows scroll like a hundred. Beyond MAX_HEIGHT pixels the scrollbar is scaled.
-import { clear, debounce, fmtInt, fmtTime, h } from '../dom.js';
+import { add, clear, debounce, fmtInt, fmtTime, h } from '../dom.js';
 
 const ROW_HEIGHT = 26;
 const MAX_HEIGHT = 8_000_000;
@@ -49,7 +49,7 @@ export async function render(container, ctx) {
   const scroller = h('div#tl-scroll.vt-scroll', { tabIndex: 0, attrs: { role: 'grid', 'aria-label': 'timeline rows' } }, spacer, layer);
   const detail = h('div#tl-detail.tl-detail', { hidden: true });
 
-  container.append(
+  add(container, 
     h('h2.view-title', null, 'Timeline'),
     h(
       'div.controls.tl-filters',
@@ -134,6 +134,7 @@ export async function applyFilter(partial, ctx) {
 
 async function setFilter(filter) {
   const s = state;
+  if (JSON.stringify(filter) === s.filterKey) return;
   s.filter = filter;
   s.filterKey = JSON.stringify(filter);
   s.cache = new Map();
@@ -164,8 +165,8 @@ function geometry() {
 async function fetchSlice(first) {
   const s = state;
   const { visible } = geometry();
-  const start = Math.max(0, Math.floor(first) - visible);
-  const limit = visible * 3;
+  const start = Math.max(0, Math.floor(first) - visible * 2);
+  const limit = visible * 6;
   if (s.inflight) {
     s.wanted = first;
     return;
@@ -183,6 +184,7 @@ async function fetchSlice(first) {
         s.total = page.total;
         s.countKey = key;
         s.count.textContent = `${fmtInt(page.total)} rows`;
+        s.count.dataset.key = key;
       }
     }
   } catch (error) {
@@ -255,7 +257,7 @@ function draw(mayFetch = true) {
   if (missing && mayFetch) fetchSlice(first);
   else if (mayFetch) {
     // Prefetch when the cached window is close to running out.
-    const ahead = s.cache.has(firstIndex + visible * 2) || firstIndex + visible * 2 >= s.total;
+    const ahead = s.cache.has(firstIndex + visible * 3) || firstIndex + visible * 3 >= s.total;
     const behind = s.cache.has(Math.max(0, firstIndex - visible)) || firstIndex - visible < 0;
     if (!ahead || !behind) fetchSlice(first);
   }
@@ -266,7 +268,7 @@ async function showDetail(position) {
   const page = await s.ctx.call('rows', s.filter, position, 1, 1_000_000);
   const row = page.rows[0];
   if (!row) return;
-  clear(s.detail).append(
+  add(clear(s.detail), 
     h('div.detail-head', null, h('strong', null, `Row ${fmtInt(position + 1)} of ${fmtInt(s.total)}`), h('button.button.small', { on: { click: () => (s.detail.hidden = true) } }, 'Close')),
     h(
       'dl.facts',

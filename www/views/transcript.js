@@ -1,7 +1,7 @@
 // One session as a conversation: prompts and replies, tool calls with their results folded
 // (<details>), permission requests and decisions, model changes and other notes, thinking
 // behind a toggle. Rows come from the worker a page at a time.
-import { badge, clear, download, fmtInt, fmtTime, fmtUSD, firstLine, h } from '../dom.js';
+import { add, badge, clear, download, fmtInt, fmtTime, fmtUSD, firstLine, h } from '../dom.js';
 
 const PAGE = 400;
 const TEXT_LIMIT = 200_000;
@@ -29,7 +29,7 @@ const SYSTEM_LABEL = {
   'perm-request': 'permission requested',
   'perm-decision': 'permission granted',
   'perm-denied': 'permission denied',
-  'perm-setting': 'permission setting',
+  'perm-setting': 'permissions',
   model: 'model',
   bad: 'bad line',
   note: 'note',
@@ -86,7 +86,7 @@ export async function renderTranscript(container, ctx, sessionId) {
       ),
     ),
   );
-  container.append(header, status, conversation, more);
+  add(container, header, status, conversation, more);
   showThinking.addEventListener('change', () => conversation.classList.toggle('show-thinking', showThinking.checked));
 
   const calls = new Map();
@@ -97,14 +97,14 @@ export async function renderTranscript(container, ctx, sessionId) {
   const addRow = (row) => {
     switch (row.turn_type) {
       case 'user':
-        conversation.append(h('div.msg.user', { dataset: { index: row.index } }, meta(row, h('strong', null, 'Prompt')), text(row)));
+        add(conversation, h('div.msg.user', { dataset: { index: row.index } }, meta(row, h('strong', null, 'Prompt')), text(row)));
         break;
       case 'assistant':
-        conversation.append(h('div.msg.assistant', { dataset: { index: row.index } }, meta(row, h('strong', null, 'Copilot'), row.model ? badge(row.model) : null), text(row)));
+        add(conversation, h('div.msg.assistant', { dataset: { index: row.index } }, meta(row, h('strong', null, 'Copilot'), row.model ? badge(row.model) : null), text(row)));
         break;
       case 'thinking':
         thinkingRows++;
-        conversation.append(h('div.msg.thinking', { dataset: { index: row.index } }, meta(row, h('strong', null, 'Thinking')), text(row)));
+        add(conversation, h('div.msg.thinking', { dataset: { index: row.index } }, meta(row, h('strong', null, 'Thinking')), text(row)));
         break;
       case 'tool_use': {
         const details = h(
@@ -116,25 +116,27 @@ export async function renderTranscript(container, ctx, sessionId) {
           h('pre', null, row.text, row.text_bytes ? ` … (${fmtInt(row.text_bytes)} bytes)` : ''),
         );
         if (row.tool_use_id) calls.set(row.tool_use_id, details);
-        conversation.append(details);
+        add(conversation, details);
         break;
       }
       case 'tool_result': {
         const result = [h('div.tool-label', null, `Result (${fmtTime(row.timestamp_utc)})`), h('pre.result', null, row.text, row.text_bytes ? ` … (${fmtInt(row.text_bytes)} bytes)` : '')];
         const call = row.tool_use_id && calls.get(row.tool_use_id);
         if (call) {
-          call.append(...result);
+          add(call, ...result);
           call.querySelector('.tool-status').textContent = ' · ' + firstLine(row.text, 60);
         } else {
-          conversation.append(h('details.tool', { dataset: { index: row.index } }, h('summary', null, h('span.tool-name', null, row.tool_name || 'tool'), ' result ', h('span.tool-first', null, firstLine(row.text, 120))), ...result));
+          add(conversation, h('details.tool', { dataset: { index: row.index } }, h('summary', null, h('span.tool-name', null, row.tool_name || 'tool'), ' result ', h('span.tool-first', null, firstLine(row.text, 120))), ...result));
         }
         break;
       }
       default: {
         const kind = systemKind(row);
-        conversation.append(
-          h('div.sys', { class: kind, dataset: { index: row.index } }, h('span.sys-label', null, SYSTEM_LABEL[kind]), h('span.sys-time', null, fmtTime(row.timestamp_utc)), h('span.sys-text', null, row.text)),
-        );
+        const long = row.text.length > 240 || row.text.includes('\n');
+        const body = long
+          ? h('details.sys-text', null, h('summary', null, firstLine(row.text, 160)), h('pre', null, row.text))
+          : h('span.sys-text', null, row.text);
+        add(conversation, h('div.sys', { class: kind, dataset: { index: row.index } }, h('span.sys-label', null, SYSTEM_LABEL[kind]), h('span.sys-time', null, fmtTime(row.timestamp_utc)), body));
       }
     }
   };
@@ -148,7 +150,7 @@ export async function renderTranscript(container, ctx, sessionId) {
     status.textContent = `${fmtInt(total)} rows${thinkingRows ? `, ${fmtInt(thinkingRows)} of them thinking` : ''}.` + (ctx.summary && !thinkingRows ? ' Thinking rows appear when the analysis includes the model\u2019s reasoning (Options).' : '');
     clear(more);
     if (loaded < total) {
-      more.append(h('button#transcript-more.button', { on: { click: () => load() } }, `Load ${fmtInt(Math.min(PAGE, total - loaded))} more of ${fmtInt(total - loaded)}`));
+      add(more, h('button#transcript-more.button', { on: { click: () => load() } }, `Load ${fmtInt(Math.min(PAGE, total - loaded))} more of ${fmtInt(total - loaded)}`));
     }
   };
   await load();

@@ -1,6 +1,6 @@
 // Usage: the day / month / session / model tables of the `usage` command, with their flags,
 // the totals per kind of figure, and the sessions whose usage nothing counts.
-import { badge, clear, fmtInt, fmtUSD, h, section, table } from '../dom.js';
+import { add, badge, clear, fmtInt, fmtUSD, h, section, table } from '../dom.js';
 
 const FLAG_HELP = {
   no_rate: 'no rate for this model: no cost',
@@ -46,7 +46,7 @@ export async function render(container, ctx) {
     h('label', null, 'From ', since),
     h('label', null, 'to ', until),
   );
-  container.append(h('h2.view-title', null, 'Usage'), controls, out);
+  add(container, h('h2.view-title', null, 'Usage'), controls, out);
 
   const sessions = await ctx.get('sessions', 'sessions');
   const names = new Map(sessions.map((s) => [s.session_id, s.name]));
@@ -68,7 +68,7 @@ export async function render(container, ctx) {
     const columns = [...group, { label: 'model', value: (r) => r.model }, ...numbers, { label: 'flags', value: flags }];
     const totals = Object.entries(data.totals).map(([kind, row]) => ({ ...row, kind }));
     const totalColumns = [{ label: '', value: (r) => KIND_LABEL[r.kind] || r.kind }, ...numbers, { label: 'flags', value: flags }];
-    clear(out).append(
+    add(clear(out), 
       section(`Usage by ${grouping}`, table(columns, data.rows, { className: 'usage-table', empty: 'No token counts in this range.' })),
       section('Totals', table(totalColumns, totals, { className: 'usage-totals', empty: 'No token counts.' }), h('p.muted', null, 'Counted figures come from shutdown checkpoints. Partial figures are lower bounds for sessions still running or never shut down; recovered figures come from the store for deleted sessions. Neither is in the total.')),
       section(
@@ -80,6 +80,6 @@ export async function render(container, ctx) {
       h('p.muted', null, `Rates: ${data.rates}`),
     );
   };
-  for (const el of [by, since, until]) el.addEventListener('change', () => update().catch((e) => clear(out).append(h('p.error-inline', null, String(e.message || e)))));
+  for (const el of [by, since, until]) el.addEventListener('change', () => update().catch((e) => add(clear(out), h('p.error-inline', null, String(e.message || e)))));
   await update();
 }

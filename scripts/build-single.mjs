@@ -1,0 +1,120 @@
+#!/usr/bin/env node
+// Makes dist/copilot-lens.html: the page in one file that works opened from disk (file://) with
+// no server and no network. Everything www/ serves goes inside: the ES modules joined into one
+// inline module (each wrapped in a function scope; imports become bindings), the worker and
+// the wasm-bindgen glue as a classic worker script started from a blob: URL, the styles, the
+// chart library, and the WebAssembly module and the demo zip as base64 data blocks (which are
+// not scripts). Its Content-Security-Policy allows exactly these inline scripts and styles by
+// their SHA-256 hashes, no network at all (connect-src 'none'), and blob: workers only.
+//   node scripts/build-single.mjs [OUT]        (after scripts/build-web.sh)
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const WWW = path.join(ROOT, 'www');
+const out = path.resolve(process.argv[2] || path.join(ROOT, 'dist/copilot-lens.html'));
+const read = (relative, encoding = 'utf8') => readFileSync(path.join(WWW, relative), encoding);
+
+/** Text safe inside a <script> element: no end tag, no comment opener. */
+function scriptSafe(text, name) {
+  const safe = text.replace(/<\/script/gi, '<\\/script');
+  if (/<!--|<script/i.test(safe)) throw new Error(`${name}: contains <!-- or <script, which an inline script cannot hold`);
+  return safe;
+}
+
+// ---- the modules, joined -----------------------------------------------------------------------
+
+const IMPORT = /^import\s+(\{[\s\S]*?\}|\*\s+as\s+\w+)\s+from\s+'([^']+)';?[ \t]*$/gm;
+const EXPORT = /^export\s+(?:async\s+function|function|class|const|let)\s+(\w+)/gm;
+
+function bundle(entry) {
+  const order = [];
+  const ids = new Map();
+  const visit = (file, stack = []) => {
+    if (ids.has(file)) return;
+    if (stack.includes(file)) throw new Error(`import cycle: ${[...stack, file].join(' -> ')}`);
+    const source = readFileSync(file, 'utf8');
+    for (const match of source.matchAll(IMPORT)) visit(path.resolve(path.dirname(file), match[2]), [...stack, file]);
+    ids.set(file, `__module${ids.size}`);
+    order.push(file);
+  };
+  visit(entry);
+  const parts = [];
+  for (const file of order) {
+    let source = readFileSync(file, 'utf8');
+    const exported = [...source.matchAll(EXPORT)].map((match) => match[1]);
+    source = source.replace(IMPORT, (_, what, from) => {
+      const id = ids.get(path.resolve(path.dirname(file), from));
+      if (what.startsWith('*')) return `const ${what.split(/\s+/).pop()} = ${id};`;
+      const names = what
+        .slice(1, -1)
+        .split(',')
+        .map((name) => name.trim())
+        .filter(Boolean)
+        .map((name) => name.replace(/\s+as\s+/, ': '));
+      return `const { ${names.join(', ')} } = ${id};`;
+    });
+    source = source.replace(/^export\s+(?=async\s+function|function|class|const|let)/gm, '');
+    if (/^export\s/m.test(source)) throw new Error(`${file}: an export form this joiner does not know`);
+    const name = path.relative(WWW, file);
+    parts.push(`// ---- ${name}\nconst ${ids.get(file)} = (() => {\n${source}\nreturn { ${exported.join(', ')} };\n})();\n`);
+  }
+  return parts.join('\n');
+}
+
+// ---- the worker ----------------------------------------------------------------------------------
+
+function workerScript() {
+  let glue = read('pkg/copilot_lens.js');
+  glue = glue.replace(/^export\s+(?=class|function|async\s+function|const|let)/gm, '');
+  glue = glue.replace(/^export\s*\{[^}]*\};?\s*$/gm, '');
+  glue = glue.replaceAll('import.meta.url', 'self.location.href');
+  if (/^\s*(export|import)\s/m.test(glue)) throw new Error('pkg/copilot_lens.js: an import or export is left');
+  let worker = read('worker.js');
+  worker = worker.replace(/^import\s+\{[^}]*\}\s+from\s+'\.\/pkg\/copilot_lens\.js';\s*$/m, '');
+  if (/^\s*(export|import)\s/m.test(worker)) throw new Error('worker.js: an import or export is left');
+  return `// wasm-bindgen glue (pkg/copilot_lens.js) and worker.js (in a block of its own), as one classic worker script.\n${glue}\n{\n${worker}\n}\n`;
+}
+
+// ---- the page ------------------------------------------------------------------------------------
+
+const sha256 = (text) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+const base64 = (relative) => read(relative, null).toString('base64').replace(/.{1,120}/g, '$&\n');
+
+const styles = read('style.css');
+const chart = scriptSafe(read('vendor/chart.umd.min.js'), 'chart.umd.min.js');
+const app = scriptSafe(bundle(path.join(WWW, 'app.js')), 'app bundle');
+const worker = scriptSafe(workerScript(), 'worker');
+
+const csp = [
+  "default-src 'none'",
+  `script-src ${sha256(chart)} ${sha256(app)} 'wasm-unsafe-eval'`,
+  'worker-src blob:',
+  `style-src ${sha256(styles)}`,
+  'img-src data: blob:',
+  "connect-src 'none'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+].join('; ');
+
+let html = read('index.html');
+const replace = (pattern, replacement, what) => {
+  if (!pattern.test(html)) throw new Error(`index.html: ${what} not found`);
+  html = html.replace(pattern, () => replacement);
+};
+replace(/<meta http-equiv="Content-Security-Policy" content="[^"]*">/, `<meta http-equiv="Content-Security-Policy" content="${csp}">`, 'the CSP meta tag');
+replace(/<link rel="stylesheet" href="style.css">/, `<style>${styles}</style>`, 'the stylesheet link');
+replace(/<script src="vendor\/chart.umd.min.js" defer><\/script>/, `<script>${chart}</script>`, 'the chart script');
+replace(/<script type="module" src="app.js"><\/script>/, `<script type="module">${app}</script>`, 'the app module');
+const blocks =
+  `<script type="text/plain" id="embedded-worker">${worker}</script>\n` +
+  `<script type="application/octet-stream" id="embedded-wasm">\n${base64('pkg/copilot_lens_bg.wasm')}</script>\n` +
+  `<script type="application/octet-stream" id="embedded-demo">\n${base64('demo/copilot-demo.zip')}</script>\n`;
+replace(/<\/body>/, `${blocks}</body>`, '</body>');
+
+mkdirSync(path.dirname(out), { recursive: true });
+writeFileSync(out, html);
+console.log(`single file: ${path.relative(process.cwd(), out)} (${(Buffer.byteLength(html) / 1e6).toFixed(1)} MB)`);
