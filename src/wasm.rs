@@ -18,7 +18,7 @@ use crate::export;
 use crate::input::blob::BlobReader;
 use crate::input::layout::{FileKind, Rebase, classify};
 use crate::input::zip::ZipRoot;
-use crate::input::{FileReader, ListedFile, RootListing};
+use crate::input::{FileReader, ListedFile, ReadAt, RootListing};
 use crate::lines::MAX_LINE_BYTES;
 use crate::model::OwnedRow;
 use crate::table::{RowFilter, RowTable, TableRow};
@@ -271,6 +271,31 @@ impl FileReader for BrowserRoots {
             self.progress.report(path);
         }
         Ok(Box::new(CountingReader { inner, progress: self.progress.clone(), file: path.to_string(), counts: first }))
+    }
+
+    /// Loose files and folders give positional reads (the session store is then read page by
+    /// page); zip entries do not.
+    fn open_at(&mut self, root: usize, path: &str) -> Option<io::Result<Box<dyn ReadAt>>> {
+        let Some(BrowserRoot::Files(files)) = self.roots.get(root) else { return None };
+        let opened: io::Result<Box<dyn ReadAt>> = match files.get(path)? {
+            Source::Blob(blob) => BlobReader::new(blob.clone()).map(|reader| Box::new(reader) as Box<dyn ReadAt>),
+            Source::Bytes(array) => Ok(Box::new(ArrayReader { array: array.clone(), position: 0 })),
+        };
+        Some(opened)
+    }
+}
+
+impl ReadAt for ArrayReader {
+    fn read_at(&mut self, offset: u64, buffer: &mut [u8]) -> io::Result<usize> {
+        self.position = u32::try_from(offset).unwrap_or(u32::MAX).min(self.array.length());
+        let mut filled = 0;
+        while filled < buffer.len() {
+            match self.read(&mut buffer[filled..])? {
+                0 => break,
+                count => filled += count,
+            }
+        }
+        Ok(filled)
     }
 }
 
