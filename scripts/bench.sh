@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Full-analysis benchmark: generates a corpus (once) and times `copilot-lens analyze` on it.
+# Full-analysis benchmark: generates a corpus (once) and times `copilot-lens analyze` on it,
+# on one thread and on every core.
 #   scripts/bench.sh [SIZE]        SIZE of events.jsonl to generate, default 1GB
-# Prints the tool's own summary (MB/s of input and peak memory) for each of three runs.
+# Prints the tool's own summary (MB/s of input and peak memory) for three runs of each.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,7 +14,9 @@ fi
 cargo build --release --quiet
 echo "corpus: $corpus ($(du -sh "$corpus/.copilot" | cut -f1) on disk); $(nproc) cores"
 cat "$corpus"/.copilot/session-state/*/events.jsonl >/dev/null  # warm the page cache
-for run in 1 2 3; do
-  echo "run $run:"
-  ./target/release/copilot-lens analyze "$corpus" --out "bench-corpus/out-$size" 2>&1 | sed 's/^/  /'
+for threads in 1 "$(nproc)"; do
+  for run in 1 2 3; do
+    echo "threads $threads, run $run:"
+    ./target/release/copilot-lens analyze "$corpus" --out "bench-corpus/out-$size" --threads "$threads" 2>&1 | sed 's/^/  /'
+  done
 done
