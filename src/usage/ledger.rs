@@ -26,6 +26,8 @@ pub struct SessionLedger {
     pub checkpoints: u64,
     /// Time of the last counted checkpoint.
     pub last_checkpoint_ms: Option<i64>,
+    /// Long-context thresholds of the models seen, looked up once.
+    thresholds: Vec<(String, Option<u64>)>,
     pub calls: Tokens,
     pub flags: BTreeSet<&'static str>,
 }
@@ -41,6 +43,7 @@ impl SessionLedger {
             entries: BTreeMap::new(),
             checkpoints: 0,
             last_checkpoint_ms: None,
+            thresholds: Vec::new(),
             calls: Tokens::default(),
             flags: BTreeSet::new(),
         }
@@ -56,20 +59,41 @@ impl SessionLedger {
         if tokens.hold_cache_inside_input() {
             self.flags.insert("cache_above_input");
         }
-        let model = counts.model.clone().unwrap_or_default();
-        let long = rates
-            .lookup(&model)
-            .and_then(|rate| rate.long_context)
-            .is_some_and(|long| tokens.input > long.above_input_tokens);
+        let model = counts.model.as_deref().unwrap_or_default();
+        let long = self.long_context_threshold(model, rates).is_some_and(|threshold| tokens.input > threshold);
         let entry = Entry::of(tokens, long);
         self.calls.add(&tokens);
-        self.interval.entry(model.clone()).or_default().add(&entry);
+        match self.interval.get_mut(model) {
+            Some(sum) => sum.add(&entry),
+            None => {
+                self.interval.insert(model.to_string(), entry);
+            }
+        }
         match millis {
-            Some(millis) => self.uncovered.entry((self.zone.day(millis), model)).or_default().add(&entry),
+            Some(millis) => {
+                let day = self.zone.day(millis);
+                match self.uncovered.iter_mut().find(|((d, m), _)| *d == day && m == model) {
+                    Some((_, sum)) => sum.add(&entry),
+                    None => {
+                        self.uncovered.insert((day, model.to_string()), entry);
+                    }
+                }
+            }
             None => {
                 self.flags.insert("undated_call");
             }
         }
+    }
+
+    /// A model's long-context threshold, looked up once per model of the session (a lookup
+    /// normalises the id).
+    fn long_context_threshold(&mut self, model: &str, rates: &RateTable) -> Option<u64> {
+        if let Some((_, threshold)) = self.thresholds.iter().find(|(known, _)| known == model) {
+            return *threshold;
+        }
+        let threshold = rates.lookup(model).and_then(|rate| rate.long_context).map(|long| long.above_input_tokens);
+        self.thresholds.push((model.to_string(), threshold));
+        threshold
     }
 
     /// One `session.shutdown`.
