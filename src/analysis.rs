@@ -458,6 +458,11 @@ impl Analysis {
         })
     }
 
+    /// The size of planned file `index` (a `LogTask`'s `file`).
+    pub fn file_size(&self, index: usize) -> u64 {
+        self.files.get(index).map_or(0, |file| file.size)
+    }
+
     /// Bytes of the files the analysis will read, for progress reports.
     pub fn bytes_to_read(&self) -> u64 {
         self.files.iter().filter(|file| file.status == FileStatus::Read).map(|file| file.size).sum()

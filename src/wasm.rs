@@ -13,7 +13,7 @@ use wasm_bindgen::prelude::*;
 use web_sys::Blob;
 
 use crate::analysis::{Analysis, LogTask, Options, Outputs, Tally, TallySink};
-use crate::artifacts::events::reparse_line;
+use crate::artifacts::events::{self, reparse_line};
 use crate::export;
 use crate::input::blob::BlobReader;
 use crate::input::layout::{FileKind, Rebase, classify};
@@ -204,6 +204,22 @@ struct ProgressState {
 }
 
 impl Progress {
+    /// A file the worker read itself and handed over whole.
+    fn add_file(&self, root: usize, path: &str, bytes: f64) {
+        let first = {
+            let mut state = self.state.borrow_mut();
+            let first = state.opened.insert((root, path.to_string()));
+            if first {
+                state.files += 1;
+                state.done += bytes;
+            }
+            first
+        };
+        if first {
+            self.report(path);
+        }
+    }
+
     fn report(&self, file: &str) {
         let mut state = self.state.borrow_mut();
         if state.finished {
@@ -299,6 +315,15 @@ impl ReadAt for ArrayReader {
     }
 }
 
+/// An analysis between `begin` and `finish`.
+struct Running {
+    analysis: Analysis,
+    roots: BrowserRoots,
+    table: RowTable,
+    tasks: Vec<LogTask>,
+    next: usize,
+}
+
 struct Finished {
     table: RowTable,
     outputs: Outputs,
@@ -351,6 +376,7 @@ pub struct Engine {
     options: Options,
     roots: Vec<BrowserRoot>,
     listings: Vec<RootListing>,
+    running: Option<Running>,
     finished: Option<Finished>,
 }
 
@@ -373,6 +399,7 @@ impl Engine {
             options: Options { include_thinking: given.include_thinking, zone, rates },
             roots: Vec::new(),
             listings: Vec::new(),
+            running: None,
             finished: None,
         })
     }
@@ -418,9 +445,19 @@ impl Engine {
     }
 
     /// Runs the whole analysis; `progress` is called with `{bytes, total, files, files_total,
-    /// file}` (at each file opened and every 4 MB read).
-    /// Returns the summary numbers.
+    /// file}`. Returns the summary numbers. (`begin`, `parse_log` and `finish` do the same in
+    /// steps, so that the worker can read the next logs ahead while one is parsed.)
     pub fn run(&mut self, progress: Function) -> Result<JsValue, JsError> {
+        let logs = self.begin(progress)?;
+        for _ in 0..Array::from(&logs).length() {
+            self.parse_log(JsValue::UNDEFINED)?;
+        }
+        self.finish()
+    }
+
+    /// Plans the analysis and reads every file but the event logs. Returns the logs to parse,
+    /// in the order `parse_log` takes them: `[{root, path, size}]`.
+    pub fn begin(&mut self, progress: Function) -> Result<JsValue, JsError> {
         let mut analysis =
             Analysis::plan(std::mem::take(&mut self.listings), self.options.clone()).map_err(js_error)?;
         let state = ProgressState {
@@ -437,14 +474,39 @@ impl Engine {
             roots: std::mem::take(&mut self.roots),
             progress: Progress { state: std::rc::Rc::new(RefCell::new(state)) },
         };
-        let mut table = RowTable::default();
         analysis.read_metadata(&mut roots);
         let tasks = analysis.log_tasks();
-        for task in &tasks {
-            let mut tally = Tally::default();
-            let outcome = task.parse(&mut roots, &analysis.options, &mut TallySink::new(&mut tally, &mut table));
-            analysis.add_log(task, outcome, tally);
-        }
+        let logs: Vec<serde_json::Value> = tasks
+            .iter()
+            .map(|task| serde_json::json!({ "root": task.root, "path": task.listed_path, "size": analysis.file_size(task.file) }))
+            .collect();
+        self.running = Some(Running { analysis, roots, table: RowTable::default(), tasks, next: 0 });
+        to_js(&logs)
+    }
+
+    /// Parses the next log: from `bytes` (a Uint8Array of the whole file, read ahead by the
+    /// worker) when given, else from its root.
+    pub fn parse_log(&mut self, bytes: JsValue) -> Result<(), JsError> {
+        let running = self.running.as_mut().ok_or_else(|| js_error("begin the analysis first"))?;
+        let task = running.tasks.get(running.next).ok_or_else(|| js_error("every log is parsed already"))?.clone();
+        running.next += 1;
+        let mut tally = Tally::default();
+        let mut sink = TallySink::new(&mut tally, &mut running.table);
+        let outcome = if let Some(array) = bytes.dyn_ref::<Uint8Array>() {
+            let bytes = array.to_vec();
+            running.roots.progress.add_file(task.root, &task.listed_path, bytes.len() as f64);
+            events::parse_log(&task.context(&running.analysis.options), bytes.as_slice(), &mut sink)
+        } else {
+            task.parse(&mut running.roots, &running.analysis.options, &mut sink)
+        };
+        running.analysis.add_log(&task, outcome, tally);
+        Ok(())
+    }
+
+    /// Joins, deduplicates and builds the outputs. Returns the summary numbers.
+    pub fn finish(&mut self) -> Result<JsValue, JsError> {
+        let Running { analysis, mut roots, mut table, tasks, .. } =
+            self.running.take().ok_or_else(|| js_error("begin the analysis first"))?;
         let outputs = analysis.finish(&mut roots, &mut table);
         table.seal();
         roots.progress.report("");

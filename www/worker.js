@@ -31,6 +31,10 @@ const ROWS_PER_PART = 20000;
 const AHEAD_AT_ONCE = 16;
 const AHEAD_MAX_FILE = 512 * 1024;
 const AHEAD_BUDGET = 96 * 1024 * 1024;
+// Event logs are read ahead of the parser this many at a time; a log larger than
+// LOG_AHEAD_MAX is read by the engine a slice at a time instead of whole.
+const LOGS_AHEAD = 16;
+const LOG_AHEAD_MAX = 32 * 1024 * 1024;
 const CALLS = new Set(['summary', 'rows', 'facets', 'sessions', 'inventory', 'report', 'usage', 'row_count']);
 
 function fail(id, error) {
@@ -52,20 +56,13 @@ async function readAhead(id, roots) {
   for (const root of roots) {
     if (root.kind !== 'files') continue;
     const wanted = wantedPaths(root.paths);
-    // Other files first (each is read whole), then event logs, small ones first.
-    for (const kind of [1, 2]) {
-      const candidates = [];
-      root.files.forEach((file, index) => {
-        if (wanted[index] === kind && file.size <= AHEAD_MAX_FILE) candidates.push(index);
-      });
-      if (kind === 2) candidates.sort((a, b) => root.files[a].size - root.files[b].size);
-      for (const index of candidates) {
-        const size = root.files[index].size;
-        if (size > budget) break;
-        budget -= size;
-        picks.push([root, index]);
-      }
-    }
+    // The files other than event logs (each is read whole; the logs are read ahead of the
+    // parser during the run).
+    root.files.forEach((file, index) => {
+      if (wanted[index] !== 1 || file.size > AHEAD_MAX_FILE || file.size > budget) return;
+      budget -= file.size;
+      picks.push([root, index]);
+    });
   }
   if (!picks.length) return;
   let next = 0;
@@ -141,7 +138,25 @@ async function analyze({ id, options, roots }) {
       self.postMessage({ type: 'progress', id, bytes: p.bytes, total: p.total, files: p.files, files_total: p.files_total, file: p.file });
     }
   };
-  const summary = fresh.run(progress);
+  const logs = fresh.begin(progress);
+  // The logs are parsed in order, each read ahead (LOGS_AHEAD at a time, asynchronously, which
+  // a browser does in parallel) while the ones before it are parsed. A log in a zip, or too big
+  // to hold whole, is left for the engine to read from its root itself.
+  const sources = roots.map((root) => (root.kind === 'files' ? new Map(root.paths.map((p, index) => [p, root.files[index]])) : null));
+  const fetchLog = (log) => {
+    const file = sources[log.root] && sources[log.root].get(log.path);
+    if (!file || file instanceof Uint8Array) return Promise.resolve(file);
+    if (file.size > LOG_AHEAD_MAX) return Promise.resolve(undefined);
+    return file.arrayBuffer().then((buffer) => new Uint8Array(buffer), () => undefined);
+  };
+  const ahead = [];
+  for (let index = 0; index < Math.min(LOGS_AHEAD, logs.length); index++) ahead.push(fetchLog(logs[index]));
+  for (let index = 0; index < logs.length; index++) {
+    const bytes = await ahead.shift();
+    if (index + LOGS_AHEAD < logs.length) ahead.push(fetchLog(logs[index + LOGS_AHEAD]));
+    fresh.parse_log(bytes);
+  }
+  const summary = fresh.finish();
   engine = fresh;
   self.postMessage({
     type: 'done',

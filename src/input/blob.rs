@@ -7,20 +7,19 @@ use std::io::{self, Read, Seek, SeekFrom};
 use js_sys::Uint8Array;
 use web_sys::{Blob, FileReaderSync};
 
-/// How much of a Blob one read fetches: a read that follows the previous one doubles the
-/// slice up to `MAX_CHUNK`; a read elsewhere (a seek, as to a zip entry) starts at `MIN_CHUNK`
-/// again, so that opening a small entry does not fetch a whole megabyte.
-const MIN_CHUNK: u64 = 64 << 10;
-const MAX_CHUNK: u64 = 1 << 20;
+/// A Blob is read in aligned windows of this size, the last `WINDOWS` of them kept: every
+/// `FileReaderSync` call costs the browser a round trip whatever its size, and a zip's entries
+/// are read in path order, which rarely strays far from the archive's own order.
+const WINDOW: u64 = 1 << 20;
+const WINDOWS: usize = 16;
 
 pub struct BlobReader {
     blob: Blob,
     reader: FileReaderSync,
     size: u64,
     position: u64,
-    buffer: Vec<u8>,
-    buffer_start: u64,
-    chunk: u64,
+    /// Windows by their start, most recently used last.
+    windows: Vec<(u64, Vec<u8>)>,
 }
 
 impl BlobReader {
@@ -28,24 +27,34 @@ impl BlobReader {
         let reader =
             FileReaderSync::new().map_err(|_| io::Error::other("FileReaderSync is only available in a Worker"))?;
         let size = blob.size() as u64;
-        Ok(BlobReader { blob, reader, size, position: 0, buffer: Vec::new(), buffer_start: 0, chunk: MIN_CHUNK })
+        Ok(BlobReader { blob, reader, size, position: 0, windows: Vec::new() })
     }
 
-    fn fill(&mut self) -> io::Result<()> {
-        let sequential = !self.buffer.is_empty() && self.position == self.buffer_start + self.buffer.len() as u64;
-        self.chunk = if sequential { (self.chunk * 2).min(MAX_CHUNK) } else { MIN_CHUNK };
-        let end = (self.position + self.chunk).min(self.size);
-        let slice = self
-            .blob
-            .slice_with_f64_and_f64(self.position as f64, end as f64)
-            .map_err(|_| io::Error::other("cannot slice the file"))?;
-        let bytes = self
-            .reader
-            .read_as_array_buffer(&slice)
-            .map_err(|error| io::Error::other(format!("cannot read the file: {error:?}")))?;
-        self.buffer = Uint8Array::new(&bytes).to_vec();
-        self.buffer_start = self.position;
-        Ok(())
+    /// The window holding `position`, fetched if it is not kept.
+    fn window(&mut self, position: u64) -> io::Result<&(u64, Vec<u8>)> {
+        let start = position - position % WINDOW;
+        match self.windows.iter().position(|(kept, _)| *kept == start) {
+            Some(at) => {
+                let window = self.windows.remove(at);
+                self.windows.push(window);
+            }
+            None => {
+                let end = (start + WINDOW).min(self.size);
+                let slice = self
+                    .blob
+                    .slice_with_f64_and_f64(start as f64, end as f64)
+                    .map_err(|_| io::Error::other("cannot slice the file"))?;
+                let bytes = self
+                    .reader
+                    .read_as_array_buffer(&slice)
+                    .map_err(|error| io::Error::other(format!("cannot read the file: {error:?}")))?;
+                if self.windows.len() == WINDOWS {
+                    self.windows.remove(0);
+                }
+                self.windows.push((start, Uint8Array::new(&bytes).to_vec()));
+            }
+        }
+        Ok(self.windows.last().expect("just kept"))
     }
 }
 
@@ -54,13 +63,9 @@ impl Read for BlobReader {
         if self.position >= self.size || out.is_empty() {
             return Ok(0);
         }
-        let buffered =
-            self.position >= self.buffer_start && self.position < self.buffer_start + self.buffer.len() as u64;
-        if !buffered {
-            self.fill()?;
-        }
-        let offset = (self.position - self.buffer_start) as usize;
-        let available = &self.buffer[offset..];
+        let position = self.position;
+        let (start, bytes) = self.window(position)?;
+        let available = bytes.get((position - start) as usize..).unwrap_or_default();
         let count = available.len().min(out.len());
         out[..count].copy_from_slice(&available[..count]);
         self.position += count as u64;
