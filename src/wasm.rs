@@ -304,14 +304,7 @@ impl FileReader for BrowserRoots {
 impl ReadAt for ArrayReader {
     fn read_at(&mut self, offset: u64, buffer: &mut [u8]) -> io::Result<usize> {
         self.position = u32::try_from(offset).unwrap_or(u32::MAX).min(self.array.length());
-        let mut filled = 0;
-        while filled < buffer.len() {
-            match self.read(&mut buffer[filled..])? {
-                0 => break,
-                count => filled += count,
-            }
-        }
-        Ok(filled)
+        crate::input::fill(self, buffer)
     }
 }
 

@@ -76,14 +76,7 @@ impl Read for BlobReader {
 impl super::ReadAt for BlobReader {
     fn read_at(&mut self, offset: u64, buffer: &mut [u8]) -> io::Result<usize> {
         self.seek(SeekFrom::Start(offset))?;
-        let mut filled = 0;
-        while filled < buffer.len() {
-            match self.read(&mut buffer[filled..])? {
-                0 => break,
-                count => filled += count,
-            }
-        }
-        Ok(filled)
+        super::fill(self, buffer)
     }
 }
 

@@ -56,6 +56,19 @@ pub trait ReadAt {
     fn read_at(&mut self, offset: u64, buffer: &mut [u8]) -> io::Result<usize>;
 }
 
+/// Reads until `buffer` is full or the reader ends; returns how many bytes were read. The
+/// `ReadAt` of a sequential reader that can be positioned.
+pub fn fill(reader: &mut impl Read, buffer: &mut [u8]) -> io::Result<usize> {
+    let mut filled = 0;
+    while filled < buffer.len() {
+        match reader.read(&mut buffer[filled..])? {
+            0 => break,
+            count => filled += count,
+        }
+    }
+    Ok(filled)
+}
+
 impl ReadAt for std::sync::Arc<[u8]> {
     fn read_at(&mut self, offset: u64, buffer: &mut [u8]) -> io::Result<usize> {
         let start = usize::try_from(offset).unwrap_or(usize::MAX).min(self.len());

@@ -85,6 +85,9 @@ pub trait StoreFiles {
 /// The largest database image built in memory.
 pub const IMAGE_LIMIT: u64 = 2 << 30;
 
+/// A database shorter than its header cannot be opened (and its header bytes cannot be set).
+const SQLITE_HEADER_BYTES: u64 = 100;
+
 /// Why the store could not be read, and the log's own problem if it had one.
 #[derive(Debug)]
 pub struct StoreFailure {
@@ -144,6 +147,9 @@ fn open_store(
             return Err(format!("there is no database, and the write-ahead log cannot stand in for it: {why}"));
         }
     };
+    if size < SQLITE_HEADER_BYTES {
+        return Err(format!("the database is {size} bytes, too short for the {SQLITE_HEADER_BYTES} byte SQLite header"));
+    }
     if let Some(opened) = files.positional() {
         let (main, wal) = opened.map_err(|error| format!("cannot open the store: {error}"))?;
         contents.wal = index.as_ref().map(|index| index.stats.clone());
