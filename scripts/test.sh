@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every test, on a fresh machine too: installs what is missing, then runs the native tests,
-# the WebAssembly build, the core's tests under WebAssembly in Node, and the page's end-to-end
-# tests in headless Chromium (against the native CLI's numbers on the same inputs).
+# the WebAssembly build, the core's tests under WebAssembly in Node, each fuzz target briefly,
+# and the page's end-to-end tests in headless Chromium (against the native CLI's numbers on the same inputs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,6 +10,8 @@ scripts/setup.sh
 cargo test --all-targets
 cargo build --lib --target wasm32-unknown-unknown --no-default-features
 cargo test --target wasm32-unknown-unknown --no-default-features --test wasm
+# Each fuzz target briefly (long runs: scripts/fuzz.sh 600).
+scripts/fuzz.sh 10
 
 # The page: the native CLI (expected numbers), the release WebAssembly build into www/, the
 # single-file build, then the browser tests (screenshots in $SHOTS_DIR, default /tmp/copilot-lens-shots).
