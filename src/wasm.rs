@@ -46,6 +46,17 @@ struct EngineOptions {
     timezone: Option<String>,
     /// A user's rates file (JSON), replacing or adding to the pinned table.
     rates: Option<String>,
+    /// The most memory the engine may use, in MiB (default `DEFAULT_MEMORY_LIMIT_MIB`).
+    memory_limit_mib: Option<u32>,
+}
+
+/// A wasm32 memory cannot pass 4 GiB; stopping at 3 GiB leaves room to finish the step under
+/// way and to serve the views, where running into the wall would end in a trap.
+const DEFAULT_MEMORY_LIMIT_MIB: u32 = 3072;
+
+/// The engine's memory in MiB (a WebAssembly memory only grows, so this is its peak).
+fn memory_mib() -> u32 {
+    (core::arch::wasm32::memory_size::<0>() * 65536 >> 20) as u32
 }
 
 enum BrowserRoot {
@@ -367,6 +378,7 @@ impl Finished {
 #[wasm_bindgen]
 pub struct Engine {
     options: Options,
+    memory_limit_mib: u32,
     roots: Vec<BrowserRoot>,
     listings: Vec<RootListing>,
     running: Option<Running>,
@@ -390,6 +402,7 @@ impl Engine {
         };
         Ok(Engine {
             options: Options { include_thinking: given.include_thinking, zone, rates },
+            memory_limit_mib: given.memory_limit_mib.unwrap_or(DEFAULT_MEMORY_LIMIT_MIB),
             roots: Vec::new(),
             listings: Vec::new(),
             running: None,
@@ -468,6 +481,7 @@ impl Engine {
             progress: Progress { state: std::rc::Rc::new(RefCell::new(state)) },
         };
         analysis.read_metadata(&mut roots);
+        self.check_memory()?;
         let tasks = analysis.log_tasks();
         let logs: Vec<serde_json::Value> = tasks
             .iter()
@@ -493,7 +507,7 @@ impl Engine {
             task.parse(&mut running.roots, &running.analysis.options, &mut sink)
         };
         running.analysis.add_log(&task, outcome, tally);
-        Ok(())
+        self.check_memory()
     }
 
     /// Joins, deduplicates and builds the outputs. Returns the summary numbers.
@@ -692,6 +706,22 @@ impl Engine {
     /// How many rows the table holds (all of them, unfiltered).
     pub fn row_count(&self) -> Result<u32, JsError> {
         Ok(self.done()?.table.len() as u32)
+    }
+
+    /// Stops the analysis under way, freeing what it holds, once the memory passes the limit:
+    /// a clear message rather than a trap when the memory runs out.
+    fn check_memory(&mut self) -> Result<(), JsError> {
+        let used = memory_mib();
+        if used <= self.memory_limit_mib {
+            return Ok(());
+        }
+        self.running = None;
+        Err(js_error(format!(
+            "the analysis was stopped: it needs more than the {limit} MiB of memory this page allows \
+             itself ({used} MiB in use). Analyse part of the data at a time (some of session-state/ \
+             in a folder or zip), or use the copilot-lens command-line tool, which has no such limit",
+            limit = self.memory_limit_mib
+        )))
     }
 
     fn done(&self) -> Result<&Finished, JsError> {

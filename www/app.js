@@ -110,6 +110,9 @@ function options() {
   const opts = { include_thinking: $('opt-thinking').checked, timezone: $('opt-timezone').value };
   const rates = $('opt-rates').files[0];
   if (rates) opts.rates_file = rates;
+  // The engine's memory limit in MiB (default 3072): `?memory-limit-mib=N` lowers it.
+  const limit = Number(new URLSearchParams(location.search).get('memory-limit-mib'));
+  if (limit > 0) opts.memory_limit_mib = limit;
   return opts;
 }
 

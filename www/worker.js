@@ -39,7 +39,11 @@ const CALLS = new Set(['summary', 'rows', 'facets', 'sessions', 'inventory', 're
 
 function fail(id, error) {
   if (error instanceof WebAssembly.RuntimeError) {
-    const detail = lastConsoleError.includes('panicked') ? lastConsoleError : String(error.message || error);
+    // Without a panic's text, the likeliest cause is memory that could not grow.
+    const mib = instance ? Math.round(instance.memory.buffer.byteLength / 2 ** 20) : 0;
+    const detail = lastConsoleError.includes('panicked')
+      ? lastConsoleError
+      : `${error.message || error} (with ${mib} MiB of memory in use: probably out of memory)`;
     engine = null;
     self.postMessage({ type: 'crash', id, message: detail });
   } else {
