@@ -394,6 +394,48 @@ test('a dropped folder (directory entries walked) equals the native CLI; a home 
   }
 });
 
+test('a folder opened with showDirectoryPicker (a real directory handle, from the origin private file system) equals the native CLI', async () => {
+  const expected = native(SPEC);
+  const files = [];
+  const walk = (relative) => {
+    for (const name of readdirSync(path.join(SPEC, relative)).sort()) {
+      const rel = relative ? `${relative}/${name}` : name;
+      if (statSync(path.join(SPEC, rel)).isDirectory()) walk(rel);
+      else files.push({ path: rel, b64: readFileSync(path.join(SPEC, rel)).toString('base64') });
+    }
+  };
+  walk('');
+  const browser = await launch();
+  try {
+    const { page, net, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
+    await markLoaded(net);
+    assert(await page.isVisible('#open-directory'), 'Chromium offers the File System Access button');
+    // The picker's dialog cannot be driven headless: it is replaced by one that returns a real
+    // FileSystemDirectoryHandle holding the fixture.
+    await page.evaluate(async (list) => {
+      const top = await (await navigator.storage.getDirectory()).getDirectoryHandle('spec-sample', { create: true });
+      for (const f of list) {
+        const parts = f.path.split('/');
+        let dir = top;
+        for (const part of parts.slice(0, -1)) dir = await dir.getDirectoryHandle(part, { create: true });
+        const writable = await (await dir.getFileHandle(parts[parts.length - 1], { create: true })).createWritable();
+        await writable.write(Uint8Array.from(atob(f.b64), (c) => c.charCodeAt(0)));
+        await writable.close();
+      }
+      window.showDirectoryPicker = async () => top;
+    }, files);
+    await page.click('#open-directory');
+    assertEqual(await waitForState(page, ['done', 'error']), 'done', 'the opened folder is analysed');
+    // Modification times are the copies' own, so the numbers are compared, not the rows' stamps.
+    assertEqual(await summaryOf(page), sortKeys(expected.summary), 'the summary equals the native CLI\'s');
+    assertEqual(errors, [], 'no page errors');
+    noNetworkAfterLoad(net, server, 'directory picker');
+    return `${files.length} files through a FileSystemDirectoryHandle`;
+  } finally {
+    await browser.close();
+  }
+});
+
 test('with the thinking option the rows equal the native --include-thinking; the transcript shows thinking on its toggle', async () => {
   const expected = native(SPEC, { includeThinking: true });
   const browser = await launch();
