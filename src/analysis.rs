@@ -297,9 +297,13 @@ impl LogTask {
     /// Reads only the log's counter lines into a usage ledger.
     pub fn scan_usage(&self, reader: &mut dyn FileReader, options: &Options) -> UsageScan {
         let mut ledger = SessionLedger::new(options.zone);
-        let scanned = reader
-            .open(self.root, &self.listed_path)
-            .and_then(|file| scan::scan_log(file, &mut ledger, &options.rates));
+        // Searched in place where the root can hand the file over as bytes, else read in chunks.
+        let scanned = match reader.view(self.root, &self.listed_path) {
+            Some(viewed) => viewed.map(|bytes| scan::scan_bytes(&bytes, &mut ledger, &options.rates)),
+            None => reader
+                .open(self.root, &self.listed_path)
+                .and_then(|file| scan::scan_log(file, &mut ledger, &options.rates)),
+        };
         match scanned {
             Ok(stats) => UsageScan { ledger, stats, error: None },
             Err(error) => UsageScan { ledger, stats: scan::ScanStats::default(), error: Some(error.to_string()) },
@@ -519,14 +523,14 @@ impl Analysis {
                 let rows = parsed.rows(&session_id, has_log, modified_ms);
                 let facts = self.session(&session_id, root, "workspace.yaml");
                 if facts.workspace.is_none() {
-                    facts.workspace = Some(WorkspaceFacts {
+                    facts.workspace = Some(Box::new(WorkspaceFacts {
                         name: workspace::text(&parsed.name),
                         cwd: workspace::text(&parsed.cwd),
                         client_name: workspace::text(&parsed.client_name),
                         created_at: workspace::text(&parsed.created_at),
                         updated_at: workspace::text(&parsed.updated_at),
                         synced: parsed.is_synced(),
-                    });
+                    }));
                 }
                 rows
             }
@@ -674,7 +678,7 @@ impl Analysis {
         for session in &contents.sessions {
             let facts = self.session(&session.id, job.root, "session-store.db");
             if facts.store.is_none() {
-                facts.store = Some(session.clone());
+                facts.store = Some(Box::new(session.clone()));
             }
         }
         let mut session_ids = contents.session_ids.clone();
@@ -729,7 +733,8 @@ impl Analysis {
         home.skills.extend(outcome.skills.iter().cloned());
         let facts = self.session(&task.session_id, task.root, "events.jsonl");
         facts.log.get_or_insert_with(Default::default).merge(outcome.summary);
-        if let Some(ledger) = outcome.usage {
+        if let Some(mut ledger) = outcome.usage {
+            ledger.log_ended();
             facts.usage = Some(match facts.usage.take() {
                 Some(earlier) => earlier.keep_more_complete(ledger),
                 None => ledger,
@@ -924,10 +929,12 @@ impl Analysis {
         if let Some(error) = scanned.error {
             self.files[task.file].fail(error);
         }
+        let mut ledger = scanned.ledger;
+        ledger.log_ended();
         let facts = self.session(&task.session_id, task.root, "events.jsonl");
         facts.usage = Some(match facts.usage.take() {
-            Some(earlier) => earlier.keep_more_complete(scanned.ledger),
-            None => scanned.ledger,
+            Some(earlier) => earlier.keep_more_complete(ledger),
+            None => ledger,
         });
     }
 

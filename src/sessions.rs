@@ -69,10 +69,11 @@ pub struct SessionFacts {
     pub roots: BTreeSet<usize>,
     /// Which kinds of source name it.
     pub found_in: BTreeSet<&'static str>,
-    pub workspace: Option<WorkspaceFacts>,
-    pub store: Option<StoreSession>,
+    // Boxed: most sessions lack some of these, and thousands of records wait for the end.
+    pub workspace: Option<Box<WorkspaceFacts>>,
+    pub store: Option<Box<StoreSession>>,
     pub sidebar_cwd: Option<String>,
-    pub log: Option<LogSummary>,
+    pub log: Option<Box<LogSummary>>,
     /// Versions of the process logs that served the session.
     pub process_versions: BTreeSet<String>,
     pub counts: SessionCounts,

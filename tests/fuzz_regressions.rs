@@ -63,7 +63,10 @@ fn inputs_the_fuzzers_found_are_analysed_without_a_panic() {
                     for root in ["home", "home.zip"] {
                         let report = analyse(scratch.path(), root, &format!("{case} in {root}"))
                             .unwrap_or_else(|| panic!("{case} in {root}: the root itself was refused"));
-                        assert!(report.contains(&format!("\"{path}\"")), "{case} in {root}: {path} missing from report.json");
+                        assert!(
+                            report.contains(&format!("\"{path}\"")),
+                            "{case} in {root}: {path} missing from report.json"
+                        );
                     }
                 }
                 None => {

@@ -11,7 +11,7 @@ use chrono::NaiveDate;
 
 use super::counters::{ModelMetrics, UsageCounts};
 use super::rates::RateTable;
-use super::{Entry, EntryKey, Kind, Tokens, Zone};
+use super::{Entries, Entry, EntryKey, Kind, Tokens, Zone};
 
 #[derive(Debug, Clone)]
 pub struct SessionLedger {
@@ -22,7 +22,7 @@ pub struct SessionLedger {
     interval: BTreeMap<String, Entry>,
     /// The same calls by their own day, for a lower bound if no checkpoint comes.
     uncovered: BTreeMap<(NaiveDate, String), Entry>,
-    pub entries: BTreeMap<EntryKey, Entry>,
+    pub entries: Entries,
     pub checkpoints: u64,
     /// Time of the last counted checkpoint.
     pub last_checkpoint_ms: Option<i64>,
@@ -40,7 +40,7 @@ impl SessionLedger {
             seen_checkpoints: HashSet::new(),
             interval: BTreeMap::new(),
             uncovered: BTreeMap::new(),
-            entries: BTreeMap::new(),
+            entries: Entries::default(),
             checkpoints: 0,
             last_checkpoint_ms: None,
             thresholds: Vec::new(),
@@ -139,12 +139,21 @@ impl SessionLedger {
             }
             let long = calls.long.min_each(&increase);
             let key = EntryKey { day, model: model.clone(), kind: Kind::Counted };
-            self.entries.entry(key).or_default().add(&Entry { tokens: increase, long });
+            self.entries.add(key, &Entry { tokens: increase, long });
         }
         if had_calls && interval.values().any(|calls| !calls.tokens.is_zero()) {
             self.flags.insert("per_call_mismatch");
         }
         self.uncovered.clear();
+    }
+
+    /// Frees what only the reading of a log needs (the last totals, the checkpoints seen, the
+    /// calls since the last checkpoint, the thresholds): thousands of ledgers wait for the end.
+    pub fn log_ended(&mut self) {
+        self.last_totals = BTreeMap::new();
+        self.seen_checkpoints = HashSet::new();
+        self.interval = BTreeMap::new();
+        self.thresholds = Vec::new();
     }
 
     /// Of two logs of one session (a copy left in an older folder, the same home given twice),
@@ -167,7 +176,7 @@ impl SessionLedger {
         }
         let kind = if log_exists { Kind::Partial } else { Kind::Recovered };
         for ((day, model), entry) in std::mem::take(&mut self.uncovered) {
-            self.entries.entry(EntryKey { day, model, kind }).or_default().add(&entry);
+            self.entries.add(EntryKey { day, model, kind }, &entry);
         }
         self.interval.clear();
     }
@@ -196,7 +205,7 @@ impl SessionLedger {
 
     fn counted_total(&self) -> Tokens {
         let mut total = Tokens::default();
-        for (key, entry) in &self.entries {
+        for (key, entry) in self.entries.iter() {
             if key.kind == Kind::Counted {
                 total.add(&entry.tokens);
             }

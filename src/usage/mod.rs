@@ -125,6 +125,28 @@ impl Entry {
     }
 }
 
+/// A session's entries by key. A session has few (its days times its models), so they are kept
+/// sorted in a vector: a map's node would cost over a kilobyte for each of thousands of sessions.
+#[derive(Clone, Debug, Default)]
+pub struct Entries(Vec<(EntryKey, Entry)>);
+
+impl Entries {
+    pub fn add(&mut self, key: EntryKey, entry: &Entry) {
+        match self.0.binary_search_by(|(known, _)| known.cmp(&key)) {
+            Ok(at) => self.0[at].1.add(entry),
+            Err(at) => self.0.insert(at, (key, *entry)),
+        }
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&EntryKey, &Entry)> {
+        self.0.iter().map(|(key, entry)| (key, entry))
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct EntryKey {
     pub day: NaiveDate,

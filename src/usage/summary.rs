@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::ledger::SessionLedger;
 use super::rates::RateTable;
-use super::{Entry, EntryKey, Kind, Tokens};
+use super::{Entries, Entry, Kind, Tokens};
 use crate::model::AGENT;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -128,7 +128,7 @@ impl Accumulator {
 
 /// Groups the entries of every session. `sessions` yields `(session id, entries)`.
 pub fn summarize<'a>(
-    sessions: impl Iterator<Item = (&'a str, &'a BTreeMap<EntryKey, Entry>)>,
+    sessions: impl Iterator<Item = (&'a str, &'a Entries)>,
     rates: &RateTable,
     by: GroupBy,
     range: DayRange,
@@ -188,7 +188,7 @@ pub struct SessionUsage {
 pub fn session_usage(ledger: &SessionLedger, rates: &RateTable) -> SessionUsage {
     let kind = [Kind::Counted, Kind::Partial, Kind::Recovered]
         .into_iter()
-        .find(|kind| ledger.entries.keys().any(|key| key.kind == *kind));
+        .find(|kind| ledger.entries.iter().any(|(key, _)| key.kind == *kind));
     let mut accumulator = Accumulator::default();
     let mut models = Vec::new();
     for (key, entry) in ledger.entries.iter().filter(|(key, _)| Some(key.kind) == kind) {

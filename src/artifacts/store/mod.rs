@@ -148,7 +148,9 @@ fn open_store(
         }
     };
     if size < SQLITE_HEADER_BYTES {
-        return Err(format!("the database is {size} bytes, too short for the {SQLITE_HEADER_BYTES} byte SQLite header"));
+        return Err(format!(
+            "the database is {size} bytes, too short for the {SQLITE_HEADER_BYTES} byte SQLite header"
+        ));
     }
     if let Some(opened) = files.positional() {
         let (main, wal) = opened.map_err(|error| format!("cannot open the store: {error}"))?;
