@@ -21,7 +21,7 @@ use crate::artifacts::store::{self, StoreFiles, StoreScope, StoreUsageEvent};
 use crate::artifacts::{HeldRow, PendingRow, history, logs, permissions, settings, sidebar, snapshots, workspace};
 use crate::dedup::{self, PrimaryKeys};
 use crate::input::layout::{FileKind, Rebase, classify};
-use crate::input::{FileReader, ReadAt, RootListing, read_all};
+use crate::input::{FileReader, RootListing, read_all};
 use crate::inventory::{self, Grant, HomeFacts, Inventory};
 use crate::model::{AGENT, Row, RowSink, TurnType};
 use crate::report::{ExcludedTree, FileReport, FileStatus, Problem, Report, RootReport, Totals};
@@ -220,7 +220,7 @@ impl StoreFiles for StoreOnDisk<'_> {
         Ok(Box::new(BufReader::with_capacity(1 << 16, self.reader.open(self.root, path)?)))
     }
 
-    fn positional(&mut self) -> Option<std::io::Result<(Option<Box<dyn ReadAt>>, Option<Box<dyn ReadAt>>)>> {
+    fn positional(&mut self) -> Option<std::io::Result<store::PositionalFiles>> {
         let mut open = |path: &Option<String>| match path {
             Some(path) => self.reader.open_at(self.root, path).map(|opened| opened.map(Some)),
             None => Some(Ok(None)),

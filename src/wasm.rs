@@ -56,7 +56,8 @@ const DEFAULT_MEMORY_LIMIT_MIB: u32 = 3072;
 
 /// The engine's memory in MiB (a WebAssembly memory only grows, so this is its peak).
 fn memory_mib() -> u32 {
-    (core::arch::wasm32::memory_size::<0>() * 65536 >> 20) as u32
+    // A WebAssembly page is 64 KiB: 16 to the MiB.
+    (core::arch::wasm32::memory_size::<0>() / 16) as u32
 }
 
 enum BrowserRoot {

@@ -29,7 +29,7 @@ impl StoreFiles for Files<'_> {
     fn open_wal(&mut self) -> io::Result<Box<dyn Read + '_>> {
         Ok(Box::new(self.wal.unwrap_or_default()))
     }
-    fn positional(&mut self) -> Option<io::Result<(Option<Box<dyn ReadAt>>, Option<Box<dyn ReadAt>>)>> {
+    fn positional(&mut self) -> Option<io::Result<store::PositionalFiles>> {
         let at = |bytes: Option<&[u8]>| bytes.map(|bytes| Box::new(Arc::<[u8]>::from(bytes)) as Box<dyn ReadAt>);
         self.paged.then(|| Ok((at(self.main), at(self.wal))))
     }

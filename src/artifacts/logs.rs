@@ -89,10 +89,10 @@ fn record_mcp(servers: &mut BTreeMap<String, McpServerSeen>, message: &str) {
         if let Some(name) = name {
             servers.entry(name).or_default().failed += 1;
         }
-    } else if let Some(rest) = message.strip_prefix("Service initialized as client for the ") {
-        if let Some(name) = rest.strip_suffix(" remote MCP server").or_else(|| rest.strip_suffix(" MCP server")) {
-            servers.entry(name.to_string()).or_default().connected += 1;
-        }
+    } else if let Some(rest) = message.strip_prefix("Service initialized as client for the ")
+        && let Some(name) = rest.strip_suffix(" remote MCP server").or_else(|| rest.strip_suffix(" MCP server"))
+    {
+        servers.entry(name.to_string()).or_default().connected += 1;
     }
 }
 

@@ -70,16 +70,16 @@ fn classify_in_copilot_dir<'a>(path: &'a str, dir: &str, rest: &'a str) -> Class
         return Classified { kind: FileKind::Excluded, session_id: None, tree: Some(tree) };
     }
     if let Some(in_session) = rest.strip_prefix("session-state/") {
-        if let Some((id, file)) = in_session.split_once('/') {
-            if is_session_id(id) {
-                let kind = match file {
-                    "events.jsonl" => FileKind::EventsLog,
-                    "workspace.yaml" => FileKind::Workspace,
-                    "rewind-file-snapshots/index.json" => FileKind::Snapshots,
-                    _ => FileKind::NotWanted,
-                };
-                return Classified { kind, session_id: Some(id), tree: None };
-            }
+        if let Some((id, file)) = in_session.split_once('/')
+            && is_session_id(id)
+        {
+            let kind = match file {
+                "events.jsonl" => FileKind::EventsLog,
+                "workspace.yaml" => FileKind::Workspace,
+                "rewind-file-snapshots/index.json" => FileKind::Snapshots,
+                _ => FileKind::NotWanted,
+            };
+            return Classified { kind, session_id: Some(id), tree: None };
         }
         return plain(FileKind::NotWanted);
     }

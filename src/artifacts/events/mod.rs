@@ -385,20 +385,18 @@ impl LogParser<'_, '_> {
                 let id = complete.tool_call_id.or_empty();
                 let failed = complete.success.get() == Some("false");
                 let mut text = String::new();
-                if let Some(code) = complete.shell_execution.as_ref().and_then(|shell| shell.exit_code.get()) {
-                    if code != "0" {
-                        text.push_str(&format!("[exit {code}] "));
-                    }
+                if let Some(code) = complete.shell_execution.as_ref().and_then(|shell| shell.exit_code.get())
+                    && code != "0"
+                {
+                    text.push_str(&format!("[exit {code}] "));
                 }
                 if let Some(result) = &complete.result {
                     let (content, detailed) = (result.content.or_empty(), result.detailed_content.or_empty());
                     text.push_str(if content.len() > detailed.len() { content } else { detailed });
                 }
-                if failed {
-                    if let Some(message) = complete.error.as_ref().and_then(|error| error.message.get()) {
-                        text.push('\n');
-                        text.push_str(message);
-                    }
+                if failed && let Some(message) = complete.error.as_ref().and_then(|error| error.message.get()) {
+                    text.push('\n');
+                    text.push_str(message);
                 }
                 let name = self.tool_names.get(id).cloned().unwrap_or_default();
                 if failed {
@@ -558,10 +556,10 @@ impl LogParser<'_, '_> {
             _ => {
                 if let Some(field) = main_text_field(kind) {
                     let value: Value = serde_json::from_str(data)?;
-                    if kind == "skill.invoked" {
-                        if let Some(name) = value.get("name").and_then(Value::as_str) {
-                            self.outcome.skills.insert(name.to_string());
-                        }
+                    if kind == "skill.invoked"
+                        && let Some(name) = value.get("name").and_then(Value::as_str)
+                    {
+                        self.outcome.skills.insert(name.to_string());
                     }
                     let detail = match value.get(field) {
                         Some(Value::String(text)) if !text.is_empty() => text.clone(),

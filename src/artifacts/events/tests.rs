@@ -159,7 +159,7 @@ fn user_messages_that_are_not_typed_prompts_are_labelled() {
             &line("user.message", r#"{"content":"go on","isAutopilotContinuation":true}"#),
             &line("user.message", r#"{"content":"review it","source":"skill-review"}"#),
             &line("user.message", r#"{"content":"typed","source":"user"}"#),
-            &r#"{"id":"y","timestamp":"2026-10-01T09:00:00.000Z","type":"user.message","agentId":"a1","data":{"content":"sub task"}}"#.to_string(),
+            r#"{"id":"y","timestamp":"2026-10-01T09:00:00.000Z","type":"user.message","agentId":"a1","data":{"content":"sub task"}}"#,
         ],
         false,
     );

@@ -68,6 +68,9 @@ pub struct StoreContents {
     pub wal_problem: Option<String>,
 }
 
+/// The main file and the write-ahead log, each opened for positional reads where it exists.
+pub type PositionalFiles = (Option<Box<dyn ReadAt>>, Option<Box<dyn ReadAt>>);
+
 /// The store's two files as the reader opens them, each as often as it needs.
 pub trait StoreFiles {
     /// The main file's size, or `None` when there is no main file.
@@ -77,7 +80,7 @@ pub trait StoreFiles {
     fn open_wal(&mut self) -> io::Result<Box<dyn Read + '_>>;
     /// Positional access to both files, where the source allows it: the database is then read
     /// page by page through `vfs` instead of being built in memory.
-    fn positional(&mut self) -> Option<io::Result<(Option<Box<dyn ReadAt>>, Option<Box<dyn ReadAt>>)>> {
+    fn positional(&mut self) -> Option<io::Result<PositionalFiles>> {
         None
     }
 }
@@ -170,10 +173,11 @@ fn open_store(
         main.read_exact(&mut image[..wanted]).map_err(|error| format!("cannot read the database: {error}"))?;
     }
     if let Some(index) = &index {
-        if let Some(page_size) = wal::database_page_size(&image) {
-            if main_size > 0 && page_size != index.page_size {
-                return Err(format!("database page size {page_size} differs from the log's {}", index.page_size));
-            }
+        if let Some(page_size) = wal::database_page_size(&image)
+            && main_size > 0
+            && page_size != index.page_size
+        {
+            return Err(format!("database page size {page_size} differs from the log's {}", index.page_size));
         }
         let log = files.open_wal().map_err(|error| format!("cannot open the write-ahead log: {error}"))?;
         wal::apply(log, index, &mut image)?;
