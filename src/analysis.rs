@@ -16,7 +16,7 @@ use std::fmt;
 use std::io::BufReader;
 
 use crate::artifacts::events::{self, LineAccount, LogContext, LogOutcome};
-use crate::artifacts::store::wal::WalStats;
+use crate::artifacts::store::wal::{WalIndex, WalStats};
 use crate::artifacts::store::{self, StoreFiles, StoreScope, StoreUsageEvent};
 use crate::artifacts::{HeldRow, PendingRow, history, logs, permissions, settings, sidebar, snapshots, workspace};
 use crate::dedup::{self, PrimaryKeys};
@@ -199,6 +199,7 @@ struct StoreOnDisk<'a> {
     root: usize,
     main: Option<(String, u64)>,
     wal: Option<String>,
+    scanned_wal: Option<Result<WalIndex, String>>,
 }
 
 impl StoreFiles for StoreOnDisk<'_> {
@@ -229,6 +230,10 @@ impl StoreFiles for StoreOnDisk<'_> {
         let wal = open(&self.wal)?;
         Some(main.and_then(|main| wal.map(|wal| (main, wal))))
     }
+
+    fn scanned_wal(&mut self) -> Option<Result<WalIndex, String>> {
+        self.scanned_wal.take()
+    }
 }
 
 /// One store to read, with what it needs from the plan.
@@ -240,6 +245,8 @@ pub struct StoreJob {
     main: Option<(usize, String, u64)>,
     wal: Option<(usize, String)>,
     scope: StoreScope,
+    /// The log's scan, when it was made ahead.
+    scanned_wal: Option<Result<WalIndex, String>>,
 }
 
 /// A store as read, for `Analysis::add_store`.
@@ -251,13 +258,26 @@ pub struct StoreRead {
 }
 
 impl StoreJob {
-    pub fn read(self, reader: &mut dyn FileReader, options: &Options) -> StoreRead {
-        let mut files = StoreOnDisk {
+    fn files<'a>(&mut self, reader: &'a mut dyn FileReader) -> StoreOnDisk<'a> {
+        StoreOnDisk {
             reader,
             root: self.root,
             main: self.main.as_ref().map(|(_, path, size)| (path.clone(), *size)),
             wal: self.wal.as_ref().map(|(_, path)| path.clone()),
-        };
+            scanned_wal: self.scanned_wal.take(),
+        }
+    }
+
+    /// Makes the write-ahead log's scan now (on another thread than the read, say).
+    pub fn scan_wal_ahead(&mut self, reader: &mut dyn FileReader) {
+        if self.wal.is_some() {
+            let scanned = store::scan_wal(&mut self.files(reader));
+            self.scanned_wal = Some(scanned);
+        }
+    }
+
+    pub fn read(mut self, reader: &mut dyn FileReader, options: &Options) -> StoreRead {
+        let mut files = self.files(reader);
         let mut ledgers: BTreeMap<String, SessionLedger> = BTreeMap::new();
         let mut on_usage = |event: StoreUsageEvent| {
             let ledger = ledgers.entry(event.session_id).or_insert_with(|| SessionLedger::new(options.zone));
@@ -297,13 +317,9 @@ impl LogTask {
     /// Reads only the log's counter lines into a usage ledger.
     pub fn scan_usage(&self, reader: &mut dyn FileReader, options: &Options) -> UsageScan {
         let mut ledger = SessionLedger::new(options.zone);
-        // Searched in place where the root can hand the file over as bytes, else read in chunks.
-        let scanned = match reader.view(self.root, &self.listed_path) {
-            Some(viewed) => viewed.map(|bytes| scan::scan_bytes(&bytes, &mut ledger, &options.rates)),
-            None => reader
-                .open(self.root, &self.listed_path)
-                .and_then(|file| scan::scan_log(file, &mut ledger, &options.rates)),
-        };
+        let scanned = reader
+            .open(self.root, &self.listed_path)
+            .and_then(|file| scan::scan_log(file, &mut ledger, &options.rates));
         match scanned {
             Ok(stats) => UsageScan { ledger, stats, error: None },
             Err(error) => UsageScan { ledger, stats: scan::ScanStats::default(), error: Some(error.to_string()) },
@@ -629,6 +645,7 @@ impl Analysis {
                     main: main.map(|at| (at, self.files[at].listed_path.clone(), self.files[at].size)),
                     wal: wal.map(|at| (at, self.files[at].listed_path.clone())),
                     scope: scope.clone(),
+                    scanned_wal: None,
                 })
             })
             .collect()
@@ -837,6 +854,7 @@ impl Analysis {
             root,
             main: main.map(|at| (self.files[at].listed_path.clone(), self.files[at].size)),
             wal: wal.map(|at| self.files[at].listed_path.clone()),
+            scanned_wal: None,
         };
         match store::TurnReader::open(&mut files) {
             Ok(turns) => Some(turns),
@@ -901,24 +919,32 @@ impl Analysis {
             let scanned = task.scan_usage(reader, &self.options);
             self.add_usage_scan(&task, scanned);
         }
-        self.read_store_usage(reader);
+        let jobs = self.usage_store_jobs();
+        self.read_store_usage(reader, jobs);
         self.finish_usage_only()
     }
 
     /// A usage-only run's last reading step, after the log scans: the store's per-call rows
     /// of the sessions whose logs have none of their own (logs without records, and logs
     /// that are gone).
-    pub fn read_store_usage(&mut self, reader: &mut dyn FileReader) {
-        let known = self
+    /// `jobs` come from `usage_store_jobs`, their logs perhaps scanned ahead during the scans.
+    pub fn read_store_usage(&mut self, reader: &mut dyn FileReader, jobs: Vec<StoreJob>) {
+        let known: std::collections::BTreeSet<String> = self
             .sessions
             .iter()
             .filter(|(_, facts)| facts.usage.as_ref().is_some_and(|ledger| ledger.calls.requests > 0))
             .map(|(id, _)| id.clone())
             .collect();
-        for job in self.store_jobs(StoreScope::UsageExcept(known)) {
+        for mut job in jobs {
+            job.scope = StoreScope::UsageExcept(known.clone());
             let read = job.read(reader, &self.options);
             self.add_store(read);
         }
+    }
+
+    /// The stores a usage-only run reads after its scans (which set their scope).
+    pub fn usage_store_jobs(&self) -> Vec<StoreJob> {
+        self.store_jobs(StoreScope::UsageExcept(Default::default()))
     }
 
     /// Takes a usage scan back (any order).
@@ -944,12 +970,14 @@ impl Analysis {
             .iter()
             .filter_map(|file| file.message.as_ref().map(|message| format!("{}: {message}", file.path)))
             .collect();
-        let bytes_read = self
+        // The logs' bytes as scanned, and the store's files.
+        let store_bytes: u64 = self
             .files
             .iter()
-            .filter(|file| matches!(file.kind, FileKind::EventsLog | FileKind::Store | FileKind::StoreWal))
+            .filter(|file| matches!(file.kind, FileKind::Store | FileKind::StoreWal))
             .map(|file| file.size)
             .sum();
+        let bytes_read = self.usage_stats.bytes + store_bytes;
         UsageOnly { usage: self.finish_usage(), stats: self.usage_stats, problems, bytes_read }
     }
 

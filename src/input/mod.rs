@@ -42,12 +42,6 @@ pub trait FileReader {
     fn open_at(&mut self, _root: usize, _path: &str) -> Option<io::Result<Box<dyn ReadAt>>> {
         None
     }
-
-    /// A whole file as bytes without copying it, where the root allows it (a file on disk,
-    /// memory-mapped). The usage scan then searches it in place.
-    fn view(&mut self, _root: usize, _path: &str) -> Option<io::Result<Box<dyn std::ops::Deref<Target = [u8]>>>> {
-        None
-    }
 }
 
 /// Positional reads of a file.

@@ -32,13 +32,6 @@ thread_local! {
     static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// Scans a log held whole in memory (a mapped file) into `ledger`.
-pub fn scan_bytes(log: &[u8], ledger: &mut SessionLedger, rates: &RateTable) -> ScanStats {
-    let mut stats = ScanStats { bytes: log.len() as u64, ..ScanStats::default() };
-    scan_region(log, &Finder::new(b"session."), ledger, rates, &mut stats);
-    stats
-}
-
 /// Scans a whole log into `ledger`.
 pub fn scan_log(input: impl Read, ledger: &mut SessionLedger, rates: &RateTable) -> io::Result<ScanStats> {
     BUFFER.with(|buffer| {

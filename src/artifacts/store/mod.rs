@@ -83,6 +83,11 @@ pub trait StoreFiles {
     fn positional(&mut self) -> Option<io::Result<PositionalFiles>> {
         None
     }
+
+    /// The log's scan when it was made ahead (`scan_wal`).
+    fn scanned_wal(&mut self) -> Option<Result<wal::WalIndex, String>> {
+        None
+    }
 }
 
 /// The largest database image built in memory.
@@ -127,6 +132,12 @@ fn read_into(
     read_connection(&connection, scope, contents, on_usage)
 }
 
+/// Pass one over the write-ahead log (its committed frames), which can be made ahead of the
+/// read, on another thread.
+pub fn scan_wal(files: &mut dyn StoreFiles) -> Result<wal::WalIndex, String> {
+    files.open_wal().map_err(|error| format!("cannot open the write-ahead log: {error}")).and_then(wal::scan)
+}
+
 /// Opens the store read-only: page by page through `vfs` where the files allow positional
 /// reads, else as an image built in memory. The registration keeps a VFS database alive.
 fn open_store(
@@ -135,8 +146,7 @@ fn open_store(
 ) -> Result<(Connection, Option<vfs::Registration>), String> {
     // An unusable log is reported, and the main file is still read on its own.
     let index = if files.has_wal() {
-        let scanned =
-            files.open_wal().map_err(|error| format!("cannot open the write-ahead log: {error}")).and_then(wal::scan);
+        let scanned = files.scanned_wal().unwrap_or_else(|| scan_wal(files));
         scanned.map_err(|message| contents.wal_problem = Some(message)).ok()
     } else {
         None

@@ -31,7 +31,7 @@ pub struct WalStats {
 }
 
 /// The committed state of a log: for each page, the last committed frame that holds it.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct WalIndex {
     pub page_size: usize,
     /// Database size in pages after the last commit; `None` when nothing was committed.

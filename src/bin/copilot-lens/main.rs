@@ -161,7 +161,7 @@ fn main() -> ExitCode {
 
 fn run_usage(root_paths: &[PathBuf], options: Options, view: UsageView, threads: usize) -> ExitCode {
     let started = Instant::now();
-    let (mut roots, listings) = match DiskRoots::open(root_paths, Scope::Usage) {
+    let (mut roots, listings) = match DiskRoots::open(root_paths, Scope::Usage, threads) {
         Ok(opened) => opened,
         Err(message) => return fail(USAGE_ERROR, &message),
     };
@@ -169,8 +169,15 @@ fn run_usage(root_paths: &[PathBuf], options: Options, view: UsageView, threads:
         Ok(analysis) => analysis,
         Err(error) => return fail(USAGE_ERROR, &error.to_string()),
     };
-    parallel::scan_usage(&mut analysis, &roots, threads);
-    analysis.read_store_usage(&mut roots);
+    // The store's log is scanned on a thread of its own while the event logs are.
+    let mut store_jobs = analysis.usage_store_jobs();
+    std::thread::scope(|scope| {
+        let mut reader = roots.clone();
+        let jobs = &mut store_jobs;
+        scope.spawn(move || jobs.iter_mut().for_each(|job| job.scan_wal_ahead(&mut reader)));
+        parallel::scan_usage(&mut analysis, &roots, threads);
+    });
+    analysis.read_store_usage(&mut roots, store_jobs);
     let run = analysis.finish_usage_only();
     let table = run.usage.table(view.by, view.range);
     let stdout = std::io::stdout();
@@ -201,7 +208,7 @@ fn run_usage(root_paths: &[PathBuf], options: Options, view: UsageView, threads:
 
 fn run_analyze(root_paths: &[PathBuf], out: &Path, options: Options, threads: usize) -> ExitCode {
     let started = Instant::now();
-    let (mut roots, listings) = match DiskRoots::open(root_paths, Scope::Everything) {
+    let (mut roots, listings) = match DiskRoots::open(root_paths, Scope::Everything, threads) {
         Ok(opened) => opened,
         Err(message) => return fail(USAGE_ERROR, &message),
     };

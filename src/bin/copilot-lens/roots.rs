@@ -30,8 +30,6 @@ enum Root {
 #[derive(Clone)]
 pub struct DiskRoots {
     roots: Vec<Root>,
-    /// Whether whole files may be memory-mapped (the usage scan).
-    map_files: bool,
 }
 
 /// What a walk lists.
@@ -45,14 +43,14 @@ pub enum Scope {
 
 impl DiskRoots {
     /// Lists every root; a root that is missing or unreadable is an error for the whole run.
-    pub fn open(paths: &[PathBuf], scope: Scope) -> Result<(DiskRoots, Vec<RootListing>), String> {
+    pub fn open(paths: &[PathBuf], scope: Scope, threads: usize) -> Result<(DiskRoots, Vec<RootListing>), String> {
         let mut roots = Vec::new();
         let mut listings = Vec::new();
         for path in paths {
             let label = path.display().to_string();
             let metadata = fs::metadata(path).map_err(|error| format!("{label}: {error}"))?;
             if metadata.is_dir() {
-                listings.push(list_directory(path, &label, scope));
+                listings.push(list_directory(path, &label, scope, threads));
                 roots.push(Root::Directory(path.clone()));
             } else {
                 let file = File::open(path).map_err(|error| format!("{label}: {error}"))?;
@@ -61,7 +59,7 @@ impl DiskRoots {
                 roots.push(Root::Zip(zip));
             }
         }
-        Ok((DiskRoots { roots, map_files: scope == Scope::Usage }, listings))
+        Ok((DiskRoots { roots }, listings))
     }
 
     /// The directories among the roots, to keep the output folder out of them.
@@ -81,13 +79,6 @@ impl FileReader for DiskRoots {
         }
     }
 
-    fn view(&mut self, root: usize, path: &str) -> Option<io::Result<Box<dyn std::ops::Deref<Target = [u8]>>>> {
-        match &self.roots[root] {
-            Root::Directory(base) if self.map_files => Some(map_file(&base.join(path))),
-            _ => None,
-        }
-    }
-
     fn open_at(&mut self, root: usize, path: &str) -> Option<io::Result<Box<dyn ReadAt>>> {
         match &self.roots[root] {
             Root::Directory(base) => {
@@ -96,19 +87,6 @@ impl FileReader for DiskRoots {
             Root::Zip(_) => None,
         }
     }
-}
-
-/// A file mapped read-only, for the usage scan to search in place. A file truncated while it
-/// is mapped would fault; Copilot CLI appends to its logs and truncates one only on `/rewind`,
-/// and a scan holds each mapping for about a millisecond.
-fn map_file(path: &Path) -> io::Result<Box<dyn std::ops::Deref<Target = [u8]>>> {
-    let file = File::open(path)?;
-    if file.metadata()?.len() == 0 {
-        return Ok(Box::new(Vec::new()));
-    }
-    // SAFETY: the mapping is read-only and private to this process; see above for truncation.
-    let map = unsafe { memmap2::MmapOptions::new().populate().map(&file)? };
-    Ok(Box::new(map))
 }
 
 /// A file read at positions (the session store, page by page).
@@ -192,19 +170,20 @@ fn read_at(file: &File, buffer: &mut [u8], offset: u64) -> io::Result<usize> {
 }
 
 /// A home's Copilot folders if it has any, else the whole directory (a `.copilot` itself).
-fn list_directory(base: &Path, label: &str, scope: Scope) -> RootListing {
+fn list_directory(base: &Path, label: &str, scope: Scope, threads: usize) -> RootListing {
     let mut listing = RootListing { label: label.to_string(), ..RootListing::default() };
     let home_folders: Vec<&str> = HOME_FOLDERS.iter().copied().filter(|folder| base.join(folder).is_dir()).collect();
     if home_folders.iter().any(|folder| folder.ends_with(".copilot")) {
         for folder in
             home_folders.into_iter().filter(|folder| scope == Scope::Everything || folder.ends_with(".copilot"))
         {
-            walk(base, Path::new(folder), scope, &mut listing);
+            walk(base, Path::new(folder), scope, threads, &mut listing);
         }
     } else {
-        walk(base, Path::new(""), scope, &mut listing);
+        walk(base, Path::new(""), scope, threads, &mut listing);
     }
     listing.files.sort_by(|a, b| a.path.cmp(&b.path));
+    listing.problems.sort();
     listing
 }
 
@@ -222,14 +201,67 @@ fn needed_for_usage(inside: &Path, is_dir: bool) -> bool {
 }
 
 /// Lists files below `base/relative` without following symbolic links (the XDG migration
-/// leaves links behind, and a link loop must not hang the walk).
-fn walk(base: &Path, relative: &Path, scope: Scope, listing: &mut RootListing) {
-    let mut pending = vec![relative.to_path_buf()];
-    while let Some(directory) = pending.pop() {
-        let entries = match fs::read_dir(base.join(&directory)) {
+/// leaves links behind, and a link loop must not hang the walk). A level of the tree with many
+/// folders (session-state/ holds one per session) is listed on `threads` threads.
+fn walk(base: &Path, relative: &Path, scope: Scope, threads: usize, listing: &mut RootListing) {
+    const PARALLEL_FROM: usize = 64;
+    let mut level = vec![relative.to_path_buf()];
+    while !level.is_empty() {
+        let parts: Vec<Listed> = if threads > 1 && level.len() >= PARALLEL_FROM {
+            std::thread::scope(|threads_scope| {
+                let workers: Vec<_> = level
+                    .chunks(level.len().div_ceil(threads))
+                    .map(|directories| threads_scope.spawn(move || list_some(base, relative, scope, directories)))
+                    .collect();
+                workers
+                    .into_iter()
+                    .map(|worker| worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+                    .collect()
+            })
+        } else {
+            vec![list_some(base, relative, scope, &level)]
+        };
+        level = Vec::new();
+        for part in parts {
+            listing.files.extend(part.files);
+            listing.problems.extend(part.problems);
+            level.extend(part.directories);
+        }
+    }
+}
+
+/// What listing some directories found.
+#[derive(Default)]
+struct Listed {
+    files: Vec<ListedFile>,
+    problems: Vec<(String, String)>,
+    /// The directories inside them, for the next level.
+    directories: Vec<PathBuf>,
+}
+
+fn list_some(base: &Path, relative: &Path, scope: Scope, directories: &[PathBuf]) -> Listed {
+    let mut listed = Listed::default();
+    for directory in directories {
+        if scope == Scope::Usage
+            && directory.strip_prefix(relative).ok().and_then(Path::parent) == Some(Path::new("session-state"))
+        {
+            // A session folder: its log is looked up by name rather than the folder listed.
+            let log = directory.join("events.jsonl");
+            match fs::symlink_metadata(base.join(&log)) {
+                Ok(metadata) if metadata.is_file() => listed.files.push(listed_file_from(slash_path(&log), &metadata)),
+                Ok(metadata) if metadata.is_symlink() => {
+                    listed.problems.push((slash_path(&log), "symbolic link, not followed".into()))
+                }
+                Ok(_) => {}
+                Err(error) if error.kind() == io::ErrorKind::NotFound => {}
+                Err(error) => listed.problems.push((slash_path(&log), format!("cannot read metadata: {error}"))),
+            }
+            continue;
+        }
+        let entries = match fs::read_dir(base.join(directory)) {
             Ok(entries) => entries,
             Err(error) => {
-                listing.problems.push((slash_path(&directory), format!("cannot list: {error}")));
+                listed.problems.push((slash_path(directory), format!("cannot list: {error}")));
                 continue;
             }
         };
@@ -237,46 +269,56 @@ fn walk(base: &Path, relative: &Path, scope: Scope, listing: &mut RootListing) {
             let entry = match entry {
                 Ok(entry) => entry,
                 Err(error) => {
-                    listing.problems.push((slash_path(&directory), format!("cannot list: {error}")));
+                    listed.problems.push((slash_path(directory), format!("cannot list: {error}")));
                     continue;
                 }
             };
             let path = directory.join(entry.file_name());
-            if scope == Scope::Usage {
-                let is_dir = match entry.file_type() {
-                    Ok(kind) if kind.is_symlink() => fs::metadata(entry.path()).is_ok_and(|target| target.is_dir()),
-                    Ok(kind) => kind.is_dir(),
-                    Err(_) => false,
-                };
-                let inside = path.strip_prefix(relative).unwrap_or(&path);
-                if !needed_for_usage(inside, is_dir) {
-                    continue;
-                }
-            }
             // Links directly in the top folder are followed (dotfiles managers link
-            // `~/.copilot/session-state` and the like); links below it are not.
-            let metadata = if directory == relative { fs::metadata(entry.path()) } else { entry.metadata() };
-            let metadata = match metadata {
-                Ok(metadata) => metadata,
+            // `~/.copilot/session-state` and the like); links below it are not. Below it the
+            // kind comes from the listing itself, with no call per entry.
+            let kind = if directory == relative {
+                fs::metadata(entry.path()).map(|m| m.file_type())
+            } else {
+                entry.file_type()
+            };
+            let kind = match kind {
+                Ok(kind) => kind,
                 Err(error) => {
-                    listing.problems.push((slash_path(&path), format!("cannot read metadata: {error}")));
+                    listed.problems.push((slash_path(&path), format!("cannot read metadata: {error}")));
                     continue;
                 }
             };
-            if metadata.file_type().is_symlink() {
-                listing.problems.push((slash_path(&path), "symbolic link, not followed".into()));
-            } else if metadata.is_dir() {
-                pending.push(path);
-            } else if metadata.is_file() {
-                let modified_ms = metadata
-                    .modified()
-                    .ok()
-                    .and_then(|time| time.duration_since(std::time::UNIX_EPOCH).ok())
-                    .map(|since| since.as_millis() as i64);
-                listing.files.push(ListedFile { path: slash_path(&path), size: metadata.len(), modified_ms });
+            if scope == Scope::Usage && !needed_for_usage(path.strip_prefix(relative).unwrap_or(&path), kind.is_dir()) {
+                continue;
+            }
+            if kind.is_symlink() {
+                listed.problems.push((slash_path(&path), "symbolic link, not followed".into()));
+            } else if kind.is_dir() {
+                listed.directories.push(path);
+            } else if kind.is_file() {
+                match listed_file(&base.join(&path), slash_path(&path)) {
+                    Ok(file) => listed.files.push(file),
+                    Err(error) => listed.problems.push((slash_path(&path), format!("cannot read metadata: {error}"))),
+                }
             }
         }
     }
+    listed
+}
+
+/// A file with its size and time.
+fn listed_file(full: &Path, path: String) -> io::Result<ListedFile> {
+    Ok(listed_file_from(path, &fs::metadata(full)?))
+}
+
+fn listed_file_from(path: String, metadata: &fs::Metadata) -> ListedFile {
+    let modified_ms = metadata
+        .modified()
+        .ok()
+        .and_then(|time| time.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|since| since.as_millis() as i64);
+    ListedFile { path, size: metadata.len(), modified_ms }
 }
 
 fn slash_path(path: &Path) -> String {
