@@ -11,14 +11,16 @@
 //! Rows come out in this order: the event logs' rows, file by file in path order, then the
 //! other files' rows in path order. Same input, same bytes out, whatever the listing order.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::fmt;
 use std::io::BufReader;
 
 use crate::artifacts::events::{self, LineAccount, LogContext, LogOutcome};
 use crate::artifacts::store::wal::{WalIndex, WalStats};
 use crate::artifacts::store::{self, StoreFiles, StoreScope, StoreUsageEvent};
-use crate::artifacts::{HeldRow, PendingRow, history, logs, permissions, settings, sidebar, snapshots, workspace};
+use crate::artifacts::{
+    HeldRow, PendingRow, history, logs, mtime_text, permissions, settings, sidebar, snapshots, workspace,
+};
 use crate::dedup::{self, PrimaryKeys};
 use crate::input::layout::{FileKind, Rebase, classify};
 use crate::input::{FileReader, RootListing, read_all};
@@ -156,6 +158,8 @@ pub struct Analysis {
 
 struct RootState {
     label: String,
+    /// How the root's listed paths map onto a home.
+    rebase: Rebase,
     layout: &'static str,
     files_listed: u64,
     outside_files: u64,
@@ -410,6 +414,7 @@ impl Analysis {
             let mut state = RootState {
                 label: listing.label,
                 layout: if rebase.is_copilot_dir_root() { "copilot_directory" } else { "home" },
+                rebase: rebase.clone(),
                 files_listed: listing.files.len() as u64,
                 outside_files: 0,
                 outside_bytes: 0,
@@ -478,6 +483,66 @@ impl Analysis {
         })
     }
 
+    /// Sets a file's size and time where the listing could not give them (a browser learns
+    /// them only as each file is handed over). Call it once per file, before the file is read
+    /// and before `finish`. Returns whether the analysis reads the file.
+    pub fn set_file_facts(&mut self, root: usize, listed_path: &str, size: u64, modified_ms: Option<i64>) -> bool {
+        let Some(state) = self.roots.get_mut(root) else { return false };
+        let Some(path) = state.rebase.apply(listed_path) else {
+            state.outside_bytes += size;
+            return false;
+        };
+        let classified = classify(&path);
+        match classified.kind {
+            FileKind::Outside => state.outside_bytes += size,
+            FileKind::Excluded => {
+                let tree = classified.tree.unwrap_or_default().to_string();
+                self.excluded.entry((root, tree)).or_default().1 += size;
+            }
+            _ => {
+                let found =
+                    self.files.binary_search_by(|file| (file.root, file.path.as_str()).cmp(&(root, path.as_str())));
+                if let Ok(index) = found {
+                    let file = &mut self.files[index];
+                    (file.size, file.modified_ms) = (size, modified_ms);
+                    return file.status == FileStatus::Read;
+                }
+            }
+        }
+        false
+    }
+
+    /// Files whose rows are at their modification time, where the listing did not give it
+    /// (see `set_file_time`).
+    pub fn files_needing_times(&self) -> impl Iterator<Item = (usize, &str)> {
+        self.held_rows
+            .iter()
+            .filter(|(index, rows)| {
+                self.files[**index].modified_ms.is_none()
+                    && rows.iter().any(|row| matches!(row, HeldRow::Row(row) if row.at_file_time))
+            })
+            .map(|(&index, _)| (self.files[index].root, self.files[index].listed_path.as_str()))
+    }
+
+    /// Sets a file's modification time learnt after it was read.
+    pub fn set_file_time(&mut self, root: usize, listed_path: &str, modified_ms: i64) {
+        let file = self.files.iter_mut().find(|file| file.root == root && file.listed_path == listed_path);
+        if let Some(file) = file {
+            file.modified_ms = Some(modified_ms);
+        }
+    }
+
+    /// The files other than event logs that `read_metadata` opens, as `(root, listed path,
+    /// whether it is read in parts)`: process logs are (line by line; they can be large).
+    pub fn metadata_files(&self) -> impl Iterator<Item = (usize, &str, bool)> {
+        self.files.iter().filter(|file| file.status == FileStatus::Read && file.kind != FileKind::EventsLog).map(
+            |file| {
+                let in_parts = matches!(file.kind, FileKind::ProcessLog);
+                (file.root, file.listed_path.as_str(), in_parts)
+            },
+        )
+    }
+
     /// The size of planned file `index` (a `LogTask`'s `file`).
     pub fn file_size(&self, index: usize) -> u64 {
         self.files.get(index).map_or(0, |file| file.size)
@@ -499,6 +564,13 @@ impl Analysis {
             let read = job.read(reader, &self.options);
             self.add_store(read);
         }
+        // The sessions with a log, by root: workspace.yaml rows say whether the log is there.
+        let logged: HashSet<(usize, String)> = self
+            .files
+            .iter()
+            .filter(|file| file.kind == FileKind::EventsLog)
+            .filter_map(|file| Some((file.root, file.session_id.clone()?)))
+            .collect();
         for index in 0..self.files.len() {
             if self.files[index].status != FileStatus::Read {
                 continue;
@@ -507,7 +579,7 @@ impl Analysis {
                 FileKind::EventsLog | FileKind::Store | FileKind::StoreWal => continue,
                 FileKind::ProcessLog => self.read_process_log(index, reader),
                 _ => match read_all(reader, self.files[index].root, &self.files[index].listed_path, SMALL_FILE_LIMIT) {
-                    Ok(bytes) => self.read_small_file(index, &bytes),
+                    Ok(bytes) => self.read_small_file(index, &bytes, &logged),
                     Err(error) => Err(error.to_string()),
                 },
             };
@@ -524,19 +596,14 @@ impl Analysis {
         facts
     }
 
-    fn read_small_file(&mut self, index: usize, bytes: &[u8]) -> Result<(), String> {
+    fn read_small_file(&mut self, index: usize, bytes: &[u8], logged: &HashSet<(usize, String)>) -> Result<(), String> {
         let file = &self.files[index];
-        let (root, modified_ms, session_id) =
-            (file.root, file.modified_ms, file.session_id.clone().unwrap_or_default());
+        let (root, session_id) = (file.root, file.session_id.clone().unwrap_or_default());
         let rows = match file.kind {
             FileKind::Workspace => {
                 let parsed = workspace::parse(bytes)?;
-                let has_log = self.files.iter().any(|other| {
-                    other.kind == FileKind::EventsLog
-                        && other.root == root
-                        && other.session_id.as_deref() == Some(session_id.as_str())
-                });
-                let rows = parsed.rows(&session_id, has_log, modified_ms);
+                let has_log = logged.contains(&(root, session_id.clone()));
+                let rows = parsed.rows(&session_id, has_log);
                 let facts = self.session(&session_id, root, "workspace.yaml");
                 if facts.workspace.is_none() {
                     facts.workspace = Some(Box::new(WorkspaceFacts {
@@ -558,7 +625,7 @@ impl Analysis {
             FileKind::History => history::parse(bytes)?,
             FileKind::Permissions => {
                 let grants = permissions::parse(bytes)?;
-                let rows = permissions::rows(&grants, modified_ms);
+                let rows = permissions::rows(&grants);
                 self.homes[root].grants.extend(grants.into_iter().map(|grant| Grant {
                     file: "permissions-config.json".into(),
                     location: grant.location,
@@ -569,7 +636,7 @@ impl Analysis {
             }
             FileKind::Settings => {
                 let grants = settings::parse(bytes)?;
-                let rows = settings::rows(&grants, modified_ms);
+                let rows = settings::rows(&grants);
                 self.homes[root].grants.extend(grants.into_iter().map(|(list, entry)| Grant {
                     file: "settings.json".into(),
                     location: String::new(),
@@ -762,7 +829,17 @@ impl Analysis {
     /// Phase 3: the held rows, deduplicated and joined, then the other outputs. The reader is
     /// needed again for the store's turns that survive deduplication.
     pub fn finish(mut self, reader: &mut dyn FileReader, sink: &mut dyn RowSink) -> Outputs {
-        let held = std::mem::take(&mut self.held_rows);
+        let mut held = std::mem::take(&mut self.held_rows);
+        for (&index, rows) in held.iter_mut() {
+            let stamp = mtime_text(self.files[index].modified_ms);
+            for row in rows.iter_mut() {
+                if let HeldRow::Row(row) = row
+                    && row.at_file_time
+                {
+                    row.timestamp_utc.clone_from(&stamp);
+                }
+            }
+        }
         let mut primary = std::mem::take(&mut self.tally.keys);
         let mut candidates = Vec::new();
         for (&index, rows) in &held {

@@ -16,7 +16,6 @@ use crate::analysis::{Analysis, LogTask, Options, Outputs, Tally, TallySink};
 use crate::artifacts::events::{self, reparse_line};
 use crate::export;
 use crate::input::blob::BlobReader;
-use crate::input::layout::{FileKind, Rebase, classify};
 use crate::input::zip::ZipRoot;
 use crate::input::{FileReader, ListedFile, ReadAt, RootListing};
 use crate::lines::MAX_LINE_BYTES;
@@ -160,34 +159,6 @@ impl BrowserRoots {
             None => return Err(missing()),
         })
     }
-}
-
-/// For each root-relative path, what the analysis will do with it: 2 an event log, 1 another
-/// file it reads, 0 nothing. The worker reads small wanted files ahead, many at once, because
-/// a browser pays a fixed cost for each file it opens; this only orders that work.
-#[wasm_bindgen(js_name = wantedPaths)]
-pub fn wanted_paths(paths: Vec<String>) -> Vec<u8> {
-    let Some(rebase) = Rebase::detect(paths.iter().map(String::as_str)) else {
-        return vec![0; paths.len()];
-    };
-    paths
-        .iter()
-        .map(|path| match rebase.apply(path).map(|home| classify(&home).kind) {
-            Some(FileKind::EventsLog) => 2,
-            Some(
-                FileKind::Workspace
-                | FileKind::Snapshots
-                | FileKind::Store
-                | FileKind::StoreWal
-                | FileKind::History
-                | FileKind::Permissions
-                | FileKind::Settings
-                | FileKind::Sidebar
-                | FileKind::ProcessLog,
-            ) => 1,
-            _ => 0,
-        })
-        .collect()
 }
 
 /// The roots as the core reads them, reporting progress as bytes go by.
@@ -411,35 +382,14 @@ impl Engine {
         })
     }
 
-    /// A folder or loose files as one root: `files` are File/Blob objects (or `Uint8Array`s of
-    /// files read ahead), `paths` their paths relative to the root (`webkitRelativePath` less
-    /// the dropped folder's name, or names).
-    pub fn add_files(
-        &mut self,
-        label: String,
-        files: Array,
-        paths: Vec<String>,
-        modified_ms: Vec<f64>,
-    ) -> Result<(), JsError> {
-        let mut listing = RootListing { label, ..RootListing::default() };
-        let mut blobs = HashMap::new();
-        for ((file, path), modified) in files.iter().zip(paths).zip(modified_ms) {
-            let source = if file.is_instance_of::<Uint8Array>() {
-                Source::Bytes(file.unchecked_into())
-            } else {
-                Source::Blob(file.dyn_into().map_err(|_| js_error("not a File, Blob or Uint8Array"))?)
-            };
-            let size = match &source {
-                Source::Blob(blob) => blob.size() as u64,
-                Source::Bytes(array) => array.length() as u64,
-            };
-            let modified_ms = (modified > 0.0).then_some(modified as i64);
-            listing.files.push(ListedFile { path: path.clone(), size, modified_ms });
-            blobs.insert(path, source);
-        }
-        self.listings.push(listing);
-        self.roots.push(BrowserRoot::Files(blobs));
-        Ok(())
+    /// A folder or loose files as one root, by their paths relative to the root
+    /// (`webkitRelativePath` less the folder's name, or names). The files themselves are handed
+    /// over once the analysis is planned (`give_bytes`, `give_files`): a browser pays for each
+    /// File it hands to a worker, so the page hands them while the analysis runs.
+    pub fn add_listing(&mut self, label: String, paths: Vec<String>) {
+        let files = paths.into_iter().map(|path| ListedFile { path, size: 0, modified_ms: None }).collect();
+        self.listings.push(RootListing { label, files, problems: Vec::new() });
+        self.roots.push(BrowserRoot::Files(HashMap::new()));
     }
 
     /// A zip of a home or of `~/.copilot` as one root, read entry by entry.
@@ -451,22 +401,15 @@ impl Engine {
         Ok(())
     }
 
-    /// Runs the whole analysis; `progress` is called with `{bytes, total, files, files_total,
-    /// file}`. Returns the summary numbers. (`begin`, `parse_log` and `finish` do the same in
-    /// steps, so that the worker can read the next logs ahead while one is parsed.)
-    pub fn run(&mut self, progress: Function) -> Result<JsValue, JsError> {
-        let logs = self.begin(progress)?;
-        for _ in 0..Array::from(&logs).length() {
-            self.parse_log(JsValue::UNDEFINED)?;
-        }
-        self.finish()
-    }
-
-    /// Plans the analysis and reads every file but the event logs. Returns the logs to parse,
-    /// in the order `parse_log` takes them: `[{root, path, size}]`.
+    /// Plans the analysis; `progress` is called with `{bytes, total, files, files_total, file}`.
+    /// Returns what the page is to hand over from its folder roots, in this order: `{files:
+    /// [[root, path]]}` as Files (process logs, read in parts), `{small: [[root, path]]}` as
+    /// bytes (the store among them: its pages are read all over its log, which costs a Blob a
+    /// round trip each; then `read_metadata`), and `{logs: [{root, path, given}]}`, the logs
+    /// in the order `parse_log` takes them (`given`: the page hands its bytes; a zip's logs the
+    /// engine reads itself). Every other file is handed over as a File before `finish`.
     pub fn begin(&mut self, progress: Function) -> Result<JsValue, JsError> {
-        let mut analysis =
-            Analysis::plan(std::mem::take(&mut self.listings), self.options.clone()).map_err(js_error)?;
+        let analysis = Analysis::plan(std::mem::take(&mut self.listings), self.options.clone()).map_err(js_error)?;
         let state = ProgressState {
             callback: progress,
             total: analysis.bytes_to_read() as f64,
@@ -477,23 +420,79 @@ impl Engine {
             last_report: 0.0,
             finished: false,
         };
-        let mut roots = BrowserRoots {
+        let roots = BrowserRoots {
             roots: std::mem::take(&mut self.roots),
             progress: Progress { state: std::rc::Rc::new(RefCell::new(state)) },
         };
-        analysis.read_metadata(&mut roots);
-        self.check_memory()?;
+        let given_by_page = |root: usize| matches!(roots.roots.get(root), Some(BrowserRoot::Files(_)));
+        let (mut in_parts, mut small) = (Vec::new(), Vec::new());
+        for (root, path, read_in_parts) in analysis.metadata_files().filter(|(root, _, _)| given_by_page(*root)) {
+            if read_in_parts { &mut in_parts } else { &mut small }.push((root, path.to_string()));
+        }
         let tasks = analysis.log_tasks();
         let logs: Vec<serde_json::Value> = tasks
             .iter()
-            .map(|task| serde_json::json!({ "root": task.root, "path": task.listed_path, "size": analysis.file_size(task.file) }))
+            .map(|task| serde_json::json!({ "root": task.root, "path": task.listed_path, "given": given_by_page(task.root) }))
             .collect();
         self.running = Some(Running { analysis, roots, table: RowTable::default(), tasks, next: 0 });
-        to_js(&logs)
+        to_js(&serde_json::json!({ "files": in_parts, "small": small, "logs": logs }))
     }
 
-    /// Parses the next log: from `bytes` (a Uint8Array of the whole file, read ahead by the
-    /// worker) when given, else from its root.
+    /// A file of a folder root handed over as bytes (read by the page). Its time is asked for
+    /// only if its rows need it (`read_metadata`).
+    pub fn give_bytes(&mut self, root: usize, path: String, bytes: Uint8Array) -> Result<(), JsError> {
+        let size = bytes.length() as u64;
+        self.give(root, path, Source::Bytes(bytes), size, 0.0)
+    }
+
+    /// Files of a folder root handed over as File objects (read lazily, a slice at a time); each
+    /// file is handed over once, as bytes or as a File.
+    pub fn give_files(&mut self, root: usize, files: Array, paths: Vec<String>) -> Result<(), JsError> {
+        for (file, path) in files.iter().zip(paths) {
+            let blob: Blob = file.dyn_into().map_err(|_| js_error("not a File or Blob"))?;
+            let size = blob.size() as u64;
+            let modified_ms = blob.dyn_ref::<web_sys::File>().map_or(0.0, web_sys::File::last_modified);
+            self.give(root, path, Source::Blob(blob), size, modified_ms)?;
+        }
+        Ok(())
+    }
+
+    fn give(&mut self, root: usize, path: String, source: Source, size: u64, modified_ms: f64) -> Result<(), JsError> {
+        let running = self.running.as_mut().ok_or_else(|| js_error("begin the analysis first"))?;
+        let Some(BrowserRoot::Files(files)) = running.roots.roots.get_mut(root) else {
+            return Err(js_error("not a folder root"));
+        };
+        let modified = (modified_ms > 0.0).then_some(modified_ms as i64);
+        if running.analysis.set_file_facts(root, &path, size, modified) {
+            running.roots.progress.state.borrow_mut().total += size as f64;
+        }
+        files.insert(path, source);
+        Ok(())
+    }
+
+    /// Reads every file but the event logs (the page has handed over the `files` and `small`
+    /// files `begin` named). Returns the files handed over as bytes whose modification times
+    /// the rows need, `[[root, path]]`: the page gives them (`give_time`) before `finish`.
+    pub fn read_metadata(&mut self) -> Result<JsValue, JsError> {
+        let running = self.running.as_mut().ok_or_else(|| js_error("begin the analysis first"))?;
+        running.analysis.read_metadata(&mut running.roots);
+        let needed: Vec<(usize, String)> =
+            running.analysis.files_needing_times().map(|(root, path)| (root, path.to_string())).collect();
+        self.check_memory()?;
+        to_js(&needed)
+    }
+
+    /// A file's modification time (ms since the epoch), asked for by `read_metadata`.
+    pub fn give_time(&mut self, root: usize, path: &str, modified_ms: f64) -> Result<(), JsError> {
+        let running = self.running.as_mut().ok_or_else(|| js_error("begin the analysis first"))?;
+        if modified_ms > 0.0 {
+            running.analysis.set_file_time(root, path, modified_ms as i64);
+        }
+        Ok(())
+    }
+
+    /// Parses the next log: from `bytes` (a Uint8Array of the whole file, read by the page)
+    /// when given, else from its root.
     pub fn parse_log(&mut self, bytes: JsValue) -> Result<(), JsError> {
         let running = self.running.as_mut().ok_or_else(|| js_error("begin the analysis first"))?;
         let task = running.tasks.get(running.next).ok_or_else(|| js_error("every log is parsed already"))?.clone();
@@ -516,6 +515,14 @@ impl Engine {
         let Running { analysis, mut roots, mut table, tasks, .. } =
             self.running.take().ok_or_else(|| js_error("begin the analysis first"))?;
         let outputs = analysis.finish(&mut roots, &mut table);
+        // Only the logs are read again (for long texts); the rest, the store's bytes among
+        // them, can go.
+        let logs: HashSet<(usize, &str)> = tasks.iter().map(|task| (task.root, task.listed_path.as_str())).collect();
+        for (index, root) in roots.roots.iter_mut().enumerate() {
+            if let BrowserRoot::Files(files) = root {
+                files.retain(|path, _| logs.contains(&(index, path.as_str())));
+            }
+        }
         table.seal();
         roots.progress.report("");
         roots.progress.state.borrow_mut().finished = true;

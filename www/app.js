@@ -6,7 +6,6 @@ import { clear, download, fmtBytes, fmtInt, h } from './dom.js';
 import { Cancelled, EngineClient, WorkerCrash, embeddedDemo } from './engine.js';
 import {
   describeRoots,
-  forWorker,
   rootFromDirectoryHandle,
   rootsFromDataTransfer,
   rootsFromFiles,
@@ -30,6 +29,7 @@ const lens = {
   summary: null,
   warnings: [],
   seconds: null,
+  timings: null,
   memory: null,
   error: null,
   engineReady: false,
@@ -68,16 +68,13 @@ function showError(title, message) {
 let progressStarted = 0;
 
 function onProgress(p) {
-  if (p.phase === 'ahead') {
-    $('progress-text').textContent = `Reading small files ahead: ${fmtInt(p.files)} of ${fmtInt(p.files_total)}`;
-    return;
-  }
-  const fraction = p.total > 0 ? Math.min(1, p.bytes / p.total) : 0;
+  // Sizes are learnt as the files are handed over, so the bar follows the files.
+  const fraction = p.files_total > 0 ? Math.min(1, p.files / p.files_total) : 0;
   $('progress-bar').value = fraction;
   const seconds = (performance.now() - progressStarted) / 1000;
   $('progress-text').textContent =
-    `${fmtBytes(p.bytes)} of ${fmtBytes(p.total)} (${Math.round(fraction * 100)}%) · ` +
-    `${fmtInt(p.files)} of ${fmtInt(p.files_total)} files · ${seconds.toFixed(1)} s`;
+    `${fmtInt(p.files)} of ${fmtInt(p.files_total)} files (${Math.round(fraction * 100)}%) · ` +
+    `${fmtBytes(p.bytes)} read · ${seconds.toFixed(1)} s`;
   $('progress-file').textContent = p.file ? `Reading ${p.file}` : 'Joining and deduplicating…';
 }
 
@@ -131,10 +128,10 @@ async function analyse(newRoots) {
   progressStarted = performance.now();
   setState('working');
   try {
-    const result = await engine.analyze(forWorker(roots), options(), (sent, total) => {
-      $('progress-text').textContent = `Handing ${fmtInt(sent)} of ${fmtInt(total)} files to the worker…`;
-    });
+    const result = await engine.analyze(roots, options());
     if (gen !== analysisGen) return;
+    // Seconds: the worker's steps, and the whole run as this page saw it.
+    lens.timings = { ...result.timings, total: (performance.now() - progressStarted) / 1000 };
     lens.summary = result.summary;
     lens.warnings = result.warnings;
     lens.seconds = result.seconds;
@@ -163,6 +160,7 @@ function makeContext(gen, result) {
     summary: result.summary,
     warnings: result.warnings,
     seconds: result.seconds,
+    timings: result.timings,
     memory: result.memory,
     roots: currentRoots,
     engine,

@@ -2,7 +2,15 @@
 // every worker, so a restarted worker fetches nothing), starts the worker, and turns its messages
 // into promises. Cancel and crash both end the worker and start a fresh one.
 
-const STAGE = 128;
+// Handing a folder's files to the worker as the analysis asks for them (see worker.js). A
+// browser pays for every file it opens or hands to a worker, about a tenth of a millisecond
+// each, so the small files are read many at once, the logs a few at once ahead of the parser
+// (at most LOG_BUDGET bytes read and not yet parsed), and the other Files are handed over in
+// parts while the logs are parsed.
+const SMALL_AT_ONCE = 16;
+const LOGS_AT_ONCE = 8;
+const LOG_BUDGET = 64 * 1024 * 1024;
+const FILES_PER_PART = 64;
 
 export class Cancelled extends Error {
   constructor() {
@@ -98,6 +106,14 @@ export class EngineClient {
       this.onProgress(message);
       return;
     }
+    if (message.type === 'serve' || message.type === 'consumed' || message.type === 'times') {
+      const entry = this.pending.get(message.id);
+      if (!entry) return;
+      if (message.type === 'consumed') entry.server.consumed(message.bytes);
+      else if (message.type === 'times') entry.server.giveTimes(message.files);
+      else entry.server.serve(message).catch((error) => this.crash(`handing the files over failed: ${error.message || error}`));
+      return;
+    }
     if (message.type === 'crash') {
       this.crash(message.message);
       return;
@@ -140,33 +156,23 @@ export class EngineClient {
   }
 
   /**
-   * roots: [{kind:'zip', label, file} | {kind:'files', label, files, paths}]. Files go over in
-   * parts: cloning a File makes Chromium fetch its size and time from the browser process, on
-   * this thread, about 0.1 ms each; in parts of STAGE the page keeps its frames.
+   * roots: [{kind:'zip', label, file} | {kind:'files', label, files, paths}]. The worker gets
+   * the folders' paths first; their files follow as it asks for them.
    */
-  async analyze(roots, options, onStage = () => {}) {
+  async analyze(roots, options) {
     await this.start();
-    const total = roots.reduce((n, r) => n + (r.kind === 'files' ? r.files.length : 0), 0);
-    if (total <= STAGE) return this.send({ type: 'analyze', roots, options });
     const worker = this.worker;
-    const staged = [];
-    let sent = 0;
-    for (const [index, root] of roots.entries()) {
-      if (root.kind !== 'files') {
-        staged.push(root);
-        continue;
-      }
-      for (let at = 0; at < root.files.length; at += STAGE) {
-        if (this.worker !== worker) throw new Cancelled();
-        worker.postMessage({ type: 'stage', root: index, files: root.files.slice(at, at + STAGE), paths: root.paths.slice(at, at + STAGE) });
-        sent += Math.min(STAGE, root.files.length - at);
-        onStage(sent, total);
-        await new Promise((resolve) => setTimeout(resolve));
-      }
-      staged.push({ kind: 'staged', label: root.label, root: index });
-    }
-    if (this.worker !== worker) throw new Cancelled();
-    return this.send({ type: 'analyze', roots: staged, options });
+    const id = this.nextId++;
+    const listing = roots.map((root) =>
+      root.kind === 'zip' ? { kind: 'zip', label: root.label, file: root.file } : { kind: 'listing', label: root.label, paths: root.paths },
+    );
+    return new Promise((resolve, reject) => {
+      const alive = () => this.worker === worker;
+      const post = (message, transfer) => alive() && worker.postMessage({ type: 'give', id, ...message }, transfer || []);
+      const server = new FileServer(roots, post, alive);
+      this.pending.set(id, { resolve, reject, server });
+      worker.postMessage({ type: 'analyze', id, options, roots: listing });
+    });
   }
 
   async call(method, ...args) {
@@ -179,5 +185,132 @@ export class EngineClient {
 
   crashForTest() {
     if (this.worker) this.worker.postMessage({ type: 'crash-test' });
+  }
+}
+
+/** Serves one analysis: the folders' files, in the order the worker asks for them. */
+class FileServer {
+  constructor(roots, post, alive) {
+    this.roots = roots;
+    this.post = post;
+    this.alive = alive;
+    this.byPath = roots.map((root) => (root.kind === 'zip' ? new Map() : new Map(root.paths.map((path, index) => [path, root.files[index]]))));
+    // Paths handed over so far, by root: each file goes over once, as bytes or as a File.
+    this.handed = roots.map(() => new Set());
+    // Log bytes read and not yet parsed, and the readers waiting for that to fall.
+    this.held = 0;
+    this.waiting = [];
+    this.timesGiven = new Promise((resolve) => (this.timesWereGiven = resolve));
+  }
+
+  async serve({ files, small, logs }) {
+    this.giveFiles(files);
+    await this.giveSmall(small);
+    this.post({ kind: 'small-given' });
+    await Promise.all([this.giveLogs(logs), this.giveRest(), this.timesGiven]);
+    this.post({ kind: 'all-given' });
+  }
+
+  /**
+   * The modification times of the files the worker asks for (few: the rows at their file's
+   * time). A File's time costs the browser a round trip, so only these are asked.
+   */
+  giveTimes(pairs) {
+    const items = pairs
+      .filter(([root, path]) => this.byPath[root].has(path))
+      .map(([root, path]) => ({ root, path, modified: this.byPath[root].get(path).lastModified || 0 }));
+    this.post({ kind: 'times', items });
+    this.timesWereGiven();
+  }
+
+  /** The worker has parsed a log of `bytes`. */
+  consumed(bytes) {
+    this.held -= bytes;
+    const waiting = this.waiting;
+    this.waiting = [];
+    for (const wake of waiting) wake();
+  }
+
+  giveFiles(pairs) {
+    const byRoot = new Map();
+    for (const [root, path] of pairs) {
+      if (this.handed[root].has(path)) continue;
+      this.handed[root].add(path);
+      if (!byRoot.has(root)) byRoot.set(root, { files: [], paths: [] });
+      byRoot.get(root).files.push(this.byPath[root].get(path));
+      byRoot.get(root).paths.push(path);
+    }
+    for (const [root, { files, paths }] of byRoot) this.post({ kind: 'files', root, files, paths });
+  }
+
+  /** Reads the small files and hands their bytes over, with their times. */
+  async giveSmall(pairs) {
+    let next = 0;
+    let batch = [];
+    const flush = () => {
+      if (!batch.length) return;
+      this.post({ kind: 'bytes', items: batch }, batch.map((item) => item.bytes.buffer));
+      batch = [];
+    };
+    const reader = async () => {
+      while (next < pairs.length && this.alive()) {
+        const [root, path] = pairs[next++];
+        const file = this.byPath[root].get(path);
+        try {
+          const bytes = new Uint8Array(await file.arrayBuffer());
+          this.handed[root].add(path);
+          batch.push({ root, path, bytes });
+          if (batch.length >= 64) flush();
+        } catch {
+          this.giveFiles([[root, path]]); // the engine reads it itself and reports what fails
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: SMALL_AT_ONCE }, reader));
+    flush();
+  }
+
+  /** Reads the logs ahead of the parser and hands their bytes over in order. */
+  async giveLogs(pairs) {
+    let next = 0;
+    let sent = 0;
+    const ready = new Map();
+    const reader = async () => {
+      while (next < pairs.length && this.alive()) {
+        if (this.held >= LOG_BUDGET) {
+          await new Promise((resolve) => this.waiting.push(resolve));
+          continue;
+        }
+        const index = next++;
+        const [root, path] = pairs[index];
+        let bytes;
+        try {
+          bytes = new Uint8Array(await this.byPath[root].get(path).arrayBuffer());
+          this.held += bytes.byteLength;
+        } catch {
+          bytes = undefined; // the engine reads it from its File and reports what fails
+          this.giveFiles([[root, path]]);
+        }
+        ready.set(index, bytes);
+        while (ready.has(sent)) {
+          const log = ready.get(sent);
+          ready.delete(sent);
+          this.post({ kind: 'log', index: sent, bytes: log }, log ? [log.buffer] : []);
+          sent++;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: LOGS_AT_ONCE }, reader));
+  }
+
+  /** Every other File (the logs, read again for their long texts; the rest for their sizes). */
+  async giveRest() {
+    for (const [root, files] of this.byPath.entries()) {
+      const rest = [...files.keys()].filter((path) => !this.handed[root].has(path));
+      for (let at = 0; at < rest.length && this.alive(); at += FILES_PER_PART) {
+        this.giveFiles(rest.slice(at, at + FILES_PER_PART).map((path) => [root, path]));
+        await new Promise((resolve) => setTimeout(resolve));
+      }
+    }
   }
 }

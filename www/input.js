@@ -205,15 +205,6 @@ export async function rootsFromDataTransfer(dataTransfer, onCount) {
   return roots;
 }
 
-/** Roots as the worker takes them (File objects by reference; nothing is copied). */
-export function forWorker(roots) {
-  return roots.map((root) =>
-    root.kind === 'zip'
-      ? { kind: 'zip', label: root.label, file: root.file }
-      : { kind: 'files', label: root.label, files: root.files, paths: root.paths },
-  );
-}
-
 export function describeRoots(roots) {
   return roots.map((root) => (root.kind === 'zip' ? `${root.label} (zip)` : `${root.label} (${root.count} files)`)).join(', ');
 }

@@ -1,16 +1,26 @@
-// The engine's dedicated Worker: the core compiled to WebAssembly runs here, reading the
-// dropped files lazily (Blob slices through FileReaderSync, which exists only in a Worker).
+// The engine's dedicated Worker: the core compiled to WebAssembly runs here. A folder's files
+// are handed over by the page while the analysis runs (see engine.js); Files are read lazily,
+// a slice at a time, with FileReaderSync (which exists only in a Worker).
 // Protocol (all messages are plain objects; see ARCHITECTURE.md, "www/"):
 //   in:  {type:'init', module}                      -> {type:'ready'}
-//        {type:'stage', root, files, paths}         (a big folder's files, in parts, first)
-//        {type:'analyze', id, options, roots}       -> {type:'progress', id, ...}*, then
-//                                                      {type:'done', id, summary, warnings, memory}
+//        {type:'analyze', id, options, roots}       -> {type:'serve', id, files, small, logs}
+//          roots: [{kind:'zip', label, file} | {kind:'listing', label, paths}]
+//        {type:'give', id, kind, ...}               the page's files, in this order:
+//          kind 'files' {root, files, paths} (the `files` first, then any other), 'bytes'
+//          {items: [{root, path, bytes}]} (the `small` ones), 'small-given', 'log' {index,
+//          bytes} (the `logs`, in order), 'times' {items: [{root, path, modified}]} (once
+//          asked), 'all-given'
+//                                                   -> {type:'times', id, files} (after the
+//                                                      small files), {type:'progress', id, ...}*,
+//                                                      {type:'consumed', id, bytes} per log, then
+//                                                      {type:'done', id, summary, warnings, memory,
+//                                                       seconds, timings}
 //        {type:'call', id, method, args}            -> {type:'result', id, value}
 //        {type:'export', id, what, session_id}      -> {type:'result', id, value: Blob}
 //        {type:'crash-test'}                        -> the worker fails on purpose (tests)
 //   out on failure: {type:'error', id, message}; {type:'crash', message} when the WebAssembly
 //   instance trapped (a panic): the page then ends this worker and starts a fresh one.
-import { Engine, initSync, wantedPaths } from './pkg/copilot_lens.js';
+import { Engine, initSync } from './pkg/copilot_lens.js';
 
 let instance = null;
 let engine = null;
@@ -24,17 +34,6 @@ console.error = (...args) => {
 };
 
 const ROWS_PER_PART = 20000;
-// Reading ahead: a browser pays about half a millisecond for each file it opens, whatever its
-// size, but opens several at once when asked asynchronously. So small files the analysis will
-// read are fetched first, AHEAD_AT_ONCE at a time, up to AHEAD_BUDGET bytes in all; the rest is
-// read lazily, a slice at a time, while the analysis runs.
-const AHEAD_AT_ONCE = 16;
-const AHEAD_MAX_FILE = 512 * 1024;
-const AHEAD_BUDGET = 96 * 1024 * 1024;
-// Event logs are read ahead of the parser this many at a time; a log larger than
-// LOG_AHEAD_MAX is read by the engine a slice at a time instead of whole.
-const LOGS_AHEAD = 16;
-const LOG_AHEAD_MAX = 32 * 1024 * 1024;
 const CALLS = new Set(['summary', 'rows', 'facets', 'sessions', 'inventory', 'report', 'usage', 'row_count']);
 
 function fail(id, error) {
@@ -51,59 +50,18 @@ function fail(id, error) {
   }
 }
 
-// Files handed over in parts before an analysis ({type:'stage'}), by root index.
-let staged = new Map();
+// What the page hands over during an analysis ({type:'give'} messages), taken in order.
+let given = [];
+let wake = null;
 
-async function readAhead(id, roots) {
-  const picks = [];
-  let budget = AHEAD_BUDGET;
-  for (const root of roots) {
-    if (root.kind !== 'files') continue;
-    const wanted = wantedPaths(root.paths);
-    // The files other than event logs (each is read whole; the logs are read ahead of the
-    // parser during the run).
-    root.files.forEach((file, index) => {
-      if (wanted[index] !== 1 || file.size > AHEAD_MAX_FILE || file.size > budget) return;
-      budget -= file.size;
-      picks.push([root, index]);
-    });
-  }
-  if (!picks.length) return;
-  let next = 0;
-  let done = 0;
-  let last = 0;
-  const total = picks.length;
-  const one = async () => {
-    while (next < picks.length) {
-      const [root, index] = picks[next++];
-      try {
-        root.files[index] = new Uint8Array(await root.files[index].arrayBuffer());
-      } catch {
-        // left as a File: the analysis reads it itself and reports what fails
-      }
-      done++;
-      const now = performance.now();
-      if (now - last >= 50) {
-        last = now;
-        self.postMessage({ type: 'progress', id, phase: 'ahead', files: done, files_total: total });
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: AHEAD_AT_ONCE }, one));
+function receiveGiven(message) {
+  given.push(message);
+  if (wake) wake();
 }
 
 async function analyze({ id, options, roots }) {
-  roots = roots.map((root) => {
-    if (root.kind !== 'staged') return root;
-    const parts = staged.get(root.root) || { files: [], paths: [] };
-    return { kind: 'files', label: root.label, files: parts.files, paths: parts.paths };
-  });
-  staged = new Map();
   const started = performance.now();
-  for (const root of roots) {
-    if (root.kind === 'files') root.modified = root.files.map((file) => file.lastModified || 0);
-  }
-  await readAhead(id, roots);
+  given = [];
   if (engine) {
     try {
       engine.free();
@@ -119,17 +77,22 @@ async function analyze({ id, options, roots }) {
     delete settings.rates_file;
   }
   const fresh = new Engine(settings);
-  let added = 0;
-  for (const root of roots) {
+  // A root that cannot be opened (a broken zip) is left out and reported; the page serves
+  // files by its own root indexes, the engine numbers the roots it took.
+  const toPage = [];
+  const toEngine = new Map();
+  for (const [index, root] of roots.entries()) {
     try {
       if (root.kind === 'zip') fresh.add_zip(root.label, root.file);
-      else fresh.add_files(root.label, root.files, root.paths, root.modified);
-      added++;
+      else fresh.add_listing(root.label, root.paths);
+      toEngine.set(index, toPage.length);
+      toPage.push(index);
     } catch (error) {
       if (error instanceof WebAssembly.RuntimeError) throw error;
       warnings.push({ root: root.label, message: String(error.message || error) });
     }
   }
+  const added = toPage.length;
   if (!added) {
     fresh.free();
     throw new Error(warnings.map((w) => `${w.root}: ${w.message}`).join('; ') || 'nothing to analyse');
@@ -142,25 +105,67 @@ async function analyze({ id, options, roots }) {
       self.postMessage({ type: 'progress', id, bytes: p.bytes, total: p.total, files: p.files, files_total: p.files_total, file: p.file });
     }
   };
-  const logs = fresh.begin(progress);
-  // The logs are parsed in order, each read ahead (LOGS_AHEAD at a time, asynchronously, which
-  // a browser does in parallel) while the ones before it are parsed. A log in a zip, or too big
-  // to hold whole, is left for the engine to read from its root itself.
-  const sources = roots.map((root) => (root.kind === 'files' ? new Map(root.paths.map((p, index) => [p, root.files[index]])) : null));
-  const fetchLog = (log) => {
-    const file = sources[log.root] && sources[log.root].get(log.path);
-    if (!file || file instanceof Uint8Array) return Promise.resolve(file);
-    if (file.size > LOG_AHEAD_MAX) return Promise.resolve(undefined);
-    return file.arrayBuffer().then((buffer) => new Uint8Array(buffer), () => undefined);
+  const timings = {};
+  let mark = started;
+  const lap = (name) => {
+    const now = performance.now();
+    timings[name] = (now - mark) / 1000;
+    mark = now;
   };
-  const ahead = [];
-  for (let index = 0; index < Math.min(LOGS_AHEAD, logs.length); index++) ahead.push(fetchLog(logs[index]));
-  for (let index = 0; index < logs.length; index++) {
-    const bytes = await ahead.shift();
-    if (index + LOGS_AHEAD < logs.length) ahead.push(fetchLog(logs[index + LOGS_AHEAD]));
-    fresh.parse_log(bytes);
+  const plan = fresh.begin(progress);
+  const forPage = ([root, path]) => [toPage[root], path];
+  self.postMessage({
+    type: 'serve',
+    id,
+    files: plan.files.map(forPage),
+    small: plan.small.map(forPage),
+    logs: plan.logs.filter((log) => log.given).map((log) => forPage([log.root, log.path])),
+  });
+
+  // The page's files, taken as they come; `until` waits for more when `done()` is not yet true.
+  const logBytes = new Map();
+  let smallGiven = false;
+  let allGiven = false;
+  const take = (message) => {
+    if (message.id !== id) return;
+    if (message.kind === 'files') fresh.give_files(toEngine.get(message.root), message.files, message.paths);
+    else if (message.kind === 'bytes') for (const item of message.items) fresh.give_bytes(toEngine.get(item.root), item.path, item.bytes);
+    else if (message.kind === 'small-given') smallGiven = true;
+    else if (message.kind === 'log') logBytes.set(message.index, message.bytes);
+    else if (message.kind === 'times') for (const item of message.items) fresh.give_time(toEngine.get(item.root), item.path, item.modified);
+    else if (message.kind === 'all-given') allGiven = true;
+  };
+  const until = async (done) => {
+    for (;;) {
+      while (given.length) take(given.shift());
+      if (done()) return;
+      await new Promise((resolve) => (wake = resolve));
+      wake = null;
+    }
+  };
+  await until(() => smallGiven);
+  lap('small_files');
+  const needTimes = fresh.read_metadata();
+  self.postMessage({ type: 'times', id, files: needTimes.map(forPage) });
+  lap('other_files');
+  let served = 0;
+  for (const log of plan.logs) {
+    if (log.given) {
+      const index = served++;
+      await until(() => logBytes.has(index));
+      const bytes = logBytes.get(index);
+      logBytes.delete(index);
+      fresh.parse_log(bytes);
+      self.postMessage({ type: 'consumed', id, bytes: bytes ? bytes.byteLength : 0 });
+    } else {
+      fresh.parse_log(undefined);
+    }
   }
+  lap('logs');
+  await until(() => allGiven);
+  lap('last_files');
   const summary = fresh.finish();
+  lap('joins');
   engine = fresh;
   self.postMessage({
     type: 'done',
@@ -168,6 +173,7 @@ async function analyze({ id, options, roots }) {
     summary,
     warnings,
     seconds: (performance.now() - started) / 1000,
+    timings,
     memory: instance.memory.buffer.byteLength,
   });
 }
@@ -198,13 +204,9 @@ self.onmessage = async (event) => {
         instance = initSync({ module: message.module });
         self.postMessage({ type: 'ready' });
         break;
-      case 'stage': {
-        if (!staged.has(message.root)) staged.set(message.root, { files: [], paths: [] });
-        const parts = staged.get(message.root);
-        parts.files.push(...message.files);
-        parts.paths.push(...message.paths);
+      case 'give':
+        receiveGiven(message);
         break;
-      }
       case 'analyze':
         await analyze(message);
         break;

@@ -5,6 +5,6 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(grants) = copilot_lens::artifacts::settings::parse(data) {
-        let _ = copilot_lens::artifacts::settings::rows(&grants, None);
+        let _ = copilot_lens::artifacts::settings::rows(&grants);
     }
 });

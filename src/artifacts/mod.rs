@@ -31,6 +31,9 @@ pub struct PendingRow {
     pub text: String,
     pub source_line: u64,
     pub mark: RowMark,
+    /// Stamped with its file's modification time, which the analysis sets before the rows go
+    /// out (a browser learns a file's time only when asked, and asks only for these files).
+    pub at_file_time: bool,
 }
 
 /// A row of a file other than an event log, as held until every log has been read.
@@ -81,7 +84,13 @@ impl PendingRow {
             text,
             source_line,
             mark: RowMark::Plain,
+            at_file_time: false,
         }
+    }
+
+    /// A row at its file's modification time (see `at_file_time`).
+    pub fn at_file_time(turn_type: TurnType, text: String, source_line: u64) -> Self {
+        PendingRow { at_file_time: true, ..PendingRow::new(turn_type, text, "", source_line) }
     }
 
     pub fn in_session(mut self, session_id: &str) -> Self {

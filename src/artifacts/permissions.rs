@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::{PendingRow, mtime_text, utf8_text};
+use super::{PendingRow, utf8_text};
 use crate::model::TurnType;
 
 /// The per-location lists that hold grants.
@@ -37,14 +37,13 @@ pub fn parse(bytes: &[u8]) -> Result<Vec<LocationGrant>, String> {
 }
 
 /// One system row per grant, at the file's modification time, in the location's project.
-pub fn rows(grants: &[LocationGrant], modified_ms: Option<i64>) -> Vec<PendingRow> {
-    let stamp = mtime_text(modified_ms);
+pub fn rows(grants: &[LocationGrant]) -> Vec<PendingRow> {
     grants
         .iter()
         .enumerate()
         .map(|(index, grant)| {
             let text = format!("permission setting: locations.{}.{}={}", grant.location, grant.list, grant.entry);
-            let mut row = PendingRow::new(TurnType::System, text, &stamp, index as u64 + 1);
+            let mut row = PendingRow::at_file_time(TurnType::System, text, index as u64 + 1);
             row.project_path = grant.location.clone();
             row
         })
@@ -58,7 +57,7 @@ mod tests {
     #[test]
     fn each_entry_is_a_grant_with_sorted_keys() {
         let text = br#"{"locations":{"/srv/proj":{"tool_approvals":[{"kind":"write"},{"kind":"commands","commandIdentifiers":["npm test"]}],"allowed_directories":["/tmp"]}}}"#;
-        let rows = rows(&parse(text).unwrap(), None);
+        let rows = rows(&parse(text).unwrap());
         let texts: Vec<_> = rows.iter().map(|row| row.text.as_str()).collect();
         assert_eq!(
             texts,

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::{PendingRow, mtime_text, utf8_text};
+use super::{PendingRow, utf8_text};
 use crate::model::TurnType;
 
 /// The settings keys that grant or refuse without asking.
@@ -25,13 +25,12 @@ pub fn parse(bytes: &[u8]) -> Result<Vec<UrlGrant>, String> {
 }
 
 /// One system row per entry, at the file's modification time.
-pub fn rows(grants: &[UrlGrant], modified_ms: Option<i64>) -> Vec<PendingRow> {
-    let stamp = mtime_text(modified_ms);
+pub fn rows(grants: &[UrlGrant]) -> Vec<PendingRow> {
     grants
         .iter()
         .enumerate()
         .map(|(index, (list, entry))| {
-            PendingRow::new(TurnType::System, format!("permission setting: {list}={entry}"), &stamp, index as u64 + 1)
+            PendingRow::at_file_time(TurnType::System, format!("permission setting: {list}={entry}"), index as u64 + 1)
         })
         .collect()
 }
@@ -44,12 +43,12 @@ mod tests {
     fn comments_are_allowed_and_both_lists_read() {
         let text = b"{\n // user settings\n \"allowedUrls\": [\"https://a.example\"], /* x */ \"deniedUrls\": [\"b.example\",],\n}";
         let grants = parse(text).unwrap();
-        let rows = rows(&grants, Some(0));
+        let rows = rows(&grants);
         let texts: Vec<_> = rows.iter().map(|row| row.text.as_str()).collect();
         assert_eq!(
             texts,
             ["permission setting: allowedUrls=https://a.example", "permission setting: deniedUrls=b.example"]
         );
-        assert_eq!(rows[0].timestamp_utc, "1970-01-01T00:00:00.000Z");
+        assert!(rows.iter().all(|row| row.at_file_time));
     }
 }

@@ -5,7 +5,7 @@ use std::fmt;
 
 use serde::Deserialize;
 
-use super::{PendingRow, mtime_text, utf8_text};
+use super::{PendingRow, utf8_text};
 use crate::model::{RowMark, TurnType};
 
 /// The keys copilot-lens reads; every other key is ignored.
@@ -85,7 +85,7 @@ impl Workspace {
 
     /// The rows of "Other files": name, metadata, the scratch directory of a session that was
     /// never prompted (`has_events_log` false), and the sync marker.
-    pub fn rows(&self, session_id: &str, has_events_log: bool, modified_ms: Option<i64>) -> Vec<PendingRow> {
+    pub fn rows(&self, session_id: &str, has_events_log: bool) -> Vec<PendingRow> {
         let created = text(&self.created_at);
         let row = |text: String, stamp: &str, key: &str| {
             PendingRow::new(TurnType::System, text, stamp, self.key_line(key)).in_session(session_id)
@@ -123,10 +123,11 @@ impl Workspace {
                     or_dash(&self.mc_last_event_id),
                     or_dash(&self.remote_steerable)
                 ),
-                &mtime_text(modified_ms),
+                "",
                 "mc_session_id",
             );
             synced.mark = RowMark::SessionSynced;
+            synced.at_file_time = true;
             rows.push(synced);
         }
         rows
@@ -145,7 +146,7 @@ mod tests {
     #[test]
     fn rows_follow_the_table() {
         let workspace = parse(SYNCED.as_bytes()).unwrap();
-        let rows = workspace.rows("s", true, Some(1_790_845_500_000));
+        let rows = workspace.rows("s", true);
         let texts: Vec<_> = rows.iter().map(|row| (row.text.as_str(), row.source_line)).collect();
         assert_eq!(
             texts,
@@ -156,13 +157,13 @@ mod tests {
             ]
         );
         assert_eq!(rows[0].timestamp_utc, "2026-10-01T09:00:00.000Z");
-        assert_eq!(rows[2].timestamp_utc, "2026-10-01T09:05:00.000Z");
+        assert!(rows[2].at_file_time && !rows[0].at_file_time);
     }
 
     #[test]
     fn a_session_never_prompted_names_its_scratch_directory() {
         let workspace = parse(b"id: x\ncwd: /tmp/pool\nclient_name: github/autopilot\nmc_session_id: null\n").unwrap();
-        let rows = workspace.rows("x", false, None);
+        let rows = workspace.rows("x", false);
         assert_eq!(rows.last().unwrap().text, "scratch directory: /tmp/pool");
         assert_eq!(rows.last().unwrap().mark, RowMark::ScratchDirectory);
         assert!(!workspace.is_synced());

@@ -7,11 +7,14 @@ use std::io::{self, Read, Seek, SeekFrom};
 use js_sys::Uint8Array;
 use web_sys::{Blob, FileReaderSync};
 
-/// A Blob is read in aligned windows of this size, the last `WINDOWS` of them kept: every
-/// `FileReaderSync` call costs the browser a round trip whatever its size, and a zip's entries
-/// are read in path order, which rarely strays far from the archive's own order.
-const WINDOW: u64 = 1 << 20;
-const WINDOWS: usize = 16;
+/// A Blob is read in windows, the most recently used kept up to `KEPT_BYTES`: every
+/// `FileReaderSync` call costs the browser a round trip whatever its size. A read that follows
+/// on from the last window fetches twice as much as that one did, up to `LONGEST_READ` (a log
+/// or a zip entry read through); a read elsewhere fetches `FIRST_READ` (a zip's small entries
+/// in path order, not the archive's, or the store's pages, scattered over its log).
+const FIRST_READ: u64 = 256 << 10;
+const LONGEST_READ: u64 = 4 << 20;
+const KEPT_BYTES: usize = 32 << 20;
 
 pub struct BlobReader {
     blob: Blob,
@@ -20,6 +23,9 @@ pub struct BlobReader {
     position: u64,
     /// Windows by their start, most recently used last.
     windows: Vec<(u64, Vec<u8>)>,
+    /// Where the last fetched window ended, and its length.
+    fetched_end: u64,
+    fetched: u64,
 }
 
 impl BlobReader {
@@ -27,31 +33,37 @@ impl BlobReader {
         let reader =
             FileReaderSync::new().map_err(|_| io::Error::other("FileReaderSync is only available in a Worker"))?;
         let size = blob.size() as u64;
-        Ok(BlobReader { blob, reader, size, position: 0, windows: Vec::new() })
+        Ok(BlobReader { blob, reader, size, position: 0, windows: Vec::new(), fetched_end: u64::MAX, fetched: 0 })
     }
 
-    /// The window holding `position`, fetched if it is not kept.
-    fn window(&mut self, position: u64) -> io::Result<&(u64, Vec<u8>)> {
-        let start = position - position % WINDOW;
-        match self.windows.iter().position(|(kept, _)| *kept == start) {
+    /// The window holding `position`, fetched (at least `wanted` bytes of it) if it is not kept.
+    fn window(&mut self, position: u64, wanted: u64) -> io::Result<&(u64, Vec<u8>)> {
+        let kept =
+            self.windows.iter().position(|(start, bytes)| (*start..*start + bytes.len() as u64).contains(&position));
+        match kept {
             Some(at) => {
                 let window = self.windows.remove(at);
                 self.windows.push(window);
             }
             None => {
-                let end = (start + WINDOW).min(self.size);
+                let length = if position == self.fetched_end { self.fetched * 2 } else { FIRST_READ };
+                let length = length.max(wanted).min(LONGEST_READ);
+                let end = (position + length).min(self.size);
                 let slice = self
                     .blob
-                    .slice_with_f64_and_f64(start as f64, end as f64)
+                    .slice_with_f64_and_f64(position as f64, end as f64)
                     .map_err(|_| io::Error::other("cannot slice the file"))?;
                 let bytes = self
                     .reader
                     .read_as_array_buffer(&slice)
                     .map_err(|error| io::Error::other(format!("cannot read the file: {error:?}")))?;
-                if self.windows.len() == WINDOWS {
-                    self.windows.remove(0);
+                let bytes = Uint8Array::new(&bytes).to_vec();
+                let mut kept: usize = self.windows.iter().map(|(_, window)| window.len()).sum();
+                while kept + bytes.len() > KEPT_BYTES && !self.windows.is_empty() {
+                    kept -= self.windows.remove(0).1.len();
                 }
-                self.windows.push((start, Uint8Array::new(&bytes).to_vec()));
+                (self.fetched_end, self.fetched) = (end, end - position);
+                self.windows.push((position, bytes));
             }
         }
         Ok(self.windows.last().expect("just kept"))
@@ -64,7 +76,7 @@ impl Read for BlobReader {
             return Ok(0);
         }
         let position = self.position;
-        let (start, bytes) = self.window(position)?;
+        let (start, bytes) = self.window(position, out.len() as u64)?;
         let available = bytes.get((position - start) as usize..).unwrap_or_default();
         let count = available.len().min(out.len());
         out[..count].copy_from_slice(&available[..count]);

@@ -638,7 +638,7 @@ test('cancel ends the worker and a fresh one analyses; a worker crash is reporte
           const tick = (now) => {
             gaps.push(now - last);
             last = now;
-            if (end === Infinity && / MB of /.test(document.getElementById('progress-text').textContent)) end = now + 400;
+            if (end === Infinity && / read · /.test(document.getElementById('progress-text').textContent)) end = now + 400;
             if (now < end && document.body.dataset.state === 'working') requestAnimationFrame(tick);
             else resolve(gaps);
           };
