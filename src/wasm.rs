@@ -59,6 +59,10 @@ fn memory_mib() -> u32 {
     (core::arch::wasm32::memory_size::<0>() / 16) as u32
 }
 
+/// A zip's entries up to this size are inflated in the archive's order before the metadata
+/// files are read (see `ZipRoot::read_ahead`); larger ones (the store) are read when asked for.
+const READ_AHEAD_MAX_BYTES: u64 = 1 << 20;
+
 enum BrowserRoot {
     Files(HashMap<String, Source>),
     Zip(ZipRoot<BlobReader>),
@@ -475,6 +479,12 @@ impl Engine {
     /// the rows need, `[[root, path]]`: the page gives them (`give_time`) before `finish`.
     pub fn read_metadata(&mut self) -> Result<JsValue, JsError> {
         let running = self.running.as_mut().ok_or_else(|| js_error("begin the analysis first"))?;
+        for (root, browser_root) in running.roots.roots.iter_mut().enumerate() {
+            if let BrowserRoot::Zip(zip) = browser_root {
+                let small = running.analysis.metadata_files().filter(|(of, _, _)| *of == root).map(|(_, path, _)| path);
+                zip.read_ahead(small, READ_AHEAD_MAX_BYTES);
+            }
+        }
         running.analysis.read_metadata(&mut running.roots);
         let needed: Vec<(usize, String)> =
             running.analysis.files_needing_times().map(|(root, path)| (root, path.to_string())).collect();

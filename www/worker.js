@@ -149,10 +149,13 @@ async function analyze({ id, options, roots }) {
   self.postMessage({ type: 'times', id, files: needTimes.map(forPage) });
   lap('other_files');
   let served = 0;
+  let waited = 0; // for the page's log bytes: the part of `logs` not spent parsing
   for (const log of plan.logs) {
     if (log.given) {
       const index = served++;
+      const asked = performance.now();
       await until(() => logBytes.has(index));
+      waited += performance.now() - asked;
       const bytes = logBytes.get(index);
       logBytes.delete(index);
       fresh.parse_log(bytes);
@@ -162,6 +165,7 @@ async function analyze({ id, options, roots }) {
     }
   }
   lap('logs');
+  timings.logs_waiting = waited / 1000;
   await until(() => allGiven);
   lap('last_files');
   const summary = fresh.finish();

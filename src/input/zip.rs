@@ -3,7 +3,7 @@
 //! one at a time, only when the analysis asks for them.
 
 use std::collections::HashMap;
-use std::io::{self, Read, Seek};
+use std::io::{self, Cursor, Read, Seek};
 
 use zip::ZipArchive;
 
@@ -23,6 +23,8 @@ pub struct ZipRoot<R> {
     archive: ZipArchive<R>,
     /// Entry index by listed path.
     entries: HashMap<String, usize>,
+    /// Small entries inflated ahead by `read_ahead`, taken by `open_entry`.
+    inflated: HashMap<String, Vec<u8>>,
 }
 
 impl<R: Read + Seek> ZipRoot<R> {
@@ -83,11 +85,39 @@ impl<R: Read + Seek> ZipRoot<R> {
             listing.files.push(ListedFile { path: path.clone(), size: entry.size(), modified_ms });
             entries.insert(path, index);
         }
-        Ok((ZipRoot { archive, entries }, listing))
+        Ok((ZipRoot { archive, entries, inflated: HashMap::new() }, listing))
+    }
+
+    /// Inflates the named entries of at most `max_size` bytes in the archive's order and keeps
+    /// them for `open_entry`. Path order jumps all over the archive (a session's small files
+    /// lie between logs), which costs a reader that fetches in windows (a Blob) a fetch for each.
+    /// An entry that fails is left to `open_entry`, which reports the error.
+    pub fn read_ahead<'p>(&mut self, paths: impl Iterator<Item = &'p str>, max_size: u64) {
+        let mut wanted: Vec<(u64, usize, &str)> = paths
+            .filter_map(|path| {
+                let index = *self.entries.get(path)?;
+                let entry = self.archive.by_index_data(index).ok()?;
+                (entry.size() <= max_size).then(|| (entry.header_start(), index, path))
+            })
+            .collect();
+        wanted.sort_unstable();
+        for (_, index, path) in wanted {
+            let mut bytes = Vec::new();
+            let inflated = self.archive.by_index(index).and_then(|entry| {
+                let size = entry.size();
+                entry.take(size).read_to_end(&mut bytes).map_err(Into::into)
+            });
+            if inflated.is_ok() {
+                self.inflated.insert(path.to_string(), bytes);
+            }
+        }
     }
 
     /// The inflated bytes of a listed entry, as a stream that stops at its declared size.
     pub fn open_entry(&mut self, path: &str) -> io::Result<Box<dyn Read + '_>> {
+        if let Some(bytes) = self.inflated.remove(path) {
+            return Ok(Box::new(Cursor::new(bytes)));
+        }
         let index = *self.entries.get(path).ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no such entry"))?;
         let entry = self.archive.by_index(index).map_err(io::Error::other)?;
         let size = entry.size();
@@ -100,4 +130,45 @@ fn dos_time_millis(time: zip::DateTime) -> Option<i64> {
     let date = chrono::NaiveDate::from_ymd_opt(time.year().into(), time.month().into(), time.day().into())?;
     let moment = date.and_hms_opt(time.hour().into(), time.minute().into(), time.second().into())?;
     Some(moment.and_utc().timestamp_millis())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Cursor, Read, Write};
+
+    use super::ZipRoot;
+
+    fn archive(entries: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut writer = zip::ZipWriter::new(Cursor::new(Vec::new()));
+        for (name, bytes) in entries {
+            writer.start_file(*name, zip::write::SimpleFileOptions::default()).unwrap();
+            writer.write_all(bytes).unwrap();
+        }
+        writer.finish().unwrap().into_inner()
+    }
+
+    fn entry(root: &mut ZipRoot<Cursor<Vec<u8>>>, path: &str) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        root.open_entry(path).unwrap().read_to_end(&mut bytes).unwrap();
+        bytes
+    }
+
+    #[test]
+    fn entries_read_ahead_equal_entries_read_when_asked() {
+        let big = b"{\"type\":\"x\"}\n".repeat(1000);
+        let bytes = archive(&[
+            (".copilot/b/workspace.yaml", b"id: b\n"),
+            (".copilot/b/events.jsonl", &big),
+            (".copilot/a/workspace.yaml", b"id: a\n"),
+        ]);
+        let (mut root, _) = ZipRoot::open(Cursor::new(bytes), "test.zip").unwrap();
+        let paths = [".copilot/a/workspace.yaml", ".copilot/b/workspace.yaml", ".copilot/b/events.jsonl", "missing"];
+        root.read_ahead(paths.into_iter(), 100);
+        assert_eq!(root.inflated.len(), 2, "only the small entries that exist");
+        assert_eq!(entry(&mut root, ".copilot/a/workspace.yaml"), b"id: a\n");
+        assert_eq!(entry(&mut root, ".copilot/b/workspace.yaml"), b"id: b\n");
+        assert!(root.inflated.is_empty(), "each entry read ahead is handed out once");
+        assert_eq!(entry(&mut root, ".copilot/b/workspace.yaml"), b"id: b\n", "then read again from the archive");
+        assert_eq!(entry(&mut root, ".copilot/b/events.jsonl"), big);
+    }
 }
