@@ -138,6 +138,9 @@ def zip_cases():
     plain = bytearray(write_zip("enc", [(log_path, good_log()), (".copilot/command-history-state.json", '{"commandHistory":["secret"]}')]))
     _mark_encrypted(plain, ".copilot/command-history-state.json")
     (folder / "encrypted.zip").write_bytes(bytes(plain))
+    damaged = bytearray(write_zip("crc", [(log_path, good_log())]))
+    _spoil_checksum(damaged, log_path)
+    (folder / "wrong-checksum.zip").write_bytes(bytes(damaged))
     whole = write_zip("trunc", [(log_path, good_log() * 50)])
     (folder / "truncated.zip").write_bytes(whole[: len(whole) // 2])
 
@@ -158,6 +161,17 @@ def _mark_encrypted(data, name):
         while (start := data.find(signature, start)) != -1:
             if data[start + name_offset:start + name_offset + len(encoded)] == encoded:
                 data[start + flag_offset] |= 1
+            start += 4
+
+
+def _spoil_checksum(data, name):
+    """Flips a bit of an entry's CRC-32 in its local and central headers."""
+    encoded = name.encode()
+    for signature, crc_offset, name_offset in ((b"PK\x03\x04", 14, 30), (b"PK\x01\x02", 16, 46)):
+        start = 0
+        while (start := data.find(signature, start)) != -1:
+            if data[start + name_offset:start + name_offset + len(encoded)] == encoded:
+                data[start + crc_offset] ^= 1
             start += 4
 
 

@@ -436,7 +436,13 @@ impl Engine {
         let tasks = analysis.log_tasks();
         let logs: Vec<serde_json::Value> = tasks
             .iter()
-            .map(|task| serde_json::json!({ "root": task.root, "path": task.listed_path, "given": given_by_page(task.root) }))
+            .map(|task| match roots.roots.get(task.root) {
+                Some(BrowserRoot::Zip(zip)) => match zip.raw_entry(&task.listed_path) {
+                    Some(entry) => serde_json::json!({ "root": task.root, "path": task.listed_path, "given": true, "entry": entry }),
+                    None => serde_json::json!({ "root": task.root, "path": task.listed_path, "given": false }),
+                },
+                _ => serde_json::json!({ "root": task.root, "path": task.listed_path, "given": given_by_page(task.root) }),
+            })
             .collect();
         self.running = Some(Running { analysis, roots, table: RowTable::default(), tasks, next: 0 });
         to_js(&serde_json::json!({ "files": in_parts, "small": small, "logs": logs }))
@@ -509,8 +515,17 @@ impl Engine {
         running.next += 1;
         let mut tally = Tally::default();
         let mut sink = TallySink::new(&mut tally, &mut running.table);
-        let outcome = if let Some(array) = bytes.dyn_ref::<Uint8Array>() {
-            let bytes = array.to_vec();
+        let given = bytes.dyn_ref::<Uint8Array>().map(Uint8Array::to_vec).filter(|bytes| {
+            match running.roots.roots.get(task.root) {
+                // The page inflated this entry: taken only if it is what the archive says it is;
+                // otherwise the engine reads the entry itself and reports what is wrong with it.
+                Some(BrowserRoot::Zip(zip)) => zip
+                    .raw_entry(&task.listed_path)
+                    .is_some_and(|entry| entry.size == bytes.len() as u64 && entry.crc32 == crc32fast::hash(bytes)),
+                _ => true,
+            }
+        });
+        let outcome = if let Some(bytes) = given {
             running.roots.progress.add_file(task.root, &task.listed_path, bytes.len() as f64);
             events::parse_log(&task.context(&running.analysis.options), bytes.as_slice(), &mut sink)
         } else {

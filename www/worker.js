@@ -119,7 +119,7 @@ async function analyze({ id, options, roots }) {
     id,
     files: plan.files.map(forPage),
     small: plan.small.map(forPage),
-    logs: plan.logs.filter((log) => log.given).map((log) => forPage([log.root, log.path])),
+    logs: plan.logs.filter((log) => log.given).map((log) => [...forPage([log.root, log.path]), log.entry]),
   });
 
   // The page's files, taken as they come; `until` waits for more when `done()` is not yet true.

@@ -5,6 +5,6 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(workspace) = copilot_lens::artifacts::workspace::parse(data) {
-        let _ = workspace.rows("s", data.len() % 2 == 0, Some(0));
+        let _ = workspace.rows("s", data.len() % 2 == 0);
     }
 });

@@ -103,9 +103,9 @@ impl<R: Read + Seek> ZipRoot<R> {
         wanted.sort_unstable();
         for (_, index, path) in wanted {
             let mut bytes = Vec::new();
-            let inflated = self.archive.by_index(index).and_then(|entry| {
-                let size = entry.size();
-                entry.take(size).read_to_end(&mut bytes).map_err(Into::into)
+            let inflated = self.archive.by_index(index).map_err(io::Error::other).and_then(|entry| {
+                let left = entry.size();
+                DeclaredSize { entry, left }.read_to_end(&mut bytes)
             });
             if inflated.is_ok() {
                 self.inflated.insert(path.to_string(), bytes);
@@ -113,16 +113,77 @@ impl<R: Read + Seek> ZipRoot<R> {
         }
     }
 
-    /// The inflated bytes of a listed entry, as a stream that stops at its declared size.
+    /// Where a listed entry's bytes lie in the archive, for a reader that inflates it
+    /// elsewhere (the page, with the browser's own inflater, while the engine parses); only
+    /// stored and deflated entries.
+    pub fn raw_entry(&self, path: &str) -> Option<RawEntry> {
+        let entry = self.archive.by_index_data(*self.entries.get(path)?).ok()?;
+        let deflated = match entry.compression() {
+            zip::CompressionMethod::Stored => false,
+            zip::CompressionMethod::Deflated => true,
+            _ => return None,
+        };
+        Some(RawEntry {
+            header_start: entry.header_start(),
+            name_length: entry.name_raw().len() as u64,
+            packed: entry.compressed_size(),
+            size: entry.size(),
+            deflated,
+            crc32: entry.crc32(),
+        })
+    }
+
+    /// The inflated bytes of a listed entry, as a stream that stops at its declared size and
+    /// fails when its CRC-32 is wrong.
     pub fn open_entry(&mut self, path: &str) -> io::Result<Box<dyn Read + '_>> {
         if let Some(bytes) = self.inflated.remove(path) {
             return Ok(Box::new(Cursor::new(bytes)));
         }
         let index = *self.entries.get(path).ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no such entry"))?;
         let entry = self.archive.by_index(index).map_err(io::Error::other)?;
-        let size = entry.size();
-        Ok(Box::new(entry.take(size)))
+        let left = entry.size();
+        Ok(Box::new(DeclaredSize { entry, left }))
     }
+}
+
+/// An entry's inflated bytes up to its declared size. There one more read of the entry lets
+/// the zip crate check the CRC-32 (it does at the end of the data), and shows an entry that
+/// inflates past its size; a plain `take` would stop short of both.
+struct DeclaredSize<R> {
+    entry: R,
+    left: u64,
+}
+
+impl<R: Read> Read for DeclaredSize<R> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        if out.is_empty() {
+            return Ok(0);
+        }
+        if self.left == 0 {
+            let mut probe = [0u8; 1];
+            return match self.entry.read(&mut probe)? {
+                0 => Ok(0),
+                _ => Err(io::Error::new(io::ErrorKind::InvalidData, "the entry inflates past its declared size")),
+            };
+        }
+        let wanted = out.len().min(usize::try_from(self.left).unwrap_or(usize::MAX));
+        let count = self.entry.read(&mut out[..wanted])?;
+        self.left -= count as u64;
+        Ok(count)
+    }
+}
+
+/// A zip entry's place in its archive: its local header starts at `header_start` (30 bytes,
+/// the name, an extra field whose length only the local header gives), then `packed` bytes
+/// that inflate (or are, when stored) to `size` bytes with this CRC-32.
+#[derive(Clone, Copy, Debug, serde::Serialize)]
+pub struct RawEntry {
+    pub header_start: u64,
+    pub name_length: u64,
+    pub packed: u64,
+    pub size: u64,
+    pub deflated: bool,
+    pub crc32: u32,
 }
 
 /// A zip's DOS time, which has no zone: read as UTC.

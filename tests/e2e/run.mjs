@@ -296,6 +296,19 @@ test('a dropped zip (and two zips at once) equal the native CLI on the same zips
     await showView(page, 'diagnostics');
     assert((await page.textContent('#view-diagnostics')).includes('broken.zip'), 'and in Diagnostics');
     await shot(page, 'zip-broken-diagnostics.png', false);
+
+    // The page inflates a zip's logs itself; an entry whose checksum is wrong is read again
+    // by the engine, which reports it as the CLI does.
+    const damaged = withWrongChecksums(zip, 'events.jsonl');
+    const damagedPath = path.join(TMP, 'spec-damaged.zip');
+    writeFileSync(damagedPath, damaged);
+    const damagedExpected = native(damagedPath);
+    await dropFiles(page, [{ name: 'spec-damaged.zip', bytes: damaged }]);
+    await page.waitForFunction(() => document.body.dataset.state === 'done' && window.copilotLens.summary);
+    await checkNumbers(page, damagedExpected, 'a zip with a wrong checksum');
+    assert((await exportFile(page, 'rows.jsonl')).text === damagedExpected.rowsJsonl, 'its rows equal the native ones');
+    await showView(page, 'diagnostics');
+    assert(/checksum/i.test(await page.textContent('#view-diagnostics')), 'the wrong checksum is in Diagnostics');
     assertEqual(errors, [], 'no page errors');
     noNetworkAfterLoad(net, server, 'zip drop');
     return `two zips at once: ${JSON.stringify(twoZips)}; with a broken zip beside: ${JSON.stringify(await summaryOf(page))}`;
@@ -305,6 +318,20 @@ test('a dropped zip (and two zips at once) equal the native CLI on the same zips
 });
 
 /** native() on several roots at once. */
+/** A copy of `zip` whose entries ending in `suffix` carry a wrong CRC-32 (local and central). */
+function withWrongChecksums(zip, suffix) {
+  const copy = Buffer.from(zip);
+  for (let at = copy.lastIndexOf(Buffer.from('PK\u0005\u0006')) - 1; at >= 0; at--) {
+    if (copy.readUInt32LE(at) !== 0x02014b50) continue;
+    const name = copy.toString('utf8', at + 46, at + 46 + copy.readUInt16LE(at + 28));
+    if (!name.endsWith(suffix)) continue;
+    const local = copy.readUInt32LE(at + 42);
+    copy.writeUInt32LE(copy.readUInt32LE(at + 16) ^ 1, at + 16);
+    copy.writeUInt32LE(copy.readUInt32LE(local + 14) ^ 1, local + 14);
+  }
+  return copy;
+}
+
 function native2(inputs) {
   const out = mkdtempSync(path.join(os.tmpdir(), 'copilot-lens-native-'));
   execFileSync(path.join(ROOT, 'target/release/copilot-lens'), ['analyze', ...inputs, '--out', out], { stdio: 'ignore' });
