@@ -350,6 +350,13 @@ impl Finished {
     }
 }
 
+/// Inflates a zip entry's data for the page (`ZipRoot::raw_entry` says where it lies). The
+/// page runs it in a second worker, so that inflating and parsing go on at once.
+#[wasm_bindgen]
+pub fn inflate(packed: &[u8], size: f64, crc32: u32) -> Result<Vec<u8>, JsError> {
+    crate::input::zip::inflate_entry(packed, size as u64, crc32).map_err(js_error)
+}
+
 /// One analysis in the browser: add roots, run, then query.
 #[wasm_bindgen]
 pub struct Engine {
@@ -515,17 +522,8 @@ impl Engine {
         running.next += 1;
         let mut tally = Tally::default();
         let mut sink = TallySink::new(&mut tally, &mut running.table);
-        let given = bytes.dyn_ref::<Uint8Array>().map(Uint8Array::to_vec).filter(|bytes| {
-            match running.roots.roots.get(task.root) {
-                // The page inflated this entry: taken only if it is what the archive says it is;
-                // otherwise the engine reads the entry itself and reports what is wrong with it.
-                Some(BrowserRoot::Zip(zip)) => zip
-                    .raw_entry(&task.listed_path)
-                    .is_some_and(|entry| entry.size == bytes.len() as u64 && entry.crc32 == crc32fast::hash(bytes)),
-                _ => true,
-            }
-        });
-        let outcome = if let Some(bytes) = given {
+        let outcome = if let Some(array) = bytes.dyn_ref::<Uint8Array>() {
+            let bytes = array.to_vec();
             running.roots.progress.add_file(task.root, &task.listed_path, bytes.len() as f64);
             events::parse_log(&task.context(&running.analysis.options), bytes.as_slice(), &mut sink)
         } else {

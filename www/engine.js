@@ -67,6 +67,7 @@ export class EngineClient {
     this.onCrash = onCrash || (() => {});
     this.module = null;
     this.worker = null;
+    this.inflater = null;
     this.ready = null;
     this.pending = new Map();
     this.nextId = 1;
@@ -88,6 +89,9 @@ export class EngineClient {
         worker.onerror = (event) => reject(new Error(event.message || 'the engine worker failed to start'));
         worker.postMessage({ type: 'init', module: this.module });
       });
+      // Started with the engine, so that nothing is fetched once the page has loaded.
+      this.inflater = new Inflater(this.module);
+      await this.inflater.ready;
       worker.onmessage = (event) => this.receive(event.data);
       worker.onerror = (event) => {
         event.preventDefault();
@@ -128,6 +132,8 @@ export class EngineClient {
   /** Ends the worker, fails what was asked of it, and starts a fresh one. */
   restart(error) {
     if (this.worker) this.worker.terminate();
+    if (this.inflater) this.inflater.end();
+    this.inflater = null;
     this.worker = null;
     this.ready = null;
     const pending = [...this.pending.values()];
@@ -169,7 +175,7 @@ export class EngineClient {
     return new Promise((resolve, reject) => {
       const alive = () => this.worker === worker;
       const post = (message, transfer) => alive() && worker.postMessage({ type: 'give', id, ...message }, transfer || []);
-      const server = new FileServer(roots, post, alive);
+      const server = new FileServer(roots, post, alive, this.inflater);
       this.pending.set(id, { resolve, reject, server });
       worker.postMessage({ type: 'analyze', id, options, roots: listing });
     });
@@ -189,42 +195,80 @@ export class EngineClient {
 }
 
 /**
- * A zip entry's bytes, inflated by the browser's own inflater here on the page while the
- * engine parses in its worker (`entry` as `ZipRoot::raw_entry` gives it). The engine checks
- * the size and CRC-32 and reads the entry itself when they are wrong.
+ * A zip entry's bytes (`entry` as `ZipRoot::raw_entry` gives it), inflated by the second
+ * worker while the engine's worker parses; it checks the size and CRC-32.
  */
-async function inflateEntry(zip, { header_start: at, name_length: name, packed, size, deflated }) {
+async function inflateEntry(zip, { header_start: at, name_length: name, packed, size, crc32 }, inflater) {
   // One read for the local header and the data, guessing the extra field's length; a second
   // read for the data when the guess was short.
-  const guess = 30 + name + 512;
-  const head = new Uint8Array(await zip.slice(at, at + guess + packed).arrayBuffer());
+  const head = new Uint8Array(await zip.slice(at, at + 30 + name + 512 + packed).arrayBuffer());
   const view = new DataView(head.buffer);
   if (head.length < 30 || view.getUint32(0, true) !== 0x04034b50) throw new Error('no local header');
   const start = 30 + view.getUint16(26, true) + view.getUint16(28, true);
   let data = head.subarray(start, start + packed);
   if (data.length < packed) data = new Uint8Array(await zip.slice(at + start, at + start + packed).arrayBuffer());
-  if (!deflated) return data.slice();
-  const out = new Uint8Array(size);
-  let filled = 0;
-  const reader = new Blob([data]).stream().pipeThrough(new DecompressionStream('deflate-raw')).getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    if (filled + value.length > size) {
-      reader.cancel();
-      throw new Error('inflates past its size');
-    }
-    out.set(value, filled);
-    filled += value.length;
+  return inflater.inflate(data, size, crc32);
+}
+
+/**
+ * The second worker (worker.js again, on the same module), which inflates a zip's logs: the
+ * engine's worker parses at about the speed a worker inflates, so the two run side by side.
+ */
+class Inflater {
+  constructor(module) {
+    const { url, options } = workerUrl();
+    this.worker = new Worker(url, options);
+    this.pending = new Map();
+    this.nextId = 1;
+    let started;
+    let failed;
+    this.ready = new Promise((resolve, reject) => {
+      started = resolve;
+      failed = reject;
+    });
+    this.worker.onmessage = (event) => {
+      const { type, id, bytes, message } = event.data;
+      if (type === 'ready') started();
+      const entry = this.pending.get(id);
+      if (!entry) return;
+      this.pending.delete(id);
+      if (type === 'inflated') entry.resolve(bytes);
+      else entry.reject(new Error(message));
+    };
+    this.worker.onerror = (event) => {
+      event.preventDefault();
+      const error = new Error(event.message || 'the inflating worker failed');
+      failed(error);
+      this.failAll(error);
+    };
+    this.worker.postMessage({ type: 'init', module });
   }
-  if (filled !== size) throw new Error('inflates short of its size');
-  return out;
+
+  inflate(packed, size, crc32) {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.worker.postMessage({ type: 'inflate', id, packed, size, crc32 }, [packed.buffer]);
+    });
+  }
+
+  failAll(error) {
+    const pending = [...this.pending.values()];
+    this.pending.clear();
+    for (const entry of pending) entry.reject(error);
+  }
+
+  end() {
+    this.worker.terminate();
+    this.failAll(new Cancelled());
+  }
 }
 
 /** Serves one analysis: the folders' files, in the order the worker asks for them. */
 class FileServer {
-  constructor(roots, post, alive) {
+  constructor(roots, post, alive, inflater) {
     this.roots = roots;
+    this.inflater = inflater;
     this.post = post;
     this.alive = alive;
     this.byPath = roots.map((root) => (root.kind === 'zip' ? new Map() : new Map(root.paths.map((path, index) => [path, root.files[index]]))));
@@ -318,7 +362,7 @@ class FileServer {
         const [root, path, entry] = pairs[index];
         let bytes;
         try {
-          bytes = entry ? await inflateEntry(this.roots[root].file, entry) : new Uint8Array(await this.byPath[root].get(path).arrayBuffer());
+          bytes = entry ? await inflateEntry(this.roots[root].file, entry, this.inflater) : new Uint8Array(await this.byPath[root].get(path).arrayBuffer());
           this.held += bytes.byteLength;
         } catch {
           bytes = undefined; // the engine reads it itself and reports what fails

@@ -17,10 +17,13 @@
 //                                                       seconds, timings}
 //        {type:'call', id, method, args}            -> {type:'result', id, value}
 //        {type:'export', id, what, session_id}      -> {type:'result', id, value: Blob}
+//        {type:'inflate', id, packed, size, crc32} -> {type:'inflated', id, bytes} (a zip entry's
+//                                                      data; the page runs a second worker
+//                                                      for this, see engine.js)
 //        {type:'crash-test'}                        -> the worker fails on purpose (tests)
 //   out on failure: {type:'error', id, message}; {type:'crash', message} when the WebAssembly
 //   instance trapped (a panic): the page then ends this worker and starts a fresh one.
-import { Engine, initSync } from './pkg/copilot_lens.js';
+import { Engine, inflate, initSync } from './pkg/copilot_lens.js';
 
 let instance = null;
 let engine = null;
@@ -224,6 +227,11 @@ self.onmessage = async (event) => {
       case 'export':
         exportFile(message);
         break;
+      case 'inflate': {
+        const bytes = inflate(message.packed, message.size, message.crc32);
+        self.postMessage({ type: 'inflated', id: message.id, bytes }, [bytes.buffer]);
+        break;
+      }
       case 'crash-test':
         setTimeout(() => {
           throw new Error('worker crash requested by a test');

@@ -113,22 +113,15 @@ impl<R: Read + Seek> ZipRoot<R> {
         }
     }
 
-    /// Where a listed entry's bytes lie in the archive, for a reader that inflates it
-    /// elsewhere (the page, with the browser's own inflater, while the engine parses); only
-    /// stored and deflated entries.
+    /// Where a listed deflated entry's bytes lie in the archive, for a reader that inflates it
+    /// elsewhere (`inflate_entry`, in the browser's second worker).
     pub fn raw_entry(&self, path: &str) -> Option<RawEntry> {
         let entry = self.archive.by_index_data(*self.entries.get(path)?).ok()?;
-        let deflated = match entry.compression() {
-            zip::CompressionMethod::Stored => false,
-            zip::CompressionMethod::Deflated => true,
-            _ => return None,
-        };
-        Some(RawEntry {
+        (entry.compression() == zip::CompressionMethod::Deflated).then(|| RawEntry {
             header_start: entry.header_start(),
             name_length: entry.name_raw().len() as u64,
             packed: entry.compressed_size(),
             size: entry.size(),
-            deflated,
             crc32: entry.crc32(),
         })
     }
@@ -144,6 +137,24 @@ impl<R: Read + Seek> ZipRoot<R> {
         let left = entry.size();
         Ok(Box::new(DeclaredSize { entry, left }))
     }
+}
+
+/// A deflated entry's data (as `ZipRoot::raw_entry` places it) inflated elsewhere than its
+/// archive: the browser hands this work to a second worker so that inflating and parsing run
+/// at once. The bytes must come to exactly `size` with this CRC-32.
+pub fn inflate_entry(packed: &[u8], size: u64, crc32: u32) -> io::Result<Vec<u8>> {
+    if size > MAX_ENTRY_BYTES {
+        return Err(io::Error::new(io::ErrorKind::InvalidData, "the entry is too large"));
+    }
+    let mut bytes = Vec::with_capacity(size as usize);
+    flate2::read::DeflateDecoder::new(packed).take(size + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 != size {
+        return Err(io::Error::new(io::ErrorKind::InvalidData, "the entry does not inflate to its declared size"));
+    }
+    if crc32fast::hash(&bytes) != crc32 {
+        return Err(io::Error::new(io::ErrorKind::InvalidData, "Invalid checksum"));
+    }
+    Ok(bytes)
 }
 
 /// An entry's inflated bytes up to its declared size. There one more read of the entry lets
@@ -173,16 +184,15 @@ impl<R: Read> Read for DeclaredSize<R> {
     }
 }
 
-/// A zip entry's place in its archive: its local header starts at `header_start` (30 bytes,
-/// the name, an extra field whose length only the local header gives), then `packed` bytes
-/// that inflate (or are, when stored) to `size` bytes with this CRC-32.
+/// A deflated zip entry's place in its archive: its local header starts at `header_start`
+/// (30 bytes, the name, an extra field whose length only the local header gives), then
+/// `packed` bytes that inflate to `size` bytes with this CRC-32.
 #[derive(Clone, Copy, Debug, serde::Serialize)]
 pub struct RawEntry {
     pub header_start: u64,
     pub name_length: u64,
     pub packed: u64,
     pub size: u64,
-    pub deflated: bool,
     pub crc32: u32,
 }
 
@@ -212,6 +222,21 @@ mod tests {
         let mut bytes = Vec::new();
         root.open_entry(path).unwrap().read_to_end(&mut bytes).unwrap();
         bytes
+    }
+
+    #[test]
+    fn entries_inflated_elsewhere_must_match_size_and_checksum() {
+        use std::io::Write;
+        let text = b"{\"type\":\"user.message\"}\n".repeat(100);
+        let mut encoder = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::default());
+        encoder.write_all(&text).unwrap();
+        let packed = encoder.finish().unwrap();
+        let crc = crc32fast::hash(&text);
+        assert_eq!(super::inflate_entry(&packed, text.len() as u64, crc).unwrap(), text);
+        assert!(super::inflate_entry(&packed, text.len() as u64, crc ^ 1).is_err(), "wrong checksum");
+        assert!(super::inflate_entry(&packed, text.len() as u64 - 1, crc).is_err(), "inflates past its size");
+        assert!(super::inflate_entry(&packed, text.len() as u64 + 1, crc).is_err(), "short of its size");
+        assert!(super::inflate_entry(&packed[..packed.len() / 2], text.len() as u64, crc).is_err(), "cut data");
     }
 
     #[test]

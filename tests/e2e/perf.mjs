@@ -3,7 +3,7 @@
 // checks both give the same numbers, and measures the timeline on it (a jump, a scroll, a
 // search) and a rows.csv export. Not part of scripts/test.sh (it takes minutes).
 //   scripts/gen-corpus.py /tmp/c500 --size 500MB --seed 2
-//   node tests/e2e/perf.mjs /tmp/c500 [--zip]        (--zip: also as a zip, picked as a file)
+//   node tests/e2e/perf.mjs /tmp/c500 [--zip|--zip-only]   (--zip: also as a zip, picked as a file)
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
@@ -11,7 +11,8 @@ import path from 'node:path';
 import { CLI, SHOTS, assertEqual, launch, native, showView, startServer, waitEngine, waitForState } from './lib.mjs';
 
 const corpus = path.resolve(process.argv[2] || '/tmp/c500');
-const withZip = process.argv.includes('--zip');
+const zipOnly = process.argv.includes('--zip-only');
+const withZip = zipOnly || process.argv.includes('--zip');
 const sha = (text) => createHash('sha256').update(text).digest('hex').slice(0, 16);
 
 function sizeOf(dir) {
@@ -155,7 +156,7 @@ const { bytes, files } = sizeOf(corpus);
 console.log(`corpus ${corpus}: ${files} files, ${(bytes / 1e6).toFixed(0)} MB`);
 execFileSync('sh', ['-c', `find '${corpus}' -type f -exec cat {} + > /dev/null`]); // a warm page cache for both
 const server = await startServer();
-const inputs = [['folder', corpus]];
+const inputs = zipOnly ? [] : [['folder', corpus]];
 if (withZip) {
   const zip = `${corpus}.zip`;
   if (!existsSync(zip)) {
