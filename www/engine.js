@@ -281,7 +281,7 @@ class FileServer {
   }
 
   async serve({ files, small, logs }) {
-    this.giveFiles(files);
+    await this.giveInParts(files);
     await this.giveSmall(small);
     this.post({ kind: 'small-given' });
     await Promise.all([this.giveLogs(logs), this.giveRest(), this.timesGiven]);
@@ -383,11 +383,18 @@ class FileServer {
   /** Every other File (the logs, read again for their long texts; the rest for their sizes). */
   async giveRest() {
     for (const [root, files] of this.byPath.entries()) {
-      const rest = [...files.keys()].filter((path) => !this.handed[root].has(path));
-      for (let at = 0; at < rest.length && this.alive(); at += FILES_PER_PART) {
-        this.giveFiles(rest.slice(at, at + FILES_PER_PART).map((path) => [root, path]));
-        await new Promise((resolve) => setTimeout(resolve));
-      }
+      await this.giveInParts([...files.keys()].filter((path) => !this.handed[root].has(path)).map((path) => [root, path]));
+    }
+  }
+
+  /**
+   * Hands Files over FILES_PER_PART at a time, letting the page draw in between: the browser
+   * fetches each File's metadata on this thread when it is posted.
+   */
+  async giveInParts(pairs) {
+    for (let at = 0; at < pairs.length && this.alive(); at += FILES_PER_PART) {
+      this.giveFiles(pairs.slice(at, at + FILES_PER_PART));
+      await new Promise((resolve) => setTimeout(resolve));
     }
   }
 }

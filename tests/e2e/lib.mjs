@@ -2,7 +2,7 @@
 // page served from www/ by scripts/serve.mjs, the native CLI for the expected numbers, a zip
 // writer, and network recording.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, readSync, readdirSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -95,15 +95,16 @@ export function native(input, { includeThinking = false } = {}) {
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const usage = JSON.parse(execFileSync(CLI, ['usage', input, '--json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
   const read = (name) => readFileSync(path.join(out, name), 'utf8');
-  const rowsBytes = readFileSync(path.join(out, 'rows.jsonl'));
+  const rowsPath = path.join(out, 'rows.jsonl');
+  const rowsSize = statSync(rowsPath).size;
   const report = JSON.parse(read('report.json'));
   const sessions = read('sessions.jsonl').split('\n').filter(Boolean).map((line) => JSON.parse(line));
   const result = {
     seconds,
     stderr,
     // As a string when it fits one (V8 strings stop at 512 MiB); the CSV's hash always.
-    rowsJsonl: rowsBytes.length < 256 * 1024 * 1024 ? rowsBytes.toString('utf8') : null,
-    rowsCsvSha: csvShaFromRowsJsonl(rowsBytes),
+    rowsJsonl: rowsSize < 256 * 1024 * 1024 ? read('rows.jsonl') : null,
+    rowsCsvSha: csvShaFromRowsJsonl(rowsPath),
     usageCsv: read('usage.csv'),
     sessionsJsonl: read('sessions.jsonl'),
     report,
@@ -135,19 +136,33 @@ function csvField(value) {
 const ROW_COLUMNS = ['agent', 'timestamp_utc', 'session_id', 'project_path', 'git_branch', 'model', 'tool_name', 'tool_use_id', 'turn_type', 'text', 'source', 'source_line'];
 
 /** SHA-256 (hex, 16 digits) of csvFromRowsJsonl(bytes), a line at a time. */
-export function csvShaFromRowsJsonl(bytes) {
+export function csvShaFromRowsJsonl(file) {
   const hash = createHash('sha256');
   hash.update(ROW_COLUMNS.join(',') + '\n');
-  let start = 0;
-  while (start < bytes.length) {
-    let end = bytes.indexOf(10, start);
-    if (end < 0) end = bytes.length;
-    if (end > start) {
-      const row = JSON.parse(bytes.toString('utf8', start, end));
-      hash.update(ROW_COLUMNS.map((c) => csvField(row[c])).join(',') + '\n');
+  const addRow = (line) => {
+    const row = JSON.parse(line);
+    hash.update(ROW_COLUMNS.map((c) => csvField(row[c])).join(',') + '\n');
+  };
+  // Read in parts: the rows of a big corpus are more than one Buffer holds.
+  const fd = openSync(file, 'r');
+  const part = Buffer.alloc(64 * 1024 * 1024);
+  let carry = Buffer.alloc(0);
+  try {
+    for (;;) {
+      const count = readSync(fd, part, 0, part.length, null);
+      if (count === 0) break;
+      const bytes = Buffer.concat([carry, part.subarray(0, count)]);
+      let start = 0;
+      for (let end = bytes.indexOf(10, start); end >= 0; end = bytes.indexOf(10, start)) {
+        if (end > start) addRow(bytes.toString('utf8', start, end));
+        start = end + 1;
+      }
+      carry = Buffer.from(bytes.subarray(start));
     }
-    start = end + 1;
+  } finally {
+    closeSync(fd);
   }
+  if (carry.length) addRow(carry.toString('utf8'));
   return hash.digest('hex').slice(0, 16);
 }
 
