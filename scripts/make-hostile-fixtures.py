@@ -153,26 +153,25 @@ def _zip64(log_path):
     return buffer.getvalue()
 
 
-def _mark_encrypted(data, name):
-    """Sets the 'encrypted' flag of an entry in its local and central headers."""
+def _patch_headers(data, name, local_offset, central_offset, change):
+    """Changes one byte of an entry's local and of its central header: `change(old) -> new`."""
     encoded = name.encode()
-    for signature, flag_offset, name_offset in ((b"PK\x03\x04", 6, 30), (b"PK\x01\x02", 8, 46)):
+    for signature, offset, name_offset in ((b"PK\x03\x04", local_offset, 30), (b"PK\x01\x02", central_offset, 46)):
         start = 0
         while (start := data.find(signature, start)) != -1:
             if data[start + name_offset:start + name_offset + len(encoded)] == encoded:
-                data[start + flag_offset] |= 1
+                data[start + offset] = change(data[start + offset])
             start += 4
+
+
+def _mark_encrypted(data, name):
+    """Sets the 'encrypted' flag of an entry."""
+    _patch_headers(data, name, 6, 8, lambda flags: flags | 1)
 
 
 def _spoil_checksum(data, name):
-    """Flips a bit of an entry's CRC-32 in its local and central headers."""
-    encoded = name.encode()
-    for signature, crc_offset, name_offset in ((b"PK\x03\x04", 14, 30), (b"PK\x01\x02", 16, 46)):
-        start = 0
-        while (start := data.find(signature, start)) != -1:
-            if data[start + name_offset:start + name_offset + len(encoded)] == encoded:
-                data[start + crc_offset] ^= 1
-            start += 4
+    """Flips a bit of an entry's CRC-32."""
+    _patch_headers(data, name, 14, 16, lambda crc: crc ^ 1)
 
 
 def main():
