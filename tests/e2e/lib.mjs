@@ -192,17 +192,22 @@ function crc32(bytes) {
 }
 
 /** Zips every file below `dir` under the top folder `top` (DOS time fixed at 2026-10-01 09:05). */
-export function zipDirectory(dir, top) {
+/** The files under `dir`, as sorted paths relative to it with `/` between names. */
+export function filesUnder(dir) {
   const files = [];
   const walk = (relative) => {
     for (const name of readdirSync(path.join(dir, relative)).sort()) {
       const rel = relative ? `${relative}/${name}` : name;
-      const full = path.join(dir, rel);
-      if (statSync(full).isDirectory()) walk(rel);
+      if (statSync(path.join(dir, rel)).isDirectory()) walk(rel);
       else files.push(rel);
     }
   };
   walk('');
+  return files;
+}
+
+export function zipDirectory(dir, top) {
+  const files = filesUnder(dir);
   const time = (9 << 11) | (5 << 5);
   const date = ((2026 - 1980) << 9) | (10 << 5) | 1;
   const locals = [];

@@ -5,7 +5,7 @@
 // native CLI on the same input). Screenshots go to $SHOTS_DIR (default /tmp/copilot-lens-shots).
 //   node tests/e2e/run.mjs [NAME_FILTER]
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
@@ -14,6 +14,7 @@ import {
   assert,
   assertEqual,
   csvFromRowsJsonl,
+  filesUnder,
   launch,
   native,
   recordNetwork,
@@ -358,16 +359,11 @@ function native2(inputs) {
 test('a dropped folder (directory entries walked) equals the native CLI; a home is walked only in its Copilot folders', async () => {
   const expected = native(SPEC);
   // The fixture's files, with their modification times, and junk a home holds besides.
-  const files = [];
-  const walk = (relative) => {
-    for (const name of readdirSync(path.join(SPEC, relative)).sort()) {
-      const rel = relative ? `${relative}/${name}` : name;
-      const stat = statSync(path.join(SPEC, rel));
-      if (stat.isDirectory()) walk(rel);
-      else files.push({ path: rel, b64: readFileSync(path.join(SPEC, rel)).toString('base64'), mtime: stat.mtimeMs });
-    }
-  };
-  walk('');
+  const files = filesUnder(SPEC).map((rel) => ({
+    path: rel,
+    b64: readFileSync(path.join(SPEC, rel)).toString('base64'),
+    mtime: statSync(path.join(SPEC, rel)).mtimeMs,
+  }));
   files.push({ path: 'node_modules/left-pad/index.js', b64: '', mtime: 0 }, { path: 'Documents/notes.txt', b64: '', mtime: 0 });
   const browser = await launch();
   try {
@@ -423,15 +419,7 @@ test('a dropped folder (directory entries walked) equals the native CLI; a home 
 
 test('a folder opened with showDirectoryPicker (a real directory handle, from the origin private file system) equals the native CLI', async () => {
   const expected = native(SPEC);
-  const files = [];
-  const walk = (relative) => {
-    for (const name of readdirSync(path.join(SPEC, relative)).sort()) {
-      const rel = relative ? `${relative}/${name}` : name;
-      if (statSync(path.join(SPEC, rel)).isDirectory()) walk(rel);
-      else files.push({ path: rel, b64: readFileSync(path.join(SPEC, rel)).toString('base64') });
-    }
-  };
-  walk('');
+  const files = filesUnder(SPEC).map((rel) => ({ path: rel, b64: readFileSync(path.join(SPEC, rel)).toString('base64') }));
   const browser = await launch();
   try {
     const { page, net, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
