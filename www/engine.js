@@ -114,7 +114,7 @@ export class EngineClient {
       const entry = this.pending.get(message.id);
       if (!entry) return;
       if (message.type === 'consumed') entry.server.consumed(message.bytes);
-      else if (message.type === 'times') entry.server.giveTimes(message.files);
+      else if (message.type === 'times') entry.server.giveTimes(message.files).catch((error) => this.crash(`handing the files over failed: ${error.message || error}`));
       else entry.server.serve(message).catch((error) => this.crash(`handing the files over failed: ${error.message || error}`));
       return;
     }
@@ -289,14 +289,17 @@ class FileServer {
   }
 
   /**
-   * The modification times of the files the worker asks for (few: the rows at their file's
-   * time). A File's time costs the browser a round trip, so only these are asked.
+   * The modification times of the files the worker asks for (the rows at their file's time).
+   * A File's time costs the browser a round trip on this thread, so only these are asked, and
+   * in parts, letting the page draw in between.
    */
-  giveTimes(pairs) {
-    const items = pairs
-      .filter(([root, path]) => this.byPath[root].has(path))
-      .map(([root, path]) => ({ root, path, modified: this.byPath[root].get(path).lastModified || 0 }));
-    this.post({ kind: 'times', items });
+  async giveTimes(pairs) {
+    const known = pairs.filter(([root, path]) => this.byPath[root].has(path));
+    for (let at = 0; at < known.length && this.alive(); at += FILES_PER_PART) {
+      const items = known.slice(at, at + FILES_PER_PART).map(([root, path]) => ({ root, path, modified: this.byPath[root].get(path).lastModified || 0 }));
+      this.post({ kind: 'times', items });
+      await new Promise((resolve) => setTimeout(resolve));
+    }
     this.timesWereGiven();
   }
 

@@ -8,7 +8,7 @@
 //        {type:'give', id, kind, ...}               the page's files, in this order:
 //          kind 'files' {root, files, paths} (the `files` first, then any other), 'bytes'
 //          {items: [{root, path, bytes}]} (the `small` ones), 'small-given', 'log' {index,
-//          bytes} (the `logs`, in order), 'times' {items: [{root, path, modified}]} (once
+//          bytes} (the `logs`, in order), 'times' {items: [{root, path, modified}]} (in parts, once
 //          asked), 'all-given'
 //                                                   -> {type:'times', id, files} (after the
 //                                                      small files), {type:'progress', id, ...}*,

@@ -77,7 +77,7 @@ async function inBrowser(server, input, kind) {
       document.addEventListener('change', () => (window.__changedAt = performance.now()), true);
       let last = performance.now();
       const tick = (now) => {
-        if (window.__changedAt !== undefined && last >= window.__changedAt) window.__gaps.push(now - last);
+        if (window.__changedAt !== undefined && last >= window.__changedAt) window.__gaps.push([now - last, last - window.__changedAt]);
         last = now;
         if (document.body.dataset.state !== 'done' && document.body.dataset.state !== 'error') requestAnimationFrame(tick);
       };
@@ -93,8 +93,10 @@ async function inBrowser(server, input, kind) {
     if (state !== 'done') throw new Error(await page.evaluate(() => window.copilotLens.error));
     const result0 = {};
     result0.frames = await page.evaluate(() => {
-      const gaps = [...window.__gaps].sort((a, b) => a - b);
-      return { count: gaps.length, p95: gaps[Math.floor(gaps.length * 0.95)], max: gaps[gaps.length - 1], over100ms: gaps.filter((g) => g > 100).length };
+      const gaps = window.__gaps.map(([gap]) => gap).sort((a, b) => a - b);
+      // The three longest, with when they began (s after the change event).
+      const worst = [...window.__gaps].sort((a, b) => b[0] - a[0]).slice(0, 3).map(([gap, at]) => `${Math.round(gap)} ms at ${(at / 1000).toFixed(2)} s`);
+      return { count: gaps.length, p95: gaps[Math.floor(gaps.length * 0.95)], max: gaps[gaps.length - 1], over100ms: gaps.filter((g) => g > 100).length, worst };
     });
     const lens = await page.evaluate(() => ({ summary: window.copilotLens.summary, seconds: window.copilotLens.seconds, timings: window.copilotLens.timings, memory: window.copilotLens.memory, heap: performance.memory ? performance.memory.usedJSHeapSize : null }));
     const result = { wall, pickSeconds: (picked - t0) / 1000, ...lens, peak, frames: result0.frames };
