@@ -500,9 +500,7 @@ impl Analysis {
                 self.excluded.entry((root, tree)).or_default().1 += size;
             }
             _ => {
-                let found =
-                    self.files.binary_search_by(|file| (file.root, file.path.as_str()).cmp(&(root, path.as_str())));
-                if let Ok(index) = found {
+                if let Some(index) = self.file_index(root, &path) {
                     let file = &mut self.files[index];
                     (file.size, file.modified_ms) = (size, modified_ms);
                     return file.status == FileStatus::Read;
@@ -510,6 +508,11 @@ impl Analysis {
             }
         }
         false
+    }
+
+    /// The planned file at `path` (in the home) of `root`; the files are sorted by both.
+    fn file_index(&self, root: usize, path: &str) -> Option<usize> {
+        self.files.binary_search_by(|file| (file.root, file.path.as_str()).cmp(&(root, path))).ok()
     }
 
     /// Files whose rows are at their modification time, where the listing did not give it
@@ -526,9 +529,9 @@ impl Analysis {
 
     /// Sets a file's modification time learnt after it was read.
     pub fn set_file_time(&mut self, root: usize, listed_path: &str, modified_ms: i64) {
-        let file = self.files.iter_mut().find(|file| file.root == root && file.listed_path == listed_path);
-        if let Some(file) = file {
-            file.modified_ms = Some(modified_ms);
+        let path = self.roots.get(root).and_then(|state| state.rebase.apply(listed_path));
+        if let Some(index) = path.and_then(|path| self.file_index(root, &path)) {
+            self.files[index].modified_ms = Some(modified_ms);
         }
     }
 
@@ -817,12 +820,8 @@ impl Analysis {
         home.skills.extend(outcome.skills.iter().cloned());
         let facts = self.session(&task.session_id, task.root, "events.jsonl");
         facts.log.get_or_insert_with(Default::default).merge(outcome.summary);
-        if let Some(mut ledger) = outcome.usage {
-            ledger.log_ended();
-            facts.usage = Some(match facts.usage.take() {
-                Some(earlier) => earlier.keep_more_complete(ledger),
-                None => ledger,
-            });
+        if let Some(ledger) = outcome.usage {
+            facts.add_log_usage(ledger);
         }
     }
 
@@ -1032,13 +1031,7 @@ impl Analysis {
         if let Some(error) = scanned.error {
             self.files[task.file].fail(error);
         }
-        let mut ledger = scanned.ledger;
-        ledger.log_ended();
-        let facts = self.session(&task.session_id, task.root, "events.jsonl");
-        facts.usage = Some(match facts.usage.take() {
-            Some(earlier) => earlier.keep_more_complete(ledger),
-            None => ledger,
-        });
+        self.session(&task.session_id, task.root, "events.jsonl").add_log_usage(scanned.ledger);
     }
 
     pub fn finish_usage_only(mut self) -> UsageOnly {

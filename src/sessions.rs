@@ -106,6 +106,16 @@ impl SessionFacts {
         self.log.as_ref().and_then(|log| log.branch.as_deref()).unwrap_or_else(|| self.fallback_branch())
     }
 
+    /// Takes the usage of one of the session's logs at its end; of two copies of a log (two
+    /// roots), the more complete counts.
+    pub fn add_log_usage(&mut self, mut ledger: SessionLedger) {
+        ledger.log_ended();
+        self.usage = Some(match self.usage.take() {
+            Some(earlier) => earlier.keep_more_complete(ledger),
+            None => ledger,
+        });
+    }
+
     pub fn has_events_log(&self) -> bool {
         self.found_in.contains("events.jsonl")
     }

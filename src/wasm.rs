@@ -59,6 +59,9 @@ fn memory_mib() -> u32 {
     (core::arch::wasm32::memory_size::<0>() / 16) as u32
 }
 
+/// Rows made at a time for a whole export, so that no step holds all of them as values.
+const EXPORT_PART_ROWS: u32 = 20_000;
+
 /// A zip's entries up to this size are inflated in the archive's order before the metadata
 /// files are read (see `ZipRoot::read_ahead`); larger ones (the store) are read when asked for.
 const READ_AHEAD_MAX_BYTES: u64 = 1 << 20;
@@ -68,10 +71,23 @@ enum BrowserRoot {
     Zip(ZipRoot<BlobReader>),
 }
 
-/// A file of a folder root: a Blob read lazily, or bytes the worker read ahead.
+/// A file of a folder root: a Blob read lazily, or bytes the page read ahead.
 enum Source {
     Blob(Blob),
     Bytes(Uint8Array),
+}
+
+/// What a folder root's file is read through: in order, at positions, or sought.
+trait SourceReader: Read + Seek + ReadAt {}
+impl<T: Read + Seek + ReadAt> SourceReader for T {}
+
+impl Source {
+    fn reader(&self) -> io::Result<Box<dyn SourceReader>> {
+        Ok(match self {
+            Source::Blob(blob) => Box::new(BlobReader::new(blob.clone())?),
+            Source::Bytes(array) => Box::new(ArrayReader { array: array.clone(), position: 0 }),
+        })
+    }
 }
 
 /// Reads bytes held in a JS `Uint8Array`, copying a slice at a time into wasm memory.
@@ -106,14 +122,11 @@ impl Seek for ArrayReader {
     }
 }
 
-trait ReadSeek: Read + Seek {}
-impl<T: Read + Seek> ReadSeek for T {}
-
 /// A log opened again to read some of its lines: it seeks where the root allows it (a Blob,
 /// bytes read ahead) and the next line is not close ahead, and reads forward otherwise (always
 /// on a zip entry).
 enum LineSource<'a> {
-    Seekable(BufReader<Box<dyn ReadSeek + 'a>>, u64),
+    Seekable(BufReader<Box<dyn SourceReader>>, u64),
     Forward(BufReader<Box<dyn Read + 'a>>, u64),
 }
 
@@ -150,13 +163,10 @@ impl BrowserRoots {
     fn open_lines(&mut self, root: usize, path: &str) -> io::Result<LineSource<'_>> {
         let missing = || io::Error::new(io::ErrorKind::NotFound, path.to_string());
         Ok(match self.roots.get_mut(root) {
-            Some(BrowserRoot::Files(files)) => {
-                let reader: Box<dyn ReadSeek> = match files.get(path).ok_or_else(missing)? {
-                    Source::Blob(blob) => Box::new(BlobReader::new(blob.clone())?),
-                    Source::Bytes(array) => Box::new(ArrayReader { array: array.clone(), position: 0 }),
-                };
-                LineSource::Seekable(BufReader::with_capacity(1 << 16, reader), 0)
-            }
+            Some(BrowserRoot::Files(files)) => LineSource::Seekable(
+                BufReader::with_capacity(1 << 16, files.get(path).ok_or_else(missing)?.reader()?),
+                0,
+            ),
             Some(BrowserRoot::Zip(zip)) => {
                 LineSource::Forward(BufReader::with_capacity(1 << 16, zip.open_entry(path)?), 0)
             }
@@ -254,10 +264,7 @@ impl FileReader for BrowserRoots {
     fn open(&mut self, root: usize, path: &str) -> io::Result<Box<dyn Read + '_>> {
         let inner: Box<dyn Read + '_> = match self.roots.get_mut(root) {
             Some(BrowserRoot::Files(files)) => {
-                match files.get(path).ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, path.to_string()))? {
-                    Source::Blob(blob) => Box::new(BlobReader::new(blob.clone())?),
-                    Source::Bytes(array) => Box::new(ArrayReader { array: array.clone(), position: 0 }),
-                }
+                files.get(path).ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, path.to_string()))?.reader()?
             }
             Some(BrowserRoot::Zip(zip)) => zip.open_entry(path)?,
             None => return Err(io::Error::new(io::ErrorKind::NotFound, "no such root")),
@@ -280,11 +287,7 @@ impl FileReader for BrowserRoots {
     /// page); zip entries do not.
     fn open_at(&mut self, root: usize, path: &str) -> Option<io::Result<Box<dyn ReadAt>>> {
         let Some(BrowserRoot::Files(files)) = self.roots.get(root) else { return None };
-        let opened: io::Result<Box<dyn ReadAt>> = match files.get(path)? {
-            Source::Blob(blob) => BlobReader::new(blob.clone()).map(|reader| Box::new(reader) as Box<dyn ReadAt>),
-            Source::Bytes(array) => Ok(Box::new(ArrayReader { array: array.clone(), position: 0 })),
-        };
-        Some(opened)
+        Some(files.get(path)?.reader().map(|reader| reader as Box<dyn ReadAt>))
     }
 }
 
@@ -666,8 +669,8 @@ impl Engine {
                 let mut text = String::new();
                 let mut offset = 0;
                 while offset == 0 || (offset as usize) < done.table.len() {
-                    text.push_str(&self.export_rows(what, offset, 20_000)?);
-                    offset += 20_000;
+                    text.push_str(&self.export_rows(what, offset, EXPORT_PART_ROWS)?);
+                    offset += EXPORT_PART_ROWS;
                 }
                 text
             }

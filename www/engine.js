@@ -295,11 +295,10 @@ class FileServer {
    */
   async giveTimes(pairs) {
     const known = pairs.filter(([root, path]) => this.byPath[root].has(path));
-    for (let at = 0; at < known.length && this.alive(); at += FILES_PER_PART) {
-      const items = known.slice(at, at + FILES_PER_PART).map(([root, path]) => ({ root, path, modified: this.byPath[root].get(path).lastModified || 0 }));
+    await this.inParts(known, (part) => {
+      const items = part.map(([root, path]) => ({ root, path, modified: this.byPath[root].get(path).lastModified || 0 }));
       this.post({ kind: 'times', items });
-      await new Promise((resolve) => setTimeout(resolve));
-    }
+    });
     this.timesWereGiven();
   }
 
@@ -323,7 +322,7 @@ class FileServer {
     for (const [root, { files, paths }] of byRoot) this.post({ kind: 'files', root, files, paths });
   }
 
-  /** Reads the small files and hands their bytes over, with their times. */
+  /** Reads the small files, many at once, and hands their bytes over in batches. */
   async giveSmall(pairs) {
     let next = 0;
     let batch = [];
@@ -390,13 +389,18 @@ class FileServer {
     }
   }
 
+  /** Hands Files over in parts: the browser fetches each File's metadata when it is posted. */
+  giveInParts(pairs) {
+    return this.inParts(pairs, (part) => this.giveFiles(part));
+  }
+
   /**
-   * Hands Files over FILES_PER_PART at a time, letting the page draw in between: the browser
-   * fetches each File's metadata on this thread when it is posted.
+   * Calls `each` with FILES_PER_PART items at a time, letting the page draw in between: work
+   * on Files costs this thread a round trip to the browser for each one.
    */
-  async giveInParts(pairs) {
-    for (let at = 0; at < pairs.length && this.alive(); at += FILES_PER_PART) {
-      this.giveFiles(pairs.slice(at, at + FILES_PER_PART));
+  async inParts(items, each) {
+    for (let at = 0; at < items.length && this.alive(); at += FILES_PER_PART) {
+      each(items.slice(at, at + FILES_PER_PART));
       await new Promise((resolve) => setTimeout(resolve));
     }
   }

@@ -10,8 +10,8 @@ use web_sys::{Blob, FileReaderSync};
 /// A Blob is read in windows, the most recently used kept up to `KEPT_BYTES`: every
 /// `FileReaderSync` call costs the browser a round trip whatever its size. A read that follows
 /// on from the last window fetches twice as much as that one did, up to `LONGEST_READ` (a log
-/// or a zip entry read through); a read elsewhere fetches `FIRST_READ` (a zip's small entries
-/// in path order, not the archive's, or the store's pages, scattered over its log).
+/// or a zip entry read through); a read elsewhere fetches `FIRST_READ` (a zip entry's header,
+/// or one of the store's pages, scattered over its log).
 const FIRST_READ: u64 = 64 << 10;
 const LONGEST_READ: u64 = 4 << 20;
 const KEPT_BYTES: usize = 32 << 20;

@@ -226,7 +226,6 @@ mod tests {
 
     #[test]
     fn entries_inflated_elsewhere_must_match_size_and_checksum() {
-        use std::io::Write;
         let text = b"{\"type\":\"user.message\"}\n".repeat(100);
         let mut encoder = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::default());
         encoder.write_all(&text).unwrap();
