@@ -20,5 +20,6 @@ pub mod table;
 pub mod time;
 pub mod usage;
 
+/// The browser's boundary (wasm-bindgen exports); public so tests can drive it as the page does.
 #[cfg(target_arch = "wasm32")]
-mod wasm;
+pub mod wasm;

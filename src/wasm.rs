@@ -502,6 +502,9 @@ impl Engine {
             }
         }
         running.analysis.read_metadata(&mut running.roots);
+        // A log's rows before its first working directory take the project and branch of
+        // workspace.yaml, the store or the sidebar, which are known only now.
+        running.tasks = running.analysis.log_tasks();
         let needed: Vec<(usize, String)> =
             running.analysis.files_needing_times().map(|(root, path)| (root, path.to_string())).collect();
         self.check_memory()?;

@@ -1,13 +1,18 @@
 //! The core compiled to WebAssembly and run in Node: the format specification's fixture gives
-//! exactly the rows of the native run (the golden file the native tests check).
+//! exactly the rows of the native run (the golden file the native tests check), and the
+//! browser's `Engine`, driven step by step as the page drives it, gives the rows `analyze` gives.
 //!
 //! `cargo test --target wasm32-unknown-unknown --no-default-features --test wasm`
 
 #![cfg(target_arch = "wasm32")]
 
-use copilot_lens::analysis::{Options, analyze};
+use copilot_lens::analysis::{Options, Outputs, analyze};
 use copilot_lens::input::memory::{MemoryRoot, MemoryRoots};
 use copilot_lens::model::JsonlRowWriter;
+use copilot_lens::wasm::Engine;
+use js_sys::{Function, JSON, Uint8Array};
+use serde_json::Value;
+use wasm_bindgen::JsValue;
 use wasm_bindgen_test::wasm_bindgen_test;
 
 /// The modification time the native golden run gives every file (2026-10-01T09:05:00Z).
@@ -25,10 +30,9 @@ fn golden(snapshot: &str) -> &str {
     &body[body.find("---\n").unwrap() + 4..]
 }
 
-#[wasm_bindgen_test]
-fn the_spec_fixture_gives_the_native_rows() {
-    let mut root = MemoryRoot::new("home");
-    for (path, bytes) in fixture_files![
+/// The files of the specification's fixture, by their paths in the home.
+fn spec_fixture() -> Vec<(&'static str, &'static [u8])> {
+    fixture_files![
         ".copilot/command-history-state.json",
         ".copilot/config.json",
         ".copilot/logs/process-1790845199000-4242.log",
@@ -42,7 +46,14 @@ fn the_spec_fixture_gives_the_native_rows() {
         ".copilot/session-store.db-wal",
         ".copilot/settings.json",
         ".copilot/sidebar-sessions-state/6b9af143446a411aefa3edb76e4693799bd7513e7ed8d919962d6713d3d3b972.json",
-    ] {
+    ]
+    .to_vec()
+}
+
+/// The rows (JSONL) of `analyze` over one in-memory root holding `files`, and its outputs.
+fn analyze_files(files: &[(&str, &[u8])]) -> (String, Outputs) {
+    let mut root = MemoryRoot::new("home");
+    for &(path, bytes) in files {
         root.insert(path, bytes, Some(FIXED_MTIME_MS));
     }
     let mut roots = MemoryRoots(vec![root]);
@@ -50,7 +61,76 @@ fn the_spec_fixture_gives_the_native_rows() {
     let outputs =
         analyze(roots.listings(), &mut roots, Options { include_thinking: true, ..Options::default() }, &mut rows)
             .unwrap();
-    let rows = String::from_utf8(rows.finish().unwrap()).unwrap();
+    (String::from_utf8(rows.finish().unwrap()).unwrap(), outputs)
+}
+
+fn analyzed_rows(files: &[(&str, &[u8])]) -> String {
+    analyze_files(files).0
+}
+
+fn js(value: JsValue) -> Value {
+    serde_json::from_str(&String::from(JSON::stringify(&value).unwrap())).unwrap()
+}
+
+fn fails(error: wasm_bindgen::JsError) -> String {
+    format!("{:?}", JsValue::from(error))
+}
+
+/// The rows (JSONL) of the browser's `Engine` over a folder of `files`, handed over the way
+/// the page hands them: every file as bytes, the logs one by one to `parse_log`.
+fn engine_rows(files: &[(&str, &[u8])]) -> String {
+    let bytes_of = |path: &str| Uint8Array::from(files.iter().find(|(at, _)| *at == path).unwrap().1);
+    let options = js_sys::Object::new();
+    js_sys::Reflect::set(&options, &"include_thinking".into(), &true.into()).unwrap();
+    let mut engine = Engine::new(options.into()).map_err(fails).unwrap();
+    engine.add_listing("home".into(), files.iter().map(|(path, _)| path.to_string()).collect());
+    let plan = js(engine.begin(Function::new_no_args("")).map_err(fails).unwrap());
+    for pair in plan["files"].as_array().unwrap().iter().chain(plan["small"].as_array().unwrap()) {
+        let path = pair[1].as_str().unwrap();
+        engine.give_bytes(0, path.to_string(), bytes_of(path)).map_err(fails).unwrap();
+    }
+    for pair in js(engine.read_metadata().map_err(fails).unwrap()).as_array().unwrap() {
+        engine.give_time(0, pair[1].as_str().unwrap(), FIXED_MTIME_MS as f64).map_err(fails).unwrap();
+    }
+    for log in plan["logs"].as_array().unwrap() {
+        engine.parse_log(bytes_of(log["path"].as_str().unwrap()).into()).map_err(fails).unwrap();
+    }
+    engine.finish().map_err(fails).unwrap();
+    engine.export("rows.jsonl", "").map_err(fails).unwrap()
+}
+
+#[wasm_bindgen_test]
+fn the_spec_fixture_gives_the_native_rows() {
+    let (rows, outputs) = analyze_files(&spec_fixture());
     assert_eq!(rows, golden(include_str!("golden/spec-sample__rows.jsonl.snap")));
     assert_eq!(outputs.report.totals.secondary_rows_deduplicated, 6);
+}
+
+#[wasm_bindgen_test]
+fn the_engine_gives_the_rows_analyze_gives() {
+    let spec = spec_fixture();
+    assert_eq!(engine_rows(&spec), analyzed_rows(&spec));
+}
+
+/// A log whose first lines come before any working directory: its rows take the project from
+/// workspace.yaml, which the engine reads before the logs.
+#[wasm_bindgen_test]
+fn rows_before_a_logs_first_directory_take_the_workspace_project() {
+    let session = ".copilot/session-state/0b0e0000-0000-4000-8000-000000000001";
+    let workspace = format!("{session}/workspace.yaml");
+    let log = format!("{session}/events.jsonl");
+    let files: Vec<(&str, &[u8])> = vec![
+        (&workspace, b"id: 0b0e0000-0000-4000-8000-000000000001\ncwd: /from/workspace\n"),
+        (
+            &log,
+            br#"{"id":"u1","timestamp":"2026-10-01T09:00:00.000Z","type":"user.message","data":{"content":"hello"}}
+{"id":"a1","timestamp":"2026-10-01T09:00:01.000Z","type":"assistant.message","data":{"content":"hi"}}
+"#,
+        ),
+    ];
+    let rows = engine_rows(&files);
+    assert_eq!(rows, analyzed_rows(&files));
+    let from_log: Vec<&str> = rows.lines().filter(|row| row.contains("events.jsonl")).collect();
+    assert_eq!(from_log.len(), 2);
+    assert!(from_log.iter().all(|row| row.contains(r#""project_path":"/from/workspace""#)), "{rows}");
 }
