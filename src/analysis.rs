@@ -396,6 +396,60 @@ impl RowSink for TallySink<'_> {
     }
 }
 
+/// Where a listed file's bytes count in the report.
+enum SizeSlot {
+    Outside,
+    Excluded(String),
+    /// A file of the home, by its path there.
+    Home(String),
+}
+
+fn size_slot(rebase: &Rebase, listed_path: &str) -> SizeSlot {
+    let Some(path) = rebase.apply(listed_path) else { return SizeSlot::Outside };
+    let classified = classify(&path);
+    match classified.kind {
+        FileKind::Outside => SizeSlot::Outside,
+        FileKind::Excluded => SizeSlot::Excluded(classified.tree.unwrap_or_default().to_string()),
+        _ => SizeSlot::Home(path),
+    }
+}
+
+/// The sizes of files an analysis did not read, given after it finished (a browser learns a
+/// file's size only by asking for it, which costs as much as handing the file over): they are
+/// placed in the report as `set_file_facts` would have placed them.
+pub struct LateSizes {
+    rebases: Vec<Rebase>,
+    /// The report's files, `(root, path in the home)`, in its (sorted) order.
+    files: Vec<(usize, String)>,
+}
+
+impl LateSizes {
+    pub fn place(&self, report: &mut Report, root: usize, listed_path: &str, size: u64) {
+        let Some(rebase) = self.rebases.get(root) else { return };
+        match size_slot(rebase, listed_path) {
+            SizeSlot::Outside => {
+                if let Some(root_report) = report.roots.get_mut(root) {
+                    root_report.outside_bytes += size;
+                }
+            }
+            SizeSlot::Excluded(tree) => {
+                let found = report
+                    .excluded_trees
+                    .binary_search_by(|excluded| (excluded.root, excluded.tree.as_str()).cmp(&(root, tree.as_str())));
+                if let Ok(index) = found {
+                    report.excluded_trees[index].bytes += size;
+                }
+            }
+            SizeSlot::Home(path) => {
+                let found = self.files.binary_search_by(|(of, at)| (*of, at.as_str()).cmp(&(root, path.as_str())));
+                if let Some(file) = found.ok().and_then(|index| report.files.get_mut(index)) {
+                    file.size = size;
+                }
+            }
+        }
+    }
+}
+
 impl Analysis {
     /// Lists what each root holds and classifies every file; nothing is read yet.
     pub fn plan(roots: Vec<RootListing>, options: Options) -> Result<Analysis, AnalysisError> {
@@ -485,21 +539,14 @@ impl Analysis {
 
     /// Sets a file's size and time where the listing could not give them (a browser learns
     /// them only as each file is handed over). Call it once per file, before the file is read
-    /// and before `finish`. Returns whether the analysis reads the file.
+    /// and before `finish` (or give the sizes of files not read afterwards, `late_sizes`).
+    /// Returns whether the analysis reads the file.
     pub fn set_file_facts(&mut self, root: usize, listed_path: &str, size: u64, modified_ms: Option<i64>) -> bool {
         let Some(state) = self.roots.get_mut(root) else { return false };
-        let Some(path) = state.rebase.apply(listed_path) else {
-            state.outside_bytes += size;
-            return false;
-        };
-        let classified = classify(&path);
-        match classified.kind {
-            FileKind::Outside => state.outside_bytes += size,
-            FileKind::Excluded => {
-                let tree = classified.tree.unwrap_or_default().to_string();
-                self.excluded.entry((root, tree)).or_default().1 += size;
-            }
-            _ => {
+        match size_slot(&state.rebase, listed_path) {
+            SizeSlot::Outside => state.outside_bytes += size,
+            SizeSlot::Excluded(tree) => self.excluded.entry((root, tree)).or_default().1 += size,
+            SizeSlot::Home(path) => {
                 if let Some(index) = self.file_index(root, &path) {
                     let file = &mut self.files[index];
                     (file.size, file.modified_ms) = (size, modified_ms);
@@ -508,6 +555,14 @@ impl Analysis {
             }
         }
         false
+    }
+
+    /// What places the sizes of files handed over after `finish` in its report.
+    pub fn late_sizes(&self) -> LateSizes {
+        LateSizes {
+            rebases: self.roots.iter().map(|state| state.rebase.clone()).collect(),
+            files: self.files.iter().map(|file| (file.root, file.path.clone())).collect(),
+        }
     }
 
     /// The planned file at `path` (in the home) of `root`; the files are sorted by both.

@@ -12,7 +12,7 @@ use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use web_sys::Blob;
 
-use crate::analysis::{Analysis, LogTask, Options, Outputs, Tally, TallySink};
+use crate::analysis::{Analysis, LateSizes, LogTask, Options, Outputs, Tally, TallySink};
 use crate::artifacts::events::{self, reparse_line};
 use crate::export;
 use crate::input::blob::BlobReader;
@@ -315,6 +315,9 @@ struct Finished {
     roots: RefCell<BrowserRoots>,
     logs: HashMap<u32, LogTask>,
     options: Options,
+    /// For the files the page hands over after `finish` (`give_files`): their sizes go into
+    /// the report.
+    late_sizes: LateSizes,
 }
 
 impl Finished {
@@ -466,11 +469,20 @@ impl Engine {
     }
 
     /// Files of a folder root handed over as File objects (read lazily, a slice at a time); each
-    /// file is handed over once, as bytes or as a File.
+    /// file is handed over once, as bytes or as a File. The files the analysis does not read
+    /// may come after `finish`: their sizes complete the report, and the logs among them are
+    /// where long texts are read again (the page waits for them before asking for either).
     pub fn give_files(&mut self, root: usize, files: Array, paths: Vec<String>) -> Result<(), JsError> {
         for (file, path) in files.iter().zip(paths) {
             let blob: Blob = file.dyn_into().map_err(|_| js_error("not a File or Blob"))?;
             let size = blob.size() as u64;
+            if let Some(done) = self.finished.as_mut().filter(|_| self.running.is_none()) {
+                done.late_sizes.place(&mut done.outputs.report, root, &path, size);
+                if let Some(BrowserRoot::Files(files)) = done.roots.get_mut().roots.get_mut(root) {
+                    files.insert(path, Source::Blob(blob));
+                }
+                continue;
+            }
             let modified_ms = blob.dyn_ref::<web_sys::File>().map_or(0.0, web_sys::File::last_modified);
             self.give(root, path, Source::Blob(blob), size, modified_ms)?;
         }
@@ -543,6 +555,7 @@ impl Engine {
     pub fn finish(&mut self) -> Result<JsValue, JsError> {
         let Running { analysis, mut roots, mut table, tasks, .. } =
             self.running.take().ok_or_else(|| js_error("begin the analysis first"))?;
+        let late_sizes = analysis.late_sizes();
         let outputs = analysis.finish(&mut roots, &mut table);
         // Only the logs are read again (for long texts); the rest, the store's bytes among
         // them, can go.
@@ -562,6 +575,7 @@ impl Engine {
             roots: RefCell::new(roots),
             logs: tasks.into_iter().map(|task| (task.file as u32, task)).collect(),
             options: self.options.clone(),
+            late_sizes,
         });
         self.summary()
     }

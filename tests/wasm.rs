@@ -77,8 +77,14 @@ fn fails(error: wasm_bindgen::JsError) -> String {
 }
 
 /// The rows (JSONL) of the browser's `Engine` over a folder of `files`, handed over the way
-/// the page hands them: every file as bytes, the logs one by one to `parse_log`.
+/// the page hands them: the files read as bytes, the logs one by one to `parse_log`.
 fn engine_rows(files: &[(&str, &[u8])]) -> String {
+    engine_run(files).export("rows.jsonl", "").map_err(fails).unwrap()
+}
+
+/// The `Engine` after `finish` and after the files it did not read were handed over as Blobs,
+/// as the page hands them once the analysis is done.
+fn engine_run(files: &[(&str, &[u8])]) -> Engine {
     let bytes_of = |path: &str| Uint8Array::from(files.iter().find(|(at, _)| *at == path).unwrap().1);
     let options = js_sys::Object::new();
     js_sys::Reflect::set(&options, &"include_thinking".into(), &true.into()).unwrap();
@@ -92,11 +98,28 @@ fn engine_rows(files: &[(&str, &[u8])]) -> String {
     for pair in js(engine.read_metadata().map_err(fails).unwrap()).as_array().unwrap() {
         engine.give_time(0, pair[1].as_str().unwrap(), FIXED_MTIME_MS as f64).map_err(fails).unwrap();
     }
+    let mut handed: Vec<&str> = plan["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .chain(plan["small"].as_array().unwrap())
+        .map(|pair| pair[1].as_str().unwrap())
+        .collect();
     for log in plan["logs"].as_array().unwrap() {
-        engine.parse_log(bytes_of(log["path"].as_str().unwrap()).into()).map_err(fails).unwrap();
+        let path = log["path"].as_str().unwrap();
+        engine.parse_log(bytes_of(path).into()).map_err(fails).unwrap();
+        handed.push(path);
     }
     engine.finish().map_err(fails).unwrap();
-    engine.export("rows.jsonl", "").map_err(fails).unwrap()
+    let (blobs, paths) = (js_sys::Array::new(), js_sys::Array::new());
+    for (path, bytes) in files.iter().filter(|(path, _)| !handed.contains(path) || path.ends_with("events.jsonl")) {
+        let parts = js_sys::Array::of1(&Uint8Array::from(*bytes));
+        blobs.push(&web_sys::Blob::new_with_u8_array_sequence(&parts).unwrap());
+        paths.push(&JsValue::from_str(path));
+    }
+    let paths = paths.iter().map(|path| path.as_string().unwrap()).collect();
+    engine.give_files(0, blobs, paths).map_err(fails).unwrap();
+    engine
 }
 
 #[wasm_bindgen_test]
@@ -110,6 +133,24 @@ fn the_spec_fixture_gives_the_native_rows() {
 fn the_engine_gives_the_rows_analyze_gives() {
     let spec = spec_fixture();
     assert_eq!(engine_rows(&spec), analyzed_rows(&spec));
+}
+
+/// The sizes of the files the engine never read (handed over after `finish`) complete its
+/// report: files of the home not wanted, an excluded tree, files outside `.copilot`.
+#[wasm_bindgen_test]
+fn sizes_given_after_finish_complete_the_report() {
+    let mut files = spec_fixture();
+    files.push((".copilot/pkg/linux-x64/1.0.102/cli-main.js", b"console.log('the CLI itself');\n"));
+    files.push(("Documents/notes.txt", b"not Copilot's"));
+    let engine_report: Value =
+        serde_json::from_str(&engine_run(&files).export("report.json", "").map_err(fails).unwrap()).unwrap();
+    let native_report = serde_json::to_value(&analyze_files(&files).1.report).unwrap();
+    assert_eq!(engine_report, native_report);
+    let sizes: Vec<u64> =
+        engine_report["files"].as_array().unwrap().iter().map(|file| file["size"].as_u64().unwrap()).collect();
+    assert!(sizes.iter().all(|&size| size > 0), "{sizes:?}");
+    assert!(engine_report["excluded_trees"][0]["bytes"].as_u64().unwrap() > 0);
+    assert_eq!(engine_report["roots"][0]["outside_bytes"], 13);
 }
 
 /// A log whose first lines come before any working directory: its rows take the project from

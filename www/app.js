@@ -1,7 +1,8 @@
 // The page: input, the engine worker, progress, and the views. The stable surface for tests:
 // document.body.dataset.state is idle | working | done | error, and when done,
 // window.copilotLens.summary is {files, sessions, rows, usage_rows, bad_lines, total_tokens,
-// cost_usd_micros}.
+// cost_usd_micros}; window.copilotLens.settled is set (seconds from the start) once the Files
+// the analysis did not read are in too (the report's sizes, whole long texts).
 import { clear, download, fmtBytes, fmtInt, h } from './dom.js';
 import { Cancelled, EngineClient, WorkerCrash, embeddedDemo } from './engine.js';
 import {
@@ -31,6 +32,7 @@ const lens = {
   seconds: null,
   timings: null,
   memory: null,
+  settled: null,
   error: null,
   engineReady: false,
   crashWorkerForTest: () => engine.crashForTest(),
@@ -83,7 +85,11 @@ function onCrash(error) {
   showError('The engine stopped', `${error.message}. A fresh engine has been started.`);
 }
 
-const engine = new EngineClient({ onProgress, onCrash });
+function onSettled() {
+  if (lens.state === 'done') lens.settled = (performance.now() - progressStarted) / 1000;
+}
+
+const engine = new EngineClient({ onProgress, onCrash, onSettled });
 
 function startEngine() {
   $('engine-status').textContent = 'Loading the engine…';
@@ -119,6 +125,7 @@ async function analyse(newRoots) {
   const gen = ++analysisGen;
   currentRoots = roots;
   lens.summary = null;
+  lens.settled = null;
   lens.error = null;
   $('inputs-line').hidden = false;
   $('inputs-line').textContent = `Input: ${describeRoots(roots)}`;

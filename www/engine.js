@@ -5,8 +5,8 @@
 // Handing a folder's files to the worker as the analysis asks for them (see worker.js). A
 // browser pays for every file it opens or hands to a worker, about a tenth of a millisecond
 // each, so the small files are read many at once, the logs a few at once ahead of the parser
-// (at most LOG_BUDGET bytes read and not yet parsed), and the other Files are handed over in
-// parts while the logs are parsed.
+// (at most LOG_BUDGET bytes read and not yet parsed), and the other Files in parts once the
+// analysis is done (the worker answers what needs them after that).
 const SMALL_AT_ONCE = 16;
 const LOGS_AT_ONCE = 8;
 const LOG_BUDGET = 64 * 1024 * 1024;
@@ -62,9 +62,11 @@ function workerUrl() {
 }
 
 export class EngineClient {
-  constructor({ onProgress, onCrash } = {}) {
+  constructor({ onProgress, onCrash, onSettled } = {}) {
     this.onProgress = onProgress || (() => {});
     this.onCrash = onCrash || (() => {});
+    this.onSettled = onSettled || (() => {});
+    this.server = null;
     this.module = null;
     this.worker = null;
     this.inflater = null;
@@ -122,9 +124,15 @@ export class EngineClient {
       this.crash(message.message);
       return;
     }
+    if (message.type === 'settled') {
+      this.onSettled(message);
+      return;
+    }
     const entry = this.pending.get(message.id);
     if (!entry) return;
     this.pending.delete(message.id);
+    // The Files the analysis did not read go over once it is done (see FileServer).
+    if (message.type === 'done' && entry.server) entry.server.giveRestAfterDone().catch((error) => this.crash(`handing the files over failed: ${error.message || error}`));
     if (message.type === 'error') entry.reject(new Error(message.message));
     else entry.resolve(message);
   }
@@ -173,9 +181,10 @@ export class EngineClient {
       root.kind === 'zip' ? { kind: 'zip', label: root.label, file: root.file } : { kind: 'listing', label: root.label, paths: root.paths },
     );
     return new Promise((resolve, reject) => {
-      const alive = () => this.worker === worker;
+      const alive = () => this.worker === worker && this.server === server;
       const post = (message, transfer) => alive() && worker.postMessage({ type: 'give', id, ...message }, transfer || []);
       const server = new FileServer(roots, post, alive, this.inflater);
+      this.server = server; // a newer analysis stops this one's hand-over
       this.pending.set(id, { resolve, reject, server });
       worker.postMessage({ type: 'analyze', id, options, roots: listing });
     });
@@ -284,8 +293,20 @@ class FileServer {
     await this.giveInParts(files);
     await this.giveSmall(small);
     this.post({ kind: 'small-given' });
-    await Promise.all([this.giveLogs(logs), this.giveRest(), this.timesGiven]);
+    await Promise.all([this.giveLogs(logs), this.timesGiven]);
     this.post({ kind: 'all-given' });
+  }
+
+  /**
+   * Every other File, once the analysis is done: the logs, read again for their long texts,
+   * and the files not read, for their sizes in the report. The browser charges this thread
+   * for each File handed over, as much as the analysis' own reads, so this waits for them.
+   */
+  async giveRestAfterDone() {
+    for (const [root, files] of this.byPath.entries()) {
+      await this.giveInParts([...files.keys()].filter((path) => !this.handed[root].has(path)).map((path) => [root, path]));
+    }
+    this.post({ kind: 'rest-given' });
   }
 
   /**
@@ -380,13 +401,6 @@ class FileServer {
       }
     };
     await Promise.all(Array.from({ length: LOGS_AT_ONCE }, reader));
-  }
-
-  /** Every other File (the logs, read again for their long texts; the rest for their sizes). */
-  async giveRest() {
-    for (const [root, files] of this.byPath.entries()) {
-      await this.giveInParts([...files.keys()].filter((path) => !this.handed[root].has(path)).map((path) => [root, path]));
-    }
   }
 
   /** Hands Files over in parts: the browser fetches each File's metadata when it is posted. */

@@ -9,14 +9,17 @@
 //          kind 'files' {root, files, paths} (the `files` first, then any other), 'bytes'
 //          {items: [{root, path, bytes}]} (the `small` ones), 'small-given', 'log' {index,
 //          bytes} (the `logs`, in order), 'times' {items: [{root, path, modified}]} (in parts, once
-//          asked), 'all-given'
+//          asked), 'all-given'; after 'done', 'files' again (the Files not read: their sizes
+//          for the report, the logs for their long texts), then 'rest-given'
 //                                                   -> {type:'times', id, files} (after the
 //                                                      small files), {type:'progress', id, ...}*,
 //                                                      {type:'consumed', id, bytes} per log, then
 //                                                      {type:'done', id, summary, warnings, memory,
-//                                                       seconds, timings}
+//                                                       seconds, timings}, then {type:'settled',
+//                                                       id, seconds} once the rest is in
 //        {type:'call', id, method, args}            -> {type:'result', id, value}
 //        {type:'export', id, what, session_id}      -> {type:'result', id, value: Blob}
+//          (an export, the report and whole texts are answered once the rest is in)
 //        {type:'inflate', id, packed, size, crc32} -> {type:'inflated', id, bytes} (a zip entry's
 //                                                      data; the page runs a second worker
 //                                                      for this, see engine.js)
@@ -38,6 +41,20 @@ console.error = (...args) => {
 
 const ROWS_PER_PART = 20000;
 const CALLS = new Set(['summary', 'rows', 'facets', 'sessions', 'inventory', 'report', 'usage', 'row_count']);
+// Bytes of a long text the engine's table keeps (INLINE_TEXT in src/table.rs): rows asked for
+// with more, or whole (0), are read again from their logs.
+const TABLE_KEEPS_TEXT = 512;
+
+// Resolved once the Files handed over after 'done' are in: the report's sizes and the logs
+// that long texts are read again from.
+let settled = Promise.resolve();
+
+function needsEveryFile({ type, method, args }) {
+  if (type === 'export') return true;
+  if (method === 'report') return true;
+  const textLimit = method === 'rows' ? (args || [])[3] : 1;
+  return !(textLimit > 0 && textLimit <= TABLE_KEEPS_TEXT);
+}
 
 function fail(id, error) {
   if (error instanceof WebAssembly.RuntimeError) {
@@ -56,15 +73,28 @@ function fail(id, error) {
 // What the page hands over during an analysis ({type:'give'} messages), taken in order.
 let given = [];
 let wake = null;
+// The analysis under way; one that a newer one replaced stops waiting for its files.
+let current = 0;
 
 function receiveGiven(message) {
   given.push(message);
   if (wake) wake();
 }
 
-async function analyze({ id, options, roots }) {
+async function analyze(message) {
+  let settle;
+  settled = new Promise((resolve) => (settle = resolve));
+  try {
+    await analyzeUntilSettled(message);
+  } finally {
+    settle();
+  }
+}
+
+async function analyzeUntilSettled({ id, options, roots }) {
   const started = performance.now();
   given = [];
+  current = id;
   if (engine) {
     try {
       engine.free();
@@ -129,6 +159,7 @@ async function analyze({ id, options, roots }) {
   const logBytes = new Map();
   let smallGiven = false;
   let allGiven = false;
+  let restGiven = false;
   const take = (message) => {
     if (message.id !== id) return;
     if (message.kind === 'files') fresh.give_files(toEngine.get(message.root), message.files, message.paths);
@@ -137,9 +168,11 @@ async function analyze({ id, options, roots }) {
     else if (message.kind === 'log') logBytes.set(message.index, message.bytes);
     else if (message.kind === 'times') for (const item of message.items) fresh.give_time(toEngine.get(item.root), item.path, item.modified);
     else if (message.kind === 'all-given') allGiven = true;
+    else if (message.kind === 'rest-given') restGiven = true;
   };
   const until = async (done) => {
     for (;;) {
+      if (current !== id) throw new Error('a newer analysis replaced this one');
       while (given.length) take(given.shift());
       if (done()) return;
       await new Promise((resolve) => (wake = resolve));
@@ -183,6 +216,8 @@ async function analyze({ id, options, roots }) {
     timings,
     memory: instance.memory.buffer.byteLength,
   });
+  await until(() => restGiven);
+  self.postMessage({ type: 'settled', id, seconds: (performance.now() - started) / 1000 });
 }
 
 function exportFile({ id, what, session_id }) {
@@ -219,12 +254,14 @@ self.onmessage = async (event) => {
         break;
       case 'call': {
         if (!CALLS.has(message.method)) throw new Error(`unknown call ${message.method}`);
+        if (needsEveryFile(message)) await settled;
         if (!engine) throw new Error('run the analysis first');
         const value = engine[message.method](...(message.args || []));
         self.postMessage({ type: 'result', id: message.id, value });
         break;
       }
       case 'export':
+        await settled;
         exportFile(message);
         break;
       case 'inflate': {

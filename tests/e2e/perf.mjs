@@ -98,7 +98,9 @@ async function inBrowser(server, input, kind) {
       const worst = [...window.__gaps].sort((a, b) => b[0] - a[0]).slice(0, 3).map(([gap, at]) => `${Math.round(gap)} ms at ${(at / 1000).toFixed(2)} s`);
       return { count: gaps.length, p95: gaps[Math.floor(gaps.length * 0.95)], max: gaps[gaps.length - 1], over100ms: gaps.filter((g) => g > 100).length, worst };
     });
-    const lens = await page.evaluate(() => ({ summary: window.copilotLens.summary, seconds: window.copilotLens.seconds, timings: window.copilotLens.timings, memory: window.copilotLens.memory, heap: performance.memory ? performance.memory.usedJSHeapSize : null }));
+    // The Files not read go over after done (their sizes complete the report).
+    await page.waitForFunction(() => window.copilotLens.settled !== null, null, { timeout: 10 * 60_000 });
+    const lens = await page.evaluate(() => ({ settled: window.copilotLens.settled, summary: window.copilotLens.summary, seconds: window.copilotLens.seconds, timings: window.copilotLens.timings, memory: window.copilotLens.memory, heap: performance.memory ? performance.memory.usedJSHeapSize : null }));
     const result = { wall, pickSeconds: (picked - t0) / 1000, ...lens, peak, frames: result0.frames };
 
     // The timeline on it.
@@ -195,7 +197,7 @@ for (const [kind, input] of inputs) {
   assertEqual(page.summary, Object.fromEntries(Object.entries(expected.summary).sort(([a], [b]) => (a < b ? -1 : 1))), `${kind}: the page's summary equals the native CLI's`);
   const csvSha = expected.rowsCsvSha;
   const steps = Object.entries(page.timings).map(([name, seconds]) => `${name} ${seconds.toFixed(2)}`).join(', ');
-  console.log(`page: ${page.wall.toFixed(2)} s from the pick to done (setInputFiles ${page.pickSeconds.toFixed(2)} s); from the page's change event: ${page.timings.total.toFixed(2)} s (${(bytes / 1e6 / page.timings.total).toFixed(0)} MB/s; ${steps})`);
+  console.log(`page: ${page.wall.toFixed(2)} s from the pick to done (setInputFiles ${page.pickSeconds.toFixed(2)} s); from the page's change event: ${page.timings.total.toFixed(2)} s (${(bytes / 1e6 / page.timings.total).toFixed(0)} MB/s; ${steps}); the Files not read were all handed over ${(page.settled - page.timings.total).toFixed(2)} s after done`);
   console.log(`page memory: WebAssembly ${(page.memory / 1048576).toFixed(0)} MiB; main JS heap ${page.heap ? (page.heap / 1048576).toFixed(0) + ' MiB' : '?'}; peak RSS of all Chromium processes ${(page.peak.total / 1048576).toFixed(0)} MiB (largest renderer ${(page.peak.renderer / 1048576).toFixed(0)} MiB)`);
   console.log(`summary equal: ${JSON.stringify(page.summary)}`);
   console.log(`main-thread frames from the change event to done: ${JSON.stringify(page.frames)}`);
