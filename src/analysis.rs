@@ -618,10 +618,29 @@ impl Analysis {
 
     /// Phase 1: every file but the event logs.
     pub fn read_metadata(&mut self, reader: &mut dyn FileReader) {
+        self.read_stores(reader);
+        self.read_other_metadata(reader);
+    }
+
+    /// The first part of phase 1: the stores (a browser reads them as soon as their bytes are
+    /// in, while the page still reads the small files).
+    pub fn read_stores(&mut self, reader: &mut dyn FileReader) {
         for job in self.store_jobs(StoreScope::Everything) {
             let read = job.read(reader, &self.options);
             self.add_store(read);
         }
+    }
+
+    /// The files of the stores, `(root, listed path)`.
+    pub fn store_files(&self) -> impl Iterator<Item = (usize, &str)> {
+        self.files
+            .iter()
+            .filter(|file| file.status == FileStatus::Read && matches!(file.kind, FileKind::Store | FileKind::StoreWal))
+            .map(|file| (file.root, file.listed_path.as_str()))
+    }
+
+    /// The rest of phase 1, after `read_stores`: every other file but the event logs.
+    pub fn read_other_metadata(&mut self, reader: &mut dyn FileReader) {
         // The sessions with a log, by root: workspace.yaml rows say whether the log is there.
         let logged: HashSet<(usize, String)> = self
             .files

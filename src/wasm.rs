@@ -305,6 +305,16 @@ struct Running {
     table: RowTable,
     tasks: Vec<LogTask>,
     next: usize,
+    stores: Stores,
+}
+
+/// When the stores (phase 1's first part) are read.
+enum Stores {
+    /// As soon as the page has handed over these files, the last of them.
+    Awaiting(Vec<(usize, String)>),
+    /// With the other metadata (a store in a zip, read ahead with the zip's small files).
+    WithMetadata,
+    Read,
 }
 
 struct Finished {
@@ -446,6 +456,16 @@ impl Engine {
         for (root, path, read_in_parts) in analysis.metadata_files().filter(|(root, _, _)| given_by_page(*root)) {
             if read_in_parts { &mut in_parts } else { &mut small }.push((root, path.to_string()));
         }
+        // The stores first: they are read as soon as they are in, while the rest comes; a
+        // store in a zip is read with the zip's other small files.
+        let stores: Vec<(usize, String)> =
+            analysis.store_files().map(|(root, path)| (root, path.to_string())).collect();
+        small.sort_by_key(|pair| !stores.contains(pair));
+        let stores = if stores.iter().all(|(root, _)| given_by_page(*root)) {
+            Stores::Awaiting(stores)
+        } else {
+            Stores::WithMetadata
+        };
         let tasks = analysis.log_tasks();
         let logs: Vec<serde_json::Value> = tasks
             .iter()
@@ -457,7 +477,7 @@ impl Engine {
                 _ => serde_json::json!({ "root": task.root, "path": task.listed_path, "given": given_by_page(task.root) }),
             })
             .collect();
-        self.running = Some(Running { analysis, roots, table: RowTable::default(), tasks, next: 0 });
+        self.running = Some(Running { analysis, roots, table: RowTable::default(), tasks, next: 0, stores });
         to_js(&serde_json::json!({ "files": in_parts, "small": small, "logs": logs }))
     }
 
@@ -465,7 +485,16 @@ impl Engine {
     /// only if its rows need it (`read_metadata`).
     pub fn give_bytes(&mut self, root: usize, path: String, bytes: Uint8Array) -> Result<(), JsError> {
         let size = bytes.length() as u64;
-        self.give(root, path, Source::Bytes(bytes), size, 0.0)
+        self.give(root, path.clone(), Source::Bytes(bytes), size, 0.0)?;
+        let running = self.running.as_mut().ok_or_else(|| js_error("begin the analysis first"))?;
+        if let Stores::Awaiting(pending) = &mut running.stores {
+            pending.retain(|(of, at)| (*of, at.as_str()) != (root, path.as_str()));
+            if pending.is_empty() {
+                running.stores = Stores::Read;
+                running.analysis.read_stores(&mut running.roots);
+            }
+        }
+        Ok(())
     }
 
     /// Files of a folder root handed over as File objects (read lazily, a slice at a time); each
@@ -513,7 +542,11 @@ impl Engine {
                 zip.read_ahead(small, READ_AHEAD_MAX_BYTES);
             }
         }
-        running.analysis.read_metadata(&mut running.roots);
+        // Unless read already: a store in a zip, or one the page handed over as a File.
+        if !matches!(std::mem::replace(&mut running.stores, Stores::Read), Stores::Read) {
+            running.analysis.read_stores(&mut running.roots);
+        }
+        running.analysis.read_other_metadata(&mut running.roots);
         // A log's rows before its first working directory take the project and branch of
         // workspace.yaml, the store or the sidebar, which are known only now.
         running.tasks = running.analysis.log_tasks();
