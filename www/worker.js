@@ -76,9 +76,15 @@ let wake = null;
 // The analysis under way; one that a newer one replaced stops waiting for its files.
 let current = 0;
 
+function wakeWaiting() {
+  const waiting = wake;
+  wake = null;
+  if (waiting) waiting();
+}
+
 function receiveGiven(message) {
   given.push(message);
-  if (wake) wake();
+  wakeWaiting();
 }
 
 async function analyze(message) {
@@ -95,6 +101,7 @@ async function analyzeUntilSettled({ id, options, roots }) {
   const started = performance.now();
   given = [];
   current = id;
+  wakeWaiting(); // an earlier analysis still waiting for its files ends
   if (engine) {
     try {
       engine.free();
@@ -176,7 +183,6 @@ async function analyzeUntilSettled({ id, options, roots }) {
       while (given.length) take(given.shift());
       if (done()) return;
       await new Promise((resolve) => (wake = resolve));
-      wake = null;
     }
   };
   await until(() => smallGiven);

@@ -697,6 +697,45 @@ test('cancel ends the worker and a fresh one analyses; a worker crash is reporte
   }
 });
 
+test('the Files not read go over after done: the report waits for them and equals the native one; a new analysis meanwhile ends that hand-over', async () => {
+  const corpus = path.join(TMP, 'late');
+  execFileSync('python3', [path.join(ROOT, 'scripts/gen-corpus.py'), corpus, '--size', '100MB', '--seed', '4'], { stdio: 'ignore' });
+  const expected = native(corpus);
+  const spec = native(SPEC);
+  const browser = await launch();
+  const done = (page) => page.waitForFunction(() => document.body.dataset.state === 'done' && window.copilotLens.summary !== null, null, { timeout: 120_000 });
+  const withLabels = (report, from) => {
+    report.roots.forEach((root, i) => (root.label = from.roots[i].label));
+    return report;
+  };
+  try {
+    const { page, net, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
+    await markLoaded(net);
+    await page.setInputFiles('#pick-folder', corpus);
+    await done(page);
+    const atDone = await page.evaluate(() => window.copilotLens.settled);
+    const report = withLabels(JSON.parse((await exportFile(page, 'report.json')).text), expected.report);
+    assertEqual(report, expected.report, 'report.json, asked for at done, equals the native one: the sizes of the files not read are in');
+    const settled = await page.evaluate(() => window.copilotLens.settled);
+    assert(settled !== null, 'the page learns when every File is in');
+
+    // Again, and at done the spec fixture: the first hand-over stops, the second analysis is whole.
+    await page.setInputFiles('#pick-folder', corpus);
+    await done(page);
+    await page.setInputFiles('#pick-folder', SPEC);
+    await done(page);
+    assertEqual(await summaryOf(page), sortKeys(spec.summary), 'the later analysis gives the native numbers');
+    const specReport = withLabels(JSON.parse((await exportFile(page, 'report.json')).text), spec.report);
+    assertEqual(specReport, spec.report, 'and the native report');
+    assertEqual(errors, [], 'no page errors');
+    noNetworkAfterLoad(net, server, 'late files');
+    return `${expected.summary.files} files; every File in ${settled.toFixed(2)} s after the pick (${atDone === null ? 'after done' : 'by done'})`;
+  } finally {
+    await browser.close();
+    rmSync(corpus, { recursive: true, force: true });
+  }
+});
+
 test('past its memory limit the engine stops with a clear message, and the page starts again', async () => {
   const browser = await launch();
   try {
