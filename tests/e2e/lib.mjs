@@ -257,6 +257,33 @@ export function zipDirectory(dir, top) {
   return Buffer.concat([...locals, ...centrals, end]);
 }
 
+// ---- the machine's processor -------------------------------------------------------------------
+
+/** The processor time of the whole machine (every process, every core) from /proc/stat. */
+function cpuTimes() {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).slice(1, 9).map(Number);
+  const idle = fields[3] + fields[4];
+  return { total: fields.reduce((a, b) => a + b, 0), idle };
+}
+
+/**
+ * Measures how busy the machine's cores were from now until `stop()`: `{busy}` (0..1 of all
+ * cores) and `{coreSeconds}` spent by every process, browser included.
+ */
+export function cpuMeter() {
+  const start = cpuTimes();
+  const started = process.hrtime.bigint();
+  return {
+    stop() {
+      const end = cpuTimes();
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const busy = 1 - (end.idle - start.idle) / Math.max(1, end.total - start.total);
+      const cores = os.cpus().length;
+      return { busy, coreSeconds: busy * seconds * cores, seconds, cores };
+    },
+  };
+}
+
 // ---- page helpers ------------------------------------------------------------------------------
 
 export async function waitForState(page, states, timeout = 120_000) {

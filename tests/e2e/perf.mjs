@@ -6,9 +6,10 @@
 //   node tests/e2e/perf.mjs /tmp/c500 [--zip|--zip-only]   (--zip: also as a zip, picked as a file)
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, openSync, readSync, readdirSync, statSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readSync, readdirSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { CLI, SHOTS, assertEqual, launch, native, showView, startServer, waitEngine, waitForState } from './lib.mjs';
+import { CLI, SHOTS, assertEqual, cpuMeter, launch, native, showView, startServer, waitEngine, waitForState } from './lib.mjs';
 
 const corpus = path.resolve(process.argv[2] || '/tmp/c500');
 const zipOnly = process.argv.includes('--zip-only');
@@ -87,7 +88,10 @@ async function inBrowser(server, input, kind) {
     if (kind === 'folder') await page.setInputFiles('#pick-folder', input);
     else await page.setInputFiles('#pick-files', input);
     const picked = Date.now();
+    // The machine's cores from the change event to done: how much of them the analysis had.
+    const meter = cpuMeter();
     const state = await waitForState(page, ['done', 'error'], 30 * 60_000);
+    const cpu = meter.stop();
     const wall = (Date.now() - t0) / 1000;
     clearInterval(timer);
     if (state !== 'done') throw new Error(await page.evaluate(() => window.copilotLens.error));
@@ -101,7 +105,7 @@ async function inBrowser(server, input, kind) {
     // The Files not read go over after done (their sizes complete the report).
     await page.waitForFunction(() => window.copilotLens.settled !== null, null, { timeout: 10 * 60_000 });
     const lens = await page.evaluate(() => ({ settled: window.copilotLens.settled, summary: window.copilotLens.summary, seconds: window.copilotLens.seconds, timings: window.copilotLens.timings, memory: window.copilotLens.memory, heap: performance.memory ? performance.memory.usedJSHeapSize : null }));
-    const result = { wall, pickSeconds: (picked - t0) / 1000, ...lens, peak, frames: result0.frames };
+    const result = { wall, pickSeconds: (picked - t0) / 1000, ...lens, peak, frames: result0.frames, cpu };
 
     // The timeline on it.
     const t1 = Date.now();
@@ -191,13 +195,21 @@ for (const [kind, input] of inputs) {
   const t = Date.now();
   execFileSync(CLI, ['usage', input], { stdio: 'ignore' });
   const usageSeconds = (Date.now() - t) / 1000;
+  // The figure the page is held to: the CLI on one thread, writing every output.
+  const out = mkdtempSync(path.join(os.tmpdir(), 'copilot-lens-one-thread-'));
+  const t1 = Date.now();
+  execFileSync(CLI, ['analyze', input, '--out', out, '--threads', '1'], { stdio: 'ignore' });
+  const oneThread = (Date.now() - t1) / 1000;
+  rmSync(out, { recursive: true, force: true });
   console.log(`\n== ${kind}: ${input}`);
-  console.log(`native analyze: ${times.map((s) => s.toFixed(2)).join(' / ')} s (3 runs); usage command ${usageSeconds.toFixed(2)} s`);
+  console.log(`native analyze: ${times.map((s) => s.toFixed(2)).join(' / ')} s (3 runs, every core); on one thread ${oneThread.toFixed(2)} s (${(bytes / 1e6 / oneThread).toFixed(0)} MB/s); usage command ${usageSeconds.toFixed(2)} s`);
   const page = await inBrowser(server, input, kind);
   assertEqual(page.summary, Object.fromEntries(Object.entries(expected.summary).sort(([a], [b]) => (a < b ? -1 : 1))), `${kind}: the page's summary equals the native CLI's`);
   const csvSha = expected.rowsCsvSha;
   const steps = Object.entries(page.timings).map(([name, seconds]) => `${name} ${seconds.toFixed(2)}`).join(', ');
   console.log(`page: ${page.wall.toFixed(2)} s from the pick to done (setInputFiles ${page.pickSeconds.toFixed(2)} s); from the page's change event: ${page.timings.total.toFixed(2)} s (${(bytes / 1e6 / page.timings.total).toFixed(0)} MB/s; ${steps}); the Files not read were all handed over ${(page.settled - page.timings.total).toFixed(2)} s after done`);
+  console.log(`page throughput / native one-thread throughput: ${(oneThread / page.timings.total).toFixed(2)} (the target is at least 0.5)`);
+  console.log(`processor from the change event to done: the ${page.cpu.cores} cores ${(page.cpu.busy * 100).toFixed(0)}% busy (${page.cpu.coreSeconds.toFixed(1)} core-seconds in ${page.cpu.seconds.toFixed(2)} s, every process)`);
   console.log(`page memory: WebAssembly ${(page.memory / 1048576).toFixed(0)} MiB; main JS heap ${page.heap ? (page.heap / 1048576).toFixed(0) + ' MiB' : '?'}; peak RSS of all Chromium processes ${(page.peak.total / 1048576).toFixed(0)} MiB (largest renderer ${(page.peak.renderer / 1048576).toFixed(0)} MiB)`);
   console.log(`summary equal: ${JSON.stringify(page.summary)}`);
   console.log(`main-thread frames from the change event to done: ${JSON.stringify(page.frames)}`);

@@ -1,0 +1,55 @@
+#!/usr/bin/env node
+// What Chromium charges for handing a folder's files to JavaScript, apart from any analysis: the
+// page reads a picked folder's event logs (8 at once, as engine.js does) and then its other files
+// (16 at once), each pass once untimed (the browser learns each File's metadata on first use)
+// and once timed, with the machine's processor time. Not part of scripts/test.sh.
+//   node tests/e2e/read-cost.mjs bench-corpus/2GB
+import path from 'node:path';
+import { cpuMeter, launch, startServer, waitEngine } from './lib.mjs';
+
+const folder = path.resolve(process.argv[2] || 'bench-corpus/2GB');
+const server = await startServer();
+const browser = await launch();
+try {
+  const page = await browser.context.newPage();
+  await page.goto(server.url);
+  await waitEngine(page);
+  // An input of the test's own, so the app does not start an analysis.
+  await page.evaluate(() => {
+    const input = Object.assign(document.createElement('input'), { type: 'file', id: 'read-cost', webkitdirectory: true });
+    document.body.append(input);
+  });
+  await page.setInputFiles('#read-cost', folder);
+  const pass = (which, atOnce) =>
+    page.evaluate(
+      async ({ which, atOnce }) => {
+        const all = [...document.getElementById('read-cost').files];
+        const files = all.filter((file) => (file.name === 'events.jsonl') === (which === 'logs'));
+        let next = 0;
+        let bytes = 0;
+        const reader = async () => {
+          while (next < files.length) bytes += (await files[next++].arrayBuffer()).byteLength;
+        };
+        const started = performance.now();
+        await Promise.all(Array.from({ length: atOnce }, reader));
+        return { files: files.length, bytes, seconds: (performance.now() - started) / 1000 };
+      },
+      { which, atOnce },
+    );
+  for (const [which, atOnce] of [['logs', 8], ['other files', 16]]) {
+    await pass(which, atOnce);
+    const meter = cpuMeter();
+    const read = await pass(which, atOnce);
+    const cpu = meter.stop();
+    const mb = read.bytes / 1e6;
+    console.log(
+      `${which}: ${read.files} files, ${mb.toFixed(0)} MB read ${atOnce} at once in ${read.seconds.toFixed(2)} s ` +
+        `(${(mb / read.seconds).toFixed(0)} MB/s, ${((read.seconds * 1000) / read.files).toFixed(3)} ms a file); ` +
+        `the ${cpu.cores} cores ${(cpu.busy * 100).toFixed(0)}% busy: ${cpu.coreSeconds.toFixed(1)} core-seconds, ` +
+        `${(cpu.coreSeconds / (read.bytes / 1e9)).toFixed(1)} per GB, ${((cpu.coreSeconds * 1000) / read.files).toFixed(2)} ms a file`,
+    );
+  }
+} finally {
+  await browser.close();
+  await server.close();
+}
