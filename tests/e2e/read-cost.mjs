@@ -24,11 +24,14 @@ try {
     page.evaluate(
       async ({ which, atOnce }) => {
         const all = [...document.getElementById('read-cost').files];
-        const files = all.filter((file) => (file.name === 'events.jsonl') === (which === 'logs'));
+        const files = all.filter((file) => (file.name === 'events.jsonl') === (which === 'event logs'));
         let next = 0;
         let bytes = 0;
         const reader = async () => {
-          while (next < files.length) bytes += (await files[next++].arrayBuffer()).byteLength;
+          while (next < files.length) {
+            const read = await files[next++].arrayBuffer();
+            bytes += read.byteLength;
+          }
         };
         const started = performance.now();
         await Promise.all(Array.from({ length: atOnce }, reader));
@@ -36,7 +39,7 @@ try {
       },
       { which, atOnce },
     );
-  for (const [which, atOnce] of [['logs', 8], ['other files', 16]]) {
+  for (const [which, atOnce] of [['event logs', 8], ['every other file', 16]]) {
     await pass(which, atOnce);
     const meter = cpuMeter();
     const read = await pass(which, atOnce);
