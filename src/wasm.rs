@@ -431,10 +431,11 @@ impl Engine {
     /// Plans the analysis; `progress` is called with `{bytes, total, files, files_total, file}`.
     /// Returns what the page is to hand over from its folder roots, in this order: `{files:
     /// [[root, path]]}` as Files (process logs, read in parts), `{small: [[root, path]]}` as
-    /// bytes (the store among them: its pages are read all over its log, which costs a Blob a
-    /// round trip each; then `read_metadata`), and `{logs: [{root, path, given}]}`, the logs
-    /// in the order `parse_log` takes them (`given`: the page hands its bytes; a zip's logs the
-    /// engine reads itself). Every other file is handed over as a File before `finish`.
+    /// bytes, the stores' files first (a store's pages are read all over its log, which costs
+    /// a Blob a round trip each; the stores are read as soon as they are in), then
+    /// `read_metadata`, and `{logs: [{root, path, given, entry?}]}`, the logs in the order
+    /// `parse_log` takes them (`given`: the page hands its bytes, from a zip by `entry`, which
+    /// says where its data lies). Every other file is handed over as a File after `finish`.
     pub fn begin(&mut self, progress: Function) -> Result<JsValue, JsError> {
         let analysis = Analysis::plan(std::mem::take(&mut self.listings), self.options.clone()).map_err(js_error)?;
         let state = ProgressState {
@@ -485,14 +486,18 @@ impl Engine {
     /// only if its rows need it (`read_metadata`).
     pub fn give_bytes(&mut self, root: usize, path: String, bytes: Uint8Array) -> Result<(), JsError> {
         let size = bytes.length() as u64;
-        self.give(root, path.clone(), Source::Bytes(bytes), size, 0.0)?;
-        let running = self.running.as_mut().ok_or_else(|| js_error("begin the analysis first"))?;
-        if let Stores::Awaiting(pending) = &mut running.stores {
-            pending.retain(|(of, at)| (*of, at.as_str()) != (root, path.as_str()));
-            if pending.is_empty() {
-                running.stores = Stores::Read;
-                running.analysis.read_stores(&mut running.roots);
+        let stores_complete = match self.running.as_mut().map(|running| &mut running.stores) {
+            Some(Stores::Awaiting(pending)) => {
+                pending.retain(|(of, at)| (*of, at.as_str()) != (root, path.as_str()));
+                pending.is_empty()
             }
+            _ => false,
+        };
+        self.give(root, path, Source::Bytes(bytes), size, 0.0)?;
+        if stores_complete {
+            let running = self.running.as_mut().expect("given above");
+            running.stores = Stores::Read;
+            running.analysis.read_stores(&mut running.roots);
         }
         Ok(())
     }

@@ -103,10 +103,7 @@ impl<R: Read + Seek> ZipRoot<R> {
         wanted.sort_unstable();
         for (_, index, path) in wanted {
             let mut bytes = Vec::new();
-            let inflated = self.archive.by_index(index).map_err(io::Error::other).and_then(|entry| {
-                let left = entry.size();
-                DeclaredSize { entry, left }.read_to_end(&mut bytes)
-            });
+            let inflated = self.entry(index).and_then(|mut entry| entry.read_to_end(&mut bytes));
             if inflated.is_ok() {
                 self.inflated.insert(path.to_string(), bytes);
             }
@@ -133,9 +130,14 @@ impl<R: Read + Seek> ZipRoot<R> {
             return Ok(Box::new(Cursor::new(bytes)));
         }
         let index = *self.entries.get(path).ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no such entry"))?;
+        Ok(Box::new(self.entry(index)?))
+    }
+
+    /// Entry `index`'s inflated bytes, up to its declared size.
+    fn entry(&mut self, index: usize) -> io::Result<DeclaredSize<zip::read::ZipFile<'_, R>>> {
         let entry = self.archive.by_index(index).map_err(io::Error::other)?;
         let left = entry.size();
-        Ok(Box::new(DeclaredSize { entry, left }))
+        Ok(DeclaredSize { entry, left })
     }
 }
 
