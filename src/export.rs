@@ -4,6 +4,7 @@ use std::io;
 
 use crate::model::{OwnedRow, TurnType};
 
+/// The header of a rows CSV: `OwnedRow`'s fields.
 const ROW_COLUMNS: [&str; 12] = [
     "agent",
     "timestamp_utc",
@@ -19,25 +20,14 @@ const ROW_COLUMNS: [&str; 12] = [
     "source_line",
 ];
 
-pub fn write_rows_csv<'a>(rows: impl Iterator<Item = &'a OwnedRow>, out: impl io::Write) -> io::Result<()> {
-    let mut writer = csv::Writer::from_writer(out);
-    writer.write_record(ROW_COLUMNS)?;
+/// Rows as CSV: the columns of `OwnedRow` in its order, with the header row when `header`.
+pub fn write_rows_csv<'a>(rows: impl Iterator<Item = &'a OwnedRow>, header: bool, out: impl io::Write) -> io::Result<()> {
+    let mut writer = csv::WriterBuilder::new().has_headers(false).from_writer(out);
+    if header {
+        writer.write_record(ROW_COLUMNS)?;
+    }
     for row in rows {
-        let line = row.source_line.to_string();
-        writer.write_record([
-            row.agent.as_str(),
-            &row.timestamp_utc,
-            &row.session_id,
-            &row.project_path,
-            &row.git_branch,
-            &row.model,
-            &row.tool_name,
-            &row.tool_use_id,
-            row.turn_type.as_str(),
-            &row.text,
-            &row.source,
-            &line,
-        ])?;
+        writer.serialize(row)?;
     }
     writer.flush()
 }

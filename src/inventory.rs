@@ -4,8 +4,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use crate::artifacts::events::ToolTally;
-use crate::artifacts::logs::McpServerSeen;
+use crate::sources::copilot_cli::events::ToolTally;
+use crate::sources::copilot_cli::logs::McpServerSeen;
 use crate::model::AGENT;
 use crate::sessions::{SessionFacts, SessionRecord};
 

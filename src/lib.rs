@@ -6,7 +6,6 @@
 //! Start reading at [`analysis`]; ARCHITECTURE.md has the map.
 
 pub mod analysis;
-pub mod artifacts;
 pub mod dedup;
 pub mod export;
 pub mod input;
@@ -14,7 +13,9 @@ pub mod inventory;
 pub mod json;
 pub mod lines;
 pub mod model;
+pub mod outputs;
 pub mod report;
+pub mod sources;
 pub mod sessions;
 pub mod table;
 pub mod time;

@@ -4,6 +4,8 @@ use std::borrow::Cow;
 
 use serde::Serialize;
 
+use crate::time;
+
 /// The catalog name of the agent whose files this crate reads.
 pub const AGENT: &str = "copilot-cli";
 
@@ -74,14 +76,29 @@ pub struct LineLocator {
     pub ordinal: u32,
 }
 
-/// Facts about a row that its text does not carry in a parseable way.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// What a row means beyond its text, set where the row is made: for the tallies, and for a
+/// viewer (the browser's row table serves it as `mark`, in snake case). Never written to the
+/// row exports.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum RowMark {
     #[default]
     Plain,
+    /// A tool result whose call failed (`success: false`).
     FailedToolResult,
+    /// `permission request: ...`
     PermissionRequest,
+    /// `permission decision: denied-...`
     PermissionDenied,
+    /// `permission decision: approved...`
+    PermissionGranted,
+    /// Another permission decision: cancelled, carried forward, or of a kind not given.
+    PermissionDecision,
+    /// A permission mode (`permission mode: ...`) or a standing grant (`permission setting: ...`).
+    PermissionSetting,
+    /// The session's model changed or was resolved (`model: ...`, `session.info model: ...`).
+    ModelChange,
+    /// `parser: unparseable line ...`
     BadLine,
     SessionSynced,
     ScratchDirectory,
@@ -128,6 +145,12 @@ pub trait RowSink {
     fn push(&mut self, row: &Row<'_>);
 }
 
+impl<T: RowSink + ?Sized> RowSink for &mut T {
+    fn push(&mut self, row: &Row<'_>) {
+        (**self).push(row);
+    }
+}
+
 impl RowSink for Vec<OwnedRow> {
     fn push(&mut self, row: &Row<'_>) {
         self.push(row.to_owned_row());
@@ -143,6 +166,14 @@ pub struct JsonlRowWriter<W: std::io::Write> {
 impl<W: std::io::Write> JsonlRowWriter<W> {
     pub fn new(out: W) -> Self {
         JsonlRowWriter { out, error: None }
+    }
+
+    /// Writes rows already encoded as JSONL (by another thread, say).
+    pub fn write_encoded(&mut self, jsonl: &[u8]) -> std::io::Result<()> {
+        match self.error.take() {
+            Some(error) => Err(error),
+            None => self.out.write_all(jsonl),
+        }
     }
 
     /// Returns the writer, or the first write error (a sink cannot fail mid-analysis).
@@ -166,4 +197,97 @@ impl<W: std::io::Write> RowSink for JsonlRowWriter<W> {
             self.error = Some(error);
         }
     }
+}
+
+/// A row from a file other than an event log. These are decided after every log has been
+/// read (secondary copies are deduplicated against the logs), so they own their texts.
+/// An empty `project_path` or `git_branch` is filled from the session by the join.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PendingRow {
+    pub timestamp_utc: String,
+    pub session_id: String,
+    pub project_path: String,
+    pub git_branch: String,
+    pub model: String,
+    pub tool_name: String,
+    pub tool_use_id: String,
+    pub turn_type: TurnType,
+    pub text: String,
+    pub source_line: u64,
+    pub mark: RowMark,
+    /// Stamped with its file's modification time, which the analysis sets before the rows go
+    /// out (a browser learns a file's time only when asked, and asks only for these files).
+    pub at_file_time: bool,
+}
+
+/// A row of a file other than an event log, as held until every log has been read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HeldRow {
+    Row(PendingRow),
+    /// A prompt or reply of the store's `turns`, held as its keys and where to read it: only
+    /// the copies that survive deduplication are read again, whole.
+    Turn(StoreTurn),
+}
+
+/// One text cell of a `turns` row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct StoreTurn {
+    pub rowid: u64,
+    pub turn_type: TurnType,
+    pub millis: Option<i64>,
+    pub session_key: u64,
+    pub global_key: u64,
+}
+
+impl HeldRow {
+    /// The row as deduplication sees it.
+    pub fn candidate(&self) -> crate::dedup::Candidate {
+        match self {
+            HeldRow::Row(row) => crate::dedup::Candidate::new(&row.session_id, row.turn_type, &row.text, row.millis()),
+            HeldRow::Turn(turn) => crate::dedup::Candidate {
+                session_key: turn.session_key,
+                global_key: turn.global_key,
+                millis: turn.millis,
+            },
+        }
+    }
+}
+
+impl PendingRow {
+    /// A row with only the essentials; the other columns start empty.
+    pub fn new(turn_type: TurnType, text: String, timestamp: &str, source_line: u64) -> Self {
+        PendingRow {
+            timestamp_utc: time::normalize(timestamp).into_owned(),
+            session_id: String::new(),
+            project_path: String::new(),
+            git_branch: String::new(),
+            model: String::new(),
+            tool_name: String::new(),
+            tool_use_id: String::new(),
+            turn_type,
+            text,
+            source_line,
+            mark: RowMark::Plain,
+            at_file_time: false,
+        }
+    }
+
+    /// A row at its file's modification time (see `at_file_time`).
+    pub fn at_file_time(turn_type: TurnType, text: String, source_line: u64) -> Self {
+        PendingRow { at_file_time: true, ..PendingRow::new(turn_type, text, "", source_line) }
+    }
+
+    pub fn in_session(mut self, session_id: &str) -> Self {
+        self.session_id = session_id.to_string();
+        self
+    }
+
+    pub fn millis(&self) -> Option<i64> {
+        time::parse_millis(&self.timestamp_utc)
+    }
+}
+
+/// The timestamp text of a file's modification time (rows "at the file's mtime").
+pub fn mtime_text(modified_ms: Option<i64>) -> String {
+    modified_ms.map(time::format_millis).unwrap_or_default()
 }

@@ -4,9 +4,9 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::artifacts::events::LineAccount;
-use crate::artifacts::store::wal::WalStats;
-use crate::input::layout::FileKind;
+use crate::sources::FileKind;
+use crate::sources::copilot_cli::events::LineAccount;
+use crate::sources::copilot_cli::store::wal::WalStats;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -26,7 +26,52 @@ pub struct Report {
     pub roots: Vec<RootReport>,
     pub files: Vec<FileReport>,
     pub excluded_trees: Vec<ExcludedTree>,
+    /// Everything that went wrong, where and why, in file order.
+    pub diagnostics: Vec<Diagnostic>,
     pub totals: Totals,
+}
+
+/// A problem with the input: the file (relative to its home, or as its root lists it), the
+/// line where there is one, what kind of problem, and the message.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Diagnostic {
+    pub file: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u64>,
+    pub kind: DiagnosticKind,
+    pub message: String,
+}
+
+impl std::fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}:{line}: {}", self.file, self.message),
+            None => write!(f, "{}: {}", self.file, self.message),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DiagnosticKind {
+    /// The root could not list an entry (an unreadable folder, an unsafe zip entry name).
+    Listing,
+    /// The file could not be opened or read.
+    Unreadable,
+    /// The file was read but is not in its format.
+    Unparsable,
+    /// Reading stopped partway (the rows before are kept).
+    ReadStopped,
+    /// The session store could not be read, or only in part.
+    Store,
+    /// The store's write-ahead log is damaged (frames after the damage are not replayed).
+    WriteAheadLog,
+    /// Prompts and replies of the store kept after deduplication could not be read again.
+    TurnsUnreadable,
+    /// A line that names a usage counter but could not be read (usage-only runs).
+    BadCounterLine,
+    /// A long text could not be read again whole from its log: it is shown cut.
+    TextNotReread,
 }
 
 #[derive(Debug, Serialize)]

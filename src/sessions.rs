@@ -4,8 +4,8 @@ use std::collections::BTreeSet;
 
 use serde::Serialize;
 
-use crate::artifacts::events::LogSummary;
-use crate::artifacts::store::StoreSession;
+use crate::sources::copilot_cli::events::LogSummary;
+use crate::sources::copilot_cli::store::StoreSession;
 use crate::model::{Row, RowMark, TurnType};
 use crate::time;
 use crate::usage::ledger::SessionLedger;

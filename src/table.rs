@@ -1,6 +1,7 @@
 //! An in-memory row table for an interactive viewer (the browser's worker): rows kept
 //! compactly (repeated columns interned, texts in one arena), a chronological order, and
-//! filtered views that a page reads a slice at a time.
+//! filtered views that a page reads a slice at a time. Each row keeps its `RowMark`, what it
+//! means beyond its text, so the page never has to read meaning back out of texts.
 //!
 //! A long text of an event-log row keeps only its first `INLINE_TEXT` bytes here, with the
 //! row's `LineLocator`; the viewer reads the whole text again from its line when it shows it
@@ -10,7 +11,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{AGENT, LineLocator, OwnedRow, Row, RowSink, TurnType};
+use crate::model::{LineLocator, OwnedRow, Row, RowMark, RowSink, TurnType};
 
 /// Bytes of a long text kept in memory; the rest is read again from the source when shown.
 pub const INLINE_TEXT: usize = 512;
@@ -38,6 +39,7 @@ struct StoredRow {
     millis: Option<i64>,
     /// The timestamp as written, when it is not the canonical form of `millis`.
     raw_timestamp: Option<Span>,
+    agent: u32,
     session: u32,
     project: u32,
     branch: u32,
@@ -47,6 +49,7 @@ struct StoredRow {
     tool_use_id: u32,
     text: Span,
     turn_type: TurnType,
+    mark: RowMark,
     line: u64,
 }
 
@@ -64,9 +67,11 @@ pub struct RowFilter {
     pub until: String,
     /// Case-insensitive text to find in the row's text.
     pub search: String,
+    /// Rows with any of these marks (`["bad_line"]`: the bad lines).
+    pub marks: Vec<RowMark>,
 }
 
-/// A row as the viewer shows it, with its index in the table.
+/// A row as the viewer shows it, with its index in the table and its mark.
 #[derive(Clone, Debug, Serialize)]
 pub struct TableRow {
     pub index: u32,
@@ -74,6 +79,16 @@ pub struct TableRow {
     pub row: OwnedRow,
     /// The text is only its start: read the rest with the row's locator.
     pub text_cut: bool,
+    /// What the row means beyond its text (`"permission_denied"`, `"bad_line"`, ...).
+    pub mark: RowMark,
+}
+
+impl TableRow {
+    /// Row `index` of `table` as shown: `row` is its columns (as stored, or read again whole),
+    /// the mark comes from the table.
+    pub fn new(table: &RowTable, index: u32, row: OwnedRow, text_cut: bool) -> TableRow {
+        TableRow { index, row, text_cut, mark: table.mark(index).unwrap_or_default() }
+    }
 }
 
 impl RowSink for RowTable {
@@ -95,6 +110,7 @@ impl RowSink for RowTable {
         let stored = StoredRow {
             millis,
             raw_timestamp,
+            agent: self.intern(row.agent),
             session: self.intern(row.session_id),
             project: self.intern(row.project_path),
             branch: self.intern(row.git_branch),
@@ -104,6 +120,7 @@ impl RowSink for RowTable {
             tool_use_id: self.intern(row.tool_use_id),
             text,
             turn_type: row.turn_type,
+            mark: row.mark,
             line: row.source_line,
         };
         self.rows.push(stored);
@@ -154,6 +171,11 @@ impl RowTable {
         self.cut.get(&index).copied()
     }
 
+    /// What the row means beyond its text.
+    pub fn mark(&self, index: u32) -> Option<RowMark> {
+        self.rows.get(index as usize).map(|row| row.mark)
+    }
+
     /// The row as stored (its text cut when `cut_text` says so).
     pub fn row(&self, index: u32) -> Option<OwnedRow> {
         let row = self.rows.get(index as usize)?;
@@ -164,7 +186,7 @@ impl RowTable {
             (None, None) => String::new(),
         };
         Some(OwnedRow {
-            agent: AGENT.to_string(),
+            agent: name(row.agent),
             timestamp_utc: timestamp,
             session_id: name(row.session),
             project_path: name(row.project),
@@ -209,6 +231,7 @@ impl RowTable {
                     && tool.is_none_or(|id| row.tool == id)
                     && since.is_none_or(|since| row.millis.is_some_and(|m| m >= since))
                     && until.is_none_or(|until| row.millis.is_some_and(|m| m < until))
+                    && (filter.marks.is_empty() || filter.marks.contains(&row.mark))
                     && (needle.is_empty() || contains_folded(self.text(row.text), &needle, ascii_needle))
             })
             .collect()
@@ -272,7 +295,8 @@ fn contains_folded(haystack: &str, needle: &str, ascii_needle: bool) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::RowMark;
+
+    const AGENT: &str = "copilot-cli";
 
     fn push(table: &mut RowTable, stamp: &str, session: &str, turn_type: TurnType, text: &str) {
         table.push(&Row {
@@ -338,5 +362,75 @@ mod tests {
         assert_eq!((cut.text.len(), table.cut_text(0)), (INLINE_TEXT, Some(locator)));
         assert_eq!(cut.timestamp_utc, "2026-10-02T01:00:00Z", "a non-canonical stamp is kept as written");
         assert_eq!((table.row(1).unwrap().text, table.cut_text(1)), (long, None));
+    }
+
+    #[test]
+    fn marks_and_agents_are_kept_and_served() {
+        let mut table = RowTable::default();
+        let rows = [
+            ("other-agent", TurnType::System, "permission decision: denied-by-rules", RowMark::PermissionDenied),
+            (AGENT, TurnType::System, "permission mode: manual agent=interactive", RowMark::PermissionSetting),
+            (AGENT, TurnType::System, "model: a -> b", RowMark::ModelChange),
+            (AGENT, TurnType::User, "permission please", RowMark::Plain),
+            (AGENT, TurnType::System, "parser: unparseable line (not a JSON object): x", RowMark::BadLine),
+        ];
+        for (agent, turn_type, text, mark) in rows {
+            table.push(&Row {
+                agent,
+                timestamp_utc: "2026-10-02T00:00:00.000Z".into(),
+                session_id: "a",
+                project_path: "",
+                git_branch: "",
+                model: "",
+                tool_name: "",
+                tool_use_id: "",
+                turn_type,
+                text: text.into(),
+                source: "s",
+                source_line: 1,
+                mark,
+                locator: None,
+            });
+        }
+        table.seal();
+        for (index, (agent, _, text, mark)) in rows.into_iter().enumerate() {
+            let index = index as u32;
+            let row = table.row(index).unwrap();
+            assert_eq!((row.agent.as_str(), row.text.as_str(), table.mark(index)), (agent, text, Some(mark)));
+            let shown = serde_json::to_value(TableRow::new(&table, index, row, false)).unwrap();
+            assert_eq!(shown["mark"], serde_json::to_value(mark).unwrap());
+            assert_eq!((shown["agent"].as_str(), shown["text"].as_str()), (Some(agent), Some(text)));
+            assert_eq!(shown["index"], index);
+        }
+        assert_eq!(table.mark(rows.len() as u32), None);
+        let bad = RowFilter { marks: vec![RowMark::BadLine], ..RowFilter::default() };
+        assert_eq!(table.filter(&bad), [4]);
+        let permissions =
+            RowFilter { marks: vec![RowMark::PermissionDenied, RowMark::PermissionSetting], ..RowFilter::default() };
+        assert_eq!(table.filter(&permissions), [0, 1]);
+        assert_eq!(table.facets().sessions, ["a"], "an agent's name is no session");
+    }
+
+    #[test]
+    fn marks_are_served_in_snake_case() {
+        let names = [
+            (RowMark::Plain, "plain"),
+            (RowMark::FailedToolResult, "failed_tool_result"),
+            (RowMark::PermissionRequest, "permission_request"),
+            (RowMark::PermissionDenied, "permission_denied"),
+            (RowMark::PermissionGranted, "permission_granted"),
+            (RowMark::PermissionDecision, "permission_decision"),
+            (RowMark::PermissionSetting, "permission_setting"),
+            (RowMark::ModelChange, "model_change"),
+            (RowMark::BadLine, "bad_line"),
+            (RowMark::SessionSynced, "session_synced"),
+            (RowMark::ScratchDirectory, "scratch_directory"),
+        ];
+        for (mark, name) in names {
+            assert_eq!(serde_json::to_value(mark).unwrap(), name);
+            assert_eq!(serde_json::from_value::<RowMark>(name.into()).unwrap(), mark);
+        }
+        let filter: RowFilter = serde_json::from_str(r#"{"marks":["bad_line"]}"#).unwrap();
+        assert_eq!(filter.marks, [RowMark::BadLine]);
     }
 }

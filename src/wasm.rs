@@ -13,7 +13,7 @@ use wasm_bindgen::prelude::*;
 use web_sys::Blob;
 
 use crate::analysis::{Analysis, LateSizes, LogTask, Options, Outputs, Tally, TallySink};
-use crate::artifacts::events::{self, reparse_line};
+use crate::sources::copilot_cli::events::{self, reparse_line};
 use crate::export;
 use crate::input::blob::BlobReader;
 use crate::input::zip::ZipRoot;

@@ -4,7 +4,7 @@
 
 mod common;
 
-use copilot_lens::analysis::{Analysis, Options, UsageData, analyze};
+use copilot_lens::analysis::{Options, Planned, UsageData, analyze, usage_only};
 use copilot_lens::input::memory::MemoryRoots;
 use copilot_lens::model::OwnedRow;
 use copilot_lens::usage::summary::{DayRange, GroupBy, UsageRow};
@@ -14,8 +14,8 @@ type Expected<'a> = (&'a str, &'a str, &'a [&'a str], [u64; 7], Option<u64>);
 
 fn usage_only(name: &str) -> UsageData {
     let mut roots = MemoryRoots(vec![common::memory_root(name)]);
-    let analysis = Analysis::plan(roots.listings(), Options::default()).unwrap();
-    analysis.usage_only(&mut roots).usage
+    let planned = Planned::new(roots.listings(), Options::default()).unwrap();
+    usage_only::run(planned, &mut roots).usage
 }
 
 fn check(name: &str, expected: &[Expected<'_>]) -> UsageData {
@@ -164,7 +164,7 @@ fn days_follow_the_time_zone() {
     // 2026-10-01T23:30Z is already Oct 2 in Berlin (UTC+2 in October).
     let mut roots = MemoryRoots(vec![common::memory_root("usage/resumed-two-days")]);
     let options = Options { zone: copilot_lens::usage::Zone::parse("Europe/Berlin").unwrap(), ..Options::default() };
-    let usage = Analysis::plan(roots.listings(), options).unwrap().usage_only(&mut roots).usage;
+    let usage = usage_only::run(Planned::new(roots.listings(), options).unwrap(), &mut roots).usage;
     let table = usage.table(GroupBy::Day, DayRange::default());
     let days: Vec<_> = table.rows.iter().map(|row| (row.day.clone().unwrap(), row.requests)).collect();
     assert_eq!(days, [("2026-10-02".to_string(), 3)]);

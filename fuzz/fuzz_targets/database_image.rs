@@ -5,7 +5,7 @@
 use std::io::{self, Read};
 use std::sync::Arc;
 
-use copilot_lens::artifacts::store::{self, StoreFiles, StoreScope};
+use copilot_lens::sources::copilot_cli::store::{self, StoreFiles, StoreScope};
 use copilot_lens::input::ReadAt;
 use libfuzzer_sys::fuzz_target;
 

@@ -1,7 +1,7 @@
 #![no_main]
 //! The event-log parser on any bytes: every line is accounted for, nothing panics.
 
-use copilot_lens::artifacts::events::{LogContext, parse_log};
+use copilot_lens::sources::copilot_cli::events::{LogContext, parse_log};
 use copilot_lens::model::OwnedRow;
 use copilot_lens::usage::{Zone, rates::RateTable};
 use libfuzzer_sys::fuzz_target;
@@ -9,7 +9,7 @@ use libfuzzer_sys::fuzz_target;
 fuzz_target!(|data: &[u8]| {
     let rates = RateTable::default_table();
     for include_thinking in [false, true] {
-        let context = LogContext { session_id: "s", source: "e", fallback_project: "", fallback_branch: "", include_thinking, zone: Zone::Utc, rates: &rates, file: 0 };
+        let context = LogContext { agent: "copilot-cli", session_id: "s", source: "e", fallback_project: "", fallback_branch: "", include_thinking, zone: Zone::Utc, rates: &rates, file: 0 };
         let mut rows: Vec<OwnedRow> = Vec::new();
         let outcome = parse_log(&context, data, &mut rows);
         let account = outcome.account;

@@ -4,7 +4,7 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    if let Ok(grants) = copilot_lens::artifacts::settings::parse(data) {
-        let _ = copilot_lens::artifacts::settings::rows(&grants);
+    if let Ok(grants) = copilot_lens::sources::copilot_cli::settings::parse(data) {
+        let _ = copilot_lens::sources::copilot_cli::settings::rows(&grants);
     }
 });

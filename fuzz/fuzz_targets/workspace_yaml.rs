@@ -4,7 +4,7 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    if let Ok(workspace) = copilot_lens::artifacts::workspace::parse(data) {
+    if let Ok(workspace) = copilot_lens::sources::copilot_cli::workspace::parse(data) {
         let _ = workspace.rows("s", data.len() % 2 == 0);
     }
 });

@@ -44,6 +44,16 @@ pub trait FileReader {
     }
 }
 
+impl<T: FileReader + ?Sized> FileReader for &mut T {
+    fn open(&mut self, root: usize, path: &str) -> io::Result<Box<dyn Read + '_>> {
+        (**self).open(root, path)
+    }
+
+    fn open_at(&mut self, root: usize, path: &str) -> Option<io::Result<Box<dyn ReadAt>>> {
+        (**self).open_at(root, path)
+    }
+}
+
 /// Positional reads of a file.
 pub trait ReadAt {
     /// Fills `buffer` from `offset`; returns how many bytes there were (fewer at the end).

@@ -11,7 +11,6 @@
 pub mod counters;
 pub mod ledger;
 pub mod rates;
-pub mod scan;
 pub mod summary;
 
 use chrono::{FixedOffset, NaiveDate, TimeZone, Utc};

@@ -12,12 +12,13 @@ use std::time::Instant;
 
 use chrono::NaiveDate;
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use copilot_lens::analysis::{Analysis, Options, Outputs};
+use copilot_lens::analysis::{self, Options, Outputs, Planned};
 use copilot_lens::model::JsonlRowWriter;
+use copilot_lens::outputs::{self, CATALOGUE, ROWS_JSONL};
 use copilot_lens::report::FileStatus;
 use copilot_lens::usage::Zone;
 use copilot_lens::usage::rates::RateTable;
-use copilot_lens::usage::summary::{self, DayRange, GroupBy};
+use copilot_lens::usage::summary::{DayRange, GroupBy};
 
 use crate::roots::{DiskRoots, Scope};
 
@@ -165,20 +166,20 @@ fn run_usage(root_paths: &[PathBuf], options: Options, view: UsageView, threads:
         Ok(opened) => opened,
         Err(message) => return fail(USAGE_ERROR, &message),
     };
-    let mut analysis = match Analysis::plan(listings, options) {
-        Ok(analysis) => analysis,
+    let mut usage_run = match Planned::new(listings, options) {
+        Ok(planned) => planned.usage_only(),
         Err(error) => return fail(USAGE_ERROR, &error.to_string()),
     };
     // The store's log is scanned on a thread of its own while the event logs are.
-    let mut store_jobs = analysis.usage_store_jobs();
+    let mut store_jobs = usage_run.store_jobs();
     std::thread::scope(|scope| {
         let mut reader = roots.clone();
         let jobs = &mut store_jobs;
         scope.spawn(move || jobs.iter_mut().for_each(|job| job.scan_wal_ahead(&mut reader)));
-        parallel::scan_usage(&mut analysis, &roots, threads);
+        parallel::scan_usage(&mut usage_run, &roots, threads);
     });
-    analysis.read_store_usage(&mut roots, store_jobs);
-    let run = analysis.finish_usage_only();
+    usage_run.read_stores(&mut roots, store_jobs);
+    let run = usage_run.finish(&mut roots);
     let table = run.usage.table(view.by, view.range);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
@@ -220,29 +221,25 @@ fn run_analyze(root_paths: &[PathBuf], out: &Path, options: Options, threads: us
         );
         return fail(USAGE_ERROR, &message);
     }
-    let mut analysis = match Analysis::plan(listings, options) {
-        Ok(analysis) => analysis,
+    let planned = match Planned::new(listings, options) {
+        Ok(planned) => planned,
         Err(error) => return fail(USAGE_ERROR, &error.to_string()),
     };
     if let Err(error) = fs::create_dir_all(out) {
         return fail(1, &format!("{}: {error}", out.display()));
     }
-    let rows_path = out.join("rows.jsonl");
+    let rows_path = out.join(ROWS_JSONL.name);
     let mut rows = match File::create(&rows_path) {
-        Ok(file) => BufWriter::with_capacity(1 << 20, file),
+        Ok(file) => JsonlRowWriter::new(BufWriter::with_capacity(1 << 20, file)),
         Err(error) => return fail(1, &format!("{}: {error}", rows_path.display())),
     };
-    analysis.read_metadata(&mut roots);
-    let outputs = parallel::parse_logs(&mut analysis, &roots, threads, &mut rows).and_then(|()| {
-        let mut writer = JsonlRowWriter::new(&mut rows);
-        let outputs = analysis.finish(&mut roots, &mut writer);
-        writer.finish()?;
-        Ok(outputs)
+    let finished = analysis::drive(planned, &mut roots, &mut rows, |parsing, roots, rows| {
+        parallel::parse_logs(parsing, roots, threads, rows)
     });
-    let written = outputs.and_then(|outputs| {
-        rows.flush()?;
-        write_outputs(out, &outputs)?;
-        Ok(outputs)
+    let written = finished.and_then(|finished| {
+        rows.finish()?.flush()?;
+        write_outputs(out, &finished.outputs)?;
+        Ok(finished.outputs)
     });
     match written {
         Ok(outputs) => {
@@ -253,31 +250,14 @@ fn run_analyze(root_paths: &[PathBuf], out: &Path, options: Options, threads: us
     }
 }
 
+/// Every output file the CLI writes but the rows (written as they come).
 fn write_outputs(out: &Path, outputs: &Outputs) -> std::io::Result<()> {
-    write_jsonl(&out.join("sessions.jsonl"), &outputs.sessions)?;
-    let usage = outputs.usage.table(GroupBy::Day, DayRange::default());
-    write_jsonl(&out.join("usage.jsonl"), &usage.rows)?;
-    let mut csv = BufWriter::new(File::create(out.join("usage.csv"))?);
-    summary::write_csv(&usage.rows, GroupBy::Day, &mut csv)?;
-    csv.flush()?;
-    write_json(&out.join("inventory.json"), &outputs.inventory)?;
-    write_json(&out.join("report.json"), &outputs.report)
-}
-
-fn write_jsonl<T: serde::Serialize>(path: &Path, items: &[T]) -> std::io::Result<()> {
-    let mut file = BufWriter::new(File::create(path)?);
-    for item in items {
-        serde_json::to_writer(&mut file, item)?;
-        file.write_all(b"\n")?;
+    for file in CATALOGUE.iter().filter(|file| file.written_by_cli && **file != ROWS_JSONL) {
+        let mut writer = BufWriter::new(File::create(out.join(file.name))?);
+        outputs::write(*file, outputs, &mut writer)?;
+        writer.flush()?;
     }
-    file.flush()
-}
-
-fn write_json(path: &Path, value: &impl serde::Serialize) -> std::io::Result<()> {
-    let mut file = BufWriter::new(File::create(path)?);
-    serde_json::to_writer_pretty(&mut file, value)?;
-    file.write_all(b"\n")?;
-    file.flush()
+    Ok(())
 }
 
 fn print_summary(outputs: &Outputs, out: &Path, started: Instant, threads: usize) {

@@ -7,7 +7,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::{Condvar, Mutex};
 
-use copilot_lens::analysis::{Analysis, LogTask, Tally, TallySink};
+use copilot_lens::analysis::usage_only::UsageRun;
+use copilot_lens::analysis::{LogTask, Parsing, Tally, TallySink};
 use copilot_lens::model::JsonlRowWriter;
 
 use crate::roots::DiskRoots;
@@ -18,29 +19,34 @@ const WINDOW: usize = 64;
 const BATCH: usize = 8;
 
 /// Parses every log, writing its rows to `out` and its outcome to the analysis, in order.
-pub fn parse_logs(analysis: &mut Analysis, roots: &DiskRoots, threads: usize, out: &mut impl Write) -> io::Result<()> {
-    let tasks = analysis.log_tasks();
-    let options = analysis.options.clone();
+pub fn parse_logs<W: Write>(
+    parsing: &mut Parsing,
+    roots: &DiskRoots,
+    threads: usize,
+    out: &mut JsonlRowWriter<W>,
+) -> io::Result<()> {
+    let tasks = parsing.log_tasks();
+    let options = parsing.options().clone();
     let work = |task: &LogTask, reader: &mut DiskRoots| {
         let mut tally = Tally::default();
         let mut rows = JsonlRowWriter::new(Vec::new());
         let outcome = task.parse(reader, &options, &mut TallySink::new(&mut tally, &mut rows));
-        (outcome, tally, rows.finish().unwrap_or_default())
+        (outcome, tally, rows.finish())
     };
-    in_order(&tasks, roots, threads, work, |index, (outcome, tally, bytes)| {
-        out.write_all(&bytes)?;
-        analysis.add_log(&tasks[index], outcome, tally);
+    in_order(&tasks, roots, threads, work, |index, (outcome, tally, encoded)| {
+        out.write_encoded(&encoded?)?;
+        parsing.add_log(&tasks[index], outcome, tally);
         Ok(())
     })
 }
 
 /// Scans every log for its counters only, handing the ledgers back in order.
-pub fn scan_usage(analysis: &mut Analysis, roots: &DiskRoots, threads: usize) {
-    let tasks = analysis.log_tasks();
-    let options = analysis.options.clone();
+pub fn scan_usage(run: &mut UsageRun, roots: &DiskRoots, threads: usize) {
+    let tasks = run.log_tasks();
+    let options = run.options().clone();
     let work = |task: &LogTask, reader: &mut DiskRoots| task.scan_usage(reader, &options);
     let consumed = in_order(&tasks, roots, threads, work, |index, scanned| {
-        analysis.add_usage_scan(&tasks[index], scanned);
+        run.add_scan(&tasks[index], scanned);
         Ok(())
     });
     debug_assert!(consumed.is_ok(), "the consumer never fails");

@@ -7,17 +7,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use copilot_lens::input::zip::ZipRoot;
+use copilot_lens::sources;
 use copilot_lens::input::{FileReader, ListedFile, ReadAt, RootListing};
-
-/// Inside a home, only these folders are walked: the rest of a home is none of our business.
-const HOME_FOLDERS: [&str; 6] = [
-    ".copilot",
-    ".local/state/.copilot",
-    ".config/.copilot",
-    ".cache/copilot",
-    "Library/Caches/copilot",
-    "AppData/Local/copilot",
-];
 
 #[derive(Clone)]
 enum Root {
@@ -169,14 +160,16 @@ fn read_at(file: &File, buffer: &mut [u8], offset: u64) -> io::Result<usize> {
     std::os::windows::fs::FileExt::seek_read(file, buffer, offset)
 }
 
-/// A home's Copilot folders if it has any, else the whole directory (a `.copilot` itself).
+/// A home's source folders if it has any data folder, else the whole directory (a
+/// `.copilot` itself). Inside a home only the sources' folders are walked: the rest of a home
+/// is none of our business. A usage-only walk needs only the data folders.
 fn list_directory(base: &Path, label: &str, scope: Scope, threads: usize) -> RootListing {
     let mut listing = RootListing { label: label.to_string(), ..RootListing::default() };
-    let home_folders: Vec<&str> = HOME_FOLDERS.iter().copied().filter(|folder| base.join(folder).is_dir()).collect();
-    if home_folders.iter().any(|folder| folder.ends_with(".copilot")) {
-        for folder in
-            home_folders.into_iter().filter(|folder| scope == Scope::Everything || folder.ends_with(".copilot"))
-        {
+    let exists = |folder: &&str| base.join(folder).is_dir();
+    let data = sources::data_folders();
+    if data.iter().any(exists) {
+        let folders = if scope == Scope::Everything { sources::home_folders() } else { data };
+        for folder in folders.into_iter().filter(exists) {
             walk(base, Path::new(folder), scope, threads, &mut listing);
         }
     } else {

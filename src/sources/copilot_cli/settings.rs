@@ -2,8 +2,9 @@
 
 use serde_json::Value;
 
-use super::{PendingRow, utf8_text};
-use crate::model::TurnType;
+use super::utf8_text;
+use crate::model::PendingRow;
+use crate::model::{RowMark, TurnType};
 
 /// The settings keys that grant or refuse without asking.
 const URL_LISTS: [&str; 2] = ["allowedUrls", "deniedUrls"];
@@ -30,7 +31,9 @@ pub fn rows(grants: &[UrlGrant]) -> Vec<PendingRow> {
         .iter()
         .enumerate()
         .map(|(index, (list, entry))| {
-            PendingRow::at_file_time(TurnType::System, format!("permission setting: {list}={entry}"), index as u64 + 1)
+            let text = format!("permission setting: {list}={entry}");
+            let row = PendingRow::at_file_time(TurnType::System, text, index as u64 + 1);
+            PendingRow { mark: RowMark::PermissionSetting, ..row }
         })
         .collect()
 }
@@ -49,6 +52,6 @@ mod tests {
             texts,
             ["permission setting: allowedUrls=https://a.example", "permission setting: deniedUrls=b.example"]
         );
-        assert!(rows.iter().all(|row| row.at_file_time));
+        assert!(rows.iter().all(|row| row.at_file_time && row.mark == RowMark::PermissionSetting));
     }
 }

@@ -1,9 +1,20 @@
 use super::*;
 use crate::model::OwnedRow;
 
-fn parse(lines: &[&str], include_thinking: bool) -> (Vec<OwnedRow>, LogOutcome) {
+/// Rows with the mark each was made with (an `OwnedRow` does not carry it).
+#[derive(Default)]
+struct Marked(Vec<(OwnedRow, RowMark)>);
+
+impl RowSink for Marked {
+    fn push(&mut self, row: &Row<'_>) {
+        self.0.push((row.to_owned_row(), row.mark));
+    }
+}
+
+fn parse_marked(lines: &[&str], include_thinking: bool) -> (Vec<OwnedRow>, Vec<RowMark>, LogOutcome) {
     let rates = crate::usage::rates::RateTable::default_table();
     let context = LogContext {
+        agent: "copilot-cli",
         session_id: "s1",
         source: ".copilot/session-state/s1/events.jsonl",
         fallback_project: "/fallback",
@@ -13,9 +24,15 @@ fn parse(lines: &[&str], include_thinking: bool) -> (Vec<OwnedRow>, LogOutcome) 
         rates: &rates,
         file: 0,
     };
-    let mut rows: Vec<OwnedRow> = Vec::new();
+    let mut sink = Marked::default();
     let text = lines.join("\n");
-    let outcome = parse_log(&context, text.as_bytes(), &mut rows);
+    let outcome = parse_log(&context, text.as_bytes(), &mut sink);
+    let (rows, marks) = sink.0.into_iter().unzip();
+    (rows, marks, outcome)
+}
+
+fn parse(lines: &[&str], include_thinking: bool) -> (Vec<OwnedRow>, LogOutcome) {
+    let (rows, _, outcome) = parse_marked(lines, include_thinking);
     (rows, outcome)
 }
 
@@ -53,7 +70,7 @@ fn tool_use_text_prefers_a_string_then_known_keys_then_json() {
 
 #[test]
 fn a_tool_start_without_a_request_is_a_call_and_results_use_the_remembered_name() {
-    let (rows, outcome) = parse(
+    let (rows, marks, outcome) = parse_marked(
         &[
             &line(
                 "tool.execution_start",
@@ -81,13 +98,14 @@ fn a_tool_start_without_a_request_is_a_call_and_results_use_the_remembered_name(
         ]
     );
     assert_eq!((rows[2].tool_name.as_str(), rows[3].tool_name.as_str()), ("view", "bash"));
+    assert_eq!(marks, [RowMark::Plain, RowMark::Plain, RowMark::FailedToolResult, RowMark::Plain]);
     assert_eq!(outcome.tools["view"], ToolTally { calls: 1, failures: 1 });
     assert!(outcome.mcp_servers.contains("fs"));
 }
 
 #[test]
 fn denials_and_their_details_are_spelled_out() {
-    let (rows, _) = parse(
+    let (rows, marks, _) = parse_marked(
         &[
             &line(
                 "permission.requested",
@@ -128,11 +146,53 @@ fn denials_and_their_details_are_spelled_out() {
             (TurnType::System, "permission decision: carried-forward source=authorization_carry_forward"),
         ]
     );
+    assert_eq!(
+        marks,
+        [
+            RowMark::PermissionRequest,
+            RowMark::PermissionSetting,
+            RowMark::PermissionDenied,
+            RowMark::PermissionRequest,
+            RowMark::PermissionSetting,
+            RowMark::Plain,
+            RowMark::PermissionDenied,
+            RowMark::PermissionDecision,
+        ]
+    );
+}
+
+#[test]
+fn decisions_are_marked_by_their_result_kind() {
+    let decision = |result: &str| line("permission.completed", &format!(r#"{{"toolCallId":"t","result":{result}}}"#));
+    let (rows, marks, _) = parse_marked(
+        &[
+            &decision(r#"{"kind":"approved"}"#),
+            &decision(r#"{"kind":"approved-for-session","approval":{"kind":"write"}}"#),
+            &decision(r#"{"kind":"approved-read-only-for-session","directories":["/tmp"]}"#),
+            &decision(r#"{"kind":"cancelled","reason":"the user rejected it"}"#),
+            &decision(r#"{"kind":"denied-no-approval-rule-and-could-not-request-from-user"}"#),
+            &decision(r#"{"feedback":"denied"}"#),
+        ],
+        false,
+    );
+    assert_eq!(rows[3].text, "permission decision: cancelled source=- reason=the user rejected it");
+    assert_eq!(rows[5].text, "permission decision: - source=- feedback=denied");
+    assert_eq!(
+        marks,
+        [
+            RowMark::PermissionGranted,
+            RowMark::PermissionGranted,
+            RowMark::PermissionGranted,
+            RowMark::PermissionDecision,
+            RowMark::PermissionDenied,
+            RowMark::PermissionDecision,
+        ]
+    );
 }
 
 #[test]
 fn models_are_tracked_from_changes_and_auto_resolution() {
-    let (rows, _) = parse(
+    let (rows, marks, _) = parse_marked(
         &[
             &line("session.model_change", r#"{"newModel":"gpt-5.4"}"#),
             &line("session.model_change", r#"{"newModel":"auto","source":"model_picker"}"#),
@@ -150,6 +210,7 @@ fn models_are_tracked_from_changes_and_auto_resolution() {
         ]
     );
     assert_eq!(rows[3].model, "claude-sonnet-4.5");
+    assert_eq!(marks, [RowMark::ModelChange, RowMark::ModelChange, RowMark::ModelChange, RowMark::Plain]);
 }
 
 #[test]
@@ -190,7 +251,7 @@ fn thinking_only_when_asked_and_from_summaries_when_there_is_no_text() {
 
 #[test]
 fn hooks_mode_changes_and_other_types() {
-    let (rows, outcome) = parse(
+    let (rows, marks, outcome) = parse_marked(
         &[
             &line("hook.start", r#"{"hookType":"preToolUse","input":{"b":1,"a":2},"parentToolCallId":"p"}"#),
             &line("hook.end", r#"{"hookType":"preToolUse","success":true,"error":{"message":"x"}}"#),
@@ -229,6 +290,8 @@ fn hooks_mode_changes_and_other_types() {
         ]
     );
     assert_eq!(rows[0].tool_use_id, "p");
+    let marked: Vec<_> = marks.iter().enumerate().filter(|(_, mark)| **mark != RowMark::Plain).collect();
+    assert_eq!(marked, [(3, &RowMark::PermissionSetting)], "a tip and an agent mode are plain notes");
     assert!(outcome.skills.contains("pdf"));
 }
 
@@ -259,6 +322,7 @@ fn every_line_is_accounted_for() {
     let long = format!(r#"{{"type":"user.message","data":{{"content":"{}"}}}}"#, "x".repeat(200));
     let rates = crate::usage::rates::RateTable::default_table();
     let context = LogContext {
+        agent: "copilot-cli",
         session_id: "s",
         source: "e",
         fallback_project: "",
@@ -283,11 +347,11 @@ fn every_line_is_accounted_for() {
         input.extend_from_slice(text);
         input.push(b'\n');
     }
-    let mut rows: Vec<OwnedRow> = Vec::new();
+    let mut sink = Marked::default();
     let reader = crate::lines::LineReader::with_limit(&input[..], 128);
     let mut parser = LogParser {
         context: &context,
-        emitter: Emitter { sink: &mut rows, rows: 0, offset: 0 },
+        emitter: Emitter { sink: &mut sink, rows: 0, offset: 0 },
         tracked: Tracked::default(),
         tool_names: HashMap::new(),
         requested_calls: HashSet::new(),
@@ -303,7 +367,11 @@ fn every_line_is_accounted_for() {
     assert_eq!(account.skipped_by_rule.values().sum::<u64>(), 2);
     assert_eq!(account.unknown_types["session.brand_new_thing"], 2);
     assert_eq!(account.bad_lines, 3);
-    let bad: Vec<_> = rows.iter().filter(|row| row.text.starts_with("parser:")).map(|row| row.text.as_str()).collect();
+    let rows: Vec<&OwnedRow> = sink.0.iter().map(|(row, _)| row).collect();
+    let bad: Vec<_> =
+        sink.0.iter().filter(|(_, mark)| *mark == RowMark::BadLine).map(|(row, _)| row.text.as_str()).collect();
+    assert_eq!(bad.len(), 3);
+    assert!(bad.iter().all(|text| text.starts_with("parser: ")));
     assert!(bad[0].starts_with("parser: unparseable line (invalid UTF-8 at byte 42)"), "{}", bad[0]);
     assert!(bad[1].starts_with("parser: unparseable line (not a JSON object): [1,2]"), "{}", bad[1]);
     assert!(
@@ -313,4 +381,36 @@ fn every_line_is_accounted_for() {
         bad[2]
     );
     assert_eq!(rows[3].text, r#"7: {"not":"text"}"#);
+}
+
+/// The specification's sample log, real lines: each row's mark, by line.
+#[test]
+fn the_sample_log_marks_its_rows() {
+    let log = include_str!(
+        "../../../../fixtures/spec-sample/.copilot/session-state/5e55a0a1-0000-4000-8000-000000000001/events.jsonl"
+    );
+    let lines: Vec<&str> = log.lines().collect();
+    let (rows, marks, _) = parse_marked(&lines, true);
+    let marked: Vec<(u64, &str, RowMark)> = rows
+        .iter()
+        .zip(marks)
+        .filter(|(_, mark)| *mark != RowMark::Plain)
+        .map(|(row, mark)| (row.source_line, row.text.split(':').next().unwrap_or_default(), mark))
+        .collect();
+    assert_eq!(
+        marked,
+        [
+            (2, "model", RowMark::ModelChange),
+            (15, "permission request", RowMark::PermissionRequest),
+            (15, "permission mode", RowMark::PermissionSetting),
+            (16, "permission decision", RowMark::PermissionGranted),
+            (18, "[exit 1] 1 failing", RowMark::FailedToolResult),
+            (22, "permission request", RowMark::PermissionRequest),
+            (23, "permission decision", RowMark::PermissionGranted),
+            (31, "model", RowMark::ModelChange),
+            (32, "session.info model", RowMark::ModelChange),
+            (33, "session.info model", RowMark::ModelChange),
+            (35, "parser", RowMark::BadLine),
+        ]
+    );
 }

@@ -5,7 +5,8 @@ use std::fmt;
 
 use serde::Deserialize;
 
-use super::{PendingRow, utf8_text};
+use super::utf8_text;
+use crate::model::PendingRow;
 use crate::model::{RowMark, TurnType};
 
 /// The keys copilot-lens reads; every other key is ignored.

@@ -2,8 +2,9 @@
 
 use serde_json::Value;
 
-use super::{PendingRow, utf8_text};
-use crate::model::TurnType;
+use super::utf8_text;
+use crate::model::PendingRow;
+use crate::model::{RowMark, TurnType};
 
 /// The per-location lists that hold grants.
 const GRANT_LISTS: [&str; 2] = ["tool_approvals", "allowed_directories"];
@@ -45,6 +46,7 @@ pub fn rows(grants: &[LocationGrant]) -> Vec<PendingRow> {
             let text = format!("permission setting: locations.{}.{}={}", grant.location, grant.list, grant.entry);
             let mut row = PendingRow::at_file_time(TurnType::System, text, index as u64 + 1);
             row.project_path = grant.location.clone();
+            row.mark = RowMark::PermissionSetting;
             row
         })
         .collect()
@@ -68,5 +70,6 @@ mod tests {
             ]
         );
         assert_eq!(rows[0].project_path, "/srv/proj");
+        assert!(rows.iter().all(|row| row.mark == RowMark::PermissionSetting));
     }
 }

@@ -17,7 +17,7 @@ use rusqlite::serialize::OwnedData;
 use crate::input::ReadAt;
 use rusqlite::{Connection, MAIN_DB};
 
-use super::{HeldRow, PendingRow, StoreTurn};
+use crate::model::{HeldRow, PendingRow, StoreTurn};
 use crate::dedup;
 use crate::model::TurnType;
 use crate::usage::counters::{Count, UsageCounts};

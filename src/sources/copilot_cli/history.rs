@@ -3,7 +3,8 @@
 
 use serde::Deserialize;
 
-use super::{PendingRow, utf8_text};
+use super::utf8_text;
+use crate::model::PendingRow;
 use crate::model::TurnType;
 
 #[derive(Deserialize)]

@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{self, BufRead};
 
-use super::PendingRow;
+use crate::model::PendingRow;
 use crate::lines::LineReader;
 use crate::model::TurnType;
 
@@ -55,7 +55,7 @@ pub fn scan(reader: impl BufRead) -> io::Result<LogFacts> {
             }
         } else if let Some(rest) = message.strip_prefix("Workspace initialized: ") {
             let id = rest.split_whitespace().next().unwrap_or_default();
-            if crate::input::layout::is_session_id(id) {
+            if super::layout::is_session_id(id) {
                 facts.workspace_ids.insert(id.to_string());
             }
         } else if let Some(version) = message.strip_prefix("Starting Copilot CLI: ") {

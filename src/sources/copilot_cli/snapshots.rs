@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use super::{PendingRow, utf8_text};
+use super::utf8_text;
+use crate::model::PendingRow;
 use crate::model::TurnType;
 
 #[derive(Deserialize)]

@@ -6,22 +6,33 @@ use std::io::{self, Read};
 
 use memchr::memmem::Finder;
 
-use super::counters::{ShutdownCounters, UsageRecordData};
-use super::ledger::SessionLedger;
-use super::rates::RateTable;
+use crate::usage::counters::{ShutdownCounters, UsageRecordData};
+use crate::usage::ledger::SessionLedger;
+use crate::usage::rates::RateTable;
 use serde::Deserialize;
 
-use crate::artifacts::events::Text;
+use crate::sources::copilot_cli::events::Text;
 use crate::lines::MAX_LINE_BYTES;
 
 /// What a scan read and parsed.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ScanStats {
     pub bytes: u64,
     /// Lines with counters that were applied.
     pub parsed: u64,
     /// Lines that named a counter type but could not be read.
     pub bad: u64,
+    /// Where those lines start, in bytes (their line numbers are counted only when there are
+    /// any: counting every line would cost the scan as much as it takes).
+    pub bad_offsets: Vec<u64>,
+}
+
+impl ScanStats {
+    pub fn add(&mut self, other: &ScanStats) {
+        self.bytes += other.bytes;
+        self.parsed += other.parsed;
+        self.bad += other.bad;
+    }
 }
 
 const CHUNK: usize = 1 << 20;
@@ -64,6 +75,8 @@ fn scan_with(
                 buffer.resize(buffer.len() * 2, 0);
             }
         }
+        // Where `buffer[0]` is in the input.
+        let base = stats.bytes - carried as u64;
         let read = match input.read(&mut buffer[carried..]) {
             Ok(read) => read,
             Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
@@ -84,9 +97,9 @@ fn scan_with(
                 // The rest of an over-long line: never a counter line worth parsing whole.
                 oversized = false;
                 let skip = memchr::memchr(b'\n', region).map_or(region.len(), |at| at + 1);
-                scan_region(&region[skip..], &finder, ledger, rates, &mut stats);
+                scan_region(&region[skip..], base + skip as u64, &finder, ledger, rates, &mut stats);
             } else {
-                scan_region(region, &finder, ledger, rates, &mut stats);
+                scan_region(region, base, &finder, ledger, rates, &mut stats);
             }
         }
         if at_end {
@@ -97,9 +110,11 @@ fn scan_with(
     }
 }
 
-/// Parses the lines of `region` (whole lines) that hold a counter type's name.
+/// Parses the lines of `region` (whole lines, from byte `base` of the input) that hold a
+/// counter type's name.
 fn scan_region(
     region: &[u8],
+    base: u64,
     finder: &Finder<'_>,
     ledger: &mut SessionLedger,
     rates: &RateTable,
@@ -121,7 +136,10 @@ fn scan_region(
         match apply_line(&region[start..end], ledger, rates, record) {
             Some(true) => stats.parsed += 1,
             Some(false) => {}
-            None => stats.bad += 1,
+            None => {
+                stats.bad += 1;
+                stats.bad_offsets.push(base + start as u64);
+            }
         }
     }
 }

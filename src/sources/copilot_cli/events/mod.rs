@@ -16,7 +16,7 @@ use serde_json::value::RawValue;
 use self::records::*;
 pub use self::records::{Envelope, Text};
 use crate::lines::{Line, LineReader};
-use crate::model::{AGENT, LineLocator, Row, RowMark, RowSink, TurnType};
+use crate::model::{LineLocator, Row, RowMark, RowSink, TurnType};
 use crate::time;
 use crate::usage::Zone;
 use crate::usage::counters::UsageRecordData;
@@ -25,6 +25,8 @@ use crate::usage::rates::RateTable;
 
 /// What one log's rows need from outside the log.
 pub struct LogContext<'a> {
+    /// The agent whose log it is (its source's).
+    pub agent: &'static str,
     /// The session directory's name.
     pub session_id: &'a str,
     /// The log's path relative to the home, for `source`.
@@ -198,7 +200,7 @@ impl Emitter<'_> {
         let locator = LineLocator { file: context.file, offset: self.offset, ordinal: self.rows };
         self.rows += 1;
         self.sink.push(&Row {
-            agent: AGENT,
+            agent: context.agent,
             timestamp_utc: time::normalize(stamp),
             session_id: context.session_id,
             project_path: &tracked.project,
@@ -414,11 +416,9 @@ impl LogParser<'_, '_> {
             "permission.requested" => self.permission_requested(line, stamp, data)?,
             "permission.completed" | "permission.carriedForward" => {
                 let decision: PermissionDecision<'_> = serde_json::from_str(data)?;
-                let text = decision_text(kind, &decision);
-                let denied = text.starts_with("permission decision: denied");
+                let (text, mark) = decision_text(kind, &decision);
                 let id = decision.tool_call_id.or_empty();
                 let name = self.tool_names.get(id).cloned().unwrap_or_default();
-                let mark = if denied { RowMark::PermissionDenied } else { RowMark::Plain };
                 self.emit(line, stamp, RowParts::system(text).tool(&name, id).mark(mark));
             }
             "session.permissions_changed" => {
@@ -433,7 +433,7 @@ impl LogParser<'_, '_> {
                     (format!("permission mode: allow-all {previous} -> {current}"), format!("allow-all {current}"))
                 };
                 self.tracked.permission_mode = Some(mode);
-                self.emit(line, stamp, RowParts::system(text));
+                self.emit(line, stamp, RowParts::system(text).mark(RowMark::PermissionSetting));
             }
             "session.mode_changed" => {
                 let change: ModeChanged<'_> = serde_json::from_str(data)?;
@@ -458,7 +458,7 @@ impl LogParser<'_, '_> {
                     }
                 }
                 self.tracked.model = new.to_string();
-                self.emit(line, stamp, RowParts::system(text));
+                self.emit(line, stamp, RowParts::system(text).mark(RowMark::ModelChange));
             }
             "session.auto_mode_resolved" => {
                 let resolved: AutoModeResolved<'_> = serde_json::from_str(data)?;
@@ -467,17 +467,20 @@ impl LogParser<'_, '_> {
                 let text =
                     format!("model: {previous} -> {chosen} (auto, {})", resolved.routing_method.get().unwrap_or("-"));
                 self.tracked.model = chosen.to_string();
-                self.emit(line, stamp, RowParts::system(text));
+                self.emit(line, stamp, RowParts::system(text).mark(RowMark::ModelChange));
             }
             "session.info" => {
                 let info: SessionInfo<'_> = serde_json::from_str(data)?;
-                let mut text = format!("session.info {}: {}", info.info_type.or_empty(), info.message.or_empty());
+                let info_type = info.info_type.or_empty();
+                let mut text = format!("session.info {info_type}: {}", info.message.or_empty());
                 for (key, value) in [("url", &info.url), ("tip", &info.tip)] {
                     if let Some(value) = value.get() {
                         text.push_str(&format!(" {key}={value}"));
                     }
                 }
-                self.emit(line, stamp, RowParts::system(text));
+                // The notice of a model change (`/model`) or of a routing change under Auto.
+                let mark = if info_type == "model" { RowMark::ModelChange } else { RowMark::Plain };
+                self.emit(line, stamp, RowParts::system(text).mark(mark));
             }
             "model.message" => {
                 let message: UtilityMessage<'_> = serde_json::from_str(data)?;
@@ -653,7 +656,10 @@ impl LogParser<'_, '_> {
         if let Some(agent) = agent {
             self.tracked.agent_mode = Some(agent.to_string());
         }
-        for text in [mode_text, agent_text].into_iter().flatten() {
+        if let Some(text) = mode_text {
+            self.emit(line, stamp, RowParts::system(text).mark(RowMark::PermissionSetting));
+        }
+        if let Some(text) = agent_text {
             self.emit(line, stamp, RowParts::system(text));
         }
         Ok(())
@@ -702,8 +708,9 @@ fn tool_use_text(arguments: Option<&RawValue>) -> String {
     }
 }
 
-/// `permission decision: <kind> source=<source>` and the result's details present.
-fn decision_text(kind: &str, decision: &PermissionDecision<'_>) -> String {
+/// `permission decision: <kind> source=<source>` and the result's details present, with what
+/// the decision was (`denied-*`, `approved*`, or another: cancelled, carried forward, none).
+fn decision_text(kind: &str, decision: &PermissionDecision<'_>) -> (String, RowMark) {
     let result = decision.result.as_ref();
     let field = |key: &str| result.and_then(|result| result.get(key)).filter(|value| !value.is_null());
     // Some records nest decisionSource inside result (seen in a Windows listing).
@@ -716,6 +723,13 @@ fn decision_text(kind: &str, decision: &PermissionDecision<'_>) -> String {
         "carried-forward".to_string()
     } else {
         field("kind").and_then(crate::json::value_text).unwrap_or_else(|| "-".into())
+    };
+    let mark = if result_kind.starts_with("denied") {
+        RowMark::PermissionDenied
+    } else if result_kind.starts_with("approved") {
+        RowMark::PermissionGranted
+    } else {
+        RowMark::PermissionDecision
     };
     let mut text = format!("permission decision: {result_kind} source={}", source.as_deref().unwrap_or("-"));
     for (key, label) in [
@@ -732,7 +746,7 @@ fn decision_text(kind: &str, decision: &PermissionDecision<'_>) -> String {
             text.push_str(&format!(" {label}={value}"));
         }
     }
-    text
+    (text, mark)
 }
 
 /// The types shown as `<type>: <main text field>` (else compact JSON of their data).

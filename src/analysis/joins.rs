@@ -1,0 +1,280 @@
+//! Step 4: the held rows joined with their sessions and deduplicated against the primary
+//! rows, then the outputs besides the rows (sessions, inventory, usage, report).
+
+use std::collections::BTreeMap;
+
+use super::plan::{LateSizes, Parsing};
+use super::state::State;
+use super::stores::StoreOnDisk;
+use super::{Outputs, UsageData};
+use crate::dedup;
+use crate::input::FileReader;
+use crate::inventory;
+use crate::model::{HeldRow, Row, RowSink, TurnType, mtime_text};
+use crate::report::{Diagnostic, DiagnosticKind, ExcludedTree, FileReport, FileStatus, Report, RootReport, Totals};
+use crate::sessions::SessionRecord;
+use crate::sources::copilot_cli::store::TurnReader;
+use crate::usage::ledger::SessionLedger;
+use crate::usage::summary;
+
+/// A finished analysis: its outputs, and what places the sizes of files given after it.
+pub struct Finished {
+    pub outputs: Outputs,
+    pub late_sizes: LateSizes,
+}
+
+impl Parsing {
+    /// Phase 3: the held rows, deduplicated and joined, then the other outputs. The reader is
+    /// needed again for the store's turns that survive deduplication.
+    pub fn finish(self, reader: &mut dyn FileReader, sink: &mut dyn RowSink) -> Finished {
+        let late_sizes = LateSizes::of(&self.state);
+        let outputs = self.state.join_held_rows(reader, sink);
+        Finished { outputs, late_sizes }
+    }
+}
+
+impl State {
+    fn join_held_rows(mut self, reader: &mut dyn FileReader, sink: &mut dyn RowSink) -> Outputs {
+        let mut held = std::mem::take(&mut self.held_rows);
+        for (&index, rows) in held.iter_mut() {
+            let stamp = mtime_text(self.files[index].modified_ms);
+            for row in rows.iter_mut() {
+                if let HeldRow::Row(row) = row
+                    && row.at_file_time
+                {
+                    row.timestamp_utc.clone_from(&stamp);
+                }
+            }
+        }
+        let mut primary = std::mem::take(&mut self.tally.keys);
+        let mut candidates = Vec::new();
+        for (&index, rows) in &held {
+            for row in rows {
+                match row {
+                    _ if self.files[index].kind.secondary => candidates.push(row.candidate()),
+                    HeldRow::Row(row) if dedup::has_secondary_copies(row.turn_type, &row.text) => {
+                        primary.add(&row.session_id, row.turn_type, &row.text, row.millis())
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let mut keep = dedup::keep_secondary(primary, &candidates, dedup::SECONDARY_TOLERANCE_MS).into_iter();
+
+        let mut kept = 0;
+        let mut dropped = 0;
+        for (index, rows) in held {
+            let secondary = self.files[index].kind.secondary;
+            let total = rows.len() as u64;
+            let rows: Vec<HeldRow> = rows.into_iter().filter(|_| !secondary || keep.next().unwrap_or(true)).collect();
+            let file_dropped = total - rows.len() as u64;
+            let turns = if rows.iter().any(|row| matches!(row, HeldRow::Turn(_))) {
+                self.reopen_store(index, reader)
+            } else {
+                None
+            };
+            let source = self.files[index].path.clone();
+            let agent = self.files[index].source().agent();
+            let before = self.tally.rows;
+            for row in rows {
+                let mut row = match row {
+                    HeldRow::Row(row) => row,
+                    HeldRow::Turn(turn) => match turns.as_ref().map(|reader| reader.read(&turn)) {
+                        Some(Ok(row)) => row,
+                        Some(Err(message)) => {
+                            self.fail(index, DiagnosticKind::TurnsUnreadable, message);
+                            continue;
+                        }
+                        None => continue,
+                    },
+                };
+                if let Some(facts) = self.sessions.get(&row.session_id).filter(|_| !row.session_id.is_empty()) {
+                    if row.project_path.is_empty() {
+                        row.project_path = facts.project().to_string();
+                    }
+                    if row.git_branch.is_empty() {
+                        row.git_branch = facts.branch().to_string();
+                    }
+                }
+                let row = Row {
+                    agent,
+                    timestamp_utc: row.timestamp_utc.as_str().into(),
+                    session_id: &row.session_id,
+                    project_path: &row.project_path,
+                    git_branch: &row.git_branch,
+                    model: &row.model,
+                    tool_name: &row.tool_name,
+                    tool_use_id: &row.tool_use_id,
+                    turn_type: row.turn_type,
+                    text: row.text.as_str().into(),
+                    source: &source,
+                    source_line: row.source_line,
+                    mark: row.mark,
+                    locator: None,
+                };
+                self.tally.observe(&row, false);
+                sink.push(&row);
+            }
+            let file = &mut self.files[index];
+            file.rows = self.tally.rows - before;
+            file.rows_deduplicated = file_dropped;
+            if secondary {
+                kept += file.rows;
+                dropped += file_dropped;
+            }
+        }
+        self.outputs(kept, dropped)
+    }
+
+    /// The store of held file `index`, opened again to read its kept turns whole.
+    fn reopen_store(&mut self, index: usize, reader: &mut dyn FileReader) -> Option<TurnReader> {
+        let file = &self.files[index];
+        let root = file.root;
+        let find = |path: &str| self.file_index(root, path);
+        let source = file.source();
+        let main_path = file.path.trim_end_matches("-wal").to_string();
+        let (main, wal) = (find(&main_path), find(&format!("{main_path}-wal")));
+        let mut files = StoreOnDisk {
+            reader,
+            root,
+            main: main.map(|at| (self.files[at].listed_path.clone(), self.files[at].size)),
+            wal: wal.map(|at| self.files[at].listed_path.clone()),
+            scanned_wal: None,
+        };
+        match source.reopen_store(&mut files) {
+            Ok(turns) => Some(turns),
+            Err(message) => {
+                self.fail(index, DiagnosticKind::TurnsUnreadable, format!("reading kept turns again: {message}"));
+                None
+            }
+        }
+    }
+
+    fn outputs(mut self, secondary_kept: u64, secondary_dropped: u64) -> Outputs {
+        for (session, counts) in std::mem::take(&mut self.tally.sessions) {
+            if let Some(facts) = self.sessions.get_mut(&session) {
+                facts.counts.add(&counts);
+            }
+        }
+        let usage = self.finish_usage();
+        let records: BTreeMap<String, SessionRecord> = self
+            .sessions
+            .iter()
+            .map(|(id, facts)| {
+                let mut record = facts.record(id);
+                record.usage = usage.ledgers.get(id).map(|ledger| summary::session_usage(ledger, &usage.rates));
+                (id.clone(), record)
+            })
+            .collect();
+        let labels: Vec<String> = self.roots.iter().map(|root| root.label.clone()).collect();
+        let inventory = inventory::build(&labels, &self.homes, &self.sessions, &records);
+        let report = self.report(secondary_kept, secondary_dropped);
+        Outputs { sessions: records.into_values().collect(), inventory, report, usage }
+    }
+
+    /// Closes every session's ledger: the store's per-call rows stand in for a log's missing
+    /// records, and recover the usage of sessions whose log is gone.
+    pub(super) fn finish_usage(&mut self) -> UsageData {
+        let mut store_ledgers = std::mem::take(&mut self.store_ledgers);
+        let mut ledgers = BTreeMap::new();
+        let mut unknown = Vec::new();
+        for (id, facts) in &mut self.sessions {
+            let log_exists = facts.has_events_log();
+            let store = store_ledgers.remove(id.as_str());
+            if !log_exists && store.is_none() {
+                continue;
+            }
+            let mut ledger = facts.usage.take().unwrap_or_else(|| SessionLedger::new(self.options.zone));
+            if let Some(store) = &store {
+                ledger.add_store_calls(store);
+            }
+            ledger.finish(log_exists);
+            if log_exists && ledger.checkpoints == 0 && ledger.entries.is_empty() {
+                unknown.push(id.clone());
+            }
+            ledgers.insert(id.clone(), ledger);
+        }
+        UsageData { ledgers, unknown, rates: self.options.rates.clone() }
+    }
+
+}
+
+impl State {
+    fn report(mut self, secondary_rows_kept: u64, secondary_rows_deduplicated: u64) -> Report {
+        let mut diagnostics = std::mem::take(&mut self.diagnostics);
+        for root in &self.roots {
+            diagnostics.extend(root.problems.iter().map(|problem| Diagnostic {
+                file: problem.path.clone(),
+                line: None,
+                kind: DiagnosticKind::Listing,
+                message: problem.message.clone(),
+            }));
+        }
+        diagnostics.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
+        let mut totals = Totals {
+            files_found: self.files.len() as u64 + self.excluded.values().map(|(files, _)| files).sum::<u64>(),
+            rows: self.tally.rows,
+            secondary_rows_kept,
+            secondary_rows_deduplicated,
+            sessions: self.sessions.len() as u64,
+            ..Totals::default()
+        };
+        for turn_type in TurnType::ALL {
+            totals
+                .rows_by_turn_type
+                .insert(turn_type.as_str().to_string(), self.tally.by_turn_type[turn_type as usize]);
+        }
+        for file in &self.files {
+            match file.status {
+                FileStatus::Read => totals.files_read += 1,
+                FileStatus::Error => totals.files_with_errors += 1,
+                _ => {}
+            }
+            if let Some(lines) = &file.lines {
+                totals.event_lines += lines.lines;
+                totals.event_lines_with_rows += lines.with_rows;
+                totals.event_lines_skipped += lines.skipped_by_rule.values().sum::<u64>();
+                totals.event_lines_unknown_type += lines.unknown_types.values().sum::<u64>();
+                totals.bad_lines += lines.bad_lines;
+            }
+        }
+        Report {
+            roots: self
+                .roots
+                .into_iter()
+                .map(|root| RootReport {
+                    layout: root.rebase.layout_name(),
+                    label: root.label,
+                    files_listed: root.files_listed,
+                    outside_files: root.outside_files,
+                    outside_bytes: root.outside_bytes,
+                    problems: root.problems,
+                })
+                .collect(),
+            files: self
+                .files
+                .into_iter()
+                .map(|file| FileReport {
+                    root: file.root,
+                    path: file.path,
+                    kind: file.kind,
+                    status: file.status,
+                    size: file.size,
+                    message: file.message,
+                    rows: file.rows,
+                    rows_deduplicated: file.rows_deduplicated,
+                    lines: file.lines,
+                    wal: file.wal,
+                    tables: file.tables,
+                })
+                .collect(),
+            excluded_trees: self
+                .excluded
+                .into_iter()
+                .map(|((root, tree), (files, bytes))| ExcludedTree { root, tree, files, bytes })
+                .collect(),
+            diagnostics,
+            totals,
+        }
+    }
+}

@@ -1,0 +1,153 @@
+//! The whole analysis, as steps whose order the types hold:
+//!
+//! 1. **plan** ([`Planned::new`]): every listed file classified by its source; nothing read.
+//! 2. **stores and metadata** ([`Planned::read_stores`], [`Planned::read_metadata`]): every file
+//!    but the event logs, giving the joins the logs need (a session's project before its log
+//!    names one) and the rows of those files, held until step 4. Only this step makes a
+//!    [`Parsing`], so no log can be parsed before the facts its rows fall back on are known.
+//! 3. **logs** ([`Parsing::log_tasks`], [`Parsing::add_log`]): the event logs, streamed one by
+//!    one; a caller may parse them on several threads and hand them back in order. Their rows
+//!    go straight to the sink.
+//! 4. **joins and outputs** ([`Parsing::finish`]): joins fill the held rows, secondary rows are
+//!    deduplicated against everything primary, the rest go to the sink; then sessions,
+//!    inventory, usage and report.
+//!
+//! [`drive`] runs the steps in that order for `analyze()` and the native CLI (which parses the
+//! logs on threads); the browser's engine, fed by the page's messages, holds the same step
+//! values and can call only what the step it holds allows. A usage-only run
+//! ([`usage_only`]) takes the plan and reads only what usage needs.
+//!
+//! Rows come out in this order: the event logs' rows, file by file in path order, then the
+//! other files' rows in path order. Same input, same bytes out, whatever the listing order.
+
+mod joins;
+mod logs;
+mod plan;
+mod state;
+mod stores;
+pub mod usage_only;
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+pub use joins::Finished;
+pub use logs::{LogTask, Tally, TallySink};
+pub use plan::{LateSizes, Parsing, Planned};
+pub use stores::StoreJob;
+
+use crate::input::{FileReader, RootListing};
+use crate::inventory::Inventory;
+use crate::model::RowSink;
+use crate::report::Report;
+use crate::sessions::SessionRecord;
+use crate::usage::Zone;
+use crate::usage::ledger::SessionLedger;
+use crate::usage::rates::RateTable;
+use crate::usage::summary::{self, DayRange, GroupBy, UsageTable};
+
+/// What an analysis can be asked to do differently.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Emit `thinking` rows (reasoning text), which are off by default.
+    pub include_thinking: bool,
+    /// The zone usage days are counted in (UTC by default).
+    pub zone: Zone,
+    pub rates: RateTable,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { include_thinking: false, zone: Zone::Utc, rates: RateTable::default_table() }
+    }
+}
+
+/// Why an analysis could not start. Problems inside a root never stop it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AnalysisError {
+    NoRoots,
+    EmptyRoot(String),
+    NoCopilotData(String),
+}
+
+impl fmt::Display for AnalysisError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AnalysisError::NoRoots => {
+                f.write_str("nothing to analyse: give a home folder, a .copilot folder or a zip of either")
+            }
+            AnalysisError::EmptyRoot(root) => write!(f, "{root}: the folder or archive is empty"),
+            AnalysisError::NoCopilotData(root) => write!(
+                f,
+                "{root}: no Copilot CLI data found (expected a home folder holding .copilot, a .copilot folder, or a zip of either)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for AnalysisError {}
+
+/// The outputs besides the rows.
+#[derive(Debug)]
+pub struct Outputs {
+    pub sessions: Vec<SessionRecord>,
+    pub inventory: Inventory,
+    pub report: Report,
+    pub usage: UsageData,
+}
+
+/// Every session's finished usage ledger, to be grouped any way (`table`).
+#[derive(Debug)]
+pub struct UsageData {
+    pub ledgers: BTreeMap<String, SessionLedger>,
+    /// Sessions with a log but no figure at all: no checkpoint and no per-call record.
+    pub unknown: Vec<String>,
+    pub rates: RateTable,
+}
+
+impl UsageData {
+    pub fn table(&self, by: GroupBy, range: DayRange) -> UsageTable {
+        summary::summarize(
+            self.ledgers.iter().map(|(id, ledger)| (id.as_str(), &ledger.entries)),
+            &self.rates,
+            by,
+            range,
+        )
+    }
+}
+
+/// Runs the steps in order: metadata, the logs (by `parse_logs`, which hands each log back
+/// in `log_tasks` order), then joins and outputs.
+pub fn drive<R: FileReader, S: RowSink, E>(
+    planned: Planned,
+    reader: &mut R,
+    sink: &mut S,
+    parse_logs: impl FnOnce(&mut Parsing, &mut R, &mut S) -> Result<(), E>,
+) -> Result<Finished, E> {
+    let mut parsing = planned.read_metadata(reader);
+    parse_logs(&mut parsing, reader, sink)?;
+    Ok(parsing.finish(reader, sink))
+}
+
+/// The logs parsed one after the other on this thread.
+pub fn parse_logs_in_order(parsing: &mut Parsing, reader: &mut dyn FileReader, sink: &mut dyn RowSink) {
+    for task in parsing.log_tasks() {
+        let mut tally = Tally::default();
+        let outcome = task.parse(reader, parsing.options(), &mut TallySink::new(&mut tally, sink));
+        parsing.add_log(&task, outcome, tally);
+    }
+}
+
+/// Runs every step in order on one thread.
+pub fn analyze(
+    roots: Vec<RootListing>,
+    reader: &mut dyn FileReader,
+    options: Options,
+    sink: &mut dyn RowSink,
+) -> Result<Outputs, AnalysisError> {
+    let planned = Planned::new(roots, options)?;
+    let Ok(finished) = drive(planned, &mut &mut *reader, &mut &mut *sink, |parsing, reader, sink| {
+        parse_logs_in_order(parsing, *reader, *sink);
+        Ok::<(), std::convert::Infallible>(())
+    });
+    Ok(finished.outputs)
+}

@@ -1,0 +1,310 @@
+//! Steps 1 and 2: the plan (every listed file classified by its source) and the reading of
+//! every file but the event logs, which makes the logs step.
+
+use std::collections::{BTreeMap, HashSet};
+use std::io::BufReader;
+
+use super::state::{PlannedFile, RootState, State};
+use super::{AnalysisError, Options};
+use crate::input::layout::Rebase;
+use crate::input::{FileReader, RootListing, read_all};
+use crate::inventory::HomeFacts;
+use crate::model::HeldRow;
+use crate::report::{DiagnosticKind, FileStatus, Problem, Report};
+use crate::sources::copilot_cli::store::StoreScope;
+use crate::sources::{self, Importing, MetadataInput, Role};
+
+/// Size limit for files read whole.
+const SMALL_FILE_LIMIT: u64 = 64 << 20;
+
+/// Step 1 done: what each root holds, classified; nothing read yet.
+pub struct Planned {
+    pub(super) state: State,
+    stores_read: bool,
+}
+
+/// Step 2 done: every file but the event logs is read, so the logs' fallbacks are known.
+pub struct Parsing {
+    pub(super) state: State,
+}
+
+/// Where a listed file's bytes count in the report.
+enum SizeSlot {
+    Outside,
+    Excluded(String),
+    /// A file of the home, by its path there.
+    Home(String),
+}
+
+fn size_slot(rebase: &Rebase, listed_path: &str) -> SizeSlot {
+    let Some(path) = rebase.apply(listed_path) else { return SizeSlot::Outside };
+    let (_, classified) = sources::classify(&path);
+    match classified.kind.role {
+        Role::Outside => SizeSlot::Outside,
+        Role::Excluded => SizeSlot::Excluded(classified.tree.unwrap_or_default().to_string()),
+        _ => SizeSlot::Home(path),
+    }
+}
+
+/// The sizes of files an analysis did not read, given after it finished (a browser learns a
+/// file's size only by asking for it, which costs as much as handing the file over): they are
+/// placed in the report as `set_file_facts` would have placed them.
+pub struct LateSizes {
+    rebases: Vec<Rebase>,
+    /// The report's files, `(root, path in the home)`, in its (sorted) order.
+    files: Vec<(usize, String)>,
+}
+
+impl LateSizes {
+    pub(super) fn of(state: &State) -> LateSizes {
+        LateSizes {
+            rebases: state.roots.iter().map(|root| root.rebase.clone()).collect(),
+            files: state.files.iter().map(|file| (file.root, file.path.clone())).collect(),
+        }
+    }
+
+    pub fn place(&self, report: &mut Report, root: usize, listed_path: &str, size: u64) {
+        let Some(rebase) = self.rebases.get(root) else { return };
+        match size_slot(rebase, listed_path) {
+            SizeSlot::Outside => {
+                if let Some(root_report) = report.roots.get_mut(root) {
+                    root_report.outside_bytes += size;
+                }
+            }
+            SizeSlot::Excluded(tree) => {
+                let found = report
+                    .excluded_trees
+                    .binary_search_by(|excluded| (excluded.root, excluded.tree.as_str()).cmp(&(root, tree.as_str())));
+                if let Ok(index) = found {
+                    report.excluded_trees[index].bytes += size;
+                }
+            }
+            SizeSlot::Home(path) => {
+                let found = self.files.binary_search_by(|(of, at)| (*of, at.as_str()).cmp(&(root, path.as_str())));
+                if let Some(file) = found.ok().and_then(|index| report.files.get_mut(index)) {
+                    file.size = size;
+                }
+            }
+        }
+    }
+}
+
+impl Planned {
+    /// Lists what each root holds and classifies every file; nothing is read yet.
+    pub fn new(roots: Vec<RootListing>, options: Options) -> Result<Planned, AnalysisError> {
+        if roots.is_empty() {
+            return Err(AnalysisError::NoRoots);
+        }
+        let mut root_states = Vec::new();
+        let mut files = Vec::new();
+        let mut excluded: BTreeMap<(usize, String), (u64, u64)> = BTreeMap::new();
+        for (root, listing) in roots.into_iter().enumerate() {
+            if listing.files.is_empty() && listing.problems.is_empty() {
+                return Err(AnalysisError::EmptyRoot(listing.label));
+            }
+            let rebase = Rebase::detect(listing.files.iter().map(|file| file.path.as_str()))
+                .ok_or_else(|| AnalysisError::NoCopilotData(listing.label.clone()))?;
+            let mut state = RootState {
+                label: listing.label,
+                rebase: rebase.clone(),
+                files_listed: listing.files.len() as u64,
+                outside_files: 0,
+                outside_bytes: 0,
+                problems: listing.problems.into_iter().map(|(path, message)| Problem { path, message }).collect(),
+            };
+            for file in listing.files {
+                let Some(path) = rebase.apply(&file.path) else {
+                    state.outside_files += 1;
+                    state.outside_bytes += file.size;
+                    continue;
+                };
+                let (source, classified) = sources::classify(&path);
+                let status = match classified.kind.role {
+                    Role::Outside => {
+                        state.outside_files += 1;
+                        state.outside_bytes += file.size;
+                        continue;
+                    }
+                    Role::Excluded => {
+                        let entry =
+                            excluded.entry((root, classified.tree.unwrap_or_default().to_string())).or_default();
+                        entry.0 += 1;
+                        entry.1 += file.size;
+                        continue;
+                    }
+                    Role::NotWanted => FileStatus::NotWanted,
+                    Role::Secret => FileStatus::NotReadSecret,
+                    Role::NotNeeded => FileStatus::NotNeeded,
+                    Role::EventLog | Role::Store | Role::StoreWal | Role::Metadata | Role::MetadataInParts => {
+                        FileStatus::Read
+                    }
+                };
+                let (kind, session_id) = (classified.kind, classified.session_id.map(str::to_string));
+                files.push(PlannedFile {
+                    root,
+                    source,
+                    session_id,
+                    kind,
+                    listed_path: file.path,
+                    path,
+                    size: file.size,
+                    modified_ms: file.modified_ms,
+                    status,
+                    message: None,
+                    lines: None,
+                    wal: None,
+                    tables: None,
+                    rows: 0,
+                    rows_deduplicated: 0,
+                });
+            }
+            root_states.push(state);
+        }
+        files.sort_by(|a, b| (a.root, &a.path).cmp(&(b.root, &b.path)));
+        let homes = root_states.iter().map(|_| HomeFacts::default()).collect();
+        let state = State {
+            options,
+            roots: root_states,
+            files,
+            excluded,
+            sessions: BTreeMap::new(),
+            homes,
+            tally: Default::default(),
+            held_rows: BTreeMap::new(),
+            store_ledgers: BTreeMap::new(),
+            diagnostics: Vec::new(),
+        };
+        Ok(Planned { state, stores_read: false })
+    }
+
+    pub fn options(&self) -> &Options {
+        &self.state.options
+    }
+
+    /// Sets a file's size and time where the listing could not give them (a browser learns
+    /// them only as each file is handed over). Files not read may be given after the analysis
+    /// instead (`LateSizes`). Returns whether the analysis reads the file.
+    pub fn set_file_facts(&mut self, root: usize, listed_path: &str, size: u64, modified_ms: Option<i64>) -> bool {
+        let state = &mut self.state;
+        let Some(root_state) = state.roots.get_mut(root) else { return false };
+        match size_slot(&root_state.rebase, listed_path) {
+            SizeSlot::Outside => root_state.outside_bytes += size,
+            SizeSlot::Excluded(tree) => state.excluded.entry((root, tree)).or_default().1 += size,
+            SizeSlot::Home(path) => {
+                if let Some(index) = state.file_index(root, &path) {
+                    let file = &mut state.files[index];
+                    (file.size, file.modified_ms) = (size, modified_ms);
+                    return file.status == FileStatus::Read;
+                }
+            }
+        }
+        false
+    }
+
+    /// The files other than event logs that step 2 opens, as `(root, listed path, whether it is
+    /// read in parts)`: some are (line by line; they can be large).
+    pub fn metadata_files(&self) -> impl Iterator<Item = (usize, &str, bool)> {
+        self.state.read_files().filter(|(_, file)| file.kind.role != Role::EventLog).map(|(_, file)| {
+            (file.root, file.listed_path.as_str(), file.kind.role == Role::MetadataInParts)
+        })
+    }
+
+    /// The files of the stores, `(root, listed path)`.
+    pub fn store_files(&self) -> impl Iterator<Item = (usize, &str)> {
+        self.state
+            .read_files()
+            .filter(|(_, file)| matches!(file.kind.role, Role::Store | Role::StoreWal))
+            .map(|(_, file)| (file.root, file.listed_path.as_str()))
+    }
+
+    /// The event logs, `(root, listed path)`, in the order step 3 takes them.
+    pub fn log_files(&self) -> impl Iterator<Item = (usize, &str)> {
+        self.state
+            .read_files()
+            .filter(|(_, file)| file.kind.role == Role::EventLog)
+            .map(|(_, file)| (file.root, file.listed_path.as_str()))
+    }
+
+    /// Bytes of the files the analysis will read, for progress reports.
+    pub fn bytes_to_read(&self) -> u64 {
+        self.state.read_files().map(|(_, file)| file.size).sum()
+    }
+
+    /// How many files the run reads (for a progress display).
+    pub fn files_to_read(&self) -> usize {
+        self.state.read_files().count()
+    }
+
+    /// The first part of step 2, which may come early: the stores (a browser reads them as soon
+    /// as their bytes are in, while the page still reads the small files).
+    pub fn read_stores(&mut self, reader: &mut dyn FileReader) {
+        if std::mem::replace(&mut self.stores_read, true) {
+            return;
+        }
+        for job in self.state.store_jobs(StoreScope::Everything) {
+            let read = job.read(reader, &self.state.options);
+            self.state.add_store(read);
+        }
+    }
+
+    /// Step 2: the stores (unless read already) and every other file but the event logs.
+    pub fn read_metadata(mut self, reader: &mut dyn FileReader) -> Parsing {
+        self.read_stores(reader);
+        let mut state = self.state;
+        // The sessions with a log, by root: workspace.yaml rows say whether the log is there.
+        let logged: HashSet<(usize, String)> = state
+            .files
+            .iter()
+            .filter(|file| file.kind.role == Role::EventLog)
+            .filter_map(|file| Some((file.root, file.session_id.clone()?)))
+            .collect();
+        for index in 0..state.files.len() {
+            let file = &state.files[index];
+            if file.status != FileStatus::Read {
+                continue;
+            }
+            let (kind, root, source) = (file.kind, file.root, file.source());
+            let session_id = file.session_id.clone().unwrap_or_default();
+            let opened = match kind.role {
+                Role::Metadata => read_all(reader, root, &file.listed_path, SMALL_FILE_LIMIT).map(Input::Bytes),
+                Role::MetadataInParts => reader.open(root, &file.listed_path).map(Input::Stream),
+                _ => continue,
+            };
+            let input = match opened {
+                Ok(input) => input,
+                Err(error) => {
+                    state.fail(index, DiagnosticKind::Unreadable, error.to_string());
+                    continue;
+                }
+            };
+            let session_has_log = logged.contains(&(root, session_id.clone()));
+            let mut into = Importing {
+                kind,
+                root,
+                session_id: &session_id,
+                session_has_log,
+                sessions: &mut state.sessions,
+                home: &mut state.homes[root],
+                rows: Vec::new(),
+            };
+            let imported = match input {
+                Input::Bytes(bytes) => source.import(MetadataInput::Bytes(&bytes), &mut into),
+                Input::Stream(stream) => {
+                    source.import(MetadataInput::Stream(&mut BufReader::with_capacity(1 << 16, stream)), &mut into)
+                }
+            };
+            let rows = into.rows;
+            match imported {
+                Ok(()) => state.hold_rows(index, rows.into_iter().map(HeldRow::Row).collect()),
+                Err(message) => state.fail(index, DiagnosticKind::Unparsable, message),
+            }
+        }
+        Parsing { state }
+    }
+}
+
+/// A metadata file as opened for its importer.
+enum Input<'a> {
+    Bytes(Vec<u8>),
+    Stream(Box<dyn std::io::Read + 'a>),
+}

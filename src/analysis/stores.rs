@@ -1,0 +1,206 @@
+//! The stores (SQLite with a write-ahead log): which files make one store, reading each
+//! through its source, and taking a read back into the shared model.
+
+use std::collections::BTreeMap;
+use std::io::BufReader;
+
+use super::Options;
+use super::state::State;
+use crate::input::FileReader;
+use crate::model::HeldRow;
+use crate::report::DiagnosticKind;
+use crate::sources::copilot_cli::store::wal::WalIndex;
+use crate::sources::copilot_cli::store::{self, StoreFiles, StoreScope, StoreUsageEvent};
+use crate::sources::{Role, SOURCES, Source, SourceId};
+use crate::usage::ledger::SessionLedger;
+
+/// The store's files as `store::read` opens them.
+pub(super) struct StoreOnDisk<'a> {
+    pub reader: &'a mut dyn FileReader,
+    pub root: usize,
+    pub main: Option<(String, u64)>,
+    pub wal: Option<String>,
+    pub scanned_wal: Option<Result<WalIndex, String>>,
+}
+
+impl StoreFiles for StoreOnDisk<'_> {
+    fn main_size(&self) -> Option<u64> {
+        self.main.as_ref().map(|(_, size)| *size)
+    }
+
+    fn open_main(&mut self) -> std::io::Result<Box<dyn std::io::Read + '_>> {
+        let (path, _) = self.main.as_ref().ok_or_else(|| std::io::Error::other("no database"))?;
+        self.reader.open(self.root, path)
+    }
+
+    fn has_wal(&self) -> bool {
+        self.wal.is_some()
+    }
+
+    fn open_wal(&mut self) -> std::io::Result<Box<dyn std::io::Read + '_>> {
+        let path = self.wal.as_ref().ok_or_else(|| std::io::Error::other("no write-ahead log"))?;
+        Ok(Box::new(BufReader::with_capacity(1 << 16, self.reader.open(self.root, path)?)))
+    }
+
+    fn positional(&mut self) -> Option<std::io::Result<store::PositionalFiles>> {
+        let mut open = |path: &Option<String>| match path {
+            Some(path) => self.reader.open_at(self.root, path).map(|opened| opened.map(Some)),
+            None => Some(Ok(None)),
+        };
+        let main = open(&self.main.as_ref().map(|(path, _)| path.clone()))?;
+        let wal = open(&self.wal)?;
+        Some(main.and_then(|main| wal.map(|wal| (main, wal))))
+    }
+
+    fn scanned_wal(&mut self) -> Option<Result<WalIndex, String>> {
+        self.scanned_wal.take()
+    }
+}
+
+/// One store to read, with what it needs from the plan.
+#[derive(Clone, Debug)]
+pub struct StoreJob {
+    /// The file that reports the read (the main file, or the log without one).
+    index: usize,
+    root: usize,
+    source: SourceId,
+    main: Option<(usize, String, u64)>,
+    wal: Option<(usize, String)>,
+    scope: StoreScope,
+    /// The log's scan, when it was made ahead.
+    scanned_wal: Option<Result<WalIndex, String>>,
+}
+
+/// A store as read, for `Analysis::add_store`.
+pub struct StoreRead {
+    job: StoreJob,
+    result: Result<store::StoreContents, store::StoreFailure>,
+    /// Per-call rows gathered per session.
+    ledgers: BTreeMap<String, SessionLedger>,
+}
+
+impl StoreJob {
+    fn source(&self) -> &'static dyn Source {
+        SOURCES[self.source]
+    }
+
+    fn files<'a>(&mut self, reader: &'a mut dyn FileReader) -> StoreOnDisk<'a> {
+        StoreOnDisk {
+            reader,
+            root: self.root,
+            main: self.main.as_ref().map(|(_, path, size)| (path.clone(), *size)),
+            wal: self.wal.as_ref().map(|(_, path)| path.clone()),
+            scanned_wal: self.scanned_wal.take(),
+        }
+    }
+
+    pub(super) fn set_scope(&mut self, scope: StoreScope) {
+        self.scope = scope;
+    }
+
+    /// Makes the write-ahead log's scan now (on another thread than the read, say).
+    pub fn scan_wal_ahead(&mut self, reader: &mut dyn FileReader) {
+        if self.wal.is_some() {
+            let source = self.source();
+            let scanned = source.scan_store_wal(&mut self.files(reader));
+            self.scanned_wal = Some(scanned);
+        }
+    }
+
+    pub fn read(mut self, reader: &mut dyn FileReader, options: &Options) -> StoreRead {
+        let source = self.source();
+        let mut files = self.files(reader);
+        let mut ledgers: BTreeMap<String, SessionLedger> = BTreeMap::new();
+        let mut on_usage = |event: StoreUsageEvent| {
+            let ledger = ledgers.entry(event.session_id).or_insert_with(|| SessionLedger::new(options.zone));
+            ledger.call(crate::time::parse_millis(&event.created_at), &event.counts, &options.rates);
+        };
+        let result = source.read_store(&mut files, self.scope.clone(), &mut on_usage);
+        StoreRead { job: self, result, ledgers }
+    }
+}
+
+impl State {
+    /// The stores to read: one per main file (with its `-wal`), or per `-wal` alone when the
+    /// main file is missing.
+    pub(super) fn store_jobs(&self, scope: StoreScope) -> Vec<StoreJob> {
+        let find = |root: usize, path: &str| {
+            self.file_index(root, path).filter(|&at| self.files[at].status == crate::report::FileStatus::Read)
+        };
+        self.read_files()
+            .filter(|(_, file)| matches!(file.kind.role, Role::Store | Role::StoreWal))
+            .filter_map(|(index, file)| {
+                let main_path = file.path.trim_end_matches("-wal").to_string();
+                let (main, wal) = (find(file.root, &main_path), find(file.root, &format!("{main_path}-wal")));
+                // A log is read with its main file.
+                (file.kind.role == Role::Store || main.is_none()).then(|| StoreJob {
+                    index,
+                    root: file.root,
+                    source: file.source,
+                    main: main.map(|at| (at, self.files[at].listed_path.clone(), self.files[at].size)),
+                    wal: wal.map(|at| (at, self.files[at].listed_path.clone())),
+                    scope: scope.clone(),
+                    scanned_wal: None,
+                })
+            })
+            .collect()
+    }
+
+    /// Takes a store read back: file statuses, the sessions it names, its held rows and its
+    /// per-call rows.
+    pub(super) fn add_store(&mut self, read: StoreRead) {
+        let StoreRead { job, result, ledgers } = read;
+        let wal = job.wal.as_ref().map(|(at, _)| *at);
+        for (session, ledger) in ledgers {
+            self.session(&session, job.root, "session-store.db");
+            // The same session in two stores (two roots): the one with more calls counts.
+            match self.store_ledgers.entry(session) {
+                std::collections::btree_map::Entry::Vacant(entry) => {
+                    entry.insert(ledger);
+                }
+                std::collections::btree_map::Entry::Occupied(mut entry) => {
+                    if ledger.calls.requests > entry.get().calls.requests {
+                        entry.insert(ledger);
+                    }
+                }
+            }
+        }
+        let contents = match result {
+            Ok(contents) => contents,
+            Err(failure) => {
+                if let (Some(wal), Some(problem)) = (wal, failure.wal_problem) {
+                    self.fail(wal, DiagnosticKind::WriteAheadLog, problem);
+                }
+                // Without a main file, the -wal entry carries the failure.
+                self.fail(job.index, DiagnosticKind::Store, failure.message);
+                return;
+            }
+        };
+        if let Some(wal) = wal {
+            self.files[wal].wal = contents.wal.clone();
+            if let Some(problem) = &contents.wal_problem {
+                self.fail(wal, DiagnosticKind::WriteAheadLog, problem.clone());
+            }
+        }
+        self.files[job.index].tables = Some(contents.tables.clone());
+        if !contents.problems.is_empty() {
+            self.warn(job.index, DiagnosticKind::Store, contents.problems.join("; "));
+        }
+        for session in &contents.sessions {
+            let facts = self.session(&session.id, job.root, "session-store.db");
+            if facts.store.is_none() {
+                facts.store = Some(Box::new(session.clone()));
+            }
+        }
+        let mut session_ids = contents.session_ids.clone();
+        session_ids.extend(contents.rows.iter().filter_map(|row| match row {
+            HeldRow::Row(row) => Some(row.session_id.clone()),
+            HeldRow::Turn(_) => None,
+        }));
+        for id in session_ids.iter().filter(|id| !id.is_empty()) {
+            self.session(id, job.root, "session-store.db");
+        }
+        self.hold_rows(job.index, contents.rows);
+    }
+
+}

@@ -1,0 +1,163 @@
+//! A usage-only run, on the same plan as a whole analysis: from each event log only the lines
+//! that carry counters (the source's `scan_usage`), then the stores' per-call rows of the
+//! sessions whose logs have none of their own (logs without records, and logs that are gone).
+//! Rows, sessions and the report are not built.
+
+use std::collections::BTreeSet;
+use std::io::{BufRead, BufReader};
+
+use super::logs::{LogTask, UsageScan};
+use super::plan::Planned;
+use super::state::State;
+use super::stores::StoreJob;
+use super::{Options, UsageData};
+use crate::input::FileReader;
+use crate::report::{Diagnostic, DiagnosticKind};
+use crate::sources::Role;
+use crate::sources::copilot_cli::store::StoreScope;
+use crate::sources::copilot_cli::usage_scan::ScanStats;
+
+/// What a usage-only run found.
+#[derive(Debug)]
+pub struct UsageOnly {
+    pub usage: UsageData,
+    pub stats: ScanStats,
+    /// Files that could not be read and lines that could not be, with where and why.
+    pub problems: Vec<Diagnostic>,
+    pub bytes_read: u64,
+}
+
+/// A usage-only run under way: the logs' scans first (any order, any thread), then the stores.
+pub struct UsageRun {
+    state: State,
+    stats: ScanStats,
+    /// Where each scanned log's unreadable counter lines start, by file.
+    bad_lines: Vec<(usize, Vec<u64>)>,
+}
+
+impl Planned {
+    /// Starts a usage-only run instead of a whole analysis.
+    pub fn usage_only(self) -> UsageRun {
+        UsageRun { state: self.state, stats: ScanStats::default(), bad_lines: Vec::new() }
+    }
+}
+
+/// A usage-only run on one thread.
+pub fn run(planned: Planned, reader: &mut dyn FileReader) -> UsageOnly {
+    let mut run = planned.usage_only();
+    for task in run.log_tasks() {
+        let scanned = task.scan_usage(reader, run.options());
+        run.add_scan(&task, scanned);
+    }
+    let jobs = run.store_jobs();
+    run.read_stores(reader, jobs);
+    run.finish(reader)
+}
+
+impl UsageRun {
+    pub fn options(&self) -> &Options {
+        &self.state.options
+    }
+
+    /// The logs to scan, in path order.
+    pub fn log_tasks(&self) -> Vec<LogTask> {
+        self.state.log_tasks()
+    }
+
+    /// The stores to read after the scans (which set their scope); their logs may be scanned
+    /// ahead meanwhile (`StoreJob::scan_wal_ahead`).
+    pub fn store_jobs(&self) -> Vec<StoreJob> {
+        self.state.store_jobs(StoreScope::UsageExcept(BTreeSet::new()))
+    }
+
+    /// Takes a log's scan back (any order).
+    pub fn add_scan(&mut self, task: &LogTask, scanned: UsageScan) {
+        self.stats.add(&scanned.stats);
+        if !scanned.stats.bad_offsets.is_empty() {
+            self.bad_lines.push((task.file, scanned.stats.bad_offsets));
+        }
+        if let Some(error) = scanned.error {
+            self.state.fail(task.file, DiagnosticKind::Unreadable, error);
+        }
+        self.state.session(&task.session_id, task.root, "events.jsonl").add_log_usage(scanned.ledger);
+    }
+
+    /// The stores' per-call rows of the sessions whose logs had none.
+    pub fn read_stores(&mut self, reader: &mut dyn FileReader, jobs: Vec<StoreJob>) {
+        let known: BTreeSet<String> = self
+            .state
+            .sessions
+            .iter()
+            .filter(|(_, facts)| facts.usage.as_ref().is_some_and(|ledger| ledger.calls.requests > 0))
+            .map(|(id, _)| id.clone())
+            .collect();
+        for mut job in jobs {
+            job.set_scope(StoreScope::UsageExcept(known.clone()));
+            let read = job.read(reader, &self.state.options);
+            self.state.add_store(read);
+        }
+    }
+
+    /// The usage, with every problem placed: a bad counter line's number is counted here, by
+    /// reading its log again (only logs that have one).
+    pub fn finish(mut self, reader: &mut dyn FileReader) -> UsageOnly {
+        let mut problems = std::mem::take(&mut self.state.diagnostics);
+        for (index, offsets) in std::mem::take(&mut self.bad_lines) {
+            let file = &self.state.files[index];
+            let numbers = reader
+                .open(file.root, &file.listed_path)
+                .and_then(|opened| line_numbers(BufReader::with_capacity(1 << 16, opened), &offsets));
+            for (at, offset) in offsets.iter().enumerate() {
+                let line = numbers.as_ref().ok().and_then(|numbers| numbers.get(at).copied());
+                let message = match line {
+                    Some(_) => "a usage counter line that could not be read".to_string(),
+                    None => format!("a usage counter line that could not be read, at byte {offset}"),
+                };
+                problems.push(Diagnostic { file: file.path.clone(), line, kind: DiagnosticKind::BadCounterLine, message });
+            }
+        }
+        problems.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
+        // The logs' bytes as scanned, and the store's files.
+        let store_bytes: u64 = self
+            .state
+            .files
+            .iter()
+            .filter(|file| matches!(file.kind.role, Role::Store | Role::StoreWal))
+            .map(|file| file.size)
+            .sum();
+        let bytes_read = self.stats.bytes + store_bytes;
+        UsageOnly { usage: self.state.finish_usage(), stats: self.stats, problems, bytes_read }
+    }
+}
+
+/// The 1-based line numbers of the lines starting at `offsets` (ascending).
+fn line_numbers(mut reader: impl BufRead, offsets: &[u64]) -> std::io::Result<Vec<u64>> {
+    let mut numbers = Vec::with_capacity(offsets.len());
+    let (mut position, mut line) = (0u64, 1u64);
+    let mut wanted = offsets.iter().peekable();
+    while let Some(&&offset) = wanted.peek() {
+        if position >= offset {
+            numbers.push(line);
+            wanted.next();
+            continue;
+        }
+        let buffer = reader.fill_buf()?;
+        if buffer.is_empty() {
+            break;
+        }
+        let take = buffer.len().min((offset - position) as usize);
+        line += memchr::memchr_iter(b'\n', &buffer[..take]).count() as u64;
+        reader.consume(take);
+        position += take as u64;
+    }
+    Ok(numbers)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn line_numbers_are_counted_up_to_each_offset() {
+        let text = b"a\nbb\n\nccc\nd";
+        assert_eq!(super::line_numbers(&text[..], &[0, 2, 5, 6, 10]).unwrap(), [1, 2, 3, 4, 5]);
+    }
+}

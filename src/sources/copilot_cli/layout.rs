@@ -1,0 +1,162 @@
+//! Where Copilot CLI's files are under a home and what each one is ("Parser plan" `wants()`,
+//! "Exclusions" and "Credentials" in the format specification).
+
+use crate::sources::{Classified, FileKind, HomeLayout, Role};
+
+/// The Copilot directories of a home: `~/.copilot` and the two that predate the XDG migration.
+pub const COPILOT_DIRS: [&str; 3] = [".copilot", ".local/state/.copilot", ".config/.copilot"];
+/// The package caches beside the home, whose `pkg/` and `marketplaces/` trees are excluded.
+pub const CACHE_DIRS: [&str; 3] = [".cache/copilot", "Library/Caches/copilot", "AppData/Local/copilot"];
+/// Entries that only a Copilot directory holds: how a root that is `~/.copilot` itself is told
+/// apart from a home.
+pub const COPILOT_DIR_MARKERS: [&str; 6] = [
+    "session-state",
+    "session-store.db",
+    "session-store.db-wal",
+    "command-history-state.json",
+    "permissions-config.json",
+    "sidebar-sessions-state",
+];
+
+/// The folders of a home that hold Copilot CLI's files.
+pub static LAYOUT: HomeLayout = HomeLayout {
+    data_folders: &COPILOT_DIRS,
+    cache_folders: &CACHE_DIRS,
+    own_folder: ".copilot",
+    own_folder_layout: "copilot_directory",
+    own_folder_markers: &COPILOT_DIR_MARKERS,
+};
+
+const fn kind(name: &'static str, role: Role, secondary: bool) -> FileKind {
+    FileKind { name, role, secondary }
+}
+
+pub const EVENTS_LOG: FileKind = kind("events_log", Role::EventLog, false);
+pub const WORKSPACE: FileKind = kind("workspace", Role::Metadata, false);
+pub const SNAPSHOTS: FileKind = kind("snapshots", Role::Metadata, true);
+pub const STORE: FileKind = kind("store", Role::Store, true);
+pub const STORE_WAL: FileKind = kind("store_wal", Role::StoreWal, true);
+pub const STORE_SHM: FileKind = kind("store_shm", Role::NotNeeded, false);
+pub const HISTORY: FileKind = kind("history", Role::Metadata, true);
+pub const PERMISSIONS: FileKind = kind("permissions", Role::Metadata, false);
+pub const SETTINGS: FileKind = kind("settings", Role::Metadata, false);
+pub const SIDEBAR: FileKind = kind("sidebar", Role::Metadata, false);
+pub const PROCESS_LOG: FileKind = kind("process_log", Role::MetadataInParts, false);
+
+pub fn classify(path: &str) -> Classified<'_> {
+    let plain = |kind| Classified { kind, session_id: None, tree: None };
+    if let Some((dir, rest)) = split_prefix(path, &COPILOT_DIRS) {
+        return classify_in_copilot_dir(path, dir, rest);
+    }
+    if let Some((dir, rest)) = split_prefix(path, &CACHE_DIRS) {
+        return match excluded_tree(path, dir, rest, &["pkg", "marketplaces"]) {
+            Some(tree) => Classified { kind: FileKind::EXCLUDED, session_id: None, tree: Some(tree) },
+            None => plain(FileKind::NOT_WANTED),
+        };
+    }
+    plain(FileKind::OUTSIDE)
+}
+
+fn classify_in_copilot_dir<'a>(path: &'a str, dir: &str, rest: &'a str) -> Classified<'a> {
+    let plain = |kind| Classified { kind, session_id: None, tree: None };
+    if let Some(tree) = excluded_tree(path, dir, rest, &["pkg", "installed-plugins", "marketplaces"]) {
+        return Classified { kind: FileKind::EXCLUDED, session_id: None, tree: Some(tree) };
+    }
+    if let Some(in_session) = rest.strip_prefix("session-state/") {
+        if let Some((id, file)) = in_session.split_once('/')
+            && is_session_id(id)
+        {
+            let kind = match file {
+                "events.jsonl" => EVENTS_LOG,
+                "workspace.yaml" => WORKSPACE,
+                "rewind-file-snapshots/index.json" => SNAPSHOTS,
+                _ => FileKind::NOT_WANTED,
+            };
+            return Classified { kind, session_id: Some(id), tree: None };
+        }
+        return plain(FileKind::NOT_WANTED);
+    }
+    let kind = match rest {
+        "session-store.db" => STORE,
+        "session-store.db-wal" => STORE_WAL,
+        "session-store.db-shm" => STORE_SHM,
+        "command-history-state.json" => HISTORY,
+        "permissions-config.json" => PERMISSIONS,
+        "settings.json" => SETTINGS,
+        "config.json" | "mcp-config.json" => FileKind::SECRET,
+        _ if rest.starts_with("mcp-secrets/") || rest.starts_with("mcp-oauth-config") => FileKind::SECRET,
+        _ if is_sidebar_file(rest) => SIDEBAR,
+        _ if is_process_log(rest) => PROCESS_LOG,
+        _ => FileKind::NOT_WANTED,
+    };
+    plain(kind)
+}
+
+/// `dir/rest` split at the first of `prefixes` it starts with.
+fn split_prefix<'a>(path: &'a str, prefixes: &[&'static str]) -> Option<(&'static str, &'a str)> {
+    prefixes.iter().find_map(|dir| {
+        let rest = path.strip_prefix(dir)?.strip_prefix('/')?;
+        Some((*dir, rest))
+    })
+}
+
+fn excluded_tree<'a>(path: &'a str, dir: &str, rest: &str, trees: &[&str]) -> Option<&'a str> {
+    let top = rest.split('/').next()?;
+    (trees.contains(&top) && rest.len() > top.len()).then(|| &path[..dir.len() + 1 + top.len()])
+}
+
+/// `[0-9a-f-]{36}`, the session directory pattern of the parser plan.
+pub fn is_session_id(name: &str) -> bool {
+    name.len() == 36 && name.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b) || b == b'-')
+}
+
+fn is_sidebar_file(rest: &str) -> bool {
+    rest.strip_prefix("sidebar-sessions-state/")
+        .and_then(|name| name.strip_suffix(".json"))
+        .is_some_and(|hex| hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)))
+}
+
+/// `logs/process-<digits>-<digits>.log`: rotated logs (`.1.log`) do not match, as in the plan.
+fn is_process_log(rest: &str) -> bool {
+    let Some(stem) = rest.strip_prefix("logs/process-").and_then(|name| name.strip_suffix(".log")) else {
+        return false;
+    };
+    let all_digits = |part: &str| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit());
+    stem.split_once('-').is_some_and(|(epoch, pid)| all_digits(epoch) && all_digits(pid))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ID: &str = "5e55a0a1-0000-4000-8000-000000000001";
+
+    #[test]
+    fn wanted_files_are_recognised() {
+        let events = format!(".copilot/session-state/{ID}/events.jsonl");
+        assert_eq!(classify(&events), Classified { kind: EVENTS_LOG, session_id: Some(ID), tree: None });
+        let snapshots = format!(".local/state/.copilot/session-state/{ID}/rewind-file-snapshots/index.json");
+        assert_eq!(classify(&snapshots).kind, SNAPSHOTS);
+        assert_eq!(classify(".copilot/logs/process-1790845199000-4242.log").kind, PROCESS_LOG);
+        assert_eq!(classify(".copilot/logs/process-1790845199000-4242.1.log").kind, FileKind::NOT_WANTED);
+        assert_eq!(classify(".config/.copilot/permissions-config.json").kind, PERMISSIONS);
+        let sidebar = format!(".copilot/sidebar-sessions-state/{}.json", "6b".repeat(32));
+        assert_eq!(classify(&sidebar).kind, SIDEBAR);
+        assert_eq!(
+            classify(&format!(".copilot/session-state/{ID}/rewind-file-snapshots/tracking.json")).kind,
+            FileKind::NOT_WANTED
+        );
+        assert_eq!(classify(".copilot/config.json").kind, FileKind::SECRET);
+        assert_eq!(classify(".copilot/mcp-secrets/a").kind, FileKind::SECRET);
+        assert_eq!(classify("Documents/notes.txt").kind, FileKind::OUTSIDE);
+    }
+
+    #[test]
+    fn excluded_trees_are_named() {
+        let pkg = classify(".copilot/pkg/linux-x64/1.0.102/cli-main.js");
+        assert_eq!((pkg.kind, pkg.tree), (FileKind::EXCLUDED, Some(".copilot/pkg")));
+        let market = classify("AppData/Local/copilot/marketplaces/x/README.md");
+        assert_eq!((market.kind, market.tree), (FileKind::EXCLUDED, Some("AppData/Local/copilot/marketplaces")));
+        assert_eq!(classify(".cache/copilot/exp-cache.json").kind, FileKind::NOT_WANTED);
+    }
+}

@@ -1,0 +1,165 @@
+//! The Copilot CLI source: where its files live under a home, what each one is, and one
+//! importer per artifact turning it into the shared model (`crate::model`, `crate::sessions`,
+//! `crate::inventory`). Joins and deduplication happen after the importers, in
+//! `crate::analysis`, whatever the source.
+
+pub mod events;
+pub mod history;
+pub mod layout;
+pub mod logs;
+pub mod permissions;
+pub mod settings;
+pub mod sidebar;
+pub mod snapshots;
+pub mod store;
+pub mod usage_scan;
+pub mod workspace;
+
+use std::io::{self, BufRead, Read};
+
+use crate::inventory::Grant;
+use crate::model::{OwnedRow, RowSink};
+use crate::sessions::WorkspaceFacts;
+use crate::usage::ledger::SessionLedger;
+use crate::usage::rates::RateTable;
+use events::{LogContext, LogOutcome};
+use layout::{HISTORY, PERMISSIONS, SETTINGS, SIDEBAR, SNAPSHOTS, WORKSPACE};
+use store::{StoreContents, StoreFailure, StoreFiles, StoreScope, StoreUsageEvent, TurnReader};
+use usage_scan::ScanStats;
+
+use super::{Classified, HomeLayout, Importing, MetadataInput, Source};
+
+/// Text of a file that should be UTF-8, with a byte-order mark dropped.
+pub fn utf8_text(bytes: &[u8]) -> Result<&str, String> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    std::str::from_utf8(bytes).map_err(|error| format!("not UTF-8: {error}"))
+}
+
+/// GitHub Copilot CLI's `~/.copilot`.
+pub struct CopilotCli;
+
+impl Source for CopilotCli {
+    fn agent(&self) -> &'static str {
+        "copilot-cli"
+    }
+
+    fn layout(&self) -> &'static HomeLayout {
+        &layout::LAYOUT
+    }
+
+    fn classify<'a>(&self, path: &'a str) -> Classified<'a> {
+        layout::classify(path)
+    }
+
+    fn import(&self, input: MetadataInput<'_>, into: &mut Importing<'_>) -> Result<(), String> {
+        let bytes = match input {
+            MetadataInput::Stream(reader) => return import_process_log(reader, into),
+            MetadataInput::Bytes(bytes) => bytes,
+        };
+        let session_id = into.session_id;
+        into.rows = match into.kind {
+            WORKSPACE => {
+                let parsed = workspace::parse(bytes)?;
+                let rows = parsed.rows(session_id, into.session_has_log);
+                let facts = into.session(session_id, "workspace.yaml");
+                if facts.workspace.is_none() {
+                    facts.workspace = Some(Box::new(WorkspaceFacts {
+                        name: workspace::text(&parsed.name),
+                        cwd: workspace::text(&parsed.cwd),
+                        client_name: workspace::text(&parsed.client_name),
+                        created_at: workspace::text(&parsed.created_at),
+                        updated_at: workspace::text(&parsed.updated_at),
+                        synced: parsed.is_synced(),
+                    }));
+                }
+                rows
+            }
+            SNAPSHOTS => {
+                let rows = snapshots::parse(bytes, session_id)?;
+                into.session(session_id, "rewind-file-snapshots");
+                rows
+            }
+            HISTORY => history::parse(bytes)?,
+            PERMISSIONS => {
+                let grants = permissions::parse(bytes)?;
+                let rows = permissions::rows(&grants);
+                into.home.grants.extend(grants.into_iter().map(|grant| Grant {
+                    file: "permissions-config.json".into(),
+                    location: grant.location,
+                    list: grant.list,
+                    entry: grant.entry,
+                }));
+                rows
+            }
+            SETTINGS => {
+                let grants = settings::parse(bytes)?;
+                let rows = settings::rows(&grants);
+                into.home.grants.extend(grants.into_iter().map(|(list, entry)| Grant {
+                    file: "settings.json".into(),
+                    location: String::new(),
+                    list,
+                    entry,
+                }));
+                rows
+            }
+            SIDEBAR => {
+                let parsed = sidebar::parse(bytes)?;
+                for id in &parsed.session_ids {
+                    let facts = into.session(id, "sidebar-sessions-state");
+                    if facts.sidebar_cwd.is_none() {
+                        facts.sidebar_cwd = parsed.cwd.clone();
+                    }
+                }
+                Vec::new()
+            }
+            _ => Vec::new(),
+        };
+        Ok(())
+    }
+
+    fn parse_log(&self, context: &LogContext<'_>, reader: &mut dyn BufRead, sink: &mut dyn RowSink) -> LogOutcome {
+        events::parse_log(context, reader, sink)
+    }
+
+    fn reparse_line(&self, context: &LogContext<'_>, line: &[u8]) -> Vec<OwnedRow> {
+        events::reparse_line(context, line)
+    }
+
+    fn scan_usage(&self, reader: &mut dyn Read, ledger: &mut SessionLedger, rates: &RateTable) -> io::Result<ScanStats> {
+        usage_scan::scan_log(reader, ledger, rates)
+    }
+
+    fn read_store(
+        &self,
+        files: &mut dyn StoreFiles,
+        scope: StoreScope,
+        on_usage: &mut dyn FnMut(StoreUsageEvent),
+    ) -> Result<StoreContents, StoreFailure> {
+        store::read(files, scope, on_usage)
+    }
+
+    fn scan_store_wal(&self, files: &mut dyn StoreFiles) -> Result<store::wal::WalIndex, String> {
+        store::scan_wal(files)
+    }
+
+    fn reopen_store(&self, files: &mut dyn StoreFiles) -> Result<TurnReader, String> {
+        TurnReader::open(files)
+    }
+}
+
+/// A process log: sign-ins, versions per session, MCP servers seen.
+fn import_process_log(reader: &mut dyn BufRead, into: &mut Importing<'_>) -> Result<(), String> {
+    let facts = logs::scan(reader).map_err(|error| error.to_string())?;
+    for id in &facts.workspace_ids {
+        let session = into.session(id, "process log");
+        session.process_versions.extend(facts.versions.iter().cloned());
+    }
+    for (name, seen) in &facts.mcp_servers {
+        let entry = into.home.mcp_from_logs.entry(name.clone()).or_default();
+        entry.connected += seen.connected;
+        entry.failed += seen.failed;
+    }
+    into.home.accounts.extend(facts.sign_ins.iter().map(|sign_in| (sign_in.host.clone(), sign_in.login.clone())));
+    into.rows = logs::rows(&facts);
+    Ok(())
+}

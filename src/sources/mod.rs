@@ -1,0 +1,215 @@
+//! The sources: one module per agent whose files copilot-lens reads, each saying where its
+//! files live under a home, what each file is, and how each kind is imported into the shared
+//! model (rows, session facts, home facts, usage ledgers). Everything after the importers (the
+//! joins, deduplication, usage accounting, outputs) is in `crate::analysis` and works the same
+//! whatever the source.
+//!
+//! Adding a source is a folder here with a type implementing [`Source`], and one line in
+//! [`SOURCES`] (ARCHITECTURE.md, "Adding a source").
+
+pub mod copilot_cli;
+
+use std::collections::BTreeMap;
+use std::io::{self, BufRead, Read};
+
+use serde::Serialize;
+
+use crate::inventory::HomeFacts;
+use crate::model::{OwnedRow, PendingRow, RowSink};
+use crate::sessions::SessionFacts;
+use crate::usage::ledger::SessionLedger;
+use crate::usage::rates::RateTable;
+use copilot_cli::events::{LogContext, LogOutcome};
+use copilot_cli::store::{StoreContents, StoreFailure, StoreFiles, StoreScope, StoreUsageEvent, TurnReader};
+use copilot_cli::usage_scan::ScanStats;
+
+/// Every source. A path of a home is offered to each in turn; the first that claims it owns it.
+pub static SOURCES: [&dyn Source; 1] = [&copilot_cli::CopilotCli];
+
+/// A source by its place in [`SOURCES`].
+pub type SourceId = usize;
+
+/// What the analysis does with a file, whatever its source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Role {
+    /// A session's event log: streamed line by line, its rows primary (step "logs").
+    EventLog,
+    /// A SQLite store's main file and its write-ahead log, read first (step "stores").
+    Store,
+    StoreWal,
+    /// Read whole (up to a size limit) and handed to the source's importer (step "metadata").
+    Metadata,
+    /// Handed to the importer as a stream: it can be large (process logs).
+    MetadataInParts,
+    /// A file of the source that carries nothing (locks, caches, trackers).
+    NotWanted,
+    /// A file that can hold credentials: never read.
+    Secret,
+    /// Not needed (a store's shared-memory index, rebuilt from the log by SQLite itself).
+    NotNeeded,
+    /// Inside a tree that is never read (packages, plugin copies); counted by tree.
+    Excluded,
+    /// Not this source's.
+    Outside,
+}
+
+/// A kind of file: its name in the report, what the analysis does with it, and whether its
+/// rows are secondary copies (deduplicated against the primary rows).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FileKind {
+    pub name: &'static str,
+    pub role: Role,
+    pub secondary: bool,
+}
+
+impl FileKind {
+    pub const EXCLUDED: FileKind = FileKind { name: "excluded", role: Role::Excluded, secondary: false };
+    pub const SECRET: FileKind = FileKind { name: "secret", role: Role::Secret, secondary: false };
+    pub const NOT_WANTED: FileKind = FileKind { name: "not_wanted", role: Role::NotWanted, secondary: false };
+    pub const OUTSIDE: FileKind = FileKind { name: "outside", role: Role::Outside, secondary: false };
+}
+
+impl Serialize for FileKind {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name)
+    }
+}
+
+/// What a home-relative path is, with the session id or excluded tree it names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Classified<'a> {
+    pub kind: FileKind,
+    /// The session a file belongs to by its place (`session-state/<id>/`).
+    pub session_id: Option<&'a str>,
+    /// The excluded tree (e.g. `.copilot/pkg`), for excluded files.
+    pub tree: Option<&'a str>,
+}
+
+/// Where a source's files live under a home.
+#[derive(Debug, PartialEq, Eq)]
+pub struct HomeLayout {
+    /// Folders of a home holding the source's data (`.copilot` and its older places). A folder
+    /// holding one of them is a home.
+    pub data_folders: &'static [&'static str],
+    /// Folders of a home holding only caches of the source (read for their exclusions).
+    pub cache_folders: &'static [&'static str],
+    /// The data folder a root is when it is the folder itself rather than a home (what
+    /// `COPILOT_HOME` points at): its files are read as if under this name in a home.
+    pub own_folder: &'static str,
+    /// How the report names such a root's layout.
+    pub own_folder_layout: &'static str,
+    /// Entries only the source's own folder holds: how it is told apart from a home.
+    pub own_folder_markers: &'static [&'static str],
+}
+
+impl HomeLayout {
+    /// Every folder of a home the source's files are in: what a walk of a home looks in.
+    pub fn home_folders(&self) -> impl Iterator<Item = &'static str> {
+        self.data_folders.iter().chain(self.cache_folders).copied()
+    }
+}
+
+/// The folders of a home that any source reads (data first, then caches); a walk of a home
+/// looks only in these. The page gets this list from the engine.
+pub fn home_folders() -> Vec<&'static str> {
+    let data = SOURCES.iter().flat_map(|source| source.layout().data_folders.iter().copied());
+    let caches = SOURCES.iter().flat_map(|source| source.layout().cache_folders.iter().copied());
+    data.chain(caches).collect()
+}
+
+/// The data folders only (what a usage-only walk needs).
+pub fn data_folders() -> Vec<&'static str> {
+    SOURCES.iter().flat_map(|source| source.layout().data_folders.iter().copied()).collect()
+}
+
+/// The source that claims a home-relative path, with what the path is; `None` when no source
+/// does (the file is outside every source's folders).
+pub fn classify(path: &str) -> (SourceId, Classified<'_>) {
+    for (id, source) in SOURCES.iter().enumerate() {
+        let classified = source.classify(path);
+        if classified.kind.role != Role::Outside {
+            return (id, classified);
+        }
+    }
+    (0, Classified { kind: FileKind::OUTSIDE, session_id: None, tree: None })
+}
+
+/// A file handed to an importer, and the shared model it adds to.
+pub struct Importing<'a> {
+    pub kind: FileKind,
+    pub root: usize,
+    /// The session the file belongs to by its place, or empty.
+    pub session_id: &'a str,
+    /// Whether that session's event log is among the planned files.
+    pub session_has_log: bool,
+    pub sessions: &'a mut BTreeMap<String, SessionFacts>,
+    pub home: &'a mut HomeFacts,
+    /// The file's rows, held until every event log is read.
+    pub rows: Vec<PendingRow>,
+}
+
+impl Importing<'_> {
+    /// A session's facts, noting where it was found.
+    pub fn session(&mut self, session_id: &str, found_in: &'static str) -> &mut SessionFacts {
+        session_entry(self.sessions, session_id, self.root, found_in)
+    }
+}
+
+/// A session's facts in `sessions`, noting the root and file it was found in.
+pub fn session_entry<'a>(
+    sessions: &'a mut BTreeMap<String, SessionFacts>,
+    session_id: &str,
+    root: usize,
+    found_in: &'static str,
+) -> &'a mut SessionFacts {
+    let facts = sessions.entry(session_id.to_string()).or_default();
+    facts.roots.insert(root);
+    facts.found_in.insert(found_in);
+    facts
+}
+
+/// A metadata file's contents as its importer gets them (see [`Role`]).
+pub enum MetadataInput<'a> {
+    Bytes(&'a [u8]),
+    Stream(&'a mut dyn BufRead),
+}
+
+/// One agent's files. Each method is one importer: files of [`Role::Metadata`] and
+/// [`Role::MetadataInParts`] go to `import`, event logs to `parse_log` (and, for usage-only
+/// runs, `scan_usage`), stores to `read_store`. A source without stores never classifies a
+/// file as one.
+pub trait Source: Sync {
+    /// The agent's name in every output (`agent` of rows, sessions, usage, inventory).
+    fn agent(&self) -> &'static str;
+    fn layout(&self) -> &'static HomeLayout;
+    /// What a home-relative path is to this source; `FileKind::OUTSIDE` when not its own.
+    fn classify<'a>(&self, path: &'a str) -> Classified<'a>;
+    /// Imports a metadata file into the shared model; an error is the file's diagnostic.
+    fn import(&self, input: MetadataInput<'_>, into: &mut Importing<'_>) -> Result<(), String>;
+    /// Streams an event log's rows to `sink`, accounting for every line.
+    fn parse_log(&self, context: &LogContext<'_>, reader: &mut dyn BufRead, sink: &mut dyn RowSink) -> LogOutcome;
+    /// The rows of one line of a log again, whole (a viewer keeps only the start of long texts).
+    fn reparse_line(&self, context: &LogContext<'_>, line: &[u8]) -> Vec<OwnedRow>;
+    /// Reads only a log's counter lines into a usage ledger (usage-only runs).
+    fn scan_usage(&self, reader: &mut dyn Read, ledger: &mut SessionLedger, rates: &RateTable) -> io::Result<ScanStats>;
+    /// Reads a store: its sessions, held rows and per-call usage rows.
+    fn read_store(
+        &self,
+        files: &mut dyn StoreFiles,
+        scope: StoreScope,
+        on_usage: &mut dyn FnMut(StoreUsageEvent),
+    ) -> Result<StoreContents, StoreFailure> {
+        let _ = (files, scope, on_usage);
+        Err(StoreFailure { message: format!("{} has no stores", self.agent()), wal_problem: None })
+    }
+    /// The store's write-ahead log scanned ahead of the read (on another thread natively).
+    fn scan_store_wal(&self, files: &mut dyn StoreFiles) -> Result<copilot_cli::store::wal::WalIndex, String> {
+        let _ = files;
+        Err(format!("{} has no stores", self.agent()))
+    }
+    /// The store opened again to read its kept turns whole.
+    fn reopen_store(&self, files: &mut dyn StoreFiles) -> Result<TurnReader, String> {
+        let _ = files;
+        Err(format!("{} has no stores", self.agent()))
+    }
+}
