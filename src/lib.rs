@@ -21,6 +21,9 @@ pub mod table;
 pub mod time;
 pub mod usage;
 
+/// The browser's analysis, fed by the page (`wasm` exports it).
+#[cfg(target_arch = "wasm32")]
+pub mod engine;
 /// The browser's boundary (wasm-bindgen exports); public so tests can drive it as the page does.
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;

@@ -65,6 +65,8 @@ pub struct WorkspaceFacts {
 /// Everything known of one session id, from every source.
 #[derive(Clone, Debug, Default)]
 pub struct SessionFacts {
+    /// The agent whose session it is.
+    pub agent: &'static str,
     /// Roots (homes) the session was found in.
     pub roots: BTreeSet<usize>,
     /// Which kinds of source name it.
@@ -131,6 +133,11 @@ impl SessionFacts {
         (!self.has_events_log()).then_some(cwd)
     }
 
+    /// A new session of `agent`.
+    pub fn of(agent: &'static str) -> SessionFacts {
+        SessionFacts { agent, ..SessionFacts::default() }
+    }
+
     pub fn record(&self, session_id: &str) -> SessionRecord {
         let workspace = self.workspace.clone().unwrap_or_default();
         let store = self.store.clone().unwrap_or_default();
@@ -139,6 +146,7 @@ impl SessionFacts {
             if first.is_empty() { second.to_string() } else { first.to_string() }
         };
         SessionRecord {
+            agent: self.agent,
             session_id: session_id.to_string(),
             name: or(&workspace.name, &store.summary),
             project_path: self.project().to_string(),
@@ -163,6 +171,7 @@ impl SessionFacts {
 /// One line of sessions.jsonl.
 #[derive(Clone, Debug, Serialize)]
 pub struct SessionRecord {
+    pub agent: &'static str,
     pub session_id: String,
     pub name: String,
     pub project_path: String,

@@ -89,7 +89,7 @@ fn engine_run(files: &[(&str, &[u8])]) -> Engine {
     let options = js_sys::Object::new();
     js_sys::Reflect::set(&options, &"include_thinking".into(), &true.into()).unwrap();
     let mut engine = Engine::new(options.into()).map_err(fails).unwrap();
-    engine.add_listing("home".into(), files.iter().map(|(path, _)| path.to_string()).collect());
+    engine.add_listing("home".into(), files.iter().map(|(path, _)| path.to_string()).collect()).unwrap();
     let plan = js(engine.begin(Function::new_no_args("")).map_err(fails).unwrap());
     for pair in plan["files"].as_array().unwrap().iter().chain(plan["small"].as_array().unwrap()) {
         let path = pair[1].as_str().unwrap();

@@ -11,6 +11,7 @@ import {
   rootsFromDataTransfer,
   rootsFromFiles,
   rootsFromFolderInput,
+  useLayout,
 } from './input.js';
 import * as overview from './views/overview.js';
 import * as usage from './views/usage.js';
@@ -95,6 +96,7 @@ function startEngine() {
   $('engine-status').textContent = 'Loading the engine…';
   engine.start().then(
     () => {
+      useLayout(engine.facts);
       lens.engineReady = true;
       body.dataset.engine = 'ready';
       $('engine-status').textContent = 'Engine ready (WebAssembly, in a worker).';

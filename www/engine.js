@@ -85,8 +85,11 @@ export class EngineClient {
       this.worker = worker;
       await new Promise((resolve, reject) => {
         worker.onmessage = (event) => {
-          if (event.data.type === 'ready') resolve();
-          else if (event.data.type === 'error' || event.data.type === 'crash') reject(new Error(event.data.message));
+          if (event.data.type === 'ready') {
+            // What the engine says of itself: folders, limits, the outputs catalogue.
+            this.facts = event.data.facts;
+            resolve();
+          } else if (event.data.type === 'error' || event.data.type === 'crash') reject(new Error(event.data.message));
         };
         worker.onerror = (event) => reject(new Error(event.message || 'the engine worker failed to start'));
         worker.postMessage({ type: 'init', module: this.module });

@@ -7,15 +7,15 @@
 // Inside a home folder only the folders the native tool walks are listed (the rest of a home is
 // none of our business); elsewhere, trees that never hold Copilot data are skipped.
 
-/** As the native tool's roots.rs: inside a home, only these folders are walked. */
-export const HOME_FOLDERS = [
-  '.copilot',
-  '.local/state/.copilot',
-  '.config/.copilot',
-  '.cache/copilot',
-  'Library/Caches/copilot',
-  'AppData/Local/copilot',
-];
+// The folders of a home that hold the sources' files, and the data folders among them, as the
+// engine says (engine_facts; the native tool walks the same). Until the engine has said, a home
+// is listed whole: the engine still reads only its own files, it only takes longer.
+let layout = { home: [], data: [] };
+
+/** Takes the folder lists from the engine's facts. */
+export function useLayout(facts) {
+  layout = { home: facts.home_folders, data: facts.data_folders };
+}
 
 /** Folders skipped when walking a folder that is not a home. */
 const SKIP_DIRS = new Set(['node_modules', '.git', '.hg', '.svn', '__pycache__', '.venv', '.tox', '.gradle', '.m2', '.npm', '.cargo', '.rustup']);
@@ -35,12 +35,12 @@ function zipRoot(file) {
 
 /** Is a root-relative path inside a home's Copilot folders? */
 function inHomeFolders(path) {
-  return HOME_FOLDERS.some((folder) => path.startsWith(folder + '/'));
+  return layout.home.some((folder) => path.startsWith(folder + '/'));
 }
 
 /** Keeps only the home folders if the listing is a home's, as the native tool does. */
 function homeFilter(entries) {
-  const isHome = entries.some((e) => HOME_FOLDERS.slice(0, 3).some((folder) => e.path.startsWith(folder + '/')));
+  const isHome = entries.some((e) => layout.data.some((folder) => e.path.startsWith(folder + '/')));
   return isHome ? entries.filter((e) => inHomeFolders(e.path)) : entries;
 }
 
@@ -112,8 +112,8 @@ export async function rootFromDirectoryEntry(directory, onCount = () => {}) {
     return true;
   };
   let homeWanted = null;
-  for (const folder of HOME_FOLDERS.slice(0, 3)) {
-    if (await hasFolder(folder)) homeWanted = HOME_FOLDERS;
+  for (const folder of layout.data) {
+    if (await hasFolder(folder)) homeWanted = layout.home;
   }
   const walk = async (dir, prefix, children) => {
     for (const child of children) {

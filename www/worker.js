@@ -39,11 +39,11 @@ console.error = (...args) => {
   consoleError(...args);
 };
 
-const ROWS_PER_PART = 20000;
 const CALLS = new Set(['summary', 'rows', 'facets', 'sessions', 'inventory', 'report', 'usage', 'row_count']);
-// Bytes of a long text the engine's table keeps (INLINE_TEXT in src/table.rs): rows asked for
-// with more, or whole (0), are read again from their logs.
-const TABLE_KEEPS_TEXT = 512;
+// What the engine says of itself (engine_facts): the long-text bytes its table keeps (rows
+// asked for with more, or whole (0), are read again from their logs), the export parts, the
+// outputs catalogue, the home folders. Set at 'init'.
+let facts = null;
 
 // Resolved once the Files handed over after 'done' are in: the report's sizes and the logs
 // that long texts are read again from.
@@ -53,7 +53,7 @@ function needsEveryFile({ type, method, args }) {
   if (type === 'export') return true;
   if (method === 'report') return true;
   const textLimit = method === 'rows' ? (args || [])[3] : 1;
-  return !(textLimit > 0 && textLimit <= TABLE_KEEPS_TEXT);
+  return !(textLimit > 0 && textLimit <= facts.table_keeps_text);
 }
 
 function fail(id, error) {
@@ -228,15 +228,16 @@ async function analyzeUntilSettled({ id, options, roots }) {
 
 function exportFile({ id, what, session_id }) {
   if (!engine) throw new Error('run the analysis first');
-  const types = { jsonl: 'application/x-ndjson', csv: 'text/csv', json: 'application/json', md: 'text/markdown' };
-  const type = (types[what.split('.').pop()] || 'text/plain') + ';charset=utf-8';
+  const file = facts.outputs.find((output) => output.name === what);
+  if (!file) throw new Error(`unknown export ${what}`);
+  const type = file.mime + ';charset=utf-8';
   let parts;
   if (what === 'rows.jsonl' || what === 'rows.csv') {
     // In parts, so a large export never needs one huge string.
     parts = [];
     const count = engine.row_count();
-    for (let offset = 0; offset === 0 || offset < count; offset += ROWS_PER_PART) {
-      parts.push(engine.export_rows(what, offset, ROWS_PER_PART));
+    for (let offset = 0; offset === 0 || offset < count; offset += facts.rows_per_part) {
+      parts.push(engine.export_rows(what, offset, facts.rows_per_part));
     }
   } else {
     parts = [engine.export(what, session_id || '')];
@@ -250,7 +251,8 @@ self.onmessage = async (event) => {
     switch (message.type) {
       case 'init':
         instance = initSync({ module: message.module });
-        self.postMessage({ type: 'ready' });
+        facts = engine_facts();
+        self.postMessage({ type: 'ready', facts });
         break;
       case 'give':
         receiveGiven(message);

@@ -189,6 +189,7 @@ impl State {
                 ledger.add_store_calls(store);
             }
             ledger.finish(log_exists);
+            ledger.agent = facts.agent;
             if log_exists && ledger.checkpoints == 0 && ledger.entries.is_empty() {
                 unknown.push(id.clone());
             }

@@ -171,7 +171,7 @@ impl Parsing {
         }
         home.mcp_from_events.extend(outcome.mcp_servers.iter().cloned());
         home.skills.extend(outcome.skills.iter().cloned());
-        let facts = self.state.session(&task.session_id, task.root, "events.jsonl");
+        let facts = self.state.session(&task.session_id, task.root, task.source().agent(), "events.jsonl");
         facts.log.get_or_insert_with(Default::default).merge(outcome.summary);
         if let Some(ledger) = outcome.usage {
             facts.add_log_usage(ledger);

@@ -107,7 +107,7 @@ pub struct UsageData {
 impl UsageData {
     pub fn table(&self, by: GroupBy, range: DayRange) -> UsageTable {
         summary::summarize(
-            self.ledgers.iter().map(|(id, ledger)| (id.as_str(), &ledger.entries)),
+            self.ledgers.iter().map(|(id, ledger)| (id.as_str(), ledger.agent, &ledger.entries)),
             &self.rates,
             by,
             range,

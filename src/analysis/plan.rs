@@ -282,6 +282,7 @@ impl Planned {
                 kind,
                 root,
                 session_id: &session_id,
+                agent: source.agent(),
                 session_has_log,
                 sessions: &mut state.sessions,
                 home: &mut state.homes[root],

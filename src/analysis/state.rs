@@ -69,8 +69,14 @@ impl PlannedFile {
 }
 
 impl State {
-    pub fn session(&mut self, session_id: &str, root: usize, found_in: &'static str) -> &mut SessionFacts {
-        session_entry(&mut self.sessions, session_id, root, found_in)
+    pub fn session(
+        &mut self,
+        session_id: &str,
+        root: usize,
+        agent: &'static str,
+        found_in: &'static str,
+    ) -> &mut SessionFacts {
+        session_entry(&mut self.sessions, session_id, root, agent, found_in)
     }
 
     /// The file could not be read (or not wholly): its status says so, and a diagnostic why.

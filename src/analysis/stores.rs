@@ -80,7 +80,7 @@ pub struct StoreRead {
 }
 
 impl StoreJob {
-    fn source(&self) -> &'static dyn Source {
+    pub(super) fn source(&self) -> &'static dyn Source {
         SOURCES[self.source]
     }
 
@@ -152,7 +152,7 @@ impl State {
         let StoreRead { job, result, ledgers } = read;
         let wal = job.wal.as_ref().map(|(at, _)| *at);
         for (session, ledger) in ledgers {
-            self.session(&session, job.root, "session-store.db");
+            self.session(&session, job.root, job.source().agent(), "session-store.db");
             // The same session in two stores (two roots): the one with more calls counts.
             match self.store_ledgers.entry(session) {
                 std::collections::btree_map::Entry::Vacant(entry) => {
@@ -187,7 +187,7 @@ impl State {
             self.warn(job.index, DiagnosticKind::Store, contents.problems.join("; "));
         }
         for session in &contents.sessions {
-            let facts = self.session(&session.id, job.root, "session-store.db");
+            let facts = self.session(&session.id, job.root, job.source().agent(), "session-store.db");
             if facts.store.is_none() {
                 facts.store = Some(Box::new(session.clone()));
             }
@@ -198,7 +198,7 @@ impl State {
             HeldRow::Turn(_) => None,
         }));
         for id in session_ids.iter().filter(|id| !id.is_empty()) {
-            self.session(id, job.root, "session-store.db");
+            self.session(id, job.root, job.source().agent(), "session-store.db");
         }
         self.hold_rows(job.index, contents.rows);
     }

@@ -79,7 +79,8 @@ impl UsageRun {
         if let Some(error) = scanned.error {
             self.state.fail(task.file, DiagnosticKind::Unreadable, error);
         }
-        self.state.session(&task.session_id, task.root, "events.jsonl").add_log_usage(scanned.ledger);
+        let agent = task.source().agent();
+        self.state.session(&task.session_id, task.root, agent, "events.jsonl").add_log_usage(scanned.ledger);
     }
 
     /// The stores' per-call rows of the sessions whose logs had none.

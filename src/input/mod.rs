@@ -4,6 +4,8 @@
 
 #[cfg(target_arch = "wasm32")]
 pub mod blob;
+#[cfg(target_arch = "wasm32")]
+pub mod browser;
 pub mod layout;
 pub mod memory;
 pub mod zip;

@@ -140,6 +140,8 @@ pub struct Importing<'a> {
     pub root: usize,
     /// The session the file belongs to by its place, or empty.
     pub session_id: &'a str,
+    /// The importing source's agent.
+    pub agent: &'static str,
     /// Whether that session's event log is among the planned files.
     pub session_has_log: bool,
     pub sessions: &'a mut BTreeMap<String, SessionFacts>,
@@ -151,18 +153,20 @@ pub struct Importing<'a> {
 impl Importing<'_> {
     /// A session's facts, noting where it was found.
     pub fn session(&mut self, session_id: &str, found_in: &'static str) -> &mut SessionFacts {
-        session_entry(self.sessions, session_id, self.root, found_in)
+        session_entry(self.sessions, session_id, self.root, self.agent, found_in)
     }
 }
 
-/// A session's facts in `sessions`, noting the root and file it was found in.
+/// A session's facts in `sessions`, noting the root and file it was found in; the session is
+/// the agent's that first names it.
 pub fn session_entry<'a>(
     sessions: &'a mut BTreeMap<String, SessionFacts>,
     session_id: &str,
     root: usize,
+    agent: &'static str,
     found_in: &'static str,
 ) -> &'a mut SessionFacts {
-    let facts = sessions.entry(session_id.to_string()).or_default();
+    let facts = sessions.entry(session_id.to_string()).or_insert_with(|| SessionFacts::of(agent));
     facts.roots.insert(root);
     facts.found_in.insert(found_in);
     facts

@@ -15,6 +15,8 @@ use super::{Entries, Entry, EntryKey, Kind, Tokens, Zone};
 
 #[derive(Debug, Clone)]
 pub struct SessionLedger {
+    /// The agent whose session it is (set when the session's usage is finished).
+    pub agent: &'static str,
     zone: Zone,
     last_totals: BTreeMap<String, Tokens>,
     seen_checkpoints: HashSet<String>,
@@ -35,6 +37,7 @@ pub struct SessionLedger {
 impl SessionLedger {
     pub fn new(zone: Zone) -> Self {
         SessionLedger {
+            agent: "",
             zone,
             last_totals: BTreeMap::new(),
             seen_checkpoints: HashSet::new(),

@@ -10,7 +10,6 @@ use serde::Serialize;
 use super::ledger::SessionLedger;
 use super::rates::RateTable;
 use super::{Entries, Entry, Kind, Tokens};
-use crate::model::AGENT;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum GroupBy {
@@ -92,7 +91,7 @@ impl Accumulator {
         }
     }
 
-    fn row(&self, model: String, kind: Kind) -> UsageRow {
+    fn row(&self, agent: &'static str, model: String, kind: Kind) -> UsageRow {
         let micros = (!self.unpriced).then(|| u64::try_from((self.nanos + 500) / 1000).unwrap_or(u64::MAX));
         let mut flags = Vec::new();
         if self.unpriced {
@@ -110,7 +109,7 @@ impl Accumulator {
             day: None,
             month: None,
             session_id: None,
-            agent: AGENT,
+            agent,
             model,
             requests: self.tokens.requests,
             input: self.tokens.fresh_input(),
@@ -126,16 +125,20 @@ impl Accumulator {
     }
 }
 
-/// Groups the entries of every session. `sessions` yields `(session id, entries)`.
+/// Groups the entries of every session by the group asked for, agent and model. `sessions`
+/// yields `(session id, agent, entries)`.
 pub fn summarize<'a>(
-    sessions: impl Iterator<Item = (&'a str, &'a Entries)>,
+    sessions: impl Iterator<Item = (&'a str, &'static str, &'a Entries)>,
     rates: &RateTable,
     by: GroupBy,
     range: DayRange,
 ) -> UsageTable {
-    let mut groups: BTreeMap<(Kind, String, String), Accumulator> = BTreeMap::new();
+    let mut groups: BTreeMap<(Kind, String, &'static str, String), Accumulator> = BTreeMap::new();
     let mut totals: BTreeMap<Kind, Accumulator> = BTreeMap::new();
-    for (session_id, entries) in sessions {
+    // The totals' agent: the one agent of every session, or none when they differ.
+    let mut agents = std::collections::BTreeSet::new();
+    for (session_id, agent, entries) in sessions {
+        agents.insert(agent);
         for (key, entry) in entries.iter().filter(|(key, _)| range.contains(key.day)) {
             let group = match by {
                 GroupBy::Day => key.day.to_string(),
@@ -143,15 +146,15 @@ pub fn summarize<'a>(
                 GroupBy::Session => session_id.to_string(),
                 GroupBy::Model => String::new(),
             };
-            groups.entry((key.kind, group, key.model.clone())).or_default().add(rates, &key.model, entry);
+            groups.entry((key.kind, group, agent, key.model.clone())).or_default().add(rates, &key.model, entry);
             totals.entry(key.kind).or_default().add(rates, &key.model, entry);
         }
     }
     // Counted rows first, then partial, then recovered; within each, by group and model.
     let rows = groups
         .into_iter()
-        .map(|((kind, group, model), accumulator)| {
-            let mut row = accumulator.row(model, kind);
+        .map(|((kind, group, agent, model), accumulator)| {
+            let mut row = accumulator.row(agent, model, kind);
             match by {
                 GroupBy::Day => row.day = Some(group),
                 GroupBy::Month => row.month = Some(group),
@@ -161,7 +164,9 @@ pub fn summarize<'a>(
             row
         })
         .collect();
-    let totals = totals.into_iter().map(|(kind, accumulator)| (kind, accumulator.row(String::new(), kind))).collect();
+    let agent = if agents.len() == 1 { agents.first().copied().unwrap_or_default() } else { "" };
+    let totals =
+        totals.into_iter().map(|(kind, accumulator)| (kind, accumulator.row(agent, String::new(), kind))).collect();
     UsageTable { rows, totals }
 }
 
@@ -204,7 +209,7 @@ pub fn session_usage(ledger: &SessionLedger, rates: &RateTable) -> SessionUsage 
         None if ledger.checkpoints > 0 => "counted",
         None => "unknown",
     };
-    let row = accumulator.row(String::new(), kind.unwrap_or(Kind::Counted));
+    let row = accumulator.row(ledger.agent, String::new(), kind.unwrap_or(Kind::Counted));
     let mut flags: Vec<String> = ledger.flags.iter().map(|flag| flag.to_string()).collect();
     flags.extend(models.iter().map(|model| format!("no_rate:{model}")));
     SessionUsage {

@@ -134,10 +134,10 @@ export async function render(container, ctx) {
     filesSection(report),
   );
 
-  // Bad lines are rows too (system rows whose text starts with "parser:"): ask the worker.
-  const page = await ctx.call('rows', { turn_types: ['system'], search: 'parser: ' }, 0, 500, 600);
+  // Bad lines are rows too (marked bad_line by the core): ask the worker.
+  const page = await ctx.call('rows', { marks: ['bad_line'] }, 0, 500, 600);
   if (!ctx.alive()) return;
-  const bad = page.rows.filter((r) => r.text.startsWith('parser:'));
+  const bad = page.rows.filter((r) => r.mark === 'bad_line');
   add(clear(badLines), 
     table(
       [

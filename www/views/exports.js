@@ -1,15 +1,7 @@
-// Exports: files made in the worker from the analysis, offered as Blob downloads.
+// Exports: files made in the worker from the analysis, offered as Blob downloads. The list is
+// the engine's outputs catalogue: the same names and bytes as the CLI's files.
 import { add, fmtBytes, h, section } from '../dom.js';
 
-const FILES = [
-  ['rows.jsonl', 'The timeline, one JSON object a line (as copilot-lens analyze writes it).'],
-  ['rows.csv', 'The timeline as CSV, with a header row.'],
-  ['usage.csv', 'Tokens and cost per day and model.'],
-  ['usage.json', 'The same, as JSON.'],
-  ['sessions.jsonl', 'One record per session.'],
-  ['inventory.json', 'Projects, models, tools, MCP servers, skills, grants, accounts.'],
-  ['report.json', 'Every file found and what happened to it.'],
-];
 
 export async function render(container, ctx) {
   const sessions = await ctx.get('sessions', 'sessions');
@@ -41,7 +33,7 @@ export async function render(container, ctx) {
       h(
         'ul.exports',
         null,
-        FILES.map(([name, what]) =>
+        ctx.engine.facts.outputs.filter((file) => file.name !== 'session.md').map(({ name, what }) =>
           h('li', null, h('button.button', { dataset: { export: name }, on: { click: () => run(name, '', name) } }, name), h('span.muted', null, ' ' + what)),
         ),
       ),

@@ -15,25 +15,18 @@ function meta(row, ...extra) {
   return h('div.msg-meta', null, h('span', { title: `${row.source}:${row.source_line}` }, fmtTime(row.timestamp_utc) || 'undated'), ...extra);
 }
 
-function systemKind(row) {
-  const t = row.text;
-  if (t.startsWith('permission request:')) return 'perm-request';
-  if (t.startsWith('permission decision:')) return /denied|rejected/i.test(t) ? 'perm-denied' : 'perm-decision';
-  if (t.startsWith('permission ')) return 'perm-setting';
-  if (t.startsWith('model:') || t.startsWith('session.info model:')) return 'model';
-  if (t.startsWith('parser:')) return 'bad';
-  return 'note';
-}
-
-const SYSTEM_LABEL = {
-  'perm-request': 'permission requested',
-  'perm-decision': 'permission granted',
-  'perm-denied': 'permission denied',
-  'perm-setting': 'permissions',
-  model: 'model',
-  bad: 'bad line',
-  note: 'note',
+// How a system row shows, by its mark (what the core says the row means, set where it made
+// the row): its CSS class and label. Rows with any other mark are notes.
+const SYSTEM_SHOW = {
+  permission_request: ['perm-request', 'permission requested'],
+  permission_granted: ['perm-decision', 'permission granted'],
+  permission_decision: ['perm-decision', 'permission decision'],
+  permission_denied: ['perm-denied', 'permission denied'],
+  permission_setting: ['perm-setting', 'permissions'],
+  model_change: ['model', 'model'],
+  bad_line: ['bad', 'bad line'],
 };
+const NOTE = ['note', 'note'];
 
 export async function renderTranscript(container, ctx, sessionId) {
   const sessions = await ctx.get('sessions', 'sessions');
@@ -131,12 +124,12 @@ export async function renderTranscript(container, ctx, sessionId) {
         break;
       }
       default: {
-        const kind = systemKind(row);
+        const [kind, label] = SYSTEM_SHOW[row.mark] || NOTE;
         const long = row.text.length > 240 || row.text.includes('\n');
         const body = long
           ? h('details.sys-text', null, h('summary', null, firstLine(row.text, 160)), h('pre', null, row.text))
           : h('span.sys-text', null, row.text);
-        add(conversation, h('div.sys', { class: kind, dataset: { index: row.index } }, h('span.sys-label', null, SYSTEM_LABEL[kind]), h('span.sys-time', null, fmtTime(row.timestamp_utc)), body));
+        add(conversation, h('div.sys', { class: kind, dataset: { index: row.index } }, h('span.sys-label', null, label), h('span.sys-time', null, fmtTime(row.timestamp_utc)), body));
       }
     }
   };

@@ -395,7 +395,7 @@ fn the_sample_log_marks_its_rows() {
         .iter()
         .zip(marks)
         .filter(|(_, mark)| *mark != RowMark::Plain)
-        .map(|(row, mark)| (row.source_line, row.text.split(':').next().unwrap_or_default(), mark))
+        .map(|(row, mark)| (row.source_line, row.text.split([':', '\n']).next().unwrap_or_default(), mark))
         .collect();
     assert_eq!(
         marked,
