@@ -23,7 +23,10 @@ const READ_AHEAD_MAX_BYTES: u64 = 1 << 20;
 /// Where an analysis is.
 pub enum Stage {
     /// Roots are being added.
-    Adding { roots: Vec<BrowserRoot>, listings: Vec<RootListing> },
+    Adding {
+        roots: Vec<BrowserRoot>,
+        listings: Vec<RootListing>,
+    },
     /// Planned; the page is handing the files over.
     Planned(Box<PlannedRun>),
     /// The metadata is read; the logs come one by one.
@@ -270,5 +273,4 @@ impl Done {
         }
         full
     }
-
 }

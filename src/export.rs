@@ -21,7 +21,11 @@ const ROW_COLUMNS: [&str; 12] = [
 ];
 
 /// Rows as CSV: the columns of `OwnedRow` in its order, with the header row when `header`.
-pub fn write_rows_csv<'a>(rows: impl Iterator<Item = &'a OwnedRow>, header: bool, out: impl io::Write) -> io::Result<()> {
+pub fn write_rows_csv<'a>(
+    rows: impl Iterator<Item = &'a OwnedRow>,
+    header: bool,
+    out: impl io::Write,
+) -> io::Result<()> {
     let mut writer = csv::WriterBuilder::new().has_headers(false).from_writer(out);
     if header {
         writer.write_record(ROW_COLUMNS)?;

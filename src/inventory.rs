@@ -4,10 +4,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use crate::sources::copilot_cli::events::ToolTally;
-use crate::sources::copilot_cli::logs::McpServerSeen;
 use crate::model::AGENT;
 use crate::sessions::{SessionFacts, SessionRecord};
+use crate::sources::copilot_cli::events::ToolTally;
+use crate::sources::copilot_cli::logs::McpServerSeen;
 
 /// What the files of one home say beyond its sessions.
 #[derive(Debug, Default)]

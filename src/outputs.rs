@@ -61,7 +61,9 @@ pub fn write(file: OutputFile, outputs: &Outputs, out: &mut dyn Write) -> io::Re
         USAGE_CSV => summary::write_csv(&usage().rows, GroupBy::Day, out),
         INVENTORY_JSON => write_json(out, &outputs.inventory),
         REPORT_JSON => write_json(out, &outputs.report),
-        other => Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{} is not made from the outputs", other.name))),
+        other => {
+            Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{} is not made from the outputs", other.name)))
+        }
     }
 }
 

@@ -4,9 +4,9 @@ use std::collections::BTreeSet;
 
 use serde::Serialize;
 
+use crate::model::{Row, RowMark, TurnType};
 use crate::sources::copilot_cli::events::LogSummary;
 use crate::sources::copilot_cli::store::StoreSession;
-use crate::model::{Row, RowMark, TurnType};
 use crate::time;
 use crate::usage::ledger::SessionLedger;
 use crate::usage::summary::SessionUsage;

@@ -18,10 +18,10 @@ use crate::input::zip::ZipRoot;
 use crate::input::{ListedFile, RootListing, blob::BlobReader};
 use crate::outputs::{self, OutputFile, ROWS_CSV, ROWS_JSONL, ROWS_PER_PART, SESSION_MD};
 use crate::table::{INLINE_TEXT, RowFilter, TableRow};
-use crate::usage::rates::RateTable;
 use crate::usage::Kind;
-use crate::usage::summary::{DayRange, GroupBy, UsageRow};
 use crate::usage::Zone;
+use crate::usage::rates::RateTable;
+use crate::usage::summary::{DayRange, GroupBy, UsageRow};
 use crate::{export, sources};
 
 fn js_error(error: impl std::fmt::Display) -> JsError {
@@ -166,7 +166,9 @@ impl Engine {
     /// over once the analysis is planned (`give_bytes`, `give_files`): a browser pays for each
     /// File it hands to a worker, so the page hands them while the analysis runs.
     pub fn add_listing(&mut self, label: String, paths: Vec<String>) -> Result<(), JsError> {
-        let Stage::Adding { roots, listings } = &mut self.stage else { return Err(js_error("roots come before begin")) };
+        let Stage::Adding { roots, listings } = &mut self.stage else {
+            return Err(js_error("roots come before begin"));
+        };
         let files = paths.into_iter().map(|path| ListedFile { path, size: 0, modified_ms: None }).collect();
         listings.push(RootListing { label, files, problems: Vec::new() });
         roots.push(BrowserRoot::Files(Default::default()));
@@ -175,7 +177,9 @@ impl Engine {
 
     /// A zip of a home or of `~/.copilot` as one root, read entry by entry.
     pub fn add_zip(&mut self, label: String, file: Blob) -> Result<(), JsError> {
-        let Stage::Adding { roots, listings } = &mut self.stage else { return Err(js_error("roots come before begin")) };
+        let Stage::Adding { roots, listings } = &mut self.stage else {
+            return Err(js_error("roots come before begin"));
+        };
         let reader = BlobReader::new(file).map_err(js_error)?;
         let (zip, listing) = ZipRoot::open(reader, &label).map_err(js_error)?;
         listings.push(listing);
@@ -192,10 +196,7 @@ impl Engine {
     /// (`given`: the page hands its bytes, from a zip by `entry`, which says where its data
     /// lies). Every other file is handed over as a File after `finish`.
     pub fn begin(&mut self, progress: Function) -> Result<JsValue, JsError> {
-        let Stage::Adding { roots, listings } = std::mem::replace(&mut self.stage, Stage::Adding {
-            roots: Vec::new(),
-            listings: Vec::new(),
-        }) else {
+        let Stage::Adding { roots, listings } = self.take_stage() else {
             return Err(js_error("this engine has begun already"));
         };
         let planned = Planned::new(listings, self.options.clone()).map_err(js_error)?;
@@ -249,10 +250,7 @@ impl Engine {
     /// files `begin` named). Returns the files handed over as bytes whose modification times
     /// the rows need, `[[root, path]]`: the page gives them (`give_time`) before `finish`.
     pub fn read_metadata(&mut self) -> Result<JsValue, JsError> {
-        let Stage::Planned(run) = std::mem::replace(&mut self.stage, Stage::Adding {
-            roots: Vec::new(),
-            listings: Vec::new(),
-        }) else {
+        let Stage::Planned(run) = self.take_stage() else {
             return Err(js_error("begin the analysis first"));
         };
         let (parsing, needed) = run.read_metadata();
@@ -280,10 +278,7 @@ impl Engine {
 
     /// Joins, deduplicates and builds the outputs. Returns the summary numbers.
     pub fn finish(&mut self) -> Result<JsValue, JsError> {
-        let Stage::Parsing(run) = std::mem::replace(&mut self.stage, Stage::Adding {
-            roots: Vec::new(),
-            listings: Vec::new(),
-        }) else {
+        let Stage::Parsing(run) = self.take_stage() else {
             return Err(js_error("read the metadata first"));
         };
         self.stage = Stage::Done(Box::new(run.finish()));
@@ -442,13 +437,18 @@ impl Engine {
         if used <= self.memory_limit_mib {
             return Ok(());
         }
-        self.stage = Stage::Adding { roots: Vec::new(), listings: Vec::new() };
+        self.take_stage();
         Err(js_error(format!(
             "the analysis was stopped: it needs more than the {limit} MiB of memory this page allows \
              itself ({used} MiB in use). Analyse part of the data at a time (some of session-state/ \
              in a folder or zip), or use the copilot-lens command-line tool, which has no such limit",
             limit = self.memory_limit_mib
         )))
+    }
+
+    /// The stage, to move on from (a failed step leaves the engine empty, as a new one).
+    fn take_stage(&mut self) -> Stage {
+        std::mem::replace(&mut self.stage, Stage::Adding { roots: Vec::new(), listings: Vec::new() })
     }
 
     fn done(&self) -> Result<&Done, JsError> {
@@ -466,7 +466,10 @@ fn whole_texts(done: &Done, indices: &[u32]) -> Result<Vec<crate::model::OwnedRo
     match full.errors.into_iter().next() {
         Some((slot, error)) => {
             let row = &full.rows[slot];
-            Err(js_error(format!("the text of {}:{} could not be read again whole: {error}", row.source, row.source_line)))
+            Err(js_error(format!(
+                "the text of {}:{} could not be read again whole: {error}",
+                row.source, row.source_line
+            )))
         }
         None => Ok(full.rows),
     }

@@ -197,7 +197,6 @@ impl State {
         }
         UsageData { ledgers, unknown, rates: self.options.rates.clone() }
     }
-
 }
 
 impl State {

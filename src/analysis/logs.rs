@@ -203,7 +203,6 @@ impl Parsing {
     pub fn file_size(&self, index: usize) -> u64 {
         self.state.files.get(index).map_or(0, |file| file.size)
     }
-
 }
 
 impl super::state::State {
@@ -227,5 +226,4 @@ impl super::state::State {
             })
             .collect()
     }
-
 }

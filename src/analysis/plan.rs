@@ -204,9 +204,10 @@ impl Planned {
     /// The files other than event logs that step 2 opens, as `(root, listed path, whether it is
     /// read in parts)`: some are (line by line; they can be large).
     pub fn metadata_files(&self) -> impl Iterator<Item = (usize, &str, bool)> {
-        self.state.read_files().filter(|(_, file)| file.kind.role != Role::EventLog).map(|(_, file)| {
-            (file.root, file.listed_path.as_str(), file.kind.role == Role::MetadataInParts)
-        })
+        self.state
+            .read_files()
+            .filter(|(_, file)| file.kind.role != Role::EventLog)
+            .map(|(_, file)| (file.root, file.listed_path.as_str(), file.kind.role == Role::MetadataInParts))
     }
 
     /// The files of the stores, `(root, listed path)`.

@@ -202,5 +202,4 @@ impl State {
         }
         self.hold_rows(job.index, contents.rows);
     }
-
 }

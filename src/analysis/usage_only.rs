@@ -114,7 +114,12 @@ impl UsageRun {
                     Some(_) => "a usage counter line that could not be read".to_string(),
                     None => format!("a usage counter line that could not be read, at byte {offset}"),
                 };
-                problems.push(Diagnostic { file: file.path.clone(), line, kind: DiagnosticKind::BadCounterLine, message });
+                problems.push(Diagnostic {
+                    file: file.path.clone(),
+                    line,
+                    kind: DiagnosticKind::BadCounterLine,
+                    message,
+                });
             }
         }
         problems.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));

@@ -246,4 +246,3 @@ impl ReadAt for ArrayReader {
         crate::input::fill(self, buffer)
     }
 }
-

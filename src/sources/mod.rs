@@ -195,7 +195,8 @@ pub trait Source: Sync {
     /// The rows of one line of a log again, whole (a viewer keeps only the start of long texts).
     fn reparse_line(&self, context: &LogContext<'_>, line: &[u8]) -> Vec<OwnedRow>;
     /// Reads only a log's counter lines into a usage ledger (usage-only runs).
-    fn scan_usage(&self, reader: &mut dyn Read, ledger: &mut SessionLedger, rates: &RateTable) -> io::Result<ScanStats>;
+    fn scan_usage(&self, reader: &mut dyn Read, ledger: &mut SessionLedger, rates: &RateTable)
+    -> io::Result<ScanStats>;
     /// Reads a store: its sessions, held rows and per-call usage rows.
     fn read_store(
         &self,

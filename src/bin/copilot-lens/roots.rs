@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use copilot_lens::input::zip::ZipRoot;
-use copilot_lens::sources;
 use copilot_lens::input::{FileReader, ListedFile, ReadAt, RootListing};
+use copilot_lens::sources;
 
 #[derive(Clone)]
 enum Root {

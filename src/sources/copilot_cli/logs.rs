@@ -5,8 +5,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{self, BufRead};
 
-use crate::model::PendingRow;
 use crate::lines::LineReader;
+use crate::model::PendingRow;
 use crate::model::TurnType;
 
 #[derive(Debug, Default, PartialEq, Eq)]

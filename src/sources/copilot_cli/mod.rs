@@ -125,7 +125,12 @@ impl Source for CopilotCli {
         events::reparse_line(context, line)
     }
 
-    fn scan_usage(&self, reader: &mut dyn Read, ledger: &mut SessionLedger, rates: &RateTable) -> io::Result<ScanStats> {
+    fn scan_usage(
+        &self,
+        reader: &mut dyn Read,
+        ledger: &mut SessionLedger,
+        rates: &RateTable,
+    ) -> io::Result<ScanStats> {
         usage_scan::scan_log(reader, ledger, rates)
     }
 

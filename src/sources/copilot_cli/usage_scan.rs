@@ -11,8 +11,8 @@ use crate::usage::ledger::SessionLedger;
 use crate::usage::rates::RateTable;
 use serde::Deserialize;
 
-use crate::sources::copilot_cli::events::Text;
 use crate::lines::MAX_LINE_BYTES;
+use crate::sources::copilot_cli::events::Text;
 
 /// What a scan read and parsed.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

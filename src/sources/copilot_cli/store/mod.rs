@@ -17,9 +17,9 @@ use rusqlite::serialize::OwnedData;
 use crate::input::ReadAt;
 use rusqlite::{Connection, MAIN_DB};
 
-use crate::model::{HeldRow, PendingRow, StoreTurn};
 use crate::dedup;
 use crate::model::TurnType;
+use crate::model::{HeldRow, PendingRow, StoreTurn};
 use crate::usage::counters::{Count, UsageCounts};
 
 /// One row of the `sessions` table.
