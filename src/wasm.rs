@@ -94,14 +94,15 @@ pub fn inflate(packed: &[u8], size: f64, crc32: u32) -> Result<Vec<u8>, JsError>
 }
 
 #[derive(Serialize)]
+/// The summary numbers, in name order (as the tests compare them).
 struct Summary {
-    files: u64,
-    sessions: u64,
-    rows: u64,
-    usage_rows: usize,
     bad_lines: u64,
-    total_tokens: u64,
     cost_usd_micros: u64,
+    files: u64,
+    rows: u64,
+    sessions: u64,
+    total_tokens: u64,
+    usage_rows: usize,
 }
 
 #[derive(Serialize)]

@@ -26,7 +26,7 @@
 //        {type:'crash-test'}                        -> the worker fails on purpose (tests)
 //   out on failure: {type:'error', id, message}; {type:'crash', message} when the WebAssembly
 //   instance trapped (a panic): the page then ends this worker and starts a fresh one.
-import { Engine, inflate, initSync } from './pkg/copilot_lens.js';
+import { Engine, engine_facts, inflate, initSync } from './pkg/copilot_lens.js';
 
 let instance = null;
 let engine = null;
