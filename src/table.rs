@@ -298,8 +298,9 @@ mod tests {
 
     const AGENT: &str = "copilot-cli";
 
-    fn push(table: &mut RowTable, stamp: &str, session: &str, turn_type: TurnType, text: &str) {
-        table.push(&Row {
+    /// A plain row of project `/p` and model `m`.
+    fn row<'a>(stamp: &'a str, session: &'a str, turn_type: TurnType, text: &'a str) -> Row<'a> {
+        Row {
             agent: AGENT,
             timestamp_utc: stamp.into(),
             session_id: session,
@@ -314,7 +315,11 @@ mod tests {
             source_line: 1,
             mark: RowMark::Plain,
             locator: None,
-        });
+        }
+    }
+
+    fn push(table: &mut RowTable, stamp: &str, session: &str, turn_type: TurnType, text: &str) {
+        table.push(&row(stamp, session, turn_type, text));
     }
 
     #[test]
@@ -341,22 +346,8 @@ mod tests {
         let long = "é".repeat(INLINE_TEXT);
         let locator = LineLocator { file: 3, offset: 120, ordinal: 1 };
         for with_locator in [true, false] {
-            table.push(&Row {
-                agent: AGENT,
-                timestamp_utc: "2026-10-02T01:00:00Z".into(),
-                session_id: "a",
-                project_path: "",
-                git_branch: "",
-                model: "",
-                tool_name: "",
-                tool_use_id: "",
-                turn_type: TurnType::ToolResult,
-                text: long.as_str().into(),
-                source: "s",
-                source_line: 1,
-                mark: RowMark::Plain,
-                locator: with_locator.then_some(locator),
-            });
+            let locator = with_locator.then_some(locator);
+            table.push(&Row { locator, ..row("2026-10-02T01:00:00Z", "a", TurnType::ToolResult, &long) });
         }
         let cut = table.row(0).unwrap();
         assert_eq!((cut.text.len(), table.cut_text(0)), (INLINE_TEXT, Some(locator)));
@@ -375,22 +366,7 @@ mod tests {
             (AGENT, TurnType::System, "parser: unparseable line (not a JSON object): x", RowMark::BadLine),
         ];
         for (agent, turn_type, text, mark) in rows {
-            table.push(&Row {
-                agent,
-                timestamp_utc: "2026-10-02T00:00:00.000Z".into(),
-                session_id: "a",
-                project_path: "",
-                git_branch: "",
-                model: "",
-                tool_name: "",
-                tool_use_id: "",
-                turn_type,
-                text: text.into(),
-                source: "s",
-                source_line: 1,
-                mark,
-                locator: None,
-            });
+            table.push(&Row { agent, mark, ..row("2026-10-02T00:00:00.000Z", "a", turn_type, text) });
         }
         table.seal();
         for (index, (agent, _, text, mark)) in rows.into_iter().enumerate() {

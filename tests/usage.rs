@@ -7,6 +7,7 @@ mod common;
 use copilot_lens::analysis::{Options, Planned, UsageData, analyze, usage_only};
 use copilot_lens::input::memory::MemoryRoots;
 use copilot_lens::model::OwnedRow;
+use copilot_lens::report::DiagnosticKind;
 use copilot_lens::usage::summary::{DayRange, GroupBy, UsageRow};
 
 /// `(day, model, flags, [requests, input, cache_read, cache_write, output, reasoning, total], cost in µUSD)`
@@ -204,4 +205,25 @@ fn a_session_logged_twice_counts_its_most_complete_copy_once() {
         ],
     );
     assert_eq!(flags(&usage, "c0b1e5c0-0000-4000-8000-000000000014"), ["several_logs_most_complete_counted"]);
+}
+
+#[test]
+fn a_bad_counter_line_is_reported_with_its_file_and_line() {
+    let id = "5e55a0a1-0000-4000-8000-00000000000b";
+    let log = [
+        r#"{"type":"session.start","timestamp":"2026-10-01T09:00:00.000Z","data":{}}"#,
+        r#"{"type":"user.message","timestamp":"2026-10-01T09:00:01.000Z","data":{"content":"hi"}}"#,
+        r#"{"type":"session.shutdown","timestamp":"2026-10-01T09:10:00.000Z","data":{"modelMetrics":"#,
+        r#"{"type":"assistant.message","timestamp":"2026-10-01T09:10:01.000Z","data":{"content":"bye"}}"#,
+    ]
+    .join("\n");
+    let mut root = copilot_lens::input::memory::MemoryRoot::new("home");
+    let path = format!(".copilot/session-state/{id}/events.jsonl");
+    root.insert(&path, log, None);
+    let mut roots = MemoryRoots(vec![root]);
+    let run = usage_only::run(Planned::new(roots.listings(), Options::default()).unwrap(), &mut roots);
+    assert_eq!(run.stats.bad, 1);
+    let problems: Vec<(String, Option<u64>, DiagnosticKind)> =
+        run.problems.iter().map(|problem| (problem.file.clone(), problem.line, problem.kind)).collect();
+    assert_eq!(problems, [(path, Some(3), DiagnosticKind::BadCounterLine)]);
 }

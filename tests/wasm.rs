@@ -175,3 +175,31 @@ fn rows_before_a_logs_first_directory_take_the_workspace_project() {
     assert_eq!(from_log.len(), 2);
     assert!(from_log.iter().all(|row| row.contains(r#""project_path":"/from/workspace""#)), "{rows}");
 }
+
+/// Rows reach the page with their meaning (`mark`), and a long text that cannot be read again
+/// whole says why instead of passing as whole.
+#[wasm_bindgen_test]
+fn rows_carry_their_mark_and_a_text_not_read_again_says_why() {
+    let shown = |engine: &Engine| js(engine.rows(JsValue::NULL, 0, 1000, 0).map_err(fails).unwrap());
+    let spec = shown(&engine_run(&spec_fixture()));
+    let marks: Vec<&str> = spec["rows"].as_array().unwrap().iter().map(|row| row["mark"].as_str().unwrap()).collect();
+    for mark in ["bad_line", "permission_request", "permission_granted", "permission_setting", "plain"] {
+        assert!(marks.contains(&mark), "{mark} in {marks:?}");
+    }
+
+    // A log that cannot be opened again: here the test runner's (Node's), where a Blob cannot be
+    // read (no FileReaderSync). The long text stays cut and says why; an export refuses it.
+    let log = ".copilot/session-state/0b0e0000-0000-4000-8000-000000000002/events.jsonl";
+    let first =
+        r#"{"id":"u1","timestamp":"2026-10-01T09:00:00.000Z","type":"user.message","data":{"content":"hello"}}"#;
+    let second = format!(
+        r#"{{"id":"a1","timestamp":"2026-10-01T09:00:01.000Z","type":"assistant.message","data":{{"content":"{}"}}}}"#,
+        "x".repeat(2000)
+    );
+    let lines = format!("{first}\n{second}\n");
+    let engine = engine_run(&[(log, lines.as_bytes())]);
+    let row = &shown(&engine)["rows"][1];
+    assert_eq!((row["text_cut"].as_bool(), row["text"].as_str().map(str::len)), (Some(true), Some(512)));
+    assert!(row["text_error"].as_str().unwrap().starts_with(&format!("{log}: cannot open it again")), "{row}");
+    assert!(fails(engine.export("rows.jsonl", "").unwrap_err()).contains("could not be read again whole"));
+}

@@ -122,23 +122,22 @@ impl Tally {
     }
 }
 
-/// A sink that tallies each row on its way to another sink.
+/// A sink that tallies each event-log row (primary: its key is what secondary rows are
+/// checked against) on its way to another sink.
 pub struct TallySink<'a> {
     tally: &'a mut Tally,
     inner: &'a mut dyn RowSink,
-    /// Whether the rows are primary (their keys are what secondary rows are checked against).
-    primary: bool,
 }
 
 impl<'a> TallySink<'a> {
     pub fn new(tally: &'a mut Tally, inner: &'a mut dyn RowSink) -> Self {
-        TallySink { tally, inner, primary: true }
+        TallySink { tally, inner }
     }
 }
 
 impl RowSink for TallySink<'_> {
     fn push(&mut self, row: &Row<'_>) {
-        self.tally.observe(row, self.primary);
+        self.tally.observe(row, true);
         self.inner.push(row);
     }
 }
@@ -197,11 +196,6 @@ impl Parsing {
         if let Some(index) = path.and_then(|path| self.state.file_index(root, &path)) {
             self.state.files[index].modified_ms = Some(modified_ms);
         }
-    }
-
-    /// The size of planned file `index` (a `LogTask`'s `file`).
-    pub fn file_size(&self, index: usize) -> u64 {
-        self.state.files.get(index).map_or(0, |file| file.size)
     }
 }
 

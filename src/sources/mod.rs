@@ -102,28 +102,21 @@ pub struct HomeLayout {
     pub own_folder_markers: &'static [&'static str],
 }
 
-impl HomeLayout {
-    /// Every folder of a home the source's files are in: what a walk of a home looks in.
-    pub fn home_folders(&self) -> impl Iterator<Item = &'static str> {
-        self.data_folders.iter().chain(self.cache_folders).copied()
-    }
-}
-
 /// The folders of a home that any source reads (data first, then caches); a walk of a home
 /// looks only in these. The page gets this list from the engine.
 pub fn home_folders() -> Vec<&'static str> {
-    let data = SOURCES.iter().flat_map(|source| source.layout().data_folders.iter().copied());
-    let caches = SOURCES.iter().flat_map(|source| source.layout().cache_folders.iter().copied());
-    data.chain(caches).collect()
+    let mut folders = data_folders();
+    folders.extend(SOURCES.iter().flat_map(|source| source.layout().cache_folders));
+    folders
 }
 
 /// The data folders only (what a usage-only walk needs).
 pub fn data_folders() -> Vec<&'static str> {
-    SOURCES.iter().flat_map(|source| source.layout().data_folders.iter().copied()).collect()
+    SOURCES.iter().flat_map(|source| source.layout().data_folders).copied().collect()
 }
 
-/// The source that claims a home-relative path, with what the path is; `None` when no source
-/// does (the file is outside every source's folders).
+/// The source that claims a home-relative path, with what the path is; a kind of role
+/// `Outside` (and no meaningful source) when no source claims it.
 pub fn classify(path: &str) -> (SourceId, Classified<'_>) {
     for (id, source) in SOURCES.iter().enumerate() {
         let classified = source.classify(path);

@@ -3,8 +3,7 @@
 use serde_json::Value;
 
 use super::utf8_text;
-use crate::model::PendingRow;
-use crate::model::{RowMark, TurnType};
+use crate::model::{PendingRow, RowMark, TurnType};
 
 /// The per-location lists that hold grants.
 const GRANT_LISTS: [&str; 2] = ["tool_approvals", "allowed_directories"];

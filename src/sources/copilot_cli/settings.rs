@@ -3,8 +3,7 @@
 use serde_json::Value;
 
 use super::utf8_text;
-use crate::model::PendingRow;
-use crate::model::{RowMark, TurnType};
+use crate::model::{PendingRow, RowMark, TurnType};
 
 /// The settings keys that grant or refuse without asking.
 const URL_LISTS: [&str; 2] = ["allowedUrls", "deniedUrls"];

@@ -128,8 +128,19 @@ fn read_into(
     contents: &mut StoreContents,
     on_usage: &mut dyn FnMut(StoreUsageEvent),
 ) -> Result<(), String> {
-    let (connection, _registration) = open_store(files, contents)?;
-    read_connection(&connection, scope, contents, on_usage)
+    let (connection, registration) = open_store(files, contents)?;
+    let read = read_connection(&connection, scope, contents, on_usage);
+    let Some(registration) = registration else { return read };
+    match read {
+        Err(message) => Err(registration.explain(message)),
+        Ok(()) => {
+            // A table that failed partway is among the problems; say why the files did.
+            if let Some(cause) = registration.take_read_error() {
+                contents.problems.push(format!("reading the store's files failed: {cause}"));
+            }
+            Ok(())
+        }
+    }
 }
 
 /// Pass one over the write-ahead log (its committed frames), which can be made ahead of the
@@ -168,7 +179,7 @@ fn open_store(
     if let Some(opened) = files.positional() {
         let (main, wal) = opened.map_err(|error| format!("cannot open the store: {error}"))?;
         contents.wal = index.as_ref().map(|index| index.stats.clone());
-        let database = vfs::PagedDatabase { main, main_size, wal: wal.zip(index) };
+        let database = vfs::PagedDatabase { main, main_size, wal: wal.zip(index), read_error: None };
         let (connection, registration) = vfs::open(database)?;
         return Ok((connection, Some(registration)));
     }
@@ -203,13 +214,13 @@ fn open_store(
 /// The store opened again to read kept turns whole, one at a time.
 pub struct TurnReader {
     connection: Connection,
-    _registration: Option<vfs::Registration>,
+    registration: Option<vfs::Registration>,
 }
 
 impl TurnReader {
     pub fn open(files: &mut dyn StoreFiles) -> Result<TurnReader, String> {
         let (connection, registration) = open_store(files, &mut StoreContents::default())?;
-        Ok(TurnReader { connection, _registration: registration })
+        Ok(TurnReader { connection, registration })
     }
 
     /// The turn as a row; project and branch are left for the joins.
@@ -226,7 +237,13 @@ impl TurnReader {
                     Ok((value_text(row.get_ref(0)?), value_text(row.get_ref(1)?), value_text(row.get_ref(2)?)))
                 })
             })
-            .map_err(|error| format!("reading turn {} again: {error}", turn.rowid))?;
+            .map_err(|error| {
+                let message = format!("reading turn {} again: {error}", turn.rowid);
+                match &self.registration {
+                    Some(registration) => registration.explain(message),
+                    None => message,
+                }
+            })?;
         let row =
             PendingRow::new(turn.turn_type, text.unwrap_or_default(), stamp.as_deref().unwrap_or_default(), turn.rowid);
         Ok(row.in_session(session_id.as_deref().unwrap_or_default()))
@@ -513,5 +530,61 @@ fn value_text(value: ValueRef<'_>) -> Option<String> {
         ValueRef::Integer(number) => Some(number.to_string()),
         ValueRef::Real(number) => Some(number.to_string()),
         ValueRef::Text(bytes) | ValueRef::Blob(bytes) => Some(String::from_utf8_lossy(bytes).into_owned()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+
+    /// The spec fixture's store, its main file failing every read past its first page.
+    struct FailingDisk {
+        main: Arc<[u8]>,
+        wal: Arc<[u8]>,
+    }
+
+    struct FailsPastFirstPage(Arc<[u8]>);
+
+    impl ReadAt for FailsPastFirstPage {
+        fn read_at(&mut self, offset: u64, buffer: &mut [u8]) -> io::Result<usize> {
+            if offset >= 4096 {
+                return Err(io::Error::other("the disk went away"));
+            }
+            self.0.read_at(offset, buffer)
+        }
+    }
+
+    impl StoreFiles for FailingDisk {
+        fn main_size(&self) -> Option<u64> {
+            Some(self.main.len() as u64)
+        }
+        fn open_main(&mut self) -> io::Result<Box<dyn Read + '_>> {
+            Ok(Box::new(&self.main[..]))
+        }
+        fn has_wal(&self) -> bool {
+            true
+        }
+        fn open_wal(&mut self) -> io::Result<Box<dyn Read + '_>> {
+            Ok(Box::new(&self.wal[..]))
+        }
+        fn positional(&mut self) -> Option<io::Result<PositionalFiles>> {
+            let main: Box<dyn ReadAt> = Box::new(FailsPastFirstPage(self.main.clone()));
+            let wal: Box<dyn ReadAt> = Box::new(FailsPastFirstPage(self.wal.clone()));
+            Some(Ok((Some(main), Some(wal))))
+        }
+    }
+
+    #[test]
+    fn a_failed_read_says_why() {
+        let store = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/spec-sample/.copilot/session-store.db");
+        let bytes = |path: String| Arc::<[u8]>::from(std::fs::read(path).unwrap());
+        let mut files = FailingDisk { main: bytes(store.to_string()), wal: bytes(format!("{store}-wal")) };
+        let message = match read(&mut files, StoreScope::Everything, &mut |_| {}) {
+            Err(failure) => failure.message,
+            Ok(contents) => contents.problems.join("; "),
+        };
+        assert!(message.contains("the disk went away"), "{message}");
     }
 }

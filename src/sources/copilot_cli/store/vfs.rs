@@ -21,6 +21,9 @@ pub struct PagedDatabase {
     pub main: Option<Box<dyn ReadAt>>,
     pub main_size: u64,
     pub wal: Option<(Box<dyn ReadAt>, WalIndex)>,
+    /// Why the last read failed: SQLite only hears `SQLITE_IOERR_READ`, so the cause is kept
+    /// here for the message (`Registration::take_read_error`).
+    pub read_error: Option<String>,
 }
 
 impl PagedDatabase {
@@ -89,12 +92,29 @@ pub fn open(database: PagedDatabase) -> Result<(Connection, Registration), Strin
     let registration = Registration(name.clone());
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let connection = Connection::open_with_flags_and_vfs(format!("file:{name}?immutable=1"), flags, VFS_NAME)
-        .map_err(|error| format!("SQLite cannot open the store: {error}"))?;
+        .map_err(|error| registration.explain(format!("SQLite cannot open the store: {error}")))?;
     Ok((connection, registration))
 }
 
 /// Removes a database from the registry when dropped.
 pub struct Registration(String);
+
+impl Registration {
+    /// Why a read of the files failed since the last call, if one did.
+    pub fn take_read_error(&self) -> Option<String> {
+        DATABASES.with(|databases| {
+            databases.borrow().get(&self.0).and_then(|database| database.borrow_mut().read_error.take())
+        })
+    }
+
+    /// `message` with the cause of a failed read of the files, where one failed.
+    pub fn explain(&self, message: String) -> String {
+        match self.take_read_error() {
+            Some(cause) => format!("{message} (reading the store's files failed: {cause})"),
+            None => message,
+        }
+    }
+}
 
 impl Drop for Registration {
     fn drop(&mut self) {
@@ -217,7 +237,10 @@ unsafe extern "C" fn x_read(
         match database.read(offset, buffer) {
             Ok(()) if offset + buffer.len() as u64 > size => ffi::SQLITE_IOERR_SHORT_READ,
             Ok(()) => ffi::SQLITE_OK,
-            Err(_) => ffi::SQLITE_IOERR_READ,
+            Err(error) => {
+                database.read_error = Some(error.to_string());
+                ffi::SQLITE_IOERR_READ
+            }
         }
     }
 }
