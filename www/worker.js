@@ -2,7 +2,7 @@
 // are handed over by the page while the analysis runs (see engine.js); Files are read lazily,
 // a slice at a time, with FileReaderSync (which exists only in a Worker).
 // Protocol (all messages are plain objects; see ARCHITECTURE.md, "www/"):
-//   in:  {type:'init', module}                      -> {type:'ready'}
+//   in:  {type:'init', module}                      -> {type:'ready', facts} (engine_facts())
 //        {type:'analyze', id, options, roots}       -> {type:'serve', id, files, small, logs}
 //          roots: [{kind:'zip', label, file} | {kind:'listing', label, paths}]
 //        {type:'give', id, kind, ...}               the page's files, in this order:

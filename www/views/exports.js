@@ -2,7 +2,6 @@
 // the engine's outputs catalogue: the same names and bytes as the CLI's files.
 import { add, fmtBytes, h, section } from '../dom.js';
 
-
 export async function render(container, ctx) {
   const sessions = await ctx.get('sessions', 'sessions');
   if (!ctx.alive()) return;
