@@ -169,7 +169,8 @@ impl ParsingRun {
     pub fn finish(self) -> Done {
         let ParsingRun { parsing, mut roots, mut table, tasks, .. } = self;
         let options = parsing.options().clone();
-        let finished = parsing.finish(&mut roots, &mut table);
+        let late_sizes = parsing.late_sizes();
+        let outputs = parsing.finish(&mut roots, &mut table);
         // Only the logs are read again (for long texts); the rest, the store's bytes among
         // them, can go.
         let logs: HashSet<(usize, &str)> = tasks.iter().map(|task| (task.root, task.listed_path.as_str())).collect();
@@ -183,8 +184,8 @@ impl ParsingRun {
         roots.progress.state.borrow_mut().finished = true;
         Done {
             table,
-            outputs: finished.outputs,
-            late_sizes: finished.late_sizes,
+            outputs,
+            late_sizes,
             last_filter: RefCell::new(None),
             roots: RefCell::new(roots),
             logs: tasks.into_iter().map(|task| (task.file as u32, task)).collect(),

@@ -200,24 +200,31 @@ impl<W: std::io::Write> RowSink for JsonlRowWriter<W> {
 }
 
 /// A row from a file other than an event log. These are decided after every log has been
-/// read (secondary copies are deduplicated against the logs), so they own their texts.
-/// An empty `project_path` or `git_branch` is filled from the session by the join.
+/// read (secondary copies are deduplicated against the logs), so they own their texts. Its
+/// `agent` and `source` are its file's, set when it goes out; an empty `project_path` or
+/// `git_branch` is filled from the session by the join. The columns are reached through it
+/// (`Deref`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PendingRow {
-    pub timestamp_utc: String,
-    pub session_id: String,
-    pub project_path: String,
-    pub git_branch: String,
-    pub model: String,
-    pub tool_name: String,
-    pub tool_use_id: String,
-    pub turn_type: TurnType,
-    pub text: String,
-    pub source_line: u64,
+    pub columns: OwnedRow,
     pub mark: RowMark,
     /// Stamped with its file's modification time, which the analysis sets before the rows go
     /// out (a browser learns a file's time only when asked, and asks only for these files).
     pub at_file_time: bool,
+}
+
+impl std::ops::Deref for PendingRow {
+    type Target = OwnedRow;
+
+    fn deref(&self) -> &OwnedRow {
+        &self.columns
+    }
+}
+
+impl std::ops::DerefMut for PendingRow {
+    fn deref_mut(&mut self) -> &mut OwnedRow {
+        &mut self.columns
+    }
 }
 
 /// A row of a file other than an event log, as held until every log has been read.
@@ -256,7 +263,8 @@ impl HeldRow {
 impl PendingRow {
     /// A row with only the essentials; the other columns start empty.
     pub fn new(turn_type: TurnType, text: String, timestamp: &str, source_line: u64) -> Self {
-        PendingRow {
+        let columns = OwnedRow {
+            agent: String::new(),
             timestamp_utc: time::normalize(timestamp).into_owned(),
             session_id: String::new(),
             project_path: String::new(),
@@ -266,10 +274,10 @@ impl PendingRow {
             tool_use_id: String::new(),
             turn_type,
             text,
+            source: String::new(),
             source_line,
-            mark: RowMark::Plain,
-            at_file_time: false,
-        }
+        };
+        PendingRow { columns, mark: RowMark::Plain, at_file_time: false }
     }
 
     /// A row at its file's modification time (see `at_file_time`).

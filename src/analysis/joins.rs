@@ -17,19 +17,16 @@ use crate::sources::copilot_cli::store::TurnReader;
 use crate::usage::ledger::SessionLedger;
 use crate::usage::summary;
 
-/// A finished analysis: its outputs, and what places the sizes of files given after it.
-pub struct Finished {
-    pub outputs: Outputs,
-    pub late_sizes: LateSizes,
-}
-
 impl Parsing {
     /// Phase 3: the held rows, deduplicated and joined, then the other outputs. The reader is
     /// needed again for the store's turns that survive deduplication.
-    pub fn finish(self, reader: &mut dyn FileReader, sink: &mut dyn RowSink) -> Finished {
-        let late_sizes = LateSizes::of(&self.state);
-        let outputs = self.state.join_held_rows(reader, sink);
-        Finished { outputs, late_sizes }
+    pub fn finish(self, reader: &mut dyn FileReader, sink: &mut dyn RowSink) -> Outputs {
+        self.state.join_held_rows(reader, sink)
+    }
+
+    /// What places the sizes of files given after `finish` in its report (a browser's).
+    pub fn late_sizes(&self) -> LateSizes {
+        LateSizes::of(&self.state)
     }
 }
 

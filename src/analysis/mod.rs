@@ -10,7 +10,7 @@
 //!    go straight to the sink.
 //! 4. **joins and outputs** ([`Parsing::finish`]): joins fill the held rows, secondary rows are
 //!    deduplicated against everything primary, the rest go to the sink; then sessions,
-//!    inventory, usage and report.
+//!    inventory, usage and report ([`Outputs`]).
 //!
 //! [`drive`] runs the steps in that order for `analyze()` and the native CLI (which parses the
 //! logs on threads); the browser's engine, fed by the page's messages, holds the same step
@@ -30,7 +30,6 @@ pub mod usage_only;
 use std::collections::BTreeMap;
 use std::fmt;
 
-pub use joins::Finished;
 pub use logs::{LogTask, Tally, TallySink};
 pub use plan::{LateSizes, Parsing, Planned};
 pub use stores::StoreJob;
@@ -122,7 +121,7 @@ pub fn drive<R: FileReader, S: RowSink, E>(
     reader: &mut R,
     sink: &mut S,
     parse_logs: impl FnOnce(&mut Parsing, &mut R, &mut S) -> Result<(), E>,
-) -> Result<Finished, E> {
+) -> Result<Outputs, E> {
     let mut parsing = planned.read_metadata(reader);
     parse_logs(&mut parsing, reader, sink)?;
     Ok(parsing.finish(reader, sink))
@@ -145,9 +144,9 @@ pub fn analyze(
     sink: &mut dyn RowSink,
 ) -> Result<Outputs, AnalysisError> {
     let planned = Planned::new(roots, options)?;
-    let Ok(finished) = drive(planned, &mut &mut *reader, &mut &mut *sink, |parsing, reader, sink| {
+    let Ok(outputs) = drive(planned, &mut &mut *reader, &mut &mut *sink, |parsing, reader, sink| {
         parse_logs_in_order(parsing, *reader, *sink);
         Ok::<(), std::convert::Infallible>(())
     });
-    Ok(finished.outputs)
+    Ok(outputs)
 }

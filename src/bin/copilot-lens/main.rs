@@ -236,10 +236,10 @@ fn run_analyze(root_paths: &[PathBuf], out: &Path, options: Options, threads: us
     let finished = analysis::drive(planned, &mut roots, &mut rows, |parsing, roots, rows| {
         parallel::parse_logs(parsing, roots, threads, rows)
     });
-    let written = finished.and_then(|finished| {
+    let written = finished.and_then(|outputs| {
         rows.finish()?.flush()?;
-        write_outputs(out, &finished.outputs)?;
-        Ok(finished.outputs)
+        write_outputs(out, &outputs)?;
+        Ok(outputs)
     });
     match written {
         Ok(outputs) => {
