@@ -6,8 +6,8 @@ use serde::Serialize;
 
 use crate::model::AGENT;
 use crate::sessions::{SessionFacts, SessionRecord};
-use crate::sources::copilot_cli::events::ToolTally;
 use crate::sources::copilot_cli::logs::McpServerSeen;
+use crate::sources::log::ToolTally;
 
 /// What the files of one home say beyond its sessions.
 #[derive(Debug, Default)]

@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::sources::FileKind;
-use crate::sources::copilot_cli::events::LineAccount;
 use crate::sources::copilot_cli::store::wal::WalStats;
+use crate::sources::log::LineAccount;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]

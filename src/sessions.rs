@@ -5,8 +5,8 @@ use std::collections::BTreeSet;
 use serde::Serialize;
 
 use crate::model::{Row, RowMark, TurnType};
-use crate::sources::copilot_cli::events::LogSummary;
 use crate::sources::copilot_cli::store::StoreSession;
+use crate::sources::log::LogSummary;
 use crate::time;
 use crate::usage::ledger::SessionLedger;
 use crate::usage::summary::SessionUsage;

@@ -1,7 +1,8 @@
 #![no_main]
 //! The event-log parser on any bytes: every line is accounted for, nothing panics.
 
-use copilot_lens::sources::copilot_cli::events::{LogContext, parse_log};
+use copilot_lens::sources::copilot_cli::events::parse_log;
+use copilot_lens::sources::log::LogContext;
 use copilot_lens::model::OwnedRow;
 use copilot_lens::usage::{Zone, rates::RateTable};
 use libfuzzer_sys::fuzz_target;

@@ -11,8 +11,8 @@ use crate::input::FileReader;
 use crate::model::{HeldRow, Row, RowSink};
 use crate::report::DiagnosticKind;
 use crate::sessions::SessionCounts;
-use crate::sources::copilot_cli::events::{LogContext, LogOutcome};
-use crate::sources::copilot_cli::usage_scan::ScanStats;
+use crate::sources::log::ScanStats;
+use crate::sources::log::{LogContext, LogOutcome};
 use crate::sources::{Role, SOURCES, Source, SourceId};
 use crate::usage::ledger::SessionLedger;
 

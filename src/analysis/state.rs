@@ -10,8 +10,8 @@ use crate::inventory::HomeFacts;
 use crate::model::HeldRow;
 use crate::report::{Diagnostic, DiagnosticKind, FileStatus, Problem};
 use crate::sessions::SessionFacts;
-use crate::sources::copilot_cli::events::LineAccount;
 use crate::sources::copilot_cli::store::wal::WalStats;
+use crate::sources::log::LineAccount;
 use crate::sources::{FileKind, SOURCES, Source, SourceId, session_entry};
 use crate::usage::ledger::SessionLedger;
 

@@ -15,7 +15,7 @@ use crate::input::FileReader;
 use crate::report::{Diagnostic, DiagnosticKind};
 use crate::sources::Role;
 use crate::sources::copilot_cli::store::StoreScope;
-use crate::sources::copilot_cli::usage_scan::ScanStats;
+use crate::sources::log::ScanStats;
 
 /// What a usage-only run found.
 #[derive(Debug)]

@@ -8,6 +8,7 @@
 //! [`SOURCES`] (ARCHITECTURE.md, "Adding a source").
 
 pub mod copilot_cli;
+pub mod log;
 
 use std::collections::BTreeMap;
 use std::io::{self, BufRead, Read};
@@ -19,9 +20,9 @@ use crate::model::{OwnedRow, PendingRow, RowSink};
 use crate::sessions::SessionFacts;
 use crate::usage::ledger::SessionLedger;
 use crate::usage::rates::RateTable;
-use copilot_cli::events::{LogContext, LogOutcome};
 use copilot_cli::store::{StoreContents, StoreFailure, StoreFiles, StoreScope, StoreUsageEvent, TurnReader};
-use copilot_cli::usage_scan::ScanStats;
+use log::ScanStats;
+use log::{LogContext, LogOutcome};
 
 /// Every source. A path of a home is offered to each in turn; the first that claims it owns it.
 pub static SOURCES: [&dyn Source; 1] = [&copilot_cli::CopilotCli];

@@ -20,12 +20,12 @@ use std::io::{self, BufRead, Read};
 use crate::inventory::Grant;
 use crate::model::{OwnedRow, RowSink};
 use crate::sessions::WorkspaceFacts;
+use crate::sources::log::ScanStats;
+use crate::sources::log::{LogContext, LogOutcome};
 use crate::usage::ledger::SessionLedger;
 use crate::usage::rates::RateTable;
-use events::{LogContext, LogOutcome};
 use layout::{HISTORY, PERMISSIONS, SETTINGS, SIDEBAR, SNAPSHOTS, WORKSPACE};
 use store::{StoreContents, StoreFailure, StoreFiles, StoreScope, StoreUsageEvent, TurnReader};
-use usage_scan::ScanStats;
 
 use super::{Classified, HomeLayout, Importing, MetadataInput, Source};
 

@@ -13,27 +13,7 @@ use serde::Deserialize;
 
 use crate::lines::MAX_LINE_BYTES;
 use crate::sources::copilot_cli::events::Text;
-
-/// What a scan read and parsed.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ScanStats {
-    pub bytes: u64,
-    /// Lines with counters that were applied.
-    pub parsed: u64,
-    /// Lines that named a counter type but could not be read.
-    pub bad: u64,
-    /// Where those lines start, in bytes (their line numbers are counted only when there are
-    /// any: counting every line would cost the scan as much as it takes).
-    pub bad_offsets: Vec<u64>,
-}
-
-impl ScanStats {
-    pub fn add(&mut self, other: &ScanStats) {
-        self.bytes += other.bytes;
-        self.parsed += other.parsed;
-        self.bad += other.bad;
-    }
-}
+use crate::sources::log::ScanStats;
 
 const CHUNK: usize = 1 << 20;
 

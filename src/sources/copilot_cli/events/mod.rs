@@ -7,7 +7,7 @@ mod records;
 mod types;
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::io::BufRead;
 
 use serde_json::Value;
@@ -17,92 +17,10 @@ use self::records::*;
 pub use self::records::{Envelope, Text};
 use crate::lines::{Line, LineReader};
 use crate::model::{LineLocator, Row, RowMark, RowSink, TurnType};
+use crate::sources::log::{LogContext, LogOutcome};
 use crate::time;
-use crate::usage::Zone;
 use crate::usage::counters::UsageRecordData;
 use crate::usage::ledger::SessionLedger;
-use crate::usage::rates::RateTable;
-
-/// What one log's rows need from outside the log.
-pub struct LogContext<'a> {
-    /// The agent whose log it is (its source's).
-    pub agent: &'static str,
-    /// The session directory's name.
-    pub session_id: &'a str,
-    /// The log's path relative to the home, for `source`.
-    pub source: &'a str,
-    /// The project and branch until the log names its own (workspace.yaml, store, sidebar).
-    pub fallback_project: &'a str,
-    pub fallback_branch: &'a str,
-    pub include_thinking: bool,
-    /// For usage accounting: the zone days are counted in, and the long-context thresholds.
-    pub zone: Zone,
-    pub rates: &'a RateTable,
-    /// The log's index among the analysis's files, for row locators.
-    pub file: u32,
-}
-
-/// What the session record takes from a log.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct LogSummary {
-    /// Earliest and latest line timestamps, as epoch milliseconds.
-    pub first_event_ms: Option<i64>,
-    pub last_event_ms: Option<i64>,
-    pub copilot_version: Option<String>,
-    /// The project and branch the log left tracked ("latest context.cwd").
-    pub project: Option<String>,
-    pub branch: Option<String>,
-    /// `shutdownType` of the last `session.shutdown`.
-    pub shutdown_type: Option<String>,
-    pub models: BTreeSet<String>,
-}
-
-impl LogSummary {
-    /// Folds in another log of the same session (a copy in another folder or root).
-    pub fn merge(&mut self, other: LogSummary) {
-        self.first_event_ms = match (self.first_event_ms, other.first_event_ms) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
-        self.last_event_ms = self.last_event_ms.max(other.last_event_ms);
-        self.copilot_version = other.copilot_version.or(self.copilot_version.take());
-        self.project = other.project.or(self.project.take());
-        self.branch = other.branch.or(self.branch.take());
-        self.shutdown_type = other.shutdown_type.or(self.shutdown_type.take());
-        self.models.extend(other.models);
-    }
-}
-
-/// How every line of a log was used; the parts add up to `lines`.
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
-pub struct LineAccount {
-    pub lines: u64,
-    pub with_rows: u64,
-    /// Lines of known types that give no row, by type (`<blank>` for empty lines).
-    pub skipped_by_rule: BTreeMap<String, u64>,
-    pub unknown_types: BTreeMap<String, u64>,
-    pub bad_lines: u64,
-}
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
-pub struct ToolTally {
-    pub calls: u64,
-    pub failures: u64,
-}
-
-/// What a log says about its session beyond its rows.
-#[derive(Debug, Default)]
-pub struct LogOutcome {
-    pub account: LineAccount,
-    pub summary: LogSummary,
-    pub tools: BTreeMap<String, ToolTally>,
-    pub mcp_servers: BTreeSet<String>,
-    pub skills: BTreeSet<String>,
-    /// Set when reading stopped early (an I/O error); the lines before it are still counted.
-    pub read_error: Option<String>,
-    /// The session's usage from its checkpoints and per-call records (not yet finished).
-    pub usage: Option<SessionLedger>,
-}
 
 /// The rows of one line of a log, made again (a viewer reading a long text it kept only the
 /// start of). Texts depend only on their line; the tracked columns may differ.

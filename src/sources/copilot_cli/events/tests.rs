@@ -1,5 +1,7 @@
 use super::*;
 use crate::model::OwnedRow;
+use crate::sources::log::ToolTally;
+use crate::usage::Zone;
 
 /// Rows with the mark each was made with (an `OwnedRow` does not carry it).
 #[derive(Default)]
