@@ -18,7 +18,7 @@ use crate::usage::ledger::SessionLedger;
 use crate::usage::summary;
 
 impl Parsing {
-    /// Phase 3: the held rows, deduplicated and joined, then the other outputs. The reader is
+    /// Step 4: the held rows, deduplicated and joined, then the other outputs. The reader is
     /// needed again for the store's turns that survive deduplication.
     pub fn finish(self, reader: &mut dyn FileReader, sink: &mut dyn RowSink) -> Outputs {
         self.state.join_held_rows(reader, sink)

@@ -106,7 +106,7 @@ impl State {
         self.files.binary_search_by(|file| (file.root, file.path.as_str()).cmp(&(root, path))).ok()
     }
 
-    /// The files read in `role`s, with their indices.
+    /// The files the analysis reads, with their indices.
     pub fn read_files(&self) -> impl Iterator<Item = (usize, &PlannedFile)> {
         self.files.iter().enumerate().filter(|(_, file)| file.status == FileStatus::Read)
     }

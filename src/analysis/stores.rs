@@ -14,7 +14,7 @@ use crate::sources::copilot_cli::store::{self, StoreFiles, StoreScope, StoreUsag
 use crate::sources::{Role, SOURCES, Source, SourceId};
 use crate::usage::ledger::SessionLedger;
 
-/// The store's files as `store::read` opens them.
+/// The store's files as its source reads them.
 pub(super) struct StoreOnDisk<'a> {
     pub reader: &'a mut dyn FileReader,
     pub root: usize,
@@ -71,7 +71,7 @@ pub struct StoreJob {
     scanned_wal: Option<Result<WalIndex, String>>,
 }
 
-/// A store as read, for `Analysis::add_store`.
+/// A store as read, taken back by the analysis (`add_store`).
 pub struct StoreRead {
     job: StoreJob,
     result: Result<store::StoreContents, store::StoreFailure>,
