@@ -230,8 +230,7 @@ impl std::ops::DerefMut for PendingRow {
 /// A row of a file other than an event log, as held until every log has been read.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum HeldRow {
-    /// Boxed: a store can hold far more turns than rows, and a turn is small.
-    Row(Box<PendingRow>),
+    Row(PendingRow),
     /// A prompt or reply of the store's `turns`, held as its keys and where to read it: only
     /// the copies that survive deduplication are read again, whole.
     Turn(StoreTurn),
@@ -248,10 +247,6 @@ pub struct StoreTurn {
 }
 
 impl HeldRow {
-    pub fn held(row: PendingRow) -> HeldRow {
-        HeldRow::Row(Box::new(row))
-    }
-
     /// The row as deduplication sees it.
     pub fn candidate(&self) -> crate::dedup::Candidate {
         match self {

@@ -75,7 +75,7 @@ impl State {
             let before = self.tally.rows;
             for row in rows {
                 let mut row = match row {
-                    HeldRow::Row(row) => *row,
+                    HeldRow::Row(row) => row,
                     HeldRow::Turn(turn) => match turns.as_ref().map(|reader| reader.read(&turn)) {
                         Some(Ok(row)) => row,
                         Some(Err(message)) => {

@@ -297,7 +297,7 @@ impl Planned {
             };
             let rows = into.rows;
             match imported {
-                Ok(()) => state.hold_rows(index, rows.into_iter().map(HeldRow::held).collect()),
+                Ok(()) => state.hold_rows(index, rows.into_iter().map(HeldRow::Row).collect()),
                 Err(message) => state.fail(index, DiagnosticKind::Unparsable, message),
             }
         }

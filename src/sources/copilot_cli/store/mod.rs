@@ -464,7 +464,7 @@ fn read_row_tables(tables: &mut Tables<'_>) {
     // The sessions' names first, then the turns, then the other tables, each in rowid order.
     let rest = rows.split_off(names);
     tables.contents.rows =
-        rows.into_iter().map(HeldRow::held).chain(turns).chain(rest.into_iter().map(HeldRow::held)).collect();
+        rows.into_iter().map(HeldRow::Row).chain(turns).chain(rest.into_iter().map(HeldRow::Row)).collect();
 }
 
 /// `assistant_usage_events`, one model call per row, handed over as it is read, except the
