@@ -201,30 +201,25 @@ impl<W: std::io::Write> RowSink for JsonlRowWriter<W> {
 
 /// A row from a file other than an event log. These are decided after every log has been
 /// read (secondary copies are deduplicated against the logs), so they own their texts. Its
-/// `agent` and `source` are its file's, set when it goes out; an empty `project_path` or
-/// `git_branch` is filled from the session by the join. The columns are reached through it
-/// (`Deref`).
+/// agent and `source` are its file's, given when it goes out; an empty `project_path` or
+/// `git_branch` is filled from the session by the join. (Not an `OwnedRow` inside: a store
+/// holds many of these, and the two columns it lacks would cost its memory for nothing.)
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PendingRow {
-    pub columns: OwnedRow,
+    pub timestamp_utc: String,
+    pub session_id: String,
+    pub project_path: String,
+    pub git_branch: String,
+    pub model: String,
+    pub tool_name: String,
+    pub tool_use_id: String,
+    pub turn_type: TurnType,
+    pub text: String,
+    pub source_line: u64,
     pub mark: RowMark,
     /// Stamped with its file's modification time, which the analysis sets before the rows go
     /// out (a browser learns a file's time only when asked, and asks only for these files).
     pub at_file_time: bool,
-}
-
-impl std::ops::Deref for PendingRow {
-    type Target = OwnedRow;
-
-    fn deref(&self) -> &OwnedRow {
-        &self.columns
-    }
-}
-
-impl std::ops::DerefMut for PendingRow {
-    fn deref_mut(&mut self) -> &mut OwnedRow {
-        &mut self.columns
-    }
 }
 
 /// A row of a file other than an event log, as held until every log has been read.
@@ -263,8 +258,7 @@ impl HeldRow {
 impl PendingRow {
     /// A row with only the essentials; the other columns start empty.
     pub fn new(turn_type: TurnType, text: String, timestamp: &str, source_line: u64) -> Self {
-        let columns = OwnedRow {
-            agent: String::new(),
+        PendingRow {
             timestamp_utc: time::normalize(timestamp).into_owned(),
             session_id: String::new(),
             project_path: String::new(),
@@ -274,10 +268,10 @@ impl PendingRow {
             tool_use_id: String::new(),
             turn_type,
             text,
-            source: String::new(),
             source_line,
-        };
-        PendingRow { columns, mark: RowMark::Plain, at_file_time: false }
+            mark: RowMark::Plain,
+            at_file_time: false,
+        }
     }
 
     /// A row at its file's modification time (see `at_file_time`).
