@@ -128,7 +128,7 @@ impl State {
         let file = &self.files[index];
         let root = file.root;
         let find = |path: &str| self.file_index(root, path);
-        let source = file.source();
+        let support = file.source().store();
         let main_path = file.path.trim_end_matches("-wal").to_string();
         let (main, wal) = (find(&main_path), find(&format!("{main_path}-wal")));
         let mut files = StoreOnDisk {
@@ -138,7 +138,9 @@ impl State {
             wal: wal.map(|at| self.files[at].listed_path.clone()),
             scanned_wal: None,
         };
-        match source.reopen_store(&mut files) {
+        let reopened =
+            support.ok_or("its source has no stores".to_string()).and_then(|support| (support.reopen)(&mut files));
+        match reopened {
             Ok(turns) => Some(turns),
             Err(message) => {
                 self.fail(index, DiagnosticKind::TurnsUnreadable, format!("reading kept turns again: {message}"));

@@ -10,8 +10,8 @@ use crate::input::FileReader;
 use crate::model::HeldRow;
 use crate::report::DiagnosticKind;
 use crate::sources::copilot_cli::store::wal::WalIndex;
-use crate::sources::copilot_cli::store::{self, StoreFiles, StoreScope, StoreUsageEvent};
-use crate::sources::{Role, SOURCES, Source, SourceId};
+use crate::sources::copilot_cli::store::{self, StoreFailure, StoreFiles, StoreScope, StoreUsageEvent};
+use crate::sources::{Role, SOURCES, Source, SourceId, StoreSupport};
 use crate::usage::ledger::SessionLedger;
 
 /// The store's files as its source reads them.
@@ -98,24 +98,31 @@ impl StoreJob {
         self.scope = scope;
     }
 
+    /// The source's store support; a store of a source without one cannot be read.
+    fn support(&self) -> Result<&'static StoreSupport, String> {
+        self.source().store().ok_or_else(|| format!("{} has no stores", self.source().agent()))
+    }
+
     /// Makes the write-ahead log's scan now (on another thread than the read, say).
     pub fn scan_wal_ahead(&mut self, reader: &mut dyn FileReader) {
         if self.wal.is_some() {
-            let source = self.source();
-            let scanned = source.scan_store_wal(&mut self.files(reader));
+            let scanned = self.support().and_then(|support| (support.scan_wal)(&mut self.files(reader)));
             self.scanned_wal = Some(scanned);
         }
     }
 
     pub fn read(mut self, reader: &mut dyn FileReader, options: &Options) -> StoreRead {
-        let source = self.source();
+        let support = self.support();
         let mut files = self.files(reader);
         let mut ledgers: BTreeMap<String, SessionLedger> = BTreeMap::new();
         let mut on_usage = |event: StoreUsageEvent| {
             let ledger = ledgers.entry(event.session_id).or_insert_with(|| SessionLedger::new(options.zone));
             ledger.call(crate::time::parse_millis(&event.created_at), &event.counts, &options.rates);
         };
-        let result = source.read_store(&mut files, self.scope.clone(), &mut on_usage);
+        let result = match support {
+            Ok(support) => (support.read)(&mut files, self.scope.clone(), &mut on_usage),
+            Err(message) => Err(StoreFailure { message, wal_problem: None }),
+        };
         StoreRead { job: self, result, ledgers }
     }
 }

@@ -20,6 +20,7 @@ use crate::model::{OwnedRow, PendingRow, RowSink};
 use crate::sessions::SessionFacts;
 use crate::usage::ledger::SessionLedger;
 use crate::usage::rates::RateTable;
+use copilot_cli::store::wal::WalIndex;
 use copilot_cli::store::{StoreContents, StoreFailure, StoreFiles, StoreScope, StoreUsageEvent, TurnReader};
 use log::ScanStats;
 use log::{LogContext, LogOutcome};
@@ -172,9 +173,24 @@ pub enum MetadataInput<'a> {
     Stream(&'a mut dyn BufRead),
 }
 
+/// A source's SQLite store (a main file and its write-ahead log), as its store module's
+/// functions.
+pub struct StoreSupport {
+    /// Reads a store: its sessions, held rows and per-call usage rows.
+    pub read: ReadStore,
+    /// The write-ahead log scanned ahead of the read (on another thread natively).
+    pub scan_wal: fn(&mut dyn StoreFiles) -> Result<WalIndex, String>,
+    /// The store opened again to read its kept turns whole.
+    pub reopen: fn(&mut dyn StoreFiles) -> Result<TurnReader, String>,
+}
+
+/// Reads a store, handing each per-call usage row to the callback as it goes.
+pub type ReadStore =
+    fn(&mut dyn StoreFiles, StoreScope, &mut dyn FnMut(StoreUsageEvent)) -> Result<StoreContents, StoreFailure>;
+
 /// One agent's files. Each method is one importer: files of [`Role::Metadata`] and
 /// [`Role::MetadataInParts`] go to `import`, event logs to `parse_log` (and, for usage-only
-/// runs, `scan_usage`), stores to `read_store`. A source without stores never classifies a
+/// runs, `scan_usage`), stores to its `store()`. A source without stores never classifies a
 /// file as one.
 pub trait Source: Sync {
     /// The agent's name in every output (`agent` of rows, sessions, usage, inventory).
@@ -191,24 +207,8 @@ pub trait Source: Sync {
     /// Reads only a log's counter lines into a usage ledger (usage-only runs).
     fn scan_usage(&self, reader: &mut dyn Read, ledger: &mut SessionLedger, rates: &RateTable)
     -> io::Result<ScanStats>;
-    /// Reads a store: its sessions, held rows and per-call usage rows.
-    fn read_store(
-        &self,
-        files: &mut dyn StoreFiles,
-        scope: StoreScope,
-        on_usage: &mut dyn FnMut(StoreUsageEvent),
-    ) -> Result<StoreContents, StoreFailure> {
-        let _ = (files, scope, on_usage);
-        Err(StoreFailure { message: format!("{} has no stores", self.agent()), wal_problem: None })
-    }
-    /// The store's write-ahead log scanned ahead of the read (on another thread natively).
-    fn scan_store_wal(&self, files: &mut dyn StoreFiles) -> Result<copilot_cli::store::wal::WalIndex, String> {
-        let _ = files;
-        Err(format!("{} has no stores", self.agent()))
-    }
-    /// The store opened again to read its kept turns whole.
-    fn reopen_store(&self, files: &mut dyn StoreFiles) -> Result<TurnReader, String> {
-        let _ = files;
-        Err(format!("{} has no stores", self.agent()))
+    /// Its SQLite store, if it has one; a source without one never classifies a file as a store.
+    fn store(&self) -> Option<&'static StoreSupport> {
+        None
     }
 }

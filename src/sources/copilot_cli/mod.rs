@@ -25,9 +25,9 @@ use crate::sources::log::{LogContext, LogOutcome};
 use crate::usage::ledger::SessionLedger;
 use crate::usage::rates::RateTable;
 use layout::{HISTORY, PERMISSIONS, SETTINGS, SIDEBAR, SNAPSHOTS, WORKSPACE};
-use store::{StoreContents, StoreFailure, StoreFiles, StoreScope, StoreUsageEvent, TurnReader};
+use store::TurnReader;
 
-use super::{Classified, HomeLayout, Importing, MetadataInput, Source};
+use super::{Classified, HomeLayout, Importing, MetadataInput, Source, StoreSupport};
 
 /// Text of a file that should be UTF-8, with a byte-order mark dropped.
 pub fn utf8_text(bytes: &[u8]) -> Result<&str, String> {
@@ -134,23 +134,13 @@ impl Source for CopilotCli {
         usage_scan::scan_log(reader, ledger, rates)
     }
 
-    fn read_store(
-        &self,
-        files: &mut dyn StoreFiles,
-        scope: StoreScope,
-        on_usage: &mut dyn FnMut(StoreUsageEvent),
-    ) -> Result<StoreContents, StoreFailure> {
-        store::read(files, scope, on_usage)
-    }
-
-    fn scan_store_wal(&self, files: &mut dyn StoreFiles) -> Result<store::wal::WalIndex, String> {
-        store::scan_wal(files)
-    }
-
-    fn reopen_store(&self, files: &mut dyn StoreFiles) -> Result<TurnReader, String> {
-        TurnReader::open(files)
+    fn store(&self) -> Option<&'static StoreSupport> {
+        Some(&STORE)
     }
 }
+
+/// `session-store.db` and its `-wal`.
+static STORE: StoreSupport = StoreSupport { read: store::read, scan_wal: store::scan_wal, reopen: TurnReader::open };
 
 /// A process log: sign-ins, versions per session, MCP servers seen.
 fn import_process_log(reader: &mut dyn BufRead, into: &mut Importing<'_>) -> Result<(), String> {
