@@ -40,7 +40,8 @@ pub struct Inventory {
 
 #[derive(Debug, Serialize)]
 pub struct Home {
-    pub root: String,
+    /// The home's label (its root's, then its folder there).
+    pub home: String,
     pub agents: Vec<AgentInventory>,
 }
 
@@ -101,21 +102,19 @@ pub struct Account {
     pub login: String,
 }
 
-/// Builds the inventory of each home from its sessions and facts.
-pub fn build(
-    root_labels: &[String],
-    homes: &[HomeFacts],
+/// Builds the inventory of each home, given as `(label, facts)` in the analysis's order, from
+/// its sessions and facts.
+pub fn build<'a>(
+    homes: impl Iterator<Item = (&'a str, &'a HomeFacts)>,
     sessions: &BTreeMap<String, SessionFacts>,
     records: &BTreeMap<String, SessionRecord>,
 ) -> Inventory {
-    let homes: Vec<Home> = root_labels
-        .iter()
-        .zip(homes)
+    let homes: Vec<Home> = homes
         .enumerate()
-        .map(|(root, (label, facts))| {
+        .map(|(index, (label, facts))| {
             let in_home: Vec<(&SessionFacts, &SessionRecord)> =
-                sessions.iter().filter(|(_, s)| s.roots.contains(&root)).map(|(id, s)| (s, &records[id])).collect();
-            Home { root: label.clone(), agents: vec![agent_inventory(facts, &in_home)] }
+                sessions.iter().filter(|(_, s)| s.homes.contains(&index)).map(|(id, s)| (s, &records[id])).collect();
+            Home { home: label.to_string(), agents: vec![agent_inventory(facts, &in_home)] }
         })
         .collect();
     let synced_sessions = sessions.values().filter(|s| s.is_synced()).count() as u64;

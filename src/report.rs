@@ -24,6 +24,7 @@ pub enum FileStatus {
 #[derive(Debug, Serialize)]
 pub struct Report {
     pub roots: Vec<RootReport>,
+    pub homes: Vec<HomeReport>,
     pub files: Vec<FileReport>,
     pub excluded_trees: Vec<ExcludedTree>,
     /// Everything that went wrong, where and why, in file order.
@@ -31,10 +32,12 @@ pub struct Report {
     pub totals: Totals,
 }
 
-/// A problem with the input: the file (relative to its home, or as its root lists it), the
-/// line where there is one, what kind of problem, and the message.
+/// A problem with the input: the file (relative to its home, or as its root lists it when
+/// `home` is none), the line where there is one, what kind of problem, and the message.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Diagnostic {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub home: Option<usize>,
     pub file: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub line: Option<u64>,
@@ -77,13 +80,23 @@ pub enum DiagnosticKind {
 #[derive(Debug, Serialize)]
 pub struct RootReport {
     pub label: String,
-    /// `home` or `copilot_directory`.
-    pub layout: &'static str,
     pub files_listed: u64,
-    /// Files outside the home's Copilot directories, counted but never opened.
+    /// Files outside its homes' Copilot directories, counted but never opened.
     pub outside_files: u64,
     pub outside_bytes: u64,
     pub problems: Vec<Problem>,
+}
+
+/// A home found in a root: a machine's home folder, or a Copilot folder itself.
+#[derive(Debug, Serialize)]
+pub struct HomeReport {
+    pub root: usize,
+    /// How outputs name the home: the root's label, then the home's folder in it.
+    pub label: String,
+    /// The home's folder in its root, empty for the root itself.
+    pub path: String,
+    /// `home` or `copilot_directory`.
+    pub layout: &'static str,
 }
 
 #[derive(Debug, Serialize)]
@@ -94,7 +107,7 @@ pub struct Problem {
 
 #[derive(Debug, Serialize)]
 pub struct FileReport {
-    pub root: usize,
+    pub home: usize,
     pub path: String,
     pub kind: FileKind,
     pub status: FileStatus,
@@ -120,7 +133,7 @@ fn is_zero(value: &u64) -> bool {
 
 #[derive(Debug, Serialize)]
 pub struct ExcludedTree {
-    pub root: usize,
+    pub home: usize,
     pub tree: String,
     pub files: u64,
     pub bytes: u64,

@@ -67,8 +67,8 @@ pub struct WorkspaceFacts {
 pub struct SessionFacts {
     /// The agent whose session it is.
     pub agent: &'static str,
-    /// Roots (homes) the session was found in.
-    pub roots: BTreeSet<usize>,
+    /// Homes the session was found in.
+    pub homes: BTreeSet<usize>,
     /// Which kinds of source name it.
     pub found_in: BTreeSet<&'static str>,
     // Boxed: most sessions lack some of these, and thousands of records wait for the end.

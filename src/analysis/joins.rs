@@ -11,7 +11,9 @@ use crate::dedup;
 use crate::input::FileReader;
 use crate::inventory;
 use crate::model::{HeldRow, Row, RowSink, TurnType, mtime_text};
-use crate::report::{Diagnostic, DiagnosticKind, ExcludedTree, FileReport, FileStatus, Report, RootReport, Totals};
+use crate::report::{
+    Diagnostic, DiagnosticKind, ExcludedTree, FileReport, FileStatus, HomeReport, Report, RootReport, Totals,
+};
 use crate::sessions::SessionRecord;
 use crate::sources::copilot_cli::store::TurnReader;
 use crate::usage::ledger::SessionLedger;
@@ -126,8 +128,8 @@ impl State {
     /// The store of held file `index`, opened again to read its kept turns whole.
     fn reopen_store(&mut self, index: usize, reader: &mut dyn FileReader) -> Option<TurnReader> {
         let file = &self.files[index];
-        let root = file.root;
-        let find = |path: &str| self.file_index(root, path);
+        let (root, home) = (file.root, file.home);
+        let find = |path: &str| self.file_index(home, path);
         let support = file.source().store();
         let main_path = file.path.trim_end_matches("-wal").to_string();
         let (main, wal) = (find(&main_path), find(&format!("{main_path}-wal")));
@@ -165,8 +167,8 @@ impl State {
                 (id.clone(), record)
             })
             .collect();
-        let labels: Vec<String> = self.roots.iter().map(|root| root.label.clone()).collect();
-        let inventory = inventory::build(&labels, &self.homes, &self.sessions, &records);
+        let homes = self.homes.iter().map(|home| (home.label.as_str(), &home.facts));
+        let inventory = inventory::build(homes, &self.sessions, &records);
         let report = self.report(secondary_kept, secondary_dropped);
         Outputs { sessions: records.into_values().collect(), inventory, report, usage }
     }
@@ -203,13 +205,14 @@ impl State {
         let mut diagnostics = std::mem::take(&mut self.diagnostics);
         for root in &self.roots {
             diagnostics.extend(root.problems.iter().map(|problem| Diagnostic {
+                home: None,
                 file: problem.path.clone(),
                 line: None,
                 kind: DiagnosticKind::Listing,
                 message: problem.message.clone(),
             }));
         }
-        diagnostics.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
+        diagnostics.sort_by(|a, b| (a.home, &a.file, a.line).cmp(&(b.home, &b.file, b.line)));
         let mut totals = Totals {
             files_found: self.files.len() as u64 + self.excluded.values().map(|(files, _)| files).sum::<u64>(),
             rows: self.tally.rows,
@@ -242,7 +245,6 @@ impl State {
                 .roots
                 .into_iter()
                 .map(|root| RootReport {
-                    layout: root.rebase.layout_name(),
                     label: root.label,
                     files_listed: root.files_listed,
                     outside_files: root.outside_files,
@@ -250,11 +252,22 @@ impl State {
                     problems: root.problems,
                 })
                 .collect(),
+            homes: self
+                .homes
+                .into_iter()
+                .zip(&self.places.rebases)
+                .map(|(home, rebase)| HomeReport {
+                    root: home.root,
+                    label: home.label,
+                    path: rebase.path().to_string(),
+                    layout: rebase.layout_name(),
+                })
+                .collect(),
             files: self
                 .files
                 .into_iter()
                 .map(|file| FileReport {
-                    root: file.root,
+                    home: file.home,
                     path: file.path,
                     kind: file.kind,
                     status: file.status,
@@ -270,7 +283,7 @@ impl State {
             excluded_trees: self
                 .excluded
                 .into_iter()
-                .map(|((root, tree), (files, bytes))| ExcludedTree { root, tree, files, bytes })
+                .map(|((home, tree), (files, bytes))| ExcludedTree { home, tree, files, bytes })
                 .collect(),
             diagnostics,
             totals,

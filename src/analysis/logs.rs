@@ -21,6 +21,7 @@ use crate::usage::ledger::SessionLedger;
 pub struct LogTask {
     pub file: usize,
     pub root: usize,
+    pub home: usize,
     /// The source whose log it is.
     pub source_id: SourceId,
     pub listed_path: String,
@@ -162,7 +163,7 @@ impl Parsing {
             self.state.fail(task.file, DiagnosticKind::ReadStopped, format!("reading stopped: {error}"));
         }
         self.state.tally.merge(tally);
-        let home = &mut self.state.homes[task.root];
+        let home = &mut self.state.homes[task.home].facts;
         for (name, counts) in &outcome.tools {
             let entry = home.tools.entry(name.clone()).or_default();
             entry.calls += counts.calls;
@@ -170,7 +171,7 @@ impl Parsing {
         }
         home.mcp_from_events.extend(outcome.mcp_servers.iter().cloned());
         home.skills.extend(outcome.skills.iter().cloned());
-        let facts = self.state.session(&task.session_id, task.root, task.source().agent(), "events.jsonl");
+        let facts = self.state.session(&task.session_id, task.home, task.source().agent(), "events.jsonl");
         facts.log.get_or_insert_with(Default::default).merge(outcome.summary);
         if let Some(ledger) = outcome.usage {
             facts.add_log_usage(ledger);
@@ -192,8 +193,8 @@ impl Parsing {
 
     /// Sets a file's modification time learnt after it was read.
     pub fn set_file_time(&mut self, root: usize, listed_path: &str, modified_ms: i64) {
-        let path = self.state.roots.get(root).and_then(|state| state.rebase.apply(listed_path));
-        if let Some(index) = path.and_then(|path| self.state.file_index(root, &path)) {
+        let found = self.state.places.find(root, listed_path);
+        if let Some(index) = found.and_then(|(home, path)| self.state.file_index(home, &path)) {
             self.state.files[index].modified_ms = Some(modified_ms);
         }
     }
@@ -210,6 +211,7 @@ impl super::state::State {
                 LogTask {
                     file: index,
                     root: file.root,
+                    home: file.home,
                     source_id: file.source,
                     listed_path: file.listed_path.clone(),
                     source: file.path.clone(),

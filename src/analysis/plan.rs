@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::io::BufReader;
 
-use super::state::{PlannedFile, RootState, State};
+use super::state::{Home, HomePlaces, PlannedFile, RootState, State};
 use super::{AnalysisError, Options};
 use crate::input::layout::Rebase;
 use crate::input::{FileReader, RootListing, read_all};
@@ -31,18 +31,19 @@ pub struct Parsing {
 /// Where a listed file's bytes count in the report.
 enum SizeSlot {
     Outside,
-    Excluded(String),
-    /// A file of the home, by its path there.
-    Home(String),
+    /// An excluded tree of a home.
+    Excluded(usize, String),
+    /// A file of a home, by its path there.
+    Home(usize, String),
 }
 
-fn size_slot(rebase: &Rebase, listed_path: &str) -> SizeSlot {
-    let Some(path) = rebase.apply(listed_path) else { return SizeSlot::Outside };
+fn size_slot(places: &HomePlaces, root: usize, listed_path: &str) -> SizeSlot {
+    let Some((home, path)) = places.find(root, listed_path) else { return SizeSlot::Outside };
     let (_, classified) = sources::classify(&path);
     match classified.kind.role {
         Role::Outside => SizeSlot::Outside,
-        Role::Excluded => SizeSlot::Excluded(classified.tree.unwrap_or_default().to_string()),
-        _ => SizeSlot::Home(path),
+        Role::Excluded => SizeSlot::Excluded(home, classified.tree.unwrap_or_default().to_string()),
+        _ => SizeSlot::Home(home, path),
     }
 }
 
@@ -50,37 +51,36 @@ fn size_slot(rebase: &Rebase, listed_path: &str) -> SizeSlot {
 /// file's size only by asking for it, which costs as much as handing the file over): they are
 /// placed in the report as `set_file_facts` would have placed them.
 pub struct LateSizes {
-    rebases: Vec<Rebase>,
-    /// The report's files, `(root, path in the home)`, in its (sorted) order.
+    places: HomePlaces,
+    /// The report's files, `(home, path in the home)`, in its (sorted) order.
     files: Vec<(usize, String)>,
 }
 
 impl LateSizes {
     pub(super) fn of(state: &State) -> LateSizes {
         LateSizes {
-            rebases: state.roots.iter().map(|root| root.rebase.clone()).collect(),
-            files: state.files.iter().map(|file| (file.root, file.path.clone())).collect(),
+            places: state.places.clone(),
+            files: state.files.iter().map(|file| (file.home, file.path.clone())).collect(),
         }
     }
 
     pub fn place(&self, report: &mut Report, root: usize, listed_path: &str, size: u64) {
-        let Some(rebase) = self.rebases.get(root) else { return };
-        match size_slot(rebase, listed_path) {
+        match size_slot(&self.places, root, listed_path) {
             SizeSlot::Outside => {
                 if let Some(root_report) = report.roots.get_mut(root) {
                     root_report.outside_bytes += size;
                 }
             }
-            SizeSlot::Excluded(tree) => {
+            SizeSlot::Excluded(home, tree) => {
                 let found = report
                     .excluded_trees
-                    .binary_search_by(|excluded| (excluded.root, excluded.tree.as_str()).cmp(&(root, tree.as_str())));
+                    .binary_search_by(|excluded| (excluded.home, excluded.tree.as_str()).cmp(&(home, tree.as_str())));
                 if let Ok(index) = found {
                     report.excluded_trees[index].bytes += size;
                 }
             }
-            SizeSlot::Home(path) => {
-                let found = self.files.binary_search_by(|(of, at)| (*of, at.as_str()).cmp(&(root, path.as_str())));
+            SizeSlot::Home(home, path) => {
+                let found = self.files.binary_search_by(|(of, at)| (*of, at.as_str()).cmp(&(home, path.as_str())));
                 if let Some(file) = found.ok().and_then(|index| report.files.get_mut(index)) {
                     file.size = size;
                 }
@@ -96,24 +96,37 @@ impl Planned {
             return Err(AnalysisError::NoRoots);
         }
         let mut root_states = Vec::new();
+        let mut homes = Vec::new();
+        let mut places = HomePlaces::default();
         let mut files = Vec::new();
         let mut excluded: BTreeMap<(usize, String), (u64, u64)> = BTreeMap::new();
         for (root, listing) in roots.into_iter().enumerate() {
             if listing.files.is_empty() && listing.problems.is_empty() {
                 return Err(AnalysisError::EmptyRoot(listing.label));
             }
-            let rebase = Rebase::detect(listing.files.iter().map(|file| file.path.as_str()))
-                .ok_or_else(|| AnalysisError::NoCopilotData(listing.label.clone()))?;
+            let found = Rebase::detect_all(listing.files.iter().map(|file| file.path.as_str()));
+            if found.is_empty() {
+                return Err(AnalysisError::NoCopilotData(listing.label));
+            }
+            let first_home = homes.len();
+            for rebase in found {
+                let label = match rebase.path() {
+                    "" => listing.label.clone(),
+                    path => format!("{}/{path}", listing.label.trim_end_matches(['/', '\\'])),
+                };
+                homes.push(Home { root, label, facts: HomeFacts::default() });
+                places.rebases.push(rebase);
+            }
+            places.by_root.push(first_home..homes.len());
             let mut state = RootState {
                 label: listing.label,
-                rebase: rebase.clone(),
                 files_listed: listing.files.len() as u64,
                 outside_files: 0,
                 outside_bytes: 0,
                 problems: listing.problems.into_iter().map(|(path, message)| Problem { path, message }).collect(),
             };
             for file in listing.files {
-                let Some(path) = rebase.apply(&file.path) else {
+                let Some((home, path)) = places.find(root, &file.path) else {
                     state.outside_files += 1;
                     state.outside_bytes += file.size;
                     continue;
@@ -127,7 +140,7 @@ impl Planned {
                     }
                     Role::Excluded => {
                         let entry =
-                            excluded.entry((root, classified.tree.unwrap_or_default().to_string())).or_default();
+                            excluded.entry((home, classified.tree.unwrap_or_default().to_string())).or_default();
                         entry.0 += 1;
                         entry.1 += file.size;
                         continue;
@@ -142,6 +155,7 @@ impl Planned {
                 let (kind, session_id) = (classified.kind, classified.session_id.map(str::to_string));
                 files.push(PlannedFile {
                     root,
+                    home,
                     source,
                     session_id,
                     kind,
@@ -160,15 +174,15 @@ impl Planned {
             }
             root_states.push(state);
         }
-        files.sort_by(|a, b| (a.root, &a.path).cmp(&(b.root, &b.path)));
-        let homes = root_states.iter().map(|_| HomeFacts::default()).collect();
+        files.sort_by(|a, b| (a.home, &a.path).cmp(&(b.home, &b.path)));
         let state = State {
             options,
             roots: root_states,
+            homes,
+            places,
             files,
             excluded,
             sessions: BTreeMap::new(),
-            homes,
             tally: Default::default(),
             held_rows: BTreeMap::new(),
             store_ledgers: BTreeMap::new(),
@@ -186,12 +200,15 @@ impl Planned {
     /// instead (`LateSizes`). Returns whether the analysis reads the file.
     pub fn set_file_facts(&mut self, root: usize, listed_path: &str, size: u64, modified_ms: Option<i64>) -> bool {
         let state = &mut self.state;
-        let Some(root_state) = state.roots.get_mut(root) else { return false };
-        match size_slot(&root_state.rebase, listed_path) {
-            SizeSlot::Outside => root_state.outside_bytes += size,
-            SizeSlot::Excluded(tree) => state.excluded.entry((root, tree)).or_default().1 += size,
-            SizeSlot::Home(path) => {
-                if let Some(index) = state.file_index(root, &path) {
+        match size_slot(&state.places, root, listed_path) {
+            SizeSlot::Outside => {
+                if let Some(root_state) = state.roots.get_mut(root) {
+                    root_state.outside_bytes += size;
+                }
+            }
+            SizeSlot::Excluded(home, tree) => state.excluded.entry((home, tree)).or_default().1 += size,
+            SizeSlot::Home(home, path) => {
+                if let Some(index) = state.file_index(home, &path) {
                     let file = &mut state.files[index];
                     (file.size, file.modified_ms) = (size, modified_ms);
                     return file.status == FileStatus::Read;
@@ -252,19 +269,19 @@ impl Planned {
     pub fn read_metadata(mut self, reader: &mut dyn FileReader) -> Parsing {
         self.read_stores(reader);
         let mut state = self.state;
-        // The sessions with a log, by root: workspace.yaml rows say whether the log is there.
+        // The sessions with a log, by home: workspace.yaml rows say whether the log is there.
         let logged: HashSet<(usize, String)> = state
             .files
             .iter()
             .filter(|file| file.kind.role == Role::EventLog)
-            .filter_map(|file| Some((file.root, file.session_id.clone()?)))
+            .filter_map(|file| Some((file.home, file.session_id.clone()?)))
             .collect();
         for index in 0..state.files.len() {
             let file = &state.files[index];
             if file.status != FileStatus::Read {
                 continue;
             }
-            let (kind, root, source) = (file.kind, file.root, file.source());
+            let (kind, root, home, source) = (file.kind, file.root, file.home, file.source());
             let session_id = file.session_id.clone().unwrap_or_default();
             let opened = match kind.role {
                 Role::Metadata => read_all(reader, root, &file.listed_path, SMALL_FILE_LIMIT).map(Input::Bytes),
@@ -278,15 +295,15 @@ impl Planned {
                     continue;
                 }
             };
-            let session_has_log = logged.contains(&(root, session_id.clone()));
+            let session_has_log = logged.contains(&(home, session_id.clone()));
             let mut into = Importing {
                 kind,
-                root,
+                home_index: home,
                 session_id: &session_id,
                 agent: source.agent(),
                 session_has_log,
                 sessions: &mut state.sessions,
-                home: &mut state.homes[root],
+                home: &mut state.homes[home].facts,
                 rows: Vec::new(),
             };
             let imported = match input {

@@ -5,7 +5,9 @@ use std::collections::BTreeMap;
 
 use super::Options;
 use super::logs::Tally;
-use crate::input::layout::Rebase;
+use std::ops::Range;
+
+use crate::input::layout::{self, Rebase};
 use crate::inventory::HomeFacts;
 use crate::model::HeldRow;
 use crate::report::{Diagnostic, DiagnosticKind, FileStatus, Problem};
@@ -18,11 +20,14 @@ use crate::usage::ledger::SessionLedger;
 pub(super) struct State {
     pub options: Options,
     pub roots: Vec<RootState>,
+    /// Every home found in the roots, in root order.
+    pub homes: Vec<Home>,
+    /// Where each home is in its root.
+    pub places: HomePlaces,
     pub files: Vec<PlannedFile>,
-    /// Files and bytes of each excluded tree, by root.
+    /// Files and bytes of each excluded tree, by home.
     pub excluded: BTreeMap<(usize, String), (u64, u64)>,
     pub sessions: BTreeMap<String, SessionFacts>,
-    pub homes: Vec<HomeFacts>,
     pub tally: Tally,
     /// Rows of the files other than event logs, by file index.
     pub held_rows: BTreeMap<usize, Vec<HeldRow>>,
@@ -34,16 +39,41 @@ pub(super) struct State {
 
 pub(super) struct RootState {
     pub label: String,
-    /// How the root's listed paths map onto a home.
-    pub rebase: Rebase,
     pub files_listed: u64,
     pub outside_files: u64,
     pub outside_bytes: u64,
     pub problems: Vec<Problem>,
 }
 
-pub(super) struct PlannedFile {
+/// One home (a machine's `~`, or a Copilot folder itself) in a root.
+pub(super) struct Home {
     pub root: usize,
+    /// The root's label, then the home's folder in it where it is not the root itself.
+    pub label: String,
+    pub facts: HomeFacts,
+}
+
+/// Where the homes are in their roots: how a root's listed paths map onto each.
+#[derive(Clone, Debug, Default)]
+pub(super) struct HomePlaces {
+    /// Each root's homes, as indices of `rebases` (and of `State::homes`).
+    pub by_root: Vec<Range<usize>>,
+    pub rebases: Vec<Rebase>,
+}
+
+impl HomePlaces {
+    /// The home a root's listed path is in, and the path there.
+    pub fn find(&self, root: usize, listed_path: &str) -> Option<(usize, String)> {
+        let homes = self.by_root.get(root)?.clone();
+        let (index, path) = layout::home_of(&self.rebases[homes.clone()], listed_path)?;
+        Some((homes.start + index, path))
+    }
+}
+
+pub(super) struct PlannedFile {
+    /// The root it is read from, by `listed_path`.
+    pub root: usize,
+    pub home: usize,
     pub source: SourceId,
     /// The path as the root lists it, for opening.
     pub listed_path: String,
@@ -72,11 +102,11 @@ impl State {
     pub fn session(
         &mut self,
         session_id: &str,
-        root: usize,
+        home: usize,
         agent: &'static str,
         found_in: &'static str,
     ) -> &mut SessionFacts {
-        session_entry(&mut self.sessions, session_id, root, agent, found_in)
+        session_entry(&mut self.sessions, session_id, home, agent, found_in)
     }
 
     /// The file could not be read (or not wholly): its status says so, and a diagnostic why.
@@ -85,14 +115,14 @@ impl State {
         let file = &mut self.files[index];
         file.status = FileStatus::Error;
         file.message = Some(message.clone());
-        self.diagnostics.push(Diagnostic { file: file.path.clone(), line: None, kind, message });
+        self.diagnostics.push(Diagnostic { home: Some(file.home), file: file.path.clone(), line: None, kind, message });
     }
 
     /// The file was read, with a problem worth saying.
     pub fn warn(&mut self, index: usize, kind: DiagnosticKind, message: String) {
         let file = &mut self.files[index];
         file.message = Some(message.clone());
-        self.diagnostics.push(Diagnostic { file: file.path.clone(), line: None, kind, message });
+        self.diagnostics.push(Diagnostic { home: Some(file.home), file: file.path.clone(), line: None, kind, message });
     }
 
     pub fn hold_rows(&mut self, index: usize, rows: Vec<HeldRow>) {
@@ -101,9 +131,9 @@ impl State {
         }
     }
 
-    /// The planned file at `path` (in the home) of `root`; the files are sorted by both.
-    pub fn file_index(&self, root: usize, path: &str) -> Option<usize> {
-        self.files.binary_search_by(|file| (file.root, file.path.as_str()).cmp(&(root, path))).ok()
+    /// The planned file at `path` in `home`; the files are sorted by both.
+    pub fn file_index(&self, home: usize, path: &str) -> Option<usize> {
+        self.files.binary_search_by(|file| (file.home, file.path.as_str()).cmp(&(home, path))).ok()
     }
 
     /// The files the analysis reads, with their indices.

@@ -63,6 +63,7 @@ pub struct StoreJob {
     /// The file that reports the read (the main file, or the log without one).
     index: usize,
     root: usize,
+    home: usize,
     source: SourceId,
     main: Option<(usize, String, u64)>,
     wal: Option<(usize, String)>,
@@ -131,18 +132,19 @@ impl State {
     /// The stores to read: one per main file (with its `-wal`), or per `-wal` alone when the
     /// main file is missing.
     pub(super) fn store_jobs(&self, scope: StoreScope) -> Vec<StoreJob> {
-        let find = |root: usize, path: &str| {
-            self.file_index(root, path).filter(|&at| self.files[at].status == crate::report::FileStatus::Read)
+        let find = |home: usize, path: &str| {
+            self.file_index(home, path).filter(|&at| self.files[at].status == crate::report::FileStatus::Read)
         };
         self.read_files()
             .filter(|(_, file)| matches!(file.kind.role, Role::Store | Role::StoreWal))
             .filter_map(|(index, file)| {
                 let main_path = file.path.trim_end_matches("-wal").to_string();
-                let (main, wal) = (find(file.root, &main_path), find(file.root, &format!("{main_path}-wal")));
+                let (main, wal) = (find(file.home, &main_path), find(file.home, &format!("{main_path}-wal")));
                 // A log is read with its main file.
                 (file.kind.role == Role::Store || main.is_none()).then(|| StoreJob {
                     index,
                     root: file.root,
+                    home: file.home,
                     source: file.source,
                     main: main.map(|at| (at, self.files[at].listed_path.clone(), self.files[at].size)),
                     wal: wal.map(|at| (at, self.files[at].listed_path.clone())),
@@ -159,8 +161,8 @@ impl State {
         let StoreRead { job, result, ledgers } = read;
         let wal = job.wal.as_ref().map(|(at, _)| *at);
         for (session, ledger) in ledgers {
-            self.session(&session, job.root, job.source().agent(), "session-store.db");
-            // The same session in two stores (two roots): the one with more calls counts.
+            self.session(&session, job.home, job.source().agent(), "session-store.db");
+            // The same session in two stores (two homes): the one with more calls counts.
             match self.store_ledgers.entry(session) {
                 std::collections::btree_map::Entry::Vacant(entry) => {
                     entry.insert(ledger);
@@ -194,7 +196,7 @@ impl State {
             self.warn(job.index, DiagnosticKind::Store, contents.problems.join("; "));
         }
         for session in &contents.sessions {
-            let facts = self.session(&session.id, job.root, job.source().agent(), "session-store.db");
+            let facts = self.session(&session.id, job.home, job.source().agent(), "session-store.db");
             if facts.store.is_none() {
                 facts.store = Some(Box::new(session.clone()));
             }
@@ -205,7 +207,7 @@ impl State {
             HeldRow::Turn(_) => None,
         }));
         for id in session_ids.iter().filter(|id| !id.is_empty()) {
-            self.session(id, job.root, job.source().agent(), "session-store.db");
+            self.session(id, job.home, job.source().agent(), "session-store.db");
         }
         self.hold_rows(job.index, contents.rows);
     }

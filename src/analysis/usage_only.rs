@@ -80,7 +80,7 @@ impl UsageRun {
             self.state.fail(task.file, DiagnosticKind::Unreadable, error);
         }
         let agent = task.source().agent();
-        self.state.session(&task.session_id, task.root, agent, "events.jsonl").add_log_usage(scanned.ledger);
+        self.state.session(&task.session_id, task.home, agent, "events.jsonl").add_log_usage(scanned.ledger);
     }
 
     /// The stores' per-call rows of the sessions whose logs had none.
@@ -115,6 +115,7 @@ impl UsageRun {
                     None => format!("a usage counter line that could not be read, at byte {offset}"),
                 };
                 problems.push(Diagnostic {
+                    home: Some(file.home),
                     file: file.path.clone(),
                     line,
                     kind: DiagnosticKind::BadCounterLine,
@@ -122,7 +123,7 @@ impl UsageRun {
                 });
             }
         }
-        problems.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
+        problems.sort_by(|a, b| (a.home, &a.file, a.line).cmp(&(b.home, &b.file, b.line)));
         // The logs' bytes as scanned, and the store's files.
         let store_bytes: u64 = self
             .state

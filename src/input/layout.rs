@@ -2,6 +2,8 @@
 //! making an archive's entry names safe. What each file of a home is, is its source's business
 //! (`crate::sources`).
 
+use std::collections::HashMap;
+
 use crate::sources::{HomeLayout, SOURCES};
 
 /// How the paths of one root map onto a home: the prefix to strip, and the source folder the
@@ -13,36 +15,44 @@ pub struct Rebase {
 }
 
 impl Rebase {
-    /// Finds the home in a root's listing: the shallowest folder holding one of the sources'
-    /// data folders, else the shallowest folder that looks like a source's own folder itself
-    /// (`COPILOT_HOME`, or a zip of `~/.copilot` whatever its top folder is called).
-    pub fn detect<'a>(paths: impl Iterator<Item = &'a str> + Clone) -> Option<Rebase> {
+    /// Finds every home in a root's listing, shallowest first, none inside another: a folder
+    /// holding one of the sources' data folders, or a folder that looks like a source's own
+    /// folder itself (`COPILOT_HOME`, or a zip of `~/.copilot` whatever its top folder is
+    /// called). A collection of machines (`machineA/.copilot`, `machineB/.copilot`) has several.
+    pub fn detect_all<'a>(paths: impl Iterator<Item = &'a str>) -> Vec<Rebase> {
         let layouts = || SOURCES.iter().map(|source| source.layout());
-        let home = paths
-            .clone()
-            .filter_map(|path| {
-                // The XDG names end in `.copilot` too: the match starting earliest is the home.
-                layouts()
-                    .flat_map(|layout| layout.data_folders)
-                    .filter_map(|dir| find_component_path(path, dir))
-                    .min()
-                    .map(|at| path[..at].to_string())
-            })
-            .min_by(|a, b| depth(a).cmp(&depth(b)).then_with(|| a.cmp(b)));
-        if let Some(prefix) = home {
-            return Some(Rebase { prefix, own_folder: None });
+        let mut candidates: HashMap<&str, Option<&'static HomeLayout>> = HashMap::new();
+        for path in paths {
+            // The XDG names end in `.copilot` too: the match starting earliest is the home.
+            let home =
+                layouts().flat_map(|layout| layout.data_folders).filter_map(|dir| find_component_path(path, dir)).min();
+            if let Some(at) = home {
+                candidates.insert(&path[..at], None);
+                continue;
+            }
+            let own_folder = layouts().find_map(|layout| {
+                layout.own_folder_markers.iter().find_map(|marker| Some((find_component_path(path, marker)?, layout)))
+            });
+            if let Some((at, layout)) = own_folder {
+                candidates.entry(&path[..at]).or_insert(Some(layout));
+            }
         }
-        paths
-            .filter_map(|path| {
-                layouts().find_map(|layout| {
-                    layout.own_folder_markers.iter().find_map(|marker| {
-                        let at = find_component_path(path, marker)?;
-                        Some((path[..at].to_string(), layout))
-                    })
-                })
-            })
-            .min_by(|a, b| depth(&a.0).cmp(&depth(&b.0)).then_with(|| a.0.cmp(&b.0)))
-            .map(|(prefix, own_folder)| Rebase { prefix, own_folder: Some(own_folder) })
+        let mut candidates: Vec<_> = candidates.into_iter().collect();
+        candidates.sort_by(|a, b| depth(a.0).cmp(&depth(b.0)).then_with(|| a.0.cmp(b.0)));
+        let mut homes: Vec<Rebase> = Vec::new();
+        for (prefix, own_folder) in candidates {
+            // Inside a home only its sources' folders are read: a second home there is not one.
+            if !homes.iter().any(|home| prefix.starts_with(home.prefix.as_str())) {
+                homes.push(Rebase { prefix: prefix.to_string(), own_folder });
+            }
+        }
+        homes.sort_by(|a, b| a.prefix.cmp(&b.prefix));
+        homes
+    }
+
+    /// Where the home is in its root: the folder's path, empty for the root itself.
+    pub fn path(&self) -> &str {
+        self.prefix.trim_end_matches('/')
     }
 
     /// How the report names the root's layout: `home`, or the source's own folder's name for
@@ -59,6 +69,17 @@ impl Rebase {
             None => rest.to_string(),
         })
     }
+}
+
+/// The home of `homes` (as `detect_all` found them in one root) a listed path falls in, with
+/// the path relative to it; `None` outside them all.
+pub fn home_of(homes: &[Rebase], path: &str) -> Option<(usize, String)> {
+    let (index, home) = homes
+        .iter()
+        .enumerate()
+        .filter(|(_, home)| path.starts_with(home.prefix.as_str()))
+        .max_by_key(|(_, home)| home.prefix.len())?;
+    Some((index, home.apply(path)?))
 }
 
 /// The byte offset at which `components` (one or more whole path components) start in `path`.
@@ -98,21 +119,46 @@ pub fn normalize_entry_name(name: &str) -> Result<String, &'static str> {
 mod tests {
     use super::*;
 
+    fn one_home(paths: &[&str]) -> Rebase {
+        let mut homes = Rebase::detect_all(paths.iter().copied());
+        assert_eq!(homes.len(), 1, "{homes:?}");
+        homes.remove(0)
+    }
+
     #[test]
     fn homes_and_copilot_dirs_are_found() {
         let home = ["backup/mona/.copilot/session-store.db", "backup/mona/Documents/a.txt"];
-        let rebase = Rebase::detect(home.iter().copied()).unwrap();
+        let rebase = one_home(&home);
         assert_eq!(rebase.apply(home[0]).as_deref(), Some(".copilot/session-store.db"));
         assert_eq!(rebase.apply("elsewhere/x").as_deref(), None);
 
         let xdg = [".local/state/.copilot/session-store.db"];
-        assert_eq!(Rebase::detect(xdg.iter().copied()).unwrap().apply(xdg[0]).as_deref(), Some(xdg[0]));
+        assert_eq!(one_home(&xdg).apply(xdg[0]).as_deref(), Some(xdg[0]));
 
         let dir = ["my-copilot/session-state/x/events.jsonl", "my-copilot/config.json"];
-        let rebase = Rebase::detect(dir.iter().copied()).unwrap();
-        assert_eq!(rebase.apply(dir[1]).as_deref(), Some(".copilot/config.json"));
+        assert_eq!(one_home(&dir).apply(dir[1]).as_deref(), Some(".copilot/config.json"));
 
-        assert_eq!(Rebase::detect(["photos/cat.jpg"].iter().copied()), None);
+        assert_eq!(Rebase::detect_all(["photos/cat.jpg"].iter().copied()), vec![]);
+    }
+
+    #[test]
+    fn every_home_is_found_but_none_inside_another() {
+        let paths = [
+            "machineB/.copilot/session-store.db",
+            "machineA/.copilot/session-state/x/events.jsonl",
+            "old/copilot-copy/session-state/y/events.jsonl",
+            "machineA/projects/app/.copilot/mcp-config.json",
+            "machineA/.copilot/session-state/x/files/permissions-config.json",
+            "notes.txt",
+        ];
+        let homes = Rebase::detect_all(paths.iter().copied());
+        let found: Vec<_> = homes.iter().map(|home| (home.path(), home.layout_name())).collect();
+        assert_eq!(found, [("machineA", "home"), ("machineB", "home"), ("old/copilot-copy", "copilot_directory")]);
+        assert_eq!(home_of(&homes, paths[1]), Some((0, ".copilot/session-state/x/events.jsonl".into())));
+        assert_eq!(home_of(&homes, paths[2]), Some((2, ".copilot/session-state/y/events.jsonl".into())));
+        // Inside a home, what is not its Copilot folder is not another home.
+        assert_eq!(home_of(&homes, paths[3]), Some((0, "projects/app/.copilot/mcp-config.json".into())));
+        assert_eq!(home_of(&homes, paths[5]), None);
     }
 
     #[test]

@@ -132,7 +132,8 @@ pub fn classify(path: &str) -> (SourceId, Classified<'_>) {
 /// A file handed to an importer, and the shared model it adds to.
 pub struct Importing<'a> {
     pub kind: FileKind,
-    pub root: usize,
+    /// The home the file is in (its index in the analysis).
+    pub home_index: usize,
     /// The session the file belongs to by its place, or empty.
     pub session_id: &'a str,
     /// The importing source's agent.
@@ -148,21 +149,21 @@ pub struct Importing<'a> {
 impl Importing<'_> {
     /// A session's facts, noting where it was found.
     pub fn session(&mut self, session_id: &str, found_in: &'static str) -> &mut SessionFacts {
-        session_entry(self.sessions, session_id, self.root, self.agent, found_in)
+        session_entry(self.sessions, session_id, self.home_index, self.agent, found_in)
     }
 }
 
-/// A session's facts in `sessions`, noting the root and file it was found in; the session is
+/// A session's facts in `sessions`, noting the home and file it was found in; the session is
 /// the agent's that first names it.
 pub fn session_entry<'a>(
     sessions: &'a mut BTreeMap<String, SessionFacts>,
     session_id: &str,
-    root: usize,
+    home: usize,
     agent: &'static str,
     found_in: &'static str,
 ) -> &'a mut SessionFacts {
     let facts = sessions.entry(session_id.to_string()).or_insert_with(|| SessionFacts::of(agent));
-    facts.roots.insert(root);
+    facts.homes.insert(home);
     facts.found_in.insert(found_in);
     facts
 }

@@ -51,7 +51,7 @@ export async function render(container, ctx) {
         table(
           [
             { label: 'root', value: (r) => r.label, className: 'mono' },
-            { label: 'layout', value: (r) => r.layout },
+            { label: 'homes', value: (r) => report.homes.filter((home) => report.roots[home.root] === r).map((home) => h('div.mono', null, `${home.path || '(the root itself)'} · ${home.layout}`)) },
             { label: 'files listed', value: (r) => fmtInt(r.files_listed), num: true },
             { label: 'outside Copilot', value: (r) => `${fmtInt(r.outside_files)} (${fmtBytes(r.outside_bytes)})`, num: true },
             { label: 'problems', value: (r) => r.problems.map((p) => h('div.mono', null, `${p.path}: ${p.message}`)) },
@@ -167,7 +167,7 @@ function filesSection(report) {
       h('p.muted', null, `${fmtInt(files.length)} of ${fmtInt(report.files.length)} files`),
       table(
         [
-          { label: 'root', value: (f) => String(f.root), num: true },
+          { label: 'home', value: (f) => report.homes[f.home]?.label ?? '', className: 'mono' },
           { label: 'path', value: (f) => f.path, className: 'mono path' },
           { label: 'kind', value: (f) => f.kind },
           { label: 'status', value: (f) => statusBadge(f.status) },

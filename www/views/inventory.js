@@ -16,7 +16,7 @@ export async function render(container, ctx) {
   for (const home of inventory.homes) {
     for (const agent of home.agents) {
       add(container, 
-        h('h3.home-title', null, `Home: ${home.root}`, h('span.muted', null, ` · ${agent.agent} · ${fmtInt(agent.sessions)} sessions · ${fmtInt(agent.synced_sessions)} synced`)),
+        h('h3.home-title', null, `Home: ${home.home}`, h('span.muted', null, ` · ${agent.agent} · ${fmtInt(agent.sessions)} sessions · ${fmtInt(agent.synced_sessions)} synced`)),
         h(
           'div.grid2',
           null,
