@@ -180,17 +180,18 @@ fn list_directory(base: &Path, label: &str, scope: Scope, threads: usize) -> Roo
     listing
 }
 
-/// Whether a usage-only walk needs a path below a Copilot folder (`inside` is relative to it):
-/// the session folders' event logs and the store.
+/// Whether a usage-only walk needs a path below the walk's start (`inside` is relative to it):
+/// the session folders' event logs and the store, at any depth (the start may be a Copilot
+/// folder, a home, or a folder of several homes).
 fn needed_for_usage(inside: &Path, is_dir: bool) -> bool {
-    let parts: Vec<_> = inside.components().map(|part| part.as_os_str().to_string_lossy()).collect();
-    match (parts.as_slice(), is_dir) {
-        ([first], true) => first == "session-state",
-        ([first, _], true) => first == "session-state",
-        ([first, _, file], false) => first == "session-state" && file == "events.jsonl",
-        ([file], false) => file.starts_with("session-store.db"),
-        _ => false,
+    let name = inside.file_name().map(|name| name.to_string_lossy());
+    let Some(name) = name else { return false };
+    if is_dir {
+        return true;
     }
+    let grandparent = inside.parent().and_then(Path::parent).and_then(Path::file_name);
+    (name == "events.jsonl" && grandparent.is_some_and(|folder| folder == "session-state"))
+        || name.starts_with("session-store.db")
 }
 
 /// Lists files below `base/relative` without following symbolic links (the XDG migration
@@ -235,8 +236,7 @@ struct Listed {
 fn list_some(base: &Path, relative: &Path, scope: Scope, directories: &[PathBuf]) -> Listed {
     let mut listed = Listed::default();
     for directory in directories {
-        if scope == Scope::Usage
-            && directory.strip_prefix(relative).ok().and_then(Path::parent) == Some(Path::new("session-state"))
+        if scope == Scope::Usage && directory.parent().and_then(Path::file_name).is_some_and(|name| name == "session-state")
         {
             // A session folder: its log is looked up by name rather than the folder listed.
             let log = directory.join("events.jsonl");
