@@ -18,7 +18,7 @@ use std::hash::Hasher;
 
 use xxhash_rust::xxh3::Xxh3;
 
-use crate::model::TurnType;
+use crate::model::{Row, TurnType};
 
 /// 3600 s: the store writes a turn when it ends, and a turn with many tools can run long.
 pub const SECONDARY_TOLERANCE_MS: i64 = 3_600_000;
@@ -38,6 +38,19 @@ pub fn global_key(turn_type: TurnType, text: &str) -> u64 {
     let mut hasher = Xxh3::new();
     hasher.write_u8(turn_type as u8);
     hasher.write(text.as_bytes());
+    hasher.finish()
+}
+
+/// The key of a row given twice (the same session's log, or the same file, in two homes):
+/// everything a row says but where it was read.
+pub fn copy_key(row: &Row<'_>) -> u64 {
+    let mut hasher = Xxh3::new();
+    for part in [row.session_id, &row.timestamp_utc, row.model, row.tool_name, row.tool_use_id] {
+        hasher.write(part.as_bytes());
+        hasher.write_u8(0xff);
+    }
+    hasher.write_u8(row.turn_type as u8);
+    hasher.write(row.text.as_bytes());
     hasher.finish()
 }
 

@@ -152,7 +152,7 @@ impl ParsingRun {
     pub fn parse_log(&mut self, bytes: Option<Vec<u8>>) -> Result<(), String> {
         let task = self.tasks.get(self.next).ok_or("every log is parsed already")?.clone();
         self.next += 1;
-        let mut tally = Tally::default();
+        let mut tally = self.parsing.tally_for(&task);
         let mut sink = TallySink::new(&mut tally, &mut self.table);
         let outcome = match bytes {
             Some(bytes) => {

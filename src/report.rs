@@ -75,6 +75,8 @@ pub enum DiagnosticKind {
     BadCounterLine,
     /// A long text could not be read again whole from its log: it is shown cut.
     TextNotReread,
+    /// The same data given twice (a session's log or a file's rows in two homes): shown once.
+    Duplicate,
 }
 
 #[derive(Debug, Serialize)]

@@ -163,6 +163,7 @@ impl SessionFacts {
             synced: self.is_synced(),
             events_log: self.has_events_log(),
             found_in: self.found_in.iter().map(|source| source.to_string()).collect(),
+            homes: Vec::new(),
             usage: None,
         }
     }
@@ -191,6 +192,8 @@ pub struct SessionRecord {
     /// Whether its events.jsonl exists; a session known only from other sources was deleted.
     pub events_log: bool,
     pub found_in: Vec<String>,
+    /// The homes (by label) that hold it: more than one when it was given twice.
+    pub homes: Vec<String>,
     /// Tokens and cost, with what they rest on; absent for a session no source counts.
     pub usage: Option<SessionUsage>,
 }

@@ -100,6 +100,99 @@ fn run(root: &MemoryRoot, reverse: bool) -> (Vec<u8>, serde_json::Value, String)
     (rows.finish().unwrap(), report, serde_json::to_string(&outputs.sessions).unwrap())
 }
 
+/// What must not change however the sessions are spread over homes and roots, or given twice:
+/// every row once (wherever it was read), the session records, the usage and the totals.
+fn counted(roots: Vec<MemoryRoot>) -> (Vec<String>, Vec<serde_json::Value>, String, serde_json::Value) {
+    let mut roots = MemoryRoots(roots);
+    let listings = roots.listings();
+    let mut rows = JsonlRowWriter::new(Vec::new());
+    let outputs = analyze(listings, &mut roots, Options::default(), &mut rows).unwrap();
+    let mut rows: Vec<String> = String::from_utf8(rows.finish().unwrap())
+        .unwrap()
+        .lines()
+        .map(|line| {
+            let mut row: serde_json::Value = serde_json::from_str(line).unwrap();
+            let row = row.as_object_mut().unwrap();
+            row.remove("source");
+            row.remove("source_line");
+            serde_json::to_string(row).unwrap()
+        })
+        .collect();
+    rows.sort();
+    let sessions = outputs
+        .sessions
+        .iter()
+        .map(|record| {
+            let mut record = serde_json::to_value(record).unwrap();
+            record.as_object_mut().unwrap().remove("homes");
+            // Says that the session's log was given more than once, which is the point here.
+            if let Some(flags) = record.pointer_mut("/usage/flags").and_then(|flags| flags.as_array_mut()) {
+                flags.retain(|flag| flag != "several_logs_most_complete_counted");
+            }
+            record
+        })
+        .collect();
+    let usage = serde_json::to_string(&outputs.usage.table(Default::default(), Default::default())).unwrap();
+    // The rows and sessions, not the counts of files and lines, which copies add to.
+    let totals = &outputs.report.totals;
+    let totals =
+        serde_json::json!([totals.rows, totals.rows_by_turn_type, totals.sessions, totals.secondary_rows_kept]);
+    (rows, sessions, usage, totals)
+}
+
+/// The rows of `all` that `some` lacks (both sorted).
+fn missing(some: &[String], all: &[String]) -> Vec<String> {
+    let mut some = some.iter().peekable();
+    all.iter()
+        .filter(|row| {
+            while some.next_if(|other| other < row).is_some() {}
+            some.next_if(|other| other == row).is_none()
+        })
+        .cloned()
+        .collect()
+}
+
+/// A home's sessions spread over several homes (`machine<n>/` folders, in one root or
+/// several), some given more than once, whole or cut at a line boundary. The files that are not
+/// a session's stay in the first home.
+fn spread() -> impl Strategy<Value = (MemoryRoot, Vec<MemoryRoot>)> {
+    let copy = (0usize..4, prop::option::of(0.0f64..1.0));
+    (tree(), prop::collection::vec(prop::collection::vec(copy, 0..3), 4), 1usize..4).prop_map(
+        |(home, copies, root_count)| {
+            let mut roots: Vec<MemoryRoot> = (0..root_count).map(|at| MemoryRoot::new(&format!("root{at}"))).collect();
+            // A home holds one copy of a file: the first placed.
+            let mut place = |machine: usize, path: &str, bytes: &[u8]| {
+                let (root, path) = (&mut roots[machine % root_count], format!("machine{machine}/{path}"));
+                if !root.files.contains_key(&path) {
+                    root.insert(&path, bytes.to_vec(), Some(0));
+                }
+            };
+            for (path, (bytes, _)) in &home.files {
+                let session = (0..4).find(|&index| path.contains(&session_id(index)));
+                let Some(session) = session else {
+                    place(0, path, bytes);
+                    continue;
+                };
+                // One whole copy, in a home of its own choosing, and maybe more, some cut.
+                let homes = &copies[session];
+                place(homes.first().map_or(1, |(machine, _)| *machine), path, bytes);
+                for &(machine, cut) in homes.iter().skip(1) {
+                    let bytes = match cut {
+                        Some(fraction) if path.ends_with("events.jsonl") => {
+                            let at = (bytes.len() as f64 * fraction) as usize;
+                            let end = bytes[..at].iter().rposition(|b| *b == b'\n').map_or(0, |newline| newline + 1);
+                            &bytes[..end]
+                        }
+                        _ => &bytes[..],
+                    };
+                    place(machine, path, bytes);
+                }
+            }
+            (home, roots)
+        },
+    )
+}
+
 fn line_count(bytes: &[u8]) -> u64 {
     if bytes.is_empty() {
         return 0;
@@ -128,6 +221,28 @@ proptest! {
         prop_assert!(rows == again.0, "rows differ with the listing reversed");
         prop_assert_eq!(report, again.1);
         prop_assert_eq!(sessions, again.2);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// The same sessions give the same rows, records, usage and counts however the homes are
+    /// split over roots, and whatever is given twice.
+    #[test]
+    fn homes_split_or_repeated_count_the_same((home, spread) in spread()) {
+        let spread = spread.into_iter().filter(|root| !root.files.is_empty()).collect();
+        let (rows, sessions, usage, totals) = counted(vec![home]);
+        let again = counted(spread);
+        prop_assert!(rows == again.0, "only alone: {:?}\nonly spread: {:?}", missing(&again.0, &rows), missing(&rows, &again.0));
+        for (one, other) in sessions.iter().zip(&again.1) {
+            for (key, value) in one.as_object().unwrap() {
+                prop_assert_eq!(value, &other[key], "session {}: {}", one["session_id"], key);
+            }
+        }
+        prop_assert_eq!(sessions.len(), again.1.len());
+        prop_assert_eq!(usage, again.2);
+        prop_assert_eq!(totals, again.3);
     }
 }
 

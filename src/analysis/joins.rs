@@ -1,7 +1,7 @@
 //! Step 4: the held rows joined with their sessions and deduplicated against the primary
 //! rows, then the outputs besides the rows (sessions, inventory, usage, report).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use super::plan::{LateSizes, Parsing};
 use super::state::State;
@@ -62,6 +62,9 @@ impl State {
 
         let mut kept = 0;
         let mut dropped = 0;
+        // Rows by `dedup::copy_key`, with the file that first gave each: a row another home
+        // gave already (a home given twice, a file copied onto two machines) is not repeated.
+        let mut given: HashMap<u64, usize> = HashMap::new();
         for (index, rows) in held {
             let secondary = self.files[index].kind.secondary;
             let total = rows.len() as u64;
@@ -74,6 +77,8 @@ impl State {
             };
             let source = self.files[index].path.clone();
             let agent = self.files[index].source().agent();
+            let home = self.files[index].home;
+            let (mut copies, mut copy_of) = (0, None);
             let before = self.tally.rows;
             for row in rows {
                 let mut row = match row {
@@ -111,12 +116,23 @@ impl State {
                     mark: row.mark,
                     locator: None,
                 };
+                let first = *given.entry(dedup::copy_key(&row)).or_insert(index);
+                if self.files[first].home != home {
+                    copies += 1;
+                    copy_of.get_or_insert(first);
+                    continue;
+                }
                 self.tally.observe(&row, false);
                 sink.push(&row);
             }
+            if let Some(first) = copy_of {
+                let message =
+                    format!("{copies} rows are the same as {}'s, and are not repeated", self.file_label(first));
+                self.warn(index, DiagnosticKind::Duplicate, message);
+            }
             let file = &mut self.files[index];
             file.rows = self.tally.rows - before;
-            file.rows_deduplicated = file_dropped;
+            file.rows_deduplicated = file_dropped + copies;
             if secondary {
                 kept += file.rows;
                 dropped += file_dropped;
@@ -163,6 +179,7 @@ impl State {
             .iter()
             .map(|(id, facts)| {
                 let mut record = facts.record(id);
+                record.homes = facts.homes.iter().map(|&home| self.homes[home].label.clone()).collect();
                 record.usage = usage.ledgers.get(id).map(|ledger| summary::session_usage(ledger, &usage.rates));
                 (id.clone(), record)
             })

@@ -1,7 +1,7 @@
 //! Step 3: the event logs, one task each, parsed by their source on any thread and taken
 //! back in order.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::BufReader;
 
 use super::Options;
@@ -12,7 +12,7 @@ use crate::model::{HeldRow, Row, RowSink};
 use crate::report::DiagnosticKind;
 use crate::sessions::SessionCounts;
 use crate::sources::log::ScanStats;
-use crate::sources::log::{LogContext, LogOutcome};
+use crate::sources::log::{LogContext, LogOutcome, LogSummary};
 use crate::sources::{Role, SOURCES, Source, SourceId};
 use crate::usage::ledger::SessionLedger;
 
@@ -29,6 +29,22 @@ pub struct LogTask {
     pub source: String,
     pub fallback_project: String,
     pub fallback_branch: String,
+    /// Where the log stands among copies of its session's log.
+    pub copies: Copies,
+}
+
+/// The same session's log in several homes (a home given twice, a session copied onto two
+/// machines): the first copy's rows all count; a later copy, taken after every first copy,
+/// gives only the rows the copies before it lacked.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Copies {
+    #[default]
+    Only,
+    First,
+    /// A later copy; `first` is the first copy's file.
+    Later {
+        first: usize,
+    },
 }
 
 impl LogTask {
@@ -94,9 +110,49 @@ pub struct Tally {
     pub by_turn_type: [u64; 6],
     pub sessions: BTreeMap<String, SessionCounts>,
     pub keys: PrimaryKeys,
+    copies: Copies,
+    /// A copied session's rows so far (`Copies`), by `dedup::copy_key`, with how many times.
+    copy_keys: CopyKeys,
+    /// A later copy's rows so far, by `dedup::copy_key`.
+    this_copy: CopyKeys,
+    /// Rows of a later copy left out as already given.
+    copies_dropped: u64,
 }
 
+/// Rows by `dedup::copy_key`, each with the number of times it was given.
+pub type CopyKeys = HashMap<u64, u32>;
+
 impl Tally {
+    /// The tally of a log that is not a later copy (those take `Parsing::tally_for`).
+    pub fn of(task: &LogTask) -> Tally {
+        debug_assert!(!matches!(task.copies, Copies::Later { .. }), "a later copy needs the earlier copies' rows");
+        Tally { copies: task.copies, ..Tally::default() }
+    }
+
+    /// Whether a row of this log is to be left out, as a later copy's row already given.
+    fn already_given(&mut self, row: &Row<'_>) -> bool {
+        match self.copies {
+            Copies::Only => false,
+            Copies::First => {
+                *self.copy_keys.entry(dedup::copy_key(row)).or_default() += 1;
+                false
+            }
+            Copies::Later { .. } => {
+                // The copies so far gave the row `known` times; this copy has given it `seen`.
+                let key = dedup::copy_key(row);
+                let seen = self.this_copy.entry(key).or_default();
+                *seen += 1;
+                let known = self.copy_keys.entry(key).or_default();
+                if *seen <= *known {
+                    self.copies_dropped += 1;
+                    return true;
+                }
+                *known = *seen;
+                false
+            }
+        }
+    }
+
     pub(super) fn observe(&mut self, row: &Row<'_>, record_key: bool) {
         self.rows += 1;
         self.by_turn_type[row.turn_type as usize] += 1;
@@ -138,6 +194,9 @@ impl<'a> TallySink<'a> {
 
 impl RowSink for TallySink<'_> {
     fn push(&mut self, row: &Row<'_>) {
+        if self.tally.already_given(row) {
+            return;
+        }
         self.tally.observe(row, true);
         self.inner.push(row);
     }
@@ -154,13 +213,35 @@ impl Parsing {
         self.state.log_tasks()
     }
 
+    /// The tally a log's rows go through (`TallySink`): a later copy's holds the rows the
+    /// copies before it gave.
+    pub fn tally_for(&mut self, task: &LogTask) -> Tally {
+        let mut tally = Tally { copies: task.copies, ..Tally::default() };
+        if let Copies::Later { .. } = task.copies {
+            tally.copy_keys = self.state.copy_keys.remove(&task.session_id).unwrap_or_default();
+        }
+        tally
+    }
+
     /// Takes a parsed log back, in `log_tasks` order.
-    pub fn add_log(&mut self, task: &LogTask, outcome: LogOutcome, tally: Tally) {
+    pub fn add_log(&mut self, task: &LogTask, outcome: LogOutcome, mut tally: Tally) {
         let file = &mut self.state.files[task.file];
         file.rows = tally.rows;
+        file.rows_deduplicated = tally.copies_dropped;
         file.lines = Some(outcome.account.clone());
         if let Some(error) = &outcome.read_error {
             self.state.fail(task.file, DiagnosticKind::ReadStopped, format!("reading stopped: {error}"));
+        }
+        if task.copies != Copies::Only {
+            self.state.copy_keys.insert(task.session_id.clone(), std::mem::take(&mut tally.copy_keys));
+        }
+        if let Copies::Later { first } = task.copies {
+            let (given, added) = (tally.copies_dropped, tally.rows);
+            let message = format!(
+                "the same session as {}: {given} rows there are not repeated, {added} more are added",
+                self.state.file_label(first)
+            );
+            self.state.warn(task.file, DiagnosticKind::Duplicate, message);
         }
         self.state.tally.merge(tally);
         let home = &mut self.state.homes[task.home].facts;
@@ -172,7 +253,8 @@ impl Parsing {
         home.mcp_from_events.extend(outcome.mcp_servers.iter().cloned());
         home.skills.extend(outcome.skills.iter().cloned());
         let facts = self.state.session(&task.session_id, task.home, task.source().agent(), "events.jsonl");
-        facts.log.get_or_insert_with(Default::default).merge(outcome.summary);
+        let summary = LogSummary { lines: outcome.account.lines, ..outcome.summary };
+        facts.log.get_or_insert_with(Default::default).merge(summary);
         if let Some(ledger) = outcome.usage {
             facts.add_log_usage(ledger);
         }
@@ -201,11 +283,46 @@ impl Parsing {
 }
 
 impl super::state::State {
-    /// The event logs as tasks, in path order, with the fallbacks known so far.
+    /// The event logs in the order step 3 takes them: path order, except that the later copies
+    /// of a session's log (the same session in several homes) come after all the others.
+    pub(super) fn log_order(&self) -> Vec<(usize, Copies)> {
+        let logs: Vec<usize> =
+            self.read_files().filter(|(_, file)| file.kind.role == Role::EventLog).map(|(index, _)| index).collect();
+        let mut firsts: HashMap<(SourceId, &str), (usize, bool)> = HashMap::new();
+        let mut order = Vec::with_capacity(logs.len());
+        let mut later = Vec::new();
+        for &index in &logs {
+            let file = &self.files[index];
+            let session = (file.source, file.session_id.as_deref().unwrap_or_default());
+            match firsts.get_mut(&session) {
+                Some((first, copied)) if !session.1.is_empty() => {
+                    *copied = true;
+                    later.push((index, Copies::Later { first: *first }));
+                }
+                _ => {
+                    firsts.insert(session, (index, false));
+                    order.push(index);
+                }
+            }
+        }
+        let copied = |index: usize| {
+            let file = &self.files[index];
+            firsts
+                .get(&(file.source, file.session_id.as_deref().unwrap_or_default()))
+                .is_some_and(|&(_, copied)| copied)
+        };
+        let mut order: Vec<(usize, Copies)> =
+            order.into_iter().map(|index| (index, if copied(index) { Copies::First } else { Copies::Only })).collect();
+        order.extend(later);
+        order
+    }
+
+    /// The event logs as tasks, in `log_order`, with the fallbacks known so far.
     pub(super) fn log_tasks(&self) -> Vec<LogTask> {
-        self.read_files()
-            .filter(|(_, file)| file.kind.role == Role::EventLog)
-            .map(|(index, file)| {
+        self.log_order()
+            .into_iter()
+            .map(|(index, copies)| {
+                let file = &self.files[index];
                 let session_id = file.session_id.clone().unwrap_or_default();
                 let facts = self.sessions.get(&session_id);
                 LogTask {
@@ -218,6 +335,7 @@ impl super::state::State {
                     fallback_project: facts.map(|f| f.fallback_project().to_string()).unwrap_or_default(),
                     fallback_branch: facts.map(|f| f.fallback_branch().to_string()).unwrap_or_default(),
                     session_id,
+                    copies,
                 }
             })
             .collect()

@@ -30,7 +30,7 @@ pub mod usage_only;
 use std::collections::BTreeMap;
 use std::fmt;
 
-pub use logs::{LogTask, Tally, TallySink};
+pub use logs::{Copies, LogTask, Tally, TallySink};
 pub use plan::{LateSizes, Parsing, Planned};
 pub use stores::StoreJob;
 
@@ -130,7 +130,7 @@ pub fn drive<R: FileReader, S: RowSink, E>(
 /// The logs parsed one after the other on this thread.
 pub fn parse_logs_in_order(parsing: &mut Parsing, reader: &mut dyn FileReader, sink: &mut dyn RowSink) {
     for task in parsing.log_tasks() {
-        let mut tally = Tally::default();
+        let mut tally = parsing.tally_for(&task);
         let outcome = task.parse(reader, parsing.options(), &mut TallySink::new(&mut tally, sink));
         parsing.add_log(&task, outcome, tally);
     }

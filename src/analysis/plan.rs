@@ -187,6 +187,7 @@ impl Planned {
             held_rows: BTreeMap::new(),
             store_ledgers: BTreeMap::new(),
             diagnostics: Vec::new(),
+            copy_keys: Default::default(),
         };
         Ok(Planned { state, stores_read: false })
     }
@@ -237,10 +238,8 @@ impl Planned {
 
     /// The event logs, `(root, listed path)`, in the order step 3 takes them.
     pub fn log_files(&self) -> impl Iterator<Item = (usize, &str)> {
-        self.state
-            .read_files()
-            .filter(|(_, file)| file.kind.role == Role::EventLog)
-            .map(|(_, file)| (file.root, file.listed_path.as_str()))
+        let files = &self.state.files;
+        self.state.log_order().into_iter().map(|(index, _)| (files[index].root, files[index].listed_path.as_str()))
     }
 
     /// Bytes of the files the analysis will read, for progress reports.

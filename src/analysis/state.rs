@@ -1,10 +1,10 @@
 //! What every step of an analysis adds to: the planned files and the shared model the
 //! importers fill (session facts, home facts, held rows, usage ledgers).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use super::Options;
-use super::logs::Tally;
+use super::logs::{CopyKeys, Tally};
 use std::ops::Range;
 
 use crate::input::layout::{self, Rebase};
@@ -35,6 +35,8 @@ pub(super) struct State {
     pub store_ledgers: BTreeMap<String, SessionLedger>,
     /// What went wrong where, besides the files' own messages.
     pub diagnostics: Vec<Diagnostic>,
+    /// The rows of each session whose log is in several homes, as its copies are taken.
+    pub copy_keys: HashMap<String, CopyKeys>,
 }
 
 pub(super) struct RootState {
@@ -134,6 +136,12 @@ impl State {
     /// The planned file at `path` in `home`; the files are sorted by both.
     pub fn file_index(&self, home: usize, path: &str) -> Option<usize> {
         self.files.binary_search_by(|file| (file.home, file.path.as_str()).cmp(&(home, path))).ok()
+    }
+
+    /// How a person finds a file: its home's label, then its path there.
+    pub fn file_label(&self, index: usize) -> String {
+        let file = &self.files[index];
+        format!("{}/{}", self.homes[file.home].label.trim_end_matches(['/', '\\']), file.path)
     }
 
     /// The files the analysis reads, with their indices.

@@ -41,21 +41,28 @@ pub struct LogSummary {
     /// `shutdownType` of the last `session.shutdown`.
     pub shutdown_type: Option<String>,
     pub models: BTreeSet<String>,
+    /// Lines of the log the latest facts above come from (the longest copy's, `merge`).
+    pub lines: u64,
 }
 
 impl LogSummary {
-    /// Folds in another log of the same session (a copy in another folder or root).
+    /// Folds in another copy of the same session's log (in another home): the latest facts
+    /// are the longer copy's, the times and models those of both.
     pub fn merge(&mut self, other: LogSummary) {
-        self.first_event_ms = match (self.first_event_ms, other.first_event_ms) {
+        let first_event_ms = match (self.first_event_ms, other.first_event_ms) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
-        self.last_event_ms = self.last_event_ms.max(other.last_event_ms);
-        self.copilot_version = other.copilot_version.or(self.copilot_version.take());
-        self.project = other.project.or(self.project.take());
-        self.branch = other.branch.or(self.branch.take());
-        self.shutdown_type = other.shutdown_type.or(self.shutdown_type.take());
-        self.models.extend(other.models);
+        let last_event_ms = self.last_event_ms.max(other.last_event_ms);
+        let (mut longer, shorter) =
+            if other.lines > self.lines { (other, std::mem::take(self)) } else { (std::mem::take(self), other) };
+        longer.copilot_version = longer.copilot_version.or(shorter.copilot_version);
+        longer.project = longer.project.or(shorter.project);
+        longer.branch = longer.branch.or(shorter.branch);
+        longer.shutdown_type = longer.shutdown_type.or(shorter.shutdown_type);
+        longer.models.extend(shorter.models);
+        (longer.first_event_ms, longer.last_event_ms) = (first_event_ms, last_event_ms);
+        *self = longer;
     }
 }
 

@@ -8,7 +8,7 @@ use std::sync::mpsc;
 use std::sync::{Condvar, Mutex};
 
 use copilot_lens::analysis::usage_only::UsageRun;
-use copilot_lens::analysis::{LogTask, Parsing, Tally, TallySink};
+use copilot_lens::analysis::{Copies, LogTask, Parsing, Tally, TallySink};
 use copilot_lens::model::JsonlRowWriter;
 
 use crate::roots::DiskRoots;
@@ -26,18 +26,29 @@ pub fn parse_logs<W: Write>(
     out: &mut JsonlRowWriter<W>,
 ) -> io::Result<()> {
     let tasks = parsing.log_tasks();
+    // The later copies of a session's log need the rows of the copies before them: they come
+    // last, and are taken here one by one.
+    let later = tasks.iter().position(|task| matches!(task.copies, Copies::Later { .. })).unwrap_or(tasks.len());
+    let (firsts, laters) = tasks.split_at(later);
     let options = parsing.options().clone();
     let work = |task: &LogTask, reader: &mut DiskRoots| {
-        let mut tally = Tally::default();
+        let mut tally = Tally::of(task);
         let mut rows = JsonlRowWriter::new(Vec::new());
         let outcome = task.parse(reader, &options, &mut TallySink::new(&mut tally, &mut rows));
         (outcome, tally, rows.finish())
     };
-    in_order(&tasks, roots, threads, work, |index, (outcome, tally, encoded)| {
+    in_order(firsts, roots, threads, work, |index, (outcome, tally, encoded)| {
         out.write_encoded(&encoded?)?;
-        parsing.add_log(&tasks[index], outcome, tally);
+        parsing.add_log(&firsts[index], outcome, tally);
         Ok(())
-    })
+    })?;
+    let mut reader = roots.clone();
+    for task in laters {
+        let mut tally = parsing.tally_for(task);
+        let outcome = task.parse(&mut reader, &options, &mut TallySink::new(&mut tally, &mut *out));
+        parsing.add_log(task, outcome, tally);
+    }
+    Ok(())
 }
 
 /// Scans every log for its counters only, handing the ledgers back in order.

@@ -236,7 +236,8 @@ struct Listed {
 fn list_some(base: &Path, relative: &Path, scope: Scope, directories: &[PathBuf]) -> Listed {
     let mut listed = Listed::default();
     for directory in directories {
-        if scope == Scope::Usage && directory.parent().and_then(Path::file_name).is_some_and(|name| name == "session-state")
+        if scope == Scope::Usage
+            && directory.parent().and_then(Path::file_name).is_some_and(|name| name == "session-state")
         {
             // A session folder: its log is looked up by name rather than the folder listed.
             let log = directory.join("events.jsonl");
