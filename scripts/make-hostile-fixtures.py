@@ -9,11 +9,14 @@ import importlib.util
 import io
 import json
 import shutil
+import sqlite3
 import struct
+import tempfile
 import zipfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent / "fixtures" / "hostile"
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+ROOT = FIXTURES / "hostile"
 SID = "0badf00d-0000-4000-8000-000000000001"
 STAMP = (2026, 10, 1, 9, 0, 0)
 
@@ -106,6 +109,37 @@ def store_cases():
     (not_sqlite / "session-store.db-wal").write_bytes(b"\x37\x7f\x06\x82" + b"\x00" * 60)
 
 
+def other_database_wal(page_size):
+    """The -wal of another database, uncheckpointed, with pages of `page_size` bytes."""
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "other.db"
+        connection = sqlite3.connect(db, isolation_level=None)
+        connection.execute(f"PRAGMA page_size={page_size}")
+        connection.execute("PRAGMA journal_mode=WAL")
+        connection.execute("PRAGMA wal_autocheckpoint=0")
+        connection.executescript("CREATE TABLE notes (text TEXT); INSERT INTO notes VALUES ('another database');")
+        wal = Path(f"{db}-wal").read_bytes()
+        connection.close()
+    return wal
+
+
+def wal_header_cases():
+    """Logs SQLite reads as empty or ignores, beside a database whose rows are all in its main file."""
+    # The usage fixture's deleted session (usage only in the store) and kept session (with its
+    # log), the store checkpointed (4096-byte pages), beside the log of another database of
+    # 1024-byte pages.
+    foreign = ROOT / "wal-foreign-page-size" / ".copilot"
+    build_store((FIXTURES / "sql" / "usage-deleted-session.sql").read_text(), foreign, checkpoint=True)
+    shutil.copytree(FIXTURES / "usage" / "deleted-session" / ".copilot" / "session-state", foreign / "session-state")
+    (foreign / "session-store.db-wal").write_bytes(other_database_wal(1024))
+    # What a truncating checkpoint leaves: an empty log.
+    build_store(STORE_SQL, ROOT / "wal-empty" / ".copilot", checkpoint=True)
+    (ROOT / "wal-empty" / ".copilot" / "session-store.db-wal").write_bytes(b"")
+    # A log cut inside its 32-byte header.
+    build_store(STORE_SQL, ROOT / "wal-torn-header" / ".copilot", checkpoint=True)
+    (ROOT / "wal-torn-header" / ".copilot" / "session-store.db-wal").write_bytes(other_database_wal(4096)[:20])
+
+
 def zip_entry(name):
     info = zipfile.ZipInfo(name, date_time=STAMP)
     info.compress_type = zipfile.ZIP_DEFLATED
@@ -181,6 +215,7 @@ def main():
         shutil.rmtree(ROOT)
     lines_case()
     store_cases()
+    wal_header_cases()
     zip_cases()
 
 

@@ -67,7 +67,8 @@ pub enum DiagnosticKind {
     ReadStopped,
     /// The session store could not be read, or only in part.
     Store,
-    /// The store's write-ahead log is damaged (frames after the damage are not replayed).
+    /// The store's write-ahead log cannot be used (unreadable, a damaged or cut header, another
+    /// database's log): it is ignored and the database is read without it.
     WriteAheadLog,
     /// Prompts and replies of the store kept after deduplication could not be read again.
     TurnsUnreadable,

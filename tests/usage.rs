@@ -147,6 +147,20 @@ fn a_deleted_session_is_recovered_from_the_store_and_never_counted_twice() {
 }
 
 #[test]
+fn a_deleted_session_is_recovered_beside_another_databases_log() {
+    // The same store with its rows checkpointed into the main file, beside the -wal of another
+    // database (1024-byte pages against the store's 4096): the log is ignored, the store read
+    // without it, and the figures are those of the test above.
+    check(
+        "hostile/wal-foreign-page-size",
+        &[
+            ("2026-10-08", "gpt-5-mini", &[], [1, 1000, 0, 0, 100, 0, 1100], Some(450)),
+            ("2026-10-08", "gpt-5-mini", &["recovered"], [2, 6000, 4000, 0, 500, 0, 10500], Some(2600)),
+        ],
+    );
+}
+
+#[test]
 fn a_model_without_a_rate_has_no_cost_and_says_so() {
     check("usage/no-rate", &[("2026-10-09", "gpt-6.1-sol", &["no_rate"], [1, 1000, 0, 0, 10, 0, 1010], None)]);
 }

@@ -155,14 +155,8 @@ fn open_store(
     files: &mut dyn StoreFiles,
     contents: &mut StoreContents,
 ) -> Result<(Connection, Option<vfs::Registration>), String> {
-    // An unusable log is reported, and the main file is still read on its own.
-    let index = if files.has_wal() {
-        let scanned = files.scanned_wal().unwrap_or_else(|| scan_wal(files));
-        scanned.map_err(|message| contents.wal_problem = Some(message)).ok()
-    } else {
-        None
-    };
     let main_size = files.main_size().unwrap_or(0);
+    let index = committed_wal(files, main_size, contents);
     let size = match index.as_ref().and_then(|index| Some(index.database_pages? * index.page_size as u64)) {
         Some(size) => size,
         None if main_size > 0 => main_size,
@@ -178,7 +172,6 @@ fn open_store(
     }
     if let Some(opened) = files.positional() {
         let (main, wal) = opened.map_err(|error| format!("cannot open the store: {error}"))?;
-        contents.wal = index.as_ref().map(|index| index.stats.clone());
         let database = vfs::PagedDatabase { main, main_size, wal: wal.zip(index), read_error: None };
         let (connection, registration) = vfs::open(database)?;
         return Ok((connection, Some(registration)));
@@ -194,21 +187,58 @@ fn open_store(
         main.read_exact(&mut image[..wanted]).map_err(|error| format!("cannot read the database: {error}"))?;
     }
     if let Some(index) = &index {
-        if let Some(page_size) = wal::database_page_size(&image)
-            && main_size > 0
-            && page_size != index.page_size
-        {
-            return Err(format!("database page size {page_size} differs from the log's {}", index.page_size));
-        }
         let log = files.open_wal().map_err(|error| format!("cannot open the write-ahead log: {error}"))?;
         wal::apply(log, index, &mut image)?;
-        contents.wal = Some(index.stats.clone());
     }
     // Header bytes 18 and 19 say WAL (2), which an in-memory image cannot be opened in; 1 is
     // the rollback journal.
     image[18] = 1;
     image[19] = 1;
     Ok((open_image(image)?, None))
+}
+
+/// The write-ahead log's committed frames, if there is a log, it belongs to the database and
+/// it committed anything. A log that cannot be used is noted in `contents` and the database
+/// is read as if there were none, as SQLite does; the log's figures are noted when it is used.
+fn committed_wal(files: &mut dyn StoreFiles, main_size: u64, contents: &mut StoreContents) -> Option<wal::WalIndex> {
+    if !files.has_wal() {
+        return None;
+    }
+    let scanned = files.scanned_wal().unwrap_or_else(|| scan_wal(files));
+    let checked = scanned.and_then(|index| match main_page_size(files) {
+        // A database in WAL mode cannot change its page size, so a log of another page size
+        // is another database's (SQLite does not check this; it would read the log's pages
+        // into the wrong places, or read the other database).
+        Some(page_size) if index.database_pages.is_some() && page_size != index.page_size => Err(format!(
+            "the write-ahead log's pages are {} bytes but the database's are {page_size}, so the log belongs to another database",
+            index.page_size
+        )),
+        _ => Ok(index),
+    });
+    match checked {
+        Ok(index) => {
+            contents.wal = Some(index.stats.clone());
+            index.database_pages.is_some().then_some(index)
+        }
+        Err(why) if main_size > 0 => {
+            contents.wal_problem =
+                Some(format!("{why}; the log was ignored and the database file was read without it"));
+            None
+        }
+        Err(why) => {
+            contents.wal_problem = Some(why);
+            None
+        }
+    }
+}
+
+/// The page size the main file's header declares, where it has a header. A main file that
+/// cannot be read has none here; reading the database says why.
+fn main_page_size(files: &mut dyn StoreFiles) -> Option<usize> {
+    files.main_size().filter(|&size| size > 0)?;
+    let mut header = [0u8; SQLITE_HEADER_BYTES as usize];
+    files.open_main().ok()?.read_exact(&mut header).ok()?;
+    wal::database_page_size(&header)
 }
 
 /// The store opened again to read kept turns whole, one at a time.
@@ -574,6 +604,71 @@ mod tests {
             let wal: Box<dyn ReadAt> = Box::new(FailsPastFirstPage(self.wal.clone()));
             Some(Ok((Some(main), Some(wal))))
         }
+    }
+
+    /// A store's two files in memory, read page by page (`positional`) or as an image.
+    struct InMemory {
+        main: Arc<[u8]>,
+        wal: Arc<[u8]>,
+        positional: bool,
+    }
+
+    impl StoreFiles for InMemory {
+        fn main_size(&self) -> Option<u64> {
+            Some(self.main.len() as u64)
+        }
+        fn open_main(&mut self) -> io::Result<Box<dyn Read + '_>> {
+            Ok(Box::new(&self.main[..]))
+        }
+        fn has_wal(&self) -> bool {
+            true
+        }
+        fn open_wal(&mut self) -> io::Result<Box<dyn Read + '_>> {
+            Ok(Box::new(&self.wal[..]))
+        }
+        fn positional(&mut self) -> Option<io::Result<PositionalFiles>> {
+            let main: Box<dyn ReadAt> = Box::new(self.main.clone());
+            let wal: Box<dyn ReadAt> = Box::new(self.wal.clone());
+            self.positional.then_some(Ok((Some(main), Some(wal))))
+        }
+    }
+
+    fn hostile_store(case: &str) -> (Arc<[u8]>, Arc<[u8]>) {
+        let store = format!("{}/fixtures/hostile/{case}/.copilot/session-store.db", env!("CARGO_MANIFEST_DIR"));
+        let bytes = |path: String| Arc::<[u8]>::from(std::fs::read(path).unwrap());
+        (bytes(store.clone()), bytes(format!("{store}-wal")))
+    }
+
+    /// The tables read, the usage rows, the log's figures and its problem.
+    type Outcome = (BTreeMap<String, u64>, usize, Option<wal::WalStats>, Option<String>);
+
+    /// Reads a hostile case page by page and as an image.
+    fn read_both_ways(case: &str) -> [Outcome; 2] {
+        [true, false].map(|positional| {
+            let (main, wal) = hostile_store(case);
+            let mut usage_rows = 0;
+            let contents =
+                read(&mut InMemory { main, wal, positional }, StoreScope::Everything, &mut |_| usage_rows += 1)
+                    .unwrap_or_else(|failure| panic!("{case}: {}", failure.message));
+            (contents.tables, usage_rows, contents.wal, contents.wal_problem)
+        })
+    }
+
+    #[test]
+    fn a_log_of_another_page_size_is_ignored_and_the_database_read() {
+        let [paged, image] = read_both_ways("wal-foreign-page-size");
+        assert_eq!(paged, image);
+        let (tables, usage_rows, wal, problem) = paged;
+        assert_eq!((tables["sessions"], tables["turns"], usage_rows, wal), (2, 1, 3, None));
+        assert!(problem.unwrap().starts_with("the write-ahead log's pages are 1024 bytes but the database's are 4096"));
+    }
+
+    #[test]
+    fn an_empty_log_is_read_as_one() {
+        let [paged, image] = read_both_ways("wal-empty");
+        assert_eq!(paged, image);
+        let (tables, _, wal, problem) = paged;
+        assert_eq!((tables["sessions"], wal, problem), (7, Some(wal::WalStats::default()), None));
     }
 
     #[test]

@@ -1,6 +1,10 @@
-//! Replaying a SQLite write-ahead log onto its database image, as SQLite does on open:
-//! frames count only up to the last valid commit frame; a bad checksum, a foreign salt or a
-//! torn frame ends the log (https://www.sqlite.org/fileformat.html#the_write_ahead_log).
+//! Replaying a SQLite write-ahead log onto its database image, as SQLite does on open
+//! (`walIndexRecover` in SQLite's wal.c; https://www.sqlite.org/fileformat.html#the_write_ahead_log):
+//! an empty log changes nothing; a log SQLite cannot use as a whole (cut inside its header, a
+//! wrong magic number, an impossible page size, a header checksum that does not match, an
+//! unknown format version) is an error here, and the database is read without it; frames count
+//! only up to the last valid commit frame, and a bad checksum, a foreign salt or a torn frame
+//! ends the log.
 //!
 //! Two sequential passes, so that neither the log nor its frames are held in memory: `scan`
 //! checks every frame and indexes the latest committed frame of each page; `apply` reads the
@@ -13,6 +17,9 @@ const WAL_HEADER: usize = 32;
 const FRAME_HEADER: usize = 24;
 const MAGIC_LITTLE_ENDIAN: u32 = 0x377f_0682;
 const MAGIC_BIG_ENDIAN: u32 = 0x377f_0683;
+/// The only format version SQLite writes and reads (it refuses to open a database whose log has
+/// another).
+const FORMAT_VERSION: u32 = 3_007_000;
 
 /// What the replay found in the log.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
@@ -42,26 +49,21 @@ pub struct WalIndex {
     pub stats: WalStats,
 }
 
-/// Pass one: reads the whole log, checking salts and cumulative checksums frame by frame.
+/// Pass one: reads the whole log, checking its header, then salts and cumulative checksums
+/// frame by frame. An empty log (what a truncating checkpoint leaves) is an index of nothing;
+/// the error of a log that cannot be used at all says what was found.
 pub fn scan(mut log: impl Read) -> Result<WalIndex, String> {
     let mut header = [0u8; WAL_HEADER];
-    read_full(&mut log, &mut header).map_err(|error| format!("cannot read the write-ahead log: {error}"))?;
-    let magic = be32(&header[0..4]);
-    let big_endian = match magic {
-        MAGIC_BIG_ENDIAN => true,
-        MAGIC_LITTLE_ENDIAN => false,
-        _ => return Err(format!("not a write-ahead log (magic {magic:#010x})")),
-    };
-    let page_size = match be32(&header[8..12]) {
-        size @ 512..=65536 if size.is_power_of_two() => size as usize,
-        size => return Err(format!("write-ahead log with an invalid page size {size}")),
-    };
-    let salts = [header[16], header[17], header[18], header[19], header[20], header[21], header[22], header[23]];
-    let mut checksum = checksum(big_endian, (0, 0), &header[..24]);
-    if checksum != (be32(&header[24..28]), be32(&header[28..32])) {
-        return Err("write-ahead log header checksum mismatch".into());
+    match read_full(&mut log, &mut header).map_err(|error| format!("cannot read the write-ahead log: {error}"))? {
+        0 => return Ok(WalIndex::default()),
+        WAL_HEADER => {}
+        torn => {
+            return Err(format!(
+                "the write-ahead log is {torn} bytes, shorter than its {WAL_HEADER} byte header (it was cut off while it was written)"
+            ));
+        }
     }
-
+    let Header { big_endian, page_size, salts, mut checksum } = check_header(&header)?;
     let mut index = WalIndex { page_size, ..WalIndex::default() };
     let mut frame = vec![0u8; FRAME_HEADER + page_size];
     let mut pending: Vec<(u32, u64)> = Vec::new();
@@ -111,6 +113,50 @@ pub fn scan(mut log: impl Read) -> Result<WalIndex, String> {
     Ok(index)
 }
 
+/// What a valid header gives the frames.
+struct Header {
+    big_endian: bool,
+    page_size: usize,
+    salts: [u8; 8],
+    /// The header's checksum, which the first frame's continues.
+    checksum: (u32, u32),
+}
+
+/// The header's checks in SQLite's order (`walIndexRecover`).
+fn check_header(header: &[u8; WAL_HEADER]) -> Result<Header, String> {
+    let magic = be32(&header[0..4]);
+    let big_endian = match magic {
+        MAGIC_BIG_ENDIAN => true,
+        MAGIC_LITTLE_ENDIAN => false,
+        _ => {
+            return Err(format!(
+                "the file is not a SQLite write-ahead log (it starts with {magic:#010x}, not {MAGIC_LITTLE_ENDIAN:#010x} or {MAGIC_BIG_ENDIAN:#010x})"
+            ));
+        }
+    };
+    let page_size = match be32(&header[8..12]) {
+        size @ 512..=65536 if size.is_power_of_two() => size as usize,
+        size => {
+            return Err(format!(
+                "the write-ahead log's header names a page size of {size} bytes, which no SQLite database has (a power of two from 512 to 65536)"
+            ));
+        }
+    };
+    let checksum = checksum(big_endian, (0, 0), &header[..24]);
+    if checksum != (be32(&header[24..28]), be32(&header[28..32])) {
+        return Err("the write-ahead log's header does not match its checksum (the header is damaged)".into());
+    }
+    let version = be32(&header[4..8]);
+    if version != FORMAT_VERSION {
+        return Err(format!(
+            "the write-ahead log is of format version {version}, which SQLite does not know (it knows {FORMAT_VERSION} only, and would not open the store with this log)"
+        ));
+    }
+    let mut salts = [0u8; 8];
+    salts.copy_from_slice(&header[16..24]);
+    Ok(Header { big_endian, page_size, salts, checksum })
+}
+
 impl WalIndex {
     /// Where the data of a page's latest committed frame starts in the log.
     pub fn frame_data_offset(&self, page: u32) -> Option<u64> {
@@ -142,15 +188,17 @@ pub fn apply(mut log: impl Read, index: &WalIndex, image: &mut [u8]) -> Result<(
     Ok(())
 }
 
-/// The page size a database header declares, if the bytes start with one.
+/// The page size a database header declares, if the bytes start with a header and it declares
+/// a possible one.
 pub fn database_page_size(db: &[u8]) -> Option<usize> {
     if db.len() < 100 || &db[..16] != b"SQLite format 3\0" {
         return None;
     }
-    Some(match u16::from_be_bytes([db[16], db[17]]) {
-        1 => 65536,
-        size => size as usize,
-    })
+    match u16::from_be_bytes([db[16], db[17]]) {
+        1 => Some(65536),
+        size @ 512.. if size.is_power_of_two() => Some(size as usize),
+        _ => None,
+    }
 }
 
 /// Reads until `buffer` is full or the input ends; returns how much was read.
@@ -196,7 +244,7 @@ pub(crate) mod tests {
     pub(crate) fn build_wal(page_size: usize, frames: &[(u32, u32, u8)]) -> Vec<u8> {
         let mut wal = Vec::new();
         wal.extend_from_slice(&MAGIC_BIG_ENDIAN.to_be_bytes());
-        wal.extend_from_slice(&3_007_000u32.to_be_bytes());
+        wal.extend_from_slice(&FORMAT_VERSION.to_be_bytes());
         wal.extend_from_slice(&(page_size as u32).to_be_bytes());
         wal.extend_from_slice(&0u32.to_be_bytes());
         wal.extend_from_slice(&[1, 2, 3, 4, 5, 6, 7, 8]);
@@ -265,8 +313,50 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn garbage_is_an_error_not_a_panic() {
-        assert!(scan(&b"not a wal at all, but long enough to have a header"[..]).is_err());
-        assert!(scan(&b""[..]).is_err());
+    fn an_empty_log_is_a_log_of_nothing() {
+        let index = scan(&b""[..]).unwrap();
+        assert_eq!((index.database_pages, index.stats), (None, WalStats::default()));
+        let header_only = scan(&build_wal(4096, &[])[..]).unwrap();
+        assert_eq!((header_only.database_pages, header_only.stats.frames), (None, 0));
+    }
+
+    /// The log with its header changed by `change` and the header's checksum made right again.
+    fn with_header(change: impl FnOnce(&mut [u8])) -> Vec<u8> {
+        let mut wal = build_wal(512, &[(1, 1, 1)]);
+        change(&mut wal[..WAL_HEADER]);
+        let sum = checksum(true, (0, 0), &wal[..24]);
+        wal[24..28].copy_from_slice(&sum.0.to_be_bytes());
+        wal[28..32].copy_from_slice(&sum.1.to_be_bytes());
+        wal
+    }
+
+    #[test]
+    fn a_log_sqlite_cannot_use_says_what_was_found() {
+        let error = |wal: &[u8]| scan(wal).unwrap_err();
+        assert_eq!(
+            error(&build_wal(512, &[(1, 1, 1)])[..20]),
+            "the write-ahead log is 20 bytes, shorter than its 32 byte header (it was cut off while it was written)"
+        );
+        assert!(error(&b"not a wal at all, but long enough to have a header"[..]).contains("starts with 0x6e6f7420"));
+        assert!(error(&with_header(|header| header[8..12].copy_from_slice(&1000u32.to_be_bytes()))).contains("1000"));
+        let mut damaged = build_wal(512, &[(1, 1, 1)]);
+        damaged[12] ^= 1;
+        assert!(error(&damaged).contains("does not match its checksum"));
+        let version = error(&with_header(|header| header[4..8].copy_from_slice(&3_007_001u32.to_be_bytes())));
+        assert!(version.contains("format version 3007001"), "{version}");
+    }
+
+    #[test]
+    fn a_database_header_gives_its_page_size() {
+        let mut header = vec![0u8; 100];
+        header[..16].copy_from_slice(b"SQLite format 3\0");
+        let mut with_size = |size: u16| {
+            header[16..18].copy_from_slice(&size.to_be_bytes());
+            database_page_size(&header)
+        };
+        assert_eq!(
+            (with_size(4096), with_size(1), with_size(1000), with_size(0)),
+            (Some(4096), Some(65536), None, None)
+        );
     }
 }
