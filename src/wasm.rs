@@ -482,6 +482,7 @@ fn group_by(by: &str) -> Result<GroupBy, JsError> {
         "month" => GroupBy::Month,
         "session" => GroupBy::Session,
         "model" => GroupBy::Model,
+        "home" => GroupBy::Home,
         other => return Err(js_error(format!("unknown grouping {other:?}"))),
     })
 }

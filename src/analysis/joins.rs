@@ -3,6 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use super::logs::rows_counted;
 use super::plan::{LateSizes, Parsing};
 use super::state::State;
 use super::stores::StoreOnDisk;
@@ -126,8 +127,8 @@ impl State {
                 sink.push(&row);
             }
             if let Some(first) = copy_of {
-                let message =
-                    format!("{copies} rows are the same as {}'s, and are not repeated", self.file_label(first));
+                let (rows, label) = (rows_counted(copies), self.file_label(first));
+                let message = format!("{rows} the same as in {label}, not repeated");
                 self.warn(index, DiagnosticKind::Duplicate, message);
             }
             let file = &mut self.files[index];
@@ -195,6 +196,7 @@ impl State {
     pub(super) fn finish_usage(&mut self) -> UsageData {
         let mut store_ledgers = std::mem::take(&mut self.store_ledgers);
         let mut ledgers = BTreeMap::new();
+        let mut homes = BTreeMap::new();
         let mut unknown = Vec::new();
         for (id, facts) in &mut self.sessions {
             let log_exists = facts.has_events_log();
@@ -212,8 +214,11 @@ impl State {
                 unknown.push(id.clone());
             }
             ledgers.insert(id.clone(), ledger);
+            if let Some(&home) = facts.homes.first() {
+                homes.insert(id.clone(), self.homes[home].label.clone());
+            }
         }
-        UsageData { ledgers, unknown, rates: self.options.rates.clone() }
+        UsageData { ledgers, homes, unknown, rates: self.options.rates.clone() }
     }
 }
 

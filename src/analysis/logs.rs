@@ -238,8 +238,10 @@ impl Parsing {
         if let Copies::Later { first } = task.copies {
             let (given, added) = (tally.copies_dropped, tally.rows);
             let message = format!(
-                "the same session as {}: {given} rows there are not repeated, {added} more are added",
-                self.state.file_label(first)
+                "the same session as {}: {} already there, not repeated; {} added",
+                self.state.file_label(first),
+                rows_counted(given),
+                rows_counted(added),
             );
             self.state.warn(task.file, DiagnosticKind::Duplicate, message);
         }
@@ -280,6 +282,11 @@ impl Parsing {
             self.state.files[index].modified_ms = Some(modified_ms);
         }
     }
+}
+
+/// "1 row", "2 rows".
+pub(super) fn rows_counted(count: u64) -> String {
+    if count == 1 { "1 row".to_string() } else { format!("{count} rows") }
 }
 
 impl super::state::State {

@@ -18,6 +18,21 @@ pub enum GroupBy {
     Month,
     Session,
     Model,
+    /// The home (machine) the session was found in.
+    Home,
+}
+
+impl GroupBy {
+    /// The name of the column that holds the group, none when grouping by model.
+    pub fn column(self) -> Option<&'static str> {
+        match self {
+            GroupBy::Day => Some("day"),
+            GroupBy::Month => Some("month"),
+            GroupBy::Session => Some("session_id"),
+            GroupBy::Home => Some("home"),
+            GroupBy::Model => None,
+        }
+    }
 }
 
 /// Days to keep, both ends included.
@@ -33,8 +48,8 @@ impl DayRange {
     }
 }
 
-/// One usage row. Exactly one of `day`, `month` and `session_id` is set, by the grouping
-/// (none when grouping by model).
+/// One usage row. Exactly one of `day`, `month`, `session_id` and `home` is set, by the
+/// grouping (none when grouping by model).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct UsageRow {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -43,6 +58,8 @@ pub struct UsageRow {
     pub month: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub session_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub home: Option<String>,
     pub agent: &'static str,
     pub model: String,
     pub requests: u64,
@@ -57,6 +74,13 @@ pub struct UsageRow {
     pub cost_ai_credits: Option<f64>,
     /// `no_rate`, `partial`, `recovered`, `long_context` (some calls priced at the higher tier).
     pub flags: Vec<&'static str>,
+}
+
+impl UsageRow {
+    /// The row's group: its day, month, session or home (none when grouping by model).
+    pub fn group(&self) -> Option<&str> {
+        [&self.day, &self.month, &self.session_id, &self.home].into_iter().flatten().next().map(String::as_str)
+    }
 }
 
 /// Rows and their totals, per kind of figure (counted, partial, recovered).
@@ -109,6 +133,7 @@ impl Accumulator {
             day: None,
             month: None,
             session_id: None,
+            home: None,
             agent,
             model,
             requests: self.tokens.requests,
@@ -126,9 +151,9 @@ impl Accumulator {
 }
 
 /// Groups the entries of every session by the group asked for, agent and model. `sessions`
-/// yields `(session id, agent, entries)`.
+/// yields `(session id, agent, home label, entries)`.
 pub fn summarize<'a>(
-    sessions: impl Iterator<Item = (&'a str, &'static str, &'a Entries)>,
+    sessions: impl Iterator<Item = (&'a str, &'static str, &'a str, &'a Entries)>,
     rates: &RateTable,
     by: GroupBy,
     range: DayRange,
@@ -137,13 +162,14 @@ pub fn summarize<'a>(
     let mut totals: BTreeMap<Kind, Accumulator> = BTreeMap::new();
     // The totals' agent: the one agent of every session, or none when they differ.
     let mut agents = std::collections::BTreeSet::new();
-    for (session_id, agent, entries) in sessions {
+    for (session_id, agent, home, entries) in sessions {
         agents.insert(agent);
         for (key, entry) in entries.iter().filter(|(key, _)| range.contains(key.day)) {
             let group = match by {
                 GroupBy::Day => key.day.to_string(),
                 GroupBy::Month => key.day.format("%Y-%m").to_string(),
                 GroupBy::Session => session_id.to_string(),
+                GroupBy::Home => home.to_string(),
                 GroupBy::Model => String::new(),
             };
             groups.entry((key.kind, group, agent, key.model.clone())).or_default().add(rates, &key.model, entry);
@@ -159,6 +185,7 @@ pub fn summarize<'a>(
                 GroupBy::Day => row.day = Some(group),
                 GroupBy::Month => row.month = Some(group),
                 GroupBy::Session => row.session_id = Some(group),
+                GroupBy::Home => row.home = Some(group),
                 GroupBy::Model => {}
             }
             row
@@ -231,14 +258,8 @@ pub fn session_usage(ledger: &SessionLedger, rates: &RateTable) -> SessionUsage 
 /// The rows as CSV, flags joined with `;`.
 pub fn write_csv(rows: &[UsageRow], by: GroupBy, out: impl io::Write) -> io::Result<()> {
     let mut writer = csv::Writer::from_writer(out);
-    let group = match by {
-        GroupBy::Day => "day",
-        GroupBy::Month => "month",
-        GroupBy::Session => "session_id",
-        GroupBy::Model => "",
-    };
-    let mut header = vec![
-        group,
+    let mut header: Vec<&str> = by.column().into_iter().collect();
+    header.extend([
         "agent",
         "model",
         "requests",
@@ -251,15 +272,12 @@ pub fn write_csv(rows: &[UsageRow], by: GroupBy, out: impl io::Write) -> io::Res
         "cost_usd_micros",
         "cost_ai_credits",
         "flags",
-    ];
-    if group.is_empty() {
-        header.remove(0);
-    }
+    ]);
     writer.write_record(&header)?;
     for row in rows {
         let mut record = Vec::new();
-        if let Some(key) = row.day.as_ref().or(row.month.as_ref()).or(row.session_id.as_ref()) {
-            record.push(key.clone());
+        if let Some(key) = row.group() {
+            record.push(key.to_string());
         }
         record.push(row.agent.to_string());
         record.push(row.model.clone());

@@ -1,4 +1,4 @@
-// Usage: the day / month / session / model tables of the `usage` command, with their flags,
+// Usage: the day / month / session / model / home tables of the `usage` command, with their flags,
 // the totals per kind of figure, and the sessions whose usage nothing counts.
 import { add, badge, clear, fmtInt, fmtUSD, h, section, table } from '../dom.js';
 
@@ -35,7 +35,7 @@ const numbers = [
 ];
 
 export async function render(container, ctx) {
-  const by = h('select#usage-by', null, ['day', 'month', 'session', 'model'].map((v) => h('option', { value: v }, v)));
+  const by = h('select#usage-by', null, ['day', 'month', 'session', 'model', 'home'].map((v) => h('option', { value: v }, v)));
   const since = h('input#usage-since', { type: 'date' });
   const until = h('input#usage-until', { type: 'date' });
   const out = h('div');
@@ -57,14 +57,12 @@ export async function render(container, ctx) {
     const grouping = by.value;
     const data = await ctx.call('usage', grouping, since.value, until.value);
     if (!ctx.alive()) return;
-    const group =
-      grouping === 'day'
-        ? [{ label: 'day', value: (r) => r.day }]
-        : grouping === 'month'
-          ? [{ label: 'month', value: (r) => r.month }]
-          : grouping === 'session'
-            ? [{ label: 'session', value: (r) => sessionLink(r.session_id) }]
-            : [];
+    const group = {
+      day: [{ label: 'day', value: (r) => r.day }],
+      month: [{ label: 'month', value: (r) => r.month }],
+      session: [{ label: 'session', value: (r) => sessionLink(r.session_id) }],
+      home: [{ label: 'home', value: (r) => r.home, className: 'mono' }],
+    }[grouping] || [];
     const columns = [...group, { label: 'model', value: (r) => r.model }, ...numbers, { label: 'flags', value: flags }];
     const totals = Object.entries(data.totals).map(([kind, row]) => ({ ...row, kind }));
     const totalColumns = [{ label: '', value: (r) => KIND_LABEL[r.kind] || r.kind }, ...numbers, { label: 'flags', value: flags }];

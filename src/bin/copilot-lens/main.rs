@@ -115,6 +115,8 @@ enum By {
     Month,
     Session,
     Model,
+    /// The home (machine) each session was found in.
+    Home,
 }
 
 impl From<By> for GroupBy {
@@ -122,6 +124,7 @@ impl From<By> for GroupBy {
         match by {
             By::Day => GroupBy::Day,
             By::Month => GroupBy::Month,
+            By::Home => GroupBy::Home,
             By::Session => GroupBy::Session,
             By::Model => GroupBy::Model,
         }

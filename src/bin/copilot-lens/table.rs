@@ -19,10 +19,8 @@ pub fn write_json(out: &mut impl Write, table: &UsageTable, usage: &UsageData) -
 
 pub fn write_text(out: &mut impl Write, table: &UsageTable, usage: &UsageData, by: GroupBy) -> io::Result<()> {
     let group = match by {
-        GroupBy::Day => "day",
-        GroupBy::Month => "month",
         GroupBy::Session => "session",
-        GroupBy::Model => "",
+        by => by.column().unwrap_or_default(),
     };
     let header = [
         group,
@@ -39,10 +37,7 @@ pub fn write_text(out: &mut impl Write, table: &UsageTable, usage: &UsageData, b
     ];
     let mut lines: Vec<[String; 11]> = Vec::new();
     for row in &table.rows {
-        lines.push(cells(
-            row,
-            row.day.as_ref().or(row.month.as_ref()).or(row.session_id.as_ref()).cloned().unwrap_or_default(),
-        ));
+        lines.push(cells(row, row.group().unwrap_or_default().to_string()));
     }
     let mut totals = Vec::new();
     for (kind, row) in &table.totals {
