@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use serde::Serialize;
 use web_sys::Blob;
 
-use crate::analysis::{LateSizes, LogTask, Options, Outputs, Parsing, Planned, Tally, TallySink};
+use crate::analysis::{LateSizes, LogTask, Options, Outputs, Parsing, Planned, TallySink};
 use crate::input::RootListing;
 use crate::input::browser::{BrowserFile, BrowserRoot, BrowserRoots};
 use crate::input::zip::RawEntry;
