@@ -60,10 +60,13 @@ let view = null;
 export async function render(container, ctx) {
   const list = await ctx.get('sessions', 'sessions');
   if (!ctx.alive()) return;
-  const state = { sort: 'started', desc: true, text: '', project: '', all: false };
+  const state = { sort: 'started', desc: true, text: '', project: '', home: '', all: false };
   const filter = h('input#session-filter', { type: 'search', placeholder: 'Filter: name, id, project, branch, model…' });
   const projects = [...new Set(list.map((s) => s.project_path).filter(Boolean))].sort();
   const project = h('select#session-project', null, h('option', { value: '' }, 'all projects'), projects.map((p) => h('option', { value: p }, p)));
+  // Several homes (machines, or the same data given twice): which holds the session.
+  const homes = [...new Set(list.flatMap((s) => s.homes || []))].sort();
+  const home = h('select#session-home', { hidden: homes.length < 2 }, h('option', { value: '' }, 'all homes'), homes.map((p) => h('option', { value: p }, p)));
   const count = h('span.muted');
   const tbody = h('tbody');
   const more = h('p');
@@ -74,7 +77,7 @@ export async function render(container, ctx) {
     'div#session-list',
     null,
     h('h2.view-title', null, 'Sessions'),
-    h('div.controls', null, filter, project, count),
+    h('div.controls', null, filter, project, home, count),
     h('div.table-wrap', null, h('table.data.sessions-table', null, h('thead', null, h('tr', null, headers)), tbody)),
     more,
   );
@@ -87,6 +90,7 @@ export async function render(container, ctx) {
     let rows = list.filter(
       (s) =>
         (!state.project || s.project_path === state.project) &&
+        (!state.home || (s.homes || []).includes(state.home)) &&
         (!needle ||
           [s.name, s.session_id, s.project_path, s.git_branch, s.models.join(' '), s.client_name].some((v) => (v || '').toLowerCase().includes(needle))),
     );
@@ -122,6 +126,7 @@ export async function render(container, ctx) {
   }
   filter.addEventListener('input', () => ((state.text = filter.value), draw()));
   project.addEventListener('change', () => ((state.project = project.value), draw()));
+  home.addEventListener('change', () => ((state.home = home.value), draw()));
   draw();
 }
 
