@@ -318,6 +318,63 @@ test('a dropped zip (and two zips at once) equal the native CLI on the same zips
   }
 });
 
+test('a zip of two machines shows both homes; the same home given twice counts once; both equal the native CLI', async () => {
+  const real = path.join(ROOT, 'fixtures/real-cli-1.0.102');
+  const collected = path.join(TMP, 'collected');
+  for (const [machine, from] of [['machineA', SPEC], ['machineB', real]]) {
+    for (const rel of filesUnder(from)) {
+      const target = path.join(collected, machine, rel);
+      mkdirSync(path.dirname(target), { recursive: true });
+      writeFileSync(target, readFileSync(path.join(from, rel)));
+    }
+  }
+  const machines = zipDirectory(collected, 'collected');
+  const machinesPath = path.join(TMP, 'machines.zip');
+  writeFileSync(machinesPath, machines);
+  const expected = native(machinesPath);
+  assertEqual(expected.report.homes.map((home) => home.path), ['collected/machineA', 'collected/machineB'], 'the CLI finds both homes');
+  const spec = zipDirectory(SPEC, 'spec-home');
+  const specPath = path.join(TMP, 'spec-again.zip');
+  writeFileSync(specPath, spec);
+  const once = native(specPath);
+  const browser = await launch();
+  try {
+    const { page, net, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
+    await markLoaded(net);
+    await dropFiles(page, [{ name: 'machines.zip', bytes: machines }]);
+    assertEqual(await waitForState(page, ['done', 'error']), 'done', 'the zip of two machines is analysed');
+    await checkNumbers(page, expected, 'two machines');
+    assert((await exportFile(page, 'rows.jsonl')).text === expected.rowsJsonl, 'its rows equal the native ones');
+    // A home's label starts with its root's: the CLI's is the path it was given, the page's the file name.
+    const withoutHomes = (jsonl) => jsonl.split('\n').filter(Boolean).map((line) => ({ ...JSON.parse(line), homes: undefined }));
+    const pageSessions = (await exportFile(page, 'sessions.jsonl')).text;
+    assertEqual(withoutHomes(pageSessions), withoutHomes(expected.sessionsJsonl), 'its sessions equal the native ones');
+    assertEqual(pageSessions.split('\n').filter(Boolean).map((line) => JSON.parse(line).homes.join()), ['machines.zip/collected/machineB', 'machines.zip/collected/machineA', 'machines.zip/collected/machineB', 'machines.zip/collected/machineB'], 'each session names its home');
+    await showView(page, 'sessions');
+    const homes = await page.$$eval('#session-home option', (options) => options.map((option) => option.value).filter(Boolean));
+    assertEqual(homes, ['machines.zip/collected/machineA', 'machines.zip/collected/machineB'], 'the Sessions view offers both homes');
+    await page.selectOption('#session-home', 'machines.zip/collected/machineA');
+    assertEqual(await page.$$eval('#session-list tbody tr', (rows) => rows.length), 1, "machine A's one session");
+    await shot(page, 'two-machines-sessions.png', false);
+
+    // The same home given twice (two zips of it): every figure as once.
+    await dropFiles(page, [
+      { name: 'spec-sample.zip', bytes: spec },
+      { name: 'spec-again.zip', bytes: spec },
+    ]);
+    await page.waitForFunction((files) => window.copilotLens.summary && window.copilotLens.summary.files === files, once.summary.files * 2, { timeout: 60_000 });
+    const twice = await summaryOf(page);
+    // Files and their lines are read twice (the report says so); sessions, rows and usage count once.
+    assertEqual({ ...twice, files: twice.files / 2, bad_lines: twice.bad_lines / 2 }, sortKeys(once.summary), 'twice given, counted once');
+    assert((await exportFile(page, 'rows.jsonl')).text === once.rowsJsonl, 'rows given twice are shown once, as the native rows of one copy');
+    assertEqual(errors, [], 'no page errors');
+    noNetworkAfterLoad(net, server, 'homes');
+    return `two machines: ${JSON.stringify(await summaryOf(page))}`;
+  } finally {
+    await browser.close();
+  }
+});
+
 /** native() on several roots at once. */
 /** A copy of `zip` whose entries ending in `suffix` carry a wrong CRC-32 (local and central). */
 function withWrongChecksums(zip, suffix) {
