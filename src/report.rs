@@ -70,6 +70,13 @@ pub enum DiagnosticKind {
     TurnsUnreadable,
     /// A line that names a usage counter but could not be read (usage-only runs).
     BadCounterLine,
+    /// A usage counter that cannot be a token count (negative, fractional, above the ceiling
+    /// of one record, or not a number): left out of the figures, never added.
+    ImplausibleCounter,
+    /// A `session.shutdown` without `modelMetrics`: it counts nothing.
+    MissingCounters,
+    /// A usage counter line without a timestamp that can be read: its tokens have no day.
+    UndatedCounter,
     /// A long text could not be read again whole from its log: it is shown cut.
     TextNotReread,
 }

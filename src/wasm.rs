@@ -20,8 +20,9 @@ use crate::outputs::{self, OutputFile, ROWS_CSV, ROWS_JSONL, ROWS_PER_PART, SESS
 use crate::table::{INLINE_TEXT, RowFilter, TableRow};
 use crate::usage::Kind;
 use crate::usage::Zone;
+use crate::usage::ledger::IMPLAUSIBLE_COUNTER;
 use crate::usage::rates::RateTable;
-use crate::usage::summary::{DayRange, GroupBy, UsageRow};
+use crate::usage::summary::{DayRange, GroupBy, UsageRow, sessions_flagged};
 use crate::{export, sources};
 
 fn js_error(error: impl std::fmt::Display) -> JsError {
@@ -129,6 +130,8 @@ struct UsageView<'a> {
     rows: Vec<UsageRow>,
     totals: std::collections::BTreeMap<Kind, UsageRow>,
     unknown_usage_sessions: &'a [String],
+    /// Sessions whose figures leave out counters that cannot be token counts.
+    implausible_counter_sessions: Vec<&'a str>,
     rates: &'a str,
 }
 
@@ -379,6 +382,7 @@ impl Engine {
             rows: table.rows,
             totals: table.totals,
             unknown_usage_sessions: &usage.unknown,
+            implausible_counter_sessions: sessions_flagged(&usage.ledgers, IMPLAUSIBLE_COUNTER),
             rates: &usage.rates.source,
         })
     }

@@ -170,9 +170,16 @@ impl Parsing {
         }
         home.mcp_from_events.extend(outcome.mcp_servers.iter().cloned());
         home.skills.extend(outcome.skills.iter().cloned());
+        let mut usage = outcome.usage;
+        if let Some(ledger) = &mut usage {
+            let file = &self.state.files[task.file].path;
+            let problems: Vec<_> =
+                ledger.take_problems().into_iter().map(|problem| problem.diagnostic(file, None)).collect();
+            self.state.diagnostics.extend(problems);
+        }
         let facts = self.state.session(&task.session_id, task.root, task.source().agent(), "events.jsonl");
         facts.log.get_or_insert_with(Default::default).merge(outcome.summary);
-        if let Some(ledger) = outcome.usage {
+        if let Some(ledger) = usage {
             facts.add_log_usage(ledger);
         }
     }
