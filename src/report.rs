@@ -81,6 +81,20 @@ pub enum DiagnosticKind {
     TextNotReread,
 }
 
+impl DiagnosticKind {
+    /// Whether it names a usage counter line (the page's usage view lists these beside the
+    /// figures they concern).
+    pub fn is_about_usage_counters(self) -> bool {
+        matches!(
+            self,
+            DiagnosticKind::BadCounterLine
+                | DiagnosticKind::ImplausibleCounter
+                | DiagnosticKind::MissingCounters
+                | DiagnosticKind::UndatedCounter
+        )
+    }
+}
+
 #[derive(Debug, Serialize)]
 pub struct RootReport {
     pub label: String,

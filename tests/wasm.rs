@@ -205,7 +205,8 @@ fn rows_carry_their_mark_and_a_text_not_read_again_says_why() {
 }
 
 /// The page's usage view carries the `implausible_counter` flag on the rows and totals whose
-/// figures left a counter out, and names the sessions, as the native outputs do.
+/// figures left a counter out, names the sessions, and lists the lines to check, as the native
+/// outputs do.
 #[wasm_bindgen_test]
 fn the_usage_view_flags_counters_left_out() {
     macro_rules! implausible_fixture {
@@ -241,6 +242,28 @@ fn the_usage_view_flags_counters_left_out() {
     );
     assert_eq!(view["totals"]["counted"]["flags"], serde_json::json!(["implausible_counter"]));
     assert_eq!(view["implausible_counter_sessions"].as_array().unwrap().len(), 3);
+    // The lines to check, as the report names them: (session id's end, line, kind).
+    let lines: Vec<(&str, u64, &str)> = view["counter_problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|problem| {
+            let file = problem["file"].as_str().unwrap();
+            let session = file.trim_end_matches("/events.jsonl");
+            (&session[session.len() - 2..], problem["line"].as_u64().unwrap(), problem["kind"].as_str().unwrap())
+        })
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            ("21", 3, "implausible_counter"),
+            ("22", 2, "implausible_counter"),
+            ("22", 2, "implausible_counter"),
+            ("22", 2, "implausible_counter"),
+            ("23", 2, "implausible_counter"),
+            ("23", 3, "implausible_counter")
+        ]
+    );
     // No row carries a saturated count.
     assert!(view["rows"].as_array().unwrap().iter().all(|row| row["input"].as_u64().unwrap() < 1_000_000_000_000));
 }

@@ -8,7 +8,7 @@ const FLAG_HELP = {
   partial: 'a lower bound: the session has no shutdown checkpoint yet',
   recovered: 'recovered from the store: the session was deleted',
   long_context: 'some calls priced at the long-context tier',
-  implausible_counter: 'a counter that cannot be a token count (negative, fractional, too large, not a number) was left out, not added: see Diagnostics',
+  implausible_counter: 'a counter that cannot be a token count (negative, fractional, too large, not a number) was left out, not added: see "Counter lines to check" below',
 };
 
 const WARN_FLAGS = new Set(['no_rate', 'implausible_counter']);
@@ -84,8 +84,23 @@ export async function render(container, ctx) {
       data.implausible_counter_sessions.length
         ? section(
             `Sessions with counters left out (${fmtInt(data.implausible_counter_sessions.length)})`,
-            h('p.muted', null, 'These logs hold counters that cannot be token counts; they were left out, never added, and their rows are flagged implausible_counter. Diagnostics names each line.'),
+            h('p.muted', null, 'These logs hold counters that cannot be token counts; they were left out, never added, and their rows are flagged implausible_counter.'),
             h('ul#usage-implausible.plain', null, data.implausible_counter_sessions.map((id) => h('li', null, sessionLink(id)))),
+          )
+        : null,
+      data.counter_problems.length
+        ? section(
+            `Counter lines to check (${fmtInt(data.counter_problems.length)})`,
+            table(
+              [
+                { label: 'file', value: (d) => h('code', null, d.file) },
+                { label: 'line', value: (d) => (d.line === undefined ? '—' : fmtInt(d.line)), num: true },
+                { label: 'kind', value: (d) => d.kind },
+                { label: 'what it means', value: (d) => d.message },
+              ],
+              data.counter_problems,
+              { className: 'usage-counter-lines' },
+            ),
           )
         : null,
       h('p.muted', null, `Rates: ${data.rates}`),
