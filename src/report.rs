@@ -74,10 +74,31 @@ pub enum DiagnosticKind {
     TurnsUnreadable,
     /// A line that names a usage counter but could not be read (usage-only runs).
     BadCounterLine,
+    /// A usage counter that cannot be a token count (negative, fractional, above the ceiling
+    /// of one record, or not a number): left out of the figures, never added.
+    ImplausibleCounter,
+    /// A `session.shutdown` without `modelMetrics`: it counts nothing.
+    MissingCounters,
+    /// A usage counter line without a timestamp that can be read: its tokens have no day.
+    UndatedCounter,
     /// A long text could not be read again whole from its log: it is shown cut.
     TextNotReread,
     /// The same data given twice (a session's log or a file's rows in two homes): shown once.
     Duplicate,
+}
+
+impl DiagnosticKind {
+    /// Whether it names a usage counter line (the page's usage view lists these beside the
+    /// figures they concern).
+    pub fn is_about_usage_counters(self) -> bool {
+        matches!(
+            self,
+            DiagnosticKind::BadCounterLine
+                | DiagnosticKind::ImplausibleCounter
+                | DiagnosticKind::MissingCounters
+                | DiagnosticKind::UndatedCounter
+        )
+    }
 }
 
 #[derive(Debug, Serialize)]

@@ -1,16 +1,21 @@
-//! Timestamps: the logs write ISO 8601 UTC with milliseconds and `Z`; other stores vary.
+//! Timestamps: the logs write ISO 8601 UTC with milliseconds and `Z`; other stores vary, and
+//! some writers give epoch milliseconds (a JSON number, or the same digits as a string).
 //! Rows carry the canonical `YYYY-MM-DDTHH:MM:SS.mmmZ` form; joins use epoch milliseconds.
 
 use std::borrow::Cow;
 
 use chrono::{DateTime, NaiveDateTime, SecondsFormat, TimeZone, Utc};
 
-/// Epoch milliseconds of an ISO 8601 timestamp, or `None` when it is not one.
+/// Epoch milliseconds of an ISO 8601 timestamp or of epoch milliseconds, or `None` when it is
+/// neither.
 pub fn parse_millis(text: &str) -> Option<i64> {
     if let Some(millis) = canonical_millis(text.as_bytes()) {
         return Some(millis);
     }
     let text = text.trim();
+    if let Some(millis) = epoch_millis(text) {
+        return Some(millis);
+    }
     if let Ok(parsed) = DateTime::parse_from_rfc3339(text) {
         return Some(parsed.timestamp_millis());
     }
@@ -40,6 +45,15 @@ pub fn format_millis(millis: i64) -> String {
         Some(time) => time.to_rfc3339_opts(SecondsFormat::Millis, true),
         None => String::new(),
     }
+}
+
+/// Epoch milliseconds written as exactly 13 digits: 2001-09-09 to 2286-11-20. Fewer digits
+/// are more likely seconds or not a time at all, and stay undated rather than land in 1970.
+fn epoch_millis(text: &str) -> Option<i64> {
+    if text.len() != 13 || !text.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    text.parse().ok()
 }
 
 /// Reads exactly `YYYY-MM-DDTHH:MM:SS.mmmZ` without allocating: nearly every stamp in a log.
@@ -117,5 +131,15 @@ mod tests {
         assert_eq!(normalize("2026-10-01T11:00:00.5+02:00"), "2026-10-01T09:00:00.500Z");
         assert_eq!(normalize("2026-10-01 09:00:00"), "2026-10-01T09:00:00.000Z");
         assert_eq!(normalize("yesterday"), "yesterday");
+    }
+
+    #[test]
+    fn epoch_milliseconds_are_read_and_other_digits_are_not() {
+        assert_eq!(normalize("1790845200000"), "2026-10-01T09:00:00.000Z");
+        assert_eq!(normalize(" 1790845200123 "), "2026-10-01T09:00:00.123Z");
+        // Seconds, a year, a float and a negative number are not epoch milliseconds.
+        for text in ["1790845200", "2026", "1790845200000.0", "-1790845200000", "17908452000000", ""] {
+            assert_eq!(parse_millis(text), None, "{text}");
+        }
     }
 }

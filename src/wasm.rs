@@ -17,11 +17,13 @@ use crate::input::browser::{BrowserFile, BrowserRoot, BrowserRoots, Progress, Pr
 use crate::input::zip::ZipRoot;
 use crate::input::{ListedFile, RootListing, blob::BlobReader};
 use crate::outputs::{self, OutputFile, ROWS_CSV, ROWS_JSONL, ROWS_PER_PART, SESSION_MD};
+use crate::report::Diagnostic;
 use crate::table::{INLINE_TEXT, RowFilter, TableRow};
 use crate::usage::Kind;
 use crate::usage::Zone;
+use crate::usage::ledger::IMPLAUSIBLE_COUNTER;
 use crate::usage::rates::RateTable;
-use crate::usage::summary::{DayRange, GroupBy, UsageRow};
+use crate::usage::summary::{DayRange, GroupBy, UsageRow, sessions_flagged};
 use crate::{export, sources};
 
 fn js_error(error: impl std::fmt::Display) -> JsError {
@@ -129,6 +131,10 @@ struct UsageView<'a> {
     rows: Vec<UsageRow>,
     totals: std::collections::BTreeMap<Kind, UsageRow>,
     unknown_usage_sessions: &'a [String],
+    /// Sessions whose figures leave out counters that cannot be token counts.
+    implausible_counter_sessions: Vec<&'a str>,
+    /// The report's diagnostics of counter lines (left out, without modelMetrics, undated).
+    counter_problems: Vec<&'a Diagnostic>,
     rates: &'a str,
 }
 
@@ -373,12 +379,20 @@ impl Engine {
     /// The usage table grouped `by` day, month, session or model, between two days
     /// (`YYYY-MM-DD`, empty for open), with the unknown-usage sessions.
     pub fn usage(&self, by: &str, since: &str, until: &str) -> Result<JsValue, JsError> {
-        let usage = &self.done()?.outputs.usage;
+        let outputs = &self.done()?.outputs;
+        let usage = &outputs.usage;
         let table = usage.table(group_by(by)?, day_range(since, until)?);
         to_js(&UsageView {
             rows: table.rows,
             totals: table.totals,
             unknown_usage_sessions: &usage.unknown,
+            implausible_counter_sessions: sessions_flagged(&usage.ledgers, IMPLAUSIBLE_COUNTER),
+            counter_problems: outputs
+                .report
+                .diagnostics
+                .iter()
+                .filter(|diagnostic| diagnostic.kind.is_about_usage_counters())
+                .collect(),
             rates: &usage.rates.source,
         })
     }

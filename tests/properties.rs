@@ -1,12 +1,12 @@
 //! Invariants over generated trees (proptest): every event-log line is accounted for, the
-//! output does not depend on listing order or thread count, input bytes never change, and no
-//! input makes the analysis panic.
+//! output does not depend on listing order or thread count, input bytes never change, no
+//! input makes the analysis panic, and a counter is either added exactly or flagged.
 
 mod common;
 
 use std::fs;
 
-use copilot_lens::analysis::{Options, analyze};
+use copilot_lens::analysis::{Options, Planned, UsageData, analyze, usage_only};
 use copilot_lens::input::memory::{MemoryRoot, MemoryRoots};
 use copilot_lens::model::JsonlRowWriter;
 use proptest::prelude::*;
@@ -270,6 +270,104 @@ proptest! {
         prop_assert!(outputs[0] == outputs[1], "output differs between 1 and 3 threads");
         for (path, (bytes, _)) in &root.files {
             prop_assert!(fs::read(scratch.path().join("home").join(path)).unwrap() == bytes[..], "{} changed", path);
+        }
+    }
+}
+
+/// A value where a token count belongs: counts up to and past the ceiling, `u64`'s own maximum,
+/// negative and fractional numbers, whole numbers written as floats, and other JSON types.
+fn counter_value() -> impl Strategy<Value = serde_json::Value> {
+    use copilot_lens::usage::counters::MAX_PLAUSIBLE_COUNT as MAX;
+    use serde_json::{Value, json};
+    prop_oneof![
+        any::<u64>().prop_map(Value::from),
+        (0..=2 * MAX).prop_map(Value::from),
+        (MAX - 3..=MAX + 3).prop_map(Value::from),
+        Just(Value::from(u64::MAX)),
+        any::<i64>().prop_map(Value::from),
+        any::<f64>().prop_filter("JSON has no NaN or infinity", |v| v.is_finite()).prop_map(Value::from),
+        (0u64..4000).prop_map(|quarters| Value::from(quarters as f64 / 4.0)),
+        Just(json!(1e30)),
+        Just(json!("NaN")),
+        Just(json!("1200")),
+        any::<bool>().prop_map(Value::from),
+        Just(json!({"tokens": 5})),
+        Just(json!([1])),
+        Just(Value::Null),
+    ]
+}
+
+/// The count a value reads as, if it can be one: a whole non-negative number up to the ceiling.
+fn plausible(value: &serde_json::Value) -> Option<u64> {
+    use copilot_lens::usage::counters::MAX_PLAUSIBLE_COUNT as MAX;
+    match value {
+        serde_json::Value::Null => Some(0),
+        serde_json::Value::Number(number) => match (number.as_u64(), number.as_f64()) {
+            (Some(count), _) => (count <= MAX).then_some(count),
+            (None, Some(v)) => (v.fract() == 0.0 && (0.0..=MAX as f64).contains(&v)).then_some(v as u64),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The counter fields of a shutdown's model metric, each with the usage row column it lands in.
+const COUNTER_FIELDS: [&str; 6] =
+    ["requests", "inputTokens", "cacheReadTokens", "cacheWriteTokens", "outputTokens", "reasoningTokens"];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// One shutdown whose one counter holds any value: the value is counted exactly (in its own
+    /// column, the others unchanged), or it is left out and the row, the session and the report
+    /// say so. Both runs agree, and nothing saturates.
+    #[test]
+    fn a_counter_is_added_exactly_or_flagged(field in 0..COUNTER_FIELDS.len(), value in counter_value()) {
+        let name = COUNTER_FIELDS[field];
+        let mut usage = serde_json::json!({"inputTokens": 0, "outputTokens": 7});
+        let mut requests = serde_json::json!(1);
+        if name == "requests" {
+            requests = value.clone();
+        } else {
+            usage[name] = value.clone();
+        }
+        let data = serde_json::json!({"modelMetrics": {"gpt-5.4": {"requests": {"count": requests}, "usage": usage}}});
+        let line = serde_json::json!({"type": "session.shutdown", "data": data, "id": "s1", "timestamp": "2026-10-01T09:00:00.000Z"});
+        let mut root = MemoryRoot::new("home");
+        let log = ".copilot/session-state/00000000-0000-4000-8000-0000000000aa/events.jsonl";
+        root.insert(log, serde_json::to_vec(&line).unwrap(), Some(0));
+
+        let mut roots = MemoryRoots(vec![root.clone()]);
+        let scanned = usage_only::run(Planned::new(roots.listings(), Options::default()).unwrap(), &mut roots);
+        let mut roots = MemoryRoots(vec![root]);
+        let mut rows = JsonlRowWriter::new(Vec::new());
+        let outputs = analyze(roots.listings(), &mut roots, Options::default(), &mut rows).unwrap();
+        let table = |usage: &UsageData| usage.table(Default::default(), Default::default()).rows;
+        prop_assert_eq!(table(&scanned.usage), table(&outputs.usage), "the two runs differ");
+        prop_assert_eq!(serde_json::to_value(&scanned.problems).unwrap(), serde_json::to_value(&outputs.report.diagnostics).unwrap());
+
+        let rows = table(&outputs.usage);
+        prop_assert_eq!(rows.len(), 1, "{}", line);
+        let row = &rows[0];
+        let columns = [row.requests, row.input + row.cache_read + row.cache_write, row.cache_read, row.cache_write, row.output, row.reasoning];
+        prop_assert!(columns.iter().all(|&count| count <= 2 * copilot_lens::usage::counters::MAX_PLAUSIBLE_COUNT), "saturated: {:?}", row);
+        let flagged = row.flags.contains(&"implausible_counter");
+        let session_flagged = outputs.usage.ledgers.values().any(|ledger| ledger.flags.contains("implausible_counter"));
+        let diagnosed = outputs.report.diagnostics.iter().any(|d| d.line == Some(1) && d.kind == copilot_lens::report::DiagnosticKind::ImplausibleCounter);
+        match plausible(&value) {
+            Some(count) => {
+                // Requests 1, output 7 and 0 elsewhere, but for the one field written.
+                let mut expected = [1, 0, 0, 0, 7, 0];
+                expected[field] = count;
+                // Input includes its cache parts: a cache count above input raises input to it.
+                expected[1] = expected[1].max(expected[2] + expected[3]);
+                prop_assert_eq!(columns, expected, "{}", line);
+                prop_assert!(!flagged && !session_flagged && !diagnosed, "{}", line);
+            }
+            None => {
+                prop_assert!(flagged && session_flagged && diagnosed, "{} not flagged: {:?}", line, row);
+                prop_assert_eq!(columns[field], 0, "{}: the value was added", line);
+            }
         }
     }
 }

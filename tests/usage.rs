@@ -4,6 +4,8 @@
 
 mod common;
 
+use std::path::Path;
+
 use copilot_lens::analysis::{Options, Planned, UsageData, analyze, usage_only};
 use copilot_lens::input::memory::MemoryRoots;
 use copilot_lens::model::OwnedRow;
@@ -240,4 +242,128 @@ fn a_bad_counter_line_is_reported_with_its_file_and_line() {
     let problems: Vec<(String, Option<u64>, DiagnosticKind)> =
         run.problems.iter().map(|problem| (problem.file.clone(), problem.line, problem.kind)).collect();
     assert_eq!(problems, [(path, Some(3), DiagnosticKind::BadCounterLine)]);
+}
+
+/// A fixture's usage as both runs give it, against reviewed golden files
+/// (`tests/golden/usage/`): `analyze`'s usage.csv, usage.jsonl, sessions.jsonl, the report's
+/// diagnostics and, where timestamps matter, its rows; and the `usage` command's table, its JSON
+/// and the problems it names on stderr. The library's usage-only run names the same problems
+/// as the full analysis's report.
+fn check_golden(name: &str, with_rows: bool) {
+    let scratch = tempfile::tempdir().unwrap();
+    common::copy_tree(&common::fixture(name), &scratch.path().join("home"));
+    let analyzed = common::run(scratch.path(), &["analyze", "home", "--out", "out"]);
+    assert!(analyzed.status.success(), "{}", String::from_utf8_lossy(&analyzed.stderr));
+    let out = scratch.path().join("out");
+    let report: serde_json::Value = serde_json::from_str(&common::read(&out.join("report.json"))).unwrap();
+    let diagnostics = serde_json::to_string_pretty(&report["diagnostics"]).unwrap();
+    let table = common::run(scratch.path(), &["usage", "home"]);
+    let json = common::run(scratch.path(), &["usage", "home", "--json"]);
+    assert!(table.status.success() && json.status.success());
+    // Stderr names the problems, then a summary with timings and memory that differ run to run.
+    let stderr = String::from_utf8(table.stderr).unwrap();
+    let named: Vec<&str> = stderr.lines().filter(|line| !line.contains(" counter lines read, ")).collect();
+    let snapshots = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/usage");
+    let case = name.trim_start_matches("usage/");
+    insta::with_settings!({ snapshot_path => snapshots, prepend_module_to_snapshot => false, omit_expression => true }, {
+        for file in ["usage.csv", "usage.jsonl", "sessions.jsonl"] {
+            insta::assert_snapshot!(format!("{case}__analyze__{file}"), common::read(&out.join(file)));
+        }
+        insta::assert_snapshot!(format!("{case}__analyze__diagnostics.json"), diagnostics);
+        if with_rows {
+            insta::assert_snapshot!(format!("{case}__analyze__rows.jsonl"), common::read(&out.join("rows.jsonl")));
+        }
+        insta::assert_snapshot!(format!("{case}__usage__table.txt"), String::from_utf8(table.stdout).unwrap());
+        insta::assert_snapshot!(format!("{case}__usage__json.json"), String::from_utf8(json.stdout).unwrap());
+        insta::assert_snapshot!(format!("{case}__usage__stderr.txt"), named.join("\n"));
+    });
+
+    let mut roots = MemoryRoots(vec![common::memory_root(name)]);
+    let run = usage_only::run(Planned::new(roots.listings(), Options::default()).unwrap(), &mut roots);
+    assert_eq!(
+        serde_json::to_value(&run.problems).unwrap(),
+        report["diagnostics"],
+        "{name}: the usage-only run names other problems than the report"
+    );
+}
+
+#[test]
+fn a_counter_that_cannot_be_a_token_count_is_left_out_and_flagged() {
+    // Session 21, Oct 15: inputTokens 1e30 leaves out gpt-5.4's input and its cache parts;
+    //   2 requests and output 500 (100 reasoning) count: 500*15 = 7500.
+    // Oct 16: the next shutdown's totals (3 / 30000 with 20000 cache reads / 900) add what the
+    //   first missed: 1 / fresh 10000 / 20000 / 400: 25000 + 5000 + 6000 = 36000, unflagged.
+    // Session 22, one shutdown, Oct 15: claude-sonnet-4.5 input 2^64-1: output 200*15 = 3000;
+    //   gpt-5-mini requests 12.5 and output -40: input 4000*0.25 = 1000; gpt-5.4-nano input
+    //   "NaN" and cache reads 1e23: output 70*1.25 = 87.5, rounded 88.
+    // Session 23, no shutdown: output -5 leaves out the first call's output, cache reads `true`
+    //   the second's input: partial 2 / 2000 / 100: 5000 + 1500 = 6500.
+    let flagged: &[&str] = &["implausible_counter"];
+    let usage = check(
+        "usage/implausible-counters",
+        &[
+            ("2026-10-15", "claude-sonnet-4.5", flagged, [1, 0, 0, 0, 200, 0, 200], Some(3000)),
+            ("2026-10-15", "gpt-5-mini", flagged, [0, 4000, 0, 0, 0, 0, 4000], Some(1000)),
+            ("2026-10-15", "gpt-5.4", flagged, [2, 0, 0, 0, 500, 100, 500], Some(7500)),
+            ("2026-10-15", "gpt-5.4-nano", flagged, [1, 0, 0, 0, 70, 0, 70], Some(88)),
+            ("2026-10-16", "gpt-5.4", &[], [1, 10000, 20000, 0, 400, 0, 30400], Some(36000)),
+            ("2026-10-17", "gpt-5.4", &["partial", "implausible_counter"], [2, 2000, 0, 0, 100, 0, 2100], Some(6500)),
+        ],
+    );
+    for session in ["21", "22", "23"] {
+        assert_eq!(flags(&usage, &format!("1a1a1a1a-0000-4000-8000-0000000000{session}")), flagged);
+    }
+    let table = usage.table(GroupBy::Day, DayRange::default());
+    assert_eq!(table.totals[&copilot_lens::usage::Kind::Counted].flags, flagged, "the total says so too");
+    check_golden("usage/implausible-counters", false);
+}
+
+#[test]
+fn a_shutdown_without_model_metrics_counts_nothing() {
+    // Session 31 (no modelMetrics) and 32 (modelMetrics null) keep their per-call lower bounds:
+    //   gpt-5.4 2 / fresh 3000 / 1000 / 300: 7500 + 250 + 4500 = 12250; gpt-5-mini 1 / 500 / 50:
+    //   125 + 100 = 225. Session 33 has no per-call record: unknown.
+    // Session 34's requests `true` and outputTokens `{..}` spoil those fields, not the line: its
+    //   input 5000 with 1000 cache reads counts: 4000*2.5 + 1000*0.25 = 10250, flagged.
+    let usage = check(
+        "usage/shutdown-without-metrics",
+        &[
+            ("2026-10-18", "gpt-5.4", &["implausible_counter"], [0, 4000, 1000, 0, 0, 0, 5000], Some(10250)),
+            ("2026-10-18", "gpt-5-mini", &["partial"], [1, 500, 0, 0, 50, 0, 550], Some(225)),
+            ("2026-10-18", "gpt-5.4", &["partial"], [2, 3000, 1000, 0, 300, 0, 4300], Some(12250)),
+        ],
+    );
+    assert_eq!(usage.unknown, ["5d5d5d5d-0000-4000-8000-000000000033"]);
+    for session in ["31", "32", "33"] {
+        assert_eq!(
+            flags(&usage, &format!("5d5d5d5d-0000-4000-8000-0000000000{session}")),
+            ["shutdown_without_counters"]
+        );
+    }
+    assert_eq!(flags(&usage, "5d5d5d5d-0000-4000-8000-000000000034"), ["implausible_counter"]);
+    let mut roots = MemoryRoots(vec![common::memory_root("usage/shutdown-without-metrics")]);
+    let outputs = analyze(roots.listings(), &mut roots, Options::default(), &mut Vec::<OwnedRow>::new()).unwrap();
+    assert_eq!(outputs.report.totals.bad_lines, 0, "a wrongly typed counter does not make its line bad");
+    check_golden("usage/shutdown-without-metrics", false);
+}
+
+#[test]
+fn epoch_millisecond_timestamps_are_dated_and_empty_ones_are_reported() {
+    // Session 41 is stamped in epoch milliseconds (numbers and digit strings): its shutdown
+    //   counts on Oct 19: 1000*2.5 + 100*15 = 4000.
+    // Session 42: two calls with an empty and a null stamp have no day; its shutdown (null
+    //   stamp) is not counted; the one dated call is a partial lower bound: 250 + 200 = 450.
+    let usage = check(
+        "usage/epoch-timestamps",
+        &[
+            ("2026-10-19", "gpt-5.4", &[], [1, 1000, 0, 0, 100, 0, 1100], Some(4000)),
+            ("2026-10-20", "gpt-5-mini", &["partial"], [1, 1000, 0, 0, 100, 0, 1100], Some(450)),
+        ],
+    );
+    assert_eq!(flags(&usage, "e0e0e0e0-0000-4000-8000-000000000041"), Vec::<&str>::new());
+    assert_eq!(
+        flags(&usage, "e0e0e0e0-0000-4000-8000-000000000042"),
+        ["undated_call", "undated_checkpoint_not_counted"]
+    );
+    check_golden("usage/epoch-timestamps", true);
 }

@@ -203,3 +203,67 @@ fn rows_carry_their_mark_and_a_text_not_read_again_says_why() {
     assert!(row["text_error"].as_str().unwrap().starts_with(&format!("{log}: cannot open it again")), "{row}");
     assert!(fails(engine.export("rows.jsonl", "").unwrap_err()).contains("could not be read again whole"));
 }
+
+/// The page's usage view carries the `implausible_counter` flag on the rows and totals whose
+/// figures left a counter out, names the sessions, and lists the lines to check, as the native
+/// outputs do.
+#[wasm_bindgen_test]
+fn the_usage_view_flags_counters_left_out() {
+    macro_rules! implausible_fixture {
+        ($($session:literal),*) => {
+            [$((
+                concat!(".copilot/session-state/", $session, "/events.jsonl"),
+                include_bytes!(concat!("../fixtures/usage/implausible-counters/.copilot/session-state/", $session, "/events.jsonl")).as_slice(),
+            )),*]
+        };
+    }
+    let files = implausible_fixture![
+        "1a1a1a1a-0000-4000-8000-000000000021",
+        "1a1a1a1a-0000-4000-8000-000000000022",
+        "1a1a1a1a-0000-4000-8000-000000000023"
+    ];
+    let view = js(engine_run(&files).usage("day", "", "").map_err(fails).unwrap());
+    let flagged: Vec<(&str, &str)> = view["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|row| row["flags"].as_array().unwrap().iter().any(|flag| flag == "implausible_counter"))
+        .map(|row| (row["day"].as_str().unwrap(), row["model"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        flagged,
+        [
+            ("2026-10-15", "claude-sonnet-4.5"),
+            ("2026-10-15", "gpt-5-mini"),
+            ("2026-10-15", "gpt-5.4"),
+            ("2026-10-15", "gpt-5.4-nano"),
+            ("2026-10-17", "gpt-5.4")
+        ]
+    );
+    assert_eq!(view["totals"]["counted"]["flags"], serde_json::json!(["implausible_counter"]));
+    assert_eq!(view["implausible_counter_sessions"].as_array().unwrap().len(), 3);
+    // The lines to check, as the report names them: (session id's end, line, kind).
+    let lines: Vec<(&str, u64, &str)> = view["counter_problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|problem| {
+            let file = problem["file"].as_str().unwrap();
+            let session = file.trim_end_matches("/events.jsonl");
+            (&session[session.len() - 2..], problem["line"].as_u64().unwrap(), problem["kind"].as_str().unwrap())
+        })
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            ("21", 3, "implausible_counter"),
+            ("22", 2, "implausible_counter"),
+            ("22", 2, "implausible_counter"),
+            ("22", 2, "implausible_counter"),
+            ("23", 2, "implausible_counter"),
+            ("23", 3, "implausible_counter")
+        ]
+    );
+    // No row carries a saturated count.
+    assert!(view["rows"].as_array().unwrap().iter().all(|row| row["input"].as_u64().unwrap() < 1_000_000_000_000));
+}

@@ -254,10 +254,17 @@ impl Parsing {
         }
         home.mcp_from_events.extend(outcome.mcp_servers.iter().cloned());
         home.skills.extend(outcome.skills.iter().cloned());
+        let mut usage = outcome.usage;
+        if let Some(ledger) = &mut usage {
+            let file = &self.state.files[task.file].path;
+            let problems: Vec<_> =
+                ledger.take_problems().into_iter().map(|problem| problem.diagnostic(task.home, file, None)).collect();
+            self.state.diagnostics.extend(problems);
+        }
         let facts = self.state.session(&task.session_id, task.home, task.source().agent(), "events.jsonl");
         let summary = LogSummary { lines: outcome.account.lines, ..outcome.summary };
         facts.log.get_or_insert_with(Default::default).merge(summary);
-        if let Some(ledger) = outcome.usage {
+        if let Some(ledger) = usage {
             facts.add_log_usage(ledger);
         }
     }

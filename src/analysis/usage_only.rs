@@ -16,6 +16,7 @@ use crate::report::{Diagnostic, DiagnosticKind};
 use crate::sources::Role;
 use crate::sources::copilot_cli::store::StoreScope;
 use crate::sources::log::ScanStats;
+use crate::usage::ledger::{CounterProblem, Place};
 
 /// What a usage-only run found.
 #[derive(Debug)]
@@ -31,14 +32,15 @@ pub struct UsageOnly {
 pub struct UsageRun {
     state: State,
     stats: ScanStats,
-    /// Where each scanned log's unreadable counter lines start, by file.
-    bad_lines: Vec<(usize, Vec<u64>)>,
+    /// Each scanned log's counter lines the report names (unreadable ones, and those the
+    /// ledger found wanting), by file, in byte order.
+    line_problems: Vec<(usize, Vec<CounterProblem>)>,
 }
 
 impl Planned {
     /// Starts a usage-only run instead of a whole analysis.
     pub fn usage_only(self) -> UsageRun {
-        UsageRun { state: self.state, stats: ScanStats::default(), bad_lines: Vec::new() }
+        UsageRun { state: self.state, stats: ScanStats::default(), line_problems: Vec::new() }
     }
 }
 
@@ -73,14 +75,22 @@ impl UsageRun {
     /// Takes a log's scan back (any order).
     pub fn add_scan(&mut self, task: &LogTask, scanned: UsageScan) {
         self.stats.add(&scanned.stats);
-        if !scanned.stats.bad_offsets.is_empty() {
-            self.bad_lines.push((task.file, scanned.stats.bad_offsets));
+        let mut ledger = scanned.ledger;
+        let unreadable = scanned.stats.bad_offsets.iter().map(|&offset| CounterProblem {
+            at: Place::Byte(offset),
+            kind: DiagnosticKind::BadCounterLine,
+            message: "a usage counter line that could not be read".to_string(),
+        });
+        let mut problems: Vec<CounterProblem> = unreadable.chain(ledger.take_problems()).collect();
+        if !problems.is_empty() {
+            problems.sort_by_key(|problem| problem.at);
+            self.line_problems.push((task.file, problems));
         }
         if let Some(error) = scanned.error {
             self.state.fail(task.file, DiagnosticKind::Unreadable, error);
         }
         let agent = task.source().agent();
-        self.state.session(&task.session_id, task.home, agent, "events.jsonl").add_log_usage(scanned.ledger);
+        self.state.session(&task.session_id, task.home, agent, "events.jsonl").add_log_usage(ledger);
     }
 
     /// The stores' per-call rows of the sessions whose logs had none.
@@ -99,28 +109,26 @@ impl UsageRun {
         }
     }
 
-    /// The usage, with every problem placed: a bad counter line's number is counted here, by
-    /// reading its log again (only logs that have one).
+    /// The usage, with every problem placed: a counter line's number is counted here, by
+    /// reading its log again (only logs that have such a line).
     pub fn finish(mut self, reader: &mut dyn FileReader) -> UsageOnly {
         let mut problems = std::mem::take(&mut self.state.diagnostics);
-        for (index, offsets) in std::mem::take(&mut self.bad_lines) {
+        for (index, line_problems) in std::mem::take(&mut self.line_problems) {
             let file = &self.state.files[index];
+            // A scan places its lines by byte; a line already numbered keeps its number.
+            let offsets: Vec<u64> = line_problems
+                .iter()
+                .map(|problem| match problem.at {
+                    Place::Byte(offset) => offset,
+                    Place::Line(_) => 0,
+                })
+                .collect();
             let numbers = reader
                 .open(file.root, &file.listed_path)
                 .and_then(|opened| line_numbers(BufReader::with_capacity(1 << 16, opened), &offsets));
-            for (at, offset) in offsets.iter().enumerate() {
+            for (at, problem) in line_problems.into_iter().enumerate() {
                 let line = numbers.as_ref().ok().and_then(|numbers| numbers.get(at).copied());
-                let message = match line {
-                    Some(_) => "a usage counter line that could not be read".to_string(),
-                    None => format!("a usage counter line that could not be read, at byte {offset}"),
-                };
-                problems.push(Diagnostic {
-                    home: Some(file.home),
-                    file: file.path.clone(),
-                    line,
-                    kind: DiagnosticKind::BadCounterLine,
-                    message,
-                });
+                problems.push(problem.diagnostic(file.home, &file.path, line));
             }
         }
         problems.sort_by(|a, b| (a.home, &a.file, a.line).cmp(&(b.home, &b.file, b.line)));

@@ -1,36 +1,112 @@
 //! The token counters as the logs write them: `session.shutdown` `data.modelMetrics`
 //! (cumulative per model) and `session.usage_record` `data.usage` (one model call).
-//! Counts are read leniently: a fractional count is truncated, a negative one or one past
-//! `u64` is clamped, and the record is marked so the report can say so.
+//!
+//! Counts are read leniently but never guessed: a value that cannot be a token count (a
+//! negative or fractional number, one above [`MAX_PLAUSIBLE_COUNT`], a string, a bool, an
+//! object) is never added, and a wrongly shaped object spoils the counters inside it, not the
+//! line. [`Reading`] says which counters of a record were left out, and why.
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::marker::PhantomData;
 
 use serde::Deserialize;
-use serde::de::{self, Deserializer, Visitor};
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use super::Tokens;
 
-/// A token count as written; `odd` is set when it was not a non-negative integer.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Count {
-    pub value: u64,
-    pub odd: bool,
+/// The most tokens (or requests) one record can plausibly count: 10^12. A session that filled
+/// a 10-million-token context window (several times the largest any model offers) on each of
+/// 100,000 requests would stay below it, so a larger count is damage, not usage. It also keeps
+/// sums exact: 18 million records at the ceiling still fit in a `u64`.
+pub const MAX_PLAUSIBLE_COUNT: u64 = 1_000_000_000_000;
+
+/// A token count as written: a plausible count (absent and `null` count 0), or what was
+/// written instead.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Count {
+    Read(u64),
+    Unusable(Written),
+}
+
+impl Default for Count {
+    fn default() -> Self {
+        Count::Read(0)
+    }
+}
+
+/// A value that cannot be a token count, as written.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Written {
+    Integer(u64),
+    Negative(i64),
+    Number(f64),
+    Text,
+    Bool(bool),
+    Object,
+    Array,
+}
+
+impl Written {
+    /// Why it cannot be a token count (or hold the counters).
+    pub fn why(&self) -> &'static str {
+        const TOO_LARGE: &str = "above 10^12, the most one record can plausibly count";
+        match *self {
+            Written::Integer(_) => TOO_LARGE,
+            Written::Negative(_) => "a negative number",
+            Written::Number(v) if v < 0.0 => "a negative number",
+            Written::Number(v) if v.fract() != 0.0 => "not a whole number",
+            Written::Number(_) => TOO_LARGE,
+            _ => "not a number",
+        }
+    }
+}
+
+impl fmt::Display for Written {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Written::Integer(v) => write!(f, "{v}"),
+            Written::Negative(v) => write!(f, "{v}"),
+            // As serde_json writes it: 1e+30, not thirty-one digits.
+            Written::Number(v) => write!(f, "{}", serde_json::Value::from(*v)),
+            Written::Text => f.write_str("a string"),
+            Written::Bool(v) => write!(f, "{v}"),
+            Written::Object => f.write_str("an object"),
+            Written::Array => f.write_str("an array"),
+        }
+    }
 }
 
 impl Count {
-    /// A count from a number of any kind: fractions truncated, negatives and overflow clamped.
+    pub fn from_u64(v: u64) -> Count {
+        if v <= MAX_PLAUSIBLE_COUNT { Count::Read(v) } else { Count::Unusable(Written::Integer(v)) }
+    }
+
+    pub fn from_i64(v: i64) -> Count {
+        u64::try_from(v).map_or(Count::Unusable(Written::Negative(v)), Count::from_u64)
+    }
+
+    /// A whole non-negative number up to the ceiling (exact: the ceiling is below 2^53).
     pub fn from_f64(v: f64) -> Count {
-        let value = if v.is_finite() && v > 0.0 { v.min(u64::MAX as f64) as u64 } else { 0 };
-        Count { value, odd: v.fract() != 0.0 || v < 0.0 || !v.is_finite() }
+        if v.fract() == 0.0 && (0.0..=MAX_PLAUSIBLE_COUNT as f64).contains(&v) {
+            Count::Read(v as u64)
+        } else {
+            Count::Unusable(Written::Number(v))
+        }
     }
 
     /// A count from text (a database column): integers exactly, other numbers as `from_f64`.
     pub fn from_text(text: &str) -> Count {
         let text = text.trim();
-        match text.parse::<u64>() {
-            Ok(value) => Count { value, odd: false },
-            Err(_) => text.parse::<f64>().map_or(Count { value: 0, odd: true }, Count::from_f64),
+        if let Ok(value) = text.parse::<u64>() {
+            return Count::from_u64(value);
+        }
+        if let Ok(value) = text.parse::<i64>() {
+            return Count::from_i64(value);
+        }
+        match text.parse::<f64>() {
+            Ok(value) if value.is_finite() => Count::from_f64(value),
+            _ => Count::Unusable(Written::Text),
         }
     }
 }
@@ -38,16 +114,16 @@ impl Count {
 impl<'de> Deserialize<'de> for Count {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct CountVisitor;
-        impl Visitor<'_> for CountVisitor {
+        impl<'de> Visitor<'de> for CountVisitor {
             type Value = Count;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a token count")
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<Count, E> {
-                Ok(Count { value: v, odd: false })
+                Ok(Count::from_u64(v))
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<Count, E> {
-                Ok(Count { value: v.max(0) as u64, odd: v < 0 })
+                Ok(Count::from_i64(v))
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<Count, E> {
                 Ok(Count::from_f64(v))
@@ -58,16 +134,82 @@ impl<'de> Deserialize<'de> for Count {
             fn visit_none<E: de::Error>(self) -> Result<Count, E> {
                 Ok(Count::default())
             }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Count, E> {
-                Ok(Count { odd: true, ..Count::from_text(v) })
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Count, E> {
+                Ok(Count::Unusable(Written::Text))
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Count, E> {
+                Ok(Count::Unusable(Written::Bool(v)))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Count, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Count::Unusable(Written::Object))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Count, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Count::Unusable(Written::Array))
             }
         }
         deserializer.deserialize_any(CountVisitor)
     }
 }
 
+/// An object where the counters expect one (absent and `null` read as an empty one), or what
+/// was written instead, which spoils every counter it should hold rather than the line.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Shaped<T> {
+    Object(T),
+    Not(Written),
+}
+
+impl<T: Default> Default for Shaped<T> {
+    fn default() -> Self {
+        Shaped::Object(T::default())
+    }
+}
+
+impl<'de, T: Deserialize<'de> + Default> Deserialize<'de> for Shaped<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ShapedVisitor<T>(PhantomData<T>);
+        impl<'de, T: Deserialize<'de> + Default> Visitor<'de> for ShapedVisitor<T> {
+            type Value = Shaped<T>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object of counters")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                T::deserialize(de::value::MapAccessDeserializer::new(map)).map(Shaped::Object)
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Shaped::default())
+            }
+            fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Shaped::default())
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+                Ok(Shaped::Not(Written::Integer(v)))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+                Ok(Shaped::Not(Written::Negative(v)))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+                Ok(Shaped::Not(Written::Number(v)))
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(Shaped::Not(Written::Text))
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+                Ok(Shaped::Not(Written::Bool(v)))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Shaped::Not(Written::Array))
+            }
+        }
+        deserializer.deserialize_any(ShapedVisitor(PhantomData))
+    }
+}
+
 /// `usage` of a model metric, and of a usage record (which also names its model).
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct UsageCounts {
     pub model: Option<String>,
@@ -78,54 +220,272 @@ pub struct UsageCounts {
     pub reasoning_tokens: Count,
 }
 
-impl UsageCounts {
-    pub fn tokens(&self, requests: Count) -> (Tokens, bool) {
-        let counts = [
-            self.input_tokens,
-            self.output_tokens,
-            self.cache_read_tokens,
-            self.cache_write_tokens,
-            self.reasoning_tokens,
-            requests,
-        ];
-        let tokens = Tokens {
-            requests: requests.value,
-            input: self.input_tokens.value,
-            output: self.output_tokens.value,
-            cache_read: self.cache_read_tokens.value,
-            cache_write: self.cache_write_tokens.value,
-            reasoning: self.reasoning_tokens.value,
-        };
-        (tokens, counts.iter().any(|count| count.odd))
+/// The counters of a record that could not be read, by what they belong with: input includes
+/// its cache reads and writes, and output its reasoning, so one unreadable part leaves out its
+/// whole group (a figure made of one read part and one missing part would be wrong).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LeftOut {
+    pub requests: bool,
+    pub input: bool,
+    pub output: bool,
+}
+
+#[derive(Clone, Copy)]
+enum Group {
+    Requests,
+    Input,
+    Output,
+}
+
+impl LeftOut {
+    pub fn any(self) -> bool {
+        self.requests || self.input || self.output
+    }
+
+    /// `read` with the counters left out taken from `instead`.
+    pub fn fill(self, read: Tokens, instead: Tokens) -> Tokens {
+        let mut tokens = read;
+        if self.requests {
+            tokens.requests = instead.requests;
+        }
+        if self.input {
+            (tokens.input, tokens.cache_read, tokens.cache_write) =
+                (instead.input, instead.cache_read, instead.cache_write);
+        }
+        if self.output {
+            (tokens.output, tokens.reasoning) = (instead.output, instead.reasoning);
+        }
+        tokens
+    }
+
+    fn leave_out(&mut self, group: Group) {
+        match group {
+            Group::Requests => self.requests = true,
+            Group::Input => self.input = true,
+            Group::Output => self.output = true,
+        }
     }
 }
 
-#[derive(Clone, Debug, Default, Deserialize)]
+/// A counter field that held what cannot be a token count: where it is in its record
+/// (`object.field`, either part empty when there is none) and what it held.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Unusable {
+    pub object: &'static str,
+    pub field: &'static str,
+    pub written: Written,
+}
+
+impl Unusable {
+    /// Why it is left out: not a count, or not the object the counters belong in.
+    pub fn why(&self) -> &'static str {
+        if self.field.is_empty() { "not an object of counters" } else { self.written.why() }
+    }
+
+    pub fn path(&self) -> String {
+        match (self.object, self.field) {
+            ("", field) => field.to_string(),
+            (object, "") => object.to_string(),
+            (object, field) => format!("{object}.{field}"),
+        }
+    }
+}
+
+/// The counters of one record as read: the counts (0 for those left out), which were left
+/// out, and the fields that caused it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Reading {
+    pub tokens: Tokens,
+    pub left_out: LeftOut,
+    pub unusable: Vec<Unusable>,
+}
+
+impl Reading {
+    /// A count's value, or 0 with its group left out and the field noted.
+    fn take(&mut self, object: &'static str, field: &'static str, count: Count, group: Group) -> u64 {
+        match count {
+            Count::Read(value) => value,
+            Count::Unusable(written) => {
+                self.spoil(object, field, written, &[group]);
+                0
+            }
+        }
+    }
+
+    fn spoil(&mut self, object: &'static str, field: &'static str, written: Written, groups: &[Group]) {
+        groups.iter().for_each(|group| self.left_out.leave_out(*group));
+        self.unusable.push(Unusable { object, field, written });
+    }
+
+    /// The counts of a group left out are 0, even the parts of it that were read.
+    fn finish(mut self) -> Reading {
+        self.tokens = self.left_out.fill(self.tokens, Tokens::default());
+        self
+    }
+}
+
+impl UsageCounts {
+    fn read_into(&self, object: &'static str, reading: &mut Reading) {
+        let tokens = Tokens {
+            requests: reading.tokens.requests,
+            input: reading.take(object, "inputTokens", self.input_tokens, Group::Input),
+            cache_read: reading.take(object, "cacheReadTokens", self.cache_read_tokens, Group::Input),
+            cache_write: reading.take(object, "cacheWriteTokens", self.cache_write_tokens, Group::Input),
+            output: reading.take(object, "outputTokens", self.output_tokens, Group::Output),
+            reasoning: reading.take(object, "reasoningTokens", self.reasoning_tokens, Group::Output),
+        };
+        reading.tokens = tokens;
+    }
+
+    /// One call's counters (a store's per-call row).
+    pub fn read_call(&self) -> Reading {
+        let mut reading = Reading { tokens: Tokens { requests: 1, ..Tokens::default() }, ..Reading::default() };
+        self.read_into("", &mut reading);
+        reading.finish()
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(default)]
 pub struct Requests {
     pub count: Count,
 }
 
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(default)]
 pub struct ModelMetric {
-    pub requests: Requests,
-    pub usage: UsageCounts,
+    pub requests: Shaped<Requests>,
+    pub usage: Shaped<UsageCounts>,
+}
+
+impl Shaped<ModelMetric> {
+    /// The metric's cumulative counters; field paths are relative to the metric.
+    pub fn read(&self) -> Reading {
+        let mut reading = Reading::default();
+        match self {
+            Shaped::Not(written) => reading.spoil("", "", *written, &[Group::Requests, Group::Input, Group::Output]),
+            Shaped::Object(metric) => {
+                match &metric.requests {
+                    Shaped::Object(requests) => {
+                        reading.tokens.requests = reading.take("requests", "count", requests.count, Group::Requests)
+                    }
+                    Shaped::Not(written) => reading.spoil("requests", "", *written, &[Group::Requests]),
+                }
+                read_usage(&metric.usage, &mut reading);
+            }
+        }
+        reading.finish()
+    }
+}
+
+fn read_usage(usage: &Shaped<UsageCounts>, reading: &mut Reading) {
+    match usage {
+        Shaped::Object(usage) => usage.read_into("usage", reading),
+        Shaped::Not(written) => reading.spoil("usage", "", *written, &[Group::Input, Group::Output]),
+    }
 }
 
 /// `session.shutdown` `data.modelMetrics`: cumulative totals per model since the session began.
-pub type ModelMetrics = BTreeMap<String, ModelMetric>;
+pub type ModelMetrics = BTreeMap<String, Shaped<ModelMetric>>;
 
 /// `session.usage_record` `data`.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(default)]
 pub struct UsageRecordData {
-    pub usage: UsageCounts,
+    pub usage: Shaped<UsageCounts>,
 }
 
-/// The counters of one shutdown line, as the ledger takes them.
-#[derive(Clone, Debug, Default, Deserialize)]
+impl UsageRecordData {
+    /// The call's model (empty when unnamed).
+    pub fn model(&self) -> &str {
+        match &self.usage {
+            Shaped::Object(usage) => usage.model.as_deref().unwrap_or_default(),
+            Shaped::Not(_) => "",
+        }
+    }
+
+    /// The call's counters (one request); field paths are relative to `data`.
+    pub fn read(&self) -> Reading {
+        let mut reading = Reading { tokens: Tokens { requests: 1, ..Tokens::default() }, ..Reading::default() };
+        read_usage(&self.usage, &mut reading);
+        reading.finish()
+    }
+}
+
+/// The counters of one shutdown line, as the ledger takes them. `None`: no `modelMetrics`
+/// (absent or `null`), which counts nothing (an empty object counts a session without calls).
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct ShutdownCounters {
-    pub model_metrics: ModelMetrics,
+    pub model_metrics: Option<Shaped<ModelMetrics>>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn metric(json: &str) -> Reading {
+        serde_json::from_str::<Shaped<ModelMetric>>(json).unwrap().read()
+    }
+
+    #[test]
+    fn only_plausible_whole_numbers_are_counts() {
+        for (json, expected) in [
+            ("0", Count::Read(0)),
+            ("1200", Count::Read(1200)),
+            ("1200.0", Count::Read(1200)),
+            ("null", Count::Read(0)),
+            ("1000000000000", Count::Read(MAX_PLAUSIBLE_COUNT)),
+            ("1000000000001", Count::Unusable(Written::Integer(MAX_PLAUSIBLE_COUNT + 1))),
+            ("18446744073709551615", Count::Unusable(Written::Integer(u64::MAX))),
+            ("1e30", Count::Unusable(Written::Number(1e30))),
+            ("1e23", Count::Unusable(Written::Number(1e23))),
+            ("-5", Count::Unusable(Written::Negative(-5))),
+            ("12.5", Count::Unusable(Written::Number(12.5))),
+            ("\"NaN\"", Count::Unusable(Written::Text)),
+            ("\"1200\"", Count::Unusable(Written::Text)),
+            ("true", Count::Unusable(Written::Bool(true))),
+            ("{\"a\":[1]}", Count::Unusable(Written::Object)),
+            ("[1,2]", Count::Unusable(Written::Array)),
+        ] {
+            assert_eq!(serde_json::from_str::<Count>(json).unwrap(), expected, "{json}");
+        }
+    }
+
+    #[test]
+    fn what_was_written_is_told_as_json_writes_it() {
+        let told = |written: Written| format!("{written} ({})", written.why());
+        assert_eq!(told(Written::Number(1e30)), "1e+30 (above 10^12, the most one record can plausibly count)");
+        assert_eq!(told(Written::Number(12.5)), "12.5 (not a whole number)");
+        assert_eq!(told(Written::Number(-0.5)), "-0.5 (a negative number)");
+        assert_eq!(told(Written::Negative(-3)), "-3 (a negative number)");
+        assert_eq!(told(Written::Bool(false)), "false (not a number)");
+    }
+
+    #[test]
+    fn an_unreadable_part_leaves_out_its_group_only() {
+        let reading = metric(
+            r#"{"requests":{"count":3},"usage":{"inputTokens":900,"cacheReadTokens":-1,"outputTokens":50,"reasoningTokens":10}}"#,
+        );
+        assert_eq!(reading.left_out, LeftOut { requests: false, input: true, output: false });
+        assert_eq!(reading.tokens, Tokens { requests: 3, output: 50, reasoning: 10, ..Tokens::default() });
+        assert_eq!(reading.unusable.iter().map(Unusable::path).collect::<Vec<_>>(), ["usage.cacheReadTokens"]);
+    }
+
+    #[test]
+    fn a_wrongly_shaped_object_spoils_what_it_holds() {
+        let reading = metric(r#"{"requests":true,"usage":{"inputTokens":900}}"#);
+        assert_eq!(reading.left_out, LeftOut { requests: true, ..LeftOut::default() });
+        assert_eq!(reading.tokens.input, 900);
+        assert_eq!(reading.unusable, [Unusable { object: "requests", field: "", written: Written::Bool(true) }]);
+        let reading = metric(r#"{"requests":{"count":2},"usage":[1]}"#);
+        assert_eq!(reading.left_out, LeftOut { requests: false, input: true, output: true });
+        assert_eq!(reading.tokens.requests, 2);
+        assert_eq!(metric("7").left_out, LeftOut { requests: true, input: true, output: true });
+        let shutdown: ShutdownCounters = serde_json::from_str(r#"{"modelMetrics":"none"}"#).unwrap();
+        assert_eq!(shutdown.model_metrics, Some(Shaped::Not(Written::Text)));
+        for missing in ["{}", r#"{"modelMetrics":null}"#] {
+            assert_eq!(serde_json::from_str::<ShutdownCounters>(missing).unwrap().model_metrics, None);
+        }
+    }
 }

@@ -4,14 +4,56 @@
 //! a checkpoint stamped with an agentId is already inside the parent's and adds nothing.
 //! Per-call records (`session.usage_record`) are summed between checkpoints to reconcile them
 //! with each increase, and to give a lower bound (partial) where no checkpoint covers them.
+//!
+//! A counter that cannot be a token count is left out, never added (see `counters`): its
+//! entry and the session are flagged `implausible_counter`, and a log's line says why in
+//! `problems`, as do a shutdown without `modelMetrics` and a counter line without a date.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use chrono::NaiveDate;
 
-use super::counters::{ModelMetrics, UsageCounts};
+use super::counters::{LeftOut, Reading, Shaped, ShutdownCounters, UsageCounts, UsageRecordData};
 use super::rates::RateTable;
 use super::{Entries, Entry, EntryKey, Kind, Tokens, Zone};
+use crate::report::{Diagnostic, DiagnosticKind};
+
+/// Where a log's counter line is: its number (a whole parse), or where it starts (a
+/// usage-only scan, which counts lines only for the few it must name).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Place {
+    Line(u64),
+    Byte(u64),
+}
+
+/// A log's counter line as the ledger takes it: where it is, and its timestamp as written.
+#[derive(Clone, Copy, Debug)]
+pub struct LoggedAt<'a> {
+    pub place: Place,
+    pub timestamp: &'a str,
+}
+
+/// What was wrong with a counter line of the log, for the report.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CounterProblem {
+    pub at: Place,
+    pub kind: DiagnosticKind,
+    pub message: String,
+}
+
+impl CounterProblem {
+    /// The diagnostic of `file`, with the line number when known (`line` where `at` is a byte).
+    pub fn diagnostic(self, home: usize, file: &str, line: Option<u64>) -> Diagnostic {
+        let (line, message) = match (self.at, line) {
+            (Place::Line(number), _) | (Place::Byte(_), Some(number)) => (Some(number), self.message),
+            (Place::Byte(offset), None) => (None, format!("{} (the line at byte {offset})", self.message)),
+        };
+        Diagnostic { home: Some(home), file: file.to_string(), line, kind: self.kind, message }
+    }
+}
+
+/// The flag of entries and sessions whose figures leave out a counter that was not a count.
+pub const IMPLAUSIBLE_COUNTER: &str = "implausible_counter";
 
 #[derive(Debug, Clone)]
 pub struct SessionLedger {
@@ -32,6 +74,8 @@ pub struct SessionLedger {
     thresholds: Vec<(String, Option<u64>)>,
     pub calls: Tokens,
     pub flags: BTreeSet<&'static str>,
+    /// The log's counter lines the report must name, until the analysis takes them.
+    pub problems: Vec<CounterProblem>,
 }
 
 impl SessionLedger {
@@ -49,22 +93,47 @@ impl SessionLedger {
             thresholds: Vec::new(),
             calls: Tokens::default(),
             flags: BTreeSet::new(),
+            problems: Vec::new(),
         }
     }
 
-    /// One model call. `rates` tells whether it ran above its model's long-context threshold.
+    /// One model call of a log (`session.usage_record`).
+    pub fn logged_call(&mut self, at: LoggedAt<'_>, data: &UsageRecordData, rates: &RateTable) {
+        const RECORD: &str = "session.usage_record";
+        let millis = self.millis(at, RECORD, || {
+            "its tokens cannot be put on a day, so they are in no usage row (only in the session's per-call sum)"
+                .to_string()
+        });
+        let reading = data.read();
+        if !reading.unusable.is_empty() {
+            self.note(Some(at.place), DiagnosticKind::ImplausibleCounter, || {
+                let (problem, left_out) = (unusable_text(RECORD, &reading), left_out_text(reading.left_out));
+                format!(
+                    "{problem}. The call's {left_out} are left out, not added (flagged {IMPLAUSIBLE_COUNTER}); \
+                     its other counts are kept"
+                )
+            });
+        }
+        self.call_reading(millis, data.model(), reading, rates);
+    }
+
+    /// One model call of a store's per-call rows. `rates` tells whether it ran above its
+    /// model's long-context threshold.
     pub fn call(&mut self, millis: Option<i64>, counts: &UsageCounts, rates: &RateTable) {
-        let (mut tokens, odd) = counts.tokens(Default::default());
-        tokens.requests = 1;
-        if odd {
-            self.flags.insert("odd_counter");
+        self.call_reading(millis, counts.model.as_deref().unwrap_or_default(), counts.read_call(), rates);
+    }
+
+    fn call_reading(&mut self, millis: Option<i64>, model: &str, reading: Reading, rates: &RateTable) {
+        let mut tokens = reading.tokens;
+        let implausible = reading.left_out.any();
+        if implausible {
+            self.flags.insert(IMPLAUSIBLE_COUNTER);
         }
         if tokens.hold_cache_inside_input() {
             self.flags.insert("cache_above_input");
         }
-        let model = counts.model.as_deref().unwrap_or_default();
         let long = self.long_context_threshold(model, rates).is_some_and(|threshold| tokens.input > threshold);
-        let entry = Entry::of(tokens, long);
+        let entry = Entry::of(tokens, long, implausible);
         self.calls.add(&tokens);
         match self.interval.get_mut(model) {
             Some(sum) => sum.add(&entry),
@@ -88,6 +157,35 @@ impl SessionLedger {
         }
     }
 
+    /// The line's time, or `None` with a problem noted (`consequence` says what follows).
+    fn millis(&mut self, at: LoggedAt<'_>, record: &str, consequence: impl FnOnce() -> String) -> Option<i64> {
+        let millis = crate::time::parse_millis(at.timestamp);
+        if millis.is_none() {
+            self.note(Some(at.place), DiagnosticKind::UndatedCounter, || {
+                let stamp = match at.timestamp.trim() {
+                    "" => "an empty, null or missing timestamp".to_string(),
+                    text => {
+                        format!("the timestamp {:?}, which is not a date", text.chars().take(64).collect::<String>())
+                    }
+                };
+                format!("{record} with {stamp}: {}", consequence())
+            });
+        }
+        millis
+    }
+
+    /// Keeps a problem for the report when the line is known (a log's, not a store's row).
+    fn note(&mut self, at: Option<Place>, kind: DiagnosticKind, message: impl FnOnce() -> String) {
+        if let Some(at) = at {
+            self.problems.push(CounterProblem { at, kind, message: message() });
+        }
+    }
+
+    /// The problems the report must name, taken (the analysis takes them from each log).
+    pub fn take_problems(&mut self) -> Vec<CounterProblem> {
+        std::mem::take(&mut self.problems)
+    }
+
     /// A model's long-context threshold, looked up once per model of the session (a lookup
     /// normalises the id).
     fn long_context_threshold(&mut self, model: &str, rates: &RateTable) -> Option<u64> {
@@ -100,7 +198,8 @@ impl SessionLedger {
     }
 
     /// One `session.shutdown`.
-    pub fn checkpoint(&mut self, event_id: &str, millis: Option<i64>, by_subagent: bool, metrics: &ModelMetrics) {
+    pub fn checkpoint(&mut self, at: LoggedAt<'_>, event_id: &str, by_subagent: bool, counters: &ShutdownCounters) {
+        const RECORD: &str = "session.shutdown";
         if by_subagent {
             self.flags.insert("subagent_checkpoint_not_counted");
             return;
@@ -109,7 +208,27 @@ impl SessionLedger {
             self.flags.insert("repeated_checkpoint_not_counted");
             return;
         }
-        let Some(millis) = millis else {
+        let metrics = match &counters.model_metrics {
+            Some(Shaped::Object(metrics)) => metrics,
+            missing => {
+                self.flags.insert("shutdown_without_counters");
+                self.note(Some(at.place), DiagnosticKind::MissingCounters, || {
+                    let what = match missing {
+                        Some(Shaped::Not(written)) => format!("a modelMetrics that is {written}, not an object"),
+                        _ => "no modelMetrics (missing or null)".to_string(),
+                    };
+                    format!(
+                        "{RECORD} with {what}: it counts no tokens, so the session's figure rests on its per-call \
+                         records (partial) or is unknown; a later shutdown with modelMetrics counts everything up to it"
+                    )
+                });
+                return;
+            }
+        };
+        let Some(millis) = self.millis(at, RECORD, || {
+            "its totals cannot be put on a day and are not counted; a later dated shutdown's totals include them"
+                .to_string()
+        }) else {
             self.flags.insert("undated_checkpoint_not_counted");
             return;
         };
@@ -119,11 +238,24 @@ impl SessionLedger {
         let had_calls = self.calls.requests > 0;
         let mut interval = std::mem::take(&mut self.interval);
         for (model, metric) in metrics {
-            let (totals, odd) = metric.usage.tokens(metric.requests.count);
-            if odd {
-                self.flags.insert("odd_counter");
+            let reading = metric.read();
+            let implausible = reading.left_out.any();
+            if implausible {
+                self.flags.insert(IMPLAUSIBLE_COUNTER);
+                self.note(Some(at.place), DiagnosticKind::ImplausibleCounter, || {
+                    let problem = unusable_text(&format!("{RECORD} modelMetrics[{model:?}]"), &reading);
+                    let left_out = left_out_text(reading.left_out);
+                    format!(
+                        "{problem}. This model's {left_out} add nothing at this shutdown (flagged \
+                         {IMPLAUSIBLE_COUNTER}); a later shutdown whose totals can be read adds what they missed"
+                    )
+                });
             }
-            let previous = self.last_totals.insert(model.clone(), totals).unwrap_or_default();
+            let previous = self.last_totals.get(model).copied().unwrap_or_default();
+            // A counter left out keeps the previous total: it adds nothing now, and the next
+            // total that can be read adds what it missed.
+            let totals = reading.left_out.fill(reading.tokens, previous);
+            self.last_totals.insert(model.clone(), totals);
             let calls = interval.remove(model).unwrap_or_default();
             if totals.is_below(&previous) {
                 // Some CLI versions are reported to restart their totals on resume.
@@ -137,12 +269,13 @@ impl SessionLedger {
             if had_calls && calls.tokens.counters() != increase.counters() {
                 self.flags.insert("per_call_mismatch");
             }
-            if increase.is_zero() {
+            // An increase with a counter left out still makes its row, to carry the flag.
+            if increase.is_zero() && !implausible {
                 continue;
             }
             let long = calls.long.min_each(&increase);
             let key = EntryKey { day, model: model.clone(), kind: Kind::Counted };
-            self.entries.add(key, &Entry { tokens: increase, long });
+            self.entries.add(key, &Entry { tokens: increase, long, implausible });
         }
         if had_calls && interval.values().any(|calls| !calls.tokens.is_zero()) {
             self.flags.insert("per_call_mismatch");
@@ -214,5 +347,38 @@ impl SessionLedger {
             }
         }
         total
+    }
+}
+
+/// `<record>: <field> is <value> (<why>), ...` for the fields of a reading that were left out,
+/// or `<record> is <value> (<why>)` when the record itself was not an object.
+fn unusable_text(record: &str, reading: &Reading) -> String {
+    let described: Vec<String> = reading
+        .unusable
+        .iter()
+        .map(|unusable| match unusable.path() {
+            path if path.is_empty() => format!("is {} ({})", unusable.written, unusable.why()),
+            path => format!("{path} is {} ({})", unusable.written, unusable.why()),
+        })
+        .collect();
+    match described.as_slice() {
+        [whole] if whole.starts_with("is ") => format!("{record} {whole}"),
+        _ => format!("{record}: {}", described.join(", ")),
+    }
+}
+
+/// What a reading left out, in words.
+fn left_out_text(left_out: LeftOut) -> String {
+    let parts: Vec<&str> = [
+        (left_out.requests, "request count"),
+        (left_out.input, "input and cache counts"),
+        (left_out.output, "output and reasoning counts"),
+    ]
+    .into_iter()
+    .filter_map(|(left, words)| left.then_some(words))
+    .collect();
+    match parts.as_slice() {
+        [_, _, _] => "counts".to_string(),
+        _ => parts.join(" and "),
     }
 }

@@ -2,7 +2,8 @@
 //! ("How do you count a Copilot CLI session correctly?"), with the per-call records shown
 //! beside the default figures, never mixed into them.
 //!
-//! - `counters`: the counter shapes the logs write, read leniently.
+//! - `counters`: the counter shapes the logs write, read leniently; what cannot be a count is
+//!   left out, never added.
 //! - `ledger`: one session's usage, built in log order (checkpoint increases, per-call sums).
 //! - `rates`: the pinned rate table and pricing in integer nano-dollars.
 //! - `summary`: entries grouped by day, month, session or model, priced, with flags.
@@ -106,21 +107,24 @@ pub enum Kind {
     Recovered,
 }
 
-/// Tokens with the part of them that ran above their model's long-context threshold.
+/// Tokens with the part of them that ran above their model's long-context threshold, and
+/// whether a record behind them had a counter left out (`implausible_counter`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Entry {
     pub tokens: Tokens,
     pub long: Tokens,
+    pub implausible: bool,
 }
 
 impl Entry {
-    fn of(tokens: Tokens, long: bool) -> Entry {
-        Entry { tokens, long: if long { tokens } else { Tokens::default() } }
+    fn of(tokens: Tokens, long: bool, implausible: bool) -> Entry {
+        Entry { tokens, long: if long { tokens } else { Tokens::default() }, implausible }
     }
 
     pub fn add(&mut self, other: &Entry) {
         self.tokens.add(&other.tokens);
         self.long.add(&other.long);
+        self.implausible |= other.implausible;
     }
 }
 

@@ -7,7 +7,7 @@ use std::io;
 use chrono::NaiveDate;
 use serde::Serialize;
 
-use super::ledger::SessionLedger;
+use super::ledger::{IMPLAUSIBLE_COUNTER, SessionLedger};
 use super::rates::RateTable;
 use super::{Entries, Entry, Kind, Tokens};
 
@@ -72,7 +72,8 @@ pub struct UsageRow {
     pub total: u64,
     pub cost_usd_micros: Option<u64>,
     pub cost_ai_credits: Option<f64>,
-    /// `no_rate`, `partial`, `recovered`, `long_context` (some calls priced at the higher tier).
+    /// `no_rate`, `partial`, `recovered`, `long_context` (some calls priced at the higher tier),
+    /// `implausible_counter` (a counter that cannot be a token count was left out, not added).
     pub flags: Vec<&'static str>,
 }
 
@@ -103,12 +104,14 @@ struct Accumulator {
     nanos: u128,
     unpriced: bool,
     long: bool,
+    implausible: bool,
 }
 
 impl Accumulator {
     fn add(&mut self, rates: &RateTable, model: &str, entry: &Entry) {
         self.tokens.add(&entry.tokens);
         self.long |= !entry.long.is_zero();
+        self.implausible |= entry.implausible;
         match price(rates, model, entry) {
             Some(nanos) => self.nanos += nanos,
             None => self.unpriced = true,
@@ -128,6 +131,9 @@ impl Accumulator {
         }
         if self.long {
             flags.push("long_context");
+        }
+        if self.implausible {
+            flags.push(IMPLAUSIBLE_COUNTER);
         }
         UsageRow {
             day: None,
@@ -195,6 +201,11 @@ pub fn summarize<'a>(
     let totals =
         totals.into_iter().map(|(kind, accumulator)| (kind, accumulator.row(agent, String::new(), kind))).collect();
     UsageTable { rows, totals }
+}
+
+/// The sessions (by id) whose ledgers carry `flag`, such as `implausible_counter`.
+pub fn sessions_flagged<'a>(ledgers: &'a BTreeMap<String, SessionLedger>, flag: &str) -> Vec<&'a str> {
+    ledgers.iter().filter(|(_, ledger)| ledger.flags.contains(flag)).map(|(id, _)| id.as_str()).collect()
 }
 
 /// A session's usage for sessions.jsonl: the counted figure when there is one, else the

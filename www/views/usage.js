@@ -1,5 +1,6 @@
 // Usage: the day / month / session / model / home tables of the `usage` command, with their flags,
-// the totals per kind of figure, and the sessions whose usage nothing counts.
+// the totals per kind of figure, the sessions whose usage nothing counts, and those whose
+// figures leave out counters that cannot be token counts.
 import { add, badge, clear, fmtInt, fmtUSD, h, section, table } from '../dom.js';
 
 const FLAG_HELP = {
@@ -7,7 +8,10 @@ const FLAG_HELP = {
   partial: 'a lower bound: the session has no shutdown checkpoint yet',
   recovered: 'recovered from the store: the session was deleted',
   long_context: 'some calls priced at the long-context tier',
+  implausible_counter: 'a counter that cannot be a token count (negative, fractional, too large, not a number) was left out, not added: see "Counter lines to check" below',
 };
+
+const WARN_FLAGS = new Set(['no_rate', 'implausible_counter']);
 
 const KIND_LABEL = {
   counted: 'total',
@@ -16,7 +20,7 @@ const KIND_LABEL = {
 };
 
 function flags(row) {
-  return row.flags.map((flag) => badge(flag, flag === 'no_rate' ? 'warn' : flag === 'long_context' ? '' : 'info')).map((b, i) => {
+  return row.flags.map((flag) => badge(flag, WARN_FLAGS.has(flag) ? 'warn' : flag === 'long_context' ? '' : 'info')).map((b, i) => {
     b.title = FLAG_HELP[row.flags[i]] || '';
     return b;
   });
@@ -75,6 +79,28 @@ export async function render(container, ctx) {
           ? h('ul.plain', null, data.unknown_usage_sessions.map((id) => h('li', null, sessionLink(id))))
           : h('p.empty', null, 'None: every session with an event log has counted, partial or recovered figures.'),
       ),
+      data.implausible_counter_sessions.length
+        ? section(
+            `Sessions with counters left out (${fmtInt(data.implausible_counter_sessions.length)})`,
+            h('p.muted', null, 'These logs hold counters that cannot be token counts; they were left out, never added, and their rows are flagged implausible_counter.'),
+            h('ul#usage-implausible.plain', null, data.implausible_counter_sessions.map((id) => h('li', null, sessionLink(id)))),
+          )
+        : null,
+      data.counter_problems.length
+        ? section(
+            `Counter lines to check (${fmtInt(data.counter_problems.length)})`,
+            table(
+              [
+                { label: 'file', value: (d) => h('code', null, d.file) },
+                { label: 'line', value: (d) => (d.line === undefined ? '—' : fmtInt(d.line)), num: true },
+                { label: 'kind', value: (d) => d.kind },
+                { label: 'what it means', value: (d) => d.message },
+              ],
+              data.counter_problems,
+              { className: 'usage-counter-lines' },
+            ),
+          )
+        : null,
       h('p.muted', null, `Rates: ${data.rates}`),
     );
   };

@@ -4,13 +4,15 @@ use std::io::{self, Write};
 
 use copilot_lens::analysis::UsageData;
 use copilot_lens::usage::Kind;
-use copilot_lens::usage::summary::{GroupBy, UsageRow, UsageTable};
+use copilot_lens::usage::ledger::IMPLAUSIBLE_COUNTER;
+use copilot_lens::usage::summary::{GroupBy, UsageRow, UsageTable, sessions_flagged};
 
 pub fn write_json(out: &mut impl Write, table: &UsageTable, usage: &UsageData) -> io::Result<()> {
     let document = serde_json::json!({
         "rows": table.rows,
         "totals": table.totals,
         "unknown_usage_sessions": usage.unknown,
+        "implausible_counter_sessions": sessions_flagged(&usage.ledgers, IMPLAUSIBLE_COUNTER),
         "rates": usage.rates.source,
     });
     serde_json::to_writer_pretty(&mut *out, &document)?;
@@ -93,6 +95,18 @@ pub fn write_text(out: &mut impl Write, table: &UsageTable, usage: &UsageData, b
             usage.unknown.len()
         )?;
         for session in &usage.unknown {
+            writeln!(out, "  {session}")?;
+        }
+    }
+    let implausible = sessions_flagged(&usage.ledgers, IMPLAUSIBLE_COUNTER);
+    if !implausible.is_empty() {
+        writeln!(
+            out,
+            "\n{} sessions have counters that cannot be token counts, left out of their figures ({IMPLAUSIBLE_COUNTER}; \
+             the lines are named on stderr):",
+            implausible.len()
+        )?;
+        for session in implausible {
             writeln!(out, "  {session}")?;
         }
     }

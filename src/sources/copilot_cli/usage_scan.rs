@@ -7,7 +7,7 @@ use std::io::{self, Read};
 use memchr::memmem::Finder;
 
 use crate::usage::counters::{ShutdownCounters, UsageRecordData};
-use crate::usage::ledger::SessionLedger;
+use crate::usage::ledger::{LoggedAt, Place, SessionLedger};
 use crate::usage::rates::RateTable;
 use serde::Deserialize;
 
@@ -113,7 +113,8 @@ fn scan_region(
         let start = memchr::memrchr(b'\n', &region[..at]).map_or(0, |newline| newline + 1);
         let end = memchr::memchr(b'\n', &region[at..]).map_or(region.len(), |newline| at + newline);
         next_line = end + 1;
-        match apply_line(&region[start..end], ledger, rates, record) {
+        let place = Place::Byte(base + start as u64);
+        match apply_line(&region[start..end], place, ledger, rates, record) {
             Some(true) => stats.parsed += 1,
             Some(false) => {}
             None => {
@@ -141,7 +142,7 @@ struct CounterLine<'a, T> {
 
 /// `Some(true)` when the line was a counter line and was applied, `Some(false)` when it was
 /// another type, `None` when it could not be read.
-fn apply_line(line: &[u8], ledger: &mut SessionLedger, rates: &RateTable, record: bool) -> Option<bool> {
+fn apply_line(line: &[u8], place: Place, ledger: &mut SessionLedger, rates: &RateTable, record: bool) -> Option<bool> {
     let text = std::str::from_utf8(line).ok()?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if record {
@@ -150,15 +151,15 @@ fn apply_line(line: &[u8], ledger: &mut SessionLedger, rates: &RateTable, record
             return Some(false);
         }
         let data = line.data.unwrap_or_default();
-        ledger.call(crate::time::parse_millis(line.timestamp.or_empty()), &data.usage, rates);
+        ledger.logged_call(LoggedAt { place, timestamp: line.timestamp.or_empty() }, &data, rates);
     } else {
         let line: CounterLine<'_, ShutdownCounters> = serde_json::from_str(text).ok()?;
         if line.kind.get() != Some("session.shutdown") {
             return Some(false);
         }
         let data = line.data.unwrap_or_default();
-        let millis = crate::time::parse_millis(line.timestamp.or_empty());
-        ledger.checkpoint(line.id.or_empty(), millis, line.agent_id.non_empty().is_some(), &data.model_metrics);
+        let at = LoggedAt { place, timestamp: line.timestamp.or_empty() };
+        ledger.checkpoint(at, line.id.or_empty(), line.agent_id.non_empty().is_some(), &data);
     }
     Some(true)
 }

@@ -19,8 +19,8 @@ use crate::lines::{Line, LineReader};
 use crate::model::{LineLocator, Row, RowMark, RowSink, TurnType};
 use crate::sources::log::{LogContext, LogOutcome};
 use crate::time;
-use crate::usage::counters::UsageRecordData;
-use crate::usage::ledger::SessionLedger;
+use crate::usage::counters::{ShutdownCounters, UsageRecordData};
+use crate::usage::ledger::{LoggedAt, Place, SessionLedger};
 
 /// The rows of one line of a log, made again (a viewer reading a long text it kept only the
 /// start of). Texts depend only on their line; the tracked columns may differ.
@@ -444,20 +444,19 @@ impl LogParser<'_, '_> {
             "session.usage_record" => {
                 let record: UsageRecordData = serde_json::from_str(data)?;
                 if let Some(ledger) = &mut self.outcome.usage {
-                    ledger.call(time::parse_millis(stamp), &record.usage, context.rates);
+                    ledger.logged_call(LoggedAt { place: Place::Line(line), timestamp: stamp }, &record, context.rates);
                 }
             }
             "session.shutdown" => {
-                let shutdown: Shutdown<'_> = serde_json::from_str(data)?;
+                // The counters are read apart from the row's fields, as a usage-only scan reads
+                // them, so that both runs count the same lines.
                 if let Some(ledger) = &mut self.outcome.usage {
+                    let counters: ShutdownCounters = serde_json::from_str(data)?;
                     let by_subagent = envelope.agent_id.non_empty().is_some();
-                    ledger.checkpoint(
-                        envelope.id.or_empty(),
-                        time::parse_millis(stamp),
-                        by_subagent,
-                        &shutdown.model_metrics,
-                    );
+                    let at = LoggedAt { place: Place::Line(line), timestamp: stamp };
+                    ledger.checkpoint(at, envelope.id.or_empty(), by_subagent, &counters);
                 }
+                let shutdown: Shutdown<'_> = serde_json::from_str(data)?;
                 let shutdown_type = shutdown.shutdown_type.or_empty();
                 self.outcome.summary.shutdown_type = Some(shutdown_type.to_string());
                 let mut text = format!("session end: {shutdown_type}");

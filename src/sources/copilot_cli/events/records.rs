@@ -417,7 +417,6 @@ pub struct Shutdown<'a> {
     pub error_reason: Text<'a>,
     #[serde(borrow)]
     pub code_changes: Option<CodeChanges<'a>>,
-    pub model_metrics: crate::usage::counters::ModelMetrics,
 }
 
 #[derive(Deserialize, Default)]
