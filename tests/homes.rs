@@ -135,3 +135,25 @@ fn a_session_copied_onto_two_machines_counts_once() {
     assert_eq!(sessions_without_homes(&both), sessions_without_homes(&alone));
     snapshot("copied-session__report.txt", &diagnostics(&both));
 }
+
+/// A session's log given alone (no home around it) is read as that session, under the id the
+/// log names, with its usage.
+#[test]
+fn a_log_given_alone_is_read_as_its_session() {
+    let scratch = tempfile::tempdir().unwrap();
+    let session = "16389f9e-9896-4928-b559-7fadd9312083";
+    let log = fixture("real-cli-1.0.102").join(format!(".copilot/session-state/{session}/events.jsonl"));
+    fs::create_dir(scratch.path().join("loose")).unwrap();
+    fs::copy(&log, scratch.path().join("loose/events.jsonl")).unwrap();
+    let out = analyze(scratch.path(), "out", &["loose"]);
+    let sessions = read(&out.join("sessions.jsonl"));
+    assert!(sessions.contains(&format!("\"session_id\":\"{session}\"")), "{sessions}");
+    snapshot("loose-log__sessions.jsonl", &sessions);
+    snapshot("loose-log__rows.jsonl", &read(&out.join("rows.jsonl")));
+    let usage = run(scratch.path(), &["usage", "loose"]);
+    assert!(usage.status.success(), "{}", String::from_utf8_lossy(&usage.stderr));
+    assert_eq!(
+        String::from_utf8(usage.stdout).unwrap().lines().nth(1).unwrap(),
+        "2026-11-30  gpt-4.1         3  2,706         300            0      66         15  3,072    0.0061"
+    );
+}

@@ -26,6 +26,8 @@ pub struct LogTask {
     pub source_id: SourceId,
     pub listed_path: String,
     pub session_id: String,
+    /// The log was given alone (no home): `session_id` stands in for the one it names.
+    pub session_id_from_log: bool,
     pub source: String,
     pub fallback_project: String,
     pub fallback_branch: String,
@@ -56,6 +58,7 @@ impl LogTask {
         LogContext {
             agent: self.source().agent(),
             session_id: &self.session_id,
+            session_id_from_log: self.session_id_from_log,
             source: &self.source,
             fallback_project: &self.fallback_project,
             fallback_branch: &self.fallback_branch,
@@ -261,7 +264,9 @@ impl Parsing {
                 ledger.take_problems().into_iter().map(|problem| problem.diagnostic(task.home, file, None)).collect();
             self.state.diagnostics.extend(problems);
         }
-        let facts = self.state.session(&task.session_id, task.home, task.source().agent(), "events.jsonl");
+        // A log given alone names its own session.
+        let session_id = outcome.summary.session_id.clone().unwrap_or_else(|| task.session_id.clone());
+        let facts = self.state.session(&session_id, task.home, task.source().agent(), "events.jsonl");
         let summary = LogSummary { lines: outcome.account.lines, ..outcome.summary };
         facts.log.get_or_insert_with(Default::default).merge(summary);
         if let Some(ledger) = usage {
@@ -349,6 +354,7 @@ impl super::state::State {
                     fallback_project: facts.map(|f| f.fallback_project().to_string()).unwrap_or_default(),
                     fallback_branch: facts.map(|f| f.fallback_branch().to_string()).unwrap_or_default(),
                     session_id,
+                    session_id_from_log: self.places.rebases[file.home].is_loose_logs(),
                     copies,
                 }
             })

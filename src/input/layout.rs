@@ -6,12 +6,20 @@ use std::collections::HashMap;
 
 use crate::sources::{HomeLayout, SOURCES};
 
-/// How the paths of one root map onto a home: the prefix to strip, and the source folder the
-/// root is (below that prefix) when it is a source's own folder rather than a home.
+/// How the paths of one root map onto a home: the prefix to strip, and what is below it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Rebase {
     prefix: String,
-    own_folder: Option<&'static HomeLayout>,
+    kind: HomeKind,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum HomeKind {
+    Home,
+    /// A source's own folder (`~/.copilot` itself).
+    OwnFolder(&'static HomeLayout),
+    /// No home at all, only a source's session logs.
+    LooseLogs(&'static HomeLayout),
 }
 
 impl Rebase {
@@ -21,29 +29,38 @@ impl Rebase {
     /// called). A collection of machines (`machineA/.copilot`, `machineB/.copilot`) has several.
     pub fn detect_all<'a>(paths: impl Iterator<Item = &'a str>) -> Vec<Rebase> {
         let layouts = || SOURCES.iter().map(|source| source.layout());
-        let mut candidates: HashMap<&str, Option<&'static HomeLayout>> = HashMap::new();
+        let mut candidates: HashMap<&str, HomeKind> = HashMap::new();
+        let mut loose: Option<&'static HomeLayout> = None;
         for path in paths {
             // The XDG names end in `.copilot` too: the match starting earliest is the home.
             let home =
                 layouts().flat_map(|layout| layout.data_folders).filter_map(|dir| find_component_path(path, dir)).min();
             if let Some(at) = home {
-                candidates.insert(&path[..at], None);
+                candidates.insert(&path[..at], HomeKind::Home);
                 continue;
             }
             let own_folder = layouts().find_map(|layout| {
                 layout.own_folder_markers.iter().find_map(|marker| Some((find_component_path(path, marker)?, layout)))
             });
             if let Some((at, layout)) = own_folder {
-                candidates.entry(&path[..at]).or_insert(Some(layout));
+                candidates.entry(&path[..at]).or_insert(HomeKind::OwnFolder(layout));
+                continue;
             }
+            let name = path.rsplit('/').next().unwrap_or(path);
+            loose = loose.or_else(|| layouts().find(|layout| layout.loose_log.is_some_and(|(log, _)| log == name)));
+        }
+        if candidates.is_empty()
+            && let Some(layout) = loose
+        {
+            return vec![Rebase { prefix: String::new(), kind: HomeKind::LooseLogs(layout) }];
         }
         let mut candidates: Vec<_> = candidates.into_iter().collect();
         candidates.sort_by(|a, b| depth(a.0).cmp(&depth(b.0)).then_with(|| a.0.cmp(b.0)));
         let mut homes: Vec<Rebase> = Vec::new();
-        for (prefix, own_folder) in candidates {
+        for (prefix, kind) in candidates {
             // Inside a home only its sources' folders are read: a second home there is not one.
             if !homes.iter().any(|home| prefix.starts_with(home.prefix.as_str())) {
-                homes.push(Rebase { prefix: prefix.to_string(), own_folder });
+                homes.push(Rebase { prefix: prefix.to_string(), kind });
             }
         }
         homes.sort_by(|a, b| a.prefix.cmp(&b.prefix));
@@ -55,19 +72,33 @@ impl Rebase {
         self.prefix.trim_end_matches('/')
     }
 
-    /// How the report names the root's layout: `home`, or the source's own folder's name for
-    /// it (`copilot_directory`).
+    /// How the report names the root's layout: `home`, the source's own folder's name for it
+    /// (`copilot_directory`), or `loose_logs`.
     pub fn layout_name(&self) -> &'static str {
-        self.own_folder.map_or("home", |layout| layout.own_folder_layout)
+        match self.kind {
+            HomeKind::Home => "home",
+            HomeKind::OwnFolder(layout) => layout.own_folder_layout,
+            HomeKind::LooseLogs(_) => "loose_logs",
+        }
+    }
+
+    /// Whether the home is only loose session logs, whose session ids are their own.
+    pub fn is_loose_logs(&self) -> bool {
+        matches!(self.kind, HomeKind::LooseLogs(_))
     }
 
     /// The home-relative path of a root-relative path; `None` outside the found home.
     pub fn apply(&self, path: &str) -> Option<String> {
         let rest = path.strip_prefix(self.prefix.as_str())?;
-        Some(match self.own_folder {
-            Some(layout) => format!("{}/{rest}", layout.own_folder),
-            None => rest.to_string(),
-        })
+        match self.kind {
+            HomeKind::Home => Some(rest.to_string()),
+            HomeKind::OwnFolder(layout) => Some(format!("{}/{rest}", layout.own_folder)),
+            HomeKind::LooseLogs(layout) => {
+                let (log, place) = layout.loose_log?;
+                let mut parts = rest.rsplit('/');
+                (parts.next() == Some(log)).then(|| place(parts.next().unwrap_or_default(), path))
+            }
+        }
     }
 }
 
@@ -139,6 +170,18 @@ mod tests {
         assert_eq!(one_home(&dir).apply(dir[1]).as_deref(), Some(".copilot/config.json"));
 
         assert_eq!(Rebase::detect_all(["photos/cat.jpg"].iter().copied()), vec![]);
+    }
+
+    #[test]
+    fn a_root_of_loose_logs_is_read_as_their_sessions() {
+        let id = "5e55a0a1-0000-4000-8000-000000000001";
+        let paths = ["events.jsonl".to_string(), format!("saved/{id}/events.jsonl"), "notes.txt".into()];
+        let homes = Rebase::detect_all(paths.iter().map(String::as_str));
+        assert_eq!(homes.iter().map(Rebase::layout_name).collect::<Vec<_>>(), ["loose_logs"]);
+        let stand_in = homes[0].apply(&paths[0]).unwrap();
+        assert!(stand_in.starts_with(".copilot/session-state/") && stand_in.ends_with("/events.jsonl"), "{stand_in}");
+        assert_eq!(homes[0].apply(&paths[1]), Some(format!(".copilot/session-state/{id}/events.jsonl")));
+        assert_eq!(homes[0].apply(&paths[2]), None);
     }
 
     #[test]

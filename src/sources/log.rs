@@ -15,6 +15,8 @@ pub struct LogContext<'a> {
     pub agent: &'static str,
     /// The session directory's name.
     pub session_id: &'a str,
+    /// The log was given alone: `session_id` stands in until the log names its own session.
+    pub session_id_from_log: bool,
     /// The log's path relative to the home, for `source`.
     pub source: &'a str,
     /// The project and branch until the log names its own (workspace.yaml, store, sidebar).
@@ -31,6 +33,8 @@ pub struct LogContext<'a> {
 /// What the session record takes from a log.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LogSummary {
+    /// The session id the log names, when it was read alone (`LogContext::session_id_from_log`).
+    pub session_id: Option<String>,
     /// Earliest and latest line timestamps, as epoch milliseconds.
     pub first_event_ms: Option<i64>,
     pub last_event_ms: Option<i64>,

@@ -181,17 +181,16 @@ fn list_directory(base: &Path, label: &str, scope: Scope, threads: usize) -> Roo
 }
 
 /// Whether a usage-only walk needs a path below the walk's start (`inside` is relative to it):
-/// the session folders' event logs and the store, at any depth (the start may be a Copilot
-/// folder, a home, or a folder of several homes).
+/// the event logs and the store, at any depth (the start may be a Copilot folder, a home, a
+/// folder of several homes, or of loose logs).
 fn needed_for_usage(inside: &Path, is_dir: bool) -> bool {
     let name = inside.file_name().map(|name| name.to_string_lossy());
     let Some(name) = name else { return false };
     if is_dir {
         return true;
     }
-    let grandparent = inside.parent().and_then(Path::parent).and_then(Path::file_name);
-    (name == "events.jsonl" && grandparent.is_some_and(|folder| folder == "session-state"))
-        || name.starts_with("session-store.db")
+    // A log anywhere: a root of loose logs is read too (the plan leaves out those outside a home).
+    name == "events.jsonl" || name.starts_with("session-store.db")
 }
 
 /// Lists files below `base/relative` without following symbolic links (the XDG migration

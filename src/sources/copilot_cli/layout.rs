@@ -25,7 +25,20 @@ pub static LAYOUT: HomeLayout = HomeLayout {
     own_folder: ".copilot",
     own_folder_layout: "copilot_directory",
     own_folder_markers: &COPILOT_DIR_MARKERS,
+    loose_log: Some(("events.jsonl", loose_log_path)),
 };
+
+/// Where a log read alone goes: its session folder, named as the folder it was in when that is
+/// a session id, else a stand-in id made from its listed path (the log's own id replaces it).
+fn loose_log_path(folder: &str, listed_path: &str) -> String {
+    let id = if is_session_id(folder) {
+        folder.to_string()
+    } else {
+        let hash = xxhash_rust::xxh3::xxh3_64(listed_path.as_bytes());
+        format!("{:08x}-0000-4000-8000-{:012x}", hash >> 32, hash & 0xffff_ffff_ffff)
+    };
+    format!(".copilot/session-state/{id}/events.jsonl")
+}
 
 const fn kind(name: &'static str, role: Role, secondary: bool) -> FileKind {
     FileKind { name, role, secondary }

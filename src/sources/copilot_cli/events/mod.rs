@@ -36,6 +36,7 @@ pub fn parse_log(context: &LogContext<'_>, reader: impl BufRead, sink: &mut dyn 
         context,
         emitter: Emitter { sink, rows: 0, offset: 0 },
         tracked: Tracked {
+            session_id: context.session_id.to_string(),
             project: context.fallback_project.to_string(),
             branch: context.fallback_branch.to_string(),
             ..Tracked::default()
@@ -61,6 +62,7 @@ pub fn parse_log(context: &LogContext<'_>, reader: impl BufRead, sink: &mut dyn 
 /// The state a log carries from line to line.
 #[derive(Default)]
 struct Tracked {
+    session_id: String,
     project: String,
     branch: String,
     model: String,
@@ -120,7 +122,7 @@ impl Emitter<'_> {
         self.sink.push(&Row {
             agent: context.agent,
             timestamp_utc: time::normalize(stamp),
-            session_id: context.session_id,
+            session_id: &tracked.session_id,
             project_path: &tracked.project,
             git_branch: &tracked.branch,
             model: parts.model.unwrap_or(&tracked.model),
@@ -226,6 +228,11 @@ impl LogParser<'_, '_> {
         match kind {
             "session.start" => {
                 let start: SessionStart<'_> = serde_json::from_str(data)?;
+                let id = start.session_id.or_empty();
+                if context.session_id_from_log && self.outcome.summary.session_id.is_none() && !id.is_empty() {
+                    self.tracked.session_id = id.to_string();
+                    self.outcome.summary.session_id = Some(id.to_string());
+                }
                 if let Some(directory) = &start.context {
                     self.track_directory(directory);
                 }

@@ -110,6 +110,8 @@ pub struct WorkingDirectory<'a> {
 #[serde(default, rename_all = "camelCase")]
 pub struct SessionStart<'a> {
     #[serde(borrow)]
+    pub session_id: Text<'a>,
+    #[serde(borrow)]
     pub copilot_version: Text<'a>,
     #[serde(borrow)]
     pub producer: Text<'a>,
