@@ -18,6 +18,7 @@ fn parse_marked(lines: &[&str], include_thinking: bool) -> (Vec<OwnedRow>, Vec<R
     let context = LogContext {
         agent: "copilot-cli",
         session_id: "s1",
+        session_id_from_log: false,
         source: ".copilot/session-state/s1/events.jsonl",
         fallback_project: "/fallback",
         fallback_branch: "",
@@ -326,6 +327,7 @@ fn every_line_is_accounted_for() {
     let context = LogContext {
         agent: "copilot-cli",
         session_id: "s",
+        session_id_from_log: false,
         source: "e",
         fallback_project: "",
         fallback_branch: "",
