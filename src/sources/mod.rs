@@ -102,12 +102,14 @@ pub struct HomeLayout {
     pub own_folder_layout: &'static str,
     /// Entries only the source's own folder holds: how it is told apart from a home.
     pub own_folder_markers: &'static [&'static str],
-    /// The name of the source's session log, read alone when a root holds no home (a person
-    /// drops just one log), and where such a log goes in a home: `loose_log_path(folder,
-    /// listed_path)`, `folder` being the name of the folder it was in. Its session id is then
-    /// the log's own (`LogContext::session_id_from_log`).
-    pub loose_log: Option<(&'static str, fn(&str, &str) -> String)>,
+    /// The source's session log as it can be given alone, in a root holding no home.
+    pub loose_log: Option<LooseLog>,
 }
+
+/// A session log given alone (a person drops just one log): its file name, and where such a
+/// log goes in a home, `(folder it was in, listed path) -> path in the home`. Its session id is
+/// then the log's own (`LogContext::session_id_from_log`).
+pub type LooseLog = (&'static str, fn(&str, &str) -> String);
 
 /// The folders of a home that any source reads (data first, then caches); a walk of a home
 /// looks only in these. The page gets this list from the engine.
