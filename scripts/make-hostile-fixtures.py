@@ -145,6 +145,20 @@ def zip_cases():
     (folder / "truncated.zip").write_bytes(whole[: len(whole) // 2])
 
 
+def absolute_name_cases():
+    """Entry names written absolute, as some Windows zip tools do: read as relative names."""
+    folder = ROOT / "zips"
+    log_path = f".copilot/session-state/{SID}/events.jsonl"
+    for case, prefix, separator in (
+        ("absolute-windows.zip", "C:\\Users\\mona\\", "\\"),
+        ("absolute-posix.zip", "/home/mona/", "/"),
+        ("absolute-unc.zip", "\\\\server\\share\\mona\\", "\\"),
+    ):
+        entries = [(prefix + log_path.replace("/", separator), good_log()),
+                   (prefix + ".copilot/config.json".replace("/", separator), '{"model":"gpt-5.4"}')]
+        (folder / case).write_bytes(write_zip(case, entries))
+
+
 def _zip64(log_path):
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
@@ -182,6 +196,7 @@ def main():
     lines_case()
     store_cases()
     zip_cases()
+    absolute_name_cases()
 
 
 if __name__ == "__main__":

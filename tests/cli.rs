@@ -150,3 +150,4 @@ fn output_does_not_depend_on_listing_order() {
     }
     assert!(outputs[0] == outputs[1]);
 }
+

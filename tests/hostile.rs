@@ -57,7 +57,18 @@ fn damaged_stores_are_diagnostics_and_the_rest_is_read() {
 
 #[test]
 fn hostile_zips_are_read_safely() {
-    for case in ["bomb.zip", "unsafe-names.zip", "duplicates.zip", "encrypted.zip", "zip64.zip", "wrong-checksum.zip"] {
+    let cases = [
+        "bomb.zip",
+        "unsafe-names.zip",
+        "duplicates.zip",
+        "encrypted.zip",
+        "zip64.zip",
+        "wrong-checksum.zip",
+        "absolute-windows.zip",
+        "absolute-posix.zip",
+        "absolute-unc.zip",
+    ];
+    for case in cases {
         let (report, rows) = analyse(&format!("zips/{case}"));
         snapshot(&format!("{case}__report.json"), &report);
         snapshot(&format!("{case}__rows.jsonl"), &rows);
