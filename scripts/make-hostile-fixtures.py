@@ -5,11 +5,16 @@ expected diagnostics by tests/hostile.rs. Deterministic; run again after changin
 Large cases (a 100 MB line, 100,000 tiny files, symbolic-link loops) are made by the test
 itself in a scratch folder rather than committed.
 """
+import bz2
+import gzip
 import importlib.util
 import io
 import json
+import lzma
+import random
 import shutil
 import struct
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -159,6 +164,52 @@ def absolute_name_cases():
         (folder / case).write_bytes(write_zip(case, entries))
 
 
+def home_tar():
+    """A home with one log, as a tar archive (fixed times, so the bytes do not change)."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.USTAR_FORMAT) as archive:
+        data = good_log().encode()
+        info = tarfile.TarInfo(f"mona/.copilot/session-state/{SID}/events.jsonl")
+        info.size, info.mtime = len(data), 1790845500
+        archive.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+def not_zip_cases():
+    """Files named .zip that are something else: the message says what each is, by its first bytes.
+    The 7-Zip, RAR and SQLite ones are only their format's signature and zeros: no more is read."""
+    folder = ROOT / "not-zips"
+    folder.mkdir(parents=True, exist_ok=True)
+    tar = home_tar()
+    cases = {
+        "empty.zip": b"",
+        "tar-gz.zip": gzip.compress(tar, mtime=0),
+        "tar.zip": tar,
+        "gzip.zip": gzip.compress(good_log().encode(), mtime=0),
+        "tar-bz2.zip": bz2.compress(tar),
+        "tar-xz.zip": lzma.compress(tar),
+        "7z.zip": b"7z\xbc\xaf\x27\x1c\x00\x04" + bytes(24),
+        "rar.zip": b"Rar!\x1a\x07\x01\x00" + bytes(24),
+        "sqlite.zip": b"SQLite format 3\x00" + bytes(84),
+        "events-jsonl.zip": good_log().encode(),
+        "random.zip": random.Random(11).randbytes(300),
+    }
+    for name, data in cases.items():
+        (folder / name).write_bytes(data)
+    return tar
+
+
+def nested_zip_cases(tar):
+    """A zip of zips: the zip inside is read (one level); deeper ones and ones that are not zips
+    are a clear error."""
+    folder = ROOT / "zips"
+    log_path = f".copilot/session-state/{SID}/events.jsonl"
+    home = write_zip("home", [(log_path, good_log()), (".copilot/config.json", '{"model":"gpt-5.4"}')])
+    (folder / "zip-in-zip.zip").write_bytes(write_zip("outer", [("README.txt", "my laptop's backup\n"), ("backup/mona-home.zip", home)]))
+    (folder / "zip-in-zip-in-zip.zip").write_bytes(write_zip("outer", [("backups.zip", write_zip("middle", [("mona-home.zip", home)]))]))
+    (folder / "tar-gz-in-zip.zip").write_bytes(write_zip("outer", [("mona-home.zip", gzip.compress(tar, mtime=0))]))
+
+
 def _zip64(log_path):
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
@@ -197,6 +248,7 @@ def main():
     store_cases()
     zip_cases()
     absolute_name_cases()
+    nested_zip_cases(not_zip_cases())
 
 
 if __name__ == "__main__":

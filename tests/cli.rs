@@ -111,7 +111,7 @@ fn unusable_input_is_a_clear_error_with_status_2() {
         ("missing", "No such file or directory"),
         ("empty", "empty"),
         ("photos", "no Copilot CLI data found"),
-        ("broken.zip", "not a readable zip archive"),
+        ("broken.zip", "broken.zip: this zip archive is cut short"),
     ];
     for (root, message) in cases {
         let output = run(scratch.path(), &["analyze", root, "--out", "out"]);

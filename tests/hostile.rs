@@ -67,6 +67,7 @@ fn hostile_zips_are_read_safely() {
         "absolute-windows.zip",
         "absolute-posix.zip",
         "absolute-unc.zip",
+        "zip-in-zip.zip",
     ];
     for case in cases {
         let (report, rows) = analyse(&format!("zips/{case}"));
@@ -75,13 +76,38 @@ fn hostile_zips_are_read_safely() {
     }
 }
 
+/// What `analyze` says (it must fail with status 2) of each fixture file given as a root.
+fn refusals(cases: impl IntoIterator<Item = std::path::PathBuf>) -> String {
+    let scratch = tempfile::tempdir().unwrap();
+    let mut said = String::new();
+    for source in cases {
+        let name = source.file_name().unwrap().to_str().unwrap().to_string();
+        fs::copy(&source, scratch.path().join(&name)).unwrap();
+        let output = run(scratch.path(), &["analyze", &name, "--out", "out"]);
+        assert_eq!(output.status.code(), Some(2), "{name}");
+        assert!(!scratch.path().join("out").exists(), "{name}: nothing is written");
+        said.push_str(&String::from_utf8_lossy(&output.stderr));
+    }
+    said
+}
+
 #[test]
 fn a_truncated_zip_is_a_clear_error() {
-    let scratch = tempfile::tempdir().unwrap();
-    fs::copy(fixture("hostile/zips/truncated.zip"), scratch.path().join("truncated.zip")).unwrap();
-    let output = run(scratch.path(), &["analyze", "truncated.zip", "--out", "out"]);
-    assert_eq!(output.status.code(), Some(2));
-    snapshot("truncated.zip__stderr", &String::from_utf8_lossy(&output.stderr));
+    snapshot("truncated.zip__stderr", &refusals([fixture("hostile/zips/truncated.zip")]));
+}
+
+#[test]
+fn a_file_that_is_not_a_zip_is_named_for_what_it_is() {
+    let mut cases: Vec<_> =
+        fs::read_dir(fixture("hostile/not-zips")).unwrap().map(|entry| entry.unwrap().path()).collect();
+    cases.sort();
+    snapshot("not-zips__stderr", &refusals(cases));
+}
+
+#[test]
+fn a_zip_nested_deeper_or_not_a_zip_inside_a_zip_is_a_clear_error() {
+    let cases = ["zip-in-zip-in-zip.zip", "tar-gz-in-zip.zip"].map(|case| fixture(&format!("hostile/zips/{case}")));
+    snapshot("nested-zips__stderr", &refusals(cases));
 }
 
 #[test]

@@ -45,7 +45,8 @@ impl DiskRoots {
                 roots.push(Root::Directory(path.clone()));
             } else {
                 let file = File::open(path).map_err(|error| format!("{label}: {error}"))?;
-                let (zip, listing) = ZipRoot::open(SharedFile::new(file), &label)?;
+                let (zip, listing) =
+                    ZipRoot::open(SharedFile::new(file), &label).map_err(|why| format!("{label}: {why}"))?;
                 listings.push(listing);
                 roots.push(Root::Zip(zip));
             }
