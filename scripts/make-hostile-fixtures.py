@@ -27,8 +27,9 @@ store_fixture = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(store_fixture)
 
 
-def event(kind, data, n, stamp="2026-10-01T09:00:00.000Z"):
-    return json.dumps({"type": kind, "data": data, "id": f"e{n}", "timestamp": stamp, "parentId": None}, separators=(",", ":"))
+def event(kind, data, n, stamp="2026-10-01T09:00:00.000Z", ensure_ascii=True):
+    return json.dumps({"type": kind, "data": data, "id": f"e{n}", "timestamp": stamp, "parentId": None},
+                      separators=(",", ":"), ensure_ascii=ensure_ascii)
 
 
 def session_dir(case):
@@ -210,6 +211,35 @@ def nested_zip_cases(tar):
     (folder / "tar-gz-in-zip.zip").write_bytes(write_zip("outer", [("mona-home.zip", gzip.compress(tar, mtime=0))]))
 
 
+def encodings_case():
+    """Logs as Windows tools may save them: UTF-16 (little- and big-endian) with a byte-order mark,
+    and UTF-8 with byte-order marks, one at the start and one opening a later line (two files
+    joined). Each has a counter line, for the usage-only reading, and non-ASCII text; the
+    little-endian one a long message, which the page keeps only the start of and reads again."""
+    base = ROOT / "encodings" / ".copilot" / "session-state"
+
+    def log(n, extra=""):
+        lines = [
+            event("session.start", {"copilotVersion": "1.0.102", "producer": "copilot-agent", "context": {"cwd": "C:\\work"}}, 1),
+            event("user.message", {"content": f"naïve café ✓ 😀 {extra}"}, 2, ensure_ascii=False),
+            event("assistant.message", {"content": "réponse"}, 3, stamp="2026-10-01T09:00:05.000Z", ensure_ascii=False),
+            event("session.shutdown", {"shutdownType": "routine", "modelMetrics": {"gpt-5.4": {
+                "requests": {"count": n}, "usage": {"inputTokens": 1000 * n, "outputTokens": 40 * n, "cacheReadTokens": 0, "cacheWriteTokens": 0}}}},
+                4, stamp="2026-10-01T09:00:09.000Z"),
+        ]
+        return "\r\n".join(lines) + "\r\n"
+
+    def write(n, data):
+        folder = base / f"{SID[:-2]}1{n}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "events.jsonl").write_bytes(data)
+
+    write(0, b"\xff\xfe" + log(1, "long " + "texte " * 200).encode("utf-16-le"))
+    write(1, b"\xfe\xff" + log(2).encode("utf-16-be"))
+    lines = log(3).split("\r\n")
+    write(2, ("\ufeff" + "\r\n".join(lines[:2]) + "\r\n\ufeff" + "\r\n".join(lines[2:])).encode())
+
+
 def _zip64(log_path):
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
@@ -249,6 +279,7 @@ def main():
     zip_cases()
     absolute_name_cases()
     nested_zip_cases(not_zip_cases())
+    encodings_case()
 
 
 if __name__ == "__main__":

@@ -111,6 +111,19 @@ fn a_zip_nested_deeper_or_not_a_zip_inside_a_zip_is_a_clear_error() {
 }
 
 #[test]
+fn utf16_logs_and_byte_order_marks_are_read() {
+    let (report, rows) = analyse("encodings");
+    snapshot("encodings__report.json", &report);
+    snapshot("encodings__rows.jsonl", &rows);
+    // The usage-only reading finds the same counters.
+    let scratch = tempfile::tempdir().unwrap();
+    copy_tree(&fixture("hostile/encodings"), &scratch.path().join("encodings"));
+    let output = run(scratch.path(), &["usage", "encodings", "--by", "session", "--json"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    snapshot("encodings__usage.json", &String::from_utf8_lossy(&output.stdout));
+}
+
+#[test]
 fn a_100_mb_line_keeps_its_length_and_a_prefix() {
     let scratch = tempfile::tempdir().unwrap();
     let dir = scratch.path().join("home/.copilot/session-state/0badf00d-0000-4000-8000-000000000002");
