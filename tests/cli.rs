@@ -107,12 +107,18 @@ fn unusable_input_is_a_clear_error_with_status_2() {
     fs::create_dir_all(scratch.path().join("photos")).unwrap();
     fs::write(scratch.path().join("photos/cat.jpg"), b"meow").unwrap();
     fs::write(scratch.path().join("broken.zip"), b"PK\x03\x04 not really").unwrap();
-    let cases = [
+    let mut cases = vec![
         ("missing", "No such file or directory"),
         ("empty", "empty"),
         ("photos", "no Copilot CLI data found"),
         ("broken.zip", "broken.zip: this zip archive is cut short"),
     ];
+    #[cfg(unix)]
+    {
+        // Opening a named pipe given as a root would wait for a writer.
+        assert!(std::process::Command::new("mkfifo").arg(scratch.path().join("pipe")).status().unwrap().success());
+        cases.push(("pipe", "pipe: a named pipe (FIFO), not a folder or a zip file"));
+    }
     for (root, message) in cases {
         let output = run(scratch.path(), &["analyze", root, "--out", "out"]);
         assert_eq!(output.status.code(), Some(2), "{root}");

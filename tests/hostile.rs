@@ -171,6 +171,27 @@ fn a_hundred_thousand_tiny_files_are_listed_not_read() {
 
 #[cfg(unix)]
 #[test]
+fn special_files_are_listed_as_not_read() {
+    let scratch = tempfile::tempdir().unwrap();
+    let sessions = scratch.path().join("home/.copilot/session-state");
+    let (session, piped) =
+        (sessions.join("0badf00d-0000-4000-8000-000000000001"), sessions.join("0badf00d-0000-4000-8000-000000000002"));
+    fs::create_dir_all(&session).unwrap();
+    fs::create_dir_all(&piped).unwrap();
+    fs::write(session.join("events.jsonl"), br#"{"type":"user.message","data":{"content":"beside a pipe"}}"#).unwrap();
+    // A named pipe where a log would be: opening it would wait for a writer for ever.
+    let made = std::process::Command::new("mkfifo").arg(piped.join("events.jsonl")).status().unwrap();
+    assert!(made.success());
+    let _socket = std::os::unix::net::UnixListener::bind(scratch.path().join("home/.copilot/ide.sock")).unwrap();
+    let output = run(scratch.path(), &["analyze", "home", "--out", "out"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    snapshot("special-files__report.json", &read(&scratch.path().join("out/report.json")));
+    let output = run(scratch.path(), &["usage", "home"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+}
+
+#[cfg(unix)]
+#[test]
 fn symbolic_link_loops_do_not_hang_the_walk() {
     let scratch = tempfile::tempdir().unwrap();
     let copilot = scratch.path().join("home/.copilot");
