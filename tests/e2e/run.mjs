@@ -401,6 +401,13 @@ test('absolute entry names, a zip in a zip and UTF-16 logs equal the native CLI;
       assertEqual(await page.textContent('#error-message'), refused[name], `${name}: and shows it`);
     }
     assert(refused['not-zips/tar-gz.zip'].startsWith('tar-gz.zip: this is a gzip-compressed tar archive'), refused['not-zips/tar-gz.zip']);
+    // A .tar.gz by its own name is not taken for loose files (which would hold no Copilot data).
+    const tarGz = path.join(TMP, 'backup.tar.gz');
+    writeFileSync(tarGz, readFileSync(path.join(INPUTS, 'not-zips/tar-gz.zip')));
+    assertEqual(await dropped(tarGz), 'error', 'a .tar.gz is refused');
+    refused['backup.tar.gz'] = await page.evaluate(() => window.copilotLens.error);
+    assertEqual(refused['backup.tar.gz'], nativeRefusal(tarGz), 'a .tar.gz: the page says what the CLI says');
+    assertEqual(await page.textContent('#inputs-line'), 'Input: backup.tar.gz (archive)', 'and names it an archive');
     await shot(page, 'not-a-zip-error.png', false);
     // Beside a good root, the refused one is a warning, named once.
     await dropFiles(page, [
