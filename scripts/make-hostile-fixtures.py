@@ -5,12 +5,17 @@ expected diagnostics by tests/hostile.rs. Deterministic; run again after changin
 Large cases (a 100 MB line, 100,000 tiny files, symbolic-link loops) are made by the test
 itself in a scratch folder rather than committed.
 """
+import bz2
+import gzip
 import importlib.util
 import io
 import json
+import lzma
+import random
 import shutil
 import sqlite3
 import struct
+import tarfile
 import tempfile
 import zipfile
 from pathlib import Path
@@ -25,8 +30,9 @@ store_fixture = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(store_fixture)
 
 
-def event(kind, data, n, stamp="2026-10-01T09:00:00.000Z"):
-    return json.dumps({"type": kind, "data": data, "id": f"e{n}", "timestamp": stamp, "parentId": None}, separators=(",", ":"))
+def event(kind, data, n, stamp="2026-10-01T09:00:00.000Z", ensure_ascii=True):
+    return json.dumps({"type": kind, "data": data, "id": f"e{n}", "timestamp": stamp, "parentId": None},
+                      separators=(",", ":"), ensure_ascii=ensure_ascii)
 
 
 def session_dir(case):
@@ -179,6 +185,95 @@ def zip_cases():
     (folder / "truncated.zip").write_bytes(whole[: len(whole) // 2])
 
 
+def absolute_name_cases():
+    """Entry names written absolute, as some Windows zip tools do: read as relative names."""
+    folder = ROOT / "zips"
+    log_path = f".copilot/session-state/{SID}/events.jsonl"
+    for case, prefix, separator in (
+        ("absolute-windows.zip", "C:\\Users\\mona\\", "\\"),
+        ("absolute-posix.zip", "/home/mona/", "/"),
+        ("absolute-unc.zip", "\\\\server\\share\\mona\\", "\\"),
+    ):
+        entries = [(prefix + log_path.replace("/", separator), good_log()),
+                   (prefix + ".copilot/config.json".replace("/", separator), '{"model":"gpt-5.4"}')]
+        (folder / case).write_bytes(write_zip(case, entries))
+
+
+def home_tar():
+    """A home with one log, as a tar archive (fixed times, so the bytes do not change)."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.USTAR_FORMAT) as archive:
+        data = good_log().encode()
+        info = tarfile.TarInfo(f"mona/.copilot/session-state/{SID}/events.jsonl")
+        info.size, info.mtime = len(data), 1790845500
+        archive.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+def not_zip_cases():
+    """Files named .zip that are something else: the message says what each is, by its first bytes.
+    The 7-Zip, RAR and SQLite ones are only their format's signature and zeros: no more is read."""
+    folder = ROOT / "not-zips"
+    folder.mkdir(parents=True, exist_ok=True)
+    tar = home_tar()
+    cases = {
+        "empty.zip": b"",
+        "tar-gz.zip": gzip.compress(tar, mtime=0),
+        "tar.zip": tar,
+        "gzip.zip": gzip.compress(good_log().encode(), mtime=0),
+        "tar-bz2.zip": bz2.compress(tar),
+        "tar-xz.zip": lzma.compress(tar),
+        "7z.zip": b"7z\xbc\xaf\x27\x1c\x00\x04" + bytes(24),
+        "rar.zip": b"Rar!\x1a\x07\x01\x00" + bytes(24),
+        "sqlite.zip": b"SQLite format 3\x00" + bytes(84),
+        "events-jsonl.zip": good_log().encode(),
+        "random.zip": random.Random(11).randbytes(300),
+    }
+    for name, data in cases.items():
+        (folder / name).write_bytes(data)
+    return tar
+
+
+def nested_zip_cases(tar):
+    """A zip of zips: the zip inside is read (one level); deeper ones and ones that are not zips
+    are a clear error."""
+    folder = ROOT / "zips"
+    log_path = f".copilot/session-state/{SID}/events.jsonl"
+    home = write_zip("home", [(log_path, good_log()), (".copilot/config.json", '{"model":"gpt-5.4"}')])
+    (folder / "zip-in-zip.zip").write_bytes(write_zip("outer", [("README.txt", "my laptop's backup\n"), ("backup/mona-home.zip", home)]))
+    (folder / "zip-in-zip-in-zip.zip").write_bytes(write_zip("outer", [("backups.zip", write_zip("middle", [("mona-home.zip", home)]))]))
+    (folder / "tar-gz-in-zip.zip").write_bytes(write_zip("outer", [("mona-home.zip", gzip.compress(tar, mtime=0))]))
+
+
+def encodings_case():
+    """Logs as Windows tools may save them: UTF-16 (little- and big-endian) with a byte-order mark,
+    and UTF-8 with byte-order marks, one at the start and one opening a later line (two files
+    joined). Each has a counter line, for the usage-only reading, and non-ASCII text; the
+    little-endian one a long message, which the page keeps only the start of and reads again."""
+    base = ROOT / "encodings" / ".copilot" / "session-state"
+
+    def log(n, extra=""):
+        lines = [
+            event("session.start", {"copilotVersion": "1.0.102", "producer": "copilot-agent", "context": {"cwd": "C:\\work"}}, 1),
+            event("user.message", {"content": f"naïve café ✓ 😀 {extra}"}, 2, ensure_ascii=False),
+            event("assistant.message", {"content": "réponse"}, 3, stamp="2026-10-01T09:00:05.000Z", ensure_ascii=False),
+            event("session.shutdown", {"shutdownType": "routine", "modelMetrics": {"gpt-5.4": {
+                "requests": {"count": n}, "usage": {"inputTokens": 1000 * n, "outputTokens": 40 * n, "cacheReadTokens": 0, "cacheWriteTokens": 0}}}},
+                4, stamp="2026-10-01T09:00:09.000Z"),
+        ]
+        return "\r\n".join(lines) + "\r\n"
+
+    def write(n, data):
+        folder = base / f"{SID[:-2]}1{n}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "events.jsonl").write_bytes(data)
+
+    write(0, b"\xff\xfe" + log(1, "long " + "texte " * 200).encode("utf-16-le"))
+    write(1, b"\xfe\xff" + log(2).encode("utf-16-be"))
+    lines = log(3).split("\r\n")
+    write(2, ("\ufeff" + "\r\n".join(lines[:2]) + "\r\n\ufeff" + "\r\n".join(lines[2:])).encode())
+
+
 def _zip64(log_path):
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
@@ -217,6 +312,9 @@ def main():
     store_cases()
     wal_header_cases()
     zip_cases()
+    absolute_name_cases()
+    nested_zip_cases(not_zip_cases())
+    encodings_case()
 
 
 if __name__ == "__main__":

@@ -107,12 +107,18 @@ fn unusable_input_is_a_clear_error_with_status_2() {
     fs::create_dir_all(scratch.path().join("photos")).unwrap();
     fs::write(scratch.path().join("photos/cat.jpg"), b"meow").unwrap();
     fs::write(scratch.path().join("broken.zip"), b"PK\x03\x04 not really").unwrap();
-    let cases = [
+    let mut cases = vec![
         ("missing", "No such file or directory"),
         ("empty", "empty"),
         ("photos", "no Copilot CLI data found"),
-        ("broken.zip", "not a readable zip archive"),
+        ("broken.zip", "broken.zip: this zip archive is cut short"),
     ];
+    #[cfg(unix)]
+    {
+        // Opening a named pipe given as a root would wait for a writer.
+        assert!(std::process::Command::new("mkfifo").arg(scratch.path().join("pipe")).status().unwrap().success());
+        cases.push(("pipe", "pipe: a named pipe (FIFO), not a folder or a zip file"));
+    }
     for (root, message) in cases {
         let output = run(scratch.path(), &["analyze", root, "--out", "out"]);
         assert_eq!(output.status.code(), Some(2), "{root}");
@@ -149,4 +155,40 @@ fn output_does_not_depend_on_listing_order() {
         outputs.push((rows.finish().unwrap(), report));
     }
     assert!(outputs[0] == outputs[1]);
+}
+
+#[test]
+fn threads_are_capped_at_a_few_per_core() {
+    let scratch = tempfile::tempdir().unwrap();
+    copy_tree(&fixture("spec-sample"), &scratch.path().join("home"));
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let cores_here = if cores == 1 { "1 core".to_string() } else { format!("{cores} cores") };
+    let capped =
+        format!("copilot-lens: --threads 100000 is more than 4 per core ({cores_here} here): using {}\n", 4 * cores);
+    for command in [&["analyze", "home", "--out", "out"][..], &["usage", "home"]] {
+        let output = run(scratch.path(), &[command, &["--threads", "100000"]].concat());
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.starts_with(&capped), "{stderr}");
+        assert!(stderr.contains(&format!("{} threads)", 4 * cores)), "{stderr}");
+    }
+    let output = run(scratch.path(), &["usage", "home", "--threads", "3"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("more than") && stderr.contains(" 3 threads)"), "{stderr}");
+}
+
+#[test]
+fn a_since_after_the_until_is_an_error() {
+    let scratch = tempfile::tempdir().unwrap();
+    copy_tree(&fixture("spec-sample"), &scratch.path().join("home"));
+    let output = run(scratch.path(), &["usage", "home", "--since", "2026-10-05", "--until", "2026-10-01"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(output.stdout.is_empty(), "no table");
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "copilot-lens: --since 2026-10-05 is after --until 2026-10-01: no day is in that range; give the earlier day \
+         first\n"
+    );
+    let output = run(scratch.path(), &["usage", "home", "--since", "2026-10-01", "--until", "2026-10-01"]);
+    assert!(output.status.success(), "one day is a range");
 }

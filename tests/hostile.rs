@@ -60,20 +60,70 @@ fn damaged_stores_are_diagnostics_and_the_rest_is_read() {
 
 #[test]
 fn hostile_zips_are_read_safely() {
-    for case in ["bomb.zip", "unsafe-names.zip", "duplicates.zip", "encrypted.zip", "zip64.zip", "wrong-checksum.zip"] {
+    let cases = [
+        "bomb.zip",
+        "unsafe-names.zip",
+        "duplicates.zip",
+        "encrypted.zip",
+        "zip64.zip",
+        "wrong-checksum.zip",
+        "absolute-windows.zip",
+        "absolute-posix.zip",
+        "absolute-unc.zip",
+        "zip-in-zip.zip",
+    ];
+    for case in cases {
         let (report, rows) = analyse(&format!("zips/{case}"));
         snapshot(&format!("{case}__report.json"), &report);
         snapshot(&format!("{case}__rows.jsonl"), &rows);
     }
 }
 
+/// What `analyze` says (it must fail with status 2) of each fixture file given as a root.
+fn refusals(cases: impl IntoIterator<Item = std::path::PathBuf>) -> String {
+    let scratch = tempfile::tempdir().unwrap();
+    let mut said = String::new();
+    for source in cases {
+        let name = source.file_name().unwrap().to_str().unwrap().to_string();
+        fs::copy(&source, scratch.path().join(&name)).unwrap();
+        let output = run(scratch.path(), &["analyze", &name, "--out", "out"]);
+        assert_eq!(output.status.code(), Some(2), "{name}");
+        assert!(!scratch.path().join("out").exists(), "{name}: nothing is written");
+        said.push_str(&String::from_utf8_lossy(&output.stderr));
+    }
+    said
+}
+
 #[test]
 fn a_truncated_zip_is_a_clear_error() {
+    snapshot("truncated.zip__stderr", &refusals([fixture("hostile/zips/truncated.zip")]));
+}
+
+#[test]
+fn a_file_that_is_not_a_zip_is_named_for_what_it_is() {
+    let mut cases: Vec<_> =
+        fs::read_dir(fixture("hostile/not-zips")).unwrap().map(|entry| entry.unwrap().path()).collect();
+    cases.sort();
+    snapshot("not-zips__stderr", &refusals(cases));
+}
+
+#[test]
+fn a_zip_nested_deeper_or_not_a_zip_inside_a_zip_is_a_clear_error() {
+    let cases = ["zip-in-zip-in-zip.zip", "tar-gz-in-zip.zip"].map(|case| fixture(&format!("hostile/zips/{case}")));
+    snapshot("nested-zips__stderr", &refusals(cases));
+}
+
+#[test]
+fn utf16_logs_and_byte_order_marks_are_read() {
+    let (report, rows) = analyse("encodings");
+    snapshot("encodings__report.json", &report);
+    snapshot("encodings__rows.jsonl", &rows);
+    // The usage-only reading finds the same counters.
     let scratch = tempfile::tempdir().unwrap();
-    fs::copy(fixture("hostile/zips/truncated.zip"), scratch.path().join("truncated.zip")).unwrap();
-    let output = run(scratch.path(), &["analyze", "truncated.zip", "--out", "out"]);
-    assert_eq!(output.status.code(), Some(2));
-    snapshot("truncated.zip__stderr", &String::from_utf8_lossy(&output.stderr));
+    copy_tree(&fixture("hostile/encodings"), &scratch.path().join("encodings"));
+    let output = run(scratch.path(), &["usage", "encodings", "--by", "session", "--json"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    snapshot("encodings__usage.json", &String::from_utf8_lossy(&output.stdout));
 }
 
 #[test]
@@ -120,6 +170,27 @@ fn a_hundred_thousand_tiny_files_are_listed_not_read() {
     let report: serde_json::Value = serde_json::from_str(&read(&scratch.path().join("out/report.json"))).unwrap();
     assert_eq!(report["totals"]["files_found"], 100_001);
     assert_eq!(report["totals"]["rows"], 1);
+}
+
+#[cfg(unix)]
+#[test]
+fn special_files_are_listed_as_not_read() {
+    let scratch = tempfile::tempdir().unwrap();
+    let sessions = scratch.path().join("home/.copilot/session-state");
+    let (session, piped) =
+        (sessions.join("0badf00d-0000-4000-8000-000000000001"), sessions.join("0badf00d-0000-4000-8000-000000000002"));
+    fs::create_dir_all(&session).unwrap();
+    fs::create_dir_all(&piped).unwrap();
+    fs::write(session.join("events.jsonl"), br#"{"type":"user.message","data":{"content":"beside a pipe"}}"#).unwrap();
+    // A named pipe where a log would be: opening it would wait for a writer for ever.
+    let made = std::process::Command::new("mkfifo").arg(piped.join("events.jsonl")).status().unwrap();
+    assert!(made.success());
+    let _socket = std::os::unix::net::UnixListener::bind(scratch.path().join("home/.copilot/ide.sock")).unwrap();
+    let output = run(scratch.path(), &["analyze", "home", "--out", "out"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    snapshot("special-files__report.json", &read(&scratch.path().join("out/report.json")));
+    let output = run(scratch.path(), &["usage", "home"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
 }
 
 #[cfg(unix)]

@@ -20,7 +20,9 @@ export function useLayout(facts) {
 /** Folders skipped when walking a folder that is not a home. */
 const SKIP_DIRS = new Set(['node_modules', '.git', '.hg', '.svn', '__pycache__', '.venv', '.tox', '.gradle', '.m2', '.npm', '.cargo', '.rustup']);
 
-const isZip = (file) => /\.zip$/i.test(file.name);
+// A file named like another kind of archive is given to the engine as a zip too: it tells what
+// the file is by its first bytes and says so (a .tar.gz is to be extracted), as the native tool does.
+const isArchive = (file) => /\.(zip|tar|tgz|gz|bz2|tbz2?|xz|txz|zst|7z|rar)$/i.test(file.name);
 
 // File metadata (size, lastModified) is not touched here: for a picked file Chromium fetches it
 // from the browser process on first use, about 0.15 ms a file, so the worker does it.
@@ -59,12 +61,12 @@ export function rootsFromFolderInput(fileList) {
   return [...byTop].map(([top, entries]) => filesRoot(top || 'folder', homeFilter(entries)));
 }
 
-/** Files of <input multiple> (or dropped loose files): each zip is a root, the rest one root. */
+/** Files of <input multiple> (or dropped loose files): each zip (or other archive) is a root, the rest one root. */
 export function rootsFromFiles(files) {
   const roots = [];
   const loose = [];
   for (const file of files) {
-    if (isZip(file)) roots.push(zipRoot(file));
+    if (isArchive(file)) roots.push(zipRoot(file));
     else loose.push({ file, path: file.name });
   }
   if (loose.length) roots.push(filesRoot(loose.length === 1 ? loose[0].file.name : `${loose.length} files`, loose));
@@ -206,5 +208,6 @@ export async function rootsFromDataTransfer(dataTransfer, onCount) {
 }
 
 export function describeRoots(roots) {
-  return roots.map((root) => (root.kind === 'zip' ? `${root.label} (zip)` : `${root.label} (${root.count} files)`)).join(', ');
+  const kind = (root) => (/\.zip$/i.test(root.label) ? 'zip' : 'archive');
+  return roots.map((root) => (root.kind === 'zip' ? `${root.label} (${kind(root)})` : `${root.label} (${root.count} files)`)).join(', ');
 }

@@ -13,7 +13,7 @@ use web_sys::Blob;
 use super::blob::BlobReader;
 use super::zip::ZipRoot;
 use super::{FileReader, ReadAt};
-use crate::lines::MAX_LINE_BYTES;
+use crate::lines::{self, MAX_LINE_BYTES};
 
 pub enum BrowserRoot {
     Files(HashMap<String, BrowserFile>),
@@ -109,16 +109,23 @@ impl LineSource<'_> {
 }
 
 impl BrowserRoots {
+    /// A log opened again, its lines at the offsets `LineReader` gave them: a UTF-16 log's
+    /// are in its text as UTF-8, so that one is decoded again from its start.
     pub fn open_lines(&mut self, root: usize, path: &str) -> io::Result<LineSource<'_>> {
         let missing = || io::Error::new(io::ErrorKind::NotFound, path.to_string());
+        fn forward<'a>(reader: Box<dyn Read + 'a>) -> LineSource<'a> {
+            LineSource::Forward(BufReader::with_capacity(1 << 16, Box::new(lines::utf16_as_utf8(reader))), 0)
+        }
         Ok(match self.roots.get_mut(root) {
-            Some(BrowserRoot::Files(files)) => LineSource::Seekable(
-                BufReader::with_capacity(1 << 16, files.get(path).ok_or_else(missing)?.reader()?),
-                0,
-            ),
-            Some(BrowserRoot::Zip(zip)) => {
-                LineSource::Forward(BufReader::with_capacity(1 << 16, zip.open_entry(path)?), 0)
+            Some(BrowserRoot::Files(files)) => {
+                let mut reader = BufReader::with_capacity(1 << 16, files.get(path).ok_or_else(missing)?.reader()?);
+                if lines::may_be_utf16(reader.fill_buf()?) {
+                    forward(Box::new(reader))
+                } else {
+                    LineSource::Seekable(reader, 0)
+                }
             }
+            Some(BrowserRoot::Zip(zip)) => forward(zip.open_entry(path)?),
             None => return Err(missing()),
         })
     }

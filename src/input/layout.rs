@@ -129,14 +129,20 @@ fn depth(prefix: &str) -> usize {
     prefix.matches('/').count()
 }
 
-/// A root-relative path with `\\` separators made `/` and `.`/empty parts dropped, or why the
-/// name is refused: it climbs out of the root (`..`) or is absolute (`/x`, `C:\\x`).
+/// A root-relative path with `\` separators made `/` and `.`/empty parts dropped, or why the
+/// name is refused: it climbs out of the root (`..`) or names nothing. An absolute name, which
+/// some Windows zip tools write (`C:\Users\x\...`, `/home/x/...`, `\\server\share\...`,
+/// `\\?\C:\...`), is read as relative: an entry's name is only a name, nothing is extracted.
 pub fn normalize_entry_name(name: &str) -> Result<String, &'static str> {
-    if name.starts_with(['/', '\\']) || name.as_bytes().get(1) == Some(&b':') {
-        return Err("absolute entry name");
-    }
     let mut parts = Vec::new();
     for part in name.split(['/', '\\']) {
+        // Before the first name: the `?` of a `\\?\` path and a drive (`C:`, also run into a
+        // drive-relative name, `C:x`) only said where the name began.
+        let part = match part.as_bytes() {
+            [b'?'] if parts.is_empty() => "",
+            [letter, b':', ..] if parts.is_empty() && letter.is_ascii_alphabetic() => &part[2..],
+            _ => part,
+        };
         match part {
             "" | "." => {}
             ".." => return Err("entry name climbs out of the root with .."),
@@ -209,7 +215,24 @@ mod tests {
         assert_eq!(normalize_entry_name(r"home\.copilot\settings.json").as_deref(), Ok("home/.copilot/settings.json"));
         assert_eq!(normalize_entry_name("./a//b").as_deref(), Ok("a/b"));
         assert!(normalize_entry_name("a/../../etc/passwd").is_err());
-        assert!(normalize_entry_name("/etc/passwd").is_err());
-        assert!(normalize_entry_name(r"C:\Users\x").is_err());
+        assert!(normalize_entry_name(r"C:\..\x").is_err());
+        assert!(normalize_entry_name("/").is_err());
+    }
+
+    #[test]
+    fn absolute_entry_names_are_read_as_relative() {
+        let cases = [
+            (r"C:\Users\mona\.copilot\config.json", "Users/mona/.copilot/config.json"),
+            ("C:/Users/mona/.copilot/config.json", "Users/mona/.copilot/config.json"),
+            ("c:Users/mona", "Users/mona"),
+            ("/home/mona/.copilot/config.json", "home/mona/.copilot/config.json"),
+            (r"\\server\share\mona\.copilot\config.json", "server/share/mona/.copilot/config.json"),
+            (r"\\?\C:\Users\mona", "Users/mona"),
+            (r"\\.\C:\Users\mona", "Users/mona"),
+            ("Users/mona/C:/x", "Users/mona/C:/x"),
+        ];
+        for (name, relative) in cases {
+            assert_eq!(normalize_entry_name(name).as_deref(), Ok(relative), "{name}");
+        }
     }
 }

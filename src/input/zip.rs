@@ -1,13 +1,17 @@
 //! A zip of a home or of `~/.copilot` as a root, over any `Read + Seek` (a file natively, a
 //! Blob in the browser's worker). Entries are listed from the central directory and inflated
-//! one at a time, only when the analysis asks for them.
+//! one at a time, only when the analysis asks for them. A zip that holds no home but zips that
+//! may (a backup sent as a zip of zips) has those read too, one level deep, from memory. A file
+//! that is not a zip is told apart by its first bytes, so the message says what it is.
 
 use std::collections::HashMap;
-use std::io::{self, Cursor, Read, Seek};
+use std::io::{self, Cursor, Read, Seek, SeekFrom};
+use std::sync::Arc;
 
 use zip::ZipArchive;
+use zip::result::ZipError;
 
-use super::layout::normalize_entry_name;
+use super::layout::{Rebase, normalize_entry_name};
 use super::{ListedFile, RootListing};
 
 /// The largest entry inflated.
@@ -17,75 +21,114 @@ pub const MAX_ENTRY_BYTES: u64 = 4 << 30;
 pub const MAX_RATIO: u64 = 500;
 /// Entries smaller than this are never refused for their ratio.
 const RATIO_FLOOR_BYTES: u64 = 16 << 20;
+/// The most bytes of zips inside a zip held in memory to be read: a zip entry cannot be sought
+/// in, and a zip is read from its end.
+pub const MAX_INNER_ZIPS_BYTES: u64 = 1 << 30;
+/// The first bytes of a file, kept to tell what it is when it is not a zip (a tar header's
+/// magic is at 257; a gzip's start inflates to that within this).
+const HEAD_BYTES: usize = 4096;
+
+/// A zip inside the root's zip, held in memory.
+type InnerArchive = ZipArchive<Cursor<Arc<[u8]>>>;
 
 #[derive(Clone)]
 pub struct ZipRoot<R> {
     archive: ZipArchive<R>,
-    /// Entry index by listed path.
-    entries: HashMap<String, usize>,
+    /// The zips inside it that are read too (see `open_inner_zips`).
+    inner: Vec<InnerArchive>,
+    /// Entries by listed path.
+    entries: HashMap<String, EntryAt>,
     /// Small entries inflated ahead by `read_ahead`, taken by `open_entry`.
     inflated: HashMap<String, Vec<u8>>,
 }
 
+/// A listed entry's archive (`None`: the root's own, else a zip inside it) and index there.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct EntryAt {
+    inner: Option<usize>,
+    index: usize,
+}
+
 impl<R: Read + Seek> ZipRoot<R> {
     /// Reads the central directory. Entries with unsafe names, duplicates and encrypted
-    /// entries are listed as problems, not as files.
-    pub fn open(reader: R, label: &str) -> Result<(Self, RootListing), String> {
-        let archive =
-            ZipArchive::new(reader).map_err(|error| format!("{label}: not a readable zip archive: {error}"))?;
+    /// entries are listed as problems, not as files. The error, for a file that cannot be read
+    /// as a zip, says what the file is and what to do (the caller names the file).
+    pub fn open(mut reader: R, label: &str) -> Result<(Self, RootListing), String> {
+        let head = head_of(&mut reader).map_err(|error| format!("cannot read the file: {error}"))?;
+        let archive = ZipArchive::new(reader).map_err(|error| not_a_zip(&head, &error))?;
+        let mut root = ZipRoot { archive, inner: Vec::new(), entries: HashMap::new(), inflated: HashMap::new() };
         let mut listing = RootListing { label: label.to_string(), ..RootListing::default() };
-        if archive.has_duplicate_names() {
-            // The zip crate keeps one entry per name: the last in the central directory.
-            listing
-                .problems
-                .push((String::new(), "the archive repeats entry names; the last entry of each name is read".into()));
+        list_entries(&root.archive, None, "", &mut listing, &mut root.entries);
+        if !holds_a_home(&listing) {
+            root.open_inner_zips(&mut listing)?;
         }
-        let mut entries = HashMap::new();
-        for index in 0..archive.len() {
-            let entry = match archive.by_index_data(index) {
-                Ok(entry) => entry,
-                Err(error) => {
-                    listing.problems.push((format!("entry {index}"), error.to_string()));
-                    continue;
+        Ok((root, listing))
+    }
+
+    /// Lists the zips inside a zip that holds no home of its own, each under its path (so a
+    /// home found in one of them is named by that path), with the same
+    /// limits as the root's own entries. Only one level: a zip in those is a file like any
+    /// other. When no home is found in them either, the error says why where that is not plain
+    /// (a zip nested deeper, one that is unreadable).
+    fn open_inner_zips(&mut self, listing: &mut RootListing) -> Result<(), String> {
+        let mut zips: Vec<String> =
+            listing.files.iter().filter(|file| is_zip_name(&file.path)).map(|file| file.path.clone()).collect();
+        zips.sort_unstable();
+        let (mut held, mut unread, mut deeper) = (0, Vec::new(), Vec::new());
+        for path in &zips {
+            match self.read_inner(path, &mut held) {
+                Ok(archive) => {
+                    let listed_before = listing.files.len();
+                    list_entries(&archive, Some(self.inner.len()), &format!("{path}/"), listing, &mut self.entries);
+                    let inside = &listing.files[listed_before..];
+                    let zips_inside = inside.iter().filter(|file| is_zip_name(&file.path));
+                    deeper.extend(zips_inside.map(|file| (path.clone(), file.path.clone())));
+                    self.inner.push(archive);
                 }
-            };
-            let raw_name = String::from_utf8_lossy(entry.name_raw()).into_owned();
-            if entry.is_dir() {
-                continue;
-            }
-            let path = match normalize_entry_name(&raw_name) {
-                Ok(path) => path,
-                Err(reason) => {
-                    listing.problems.push((raw_name, format!("{reason}; not read")));
-                    continue;
+                Err(why) => {
+                    listing.problems.push((path.clone(), format!("{why}; not read")));
+                    unread.push(format!("{path}: {why}"));
                 }
-            };
-            if entry.encrypted() {
-                listing.problems.push((path, "encrypted entry; not read".into()));
-                continue;
             }
-            let (size, packed) = (entry.size(), entry.compressed_size().max(1));
-            if size > MAX_ENTRY_BYTES {
-                listing
-                    .problems
-                    .push((path, format!("inflates to {size} bytes, over the {MAX_ENTRY_BYTES} byte limit; not read")));
-                continue;
-            }
-            if size > RATIO_FLOOR_BYTES && size / packed > MAX_RATIO {
-                let message =
-                    format!("inflates {} times ({packed} to {size} bytes), like a zip bomb; not read", size / packed);
-                listing.problems.push((path, message));
-                continue;
-            }
-            if entries.contains_key(&path) {
-                listing.problems.push((path, "duplicate entry name; the first one is read".into()));
-                continue;
-            }
-            let modified_ms = entry.last_modified().and_then(dos_time_millis);
-            listing.files.push(ListedFile { path: path.clone(), size: entry.size(), modified_ms });
-            entries.insert(path, index);
         }
-        Ok((ZipRoot { archive, entries, inflated: HashMap::new() }, listing))
+        // Each inner zip's home is named by its path there (`Rebase::detect_all`).
+        if holds_a_home(listing) {
+            return Ok(());
+        }
+        if let Some((zip, deep)) = deeper.first() {
+            return Err(format!(
+                "no Copilot CLI data found in it, nor in the zip inside it, which holds yet another zip ({deep}): \
+                 only one zip inside a zip is read; extract {zip} from it and give that instead"
+            ));
+        }
+        if !unread.is_empty() {
+            return Err(format!(
+                "no Copilot CLI data found in it, and the zip inside it could not be read: {}",
+                unread.join("; ")
+            ));
+        }
+        Ok(())
+    }
+
+    /// A zip entry of the root's archive read into memory and opened, if the zips inside held
+    /// so far (`held` bytes) leave room for it.
+    fn read_inner(&mut self, path: &str, held: &mut u64) -> Result<InnerArchive, String> {
+        let at = self.entries[path];
+        let size = self.archive.by_index_data(at.index).map_err(|error| error.to_string())?.size();
+        if *held + size > MAX_INNER_ZIPS_BYTES {
+            return Err(format!(
+                "a zip of {size} bytes inside the archive, over the {MAX_INNER_ZIPS_BYTES} byte limit for zips \
+                 inside a zip: extract it and give it on its own"
+            ));
+        }
+        let mut bytes = Vec::with_capacity(size as usize);
+        self.entry(at)
+            .and_then(|mut entry| entry.read_to_end(&mut bytes))
+            .map_err(|error| format!("cannot be read: {error}"))?;
+        *held += size;
+        let bytes: Arc<[u8]> = bytes.into();
+        let head = &bytes[..bytes.len().min(HEAD_BYTES)];
+        ZipArchive::new(Cursor::new(Arc::clone(&bytes))).map_err(|error| not_a_zip(head, &error))
     }
 
     /// Inflates the named entries of at most `max_size` bytes in the archive's order and keeps
@@ -93,17 +136,17 @@ impl<R: Read + Seek> ZipRoot<R> {
     /// lie between logs), which costs a reader that fetches in windows (a Blob) a fetch for each.
     /// An entry that fails is left to `open_entry`, which reports the error.
     pub fn read_ahead<'p>(&mut self, paths: impl Iterator<Item = &'p str>, max_size: u64) {
-        let mut wanted: Vec<(u64, usize, &str)> = paths
+        let mut wanted: Vec<(Option<usize>, u64, EntryAt, &str)> = paths
             .filter_map(|path| {
-                let index = *self.entries.get(path)?;
-                let entry = self.archive.by_index_data(index).ok()?;
-                (entry.size() <= max_size).then(|| (entry.header_start(), index, path))
+                let at = *self.entries.get(path)?;
+                let entry = self.data(at)?;
+                (entry.size() <= max_size).then(|| (at.inner, entry.header_start(), at, path))
             })
             .collect();
-        wanted.sort_unstable();
-        for (_, index, path) in wanted {
+        wanted.sort_unstable_by_key(|(inner, header_start, at, _)| (*inner, *header_start, *at));
+        for (_, _, at, path) in wanted {
             let mut bytes = Vec::new();
-            let inflated = self.entry(index).and_then(|mut entry| entry.read_to_end(&mut bytes));
+            let inflated = self.entry(at).and_then(|mut entry| entry.read_to_end(&mut bytes));
             if inflated.is_ok() {
                 self.inflated.insert(path.to_string(), bytes);
             }
@@ -111,9 +154,11 @@ impl<R: Read + Seek> ZipRoot<R> {
     }
 
     /// Where a listed deflated entry's bytes lie in the archive, for a reader that inflates it
-    /// elsewhere (`inflate_entry`, in the browser's second worker).
+    /// elsewhere (`inflate_entry`, in the browser's second worker). None for an entry of a zip
+    /// inside the archive.
     pub fn raw_entry(&self, path: &str) -> Option<RawEntry> {
-        let entry = self.archive.by_index_data(*self.entries.get(path)?).ok()?;
+        let at = *self.entries.get(path)?;
+        let entry = self.data(at).filter(|_| at.inner.is_none())?;
         (entry.compression() == zip::CompressionMethod::Deflated).then(|| RawEntry {
             header_start: entry.header_start(),
             name_length: entry.name_raw().len() as u64,
@@ -129,16 +174,194 @@ impl<R: Read + Seek> ZipRoot<R> {
         if let Some(bytes) = self.inflated.remove(path) {
             return Ok(Box::new(Cursor::new(bytes)));
         }
-        let index = *self.entries.get(path).ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no such entry"))?;
-        Ok(Box::new(self.entry(index)?))
+        let at = *self.entries.get(path).ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no such entry"))?;
+        self.entry(at)
     }
 
-    /// Entry `index`'s inflated bytes, up to its declared size.
-    fn entry(&mut self, index: usize) -> io::Result<DeclaredSize<zip::read::ZipFile<'_, R>>> {
-        let entry = self.archive.by_index(index).map_err(io::Error::other)?;
-        let left = entry.size();
-        Ok(DeclaredSize { entry, left })
+    /// A listed entry's central directory record.
+    fn data(&self, at: EntryAt) -> Option<zip::read::ZipFileEntry<'_>> {
+        match at.inner {
+            None => self.archive.by_index_data(at.index).ok(),
+            Some(inner) => self.inner.get(inner)?.by_index_data(at.index).ok(),
+        }
     }
+
+    /// A listed entry's inflated bytes, up to its declared size.
+    fn entry(&mut self, at: EntryAt) -> io::Result<Box<dyn Read + '_>> {
+        fn declared<T: Read>(
+            entry: zip::result::ZipResult<zip::read::ZipFile<'_, T>>,
+        ) -> io::Result<DeclaredSize<zip::read::ZipFile<'_, T>>> {
+            let entry = entry.map_err(io::Error::other)?;
+            let left = entry.size();
+            Ok(DeclaredSize { entry, left })
+        }
+        Ok(match at.inner {
+            None => Box::new(declared(self.archive.by_index(at.index))?),
+            Some(inner) => {
+                let archive = self.inner.get_mut(inner).ok_or_else(|| io::Error::other("no such archive"))?;
+                Box::new(declared(archive.by_index(at.index))?)
+            }
+        })
+    }
+}
+
+/// Lists an archive's entries, under `prefix` (`path/` of a zip inside the root's), into
+/// `listing` and `entries`; the entries it leaves out are listed as problems.
+fn list_entries<A: Read + Seek>(
+    archive: &ZipArchive<A>,
+    inner: Option<usize>,
+    prefix: &str,
+    listing: &mut RootListing,
+    entries: &mut HashMap<String, EntryAt>,
+) {
+    if archive.has_duplicate_names() {
+        // The zip crate keeps one entry per name: the last in the central directory.
+        listing.problems.push((
+            prefix.trim_end_matches('/').to_string(),
+            "the archive repeats entry names; the last entry of each name is read".into(),
+        ));
+    }
+    for index in 0..archive.len() {
+        let entry = match archive.by_index_data(index) {
+            Ok(entry) => entry,
+            Err(error) => {
+                listing.problems.push((format!("{prefix}entry {index}"), error.to_string()));
+                continue;
+            }
+        };
+        if entry.is_dir() {
+            continue;
+        }
+        let raw_name = String::from_utf8_lossy(entry.name_raw());
+        let path = match normalize_entry_name(&raw_name) {
+            Ok(path) => format!("{prefix}{path}"),
+            Err(reason) => {
+                listing.problems.push((format!("{prefix}{raw_name}"), format!("{reason}; not read")));
+                continue;
+            }
+        };
+        if entry.encrypted() {
+            listing.problems.push((path, "encrypted entry; not read".into()));
+            continue;
+        }
+        let (size, packed) = (entry.size(), entry.compressed_size().max(1));
+        if size > MAX_ENTRY_BYTES {
+            listing
+                .problems
+                .push((path, format!("inflates to {size} bytes, over the {MAX_ENTRY_BYTES} byte limit; not read")));
+            continue;
+        }
+        if size > RATIO_FLOOR_BYTES && size / packed > MAX_RATIO {
+            let message =
+                format!("inflates {} times ({packed} to {size} bytes), like a zip bomb; not read", size / packed);
+            listing.problems.push((path, message));
+            continue;
+        }
+        if entries.contains_key(&path) {
+            listing.problems.push((path, "duplicate entry name; the first one is read".into()));
+            continue;
+        }
+        let modified_ms = entry.last_modified().and_then(dos_time_millis);
+        listing.files.push(ListedFile { path: path.clone(), size, modified_ms });
+        entries.insert(path, EntryAt { inner, index });
+    }
+}
+
+fn holds_a_home(listing: &RootListing) -> bool {
+    !Rebase::detect_all(listing.files.iter().map(|file| file.path.as_str())).is_empty()
+}
+
+fn is_zip_name(path: &str) -> bool {
+    path.len() > 4 && path.is_char_boundary(path.len() - 4) && path[path.len() - 4..].eq_ignore_ascii_case(".zip")
+}
+
+/// The first bytes of a file, the reader put back at its start.
+fn head_of(reader: &mut (impl Read + Seek)) -> io::Result<Vec<u8>> {
+    let mut head = vec![0; HEAD_BYTES];
+    let count = super::fill(reader, &mut head)?;
+    head.truncate(count);
+    reader.seek(SeekFrom::Start(0))?;
+    Ok(head)
+}
+
+/// What to do with an archive that is not a zip.
+const EXTRACT: &str = "extract it and give the folder, or make a zip of the folder";
+/// What to do with a file that is no archive at all.
+const GIVE_FOLDER: &str =
+    "give the folder that holds it (a .copilot folder, or the home above it), or a zip of that folder";
+
+/// Why a file with these first bytes could not be read as a zip: what it is, by its magic
+/// number, and what to do instead.
+fn not_a_zip(head: &[u8], error: &ZipError) -> String {
+    let starts = |magic: &[u8]| head.starts_with(magic);
+    let (what, todo) = if head.is_empty() {
+        ("an empty file (0 bytes)", "copy or download it again")
+    } else if starts(b"\x1f\x8b") {
+        if is_tar(&gunzip_start(head)) {
+            ("a gzip-compressed tar archive (.tar.gz)", EXTRACT)
+        } else {
+            ("a gzip-compressed file (.gz)", "decompress it and give what it holds (a folder, or a zip)")
+        }
+    } else if is_tar(head) {
+        ("a tar archive (.tar)", EXTRACT)
+    } else if starts(b"BZh") {
+        ("a bzip2-compressed file (.bz2, .tar.bz2)", EXTRACT)
+    } else if starts(b"\xfd7zXZ\x00") {
+        ("an xz-compressed file (.xz, .tar.xz)", EXTRACT)
+    } else if starts(b"\x28\xb5\x2f\xfd") {
+        ("a zstd-compressed file (.zst, .tar.zst)", EXTRACT)
+    } else if starts(b"7z\xbc\xaf\x27\x1c") {
+        ("a 7-Zip archive (.7z)", EXTRACT)
+    } else if starts(b"Rar!\x1a\x07") {
+        ("a RAR archive (.rar)", EXTRACT)
+    } else if starts(b"MSCF") {
+        ("a Windows cabinet archive (.cab)", EXTRACT)
+    } else if starts(b"SQLite format 3\x00") {
+        ("a SQLite database", GIVE_FOLDER)
+    } else if starts(b"PK\x03\x04") || starts(b"PK\x05\x06") || starts(b"PK\x07\x08") {
+        return if error.to_string().contains("EOCD") {
+            "this zip archive is cut short: its end, which lists its entries, is missing (an unfinished download \
+             or copy?): copy or download it again, or make a new zip of the folder"
+                .to_string()
+        } else {
+            format!("this zip archive is damaged ({error}): copy or download it again, or make a new zip of the folder")
+        };
+    } else if is_text(head) {
+        ("a text file", GIVE_FOLDER)
+    } else {
+        let why = if error.to_string().contains("EOCD") {
+            "no directory of entries at its end".to_string()
+        } else {
+            error.to_string()
+        };
+        return format!(
+            "not a zip archive ({why}), nor another kind of file copilot-lens knows: give a home folder, a .copilot \
+             folder, or a zip of either"
+        );
+    };
+    format!("this is {what}, not a zip: {todo}")
+}
+
+/// A tar header: "ustar" at 257.
+fn is_tar(head: &[u8]) -> bool {
+    head.get(257..262) == Some(b"ustar")
+}
+
+/// The first inflated bytes of a gzip stream's start (as far as they come; the rest is cut off).
+fn gunzip_start(head: &[u8]) -> Vec<u8> {
+    let mut start = Vec::new();
+    // An error comes where the head ends; the bytes inflated before it are kept.
+    let _ = flate2::read::GzDecoder::new(head).take(512).read_to_end(&mut start);
+    start
+}
+
+/// UTF-8 (perhaps cut in a character at the end) without control characters but line ends and tabs.
+fn is_text(head: &[u8]) -> bool {
+    let valid = match std::str::from_utf8(head) {
+        Ok(_) => true,
+        Err(error) => error.error_len().is_none(),
+    };
+    valid && head.iter().all(|&byte| byte >= 0x20 || matches!(byte, b'\t' | b'\n' | b'\r'))
 }
 
 /// A deflated entry's data (as `ZipRoot::raw_entry` places it) inflated elsewhere than its
@@ -238,6 +461,28 @@ mod tests {
         assert!(super::inflate_entry(&packed, text.len() as u64 - 1, crc).is_err(), "inflates past its size");
         assert!(super::inflate_entry(&packed, text.len() as u64 + 1, crc).is_err(), "short of its size");
         assert!(super::inflate_entry(&packed[..packed.len() / 2], text.len() as u64, crc).is_err(), "cut data");
+    }
+
+    #[test]
+    fn a_zip_inside_a_zip_without_a_home_is_read_from_memory() {
+        let inner = archive(&[(".copilot/session-state/a/events.jsonl", b"{}\n"), ("notes.zip", b"not read")]);
+        let outer = archive(&[("readme.txt", b"hi"), ("backup/home.zip", &inner)]);
+        let (mut root, listing) = ZipRoot::open(Cursor::new(outer), "outer.zip").unwrap();
+        assert_eq!(listing.label, "outer.zip", "the home is named by its path in the root, not the root");
+        let paths: Vec<&str> = listing.files.iter().map(|file| file.path.as_str()).collect();
+        let log = "backup/home.zip/.copilot/session-state/a/events.jsonl";
+        assert_eq!(paths, ["readme.txt", "backup/home.zip", log, "backup/home.zip/notes.zip"]);
+        assert!(root.raw_entry(log).is_none(), "its entries are not in the outer archive's bytes");
+        assert!(root.raw_entry("readme.txt").is_some());
+        root.read_ahead([log, "readme.txt"].into_iter(), 100);
+        assert_eq!(entry(&mut root, log), b"{}\n");
+        assert_eq!(entry(&mut root, log), b"{}\n", "and again from the inner archive");
+
+        // A zip with a home of its own: the zips in it are files like any other.
+        let home = archive(&[(".copilot/config.json", b"{}"), ("backup/home.zip", &inner)]);
+        let (_, listing) = ZipRoot::open(Cursor::new(home), "home.zip").unwrap();
+        assert_eq!(listing.files.len(), 2);
+        assert_eq!(listing.label, "home.zip");
     }
 
     #[test]

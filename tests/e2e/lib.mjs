@@ -1,7 +1,7 @@
 // Shared pieces of the browser tests: Debian's Chromium driven by npm playwright-core, the
 // page served from www/ by scripts/serve.mjs, the native CLI for the expected numbers, a zip
 // writer, and network recording.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, readSync, readdirSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -83,6 +83,18 @@ export async function recordNetwork(context, origin) {
       return log.filter((entry) => entry.period === name);
     },
   };
+}
+
+/**
+ * What the native CLI says of a root it refuses (status 2), less its `copilot-lens: ` prefix;
+ * given by its name, as the page names a dropped file.
+ */
+export function nativeRefusal(input) {
+  const out = mkdtempSync(path.join(os.tmpdir(), 'copilot-lens-native-'));
+  const run = spawnSync(CLI, ['analyze', path.basename(input), '--out', out], { cwd: path.dirname(input), encoding: 'utf8' });
+  rmSync(out, { recursive: true, force: true });
+  if (run.status !== 2) throw new Error(`${input}: the CLI ended with ${run.status}, not 2: ${run.stderr}`);
+  return run.stderr.replace(/^copilot-lens: /, '').trimEnd();
 }
 
 /** Runs the native CLI: `analyze` into a temp dir and `usage --json`; returns the outputs. */

@@ -17,6 +17,7 @@ import {
   filesUnder,
   launch,
   native,
+  nativeRefusal,
   recordNetwork,
   showView,
   startServer,
@@ -27,6 +28,7 @@ import {
 
 const SPEC = path.join(ROOT, 'fixtures/spec-sample');
 const HOSTILE = path.join(ROOT, 'fixtures/hostile-html');
+const INPUTS = path.join(ROOT, 'fixtures/hostile');
 const DEMO = path.join(ROOT, 'www/demo/copilot-demo.zip');
 const SINGLE = path.join(ROOT, 'dist/copilot-lens.html');
 const VIEWS = ['overview', 'usage', 'sessions', 'timeline', 'inventory', 'diagnostics', 'exports'];
@@ -412,6 +414,74 @@ function native2(inputs) {
     toolCalls: sessions.reduce((n, s) => n + s.tool_calls, 0),
   };
 }
+
+test('absolute entry names, a zip in a zip and UTF-16 logs equal the native CLI; a file that is not a zip says what it is, named once', async () => {
+  const browser = await launch();
+  try {
+    const { page, net, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
+    await markLoaded(net);
+    const dropped = async (file) => {
+      await dropFiles(page, [{ name: path.basename(file), bytes: readFileSync(file) }]);
+      return waitForState(page, ['done', 'error']);
+    };
+    // Read as the CLI reads them: entries named C:\Users\..., a home in a zip inside the zip.
+    for (const zip of ['zips/absolute-windows.zip', 'zips/zip-in-zip.zip']) {
+      const file = path.join(INPUTS, zip);
+      const expected = native(file);
+      assertEqual(await dropped(file), 'done', `${zip} is analysed`);
+      await checkNumbers(page, expected, zip);
+      assert((await exportFile(page, 'rows.jsonl')).text === expected.rowsJsonl, `rows.jsonl of ${zip} equals the native one`);
+      const label = expected.report.roots[0].label.slice(path.dirname(file).length + 1);
+      assertEqual(JSON.parse((await exportFile(page, 'report.json')).text).roots[0].label, label, `${zip}: the root's name`);
+    }
+    // UTF-16 logs, as a folder and as a zip: their long text (kept only in part by the table) is
+    // read again, decoded, for the export.
+    const encodings = path.join(INPUTS, 'encodings');
+    const expected = native(encodings);
+    assert(expected.rowsJsonl.includes('naïve café ✓ 😀 long texte') && expected.report.totals.bad_lines === 0, 'the CLI reads the UTF-16 logs');
+    await pick(page, encodings);
+    await checkNumbers(page, expected, 'UTF-16 logs');
+    assert((await exportFile(page, 'rows.jsonl')).text === expected.rowsJsonl, 'rows.jsonl of the UTF-16 logs equals the native one');
+    const zipped = zipDirectory(encodings, 'encodings');
+    await dropFiles(page, [{ name: 'encodings.zip', bytes: zipped }]);
+    await page.waitForFunction(() => document.body.dataset.state === 'done' && window.copilotLens.summary);
+    await checkNumbers(page, expected, 'UTF-16 logs in a zip');
+    assert((await exportFile(page, 'rows.jsonl')).text === expected.rowsJsonl, 'and from a zip');
+
+    // Refused as the CLI refuses them, with the same words and the file named once.
+    const refused = {};
+    for (const name of ['not-zips/tar-gz.zip', 'not-zips/empty.zip', 'zips/truncated.zip', 'zips/zip-in-zip-in-zip.zip']) {
+      const file = path.join(INPUTS, name);
+      assertEqual(await dropped(file), 'error', `${name} is refused`);
+      refused[name] = await page.evaluate(() => window.copilotLens.error);
+      assertEqual(refused[name], nativeRefusal(file), `${name}: the page says what the CLI says`);
+      assertEqual(await page.textContent('#error-message'), refused[name], `${name}: and shows it`);
+    }
+    assert(refused['not-zips/tar-gz.zip'].startsWith('tar-gz.zip: this is a gzip-compressed tar archive'), refused['not-zips/tar-gz.zip']);
+    // A .tar.gz by its own name is not taken for loose files (which would hold no Copilot data).
+    const tarGz = path.join(TMP, 'backup.tar.gz');
+    writeFileSync(tarGz, readFileSync(path.join(INPUTS, 'not-zips/tar-gz.zip')));
+    assertEqual(await dropped(tarGz), 'error', 'a .tar.gz is refused');
+    refused['backup.tar.gz'] = await page.evaluate(() => window.copilotLens.error);
+    assertEqual(refused['backup.tar.gz'], nativeRefusal(tarGz), 'a .tar.gz: the page says what the CLI says');
+    assertEqual(await page.textContent('#inputs-line'), 'Input: backup.tar.gz (archive)', 'and names it an archive');
+    await shot(page, 'not-a-zip-error.png', false);
+    // Beside a good root, the refused one is a warning, named once.
+    await dropFiles(page, [
+      { name: 'tar-gz.zip', bytes: readFileSync(path.join(INPUTS, 'not-zips/tar-gz.zip')) },
+      { name: 'zip-in-zip.zip', bytes: readFileSync(path.join(INPUTS, 'zips/zip-in-zip.zip')) },
+    ]);
+    assertEqual(await waitForState(page, ['done', 'error']), 'done', 'the good zip beside is analysed');
+    await showView(page, 'overview');
+    const warning = await page.textContent('#view-overview .warning');
+    assert(warning.includes(refused['not-zips/tar-gz.zip']) && warning.split('tar-gz.zip').length === 2, `the warning names the file once: ${warning}`);
+    assertEqual(errors, [], 'no page errors');
+    noNetworkAfterLoad(net, server, 'inputs');
+    return Object.values(refused).join(' | ');
+  } finally {
+    await browser.close();
+  }
+});
 
 test('a dropped folder (directory entries walked) equals the native CLI; a home is walked only in its Copilot folders', async () => {
   const expected = native(SPEC);

@@ -79,8 +79,25 @@ struct UsageView {
     json: bool,
 }
 
+/// Threads per core beyond which more only cost memory and switching.
+const MAX_THREADS_PER_CORE: usize = 4;
+
+/// The threads to use: one per core unless asked, and never more than a few per core (said on
+/// stderr when that cuts what was asked).
 fn thread_count(asked: Option<usize>) -> usize {
-    asked.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from)).max(1)
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let most = cores * MAX_THREADS_PER_CORE;
+    match asked {
+        Some(asked) if asked > most => {
+            let cores = if cores == 1 { "1 core".to_string() } else { format!("{cores} cores") };
+            eprintln!(
+                "copilot-lens: --threads {asked} is more than {MAX_THREADS_PER_CORE} per core ({cores} here): using {most}"
+            );
+            most
+        }
+        Some(asked) => asked.max(1),
+        None => cores,
+    }
 }
 
 #[derive(Args)]
@@ -145,14 +162,14 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Analyze { roots, out, include_thinking, threads, accounting } => {
             match accounting.options(include_thinking) {
-                Ok(options) => {
-                    let threads =
-                        threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from)).max(1);
-                    run_analyze(&roots, &out, options, threads)
-                }
+                Ok(options) => run_analyze(&roots, &out, options, thread_count(threads)),
                 Err(message) => fail(USAGE_ERROR, &message),
             }
         }
+        Command::Usage { since: Some(since), until: Some(until), .. } if since > until => fail(
+            USAGE_ERROR,
+            &format!("--since {since} is after --until {until}: no day is in that range; give the earlier day first"),
+        ),
         Command::Usage { roots, by, since, until, accounting, json, threads } => match accounting.options(false) {
             Ok(options) => {
                 let view = UsageView { by: by.into(), range: DayRange { since, until }, json };

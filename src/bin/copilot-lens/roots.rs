@@ -43,11 +43,18 @@ impl DiskRoots {
             if metadata.is_dir() {
                 listings.push(list_directory(path, &label, scope, threads));
                 roots.push(Root::Directory(path.clone()));
-            } else {
+            } else if metadata.is_file() {
                 let file = File::open(path).map_err(|error| format!("{label}: {error}"))?;
-                let (zip, listing) = ZipRoot::open(SharedFile::new(file), &label)?;
+                let (zip, listing) =
+                    ZipRoot::open(SharedFile::new(file), &label).map_err(|why| format!("{label}: {why}"))?;
                 listings.push(listing);
                 roots.push(Root::Zip(zip));
+            } else {
+                // Opening a named pipe would wait for a writer.
+                return Err(format!(
+                    "{label}: {}, not a folder or a zip file: give a home folder, a .copilot folder, or a zip of either",
+                    special_kind(&metadata.file_type())
+                ));
             }
         }
         Ok((DiskRoots { roots }, listings))
@@ -245,6 +252,9 @@ fn list_some(base: &Path, relative: &Path, scope: Scope, directories: &[PathBuf]
                 Ok(metadata) if metadata.is_symlink() => {
                     listed.problems.push((slash_path(&log), "symbolic link, not followed".into()))
                 }
+                Ok(metadata) if !metadata.is_dir() => {
+                    listed.problems.push((slash_path(&log), not_read(&metadata.file_type())))
+                }
                 Ok(_) => {}
                 Err(error) if error.kind() == io::ErrorKind::NotFound => {}
                 Err(error) => listed.problems.push((slash_path(&log), format!("cannot read metadata: {error}"))),
@@ -294,10 +304,40 @@ fn list_some(base: &Path, relative: &Path, scope: Scope, directories: &[PathBuf]
                     Ok(file) => listed.files.push(file),
                     Err(error) => listed.problems.push((slash_path(&path), format!("cannot read metadata: {error}"))),
                 }
+            } else {
+                listed.problems.push((slash_path(&path), not_read(&kind)));
             }
         }
     }
     listed
+}
+
+/// What a file that is neither a regular file, a folder nor a link is.
+#[cfg(unix)]
+fn special_kind(kind: &fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if kind.is_fifo() {
+        "a named pipe (FIFO)"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_char_device() {
+        "a character device"
+    } else if kind.is_block_device() {
+        "a block device"
+    } else {
+        "a special file"
+    }
+}
+
+#[cfg(not(unix))]
+fn special_kind(_: &fs::FileType) -> &'static str {
+    "a special file"
+}
+
+/// The listing problem of a special file: it holds no data to read (a pipe would wait for a
+/// writer, a device never end).
+fn not_read(kind: &fs::FileType) -> String {
+    format!("{}, not a regular file; not read", special_kind(kind))
 }
 
 /// A file with its size and time.

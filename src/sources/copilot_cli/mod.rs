@@ -131,7 +131,7 @@ impl Source for CopilotCli {
         ledger: &mut SessionLedger,
         rates: &RateTable,
     ) -> io::Result<ScanStats> {
-        usage_scan::scan_log(reader, ledger, rates)
+        usage_scan::scan_log(crate::lines::utf16_as_utf8(reader), ledger, rates)
     }
 
     fn store(&self) -> Option<&'static StoreSupport> {

@@ -166,8 +166,6 @@ impl LogParser<'_, '_> {
             return self.bad_line(line, &reason);
         }
         let text = match std::str::from_utf8(line.bytes) {
-            // A byte-order mark may open the file.
-            Ok(text) if line.number == 1 => text.strip_prefix('\u{feff}').unwrap_or(text),
             Ok(text) => text,
             Err(error) => {
                 return self.bad_line(line, &format!("invalid UTF-8 at byte {}", error.valid_up_to()));
