@@ -320,7 +320,7 @@ test('a dropped zip (and two zips at once) equal the native CLI on the same zips
   }
 });
 
-test('a zip of two machines shows both homes; the same home given twice counts once; both equal the native CLI', async () => {
+test('a zip of two machines shows both homes; the same home given twice counts once; a log dropped alone is its session; all equal the native CLI', async () => {
   const real = path.join(ROOT, 'fixtures/real-cli-1.0.102');
   const collected = path.join(TMP, 'collected');
   for (const [machine, from] of [['machineA', SPEC], ['machineB', real]]) {
@@ -369,6 +369,17 @@ test('a zip of two machines shows both homes; the same home given twice counts o
     // Files and their lines are read twice (the report says so); sessions, rows and usage count once.
     assertEqual({ ...twice, files: twice.files / 2, bad_lines: twice.bad_lines / 2 }, sortKeys(once.summary), 'twice given, counted once');
     assert((await exportFile(page, 'rows.jsonl')).text === once.rowsJsonl, 'rows given twice are shown once, as the native rows of one copy');
+
+    // One session's log dropped alone: read as the session it names, as the CLI reads it.
+    const log = path.join(real, '.copilot/session-state/16389f9e-9896-4928-b559-7fadd9312083/events.jsonl');
+    const alone = path.join(TMP, 'alone');
+    mkdirSync(alone, { recursive: true });
+    writeFileSync(path.join(alone, 'events.jsonl'), readFileSync(log));
+    const aloneExpected = native(alone);
+    await dropFiles(page, [{ name: 'events.jsonl', bytes: readFileSync(log) }]);
+    await page.waitForFunction((rows) => window.copilotLens.summary && window.copilotLens.summary.rows === rows, aloneExpected.summary.rows, { timeout: 60_000 });
+    await checkNumbers(page, aloneExpected, 'a log dropped alone');
+    assert((await exportFile(page, 'rows.jsonl')).text === aloneExpected.rowsJsonl, "a lone log's rows equal the native ones");
     assertEqual(errors, [], 'no page errors');
     noNetworkAfterLoad(net, server, 'homes');
     return `two machines: ${JSON.stringify(await summaryOf(page))}`;
