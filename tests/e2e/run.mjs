@@ -369,6 +369,10 @@ test('a zip of two machines shows both homes; the same home given twice counts o
     // Files and their lines are read twice (the report says so); sessions, rows and usage count once.
     assertEqual({ ...twice, files: twice.files / 2, bad_lines: twice.bad_lines / 2 }, sortKeys(once.summary), 'twice given, counted once');
     assert((await exportFile(page, 'rows.jsonl')).text === once.rowsJsonl, 'rows given twice are shown once, as the native rows of one copy');
+    await showView(page, 'diagnostics');
+    const problems = await page.textContent('#view-diagnostics .problems-table');
+    assert(problems.includes('duplicate') && problems.includes('the same session as spec-sample.zip/'), 'Diagnostics names the copy and what it repeats');
+    await shot(page, 'twice-diagnostics.png', false);
 
     // One session's log dropped alone: read as the session it names, as the CLI reads it.
     const log = path.join(real, '.copilot/session-state/16389f9e-9896-4928-b559-7fadd9312083/events.jsonl');

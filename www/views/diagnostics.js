@@ -1,5 +1,6 @@
-// Diagnostics: every file found and what happened to it, lines per event type, unknown types,
-// bad lines, the store's WAL frames, the roots and what could not be listed.
+// Diagnostics: the problems found (report.diagnostics: where, which kind, why), every file found
+// and what happened to it, lines per event type, unknown types, bad lines, the store's WAL
+// frames, the roots and homes and what could not be listed.
 import { add, badge, clear, fmtBytes, fmtInt, h, section, table } from '../dom.js';
 
 const LIMIT = 1000;
@@ -32,6 +33,21 @@ export async function render(container, ctx) {
     h('h2.view-title', null, 'Diagnostics'),
     ctx.warnings.length || walkProblems.length
       ? section('Inputs that could not be used', table([{ label: 'input', value: (w) => w.root }, { label: 'problem', value: (w) => w.message, className: 'mono' }], [...ctx.warnings, ...walkProblems]))
+      : null,
+    report.diagnostics.length
+      ? section(
+          `Problems (${fmtInt(report.diagnostics.length)})`,
+          table(
+            [
+              { label: 'home', value: (d) => (d.home === undefined ? '' : report.homes[d.home]?.label ?? ''), className: 'mono' },
+              { label: 'file', value: (d) => (d.line ? `${d.file}:${d.line}` : d.file), className: 'mono path' },
+              { label: 'kind', value: (d) => d.kind },
+              { label: 'message', value: (d) => d.message },
+            ],
+            report.diagnostics.slice(0, LIMIT),
+            { className: 'problems-table' },
+          ),
+        )
       : null,
     h(
       'div.grid2',
