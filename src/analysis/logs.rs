@@ -1,7 +1,7 @@
 //! Step 3: the event logs, one task each, parsed by their source on any thread and taken
 //! back in order.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::BufReader;
 
 use super::Options;
@@ -124,6 +124,16 @@ pub struct Tally {
 
 /// Rows by `dedup::copy_key`, each with the number of times it was given.
 pub type CopyKeys = HashMap<u64, u32>;
+
+impl Copies {
+    /// The first copy's file, for a later copy.
+    fn first(self) -> Option<usize> {
+        match self {
+            Copies::Later { first } => Some(first),
+            Copies::Only | Copies::First => None,
+        }
+    }
+}
 
 impl Tally {
     /// The tally of a log that is not a later copy (those take `Parsing::tally_for`).
@@ -305,33 +315,24 @@ impl super::state::State {
     /// The event logs in the order step 3 takes them: path order, except that the later copies
     /// of a session's log (the same session in several homes) come after all the others.
     pub(super) fn log_order(&self) -> Vec<(usize, Copies)> {
-        let logs: Vec<usize> =
-            self.read_files().filter(|(_, file)| file.kind.role == Role::EventLog).map(|(index, _)| index).collect();
-        let mut firsts: HashMap<(SourceId, &str), (usize, bool)> = HashMap::new();
-        let mut order = Vec::with_capacity(logs.len());
-        let mut later = Vec::new();
-        for &index in &logs {
-            let file = &self.files[index];
+        let mut first_of: HashMap<(SourceId, &str), usize> = HashMap::new();
+        let (mut order, mut later) = (Vec::new(), Vec::new());
+        for (index, file) in self.read_files().filter(|(_, file)| file.kind.role == Role::EventLog) {
             let session = (file.source, file.session_id.as_deref().unwrap_or_default());
-            match firsts.get_mut(&session) {
-                Some((first, copied)) if !session.1.is_empty() => {
-                    *copied = true;
-                    later.push((index, Copies::Later { first: *first }));
-                }
+            match first_of.get(&session) {
+                Some(&first) if !session.1.is_empty() => later.push((index, Copies::Later { first })),
                 _ => {
-                    firsts.insert(session, (index, false));
-                    order.push(index);
+                    first_of.insert(session, index);
+                    order.push((index, Copies::Only));
                 }
             }
         }
-        let copied = |index: usize| {
-            let file = &self.files[index];
-            firsts
-                .get(&(file.source, file.session_id.as_deref().unwrap_or_default()))
-                .is_some_and(|&(_, copied)| copied)
-        };
-        let mut order: Vec<(usize, Copies)> =
-            order.into_iter().map(|index| (index, if copied(index) { Copies::First } else { Copies::Only })).collect();
+        let copied: HashSet<usize> = later.iter().filter_map(|&(_, copies)| copies.first()).collect();
+        for (index, copies) in &mut order {
+            if copied.contains(index) {
+                *copies = Copies::First;
+            }
+        }
         order.extend(later);
         order
     }
