@@ -66,6 +66,7 @@ impl State {
         // Rows by `dedup::copy_key`, with the file that first gave each: a row another home
         // gave already (a home given twice, a file copied onto two machines) is not repeated.
         let mut given: HashMap<u64, usize> = HashMap::new();
+        let several_homes = self.homes.len() > 1;
         for (index, rows) in held {
             let secondary = self.files[index].kind.secondary;
             let total = rows.len() as u64;
@@ -117,7 +118,7 @@ impl State {
                     mark: row.mark,
                     locator: None,
                 };
-                let first = *given.entry(dedup::copy_key(&row)).or_insert(index);
+                let first = if several_homes { *given.entry(dedup::copy_key(&row)).or_insert(index) } else { index };
                 if self.files[first].home != home {
                     copies += 1;
                     copy_of.get_or_insert(first);
