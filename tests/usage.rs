@@ -367,3 +367,21 @@ fn epoch_millisecond_timestamps_are_dated_and_empty_ones_are_reported() {
     );
     check_golden("usage/epoch-timestamps", true);
 }
+
+/// A counter line that cannot be read in a UTF-16 log is named by its line, counted in the
+/// decoded text as the scan read it.
+#[test]
+fn a_bad_counter_line_of_a_utf16_log_is_named_by_its_line() {
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path().join("home/.copilot/session-state/0badf00d-0000-4000-8000-000000000099");
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = "{\"type\":\"session.start\",\"data\":{},\"timestamp\":\"2026-10-01T09:00:00.000Z\"}\n\
+                {\"type\":\"user.message\",\"data\":{\"content\":\"h\u{e9}llo \u{1F600}\"},\"timestamp\":\"2026-10-01T09:00:01.000Z\"}\n\
+                {\"type\":\"session.shutdown\",\"data\":{\"modelMetrics\":\n";
+    let mut bytes = vec![0xFF, 0xFE];
+    bytes.extend(text.encode_utf16().flat_map(u16::to_le_bytes));
+    std::fs::write(dir.join("events.jsonl"), bytes).unwrap();
+    let output = common::run(scratch.path(), &["usage", "home"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("events.jsonl:3:"), "{stderr}");
+}

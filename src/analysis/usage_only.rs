@@ -12,6 +12,7 @@ use super::state::State;
 use super::stores::StoreJob;
 use super::{Options, UsageData};
 use crate::input::FileReader;
+use crate::lines;
 use crate::report::{Diagnostic, DiagnosticKind};
 use crate::sources::Role;
 use crate::sources::copilot_cli::store::StoreScope;
@@ -123,9 +124,9 @@ impl UsageRun {
                     Place::Line(_) => 0,
                 })
                 .collect();
-            let numbers = reader
-                .open(file.root, &file.listed_path)
-                .and_then(|opened| line_numbers(BufReader::with_capacity(1 << 16, opened), &offsets));
+            let numbers = reader.open(file.root, &file.listed_path).and_then(|opened| {
+                line_numbers(BufReader::with_capacity(1 << 16, lines::utf16_as_utf8(opened)), &offsets)
+            });
             for (at, problem) in line_problems.into_iter().enumerate() {
                 let line = numbers.as_ref().ok().and_then(|numbers| numbers.get(at).copied());
                 problems.push(problem.diagnostic(file.home, &file.path, line));
