@@ -197,7 +197,6 @@ impl State {
     pub(super) fn finish_usage(&mut self) -> UsageData {
         let mut store_ledgers = std::mem::take(&mut self.store_ledgers);
         let mut ledgers = BTreeMap::new();
-        let mut homes = BTreeMap::new();
         let mut unknown = Vec::new();
         for (id, facts) in &mut self.sessions {
             let log_exists = facts.has_events_log();
@@ -211,15 +210,14 @@ impl State {
             }
             ledger.finish(log_exists);
             ledger.agent = facts.agent;
+            ledger.home = facts.homes.first().copied().unwrap_or_default();
             if log_exists && ledger.checkpoints == 0 && ledger.entries.is_empty() {
                 unknown.push(id.clone());
             }
             ledgers.insert(id.clone(), ledger);
-            if let Some(&home) = facts.homes.first() {
-                homes.insert(id.clone(), self.homes[home].label.clone());
-            }
         }
-        UsageData { ledgers, homes, unknown, rates: self.options.rates.clone() }
+        let home_labels = self.homes.iter().map(|home| home.label.clone()).collect();
+        UsageData { ledgers, home_labels, unknown, rates: self.options.rates.clone() }
     }
 }
 

@@ -98,8 +98,8 @@ pub struct Outputs {
 #[derive(Debug)]
 pub struct UsageData {
     pub ledgers: BTreeMap<String, SessionLedger>,
-    /// The label of the home each session of `ledgers` is counted in (the first that holds it).
-    pub homes: BTreeMap<String, String>,
+    /// The homes' labels, by the analysis's index (`SessionLedger::home`).
+    pub home_labels: Vec<String>,
     /// Sessions with a log but no figure at all: no checkpoint and no per-call record.
     pub unknown: Vec<String>,
     pub rates: RateTable,
@@ -109,7 +109,7 @@ impl UsageData {
     pub fn table(&self, by: GroupBy, range: DayRange) -> UsageTable {
         summary::summarize(
             self.ledgers.iter().map(|(id, ledger)| {
-                let home = self.homes.get(id).map_or("", String::as_str);
+                let home = self.home_labels.get(ledger.home).map_or("", String::as_str);
                 (id.as_str(), ledger.agent, home, &ledger.entries)
             }),
             &self.rates,

@@ -57,8 +57,10 @@ pub const IMPLAUSIBLE_COUNTER: &str = "implausible_counter";
 
 #[derive(Debug, Clone)]
 pub struct SessionLedger {
-    /// The agent whose session it is (set when the session's usage is finished).
+    /// The agent whose session it is, and the home (by the analysis's index) it is counted in:
+    /// the first that holds it (both set when the session's usage is finished).
     pub agent: &'static str,
+    pub home: usize,
     zone: Zone,
     last_totals: BTreeMap<String, Tokens>,
     seen_checkpoints: HashSet<String>,
@@ -82,6 +84,7 @@ impl SessionLedger {
     pub fn new(zone: Zone) -> Self {
         SessionLedger {
             agent: "",
+            home: 0,
             zone,
             last_totals: BTreeMap::new(),
             seen_checkpoints: HashSet::new(),
