@@ -569,10 +569,22 @@ mod tests {
 
     use super::*;
 
-    /// The spec fixture's store, its main file failing every read past its first page.
-    struct FailingDisk {
+    /// How a test store's files are read.
+    #[derive(Clone, Copy)]
+    enum Reads {
+        /// As an image, built in memory.
+        Image,
+        /// Page by page.
+        Pages,
+        /// Page by page, every read past the first page failing.
+        PagesFailingPastFirst,
+    }
+
+    /// A store's two files in memory.
+    struct InMemory {
         main: Arc<[u8]>,
         wal: Arc<[u8]>,
+        reads: Reads,
     }
 
     struct FailsPastFirstPage(Arc<[u8]>);
@@ -584,33 +596,6 @@ mod tests {
             }
             self.0.read_at(offset, buffer)
         }
-    }
-
-    impl StoreFiles for FailingDisk {
-        fn main_size(&self) -> Option<u64> {
-            Some(self.main.len() as u64)
-        }
-        fn open_main(&mut self) -> io::Result<Box<dyn Read + '_>> {
-            Ok(Box::new(&self.main[..]))
-        }
-        fn has_wal(&self) -> bool {
-            true
-        }
-        fn open_wal(&mut self) -> io::Result<Box<dyn Read + '_>> {
-            Ok(Box::new(&self.wal[..]))
-        }
-        fn positional(&mut self) -> Option<io::Result<PositionalFiles>> {
-            let main: Box<dyn ReadAt> = Box::new(FailsPastFirstPage(self.main.clone()));
-            let wal: Box<dyn ReadAt> = Box::new(FailsPastFirstPage(self.wal.clone()));
-            Some(Ok((Some(main), Some(wal))))
-        }
-    }
-
-    /// A store's two files in memory, read page by page (`positional`) or as an image.
-    struct InMemory {
-        main: Arc<[u8]>,
-        wal: Arc<[u8]>,
-        positional: bool,
     }
 
     impl StoreFiles for InMemory {
@@ -627,9 +612,14 @@ mod tests {
             Ok(Box::new(&self.wal[..]))
         }
         fn positional(&mut self) -> Option<io::Result<PositionalFiles>> {
-            let main: Box<dyn ReadAt> = Box::new(self.main.clone());
-            let wal: Box<dyn ReadAt> = Box::new(self.wal.clone());
-            self.positional.then_some(Ok((Some(main), Some(wal))))
+            let (main, wal): (Box<dyn ReadAt>, Box<dyn ReadAt>) = match self.reads {
+                Reads::Image => return None,
+                Reads::Pages => (Box::new(self.main.clone()), Box::new(self.wal.clone())),
+                Reads::PagesFailingPastFirst => {
+                    (Box::new(FailsPastFirstPage(self.main.clone())), Box::new(FailsPastFirstPage(self.wal.clone())))
+                }
+            };
+            Some(Ok((Some(main), Some(wal))))
         }
     }
 
@@ -644,12 +634,11 @@ mod tests {
 
     /// Reads a hostile case page by page and as an image.
     fn read_both_ways(case: &str) -> [Outcome; 2] {
-        [true, false].map(|positional| {
+        [Reads::Pages, Reads::Image].map(|reads| {
             let (main, wal) = hostile_store(case);
             let mut usage_rows = 0;
-            let contents =
-                read(&mut InMemory { main, wal, positional }, StoreScope::Everything, &mut |_| usage_rows += 1)
-                    .unwrap_or_else(|failure| panic!("{case}: {}", failure.message));
+            let contents = read(&mut InMemory { main, wal, reads }, StoreScope::Everything, &mut |_| usage_rows += 1)
+                .unwrap_or_else(|failure| panic!("{case}: {}", failure.message));
             (contents.tables, usage_rows, contents.wal, contents.wal_problem)
         })
     }
@@ -675,7 +664,8 @@ mod tests {
     fn a_failed_read_says_why() {
         let store = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/spec-sample/.copilot/session-store.db");
         let bytes = |path: String| Arc::<[u8]>::from(std::fs::read(path).unwrap());
-        let mut files = FailingDisk { main: bytes(store.to_string()), wal: bytes(format!("{store}-wal")) };
+        let (main, wal) = (bytes(store.to_string()), bytes(format!("{store}-wal")));
+        let mut files = InMemory { main, wal, reads: Reads::PagesFailingPastFirst };
         let message = match read(&mut files, StoreScope::Everything, &mut |_| {}) {
             Err(failure) => failure.message,
             Ok(contents) => contents.problems.join("; "),
