@@ -399,6 +399,35 @@ test('a zip of two machines shows both homes; the same home given twice counts o
   }
 });
 
+test('impossible counters are flagged in the usage view, with the lines to check, as the native CLI flags them', async () => {
+  const fixture = path.join(ROOT, 'fixtures/usage/implausible-counters');
+  const zip = zipDirectory(fixture, 'counters-home');
+  const zipPath = path.join(TMP, 'counters.zip');
+  writeFileSync(zipPath, zip);
+  const expected = native(zipPath);
+  const browser = await launch();
+  try {
+    const { page, net, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
+    await markLoaded(net);
+    await dropFiles(page, [{ name: 'counters.zip', bytes: zip }]);
+    assertEqual(await waitForState(page, ['done', 'error']), 'done', 'analysed');
+    await checkNumbers(page, expected, 'impossible counters');
+    assert((await exportFile(page, 'usage.csv')).text === expected.usageCsv, 'usage.csv (with its flags) equals the native one');
+    await showView(page, 'usage');
+    const shown = await page.textContent('#view-usage');
+    assert(shown.includes('implausible_counter'), 'the usage table shows the flag');
+    const problems = expected.report.diagnostics.filter((d) => d.kind === 'implausible_counter');
+    assert(problems.length > 0, 'the CLI names the lines');
+    for (const problem of problems) assert(shown.includes(`${problem.line}`) && shown.includes(problem.file), `the page names ${problem.file}:${problem.line}`);
+    await shot(page, 'usage-implausible.png');
+    assertEqual(errors, [], 'no page errors');
+    noNetworkAfterLoad(net, server, 'counters');
+    return `${problems.length} counter lines named`;
+  } finally {
+    await browser.close();
+  }
+});
+
 /** native() on several roots at once. */
 /** A copy of `zip` whose entries ending in `suffix` carry a wrong CRC-32 (local and central). */
 function withWrongChecksums(zip, suffix) {
