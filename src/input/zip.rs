@@ -3,9 +3,10 @@
 //! one at a time, only when the analysis asks for them.
 
 use std::collections::HashMap;
-use std::io::{self, Cursor, Read, Seek};
+use std::io::{self, BufRead, BufReader, Cursor, Read, Seek};
 
-use zip::ZipArchive;
+use flate2::{Decompress, FlushDecompress, Status};
+use zip::{CompressionMethod, ZipArchive};
 
 use super::layout::normalize_entry_name;
 use super::{ListedFile, RootListing};
@@ -25,6 +26,29 @@ pub struct ZipRoot<R> {
     entries: HashMap<String, usize>,
     /// Small entries inflated ahead by `read_ahead`, taken by `open_entry`.
     inflated: HashMap<String, Vec<u8>>,
+    /// The deflate state every entry is inflated with, reset between them.
+    state: InflateState,
+}
+
+/// One deflate state, made when first needed and reused: a state made for each entry is an
+/// aligned allocation of about 40 KB that glibc's heap could not use again, and a zip of
+/// 200,000 sessions grew the CLI to 5 GB. A clone (a thread's) makes its own.
+#[derive(Default)]
+struct InflateState(Option<Box<Decompress>>);
+
+impl Clone for InflateState {
+    fn clone(&self) -> Self {
+        InflateState(None)
+    }
+}
+
+impl InflateState {
+    /// The state, reset for a new raw deflate stream.
+    fn fresh(&mut self) -> &mut Decompress {
+        let state = self.0.get_or_insert_with(|| Box::new(Decompress::new(false)));
+        state.reset(false);
+        state
+    }
 }
 
 impl<R: Read + Seek> ZipRoot<R> {
@@ -85,7 +109,7 @@ impl<R: Read + Seek> ZipRoot<R> {
             listing.files.push(ListedFile { path: path.clone(), size: entry.size(), modified_ms });
             entries.insert(path, index);
         }
-        Ok((ZipRoot { archive, entries, inflated: HashMap::new() }, listing))
+        Ok((ZipRoot { archive, entries, inflated: HashMap::new(), state: InflateState::default() }, listing))
     }
 
     /// Inflates the named entries of at most `max_size` bytes in the archive's order and keeps
@@ -114,7 +138,7 @@ impl<R: Read + Seek> ZipRoot<R> {
     /// elsewhere (`inflate_entry`, in the browser's second worker).
     pub fn raw_entry(&self, path: &str) -> Option<RawEntry> {
         let entry = self.archive.by_index_data(*self.entries.get(path)?).ok()?;
-        (entry.compression() == zip::CompressionMethod::Deflated).then(|| RawEntry {
+        (entry.compression() == CompressionMethod::Deflated).then(|| RawEntry {
             header_start: entry.header_start(),
             name_length: entry.name_raw().len() as u64,
             packed: entry.compressed_size(),
@@ -133,12 +157,25 @@ impl<R: Read + Seek> ZipRoot<R> {
         Ok(Box::new(self.entry(index)?))
     }
 
-    /// Entry `index`'s inflated bytes, up to its declared size.
-    fn entry(&mut self, index: usize) -> io::Result<DeclaredSize<zip::read::ZipFile<'_, R>>> {
+    /// Entry `index`'s inflated bytes, up to its declared size: a deflated entry with the
+    /// root's one state, any other through the zip crate.
+    fn entry(&mut self, index: usize) -> io::Result<Box<dyn Read + '_>> {
+        let deflated =
+            self.archive.by_index_data(index).map_err(io::Error::other)?.compression() == CompressionMethod::Deflated;
+        if deflated {
+            let entry = self.archive.by_index_raw(index).map_err(io::Error::other)?;
+            let (size, crc32) = (entry.size(), entry.crc32());
+            return Ok(Box::new(Inflating::new(BufReader::new(entry), self.state.fresh(), size, crc32)));
+        }
         let entry = self.archive.by_index(index).map_err(io::Error::other)?;
         let left = entry.size();
-        Ok(DeclaredSize { entry, left })
+        Ok(Box::new(DeclaredSize { entry, left }))
     }
+}
+
+std::thread_local! {
+    /// `inflate_entry`'s state, reused as `ZipRoot`'s is.
+    static ELSEWHERE: std::cell::RefCell<InflateState> = std::cell::RefCell::default();
 }
 
 /// A deflated entry's data (as `ZipRoot::raw_entry` places it) inflated elsewhere than its
@@ -149,14 +186,86 @@ pub fn inflate_entry(packed: &[u8], size: u64, crc32: u32) -> io::Result<Vec<u8>
         return Err(io::Error::new(io::ErrorKind::InvalidData, "the entry is too large"));
     }
     let mut bytes = Vec::with_capacity(size as usize);
-    flate2::read::DeflateDecoder::new(packed).take(size + 1).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 != size {
-        return Err(io::Error::new(io::ErrorKind::InvalidData, "the entry does not inflate to its declared size"));
-    }
-    if crc32fast::hash(&bytes) != crc32 {
-        return Err(io::Error::new(io::ErrorKind::InvalidData, "Invalid checksum"));
-    }
+    ELSEWHERE.with_borrow_mut(|state| Inflating::new(packed, state.fresh(), size, crc32).read_to_end(&mut bytes))?;
     Ok(bytes)
+}
+
+/// A raw deflate stream inflated with a state lent to it, failing unless it comes to exactly
+/// `size` bytes with this CRC-32. As with the zip crate's reader, the bytes come first and the
+/// failure with the read after them (a log's rows up to there are kept).
+struct Inflating<'a, P> {
+    packed: P,
+    state: &'a mut Decompress,
+    size: u64,
+    crc32: u32,
+    hasher: crc32fast::Hasher,
+    ended: bool,
+    overrun: bool,
+}
+
+impl<'a, P: BufRead> Inflating<'a, P> {
+    fn new(packed: P, state: &'a mut Decompress, size: u64, crc32: u32) -> Self {
+        Inflating { packed, state, size, crc32, hasher: crc32fast::Hasher::new(), ended: false, overrun: false }
+    }
+
+    fn check_end(&self) -> io::Result<()> {
+        if self.state.total_out() != self.size {
+            return Err(invalid_data("the entry does not inflate to its declared size"));
+        }
+        if self.hasher.clone().finalize() != self.crc32 {
+            return Err(invalid_data("Invalid checksum"));
+        }
+        Ok(())
+    }
+}
+
+fn invalid_data(message: &str) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, message.to_string())
+}
+
+impl<P: BufRead> Read for Inflating<'_, P> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        if out.is_empty() {
+            return Ok(0);
+        }
+        loop {
+            if self.overrun {
+                return Err(invalid_data("the entry inflates past its declared size"));
+            }
+            if self.ended {
+                return self.check_end().map(|()| 0);
+            }
+            let input = self.packed.fill_buf()?;
+            let last = input.is_empty();
+            let (before_in, before_out) = (self.state.total_in(), self.state.total_out());
+            let flush = if last { FlushDecompress::Finish } else { FlushDecompress::None };
+            let status = self.state.decompress(input, out, flush).map_err(io::Error::other)?;
+            let (taken, given) =
+                ((self.state.total_in() - before_in) as usize, (self.state.total_out() - before_out) as usize);
+            self.packed.consume(taken);
+            if self.state.total_out() > self.size {
+                self.overrun = true;
+                let within = (self.size - before_out) as usize;
+                if within > 0 {
+                    return Ok(within);
+                }
+                continue;
+            }
+            self.hasher.update(&out[..given]);
+            if status == Status::StreamEnd {
+                self.ended = true;
+            } else if taken == 0 && given == 0 {
+                return Err(if last {
+                    io::Error::new(io::ErrorKind::UnexpectedEof, "the entry's data ends early")
+                } else {
+                    invalid_data("the entry's data cannot be inflated")
+                });
+            }
+            if given > 0 {
+                return Ok(given);
+            }
+        }
+    }
 }
 
 /// An entry's inflated bytes up to its declared size. There one more read of the entry lets
