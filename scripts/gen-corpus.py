@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generates a synthetic but realistic Copilot CLI 1.0.102 home for benchmarks and cross-checks.
 
-    scripts/gen-corpus.py OUT_DIR --size 500MB [--seed 1] [--sessions N] [--force]
+    scripts/gen-corpus.py OUT_DIR --size 500MB [--seed 1] [--sessions N] [--small] [--force]
 
 OUT_DIR is a "home": everything goes under OUT_DIR/.copilot/. --size (K/M/G suffixes, decimal:
 MB = 1e6) is the target total size of the events.jsonl files; sessions are added until it is
@@ -21,6 +21,11 @@ shutdown), 2% resumed whose second shutdown repeats the first line (same event i
 shutdown, 3% with two models, 2% with a sub-agent, 1% cut mid-line at the end, 1% with a garbage
 line in the middle. Besides: ~3% autopilot directories holding only workspace.yaml and ~2% deleted
 sessions present only in session-store.db and the command history.
+
+--small makes every session a few lines instead (start, model, one prompt answered in one turn
+with no tool call and no system message, shutdown), each in a folder with workspace.yaml and
+checkpoints/index.md as the CLI leaves them, and no session store, autopilot folders or process
+logs but one: the many-small-files case (`--sessions 200000 --small`, scripts/bench-many.sh).
 """
 from __future__ import annotations
 
@@ -433,6 +438,7 @@ class Session:
         self.grants: list[tuple[str, dict]] = []
         self.name: str | None = None
         self.shutdown_ids: list[str] = []
+        self.small = ctx.small
 
     # -- envelope ------------------------------------------------------------------------
     def ev(self, typ: str, data: str, agent: str | None = None) -> str:
@@ -767,7 +773,7 @@ class Session:
                                        f'"turnId":"0","parentAgentTaskId":"{self.uuid()}"}}')
         user_ms = self.t
         self.ctx_tokens += len(text) // 3 + 20
-        if first and self.sys_after_prompt:
+        if first and self.sys_after_prompt and not self.small:
             self.tick(5, 40)
             self.system_message(interaction)
         if self.pending_auto:
@@ -925,10 +931,10 @@ class Session:
         rng = self.rng
         kind = self.kind
         model = rng.choices(MODELS, MODEL_WEIGHTS)[0]
-        self.hooks = rng.random() < 0.10
-        self.utility = rng.random() < 0.85
+        self.hooks = rng.random() < 0.10 and not self.small
+        self.utility = rng.random() < 0.85 and not self.small
         self.sys_after_prompt = rng.random() < 0.5
-        self.want_snapshots = rng.random() < 0.5
+        self.want_snapshots = rng.random() < 0.5 and not self.small
         self.pending_auto = None
         self.auto = False
         self.cur_snapshot = None
@@ -939,6 +945,8 @@ class Session:
         if kind in ("two_models", "subagent") and nprompts < 2:
             nprompts = 2
         plans = [{"clear": rng.random() < 0.03} for _ in range(nprompts)]
+        if self.small:
+            nprompts, plans = 1, [{"turns": 1}]
         if kind == "subagent":
             plans[rng.randrange(nprompts)].update(turns=self.ri(3, 5), subagent_turn=self.ri(0, 1))
         switch_at = self.ri(1, nprompts - 1) if kind == "two_models" else None
@@ -959,7 +967,7 @@ class Session:
         if rng.random() < 0.15:
             self.tick(5, 200)
             self.ev("session.info", jdump({"message": self.ch(TIPS), "infoType": "tip"}))
-        if not self.sys_after_prompt:
+        if not self.sys_after_prompt and not self.small:
             self.tick(300, 900)
             self.system_message(self.uuid())
         if rng.random() < 0.03:  # picked Auto before the first prompt
@@ -1027,8 +1035,9 @@ class Session:
 # The whole home.
 
 class Corpus:
-    def __init__(self, out: Path, seed: int):
+    def __init__(self, out: Path, seed: int, small: bool = False):
         self.out = out
+        self.small = small
         self.home = out / ".copilot"
         self.seed = seed
         self.rng = random.Random(f"gen-corpus:{seed}:main")
@@ -1071,6 +1080,8 @@ class Corpus:
 
     def pick_kind(self, rng: random.Random) -> str:
         u = rng.random()
+        if self.small:
+            return "no_shutdown" if u < 0.05 else "plain"
         for limit, kind in ((0.12, "resumed"), (0.14, "resumed_repeat"), (0.19, "no_shutdown"), (0.22, "two_models"),
                             (0.24, "subagent"), (0.25, "cut"), (0.26, "garbage")):
             if u < limit:
@@ -1107,7 +1118,7 @@ class Corpus:
             with open(d / "events.jsonl", "wb") as fh:
                 fh.write(data)
             (d / "checkpoints" / "index.md").write_text(CHECKPOINT_INDEX)
-            if s.want_snapshots or rng.random() < 0.6:
+            if s.want_snapshots or (rng.random() < 0.6 and not self.small):
                 (d / "rewind-file-snapshots").mkdir()
                 (d / "rewind-file-snapshots" / "tracking.json").write_text('{"schema":1,"tracking":true}')
                 if s.want_snapshots:
@@ -1115,7 +1126,9 @@ class Corpus:
             last_ms = s.t
             (d / "workspace.yaml").write_text(self.workspace_yaml(rng, s.sid, s.cwd, "github/cli", s.name, s.start, last_ms,
                                                                   s.shutdown_ids[-1] if s.shutdown_ids else None))
-            self.record(s, in_store=rng.random() < 0.8, store=store)
+            self.record(s, in_store=rng.random() < 0.8 and not self.small, store=store)
+            if self.small:
+                continue
             if rng.random() < 0.1:
                 self.log_sessions.append((s.start - rng.randint(400, 900), rng.randint(1000, 99999), s.sid, last_ms))
             if rng.random() < 0.03:
@@ -1414,6 +1427,7 @@ def main() -> int:
     ap.add_argument("--size", type=parse_size, help="target total size of the events.jsonl files (K/M/G, decimal)")
     ap.add_argument("--sessions", type=int, help="number of sessions with an event log (a cap when --size is given)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--small", action="store_true", help="sessions of a few lines each, no session store (many small files)")
     ap.add_argument("--force", action="store_true", help="replace an existing non-empty OUT_DIR/.copilot")
     args = ap.parse_args()
     if args.size is None and args.sessions is None:
@@ -1432,11 +1446,11 @@ def main() -> int:
             home.unlink()
     began = time.perf_counter()
     (home / "session-state").mkdir(parents=True, exist_ok=True)
-    corpus = Corpus(out, args.seed)
+    corpus = Corpus(out, args.seed, args.small)
     store = Store()
     corpus.run(args.size, args.sessions, store)
     corpus.home_files()
-    frames, salts = store.write(home, args.seed)
+    frames, salts = store.write(home, args.seed) if not args.small else (0, "none")
     took = time.perf_counter() - began
     kinds = " ".join(f"{k}={v}" for k, v in sorted(corpus.kind_counts.items()))
     mb = corpus.events_bytes / 1e6

@@ -5,20 +5,28 @@
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::ops::Range;
 
 use serde::Serialize;
 use web_sys::Blob;
 
-use crate::analysis::{LateSizes, LogTask, Options, Outputs, Parsing, Planned, TallySink};
+use crate::analysis::{Copies, LateSizes, LogTask, Options, Outputs, Parsing, Planned, Tally, TallySink};
 use crate::input::RootListing;
 use crate::input::browser::{BrowserFile, BrowserRoot, BrowserRoots};
 use crate::input::zip::RawEntry;
 use crate::model::OwnedRow;
+use crate::sources::log::LogOutcome;
 use crate::table::RowTable;
 
 /// A zip's entries up to this size are inflated in the archive's order before the metadata
 /// files are read (see `ZipRoot::read_ahead`); larger ones (the store) are read when asked for.
 const READ_AHEAD_MAX_BYTES: u64 = 1 << 20;
+
+/// The largest log the page reads whole and hands over as bytes (a zip's, inflated by its
+/// second worker). A larger one is read here in windows (a File, or a zip entry inflated as it
+/// is read), so that the memory a log takes does not grow with its size: a line longer than
+/// `MAX_LINE_BYTES` keeps only its start.
+pub const LOG_GIVEN_WHOLE_MAX_BYTES: u64 = 16 << 20;
 
 /// Where an analysis is.
 pub enum Stage {
@@ -45,7 +53,21 @@ pub struct ParsingRun {
     pub roots: BrowserRoots,
     pub table: RowTable,
     pub tasks: Vec<LogTask>,
-    pub next: usize,
+    /// The page hands a zip's logs over in the archive's order (one read for many entries,
+    /// where a read for each costs the browser a millisecond). The analysis takes a log back
+    /// at once when it is its session's only one (what `add_log` adds for one session does not
+    /// depend on the other sessions'), and the logs of a session with several in `tasks` order:
+    /// these, with their place in it, and those parsed and waiting for the ones before.
+    shared: Vec<usize>,
+    parsed: BTreeMap<usize, (LogOutcome, Tally)>,
+    /// The next of `shared` the analysis takes back.
+    next: usize,
+    /// Each log's rows in the table, `(log, rows)`, in the order parsed.
+    parts: Vec<(usize, Range<u32>)>,
+    /// Whether each log is given.
+    done: Vec<bool>,
+    /// Later copies of a session's log given before the copies before them were taken back.
+    waiting: Vec<(usize, GivenLog)>,
 }
 
 /// When the stores (step 2's first part) are read.
@@ -63,7 +85,7 @@ pub struct HandOver {
     pub files: Vec<(usize, String)>,
     /// As bytes: the other small files, the stores' first.
     pub small: Vec<(usize, String)>,
-    /// The logs in the order `parse_log` takes them.
+    /// The logs, numbered by their place here for `parse_log`.
     pub logs: Vec<LogToGive>,
 }
 
@@ -71,7 +93,8 @@ pub struct HandOver {
 pub struct LogToGive {
     pub root: usize,
     pub path: String,
-    /// Whether the page hands its bytes over (from a zip, by `entry`).
+    /// Whether the page hands it over: as bytes, or as a File when it is larger than
+    /// `LOG_GIVEN_WHOLE_MAX_BYTES` (from a zip, as bytes by `entry`; a larger entry is not given).
     pub given: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub entry: Option<RawEntry>,
@@ -98,7 +121,7 @@ impl PlannedRun {
             .map(|(root, path)| {
                 let (given, entry) = match roots.roots.get(root) {
                     Some(BrowserRoot::Zip(zip)) => {
-                        let entry = zip.raw_entry(path);
+                        let entry = zip.raw_entry(path).filter(|entry| entry.size <= LOG_GIVEN_WHOLE_MAX_BYTES);
                         (entry.is_some(), entry)
                     }
                     _ => (given_by_page(root), None),
@@ -142,32 +165,108 @@ impl PlannedRun {
         let parsing = planned.read_metadata(&mut roots);
         let tasks = parsing.log_tasks();
         let needed = parsing.files_needing_times().map(|(root, path)| (root, path.to_string())).collect();
-        (ParsingRun { parsing, roots, table: RowTable::default(), tasks, next: 0 }, needed)
+        let done = vec![false; tasks.len()];
+        let mut logs_of: HashMap<&str, u32> = HashMap::new();
+        for task in &tasks {
+            *logs_of.entry(task.session_id.as_str()).or_default() += 1;
+        }
+        let shared = (0..tasks.len()).filter(|&index| logs_of[tasks[index].session_id.as_str()] > 1).collect();
+        let run = ParsingRun {
+            parsing,
+            roots,
+            table: RowTable::default(),
+            tasks,
+            shared,
+            parsed: BTreeMap::new(),
+            next: 0,
+            parts: Vec::new(),
+            done,
+            waiting: Vec::new(),
+        };
+        (run, needed)
     }
 }
 
+/// A log as the page hands it over.
+pub enum GivenLog {
+    /// The whole file, read by the page.
+    Bytes(Vec<u8>),
+    /// A File of a folder root, read here in windows.
+    File(Blob),
+    /// Nothing: read from its root (a zip entry the page does not inflate, or a File handed
+    /// over already).
+    FromRoot,
+}
+
 impl ParsingRun {
-    /// Parses the next log: from `bytes` (the whole file, read by the page) when given, else
-    /// from its root.
-    pub fn parse_log(&mut self, bytes: Option<Vec<u8>>) -> Result<(), String> {
-        let task = self.tasks.get(self.next).ok_or("every log is parsed already")?.clone();
-        self.next += 1;
-        let mut tally = self.parsing.tally_for(&task);
-        let mut sink = TallySink::new(&mut tally, &mut self.table);
-        let outcome = match bytes {
-            Some(bytes) => {
-                self.roots.progress.add_file(task.root, &task.listed_path, bytes.len() as f64);
-                task.parse_bytes(&bytes, self.parsing.options(), &mut sink)
-            }
-            None => task.parse(&mut self.roots, self.parsing.options(), &mut sink),
-        };
-        self.parsing.add_log(&task, outcome, tally);
+    /// Parses log `index` (of the `logs` `begin` named), as given; the logs come in any order.
+    /// A later copy of a session's log (`Copies::Later`) waits for the copies before it.
+    pub fn parse_log(&mut self, index: usize, given: GivenLog) -> Result<(), String> {
+        let task = self.tasks.get(index).ok_or_else(|| format!("there is no log {index}"))?;
+        if std::mem::replace(&mut self.done[index], true) {
+            return Err(format!("log {index} is parsed already"));
+        }
+        if matches!(task.copies, Copies::Later { .. }) && !self.copies_before_taken(index) {
+            self.waiting.push((index, given));
+            return Ok(());
+        }
+        self.parse_given(index, given);
+        while let Some(at) = self.waiting.iter().position(|&(index, _)| self.copies_before_taken(index)) {
+            let (index, given) = self.waiting.remove(at);
+            self.parse_given(index, given);
+        }
         Ok(())
     }
 
-    /// Step 4: joins and outputs.
-    pub fn finish(self) -> Done {
-        let ParsingRun { parsing, mut roots, mut table, tasks, .. } = self;
+    /// Whether every log of `shared` before `index` is taken back (a later copy's rows are
+    /// checked against them).
+    fn copies_before_taken(&self, index: usize) -> bool {
+        self.shared.binary_search(&index).map_or(true, |at| self.next >= at)
+    }
+
+    fn parse_given(&mut self, index: usize, given: GivenLog) {
+        let task = self.tasks[index].clone();
+        let first_row = self.table.len() as u32;
+        let mut tally = self.parsing.tally_for(&task);
+        let mut sink = TallySink::new(&mut tally, &mut self.table);
+        let outcome = match given {
+            GivenLog::Bytes(bytes) => {
+                self.roots.progress.add_file(task.root, &task.listed_path, bytes.len() as f64);
+                task.parse_bytes(&bytes, self.parsing.options(), &mut sink)
+            }
+            GivenLog::File(blob) => {
+                if let Some(BrowserRoot::Files(files)) = self.roots.roots.get_mut(task.root) {
+                    files.insert(task.listed_path.clone(), BrowserFile::Blob(blob));
+                }
+                task.parse(&mut self.roots, self.parsing.options(), &mut sink)
+            }
+            GivenLog::FromRoot => task.parse(&mut self.roots, self.parsing.options(), &mut sink),
+        };
+        self.parts.push((index, first_row..self.table.len() as u32));
+        if self.shared.binary_search(&index).is_err() {
+            self.parsing.add_log(&task, outcome, tally);
+            return;
+        }
+        self.parsed.insert(index, (outcome, tally));
+        while let Some((outcome, tally)) = self.shared.get(self.next).and_then(|at| self.parsed.remove(at)) {
+            self.parsing.add_log(&self.tasks[self.shared[self.next]], outcome, tally);
+            self.next += 1;
+        }
+    }
+
+    /// Step 4: joins and outputs. The logs' rows are laid out in the logs' order first.
+    pub fn finish(mut self) -> Done {
+        // Later copies whose first copies never came (a page that stopped early).
+        for (index, given) in std::mem::take(&mut self.waiting) {
+            self.parse_given(index, given);
+        }
+        let ParsingRun { mut parsing, mut roots, mut table, tasks, parsed, mut parts, .. } = self;
+        // Logs never given (a page that stopped early) leave a gap; the rest are taken in order.
+        for (index, (outcome, tally)) in parsed {
+            parsing.add_log(&tasks[index], outcome, tally);
+        }
+        parts.sort_unstable_by_key(|(index, _)| *index);
+        table.reorder(&parts.into_iter().map(|(_, rows)| rows).collect::<Vec<_>>());
         let options = parsing.options().clone();
         let late_sizes = parsing.late_sizes();
         let outputs = parsing.finish(&mut roots, &mut table);

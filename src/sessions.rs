@@ -162,7 +162,7 @@ impl SessionFacts {
             shutdown: log.shutdown_type.unwrap_or_else(|| "none".into()),
             synced: self.is_synced(),
             events_log: self.has_events_log(),
-            found_in: self.found_in.iter().map(|source| source.to_string()).collect(),
+            found_in: self.found_in.iter().copied().collect(),
             homes: Vec::new(),
             usage: None,
         }
@@ -191,7 +191,7 @@ pub struct SessionRecord {
     pub synced: bool,
     /// Whether its events.jsonl exists; a session known only from other sources was deleted.
     pub events_log: bool,
-    pub found_in: Vec<String>,
+    pub found_in: Vec<&'static str>,
     /// The homes (by label) that hold it: more than one when it was given twice.
     pub homes: Vec<String>,
     /// Tokens and cost, with what they rest on; absent for a session no source counts.

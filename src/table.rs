@@ -8,6 +8,7 @@
 //! (`events::reparse_line`). Search covers what is kept.
 
 use std::collections::HashMap;
+use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
 
@@ -134,6 +135,33 @@ impl RowTable {
 
     pub fn is_empty(&self) -> bool {
         self.rows.is_empty()
+    }
+
+    /// Lays the rows out again, `parts` (ranges of the rows in the table, which together are
+    /// its rows from the first on; any after them stay) one after the other in the order given:
+    /// the browser parses a zip's logs in the archive's order, and their rows must come in the
+    /// order of the logs.
+    pub fn reorder(&mut self, parts: &[Range<u32>]) {
+        let mut rows = Vec::with_capacity(self.rows.len());
+        // (old start, new start, length) by old start, to move the cut texts' row numbers.
+        let mut moved = Vec::with_capacity(parts.len());
+        for part in parts {
+            moved.push((part.start, rows.len() as u32, part.len() as u32));
+            rows.extend_from_slice(&self.rows[part.start as usize..part.end as usize]);
+        }
+        rows.extend_from_slice(&self.rows[rows.len()..]);
+        self.rows = rows;
+        moved.sort_unstable();
+        self.cut = std::mem::take(&mut self.cut)
+            .into_iter()
+            .map(|(old, locator)| {
+                let at = moved.partition_point(|&(start, _, _)| start <= old);
+                match at.checked_sub(1).map(|at| moved[at]) {
+                    Some((start, new, length)) if old - start < length => (new + (old - start), locator),
+                    _ => (old, locator),
+                }
+            })
+            .collect();
     }
 
     /// Orders the rows by time once they are all in.
@@ -353,6 +381,23 @@ mod tests {
         assert_eq!((cut.text.len(), table.cut_text(0)), (INLINE_TEXT, Some(locator)));
         assert_eq!(cut.timestamp_utc, "2026-10-02T01:00:00Z", "a non-canonical stamp is kept as written");
         assert_eq!((table.row(1).unwrap().text, table.cut_text(1)), (long, None));
+    }
+
+    #[test]
+    fn reordered_parts_keep_their_rows_and_cut_texts() {
+        let mut table = RowTable::default();
+        let long = "x".repeat(INLINE_TEXT + 1);
+        let locator = |file| Some(LineLocator { file, offset: 0, ordinal: 0 });
+        // Two logs parsed in the order 1, 0 (rows 0..2 and 2..3), then a row of another file.
+        for (text, file) in [("b1", 1), (long.as_str(), 1), (long.as_str(), 0)] {
+            table.push(&Row { locator: locator(file), ..row("2026-10-02T00:00:00Z", "a", TurnType::User, text) });
+        }
+        push(&mut table, "", "a", TurnType::System, "held");
+        table.reorder(&[2..3, 0..2]);
+        let texts: Vec<String> = (0..4).map(|index| table.row(index).unwrap().text).collect();
+        assert_eq!(texts, [&long[..INLINE_TEXT], "b1", &long[..INLINE_TEXT], "held"]);
+        let files: Vec<Option<u32>> = (0..4).map(|index| table.cut_text(index).map(|at| at.file)).collect();
+        assert_eq!(files, [Some(0), None, Some(1), None], "each cut text's locator moves with its row");
     }
 
     #[test]

@@ -12,7 +12,7 @@ use wasm_bindgen::prelude::*;
 use web_sys::Blob;
 
 use crate::analysis::{Options, Planned};
-use crate::engine::{Done, PlannedRun, Stage};
+use crate::engine::{Done, GivenLog, LOG_GIVEN_WHOLE_MAX_BYTES, PlannedRun, Stage};
 use crate::input::browser::{BrowserFile, BrowserRoot, BrowserRoots, Progress, ProgressState};
 use crate::input::zip::ZipRoot;
 use crate::input::{ListedFile, RootListing, blob::BlobReader};
@@ -69,6 +69,8 @@ struct EngineFacts {
     data_folders: Vec<&'static str>,
     /// Bytes of a long text the row table keeps: asking for more reads the text again.
     table_keeps_text: usize,
+    /// The largest log the page reads whole; a larger one is handed over as a File.
+    log_given_whole_max_bytes: u64,
     /// Rows made at a time for a rows export.
     rows_per_part: u32,
     /// Every output file, named once.
@@ -82,6 +84,7 @@ pub fn engine_facts() -> Result<JsValue, JsError> {
         home_folders: sources::home_folders(),
         data_folders: sources::data_folders(),
         table_keeps_text: INLINE_TEXT,
+        log_given_whole_max_bytes: LOG_GIVEN_WHOLE_MAX_BYTES,
         rows_per_part: ROWS_PER_PART,
         outputs: outputs::CATALOGUE,
         default_memory_limit_mib: DEFAULT_MEMORY_LIMIT_MIB,
@@ -199,9 +202,10 @@ impl Engine {
     /// [[root, path]]}` as Files (read in parts), `{small: [[root, path]]}` as bytes, the
     /// stores' files first (a store's pages are read all over its log, which costs a Blob a
     /// round trip each; the stores are read as soon as they are in), then `read_metadata`, and
-    /// `{logs: [{root, path, given, entry?}]}`, the logs in the order `parse_log` takes them
-    /// (`given`: the page hands its bytes, from a zip by `entry`, which says where its data
-    /// lies). Every other file is handed over as a File after `finish`.
+    /// `{logs: [{root, path, given, entry?}]}`, the logs, numbered by their place for
+    /// `parse_log`, which takes them in any order (`given`: the page hands it over, its bytes
+    /// or, above `log_given_whole_max_bytes`, its File; from a zip its bytes by `entry`, which
+    /// says where its data lies). Every other file is handed over as a File after `finish`.
     pub fn begin(&mut self, progress: Function) -> Result<JsValue, JsError> {
         let Stage::Adding { roots, listings } = self.take_stage() else {
             return Err(js_error("this engine has begun already"));
@@ -275,11 +279,19 @@ impl Engine {
         Ok(())
     }
 
-    /// Parses the next log: from `bytes` (a Uint8Array of the whole file, read by the page)
-    /// when given, else from its root.
-    pub fn parse_log(&mut self, bytes: JsValue) -> Result<(), JsError> {
+    /// Parses log `index` of the `logs` `begin` named (in any order: their rows and facts are
+    /// taken in that order): from `log`, a Uint8Array of the whole file (read by the page) or a
+    /// File (read here in windows: a log above `log_given_whole_max_bytes`), else from its root.
+    pub fn parse_log(&mut self, index: usize, log: JsValue) -> Result<(), JsError> {
         let Stage::Parsing(run) = &mut self.stage else { return Err(js_error("read the metadata first")) };
-        run.parse_log(bytes.dyn_ref::<Uint8Array>().map(Uint8Array::to_vec)).map_err(js_error)?;
+        let given = if let Some(bytes) = log.dyn_ref::<Uint8Array>() {
+            GivenLog::Bytes(bytes.to_vec())
+        } else if let Ok(file) = log.dyn_into::<Blob>() {
+            GivenLog::File(file)
+        } else {
+            GivenLog::FromRoot
+        };
+        run.parse_log(index, given).map_err(js_error)?;
         self.check_memory()
     }
 

@@ -77,7 +77,8 @@ fn fails(error: wasm_bindgen::JsError) -> String {
 }
 
 /// The rows (JSONL) of the browser's `Engine` over a folder of `files`, handed over the way
-/// the page hands them: the files read as bytes, the logs one by one to `parse_log`.
+/// the page hands them: the files read as bytes, the logs one by one to `parse_log`, last
+/// first (the page hands a zip's over in the archive's order; the rows keep the logs' order).
 fn engine_rows(files: &[(&str, &[u8])]) -> String {
     engine_run(files).export("rows.jsonl", "").map_err(fails).unwrap()
 }
@@ -105,9 +106,9 @@ fn engine_run(files: &[(&str, &[u8])]) -> Engine {
         .chain(plan["small"].as_array().unwrap())
         .map(|pair| pair[1].as_str().unwrap())
         .collect();
-    for log in plan["logs"].as_array().unwrap() {
+    for (index, log) in plan["logs"].as_array().unwrap().iter().enumerate().rev() {
         let path = log["path"].as_str().unwrap();
-        engine.parse_log(bytes_of(path).into()).map_err(fails).unwrap();
+        engine.parse_log(index, bytes_of(path).into()).map_err(fails).unwrap();
         handed.push(path);
     }
     engine.finish().map_err(fails).unwrap();
@@ -174,6 +175,50 @@ fn rows_before_a_logs_first_directory_take_the_workspace_project() {
     let from_log: Vec<&str> = rows.lines().filter(|row| row.contains("events.jsonl")).collect();
     assert_eq!(from_log.len(), 2);
     assert!(from_log.iter().all(|row| row.contains(r#""project_path":"/from/workspace""#)), "{rows}");
+}
+
+/// Logs handed over last first (as a zip's come, in the archive's order) give the rows in the
+/// logs' order, with the facts of each session, as `analyze` gives them.
+#[wasm_bindgen_test]
+fn logs_handed_over_in_any_order_give_the_rows_in_the_logs_order() {
+    let logs: Vec<(String, String)> = (1..=3)
+        .map(|n| {
+            let id = format!("0b0e0000-0000-4000-8000-00000000000{n}");
+            let log = format!(
+                r#"{{"id":"s{n}","timestamp":"2026-10-0{n}T09:00:00.000Z","type":"session.start","data":{{"sessionId":"{id}","context":{{"cwd":"/p{n}"}}}}}}
+{{"id":"u{n}","timestamp":"2026-10-0{n}T09:00:01.000Z","type":"user.message","data":{{"content":"prompt {n}"}}}}
+"#
+            );
+            (format!(".copilot/session-state/{id}/events.jsonl"), log)
+        })
+        .collect();
+    let files: Vec<(&str, &[u8])> = logs.iter().map(|(path, log)| (path.as_str(), log.as_bytes())).collect();
+    let rows = engine_rows(&files);
+    assert_eq!(rows, analyzed_rows(&files));
+    let prompts: Vec<&str> = rows.lines().filter(|row| row.contains("prompt ")).collect();
+    assert!(prompts[0].contains("prompt 1") && prompts[2].contains("prompt 3"), "{rows}");
+}
+
+/// A session's log in two homes, handed over later copy first: the later copy waits for the
+/// first, and the rows are those `analyze` gives, each once.
+#[wasm_bindgen_test]
+fn a_later_copy_handed_over_first_waits_for_the_first() {
+    let id = "0b0e0000-0000-4000-8000-000000000009";
+    let whole = format!(
+        r#"{{"id":"s","timestamp":"2026-10-01T09:00:00.000Z","type":"session.start","data":{{"sessionId":"{id}"}}}}
+{{"id":"u1","timestamp":"2026-10-01T09:00:01.000Z","type":"user.message","data":{{"content":"prompt 1"}}}}
+{{"id":"u2","timestamp":"2026-10-01T09:00:02.000Z","type":"user.message","data":{{"content":"prompt 2"}}}}
+"#
+    );
+    let cut: String = whole.split_inclusive('\n').take(2).collect();
+    let (first, later) = (
+        format!("machineA/.copilot/session-state/{id}/events.jsonl"),
+        format!("machineB/.copilot/session-state/{id}/events.jsonl"),
+    );
+    let files: Vec<(&str, &[u8])> = vec![(first.as_str(), cut.as_bytes()), (later.as_str(), whole.as_bytes())];
+    let rows = engine_rows(&files);
+    assert_eq!(rows, analyzed_rows(&files));
+    assert_eq!(rows.lines().filter(|row| row.contains("prompt ")).count(), 2, "{rows}");
 }
 
 /// Rows reach the page with their meaning (`mark`), and a long text that cannot be read again

@@ -5,12 +5,22 @@
 // Handing a folder's files to the worker as the analysis asks for them (see worker.js). A
 // browser pays for every file it opens or hands to a worker, about a tenth of a millisecond
 // each, so the small files are read many at once, the logs a few at once ahead of the parser
-// (at most LOG_BUDGET bytes read and not yet parsed), and the other Files in parts once the
-// analysis is done (the worker answers what needs them after that).
+// (at most LOG_BUDGET bytes read and not yet parsed; a log larger than the engine's
+// log_given_whole_max_bytes goes over as a File, which the worker reads in windows), and the
+// other Files in parts once the analysis is done (the worker answers what needs them after that).
 const SMALL_AT_ONCE = 16;
 const LOGS_AT_ONCE = 8;
 const LOG_BUDGET = 64 * 1024 * 1024;
 const FILES_PER_PART = 64;
+// A zip's logs are read in the archive's order, many entries a read: a read for each entry
+// costs a millisecond or more, and a zip can hold 200,000 sessions. Entries closer than
+// RUN_GAP bytes share a read of at most RUN_BYTES (unless one entry is larger), RUNS_AT_ONCE
+// reads at a time; the engine takes the logs in any order.
+const RUN_BYTES = 4 * 1024 * 1024;
+const RUN_GAP = 1024 * 1024;
+const RUNS_AT_ONCE = 2;
+// Room for a local header's extra field, which only the local header gives.
+const EXTRA_FIELD_ROOM = 512;
 
 export class Cancelled extends Error {
   constructor() {
@@ -186,7 +196,7 @@ export class EngineClient {
     return new Promise((resolve, reject) => {
       const alive = () => this.worker === worker && this.server === server;
       const post = (message, transfer) => alive() && worker.postMessage({ type: 'give', id, ...message }, transfer || []);
-      const server = new FileServer(roots, post, alive, this.inflater);
+      const server = new FileServer(roots, post, alive, this.inflater, this.facts.log_given_whole_max_bytes);
       this.server = server; // a newer analysis stops this one's hand-over
       this.pending.set(id, { resolve, reject, server });
       worker.postMessage({ type: 'analyze', id, options, roots: listing });
@@ -207,24 +217,31 @@ export class EngineClient {
 }
 
 /**
- * A zip entry's bytes (`entry` as `ZipRoot::raw_entry` gives it), inflated by the second
- * worker while the engine's worker parses; it checks the size and CRC-32.
+ * A zip's log entries (`[root, path, entry, index]`, `entry` as `ZipRoot::raw_entry` gives it)
+ * in runs that one read each covers, in the archive's order.
  */
-async function inflateEntry(zip, { header_start: at, name_length: name, packed, size, crc32 }, inflater) {
-  // One read for the local header and the data, guessing the extra field's length; a second
-  // read for the data when the guess was short.
-  const head = new Uint8Array(await zip.slice(at, at + 30 + name + 512 + packed).arrayBuffer());
-  const view = new DataView(head.buffer);
-  if (head.length < 30 || view.getUint32(0, true) !== 0x04034b50) throw new Error('no local header');
-  const start = 30 + view.getUint16(26, true) + view.getUint16(28, true);
-  let data = head.subarray(start, start + packed);
-  if (data.length < packed) data = new Uint8Array(await zip.slice(at + start, at + start + packed).arrayBuffer());
-  return inflater.inflate(data, size, crc32);
+function runsOf(logs, zipSize) {
+  const sorted = [...logs].sort((a, b) => a[2].header_start - b[2].header_start);
+  const runs = [];
+  let run = null;
+  for (const log of sorted) {
+    const { header_start: start, name_length: name, packed } = log[2];
+    const end = Math.min(zipSize, start + 30 + name + EXTRA_FIELD_ROOM + packed);
+    if (run && start - run.end <= RUN_GAP && end - run.start <= RUN_BYTES) {
+      run.end = Math.max(run.end, end);
+      run.logs.push(log);
+    } else {
+      run = { start, end, logs: [log] };
+      runs.push(run);
+    }
+  }
+  return runs;
 }
 
 /**
  * The second worker (worker.js again, on the same module), which inflates a zip's logs: the
  * engine's worker parses at about the speed a worker inflates, so the two run side by side.
+ * It checks each entry's size and CRC-32.
  */
 class Inflater {
   constructor(module) {
@@ -239,12 +256,12 @@ class Inflater {
       failed = reject;
     });
     this.worker.onmessage = (event) => {
-      const { type, id, bytes, message } = event.data;
+      const { type, id, items, message } = event.data;
       if (type === 'ready') started();
       const entry = this.pending.get(id);
       if (!entry) return;
       this.pending.delete(id);
-      if (type === 'inflated') entry.resolve(bytes);
+      if (type === 'inflated') entry.resolve(items);
       else entry.reject(new Error(message));
     };
     this.worker.onerror = (event) => {
@@ -256,11 +273,12 @@ class Inflater {
     this.worker.postMessage({ type: 'init', module });
   }
 
-  inflate(packed, size, crc32) {
+  /** The entries' bytes (`{at, packed, size, crc32}` in `buffer`), null where one fails. */
+  inflate(buffer, entries) {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      this.worker.postMessage({ type: 'inflate', id, packed, size, crc32 }, [packed.buffer]);
+      this.worker.postMessage({ type: 'inflate', id, buffer, entries }, [buffer]);
     });
   }
 
@@ -278,9 +296,10 @@ class Inflater {
 
 /** Serves one analysis: the folders' files, in the order the worker asks for them. */
 class FileServer {
-  constructor(roots, post, alive, inflater) {
+  constructor(roots, post, alive, inflater, wholeLogMax) {
     this.roots = roots;
     this.inflater = inflater;
+    this.wholeLogMax = wholeLogMax;
     this.post = post;
     this.alive = alive;
     this.byPath = roots.map((root) => (root.kind === 'zip' ? new Map() : new Map(root.paths.map((path, index) => [path, root.files[index]]))));
@@ -373,37 +392,104 @@ class FileServer {
     flush();
   }
 
-  /** Reads the logs ahead of the parser and hands their bytes over in order. */
-  async giveLogs(pairs) {
+  /** Waits while LOG_BUDGET bytes of logs are read and not yet parsed. */
+  async roomForLogs() {
+    while (this.held >= LOG_BUDGET && this.alive()) await new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  /**
+   * Hands every log over, in any order (the engine takes them back in theirs): those it reads
+   * from its root at once, a zip's in the archive's order, a folder's read a few at once.
+   */
+  async giveLogs(logs) {
+    const fromRoot = logs.filter((log) => !log[4]).map((log) => ({ index: log[3] }));
+    if (fromRoot.length) this.post({ kind: 'logs', items: fromRoot });
+    const given = logs.filter((log) => log[4]);
+    const zips = this.roots.map((root, index) => given.filter((log) => log[0] === index && log[2]));
+    await Promise.all([this.giveFolderLogs(given.filter((log) => !log[2])), ...zips.map((zipped, root) => zipped.length && this.giveZipLogs(root, zipped))]);
+  }
+
+  /**
+   * A folder's logs: the bytes, or the File of a log too large to read whole (the worker reads
+   * it in windows), in parts of a few logs.
+   */
+  async giveFolderLogs(logs) {
     let next = 0;
-    let sent = 0;
-    const ready = new Map();
+    let part = [];
+    let partBytes = 0;
+    const send = () => {
+      if (part.length) this.post({ kind: 'logs', items: part }, part.filter((item) => item.bytes).map((item) => item.bytes.buffer));
+      part = [];
+      partBytes = 0;
+    };
     const reader = async () => {
-      while (next < pairs.length && this.alive()) {
+      while (next < logs.length && this.alive()) {
         if (this.held >= LOG_BUDGET) {
-          await new Promise((resolve) => this.waiting.push(resolve));
+          send();
+          await this.roomForLogs();
           continue;
         }
-        const index = next++;
-        const [root, path, entry] = pairs[index];
-        let bytes;
-        try {
-          bytes = entry ? await inflateEntry(this.roots[root].file, entry, this.inflater) : new Uint8Array(await this.byPath[root].get(path).arrayBuffer());
-          this.held += bytes.byteLength;
-        } catch {
-          bytes = undefined; // the engine reads it itself and reports what fails
-          if (!entry) this.giveFiles([[root, path]]);
+        const [root, path, , index] = logs[next++];
+        const file = this.byPath[root].get(path);
+        let item = { index, file }; // the engine reads it itself and reports what fails
+        if (file.size <= this.wholeLogMax) {
+          try {
+            item = { index, bytes: new Uint8Array(await file.arrayBuffer()) };
+            this.held += item.bytes.byteLength;
+            partBytes += item.bytes.byteLength;
+          } catch {
+            // as above
+          }
         }
-        ready.set(index, bytes);
-        while (ready.has(sent)) {
-          const log = ready.get(sent);
-          ready.delete(sent);
-          this.post({ kind: 'log', index: sent, bytes: log }, log ? [log.buffer] : []);
-          sent++;
-        }
+        part.push(item);
+        if (part.length >= LOGS_AT_ONCE || partBytes >= 1024 * 1024) send();
       }
+      send();
     };
     await Promise.all(Array.from({ length: LOGS_AT_ONCE }, reader));
+  }
+
+  /**
+   * A zip's logs, read in runs in the archive's order and inflated by the second worker: one
+   * read and two messages for many entries. An entry that cannot be read or inflated is left
+   * to the engine, which reads it again and reports what fails, as the CLI does.
+   */
+  async giveZipLogs(root, logs) {
+    const zip = this.roots[root].file;
+    const runs = runsOf(logs, zip.size);
+    let next = 0;
+    const reader = async () => {
+      while (next < runs.length && this.alive()) {
+        await this.roomForLogs();
+        if (next >= runs.length) break;
+        const { start, end, logs: entries } = runs[next++];
+        const items = [];
+        const wanted = [];
+        let inflated = [];
+        try {
+          const buffer = await zip.slice(start, end).arrayBuffer();
+          const view = new DataView(buffer);
+          for (const [, , { header_start: at, packed, size, crc32 }, index] of entries) {
+            const local = at - start;
+            const found = local + 30 <= buffer.byteLength && view.getUint32(local, true) === 0x04034b50;
+            const data = found ? local + 30 + view.getUint16(local + 26, true) + view.getUint16(local + 28, true) : Infinity;
+            if (data + packed <= buffer.byteLength) wanted.push({ index, at: data, packed, size, crc32 });
+            else items.push({ index });
+          }
+          if (wanted.length) inflated = await this.inflater.inflate(buffer, wanted.map(({ index, ...entry }) => entry));
+        } catch {
+          items.length = wanted.length = 0;
+          for (const [, , , index] of entries) items.push({ index });
+        }
+        wanted.forEach(({ index }, at) => {
+          const bytes = inflated[at];
+          items.push(bytes ? { index, bytes } : { index });
+          if (bytes) this.held += bytes.byteLength;
+        });
+        this.post({ kind: 'logs', items }, items.filter((item) => item.bytes).map((item) => item.bytes.buffer));
+      }
+    };
+    await Promise.all(Array.from({ length: RUNS_AT_ONCE }, reader));
   }
 
   /** Hands Files over in parts: the browser fetches each File's metadata when it is posted. */

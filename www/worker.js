@@ -4,25 +4,32 @@
 // Protocol (all messages are plain objects; see ARCHITECTURE.md, "www/"):
 //   in:  {type:'init', module}                      -> {type:'ready', facts} (engine_facts())
 //        {type:'analyze', id, options, roots}       -> {type:'serve', id, files, small, logs}
-//          roots: [{kind:'zip', label, file} | {kind:'listing', label, paths}]
+//          roots: [{kind:'zip', label, file} | {kind:'listing', label, paths}]; logs: [[root,
+//          path, entry | null, index, given]] (see Engine.begin)
 //        {type:'give', id, kind, ...}               the page's files, in this order:
 //          kind 'files' {root, files, paths} (the `files` first, then any other), 'bytes'
-//          {items: [{root, path, bytes}]} (the `small` ones), 'small-given', 'log' {index,
-//          bytes} (the `logs`, in order), 'times' {items: [{root, path, modified}]} (in parts, once
+//          {items: [{root, path, bytes}]} (the `small` ones), 'small-given', 'logs' {items:
+//          [{index, bytes | file}]} (every log once, in any order: its bytes, or the File of a
+//          log larger than log_given_whole_max_bytes, read here in windows, or neither for one
+//          the engine reads from its root), 'times' {items: [{root, path, modified}]} (in parts, once
 //          asked), 'all-given'; after 'done', 'files' again (the Files not read: their sizes
 //          for the report, the logs for their long texts), then 'rest-given'
 //                                                   -> {type:'times', id, files} (after the
 //                                                      small files), {type:'progress', id, ...}*,
-//                                                      {type:'consumed', id, bytes} per log, then
+//                                                      {type:'consumed', id, bytes} (the bytes
+//                                                      of the logs parsed since the last), then
 //                                                      {type:'done', id, summary, warnings, memory,
 //                                                       seconds, timings}, then {type:'settled',
 //                                                       id, seconds} once the rest is in
 //        {type:'call', id, method, args}            -> {type:'result', id, value}
 //        {type:'export', id, what, session_id}      -> {type:'result', id, value: Blob}
 //          (an export, the report and whole texts are answered once the rest is in)
-//        {type:'inflate', id, packed, size, crc32} -> {type:'inflated', id, bytes} (a zip entry's
-//                                                      data; the page runs a second worker
-//                                                      for this, see engine.js)
+//        {type:'inflate', id, buffer, entries: [{at, packed, size, crc32}]}
+//                                                   -> {type:'inflated', id, items: [bytes | null]}
+//                                                      (zip entries' data, `packed` bytes at `at`
+//                                                      of `buffer`; null where one fails: the
+//                                                      engine reads it again and says why; the
+//                                                      page runs a second worker for this)
 //        {type:'crash-test'}                        -> the worker fails on purpose (tests)
 //   out on failure: {type:'error', id, message}; {type:'crash', message} when the WebAssembly
 //   instance trapped (a panic): the page then ends this worker and starts a fresh one.
@@ -159,11 +166,12 @@ async function analyzeUntilSettled({ id, options, roots }) {
     id,
     files: plan.files.map(forPage),
     small: plan.small.map(forPage),
-    logs: plan.logs.filter((log) => log.given).map((log) => [...forPage([log.root, log.path]), log.entry]),
+    logs: plan.logs.map((log, index) => [...forPage([log.root, log.path]), log.entry || null, index, log.given]),
   });
 
   // The page's files, taken as they come; `until` waits for more when `done()` is not yet true.
-  const logBytes = new Map();
+  const logs = [];
+  let nextLog = 0;
   let smallGiven = false;
   let allGiven = false;
   let restGiven = false;
@@ -172,7 +180,7 @@ async function analyzeUntilSettled({ id, options, roots }) {
     if (message.kind === 'files') fresh.give_files(toEngine.get(message.root), message.files, message.paths);
     else if (message.kind === 'bytes') for (const item of message.items) fresh.give_bytes(toEngine.get(item.root), item.path, item.bytes);
     else if (message.kind === 'small-given') smallGiven = true;
-    else if (message.kind === 'log') logBytes.set(message.index, message.bytes);
+    else if (message.kind === 'logs') logs.push(...message.items);
     else if (message.kind === 'times') for (const item of message.items) fresh.give_time(toEngine.get(item.root), item.path, item.modified);
     else if (message.kind === 'all-given') allGiven = true;
     else if (message.kind === 'rest-given') restGiven = true;
@@ -190,22 +198,27 @@ async function analyzeUntilSettled({ id, options, roots }) {
   const needTimes = fresh.read_metadata();
   self.postMessage({ type: 'times', id, files: needTimes.map(forPage) });
   lap('other_files');
-  let served = 0;
-  let waited = 0; // for the page's log bytes: the part of `logs` not spent parsing
-  for (const log of plan.logs) {
-    if (log.given) {
-      const index = served++;
+  let waited = 0; // for the page's logs: the part of `logs` not spent parsing
+  let consumed = 0; // bytes parsed and not yet said to the page, which reads ahead by them
+  const sayConsumed = () => {
+    if (consumed) self.postMessage({ type: 'consumed', id, bytes: consumed });
+    consumed = 0;
+  };
+  for (let parsed = 0; parsed < plan.logs.length; parsed++) {
+    if (nextLog === logs.length) {
+      sayConsumed();
+      logs.length = nextLog = 0;
       const asked = performance.now();
-      await until(() => logBytes.has(index));
+      await until(() => nextLog < logs.length);
       waited += performance.now() - asked;
-      const bytes = logBytes.get(index);
-      logBytes.delete(index);
-      fresh.parse_log(bytes);
-      self.postMessage({ type: 'consumed', id, bytes: bytes ? bytes.byteLength : 0 });
-    } else {
-      fresh.parse_log(undefined);
     }
+    const { index, bytes, file } = logs[nextLog];
+    logs[nextLog++] = null;
+    fresh.parse_log(index, bytes || file);
+    if (bytes) consumed += bytes.byteLength;
+    if (consumed >= 1 << 20) sayConsumed();
   }
+  sayConsumed();
   lap('logs');
   timings.logs_waiting = waited / 1000;
   await until(() => allGiven);
@@ -273,8 +286,16 @@ self.onmessage = async (event) => {
         exportFile(message);
         break;
       case 'inflate': {
-        const bytes = inflate(message.packed, message.size, message.crc32);
-        self.postMessage({ type: 'inflated', id: message.id, bytes }, [bytes.buffer]);
+        const packed = new Uint8Array(message.buffer);
+        const items = message.entries.map(({ at, packed: length, size, crc32 }) => {
+          try {
+            return inflate(packed.subarray(at, at + length), size, crc32);
+          } catch (error) {
+            if (error instanceof WebAssembly.RuntimeError) throw error;
+            return null;
+          }
+        });
+        self.postMessage({ type: 'inflated', id: message.id, items }, items.filter(Boolean).map((bytes) => bytes.buffer));
         break;
       }
       case 'crash-test':

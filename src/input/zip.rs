@@ -5,11 +5,12 @@
 //! that is not a zip is told apart by its first bytes, so the message says what it is.
 
 use std::collections::HashMap;
-use std::io::{self, Cursor, Read, Seek, SeekFrom};
+use std::io::{self, BufRead, BufReader, Cursor, Read, Seek, SeekFrom};
 use std::sync::Arc;
 
-use zip::ZipArchive;
+use flate2::{Decompress, FlushDecompress, Status};
 use zip::result::ZipError;
+use zip::{CompressionMethod, ZipArchive};
 
 use super::layout::{Rebase, normalize_entry_name};
 use super::{ListedFile, RootListing};
@@ -40,6 +41,46 @@ pub struct ZipRoot<R> {
     entries: HashMap<String, EntryAt>,
     /// Small entries inflated ahead by `read_ahead`, taken by `open_entry`.
     inflated: HashMap<String, Vec<u8>>,
+    /// The deflate state every entry is inflated with, reset between them.
+    state: InflateState,
+}
+
+/// One deflate state, made when first needed and reused: a state made for each entry is an
+/// aligned allocation of about 40 KB that glibc's heap could not use again, and a zip of
+/// 200,000 sessions grew the CLI to 5 GB. A clone (a thread's) makes its own.
+#[derive(Default)]
+struct InflateState(Option<Box<Decompress>>);
+
+impl Clone for InflateState {
+    fn clone(&self) -> Self {
+        InflateState(None)
+    }
+}
+
+impl InflateState {
+    /// The state, reset for a new raw deflate stream.
+    fn fresh(&mut self) -> &mut Decompress {
+        let state = self.0.get_or_insert_with(|| Box::new(Decompress::new(false)));
+        state.reset(false);
+        state
+    }
+}
+
+/// Entry `index` of `archive`, inflated with `state` when deflated.
+fn entry_of<'a, T: Read + Seek>(
+    archive: &'a mut ZipArchive<T>,
+    index: usize,
+    deflated: bool,
+    state: &'a mut InflateState,
+) -> io::Result<Box<dyn Read + 'a>> {
+    if deflated {
+        let entry = archive.by_index_raw(index).map_err(io::Error::other)?;
+        let (size, crc32) = (entry.size(), entry.crc32());
+        return Ok(Box::new(Inflating::new(BufReader::new(entry), state.fresh(), size, crc32)));
+    }
+    let entry = archive.by_index(index).map_err(io::Error::other)?;
+    let left = entry.size();
+    Ok(Box::new(DeclaredSize { entry, left }))
 }
 
 /// A listed entry's archive (`None`: the root's own, else a zip inside it) and index there.
@@ -56,7 +97,13 @@ impl<R: Read + Seek> ZipRoot<R> {
     pub fn open(mut reader: R, label: &str) -> Result<(Self, RootListing), String> {
         let head = head_of(&mut reader).map_err(|error| format!("cannot read the file: {error}"))?;
         let archive = ZipArchive::new(reader).map_err(|error| not_a_zip(&head, &error))?;
-        let mut root = ZipRoot { archive, inner: Vec::new(), entries: HashMap::new(), inflated: HashMap::new() };
+        let mut root = ZipRoot {
+            archive,
+            inner: Vec::new(),
+            entries: HashMap::new(),
+            inflated: HashMap::new(),
+            state: InflateState::default(),
+        };
         let mut listing = RootListing { label: label.to_string(), ..RootListing::default() };
         list_entries(&root.archive, None, "", &mut listing, &mut root.entries);
         if !holds_a_home(&listing) {
@@ -159,7 +206,7 @@ impl<R: Read + Seek> ZipRoot<R> {
     pub fn raw_entry(&self, path: &str) -> Option<RawEntry> {
         let at = *self.entries.get(path)?;
         let entry = self.data(at).filter(|_| at.inner.is_none())?;
-        (entry.compression() == zip::CompressionMethod::Deflated).then(|| RawEntry {
+        (entry.compression() == CompressionMethod::Deflated).then(|| RawEntry {
             header_start: entry.header_start(),
             name_length: entry.name_raw().len() as u64,
             packed: entry.compressed_size(),
@@ -186,22 +233,18 @@ impl<R: Read + Seek> ZipRoot<R> {
         }
     }
 
-    /// A listed entry's inflated bytes, up to its declared size.
+    /// A listed entry's inflated bytes, up to its declared size: a deflated entry with the
+    /// root's one state, any other through the zip crate.
     fn entry(&mut self, at: EntryAt) -> io::Result<Box<dyn Read + '_>> {
-        fn declared<T: Read>(
-            entry: zip::result::ZipResult<zip::read::ZipFile<'_, T>>,
-        ) -> io::Result<DeclaredSize<zip::read::ZipFile<'_, T>>> {
-            let entry = entry.map_err(io::Error::other)?;
-            let left = entry.size();
-            Ok(DeclaredSize { entry, left })
-        }
-        Ok(match at.inner {
-            None => Box::new(declared(self.archive.by_index(at.index))?),
+        let deflated = self.data(at).ok_or_else(|| io::Error::other("no such entry"))?.compression()
+            == CompressionMethod::Deflated;
+        match at.inner {
+            None => entry_of(&mut self.archive, at.index, deflated, &mut self.state),
             Some(inner) => {
                 let archive = self.inner.get_mut(inner).ok_or_else(|| io::Error::other("no such archive"))?;
-                Box::new(declared(archive.by_index(at.index))?)
+                entry_of(archive, at.index, deflated, &mut self.state)
             }
-        })
+        }
     }
 }
 
@@ -364,6 +407,11 @@ fn is_text(head: &[u8]) -> bool {
     valid && head.iter().all(|&byte| byte >= 0x20 || matches!(byte, b'\t' | b'\n' | b'\r'))
 }
 
+std::thread_local! {
+    /// `inflate_entry`'s state, reused as `ZipRoot`'s is.
+    static ELSEWHERE: std::cell::RefCell<InflateState> = std::cell::RefCell::default();
+}
+
 /// A deflated entry's data (as `ZipRoot::raw_entry` places it) inflated elsewhere than its
 /// archive: the browser hands this work to a second worker so that inflating and parsing run
 /// at once. The bytes must come to exactly `size` with this CRC-32.
@@ -372,14 +420,86 @@ pub fn inflate_entry(packed: &[u8], size: u64, crc32: u32) -> io::Result<Vec<u8>
         return Err(io::Error::new(io::ErrorKind::InvalidData, "the entry is too large"));
     }
     let mut bytes = Vec::with_capacity(size as usize);
-    flate2::read::DeflateDecoder::new(packed).take(size + 1).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 != size {
-        return Err(io::Error::new(io::ErrorKind::InvalidData, "the entry does not inflate to its declared size"));
-    }
-    if crc32fast::hash(&bytes) != crc32 {
-        return Err(io::Error::new(io::ErrorKind::InvalidData, "Invalid checksum"));
-    }
+    ELSEWHERE.with_borrow_mut(|state| Inflating::new(packed, state.fresh(), size, crc32).read_to_end(&mut bytes))?;
     Ok(bytes)
+}
+
+/// A raw deflate stream inflated with a state lent to it, failing unless it comes to exactly
+/// `size` bytes with this CRC-32. As with the zip crate's reader, the bytes come first and the
+/// failure with the read after them (a log's rows up to there are kept).
+struct Inflating<'a, P> {
+    packed: P,
+    state: &'a mut Decompress,
+    size: u64,
+    crc32: u32,
+    hasher: crc32fast::Hasher,
+    ended: bool,
+    overrun: bool,
+}
+
+impl<'a, P: BufRead> Inflating<'a, P> {
+    fn new(packed: P, state: &'a mut Decompress, size: u64, crc32: u32) -> Self {
+        Inflating { packed, state, size, crc32, hasher: crc32fast::Hasher::new(), ended: false, overrun: false }
+    }
+
+    fn check_end(&self) -> io::Result<()> {
+        if self.state.total_out() != self.size {
+            return Err(invalid_data("the entry does not inflate to its declared size"));
+        }
+        if self.hasher.clone().finalize() != self.crc32 {
+            return Err(invalid_data("Invalid checksum"));
+        }
+        Ok(())
+    }
+}
+
+fn invalid_data(message: &str) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, message.to_string())
+}
+
+impl<P: BufRead> Read for Inflating<'_, P> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        if out.is_empty() {
+            return Ok(0);
+        }
+        loop {
+            if self.overrun {
+                return Err(invalid_data("the entry inflates past its declared size"));
+            }
+            if self.ended {
+                return self.check_end().map(|()| 0);
+            }
+            let input = self.packed.fill_buf()?;
+            let last = input.is_empty();
+            let (before_in, before_out) = (self.state.total_in(), self.state.total_out());
+            let flush = if last { FlushDecompress::Finish } else { FlushDecompress::None };
+            let status = self.state.decompress(input, out, flush).map_err(io::Error::other)?;
+            let (taken, given) =
+                ((self.state.total_in() - before_in) as usize, (self.state.total_out() - before_out) as usize);
+            self.packed.consume(taken);
+            if self.state.total_out() > self.size {
+                self.overrun = true;
+                let within = (self.size - before_out) as usize;
+                if within > 0 {
+                    return Ok(within);
+                }
+                continue;
+            }
+            self.hasher.update(&out[..given]);
+            if status == Status::StreamEnd {
+                self.ended = true;
+            } else if taken == 0 && given == 0 {
+                return Err(if last {
+                    io::Error::new(io::ErrorKind::UnexpectedEof, "the entry's data ends early")
+                } else {
+                    invalid_data("the entry's data cannot be inflated")
+                });
+            }
+            if given > 0 {
+                return Ok(given);
+            }
+        }
+    }
 }
 
 /// An entry's inflated bytes up to its declared size. There one more read of the entry lets

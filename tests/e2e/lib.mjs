@@ -12,7 +12,9 @@ import { chromium } from 'playwright-core';
 import { serve } from '../../scripts/serve.mjs';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const CLI = path.join(ROOT, 'target/release/copilot-lens');
+// Another build's CLI and page (COPILOT_LENS_CLI, COPILOT_LENS_WWW), to time one against another.
+export const CLI = process.env.COPILOT_LENS_CLI || path.join(ROOT, 'target/release/copilot-lens');
+const WWW = process.env.COPILOT_LENS_WWW || path.join(ROOT, 'www');
 export const SHOTS = process.env.SHOTS_DIR || '/tmp/copilot-lens-shots';
 
 export const CHROMIUM_ARGS = [
@@ -48,7 +50,7 @@ export async function launch({ downloads = true } = {}) {
 /** Serves www/ on a free port, logging every request the server sees. */
 export async function startServer() {
   const requests = [];
-  const { server, url } = await serve(path.join(ROOT, 'www'), {
+  const { server, url } = await serve(WWW, {
     port: 0,
     log: (method, url, status) => requests.push({ method, url, status, at: Date.now() }),
   });

@@ -3,7 +3,10 @@
 // checks both give the same numbers, and measures the timeline on it (a jump, a scroll, a
 // search) and a rows.csv export. Not part of scripts/test.sh (it takes minutes).
 //   scripts/gen-corpus.py /tmp/c500 --size 500MB --seed 2
-//   node tests/e2e/perf.mjs /tmp/c500 [--zip|--zip-only]   (--zip: also as a zip, picked as a file)
+//   node tests/e2e/perf.mjs /tmp/c500 [--zip|--zip-only] [--native-runs N] [--analysis-only]
+//     --zip: also as a zip, picked as a file; --native-runs: the CLI's timed runs (3);
+//     --analysis-only: the analysis alone, without the timeline and the rows.csv export.
+//   COPILOT_LENS_CLI and COPILOT_LENS_WWW time another build's CLI and page (A/B).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, mkdtempSync, openSync, readSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -14,6 +17,9 @@ import { CLI, SHOTS, assertEqual, cpuMeter, launch, native, showView, startServe
 const corpus = path.resolve(process.argv[2] || '/tmp/c500');
 const zipOnly = process.argv.includes('--zip-only');
 const withZip = zipOnly || process.argv.includes('--zip');
+const analysisOnly = process.argv.includes('--analysis-only');
+const runsAt = process.argv.indexOf('--native-runs');
+const nativeRuns = runsAt > 0 ? Number(process.argv[runsAt + 1]) : 3;
 /** A file's SHA-256 (its start), read in parts: an export can be more than one Buffer holds. */
 function shaOfFile(file) {
   const hash = createHash('sha256');
@@ -106,6 +112,7 @@ async function inBrowser(server, input, kind) {
     await page.waitForFunction(() => window.copilotLens.settled !== null, null, { timeout: 10 * 60_000 });
     const lens = await page.evaluate(() => ({ settled: window.copilotLens.settled, summary: window.copilotLens.summary, seconds: window.copilotLens.seconds, timings: window.copilotLens.timings, memory: window.copilotLens.memory, heap: performance.memory ? performance.memory.usedJSHeapSize : null }));
     const result = { wall, pickSeconds: (picked - t0) / 1000, ...lens, peak, frames: result0.frames, cpu };
+    if (analysisOnly) return result;
 
     // The timeline on it.
     const t1 = Date.now();
@@ -173,7 +180,8 @@ async function inBrowser(server, input, kind) {
 
 const { bytes, files } = sizeOf(corpus);
 console.log(`corpus ${corpus}: ${files} files, ${(bytes / 1e6).toFixed(0)} MB`);
-execFileSync('sh', ['-c', `find '${corpus}' -type f -exec cat {} + > /dev/null`]); // a warm page cache for both
+// A warm page cache for both.
+execFileSync('sh', ['-c', zipOnly && existsSync(`${corpus}.zip`) ? `cat '${corpus}.zip' > /dev/null` : `find '${corpus}' -type f -exec cat {} + > /dev/null`]);
 const server = await startServer();
 const inputs = zipOnly ? [] : [['folder', corpus]];
 if (withZip) {
@@ -188,7 +196,7 @@ if (withZip) {
 for (const [kind, input] of inputs) {
   const times = [];
   let expected;
-  for (let run = 0; run < 3; run++) {
+  for (let run = 0; run < Math.max(1, nativeRuns); run++) {
     expected = native(input);
     times.push(expected.seconds);
   }
@@ -202,7 +210,7 @@ for (const [kind, input] of inputs) {
   const oneThread = (Date.now() - t1) / 1000;
   rmSync(out, { recursive: true, force: true });
   console.log(`\n== ${kind}: ${input}`);
-  console.log(`native analyze: ${times.map((s) => s.toFixed(2)).join(' / ')} s (3 runs, every core); on one thread ${oneThread.toFixed(2)} s (${(bytes / 1e6 / oneThread).toFixed(0)} MB/s); usage command ${usageSeconds.toFixed(2)} s`);
+  console.log(`native analyze: ${times.map((s) => s.toFixed(2)).join(' / ')} s (${times.length} runs, every core); on one thread ${oneThread.toFixed(2)} s (${(bytes / 1e6 / oneThread).toFixed(0)} MB/s); usage command ${usageSeconds.toFixed(2)} s`);
   const page = await inBrowser(server, input, kind);
   assertEqual(page.summary, Object.fromEntries(Object.entries(expected.summary).sort(([a], [b]) => (a < b ? -1 : 1))), `${kind}: the page's summary equals the native CLI's`);
   const csvSha = expected.rowsCsvSha;
@@ -213,6 +221,7 @@ for (const [kind, input] of inputs) {
   console.log(`page memory: WebAssembly ${(page.memory / 1048576).toFixed(0)} MiB; main JS heap ${page.heap ? (page.heap / 1048576).toFixed(0) + ' MiB' : '?'}; peak RSS of all Chromium processes ${(page.peak.total / 1048576).toFixed(0)} MiB (largest renderer ${(page.peak.renderer / 1048576).toFixed(0)} MiB)`);
   console.log(`summary equal: ${JSON.stringify(page.summary)}`);
   console.log(`main-thread frames from the change event to done: ${JSON.stringify(page.frames)}`);
+  if (analysisOnly) continue;
   console.log(`timeline: open ${page.timelineOpen.toFixed(2)} s; jump to the middle (row ${page.jump.position}) filled in ${page.jump.ms.toFixed(0)} ms; scroll 4000 px/frame ${JSON.stringify(page.scroll)}; flick 600 px/frame ${JSON.stringify(page.flick)}; search "npm test" ${page.search.seconds.toFixed(2)} s -> ${page.search.shown}`);
   console.log(`rows.csv: ${(page.csv.bytes / 1e6).toFixed(0)} MB in ${page.csv.seconds.toFixed(1)} s; sha ${page.csv.sha} vs native rows as CSV ${csvSha}: ${page.csv.sha === csvSha ? 'identical' : 'DIFFERENT'}`);
 }

@@ -5,6 +5,7 @@
 // native CLI on the same input). Screenshots go to $SHOTS_DIR (default /tmp/copilot-lens-shots).
 //   node tests/e2e/run.mjs [NAME_FILTER]
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -912,6 +913,46 @@ test('the Files not read go over after done: the report waits for them and equal
   } finally {
     await browser.close();
     rmSync(corpus, { recursive: true, force: true });
+  }
+});
+
+test('a log far longer than the line cap, with no newline, takes the engine the same memory as a small one, as a File and in a zip', async () => {
+  // 400 MB in one line: the page hands it over as a File (a zip entry: the engine inflates it
+  // as it reads), the engine keeps the line's first MAX_LINE_BYTES (64 MiB) and its length.
+  // Read whole, it took the engine more than the log's size; now about 280 MiB whatever its size.
+  const corpus = path.join(TMP, 'long-line');
+  const log = path.join(corpus, '.copilot/session-state/0badf00d-0000-4000-8000-00000000beef/events.jsonl');
+  mkdirSync(path.dirname(log), { recursive: true });
+  const start = '{"type":"session.start","data":{"sessionId":"0badf00d-0000-4000-8000-00000000beef","startTime":"2026-10-01T09:00:00.000Z"},"id":"a","timestamp":"2026-10-01T09:00:00.000Z"}\n';
+  // Random text (a part repeated further apart than deflate looks back), so that the zip's
+  // entry is not refused as a zip bomb.
+  const part = Buffer.from(randomBytes(1024 * 1024).toString('base64'));
+  writeFileSync(log, Buffer.concat([Buffer.from(start), ...Array(300).fill(part)]));
+  const zipPath = path.join(TMP, 'long-line.zip');
+  writeFileSync(zipPath, zipDirectory(corpus, 'home'));
+  const limitMiB = 320;
+  const notes = [];
+  const browser = await launch();
+  try {
+    for (const [kind, input] of [['folder', corpus], ['zip', zipPath]]) {
+      const expected = native(input);
+      assertEqual(expected.summary.bad_lines, 1, `${kind}: the long line is a bad line natively`);
+      // A fresh page: a WebAssembly memory never shrinks, so each one shows its own peak.
+      const { page, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
+      await page.setInputFiles(kind === 'zip' ? '#pick-files' : '#pick-folder', input);
+      assertEqual(await waitForState(page, ['done', 'error'], 300_000), 'done', `${kind}: the analysis finishes`);
+      await checkNumbers(page, expected, `${kind} with a 400 MB line`);
+      const mib = (await page.evaluate(() => window.copilotLens.memory)) / 2 ** 20;
+      assert(mib < limitMiB, `${kind}: the engine's memory (${mib.toFixed(0)} MiB) stays under ${limitMiB} MiB for a 400 MB log`);
+      assertEqual(errors, [], `${kind}: no page errors`);
+      notes.push(`${kind}: ${mib.toFixed(0)} MiB`);
+      await page.close();
+    }
+    return `engine memory for a 400 MB one-line log: ${notes.join(', ')}`;
+  } finally {
+    await browser.close();
+    rmSync(corpus, { recursive: true, force: true });
+    rmSync(zipPath, { force: true });
   }
 });
 
