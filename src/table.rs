@@ -142,26 +142,30 @@ impl RowTable {
     /// the browser parses a zip's logs in the archive's order, and their rows must come in the
     /// order of the logs.
     pub fn reorder(&mut self, parts: &[Range<u32>]) {
-        let mut rows = Vec::with_capacity(self.rows.len());
-        // (old start, new start, length) by old start, to move the cut texts' row numbers.
-        let mut moved = Vec::with_capacity(parts.len());
-        for part in parts {
-            moved.push((part.start, rows.len() as u32, part.len() as u32));
-            rows.extend_from_slice(&self.rows[part.start as usize..part.end as usize]);
+        let in_order = parts.first().is_none_or(|first| first.start == 0)
+            && parts.windows(2).all(|pair| pair[0].end == pair[1].start);
+        if in_order {
+            return; // in order already
         }
-        rows.extend_from_slice(&self.rows[rows.len()..]);
-        self.rows = rows;
-        moved.sort_unstable();
-        self.cut = std::mem::take(&mut self.cut)
-            .into_iter()
-            .map(|(old, locator)| {
-                let at = moved.partition_point(|&(start, _, _)| start <= old);
-                match at.checked_sub(1).map(|at| moved[at]) {
-                    Some((start, new, length)) if old - start < length => (new + (old - start), locator),
-                    _ => (old, locator),
-                }
-            })
-            .collect();
+        // Each row's new place, then the rows moved there in place (a cycle at a time): a copy
+        // of the rows would double the table at its largest.
+        let mut to: Vec<u32> = (0..self.rows.len() as u32).collect();
+        let mut next = 0;
+        for part in parts {
+            for old in part.clone() {
+                to[old as usize] = next;
+                next += 1;
+            }
+        }
+        self.cut =
+            std::mem::take(&mut self.cut).into_iter().map(|(old, locator)| (to[old as usize], locator)).collect();
+        for start in 0..to.len() {
+            while to[start] as usize != start {
+                let target = to[start] as usize;
+                self.rows.swap(start, target);
+                to.swap(start, target);
+            }
+        }
     }
 
     /// Orders the rows by time once they are all in.

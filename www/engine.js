@@ -410,41 +410,31 @@ class FileServer {
   }
 
   /**
-   * A folder's logs: the bytes, or the File of a log too large to read whole (the worker reads
-   * it in windows), in parts of a few logs.
+   * A folder's logs, a few read at once, each handed over once read: the bytes, or the File
+   * of a log too large to hand over whole (the worker reads it in windows). A picked File's
+   * size costs this thread a round trip to the browser (2 s for 9,500 logs), so a log is read
+   * first and its size known from its bytes; a log too large for one buffer goes over as a File.
    */
   async giveFolderLogs(logs) {
     let next = 0;
-    let part = [];
-    let partBytes = 0;
-    const send = () => {
-      if (part.length) this.post({ kind: 'logs', items: part }, part.filter((item) => item.bytes).map((item) => item.bytes.buffer));
-      part = [];
-      partBytes = 0;
-    };
     const reader = async () => {
       while (next < logs.length && this.alive()) {
-        if (this.held >= LOG_BUDGET) {
-          send();
-          await this.roomForLogs();
-          continue;
-        }
+        await this.roomForLogs();
+        if (next >= logs.length) break;
         const [root, path, , index] = logs[next++];
         const file = this.byPath[root].get(path);
         let item = { index, file }; // the engine reads it itself and reports what fails
-        if (file.size <= this.wholeLogMax) {
-          try {
-            item = { index, bytes: new Uint8Array(await file.arrayBuffer()) };
-            this.held += item.bytes.byteLength;
-            partBytes += item.bytes.byteLength;
-          } catch {
-            // as above
+        try {
+          const bytes = new Uint8Array(await file.arrayBuffer());
+          if (bytes.byteLength <= this.wholeLogMax) {
+            item = { index, bytes };
+            this.held += bytes.byteLength;
           }
+        } catch {
+          // as above
         }
-        part.push(item);
-        if (part.length >= LOGS_AT_ONCE || partBytes >= 1024 * 1024) send();
+        this.post({ kind: 'logs', items: [item] }, item.bytes ? [item.bytes.buffer] : []);
       }
-      send();
     };
     await Promise.all(Array.from({ length: LOGS_AT_ONCE }, reader));
   }
