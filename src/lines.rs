@@ -12,6 +12,9 @@ pub const MAX_LINE_BYTES: usize = 64 << 20;
 
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
+/// A line longer than this is given the whole line cap's room at once.
+const LONG_LINE_BYTES: usize = 1 << 20;
+
 /// Whether a file starting with these bytes (as many as came first, at least one) may be
 /// UTF-16 text: it opens with a UTF-16 byte-order mark, or with the first byte of one.
 pub fn may_be_utf16(start: &[u8]) -> bool {
@@ -108,7 +111,13 @@ impl<R: BufRead> LineReader<R> {
                 None => (chunk.len(), false),
             };
             let room = self.max_len.saturating_sub(self.buf.len());
-            self.buf.extend_from_slice(&chunk[..take.min(room)]);
+            let kept = take.min(room);
+            if self.buf.len() + kept > self.buf.capacity().max(LONG_LINE_BYTES) {
+                // Room for the longest line at once: doubling towards it would leave each
+                // smaller block behind in a heap that never shrinks (WebAssembly's).
+                self.buf.reserve_exact(self.max_len - self.buf.len());
+            }
+            self.buf.extend_from_slice(&chunk[..kept]);
             full_len += take as u64;
             let consumed = if done { take + 1 } else { take };
             self.offset += consumed as u64;
