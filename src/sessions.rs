@@ -118,8 +118,9 @@ impl SessionFacts {
         });
     }
 
+    /// Whether its session log was read (`events.jsonl`, a VS Code chat session).
     pub fn has_events_log(&self) -> bool {
-        self.found_in.contains("events.jsonl")
+        self.found_in.iter().any(|found_in| crate::sources::found_in_log(found_in))
     }
 
     pub fn is_synced(&self) -> bool {
@@ -148,7 +149,7 @@ impl SessionFacts {
         SessionRecord {
             agent: self.agent,
             session_id: session_id.to_string(),
-            name: or(&workspace.name, &store.summary),
+            name: or(&or(&workspace.name, &store.summary), log.title.as_deref().unwrap_or_default()),
             project_path: self.project().to_string(),
             git_branch: self.branch().to_string(),
             client_name: workspace.client_name,

@@ -1,7 +1,7 @@
 //! Where Copilot CLI's files are under a home and what each one is ("Parser plan" `wants()`,
 //! "Exclusions" and "Credentials" in the format specification).
 
-use crate::sources::{Classified, FileKind, HomeLayout, Role};
+use crate::sources::{Classified, FileKind, HomeLayout, OwnFolderMarker, Role};
 
 /// The Copilot directories of a home: `~/.copilot` and the two that predate the XDG migration.
 pub const COPILOT_DIRS: [&str; 3] = [".copilot", ".local/state/.copilot", ".config/.copilot"];
@@ -9,23 +9,27 @@ pub const COPILOT_DIRS: [&str; 3] = [".copilot", ".local/state/.copilot", ".conf
 pub const CACHE_DIRS: [&str; 3] = [".cache/copilot", "Library/Caches/copilot", "AppData/Local/copilot"];
 /// Entries that only a Copilot directory holds: how a root that is `~/.copilot` itself is told
 /// apart from a home.
-pub const COPILOT_DIR_MARKERS: [&str; 6] = [
-    "session-state",
-    "session-store.db",
-    "session-store.db-wal",
-    "command-history-state.json",
-    "permissions-config.json",
-    "sidebar-sessions-state",
+pub const COPILOT_DIR_MARKERS: [OwnFolderMarker; 6] = [
+    copilot_dir_marker("session-state"),
+    copilot_dir_marker("session-store.db"),
+    copilot_dir_marker("session-store.db-wal"),
+    copilot_dir_marker("command-history-state.json"),
+    copilot_dir_marker("permissions-config.json"),
+    copilot_dir_marker("sidebar-sessions-state"),
 ];
+
+const fn copilot_dir_marker(entry: &'static str) -> OwnFolderMarker {
+    OwnFolderMarker { entry, read_as: ".copilot", layout: "copilot_directory" }
+}
 
 /// The folders of a home that hold Copilot CLI's files.
 pub static LAYOUT: HomeLayout = HomeLayout {
     data_folders: &COPILOT_DIRS,
     cache_folders: &CACHE_DIRS,
-    own_folder: ".copilot",
-    own_folder_layout: "copilot_directory",
     own_folder_markers: &COPILOT_DIR_MARKERS,
     loose_log: Some(("events.jsonl", loose_log_path)),
+    walk_rules: &[],
+    usage_log: |_, name| name == "events.jsonl",
 };
 
 /// Where a log read alone goes: its session folder, named as the folder it was in when that is

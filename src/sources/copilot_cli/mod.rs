@@ -27,7 +27,7 @@ use crate::usage::rates::RateTable;
 use layout::{HISTORY, PERMISSIONS, SETTINGS, SIDEBAR, SNAPSHOTS, WORKSPACE};
 use store::TurnReader;
 
-use super::{Classified, HomeLayout, Importing, MetadataInput, Source, StoreSupport};
+use super::{Classified, HomeLayout, Importing, LogAgain, MetadataInput, Source, StoreSupport};
 
 /// Text of a file that should be UTF-8, with a byte-order mark dropped.
 pub fn utf8_text(bytes: &[u8]) -> Result<&str, String> {
@@ -121,12 +121,17 @@ impl Source for CopilotCli {
         events::parse_log(context, reader, sink)
     }
 
-    fn reparse_line(&self, context: &LogContext<'_>, line: &[u8]) -> Vec<OwnedRow> {
-        events::reparse_line(context, line)
+    fn log_found_in(&self) -> &'static str {
+        "events.jsonl"
+    }
+
+    fn rows_again(&self, context: &LogContext<'_>, log: &mut dyn LogAgain, offset: u64) -> io::Result<Vec<OwnedRow>> {
+        Ok(events::reparse_line(context, &log.line_at(offset)?))
     }
 
     fn scan_usage(
         &self,
+        _path: &str,
         reader: &mut dyn Read,
         ledger: &mut SessionLedger,
         rates: &RateTable,
