@@ -141,9 +141,12 @@ fn agent_inventory(
     let mut scratch: BTreeMap<&str, u64> = BTreeMap::new();
     let mut models: BTreeMap<&str, u64> = BTreeMap::new();
     for (session, record) in sessions {
+        for worktree in session.vscode_worktrees() {
+            *scratch.entry(worktree).or_default() += 1;
+        }
         if let Some(directory) = session.scratch_directory() {
             *scratch.entry(directory).or_default() += 1;
-        } else if !record.project_path.is_empty() {
+        } else if !record.project_path.is_empty() && !session.is_vscode_worktree(&record.project_path) {
             let first = if record.first_event.is_empty() { &record.created_at } else { &record.first_event };
             let last = if record.last_event.is_empty() { &record.updated_at } else { &record.last_event };
             let project = projects.entry(record.project_path.as_str()).or_insert_with(|| Project {

@@ -50,6 +50,7 @@ const fn kind(name: &'static str, role: Role, secondary: bool) -> FileKind {
 
 pub const EVENTS_LOG: FileKind = kind("events_log", Role::EventLog, false);
 pub const WORKSPACE: FileKind = kind("workspace", Role::Metadata, false);
+pub const VSCODE_METADATA: FileKind = kind("vscode_metadata", Role::Metadata, false);
 pub const SNAPSHOTS: FileKind = kind("snapshots", Role::Metadata, true);
 pub const STORE: FileKind = kind("store", Role::Store, true);
 pub const STORE_WAL: FileKind = kind("store_wal", Role::StoreWal, true);
@@ -86,6 +87,7 @@ fn classify_in_copilot_dir<'a>(path: &'a str, dir: &str, rest: &'a str) -> Class
             let kind = match file {
                 "events.jsonl" => EVENTS_LOG,
                 "workspace.yaml" => WORKSPACE,
+                "vscode.metadata.json" => VSCODE_METADATA,
                 "rewind-file-snapshots/index.json" => SNAPSHOTS,
                 _ => FileKind::NOT_WANTED,
             };
@@ -154,6 +156,8 @@ mod tests {
         assert_eq!(classify(&events), Classified { kind: EVENTS_LOG, session_id: Some(ID), tree: None });
         let snapshots = format!(".local/state/.copilot/session-state/{ID}/rewind-file-snapshots/index.json");
         assert_eq!(classify(&snapshots).kind, SNAPSHOTS);
+        let vscode = format!(".copilot/session-state/{ID}/vscode.metadata.json");
+        assert_eq!(classify(&vscode), Classified { kind: VSCODE_METADATA, session_id: Some(ID), tree: None });
         assert_eq!(classify(".copilot/logs/process-1790845199000-4242.log").kind, PROCESS_LOG);
         assert_eq!(classify(".copilot/logs/process-1790845199000-4242.1.log").kind, FileKind::NOT_WANTED);
         assert_eq!(classify(".config/.copilot/permissions-config.json").kind, PERMISSIONS);

@@ -13,6 +13,7 @@ pub mod sidebar;
 pub mod snapshots;
 pub mod store;
 pub mod usage_scan;
+pub mod vscode_metadata;
 pub mod workspace;
 
 use std::io::{self, BufRead, Read};
@@ -24,7 +25,7 @@ use crate::sources::log::ScanStats;
 use crate::sources::log::{LogContext, LogOutcome};
 use crate::usage::ledger::SessionLedger;
 use crate::usage::rates::RateTable;
-use layout::{HISTORY, PERMISSIONS, SETTINGS, SIDEBAR, SNAPSHOTS, WORKSPACE};
+use layout::{HISTORY, PERMISSIONS, SETTINGS, SIDEBAR, SNAPSHOTS, VSCODE_METADATA, WORKSPACE};
 use store::TurnReader;
 
 use super::{Classified, HomeLayout, Importing, LogAgain, MetadataInput, Source, StoreSupport};
@@ -71,6 +72,15 @@ impl Source for CopilotCli {
                         updated_at: workspace::text(&parsed.updated_at),
                         synced: parsed.is_synced(),
                     }));
+                }
+                rows
+            }
+            VSCODE_METADATA => {
+                let parsed = vscode_metadata::parse(bytes)?;
+                let rows = parsed.rows(session_id);
+                let facts = into.session(session_id, "vscode.metadata.json");
+                if facts.vscode_metadata.is_none() {
+                    facts.vscode_metadata = Some(Box::new(parsed.facts()));
                 }
                 rows
             }
