@@ -415,9 +415,13 @@ fn chat_request(text: &str, model: usize, day: u32, form: u8, a: u32, b: u32) ->
     });
     let resolved = if model == "auto" { json!("gpt-5-mini") } else { serde_json::Value::Null };
     request["result"] = match form {
-        0 => json!({"metadata": {"resolvedModel": resolved, "promptTokens": a, "outputTokens": b, "toolCallRounds": vec![json!({}); (a % 3) as usize + 1]}}),
+        0 => {
+            json!({"metadata": {"resolvedModel": resolved, "promptTokens": a, "outputTokens": b, "toolCallRounds": vec![json!({}); (a % 3) as usize + 1]}})
+        }
         1 => json!({"metadata": {"resolvedModel": resolved}}),
-        _ => json!({"metadata": {"resolvedModel": resolved, "modelTotals": [{"model": "copilot/gpt-5", "inputTokens": a + b, "cachedTokens": a, "outputTokens": b}]}}),
+        _ => {
+            json!({"metadata": {"resolvedModel": resolved, "modelTotals": [{"model": "copilot/gpt-5", "inputTokens": a + b, "cachedTokens": a, "outputTokens": b}]}})
+        }
     };
     if form == 1 {
         request["promptTokens"] = json!(a);
@@ -429,9 +433,7 @@ fn chat_request(text: &str, model: usize, day: u32, form: u8, a: u32, b: u32) ->
 /// A session's log as VS Code would write it for `steps`, and its final state.
 fn chat_log(steps: &[ChatStep]) -> (Vec<u8>, serde_json::Value) {
     use serde_json::json;
-    let session = |requests: &[serde_json::Value]| {
-        json!({"version": 3, "sessionId": "vs", "creationDate": 1790000000000i64, "requests": requests, "inputState": {"mode": "agent"}})
-    };
+    let session = |requests: &[serde_json::Value]| json!({"version": 3, "sessionId": "vs", "creationDate": 1790000000000i64, "requests": requests, "inputState": {"mode": "agent"}});
     let mut requests: Vec<serde_json::Value> = Vec::new();
     let mut lines = vec![json!({"kind": 0, "v": session(&requests)}).to_string()];
     for step in steps {
@@ -441,7 +443,9 @@ fn chat_log(steps: &[ChatStep]) -> (Vec<u8>, serde_json::Value) {
                 requests.push(request.clone());
                 json!({"kind": 2, "k": ["requests"], "v": [request]})
             }
-            ChatStep::Retry(_, _) | ChatStep::SetTokens(..) | ChatStep::DeleteResult(_) if requests.is_empty() => continue,
+            ChatStep::Retry(_, _) | ChatStep::SetTokens(..) | ChatStep::DeleteResult(_) if requests.is_empty() => {
+                continue;
+            }
             ChatStep::Retry(index, text) => {
                 let at = index % requests.len();
                 let request = chat_request(text, 0, 1, 2, 10, 20);
