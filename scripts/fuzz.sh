@@ -22,6 +22,7 @@ for target in "${targets[@]}"; do
   # Seed the corpus with the project's own fixtures of the target's kind.
   case "$target" in
     event_lines) find ../fixtures -name events.jsonl -size -200k -exec cp -n {} "corpus/$target/" \; ;;
+    chat_session_log) find ../fixtures -path '*chatSessions*' -size -200k -exec cp -n {} "corpus/$target/" \; ;;
     workspace_yaml) find ../fixtures -name workspace.yaml -exec cp -n {} "corpus/$target/" \; ;;
     settings_jsonc) find ../fixtures -name settings.json -exec cp -n {} "corpus/$target/" \; ;;
     wal_replay) find ../fixtures -name '*.db-wal' -size -100k -exec cp -n {} "corpus/$target/" \; ;;

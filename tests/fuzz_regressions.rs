@@ -15,6 +15,7 @@ use common::{fixture, read, run};
 fn placed_at(target: &str) -> Option<&'static str> {
     match target {
         "event_lines" => Some(".copilot/session-state/fuzz/events.jsonl"),
+        "chat_session_log" => Some(".config/Code/User/workspaceStorage/fuzz/chatSessions/fuzz.jsonl"),
         "workspace_yaml" => Some(".copilot/session-state/fuzz/workspace.yaml"),
         "settings_jsonc" => Some(".copilot/settings.json"),
         "wal_replay" => Some(".copilot/session-store.db-wal"),
