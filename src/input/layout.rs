@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use crate::sources::{HomeLayout, SOURCES};
+use crate::sources::{HomeLayout, OwnFolderMarker, SOURCES};
 
 /// How the paths of one root map onto a home: the prefix to strip, and what is below it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -16,8 +16,9 @@ pub struct Rebase {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum HomeKind {
     Home,
-    /// A source's own folder (`~/.copilot` itself).
-    OwnFolder(&'static HomeLayout),
+    /// A source's own folder (`~/.copilot` itself, a VS Code `User` folder), by the marker
+    /// that told it.
+    OwnFolder(&'static OwnFolderMarker),
     /// No home at all, only a source's session logs.
     LooseLogs(&'static HomeLayout),
 }
@@ -39,11 +40,14 @@ impl Rebase {
                 candidates.insert(&path[..at], HomeKind::Home);
                 continue;
             }
-            let own_folder = layouts().find_map(|layout| {
-                layout.own_folder_markers.iter().find_map(|marker| Some((find_component_path(path, marker)?, layout)))
-            });
-            if let Some((at, layout)) = own_folder {
-                candidates.entry(&path[..at]).or_insert(HomeKind::OwnFolder(layout));
+            // The marker found earliest in the path tells the folder (a VS Code user-data folder
+            // holds `User/workspaceStorage`, its `User` folder `workspaceStorage`).
+            let own_folder = layouts()
+                .flat_map(|layout| layout.own_folder_markers)
+                .filter_map(|marker| Some((find_component_path(path, marker.entry)?, marker)))
+                .min_by_key(|(at, _)| *at);
+            if let Some((at, marker)) = own_folder {
+                candidates.entry(&path[..at]).or_insert(HomeKind::OwnFolder(marker));
                 continue;
             }
             let name = path.rsplit('/').next().unwrap_or(path);
@@ -77,7 +81,7 @@ impl Rebase {
     pub fn layout_name(&self) -> &'static str {
         match self.kind {
             HomeKind::Home => "home",
-            HomeKind::OwnFolder(layout) => layout.own_folder_layout,
+            HomeKind::OwnFolder(marker) => marker.layout,
             HomeKind::LooseLogs(_) => "loose_logs",
         }
     }
@@ -92,7 +96,7 @@ impl Rebase {
         let rest = path.strip_prefix(self.prefix.as_str())?;
         match self.kind {
             HomeKind::Home => Some(rest.to_string()),
-            HomeKind::OwnFolder(layout) => Some(format!("{}/{rest}", layout.own_folder)),
+            HomeKind::OwnFolder(marker) => Some(format!("{}/{rest}", marker.read_as)),
             HomeKind::LooseLogs(layout) => {
                 let (log, place) = layout.loose_log?;
                 let mut parts = rest.rsplit('/');
