@@ -113,7 +113,7 @@ impl crate::sources::LogAgain for LineSource<'_> {
         LineSource::line_at(self, offset)
     }
 
-    fn from_start(&mut self) -> io::Result<&mut dyn BufRead> {
+    fn whole(&mut self) -> io::Result<&mut dyn BufRead> {
         match self {
             LineSource::Seekable(reader, 0) => Ok(reader),
             LineSource::Forward(reader, 0) => Ok(reader),

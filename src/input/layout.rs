@@ -215,6 +215,26 @@ mod tests {
     }
 
     #[test]
+    fn vs_code_folders_are_found_as_homes_or_as_themselves() {
+        let log = "workspaceStorage/ab12/chatSessions/s.jsonl";
+        let read_as = |paths: &[&str]| {
+            let home = one_home(paths);
+            (home.layout_name(), home.apply(paths[0]).unwrap())
+        };
+        let in_home = format!("backup/AppData/Roaming/Code/User/{log}");
+        assert_eq!(read_as(&[&in_home]), ("home", format!("AppData/Roaming/Code/User/{log}")));
+        let user_folder = format!("my-user/{log}");
+        assert_eq!(read_as(&[&user_folder]), ("vscode_user_folder", format!(".config/Code/User/{log}")));
+        let user_data = format!("portable/user-data/User/{log}");
+        assert_eq!(read_as(&[&user_data]), ("vscode_user_data", format!(".config/Code/User/{log}")));
+        let empty_window = "User/globalStorage/emptyWindowChatSessions/e.json";
+        assert_eq!(read_as(&[empty_window]), ("vscode_user_data", format!(".config/Code/{empty_window}")));
+        // Both agents in one home are one home.
+        let both = [".copilot/session-state/x/events.jsonl", &in_home[7..]];
+        assert_eq!(one_home(&both).path(), "");
+    }
+
+    #[test]
     fn entry_names_are_made_safe() {
         assert_eq!(normalize_entry_name(r"home\.copilot\settings.json").as_deref(), Ok("home/.copilot/settings.json"));
         assert_eq!(normalize_entry_name("./a//b").as_deref(), Ok("a/b"));

@@ -243,7 +243,7 @@ pub trait LogAgain {
     /// The line starting at `offset`.
     fn line_at(&mut self, offset: u64) -> io::Result<Vec<u8>>;
     /// The log from its start (once, before any `line_at`).
-    fn from_start(&mut self) -> io::Result<&mut dyn BufRead>;
+    fn whole(&mut self) -> io::Result<&mut dyn BufRead>;
 }
 
 /// A metadata file's contents as its importer gets them (see [`Role`]).

@@ -82,7 +82,7 @@ impl Source for CopilotVscode {
 
     fn rows_again(&self, context: &LogContext<'_>, log: &mut dyn LogAgain, _offset: u64) -> io::Result<Vec<OwnedRow>> {
         let mut outcome = LogOutcome::default();
-        let read = read_log(context.source, log.from_start()?, &mut outcome);
+        let read = read_log(context.source, log.whole()?, &mut outcome);
         if let Some(error) = outcome.read_error {
             return Err(io::Error::other(error));
         }

@@ -25,10 +25,8 @@ const CANCELLED: u64 = 2;
 /// The rows (when `sink` is given), summary, tools and usage of a replayed session, into
 /// `outcome`: the turns' rows, then a row for each line that could not be replayed.
 pub fn read_session(context: &LogContext<'_>, log: &ReadLog, sink: Option<&mut dyn RowSink>, outcome: &mut LogOutcome) {
-    let mut sink = sink;
     let replay = &log.replay;
-    let mut emitter =
-        sink.as_deref_mut().map(|sink| Emitter { context, sink, project: String::new(), ordinal: 0, cut_texts: 0 });
+    let mut emitter = sink.map(|sink| Emitter { context, sink, project: String::new(), ordinal: 0, cut_texts: 0 });
     read_turns(context, replay, emitter.as_mut(), outcome);
     if let Some(emitter) = &mut emitter {
         for (line, text) in &log.bad_lines {
@@ -456,5 +454,148 @@ fn add_usage(context: &LogContext<'_>, request: &Value, turn: &Turn<'_>, line: u
     }
     for (model, tokens, whole) in figures {
         ledger.turn(turn.millis, &model, tokens, whole, implausible);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::model::OwnedRow;
+    use crate::usage::Zone;
+    use crate::usage::rates::RateTable;
+
+    fn read(state: Value, include_thinking: bool) -> (Vec<OwnedRow>, LogOutcome) {
+        let rates = RateTable::default_table();
+        let context = LogContext {
+            agent: "copilot-vscode",
+            session_id: "s",
+            session_id_from_log: false,
+            source: "s.json",
+            fallback_project: "",
+            fallback_branch: "",
+            include_thinking,
+            zone: Zone::Utc,
+            rates: &rates,
+            file: 0,
+        };
+        let log = ReadLog { replay: Replay::whole(state), bad_lines: Vec::new() };
+        let (mut rows, mut outcome) = (Vec::new(), LogOutcome::default());
+        read_session(&context, &log, Some(&mut rows), &mut outcome);
+        (rows, outcome)
+    }
+
+    fn texts(rows: &[OwnedRow]) -> Vec<String> {
+        rows.iter()
+            .map(|row| format!("{} {}|{}|{}", row.turn_type.as_str(), row.tool_name, row.tool_use_id, row.text))
+            .collect()
+    }
+
+    #[test]
+    fn a_request_gives_its_rows_in_order() {
+        let request = json!({
+            "timestamp": 1790000000000i64, "modelId": "copilot/auto", "message": {"text": "run the tests"},
+            "slashCommand": {"name": "fix"},
+            "workingDirectory": {"scheme": "file", "path": "/c:/Users/mona/app", "fsPath": "c:\\Users\\mona\\app"},
+            "response": [
+                {"kind": "thinking", "value": ["Let me ", "think"]},
+                {"value": "Running them. "},
+                {"kind": "toolInvocationSerialized", "toolId": "run_in_terminal", "toolCallId": "t1",
+                 "toolSpecificData": {"kind": "terminal", "commandLine": {"original": "cargo test"}},
+                 "resultDetails": {"output": [{"value": "1 failed"}], "isError": true}},
+                {"kind": "toolInvocationSerialized", "toolId": "runSubagent", "toolCallId": "t2",
+                 "toolSpecificData": {"kind": "subagent", "prompt": "find the bug", "result": "line 3"},
+                 "source": {"type": "mcp", "label": "github"}},
+                {"kind": "textEditGroup"},
+                {"kind": "markdownContent", "content": {"value": "One test fails."}},
+            ],
+            "result": {"metadata": {"resolvedModel": "gpt-5"}, "errorDetails": {"message": "rate limited"}},
+            "modelState": {"value": 2},
+        });
+        let (rows, outcome) = read(json!({"customTitle": "Tests", "requests": [request]}), true);
+        assert_eq!(
+            texts(&rows),
+            [
+                "user ||run the tests",
+                "system ||slash command: /fix",
+                "system ||model: auto -> gpt-5",
+                "thinking ||Let me think",
+                "tool_use run_in_terminal|t1|cargo test",
+                "tool_result run_in_terminal|t1|1 failed",
+                "tool_use runSubagent|t2|find the bug",
+                "tool_result runSubagent|t2|line 3",
+                "assistant ||Running them. One test fails.",
+                "system ||request cancelled",
+                "system ||error: rate limited",
+            ]
+        );
+        assert!(rows.iter().all(|row| row.model == "gpt-5" && row.project_path == "c:\\Users\\mona\\app"));
+        assert_eq!(rows[0].timestamp_utc, "2026-09-21T14:13:20.000Z");
+        let (tools, summary) = (&outcome.tools, &outcome.summary);
+        assert_eq!((tools["run_in_terminal"].calls, tools["run_in_terminal"].failures), (1, 1));
+        assert_eq!(outcome.mcp_servers.iter().collect::<Vec<_>>(), ["github"]);
+        assert_eq!((summary.title.as_deref(), summary.models.len()), (Some("Tests"), 1));
+        let (without_thinking, _) =
+            read(json!({"requests": [{"response": [{"kind": "thinking", "value": "x"}]}]}), false);
+        assert!(without_thinking.is_empty());
+    }
+
+    /// A day's usage rows of a session as `(model, kind, input, cache_read, output, reasoning)`.
+    fn usage(requests: Value) -> Vec<(String, crate::usage::Kind, u64, u64, u64, u64)> {
+        let (_, outcome) = read(json!({"requests": requests}), false);
+        let ledger = outcome.usage.expect("a ledger");
+        let entries = ledger.entries.iter();
+        entries
+            .map(|(key, entry)| {
+                let t = entry.tokens;
+                (key.model.clone(), key.kind, t.input, t.cache_read, t.output, t.reasoning)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn tokens_follow_the_vs_code_rules() {
+        use crate::usage::Kind::{Counted, Partial};
+        let day = 1790000000000i64;
+        let totals = json!([{"timestamp": day, "modelId": "copilot/auto",
+            "modelTotals": [{"model": "copilot/gpt-5", "inputTokens": 900, "cachedTokens": 600, "outputTokens": 50}],
+            "result": {"metadata": {"promptTokens": 1, "outputTokens": 1,
+                "toolCallRounds": [{"thinking": {"tokens": 20}}, {"thinking": {"tokens": 5}}]}}}]);
+        assert_eq!(usage(totals), [("gpt-5".into(), Counted, 900, 600, 50, 25)]);
+        let request_level =
+            json!([{"timestamp": day, "modelId": "copilot/gpt-4.1", "promptTokens": 18561, "completionTokens": 90}]);
+        assert_eq!(usage(request_level), [("gpt-4.1".into(), Counted, 18561, 0, 90, 0)]);
+        let legacy = |rounds: usize| {
+            json!([{"timestamp": day, "modelId": "copilot/gpt-4.1",
+                "result": {"metadata": {"promptTokens": 300, "outputTokens": 40, "toolCallRounds": vec![json!({}); rounds]}}}])
+        };
+        assert_eq!(usage(legacy(1)), [("gpt-4.1".into(), Counted, 300, 0, 40, 0)]);
+        assert_eq!(
+            usage(legacy(3)),
+            [("gpt-4.1".into(), Partial, 300, 0, 40, 0)],
+            "the last call only: never multiplied"
+        );
+    }
+
+    #[test]
+    fn a_count_that_cannot_be_one_is_left_out_and_said() {
+        let (_, outcome) = read(
+            json!({"requests": [{"timestamp": 1790000000000i64, "promptTokens": -5, "completionTokens": 7}]}),
+            false,
+        );
+        let ledger = outcome.usage.unwrap();
+        let (_, entry) = ledger.entries.iter().next().unwrap();
+        assert_eq!((entry.tokens.input, entry.tokens.output, entry.implausible), (0, 7, true));
+        assert_eq!(ledger.problems.len(), 1);
+        assert!(ledger.problems[0].message.contains("promptTokens is -5 (a negative number)"), "{:?}", ledger.problems);
+    }
+
+    #[test]
+    fn folders_are_read_from_uris() {
+        assert_eq!(folder_path(&json!("file:///home/mona/my%20app")).as_deref(), Some("/home/mona/my app"));
+        assert_eq!(folder_path(&json!("file:///c%3A/Users/mona/app")).as_deref(), Some("c:/Users/mona/app"));
+        assert_eq!(folder_path(&json!({"path": "/home/x"})).as_deref(), Some("/home/x"));
+        assert_eq!(folder_path(&json!(3)), None);
     }
 }
