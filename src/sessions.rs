@@ -186,7 +186,10 @@ impl SessionFacts {
             project_path: self.project().to_string(),
             git_branch: self.branch().to_string(),
             client_name: workspace.client_name,
-            created_at: time::normalize(&or(&workspace.created_at, &store.created_at)).into_owned(),
+            created_at: match or(&workspace.created_at, &store.created_at) {
+                known if !known.is_empty() => time::normalize(&known).into_owned(),
+                _ => log.created_ms.map(time::format_millis).unwrap_or_default(),
+            },
             updated_at: time::normalize(&or(&workspace.updated_at, &store.updated_at)).into_owned(),
             first_event: log.first_event_ms.map(time::format_millis).unwrap_or_default(),
             last_event: log.last_event_ms.map(time::format_millis).unwrap_or_default(),

@@ -42,6 +42,8 @@ pub struct LogSummary {
     pub copilot_version: Option<String>,
     /// The session's title as the log names it (VS Code's `customTitle`).
     pub title: Option<String>,
+    /// When the session was created, as the log says (VS Code's `creationDate`).
+    pub created_ms: Option<i64>,
     /// The project and branch the log left tracked ("latest context.cwd").
     pub project: Option<String>,
     pub branch: Option<String>,
@@ -65,6 +67,7 @@ impl LogSummary {
             if other.lines > self.lines { (other, std::mem::take(self)) } else { (std::mem::take(self), other) };
         longer.copilot_version = longer.copilot_version.or(shorter.copilot_version);
         longer.title = longer.title.or(shorter.title);
+        longer.created_ms = longer.created_ms.or(shorter.created_ms);
         longer.project = longer.project.or(shorter.project);
         longer.branch = longer.branch.or(shorter.branch);
         longer.shutdown_type = longer.shutdown_type.or(shorter.shutdown_type);

@@ -178,6 +178,9 @@ impl SessionLedger {
             return;
         };
         let kind = if whole { Kind::Counted } else { Kind::Partial };
+        if !whole {
+            self.flags.insert("partial_turns");
+        }
         if whole {
             // Ranks this ledger against another copy's (`keep_more_complete`).
             self.checkpoints += 1;

@@ -152,7 +152,8 @@ pub struct ReadLog {
 }
 
 /// Reads a `.jsonl` line by line into its state, or a `.json` whole, accounting for every line
-/// in `outcome` (a line applied to the state counts as giving rows: they come from the state).
+/// in `outcome` (a line applied to the state counts as giving rows: they come from the state; a
+/// `.json` counts as one line, its one entry).
 fn read_log(path: &str, reader: &mut dyn BufRead, outcome: &mut LogOutcome) -> ReadLog {
     let mut log = ReadLog { replay: Replay::default(), bad_lines: Vec::new() };
     if !path.ends_with(".jsonl") {
@@ -225,15 +226,16 @@ fn read_snapshot(reader: &mut dyn BufRead, log: &mut ReadLog, outcome: &mut LogO
         outcome.read_error = Some(error.to_string());
         return;
     }
+    // The whole file is one entry, however it is laid out on lines.
     let account = &mut outcome.account;
-    account.lines = bytes.split(|&byte| byte == b'\n').filter(|line| !line.is_empty()).count() as u64;
+    account.lines = 1;
     match serde_json::from_slice::<serde_json::Value>(strip_bom(&bytes)) {
         Ok(state) if state.is_object() => {
             log.replay = Replay::whole(state);
-            account.with_rows = account.lines;
+            account.with_rows = 1;
         }
         parsed => {
-            account.bad_lines = account.lines;
+            account.bad_lines = 1;
             let why = match parsed {
                 Err(error) => format!("not JSON: {error}"),
                 Ok(_) => "not a chat session (not a JSON object)".to_string(),

@@ -56,7 +56,7 @@ fn read_turns(
     let requests: &[Value] = state.get("requests").and_then(Value::as_array).map_or(&[], Vec::as_slice);
     let summary = &mut outcome.summary;
     summary.title = text(state.get("customTitle")).filter(|title| !title.is_empty()).map(str::to_string);
-    summary.first_event_ms = state.get("creationDate").and_then(Value::as_i64);
+    summary.created_ms = state.get("creationDate").and_then(Value::as_i64);
     let mut project = (!context.fallback_project.is_empty()).then(|| context.fallback_project.to_string());
     for (index, request) in requests.iter().enumerate() {
         if !request.is_object() {
@@ -87,6 +87,11 @@ fn read_turns(
         }
     }
     outcome.summary.project = project;
+    // A session with no dated request is known from its creation.
+    let summary = &mut outcome.summary;
+    if summary.first_event_ms.is_none() {
+        (summary.first_event_ms, summary.last_event_ms) = (summary.created_ms, summary.created_ms);
+    }
 }
 
 /// What every row and figure of a request needs.
