@@ -93,6 +93,8 @@ pub struct SessionFacts {
     /// Versions of the process logs that served the session.
     pub process_versions: BTreeSet<String>,
     pub counts: SessionCounts,
+    /// The title VS Code's index of chat sessions (`state.vscdb`) gives it.
+    pub index_title: Option<String>,
     /// The log's usage ledger, until the analysis closes it.
     pub usage: Option<SessionLedger>,
 }
@@ -182,7 +184,12 @@ impl SessionFacts {
         SessionRecord {
             agent: self.agent,
             session_id: session_id.to_string(),
-            name: or(title, &or(&or(&workspace.name, &store.summary), log.title.as_deref().unwrap_or_default())),
+            name: [title, &workspace.name, &store.summary, log.title.as_deref().unwrap_or_default()]
+                .into_iter()
+                .chain(self.index_title.as_deref())
+                .find(|name| !name.is_empty())
+                .unwrap_or_default()
+                .to_string(),
             project_path: self.project().to_string(),
             git_branch: self.branch().to_string(),
             client_name: workspace.client_name,

@@ -10,6 +10,7 @@
 pub mod copilot_cli;
 pub mod copilot_vscode;
 pub mod log;
+pub mod sqlite_image;
 
 use std::collections::BTreeMap;
 use std::io::{self, BufRead, Read};

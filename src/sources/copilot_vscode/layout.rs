@@ -56,6 +56,8 @@ pub static LAYOUT: HomeLayout = HomeLayout {
 
 pub const CHAT_SESSION: FileKind = FileKind { name: "chat_session", role: Role::EventLog, secondary: false };
 pub const WORKSPACE: FileKind = FileKind { name: "vscode_workspace", role: Role::Metadata, secondary: false };
+/// A `state.vscdb`, for its index of the chat sessions (their titles).
+pub const CHAT_INDEX: FileKind = FileKind { name: "chat_index", role: Role::Metadata, secondary: false };
 
 fn is_chat_folder(name: &str) -> bool {
     name == "chatSessions" || name == "emptyWindowChatSessions"
@@ -75,6 +77,7 @@ pub fn classify(path: &str) -> Classified<'_> {
     let parts: Vec<&str> = rest.split('/').collect();
     match parts.as_slice() {
         ["workspaceStorage", _, "workspace.json"] => plain(WORKSPACE),
+        ["workspaceStorage", _, "state.vscdb"] | ["globalStorage", "state.vscdb"] => plain(CHAT_INDEX),
         ["workspaceStorage", _, "chatSessions", name] | ["globalStorage", "emptyWindowChatSessions", name] => {
             match session_file_id(name) {
                 Some(id) => Classified { kind: CHAT_SESSION, session_id: Some(id), tree: None },
@@ -105,7 +108,8 @@ mod tests {
         let empty_window = "AppData/Roaming/Code - Insiders/User/globalStorage/emptyWindowChatSessions/x.json";
         assert_eq!(classify(empty_window).session_id, Some("x"));
         assert_eq!(classify(".config/Code/User/workspaceStorage/ab12/workspace.json").kind, WORKSPACE);
-        assert_eq!(classify(".config/Code/User/workspaceStorage/ab12/state.vscdb").kind, FileKind::NOT_WANTED);
+        assert_eq!(classify(".config/Code/User/workspaceStorage/ab12/state.vscdb").kind, CHAT_INDEX);
+        assert_eq!(classify(".config/Code/User/workspaceStorage/ab12/state.vscdb.backup").kind, FileKind::NOT_WANTED);
         assert_eq!(classify(".config/Code/User/settings.json").kind, FileKind::NOT_WANTED);
         assert_eq!(classify(".config/Code/logs/main.log").kind, FileKind::OUTSIDE);
         assert_eq!(read_instead(&log.replace(".jsonl", ".json")).as_deref(), Some(log));

@@ -49,6 +49,9 @@ impl Source for CopilotVscode {
 
     fn import(&self, input: MetadataInput<'_>, into: &mut Importing<'_>) -> Result<(), String> {
         let MetadataInput::Bytes(bytes) = input else { return Ok(()) };
+        if into.kind == layout::CHAT_INDEX {
+            return import_index(bytes, into);
+        }
         if into.kind != layout::WORKSPACE {
             return Ok(());
         }
@@ -132,6 +135,40 @@ impl Source for CopilotVscode {
         let parsed = outcome.account.with_rows;
         Ok(ScanStats { bytes: counted.bytes, parsed, bad, bad_offsets: Vec::new() })
     }
+}
+
+/// The key of VS Code's index of chat sessions in a `state.vscdb`'s `ItemTable`.
+const INDEX_KEY: &str = "chat.ChatSessionStore.index";
+
+/// VS Code's index of chat sessions: `{"version": 1, "entries": {id: {title, isEmpty, ...}}}`.
+#[derive(Deserialize)]
+struct ChatIndex {
+    #[serde(default)]
+    entries: std::collections::BTreeMap<String, serde_json::Value>,
+}
+
+/// The session titles of a `state.vscdb`'s chat index: VS Code saves a title it made itself
+/// only there (the session file holds a title the person gave, `customTitle`).
+fn import_index(bytes: &[u8], into: &mut Importing<'_>) -> Result<(), String> {
+    let connection = super::sqlite_image::open_bytes(bytes)?;
+    let value: Option<Vec<u8>> = connection
+        .query_row("SELECT CAST(value AS BLOB) FROM ItemTable WHERE key = ?1", [INDEX_KEY], |row| row.get(0))
+        .map(Some)
+        .or_else(|error| match error {
+            rusqlite::Error::QueryReturnedNoRows => Ok(None),
+            error => Err(format!("its ItemTable cannot be read: {error}")),
+        })?;
+    let Some(value) = value else { return Ok(()) };
+    let index: ChatIndex = serde_json::from_slice(&value)
+        .map_err(|error| format!("its {INDEX_KEY} is not the index VS Code writes: {error}"))?;
+    for (id, entry) in &index.entries {
+        let title = entry.get("title").and_then(serde_json::Value::as_str).filter(|title| !title.is_empty());
+        if entry.get("isEmpty").and_then(serde_json::Value::as_bool) == Some(true) || title.is_none() {
+            continue;
+        }
+        into.session(id, "chat index").index_title = title.map(str::to_string);
+    }
+    Ok(())
 }
 
 /// `workspace.json`: the folder a workspace window opened, or its `.code-workspace` file.
@@ -256,5 +293,51 @@ impl Read for CountedRead<'_> {
         let count = self.inner.read(buffer)?;
         self.bytes += count as u64;
         Ok(count)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use crate::inventory::HomeFacts;
+
+    fn index_database(value: &str) -> Vec<u8> {
+        let mut connection = rusqlite::Connection::open_in_memory().unwrap();
+        connection.execute_batch("CREATE TABLE ItemTable (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)").unwrap();
+        connection.execute("INSERT INTO ItemTable VALUES (?1, ?2)", [INDEX_KEY, value]).unwrap();
+        connection.serialize(rusqlite::MAIN_DB).unwrap().to_vec()
+    }
+
+    fn titles(bytes: &[u8]) -> Result<Vec<(String, Option<String>)>, String> {
+        let (mut sessions, mut home) = (BTreeMap::new(), HomeFacts::default());
+        let mut into = Importing {
+            kind: layout::CHAT_INDEX,
+            path: "x/state.vscdb",
+            home_index: 0,
+            session_id: "",
+            agent: "copilot-vscode",
+            session_has_log: false,
+            sessions: &mut sessions,
+            home: &mut home,
+            rows: Vec::new(),
+        };
+        CopilotVscode.import(MetadataInput::Bytes(bytes), &mut into)?;
+        Ok(sessions.into_iter().map(|(id, facts)| (id, facts.index_title)).collect())
+    }
+
+    #[test]
+    fn the_chat_index_names_sessions() {
+        let index = r#"{"version":1,"entries":{"a":{"title":"Made by VS Code"},"b":{"title":"","isEmpty":true}}}"#;
+        assert_eq!(titles(&index_database(index)).unwrap(), [("a".to_string(), Some("Made by VS Code".to_string()))]);
+        assert!(titles(&index_database("{not json")).unwrap_err().contains("not the index VS Code writes"));
+        assert_eq!(
+            titles(
+                b"not a database at all, a hundred bytes or so of text to be long enough to check the header........"
+            )
+            .unwrap_err(),
+            "not a SQLite database (no SQLite header)"
+        );
     }
 }

@@ -10,12 +10,11 @@ use std::collections::BTreeMap;
 
 use rusqlite::types::ValueRef;
 use std::io::{self, Read};
-use std::ptr::NonNull;
-
-use rusqlite::serialize::OwnedData;
 
 use crate::input::ReadAt;
-use rusqlite::{Connection, MAIN_DB};
+use rusqlite::Connection;
+
+use crate::sources::sqlite_image::{open_image, sqlite_buffer};
 
 use crate::dedup;
 use crate::model::TurnType;
@@ -299,21 +298,6 @@ fn read_connection(
         StoreScope::UsageExcept(known) => read_usage(&mut tables, on_usage, known),
     }
     Ok(())
-}
-
-/// A zeroed buffer from SQLite's allocator, which `deserialize` takes over without a copy.
-fn sqlite_buffer(size: usize) -> Result<OwnedData, String> {
-    let pointer = unsafe { rusqlite::ffi::sqlite3_malloc64(size as u64) }.cast::<u8>();
-    let pointer = NonNull::new(pointer).ok_or_else(|| format!("cannot allocate {size} bytes for the database"))?;
-    // SAFETY: the pointer comes from sqlite3_malloc64 with `size` bytes; OwnedData frees it
-    // with sqlite3_free, or hands it to SQLite in `deserialize`.
-    Ok(unsafe { OwnedData::from_raw_nonnull(pointer, size) })
-}
-
-fn open_image(image: OwnedData) -> Result<Connection, String> {
-    let mut connection = Connection::open_in_memory().map_err(|error| error.to_string())?;
-    connection.deserialize(MAIN_DB, image, true).map_err(|error| format!("SQLite cannot open the image: {error}"))?;
-    Ok(connection)
 }
 
 /// Reads tables by column name, row by row, noting what could not be read.
