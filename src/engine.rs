@@ -357,8 +357,8 @@ impl Done {
             let mut last: Option<(u64, Vec<OwnedRow>)> = None;
             for (at, &(offset, ordinal, slot)) in wanted.iter().enumerate() {
                 if last.as_ref().is_none_or(|(line_at, _)| *line_at != offset) {
-                    match lines.line_at(offset) {
-                        Ok(line) => last = Some((offset, task.source().reparse_line(&context, &line))),
+                    match task.source().rows_again(&context, &mut lines, offset) {
+                        Ok(rows) => last = Some((offset, rows)),
                         Err(error) => {
                             fail(&wanted[at..], format!("{}: cannot read it again: {error}", task.source));
                             break;

@@ -1,10 +1,9 @@
-//! `inventory.json`: per home, what Copilot CLI has touched and been allowed to do.
+//! `inventory.json`: per home and agent, what Copilot has touched and been allowed to do.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use crate::model::AGENT;
 use crate::sessions::{SessionFacts, SessionRecord};
 use crate::sources::copilot_cli::logs::McpServerSeen;
 use crate::sources::log::ToolTally;
@@ -20,6 +19,9 @@ pub struct HomeFacts {
     pub skills: BTreeSet<String>,
     pub grants: Vec<Grant>,
     pub accounts: BTreeSet<(String, String)>,
+    /// The project of the sessions below a folder (VS Code's `workspaceStorage/<hash>`, by its
+    /// `workspace.json`), for logs that do not name their own.
+    pub folder_projects: BTreeMap<String, String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -102,33 +104,49 @@ pub struct Account {
     pub login: String,
 }
 
-/// Builds the inventory of each home, given as `(label, facts)` in the analysis's order, from
-/// its sessions and facts.
+/// Builds the inventory of each home, given as `(label, facts by agent)` in the analysis's
+/// order, from its sessions and facts: one part per agent found in the home.
 pub fn build<'a>(
-    homes: impl Iterator<Item = (&'a str, &'a HomeFacts)>,
+    homes: impl Iterator<Item = (&'a str, &'a BTreeMap<&'static str, HomeFacts>)>,
     sessions: &BTreeMap<String, SessionFacts>,
     records: &BTreeMap<String, SessionRecord>,
 ) -> Inventory {
     let homes: Vec<Home> = homes
         .enumerate()
         .map(|(index, (label, facts))| {
-            let in_home: Vec<(&SessionFacts, &SessionRecord)> =
-                sessions.iter().filter(|(_, s)| s.homes.contains(&index)).map(|(id, s)| (s, &records[id])).collect();
-            Home { home: label.to_string(), agents: vec![agent_inventory(facts, &in_home)] }
+            let agents = facts
+                .iter()
+                .map(|(&agent, facts)| {
+                    let in_home: Vec<(&SessionFacts, &SessionRecord)> = sessions
+                        .iter()
+                        .filter(|(_, s)| s.agent == agent && s.homes.contains(&index))
+                        .map(|(id, s)| (s, &records[id]))
+                        .collect();
+                    agent_inventory(agent, facts, &in_home)
+                })
+                .collect();
+            Home { home: label.to_string(), agents }
         })
         .collect();
     let synced_sessions = sessions.values().filter(|s| s.is_synced()).count() as u64;
     Inventory { homes, synced_sessions }
 }
 
-fn agent_inventory(facts: &HomeFacts, sessions: &[(&SessionFacts, &SessionRecord)]) -> AgentInventory {
+fn agent_inventory(
+    agent: &'static str,
+    facts: &HomeFacts,
+    sessions: &[(&SessionFacts, &SessionRecord)],
+) -> AgentInventory {
     let mut projects: BTreeMap<&str, Project> = BTreeMap::new();
     let mut scratch: BTreeMap<&str, u64> = BTreeMap::new();
     let mut models: BTreeMap<&str, u64> = BTreeMap::new();
     for (session, record) in sessions {
+        for worktree in session.vscode_worktrees() {
+            *scratch.entry(worktree).or_default() += 1;
+        }
         if let Some(directory) = session.scratch_directory() {
             *scratch.entry(directory).or_default() += 1;
-        } else if !record.project_path.is_empty() {
+        } else if !record.project_path.is_empty() && !session.is_vscode_worktree(&record.project_path) {
             let first = if record.first_event.is_empty() { &record.created_at } else { &record.first_event };
             let last = if record.last_event.is_empty() { &record.updated_at } else { &record.last_event };
             let project = projects.entry(record.project_path.as_str()).or_insert_with(|| Project {
@@ -163,7 +181,7 @@ fn agent_inventory(facts: &HomeFacts, sessions: &[(&SessionFacts, &SessionRecord
     let mut grants = facts.grants.clone();
     grants.sort();
     AgentInventory {
-        agent: AGENT,
+        agent,
         sessions: sessions.len() as u64,
         projects: projects.into_values().collect(),
         scratch_directories: scratch

@@ -18,6 +18,8 @@ pub enum FileStatus {
     NotReadSecret,
     /// Not needed: the store's shared-memory index, rebuilt from the log by SQLite itself.
     NotNeeded,
+    /// Not read: the same session is read from another file beside it (`message` names it).
+    Superseded,
     Error,
 }
 
@@ -85,6 +87,9 @@ pub enum DiagnosticKind {
     TextNotReread,
     /// The same data given twice (a session's log or a file's rows in two homes): shown once.
     Duplicate,
+    /// Texts the writing program cut when it saved them (VS Code cuts strings over 1 MiB):
+    /// shown as saved.
+    CutWhenSaved,
 }
 
 impl DiagnosticKind {

@@ -62,6 +62,19 @@ pub struct WorkspaceFacts {
     pub synced: bool,
 }
 
+/// vscode.metadata.json (written by VS Code's Copilot Chat into a session it runs) as the
+/// session record and the inventory use it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct VscodeMetadataFacts {
+    /// `customTitle`: the name the person sees in VS Code.
+    pub title: String,
+    /// The repository (or workspace folder) and branch: the project's fallback.
+    pub repository: String,
+    pub branch: String,
+    /// The git worktrees VS Code made for the session: scratch directories of the agent.
+    pub worktrees: Vec<String>,
+}
+
 /// Everything known of one session id, from every source.
 #[derive(Clone, Debug, Default)]
 pub struct SessionFacts {
@@ -75,6 +88,7 @@ pub struct SessionFacts {
     pub workspace: Option<Box<WorkspaceFacts>>,
     pub store: Option<Box<StoreSession>>,
     pub sidebar_cwd: Option<String>,
+    pub vscode_metadata: Option<Box<VscodeMetadataFacts>>,
     pub log: Option<Box<LogSummary>>,
     /// Versions of the process logs that served the session.
     pub process_versions: BTreeSet<String>,
@@ -84,19 +98,24 @@ pub struct SessionFacts {
 }
 
 impl SessionFacts {
-    /// The project before the log is read: workspace.yaml, then the store, then the sidebar.
+    /// The project before the log is read: workspace.yaml, then the store, then VS Code's
+    /// metadata, then the sidebar.
     pub fn fallback_project(&self) -> &str {
         let workspace = self.workspace.as_ref().map(|w| w.cwd.as_str());
         let store = self.store.as_ref().map(|s| s.cwd.as_str());
-        [workspace, store, self.sidebar_cwd.as_deref()]
+        let vscode = self.vscode_metadata.as_ref().map(|v| v.repository.as_str());
+        [workspace, store, vscode, self.sidebar_cwd.as_deref()]
             .into_iter()
             .flatten()
             .find(|cwd| !cwd.is_empty())
             .unwrap_or_default()
     }
 
+    /// The branch before the log is read: the store's, then VS Code's metadata.
     pub fn fallback_branch(&self) -> &str {
-        self.store.as_ref().map_or("", |store| store.branch.as_str())
+        let store = self.store.as_ref().map(|s| s.branch.as_str());
+        let vscode = self.vscode_metadata.as_ref().map(|v| v.branch.as_str());
+        [store, vscode].into_iter().flatten().find(|branch| !branch.is_empty()).unwrap_or_default()
     }
 
     /// "latest context.cwd, else workspace.yaml cwd, else sessions.cwd, else sidebar".
@@ -118,8 +137,9 @@ impl SessionFacts {
         });
     }
 
+    /// Whether its session log was read (`events.jsonl`, a VS Code chat session).
     pub fn has_events_log(&self) -> bool {
-        self.found_in.contains("events.jsonl")
+        self.found_in.iter().any(|found_in| crate::sources::found_in_log(found_in))
     }
 
     pub fn is_synced(&self) -> bool {
@@ -131,6 +151,18 @@ impl SessionFacts {
     pub fn scratch_directory(&self) -> Option<&str> {
         let cwd = self.workspace.as_ref().map(|w| w.cwd.as_str()).filter(|cwd| !cwd.is_empty())?;
         (!self.has_events_log()).then_some(cwd)
+    }
+
+    /// The git worktrees VS Code made for the session (vscode.metadata.json).
+    pub fn vscode_worktrees(&self) -> &[String] {
+        self.vscode_metadata.as_ref().map_or(&[], |v| v.worktrees.as_slice())
+    }
+
+    /// Whether `path` is one of the session's VS Code worktrees (Windows paths compared
+    /// without case: VS Code writes `c:\`, the CLI `C:\`).
+    pub fn is_vscode_worktree(&self, path: &str) -> bool {
+        let windows = |p: &str| p.contains('\\') || p.as_bytes().get(1) == Some(&b':');
+        self.vscode_worktrees().iter().any(|w| w == path || (windows(path) && w.eq_ignore_ascii_case(path)))
     }
 
     /// A new session of `agent`.
@@ -145,10 +177,12 @@ impl SessionFacts {
         let or = |first: &str, second: &str| {
             if first.is_empty() { second.to_string() } else { first.to_string() }
         };
+        // VS Code's title first: it is the name the person sees there.
+        let title = self.vscode_metadata.as_ref().map_or("", |v| v.title.as_str());
         SessionRecord {
             agent: self.agent,
             session_id: session_id.to_string(),
-            name: or(&workspace.name, &store.summary),
+            name: or(title, &or(&or(&workspace.name, &store.summary), log.title.as_deref().unwrap_or_default())),
             project_path: self.project().to_string(),
             git_branch: self.branch().to_string(),
             client_name: workspace.client_name,

@@ -67,6 +67,8 @@ struct EngineFacts {
     home_folders: Vec<&'static str>,
     /// The data folders among them: a folder holding one is a home.
     data_folders: Vec<&'static str>,
+    /// The only child folders walked below some folders (VS Code's user data).
+    walk_rules: Vec<&'static sources::WalkRule>,
     /// Bytes of a long text the row table keeps: asking for more reads the text again.
     table_keeps_text: usize,
     /// The largest log the page reads whole; a larger one is handed over as a File.
@@ -83,6 +85,7 @@ pub fn engine_facts() -> Result<JsValue, JsError> {
     to_js(&EngineFacts {
         home_folders: sources::home_folders(),
         data_folders: sources::data_folders(),
+        walk_rules: sources::walk_rules(),
         table_keeps_text: INLINE_TEXT,
         log_given_whole_max_bytes: LOG_GIVEN_WHOLE_MAX_BYTES,
         rows_per_part: ROWS_PER_PART,

@@ -34,3 +34,11 @@ fn spec_sample() {
 fn real_cli_1_0_102() {
     check_fixture("real-cli-1.0.102", &[]);
 }
+
+/// Sessions VS Code's Copilot Chat ran (vscode.metadata.json): one in a folder, whose log names
+/// no working directory (VS Code's repository and branch are the fallback); one in a git worktree
+/// VS Code made (a scratch directory); one whose file was cut short (a diagnostic).
+#[test]
+fn vscode_metadata() {
+    check_fixture("vscode-metadata", &[]);
+}

@@ -371,3 +371,126 @@ proptest! {
         }
     }
 }
+
+/// One step of a VS Code chat session as its mutation log records it.
+#[derive(Clone, Debug)]
+enum ChatStep {
+    /// A new request (text, model, day offset, token form and counts).
+    Ask(String, usize, u32, u8, u32, u32),
+    /// The request at (index modulo the count) retried: it and those after it are replaced.
+    Retry(usize, String),
+    /// Tokens arriving later in a Set line on a request.
+    SetTokens(usize, u32),
+    /// A request's result deleted.
+    DeleteResult(usize),
+    /// The log compacted: a new initial entry with the whole state.
+    Compact,
+    /// A damaged line, which must change nothing.
+    Damage,
+}
+
+fn chat_step() -> impl Strategy<Value = ChatStep> {
+    let text = "[a-z ]{1,12}";
+    prop_oneof![
+        4 => (text, 0..3usize, 0..3u32, 0..3u8, 0..5000u32, 0..500u32)
+            .prop_map(|(t, m, d, f, a, b)| ChatStep::Ask(t, m, d, f, a, b)),
+        1 => (any::<usize>(), text).prop_map(|(i, t)| ChatStep::Retry(i, t)),
+        1 => (any::<usize>(), 0..9000u32).prop_map(|(i, n)| ChatStep::SetTokens(i, n)),
+        1 => any::<usize>().prop_map(ChatStep::DeleteResult),
+        1 => Just(ChatStep::Compact),
+        1 => Just(ChatStep::Damage),
+    ]
+}
+
+fn chat_request(text: &str, model: usize, day: u32, form: u8, a: u32, b: u32) -> serde_json::Value {
+    use serde_json::json;
+    let model = ["gpt-5", "claude-sonnet-4.5", "auto"][model];
+    let mut request = json!({
+        "requestId": format!("r-{text}-{a}"), "timestamp": 1790000000000i64 + i64::from(day) * 86_400_000,
+        "modelId": format!("copilot/{model}"), "message": {"text": text, "parts": []},
+        "response": [{"value": format!("reply to {text}")},
+            {"kind": "toolInvocationSerialized", "toolId": "read", "toolCallId": format!("c{a}"),
+             "invocationMessage": {"value": "Reading"}, "resultDetails": {"input": text, "output": [{"value": "ok"}]}}],
+        "variableData": {"variables": [{"name": "file"}]},
+    });
+    let resolved = if model == "auto" { json!("gpt-5-mini") } else { serde_json::Value::Null };
+    request["result"] = match form {
+        0 => {
+            json!({"metadata": {"resolvedModel": resolved, "promptTokens": a, "outputTokens": b, "toolCallRounds": vec![json!({}); (a % 3) as usize + 1]}})
+        }
+        1 => json!({"metadata": {"resolvedModel": resolved}}),
+        _ => {
+            json!({"metadata": {"resolvedModel": resolved, "modelTotals": [{"model": "copilot/gpt-5", "inputTokens": a + b, "cachedTokens": a, "outputTokens": b}]}})
+        }
+    };
+    if form == 1 {
+        request["promptTokens"] = json!(a);
+        request["completionTokens"] = json!(b);
+    }
+    request
+}
+
+/// A session's log as VS Code would write it for `steps`, and its final state.
+fn chat_log(steps: &[ChatStep]) -> (Vec<u8>, serde_json::Value) {
+    use serde_json::json;
+    let session = |requests: &[serde_json::Value]| json!({"version": 3, "sessionId": "vs", "creationDate": 1790000000000i64, "requests": requests, "inputState": {"mode": "agent"}});
+    let mut requests: Vec<serde_json::Value> = Vec::new();
+    let mut lines = vec![json!({"kind": 0, "v": session(&requests)}).to_string()];
+    for step in steps {
+        let line = match step {
+            ChatStep::Ask(text, model, day, form, a, b) => {
+                let request = chat_request(text, *model, *day, *form, *a, *b);
+                requests.push(request.clone());
+                json!({"kind": 2, "k": ["requests"], "v": [request]})
+            }
+            ChatStep::Retry(_, _) | ChatStep::SetTokens(..) | ChatStep::DeleteResult(_) if requests.is_empty() => {
+                continue;
+            }
+            ChatStep::Retry(index, text) => {
+                let at = index % requests.len();
+                let request = chat_request(text, 0, 1, 2, 10, 20);
+                requests.truncate(at);
+                requests.push(request.clone());
+                json!({"kind": 2, "k": ["requests"], "v": [request], "i": at})
+            }
+            ChatStep::SetTokens(index, count) => {
+                let at = index % requests.len();
+                requests[at]["promptTokens"] = json!(count);
+                json!({"kind": 1, "k": ["requests", at, "promptTokens"], "v": count})
+            }
+            ChatStep::DeleteResult(index) => {
+                let at = index % requests.len();
+                requests[at].as_object_mut().unwrap().remove("result");
+                json!({"kind": 3, "k": ["requests", at, "result"]})
+            }
+            ChatStep::Compact => json!({"kind": 0, "v": session(&requests)}),
+            ChatStep::Damage => {
+                lines.push("{\"kind\":1,\"k\":[\"requests\",".to_string());
+                continue;
+            }
+        };
+        lines.push(line.to_string());
+    }
+    (lines.join("\n").into_bytes(), session(&requests))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// A VS Code session's mutation log, replayed, gives what its final state read whole gives:
+    /// the same rows (but the damaged lines' own), the same usage.
+    #[test]
+    fn a_chat_log_replays_to_its_final_state(steps in prop::collection::vec(chat_step(), 0..24)) {
+        let (log, state) = chat_log(&steps);
+        let folder = ".config/Code/User/workspaceStorage/ab/chatSessions";
+        let mut replayed = MemoryRoot::new("log");
+        replayed.insert(&format!("{folder}/vs.jsonl"), log, Some(0));
+        let mut whole = MemoryRoot::new("snapshot");
+        whole.insert(&format!("{folder}/vs.json"), serde_json::to_vec(&state).unwrap(), Some(0));
+        let (mut rows, _, usage, _) = counted(vec![replayed]);
+        rows.retain(|row| !row.contains("parser: unparseable line"));
+        let (snapshot_rows, _, snapshot_usage, _) = counted(vec![whole]);
+        prop_assert!(rows == snapshot_rows, "only replayed: {:?}\nonly whole: {:?}", missing(&snapshot_rows, &rows), missing(&rows, &snapshot_rows));
+        prop_assert_eq!(usage, snapshot_usage);
+    }
+}

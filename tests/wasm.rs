@@ -113,7 +113,8 @@ fn engine_run(files: &[(&str, &[u8])]) -> Engine {
     }
     engine.finish().map_err(fails).unwrap();
     let (blobs, paths) = (js_sys::Array::new(), js_sys::Array::new());
-    for (path, bytes) in files.iter().filter(|(path, _)| !handed.contains(path) || path.ends_with("events.jsonl")) {
+    let logs: Vec<&str> = plan["logs"].as_array().unwrap().iter().map(|log| log["path"].as_str().unwrap()).collect();
+    for (path, bytes) in files.iter().filter(|(path, _)| !handed.contains(path) || logs.contains(path)) {
         let parts = js_sys::Array::of1(&Uint8Array::from(*bytes));
         blobs.push(&web_sys::Blob::new_with_u8_array_sequence(&parts).unwrap());
         paths.push(&JsValue::from_str(path));
@@ -197,6 +198,44 @@ fn logs_handed_over_in_any_order_give_the_rows_in_the_logs_order() {
     assert_eq!(rows, analyzed_rows(&files));
     let prompts: Vec<&str> = rows.lines().filter(|row| row.contains("prompt ")).collect();
     assert!(prompts[0].contains("prompt 1") && prompts[2].contains("prompt 3"), "{rows}");
+}
+
+/// VS Code chat sessions (a replayed `.jsonl`, its leftover `.json` beside it, a `.json` alone,
+/// the workspace's folder) give in the engine the rows `analyze` gives.
+#[wasm_bindgen_test]
+fn vs_code_chat_sessions_give_the_rows_analyze_gives() {
+    let storage = ".config/Code/User/workspaceStorage/ab12";
+    let request = |text: &str| {
+        format!(
+            r#"{{"requestId":"{text}","timestamp":1790000000000,"modelId":"copilot/gpt-5","message":{{"text":"{text}"}},"response":[{{"value":"re: {text}"}}]}}"#
+        )
+    };
+    let log = format!(
+        "{}\n{}\n",
+        format!(r#"{{"kind":0,"v":{{"requests":[{},{}]}}}}"#, request("first"), request("replaced")),
+        format!(r#"{{"kind":2,"k":["requests"],"v":[{}],"i":1}}"#, request("retried")),
+    );
+    let leftover = format!(r#"{{"requests":[{}]}}"#, request("leftover"));
+    let alone = format!(r#"{{"version":3,"requests":[{}]}}"#, request("older build"));
+    let paths = [
+        format!("{storage}/workspace.json"),
+        format!("{storage}/chatSessions/a.jsonl"),
+        format!("{storage}/chatSessions/a.json"),
+        format!("{storage}/chatSessions/b.json"),
+    ];
+    let contents = [r#"{"folder":"file:///home/mona/app"}"#.to_string(), log, leftover, alone];
+    let files: Vec<(&str, &[u8])> =
+        paths.iter().map(String::as_str).zip(contents.iter().map(String::as_bytes)).collect();
+    let rows = engine_rows(&files);
+    assert_eq!(rows, analyzed_rows(&files));
+    let users: Vec<Value> = rows
+        .lines()
+        .map(|row| serde_json::from_str::<Value>(row).unwrap())
+        .filter(|row| row["turn_type"] == "user")
+        .collect();
+    let texts: Vec<&str> = users.iter().map(|row| row["text"].as_str().unwrap()).collect();
+    assert_eq!(texts, ["first", "retried", "older build"]);
+    assert!(users.iter().all(|row| row["agent"] == "copilot-vscode" && row["project_path"] == "/home/mona/app"));
 }
 
 /// A session's log in two homes, handed over later copy first: the later copy waits for the

@@ -10,11 +10,36 @@
 // The folders of a home that hold the sources' files, and the data folders among them, as the
 // engine says (engine_facts; the native tool walks the same). Until the engine has said, a home
 // is listed whole: the engine still reads only its own files, it only takes longer.
-let layout = { home: [], data: [] };
+let layout = { home: [], data: [], walkRules: [] };
 
-/** Takes the folder lists from the engine's facts. */
+/** Takes the folder lists and walk rules from the engine's facts. */
 export function useLayout(facts) {
-  layout = { home: facts.home_folders, data: facts.data_folders };
+  layout = { home: facts.home_folders, data: facts.data_folders, walkRules: facts.walk_rules };
+}
+
+// Below some folders only some child folders are walked (VS Code's user data is mostly other
+// extensions' storage and caches): a rule's `dir` matches the last parts of a folder's path,
+// `*` any one part, as the engine's `WalkRule::applies_to` does.
+function walkOnly(folder) {
+  const have = folder.split('/');
+  const rule = layout.walkRules.find(({ dir }) => {
+    const want = dir.split('/');
+    const end = have.slice(-want.length);
+    return end.length === want.length && want.every((part, i) => part === '*' || part === end[i]);
+  });
+  return rule ? rule.only : null;
+}
+
+/** Would a walk from a folder named `top` reach `path` (a file's, relative to it)? */
+function walkReaches(top, path) {
+  const parts = path.split('/');
+  let folder = top;
+  for (const part of parts.slice(0, -1)) {
+    const only = walkOnly(folder);
+    if (only && !only.includes(part)) return false;
+    folder = folder ? `${folder}/${part}` : part;
+  }
+  return true;
 }
 
 /** Folders skipped when walking a folder that is not a home. */
@@ -55,6 +80,7 @@ export function rootsFromFolderInput(fileList) {
     const top = slash >= 0 ? relative.slice(0, slash) : '';
     const path = slash >= 0 ? relative.slice(slash + 1) : relative;
     if (path.split('/').some((part) => SKIP_DIRS.has(part)) && !inHomeFolders(path)) continue;
+    if (!walkReaches(top, path)) continue;
     if (!byTop.has(top)) byTop.set(top, []);
     byTop.get(top).push({ file, path });
   }
@@ -118,9 +144,11 @@ export async function rootFromDirectoryEntry(directory, onCount = () => {}) {
     if (await hasFolder(folder)) homeWanted = layout.home;
   }
   const walk = async (dir, prefix, children) => {
+    const only = walkOnly(prefix ? `${directory.name}/${prefix.slice(0, -1)}` : directory.name);
     for (const child of children) {
       const path = prefix + child.name;
       if (child.isDirectory) {
+        if (only && !only.includes(child.name)) continue;
         if (homeWanted) {
           const wanted = homeWanted.some((folder) => folder === path || folder.startsWith(path + '/') || path.startsWith(folder + '/'));
           if (!wanted) continue;

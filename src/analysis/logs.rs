@@ -9,7 +9,7 @@ use super::plan::Parsing;
 use crate::dedup::{self, PrimaryKeys};
 use crate::input::FileReader;
 use crate::model::{HeldRow, Row, RowSink};
-use crate::report::DiagnosticKind;
+use crate::report::{Diagnostic, DiagnosticKind};
 use crate::sessions::SessionCounts;
 use crate::sources::log::ScanStats;
 use crate::sources::log::{LogContext, LogOutcome, LogSummary};
@@ -74,7 +74,7 @@ impl LogTask {
         let mut ledger = SessionLedger::new(options.zone);
         let scanned = reader
             .open(self.root, &self.listed_path)
-            .and_then(|mut file| self.source().scan_usage(&mut file, &mut ledger, &options.rates));
+            .and_then(|mut file| self.source().scan_usage(&self.source, &mut file, &mut ledger, &options.rates));
         match scanned {
             Ok(stats) => UsageScan { ledger, stats, error: None },
             Err(error) => UsageScan { ledger, stats: ScanStats::default(), error: Some(error.to_string()) },
@@ -245,6 +245,15 @@ impl Parsing {
         if let Some(error) = &outcome.read_error {
             self.state.fail(task.file, DiagnosticKind::ReadStopped, format!("reading stopped: {error}"));
         }
+        let path = &self.state.files[task.file].path;
+        let problems = outcome.problems.iter().map(|problem| Diagnostic {
+            home: Some(task.home),
+            file: path.clone(),
+            line: problem.line,
+            kind: problem.kind,
+            message: problem.message.clone(),
+        });
+        self.state.diagnostics.extend(problems.collect::<Vec<_>>());
         if task.copies != Copies::Only {
             self.state.copy_keys.insert(task.session_id.clone(), std::mem::take(&mut tally.copy_keys));
         }
@@ -259,7 +268,7 @@ impl Parsing {
             self.state.warn(task.file, DiagnosticKind::Duplicate, message);
         }
         self.state.tally.merge(tally);
-        let home = &mut self.state.homes[task.home].facts;
+        let home = self.state.homes[task.home].facts_of(task.source().agent());
         for (name, counts) in &outcome.tools {
             let entry = home.tools.entry(name.clone()).or_default();
             entry.calls += counts.calls;
@@ -276,7 +285,8 @@ impl Parsing {
         }
         // A log given alone names its own session.
         let session_id = outcome.summary.session_id.clone().unwrap_or_else(|| task.session_id.clone());
-        let facts = self.state.session(&session_id, task.home, task.source().agent(), "events.jsonl");
+        let source = task.source();
+        let facts = self.state.session(&session_id, task.home, source.agent(), source.log_found_in());
         let summary = LogSummary { lines: outcome.account.lines, ..outcome.summary };
         facts.log.get_or_insert_with(Default::default).merge(summary);
         if let Some(ledger) = usage {
@@ -337,6 +347,19 @@ impl super::state::State {
         order
     }
 
+    /// The project a folder holding the log names for it (VS Code's `workspace.json`).
+    fn folder_project(&self, home: usize, source: SourceId, path: &str) -> Option<&str> {
+        let projects = &self.homes[home].facts.get(SOURCES[source].agent())?.folder_projects;
+        let mut folder = path;
+        while let Some((parent, _)) = folder.rsplit_once('/') {
+            if let Some(project) = projects.get(parent) {
+                return Some(project);
+            }
+            folder = parent;
+        }
+        None
+    }
+
     /// The event logs as tasks, in `log_order`, with the fallbacks known so far.
     pub(super) fn log_tasks(&self) -> Vec<LogTask> {
         self.log_order()
@@ -352,7 +375,12 @@ impl super::state::State {
                     source_id: file.source,
                     listed_path: file.listed_path.clone(),
                     source: file.path.clone(),
-                    fallback_project: facts.map(|f| f.fallback_project().to_string()).unwrap_or_default(),
+                    fallback_project: facts
+                        .map(|f| f.fallback_project())
+                        .filter(|project| !project.is_empty())
+                        .or_else(|| self.folder_project(file.home, file.source, &file.path))
+                        .unwrap_or_default()
+                        .to_string(),
                     fallback_branch: facts.map(|f| f.fallback_branch().to_string()).unwrap_or_default(),
                     session_id,
                     session_id_from_log: self.places.rebases[file.home].is_loose_logs(),

@@ -8,7 +8,6 @@ use super::state::{Home, HomePlaces, PlannedFile, RootState, State};
 use super::{AnalysisError, Options};
 use crate::input::layout::Rebase;
 use crate::input::{FileReader, RootListing, read_all};
-use crate::inventory::HomeFacts;
 use crate::model::HeldRow;
 use crate::report::{DiagnosticKind, FileStatus, Problem, Report};
 use crate::sources::copilot_cli::store::StoreScope;
@@ -114,7 +113,7 @@ impl Planned {
                     "" => listing.label.clone(),
                     path => format!("{}/{path}", listing.label.trim_end_matches(['/', '\\'])),
                 };
-                homes.push(Home { root, label, facts: HomeFacts::default() });
+                homes.push(Home { root, label, facts: BTreeMap::new() });
                 places.rebases.push(rebase);
             }
             places.by_root.push(first_home..homes.len());
@@ -152,6 +151,7 @@ impl Planned {
                         FileStatus::Read
                     }
                 };
+                homes[home].facts_of(sources::SOURCES[source].agent());
                 let (kind, session_id) = (classified.kind, classified.session_id.map(str::to_string));
                 files.push(PlannedFile {
                     root,
@@ -175,6 +175,7 @@ impl Planned {
             root_states.push(state);
         }
         files.sort_by(|a, b| (a.home, &a.path).cmp(&(b.home, &b.path)));
+        superseded(&mut files);
         let state = State {
             options,
             roots: root_states,
@@ -297,12 +298,13 @@ impl Planned {
             let session_has_log = logged.contains(&(home, session_id.clone()));
             let mut into = Importing {
                 kind,
+                path: &file.path,
                 home_index: home,
                 session_id: &session_id,
                 agent: source.agent(),
                 session_has_log,
                 sessions: &mut state.sessions,
-                home: &mut state.homes[home].facts,
+                home: state.homes[home].facts_of(source.agent()),
                 rows: Vec::new(),
             };
             let imported = match input {
@@ -318,6 +320,24 @@ impl Planned {
             }
         }
         Parsing { state }
+    }
+}
+
+/// Marks the files whose session is read from another file of the same folder (VS Code's
+/// `.json` beside its `.jsonl`): the session counts once. `files` is in (home, path) order.
+fn superseded(files: &mut [PlannedFile]) {
+    for index in 0..files.len() {
+        let file = &files[index];
+        let Some(instead) = file.source().read_instead(&file.path) else { continue };
+        let home = file.home;
+        let found = files.binary_search_by(|other| (other.home, other.path.as_str()).cmp(&(home, instead.as_str())));
+        if let Ok(other) = found
+            && files[other].status == FileStatus::Read
+        {
+            let file = &mut files[index];
+            file.status = FileStatus::Superseded;
+            file.message = Some(format!("the session is read from {instead}, its live copy"));
+        }
     }
 }
 

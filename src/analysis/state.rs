@@ -52,7 +52,16 @@ pub(super) struct Home {
     pub root: usize,
     /// The root's label, then the home's folder in it where it is not the root itself.
     pub label: String,
-    pub facts: HomeFacts,
+    /// What each agent's files in the home say beyond its sessions, by agent: an agent is in
+    /// a home when a file of its source is.
+    pub facts: BTreeMap<&'static str, HomeFacts>,
+}
+
+impl Home {
+    /// An agent's facts in the home.
+    pub fn facts_of(&mut self, agent: &'static str) -> &mut HomeFacts {
+        self.facts.entry(agent).or_default()
+    }
 }
 
 /// Where the homes are in their roots: how a root's listed paths map onto each.

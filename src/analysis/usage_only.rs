@@ -90,8 +90,8 @@ impl UsageRun {
         if let Some(error) = scanned.error {
             self.state.fail(task.file, DiagnosticKind::Unreadable, error);
         }
-        let agent = task.source().agent();
-        self.state.session(&task.session_id, task.home, agent, "events.jsonl").add_log_usage(ledger);
+        let source = task.source();
+        self.state.session(&task.session_id, task.home, source.agent(), source.log_found_in()).add_log_usage(ledger);
     }
 
     /// The stores' per-call rows of the sessions whose logs had none.

@@ -108,6 +108,20 @@ impl LineSource<'_> {
     }
 }
 
+impl crate::sources::LogAgain for LineSource<'_> {
+    fn line_at(&mut self, offset: u64) -> io::Result<Vec<u8>> {
+        LineSource::line_at(self, offset)
+    }
+
+    fn whole(&mut self) -> io::Result<&mut dyn BufRead> {
+        match self {
+            LineSource::Seekable(reader, 0) => Ok(reader),
+            LineSource::Forward(reader, 0) => Ok(reader),
+            _ => Err(io::Error::other("a log is read from its start only before any line of it")),
+        }
+    }
+}
+
 impl BrowserRoots {
     /// A log opened again, its lines at the offsets `LineReader` gave them: a UTF-16 log's
     /// are in its text as UTF-8, so that one is decoded again from its start.

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use crate::sources::{HomeLayout, SOURCES};
+use crate::sources::{HomeLayout, OwnFolderMarker, SOURCES};
 
 /// How the paths of one root map onto a home: the prefix to strip, and what is below it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -16,8 +16,9 @@ pub struct Rebase {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum HomeKind {
     Home,
-    /// A source's own folder (`~/.copilot` itself).
-    OwnFolder(&'static HomeLayout),
+    /// A source's own folder (`~/.copilot` itself, a VS Code `User` folder), by the marker
+    /// that told it.
+    OwnFolder(&'static OwnFolderMarker),
     /// No home at all, only a source's session logs.
     LooseLogs(&'static HomeLayout),
 }
@@ -39,11 +40,14 @@ impl Rebase {
                 candidates.insert(&path[..at], HomeKind::Home);
                 continue;
             }
-            let own_folder = layouts().find_map(|layout| {
-                layout.own_folder_markers.iter().find_map(|marker| Some((find_component_path(path, marker)?, layout)))
-            });
-            if let Some((at, layout)) = own_folder {
-                candidates.entry(&path[..at]).or_insert(HomeKind::OwnFolder(layout));
+            // The marker found earliest in the path tells the folder (a VS Code user-data folder
+            // holds `User/workspaceStorage`, its `User` folder `workspaceStorage`).
+            let own_folder = layouts()
+                .flat_map(|layout| layout.own_folder_markers)
+                .filter_map(|marker| Some((find_component_path(path, marker.entry)?, marker)))
+                .min_by_key(|(at, _)| *at);
+            if let Some((at, marker)) = own_folder {
+                candidates.entry(&path[..at]).or_insert(HomeKind::OwnFolder(marker));
                 continue;
             }
             let name = path.rsplit('/').next().unwrap_or(path);
@@ -77,7 +81,7 @@ impl Rebase {
     pub fn layout_name(&self) -> &'static str {
         match self.kind {
             HomeKind::Home => "home",
-            HomeKind::OwnFolder(layout) => layout.own_folder_layout,
+            HomeKind::OwnFolder(marker) => marker.layout,
             HomeKind::LooseLogs(_) => "loose_logs",
         }
     }
@@ -92,7 +96,7 @@ impl Rebase {
         let rest = path.strip_prefix(self.prefix.as_str())?;
         match self.kind {
             HomeKind::Home => Some(rest.to_string()),
-            HomeKind::OwnFolder(layout) => Some(format!("{}/{rest}", layout.own_folder)),
+            HomeKind::OwnFolder(marker) => Some(format!("{}/{rest}", marker.read_as)),
             HomeKind::LooseLogs(layout) => {
                 let (log, place) = layout.loose_log?;
                 let mut parts = rest.rsplit('/');
@@ -208,6 +212,26 @@ mod tests {
         // Inside a home, what is not its Copilot folder is not another home.
         assert_eq!(home_of(&homes, paths[3]), Some((0, "projects/app/.copilot/mcp-config.json".into())));
         assert_eq!(home_of(&homes, paths[5]), None);
+    }
+
+    #[test]
+    fn vs_code_folders_are_found_as_homes_or_as_themselves() {
+        let log = "workspaceStorage/ab12/chatSessions/s.jsonl";
+        let read_as = |paths: &[&str]| {
+            let home = one_home(paths);
+            (home.layout_name(), home.apply(paths[0]).unwrap())
+        };
+        let in_home = format!("backup/AppData/Roaming/Code/User/{log}");
+        assert_eq!(read_as(&[&in_home]), ("home", format!("AppData/Roaming/Code/User/{log}")));
+        let user_folder = format!("my-user/{log}");
+        assert_eq!(read_as(&[&user_folder]), ("vscode_user_folder", format!(".config/Code/User/{log}")));
+        let user_data = format!("portable/user-data/User/{log}");
+        assert_eq!(read_as(&[&user_data]), ("vscode_user_data", format!(".config/Code/User/{log}")));
+        let empty_window = "User/globalStorage/emptyWindowChatSessions/e.json";
+        assert_eq!(read_as(&[empty_window]), ("vscode_user_data", format!(".config/Code/{empty_window}")));
+        // Both agents in one home are one home.
+        let both = [".copilot/session-state/x/events.jsonl", &in_home[7..]];
+        assert_eq!(one_home(&both).path(), "");
     }
 
     #[test]

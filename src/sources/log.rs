@@ -5,6 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::report::DiagnosticKind;
 use crate::usage::Zone;
 use crate::usage::ledger::SessionLedger;
 use crate::usage::rates::RateTable;
@@ -39,6 +40,8 @@ pub struct LogSummary {
     pub first_event_ms: Option<i64>,
     pub last_event_ms: Option<i64>,
     pub copilot_version: Option<String>,
+    /// The session's title as the log names it (VS Code's `customTitle`).
+    pub title: Option<String>,
     /// The project and branch the log left tracked ("latest context.cwd").
     pub project: Option<String>,
     pub branch: Option<String>,
@@ -61,6 +64,7 @@ impl LogSummary {
         let (mut longer, shorter) =
             if other.lines > self.lines { (other, std::mem::take(self)) } else { (std::mem::take(self), other) };
         longer.copilot_version = longer.copilot_version.or(shorter.copilot_version);
+        longer.title = longer.title.or(shorter.title);
         longer.project = longer.project.or(shorter.project);
         longer.branch = longer.branch.or(shorter.branch);
         longer.shutdown_type = longer.shutdown_type.or(shorter.shutdown_type);
@@ -97,8 +101,19 @@ pub struct LogOutcome {
     pub skills: BTreeSet<String>,
     /// Set when reading stopped early (an I/O error); the lines before it are still counted.
     pub read_error: Option<String>,
+    /// What the report must say of the log beyond its line account (a log that cannot be
+    /// replayed, a line that could not be applied).
+    pub problems: Vec<LogProblem>,
     /// The session's usage from its checkpoints and per-call records (not yet finished).
     pub usage: Option<SessionLedger>,
+}
+
+/// A problem of a log for the report, at a line when there is one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LogProblem {
+    pub line: Option<u64>,
+    pub kind: DiagnosticKind,
+    pub message: String,
 }
 
 /// What a usage-only scan of a log read and parsed (`Source::scan_usage`).

@@ -8,6 +8,7 @@
 //! [`SOURCES`] (ARCHITECTURE.md, "Adding a source").
 
 pub mod copilot_cli;
+pub mod copilot_vscode;
 pub mod log;
 
 use std::collections::BTreeMap;
@@ -26,7 +27,7 @@ use log::ScanStats;
 use log::{LogContext, LogOutcome};
 
 /// Every source. A path of a home is offered to each in turn; the first that claims it owns it.
-pub static SOURCES: [&dyn Source; 1] = [&copilot_cli::CopilotCli];
+pub static SOURCES: [&dyn Source; 2] = [&copilot_cli::CopilotCli, &copilot_vscode::CopilotVscode];
 
 /// A source by its place in [`SOURCES`].
 pub type SourceId = usize;
@@ -88,22 +89,82 @@ pub struct Classified<'a> {
 }
 
 /// Where a source's files live under a home.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug)]
 pub struct HomeLayout {
     /// Folders of a home holding the source's data (`.copilot` and its older places). A folder
     /// holding one of them is a home.
     pub data_folders: &'static [&'static str],
     /// Folders of a home holding only caches of the source (read for their exclusions).
     pub cache_folders: &'static [&'static str],
-    /// The data folder a root is when it is the folder itself rather than a home (what
-    /// `COPILOT_HOME` points at): its files are read as if under this name in a home.
-    pub own_folder: &'static str,
-    /// How the report names such a root's layout.
-    pub own_folder_layout: &'static str,
-    /// Entries only the source's own folder holds: how it is told apart from a home.
-    pub own_folder_markers: &'static [&'static str],
+    /// How a root that is the source's own folder rather than a home is told apart (what
+    /// `COPILOT_HOME` points at, a VS Code `User` folder): by entries only such a folder holds.
+    pub own_folder_markers: &'static [OwnFolderMarker],
     /// The source's session log as it can be given alone, in a root holding no home.
     pub loose_log: Option<LooseLog>,
+    /// The only child folders walked below some folders of the source (the rest of VS Code's
+    /// user data is extensions' storage and caches, often gigabytes); none: walk everything.
+    pub walk_rules: &'static [WalkRule],
+    /// Whether a file, by its folder's and its own name, is a session log a usage-only walk
+    /// needs wherever it is.
+    pub usage_log: fn(folder: &str, name: &str) -> bool,
+}
+
+/// A layout is its source's static: the same one is the same place.
+impl PartialEq for HomeLayout {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self, other)
+    }
+}
+
+impl Eq for HomeLayout {}
+
+/// An entry (one or more path components) that only a source's own folder holds, the folder
+/// a root holding it at its top is read as, in a home, and how the report names that layout.
+#[derive(Debug, PartialEq, Eq)]
+pub struct OwnFolderMarker {
+    pub entry: &'static str,
+    pub read_as: &'static str,
+    pub layout: &'static str,
+}
+
+/// Below a folder whose path ends in `dir` (path components, `*` standing for any one), only
+/// the child folders `only` are walked; its files are all listed.
+#[derive(Debug, PartialEq, Eq, Serialize)]
+pub struct WalkRule {
+    pub dir: &'static str,
+    pub only: &'static [&'static str],
+}
+
+impl WalkRule {
+    /// Whether a folder's path (root-relative, `/`-separated) ends in this rule's `dir`.
+    pub fn applies_to(&self, folder: &str) -> bool {
+        let mut parts = folder.rsplit('/');
+        self.dir.rsplit('/').all(|pattern| parts.next().is_some_and(|part| pattern == "*" || part == pattern))
+    }
+}
+
+/// The child folders of `folder` a walk enters, by every source's rules: `None` for all.
+pub fn walk_only(folder: &str) -> Option<&'static [&'static str]> {
+    SOURCES
+        .iter()
+        .flat_map(|source| source.layout().walk_rules)
+        .find(|rule| rule.applies_to(folder))
+        .map(|rule| rule.only)
+}
+
+/// Every source's walk rules (the page walks a dropped folder by them).
+pub fn walk_rules() -> Vec<&'static WalkRule> {
+    SOURCES.iter().flat_map(|source| source.layout().walk_rules).collect()
+}
+
+/// Whether any source's session log is a file of this folder and name (usage-only walks).
+pub fn is_usage_log(folder: &str, name: &str) -> bool {
+    SOURCES.iter().any(|source| (source.layout().usage_log)(folder, name))
+}
+
+/// Whether a session was found in a session log of its source (`found_in` names it).
+pub fn found_in_log(found_in: &str) -> bool {
+    SOURCES.iter().any(|source| source.log_found_in() == found_in)
 }
 
 /// A session log given alone (a person drops just one log): its file name, and where such a
@@ -139,6 +200,8 @@ pub fn classify(path: &str) -> (SourceId, Classified<'_>) {
 /// A file handed to an importer, and the shared model it adds to.
 pub struct Importing<'a> {
     pub kind: FileKind,
+    /// The file's path in its home.
+    pub path: &'a str,
     /// The home the file is in (its index in the analysis).
     pub home_index: usize,
     /// The session the file belongs to by its place, or empty.
@@ -175,6 +238,14 @@ pub fn session_entry<'a>(
     facts
 }
 
+/// A log opened again to read some of its rows whole.
+pub trait LogAgain {
+    /// The line starting at `offset`.
+    fn line_at(&mut self, offset: u64) -> io::Result<Vec<u8>>;
+    /// The log from its start (once, before any `line_at`).
+    fn whole(&mut self) -> io::Result<&mut dyn BufRead>;
+}
+
 /// A metadata file's contents as its importer gets them (see [`Role`]).
 pub enum MetadataInput<'a> {
     Bytes(&'a [u8]),
@@ -208,13 +279,28 @@ pub trait Source: Sync {
     fn classify<'a>(&self, path: &'a str) -> Classified<'a>;
     /// Imports a metadata file into the shared model; an error is the file's diagnostic.
     fn import(&self, input: MetadataInput<'_>, into: &mut Importing<'_>) -> Result<(), String>;
+    /// What a session's `found_in` says when its log was read (`events.jsonl`).
+    fn log_found_in(&self) -> &'static str;
     /// Streams an event log's rows to `sink`, accounting for every line.
     fn parse_log(&self, context: &LogContext<'_>, reader: &mut dyn BufRead, sink: &mut dyn RowSink) -> LogOutcome;
-    /// The rows of one line of a log again, whole (a viewer keeps only the start of long texts).
-    fn reparse_line(&self, context: &LogContext<'_>, line: &[u8]) -> Vec<OwnedRow>;
-    /// Reads only a log's counter lines into a usage ledger (usage-only runs).
-    fn scan_usage(&self, reader: &mut dyn Read, ledger: &mut SessionLedger, rates: &RateTable)
-    -> io::Result<ScanStats>;
+    /// The rows a log gave at a row locator's `offset` again, whole (a viewer keeps only the
+    /// start of long texts): the line there, or for a log whose rows come from its whole
+    /// replayed state, all of them.
+    fn rows_again(&self, context: &LogContext<'_>, log: &mut dyn LogAgain, offset: u64) -> io::Result<Vec<OwnedRow>>;
+    /// Another file of the same session that is read instead of this one when both are in one
+    /// folder (VS Code's `.jsonl` over its `.json`).
+    fn read_instead(&self, _path: &str) -> Option<String> {
+        None
+    }
+    /// Reads only a log's counter lines into a usage ledger (usage-only runs); `path` is the
+    /// log's in its home.
+    fn scan_usage(
+        &self,
+        path: &str,
+        reader: &mut dyn Read,
+        ledger: &mut SessionLedger,
+        rates: &RateTable,
+    ) -> io::Result<ScanStats>;
     /// Its SQLite store, if it has one; a source without one never classifies a file as a store.
     fn store(&self) -> Option<&'static StoreSupport> {
         None

@@ -100,6 +100,11 @@ impl SessionLedger {
         }
     }
 
+    /// The zone its days are counted in.
+    pub fn zone(&self) -> Zone {
+        self.zone
+    }
+
     /// One model call of a log (`session.usage_record`).
     pub fn logged_call(&mut self, at: LoggedAt<'_>, data: &UsageRecordData, rates: &RateTable) {
         const RECORD: &str = "session.usage_record";
@@ -158,6 +163,28 @@ impl SessionLedger {
                 self.flags.insert("undated_call");
             }
         }
+    }
+
+    /// One turn of a session whose tokens are recorded per turn (a VS Code chat request), on
+    /// its own day: counted when the record covers the whole turn, a partial lower bound when
+    /// it describes only the turn's last call. `implausible`: a counter was left out.
+    pub fn turn(&mut self, millis: Option<i64>, model: &str, tokens: Tokens, whole: bool, implausible: bool) {
+        self.calls.add(&tokens);
+        if implausible {
+            self.flags.insert(IMPLAUSIBLE_COUNTER);
+        }
+        let Some(millis) = millis else {
+            self.flags.insert("undated_call");
+            return;
+        };
+        let kind = if whole { Kind::Counted } else { Kind::Partial };
+        if whole {
+            // Ranks this ledger against another copy's (`keep_more_complete`).
+            self.checkpoints += 1;
+            self.last_checkpoint_ms = self.last_checkpoint_ms.max(Some(millis));
+        }
+        let key = EntryKey { day: self.zone.day(millis), model: model.to_string(), kind };
+        self.entries.add(key, &Entry { tokens, long: Tokens::default(), implausible });
     }
 
     /// The line's time, or `None` with a problem noted (`consequence` says what follows).

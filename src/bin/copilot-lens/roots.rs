@@ -218,7 +218,8 @@ fn needed_for_usage(inside: &Path, is_dir: bool) -> bool {
         return true;
     }
     // A log anywhere: a root of loose logs is read too (the plan leaves out those outside a home).
-    name == "events.jsonl" || name.starts_with("session-store.db")
+    let folder = inside.parent().and_then(Path::file_name).map(|folder| folder.to_string_lossy());
+    sources::is_usage_log(folder.as_deref().unwrap_or_default(), &name) || name.starts_with("session-store.db")
 }
 
 /// Lists files below `base/relative` without following symbolic links (the XDG migration
@@ -282,6 +283,9 @@ fn list_some(base: &Path, relative: &Path, scope: Scope, directories: &[PathBuf]
             }
             continue;
         }
+        // Some sources' folders are walked only into the folders they read (VS Code's user
+        // data), by the folder's path with the root's own name before it.
+        let walk_only = sources::walk_only(&folder_path(base, directory));
         let entries = match fs::read_dir(base.join(directory)) {
             Ok(entries) => entries,
             Err(error) => {
@@ -319,7 +323,10 @@ fn list_some(base: &Path, relative: &Path, scope: Scope, directories: &[PathBuf]
             if kind.is_symlink() {
                 listed.problems.push((slash_path(&path), "symbolic link, not followed".into()));
             } else if kind.is_dir() {
-                listed.directories.push(path);
+                let name = entry.file_name();
+                if walk_only.is_none_or(|only| only.iter().any(|wanted| name.as_os_str() == *wanted)) {
+                    listed.directories.push(path);
+                }
             } else if kind.is_file() {
                 match listed_file(&base.join(&path), slash_path(&path)) {
                     Ok(file) => listed.files.push(file),
@@ -373,6 +380,15 @@ fn listed_file_from(path: String, metadata: &fs::Metadata) -> ListedFile {
         .and_then(|time| time.duration_since(std::time::UNIX_EPOCH).ok())
         .map(|since| since.as_millis() as i64);
     ListedFile { path, size: metadata.len(), modified_ms }
+}
+
+/// A folder's path for the walk rules: the root's own name, then the folder's path in it.
+fn folder_path(base: &Path, directory: &Path) -> String {
+    let root_name = base.file_name().map(|name| name.to_string_lossy()).unwrap_or_default();
+    match slash_path(directory) {
+        inside if inside.is_empty() => root_name.into_owned(),
+        inside => format!("{root_name}/{inside}"),
+    }
 }
 
 fn slash_path(path: &Path) -> String {

@@ -1,7 +1,7 @@
 //! Where Copilot CLI's files are under a home and what each one is ("Parser plan" `wants()`,
 //! "Exclusions" and "Credentials" in the format specification).
 
-use crate::sources::{Classified, FileKind, HomeLayout, Role};
+use crate::sources::{Classified, FileKind, HomeLayout, OwnFolderMarker, Role};
 
 /// The Copilot directories of a home: `~/.copilot` and the two that predate the XDG migration.
 pub const COPILOT_DIRS: [&str; 3] = [".copilot", ".local/state/.copilot", ".config/.copilot"];
@@ -9,23 +9,27 @@ pub const COPILOT_DIRS: [&str; 3] = [".copilot", ".local/state/.copilot", ".conf
 pub const CACHE_DIRS: [&str; 3] = [".cache/copilot", "Library/Caches/copilot", "AppData/Local/copilot"];
 /// Entries that only a Copilot directory holds: how a root that is `~/.copilot` itself is told
 /// apart from a home.
-pub const COPILOT_DIR_MARKERS: [&str; 6] = [
-    "session-state",
-    "session-store.db",
-    "session-store.db-wal",
-    "command-history-state.json",
-    "permissions-config.json",
-    "sidebar-sessions-state",
+pub const COPILOT_DIR_MARKERS: [OwnFolderMarker; 6] = [
+    copilot_dir_marker("session-state"),
+    copilot_dir_marker("session-store.db"),
+    copilot_dir_marker("session-store.db-wal"),
+    copilot_dir_marker("command-history-state.json"),
+    copilot_dir_marker("permissions-config.json"),
+    copilot_dir_marker("sidebar-sessions-state"),
 ];
+
+const fn copilot_dir_marker(entry: &'static str) -> OwnFolderMarker {
+    OwnFolderMarker { entry, read_as: ".copilot", layout: "copilot_directory" }
+}
 
 /// The folders of a home that hold Copilot CLI's files.
 pub static LAYOUT: HomeLayout = HomeLayout {
     data_folders: &COPILOT_DIRS,
     cache_folders: &CACHE_DIRS,
-    own_folder: ".copilot",
-    own_folder_layout: "copilot_directory",
     own_folder_markers: &COPILOT_DIR_MARKERS,
     loose_log: Some(("events.jsonl", loose_log_path)),
+    walk_rules: &[],
+    usage_log: |_, name| name == "events.jsonl",
 };
 
 /// Where a log read alone goes: its session folder, named as the folder it was in when that is
@@ -46,6 +50,7 @@ const fn kind(name: &'static str, role: Role, secondary: bool) -> FileKind {
 
 pub const EVENTS_LOG: FileKind = kind("events_log", Role::EventLog, false);
 pub const WORKSPACE: FileKind = kind("workspace", Role::Metadata, false);
+pub const VSCODE_METADATA: FileKind = kind("vscode_metadata", Role::Metadata, false);
 pub const SNAPSHOTS: FileKind = kind("snapshots", Role::Metadata, true);
 pub const STORE: FileKind = kind("store", Role::Store, true);
 pub const STORE_WAL: FileKind = kind("store_wal", Role::StoreWal, true);
@@ -82,6 +87,7 @@ fn classify_in_copilot_dir<'a>(path: &'a str, dir: &str, rest: &'a str) -> Class
             let kind = match file {
                 "events.jsonl" => EVENTS_LOG,
                 "workspace.yaml" => WORKSPACE,
+                "vscode.metadata.json" => VSCODE_METADATA,
                 "rewind-file-snapshots/index.json" => SNAPSHOTS,
                 _ => FileKind::NOT_WANTED,
             };
@@ -150,6 +156,8 @@ mod tests {
         assert_eq!(classify(&events), Classified { kind: EVENTS_LOG, session_id: Some(ID), tree: None });
         let snapshots = format!(".local/state/.copilot/session-state/{ID}/rewind-file-snapshots/index.json");
         assert_eq!(classify(&snapshots).kind, SNAPSHOTS);
+        let vscode = format!(".copilot/session-state/{ID}/vscode.metadata.json");
+        assert_eq!(classify(&vscode), Classified { kind: VSCODE_METADATA, session_id: Some(ID), tree: None });
         assert_eq!(classify(".copilot/logs/process-1790845199000-4242.log").kind, PROCESS_LOG);
         assert_eq!(classify(".copilot/logs/process-1790845199000-4242.1.log").kind, FileKind::NOT_WANTED);
         assert_eq!(classify(".config/.copilot/permissions-config.json").kind, PERMISSIONS);

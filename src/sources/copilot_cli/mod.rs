@@ -13,6 +13,7 @@ pub mod sidebar;
 pub mod snapshots;
 pub mod store;
 pub mod usage_scan;
+pub mod vscode_metadata;
 pub mod workspace;
 
 use std::io::{self, BufRead, Read};
@@ -24,10 +25,10 @@ use crate::sources::log::ScanStats;
 use crate::sources::log::{LogContext, LogOutcome};
 use crate::usage::ledger::SessionLedger;
 use crate::usage::rates::RateTable;
-use layout::{HISTORY, PERMISSIONS, SETTINGS, SIDEBAR, SNAPSHOTS, WORKSPACE};
+use layout::{HISTORY, PERMISSIONS, SETTINGS, SIDEBAR, SNAPSHOTS, VSCODE_METADATA, WORKSPACE};
 use store::TurnReader;
 
-use super::{Classified, HomeLayout, Importing, MetadataInput, Source, StoreSupport};
+use super::{Classified, HomeLayout, Importing, LogAgain, MetadataInput, Source, StoreSupport};
 
 /// Text of a file that should be UTF-8, with a byte-order mark dropped.
 pub fn utf8_text(bytes: &[u8]) -> Result<&str, String> {
@@ -71,6 +72,15 @@ impl Source for CopilotCli {
                         updated_at: workspace::text(&parsed.updated_at),
                         synced: parsed.is_synced(),
                     }));
+                }
+                rows
+            }
+            VSCODE_METADATA => {
+                let parsed = vscode_metadata::parse(bytes)?;
+                let rows = parsed.rows(session_id);
+                let facts = into.session(session_id, "vscode.metadata.json");
+                if facts.vscode_metadata.is_none() {
+                    facts.vscode_metadata = Some(Box::new(parsed.facts()));
                 }
                 rows
             }
@@ -121,12 +131,17 @@ impl Source for CopilotCli {
         events::parse_log(context, reader, sink)
     }
 
-    fn reparse_line(&self, context: &LogContext<'_>, line: &[u8]) -> Vec<OwnedRow> {
-        events::reparse_line(context, line)
+    fn log_found_in(&self) -> &'static str {
+        "events.jsonl"
+    }
+
+    fn rows_again(&self, context: &LogContext<'_>, log: &mut dyn LogAgain, offset: u64) -> io::Result<Vec<OwnedRow>> {
+        Ok(events::reparse_line(context, &log.line_at(offset)?))
     }
 
     fn scan_usage(
         &self,
+        _path: &str,
         reader: &mut dyn Read,
         ledger: &mut SessionLedger,
         rates: &RateTable,

@@ -1,0 +1,124 @@
+//! Where VS Code keeps Copilot Chat's sessions under a home, and what each file is. Only the
+//! chat files of a `User` folder are read: the rest of VS Code's user data (extensions'
+//! storage, caches, local history) is none of ours and often gigabytes, so it is not walked.
+//!
+//! Chat storage is not per profile: VS Code keeps every profile's chats in the `User` folder's
+//! `workspaceStorage` and in the default profile's `globalStorage` (`chatSessionStore.ts`).
+
+use crate::sources::{Classified, FileKind, HomeLayout, OwnFolderMarker, Role, WalkRule};
+
+/// The `User` folders of a home: Linux, macOS and Windows, stable and Insiders, and the
+/// remote server's.
+pub const USER_DIRS: [&str; 8] = [
+    ".config/Code/User",
+    ".config/Code - Insiders/User",
+    "Library/Application Support/Code/User",
+    "Library/Application Support/Code - Insiders/User",
+    "AppData/Roaming/Code/User",
+    "AppData/Roaming/Code - Insiders/User",
+    ".vscode-server/data/User",
+    ".vscode-server-insiders/data/User",
+];
+
+/// Where a root that is a `User` folder itself, or the user-data folder holding one
+/// (`--user-data-dir`, a portable install), is read in a home.
+const READ_AS: &str = ".config/Code/User";
+
+const MARKERS: [OwnFolderMarker; 4] = [
+    OwnFolderMarker { entry: "User/workspaceStorage", read_as: ".config/Code", layout: "vscode_user_data" },
+    OwnFolderMarker {
+        entry: "User/globalStorage/emptyWindowChatSessions",
+        read_as: ".config/Code",
+        layout: "vscode_user_data",
+    },
+    OwnFolderMarker { entry: "workspaceStorage", read_as: READ_AS, layout: "vscode_user_folder" },
+    OwnFolderMarker { entry: "globalStorage/emptyWindowChatSessions", read_as: READ_AS, layout: "vscode_user_folder" },
+];
+
+const WALK_RULES: [WalkRule; 7] = [
+    WalkRule { dir: "User", only: &["workspaceStorage", "globalStorage"] },
+    WalkRule { dir: "workspaceStorage/*", only: &["chatSessions"] },
+    WalkRule { dir: "globalStorage", only: &["emptyWindowChatSessions"] },
+    WalkRule { dir: "Code", only: &["User"] },
+    WalkRule { dir: "Code - Insiders", only: &["User"] },
+    WalkRule { dir: ".vscode-server/data", only: &["User"] },
+    WalkRule { dir: ".vscode-server-insiders/data", only: &["User"] },
+];
+
+pub static LAYOUT: HomeLayout = HomeLayout {
+    data_folders: &USER_DIRS,
+    cache_folders: &[],
+    own_folder_markers: &MARKERS,
+    loose_log: None,
+    walk_rules: &WALK_RULES,
+    usage_log: |folder, name| is_chat_folder(folder) && session_file_id(name).is_some(),
+};
+
+pub const CHAT_SESSION: FileKind = FileKind { name: "chat_session", role: Role::EventLog, secondary: false };
+pub const WORKSPACE: FileKind = FileKind { name: "vscode_workspace", role: Role::Metadata, secondary: false };
+
+fn is_chat_folder(name: &str) -> bool {
+    name == "chatSessions" || name == "emptyWindowChatSessions"
+}
+
+/// A chat session file's id: its name without `.json` or `.jsonl`.
+fn session_file_id(name: &str) -> Option<&str> {
+    let id = name.strip_suffix(".jsonl").or_else(|| name.strip_suffix(".json"))?;
+    (!id.is_empty()).then_some(id)
+}
+
+pub fn classify(path: &str) -> Classified<'_> {
+    let plain = |kind| Classified { kind, session_id: None, tree: None };
+    let Some(rest) = USER_DIRS.iter().find_map(|dir| path.strip_prefix(dir)?.strip_prefix('/')) else {
+        return plain(FileKind::OUTSIDE);
+    };
+    let parts: Vec<&str> = rest.split('/').collect();
+    match parts.as_slice() {
+        ["workspaceStorage", _, "workspace.json"] => plain(WORKSPACE),
+        ["workspaceStorage", _, "chatSessions", name] | ["globalStorage", "emptyWindowChatSessions", name] => {
+            match session_file_id(name) {
+                Some(id) => Classified { kind: CHAT_SESSION, session_id: Some(id), tree: None },
+                None => plain(FileKind::NOT_WANTED),
+            }
+        }
+        _ => plain(FileKind::NOT_WANTED),
+    }
+}
+
+/// The `.jsonl` beside a `.json` chat session: the live copy, read instead.
+pub fn read_instead(path: &str) -> Option<String> {
+    (classify(path).kind == CHAT_SESSION && path.ends_with(".json")).then(|| format!("{path}l"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chat_files_are_recognised() {
+        let log = ".config/Code/User/workspaceStorage/ab12/chatSessions/5e55a0a1-0000-4000-8000-000000000001.jsonl";
+        let classified = classify(log);
+        assert_eq!(
+            (classified.kind, classified.session_id),
+            (CHAT_SESSION, Some("5e55a0a1-0000-4000-8000-000000000001"))
+        );
+        let empty_window = "AppData/Roaming/Code - Insiders/User/globalStorage/emptyWindowChatSessions/x.json";
+        assert_eq!(classify(empty_window).session_id, Some("x"));
+        assert_eq!(classify(".config/Code/User/workspaceStorage/ab12/workspace.json").kind, WORKSPACE);
+        assert_eq!(classify(".config/Code/User/workspaceStorage/ab12/state.vscdb").kind, FileKind::NOT_WANTED);
+        assert_eq!(classify(".config/Code/User/settings.json").kind, FileKind::NOT_WANTED);
+        assert_eq!(classify(".config/Code/logs/main.log").kind, FileKind::OUTSIDE);
+        assert_eq!(read_instead(&log.replace(".jsonl", ".json")).as_deref(), Some(log));
+        assert_eq!(read_instead(log), None);
+    }
+
+    #[test]
+    fn walk_rules_match_folder_ends() {
+        let only = |folder: &str| crate::sources::walk_only(folder);
+        assert_eq!(only("home/.config/Code/User"), Some(&["workspaceStorage", "globalStorage"][..]));
+        assert_eq!(only(".config/Code/User/workspaceStorage/ab12"), Some(&["chatSessions"][..]));
+        assert_eq!(only(".config/Code/User/workspaceStorage"), None);
+        assert_eq!(only("backup/Code"), Some(&["User"][..]));
+        assert_eq!(only(".copilot/session-state"), None);
+    }
+}

@@ -1,0 +1,258 @@
+//! The VS Code Copilot Chat source: the chat sessions VS Code keeps in its `User` folder, one
+//! file per session (a `.jsonl` mutation log, or a `.json` snapshot from older builds), and the
+//! `workspace.json` naming each workspace's folder. A session's rows come from its replayed
+//! state (`replay.rs`), read by `turns.rs`.
+
+pub mod layout;
+pub mod replay;
+pub mod turns;
+
+use std::io::{self, BufRead, Read};
+
+use serde::Deserialize;
+
+use crate::lines::LineReader;
+use crate::model::{OwnedRow, RowSink};
+use crate::report::DiagnosticKind;
+use crate::sources::log::{LogContext, LogOutcome, LogProblem, ScanStats};
+use crate::usage::ledger::{CounterProblem, Place, SessionLedger};
+use crate::usage::rates::RateTable;
+use replay::Replay;
+
+use super::{Classified, HomeLayout, Importing, LogAgain, MetadataInput, Source};
+
+/// The longest line of a chat session log read: an initial entry holds the whole session,
+/// tool output included, and VS Code cuts what it saves only past 100 MiB of text.
+const MAX_ENTRY_BYTES: usize = 256 << 20;
+/// How much of a line that could not be replayed its row quotes.
+const BAD_LINE_QUOTE_BYTES: usize = 200;
+
+/// VS Code's Copilot Chat.
+pub struct CopilotVscode;
+
+impl Source for CopilotVscode {
+    fn agent(&self) -> &'static str {
+        "copilot-vscode"
+    }
+
+    fn layout(&self) -> &'static HomeLayout {
+        &layout::LAYOUT
+    }
+
+    fn classify<'a>(&self, path: &'a str) -> Classified<'a> {
+        layout::classify(path)
+    }
+
+    fn read_instead(&self, path: &str) -> Option<String> {
+        layout::read_instead(path)
+    }
+
+    fn import(&self, input: MetadataInput<'_>, into: &mut Importing<'_>) -> Result<(), String> {
+        let MetadataInput::Bytes(bytes) = input else { return Ok(()) };
+        if into.kind != layout::WORKSPACE {
+            return Ok(());
+        }
+        let workspace: Workspace = serde_json::from_slice(strip_bom(bytes)).map_err(|error| error.to_string())?;
+        // A multi-root workspace has no one folder: its sessions stay without a project.
+        if let Some(folder) = workspace.folder.as_ref().and_then(turns::folder_path)
+            && let Some((storage, _)) = into.path.rsplit_once('/')
+        {
+            into.home.folder_projects.insert(storage.to_string(), folder);
+        }
+        Ok(())
+    }
+
+    fn log_found_in(&self) -> &'static str {
+        "chatSessions"
+    }
+
+    fn parse_log(&self, context: &LogContext<'_>, reader: &mut dyn BufRead, sink: &mut dyn RowSink) -> LogOutcome {
+        let mut outcome = LogOutcome::default();
+        let log = read_log(context.source, reader, &mut outcome);
+        turns::read_session(context, &log, Some(sink), &mut outcome);
+        for (line, text) in &log.bad_lines {
+            outcome.problems.push(LogProblem {
+                line: Some(*line),
+                kind: DiagnosticKind::Unparsable,
+                message: text.clone(),
+            });
+        }
+        outcome
+    }
+
+    fn rows_again(&self, context: &LogContext<'_>, log: &mut dyn LogAgain, _offset: u64) -> io::Result<Vec<OwnedRow>> {
+        let mut outcome = LogOutcome::default();
+        let read = read_log(context.source, log.whole()?, &mut outcome);
+        if let Some(error) = outcome.read_error {
+            return Err(io::Error::other(error));
+        }
+        let mut rows: Vec<OwnedRow> = Vec::new();
+        turns::read_session(context, &read, Some(&mut rows), &mut outcome);
+        Ok(rows)
+    }
+
+    fn scan_usage(
+        &self,
+        path: &str,
+        reader: &mut dyn Read,
+        ledger: &mut SessionLedger,
+        rates: &RateTable,
+    ) -> io::Result<ScanStats> {
+        let mut outcome = LogOutcome::default();
+        let mut counted = CountedRead { inner: reader, bytes: 0 };
+        let log = read_log(path, &mut io::BufReader::new(&mut counted), &mut outcome);
+        if let Some(error) = outcome.read_error.take() {
+            return Err(io::Error::other(error));
+        }
+        let context = LogContext {
+            agent: self.agent(),
+            session_id: "",
+            session_id_from_log: false,
+            source: path,
+            fallback_project: "",
+            fallback_branch: "",
+            include_thinking: false,
+            zone: ledger.zone(),
+            rates,
+            file: 0,
+        };
+        turns::read_session(&context, &log, None, &mut outcome);
+        if let Some(read) = outcome.usage {
+            *ledger = read;
+        }
+        let bad = log.bad_lines.len() as u64;
+        for (line, text) in log.bad_lines {
+            let message = text;
+            ledger.problems.push(CounterProblem {
+                at: Place::Line(line),
+                kind: DiagnosticKind::BadCounterLine,
+                message,
+            });
+        }
+        let parsed = outcome.account.with_rows;
+        Ok(ScanStats { bytes: counted.bytes, parsed, bad, bad_offsets: Vec::new() })
+    }
+}
+
+/// `workspace.json`: the folder a workspace window opened, or its `.code-workspace` file.
+#[derive(Deserialize)]
+struct Workspace {
+    folder: Option<serde_json::Value>,
+}
+
+fn strip_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
+}
+
+/// A chat session file read: its replayed state and the lines that could not be replayed
+/// (line number, the row's text).
+pub struct ReadLog {
+    pub replay: Replay,
+    pub bad_lines: Vec<(u64, String)>,
+}
+
+/// Reads a `.jsonl` line by line into its state, or a `.json` whole, accounting for every line
+/// in `outcome` (a line applied to the state counts as giving rows: they come from the state).
+fn read_log(path: &str, reader: &mut dyn BufRead, outcome: &mut LogOutcome) -> ReadLog {
+    let mut log = ReadLog { replay: Replay::default(), bad_lines: Vec::new() };
+    if !path.ends_with(".jsonl") {
+        read_snapshot(reader, &mut log, outcome);
+        return log;
+    }
+    let account = &mut outcome.account;
+    let mut lines = LineReader::with_limit(reader, MAX_ENTRY_BYTES);
+    let mut before_initial: Option<(u64, u64)> = None;
+    loop {
+        let line = match lines.next_line() {
+            Ok(Some(line)) => line,
+            Ok(None) => break,
+            Err(error) => {
+                outcome.read_error = Some(error.to_string());
+                break;
+            }
+        };
+        account.lines += 1;
+        if line.bytes.iter().all(u8::is_ascii_whitespace) {
+            *account.skipped_by_rule.entry("<blank>".into()).or_default() += 1;
+            continue;
+        }
+        let applied = if line.is_cut() {
+            Err(format!("a line of {} bytes, longer than the {} MiB read", line.full_len, MAX_ENTRY_BYTES >> 20))
+        } else {
+            log.replay.apply(line.bytes, line.number)
+        };
+        match applied {
+            Ok(()) => account.with_rows += 1,
+            Err(_) if log.replay.state().is_none() => {
+                // Nothing to apply it to: the file's diagnostic says so, once.
+                account.bad_lines += 1;
+                before_initial.get_or_insert((line.number, 0)).1 += 1;
+            }
+            Err(why) => {
+                account.bad_lines += 1;
+                let quoted = &line.bytes[..line.bytes.len().min(BAD_LINE_QUOTE_BYTES)];
+                let mut text = format!("parser: unparseable line ({why}): {}", String::from_utf8_lossy(quoted));
+                if quoted.len() < line.bytes.len() || line.is_cut() {
+                    text.push_str(&format!(" [... {} bytes in all]", line.full_len));
+                }
+                log.bad_lines.push((line.number, text));
+            }
+        }
+    }
+    let problem = match before_initial {
+        None if log.replay.state().is_none() => {
+            Some((None, "an empty log: there is no session state to replay".to_string()))
+        }
+        Some((first, count)) => Some((
+            Some(first),
+            format!(
+                "no initial entry (kind 0) before line {}: {count} line(s) cannot be replayed and give nothing",
+                first + count
+            ),
+        )),
+        None => None,
+    };
+    if let Some((line, message)) = problem {
+        outcome.problems.push(LogProblem { line, kind: DiagnosticKind::Unparsable, message });
+    }
+    log
+}
+
+/// A `.json` snapshot: the whole state at once.
+fn read_snapshot(reader: &mut dyn BufRead, log: &mut ReadLog, outcome: &mut LogOutcome) {
+    let mut bytes = Vec::new();
+    if let Err(error) = crate::lines::utf16_as_utf8(reader).read_to_end(&mut bytes) {
+        outcome.read_error = Some(error.to_string());
+        return;
+    }
+    let account = &mut outcome.account;
+    account.lines = bytes.split(|&byte| byte == b'\n').filter(|line| !line.is_empty()).count() as u64;
+    match serde_json::from_slice::<serde_json::Value>(strip_bom(&bytes)) {
+        Ok(state) if state.is_object() => {
+            log.replay = Replay::whole(state);
+            account.with_rows = account.lines;
+        }
+        parsed => {
+            account.bad_lines = account.lines;
+            let why = match parsed {
+                Err(error) => format!("not JSON: {error}"),
+                Ok(_) => "not a chat session (not a JSON object)".to_string(),
+            };
+            outcome.problems.push(LogProblem { line: None, kind: DiagnosticKind::Unparsable, message: why });
+        }
+    }
+}
+
+/// Counts the bytes read through it.
+struct CountedRead<'a> {
+    inner: &'a mut dyn Read,
+    bytes: u64,
+}
+
+impl Read for CountedRead<'_> {
+    fn read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
+        let count = self.inner.read(buffer)?;
+        self.bytes += count as u64;
+        Ok(count)
+    }
+}

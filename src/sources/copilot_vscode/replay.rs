@@ -1,0 +1,404 @@
+//! VS Code's chat session log replayed (`objectMutationLog.ts` in VS Code): each line is one
+//! entry `{kind, k, v, i}` on the session's state. Kind 0 (Initial) is the whole state, and a
+//! later kind-0 line starts it again (VS Code compacts a log by rewriting it from one); kind 1
+//! (Set) puts `v` at path `k`; kind 2 (Push) cuts the array at `k` to length `i` when `i` is
+//! given (a retried request replaces those after it) and appends the items of `v`; kind 3
+//! (Delete) removes what is at `k`.
+//!
+//! Only one session's state is held, and only what the rows and usage need of it: the parts of
+//! a request that no row reads (context references, variables, edited files, follow-ups) and
+//! response parts of kinds that give no row are dropped as they come in, and entries below them
+//! are skipped.
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+/// A step of an entry's path: an object's key or an array's index.
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[serde(untagged)]
+pub enum Key {
+    Index(usize),
+    Name(String),
+}
+
+#[derive(Deserialize)]
+struct Entry {
+    kind: u8,
+    #[serde(default)]
+    k: Vec<Key>,
+    v: Option<Value>,
+    i: Option<usize>,
+}
+
+/// A request's keys that no row or figure reads.
+const UNREAD_REQUEST_KEYS: [&str; 9] = [
+    "variableData",
+    "contentReferences",
+    "codeCitations",
+    "followups",
+    "usedContext",
+    "responseMarkdownInfo",
+    "editedFileEvents",
+    "shouldBeRemovedOnSend",
+    "confirmation",
+];
+/// The session's keys that no row or figure reads.
+const UNREAD_SESSION_KEYS: [&str; 3] = ["inputState", "pendingRequests", "repoData"];
+/// Response parts that give rows; others are kept only as their kind, so that indices hold.
+const READ_PART_KINDS: [&str; 4] = ["markdownContent", "toolInvocationSerialized", "thinking", "subagent"];
+
+/// A session's state as the log's lines so far leave it, with the line that last set each
+/// request (rows name it as their `source_line`).
+#[derive(Debug, Default)]
+pub struct Replay {
+    state: Option<Value>,
+    request_lines: Vec<u64>,
+}
+
+impl Replay {
+    /// A state read whole (a `.json` snapshot).
+    pub fn whole(mut state: Value) -> Replay {
+        prune(&[], &mut state);
+        let requests = state.get("requests").and_then(Value::as_array).map_or(0, Vec::len);
+        Replay { state: Some(state), request_lines: vec![1; requests] }
+    }
+
+    pub fn state(&self) -> Option<&Value> {
+        self.state.as_ref()
+    }
+
+    /// The line that last set the request at `index` (1 for a snapshot).
+    pub fn request_line(&self, index: usize) -> u64 {
+        self.request_lines.get(index).copied().unwrap_or(1)
+    }
+
+    /// Applies one line; an error says why it could not be (the state is as before).
+    pub fn apply(&mut self, bytes: &[u8], line: u64) -> Result<(), String> {
+        let entry: Entry = serde_json::from_slice(bytes).map_err(|error| format!("not an entry: {error}"))?;
+        if entry.kind == 0 {
+            let mut state = entry.v.ok_or("an initial entry without its state (v)")?;
+            if !state.is_object() {
+                return Err("an initial state that is not an object".into());
+            }
+            prune(&[], &mut state);
+            let requests = state.get("requests").and_then(Value::as_array).map_or(0, Vec::len);
+            self.state = Some(state);
+            self.request_lines = vec![line; requests];
+            return Ok(());
+        }
+        let Some(state) = self.state.as_mut() else {
+            return Err(format!("a kind-{} entry before any initial (kind 0) entry", entry.kind));
+        };
+        let path = entry.k;
+        if path.is_empty() || is_unread(&path) {
+            return Ok(());
+        }
+        match entry.kind {
+            1 => {
+                let mut value = entry.v.unwrap_or(Value::Null);
+                prune(&path, &mut value);
+                set(state, &path, value)?;
+                track_set(&mut self.request_lines, &path, line);
+            }
+            2 => {
+                let mut items = match entry.v {
+                    None | Some(Value::Null) => Vec::new(),
+                    Some(Value::Array(items)) => items,
+                    Some(_) => return Err("a push whose items (v) are not an array".into()),
+                };
+                let mut item_path = path.clone();
+                for (at, item) in items.iter_mut().enumerate() {
+                    item_path.push(Key::Index(at));
+                    prune(&item_path, item);
+                    item_path.pop();
+                }
+                let added = items.len();
+                push(state, &path, items, entry.i)?;
+                if path == [Key::Name("requests".into())] {
+                    self.request_lines.truncate(entry.i.unwrap_or(self.request_lines.len()));
+                    self.request_lines.extend(std::iter::repeat_n(line, added));
+                }
+            }
+            3 => {
+                delete(state, &path)?;
+                if path == [Key::Name("requests".into())] {
+                    self.request_lines.clear();
+                }
+            }
+            kind => return Err(format!("an entry of unknown kind {kind}")),
+        }
+        Ok(())
+    }
+}
+
+/// Whether a path lies below something dropped as unread.
+fn is_unread(path: &[Key]) -> bool {
+    match path {
+        [Key::Name(key), ..] if UNREAD_SESSION_KEYS.contains(&key.as_str()) => true,
+        [Key::Name(requests), Key::Index(_), Key::Name(key), ..] if requests == "requests" => {
+            UNREAD_REQUEST_KEYS.contains(&key.as_str())
+                || (key == "message" && path.len() > 3 && path[3] != Key::Name("text".into()))
+        }
+        _ => false,
+    }
+}
+
+/// Drops what no row reads from a value about to be put at `path`.
+fn prune(path: &[Key], value: &mut Value) {
+    let requests = Key::Name("requests".into());
+    let response = Key::Name("response".into());
+    match path {
+        [] => {
+            if let Some(session) = value.as_object_mut() {
+                for key in UNREAD_SESSION_KEYS {
+                    session.remove(key);
+                }
+            }
+            if let Some(all) = value.get_mut("requests").and_then(Value::as_array_mut) {
+                all.iter_mut().for_each(prune_request);
+            }
+        }
+        [first] if *first == requests => {
+            if let Some(all) = value.as_array_mut() {
+                all.iter_mut().for_each(prune_request);
+            }
+        }
+        [first, Key::Index(_)] if *first == requests => prune_request(value),
+        [first, Key::Index(_), third] if *first == requests && *third == response => {
+            if let Some(parts) = value.as_array_mut() {
+                parts.iter_mut().for_each(prune_part);
+            }
+        }
+        [first, Key::Index(_), third, Key::Index(_)] if *first == requests && *third == response => prune_part(value),
+        _ => {}
+    }
+}
+
+fn prune_request(request: &mut Value) {
+    let Some(request) = request.as_object_mut() else { return };
+    for key in UNREAD_REQUEST_KEYS {
+        request.remove(key);
+    }
+    if let Some(message) = request.get_mut("message").and_then(Value::as_object_mut) {
+        message.retain(|key, _| key == "text");
+    }
+    if let Some(parts) = request.get_mut("response").and_then(Value::as_array_mut) {
+        parts.iter_mut().for_each(prune_part);
+    }
+}
+
+/// Keeps a response part that gives rows (markdown has no kind), else only its kind.
+fn prune_part(part: &mut Value) {
+    let Some(object) = part.as_object_mut() else { return };
+    match object.get("kind").and_then(Value::as_str) {
+        None => {}
+        Some(kind) if READ_PART_KINDS.contains(&kind) => {}
+        Some(kind) => {
+            let kind = Value::String(kind.to_string());
+            *object = Map::from_iter([("kind".to_string(), kind)]);
+        }
+    }
+}
+
+fn track_set(request_lines: &mut Vec<u64>, path: &[Key], line: u64) {
+    match path {
+        [Key::Name(requests)] if requests == "requests" => request_lines.iter_mut().for_each(|at| *at = line),
+        [Key::Name(requests), Key::Index(index)] if requests == "requests" => {
+            if *index < request_lines.len() {
+                request_lines[*index] = line;
+            } else if *index == request_lines.len() {
+                request_lines.push(line);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The value at `path`, for changing it.
+fn walk<'a>(state: &'a mut Value, path: &[Key]) -> Result<&'a mut Value, String> {
+    let mut current = state;
+    for (depth, key) in path.iter().enumerate() {
+        let next = match (current, key) {
+            (Value::Object(object), Key::Name(name)) => object.get_mut(name),
+            (Value::Object(object), Key::Index(index)) => object.get_mut(&index.to_string()),
+            (Value::Array(array), Key::Index(index)) => array.get_mut(*index),
+            _ => None,
+        };
+        current = next.ok_or_else(|| format!("its path {} does not exist", path_text(&path[..=depth])))?;
+    }
+    Ok(current)
+}
+
+fn set(state: &mut Value, path: &[Key], value: Value) -> Result<(), String> {
+    let (last, parent) = path.split_last().expect("a set's path is not empty");
+    match (walk(state, parent)?, last) {
+        (Value::Object(object), Key::Name(name)) => {
+            object.insert(name.clone(), value);
+        }
+        (Value::Object(object), Key::Index(index)) => {
+            object.insert(index.to_string(), value);
+        }
+        (Value::Array(array), Key::Index(index)) if *index < array.len() => array[*index] = value,
+        (Value::Array(array), Key::Index(index)) if *index == array.len() => array.push(value),
+        _ => return Err(format!("its path {} cannot be set", path_text(path))),
+    }
+    Ok(())
+}
+
+fn push(state: &mut Value, path: &[Key], items: Vec<Value>, cut_at: Option<usize>) -> Result<(), String> {
+    let (last, parent) = path.split_last().expect("a push's path is not empty");
+    let parent = walk(state, parent)?;
+    let slot = match (parent, last) {
+        (Value::Object(object), Key::Name(name)) => object.entry(name.clone()).or_insert(Value::Array(Vec::new())),
+        (Value::Array(array), Key::Index(index)) => {
+            array.get_mut(*index).ok_or_else(|| format!("its path {} does not exist", path_text(path)))?
+        }
+        _ => return Err(format!("its path {} cannot hold an array", path_text(path))),
+    };
+    if slot.is_null() {
+        *slot = Value::Array(Vec::new());
+    }
+    let Value::Array(array) = slot else {
+        return Err(format!("a push onto {}, which is not an array", path_text(path)));
+    };
+    if let Some(length) = cut_at {
+        // As `arr.length = i` does: shorter cuts, longer leaves empty slots.
+        array.resize(length, Value::Null);
+    }
+    array.extend(items);
+    Ok(())
+}
+
+fn delete(state: &mut Value, path: &[Key]) -> Result<(), String> {
+    let (last, parent) = path.split_last().expect("a delete's path is not empty");
+    match (walk(state, parent)?, last) {
+        (Value::Object(object), Key::Name(name)) => {
+            object.remove(name);
+        }
+        (Value::Object(object), Key::Index(index)) => {
+            object.remove(&index.to_string());
+        }
+        // As VS Code does (the slot becomes undefined): the array keeps its length.
+        (Value::Array(array), Key::Index(index)) if *index < array.len() => array[*index] = Value::Null,
+        (Value::Array(_), Key::Index(_)) => {}
+        _ => return Err(format!("its path {} cannot be deleted", path_text(path))),
+    }
+    Ok(())
+}
+
+/// `requests[2].result`.
+fn path_text(path: &[Key]) -> String {
+    let mut text = String::new();
+    for key in path {
+        match key {
+            Key::Index(index) => text.push_str(&format!("[{index}]")),
+            Key::Name(name) if text.is_empty() => text.push_str(name),
+            Key::Name(name) => text.push_str(&format!(".{name}")),
+        }
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn replay(lines: &[Value]) -> (Replay, Vec<String>) {
+        let mut replay = Replay::default();
+        let mut errors = Vec::new();
+        for (at, line) in lines.iter().enumerate() {
+            if let Err(error) = replay.apply(line.to_string().as_bytes(), at as u64 + 1) {
+                errors.push(format!("{}: {error}", at + 1));
+            }
+        }
+        (replay, errors)
+    }
+
+    fn texts(replay: &Replay) -> Vec<&str> {
+        let requests = replay.state().unwrap()["requests"].as_array().unwrap();
+        requests.iter().map(|request| request["message"]["text"].as_str().unwrap_or("-")).collect()
+    }
+
+    fn request(text: &str) -> Value {
+        json!({"requestId": text, "message": {"text": text, "parts": [{"text": text}]}, "variableData": {"variables": []}})
+    }
+
+    #[test]
+    fn entries_apply_as_vs_code_applies_them() {
+        let (replay, errors) = replay(&[
+            json!({"kind": 0, "v": {"sessionId": "s", "requests": [request("a")], "inputState": {"x": 1}}}),
+            json!({"kind": 2, "k": ["requests"], "v": [request("b"), request("c")]}),
+            json!({"kind": 1, "k": ["requests", 1, "result"], "v": {"metadata": {"promptTokens": 5}}}),
+            // A retried request: everything from index 1 on is replaced.
+            json!({"kind": 2, "k": ["requests"], "v": [request("b2")], "i": 1}),
+            json!({"kind": 1, "k": ["requests", 1, "promptTokens"], "v": 18561}),
+            json!({"kind": 1, "k": ["customTitle"], "v": "Title"}),
+            json!({"kind": 3, "k": ["customTitle"]}),
+            json!({"kind": 1, "k": ["inputState", "selectedModel"], "v": "dropped, not an error"}),
+        ]);
+        assert_eq!(errors, Vec::<String>::new());
+        assert_eq!(texts(&replay), ["a", "b2"]);
+        let state = replay.state().unwrap();
+        assert_eq!(state["requests"][1]["promptTokens"], 18561);
+        assert_eq!(state["requests"][1].get("result"), None, "the replaced request's result went with it");
+        assert_eq!(state.get("customTitle"), None);
+        assert_eq!(state.get("inputState"), None);
+        assert_eq!(state["requests"][0].get("variableData"), None);
+        assert_eq!(state["requests"][0]["message"], json!({"text": "a"}));
+        assert_eq!((replay.request_line(0), replay.request_line(1)), (1, 4));
+    }
+
+    #[test]
+    fn a_new_initial_entry_starts_again() {
+        let (replay, errors) = replay(&[
+            json!({"kind": 0, "v": {"requests": [request("a"), request("b")]}}),
+            json!({"kind": 0, "v": {"requests": [request("c")]}}),
+        ]);
+        assert!(errors.is_empty());
+        assert_eq!(texts(&replay), ["c"]);
+        assert_eq!(replay.request_line(0), 2);
+    }
+
+    #[test]
+    fn bad_entries_are_refused_and_the_state_stays() {
+        let (replay, errors) = replay(&[
+            json!({"kind": 1, "k": ["customTitle"], "v": "before any initial entry"}),
+            json!({"kind": 0, "v": {"requests": [request("a")]}}),
+            json!({"kind": 1, "k": ["requests", 5, "result"], "v": {}}),
+            json!({"kind": 2, "k": ["requests", 0, "message", "text"], "v": ["x"]}),
+            json!({"kind": 7, "k": ["x"]}),
+            json!({"kind": 2, "k": ["requests"], "v": "not items"}),
+        ]);
+        assert_eq!(
+            errors,
+            [
+                "1: a kind-1 entry before any initial (kind 0) entry",
+                "3: its path requests[5] does not exist",
+                "4: a push onto requests[0].message.text, which is not an array",
+                "5: an entry of unknown kind 7",
+                "6: a push whose items (v) are not an array",
+            ]
+        );
+        assert_eq!(texts(&replay), ["a"]);
+        let mut not_json = Replay::default();
+        assert!(not_json.apply(b"{\"kind\":0,", 1).unwrap_err().starts_with("not an entry"));
+    }
+
+    #[test]
+    fn parts_that_give_no_row_keep_only_their_kind() {
+        let parts = json!([
+            {"value": "markdown"},
+            {"kind": "textEditGroup", "edits": [[{"text": "long"}]]},
+            {"kind": "toolInvocationSerialized", "toolId": "t"},
+        ]);
+        let (replay, _) = replay(&[
+            json!({"kind": 0, "v": {"requests": [request("a")]}}),
+            json!({"kind": 1, "k": ["requests", 0, "response"], "v": parts}),
+        ]);
+        let response = &replay.state().unwrap()["requests"][0]["response"];
+        assert_eq!(response[1], json!({"kind": "textEditGroup"}));
+        assert_eq!(response[2]["toolId"], "t");
+        assert_eq!(response[0]["value"], "markdown");
+    }
+}

@@ -1,0 +1,601 @@
+//! A replayed chat session as rows, session facts and usage: each request of `requests[]` is
+//! one turn (VS Code's `ISerializableChatRequestData`). Shapes vary by build, so every field is
+//! read leniently: a field of another type is as good as absent.
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::ReadLog;
+use super::replay::Replay;
+use crate::model::{LineLocator, Row, RowMark, RowSink, TurnType};
+use crate::report::DiagnosticKind;
+use crate::sources::log::{LogContext, LogOutcome, LogProblem};
+use crate::time;
+use crate::usage::Tokens;
+use crate::usage::counters::Count;
+use crate::usage::ledger::{CounterProblem, Place, SessionLedger};
+
+/// How VS Code marks a string it cut to save the session (`objectMutationLog.ts`).
+const CUT_MARKER: &str = "[JustRide: value truncated for persistence";
+/// `ResponseModelState.Cancelled`.
+const CANCELLED: u64 = 2;
+
+/// The rows (when `sink` is given), summary, tools and usage of a replayed session, into
+/// `outcome`: the turns' rows, then a row for each line that could not be replayed.
+pub fn read_session(context: &LogContext<'_>, log: &ReadLog, sink: Option<&mut dyn RowSink>, outcome: &mut LogOutcome) {
+    let replay = &log.replay;
+    let mut emitter = sink.map(|sink| Emitter { context, sink, project: String::new(), ordinal: 0, cut_texts: 0 });
+    read_turns(context, replay, emitter.as_mut(), outcome);
+    if let Some(emitter) = &mut emitter {
+        for (line, text) in &log.bad_lines {
+            emitter.bad_line(*line, text);
+        }
+        if emitter.cut_texts > 0 {
+            outcome.problems.push(LogProblem {
+                line: None,
+                kind: DiagnosticKind::CutWhenSaved,
+                message: format!(
+                    "{} texts were cut by VS Code when it saved the session (they start with \"{CUT_MARKER}\"): \
+                     they are shown as saved",
+                    emitter.cut_texts
+                ),
+            });
+        }
+    }
+}
+
+fn read_turns(
+    context: &LogContext<'_>,
+    replay: &Replay,
+    mut emitter: Option<&mut Emitter<'_, '_>>,
+    outcome: &mut LogOutcome,
+) {
+    let Some(state) = replay.state() else { return };
+    let requests: &[Value] = state.get("requests").and_then(Value::as_array).map_or(&[], Vec::as_slice);
+    let summary = &mut outcome.summary;
+    summary.title = text(state.get("customTitle")).filter(|title| !title.is_empty()).map(str::to_string);
+    summary.first_event_ms = state.get("creationDate").and_then(Value::as_i64);
+    let mut project = (!context.fallback_project.is_empty()).then(|| context.fallback_project.to_string());
+    for (index, request) in requests.iter().enumerate() {
+        if !request.is_object() {
+            continue;
+        }
+        let turn = Turn::of(request);
+        let summary = &mut outcome.summary;
+        if let Some(millis) = turn.millis {
+            summary.first_event_ms = Some(summary.first_event_ms.map_or(millis, |first| first.min(millis)));
+            summary.last_event_ms = summary.last_event_ms.max(Some(millis));
+        }
+        if !turn.model.is_empty() {
+            summary.models.insert(turn.model.to_string());
+        }
+        if let Some(version) = text(request.pointer("/agent/extensionVersion")) {
+            summary.copilot_version = Some(version.to_string());
+        }
+        if context.fallback_project.is_empty()
+            && let Some(directory) = request.get("workingDirectory").and_then(folder_path)
+        {
+            project = Some(directory);
+        }
+        tally_tools(request, outcome);
+        add_usage(context, request, &turn, replay.request_line(index), outcome);
+        if let Some(emitter) = emitter.as_deref_mut() {
+            emitter.project.clone_from(project.as_ref().unwrap_or(&String::new()));
+            emitter.turn(request, &turn, replay.request_line(index));
+        }
+    }
+    outcome.summary.project = project;
+}
+
+/// What every row and figure of a request needs.
+struct Turn<'a> {
+    millis: Option<i64>,
+    timestamp: String,
+    /// `resolvedModel` where Auto picked it, else `modelId` without `copilot/`.
+    model: &'a str,
+    /// `modelId` without `copilot/`.
+    picked: &'a str,
+}
+
+impl<'a> Turn<'a> {
+    fn of(request: &'a Value) -> Turn<'a> {
+        let millis = request.get("timestamp").and_then(Value::as_i64);
+        let picked = text(request.get("modelId")).map(model_name).unwrap_or_default();
+        let resolved = text(request.pointer("/result/metadata/resolvedModel")).filter(|model| !model.is_empty());
+        Turn {
+            millis,
+            timestamp: millis.map(time::format_millis).unwrap_or_default(),
+            model: resolved.map(model_name).unwrap_or(picked),
+            picked,
+        }
+    }
+}
+
+/// A model id without the `copilot/` of Copilot's own models.
+fn model_name(id: &str) -> &str {
+    id.strip_prefix("copilot/").unwrap_or(id)
+}
+
+fn text(value: Option<&Value>) -> Option<&str> {
+    value.and_then(Value::as_str)
+}
+
+/// A string, or the `value` of a markdown string object.
+fn message_text(value: Option<&Value>) -> Option<&str> {
+    match value? {
+        Value::String(text) => Some(text),
+        object => text(object.get("value")),
+    }
+}
+
+/// A folder as VS Code writes it: a path, a `file://` URI, or URI components.
+pub fn folder_path(value: &Value) -> Option<String> {
+    let written = match value {
+        Value::String(text) => text.as_str(),
+        object => text(object.get("fsPath")).or_else(|| text(object.get("path")))?,
+    };
+    let path = match written.strip_prefix("file://") {
+        Some(uri) => percent_decode(uri),
+        None => written.to_string(),
+    };
+    // `/c:/Users/x` is a Windows path.
+    let path = match path.as_bytes() {
+        [b'/', letter, b':', ..] if letter.is_ascii_alphabetic() => path[1..].to_string(),
+        _ => path,
+    };
+    (!path.is_empty()).then_some(path)
+}
+
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut at = 0;
+    while at < bytes.len() {
+        let hex = |byte: u8| (byte as char).to_digit(16);
+        match (bytes[at], bytes.get(at + 1).copied().and_then(hex), bytes.get(at + 2).copied().and_then(hex)) {
+            (b'%', Some(high), Some(low)) => {
+                decoded.push((high * 16 + low) as u8);
+                at += 3;
+            }
+            (byte, _, _) => {
+                decoded.push(byte);
+                at += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&decoded).into_owned()
+}
+
+/// The response parts of a request.
+fn parts(request: &Value) -> &[Value] {
+    request.get("response").and_then(Value::as_array).map_or(&[], Vec::as_slice)
+}
+
+fn is_tool_invocation(part: &Value) -> bool {
+    text(part.get("kind")) == Some("toolInvocationSerialized")
+}
+
+fn tool_failed(part: &Value) -> bool {
+    part.pointer("/resultDetails/isError").and_then(Value::as_bool) == Some(true)
+}
+
+fn tally_tools(request: &Value, outcome: &mut LogOutcome) {
+    for part in parts(request).iter().filter(|part| is_tool_invocation(part)) {
+        let Some(tool) = text(part.get("toolId")).filter(|tool| !tool.is_empty()) else { continue };
+        let tally = outcome.tools.entry(tool.to_string()).or_default();
+        tally.calls += 1;
+        tally.failures += u64::from(tool_failed(part));
+        if text(part.pointer("/source/type")) == Some("mcp")
+            && let Some(server) = text(part.pointer("/source/label")).filter(|label| !label.is_empty())
+        {
+            outcome.mcp_servers.insert(server.to_string());
+        }
+    }
+}
+
+/// A row's own parts: turn type, text, tool name and id, mark.
+type RowParts<'a> = (TurnType, Cow<'a, str>, &'a str, &'a str, RowMark);
+
+struct Emitter<'c, 's> {
+    context: &'c LogContext<'c>,
+    sink: &'s mut dyn RowSink,
+    project: String,
+    /// The rows made so far: a row's place among the log's rows is its locator (rows are
+    /// made again from the whole replay).
+    ordinal: u32,
+    cut_texts: u64,
+}
+
+impl Emitter<'_, '_> {
+    fn turn(&mut self, request: &Value, turn: &Turn<'_>, line: u64) {
+        fn row(turn_type: TurnType, text: Cow<'_, str>) -> RowParts<'_> {
+            (turn_type, text, "", "", RowMark::Plain)
+        }
+        let message = request.get("message");
+        if let Some(message) = text(message).or_else(|| text(message.and_then(|m| m.get("text")))) {
+            self.emit(turn, line, row(TurnType::User, message.into()));
+        }
+        if let Some(command) = text(request.pointer("/slashCommand/name")).filter(|name| !name.is_empty()) {
+            self.emit(turn, line, row(TurnType::System, format!("slash command: /{command}").into()));
+        }
+        if turn.model != turn.picked && !turn.picked.is_empty() {
+            let text = format!("model: {} -> {}", turn.picked, turn.model);
+            self.emit(turn, line, (TurnType::System, text.into(), "", "", RowMark::ModelChange));
+        }
+        let mut reply = String::new();
+        for part in parts(request) {
+            match text(part.get("kind")) {
+                None | Some("markdownContent") => {
+                    if let Some(markdown) = message_text(part.get("content")).or_else(|| message_text(Some(part))) {
+                        reply.push_str(markdown);
+                    }
+                }
+                Some("thinking") if self.context.include_thinking => {
+                    let thought = match part.get("value") {
+                        Some(Value::Array(pieces)) => {
+                            pieces.iter().filter_map(Value::as_str).collect::<String>().into()
+                        }
+                        value => Cow::Borrowed(text(value).unwrap_or_default()),
+                    };
+                    if !thought.is_empty() {
+                        self.emit(turn, line, row(TurnType::Thinking, thought));
+                    }
+                }
+                Some("toolInvocationSerialized") => self.tool(part, turn, line),
+                _ => {}
+            }
+        }
+        if !reply.is_empty() {
+            self.emit(turn, line, row(TurnType::Assistant, reply.into()));
+        }
+        let state = request.pointer("/modelState/value").and_then(Value::as_u64);
+        if state == Some(CANCELLED) || request.get("isCanceled").and_then(Value::as_bool) == Some(true) {
+            self.emit(turn, line, row(TurnType::System, "request cancelled".into()));
+        }
+        if let Some(error) = message_text(request.pointer("/result/errorDetails/message")) {
+            self.emit(turn, line, row(TurnType::System, format!("error: {error}").into()));
+        }
+    }
+
+    fn tool(&mut self, part: &Value, turn: &Turn<'_>, line: u64) {
+        let name = text(part.get("toolId")).unwrap_or_default();
+        let id = text(part.get("toolCallId")).unwrap_or_default();
+        let specific = part.get("toolSpecificData");
+        let kind = specific.and_then(|data| text(data.get("kind")));
+        let input = match kind {
+            Some("terminal") => specific
+                .and_then(|data| text(data.pointer("/commandLine/original")).or_else(|| text(data.get("command")))),
+            Some("subagent") => specific.and_then(|data| text(data.get("prompt"))),
+            _ => None,
+        };
+        let input = input
+            .or_else(|| text(part.pointer("/resultDetails/input")))
+            .or_else(|| message_text(part.get("invocationMessage")))
+            .unwrap_or_default();
+        self.emit(turn, line, (TurnType::ToolUse, input.into(), name, id, RowMark::Plain));
+        let outputs: Vec<&str> = part
+            .pointer("/resultDetails/output")
+            .and_then(Value::as_array)
+            .map(|outputs| outputs.iter().filter_map(|output| text(output.get("value"))).collect())
+            .unwrap_or_default();
+        let result = if !outputs.is_empty() {
+            Some(Cow::Owned(outputs.join("\n")))
+        } else {
+            let subagent =
+                if kind == Some("subagent") { specific.and_then(|data| text(data.get("result"))) } else { None };
+            subagent
+                .or_else(|| message_text(part.get("pastTenseMessage")))
+                .or_else(|| part.get("resultDetails").map(|_| ""))
+                .map(Cow::Borrowed)
+        };
+        if let Some(result) = result {
+            let mark = if tool_failed(part) { RowMark::FailedToolResult } else { RowMark::Plain };
+            self.emit(turn, line, (TurnType::ToolResult, result, name, id, mark));
+        }
+    }
+
+    /// A line that could not be replayed, as the CLI's logs show theirs.
+    fn bad_line(&mut self, line: u64, text: &str) {
+        let turn = Turn { millis: None, timestamp: String::new(), model: "", picked: "" };
+        self.emit(&turn, line, (TurnType::System, text.into(), "", "", RowMark::BadLine));
+    }
+
+    fn emit(&mut self, turn: &Turn<'_>, line: u64, parts: RowParts<'_>) {
+        let (turn_type, text, tool_name, tool_use_id, mark) = parts;
+        if text.starts_with(CUT_MARKER) {
+            self.cut_texts += 1;
+        }
+        let context = self.context;
+        self.sink.push(&Row {
+            agent: context.agent,
+            timestamp_utc: Cow::Borrowed(&turn.timestamp),
+            session_id: context.session_id,
+            project_path: &self.project,
+            git_branch: "",
+            model: turn.model,
+            tool_name,
+            tool_use_id,
+            turn_type,
+            text,
+            source: context.source,
+            source_line: line,
+            mark,
+            locator: Some(LineLocator { file: context.file, offset: 0, ordinal: self.ordinal }),
+        });
+        self.ordinal += 1;
+    }
+}
+
+/// A `modelTotals[]` entry: one model's tokens over the whole turn.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ModelTotal {
+    #[serde(default)]
+    model: Option<String>,
+    #[serde(default)]
+    input_tokens: Count,
+    #[serde(default)]
+    output_tokens: Count,
+    #[serde(default)]
+    cached_tokens: Count,
+}
+
+/// A token count read leniently: absent is 0, what cannot be a count is left out and noted.
+fn count(value: Option<&Value>, left_out: &mut Vec<String>, name: &str) -> u64 {
+    match value.map(Count::deserialize) {
+        None | Some(Err(_)) => 0,
+        Some(Ok(Count::Read(count))) => count,
+        Some(Ok(Count::Unusable(written))) => {
+            left_out.push(format!("{name} is {written} ({})", written.why()));
+            0
+        }
+    }
+}
+
+fn read_count(count: Count, left_out: &mut Vec<String>, name: &str) -> u64 {
+    match count {
+        Count::Read(count) => count,
+        Count::Unusable(written) => {
+            left_out.push(format!("{name} is {written} ({})", written.why()));
+            0
+        }
+    }
+}
+
+/// A request's tokens by seed 001's VS Code rules: `modelTotals` (whole turn; input includes
+/// cached), else the request's own `promptTokens`/`completionTokens` (newest builds), else
+/// `result.metadata`'s, which on older builds describe the last call only: the turn is then
+/// partial unless it had exactly one tool-call round. No cache write is ever recorded.
+fn add_usage(context: &LogContext<'_>, request: &Value, turn: &Turn<'_>, line: u64, outcome: &mut LogOutcome) {
+    let metadata = request.pointer("/result/metadata");
+    let rounds = metadata.and_then(|m| m.get("toolCallRounds")).and_then(Value::as_array);
+    let mut left_out = Vec::new();
+    let reasoning: u64 = rounds
+        .map(|rounds| {
+            rounds.iter().enumerate().map(|(at, round)| {
+                count(
+                    round.pointer("/thinking/tokens"),
+                    &mut left_out,
+                    &format!("toolCallRounds[{at}].thinking.tokens"),
+                )
+            })
+        })
+        .into_iter()
+        .flatten()
+        .sum();
+    let totals = request.get("modelTotals").or_else(|| metadata.and_then(|m| m.get("modelTotals")));
+    let mut figures: Vec<(String, Tokens, bool)> = Vec::new();
+    if let Some(totals) = totals.and_then(Value::as_array).filter(|totals| !totals.is_empty()) {
+        for (at, total) in totals.iter().enumerate() {
+            let Ok(total) = ModelTotal::deserialize(total) else { continue };
+            let name = |field: &str| format!("modelTotals[{at}].{field}");
+            let tokens = Tokens {
+                requests: 1,
+                input: read_count(total.input_tokens, &mut left_out, &name("inputTokens")),
+                output: read_count(total.output_tokens, &mut left_out, &name("outputTokens")),
+                cache_read: read_count(total.cached_tokens, &mut left_out, &name("cachedTokens")),
+                ..Tokens::default()
+            };
+            let model = total.model.as_deref().map(model_name).unwrap_or(turn.model).to_string();
+            figures.push((model, tokens, true));
+        }
+        if let Some((_, first, _)) = figures.first_mut() {
+            first.reasoning = reasoning;
+        }
+    } else if request.get("promptTokens").is_some() || request.get("completionTokens").is_some() {
+        let tokens = Tokens {
+            requests: 1,
+            input: count(request.get("promptTokens"), &mut left_out, "promptTokens"),
+            output: count(request.get("completionTokens"), &mut left_out, "completionTokens"),
+            reasoning,
+            ..Tokens::default()
+        };
+        figures.push((turn.model.to_string(), tokens, true));
+    } else if let Some(metadata) =
+        metadata.filter(|m| m.get("promptTokens").is_some() || m.get("outputTokens").is_some())
+    {
+        let tokens = Tokens {
+            requests: 1,
+            input: count(metadata.get("promptTokens"), &mut left_out, "result.metadata.promptTokens"),
+            output: count(metadata.get("outputTokens"), &mut left_out, "result.metadata.outputTokens"),
+            reasoning,
+            ..Tokens::default()
+        };
+        let one_round = rounds.is_some_and(|rounds| rounds.len() == 1);
+        figures.push((turn.model.to_string(), tokens, one_round));
+    }
+    if figures.is_empty() {
+        return;
+    }
+    let ledger = outcome.usage.get_or_insert_with(|| SessionLedger::new(context.zone));
+    let implausible = !left_out.is_empty();
+    if implausible {
+        ledger.problems.push(CounterProblem {
+            at: Place::Line(line),
+            kind: DiagnosticKind::ImplausibleCounter,
+            message: format!(
+                "request {}: {}. Left out, not added (flagged implausible_counter); its other counts are kept",
+                text(request.get("requestId")).unwrap_or("?"),
+                left_out.join(", ")
+            ),
+        });
+    }
+    if turn.millis.is_none() {
+        ledger.problems.push(CounterProblem {
+            at: Place::Line(line),
+            kind: DiagnosticKind::UndatedCounter,
+            message: format!(
+                "request {} has tokens but no timestamp: they cannot be put on a day, so they are in no usage row",
+                text(request.get("requestId")).unwrap_or("?")
+            ),
+        });
+    }
+    for (model, tokens, whole) in figures {
+        ledger.turn(turn.millis, &model, tokens, whole, implausible);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::model::OwnedRow;
+    use crate::usage::Zone;
+    use crate::usage::rates::RateTable;
+
+    fn read(state: Value, include_thinking: bool) -> (Vec<OwnedRow>, LogOutcome) {
+        let rates = RateTable::default_table();
+        let context = LogContext {
+            agent: "copilot-vscode",
+            session_id: "s",
+            session_id_from_log: false,
+            source: "s.json",
+            fallback_project: "",
+            fallback_branch: "",
+            include_thinking,
+            zone: Zone::Utc,
+            rates: &rates,
+            file: 0,
+        };
+        let log = ReadLog { replay: Replay::whole(state), bad_lines: Vec::new() };
+        let (mut rows, mut outcome) = (Vec::new(), LogOutcome::default());
+        read_session(&context, &log, Some(&mut rows), &mut outcome);
+        (rows, outcome)
+    }
+
+    fn texts(rows: &[OwnedRow]) -> Vec<String> {
+        rows.iter()
+            .map(|row| format!("{} {}|{}|{}", row.turn_type.as_str(), row.tool_name, row.tool_use_id, row.text))
+            .collect()
+    }
+
+    #[test]
+    fn a_request_gives_its_rows_in_order() {
+        let request = json!({
+            "timestamp": 1790000000000i64, "modelId": "copilot/auto", "message": {"text": "run the tests"},
+            "slashCommand": {"name": "fix"},
+            "workingDirectory": {"scheme": "file", "path": "/c:/Users/mona/app", "fsPath": "c:\\Users\\mona\\app"},
+            "response": [
+                {"kind": "thinking", "value": ["Let me ", "think"]},
+                {"value": "Running them. "},
+                {"kind": "toolInvocationSerialized", "toolId": "run_in_terminal", "toolCallId": "t1",
+                 "toolSpecificData": {"kind": "terminal", "commandLine": {"original": "cargo test"}},
+                 "resultDetails": {"output": [{"value": "1 failed"}], "isError": true}},
+                {"kind": "toolInvocationSerialized", "toolId": "runSubagent", "toolCallId": "t2",
+                 "toolSpecificData": {"kind": "subagent", "prompt": "find the bug", "result": "line 3"},
+                 "source": {"type": "mcp", "label": "github"}},
+                {"kind": "textEditGroup"},
+                {"kind": "markdownContent", "content": {"value": "One test fails."}},
+            ],
+            "result": {"metadata": {"resolvedModel": "gpt-5"}, "errorDetails": {"message": "rate limited"}},
+            "modelState": {"value": 2},
+        });
+        let (rows, outcome) = read(json!({"customTitle": "Tests", "requests": [request]}), true);
+        assert_eq!(
+            texts(&rows),
+            [
+                "user ||run the tests",
+                "system ||slash command: /fix",
+                "system ||model: auto -> gpt-5",
+                "thinking ||Let me think",
+                "tool_use run_in_terminal|t1|cargo test",
+                "tool_result run_in_terminal|t1|1 failed",
+                "tool_use runSubagent|t2|find the bug",
+                "tool_result runSubagent|t2|line 3",
+                "assistant ||Running them. One test fails.",
+                "system ||request cancelled",
+                "system ||error: rate limited",
+            ]
+        );
+        assert!(rows.iter().all(|row| row.model == "gpt-5" && row.project_path == "c:\\Users\\mona\\app"));
+        assert_eq!(rows[0].timestamp_utc, "2026-09-21T14:13:20.000Z");
+        let (tools, summary) = (&outcome.tools, &outcome.summary);
+        assert_eq!((tools["run_in_terminal"].calls, tools["run_in_terminal"].failures), (1, 1));
+        assert_eq!(outcome.mcp_servers.iter().collect::<Vec<_>>(), ["github"]);
+        assert_eq!((summary.title.as_deref(), summary.models.len()), (Some("Tests"), 1));
+        let (without_thinking, _) =
+            read(json!({"requests": [{"response": [{"kind": "thinking", "value": "x"}]}]}), false);
+        assert!(without_thinking.is_empty());
+    }
+
+    /// A day's usage rows of a session as `(model, kind, input, cache_read, output, reasoning)`.
+    fn usage(requests: Value) -> Vec<(String, crate::usage::Kind, u64, u64, u64, u64)> {
+        let (_, outcome) = read(json!({"requests": requests}), false);
+        let ledger = outcome.usage.expect("a ledger");
+        let entries = ledger.entries.iter();
+        entries
+            .map(|(key, entry)| {
+                let t = entry.tokens;
+                (key.model.clone(), key.kind, t.input, t.cache_read, t.output, t.reasoning)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn tokens_follow_the_vs_code_rules() {
+        use crate::usage::Kind::{Counted, Partial};
+        let day = 1790000000000i64;
+        let totals = json!([{"timestamp": day, "modelId": "copilot/auto",
+            "modelTotals": [{"model": "copilot/gpt-5", "inputTokens": 900, "cachedTokens": 600, "outputTokens": 50}],
+            "result": {"metadata": {"promptTokens": 1, "outputTokens": 1,
+                "toolCallRounds": [{"thinking": {"tokens": 20}}, {"thinking": {"tokens": 5}}]}}}]);
+        assert_eq!(usage(totals), [("gpt-5".into(), Counted, 900, 600, 50, 25)]);
+        let request_level =
+            json!([{"timestamp": day, "modelId": "copilot/gpt-4.1", "promptTokens": 18561, "completionTokens": 90}]);
+        assert_eq!(usage(request_level), [("gpt-4.1".into(), Counted, 18561, 0, 90, 0)]);
+        let legacy = |rounds: usize| {
+            json!([{"timestamp": day, "modelId": "copilot/gpt-4.1",
+                "result": {"metadata": {"promptTokens": 300, "outputTokens": 40, "toolCallRounds": vec![json!({}); rounds]}}}])
+        };
+        assert_eq!(usage(legacy(1)), [("gpt-4.1".into(), Counted, 300, 0, 40, 0)]);
+        assert_eq!(
+            usage(legacy(3)),
+            [("gpt-4.1".into(), Partial, 300, 0, 40, 0)],
+            "the last call only: never multiplied"
+        );
+    }
+
+    #[test]
+    fn a_count_that_cannot_be_one_is_left_out_and_said() {
+        let (_, outcome) = read(
+            json!({"requests": [{"timestamp": 1790000000000i64, "promptTokens": -5, "completionTokens": 7}]}),
+            false,
+        );
+        let ledger = outcome.usage.unwrap();
+        let (_, entry) = ledger.entries.iter().next().unwrap();
+        assert_eq!((entry.tokens.input, entry.tokens.output, entry.implausible), (0, 7, true));
+        assert_eq!(ledger.problems.len(), 1);
+        assert!(ledger.problems[0].message.contains("promptTokens is -5 (a negative number)"), "{:?}", ledger.problems);
+    }
+
+    #[test]
+    fn folders_are_read_from_uris() {
+        assert_eq!(folder_path(&json!("file:///home/mona/my%20app")).as_deref(), Some("/home/mona/my app"));
+        assert_eq!(folder_path(&json!("file:///c%3A/Users/mona/app")).as_deref(), Some("c:/Users/mona/app"));
+        assert_eq!(folder_path(&json!({"path": "/home/x"})).as_deref(), Some("/home/x"));
+        assert_eq!(folder_path(&json!(3)), None);
+    }
+}
