@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Generates a synthetic but realistic Copilot CLI 1.0.102 home for benchmarks and cross-checks.
 
-    scripts/gen-corpus.py OUT_DIR --size 500MB [--seed 1] [--sessions N] [--small] [--force]
+    scripts/gen-corpus.py OUT_DIR --size 500MB [--seed 1] [--sessions N] [--small] [--force] [--vscode SIZE]
+    scripts/gen-corpus.py OUT_DIR --check
 
 OUT_DIR is a "home": everything goes under OUT_DIR/.copilot/. --size (K/M/G suffixes, decimal:
 MB = 1e6) is the target total size of the events.jsonl files; sessions are added until it is
@@ -26,6 +27,13 @@ sessions present only in session-store.db and the command history.
 with no tool call and no system message, shutdown), each in a folder with workspace.yaml and
 checkpoints/index.md as the CLI leaves them, and no session store, autopilot folders or process
 logs but one: the many-small-files case (`--sessions 200000 --small`, scripts/bench-many.sh).
+
+--vscode SIZE adds VS Code's Copilot Chat sessions to the home (OUT_DIR/.config/Code/User, a few in
+Code - Insiders): SIZE of chat session files (.jsonl mutation logs, .json snapshots), and
+OUT_DIR/vscode-expected.json, the usage, sessions and bad lines a reader must find (see
+scripts/lib/vscode_chat.py). Alone it writes no .copilot; `--sessions 0 --vscode SIZE` adds a
+.copilot with no session (home files and an empty store). The CLI part is the same bytes with or
+without it. --check replays every chat session file of OUT_DIR and compares with that sidecar.
 """
 from __future__ import annotations
 
@@ -1428,36 +1436,71 @@ def main() -> int:
     ap.add_argument("--sessions", type=int, help="number of sessions with an event log (a cap when --size is given)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--small", action="store_true", help="sessions of a few lines each, no session store (many small files)")
-    ap.add_argument("--force", action="store_true", help="replace an existing non-empty OUT_DIR/.copilot")
+    ap.add_argument("--force", action="store_true", help="replace an existing non-empty OUT_DIR/.copilot (and VS Code part)")
+    ap.add_argument("--vscode", type=parse_size, metavar="SIZE",
+                    help="also VS Code Copilot Chat sessions: SIZE of chat session files under OUT_DIR/.config/Code*/User")
+    ap.add_argument("--check", action="store_true", help="replay OUT_DIR's VS Code chat sessions against vscode-expected.json")
     args = ap.parse_args()
-    if args.size is None and args.sessions is None:
-        ap.error("give --size and/or --sessions")
+    out = Path(args.out_dir)
+    if args.check:
+        return vscode_chat().check(out)
+    if args.size is None and args.sessions is None and args.vscode is None:
+        ap.error("give --size and/or --sessions, and/or --vscode")
     if args.sessions is not None and args.sessions < 0:
         ap.error("--sessions must be >= 0")
-    out = Path(args.out_dir)
+    cli = args.size is not None or args.sessions is not None
     home = out / ".copilot"
-    if home.exists() and (not home.is_dir() or any(home.iterdir())):
-        if not args.force:
-            print(f"gen-corpus: {home} already exists and is not empty (use --force to replace it)", file=sys.stderr)
-            return 2
-        if home.is_dir():
-            shutil.rmtree(home)
-        else:
-            home.unlink()
+    taken = [home] if cli else []
+    if args.vscode is not None:
+        taken += [out / ".config" / "Code", out / ".config" / "Code - Insiders", out / "vscode-expected.json"]
+    for path in taken:
+        if path.exists() and (not path.is_dir() or any(path.iterdir())):
+            if not args.force:
+                print(f"gen-corpus: {path} already exists and is not empty (use --force to replace it)", file=sys.stderr)
+                return 2
+            if path.is_dir():
+                shutil.rmtree(path)
+            else:
+                path.unlink()
     began = time.perf_counter()
-    (home / "session-state").mkdir(parents=True, exist_ok=True)
-    corpus = Corpus(out, args.seed, args.small)
-    store = Store()
-    corpus.run(args.size, args.sessions, store)
-    corpus.home_files()
-    frames, salts = store.write(home, args.seed) if not args.small else (0, "none")
-    took = time.perf_counter() - began
-    kinds = " ".join(f"{k}={v}" for k, v in sorted(corpus.kind_counts.items()))
-    mb = corpus.events_bytes / 1e6
-    print(f"gen-corpus: {corpus.main_sessions} sessions, {corpus.events_bytes} bytes of events.jsonl ({mb:.1f} MB), "
-          f"{store.rows} store rows in {frames} WAL frames (salts {salts}), {took:.2f} s ({mb / took if took else 0:.1f} MB/s) [{kinds}]",
-          file=sys.stderr)
+    pools = None
+    if cli:
+        (home / "session-state").mkdir(parents=True, exist_ok=True)
+        corpus = Corpus(out, args.seed, args.small)
+        pools = corpus.pools
+        store = Store()
+        corpus.run(args.size, args.sessions, store)
+        corpus.home_files()
+        frames, salts = store.write(home, args.seed) if not args.small else (0, "none")
+        took = time.perf_counter() - began
+        kinds = " ".join(f"{k}={v}" for k, v in sorted(corpus.kind_counts.items()))
+        mb = corpus.events_bytes / 1e6
+        print(f"gen-corpus: {corpus.main_sessions} sessions, {corpus.events_bytes} bytes of events.jsonl ({mb:.1f} MB), "
+              f"{store.rows} store rows in {frames} WAL frames (salts {salts}), {took:.2f} s ({mb / took if took else 0:.1f} MB/s) [{kinds}]",
+              file=sys.stderr)
+    if args.vscode is not None:
+        began = time.perf_counter()
+        expected = vscode_chat().generate(sys.modules[__name__], out, args.seed, args.vscode, pools)
+        took = time.perf_counter() - began
+        mb = expected["chat_session_bytes"] / 1e6
+        counted = expected["usage"]["counted"]["totals"]
+        kinds = " ".join(f"{k}={v}" for k, v in expected["session_kinds"].items())
+        print(f"gen-corpus: VS Code: {expected['sessions']} chat sessions, {expected['requests']} requests, "
+              f"{expected['chat_session_bytes']} bytes of chat session files ({mb:.1f} MB; {expected['files']['jsonl']} .jsonl, "
+              f"{expected['files']['json']} .json, {expected['files']['json_superseded']} .json beside a .jsonl), "
+              f"{expected['compactions']} compactions, counted {counted['requests']} requests / {counted['total']} tokens "
+              f"(see {out / 'vscode-expected.json'}), {took:.2f} s ({mb / took if took else 0:.1f} MB/s) [{kinds}]",
+              file=sys.stderr)
     return 0
+
+
+def vscode_chat():
+    """scripts/lib/vscode_chat.py, the VS Code part, loaded only when asked for."""
+    path = Path(__file__).resolve().parent / "lib" / "vscode_chat.py"
+    spec = importlib.util.spec_from_file_location("vscode_chat", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 if __name__ == "__main__":
