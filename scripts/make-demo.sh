@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# The page's "try the demo" data: a synthetic ~/.copilot (scripts/gen-corpus.py, a seed that
-# gives several projects, days and models, a resumed session, a denial, a deleted session and a
-# bad line), zipped into www/demo/copilot-demo.zip.
+# The page's "try the demo" data: a synthetic home (scripts/gen-corpus.py, a seed that gives
+# several projects, days and models, a resumed session, a denial, a deleted session and a bad
+# line in ~/.copilot, and VS Code Copilot Chat sessions in ~/.config/Code/User), zipped into
+# www/demo/copilot-demo.zip.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-scripts/gen-corpus.py "$work/home" --sessions 48 --seed 4 2>/dev/null
+scripts/gen-corpus.py "$work/home" --sessions 48 --seed 4 --vscode 1MB 2>/dev/null
+rm -f "$work/home/vscode-expected.json" 
 mkdir -p www/demo
 python3 - "$work/home" www/demo/copilot-demo.zip <<'PY'
 import os, sys, zipfile
