@@ -54,7 +54,8 @@ pub fn by_name(name: &str) -> Option<OutputFile> {
 
 /// Writes one of the outputs besides the rows and `session.md`.
 pub fn write(file: OutputFile, outputs: &Outputs, out: &mut dyn Write) -> io::Result<()> {
-    let usage = || outputs.usage.table(GroupBy::Day, DayRange::default());
+    // The files keep the agent grain; tables people read add the agents up.
+    let usage = || outputs.usage.table(GroupBy::Day, DayRange { agents_apart: true, ..DayRange::default() });
     match file {
         SESSIONS_JSONL => write_jsonl(out, &outputs.sessions),
         USAGE_JSONL => write_jsonl(out, &usage().rows),

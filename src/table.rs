@@ -59,6 +59,8 @@ struct StoredRow {
 #[serde(default)]
 pub struct RowFilter {
     pub turn_types: Vec<TurnType>,
+    /// The agent whose rows to keep (`copilot-cli`, ...).
+    pub agent: String,
     pub session_id: String,
     pub project_path: String,
     pub model: String,
@@ -238,7 +240,8 @@ impl RowTable {
         let name_id = |name: &str| -> Option<Option<u32>> {
             if name.is_empty() { Some(None) } else { self.name_ids.get(name).map(|&id| Some(id)) }
         };
-        let (Some(session), Some(project), Some(model), Some(tool)) = (
+        let (Some(agent), Some(session), Some(project), Some(model), Some(tool)) = (
+            name_id(&filter.agent),
             name_id(&filter.session_id),
             name_id(&filter.project_path),
             name_id(&filter.model),
@@ -257,6 +260,7 @@ impl RowTable {
             .filter(|&index| {
                 let row = &self.rows[index as usize];
                 (filter.turn_types.is_empty() || filter.turn_types.contains(&row.turn_type))
+                    && agent.is_none_or(|id| row.agent == id)
                     && session.is_none_or(|id| row.session == id)
                     && project.is_none_or(|id| row.project == id)
                     && model.is_none_or(|id| row.model == id)
@@ -272,9 +276,10 @@ impl RowTable {
     /// The distinct values of the filterable columns, for the viewer's pickers.
     pub fn facets(&self) -> Facets {
         let mut facets = Facets::default();
-        let mut seen = vec![[false; 4]; self.names.len()];
+        let mut seen = vec![[false; 5]; self.names.len()];
         for row in &self.rows {
             for (slot, (id, list)) in [
+                (row.agent, &mut facets.agents),
                 (row.session, &mut facets.sessions),
                 (row.project, &mut facets.projects),
                 (row.model, &mut facets.models),
@@ -289,7 +294,9 @@ impl RowTable {
                 }
             }
         }
-        for list in [&mut facets.sessions, &mut facets.projects, &mut facets.models, &mut facets.tools] {
+        for list in
+            [&mut facets.agents, &mut facets.sessions, &mut facets.projects, &mut facets.models, &mut facets.tools]
+        {
             list.sort();
         }
         facets
@@ -298,6 +305,8 @@ impl RowTable {
 
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Facets {
+    /// The agents whose rows the table holds (`copilot-cli`, ...).
+    pub agents: Vec<String>,
     pub sessions: Vec<String>,
     pub projects: Vec<String>,
     pub models: Vec<String>,
@@ -434,6 +443,27 @@ mod tests {
             RowFilter { marks: vec![RowMark::PermissionDenied, RowMark::PermissionSetting], ..RowFilter::default() };
         assert_eq!(table.filter(&permissions), [0, 1]);
         assert_eq!(table.facets().sessions, ["a"], "an agent's name is no session");
+        assert_eq!(table.facets().agents, [AGENT, "other-agent"]);
+    }
+
+    #[test]
+    fn filters_by_agent() {
+        let mut table = RowTable::default();
+        for (agent, session) in [("copilot-vscode", "v"), (AGENT, "c"), ("copilot-vscode", "v")] {
+            table.push(&Row { agent, ..row("2026-10-02T00:00:00.000Z", session, TurnType::User, "prompt") });
+        }
+        table.seal();
+        let only = |agent: &str| RowFilter { agent: agent.into(), ..RowFilter::default() };
+        assert_eq!(table.filter(&only("copilot-vscode")), [0, 2]);
+        assert_eq!(table.filter(&only(AGENT)), [1]);
+        assert_eq!(table.filter(&only("")), [0, 1, 2], "no agent: every row");
+        assert!(table.filter(&only("another")).is_empty(), "an agent no row has: none");
+        assert!(table.filter(&only("v")).is_empty(), "a session's id is no agent");
+        let both = RowFilter { session_id: "c".into(), ..only("copilot-vscode") };
+        assert!(table.filter(&both).is_empty(), "the agent and the other filters all apply");
+        assert_eq!(table.facets().agents, [AGENT, "copilot-vscode"]);
+        let filter: RowFilter = serde_json::from_str(r#"{"agent":"copilot-vscode"}"#).unwrap();
+        assert_eq!(filter, only("copilot-vscode"));
     }
 
     #[test]

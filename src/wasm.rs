@@ -374,7 +374,7 @@ impl Engine {
         to_js(&RowsPage { total: matches.len(), rows })
     }
 
-    /// The values the timeline's filters offer: sessions, projects, models, tools.
+    /// The values the timeline's filters offer: agents, sessions, projects, models, tools.
     pub fn facets(&self) -> Result<JsValue, JsError> {
         to_js(&self.done()?.table.facets())
     }
@@ -391,12 +391,14 @@ impl Engine {
         to_js(&self.done()?.outputs.report)
     }
 
-    /// The usage table grouped `by` day, month, session or model, between two days
-    /// (`YYYY-MM-DD`, empty for open), with the unknown-usage sessions.
-    pub fn usage(&self, by: &str, since: &str, until: &str) -> Result<JsValue, JsError> {
+    /// The usage table grouped `by` day, month, session, model, home or agent (the other
+    /// groupings add the agents up), between two days (`YYYY-MM-DD`, empty for open), of one
+    /// `agent` or (none or empty) all, with the unknown-usage sessions.
+    pub fn usage(&self, by: &str, since: &str, until: &str, agent: Option<String>) -> Result<JsValue, JsError> {
         let outputs = &self.done()?.outputs;
         let usage = &outputs.usage;
-        let table = usage.table(group_by(by)?, day_range(since, until)?);
+        let range = DayRange { agent: agent_named(agent.as_deref().unwrap_or_default())?, ..day_range(since, until)? };
+        let table = usage.table(group_by(by)?, range);
         to_js(&UsageView {
             rows: table.rows,
             totals: table.totals,
@@ -512,8 +514,18 @@ fn group_by(by: &str) -> Result<GroupBy, JsError> {
         "session" => GroupBy::Session,
         "model" => GroupBy::Model,
         "home" => GroupBy::Home,
+        "agent" => GroupBy::Agent,
         other => return Err(js_error(format!("unknown grouping {other:?}"))),
     })
+}
+
+/// An agent by its name (none for the empty name: every agent).
+fn agent_named(name: &str) -> Result<Option<&'static str>, JsError> {
+    if name.is_empty() {
+        return Ok(None);
+    }
+    let agent = sources::SOURCES.iter().map(|source| source.agent()).find(|agent| *agent == name);
+    agent.map(Some).ok_or_else(|| js_error(format!("unknown agent {name:?}")))
 }
 
 fn day_range(since: &str, until: &str) -> Result<DayRange, JsError> {
@@ -524,5 +536,5 @@ fn day_range(since: &str, until: &str) -> Result<DayRange, JsError> {
             chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d").map(Some).map_err(js_error)
         }
     };
-    Ok(DayRange { since: day(since)?, until: day(until)? })
+    Ok(DayRange { since: day(since)?, until: day(until)?, ..DayRange::default() })
 }

@@ -192,3 +192,30 @@ fn a_since_after_the_until_is_an_error() {
     let output = run(scratch.path(), &["usage", "home", "--since", "2026-10-01", "--until", "2026-10-01"]);
     assert!(output.status.success(), "one day is a range");
 }
+
+#[test]
+fn usage_by_agent_splits_what_the_other_groupings_add_up() {
+    let scratch = tempfile::tempdir().unwrap();
+    copy_tree(&fixture("usage/two-models"), &scratch.path().join("home"));
+    let json = |args: &[&str]| -> serde_json::Value {
+        let output = run(scratch.path(), &[&["usage", "home", "--json"], args].concat());
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        serde_json::from_slice(&output.stdout).unwrap()
+    };
+    let by_day = json(&[]);
+    let by_agent = json(&["--by", "agent"]);
+    let of_cli = json(&["--agent", "copilot-cli"]);
+    assert!(!by_day["rows"].as_array().unwrap().is_empty());
+    assert_eq!(by_agent["totals"], by_day["totals"], "split or added up, the same totals");
+    assert_eq!(of_cli, by_day, "all of it is Copilot CLI's");
+    let rows = by_agent["rows"].as_array().unwrap();
+    assert!(rows.iter().all(|row| row["agent"] == "copilot-cli" && row.get("day").is_none()), "{rows:?}");
+
+    let text = run(scratch.path(), &["usage", "home", "--by", "agent"]);
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(text.starts_with("agent ") && text.lines().nth(1).unwrap().starts_with("copilot-cli "), "{text}");
+
+    let unknown = run(scratch.path(), &["usage", "home", "--agent", "nobody"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("the agents are copilot-cli"));
+}

@@ -953,13 +953,24 @@ fn the_usage_table_adds_agents_up() {
     //   2026-10-07 gpt-5.4: CLI 1, 1000, 0, 0, 100, 0 (1100) + VS Code 1, 2000, 1000, 0, 200, 0
     //     (3200) = 2, 3000, 1000, 0, 300, 0; total 4300.
     //   2026-10-08 gpt-5.4: VS Code alone, 1, 500, 0, 0, 50, 0; total 550.
+    // The table people read adds the agents up; JSON rows keep the agent grain.
+    let table = run(out.scratch.path(), &["usage", "home"]);
+    let table = String::from_utf8(table.stdout).unwrap();
+    let numbers = |line: &str| line.split_whitespace().skip(2).take(7).map(|n| n.replace(',', "")).collect::<Vec<_>>();
+    let lines: Vec<Vec<String>> = table.lines().filter(|line| line.starts_with("2026-")).map(numbers).collect();
+    let expected =
+        [[3, 7000, 2000, 1000, 700, 80, 10700], [2, 3000, 1000, 0, 300, 0, 4300], [1, 500, 0, 0, 50, 0, 550]];
+    let expected: Vec<Vec<String>> = expected.iter().map(|row| row.iter().map(u64::to_string).collect()).collect();
+    assert_eq!(lines, expected, "{table}");
     check_usage(
         "usage --json",
         &out.usage_json("home", &[]),
         &[
-            ("2026-10-07", "", "claude-opus-4.6", false, [3, 7000, 2000, 1000, 700, 80, 10700]),
-            ("2026-10-07", "", "gpt-5.4", false, [2, 3000, 1000, 0, 300, 0, 4300]),
-            ("2026-10-08", "", "gpt-5.4", false, [1, 500, 0, 0, 50, 0, 550]),
+            ("2026-10-07", "copilot-cli", "claude-opus-4.6", false, [2, 1000, 2000, 1000, 300, 50, 4300]),
+            ("2026-10-07", "copilot-cli", "gpt-5.4", false, [1, 1000, 0, 0, 100, 0, 1100]),
+            ("2026-10-07", "copilot-vscode", "claude-opus-4.6", false, [1, 6000, 0, 0, 400, 30, 6400]),
+            ("2026-10-07", "copilot-vscode", "gpt-5.4", false, [1, 2000, 1000, 0, 200, 0, 3200]),
+            ("2026-10-08", "copilot-vscode", "gpt-5.4", false, [1, 500, 0, 0, 50, 0, 550]),
         ],
     );
     let by_agent = run(out.scratch.path(), &["usage", "home", "--by", "agent", "--json"]);

@@ -306,7 +306,7 @@ fn the_usage_view_flags_counters_left_out() {
         "1a1a1a1a-0000-4000-8000-000000000022",
         "1a1a1a1a-0000-4000-8000-000000000023"
     ];
-    let view = js(engine_run(&files).usage("day", "", "").map_err(fails).unwrap());
+    let view = js(engine_run(&files).usage("day", "", "", None).map_err(fails).unwrap());
     let flagged: Vec<(&str, &str)> = view["rows"]
         .as_array()
         .unwrap()
@@ -350,4 +350,20 @@ fn the_usage_view_flags_counters_left_out() {
     );
     // No row carries a saturated count.
     assert!(view["rows"].as_array().unwrap().iter().all(|row| row["input"].as_u64().unwrap() < 1_000_000_000_000));
+
+    // Split by agent, and of one agent: the same totals; an agent no source has is an error.
+    let engine = engine_run(&files);
+    let by_agent = js(engine.usage("agent", "", "", None).map_err(fails).unwrap());
+    assert!(
+        by_agent["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|row| row["agent"] == "copilot-cli" && row.get("day").is_none())
+    );
+    let of_cli = js(engine.usage("day", "", "", Some("copilot-cli".into())).map_err(fails).unwrap());
+    assert_eq!((&by_agent["totals"], &of_cli["totals"]), (&view["totals"], &view["totals"]));
+    assert_eq!(of_cli["rows"], view["rows"]);
+    let unknown = fails(engine.usage("day", "", "", Some("nobody".into())).unwrap_err());
+    assert!(unknown.contains("unknown agent \"nobody\""), "{unknown}");
 }

@@ -20,36 +20,47 @@ pub enum GroupBy {
     Model,
     /// The home (machine) the session was found in.
     Home,
+    /// The agent (`copilot-cli`, ...): every other grouping adds the agents up.
+    Agent,
 }
 
 impl GroupBy {
-    /// The name of the column that holds the group, none when grouping by model.
+    /// The name of the column that holds the group, none when grouping by model or by agent
+    /// (the `agent` column, which every row has, holds it).
     pub fn column(self) -> Option<&'static str> {
         match self {
             GroupBy::Day => Some("day"),
             GroupBy::Month => Some("month"),
             GroupBy::Session => Some("session_id"),
             GroupBy::Home => Some("home"),
-            GroupBy::Model => None,
+            GroupBy::Model | GroupBy::Agent => None,
         }
     }
 }
 
-/// Days to keep, both ends included.
+/// Days to keep, both ends included, the one agent to keep (every agent when none), and
+/// whether rows keep the agents apart (the files and JSON rows: one row per agent) rather than
+/// add them up (the tables people read, as seed 001's collector adds the CLI and the editor).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct DayRange {
     pub since: Option<NaiveDate>,
     pub until: Option<NaiveDate>,
+    pub agent: Option<&'static str>,
+    pub agents_apart: bool,
 }
 
 impl DayRange {
     fn contains(&self, day: NaiveDate) -> bool {
         self.since.is_none_or(|since| day >= since) && self.until.is_none_or(|until| day <= until)
     }
+
+    fn keeps(&self, agent: &str) -> bool {
+        self.agent.is_none_or(|kept| kept == agent)
+    }
 }
 
 /// One usage row. Exactly one of `day`, `month`, `session_id` and `home` is set, by the
-/// grouping (none when grouping by model).
+/// grouping (none when grouping by model or agent).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct UsageRow {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -60,6 +71,8 @@ pub struct UsageRow {
     pub session_id: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub home: Option<String>,
+    /// The agent whose figures the row adds up; empty when it adds up several agents' (one
+    /// day and model used by two agents), which `GroupBy::Agent` splits.
     pub agent: &'static str,
     pub model: String,
     pub requests: u64,
@@ -78,7 +91,7 @@ pub struct UsageRow {
 }
 
 impl UsageRow {
-    /// The row's group: its day, month, session or home (none when grouping by model).
+    /// The row's group: its day, month, session or home (none when grouping by model or agent).
     pub fn group(&self) -> Option<&str> {
         [&self.day, &self.month, &self.session_id, &self.home].into_iter().flatten().next().map(String::as_str)
     }
@@ -105,10 +118,16 @@ struct Accumulator {
     unpriced: bool,
     long: bool,
     implausible: bool,
+    /// The agent of every entry added, empty once two differ.
+    agent: Option<&'static str>,
 }
 
 impl Accumulator {
-    fn add(&mut self, rates: &RateTable, model: &str, entry: &Entry) {
+    fn add(&mut self, rates: &RateTable, agent: &'static str, model: &str, entry: &Entry) {
+        self.agent = match self.agent {
+            Some(seen) if seen != agent => Some(""),
+            _ => Some(agent),
+        };
         self.tokens.add(&entry.tokens);
         self.long |= !entry.long.is_zero();
         self.implausible |= entry.implausible;
@@ -118,7 +137,8 @@ impl Accumulator {
         }
     }
 
-    fn row(&self, agent: &'static str, model: String, kind: Kind) -> UsageRow {
+    fn row(&self, model: String, kind: Kind) -> UsageRow {
+        let agent = self.agent.unwrap_or_default();
         let micros = (!self.unpriced).then(|| u64::try_from((self.nanos + 500) / 1000).unwrap_or(u64::MAX));
         let mut flags = Vec::new();
         if self.unpriced {
@@ -156,19 +176,21 @@ impl Accumulator {
     }
 }
 
-/// Groups the entries of every session by the group asked for, agent and model. `sessions`
-/// yields `(session id, agent, home label, entries)`.
+/// Groups the entries of every session by the group asked for and model, adding the agents
+/// up unless grouping by agent. `sessions` yields `(session id, agent, home label, entries)`.
 pub fn summarize<'a>(
     sessions: impl Iterator<Item = (&'a str, &'static str, &'a str, &'a Entries)>,
     rates: &RateTable,
     by: GroupBy,
     range: DayRange,
 ) -> UsageTable {
+    // By kind, group, the agent when grouping by agent (else empty: the agents are added up)
+    // and model.
     let mut groups: BTreeMap<(Kind, String, &'static str, String), Accumulator> = BTreeMap::new();
     let mut totals: BTreeMap<Kind, Accumulator> = BTreeMap::new();
     // The totals' agent: the one agent of every session, or none when they differ.
     let mut agents = std::collections::BTreeSet::new();
-    for (session_id, agent, home, entries) in sessions {
+    for (session_id, agent, home, entries) in sessions.filter(|(_, agent, _, _)| range.keeps(agent)) {
         agents.insert(agent);
         for (key, entry) in entries.iter().filter(|(key, _)| range.contains(key.day)) {
             let group = match by {
@@ -176,30 +198,33 @@ pub fn summarize<'a>(
                 GroupBy::Month => key.day.format("%Y-%m").to_string(),
                 GroupBy::Session => session_id.to_string(),
                 GroupBy::Home => home.to_string(),
-                GroupBy::Model => String::new(),
+                GroupBy::Model | GroupBy::Agent => String::new(),
             };
-            groups.entry((key.kind, group, agent, key.model.clone())).or_default().add(rates, &key.model, entry);
-            totals.entry(key.kind).or_default().add(rates, &key.model, entry);
+            let split = if by == GroupBy::Agent || range.agents_apart { agent } else { "" };
+            groups.entry((key.kind, group, split, key.model.clone())).or_default().add(rates, agent, &key.model, entry);
+            totals.entry(key.kind).or_default().add(rates, agent, &key.model, entry);
         }
     }
-    // Counted rows first, then partial, then recovered; within each, by group and model.
+    // Counted rows first, then partial, then recovered; within each, by group (or agent) and model.
     let rows = groups
         .into_iter()
-        .map(|((kind, group, agent, model), accumulator)| {
-            let mut row = accumulator.row(agent, model, kind);
+        .map(|((kind, group, _, model), accumulator)| {
+            let mut row = accumulator.row(model, kind);
             match by {
                 GroupBy::Day => row.day = Some(group),
                 GroupBy::Month => row.month = Some(group),
                 GroupBy::Session => row.session_id = Some(group),
                 GroupBy::Home => row.home = Some(group),
-                GroupBy::Model => {}
+                GroupBy::Model | GroupBy::Agent => {}
             }
             row
         })
         .collect();
     let agent = if agents.len() == 1 { agents.first().copied().unwrap_or_default() } else { "" };
-    let totals =
-        totals.into_iter().map(|(kind, accumulator)| (kind, accumulator.row(agent, String::new(), kind))).collect();
+    let totals = totals
+        .into_iter()
+        .map(|(kind, accumulator)| (kind, UsageRow { agent, ..accumulator.row(String::new(), kind) }))
+        .collect();
     UsageTable { rows, totals }
 }
 
@@ -235,7 +260,7 @@ pub fn session_usage(ledger: &SessionLedger, rates: &RateTable) -> SessionUsage 
     let mut accumulator = Accumulator::default();
     let mut models = Vec::new();
     for (key, entry) in ledger.entries.iter().filter(|(key, _)| Some(key.kind) == kind) {
-        accumulator.add(rates, &key.model, entry);
+        accumulator.add(rates, ledger.agent, &key.model, entry);
         if rates.lookup(&key.model).is_none() && !models.contains(&key.model) {
             models.push(key.model.clone());
         }
@@ -247,7 +272,7 @@ pub fn session_usage(ledger: &SessionLedger, rates: &RateTable) -> SessionUsage 
         None if ledger.checkpoints > 0 => "counted",
         None => "unknown",
     };
-    let row = accumulator.row(ledger.agent, String::new(), kind.unwrap_or(Kind::Counted));
+    let row = UsageRow { agent: ledger.agent, ..accumulator.row(String::new(), kind.unwrap_or(Kind::Counted)) };
     let mut flags: Vec<String> = ledger.flags.iter().map(|flag| flag.to_string()).collect();
     flags.extend(models.iter().map(|model| format!("no_rate:{model}")));
     SessionUsage {
@@ -301,4 +326,82 @@ pub fn write_csv(rows: &[UsageRow], by: GroupBy, out: impl io::Write) -> io::Res
         writer.write_record(&record)?;
     }
     writer.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::usage::EntryKey;
+
+    /// Counted entries of `(day, model, input, output)`.
+    fn entries(records: &[(&str, &str, u64, u64)]) -> Entries {
+        let mut entries = Entries::default();
+        for &(day, model, input, output) in records {
+            let key = EntryKey { day: day.parse().unwrap(), model: model.to_string(), kind: Kind::Counted };
+            let tokens = Tokens { requests: 1, input, output, ..Tokens::default() };
+            entries.add(key, &Entry { tokens, ..Entry::default() });
+        }
+        entries
+    }
+
+    /// Two agents' sessions: both used `claude-sonnet-4` on 2026-10-01.
+    fn table(by: GroupBy, range: DayRange) -> UsageTable {
+        let cli = entries(&[("2026-10-01", "claude-sonnet-4", 100, 10), ("2026-10-02", "claude-sonnet-4.5", 200, 20)]);
+        let vscode = entries(&[("2026-10-01", "claude-sonnet-4", 1000, 100)]);
+        let sessions = [("s1", "copilot-cli", "home", &cli), ("s2", "copilot-vscode", "home", &vscode)];
+        summarize(sessions.into_iter(), &RateTable::default_table(), by, range)
+    }
+
+    fn shown(table: &UsageTable) -> Vec<(Option<&str>, &str, &str, u64)> {
+        table.rows.iter().map(|row| (row.group(), row.agent, row.model.as_str(), row.total)).collect()
+    }
+
+    #[test]
+    fn agents_are_added_up_per_group_and_model_unless_split() {
+        let by_day = table(GroupBy::Day, DayRange::default());
+        assert_eq!(
+            shown(&by_day),
+            [
+                (Some("2026-10-01"), "", "claude-sonnet-4", 1210),
+                (Some("2026-10-02"), "copilot-cli", "claude-sonnet-4.5", 220)
+            ],
+            "one row per day and model; a row of two agents names none"
+        );
+        let by_model = table(GroupBy::Model, DayRange::default());
+        assert_eq!(
+            shown(&by_model),
+            [(None, "", "claude-sonnet-4", 1210), (None, "copilot-cli", "claude-sonnet-4.5", 220)]
+        );
+        let by_agent = table(GroupBy::Agent, DayRange::default());
+        assert_eq!(
+            shown(&by_agent),
+            [
+                (None, "copilot-cli", "claude-sonnet-4", 110),
+                (None, "copilot-cli", "claude-sonnet-4.5", 220),
+                (None, "copilot-vscode", "claude-sonnet-4", 1100)
+            ]
+        );
+        for table in [&by_day, &by_model, &by_agent] {
+            let counted = &table.totals[&Kind::Counted];
+            assert_eq!((counted.agent, counted.total, counted.requests), ("", 1430, 3), "the same totals");
+            let rows: u64 = table.rows.iter().map(|row| row.cost_usd_micros.unwrap()).sum();
+            assert_eq!(counted.cost_usd_micros, Some(rows));
+        }
+        let mut csv = Vec::new();
+        write_csv(&by_agent.rows, GroupBy::Agent, &mut csv).unwrap();
+        let csv = String::from_utf8(csv).unwrap();
+        assert!(csv.starts_with("agent,model,requests,"), "the agent column holds the group: {csv}");
+        assert!(csv.contains("\ncopilot-vscode,claude-sonnet-4,1,"));
+    }
+
+    #[test]
+    fn one_agent_is_kept_when_asked() {
+        let only = |agent| DayRange { agent: Some(agent), ..DayRange::default() };
+        let vscode = table(GroupBy::Day, only("copilot-vscode"));
+        assert_eq!(shown(&vscode), [(Some("2026-10-01"), "copilot-vscode", "claude-sonnet-4", 1100)]);
+        assert_eq!(vscode.totals[&Kind::Counted].agent, "copilot-vscode");
+        let cli = table(GroupBy::Month, DayRange { since: "2026-10-02".parse().ok(), ..only("copilot-cli") });
+        assert_eq!(shown(&cli), [(Some("2026-10"), "copilot-cli", "claude-sonnet-4.5", 220)]);
+        assert!(table(GroupBy::Day, only("another")).rows.is_empty());
+    }
 }

@@ -746,6 +746,160 @@ test('the demo equals the native CLI on the demo zip; views; timeline filters an
   }
 });
 
+/** The native `usage ... --json` with `args`. */
+function nativeUsage(input, args) {
+  return JSON.parse(execFileSync(path.join(ROOT, 'target/release/copilot-lens'), ['usage', input, '--json', ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+}
+
+/** Sets a select's value as a person would (it may be hidden: a control of one choice is). */
+async function choose(page, selector, value) {
+  await page.$eval(selector, (el, v) => {
+    el.value = v;
+    el.dispatchEvent(new Event('change', { bubbles: true }));
+  }, value);
+}
+
+/** A usage row as the Usage view shows its figures (the columns after the group and model). */
+function usageCells(row) {
+  return [
+    fmtInt(row.requests),
+    fmtInt(row.input),
+    fmtInt(row.cache_read),
+    fmtInt(row.cache_write),
+    fmtInt(row.output),
+    fmtInt(row.reasoning),
+    fmtInt(row.total),
+    row.cost_usd_micros === null ? '—' : fmtUSD(row.cost_usd_micros),
+    row.cost_ai_credits === null ? '—' : row.cost_ai_credits.toFixed(2),
+    row.flags.join(''),
+  ];
+}
+
+const KIND_LABEL = { counted: 'total', partial: 'partial (lower bound, not in total)', recovered: 'recovered (deleted sessions, not in total)' };
+
+/** The Usage view's tables as text, once its heading is `heading`. */
+async function usageShown(page, heading) {
+  await page.waitForFunction((t) => [...document.querySelectorAll('#view-usage h2')].some((e) => e.textContent === t), heading);
+  return page.evaluate(() => {
+    const cells = (selector) => [...document.querySelectorAll(selector)].map((tr) => [...tr.children].map((td) => td.textContent));
+    return { rows: cells('#view-usage .usage-table tbody tr'), totals: cells('#view-usage .usage-totals tbody tr') };
+  });
+}
+
+test('agents: the timeline, sessions and usage filter by agent, usage splits by agent as the native --by agent, the days chart stacks by agent when several', async () => {
+  const expected = native(DEMO);
+  const rows = expected.rowsJsonl.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const sorted = (values) => [...new Set(values)].sort();
+  const rowAgents = sorted(rows.map((r) => r.agent));
+  const sessionAgents = sorted(expected.sessions.map((s) => s.agent));
+  const byAgent = nativeUsage(DEMO, ['--by', 'agent']);
+  const counted = (row) => !row.flags.includes('partial') && !row.flags.includes('recovered');
+  const usageAgents = sorted(byAgent.rows.filter(counted).map((r) => r.agent));
+  assert(rowAgents.length >= 1 && rowAgents.includes('copilot-cli'), `the demo's agents: ${rowAgents}`);
+  // Split or added up, the same totals, each agent's rows adding up to them.
+  assertEqual(byAgent.totals, expected.usage.totals, 'the native totals split by agent equal those added up');
+  const sumOf = (list, field) => list.reduce((n, r) => n + (r[field] || 0), 0);
+  assertEqual(sumOf(byAgent.rows.filter(counted), 'total'), expected.usage.totals.counted.total, 'the native agent rows add up to the total');
+  const ofAgent = Object.fromEntries(usageAgents.map((a) => [a, nativeUsage(DEMO, ['--agent', a])]));
+  assertEqual(sumOf(Object.values(ofAgent).map((u) => u.totals.counted), 'total'), expected.usage.totals.counted.total, "the agents' own totals add up to the total");
+
+  const browser = await launch();
+  try {
+    const { page, net, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
+    await markLoaded(net);
+    const hint = await page.textContent('#vscode-hint');
+    for (const where of ['~/.config/Code/User', '~/Library/Application Support/Code/User', '%APPDATA%\\Code\\User', 'Code - Insiders', 'chatSessions']) {
+      assert(hint.includes(where), `the start screen says where VS Code keeps its chats: ${where}`);
+    }
+    await page.click('#demo');
+    assertEqual(await waitForState(page, ['done', 'error']), 'done', 'the demo is analysed');
+
+    // Timeline: the agents of the rows, hidden with one (as the homes are); each filters to its rows.
+    await showView(page, 'timeline');
+    const count = (n) => page.waitForFunction((t) => document.getElementById('tl-count').textContent === t, `${fmtInt(n)} rows`);
+    await count(rows.length);
+    const offered = (selector) => page.$$eval(`${selector} option`, (options) => options.map((o) => o.value).filter(Boolean));
+    assertEqual(await offered('#tl-agent'), rowAgents, 'the timeline offers the agents of the rows');
+    assertEqual(await page.$eval('#tl-agent', (el) => el.hidden), rowAgents.length < 2, 'the timeline agent filter shows with several agents');
+    for (const agent of rowAgents) {
+      await choose(page, '#tl-agent', agent);
+      await count(rows.filter((r) => r.agent === agent).length);
+      await page.check('#view-timeline input[data-type="user"]');
+      await count(rows.filter((r) => r.agent === agent && r.turn_type === 'user').length);
+      await page.uncheck('#view-timeline input[data-type="user"]');
+    }
+    await page.click('#view-timeline button:text("Clear filters")');
+    await count(rows.length);
+    assertEqual(await page.$eval('#tl-agent', (el) => el.value), '', 'Clear filters clears the agent');
+
+    // Sessions: the same, from the sessions' agents.
+    await showView(page, 'sessions');
+    assertEqual(await offered('#session-agent'), sessionAgents, 'the Sessions view offers the agents of the sessions');
+    assertEqual(await page.$eval('#session-agent', (el) => el.hidden), sessionAgents.length < 2, 'the session agent filter shows with several agents');
+    const total = expected.sessions.length;
+    for (const agent of sessionAgents) {
+      await choose(page, '#session-agent', agent);
+      const n = expected.sessions.filter((s) => s.agent === agent).length;
+      assertEqual(await page.textContent('#session-list .controls span.muted'), `${fmtInt(n)} of ${fmtInt(total)} sessions`, `the sessions of ${agent}`);
+    }
+    await choose(page, '#session-agent', '');
+
+    // Usage: by agent, the native --by agent; each agent alone, the native --agent.
+    await showView(page, 'usage');
+    assertEqual(await offered('#usage-agent'), sessionAgents, 'the Usage view offers the agents');
+    await page.selectOption('#usage-by', 'agent');
+    let shown = await usageShown(page, 'Usage by agent');
+    assertEqual(shown.rows, byAgent.rows.map((r) => [r.agent, r.model, ...usageCells(r)]), 'the table by agent is the native --by agent');
+    const totalsOf = (usage) => Object.entries(usage.totals).map(([kind, r]) => [KIND_LABEL[kind], ...usageCells(r)]);
+    assertEqual(shown.totals, totalsOf(expected.usage), 'its totals are those of the agents added up');
+    await shot(page, 'agents-usage-by-agent.png');
+    for (const agent of usageAgents) {
+      await choose(page, '#usage-agent', agent);
+      shown = await usageShown(page, `Usage by agent of ${agent}`);
+      assertEqual(shown.totals, totalsOf(ofAgent[agent]), `the totals of ${agent} are the native --agent ${agent}`);
+      assert(shown.rows.every((cells) => cells[0] === agent), `only ${agent}'s rows`);
+    }
+    await choose(page, '#usage-agent', '');
+    await page.selectOption('#usage-by', 'day');
+    shown = await usageShown(page, 'Usage by day');
+    assertEqual(shown.rows.length, expected.usage.rows.length, 'by day, the agents added up: the native rows');
+    assertEqual(shown.totals, totalsOf(expected.usage), 'and the same totals');
+
+    // Overview: tokens and cost per day stacked by agent when several agents count tokens, else
+    // by model; each series, day by day, is the native one.
+    await showView(page, 'overview');
+    const stackBy = usageAgents.length > 1 ? 'agent' : 'model';
+    const titles = await page.$$eval('#view-overview section.card h2', (hs) => hs.map((e) => e.textContent));
+    assert(titles.includes(`Tokens per day, by ${stackBy}`) && titles.includes(`Cost per day (USD), by ${stackBy}`), `the day charts stack by ${stackBy}: ${titles}`);
+    const charts = await page.evaluate(() =>
+      Object.fromEntries(
+        ['chart-tokens-day', 'chart-cost-day'].map((id) => {
+          const chart = window.Chart.getChart(document.getElementById(id));
+          return [id, { labels: chart.data.labels, datasets: chart.data.datasets.map((d) => ({ label: d.label, data: d.data })) }];
+        }),
+      ),
+    );
+    const series =
+      stackBy === 'agent'
+        ? usageAgents.map((a) => [a, ofAgent[a].rows.filter(counted)])
+        : sorted(byAgent.rows.filter(counted).map((r) => r.model)).map((m) => [m, expected.usage.rows.filter((r) => counted(r) && r.model === m)]);
+    for (const [id, field, scale] of [['chart-tokens-day', 'total', 1], ['chart-cost-day', 'cost_usd_micros', 1e6]]) {
+      const chart = charts[id];
+      assertEqual(chart.datasets.map((d) => d.label), series.map(([label]) => label), `${id}: a series per ${stackBy}`);
+      for (const [i, [label, list]] of series.entries()) {
+        const want = chart.labels.map((day) => list.filter((r) => r.day === day).reduce((n, r) => n + (r[field] || 0) / scale, 0));
+        const got = chart.datasets[i].data;
+        assert(got.length === want.length && got.every((v, j) => Math.abs(v - want[j]) < 1e-9), `${id}: ${label} day by day is the native figure`);
+      }
+    }
+    assertEqual(errors, [], 'no page errors');
+    noNetworkAfterLoad(net, server, 'agents', ['/demo/copilot-demo.zip']);
+    return `agents of rows ${rowAgents}, of sessions ${sessionAgents}, with usage ${usageAgents}; ${byAgent.rows.length} rows by agent; days stacked by ${stackBy}`;
+  } finally {
+    await browser.close();
+  }
+});
+
 test('hostile HTML in prompts, tool output, names and file names never executes and shows as text', async () => {
   const expected = native(HOSTILE);
   const browser = await launch();

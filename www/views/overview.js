@@ -1,6 +1,6 @@
 // Overview: totals and the charts (Chart.js from www/vendor): tokens and cost per day stacked by
-// model, by project, by model. Charts show the counted figures (the totals); partial and
-// recovered figures are in the Usage view.
+// model (by agent when there are several), by project, by model. Charts show the counted
+// figures (the totals); partial and recovered figures are in the Usage view.
 import { add, fmtInt, fmtUSD, h, section } from '../dom.js';
 
 const PALETTE = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac', '#86bcb6', '#d37295'];
@@ -61,13 +61,18 @@ const usdTicks = { callback: (v) => `$${v}` };
 export async function render(container, ctx) {
   for (const chart of charts) chart.destroy();
   charts = [];
-  const [sessions, report, byDay, bySession, byModel] = await Promise.all([
+  const [sessions, report, byDay, bySession, byModel, byAgent] = await Promise.all([
     ctx.get('sessions', 'sessions'),
     ctx.get('report', 'report'),
     ctx.get('usage:day', 'usage', 'day', '', ''),
     ctx.get('usage:session', 'usage', 'session', '', ''),
     ctx.get('usage:model', 'usage', 'model', '', ''),
+    ctx.get('usage:agent', 'usage', 'agent', '', ''),
   ]);
+  if (!ctx.alive()) return;
+  // Several agents with counted figures: the days stack by agent, each agent's days its own table.
+  const agents = [...new Set(byAgent.rows.filter(counted).map((r) => r.agent))].sort();
+  const agentDays = agents.length > 1 ? await Promise.all(agents.map((a) => ctx.get(`usage:day:${a}`, 'usage', 'day', '', '', a))) : [];
   if (!ctx.alive()) return;
   const s = ctx.summary;
   const prompts = sessions.reduce((n, r) => n + r.prompts, 0);
@@ -96,11 +101,17 @@ export async function render(container, ctx) {
   const models = [...new Set(byModel.rows.filter(counted).map((r) => r.model))].sort();
   const color = colorFor(models);
   const days = dayRange(dayRows.map((r) => r.day));
+  const stackBy = agents.length > 1 ? 'agent' : 'model';
+  const series =
+    stackBy === 'agent'
+      ? agents.map((a, i) => [a, agentDays[i].rows.filter(counted)])
+      : models.map((model) => [model, dayRows.filter((r) => r.model === model)]);
+  const seriesColor = stackBy === 'agent' ? colorFor(agents) : color;
   const perDay = (field, scale = 1) =>
-    models.map((model) => {
+    series.map(([label, rows]) => {
       const values = new Map();
-      for (const r of dayRows) if (r.model === model) values.set(r.day, (values.get(r.day) || 0) + (r[field] || 0) / scale);
-      return { label: model, data: days.map((d) => values.get(d) || 0), backgroundColor: color(model), stack: 's' };
+      for (const r of rows) values.set(r.day, (values.get(r.day) || 0) + (r[field] || 0) / scale);
+      return { label, data: days.map((d) => values.get(d) || 0), backgroundColor: seriesColor(label), stack: 's' };
     });
 
   // By project: the per-session usage joined with each session's project.
@@ -138,8 +149,8 @@ export async function render(container, ctx) {
     h(
       'div.grid2',
       null,
-      section('Tokens per day, by model', dayRows.length ? chartBox('chart-tokens-day') : h('p.empty', null, 'No token counts in this data.')),
-      section('Cost per day (USD), by model', dayRows.length ? chartBox('chart-cost-day') : h('p.empty', null, 'No token counts in this data.')),
+      section(`Tokens per day, by ${stackBy}`, dayRows.length ? chartBox('chart-tokens-day') : h('p.empty', null, 'No token counts in this data.')),
+      section(`Cost per day (USD), by ${stackBy}`, dayRows.length ? chartBox('chart-cost-day') : h('p.empty', null, 'No token counts in this data.')),
       section('Tokens by project', projects.length ? chartBox('chart-project') : h('p.empty', null, 'No token counts in this data.')),
       section('Tokens and cost by model', modelRows.length ? chartBox('chart-model') : h('p.empty', null, 'No token counts in this data.')),
     ),

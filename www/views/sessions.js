@@ -24,11 +24,12 @@ const COLUMNS = [
 ];
 
 function statusText(s) {
-  return [s.events_log ? '' : 'no event log', s.synced ? 'synced' : '', s.shutdown, s.bad_lines ? 'bad lines' : ''].join(' ');
+  return [s.agent,s.events_log ? '' : 'no event log', s.synced ? 'synced' : '', s.shutdown, s.bad_lines ? 'bad lines' : ''].join(' ');
 }
 
-function status(s) {
+function status(s, agents) {
   return [
+    agents > 1 ? badge(s.agent, 'agent') : null,
     s.events_log ? null : badge('no event log', 'warn'),
     s.synced ? badge('synced', 'info') : null,
     s.shutdown && s.shutdown !== 'routine' ? badge(s.shutdown === 'none' ? 'no shutdown' : s.shutdown) : null,
@@ -38,7 +39,7 @@ function status(s) {
   ];
 }
 
-function cells(s, ctx) {
+function cells(s, ctx, agents) {
   return [
     h('td.c-name', null, h('button.link', { on: { click: () => open(s.session_id, ctx) }, title: s.session_id }, s.name || s.session_id.slice(0, 8) + '…')),
     h('td.mono.clip', { title: s.project_path }, s.project_path),
@@ -51,7 +52,7 @@ function cells(s, ctx) {
     h('td.models', null, s.models.join('\n')),
     h('td.num', null, s.usage ? fmtInt(s.usage.total) : '—'),
     h('td.num', null, s.usage ? fmtUSD(s.usage.cost_usd_micros) : '—'),
-    h('td', null, status(s)),
+    h('td', null, status(s, agents)),
   ];
 }
 
@@ -60,13 +61,16 @@ let view = null;
 export async function render(container, ctx) {
   const list = await ctx.get('sessions', 'sessions');
   if (!ctx.alive()) return;
-  const state = { sort: 'started', desc: true, text: '', project: '', home: '', all: false };
+  const state = { sort: 'started', desc: true, text: '', project: '', home: '', agent: '', all: false };
   const filter = h('input#session-filter', { type: 'search', placeholder: 'Filter: name, id, project, branch, model…' });
   const projects = [...new Set(list.map((s) => s.project_path).filter(Boolean))].sort();
   const project = h('select#session-project', null, h('option', { value: '' }, 'all projects'), projects.map((p) => h('option', { value: p }, p)));
   // Several homes (machines, or the same data given twice): which holds the session.
   const homes = [...new Set(list.flatMap((s) => s.homes || []))].sort();
   const home = h('select#session-home', { hidden: homes.length < 2 }, h('option', { value: '' }, 'all homes'), homes.map((p) => h('option', { value: p }, p)));
+  // Several agents (Copilot CLI, VS Code, ...): whose session it is.
+  const agents = [...new Set(list.map((s) => s.agent).filter(Boolean))].sort();
+  const agent = h('select#session-agent', { hidden: agents.length < 2 }, h('option', { value: '' }, 'all agents'), agents.map((a) => h('option', { value: a }, a)));
   const count = h('span.muted');
   const tbody = h('tbody');
   const more = h('p');
@@ -77,7 +81,7 @@ export async function render(container, ctx) {
     'div#session-list',
     null,
     h('h2.view-title', null, 'Sessions'),
-    h('div.controls', null, filter, project, home, count),
+    h('div.controls', null, filter, project, home, agent, count),
     h('div.table-wrap', null, h('table.data.sessions-table', null, h('thead', null, h('tr', null, headers)), tbody)),
     more,
   );
@@ -91,6 +95,7 @@ export async function render(container, ctx) {
       (s) =>
         (!state.project || s.project_path === state.project) &&
         (!state.home || (s.homes || []).includes(state.home)) &&
+        (!state.agent || s.agent === state.agent) &&
         (!needle ||
           [s.name, s.session_id, s.project_path, s.git_branch, s.models.join(' '), s.client_name].some((v) => (v || '').toLowerCase().includes(needle))),
     );
@@ -101,7 +106,7 @@ export async function render(container, ctx) {
       .map(([, s]) => s);
     clear(tbody);
     const shown = state.all ? rows : rows.slice(0, LIMIT);
-    for (const s of shown) tbody.appendChild(h('tr', { dataset: { session: s.session_id } }, cells(s, ctx)));
+    for (const s of shown) tbody.appendChild(h('tr', { dataset: { session: s.session_id } }, cells(s, ctx, agents.length)));
     count.textContent = `${fmtInt(rows.length)} of ${fmtInt(list.length)} sessions`;
     clear(more);
     if (shown.length < rows.length) {
@@ -127,6 +132,7 @@ export async function render(container, ctx) {
   filter.addEventListener('input', () => ((state.text = filter.value), draw()));
   project.addEventListener('change', () => ((state.project = project.value), draw()));
   home.addEventListener('change', () => ((state.home = home.value), draw()));
+  agent.addEventListener('change', () => ((state.agent = agent.value), draw()));
   draw();
 }
 

@@ -20,7 +20,7 @@ const COLUMNS = [
 let state = null;
 
 function emptyFilter() {
-  return { turn_types: [], session_id: '', project_path: '', model: '', tool_name: '', since: '', until: '', search: '' };
+  return { turn_types: [], agent: '', session_id: '', project_path: '', model: '', tool_name: '', since: '', until: '', search: '' };
 }
 
 export async function render(container, ctx) {
@@ -32,6 +32,9 @@ export async function render(container, ctx) {
   const typeBoxes = TYPES.map((type) => h('input', { type: 'checkbox', value: type, dataset: { type } }));
   const select = (id, label, values) =>
     h(`select#${id}`, { title: label }, h('option', { value: '' }, `all ${label}`), values.map((v) => h('option', { value: v }, v)));
+  // Several agents (Copilot CLI, VS Code, ...): whose rows; hidden with one, as the Sessions view's homes.
+  const agent = select('tl-agent', 'agents', facets.agents);
+  agent.hidden = facets.agents.length < 2;
   const sessionInput = h('input#tl-session', { type: 'search', placeholder: 'session id', attrs: { list: 'tl-sessions' } });
   const sessionList = h('datalist#tl-sessions', null, facets.sessions.map((id) => h('option', { value: id }, names.get(id) || '')));
   const project = select('tl-project', 'projects', facets.projects);
@@ -55,6 +58,7 @@ export async function render(container, ctx) {
       'div.controls.tl-filters',
       null,
       h('span.type-boxes', null, typeBoxes.map((box, i) => h('label', null, box, ' ', TYPES[i]))),
+      agent,
       sessionInput,
       sessionList,
       project,
@@ -85,12 +89,13 @@ export async function render(container, ctx) {
     count,
     detail,
     names,
-    controls: { typeBoxes, sessionInput, project, model, tool, since, until, search },
+    controls: { typeBoxes, agent, sessionInput, project, model, tool, since, until, search },
   };
 
   const readControls = () => {
     const f = emptyFilter();
     f.turn_types = typeBoxes.filter((b) => b.checked).map((b) => b.value);
+    f.agent = agent.value;
     f.session_id = sessionInput.value.trim();
     f.project_path = project.value;
     f.model = model.value;
@@ -100,7 +105,7 @@ export async function render(container, ctx) {
     f.search = search.value;
     setFilter(f);
   };
-  for (const el of [...typeBoxes, project, model, tool, since, until]) el.addEventListener('change', readControls);
+  for (const el of [...typeBoxes, agent, project, model, tool, since, until]) el.addEventListener('change', readControls);
   sessionInput.addEventListener('change', readControls);
   search.addEventListener('input', debounce(readControls, 250));
   reset.addEventListener('click', () => {
@@ -115,6 +120,7 @@ export async function render(container, ctx) {
 function writeControls(f) {
   const c = state.controls;
   for (const box of c.typeBoxes) box.checked = f.turn_types.includes(box.value);
+  c.agent.value = f.agent;
   c.sessionInput.value = f.session_id;
   c.project.value = f.project_path;
   c.model.value = f.model;
@@ -273,7 +279,7 @@ async function showDetail(position) {
     h(
       'dl.facts',
       null,
-      ['timestamp_utc', 'turn_type', 'session_id', 'project_path', 'git_branch', 'model', 'tool_name', 'tool_use_id', 'source', 'source_line'].map((key) =>
+      ['timestamp_utc', 'turn_type', 'agent', 'session_id', 'project_path', 'git_branch', 'model', 'tool_name', 'tool_use_id', 'source', 'source_line'].map((key) =>
         row[key] === '' ? null : [h('dt', null, key), h('dd.mono', null, String(row[key]))],
       ),
     ),

@@ -1,6 +1,7 @@
-// Usage: the day / month / session / model / home tables of the `usage` command, with their flags,
-// the totals per kind of figure, the sessions whose usage nothing counts, and those whose
-// figures leave out counters that cannot be token counts.
+// Usage: the day / month / session / model / home / agent tables of the `usage` command (`--by`;
+// the other groupings add the agents up, `--agent` keeps one), with their flags, the totals per
+// kind of figure, the sessions whose usage nothing counts, and those whose figures leave out
+// counters that cannot be token counts.
 import { add, badge, clear, fmtInt, fmtUSD, h, section, table } from '../dom.js';
 
 const FLAG_HELP = {
@@ -39,39 +40,50 @@ const numbers = [
 ];
 
 export async function render(container, ctx) {
-  const by = h('select#usage-by', null, ['day', 'month', 'session', 'model', 'home'].map((v) => h('option', { value: v }, v)));
+  const by = h('select#usage-by', null, ['day', 'month', 'session', 'model', 'home', 'agent'].map((v) => h('option', { value: v }, v)));
   const since = h('input#usage-since', { type: 'date' });
   const until = h('input#usage-until', { type: 'date' });
+  const sessions = await ctx.get('sessions', 'sessions');
+  if (!ctx.alive()) return;
+  // Several agents (Copilot CLI, VS Code, ...): one agent's figures; hidden with one, as the
+  // Sessions view's homes.
+  const agents = [...new Set(sessions.map((s) => s.agent).filter(Boolean))].sort();
+  const agent = h('select#usage-agent', { hidden: agents.length < 2 }, h('option', { value: '' }, 'all agents'), agents.map((a) => h('option', { value: a }, a)));
   const out = h('div');
   const controls = h(
     'div.controls',
     null,
     h('label', null, 'Group by ', by),
+    agent,
     h('label', null, 'From ', since),
     h('label', null, 'to ', until),
   );
   add(container, h('h2.view-title', null, 'Usage'), controls, out);
 
-  const sessions = await ctx.get('sessions', 'sessions');
   const names = new Map(sessions.map((s) => [s.session_id, s.name]));
   const sessionLink = (id) =>
     h('button.link', { on: { click: () => ctx.openSession(id) }, title: id }, names.get(id) ? `${names.get(id)} (${id.slice(0, 8)})` : id);
 
   const update = async () => {
     const grouping = by.value;
-    const data = await ctx.call('usage', grouping, since.value, until.value);
+    const data = await ctx.call('usage', grouping, since.value, until.value, agent.value);
     if (!ctx.alive()) return;
     const group = {
       day: [{ label: 'day', value: (r) => r.day }],
       month: [{ label: 'month', value: (r) => r.month }],
       session: [{ label: 'session', value: (r) => sessionLink(r.session_id) }],
       home: [{ label: 'home', value: (r) => r.home, className: 'mono' }],
+      agent: [{ label: 'agent', value: (r) => r.agent }],
     }[grouping] || [];
     const columns = [...group, { label: 'model', value: (r) => r.model }, ...numbers, { label: 'flags', value: flags }];
     const totals = Object.entries(data.totals).map(([kind, row]) => ({ ...row, kind }));
     const totalColumns = [{ label: '', value: (r) => KIND_LABEL[r.kind] || r.kind }, ...numbers, { label: 'flags', value: flags }];
     add(clear(out), 
-      section(`Usage by ${grouping}`, table(columns, data.rows, { className: 'usage-table', empty: 'No token counts in this range.' })),
+      section(
+        `Usage by ${grouping}${agent.value ? ` of ${agent.value}` : ''}`,
+        table(columns, data.rows, { className: 'usage-table', empty: 'No token counts in this range.' }),
+        agents.length > 1 && !agent.value && grouping !== 'agent' ? h('p.muted', null, 'The agents are added up; group by agent to split them.') : null,
+      ),
       section('Totals', table(totalColumns, totals, { className: 'usage-totals', empty: 'No token counts.' }), h('p.muted', null, 'Counted figures come from shutdown checkpoints. Partial figures are lower bounds for sessions still running or never shut down; recovered figures come from the store for deleted sessions. Neither is in the total.')),
       section(
         `Sessions whose usage is unknown (${fmtInt(data.unknown_usage_sessions.length)})`,
@@ -104,6 +116,6 @@ export async function render(container, ctx) {
       h('p.muted', null, `Rates: ${data.rates}`),
     );
   };
-  for (const el of [by, since, until]) el.addEventListener('change', () => update().catch((e) => add(clear(out), h('p.error-inline', null, String(e.message || e)))));
+  for (const el of [by, agent, since, until]) el.addEventListener('change', () => update().catch((e) => add(clear(out), h('p.error-inline', null, String(e.message || e)))));
   await update();
 }

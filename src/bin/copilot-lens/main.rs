@@ -48,8 +48,9 @@ enum Command {
         #[command(flatten)]
         accounting: Accounting,
     },
-    /// Tokens and estimated cost per day (or month, session, model), by the counting rules.
-    /// Reads only the lines that carry counters, and the store's per-call rows.
+    /// Tokens and estimated cost per day (or month, session, model, home, agent), by the
+    /// counting rules; the agents' figures are added up unless split with `--by agent`. Reads
+    /// only the lines that carry counters, and the store's per-call rows.
     Usage {
         #[arg(required = true, value_name = "ROOT")]
         roots: Vec<PathBuf>,
@@ -61,6 +62,9 @@ enum Command {
         /// Last day to show (YYYY-MM-DD), inclusive.
         #[arg(long, value_parser = parse_day)]
         until: Option<NaiveDate>,
+        /// Only this agent's figures (copilot-cli, ...).
+        #[arg(long, value_name = "AGENT", value_parser = parse_agent)]
+        agent: Option<&'static str>,
         #[command(flatten)]
         accounting: Accounting,
         /// Print JSON instead of a table.
@@ -134,6 +138,8 @@ enum By {
     Model,
     /// The home (machine) each session was found in.
     Home,
+    /// The agent (copilot-cli, ...): the other groupings add the agents up.
+    Agent,
 }
 
 impl From<By> for GroupBy {
@@ -144,8 +150,15 @@ impl From<By> for GroupBy {
             By::Home => GroupBy::Home,
             By::Session => GroupBy::Session,
             By::Model => GroupBy::Model,
+            By::Agent => GroupBy::Agent,
         }
     }
+}
+
+/// An agent by its name, as every output names it.
+fn parse_agent(text: &str) -> Result<&'static str, String> {
+    let agents: Vec<&'static str> = copilot_lens::sources::SOURCES.iter().map(|source| source.agent()).collect();
+    agents.iter().copied().find(|agent| *agent == text).ok_or_else(|| format!("the agents are {}", agents.join(", ")))
 }
 
 fn parse_day(text: &str) -> Result<NaiveDate, String> {
@@ -170,9 +183,12 @@ fn main() -> ExitCode {
             USAGE_ERROR,
             &format!("--since {since} is after --until {until}: no day is in that range; give the earlier day first"),
         ),
-        Command::Usage { roots, by, since, until, accounting, json, threads } => match accounting.options(false) {
+        Command::Usage { roots, by, since, until, agent, accounting, json, threads } => match accounting.options(false)
+        {
             Ok(options) => {
-                let view = UsageView { by: by.into(), range: DayRange { since, until }, json };
+                // JSON rows keep the agent grain; the table adds the agents up.
+                let range = DayRange { since, until, agent, agents_apart: json };
+                let view = UsageView { by: by.into(), range, json };
                 run_usage(&roots, options, view, thread_count(threads))
             }
             Err(message) => fail(USAGE_ERROR, &message),

@@ -22,6 +22,7 @@ pub fn write_json(out: &mut impl Write, table: &UsageTable, usage: &UsageData) -
 pub fn write_text(out: &mut impl Write, table: &UsageTable, usage: &UsageData, by: GroupBy) -> io::Result<()> {
     let group = match by {
         GroupBy::Session => "session",
+        GroupBy::Agent => "agent",
         by => by.column().unwrap_or_default(),
     };
     let header = [
@@ -39,7 +40,8 @@ pub fn write_text(out: &mut impl Write, table: &UsageTable, usage: &UsageData, b
     ];
     let mut lines: Vec<[String; 11]> = Vec::new();
     for row in &table.rows {
-        lines.push(cells(row, row.group().unwrap_or_default().to_string()));
+        let key = if by == GroupBy::Agent { row.agent } else { row.group().unwrap_or_default() };
+        lines.push(cells(row, key.to_string()));
     }
     let mut totals = Vec::new();
     for (kind, row) in &table.totals {
