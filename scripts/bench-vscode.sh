@@ -29,7 +29,7 @@ if [ ! -f "$vscode/vscode-expected.json" ]; then
 fi
 [ -d "$cli/.copilot" ] || scripts/gen-corpus.py "$cli" --size "$size" --seed 1
 cargo build --release --quiet
-echo "$(nproc) cores; VS Code corpus $vscode ($(du -sh "$vscode" | cut -f1) on disk), CLI corpus $cli ($(du -sh "$cli" | cut -f1) on disk)"
+echo "$(nproc) cores; VS Code corpus $vscode ($(du -shL "$vscode" | cut -f1) on disk), CLI corpus $cli ($(du -shL "$cli" | cut -f1) on disk)"
 python3 - "$vscode/vscode-expected.json" <<'EOF'
 import json, sys
 e = json.load(open(sys.argv[1]))
