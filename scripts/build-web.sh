@@ -22,7 +22,8 @@ fi
 cp node_modules/chart.js/dist/chart.umd.min.js www/vendor/chart.umd.min.js
 cp node_modules/chart.js/LICENSE.md www/vendor/chart.js-LICENSE.md
 
-if [ ! -f www/demo/copilot-demo.zip ] || [ scripts/gen-corpus.py -nt www/demo/copilot-demo.zip ]; then
+demo=www/demo/copilot-demo.zip
+if [ ! -f $demo ] || [ scripts/gen-corpus.py -nt $demo ] || [ scripts/make-demo.sh -nt $demo ] || [ scripts/lib/vscode_chat.py -nt $demo ]; then
   scripts/make-demo.sh
 fi
 echo "built www/ ($(du -h www/pkg/copilot_lens_bg.wasm | cut -f1) of WebAssembly)"

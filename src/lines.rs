@@ -114,8 +114,10 @@ impl<R: BufRead> LineReader<R> {
             let kept = take.min(room);
             if self.buf.len() + kept > self.buf.capacity().max(LONG_LINE_BYTES) {
                 // Room for the longest line at once: doubling towards it would leave each
-                // smaller block behind in a heap that never shrinks (WebAssembly's).
-                self.buf.reserve_exact(self.max_len - self.buf.len());
+                // smaller block behind in a heap that never shrinks (WebAssembly's). A cap above
+                // the usual one (a VS Code chat log's) is reached in one more step, past it.
+                let room = if self.buf.len() + kept <= MAX_LINE_BYTES { MAX_LINE_BYTES } else { self.max_len };
+                self.buf.reserve_exact(room.min(self.max_len) - self.buf.len());
             }
             self.buf.extend_from_slice(&chunk[..kept]);
             full_len += take as u64;

@@ -307,11 +307,12 @@ impl Engine {
         self.summary()
     }
 
-    /// `{files, sessions, rows, usage_rows, bad_lines, total_tokens, cost_usd_micros}`.
+    /// `{files, sessions, rows, usage_rows, bad_lines, total_tokens, cost_usd_micros}`;
+    /// `usage_rows` are usage.jsonl's (one per day, agent and model).
     pub fn summary(&self) -> Result<JsValue, JsError> {
         let done = self.done()?;
         let totals = &done.outputs.report.totals;
-        let usage = done.outputs.usage.table(GroupBy::Day, DayRange::default());
+        let usage = done.outputs.usage.table(GroupBy::Day, DayRange { agents_apart: true, ..DayRange::default() });
         let counted = usage.totals.get(&Kind::Counted);
         to_js(&Summary {
             files: totals.files_found,

@@ -44,6 +44,12 @@ const UNREAD_REQUEST_KEYS: [&str; 9] = [
 ];
 /// The session's keys that no row or figure reads.
 const UNREAD_SESSION_KEYS: [&str; 3] = ["inputState", "pendingRequests", "repoData"];
+/// What rows and figures read of a request's `result.metadata` (its tool-call results repeat
+/// the tools' output, and its rounds the calls: both can be most of a session).
+const READ_METADATA_KEYS: [&str; 5] =
+    ["resolvedModel", "promptTokens", "outputTokens", "modelTotals", "toolCallRounds"];
+/// What they read of a request's `result`.
+const READ_RESULT_KEYS: [&str; 2] = ["metadata", "errorDetails"];
 /// Response parts that give rows; others are kept only as their kind, so that indices hold.
 const READ_PART_KINDS: [&str; 4] = ["markdownContent", "toolInvocationSerialized", "thinking", "subagent"];
 
@@ -135,9 +141,15 @@ impl Replay {
 fn is_unread(path: &[Key]) -> bool {
     match path {
         [Key::Name(key), ..] if UNREAD_SESSION_KEYS.contains(&key.as_str()) => true,
-        [Key::Name(requests), Key::Index(_), Key::Name(key), ..] if requests == "requests" => {
+        [Key::Name(requests), Key::Index(_), Key::Name(key), rest @ ..] if requests == "requests" => {
+            let other_than = |at: usize, keys: &[&str]| matches!(rest.get(at), Some(Key::Name(name)) if !keys.contains(&name.as_str()));
+            let is = |at: usize, name: &str| matches!(rest.get(at), Some(Key::Name(known)) if known == name);
             UNREAD_REQUEST_KEYS.contains(&key.as_str())
-                || (key == "message" && path.len() > 3 && path[3] != Key::Name("text".into()))
+                || (key == "message" && other_than(0, &["text"]))
+                || (key == "result" && other_than(0, &READ_RESULT_KEYS))
+                || (key == "result" && is(0, "metadata") && other_than(1, &READ_METADATA_KEYS))
+                // Below a round, only its thinking tokens are kept.
+                || (key == "result" && is(1, "toolCallRounds") && rest.len() > 3)
         }
         _ => false,
     }
@@ -164,6 +176,7 @@ fn prune(path: &[Key], value: &mut Value) {
             }
         }
         [first, Key::Index(_)] if *first == requests => prune_request(value),
+        [first, Key::Index(_), Key::Name(result)] if *first == requests && result == "result" => prune_result(value),
         [first, Key::Index(_), third] if *first == requests && *third == response => {
             if let Some(parts) = value.as_array_mut() {
                 parts.iter_mut().for_each(prune_part);
@@ -184,6 +197,26 @@ fn prune_request(request: &mut Value) {
     }
     if let Some(parts) = request.get_mut("response").and_then(Value::as_array_mut) {
         parts.iter_mut().for_each(prune_part);
+    }
+    if let Some(result) = request.get_mut("result") {
+        prune_result(result);
+    }
+}
+
+/// Keeps of a result the model, the tokens, each round's thinking tokens and the error.
+fn prune_result(result: &mut Value) {
+    let Some(result) = result.as_object_mut() else { return };
+    result.retain(|key, _| READ_RESULT_KEYS.contains(&key.as_str()));
+    let Some(metadata) = result.get_mut("metadata").and_then(Value::as_object_mut) else { return };
+    metadata.retain(|key, _| READ_METADATA_KEYS.contains(&key.as_str()));
+    if let Some(rounds) = metadata.get_mut("toolCallRounds").and_then(Value::as_array_mut) {
+        for round in rounds.iter_mut() {
+            let tokens = round.pointer("/thinking/tokens").cloned();
+            *round = match tokens {
+                Some(tokens) => serde_json::json!({"thinking": {"tokens": tokens}}),
+                None => Value::Object(Map::new()),
+            };
+        }
     }
 }
 
@@ -383,6 +416,22 @@ mod tests {
         assert_eq!(texts(&replay), ["a"]);
         let mut not_json = Replay::default();
         assert!(not_json.apply(b"{\"kind\":0,", 1).unwrap_err().starts_with("not an entry"));
+    }
+
+    #[test]
+    fn a_result_keeps_only_what_rows_and_figures_read() {
+        let result = json!({"metadata": {"promptTokens": 5, "toolCallResults": {"c1": {"content": ["long output"]}},
+            "toolCallRounds": [{"response": "text", "toolCalls": [{"arguments": "{}"}], "thinking": {"tokens": 7, "text": "x"}}, {"id": "b"}]},
+            "errorDetails": {"message": "failed"}, "timings": {"totalElapsed": 3}});
+        let (replay, errors) = replay(&[
+            json!({"kind": 0, "v": {"requests": [request("a")]}}),
+            json!({"kind": 1, "k": ["requests", 0, "result"], "v": result}),
+            json!({"kind": 1, "k": ["requests", 0, "result", "metadata", "toolCallResults", "c2"], "v": "below a dropped key"}),
+        ]);
+        assert!(errors.is_empty(), "{errors:?}");
+        let kept = json!({"metadata": {"promptTokens": 5, "toolCallRounds": [{"thinking": {"tokens": 7}}, {}]},
+            "errorDetails": {"message": "failed"}});
+        assert_eq!(replay.state().unwrap()["requests"][0]["result"], kept);
     }
 
     #[test]
