@@ -57,6 +57,8 @@ fn read_turns(
     let summary = &mut outcome.summary;
     summary.title = text(state.get("customTitle")).filter(|title| !title.is_empty()).map(str::to_string);
     summary.created_ms = state.get("creationDate").and_then(Value::as_i64);
+    // A chat session does not shut down: its record says none rather than "none".
+    summary.shutdown_type = Some(String::new());
     let mut project = (!context.fallback_project.is_empty()).then(|| context.fallback_project.to_string());
     for (index, request) in requests.iter().enumerate() {
         if !request.is_object() {
