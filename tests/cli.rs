@@ -5,10 +5,9 @@ mod common;
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use common::{copy_tree, fixture, read, run};
+use common::{copy_tree, fixture, read, run, zip_tree};
 
 /// Every file below `root` with its bytes and modification time.
 fn snapshot_tree(root: &Path) -> BTreeMap<PathBuf, (Vec<u8>, std::time::SystemTime)> {
@@ -20,37 +19,6 @@ fn snapshot_tree(root: &Path) -> BTreeMap<PathBuf, (Vec<u8>, std::time::SystemTi
             (path, (bytes, modified))
         })
         .collect()
-}
-
-/// Zips `dir` with entry names under `top`, joined with `separator` (`\` as Windows tools do).
-fn zip_tree(dir: &Path, zip_path: &Path, top: &str, separator: &str) {
-    let mut writer = zip::ZipWriter::new(fs::File::create(zip_path).unwrap());
-    for (path, (bytes, modified)) in snapshot_tree(dir) {
-        let modified = chrono::DateTime::<chrono::Utc>::from(modified).naive_utc();
-        let options = zip::write::SimpleFileOptions::default()
-            .compression_method(zip::CompressionMethod::Deflated)
-            .last_modified_time(zip_time(modified));
-        let relative = path.strip_prefix(dir).unwrap();
-        let parts: Vec<String> = relative.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
-        let name = format!("{top}{separator}{}", parts.join(separator));
-        writer.start_file(name, options).unwrap();
-        writer.write_all(&bytes).unwrap();
-    }
-    writer.finish().unwrap();
-}
-
-fn zip_time(time: chrono::NaiveDateTime) -> zip::DateTime {
-    use chrono::{Datelike, Timelike};
-    let part = |value: u32| value as u8;
-    zip::DateTime::from_date_and_time(
-        time.year() as u16,
-        part(time.month()),
-        part(time.day()),
-        part(time.hour()),
-        part(time.minute()),
-        part(time.second()),
-    )
-    .unwrap()
 }
 
 fn rows_of(scratch: &Path, root: &str, out: &str) -> String {

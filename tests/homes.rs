@@ -6,10 +6,9 @@
 mod common;
 
 use std::fs;
-use std::io::Write;
 use std::path::Path;
 
-use common::{copy_tree, files_below, fixture, read, run};
+use common::{copy_tree, files_below, fixture, read, run, zip_tree};
 
 fn snapshot(name: &str, value: &str) {
     insta::with_settings!({ snapshot_path => Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/homes"), prepend_module_to_snapshot => false, omit_expression => true }, {
@@ -24,17 +23,6 @@ fn analyze(dir: &Path, out: &str, roots: &[&str]) -> std::path::PathBuf {
     let output = run(dir, &args);
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     dir.join(out)
-}
-
-/// Zips the tree at `from` into `to`, its paths relative to `from`.
-fn zip_tree(from: &Path, to: &Path) {
-    let mut zip = zip::ZipWriter::new(fs::File::create(to).unwrap());
-    for path in files_below(from) {
-        let name = path.strip_prefix(from).unwrap().to_string_lossy().replace('\\', "/");
-        zip.start_file(name, zip::write::SimpleFileOptions::default()).unwrap();
-        zip.write_all(&fs::read(&path).unwrap()).unwrap();
-    }
-    zip.finish().unwrap();
 }
 
 /// The session records without the homes that hold them, which differ by design.
@@ -94,7 +82,7 @@ fn two_machines_in_one_folder_are_both_read() {
 fn a_home_given_again_counts_once() {
     let scratch = tempfile::tempdir().unwrap();
     copy_tree(&fixture("real-cli-1.0.102"), &scratch.path().join("home"));
-    zip_tree(&scratch.path().join("home"), &scratch.path().join("home.zip"));
+    zip_tree(&scratch.path().join("home"), &scratch.path().join("home.zip"), "", "/");
     let alone = analyze(scratch.path(), "alone", &["home"]);
     let thrice = analyze(scratch.path(), "thrice", &["home", "home/.copilot", "home.zip"]);
     assert_eq!(read(&thrice.join("rows.jsonl")), read(&alone.join("rows.jsonl")));

@@ -15,7 +15,6 @@
 mod common;
 
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use copilot_lens::analysis::{Options, analyze};
@@ -23,7 +22,7 @@ use copilot_lens::input::memory::MemoryRoots;
 use copilot_lens::model::{Row, RowMark, RowSink};
 use serde_json::Value;
 
-use common::{copy_tree, files_below, fixture, read, run};
+use common::{copy_tree, fixture, read, run, zip_tree};
 
 const AGENT: &str = "copilot-vscode";
 /// `workspaceStorage/<hash>` of `file:///home/ana/src/shop` (the hash is any folder name to the
@@ -754,23 +753,12 @@ fn case_12_insiders() {
     assert_no_diagnostics(&out);
 }
 
-/// Zips the tree at `from` into `to` with backslash-separated names, as Windows tools write them.
-fn zip_tree_backslashes(from: &Path, to: &Path) {
-    let mut zip = zip::ZipWriter::new(fs::File::create(to).unwrap());
-    for path in files_below(from) {
-        let name = path.strip_prefix(from).unwrap().to_string_lossy().replace('/', "\\");
-        zip.start_file(name, zip::write::SimpleFileOptions::default()).unwrap();
-        zip.write_all(&fs::read(&path).unwrap()).unwrap();
-    }
-    zip.finish().unwrap();
-}
-
 /// Case 13: a zip of a Windows home (`ana\AppData\Roaming\Code\User\...`, backslash names).
 #[test]
 fn case_13_windows_zip() {
     let scratch = tempfile::tempdir().unwrap();
     copy_tree(&fixture("vscode/13-windows-zip"), &scratch.path().join("tree"));
-    zip_tree_backslashes(&scratch.path().join("tree"), &scratch.path().join("ana.zip"));
+    zip_tree(&scratch.path().join("tree"), &scratch.path().join("ana.zip"), "", "\\");
     let bytes = fs::read(scratch.path().join("ana.zip")).unwrap();
     assert!(bytes.windows(20).any(|w| w == b"ana\\AppData\\Roaming\\"), "the zip keeps its backslashes");
     let out = analyze_root(scratch, "ana.zip", &[]);

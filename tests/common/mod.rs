@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 use std::fs;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, SystemTime};
@@ -68,4 +69,38 @@ pub fn memory_root(name: &str) -> copilot_lens::input::memory::MemoryRoot {
         root.insert(&relative, fs::read(&path).unwrap(), Some(FIXED_MTIME_MS as i64));
     }
     root
+}
+
+/// Zips `dir` with entry names under `top` (none when empty), joined with `separator` (`\` as
+/// Windows tools do), each entry dated by its file's modification time.
+pub fn zip_tree(dir: &Path, zip_path: &Path, top: &str, separator: &str) {
+    let mut writer = zip::ZipWriter::new(fs::File::create(zip_path).unwrap());
+    for path in files_below(dir) {
+        let (bytes, modified) = (fs::read(&path).unwrap(), fs::metadata(&path).unwrap().modified().unwrap());
+        let modified = chrono::DateTime::<chrono::Utc>::from(modified).naive_utc();
+        let options = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated)
+            .last_modified_time(zip_time(modified));
+        let relative = path.strip_prefix(dir).unwrap();
+        let parts: Vec<String> = relative.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+        let name =
+            if top.is_empty() { parts.join(separator) } else { format!("{top}{separator}{}", parts.join(separator)) };
+        writer.start_file(name, options).unwrap();
+        writer.write_all(&bytes).unwrap();
+    }
+    writer.finish().unwrap();
+}
+
+fn zip_time(time: chrono::NaiveDateTime) -> zip::DateTime {
+    use chrono::{Datelike, Timelike};
+    let part = |value: u32| value as u8;
+    zip::DateTime::from_date_and_time(
+        time.year() as u16,
+        part(time.month()),
+        part(time.day()),
+        part(time.hour()),
+        part(time.minute()),
+        part(time.second()),
+    )
+    .unwrap()
 }

@@ -361,6 +361,13 @@ fn count(value: Option<&Value>, left_out: &mut Vec<String>, name: &str) -> u64 {
     }
 }
 
+/// One call's input and output, by the names of `fields` in `record`, when either is there.
+fn input_output(record: Option<&Value>, fields: [&str; 2], prefix: &str, left_out: &mut Vec<String>) -> Option<Tokens> {
+    let record = record.filter(|record| fields.iter().any(|field| record.get(field).is_some()))?;
+    let [input, output] = fields.map(|field| count(record.get(field), left_out, &format!("{prefix}{field}")));
+    Some(Tokens { requests: 1, input, output, ..Tokens::default() })
+}
+
 fn read_count(count: Count, left_out: &mut Vec<String>, name: &str) -> u64 {
     match count {
         Count::Read(count) => count,
@@ -411,27 +418,13 @@ fn add_usage(context: &LogContext<'_>, request: &Value, turn: &Turn<'_>, line: u
         if let Some((_, first, _)) = figures.first_mut() {
             first.reasoning = reasoning;
         }
-    } else if request.get("promptTokens").is_some() || request.get("completionTokens").is_some() {
-        let tokens = Tokens {
-            requests: 1,
-            input: count(request.get("promptTokens"), &mut left_out, "promptTokens"),
-            output: count(request.get("completionTokens"), &mut left_out, "completionTokens"),
-            reasoning,
-            ..Tokens::default()
-        };
-        figures.push((turn.model.to_string(), tokens, true));
-    } else if let Some(metadata) =
-        metadata.filter(|m| m.get("promptTokens").is_some() || m.get("outputTokens").is_some())
+    } else if let Some(tokens) = input_output(Some(request), ["promptTokens", "completionTokens"], "", &mut left_out) {
+        figures.push((turn.model.to_string(), Tokens { reasoning, ..tokens }, true));
+    } else if let Some(tokens) =
+        input_output(metadata, ["promptTokens", "outputTokens"], "result.metadata.", &mut left_out)
     {
-        let tokens = Tokens {
-            requests: 1,
-            input: count(metadata.get("promptTokens"), &mut left_out, "result.metadata.promptTokens"),
-            output: count(metadata.get("outputTokens"), &mut left_out, "result.metadata.outputTokens"),
-            reasoning,
-            ..Tokens::default()
-        };
         let one_round = rounds.is_some_and(|rounds| rounds.len() == 1);
-        figures.push((turn.model.to_string(), tokens, one_round));
+        figures.push((turn.model.to_string(), Tokens { reasoning, ..tokens }, one_round));
     }
     if figures.is_empty() {
         return;
