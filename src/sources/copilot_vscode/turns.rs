@@ -37,9 +37,11 @@ pub fn read_session(context: &LogContext<'_>, log: &ReadLog, sink: Option<&mut d
                 line: None,
                 kind: DiagnosticKind::CutWhenSaved,
                 message: format!(
-                    "{} texts were cut by VS Code when it saved the session (they start with \"{CUT_MARKER}\"): \
-                     they are shown as saved",
-                    emitter.cut_texts
+                    "{} cut by VS Code when it saved the session (starting \"{CUT_MARKER}\"): shown as saved",
+                    match emitter.cut_texts {
+                        1 => "1 text was".to_string(),
+                        count => format!("{count} texts were"),
+                    }
                 ),
             });
         }
@@ -589,6 +591,17 @@ mod tests {
         assert_eq!((entry.tokens.input, entry.tokens.output, entry.implausible), (0, 7, true));
         assert_eq!(ledger.problems.len(), 1);
         assert!(ledger.problems[0].message.contains("promptTokens is -5 (a negative number)"), "{:?}", ledger.problems);
+    }
+
+    #[test]
+    fn texts_vs_code_cut_when_saving_are_said() {
+        let cut = format!("{CUT_MARKER}; original 2000000 chars]");
+        let part = json!({"kind": "toolInvocationSerialized", "toolId": "read", "resultDetails": {"output": [{"value": cut}]}});
+        let (rows, outcome) = read(json!({"requests": [{"message": {"text": "hi"}, "response": [part]}]}), false);
+        assert_eq!(rows[2].text, cut, "shown as saved");
+        let problems: Vec<_> = outcome.problems.iter().map(|problem| (problem.kind, problem.line)).collect();
+        assert_eq!(problems, [(DiagnosticKind::CutWhenSaved, None)]);
+        assert!(outcome.problems[0].message.starts_with("1 text was cut by VS Code"), "{:?}", outcome.problems);
     }
 
     #[test]
