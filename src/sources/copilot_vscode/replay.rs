@@ -100,6 +100,8 @@ impl Replay {
             return Ok(());
         }
         match entry.kind {
+            // A value set to undefined is written without `v`: it is gone, as after a delete.
+            1 if entry.v.is_none() => delete(state, &path)?,
             1 => {
                 let mut value = entry.v.unwrap_or(Value::Null);
                 prune(&path, &mut value);
@@ -368,6 +370,8 @@ mod tests {
             json!({"kind": 1, "k": ["requests", 1, "promptTokens"], "v": 18561}),
             json!({"kind": 1, "k": ["customTitle"], "v": "Title"}),
             json!({"kind": 3, "k": ["customTitle"]}),
+            json!({"kind": 1, "k": ["requests", 0, "modelState"], "v": {"value": 1}}),
+            json!({"kind": 1, "k": ["requests", 0, "modelState"]}),
             json!({"kind": 1, "k": ["inputState", "selectedModel"], "v": "dropped, not an error"}),
         ]);
         assert_eq!(errors, Vec::<String>::new());
@@ -376,6 +380,7 @@ mod tests {
         assert_eq!(state["requests"][1]["promptTokens"], 18561);
         assert_eq!(state["requests"][1].get("result"), None, "the replaced request's result went with it");
         assert_eq!(state.get("customTitle"), None);
+        assert_eq!(state["requests"][0].get("modelState"), None, "a set without a value unsets it");
         assert_eq!(state.get("inputState"), None);
         assert_eq!(state["requests"][0].get("variableData"), None);
         assert_eq!(state["requests"][0]["message"], json!({"text": "a"}));
