@@ -50,7 +50,9 @@ export async function renderTranscript(container, ctx, sessionId) {
           fact('client', session.client_name),
           fact('started', fmtTime(session.first_event || session.created_at)),
           fact('last event', fmtTime(session.last_event || session.updated_at)),
-          fact('Copilot CLI', session.copilot_version),
+          fact('agent', session.agent),
+          // Copilot CLI's version, or the Copilot Chat extension's for a VS Code chat.
+          fact('version', session.copilot_version),
           fact('models', session.models.join(', ')),
           fact('prompts / replies / tool calls', `${session.prompts} / ${session.replies} / ${session.tool_calls} (${session.failed_tool_calls} failed)`),
           fact('permission requests / denials', `${session.permission_requests} / ${session.denials}`),
