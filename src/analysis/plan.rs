@@ -176,6 +176,7 @@ impl Planned {
         }
         files.sort_by(|a, b| (a.home, &a.path).cmp(&(b.home, &b.path)));
         superseded(&mut files);
+        not_needed_alone(&mut files);
         let state = State {
             options,
             roots: root_states,
@@ -337,6 +338,27 @@ fn superseded(files: &mut [PlannedFile]) {
             let file = &mut files[index];
             file.status = FileStatus::Superseded;
             file.message = Some(format!("the session is read from {instead}, its live copy"));
+        }
+    }
+}
+
+/// Marks the files read only for the session logs beside them (VS Code's `state.vscdb`, for
+/// its chat index) that have none: a workspace's storage holds every extension's state, so it
+/// is read only where there are chats to name. `files` is in (home, path) order.
+fn not_needed_alone(files: &mut [PlannedFile]) {
+    for index in 0..files.len() {
+        let file = &files[index];
+        let Some(folder) = file.source().read_only_beside(&file.path) else { continue };
+        let home = file.home;
+        let from = files.partition_point(|other| (other.home, other.path.as_str()) < (home, folder.as_str()));
+        let beside = files[from..]
+            .iter()
+            .take_while(|other| other.home == home && other.path.starts_with(&folder))
+            .any(|other| other.kind.role == Role::EventLog && other.status == FileStatus::Read);
+        if !beside {
+            let file = &mut files[index];
+            file.status = FileStatus::NotNeeded;
+            file.message = Some(format!("not read: no session log in {folder}"));
         }
     }
 }

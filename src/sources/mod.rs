@@ -293,6 +293,11 @@ pub trait Source: Sync {
     fn read_instead(&self, _path: &str) -> Option<String> {
         None
     }
+    /// The folder whose session logs a file is read for (VS Code's `state.vscdb` names the
+    /// chats of its `chatSessions/`): without one there, it is not read.
+    fn read_only_beside(&self, _path: &str) -> Option<String> {
+        None
+    }
     /// Reads only a log's counter lines into a usage ledger (usage-only runs); `path` is the
     /// log's in its home.
     fn scan_usage(

@@ -88,6 +88,17 @@ pub fn classify(path: &str) -> Classified<'_> {
     }
 }
 
+/// The folder of the chats a `state.vscdb`'s index names: `chatSessions/` beside a workspace's,
+/// `emptyWindowChatSessions/` beside the global one.
+pub fn chats_named_by(path: &str) -> Option<String> {
+    if classify(path).kind != CHAT_INDEX {
+        return None;
+    }
+    let folder = path.strip_suffix("state.vscdb")?;
+    let chats = if folder.ends_with("globalStorage/") { "emptyWindowChatSessions/" } else { "chatSessions/" };
+    Some(format!("{folder}{chats}"))
+}
+
 /// The `.jsonl` beside a `.json` chat session: the live copy, read instead.
 pub fn read_instead(path: &str) -> Option<String> {
     (classify(path).kind == CHAT_SESSION && path.ends_with(".json")).then(|| format!("{path}l"))
@@ -114,6 +125,10 @@ mod tests {
         assert_eq!(classify(".config/Code/logs/main.log").kind, FileKind::OUTSIDE);
         assert_eq!(read_instead(&log.replace(".jsonl", ".json")).as_deref(), Some(log));
         assert_eq!(read_instead(log), None);
+        let index = ".config/Code/User/workspaceStorage/ab12/state.vscdb";
+        assert_eq!(chats_named_by(index).as_deref(), Some(".config/Code/User/workspaceStorage/ab12/chatSessions/"));
+        let global = ".config/Code/User/globalStorage/state.vscdb";
+        assert_eq!(chats_named_by(global).as_deref(), Some(".config/Code/User/globalStorage/emptyWindowChatSessions/"));
     }
 
     #[test]

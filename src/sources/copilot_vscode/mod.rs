@@ -47,6 +47,10 @@ impl Source for CopilotVscode {
         layout::read_instead(path)
     }
 
+    fn read_only_beside(&self, path: &str) -> Option<String> {
+        layout::chats_named_by(path)
+    }
+
     fn import(&self, input: MetadataInput<'_>, into: &mut Importing<'_>) -> Result<(), String> {
         let MetadataInput::Bytes(bytes) = input else { return Ok(()) };
         if into.kind == layout::CHAT_INDEX {
