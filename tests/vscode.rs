@@ -1058,3 +1058,37 @@ fn beside_a_cli_home() {
     );
     assert_no_diagnostics(&out);
 }
+
+/// The chat index of a `state.vscdb` names a chat VS Code titled itself; a workspace's
+/// `state.vscdb` with no chat beside it is not read (it holds every extension's state).
+#[test]
+fn the_chat_index_names_chats_and_is_read_only_beside_them() {
+    let scratch = tempfile::tempdir().unwrap();
+    let user = scratch.path().join("home/.config/Code/User/workspaceStorage");
+    let id = session_id(900);
+    let log = format!(r#"{{"kind":0,"v":{{"sessionId":"{id}","requests":[{{"message":{{"text":"hello"}}}}]}}}}"#);
+    for (folder, with_chat) in [("chats", true), ("nochats", false)] {
+        fs::create_dir_all(user.join(folder).join("chatSessions")).unwrap();
+        let database = rusqlite::Connection::open(user.join(folder).join("state.vscdb")).unwrap();
+        database.execute_batch("CREATE TABLE ItemTable (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)").unwrap();
+        let index = format!(r#"{{"version":1,"entries":{{"{id}":{{"title":"Titled by VS Code in {folder}"}}}}}}"#);
+        database.execute("INSERT INTO ItemTable VALUES ('chat.ChatSessionStore.index', ?1)", [index]).unwrap();
+        if with_chat {
+            fs::write(user.join(folder).join(format!("chatSessions/{id}.jsonl")), &log).unwrap();
+        }
+    }
+    let output = run(scratch.path(), &["analyze", "home", "--out", "out"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let sessions = read(&scratch.path().join("out/sessions.jsonl"));
+    assert!(sessions.contains(r#""name":"Titled by VS Code in chats""#), "{sessions}");
+    let report: Value = serde_json::from_str(&read(&scratch.path().join("out/report.json"))).unwrap();
+    let statuses: Vec<(String, String)> = report["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|file| file["kind"] == "chat_index")
+        .map(|file| (str_of(&file["path"]), str_of(&file["status"])))
+        .collect();
+    let path = |folder: &str| format!(".config/Code/User/workspaceStorage/{folder}/state.vscdb");
+    assert_eq!(statuses, [(path("chats"), "read".into()), (path("nochats"), "not_needed".into())]);
+}
