@@ -415,6 +415,20 @@ impl Engine {
         })
     }
 
+    /// The billing month (UTC) holding the day `month` (`YYYY-MM-DD`; any day of it), as of
+    /// `today` (the page's clock, in UTC: the core has none), against `allowance` credits (none:
+    /// no allowance): each day's credits, recorded and estimated apart, the pace's projection
+    /// and the day the allowance would run out. The analysis's days must be UTC's.
+    pub fn month(&self, month: &str, today: &str, allowance: Option<f64>) -> Result<JsValue, JsError> {
+        let day = |text: &str| chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d").map_err(js_error);
+        let usage = &self.done()?.outputs.usage;
+        to_js(&usage.month(
+            day(month)?,
+            day(today)?,
+            allowance.filter(|credits| credits.is_finite() && *credits >= 0.0),
+        ))
+    }
+
     /// A file to save, by its name in the outputs catalogue (`engine_facts().outputs`);
     /// `session.md` is the session `session_id`.
     pub fn export(&self, what: &str, session_id: &str) -> Result<String, JsError> {

@@ -169,10 +169,11 @@ fn a_model_without_a_rate_has_no_cost_and_says_so() {
 
 #[test]
 fn the_real_sample_reconciles_with_its_per_call_records() {
-    // gpt-4.1 (earlier table revision: 2.00 / 0.50 / - / 8.00): 3 calls, input 3006 with 300
-    // cache reads, output 66 (15 reasoning). cost 2706*2 + 300*0.5 + 66*8 = 5412 + 150 + 528 = 6090.
+    // gpt-4.1: 3 calls, input 3006 with 300 cache reads, output 66 (15 reasoning). At the rates
+    // (earlier table revision: 2.00 / 0.50 / - / 8.00) 2706*2 + 300*0.5 + 66*8 = 6090 micro-
+    // dollars, but every call was made with the person's own key (isByok): GitHub bills nothing.
     let usage =
-        check("real-cli-1.0.102", &[("2026-11-30", "gpt-4.1", &[], [3, 2706, 300, 0, 66, 15, 3072], Some(6090))]);
+        check("real-cli-1.0.102", &[("2026-11-30", "gpt-4.1", &["byok"], [3, 2706, 300, 0, 66, 15, 3072], Some(0))]);
     assert_eq!(flags(&usage, "16389f9e-9896-4928-b559-7fadd9312083"), Vec::<&str>::new());
 }
 

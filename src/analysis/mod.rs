@@ -41,6 +41,7 @@ use crate::report::Report;
 use crate::sessions::SessionRecord;
 use crate::usage::Zone;
 use crate::usage::ledger::SessionLedger;
+use crate::usage::month::MonthCredits;
 use crate::usage::rates::RateTable;
 use crate::usage::summary::{self, DayRange, GroupBy, UsageTable};
 
@@ -116,6 +117,12 @@ impl UsageData {
             by,
             range,
         )
+    }
+
+    /// The billing month holding `month` (any day of it), as of `today`, against `allowance`
+    /// credits. Its days are the ledgers' days, so the run must count days in UTC.
+    pub fn month(&self, month: chrono::NaiveDate, today: chrono::NaiveDate, allowance: Option<f64>) -> MonthCredits {
+        crate::usage::month::month_credits(self.ledgers.values(), &self.rates, month, today, allowance)
     }
 }
 

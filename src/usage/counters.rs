@@ -218,6 +218,64 @@ pub struct UsageCounts {
     pub cache_read_tokens: Count,
     pub cache_write_tokens: Count,
     pub reasoning_tokens: Count,
+    /// A call made with the person's own model key, which GitHub does not bill (usage records).
+    #[serde(deserialize_with = "lenient")]
+    pub is_byok: Option<bool>,
+    /// A call whose model Auto chose, billed at Auto's discount (usage records).
+    #[serde(deserialize_with = "lenient")]
+    pub is_auto: Option<bool>,
+}
+
+/// A value of the expected type, else none (never an error of the line).
+fn lenient<'de, D: Deserializer<'de>, T: serde::de::DeserializeOwned>(deserializer: D) -> Result<Option<T>, D::Error> {
+    let value = serde_json::Value::deserialize(deserializer)?;
+    Ok(serde_json::from_value(value).ok())
+}
+
+/// What Copilot itself recorded as billed: nano-AIU (10^9 to the AI credit) and premium
+/// requests (legacy plans; in thousandths, since a request can count a fraction). Cumulative
+/// in a shutdown's model metrics, like the tokens.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Recorded {
+    pub nano_aiu: Option<u64>,
+    pub premium_milli: Option<u64>,
+}
+
+impl Recorded {
+    pub fn add(&mut self, other: &Recorded) {
+        fn sum(a: Option<u64>, b: Option<u64>) -> Option<u64> {
+            match (a, b) {
+                (Some(a), Some(b)) => Some(a.saturating_add(b)),
+                (a, b) => a.or(b),
+            }
+        }
+        self.nano_aiu = sum(self.nano_aiu, other.nano_aiu);
+        self.premium_milli = sum(self.premium_milli, other.premium_milli);
+    }
+
+    /// The increase over an earlier cumulative record, and whether a figure went down (which
+    /// adds nothing, as a lower token total does).
+    pub fn increase_over(&self, earlier: &Recorded) -> (Recorded, bool) {
+        let mut went_down = false;
+        let mut step = |now: Option<u64>, before: Option<u64>| match (now, before) {
+            (Some(now), Some(before)) if now < before => {
+                went_down = true;
+                Some(0)
+            }
+            (Some(now), before) => Some(now - before.unwrap_or(0)),
+            (None, _) => None,
+        };
+        let increase = Recorded {
+            nano_aiu: step(self.nano_aiu, earlier.nano_aiu),
+            premium_milli: step(self.premium_milli, earlier.premium_milli),
+        };
+        (increase, went_down)
+    }
+}
+
+/// A recorded amount: a finite non-negative number, in `scale`ths, rounded; else none.
+fn amount(value: Option<f64>, scale: f64) -> Option<u64> {
+    value.filter(|v| v.is_finite() && *v >= 0.0 && *v * scale < 1e19).map(|v| (v * scale).round() as u64)
 }
 
 /// The counters of a record that could not be read, by what they belong with: input includes
@@ -349,16 +407,35 @@ impl UsageCounts {
 #[serde(default)]
 pub struct Requests {
     pub count: Count,
+    /// Premium requests (legacy plans).
+    #[serde(deserialize_with = "lenient")]
+    pub cost: Option<f64>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
-#[serde(default)]
+#[serde(default, rename_all = "camelCase")]
 pub struct ModelMetric {
     pub requests: Shaped<Requests>,
     pub usage: Shaped<UsageCounts>,
+    #[serde(deserialize_with = "lenient")]
+    pub total_nano_aiu: Option<f64>,
 }
 
 impl Shaped<ModelMetric> {
+    /// What Copilot recorded as billed, cumulative (none where it wrote nothing readable).
+    pub fn recorded(&self) -> Recorded {
+        match self {
+            Shaped::Object(metric) => Recorded {
+                nano_aiu: amount(metric.total_nano_aiu, 1.0),
+                premium_milli: match &metric.requests {
+                    Shaped::Object(requests) => amount(requests.cost, 1000.0),
+                    Shaped::Not(_) => None,
+                },
+            },
+            Shaped::Not(_) => Recorded::default(),
+        }
+    }
+
     /// The metric's cumulative counters; field paths are relative to the metric.
     pub fn read(&self) -> Reading {
         let mut reading = Reading::default();
@@ -396,6 +473,14 @@ pub struct UsageRecordData {
 }
 
 impl UsageRecordData {
+    /// Whether the call was made with the person's own key, and whether Auto chose its model.
+    pub fn byok_auto(&self) -> (bool, bool) {
+        match &self.usage {
+            Shaped::Object(usage) => (usage.is_byok == Some(true), usage.is_auto == Some(true)),
+            Shaped::Not(_) => (false, false),
+        }
+    }
+
     /// The call's model (empty when unnamed).
     pub fn model(&self) -> &str {
         match &self.usage {

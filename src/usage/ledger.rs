@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use chrono::NaiveDate;
 
-use super::counters::{LeftOut, Reading, Shaped, ShutdownCounters, UsageCounts, UsageRecordData};
+use super::counters::{LeftOut, Reading, Recorded, Shaped, ShutdownCounters, UsageCounts, UsageRecordData};
 use super::rates::RateTable;
 use super::{Entries, Entry, EntryKey, Kind, Tokens, Zone};
 use crate::report::{Diagnostic, DiagnosticKind};
@@ -63,6 +63,12 @@ pub struct SessionLedger {
     pub home: usize,
     zone: Zone,
     last_totals: BTreeMap<String, Tokens>,
+    /// What the last checkpoint recorded as billed, per model (cumulative, like the tokens).
+    last_recorded: BTreeMap<String, Recorded>,
+    /// Models some call of which was made with the person's own key, or chosen by Auto: their
+    /// entries are flagged when the ledger is finished.
+    byok_models: BTreeSet<String>,
+    auto_models: BTreeSet<String>,
     seen_checkpoints: HashSet<String>,
     /// Per-call sums per model since the last counted checkpoint.
     interval: BTreeMap<String, Entry>,
@@ -87,6 +93,9 @@ impl SessionLedger {
             home: 0,
             zone,
             last_totals: BTreeMap::new(),
+            last_recorded: BTreeMap::new(),
+            byok_models: BTreeSet::new(),
+            auto_models: BTreeSet::new(),
             seen_checkpoints: HashSet::new(),
             interval: BTreeMap::new(),
             uncovered: BTreeMap::new(),
@@ -122,7 +131,19 @@ impl SessionLedger {
                 )
             });
         }
+        let (byok, auto) = data.byok_auto();
+        self.note_model(data.model(), byok, auto);
         self.call_reading(millis, data.model(), reading, rates);
+    }
+
+    /// A model some call of which was made with the person's own key, or chosen by Auto.
+    pub fn note_model(&mut self, model: &str, byok: bool, auto: bool) {
+        if byok && !self.byok_models.contains(model) {
+            self.byok_models.insert(model.to_string());
+        }
+        if auto && !self.auto_models.contains(model) {
+            self.auto_models.insert(model.to_string());
+        }
     }
 
     /// One model call of a store's per-call rows. `rates` tells whether it ran above its
@@ -168,7 +189,8 @@ impl SessionLedger {
     /// One turn of a session whose tokens are recorded per turn (a VS Code chat request), on
     /// its own day: counted when the record covers the whole turn, a partial lower bound when
     /// it describes only the turn's last call. `implausible`: a counter was left out.
-    pub fn turn(&mut self, millis: Option<i64>, model: &str, tokens: Tokens, whole: bool, implausible: bool) {
+    pub fn turn(&mut self, millis: Option<i64>, model: &str, entry: Entry, whole: bool) {
+        let (tokens, implausible) = (entry.tokens, entry.implausible);
         self.calls.add(&tokens);
         if implausible {
             self.flags.insert(IMPLAUSIBLE_COUNTER);
@@ -187,7 +209,7 @@ impl SessionLedger {
             self.last_checkpoint_ms = self.last_checkpoint_ms.max(Some(millis));
         }
         let key = EntryKey { day: self.zone.day(millis), model: model.to_string(), kind };
-        self.entries.add(key, &Entry { tokens, long: Tokens::default(), implausible });
+        self.entries.add(key, &entry);
     }
 
     /// The line's time, or `None` with a problem noted (`consequence` says what follows).
@@ -284,6 +306,18 @@ impl SessionLedger {
                     )
                 });
             }
+            let recorded = metric.recorded();
+            let earlier = self.last_recorded.get(model).copied().unwrap_or_default();
+            let (recorded_increase, recorded_down) = recorded.increase_over(&earlier);
+            if recorded_down {
+                self.flags.insert("recorded_total_went_down");
+            }
+            // A figure not written this time keeps the last one written.
+            let kept = Recorded {
+                nano_aiu: recorded.nano_aiu.or(earlier.nano_aiu),
+                premium_milli: recorded.premium_milli.or(earlier.premium_milli),
+            };
+            self.last_recorded.insert(model.clone(), kept);
             let previous = self.last_totals.get(model).copied().unwrap_or_default();
             // A counter left out keeps the previous total: it adds nothing now, and the next
             // total that can be read adds what it missed.
@@ -302,13 +336,17 @@ impl SessionLedger {
             if had_calls && calls.tokens.counters() != increase.counters() {
                 self.flags.insert("per_call_mismatch");
             }
-            // An increase with a counter left out still makes its row, to carry the flag.
-            if increase.is_zero() && !implausible {
+            // An increase with a counter left out still makes its row, to carry the flag, as
+            // does a billed amount recorded with no tokens.
+            let billed =
+                recorded_increase.nano_aiu.unwrap_or(0) > 0 || recorded_increase.premium_milli.unwrap_or(0) > 0;
+            if increase.is_zero() && !implausible && !billed {
                 continue;
             }
             let long = calls.long.min_each(&increase);
             let key = EntryKey { day, model: model.clone(), kind: Kind::Counted };
-            self.entries.add(key, &Entry { tokens: increase, long, implausible });
+            let entry = Entry { tokens: increase, long, implausible, recorded: recorded_increase, ..Entry::default() };
+            self.entries.add(key, &entry);
         }
         if had_calls && interval.values().any(|calls| !calls.tokens.is_zero()) {
             self.flags.insert("per_call_mismatch");
@@ -320,6 +358,7 @@ impl SessionLedger {
     /// calls since the last checkpoint, the thresholds): thousands of ledgers wait for the end.
     pub fn log_ended(&mut self) {
         self.last_totals = BTreeMap::new();
+        self.last_recorded = BTreeMap::new();
         self.seen_checkpoints = HashSet::new();
         self.interval = BTreeMap::new();
         self.thresholds = Vec::new();
@@ -348,6 +387,10 @@ impl SessionLedger {
             self.entries.add(EntryKey { day, model, kind }, &entry);
         }
         self.interval.clear();
+        for (key, entry) in self.entries.iter_mut() {
+            entry.byok |= self.byok_models.contains(&key.model);
+            entry.auto |= self.auto_models.contains(&key.model);
+        }
     }
 
     /// The store's per-call rows (gathered in a ledger of their own) stand in for a log's own

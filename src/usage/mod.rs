@@ -11,6 +11,7 @@
 
 pub mod counters;
 pub mod ledger;
+pub mod month;
 pub mod rates;
 pub mod summary;
 
@@ -114,17 +115,25 @@ pub struct Entry {
     pub tokens: Tokens,
     pub long: Tokens,
     pub implausible: bool,
+    /// What Copilot itself recorded as billed for these tokens, beside the estimate.
+    pub recorded: counters::Recorded,
+    /// Calls made with the person's own key (not billed by GitHub), or whose model Auto chose.
+    pub byok: bool,
+    pub auto: bool,
 }
 
 impl Entry {
     fn of(tokens: Tokens, long: bool, implausible: bool) -> Entry {
-        Entry { tokens, long: if long { tokens } else { Tokens::default() }, implausible }
+        Entry { tokens, long: if long { tokens } else { Tokens::default() }, implausible, ..Entry::default() }
     }
 
     pub fn add(&mut self, other: &Entry) {
         self.tokens.add(&other.tokens);
         self.long.add(&other.long);
         self.implausible |= other.implausible;
+        self.recorded.add(&other.recorded);
+        self.byok |= other.byok;
+        self.auto |= other.auto;
     }
 }
 
@@ -143,6 +152,10 @@ impl Entries {
 
     pub fn iter(&self) -> impl Iterator<Item = (&EntryKey, &Entry)> {
         self.0.iter().map(|(key, entry)| (key, entry))
+    }
+
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = (&EntryKey, &mut Entry)> {
+        self.0.iter_mut().map(|(key, entry)| (&*key, entry))
     }
 
     pub fn is_empty(&self) -> bool {

@@ -83,10 +83,19 @@ pub struct UsageRow {
     pub output: u64,
     pub reasoning: u64,
     pub total: u64,
+    /// The estimate at the published rates (Auto's discount applied; none for BYOK calls).
     pub cost_usd_micros: Option<u64>,
     pub cost_ai_credits: Option<f64>,
+    /// What Copilot itself recorded as billed (10^9 to the AI credit): none when it recorded
+    /// nothing. Beside the estimate, never mixed into it.
+    pub recorded_nano_aiu: Option<u64>,
+    /// Premium requests Copilot recorded (legacy plans).
+    pub premium_requests: Option<f64>,
     /// `no_rate`, `partial`, `recovered`, `long_context` (some calls priced at the higher tier),
-    /// `implausible_counter` (a counter that cannot be a token count was left out, not added).
+    /// `implausible_counter` (a counter that cannot be a token count was left out, not added),
+    /// `byok` (calls made with the person's own key: GitHub does not bill them), `auto` (Auto
+    /// chose the model: its discount is applied), `differs` (the estimate and the recorded
+    /// amount differ by more than 5%).
     pub flags: Vec<&'static str>,
 }
 
@@ -104,12 +113,23 @@ pub struct UsageTable {
     pub totals: BTreeMap<Kind, UsageRow>,
 }
 
-/// The price of an entry in nano-dollars, or `None` when its model has no rate.
+/// The price of an entry in nano-dollars, or `None` when its model has no rate: nothing for
+/// calls made with the person's own key (GitHub does not bill them), Auto's discount off the
+/// calls Auto chose the model of.
 pub fn price(rates: &RateTable, model: &str, entry: &Entry) -> Option<u128> {
+    if entry.byok {
+        return Some(0);
+    }
     let rate = rates.lookup(model)?;
     let long_tier = rate.long_context.map_or(rate.base, |long| long.tier);
-    Some(rate.base.cost_nanos(&entry.tokens.minus(&entry.long)) + long_tier.cost_nanos(&entry.long))
+    let nanos = rate.base.cost_nanos(&entry.tokens.minus(&entry.long)) + long_tier.cost_nanos(&entry.long);
+    Some(if entry.auto { nanos * (100 - AUTO_DISCOUNT_PERCENT) / 100 } else { nanos })
 }
+
+/// Auto model selection's published discount (GitHub Docs, "models and pricing").
+pub const AUTO_DISCOUNT_PERCENT: u128 = 10;
+/// How far an estimate may be from the recorded amount before the row says so (5%).
+const DIFFERS_ABOVE: u128 = 20;
 
 #[derive(Default)]
 struct Accumulator {
@@ -118,6 +138,9 @@ struct Accumulator {
     unpriced: bool,
     long: bool,
     implausible: bool,
+    recorded: crate::usage::counters::Recorded,
+    byok: bool,
+    auto: bool,
     /// The agent of every entry added, empty once two differ.
     agent: Option<&'static str>,
 }
@@ -131,6 +154,9 @@ impl Accumulator {
         self.tokens.add(&entry.tokens);
         self.long |= !entry.long.is_zero();
         self.implausible |= entry.implausible;
+        self.recorded.add(&entry.recorded);
+        self.byok |= entry.byok;
+        self.auto |= entry.auto;
         match price(rates, model, entry) {
             Some(nanos) => self.nanos += nanos,
             None => self.unpriced = true,
@@ -155,6 +181,19 @@ impl Accumulator {
         if self.implausible {
             flags.push(IMPLAUSIBLE_COUNTER);
         }
+        if self.byok {
+            flags.push("byok");
+        }
+        if self.auto {
+            flags.push("auto");
+        }
+        // A credit is a cent and 10^9 nano-AIU: a nano-dollar is 100 nano-AIU.
+        if let (Some(recorded), false) = (self.recorded.nano_aiu, self.unpriced) {
+            let (estimate, recorded) = (self.nanos * 100, u128::from(recorded));
+            if estimate.abs_diff(recorded) * DIFFERS_ABOVE > recorded {
+                flags.push("differs");
+            }
+        }
         UsageRow {
             day: None,
             month: None,
@@ -171,6 +210,8 @@ impl Accumulator {
             total: self.tokens.total(),
             cost_usd_micros: micros,
             cost_ai_credits: micros.map(|micros| (micros as f64 / 100.0).round() / 100.0),
+            recorded_nano_aiu: self.recorded.nano_aiu,
+            premium_requests: self.recorded.premium_milli.map(|milli| milli as f64 / 1000.0),
             flags,
         }
     }
@@ -307,6 +348,8 @@ pub fn write_csv(rows: &[UsageRow], by: GroupBy, out: impl io::Write) -> io::Res
         "total",
         "cost_usd_micros",
         "cost_ai_credits",
+        "recorded_nano_aiu",
+        "premium_requests",
         "flags",
     ]);
     writer.write_record(&header)?;
@@ -322,6 +365,8 @@ pub fn write_csv(rows: &[UsageRow], by: GroupBy, out: impl io::Write) -> io::Res
         }
         record.push(row.cost_usd_micros.map(|c| c.to_string()).unwrap_or_default());
         record.push(row.cost_ai_credits.map(|c| c.to_string()).unwrap_or_default());
+        record.push(row.recorded_nano_aiu.map(|n| n.to_string()).unwrap_or_default());
+        record.push(row.premium_requests.map(|p| p.to_string()).unwrap_or_default());
         record.push(row.flags.join(";"));
         writer.write_record(&record)?;
     }
@@ -342,6 +387,41 @@ mod tests {
             entries.add(key, &Entry { tokens, ..Entry::default() });
         }
         entries
+    }
+
+    /// One counted row of `entry` for claude-sonnet-4 (3.00 in, 15.00 out per million).
+    fn row_of(entry: Entry) -> UsageRow {
+        let mut entries = Entries::default();
+        let key = EntryKey { day: "2026-10-01".parse().unwrap(), model: "claude-sonnet-4".into(), kind: Kind::Counted };
+        entries.add(key, &entry);
+        let sessions = [("s", "copilot-cli", "home", &entries)];
+        summarize(sessions.into_iter(), &RateTable::default_table(), GroupBy::Day, DayRange::default()).rows.remove(0)
+    }
+
+    #[test]
+    fn byok_is_not_billed_auto_is_discounted_and_a_recorded_amount_far_off_is_flagged() {
+        use crate::usage::counters::Recorded;
+        // 1,000,000 input at 3.00 and 100,000 output at 15.00: 3.00 + 1.50 = 4.50 USD, 450 credits.
+        let tokens = Tokens { requests: 1, input: 1_000_000, output: 100_000, ..Tokens::default() };
+        let recorded = |credits: u64| Recorded { nano_aiu: Some(credits * 1_000_000_000), premium_milli: Some(1500) };
+        let plain = row_of(Entry { tokens, recorded: recorded(450), ..Entry::default() });
+        assert_eq!(
+            (plain.cost_usd_micros, plain.recorded_nano_aiu, plain.premium_requests),
+            (Some(4_500_000), Some(450_000_000_000), Some(1.5))
+        );
+        assert_eq!(plain.flags, Vec::<&str>::new(), "estimate and record agree");
+        // 5% off is still the same figure; more is flagged.
+        assert_eq!(row_of(Entry { tokens, recorded: recorded(429), ..Entry::default() }).flags, Vec::<&str>::new());
+        assert_eq!(row_of(Entry { tokens, recorded: recorded(428), ..Entry::default() }).flags, ["differs"]);
+        // Auto: 10% off the estimate, 405 credits, which the record of 405 matches.
+        let auto = row_of(Entry { tokens, recorded: recorded(405), auto: true, ..Entry::default() });
+        assert_eq!((auto.cost_usd_micros, auto.flags), (Some(4_050_000), vec!["auto"]));
+        // BYOK: the tokens stay, GitHub bills nothing.
+        let byok = row_of(Entry { tokens, recorded: recorded(0), byok: true, ..Entry::default() });
+        assert_eq!((byok.total, byok.cost_usd_micros, byok.flags), (1_100_000, Some(0), vec!["byok"]));
+        // Nothing recorded: no record, no comparison.
+        let unrecorded = row_of(Entry { tokens, ..Entry::default() });
+        assert_eq!((unrecorded.recorded_nano_aiu, unrecorded.premium_requests, unrecorded.flags), (None, None, vec![]));
     }
 
     /// Two agents' sessions: both used `claude-sonnet-4` on 2026-10-01.

@@ -65,6 +65,10 @@ enum Command {
         /// Only this agent's figures (copilot-cli, ...).
         #[arg(long, value_name = "AGENT", value_parser = parse_agent)]
         agent: Option<&'static str>,
+        /// The monthly allowance in AI credits: shows the billing month (UTC) of --until, or
+        /// this month, against it, with the pace and the day it would run out.
+        #[arg(long, value_name = "CREDITS", value_parser = parse_allowance)]
+        allowance: Option<f64>,
         #[command(flatten)]
         accounting: Accounting,
         /// Print JSON instead of a table.
@@ -81,6 +85,8 @@ struct UsageView {
     by: GroupBy,
     range: DayRange,
     json: bool,
+    /// The month to show against an allowance: a day of it, today, the allowance.
+    month: Option<(NaiveDate, NaiveDate, f64)>,
 }
 
 /// Threads per core beyond which more only cost memory and switching.
@@ -161,6 +167,20 @@ fn parse_agent(text: &str) -> Result<&'static str, String> {
     agents.iter().copied().find(|agent| *agent == text).ok_or_else(|| format!("the agents are {}", agents.join(", ")))
 }
 
+/// Today in UTC, by the system clock (the core has none).
+fn today_utc() -> NaiveDate {
+    let since = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    NaiveDate::default() + chrono::Days::new(since.as_secs() / 86_400)
+}
+
+/// A monthly allowance in AI credits: a number, zero or more.
+fn parse_allowance(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(credits) if credits.is_finite() && credits >= 0.0 => Ok(credits),
+        _ => Err(format!("{text} is not a number of AI credits (1 credit = 0.01 USD)")),
+    }
+}
+
 fn parse_day(text: &str) -> Result<NaiveDate, String> {
     NaiveDate::parse_from_str(text, "%Y-%m-%d")
         .or_else(|_| NaiveDate::parse_from_str(text, "%Y%m%d"))
@@ -183,16 +203,24 @@ fn main() -> ExitCode {
             USAGE_ERROR,
             &format!("--since {since} is after --until {until}: no day is in that range; give the earlier day first"),
         ),
-        Command::Usage { roots, by, since, until, agent, accounting, json, threads } => match accounting.options(false)
+        Command::Usage { allowance: Some(_), accounting: Accounting { ref timezone, .. }, .. }
+            if Zone::parse(timezone) != Ok(Zone::Utc) =>
         {
-            Ok(options) => {
-                // JSON rows keep the agent grain; the table adds the agents up.
-                let range = DayRange { since, until, agent, agents_apart: json };
-                let view = UsageView { by: by.into(), range, json };
-                run_usage(&roots, options, view, thread_count(threads))
+            fail(USAGE_ERROR, "--allowance counts the billing month, which is UTC's: leave out --timezone")
+        }
+        Command::Usage { roots, by, since, until, agent, allowance, accounting, json, threads } => {
+            match accounting.options(false) {
+                Ok(options) => {
+                    // JSON rows keep the agent grain; the table adds the agents up.
+                    let range = DayRange { since, until, agent, agents_apart: json };
+                    let today = today_utc();
+                    let month = allowance.map(|allowance| (until.unwrap_or(today), today, allowance));
+                    let view = UsageView { by: by.into(), range, json, month };
+                    run_usage(&roots, options, view, thread_count(threads))
+                }
+                Err(message) => fail(USAGE_ERROR, &message),
             }
-            Err(message) => fail(USAGE_ERROR, &message),
-        },
+        }
     }
 }
 
@@ -217,12 +245,14 @@ fn run_usage(root_paths: &[PathBuf], options: Options, view: UsageView, threads:
     usage_run.read_stores(&mut roots, store_jobs);
     let run = usage_run.finish(&mut roots);
     let table = run.usage.table(view.by, view.range);
+    let month = view.month.map(|(month, today, allowance)| run.usage.month(month, today, Some(allowance)));
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let printed = if view.json {
-        table::write_json(&mut out, &table, &run.usage)
+        table::write_json(&mut out, &table, &run.usage, month.as_ref())
     } else {
         table::write_text(&mut out, &table, &run.usage, view.by)
+            .and_then(|()| month.as_ref().map_or(Ok(()), |month| table::write_month(&mut out, month)))
     };
     if let Err(error) = printed.and_then(|()| out.flush()) {
         return fail(1, &format!("writing the table: {error}"));

@@ -5,16 +5,25 @@ use std::io::{self, Write};
 use copilot_lens::analysis::UsageData;
 use copilot_lens::usage::Kind;
 use copilot_lens::usage::ledger::IMPLAUSIBLE_COUNTER;
+use copilot_lens::usage::month::MonthCredits;
 use copilot_lens::usage::summary::{GroupBy, UsageRow, UsageTable, sessions_flagged};
 
-pub fn write_json(out: &mut impl Write, table: &UsageTable, usage: &UsageData) -> io::Result<()> {
-    let document = serde_json::json!({
+pub fn write_json(
+    out: &mut impl Write,
+    table: &UsageTable,
+    usage: &UsageData,
+    month: Option<&MonthCredits>,
+) -> io::Result<()> {
+    let mut document = serde_json::json!({
         "rows": table.rows,
         "totals": table.totals,
         "unknown_usage_sessions": usage.unknown,
         "implausible_counter_sessions": sessions_flagged(&usage.ledgers, IMPLAUSIBLE_COUNTER),
         "rates": usage.rates.source,
     });
+    if let Some(month) = month {
+        document["month"] = serde_json::json!(month);
+    }
     serde_json::to_writer_pretty(&mut *out, &document)?;
     writeln!(out)
 }
@@ -36,9 +45,10 @@ pub fn write_text(out: &mut impl Write, table: &UsageTable, usage: &UsageData, b
         "reasoning",
         "total",
         "cost USD",
+        "credits",
         "flags",
     ];
-    let mut lines: Vec<[String; 11]> = Vec::new();
+    let mut lines: Vec<[String; 12]> = Vec::new();
     for row in &table.rows {
         let key = if by == GroupBy::Agent { row.agent } else { row.group().unwrap_or_default() };
         lines.push(cells(row, key.to_string()));
@@ -55,22 +65,22 @@ pub fn write_text(out: &mut impl Write, table: &UsageTable, usage: &UsageData, b
         line[usize::from(group.is_empty())] = label.to_string();
         totals.push(line);
     }
-    let header: [String; 11] = header.map(str::to_string);
-    let mut widths = [0usize; 11];
+    let header: [String; 12] = header.map(str::to_string);
+    let mut widths = [0usize; 12];
     for line in std::iter::once(&header).chain(&lines).chain(&totals) {
         for (width, cell) in widths.iter_mut().zip(line) {
             *width = (*width).max(cell.chars().count());
         }
     }
     let skip_first = group.is_empty();
-    let print = |out: &mut dyn Write, line: &[String; 11]| -> io::Result<()> {
+    let print = |out: &mut dyn Write, line: &[String; 12]| -> io::Result<()> {
         let mut text = String::new();
         for (index, (cell, width)) in line.iter().zip(widths).enumerate() {
             if skip_first && index == 0 {
                 continue;
             }
             // Names to the left, numbers to the right.
-            if index <= 1 || index == 10 {
+            if index <= 1 || index == 11 {
                 text.push_str(&format!("{cell:<width$}  "))
             } else {
                 text.push_str(&format!("{cell:>width$}  "))
@@ -112,10 +122,41 @@ pub fn write_text(out: &mut impl Write, table: &UsageTable, usage: &UsageData, b
             writeln!(out, "  {session}")?;
         }
     }
-    writeln!(out, "\nrates: {}", usage.rates.source)
+    writeln!(out, "\ncredits: as Copilot recorded them; ~ where it recorded none, the estimate (1 credit = 0.01 USD)")?;
+    writeln!(out, "rates: {}", usage.rates.source)
 }
 
-fn cells(row: &UsageRow, group: String) -> [String; 11] {
+/// The billing month against the allowance: what was used (recorded and estimated apart), the
+/// pace, the projection and the day it would run out.
+pub fn write_month(out: &mut impl Write, month: &MonthCredits) -> io::Result<()> {
+    let allowance = month.allowance.unwrap_or_default();
+    let share = if allowance > 0.0 { format!(" ({:.0}%)", month.used / allowance * 100.0) } else { String::new() };
+    writeln!(
+        out,
+        "\nmonth {} (UTC), as of {}: {:.2} credits used of {allowance:.2}{share}: {:.2} as Copilot recorded them, {:.2} estimated",
+        month.month, month.as_of, month.used, month.recorded, month.estimated
+    )?;
+    if let Some(projected) = month.projected {
+        writeln!(out, "  at this pace, {projected:.2} credits by the month's end")?;
+    }
+    match &month.runs_out_on {
+        Some(day) if month.used >= allowance => writeln!(out, "  the allowance ran out on {day}"),
+        Some(day) => writeln!(out, "  at this pace the allowance runs out on {day}"),
+        None if month.finished => writeln!(out, "  the month is over"),
+        None => writeln!(out, "  at this pace the allowance lasts the month"),
+    }
+}
+
+/// AI credits: what Copilot recorded, else the estimate marked `~`, always saying which.
+fn credits(row: &UsageRow) -> String {
+    match (row.recorded_nano_aiu, row.cost_usd_micros) {
+        (Some(nano), _) => format!("{:.2}", nano as f64 / 1e9),
+        (None, Some(micros)) => format!("~{:.2}", micros as f64 / 1e4),
+        (None, None) => "-".to_string(),
+    }
+}
+
+fn cells(row: &UsageRow, group: String) -> [String; 12] {
     let number = |n: u64| {
         let digits = n.to_string();
         let mut grouped = String::new();
@@ -139,6 +180,7 @@ fn cells(row: &UsageRow, group: String) -> [String; 11] {
         number(row.reasoning),
         number(row.total),
         cost,
+        credits(row),
         row.flags.join(","),
     ]
 }

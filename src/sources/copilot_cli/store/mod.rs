@@ -515,6 +515,7 @@ fn read_usage(
                 cache_read_tokens: count(&v[5]),
                 cache_write_tokens: count(&v[6]),
                 reasoning_tokens: count(&v[7]),
+                ..UsageCounts::default()
             },
         })
     };

@@ -1,0 +1,165 @@
+//! One billing month's AI credits against an allowance: GitHub bills Copilot in AI credits
+//! (one is 0.01 USD) that reset at 00:00 UTC on the first of each month. Each day's credits are
+//! what Copilot recorded where it recorded them, else the estimate at the published rates,
+//! always kept apart so that a reader knows which. The pace so far projects the month's end and
+//! the day the allowance would run out. The core has no clock: the caller says what day it is.
+
+use std::collections::BTreeMap;
+
+use chrono::{Datelike, Days, NaiveDate};
+use serde::Serialize;
+
+use super::ledger::SessionLedger;
+use super::rates::RateTable;
+use super::summary::price;
+
+/// A nano-dollar is 10^-9 USD; a credit is 0.01 USD: 10^7 nano-dollars.
+const NANO_DOLLARS_PER_CREDIT: f64 = 1e7;
+const NANO_AIU_PER_CREDIT: f64 = 1e9;
+
+/// A month's credits, day by day up to the day they are known to.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MonthCredits {
+    /// `2026-11`.
+    pub month: String,
+    pub days_in_month: u32,
+    /// The last day counted: the month's last, or the caller's today within it.
+    pub as_of: String,
+    pub finished: bool,
+    pub allowance: Option<f64>,
+    /// Credits Copilot recorded, and credits estimated where it recorded none.
+    pub recorded: f64,
+    pub estimated: f64,
+    pub used: f64,
+    pub days: Vec<DayCredits>,
+    /// At the pace so far, the credits by the month's end (none once it is over).
+    pub projected: Option<f64>,
+    /// The day the allowance ran out, or would at that pace within the month.
+    pub runs_out_on: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DayCredits {
+    pub day: String,
+    pub recorded: f64,
+    pub estimated: f64,
+    /// Used since the month began, this day included.
+    pub cumulative: f64,
+}
+
+/// The credits of `month` (its first day) from every ledger, as of `today` (UTC). Ledgers must
+/// count days in UTC: the billing month does, whatever the display time zone.
+pub fn month_credits<'a>(
+    ledgers: impl Iterator<Item = &'a SessionLedger>,
+    rates: &RateTable,
+    month: NaiveDate,
+    today: NaiveDate,
+    allowance: Option<f64>,
+) -> MonthCredits {
+    let first = month.with_day(1).unwrap_or(month);
+    let next = first.checked_add_months(chrono::Months::new(1)).unwrap_or(first);
+    let days_in_month = (next - first).num_days() as u32;
+    let last = next.pred_opt().unwrap_or(first);
+    let finished = today > last;
+    let as_of = today.clamp(first, last);
+    let mut by_day: BTreeMap<NaiveDate, (f64, f64)> = BTreeMap::new();
+    for ledger in ledgers {
+        for (key, entry) in ledger.entries.iter().filter(|(key, _)| (first..=as_of).contains(&key.day)) {
+            let slot = by_day.entry(key.day).or_default();
+            match entry.recorded.nano_aiu {
+                Some(nano) => slot.0 += nano as f64 / NANO_AIU_PER_CREDIT,
+                None => slot.1 += price(rates, &key.model, entry).unwrap_or(0) as f64 / NANO_DOLLARS_PER_CREDIT,
+            }
+        }
+    }
+    let mut days = Vec::new();
+    let (mut recorded, mut estimated) = (0.0, 0.0);
+    let mut runs_out_on = None;
+    for day in first.iter_days().take_while(|day| *day <= as_of) {
+        let (day_recorded, day_estimated) = by_day.get(&day).copied().unwrap_or_default();
+        (recorded, estimated) = (recorded + day_recorded, estimated + day_estimated);
+        let cumulative = recorded + estimated;
+        if runs_out_on.is_none() && allowance.is_some_and(|allowance| cumulative >= allowance && allowance > 0.0) {
+            runs_out_on = Some(day);
+        }
+        days.push(DayCredits { day: day.to_string(), recorded: day_recorded, estimated: day_estimated, cumulative });
+    }
+    let used = recorded + estimated;
+    let elapsed = f64::from(as_of.day());
+    let pace = used / elapsed;
+    let projected = (!finished).then_some(pace * f64::from(days_in_month));
+    if runs_out_on.is_none()
+        && !finished
+        && let Some(allowance) = allowance.filter(|allowance| *allowance > 0.0 && pace > 0.0)
+    {
+        // The day the pace reaches the allowance: day n holds n times the pace.
+        let day = (allowance / pace).ceil() as u64;
+        if day <= u64::from(days_in_month) {
+            runs_out_on = first.checked_add_days(Days::new(day.saturating_sub(1)));
+        }
+    }
+    MonthCredits {
+        month: first.format("%Y-%m").to_string(),
+        days_in_month,
+        as_of: as_of.to_string(),
+        finished,
+        allowance,
+        recorded,
+        estimated,
+        used,
+        days,
+        projected,
+        runs_out_on: runs_out_on.map(|day| day.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::usage::counters::Recorded;
+    use crate::usage::{Entry, EntryKey, Kind, Tokens, Zone};
+
+    fn day(text: &str) -> NaiveDate {
+        text.parse().unwrap()
+    }
+
+    /// A ledger with one entry a day: recorded credits, or claude-sonnet-4 tokens to estimate.
+    fn ledger(days: &[(&str, Option<u64>, u64)]) -> SessionLedger {
+        let mut ledger = SessionLedger::new(Zone::Utc);
+        for &(on, credits, input) in days {
+            let key = EntryKey { day: day(on), model: "claude-sonnet-4".into(), kind: Kind::Counted };
+            let recorded = Recorded { nano_aiu: credits.map(|c| c * 1_000_000_000), premium_milli: None };
+            let tokens = Tokens { requests: 1, input, ..Tokens::default() };
+            ledger.entries.add(key, &Entry { tokens, recorded, ..Entry::default() });
+        }
+        ledger
+    }
+
+    #[test]
+    fn the_month_counts_recorded_and_estimated_credits_and_projects_its_end() {
+        // 10 credits recorded on Nov 1 and 2; 1,000,000 input tokens at 3.00 USD = 300 credits
+        // estimated on Nov 3; an October day and a day after "today" are not counted.
+        let ledger = ledger(&[
+            ("2026-10-31", Some(99), 0),
+            ("2026-11-01", Some(10), 0),
+            ("2026-11-02", Some(10), 0),
+            ("2026-11-03", None, 1_000_000),
+            ("2026-11-05", Some(50), 0),
+        ]);
+        let rates = RateTable::default_table();
+        let month = month_credits([&ledger].into_iter(), &rates, day("2026-11-15"), day("2026-11-04"), Some(1000.0));
+        assert_eq!((month.month.as_str(), month.days_in_month, month.as_of.as_str()), ("2026-11", 30, "2026-11-04"));
+        assert_eq!((month.recorded, month.estimated, month.used), (20.0, 300.0, 320.0));
+        let cumulative: Vec<f64> = month.days.iter().map(|d| d.cumulative).collect();
+        assert_eq!(cumulative, [10.0, 20.0, 320.0, 320.0]);
+        // 320 in 4 days is 80 a day: 2400 by Nov 30; 1000 is reached on day 13 (13 * 80 = 1040).
+        assert_eq!((month.projected, month.runs_out_on.as_deref()), (Some(2400.0), Some("2026-11-13")));
+        // Already over the allowance: the day it was crossed.
+        let over = month_credits([&ledger].into_iter(), &rates, day("2026-11-01"), day("2026-11-04"), Some(15.0));
+        assert_eq!(over.runs_out_on.as_deref(), Some("2026-11-02"));
+        // A finished month: no projection; the days up to its end.
+        let done = month_credits([&ledger].into_iter(), &rates, day("2026-11-01"), day("2026-12-10"), Some(1000.0));
+        assert_eq!((done.finished, done.used, done.projected, done.runs_out_on), (true, 370.0, None, None));
+        assert_eq!(done.days.len(), 30);
+    }
+}
