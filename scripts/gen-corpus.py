@@ -402,10 +402,11 @@ class Totals:
         t[5] += r
 
     def metrics(self) -> dict:
+        # No billed amount is written: the generator prices nothing, and a 0 would say that
+        # Copilot billed nothing (as for BYOK calls), which its calls do not say.
         return {m: {"requests": {"count": t[0], "cost": 0},
                     "usage": {"inputTokens": t[1], "outputTokens": t[2], "cacheReadTokens": t[3],
-                              "cacheWriteTokens": t[4], "reasoningTokens": t[5]},
-                    "totalNanoAiu": 0}
+                              "cacheWriteTokens": t[4], "reasoningTokens": t[5]}}
                 for m, t in self.by_model.items()}
 
 
@@ -924,7 +925,7 @@ class Session:
 
     def shutdown(self, model: str) -> str:
         self.tick(200, 30000)
-        data = {"shutdownType": "routine", "totalPremiumRequests": 0, "totalNanoAiu": 0, "totalApiDurationMs": self.api_ms,
+        data = {"shutdownType": "routine", "totalPremiumRequests": 0, "totalApiDurationMs": self.api_ms,
                 "sessionStartTime": self.start, "eventsFileSizeBytes": self.chars,
                 "codeChanges": {"linesAdded": self.lines_added, "linesRemoved": self.lines_removed, "filesModified": list(self.files_modified)},
                 "modelMetrics": self.totals.metrics(), "currentModel": model,

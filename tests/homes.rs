@@ -142,6 +142,6 @@ fn a_log_given_alone_is_read_as_its_session() {
     assert!(usage.status.success(), "{}", String::from_utf8_lossy(&usage.stderr));
     assert_eq!(
         String::from_utf8(usage.stdout).unwrap().lines().nth(1).unwrap(),
-        "2026-11-30  gpt-4.1         3  2,706         300            0      66         15  3,072    0.0000  byok"
+        "2026-11-30  gpt-4.1         3  2,706         300            0      66         15  3,072    0.0000     0.00  byok"
     );
 }

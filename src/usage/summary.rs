@@ -91,6 +91,10 @@ pub struct UsageRow {
     pub recorded_nano_aiu: Option<u64>,
     /// Premium requests Copilot recorded (legacy plans).
     pub premium_requests: Option<f64>,
+    /// AI credits used: as recorded where Copilot recorded them, else estimated; `credits_from`
+    /// says which (`recorded`, `estimated`, or `both` for a row of each kind of entry).
+    pub credits: Option<f64>,
+    pub credits_from: &'static str,
     /// `no_rate`, `partial`, `recovered`, `long_context` (some calls priced at the higher tier),
     /// `implausible_counter` (a counter that cannot be a token count was left out, not added),
     /// `byok` (calls made with the person's own key: GitHub does not bill them), `auto` (Auto
@@ -139,6 +143,9 @@ struct Accumulator {
     long: bool,
     implausible: bool,
     recorded: crate::usage::counters::Recorded,
+    /// The estimate of the entries Copilot recorded nothing for, in nano-dollars.
+    unrecorded_nanos: u128,
+    unrecorded: bool,
     byok: bool,
     auto: bool,
     /// The agent of every entry added, empty once two differ.
@@ -157,10 +164,28 @@ impl Accumulator {
         self.recorded.add(&entry.recorded);
         self.byok |= entry.byok;
         self.auto |= entry.auto;
-        match price(rates, model, entry) {
+        let nanos = price(rates, model, entry);
+        match nanos {
             Some(nanos) => self.nanos += nanos,
             None => self.unpriced = true,
         }
+        if entry.recorded.nano_aiu.is_none() {
+            self.unrecorded = true;
+            self.unrecorded_nanos += nanos.unwrap_or(0);
+        }
+    }
+
+    /// Credits: recorded plus the estimate of what was not recorded (none when that cannot be
+    /// priced), to the hundredth.
+    fn credits(&self) -> Option<f64> {
+        // A credit is 10^9 nano-AIU and 10^7 nano-dollars.
+        let recorded = self.recorded.nano_aiu.unwrap_or(0) as f64 / 1e9;
+        let estimated = (self.unrecorded && !self.unpriced).then(|| self.unrecorded_nanos as f64 / 1e7);
+        let credits = match (self.unrecorded, estimated) {
+            (true, None) => return None,
+            (_, estimated) => recorded + estimated.unwrap_or(0.0),
+        };
+        Some((credits * 100.0).round() / 100.0)
     }
 
     fn row(&self, model: String, kind: Kind) -> UsageRow {
@@ -212,6 +237,12 @@ impl Accumulator {
             cost_ai_credits: micros.map(|micros| (micros as f64 / 100.0).round() / 100.0),
             recorded_nano_aiu: self.recorded.nano_aiu,
             premium_requests: self.recorded.premium_milli.map(|milli| milli as f64 / 1000.0),
+            credits: self.credits(),
+            credits_from: match (self.recorded.nano_aiu.is_some(), self.unrecorded) {
+                (true, true) => "both",
+                (true, false) => "recorded",
+                (false, _) => "estimated",
+            },
             flags,
         }
     }
@@ -350,6 +381,8 @@ pub fn write_csv(rows: &[UsageRow], by: GroupBy, out: impl io::Write) -> io::Res
         "cost_ai_credits",
         "recorded_nano_aiu",
         "premium_requests",
+        "credits",
+        "credits_from",
         "flags",
     ]);
     writer.write_record(&header)?;
@@ -367,6 +400,8 @@ pub fn write_csv(rows: &[UsageRow], by: GroupBy, out: impl io::Write) -> io::Res
         record.push(row.cost_ai_credits.map(|c| c.to_string()).unwrap_or_default());
         record.push(row.recorded_nano_aiu.map(|n| n.to_string()).unwrap_or_default());
         record.push(row.premium_requests.map(|p| p.to_string()).unwrap_or_default());
+        record.push(row.credits.map(|c| c.to_string()).unwrap_or_default());
+        record.push(row.credits_from.to_string());
         record.push(row.flags.join(";"));
         writer.write_record(&record)?;
     }

@@ -122,7 +122,10 @@ pub fn write_text(out: &mut impl Write, table: &UsageTable, usage: &UsageData, b
             writeln!(out, "  {session}")?;
         }
     }
-    writeln!(out, "\ncredits: as Copilot recorded them; ~ where it recorded none, the estimate (1 credit = 0.01 USD)")?;
+    writeln!(
+        out,
+        "\ncredits: as Copilot recorded them; ~ where some are estimated, for what it recorded nothing of (1 credit = 0.01 USD)"
+    )?;
     writeln!(out, "rates: {}", usage.rates.source)
 }
 
@@ -147,12 +150,12 @@ pub fn write_month(out: &mut impl Write, month: &MonthCredits) -> io::Result<()>
     }
 }
 
-/// AI credits: what Copilot recorded, else the estimate marked `~`, always saying which.
+/// AI credits: as Copilot recorded them, marked `~` where some are estimated.
 fn credits(row: &UsageRow) -> String {
-    match (row.recorded_nano_aiu, row.cost_usd_micros) {
-        (Some(nano), _) => format!("{:.2}", nano as f64 / 1e9),
-        (None, Some(micros)) => format!("~{:.2}", micros as f64 / 1e4),
-        (None, None) => "-".to_string(),
+    match (row.credits, row.credits_from) {
+        (Some(credits), "recorded") => format!("{credits:.2}"),
+        (Some(credits), _) => format!("~{credits:.2}"),
+        (None, _) => "-".to_string(),
     }
 }
 
