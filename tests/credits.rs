@@ -1,0 +1,148 @@
+//! Credits (issue 13): what Copilot recorded beside the estimate, BYOK and Auto, and the
+//! billing month, against the figures worked out by hand in fixtures/credits/EXPECTED.md.
+
+mod common;
+
+use copilot_lens::analysis::{Options, UsageData, analyze};
+use copilot_lens::input::memory::MemoryRoots;
+use copilot_lens::model::OwnedRow;
+use copilot_lens::usage::summary::{DayRange, GroupBy};
+use serde_json::Value;
+
+fn usage(case: &str) -> UsageData {
+    let mut roots = MemoryRoots(vec![common::memory_root(&format!("credits/{case}"))]);
+    let mut rows: Vec<OwnedRow> = Vec::new();
+    analyze(roots.listings(), &mut roots, Options::default(), &mut rows).unwrap().usage
+}
+
+/// The JSON rows (agent grain) by day as `(day, model, cost µUSD, recorded nano-AIU, premium,
+/// credits, credits_from, flags)`.
+fn rows(case: &str) -> Vec<Value> {
+    let table = usage(case).table(GroupBy::Day, DayRange { agents_apart: true, ..DayRange::default() });
+    table
+        .rows
+        .iter()
+        .map(|row| {
+            serde_json::json!([
+                row.day,
+                row.model,
+                row.cost_usd_micros,
+                row.recorded_nano_aiu,
+                row.premium_requests,
+                row.credits,
+                row.credits_from,
+                row.flags
+            ])
+        })
+        .collect()
+}
+
+#[test]
+fn a_billed_session_over_two_days_records_each_shutdowns_increase() {
+    // Shutdown 1: 28.95 credits, 2 premium requests; shutdown 2 (cumulative): 56.76 and 3.
+    // Estimates 28.95 and 27.00 credits (2.9% off the 27.81 recorded: not flagged).
+    assert_eq!(
+        rows("01-billed-two-days"),
+        [
+            serde_json::json!([
+                "2026-10-06",
+                "claude-sonnet-4.5",
+                289_500,
+                28_950_000_000u64,
+                2.0,
+                28.95,
+                "recorded",
+                []
+            ]),
+            serde_json::json!([
+                "2026-10-07",
+                "claude-sonnet-4.5",
+                270_000,
+                27_810_000_000u64,
+                1.0,
+                27.81,
+                "recorded",
+                []
+            ]),
+        ]
+    );
+}
+
+#[test]
+fn byok_calls_keep_their_tokens_and_cost_nothing() {
+    // 01's first day's tokens, with the person's own key: no Copilot cost, 0 recorded.
+    let rows = rows("04-byok");
+    assert_eq!(rows, [serde_json::json!(["2026-10-12", "claude-sonnet-4.5", 0, 0, 0.0, 0.0, "recorded", ["byok"]])]);
+    let table = usage("04-byok").table(GroupBy::Day, DayRange::default());
+    assert_eq!((table.rows[0].input, table.rows[0].cache_read, table.rows[0].output), (50_000, 140_000, 4_000));
+}
+
+#[test]
+fn auto_is_estimated_with_its_discount_and_agrees_with_the_record() {
+    // 11.40 credits undiscounted, 10.26 with 10% off; 10.26 recorded: not `differs`.
+    assert_eq!(
+        rows("05-auto"),
+        [serde_json::json!([
+            "2026-10-14",
+            "claude-haiku-4.5",
+            102_600,
+            10_260_000_000u64,
+            0.594,
+            10.26,
+            "recorded",
+            ["auto"]
+        ])]
+    );
+}
+
+#[test]
+fn vs_code_records_copilot_credits_per_request() {
+    // request_0: 11.25 credits estimated, 5.00 recorded: `differs`; request_1 (Auto): 0.70
+    // undiscounted, 0.63 discounted and recorded. VS Code records no premium requests.
+    assert_eq!(
+        rows("06-vscode-credits"),
+        [
+            serde_json::json!([
+                "2026-10-15",
+                "claude-sonnet-4.5",
+                112_500,
+                5_000_000_000u64,
+                null,
+                5.0,
+                "recorded",
+                ["differs"]
+            ]),
+            serde_json::json!(["2026-10-15", "gpt-5-mini", 6_300, 630_000_000u64, null, 0.63, "recorded", ["auto"]]),
+        ]
+    );
+}
+
+#[test]
+fn months_follow_the_billing_clock() {
+    // 7.50 credits on 2026-10-31 and 5.25 on 2026-11-01 (UTC).
+    let usage = usage("07-month-boundary");
+    let months: Vec<(Option<String>, Option<f64>)> = usage
+        .table(GroupBy::Month, DayRange::default())
+        .rows
+        .iter()
+        .map(|row| (row.month.clone(), row.credits))
+        .collect();
+    assert_eq!(months, [(Some("2026-10".into()), Some(7.5)), (Some("2026-11".into()), Some(5.25))]);
+    let day = |text: &str| text.parse().unwrap();
+    let october = usage.month(day("2026-10-01"), day("2026-11-20"), None);
+    assert_eq!((october.used, october.finished), (7.5, true));
+}
+
+#[test]
+fn the_allowance_runs_out_at_the_pace_so_far() {
+    // 150 credits a day on Nov 2-5: 600 by Nov 5, 120 a day over 5 days, 3,600 by Nov 30; an
+    // allowance of 1,500 is reached on day 13 (13 x 120 = 1,560); 7,000 lasts the month.
+    let usage = usage("08-allowance-runout");
+    let day = |text: &str| text.parse().unwrap();
+    let month = usage.month(day("2026-11-01"), day("2026-11-05"), Some(1500.0));
+    let cumulative: Vec<f64> = month.days.iter().map(|d| d.cumulative).collect();
+    assert_eq!(cumulative, [0.0, 150.0, 300.0, 450.0, 600.0]);
+    assert_eq!((month.recorded, month.estimated, month.projected), (600.0, 0.0, Some(3600.0)));
+    assert_eq!(month.runs_out_on.as_deref(), Some("2026-11-13"));
+    assert_eq!(usage.month(day("2026-11-01"), day("2026-11-05"), Some(7000.0)).runs_out_on, None);
+}
