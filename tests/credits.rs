@@ -146,3 +146,22 @@ fn the_allowance_runs_out_at_the_pace_so_far() {
     assert_eq!(month.runs_out_on.as_deref(), Some("2026-11-13"));
     assert_eq!(usage.month(day("2026-11-01"), day("2026-11-05"), Some(7000.0)).runs_out_on, None);
 }
+
+#[test]
+fn a_crashed_session_records_its_calls_as_a_partial_lower_bound() {
+    // No shutdown: the two calls' copilotUsage (2.55 + 2.70 = 5.25 credits, 0.33 + 0.33
+    // premium requests) are the partial figure, beside the 5.25 estimated.
+    assert_eq!(
+        rows("03-crashed-checkpoint"),
+        [serde_json::json!([
+            "2026-10-09",
+            "gpt-5.4-mini",
+            52_500,
+            5_250_000_000u64,
+            0.66,
+            5.25,
+            "recorded",
+            ["partial"]
+        ])]
+    );
+}

@@ -224,6 +224,30 @@ pub struct UsageCounts {
     /// A call whose model Auto chose, billed at Auto's discount (usage records).
     #[serde(deserialize_with = "lenient")]
     pub is_auto: Option<bool>,
+    /// The call's premium requests (usage records; the store's `request_multiplier`).
+    #[serde(deserialize_with = "lenient")]
+    pub cost: Option<f64>,
+    /// What Copilot billed for the call (usage records; the store's `total_nano_aiu`).
+    #[serde(deserialize_with = "lenient")]
+    pub copilot_usage: Option<CopilotUsage>,
+}
+
+/// A call's `copilotUsage`: its billed amount in nano-AIU.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct CopilotUsage {
+    #[serde(deserialize_with = "lenient")]
+    pub total_nano_aiu: Option<f64>,
+}
+
+impl UsageCounts {
+    /// What Copilot recorded as billed for one call.
+    pub fn recorded(&self) -> Recorded {
+        Recorded {
+            nano_aiu: amount(self.copilot_usage.as_ref().and_then(|usage| usage.total_nano_aiu), 1.0),
+            premium_milli: amount(self.cost, 1000.0),
+        }
+    }
 }
 
 /// A value of the expected type, else none (never an error of the line).
@@ -473,6 +497,14 @@ pub struct UsageRecordData {
 }
 
 impl UsageRecordData {
+    /// What Copilot recorded as billed for the call.
+    pub fn recorded(&self) -> Recorded {
+        match &self.usage {
+            Shaped::Object(usage) => usage.recorded(),
+            Shaped::Not(_) => Recorded::default(),
+        }
+    }
+
     /// Whether the call was made with the person's own key, and whether Auto chose its model.
     pub fn byok_auto(&self) -> (bool, bool) {
         match &self.usage {

@@ -133,7 +133,7 @@ impl SessionLedger {
         }
         let (byok, auto) = data.byok_auto();
         self.note_model(data.model(), byok, auto);
-        self.call_reading(millis, data.model(), reading, rates);
+        self.call_reading(millis, data.model(), reading, data.recorded(), rates);
     }
 
     /// A model some call of which was made with the person's own key, or chosen by Auto.
@@ -149,10 +149,20 @@ impl SessionLedger {
     /// One model call of a store's per-call rows. `rates` tells whether it ran above its
     /// model's long-context threshold.
     pub fn call(&mut self, millis: Option<i64>, counts: &UsageCounts, rates: &RateTable) {
-        self.call_reading(millis, counts.model.as_deref().unwrap_or_default(), counts.read_call(), rates);
+        let model = counts.model.as_deref().unwrap_or_default();
+        self.call_reading(millis, model, counts.read_call(), counts.recorded(), rates);
     }
 
-    fn call_reading(&mut self, millis: Option<i64>, model: &str, reading: Reading, rates: &RateTable) {
+    /// A call's tokens and what Copilot recorded as billed for it: summed until a checkpoint
+    /// covers them, or a partial (or recovered) lower bound if none does.
+    fn call_reading(
+        &mut self,
+        millis: Option<i64>,
+        model: &str,
+        reading: Reading,
+        recorded: Recorded,
+        rates: &RateTable,
+    ) {
         let mut tokens = reading.tokens;
         let implausible = reading.left_out.any();
         if implausible {
@@ -162,7 +172,7 @@ impl SessionLedger {
             self.flags.insert("cache_above_input");
         }
         let long = self.long_context_threshold(model, rates).is_some_and(|threshold| tokens.input > threshold);
-        let entry = Entry::of(tokens, long, implausible);
+        let entry = Entry { recorded, ..Entry::of(tokens, long, implausible) };
         self.calls.add(&tokens);
         match self.interval.get_mut(model) {
             Some(sum) => sum.add(&entry),

@@ -19,7 +19,7 @@ use crate::sources::sqlite_image::{open_image, sqlite_buffer};
 use crate::dedup;
 use crate::model::TurnType;
 use crate::model::{HeldRow, PendingRow, StoreTurn};
-use crate::usage::counters::{Count, UsageCounts};
+use crate::usage::counters::{CopilotUsage, Count, UsageCounts};
 
 /// One row of the `sessions` table.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -500,8 +500,11 @@ fn read_usage(
         "cache_write_tokens",
         "reasoning_tokens",
         "created_at",
+        "total_nano_aiu",
+        "request_multiplier",
     ];
     let count = |value: &Option<String>| value.as_deref().map_or(Count::default(), Count::from_text);
+    let number = |value: &Option<String>| value.as_deref().and_then(|text| text.trim().parse::<f64>().ok());
     let mut emit = |rowid: u64, v: &[Option<String>]| {
         on_usage(StoreUsageEvent {
             rowid: rowid as i64,
@@ -515,6 +518,9 @@ fn read_usage(
                 cache_read_tokens: count(&v[5]),
                 cache_write_tokens: count(&v[6]),
                 reasoning_tokens: count(&v[7]),
+                // What Copilot billed for the call (NULL for calls on the person's own key).
+                copilot_usage: number(&v[9]).map(|nano| CopilotUsage { total_nano_aiu: Some(nano) }),
+                cost: number(&v[10]),
                 ..UsageCounts::default()
             },
         })
