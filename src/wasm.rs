@@ -529,6 +529,7 @@ fn group_by(by: &str) -> Result<GroupBy, JsError> {
         "session" => GroupBy::Session,
         "model" => GroupBy::Model,
         "home" => GroupBy::Home,
+        "project" => GroupBy::Project,
         "agent" => GroupBy::Agent,
         other => return Err(js_error(format!("unknown grouping {other:?}"))),
     })

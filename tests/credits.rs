@@ -165,3 +165,16 @@ fn a_crashed_session_records_its_calls_as_a_partial_lower_bound() {
         ])]
     );
 }
+
+#[test]
+fn credits_go_to_their_projects() {
+    // 06's two VS Code requests are in the workspace of /home/mona/code/shop: 5.00 + 0.63.
+    let table = usage("06-vscode-credits").table(GroupBy::Project, DayRange::default());
+    let projects: Vec<(Option<&str>, Option<f64>)> =
+        table.rows.iter().map(|row| (row.project_path.as_deref(), row.credits)).collect();
+    assert_eq!(projects, [(Some("/home/mona/code/shop"), Some(5.0)), (Some("/home/mona/code/shop"), Some(0.63))]);
+    let output = common::run(&common::fixture("credits"), &["usage", "06-vscode-credits", "--by", "project", "--json"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let json: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(json["rows"][0]["project_path"], "/home/mona/code/shop", "the CLI reads every file for projects");
+}

@@ -211,6 +211,7 @@ impl State {
             ledger.finish(log_exists);
             ledger.agent = facts.agent;
             ledger.home = facts.homes.first().copied().unwrap_or_default();
+            ledger.project = facts.project().to_string();
             if log_exists && ledger.checkpoints == 0 && ledger.entries.is_empty() {
                 unknown.push(id.clone());
             }

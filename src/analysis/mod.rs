@@ -109,9 +109,12 @@ pub struct UsageData {
 impl UsageData {
     pub fn table(&self, by: GroupBy, range: DayRange) -> UsageTable {
         summary::summarize(
-            self.ledgers.iter().map(|(id, ledger)| {
-                let home = self.home_labels.get(ledger.home).map_or("", String::as_str);
-                (id.as_str(), ledger.agent, home, &ledger.entries)
+            self.ledgers.iter().map(|(id, ledger)| summary::SessionEntries {
+                id,
+                agent: ledger.agent,
+                home: self.home_labels.get(ledger.home).map_or("", String::as_str),
+                project: &ledger.project,
+                entries: &ledger.entries,
             }),
             &self.rates,
             by,

@@ -61,6 +61,8 @@ pub struct SessionLedger {
     /// the first that holds it (both set when the session's usage is finished).
     pub agent: &'static str,
     pub home: usize,
+    /// The session's project (set with its agent), for `--by project`.
+    pub project: String,
     zone: Zone,
     last_totals: BTreeMap<String, Tokens>,
     /// What the last checkpoint recorded as billed, per model (cumulative, like the tokens).
@@ -91,6 +93,7 @@ impl SessionLedger {
         SessionLedger {
             agent: "",
             home: 0,
+            project: String::new(),
             zone,
             last_totals: BTreeMap::new(),
             last_recorded: BTreeMap::new(),

@@ -20,6 +20,8 @@ pub enum GroupBy {
     Model,
     /// The home (machine) the session was found in.
     Home,
+    /// The session's project (empty when none is known).
+    Project,
     /// The agent (`copilot-cli`, ...): every other grouping adds the agents up.
     Agent,
 }
@@ -33,6 +35,7 @@ impl GroupBy {
             GroupBy::Month => Some("month"),
             GroupBy::Session => Some("session_id"),
             GroupBy::Home => Some("home"),
+            GroupBy::Project => Some("project_path"),
             GroupBy::Model | GroupBy::Agent => None,
         }
     }
@@ -71,6 +74,8 @@ pub struct UsageRow {
     pub session_id: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub home: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project_path: Option<String>,
     /// The agent whose figures the row adds up; empty when it adds up several agents' (one
     /// day and model used by two agents), which `GroupBy::Agent` splits.
     pub agent: &'static str,
@@ -106,7 +111,11 @@ pub struct UsageRow {
 impl UsageRow {
     /// The row's group: its day, month, session or home (none when grouping by model or agent).
     pub fn group(&self) -> Option<&str> {
-        [&self.day, &self.month, &self.session_id, &self.home].into_iter().flatten().next().map(String::as_str)
+        [&self.day, &self.month, &self.session_id, &self.home, &self.project_path]
+            .into_iter()
+            .flatten()
+            .next()
+            .map(String::as_str)
     }
 }
 
@@ -224,6 +233,7 @@ impl Accumulator {
             month: None,
             session_id: None,
             home: None,
+            project_path: None,
             agent,
             model,
             requests: self.tokens.requests,
@@ -248,10 +258,20 @@ impl Accumulator {
     }
 }
 
+/// One session's entries with what groups them.
+pub struct SessionEntries<'a> {
+    pub id: &'a str,
+    pub agent: &'static str,
+    /// The label of the home it was found in.
+    pub home: &'a str,
+    pub project: &'a str,
+    pub entries: &'a Entries,
+}
+
 /// Groups the entries of every session by the group asked for and model, adding the agents
-/// up unless grouping by agent. `sessions` yields `(session id, agent, home label, entries)`.
+/// up unless grouping by agent.
 pub fn summarize<'a>(
-    sessions: impl Iterator<Item = (&'a str, &'static str, &'a str, &'a Entries)>,
+    sessions: impl Iterator<Item = SessionEntries<'a>>,
     rates: &RateTable,
     by: GroupBy,
     range: DayRange,
@@ -262,7 +282,7 @@ pub fn summarize<'a>(
     let mut totals: BTreeMap<Kind, Accumulator> = BTreeMap::new();
     // The totals' agent: the one agent of every session, or none when they differ.
     let mut agents = std::collections::BTreeSet::new();
-    for (session_id, agent, home, entries) in sessions.filter(|(_, agent, _, _)| range.keeps(agent)) {
+    for SessionEntries { id: session_id, agent, home, project, entries } in sessions.filter(|s| range.keeps(s.agent)) {
         agents.insert(agent);
         for (key, entry) in entries.iter().filter(|(key, _)| range.contains(key.day)) {
             let group = match by {
@@ -270,6 +290,7 @@ pub fn summarize<'a>(
                 GroupBy::Month => key.day.format("%Y-%m").to_string(),
                 GroupBy::Session => session_id.to_string(),
                 GroupBy::Home => home.to_string(),
+                GroupBy::Project => project.to_string(),
                 GroupBy::Model | GroupBy::Agent => String::new(),
             };
             let split = if by == GroupBy::Agent || range.agents_apart { agent } else { "" };
@@ -287,6 +308,7 @@ pub fn summarize<'a>(
                 GroupBy::Month => row.month = Some(group),
                 GroupBy::Session => row.session_id = Some(group),
                 GroupBy::Home => row.home = Some(group),
+                GroupBy::Project => row.project_path = Some(group),
                 GroupBy::Model | GroupBy::Agent => {}
             }
             row
@@ -429,7 +451,7 @@ mod tests {
         let mut entries = Entries::default();
         let key = EntryKey { day: "2026-10-01".parse().unwrap(), model: "claude-sonnet-4".into(), kind: Kind::Counted };
         entries.add(key, &entry);
-        let sessions = [("s", "copilot-cli", "home", &entries)];
+        let sessions = [SessionEntries { id: "s", agent: "copilot-cli", home: "home", project: "", entries: &entries }];
         summarize(sessions.into_iter(), &RateTable::default_table(), GroupBy::Day, DayRange::default()).rows.remove(0)
     }
 
@@ -463,7 +485,10 @@ mod tests {
     fn table(by: GroupBy, range: DayRange) -> UsageTable {
         let cli = entries(&[("2026-10-01", "claude-sonnet-4", 100, 10), ("2026-10-02", "claude-sonnet-4.5", 200, 20)]);
         let vscode = entries(&[("2026-10-01", "claude-sonnet-4", 1000, 100)]);
-        let sessions = [("s1", "copilot-cli", "home", &cli), ("s2", "copilot-vscode", "home", &vscode)];
+        let sessions = [
+            SessionEntries { id: "s1", agent: "copilot-cli", home: "home", project: "/p", entries: &cli },
+            SessionEntries { id: "s2", agent: "copilot-vscode", home: "home", project: "/p", entries: &vscode },
+        ];
         summarize(sessions.into_iter(), &RateTable::default_table(), by, range)
     }
 

@@ -144,6 +144,8 @@ enum By {
     Model,
     /// The home (machine) each session was found in.
     Home,
+    /// The project each session worked in.
+    Project,
     /// The agent (copilot-cli, ...): the other groupings add the agents up.
     Agent,
 }
@@ -154,6 +156,7 @@ impl From<By> for GroupBy {
             By::Day => GroupBy::Day,
             By::Month => GroupBy::Month,
             By::Home => GroupBy::Home,
+            By::Project => GroupBy::Project,
             By::Session => GroupBy::Session,
             By::Model => GroupBy::Model,
             By::Agent => GroupBy::Agent,
@@ -225,6 +228,9 @@ fn main() -> ExitCode {
 }
 
 fn run_usage(root_paths: &[PathBuf], options: Options, view: UsageView, threads: usize) -> ExitCode {
+    if view.by == GroupBy::Project {
+        return run_usage_by_project(root_paths, options, view, threads);
+    }
     let started = Instant::now();
     let (mut roots, listings) = match DiskRoots::open(root_paths, Scope::Usage, threads) {
         Ok(opened) => opened,
@@ -244,18 +250,8 @@ fn run_usage(root_paths: &[PathBuf], options: Options, view: UsageView, threads:
     });
     usage_run.read_stores(&mut roots, store_jobs);
     let run = usage_run.finish(&mut roots);
-    let table = run.usage.table(view.by, view.range);
-    let month = view.month.map(|(month, today, allowance)| run.usage.month(month, today, Some(allowance)));
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
-    let printed = if view.json {
-        table::write_json(&mut out, &table, &run.usage, month.as_ref())
-    } else {
-        table::write_text(&mut out, &table, &run.usage, view.by)
-            .and_then(|()| month.as_ref().map_or(Ok(()), |month| table::write_month(&mut out, month)))
-    };
-    if let Err(error) = printed.and_then(|()| out.flush()) {
-        return fail(1, &format!("writing the table: {error}"));
+    if let Err(code) = print_usage(&run.usage, &view) {
+        return code;
     }
     for problem in &run.problems {
         eprintln!("copilot-lens: {problem}");
@@ -268,6 +264,54 @@ fn run_usage(root_paths: &[PathBuf], options: Options, view: UsageView, threads:
         run.stats.bad,
         run.bytes_read as f64 / 1e6,
         run.bytes_read as f64 / 1e6 / seconds.max(1e-9),
+        peak_memory_text()
+    );
+    ExitCode::SUCCESS
+}
+
+/// The usage table (or JSON) on stdout, with the month against the allowance when asked.
+fn print_usage(usage: &analysis::UsageData, view: &UsageView) -> Result<(), ExitCode> {
+    let table = usage.table(view.by, view.range);
+    let month = view.month.map(|(month, today, allowance)| usage.month(month, today, Some(allowance)));
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let printed = if view.json {
+        table::write_json(&mut out, &table, usage, month.as_ref())
+    } else {
+        table::write_text(&mut out, &table, usage, view.by)
+            .and_then(|()| month.as_ref().map_or(Ok(()), |month| table::write_month(&mut out, month)))
+    };
+    printed.and_then(|()| out.flush()).map_err(|error| fail(1, &format!("writing the table: {error}")))
+}
+
+/// Usage by project: a session's project is known only from its files beyond the counter lines
+/// (its log's working directory, workspace.yaml, VS Code's workspace.json), so every file is
+/// read, as `analyze` reads them, and no row is kept.
+fn run_usage_by_project(root_paths: &[PathBuf], options: Options, view: UsageView, threads: usize) -> ExitCode {
+    let started = Instant::now();
+    let (mut roots, listings) = match DiskRoots::open(root_paths, Scope::Everything, threads) {
+        Ok(opened) => opened,
+        Err(message) => return fail(USAGE_ERROR, &message),
+    };
+    let planned = match Planned::new(listings, options) {
+        Ok(planned) => planned,
+        Err(error) => return fail(USAGE_ERROR, &error.to_string()),
+    };
+    let mut no_rows = JsonlRowWriter::new(std::io::sink());
+    let outputs = analysis::drive(planned, &mut roots, &mut no_rows, |parsing, roots, rows| {
+        parallel::parse_logs(parsing, roots, threads, rows)
+    });
+    let outputs = match outputs {
+        Ok(outputs) => outputs,
+        Err(error) => return fail(1, &format!("reading: {error}")),
+    };
+    if let Err(code) = print_usage(&outputs.usage, &view) {
+        return code;
+    }
+    eprintln!(
+        "copilot-lens: {} sessions, every file read for their projects in {:.3} s; peak memory {}",
+        outputs.usage.ledgers.len(),
+        started.elapsed().as_secs_f64(),
         peak_memory_text()
     );
     ExitCode::SUCCESS
