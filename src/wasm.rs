@@ -530,6 +530,7 @@ fn group_by(by: &str) -> Result<GroupBy, JsError> {
         "model" => GroupBy::Model,
         "home" => GroupBy::Home,
         "project" => GroupBy::Project,
+        "subagent" => GroupBy::Subagent,
         "agent" => GroupBy::Agent,
         other => return Err(js_error(format!("unknown grouping {other:?}"))),
     })

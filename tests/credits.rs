@@ -178,3 +178,16 @@ fn credits_go_to_their_projects() {
     let json: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(json["rows"][0]["project_path"], "/home/mona/code/shop", "the CLI reads every file for projects");
 }
+
+#[test]
+fn credits_split_between_the_main_agent_and_its_sub_agents() {
+    // agentMetrics: main 14.40 credits (Sonnet), the `explore` sub-agent 2.25 (Haiku): 16.65.
+    let table = usage("02-subagent-share").table(GroupBy::Subagent, DayRange::default());
+    let shares: Vec<(Option<&str>, &str, Option<f64>)> =
+        table.rows.iter().map(|row| (row.subagent.as_deref(), row.model.as_str(), row.credits)).collect();
+    assert_eq!(
+        shares,
+        [(Some("explore"), "claude-haiku-4.5", Some(2.25)), (Some("main"), "claude-sonnet-4.5", Some(14.4))]
+    );
+    assert_eq!(table.totals[&copilot_lens::usage::Kind::Counted].credits, Some(16.65));
+}

@@ -108,6 +108,9 @@ pub struct UsageData {
 
 impl UsageData {
     pub fn table(&self, by: GroupBy, range: DayRange) -> UsageTable {
+        if by == GroupBy::Subagent {
+            return summary::summarize_subagents(self.ledgers.values(), &self.rates, range);
+        }
         summary::summarize(
             self.ledgers.iter().map(|(id, ledger)| summary::SessionEntries {
                 id,

@@ -535,6 +535,19 @@ impl UsageRecordData {
 #[serde(default, rename_all = "camelCase")]
 pub struct ShutdownCounters {
     pub model_metrics: Option<Shaped<ModelMetrics>>,
+    /// The same per agent instance: `main` and each sub-agent (none when not written, or not
+    /// in its shape).
+    #[serde(deserialize_with = "lenient")]
+    pub agent_metrics: Option<BTreeMap<String, AgentMetric>>,
+}
+
+/// One agent's share of a shutdown's cumulative totals (`agentMetrics[id]`).
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct AgentMetric {
+    #[serde(deserialize_with = "lenient")]
+    pub agent_name: Option<String>,
+    pub model_metrics: ModelMetrics,
 }
 
 #[cfg(test)]

@@ -13,7 +13,9 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use chrono::NaiveDate;
 
-use super::counters::{LeftOut, Reading, Recorded, Shaped, ShutdownCounters, UsageCounts, UsageRecordData};
+use super::counters::{
+    AgentMetric, LeftOut, Reading, Recorded, Shaped, ShutdownCounters, UsageCounts, UsageRecordData,
+};
 use super::rates::RateTable;
 use super::{Entries, Entry, EntryKey, Kind, Tokens, Zone};
 use crate::report::{Diagnostic, DiagnosticKind};
@@ -67,6 +69,11 @@ pub struct SessionLedger {
     last_totals: BTreeMap<String, Tokens>,
     /// What the last checkpoint recorded as billed, per model (cumulative, like the tokens).
     last_recorded: BTreeMap<String, Recorded>,
+    /// The last checkpoint's totals per agent (`main` or a sub-agent's id) and model.
+    last_agent_totals: BTreeMap<(String, String), (Tokens, Recorded)>,
+    /// Each checkpoint's increase per agent (the main agent, or a sub-agent by its name) and
+    /// model, on its day: where the credits went (`--by subagent`).
+    pub agent_entries: BTreeMap<(NaiveDate, String, String), Entry>,
     /// Models some call of which was made with the person's own key, or chosen by Auto: their
     /// entries are flagged when the ledger is finished.
     byok_models: BTreeSet<String>,
@@ -97,6 +104,8 @@ impl SessionLedger {
             zone,
             last_totals: BTreeMap::new(),
             last_recorded: BTreeMap::new(),
+            last_agent_totals: BTreeMap::new(),
+            agent_entries: BTreeMap::new(),
             byok_models: BTreeSet::new(),
             auto_models: BTreeSet::new(),
             seen_checkpoints: HashSet::new(),
@@ -365,6 +374,33 @@ impl SessionLedger {
             self.flags.insert("per_call_mismatch");
         }
         self.uncovered.clear();
+        if let Some(agents) = &counters.agent_metrics {
+            self.agent_checkpoint(day, agents);
+        }
+    }
+
+    /// A counted checkpoint's increase per agent and model, by the same rules as per model: a
+    /// total that cannot be read or went down adds nothing.
+    fn agent_checkpoint(&mut self, day: NaiveDate, agents: &BTreeMap<String, AgentMetric>) {
+        for (id, agent) in agents {
+            let label = if id == "main" { "main" } else { agent.agent_name.as_deref().unwrap_or(id) };
+            for (model, metric) in &agent.model_metrics {
+                let reading = metric.read();
+                if reading.left_out.any() {
+                    continue;
+                }
+                let (totals, recorded) = (reading.tokens, metric.recorded());
+                let key = (id.clone(), model.clone());
+                let (previous, earlier) = self.last_agent_totals.get(&key).copied().unwrap_or_default();
+                self.last_agent_totals.insert(key, (totals, recorded));
+                if totals.is_below(&previous) {
+                    continue;
+                }
+                let (recorded, _) = recorded.increase_over(&earlier);
+                let entry = Entry { tokens: totals.minus(&previous), recorded, ..Entry::default() };
+                self.agent_entries.entry((day, label.to_string(), model.clone())).or_default().add(&entry);
+            }
+        }
     }
 
     /// Frees what only the reading of a log needs (the last totals, the checkpoints seen, the
@@ -372,6 +408,7 @@ impl SessionLedger {
     pub fn log_ended(&mut self) {
         self.last_totals = BTreeMap::new();
         self.last_recorded = BTreeMap::new();
+        self.last_agent_totals = BTreeMap::new();
         self.seen_checkpoints = HashSet::new();
         self.interval = BTreeMap::new();
         self.thresholds = Vec::new();
@@ -403,6 +440,10 @@ impl SessionLedger {
         for (key, entry) in self.entries.iter_mut() {
             entry.byok |= self.byok_models.contains(&key.model);
             entry.auto |= self.auto_models.contains(&key.model);
+        }
+        for ((_, _, model), entry) in &mut self.agent_entries {
+            entry.byok |= self.byok_models.contains(model);
+            entry.auto |= self.auto_models.contains(model);
         }
     }
 

@@ -22,6 +22,9 @@ pub enum GroupBy {
     Home,
     /// The session's project (empty when none is known).
     Project,
+    /// The main agent against each sub-agent, from the shutdowns' `agentMetrics` (sessions
+    /// that do not write them count nothing here).
+    Subagent,
     /// The agent (`copilot-cli`, ...): every other grouping adds the agents up.
     Agent,
 }
@@ -36,6 +39,7 @@ impl GroupBy {
             GroupBy::Session => Some("session_id"),
             GroupBy::Home => Some("home"),
             GroupBy::Project => Some("project_path"),
+            GroupBy::Subagent => Some("subagent"),
             GroupBy::Model | GroupBy::Agent => None,
         }
     }
@@ -76,6 +80,8 @@ pub struct UsageRow {
     pub home: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub project_path: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subagent: Option<String>,
     /// The agent whose figures the row adds up; empty when it adds up several agents' (one
     /// day and model used by two agents), which `GroupBy::Agent` splits.
     pub agent: &'static str,
@@ -111,7 +117,7 @@ pub struct UsageRow {
 impl UsageRow {
     /// The row's group: its day, month, session or home (none when grouping by model or agent).
     pub fn group(&self) -> Option<&str> {
-        [&self.day, &self.month, &self.session_id, &self.home, &self.project_path]
+        [&self.day, &self.month, &self.session_id, &self.home, &self.project_path, &self.subagent]
             .into_iter()
             .flatten()
             .next()
@@ -234,6 +240,7 @@ impl Accumulator {
             session_id: None,
             home: None,
             project_path: None,
+            subagent: None,
             agent,
             model,
             requests: self.tokens.requests,
@@ -291,6 +298,7 @@ pub fn summarize<'a>(
                 GroupBy::Session => session_id.to_string(),
                 GroupBy::Home => home.to_string(),
                 GroupBy::Project => project.to_string(),
+                GroupBy::Subagent => unreachable!("sub-agents are summarized by summarize_subagents"),
                 GroupBy::Model | GroupBy::Agent => String::new(),
             };
             let split = if by == GroupBy::Agent || range.agents_apart { agent } else { "" };
@@ -309,6 +317,7 @@ pub fn summarize<'a>(
                 GroupBy::Session => row.session_id = Some(group),
                 GroupBy::Home => row.home = Some(group),
                 GroupBy::Project => row.project_path = Some(group),
+                GroupBy::Subagent => row.subagent = Some(group),
                 GroupBy::Model | GroupBy::Agent => {}
             }
             row
@@ -319,6 +328,36 @@ pub fn summarize<'a>(
         .into_iter()
         .map(|(kind, accumulator)| (kind, UsageRow { agent, ..accumulator.row(String::new(), kind) }))
         .collect();
+    UsageTable { rows, totals }
+}
+
+/// The counted figures by agent (the main agent, or a sub-agent by its name) and model, from
+/// the shutdowns' `agentMetrics`.
+pub fn summarize_subagents<'a>(
+    ledgers: impl Iterator<Item = &'a SessionLedger>,
+    rates: &RateTable,
+    range: DayRange,
+) -> UsageTable {
+    let mut groups: BTreeMap<(String, String), Accumulator> = BTreeMap::new();
+    let mut total = Accumulator::default();
+    for ledger in ledgers.filter(|ledger| range.keeps(ledger.agent)) {
+        for ((_, label, model), entry) in ledger.agent_entries.iter().filter(|((day, ..), _)| range.contains(*day)) {
+            groups.entry((label.clone(), model.clone())).or_default().add(rates, ledger.agent, model, entry);
+            total.add(rates, ledger.agent, model, entry);
+        }
+    }
+    let rows = groups
+        .into_iter()
+        .map(|((label, model), accumulator)| UsageRow {
+            subagent: Some(label),
+            ..accumulator.row(model, Kind::Counted)
+        })
+        .collect();
+    let totals = if total.agent.is_some() {
+        BTreeMap::from([(Kind::Counted, total.row(String::new(), Kind::Counted))])
+    } else {
+        BTreeMap::new()
+    };
     UsageTable { rows, totals }
 }
 

@@ -146,6 +146,8 @@ enum By {
     Home,
     /// The project each session worked in.
     Project,
+    /// The main agent against each sub-agent (from the shutdowns' agentMetrics).
+    Subagent,
     /// The agent (copilot-cli, ...): the other groupings add the agents up.
     Agent,
 }
@@ -157,6 +159,7 @@ impl From<By> for GroupBy {
             By::Month => GroupBy::Month,
             By::Home => GroupBy::Home,
             By::Project => GroupBy::Project,
+            By::Subagent => GroupBy::Subagent,
             By::Session => GroupBy::Session,
             By::Model => GroupBy::Model,
             By::Agent => GroupBy::Agent,
