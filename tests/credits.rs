@@ -191,3 +191,27 @@ fn credits_split_between_the_main_agent_and_its_sub_agents() {
     );
     assert_eq!(table.totals[&copilot_lens::usage::Kind::Counted].credits, Some(16.65));
 }
+
+#[test]
+fn the_cli_shows_the_month_against_a_plans_allowance() {
+    // Pro: 1,500 credits a month (src/usage/plans.json). November 2026 is over by the clock.
+    let dir = common::fixture("credits");
+    let output =
+        common::run(&dir, &["usage", "08-allowance-runout", "--plan", "pro", "--until", "2026-11-05", "--json"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let json: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let month = &json["month"];
+    assert_eq!(
+        (month["month"].as_str(), month["allowance"].as_f64(), month["used"].as_f64()),
+        (Some("2026-11"), Some(1500.0), Some(600.0))
+    );
+    assert_eq!((month["recorded"].as_f64(), month["finished"].as_bool()), (Some(600.0), Some(true)));
+    let text = common::run(&dir, &["usage", "08-allowance-runout", "--allowance", "500", "--until", "2026-11-05"]);
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(
+        text.contains("600.00 credits used of 500.00 (120%)") && text.contains("the allowance ran out on 2026-11-05"),
+        "{text}"
+    );
+    let zone = common::run(&dir, &["usage", "08-allowance-runout", "--plan", "pro", "--timezone", "Europe/Berlin"]);
+    assert_eq!(zone.status.code(), Some(2), "the billing month is UTC's");
+}

@@ -12,6 +12,7 @@
 pub mod counters;
 pub mod ledger;
 pub mod month;
+pub mod plans;
 pub mod rates;
 pub mod summary;
 

@@ -17,6 +17,7 @@ use copilot_lens::model::JsonlRowWriter;
 use copilot_lens::outputs::{self, CATALOGUE, ROWS_JSONL};
 use copilot_lens::report::FileStatus;
 use copilot_lens::usage::Zone;
+use copilot_lens::usage::plans::Plans;
 use copilot_lens::usage::rates::RateTable;
 use copilot_lens::usage::summary::{DayRange, GroupBy};
 
@@ -67,8 +68,14 @@ enum Command {
         agent: Option<&'static str>,
         /// The monthly allowance in AI credits: shows the billing month (UTC) of --until, or
         /// this month, against it, with the pace and the day it would run out.
-        #[arg(long, value_name = "CREDITS", value_parser = parse_allowance)]
+        #[arg(long, value_name = "CREDITS", value_parser = parse_allowance, conflicts_with = "plan")]
         allowance: Option<f64>,
+        /// The allowance of a plan (pro, pro-plus, max; see src/usage/plans.json), as --allowance.
+        #[arg(long, value_name = "NAME")]
+        plan: Option<String>,
+        /// A plans file (the format of src/usage/plans.json) adding or replacing plans.
+        #[arg(long, value_name = "FILE", requires = "plan")]
+        plans: Option<PathBuf>,
         #[command(flatten)]
         accounting: Accounting,
         /// Print JSON instead of a table.
@@ -173,6 +180,19 @@ fn parse_agent(text: &str) -> Result<&'static str, String> {
     agents.iter().copied().find(|agent| *agent == text).ok_or_else(|| format!("the agents are {}", agents.join(", ")))
 }
 
+/// The allowance of the plan named, from the default plans and a plans file.
+fn plan_allowance(plan: Option<&str>, file: Option<&Path>) -> Result<Option<f64>, String> {
+    let Some(plan) = plan else { return Ok(None) };
+    let plans = match file {
+        Some(path) => {
+            let text = fs::read_to_string(path).map_err(|error| format!("{}: {error}", path.display()))?;
+            Plans::with_overrides(&text).map_err(|error| format!("{}: {error}", path.display()))?
+        }
+        None => Plans::default_table(),
+    };
+    plans.allowance(plan).map(Some)
+}
+
 /// Today in UTC, by the system clock (the core has none).
 fn today_utc() -> NaiveDate {
     let since = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
@@ -209,14 +229,18 @@ fn main() -> ExitCode {
             USAGE_ERROR,
             &format!("--since {since} is after --until {until}: no day is in that range; give the earlier day first"),
         ),
-        Command::Usage { allowance: Some(_), accounting: Accounting { ref timezone, .. }, .. }
-            if Zone::parse(timezone) != Ok(Zone::Utc) =>
+        Command::Usage { ref allowance, ref plan, accounting: Accounting { ref timezone, .. }, .. }
+            if (allowance.is_some() || plan.is_some()) && Zone::parse(timezone) != Ok(Zone::Utc) =>
         {
             fail(USAGE_ERROR, "--allowance counts the billing month, which is UTC's: leave out --timezone")
         }
-        Command::Usage { roots, by, since, until, agent, allowance, accounting, json, threads } => {
-            match accounting.options(false) {
-                Ok(options) => {
+        Command::Usage { roots, by, since, until, agent, allowance, plan, plans, accounting, json, threads } => {
+            let asked = accounting.options(false).and_then(|options| {
+                let allowance = plan_allowance(plan.as_deref(), plans.as_deref())?.or(allowance);
+                Ok((options, allowance))
+            });
+            match asked {
+                Ok((options, allowance)) => {
                     // JSON rows keep the agent grain; the table adds the agents up.
                     let range = DayRange { since, until, agent, agents_apart: json };
                     let today = today_utc();

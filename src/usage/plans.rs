@@ -1,0 +1,67 @@
+//! Copilot plans and their monthly allowances of AI credits, as a small data file with its
+//! source (`plans.json`), which a person can override or extend with their own.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+const DEFAULT_PLANS: &str = include_str!("plans.json");
+
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+pub struct Plans {
+    /// Where the allowances were read, and when.
+    pub source: String,
+    /// A plan's name and its monthly allowance in AI credits.
+    pub plans: BTreeMap<String, f64>,
+}
+
+impl Plans {
+    pub fn default_table() -> Plans {
+        serde_json::from_str(DEFAULT_PLANS).expect("plans.json is valid")
+    }
+
+    /// The default table with a file's plans added or replacing those of the same name (its
+    /// source, if it gives one, named first).
+    pub fn with_overrides(text: &str) -> Result<Plans, String> {
+        #[derive(Deserialize)]
+        struct Overrides {
+            source: Option<String>,
+            plans: BTreeMap<String, f64>,
+        }
+        let overrides: Overrides = serde_json::from_str(text).map_err(|error| format!("not a plans file: {error}"))?;
+        if let Some((name, _)) = overrides.plans.iter().find(|(_, credits)| !credits.is_finite() || **credits < 0.0) {
+            return Err(format!("the plan {name:?} has an allowance that is not a number of credits"));
+        }
+        let mut plans = Plans::default_table();
+        if let Some(source) = overrides.source {
+            plans.source = format!("{source}; then {}", plans.source);
+        }
+        plans.plans.extend(overrides.plans);
+        Ok(plans)
+    }
+
+    /// A plan's monthly allowance in credits, or what the plans are.
+    pub fn allowance(&self, name: &str) -> Result<f64, String> {
+        self.plans.get(&name.to_lowercase()).copied().ok_or_else(|| {
+            let known: Vec<&str> = self.plans.keys().map(String::as_str).collect();
+            format!("no plan named {name:?}: the plans are {} (--plans FILE adds others)", known.join(", "))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plans_have_allowances_and_can_be_overridden() {
+        let plans = Plans::default_table();
+        assert_eq!((plans.allowance("Pro"), plans.allowance("pro-plus")), (Ok(1500.0), Ok(7000.0)));
+        assert!(plans.allowance("gold").unwrap_err().contains("the plans are max, pro, pro-plus"));
+        let ours =
+            Plans::with_overrides(r#"{"source": "our contract", "plans": {"business": 3000, "pro": 1600}}"#).unwrap();
+        assert_eq!((ours.allowance("business"), ours.allowance("pro")), (Ok(3000.0), Ok(1600.0)));
+        assert!(ours.source.starts_with("our contract; then github.com"));
+        assert!(Plans::with_overrides(r#"{"plans": {"x": -1}}"#).is_err());
+    }
+}
