@@ -69,6 +69,8 @@ struct EngineFacts {
     data_folders: Vec<&'static str>,
     /// The only child folders walked below some folders (VS Code's user data).
     walk_rules: Vec<&'static sources::WalkRule>,
+    /// Copilot plans and their monthly allowances in AI credits, with their source.
+    plans: crate::usage::plans::Plans,
     /// Bytes of a long text the row table keeps: asking for more reads the text again.
     table_keeps_text: usize,
     /// The largest log the page reads whole; a larger one is handed over as a File.
@@ -86,6 +88,7 @@ pub fn engine_facts() -> Result<JsValue, JsError> {
         home_folders: sources::home_folders(),
         data_folders: sources::data_folders(),
         walk_rules: sources::walk_rules(),
+        plans: crate::usage::plans::Plans::default_table(),
         table_keeps_text: INLINE_TEXT,
         log_given_whole_max_bytes: LOG_GIVEN_WHOLE_MAX_BYTES,
         rows_per_part: ROWS_PER_PART,
