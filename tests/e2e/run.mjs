@@ -1068,6 +1068,18 @@ test('the month view: fixtures/credits/08-allowance-runout as of 2026-11-05 show
     assertEqual([over.selected, over.month.finished, over.month.as_of, over.month.projected, over.month.runs_out_on], ['2026-11', true, '2026-11-30', null, '2026-11-05'], 'November is over and ran out on 2026-11-05');
     assert(over.runout.includes('ran out on 2026-11-05') && over.projection.includes('The month is over'), `in words: ${over.projection} ${over.runout}`);
     assertEqual(over.tiles.share.text, '120%', '600 of 500');
+    // Days grouped in another zone: the billing month is UTC's, so the view says so and shows none.
+    await later.evaluate(() => {
+      const zone = document.getElementById('opt-timezone');
+      zone.appendChild(new Option('Europe/Berlin', 'Europe/Berlin'));
+      zone.value = 'Europe/Berlin';
+      document.getElementById('rerun').click();
+    });
+    await later.waitForFunction(() => window.copilotLens.state === 'working' || document.getElementById('view-month').dataset.ready === '');
+    assertEqual(await waitForState(later, ['done', 'error']), 'done', 'analysed again in Europe/Berlin');
+    await showView(later, 'month');
+    assert((await later.textContent('#month-zone')).includes("billing month is UTC's"), 'another zone: the month view asks for UTC days');
+    assertEqual(await later.$('#month-tiles'), null, 'and shows no month');
     assertEqual(laterErrors, [], 'no page errors');
     return `as of 2026-11-05: used ${m.used}, projected ${m.projected}, against 1500 runs out ${'2026-11-13'}; as of 2026-12-10 against 500: ran out ${over.month.runs_out_on}`;
   } finally {
