@@ -15,13 +15,14 @@ import {
 } from './input.js';
 import * as overview from './views/overview.js';
 import * as usage from './views/usage.js';
+import * as month from './views/month.js';
 import * as sessions from './views/sessions.js';
 import * as timeline from './views/timeline.js';
 import * as inventory from './views/inventory.js';
 import * as diagnostics from './views/diagnostics.js';
 import * as exportsView from './views/exports.js';
 
-const VIEWS = { overview, usage, sessions, timeline, inventory, diagnostics, exports: exportsView };
+const VIEWS = { overview, usage, month, sessions, timeline, inventory, diagnostics, exports: exportsView };
 
 const $ = (id) => document.getElementById(id);
 const body = document.body;
@@ -121,6 +122,16 @@ function options() {
   return opts;
 }
 
+/**
+ * Today in UTC (YYYY-MM-DD) by this page's clock: the billing month's "today" (the core has no
+ * clock). `?today=YYYY-MM-DD` fixes it, for tests only.
+ */
+function todayUtc() {
+  const fixed = new URLSearchParams(location.search).get('today');
+  if (fixed && /^\d{4}-\d{2}-\d{2}$/.test(fixed) && !Number.isNaN(Date.parse(fixed + 'T00:00:00Z'))) return fixed;
+  return new Date().toISOString().slice(0, 10);
+}
+
 async function analyse(newRoots) {
   const roots = $('opt-add').checked && lens.state === 'done' ? [...currentRoots, ...newRoots] : newRoots;
   if (!roots.length) return;
@@ -136,8 +147,9 @@ async function analyse(newRoots) {
   $('progress-file').textContent = '';
   progressStarted = performance.now();
   setState('working');
+  const opts = options();
   try {
-    const result = await engine.analyze(roots, options());
+    const result = await engine.analyze(roots, opts);
     if (gen !== analysisGen) return;
     // Seconds: the worker's steps, and the whole run as this page saw it.
     lens.timings = { ...result.timings, total: (performance.now() - progressStarted) / 1000 };
@@ -145,7 +157,7 @@ async function analyse(newRoots) {
     lens.warnings = result.warnings;
     lens.seconds = result.seconds;
     lens.memory = result.memory;
-    ctx = makeContext(gen, result);
+    ctx = makeContext(gen, result, opts.timezone);
     for (const id of Object.keys(VIEWS)) clear($(`view-${id}`)).dataset.rendered = '';
     setState('done');
     showView(activeView in VIEWS ? activeView : 'overview');
@@ -162,7 +174,7 @@ async function analyse(newRoots) {
   }
 }
 
-function makeContext(gen, result) {
+function makeContext(gen, result, zone) {
   const cache = new Map();
   const context = {
     gen,
@@ -172,6 +184,9 @@ function makeContext(gen, result) {
     timings: result.timings,
     memory: result.memory,
     roots: currentRoots,
+    /** The zone the analysis grouped its days in (the billing month needs UTC's). */
+    zone,
+    today: todayUtc,
     engine,
     call: (method, ...args) => engine.call(method, ...args),
     /** A worker answer kept for this analysis. */

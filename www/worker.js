@@ -46,7 +46,7 @@ console.error = (...args) => {
   consoleError(...args);
 };
 
-const CALLS = new Set(['summary', 'rows', 'facets', 'sessions', 'inventory', 'report', 'usage', 'row_count']);
+const CALLS = new Set(['summary', 'rows', 'facets', 'sessions', 'inventory', 'report', 'usage', 'month', 'row_count']);
 // What the engine says of itself (engine_facts): the long-text bytes its table keeps (rows
 // asked for with more, or whole (0), are read again from their logs), the export parts, the
 // outputs catalogue, the home folders. Set at 'init'.

@@ -32,7 +32,7 @@ const HOSTILE = path.join(ROOT, 'fixtures/hostile-html');
 const INPUTS = path.join(ROOT, 'fixtures/hostile');
 const DEMO = path.join(ROOT, 'www/demo/copilot-demo.zip');
 const SINGLE = path.join(ROOT, 'dist/copilot-lens.html');
-const VIEWS = ['overview', 'usage', 'sessions', 'timeline', 'inventory', 'diagnostics', 'exports'];
+const VIEWS = ['overview', 'usage', 'month', 'sessions', 'timeline', 'inventory', 'diagnostics', 'exports'];
 const TMP = mkdtempSync(path.join(os.tmpdir(), 'copilot-lens-e2e-'));
 
 mkdirSync(SHOTS, { recursive: true });
@@ -839,7 +839,8 @@ function usageCells(row) {
     fmtInt(row.reasoning),
     fmtInt(row.total),
     row.cost_usd_micros === null ? '—' : fmtUSD(row.cost_usd_micros),
-    row.cost_ai_credits === null ? '—' : row.cost_ai_credits.toFixed(2),
+    // Credits as the CLI's table shows them: `~` where some are estimated.
+    row.credits === null ? '—' : (row.credits_from === 'recorded' ? '' : '~') + row.credits.toFixed(2),
     row.flags.join(''),
   ];
 }
@@ -966,6 +967,189 @@ test('agents: the timeline, sessions and usage filter by agent, usage splits by 
     assertEqual(errors, [], 'no page errors');
     noNetworkAfterLoad(net, server, 'agents', ['/demo/copilot-demo.zip']);
     return `agents of rows ${rowAgents}, of sessions ${sessionAgents}, with usage ${usageAgents}; ${byAgent.rows.length} rows by agent; days stacked by ${stackBy}`;
+  } finally {
+    await browser.close();
+  }
+});
+
+/** The Month view's tiles: {metric: {value, text}}, and the engine's month it shows. */
+async function monthShown(page) {
+  return page.evaluate(() => ({
+    tiles: Object.fromEntries([...document.querySelectorAll('#month-tiles .tile')].map((t) => [t.dataset.metric, { value: t.dataset.value, text: t.querySelector('.tile-value').textContent }])),
+    month: JSON.parse(document.getElementById('view-month').dataset.month || 'null'),
+    projection: document.getElementById('month-projection').textContent,
+    runout: document.getElementById('month-runout').textContent,
+    options: [...document.querySelectorAll('#month-select option')].map((o) => o.value),
+    selected: document.getElementById('month-select').value,
+    sessions: [...document.querySelectorAll('#view-month .month-sessions tbody tr')].map((tr) => [...tr.children].map((td) => td.textContent)),
+    models: [...document.querySelectorAll('#view-month .month-models tbody tr')].map((tr) => [...tr.children].map((td) => td.textContent)),
+  }));
+}
+
+/** Types an allowance and waits for the month shown to be against it. */
+async function setAllowance(page, text) {
+  await page.fill('#month-allowance', text);
+  const want = text === '' ? null : Number(text);
+  await page.waitForFunction((a) => {
+    const m = JSON.parse(document.getElementById('view-month').dataset.month || 'null');
+    return m && m.allowance === a;
+  }, want);
+}
+
+test('the month view: fixtures/credits/08-allowance-runout as of 2026-11-05 shows 600 used, 3,600 projected and the run-out day 2026-11-13 against 1500; a finished month says it ran out', async () => {
+  const fixture = path.join(ROOT, 'fixtures/credits/08-allowance-runout');
+  const byMonth = nativeUsage(fixture, ['--by', 'month']);
+  const cliNovember = byMonth.rows.filter((r) => r.month === '2026-11').reduce((n, r) => n + r.credits, 0);
+  const browser = await launch();
+  try {
+    const origin = server.url.replace(/\/$/, '');
+    const { page, net, errors } = await openPage(browser, `${origin}/?today=2026-11-05`, origin);
+    await markLoaded(net);
+    await pick(page, fixture);
+    await showView(page, 'month');
+    await page.waitForSelector('#month-tiles');
+    let shown = await monthShown(page);
+    assertEqual(shown.options, [...new Set(byMonth.rows.map((r) => r.month))].sort().reverse(), 'the months with usage, as the native --by month');
+    assertEqual(shown.selected, '2026-11', "today's month (UTC), which has usage");
+    const m = shown.month;
+    assertEqual([m.month, m.as_of, m.finished, m.days_in_month, m.allowance], ['2026-11', '2026-11-05', false, 30, null], 'November 2026 as of 2026-11-05, no allowance');
+    assertEqual(m.days.map((d) => d.cumulative), [0, 150, 300, 450, 600], 'cumulative by UTC day (EXPECTED.md)');
+    assertEqual([m.used, m.recorded, m.estimated, m.projected, m.runs_out_on], [600, 600, 0, 3600, null], 'used, recorded, estimated, projected (EXPECTED.md: pace 120 a day, 3,600)');
+    assertEqual(Math.round(cliNovember * 100) / 100, 600, "the native usage --by month's November credits");
+    assertEqual(shown.tiles.used, { value: '600', text: '600.00' }, 'used as shown');
+    assertEqual(shown.tiles.recorded, { value: '600', text: '600.00' }, 'recorded as shown');
+    assertEqual(shown.tiles.estimated, { value: '0', text: '0.00' }, 'estimated as shown');
+    assertEqual(shown.tiles.projected, { value: '3600', text: '3,600.00' }, 'the projection as shown');
+    assert(shown.projection.includes('3,600.00') && shown.projection.includes('120.00 credits a day'), `the projection in words: ${shown.projection}`);
+    assert(shown.runout.includes('Give a monthly allowance'), 'no allowance: no run-out day');
+    assert((await page.textContent('#month-utc')).includes("UTC's") && (await page.textContent('#month-utc')).includes('2026-11-05'), 'the month is said to be UTC\'s, as of the fixed today');
+
+    await setAllowance(page, '1500');
+    shown = await monthShown(page);
+    assertEqual([shown.month.runs_out_on, shown.month.projected, shown.month.used], ['2026-11-13', 3600, 600], 'against 1500: runs out on 2026-11-13 (EXPECTED.md)');
+    assertEqual(shown.tiles.runs_out_on.text, '2026-11-13', 'the run-out day as shown');
+    assertEqual(shown.tiles.share.text, '40%', '600 of 1500');
+    assert(shown.runout.includes('runs out on 2026-11-13'), `the run-out day in words: ${shown.runout}`);
+    assertEqual(await page.evaluate(() => localStorage.getItem('copilot-lens.allowance')), '1500', 'the allowance is remembered');
+    assertEqual(shown.sessions.length, 4, 'four sessions used credits');
+    assert(shown.sessions.every((r) => r[2] === '150.00' && r[3] === 'recorded' && r[4] === '25.0%'), `each session 150.00 recorded credits: ${JSON.stringify(shown.sessions)}`);
+    assertEqual(shown.models.map((r) => r.slice(0, 4)), [['claude-opus-4.6', '600.00', 'recorded', '100.0%']], 'the one model');
+    await page.waitForFunction(() => document.querySelector('#chart-month') && window.Chart && window.Chart.getChart(document.querySelector('#chart-month')));
+    const chart = await page.evaluate(() => {
+      const c = window.Chart.getChart(document.querySelector('#chart-month'));
+      return Object.fromEntries(c.data.datasets.map((d) => [d.label, d.data]));
+    });
+    assertEqual(chart['allowance'].length, 30, 'the allowance line spans the month');
+    assertEqual(chart['projection at this pace'][4], 600, 'the projection starts at the as-of day');
+    assertEqual(chart['projection at this pace'][29], 3600, "and ends at the month's end at 3,600");
+    assertEqual(chart['projection at this pace'][3], null, 'and nothing before');
+    await page.waitForTimeout(150);
+    await shot(page, 'month-view.png');
+
+    await setAllowance(page, '7000');
+    shown = await monthShown(page);
+    assertEqual(shown.month.runs_out_on, null, 'against 7000: no run-out this month');
+    assert(shown.runout.includes('lasts the month') && shown.runout.includes('3,400.00'), `3,400 left at the month's end: ${shown.runout}`);
+    assertEqual(errors, [], 'no page errors');
+    noNetworkAfterLoad(net, server, 'month');
+
+    // A month over: today 2026-12-10 has no usage in December, so the latest month shows, finished.
+    const later = await browser.context.newPage();
+    const laterErrors = [];
+    later.on('pageerror', (error) => laterErrors.push(error.message));
+    await later.goto(`${origin}/?today=2026-12-10`);
+    await waitEngine(later);
+    await pick(later, fixture);
+    await showView(later, 'month');
+    await later.waitForSelector('#month-tiles');
+    assertEqual(await later.inputValue('#month-allowance'), '7000', 'the remembered allowance');
+    await setAllowance(later, '500');
+    const over = await monthShown(later);
+    assertEqual([over.selected, over.month.finished, over.month.as_of, over.month.projected, over.month.runs_out_on], ['2026-11', true, '2026-11-30', null, '2026-11-05'], 'November is over and ran out on 2026-11-05');
+    assert(over.runout.includes('ran out on 2026-11-05') && over.projection.includes('The month is over'), `in words: ${over.projection} ${over.runout}`);
+    assertEqual(over.tiles.share.text, '120%', '600 of 500');
+    // Days grouped in another zone: the billing month is UTC's, so the view says so and shows none.
+    await later.evaluate(() => {
+      const zone = document.getElementById('opt-timezone');
+      zone.appendChild(new Option('Europe/Berlin', 'Europe/Berlin'));
+      zone.value = 'Europe/Berlin';
+      document.getElementById('rerun').click();
+    });
+    await later.waitForFunction(() => window.copilotLens.state === 'working' || document.getElementById('view-month').dataset.ready === '');
+    assertEqual(await waitForState(later, ['done', 'error']), 'done', 'analysed again in Europe/Berlin');
+    await showView(later, 'month');
+    assert((await later.textContent('#month-zone')).includes("billing month is UTC's"), 'another zone: the month view asks for UTC days');
+    assertEqual(await later.$('#month-tiles'), null, 'and shows no month');
+    assertEqual(laterErrors, [], 'no page errors');
+    return `as of 2026-11-05: used ${m.used}, projected ${m.projected}, against 1500 runs out ${'2026-11-13'}; as of 2026-12-10 against 500: ran out ${over.month.runs_out_on}`;
+  } finally {
+    await browser.close();
+  }
+});
+
+test('the month view of the demo equals the native usage --allowance month; top sessions and models by credits; the usage table shows credits as the native one', async () => {
+  const byMonth = nativeUsage(DEMO, ['--by', 'month']);
+  const months = [...new Set(byMonth.rows.map((r) => r.month))].sort().reverse();
+  const browser = await launch();
+  try {
+    const origin = server.url.replace(/\/$/, '');
+    const { page, net, errors } = await openPage(browser, server.url, origin);
+    await markLoaded(net);
+    await page.click('#demo');
+    assertEqual(await waitForState(page, ['done', 'error']), 'done', 'the demo is analysed');
+    // Both the page and the CLI take today from the clock (UTC).
+    const today = new Date().toISOString().slice(0, 10);
+    await showView(page, 'month');
+    await page.waitForSelector('#month-tiles');
+    let shown = await monthShown(page);
+    assertEqual(shown.options, months, 'the months with usage, as the native --by month');
+    const want = months.includes(today.slice(0, 7)) ? today.slice(0, 7) : months[0];
+    assertEqual(shown.selected, want, "today's month if it has usage, else the latest");
+    const allowance = Math.max(1, Math.round(shown.month.used / 2));
+    await setAllowance(page, String(allowance));
+    shown = await monthShown(page);
+    const cli = nativeUsage(DEMO, ['--allowance', String(allowance), '--until', `${want}-01`]).month;
+    const sorted = (m) => ({ ...sortKeys(m), days: m.days.map(sortKeys) });
+    assertEqual(sorted(shown.month), sorted(cli), `the page's month equals the native usage --allowance ${allowance} --until ${want}-01`);
+    assertEqual(shown.tiles.used.text, new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(cli.used), 'used as shown');
+
+    // The top models: the native rows of the month by model, the agents added up.
+    const first = `${want}-01`;
+    const last = `${want}-${String(cli.days_in_month).padStart(2, '0')}`;
+    const modelRows = nativeUsage(DEMO, ['--by', 'model', '--since', first, '--until', last]).rows;
+    const perModel = new Map();
+    for (const r of modelRows) {
+      const g = perModel.get(r.model) || { credits: 0, from: new Set() };
+      g.credits += r.credits || 0;
+      g.from.add(r.credits_from);
+      perModel.set(r.model, g);
+    }
+    const top = [...perModel].sort((a, b) => b[1].credits - a[1].credits).slice(0, 5);
+    assertEqual(shown.models.map((r) => r[0]), top.map(([model]) => model), 'the top models by credits, as the native rows');
+    for (const [i, [model, g]] of top.entries()) {
+      const text = shown.models[i][1];
+      assertEqual(text.startsWith('~'), !(g.from.size === 1 && g.from.has('recorded')), `${model}: ~ where estimated`);
+      assert(Math.abs(Number(text.replace(/[~,]/g, '')) - g.credits) <= 0.011 * modelRows.length, `${model}: ${text} credits, natively ${g.credits}`);
+    }
+    assert(shown.sessions.length > 0 && shown.sessions.length <= 5, 'up to five sessions');
+    const sessionCredits = shown.sessions.map((r) => Number(r[2].replace(/[~,]/g, '')));
+    assertEqual(sessionCredits, [...sessionCredits].sort((a, b) => b - a), 'sessions by credits, most first');
+    await page.waitForFunction(() => window.Chart && window.Chart.getChart(document.querySelector('#chart-month')));
+    await page.waitForTimeout(150);
+    await shot(page, 'demo-month-view.png');
+
+    // The usage table: credits beside the cost, as the native table shows them.
+    await showView(page, 'usage');
+    await page.selectOption('#usage-by', 'model');
+    const usage = nativeUsage(DEMO, ['--by', 'model']);
+    await page.waitForFunction(() => [...document.querySelectorAll('#view-usage h2')].some((e) => e.textContent === 'Usage by model'));
+    const headers = await page.$$eval('#view-usage .usage-table thead th', (ths) => ths.map((th) => th.textContent));
+    assertEqual(headers.slice(-3), ['cost USD', 'credits', 'flags'], 'credits beside the cost');
+    const credits = await page.$$eval('#view-usage .usage-table tbody tr', (trs) => trs.map((tr) => tr.children[tr.children.length - 2].textContent));
+    assert(credits.length > 0 && credits.every((c) => c === '—' || /^~?\d+\.\d\d$/.test(c)), `credits as the CLI shows them: ${credits.join(' ')}`);
+    assert(usage.rows.some((r) => r.credits_from !== 'recorded') === credits.some((c) => c.startsWith('~')), 'the ~ marker where the native rows are estimated');
+    assertEqual(errors, [], 'no page errors');
+    return `month ${want}: used ${cli.used.toFixed(2)} (recorded ${cli.recorded.toFixed(2)}, estimated ${cli.estimated.toFixed(2)}), projected ${cli.projected}, allowance ${allowance} runs out ${cli.runs_out_on}; top model ${top[0][0]}`;
   } finally {
     await browser.close();
   }

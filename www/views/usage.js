@@ -10,9 +10,13 @@ const FLAG_HELP = {
   recovered: 'recovered from the store: the session was deleted',
   long_context: 'some calls priced at the long-context tier',
   implausible_counter: 'a counter that cannot be a token count (negative, fractional, too large, not a number) was left out, not added: see "Counter lines to check" below',
+  byok: 'calls on your own model key (BYOK): GitHub does not bill them, no Copilot cost',
+  auto: "Auto chose the model: the estimate has Auto's 10% discount",
+  differs: 'the estimate and what Copilot recorded are more than 5% apart: a wrong rate, a model missing from the rate table, or a change in pricing',
 };
 
-const WARN_FLAGS = new Set(['no_rate', 'implausible_counter']);
+const WARN_FLAGS = new Set(['no_rate', 'implausible_counter', 'differs']);
+const PLAIN_FLAGS = new Set(['long_context', 'byok', 'auto']);
 
 const KIND_LABEL = {
   counted: 'total',
@@ -21,7 +25,7 @@ const KIND_LABEL = {
 };
 
 function flags(row) {
-  return row.flags.map((flag) => badge(flag, WARN_FLAGS.has(flag) ? 'warn' : flag === 'long_context' ? '' : 'info')).map((b, i) => {
+  return row.flags.map((flag) => badge(flag, WARN_FLAGS.has(flag) ? 'warn' : PLAIN_FLAGS.has(flag) ? '' : 'info')).map((b, i) => {
     b.title = FLAG_HELP[row.flags[i]] || '';
     return b;
   });
@@ -36,8 +40,23 @@ const numbers = [
   { label: 'reasoning', value: (r) => fmtInt(r.reasoning), num: true },
   { label: 'total', value: (r) => fmtInt(r.total), num: true },
   { label: 'cost USD', value: (r) => fmtUSD(r.cost_usd_micros), num: true },
-  { label: 'AI credits', value: (r) => (r.cost_ai_credits === null ? '—' : r.cost_ai_credits.toFixed(2)), num: true },
+  { label: 'credits', value: credits, num: true },
 ];
+
+const CREDITS_FROM = {
+  recorded: 'as Copilot recorded them',
+  estimated: 'estimated at the published rates: Copilot recorded none',
+  both: 'partly as Copilot recorded them, partly estimated where it recorded none',
+};
+
+/** AI credits used, as the CLI shows them: `~` where some are estimated. */
+function credits(row) {
+  if (row.credits === null || row.credits === undefined) return '—';
+  const text = (row.credits_from === 'recorded' ? '' : '~') + row.credits.toFixed(2);
+  const recorded = row.recorded_nano_aiu === null || row.recorded_nano_aiu === undefined ? '' : `; recorded ${(row.recorded_nano_aiu / 1e9).toFixed(2)}`;
+  const estimate = row.cost_ai_credits === null || row.cost_ai_credits === undefined ? '' : `; estimate ${row.cost_ai_credits.toFixed(2)}`;
+  return h('span', { title: `${CREDITS_FROM[row.credits_from] || row.credits_from}${recorded}${estimate}`, dataset: { from: row.credits_from } }, text);
+}
 
 export async function render(container, ctx) {
   const by = h('select#usage-by', null, ['day', 'month', 'session', 'model', 'home', 'agent'].map((v) => h('option', { value: v }, v)));
@@ -85,6 +104,7 @@ export async function render(container, ctx) {
         agents.length > 1 && !agent.value && grouping !== 'agent' ? h('p.muted', null, 'The agents are added up; group by agent to split them.') : null,
       ),
       section('Totals', table(totalColumns, totals, { className: 'usage-totals', empty: 'No token counts.' }), h('p.muted', null, 'Counted figures come from shutdown checkpoints. Partial figures are lower bounds for sessions still running or never shut down; recovered figures come from the store for deleted sessions. Neither is in the total.')),
+      h('p.muted', null, 'Cost USD: the estimate at the published rates (none for BYOK calls, Auto\'s 10% off). Credits (1 credit = 0.01 USD): as Copilot recorded them; ~ where some are estimated, for what it recorded nothing of. The Month view has the billing month against an allowance.'),
       section(
         `Sessions whose usage is unknown (${fmtInt(data.unknown_usage_sessions.length)})`,
         data.unknown_usage_sessions.length

@@ -1,0 +1,303 @@
+// Month: one billing month's AI credits against the monthly allowance. GitHub bills Copilot in
+// AI credits (1 credit = 0.01 USD) that reset at 00:00 UTC on the 1st of each month, so the month
+// is UTC's whatever the display time zone. The engine's `month(day, today, allowance)` gives the
+// days, the pace's projection and the run-out day (src/usage/month.rs); the core has no clock,
+// so "today" is this page's (in UTC; `?today=YYYY-MM-DD` fixes it for tests). Where the credits
+// went: the top sessions and models of the month from the usage table.
+import { add, badge, clear, debounce, fmtInt, h, section, table } from '../dom.js';
+
+const ALLOWANCE_KEY = 'copilot-lens.allowance';
+const TOP = 5;
+let chart = null;
+
+const creditFormat = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+/** Credits to the hundredth, grouped: "3,600.00". */
+export const fmtCredits = (n) => (n === null || n === undefined ? '—' : creditFormat.format(n));
+
+function loadAllowance() {
+  try {
+    return localStorage.getItem(ALLOWANCE_KEY) || '';
+  } catch {
+    return ''; // storage refused (a private window, a file:// page with storage off)
+  }
+}
+
+function saveAllowance(text) {
+  try {
+    if (text) localStorage.setItem(ALLOWANCE_KEY, text);
+    else localStorage.removeItem(ALLOWANCE_KEY);
+  } catch {
+    // remembered for this page only
+  }
+}
+
+/** The allowance typed, as a number of credits; null when empty or not a number of credits. */
+function allowanceOf(text) {
+  if (text.trim() === '') return null;
+  const value = Number(text);
+  return Number.isFinite(value) && value >= 0 ? value : null;
+}
+
+function tile(metric, label, value, text, note) {
+  return h(
+    'div.tile',
+    { dataset: { metric, value: value === null || value === undefined ? '' : String(value) } },
+    h('div.tile-value', null, text),
+    h('div.tile-label', null, label),
+    note ? h('div.tile-note', null, note) : null,
+  );
+}
+
+/** "2026-11" as "November 2026" (the month's name in English, as the rest of the page). */
+function monthName(month) {
+  const [year, number] = month.split('-').map(Number);
+  return new Date(Date.UTC(year, number - 1, 1)).toLocaleString('en-US', { month: 'long', year: 'numeric', timeZone: 'UTC' });
+}
+
+/** A row's credits with the CLI's marker: `~` where some are estimated. */
+function creditsText(credits, from) {
+  if (credits === null || credits === undefined) return '—';
+  return from === 'recorded' ? fmtCredits(credits) : `~${fmtCredits(credits)}`;
+}
+
+const FROM_TEXT = {
+  recorded: 'as Copilot recorded them',
+  estimated: 'estimated at the published rates',
+  both: 'partly as recorded, partly estimated',
+};
+
+/** Usage rows added up by `key` (all kinds: the month counts partial and recovered figures too). */
+function topBy(rows, key) {
+  const groups = new Map();
+  for (const row of rows) {
+    const id = key(row);
+    const group = groups.get(id) || { id, credits: 0, priced: false, recorded: false, estimated: false, requests: 0, total: 0, models: new Set(), flags: new Set() };
+    if (row.credits !== null && row.credits !== undefined) {
+      group.credits += row.credits;
+      group.priced = true;
+    }
+    if (row.credits_from === 'recorded' || row.credits_from === 'both') group.recorded = true;
+    if (row.credits_from === 'estimated' || row.credits_from === 'both') group.estimated = true;
+    group.requests += row.requests;
+    group.total += row.total;
+    group.models.add(row.model);
+    for (const flag of row.flags) group.flags.add(flag);
+    groups.set(id, group);
+  }
+  return [...groups.values()]
+    .map((g) => ({ ...g, credits: g.priced ? Math.round(g.credits * 100) / 100 : null, credits_from: g.recorded && g.estimated ? 'both' : g.recorded ? 'recorded' : 'estimated', models: [...g.models].sort(), flags: [...g.flags].sort() }))
+    .sort((a, b) => (b.credits || 0) - (a.credits || 0) || b.total - a.total || (a.id < b.id ? -1 : 1))
+    .slice(0, TOP);
+}
+
+/** What the pace says, in words. */
+function outlook(m) {
+  const lines = [];
+  const pace = m.used / Number(m.as_of.slice(8, 10));
+  if (m.projected !== null) {
+    lines.push(h('p#month-projection', null, `At the pace so far (${fmtCredits(pace)} credits a day over ${fmtInt(Number(m.as_of.slice(8, 10)))} days), about ${fmtCredits(m.projected)} credits by the month's end (${m.month}-${String(m.days_in_month).padStart(2, '0')}).`));
+  } else {
+    lines.push(h('p#month-projection', null, `The month is over: ${fmtCredits(m.used)} credits used in all.`));
+  }
+  let runOut;
+  if (m.allowance === null) runOut = 'Give a monthly allowance to see the day it would run out.';
+  else if (m.allowance === 0) runOut = 'With an allowance of 0 credits, every credit used is beyond it.';
+  else if (m.runs_out_on && m.used >= m.allowance) runOut = `The allowance of ${fmtCredits(m.allowance)} credits ran out on ${m.runs_out_on}.`;
+  else if (m.runs_out_on) runOut = `At this pace the allowance of ${fmtCredits(m.allowance)} credits runs out on ${m.runs_out_on}.`;
+  else if (m.finished) runOut = `The allowance of ${fmtCredits(m.allowance)} credits lasted the month: ${fmtCredits(m.allowance - m.used)} left over.`;
+  else runOut = `At this pace the allowance of ${fmtCredits(m.allowance)} credits lasts the month: about ${fmtCredits(m.allowance - m.projected)} left at its end.`;
+  lines.push(h('p#month-runout', { class: m.runs_out_on ? 'warn-text' : '' }, runOut));
+  return lines;
+}
+
+function drawChart(canvas, m) {
+  if (chart) chart.destroy();
+  chart = null;
+  if (!window.Chart) {
+    canvas.replaceWith(h('p.empty', null, 'The chart library did not load.'));
+    return;
+  }
+  const dark = window.matchMedia && window.matchMedia('(prefers-color-scheme: dark)').matches;
+  window.Chart.defaults.color = dark ? '#c9d1d9' : '#333';
+  window.Chart.defaults.borderColor = dark ? 'rgba(255,255,255,0.12)' : 'rgba(0,0,0,0.1)';
+  const labels = [];
+  for (let day = 1; day <= m.days_in_month; day++) labels.push(`${m.month}-${String(day).padStart(2, '0')}`);
+  const known = m.days.length;
+  const cumulative = labels.map((_, i) => (i < known ? m.days[i].cumulative : null));
+  const datasets = [
+    { type: 'line', label: 'credits used (cumulative)', data: cumulative, borderColor: '#4e79a7', backgroundColor: '#4e79a7', pointRadius: 2, stack: 'used', order: 1 },
+  ];
+  if (m.projected !== null && known) {
+    // The pace so far, from the as-of day to the month's end: day n holds n times the pace.
+    const pace = m.used / known;
+    datasets.push({
+      type: 'line',
+      label: 'projection at this pace',
+      data: labels.map((_, i) => (i + 1 >= known ? (i + 1 === known ? m.used : pace * (i + 1)) : null)),
+      borderColor: '#4e79a7',
+      borderDash: [6, 4],
+      pointRadius: 0,
+      stack: 'projection',
+      order: 2,
+    });
+  }
+  if (m.allowance !== null) {
+    datasets.push({ type: 'line', label: 'allowance', data: labels.map(() => m.allowance), borderColor: '#e15759', borderWidth: 1.5, pointRadius: 0, stack: 'allowance', order: 0 });
+  }
+  datasets.push(
+    { type: 'bar', label: 'that day, as recorded', data: labels.map((_, i) => (i < known ? m.days[i].recorded : null)), backgroundColor: 'rgba(89,161,79,0.55)', stack: 'day', order: 3 },
+    { type: 'bar', label: 'that day, estimated', data: labels.map((_, i) => (i < known ? m.days[i].estimated : null)), backgroundColor: 'rgba(242,142,43,0.55)', stack: 'day', order: 3 },
+  );
+  chart = new window.Chart(canvas, {
+    data: { labels, datasets },
+    options: {
+      responsive: true,
+      maintainAspectRatio: false,
+      animation: false,
+      interaction: { mode: 'index', intersect: false },
+      scales: {
+        x: { stacked: true, ticks: { callback: (_, i) => labels[i].slice(8) } },
+        y: { stacked: true, beginAtZero: true, title: { display: true, text: 'AI credits' } },
+      },
+      plugins: {
+        legend: { position: 'bottom' },
+        tooltip: {
+          callbacks: {
+            title: (items) => `${labels[items[0].dataIndex]} (UTC)`,
+            label: (c) => (c.parsed.y === null ? null : `${c.dataset.label}: ${fmtCredits(c.parsed.y)}`),
+          },
+        },
+      },
+    },
+  });
+}
+
+export async function render(container, ctx) {
+  if (chart) chart.destroy();
+  chart = null;
+  const [byMonth, sessions] = await Promise.all([ctx.get('usage:month', 'usage', 'month', '', ''), ctx.get('sessions', 'sessions')]);
+  if (!ctx.alive()) return;
+  const today = ctx.today();
+  const months = [...new Set(byMonth.rows.map((r) => r.month))].sort().reverse();
+  add(container, h('h2.view-title', null, 'Month'));
+  if (ctx.zone && ctx.zone !== 'UTC') {
+    add(
+      container,
+      h(
+        'div#month-zone.warning',
+        null,
+        `This analysis grouped the days in ${ctx.zone}, but Copilot's billing month is UTC's (credits reset at 00:00 UTC on the 1st). `,
+        'Choose "Days in UTC" in the options and analyse again to see the month.',
+      ),
+    );
+    return;
+  }
+  if (!months.length) {
+    add(container, h('p#month-empty.empty', null, 'No usage in this data: no month to show.'));
+    return;
+  }
+  const todayMonth = today.slice(0, 7);
+  const select = h('select#month-select', null, months.map((m) => h('option', { value: m }, `${monthName(m)} (${m})`)));
+  select.value = months.includes(todayMonth) ? todayMonth : months[0];
+  const allowance = h('input#month-allowance', { type: 'number', min: '0', step: 'any', placeholder: 'none', value: loadAllowance(), attrs: { inputmode: 'decimal', 'aria-label': 'monthly allowance in AI credits' } });
+  const out = h('div#month-out');
+  add(
+    container,
+    h(
+      'div.controls',
+      null,
+      h('label', null, 'Billing month ', select),
+      h('label', null, 'Monthly allowance ', allowance, ' credits'),
+      h('span.muted', null, '(empty: none; remembered in this browser)'),
+    ),
+    h(
+      'p#month-utc.muted',
+      null,
+      `The month is UTC's, the billing clock: Copilot's credits reset at 00:00 UTC on the 1st of each month, whatever the display time zone. Today is ${today} in UTC by this page's clock. 1 credit = 0.01 USD.`,
+    ),
+    out,
+  );
+
+  const names = new Map(sessions.map((s) => [s.session_id, s.name]));
+  const sessionLink = (id) =>
+    h('button.link', { on: { click: () => ctx.openSession(id) }, title: id }, names.get(id) ? `${names.get(id)} (${id.slice(0, 8)})` : id);
+  const fromCell = (r) => (r.credits_from === 'recorded' ? badge('recorded', 'ok') : badge(r.credits_from === 'both' ? 'partly est.' : 'est.', 'info'));
+
+  let shown = 0;
+  const update = async () => {
+    const ask = ++shown;
+    const month = select.value;
+    const first = `${month}-01`;
+    const limit = allowanceOf(allowance.value);
+    const m = await ctx.call('month', first, today, limit);
+    const last = `${month}-${String(m.days_in_month).padStart(2, '0')}`;
+    const [bySession, byModel] = await Promise.all([
+      ctx.get(`usage:session:${first}`, 'usage', 'session', first, last),
+      ctx.get(`usage:model:${first}`, 'usage', 'model', first, last),
+    ]);
+    if (!ctx.alive() || ask !== shown) return;
+    container.dataset.month = JSON.stringify(m);
+    const share = m.allowance ? m.used / m.allowance : null;
+    const tiles = h(
+      'div#month-tiles.tiles',
+      null,
+      tile('used', `credits used${m.finished ? '' : ` by ${m.as_of}`}`, m.used, fmtCredits(m.used), m.allowance !== null ? `of ${fmtCredits(m.allowance)} allowed` : 'no allowance given'),
+      tile('share', 'of the allowance', share, share === null ? '—' : `${(share * 100).toFixed(share < 0.1 ? 1 : 0)}%`, share !== null && share >= 1 ? 'used up' : null),
+      tile('recorded', 'as Copilot recorded them', m.recorded, fmtCredits(m.recorded)),
+      tile('estimated', 'estimated at the published rates', m.estimated, fmtCredits(m.estimated), 'for what Copilot recorded nothing of'),
+      tile('projected', "projected by the month's end", m.projected, m.projected === null ? '—' : fmtCredits(m.projected), m.projected === null ? 'the month is over' : 'at the pace so far'),
+      tile('runs_out_on', m.runs_out_on && m.used >= (m.allowance ?? Infinity) ? 'the allowance ran out' : 'the allowance runs out', m.runs_out_on, m.runs_out_on || '—', m.allowance === null ? 'no allowance given' : m.runs_out_on ? (m.used >= m.allowance ? null : 'at this pace') : 'not this month'),
+    );
+    const sessionRows = topBy(bySession.rows, (r) => r.session_id);
+    const modelRows = topBy(byModel.rows, (r) => r.model);
+    const creditColumns = [
+      { label: 'credits', value: (r) => creditsText(r.credits, r.credits_from), num: true },
+      { label: 'from', value: fromCell },
+      { label: 'share of used', value: (r) => (m.used > 0 && r.credits !== null ? `${((r.credits / m.used) * 100).toFixed(1)}%` : '—'), num: true },
+      { label: 'requests', value: (r) => fmtInt(r.requests), num: true },
+      { label: 'tokens', value: (r) => fmtInt(r.total), num: true },
+      { label: 'flags', value: (r) => r.flags.filter((f) => f !== 'long_context').map((f) => badge(f, f === 'differs' || f === 'no_rate' ? 'warn' : 'info')) },
+    ];
+    add(
+      clear(out),
+      tiles,
+      h('div.month-outlook', null, outlook(m)),
+      h(
+        'p.muted',
+        null,
+        `${monthName(m.month)}, as of ${m.as_of} (UTC): ${fmtCredits(m.used)} credits used: ${fmtCredits(m.recorded)} ${FROM_TEXT.recorded}, ${fmtCredits(m.estimated)} ${FROM_TEXT.estimated} (for the calls Copilot recorded nothing of). `,
+        'The pace is the credits used so far over the days of the month so far, this one included.',
+      ),
+      section(
+        `${monthName(m.month)}: credits by day (UTC), cumulative`,
+        h('div.chart-box.month-chart', null, h('canvas#chart-month', { attrs: { role: 'img', 'aria-label': `cumulative AI credits by day in ${m.month}` } })),
+      ),
+      h(
+        'div',
+        null,
+        section(
+          `Top ${TOP} sessions by credits`,
+          table([{ label: 'session', value: (r) => sessionLink(r.id) }, { label: 'models', value: (r) => r.models.join(', ') }, ...creditColumns], sessionRows, { className: 'month-sessions', empty: 'No session used credits this month.' }),
+        ),
+        section(
+          `Top ${TOP} models by credits`,
+          table([{ label: 'model', value: (r) => r.id }, ...creditColumns], modelRows, { className: 'month-models', empty: 'No model used credits this month.' }),
+        ),
+      ),
+      h('p.muted', null, '~ and est.: estimated at the published rates where Copilot recorded no credits; recorded: as Copilot recorded them. BYOK calls (on your own model key) cost no Copilot credits; Auto\'s estimate has its 10% discount.', ` Rates: ${bySession.rates}`),
+    );
+    drawChart(out.querySelector('#chart-month'), m);
+  };
+  const show = () =>
+    update().catch((e) => {
+      if (ctx.alive()) add(clear(out), h('p.error-inline', null, String(e.message || e)));
+    });
+  select.addEventListener('change', show);
+  const typed = debounce(() => {
+    saveAllowance(allowance.value.trim());
+    show();
+  }, 250);
+  allowance.addEventListener('input', typed);
+  allowance.addEventListener('change', typed);
+  await update();
+}
