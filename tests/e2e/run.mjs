@@ -982,6 +982,7 @@ async function monthShown(page) {
     options: [...document.querySelectorAll('#month-select option')].map((o) => o.value),
     selected: document.getElementById('month-select').value,
     sessions: [...document.querySelectorAll('#view-month .month-sessions tbody tr')].map((tr) => [...tr.children].map((td) => td.textContent)),
+    projects: [...document.querySelectorAll('#view-month .month-projects tbody tr')].map((tr) => [...tr.children].map((td) => td.textContent)),
     models: [...document.querySelectorAll('#view-month .month-models tbody tr')].map((tr) => [...tr.children].map((td) => td.textContent)),
   }));
 }
@@ -1034,6 +1035,8 @@ test('the month view: fixtures/credits/08-allowance-runout as of 2026-11-05 show
     assertEqual(shown.sessions.length, 4, 'four sessions used credits');
     assert(shown.sessions.every((r) => r[2] === '150.00' && r[3] === 'recorded' && r[4] === '25.0%'), `each session 150.00 recorded credits: ${JSON.stringify(shown.sessions)}`);
     assertEqual(shown.models.map((r) => r.slice(0, 4)), [['claude-opus-4.6', '600.00', 'recorded', '100.0%']], 'the one model');
+    // The native `usage --by project`: the four sessions' one project.
+    assertEqual(shown.projects.map((r) => [r[0], r[2], r[3]]), [['/home/mona/code/shop', '600.00', 'recorded']], 'the one project');
     await page.waitForFunction(() => document.querySelector('#chart-month') && window.Chart && window.Chart.getChart(document.querySelector('#chart-month')));
     const chart = await page.evaluate(() => {
       const c = window.Chart.getChart(document.querySelector('#chart-month'));

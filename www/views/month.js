@@ -3,7 +3,7 @@
 // is UTC's whatever the display time zone. The engine's `month(day, today, allowance)` gives the
 // days, the pace's projection and the run-out day (src/usage/month.rs); the core has no clock,
 // so "today" is this page's (in UTC; `?today=YYYY-MM-DD` fixes it for tests). Where the credits
-// went: the top sessions and models of the month from the usage table.
+// went: the top sessions, projects and models of the month from the usage table.
 import { add, badge, clear, debounce, fmtInt, h, section, table } from '../dom.js';
 
 const ALLOWANCE_KEY = 'copilot-lens.allowance';
@@ -231,8 +231,9 @@ export async function render(container, ctx) {
     const limit = allowanceOf(allowance.value);
     const m = await ctx.call('month', first, today, limit);
     const last = `${month}-${String(m.days_in_month).padStart(2, '0')}`;
-    const [bySession, byModel] = await Promise.all([
+    const [bySession, byProject, byModel] = await Promise.all([
       ctx.get(`usage:session:${first}`, 'usage', 'session', first, last),
+      ctx.get(`usage:project:${first}`, 'usage', 'project', first, last),
       ctx.get(`usage:model:${first}`, 'usage', 'model', first, last),
     ]);
     if (!ctx.alive() || ask !== shown) return;
@@ -249,6 +250,7 @@ export async function render(container, ctx) {
       tile('runs_out_on', m.runs_out_on && m.used >= (m.allowance ?? Infinity) ? 'the allowance ran out' : 'the allowance runs out', m.runs_out_on, m.runs_out_on || '—', m.allowance === null ? 'no allowance given' : m.runs_out_on ? (m.used >= m.allowance ? null : 'at this pace') : 'not this month'),
     );
     const sessionRows = topBy(bySession.rows, (r) => r.session_id);
+    const projectRows = topBy(byProject.rows, (r) => r.project_path);
     const modelRows = topBy(byModel.rows, (r) => r.model);
     const creditColumns = [
       { label: 'credits', value: (r) => creditsText(r.credits, r.credits_from), num: true },
@@ -278,6 +280,10 @@ export async function render(container, ctx) {
         section(
           `Top ${TOP} sessions by credits`,
           table([{ label: 'session', value: (r) => sessionLink(r.id) }, { label: 'models', value: (r) => r.models.join(', ') }, ...creditColumns], sessionRows, { className: 'month-sessions', empty: 'No session used credits this month.' }),
+        ),
+        section(
+          `Top ${TOP} projects by credits`,
+          table([{ label: 'project', value: (r) => r.id || '(no project known)' }, { label: 'models', value: (r) => r.models.join(', ') }, ...creditColumns], projectRows, { className: 'month-projects', empty: 'No project used credits this month.' }),
         ),
         section(
           `Top ${TOP} models by credits`,
