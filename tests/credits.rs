@@ -215,3 +215,15 @@ fn the_cli_shows_the_month_against_a_plans_allowance() {
     let zone = common::run(&dir, &["usage", "08-allowance-runout", "--plan", "pro", "--timezone", "Europe/Berlin"]);
     assert_eq!(zone.status.code(), Some(2), "the billing month is UTC's");
 }
+
+#[test]
+fn a_deleted_session_is_recovered_from_the_store_with_what_copilot_recorded() {
+    // fixtures/sql/credits-recovered-store.sql: two calls of a session whose log is gone.
+    // Estimate (Sonnet 4.5: 3.00 / 0.30 / 15.00): 40,000 fresh x 3 + 60,000 x 0.3 + 4,000 x 15
+    // = 0.198 USD, and 10,000 x 3 + 40,000 x 0.3 + 2,000 x 15 = 0.072: 27.00 credits. Recorded
+    // (total_nano_aiu) 14.4 + 5.0 = 19.40 credits, request_multiplier 1 + 1: 39% apart, `differs`.
+    assert_eq!(
+        rows("09-recovered-store"),
+        [serde_json::json!(["2026-10-16", "claude-sonnet-4.5", 270_000, 19_400_000_000u64, 2.0, 19.4, "recorded", ["recovered", "differs"]])]
+    );
+}

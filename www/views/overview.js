@@ -154,6 +154,7 @@ export async function render(container, ctx) {
       section('Tokens by project', projects.length ? chartBox('chart-project') : h('p.empty', null, 'No token counts in this data.')),
       section('Tokens and cost by model', modelRows.length ? chartBox('chart-model') : h('p.empty', null, 'No token counts in this data.')),
     ),
+    h('p.muted.rates-source', null, `Costs are estimates at the published rates (none for calls on your own key, Auto's 10% off): ${byDay.rates}`),
   );
 
   if (dayRows.length) {
