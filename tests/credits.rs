@@ -224,6 +224,15 @@ fn a_deleted_session_is_recovered_from_the_store_with_what_copilot_recorded() {
     // (total_nano_aiu) 14.4 + 5.0 = 19.40 credits, request_multiplier 1 + 1: 39% apart, `differs`.
     assert_eq!(
         rows("09-recovered-store"),
-        [serde_json::json!(["2026-10-16", "claude-sonnet-4.5", 270_000, 19_400_000_000u64, 2.0, 19.4, "recorded", ["recovered", "differs"]])]
+        [serde_json::json!([
+            "2026-10-16",
+            "claude-sonnet-4.5",
+            270_000,
+            19_400_000_000u64,
+            2.0,
+            19.4,
+            "recorded",
+            ["recovered", "differs"]
+        ])]
     );
 }

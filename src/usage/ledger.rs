@@ -35,6 +35,15 @@ pub struct LoggedAt<'a> {
     pub timestamp: &'a str,
 }
 
+/// Each counted checkpoint's increase per agent (the main agent, or a sub-agent by its name)
+/// and model, on its day: where the credits went (`--by subagent`).
+#[derive(Debug, Clone, Default)]
+pub struct AgentShares {
+    /// The last checkpoint's totals per agent (`main` or a sub-agent's id) and model.
+    last_totals: BTreeMap<(String, String), (Tokens, Recorded)>,
+    pub entries: BTreeMap<(NaiveDate, String, String), Entry>,
+}
+
 /// What was wrong with a counter line of the log, for the report.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CounterProblem {
@@ -66,18 +75,14 @@ pub struct SessionLedger {
     /// The session's project (set with its agent), for `--by project`.
     pub project: String,
     zone: Zone,
-    last_totals: BTreeMap<String, Tokens>,
-    /// What the last checkpoint recorded as billed, per model (cumulative, like the tokens).
-    last_recorded: BTreeMap<String, Recorded>,
-    /// The last checkpoint's totals per agent (`main` or a sub-agent's id) and model.
-    last_agent_totals: BTreeMap<(String, String), (Tokens, Recorded)>,
-    /// Each checkpoint's increase per agent (the main agent, or a sub-agent by its name) and
-    /// model, on its day: where the credits went (`--by subagent`).
-    pub agent_entries: BTreeMap<(NaiveDate, String, String), Entry>,
-    /// Models some call of which was made with the person's own key, or chosen by Auto: their
-    /// entries are flagged when the ledger is finished.
-    byok_models: BTreeSet<String>,
-    auto_models: BTreeSet<String>,
+    /// The last checkpoint's totals per model, and what it recorded as billed (cumulative too).
+    last_totals: BTreeMap<String, (Tokens, Recorded)>,
+    /// The shares of the main agent and the sub-agents, for sessions whose shutdowns give them
+    /// (boxed: most do not, and thousands of ledgers wait for the end).
+    pub agents: Option<Box<AgentShares>>,
+    /// Models some call of which was made with the person's own key (`.1`) or chosen by Auto
+    /// (`.2`): their entries are flagged when the ledger is finished.
+    billing_models: Vec<(String, bool, bool)>,
     seen_checkpoints: HashSet<String>,
     /// Per-call sums per model since the last counted checkpoint.
     interval: BTreeMap<String, Entry>,
@@ -103,11 +108,8 @@ impl SessionLedger {
             project: String::new(),
             zone,
             last_totals: BTreeMap::new(),
-            last_recorded: BTreeMap::new(),
-            last_agent_totals: BTreeMap::new(),
-            agent_entries: BTreeMap::new(),
-            byok_models: BTreeSet::new(),
-            auto_models: BTreeSet::new(),
+            agents: None,
+            billing_models: Vec::new(),
             seen_checkpoints: HashSet::new(),
             interval: BTreeMap::new(),
             uncovered: BTreeMap::new(),
@@ -150,11 +152,12 @@ impl SessionLedger {
 
     /// A model some call of which was made with the person's own key, or chosen by Auto.
     pub fn note_model(&mut self, model: &str, byok: bool, auto: bool) {
-        if byok && !self.byok_models.contains(model) {
-            self.byok_models.insert(model.to_string());
+        if !byok && !auto {
+            return;
         }
-        if auto && !self.auto_models.contains(model) {
-            self.auto_models.insert(model.to_string());
+        match self.billing_models.iter_mut().find(|(known, ..)| known == model) {
+            Some((_, was_byok, was_auto)) => (*was_byok, *was_auto) = (*was_byok || byok, *was_auto || auto),
+            None => self.billing_models.push((model.to_string(), byok, auto)),
         }
     }
 
@@ -329,7 +332,7 @@ impl SessionLedger {
                 });
             }
             let recorded = metric.recorded();
-            let earlier = self.last_recorded.get(model).copied().unwrap_or_default();
+            let (previous, earlier) = self.last_totals.get(model).copied().unwrap_or_default();
             let (recorded_increase, recorded_down) = recorded.increase_over(&earlier);
             if recorded_down {
                 self.flags.insert("recorded_total_went_down");
@@ -339,12 +342,10 @@ impl SessionLedger {
                 nano_aiu: recorded.nano_aiu.or(earlier.nano_aiu),
                 premium_milli: recorded.premium_milli.or(earlier.premium_milli),
             };
-            self.last_recorded.insert(model.clone(), kept);
-            let previous = self.last_totals.get(model).copied().unwrap_or_default();
             // A counter left out keeps the previous total: it adds nothing now, and the next
             // total that can be read adds what it missed.
             let totals = reading.left_out.fill(reading.tokens, previous);
-            self.last_totals.insert(model.clone(), totals);
+            self.last_totals.insert(model.clone(), (totals, kept));
             let calls = interval.remove(model).unwrap_or_default();
             if totals.is_below(&previous) {
                 // Some CLI versions are reported to restart their totals on resume.
@@ -391,14 +392,15 @@ impl SessionLedger {
                 }
                 let (totals, recorded) = (reading.tokens, metric.recorded());
                 let key = (id.clone(), model.clone());
-                let (previous, earlier) = self.last_agent_totals.get(&key).copied().unwrap_or_default();
-                self.last_agent_totals.insert(key, (totals, recorded));
+                let shares = self.agents.get_or_insert_with(Default::default);
+                let (previous, earlier) = shares.last_totals.get(&key).copied().unwrap_or_default();
+                shares.last_totals.insert(key, (totals, recorded));
                 if totals.is_below(&previous) {
                     continue;
                 }
                 let (recorded, _) = recorded.increase_over(&earlier);
                 let entry = Entry { tokens: totals.minus(&previous), recorded, ..Entry::default() };
-                self.agent_entries.entry((day, label.to_string(), model.clone())).or_default().add(&entry);
+                shares.entries.entry((day, label.to_string(), model.clone())).or_default().add(&entry);
             }
         }
     }
@@ -407,8 +409,9 @@ impl SessionLedger {
     /// calls since the last checkpoint, the thresholds): thousands of ledgers wait for the end.
     pub fn log_ended(&mut self) {
         self.last_totals = BTreeMap::new();
-        self.last_recorded = BTreeMap::new();
-        self.last_agent_totals = BTreeMap::new();
+        if let Some(shares) = &mut self.agents {
+            shares.last_totals = BTreeMap::new();
+        }
         self.seen_checkpoints = HashSet::new();
         self.interval = BTreeMap::new();
         self.thresholds = Vec::new();
@@ -437,13 +440,19 @@ impl SessionLedger {
             self.entries.add(EntryKey { day, model, kind }, &entry);
         }
         self.interval.clear();
+        let billing =
+            |model: &str| self.billing_models.iter().find(|(known, ..)| known == model).map(|(_, b, a)| (*b, *a));
         for (key, entry) in self.entries.iter_mut() {
-            entry.byok |= self.byok_models.contains(&key.model);
-            entry.auto |= self.auto_models.contains(&key.model);
+            if let Some((byok, auto)) = billing(&key.model) {
+                (entry.byok, entry.auto) = (entry.byok || byok, entry.auto || auto);
+            }
         }
-        for ((_, _, model), entry) in &mut self.agent_entries {
-            entry.byok |= self.byok_models.contains(model);
-            entry.auto |= self.auto_models.contains(model);
+        if let Some(shares) = &mut self.agents {
+            for ((_, _, model), entry) in &mut shares.entries {
+                if let Some((byok, auto)) = billing(model) {
+                    (entry.byok, entry.auto) = (entry.byok || byok, entry.auto || auto);
+                }
+            }
         }
     }
 

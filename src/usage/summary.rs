@@ -341,7 +341,8 @@ pub fn summarize_subagents<'a>(
     let mut groups: BTreeMap<(String, String), Accumulator> = BTreeMap::new();
     let mut total = Accumulator::default();
     for ledger in ledgers.filter(|ledger| range.keeps(ledger.agent)) {
-        for ((_, label, model), entry) in ledger.agent_entries.iter().filter(|((day, ..), _)| range.contains(*day)) {
+        let shares = ledger.agents.iter().flat_map(|shares| &shares.entries);
+        for ((_, label, model), entry) in shares.filter(|((day, ..), _)| range.contains(*day)) {
             groups.entry((label.clone(), model.clone())).or_default().add(rates, ledger.agent, model, entry);
             total.add(rates, ledger.agent, model, entry);
         }
