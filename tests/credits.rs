@@ -236,3 +236,26 @@ fn a_deleted_session_is_recovered_from_the_store_with_what_copilot_recorded() {
         ])]
     );
 }
+
+#[test]
+fn a_usage_checkpoint_is_the_lower_bound_when_the_calls_record_nothing() {
+    // 03 with the calls' copilotUsage taken out: the checkpoint's 5.25 credits (and 0.66 premium
+    // requests, which the calls' own cost already gives) are the session's partial record.
+    assert_eq!(
+        rows("10-checkpoint-only"),
+        [serde_json::json!([
+            "2026-10-09",
+            "gpt-5.4-mini",
+            52_500,
+            5_250_000_000u64,
+            0.66,
+            5.25,
+            "recorded",
+            ["partial"]
+        ])]
+    );
+    // The usage-only reading (counter lines only) counts the checkpoint line too.
+    let output = common::run(&common::fixture("credits"), &["usage", "10-checkpoint-only", "--json"]);
+    let json: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(json["rows"][0]["recorded_nano_aiu"], 5_250_000_000u64);
+}

@@ -541,6 +541,26 @@ pub struct ShutdownCounters {
     pub agent_metrics: Option<BTreeMap<String, AgentMetric>>,
 }
 
+/// `session.usage_checkpoint` `data`: the session's running billed totals, written while it
+/// runs (a lower bound for a session that never shuts down).
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct UsageCheckpointData {
+    #[serde(deserialize_with = "lenient")]
+    pub total_nano_aiu: Option<f64>,
+    #[serde(deserialize_with = "lenient")]
+    pub total_premium_requests: Option<f64>,
+}
+
+impl UsageCheckpointData {
+    pub fn recorded(&self) -> Recorded {
+        Recorded {
+            nano_aiu: amount(self.total_nano_aiu, 1.0),
+            premium_milli: amount(self.total_premium_requests, 1000.0),
+        }
+    }
+}
+
 /// One agent's share of a shutdown's cumulative totals (`agentMetrics[id]`).
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(default, rename_all = "camelCase")]

@@ -83,6 +83,9 @@ pub struct SessionLedger {
     /// Models some call of which was made with the person's own key (`.1`) or chosen by Auto
     /// (`.2`): their entries are flagged when the ledger is finished.
     billing_models: Vec<(String, bool, bool)>,
+    /// The latest `session.usage_checkpoint`: when, and its running totals (boxed: few
+    /// sessions have one).
+    usage_checkpoint: Option<Box<(i64, Recorded)>>,
     seen_checkpoints: HashSet<String>,
     /// Per-call sums per model since the last counted checkpoint.
     interval: BTreeMap<String, Entry>,
@@ -110,6 +113,7 @@ impl SessionLedger {
             last_totals: BTreeMap::new(),
             agents: None,
             billing_models: Vec::new(),
+            usage_checkpoint: None,
             seen_checkpoints: HashSet::new(),
             interval: BTreeMap::new(),
             uncovered: BTreeMap::new(),
@@ -148,6 +152,14 @@ impl SessionLedger {
         let (byok, auto) = data.byok_auto();
         self.note_model(data.model(), byok, auto);
         self.call_reading(millis, data.model(), reading, data.recorded(), rates);
+    }
+
+    /// A `session.usage_checkpoint`: the session's running billed totals so far.
+    pub fn usage_checkpoint(&mut self, at: LoggedAt<'_>, recorded: Recorded) {
+        let Some(millis) = crate::time::parse_millis(at.timestamp) else { return };
+        if self.usage_checkpoint.as_ref().is_none_or(|latest| latest.0 <= millis) {
+            self.usage_checkpoint = Some(Box::new((millis, recorded)));
+        }
     }
 
     /// A model some call of which was made with the person's own key, or chosen by Auto.
@@ -440,6 +452,9 @@ impl SessionLedger {
             self.entries.add(EntryKey { day, model, kind }, &entry);
         }
         self.interval.clear();
+        if log_exists && self.checkpoints == 0 {
+            self.add_usage_checkpoint();
+        }
         let billing =
             |model: &str| self.billing_models.iter().find(|(known, ..)| known == model).map(|(_, b, a)| (*b, *a));
         for (key, entry) in self.entries.iter_mut() {
@@ -453,6 +468,40 @@ impl SessionLedger {
                     (entry.byok, entry.auto) = (entry.byok || byok, entry.auto || auto);
                 }
             }
+        }
+    }
+
+    /// A session with no shutdown: what its latest usage checkpoint recorded beyond its calls'
+    /// own records goes into its partial figure (on that day's largest, or as a row of no model).
+    fn add_usage_checkpoint(&mut self) {
+        let Some(checkpoint) = self.usage_checkpoint.take() else { return };
+        let (millis, total) = *checkpoint;
+        let mut calls = Recorded::default();
+        for (_, entry) in self.entries.iter().filter(|(key, _)| key.kind == Kind::Partial) {
+            calls.add(&entry.recorded);
+        }
+        let beyond =
+            |total: Option<u64>, calls: Option<u64>| total.map(|total| total.saturating_sub(calls.unwrap_or(0)));
+        let missing = Recorded {
+            nano_aiu: beyond(total.nano_aiu, calls.nano_aiu).filter(|n| *n > 0),
+            premium_milli: beyond(total.premium_milli, calls.premium_milli).filter(|n| *n > 0),
+        };
+        if missing == Recorded::default() {
+            return;
+        }
+        self.flags.insert("recorded_from_usage_checkpoint");
+        let day = self.zone.day(millis);
+        let largest = self
+            .entries
+            .iter_mut()
+            .filter(|(key, _)| key.kind == Kind::Partial && key.day == day)
+            .max_by_key(|(_, entry)| entry.tokens.total());
+        match largest {
+            Some((_, entry)) => entry.recorded.add(&missing),
+            None => self.entries.add(
+                EntryKey { day, model: String::new(), kind: Kind::Partial },
+                &Entry { recorded: missing, ..Entry::default() },
+            ),
         }
     }
 

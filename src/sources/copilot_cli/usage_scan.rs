@@ -6,7 +6,7 @@ use std::io::{self, Read};
 
 use memchr::memmem::Finder;
 
-use crate::usage::counters::{ShutdownCounters, UsageRecordData};
+use crate::usage::counters::{ShutdownCounters, UsageCheckpointData, UsageRecordData};
 use crate::usage::ledger::{LoggedAt, Place, SessionLedger};
 use crate::usage::rates::RateTable;
 use serde::Deserialize;
@@ -106,15 +106,20 @@ fn scan_region(
             continue; // already handled this line
         }
         let rest = &region[at + b"session.".len()..];
-        let record = rest.starts_with(b"usage_record\"");
-        if !record && !rest.starts_with(b"shutdown\"") {
+        let counter = if rest.starts_with(b"usage_record\"") {
+            Counter::Call
+        } else if rest.starts_with(b"shutdown\"") {
+            Counter::Shutdown
+        } else if rest.starts_with(b"usage_checkpoint\"") {
+            Counter::Checkpoint
+        } else {
             continue;
-        }
+        };
         let start = memchr::memrchr(b'\n', &region[..at]).map_or(0, |newline| newline + 1);
         let end = memchr::memchr(b'\n', &region[at..]).map_or(region.len(), |newline| at + newline);
         next_line = end + 1;
         let place = Place::Byte(base + start as u64);
-        match apply_line(&region[start..end], place, ledger, rates, record) {
+        match apply_line(&region[start..end], place, ledger, rates, counter) {
             Some(true) => stats.parsed += 1,
             Some(false) => {}
             None => {
@@ -140,12 +145,33 @@ struct CounterLine<'a, T> {
     data: Option<T>,
 }
 
+/// The kinds of line that carry counters.
+#[derive(Clone, Copy)]
+enum Counter {
+    Call,
+    Shutdown,
+    Checkpoint,
+}
+
 /// `Some(true)` when the line was a counter line and was applied, `Some(false)` when it was
 /// another type, `None` when it could not be read.
-fn apply_line(line: &[u8], place: Place, ledger: &mut SessionLedger, rates: &RateTable, record: bool) -> Option<bool> {
+fn apply_line(
+    line: &[u8],
+    place: Place,
+    ledger: &mut SessionLedger,
+    rates: &RateTable,
+    counter: Counter,
+) -> Option<bool> {
     let text = std::str::from_utf8(line).ok()?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    if record {
+    if let Counter::Checkpoint = counter {
+        let line: CounterLine<'_, UsageCheckpointData> = serde_json::from_str(text).ok()?;
+        if line.kind.get() != Some("session.usage_checkpoint") {
+            return Some(false);
+        }
+        let data = line.data.unwrap_or_default();
+        ledger.usage_checkpoint(LoggedAt { place, timestamp: line.timestamp.or_empty() }, data.recorded());
+    } else if let Counter::Call = counter {
         let line: CounterLine<'_, UsageRecordData> = serde_json::from_str(text).ok()?;
         if line.kind.get() != Some("session.usage_record") {
             return Some(false);

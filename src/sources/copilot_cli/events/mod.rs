@@ -19,7 +19,7 @@ use crate::lines::{Line, LineReader};
 use crate::model::{LineLocator, Row, RowMark, RowSink, TurnType};
 use crate::sources::log::{LogContext, LogOutcome};
 use crate::time;
-use crate::usage::counters::{ShutdownCounters, UsageRecordData};
+use crate::usage::counters::{ShutdownCounters, UsageCheckpointData, UsageRecordData};
 use crate::usage::ledger::{LoggedAt, Place, SessionLedger};
 
 /// The rows of one line of a log, made again (a viewer reading a long text it kept only the
@@ -445,6 +445,15 @@ impl LogParser<'_, '_> {
                     text
                 };
                 self.emit(line, stamp, RowParts::system(text).tool("", hook.parent_tool_call_id.or_empty()));
+            }
+            "session.usage_checkpoint" => {
+                let checkpoint: UsageCheckpointData = serde_json::from_str(data)?;
+                if let Some(ledger) = &mut self.outcome.usage {
+                    ledger.usage_checkpoint(
+                        LoggedAt { place: Place::Line(line), timestamp: stamp },
+                        checkpoint.recorded(),
+                    );
+                }
             }
             "session.usage_record" => {
                 let record: UsageRecordData = serde_json::from_str(data)?;
