@@ -26,3 +26,12 @@ pub fn value_text(value: &Value) -> Option<String> {
         other => Some(compact(other)),
     }
 }
+
+/// A field kept when it has the expected type, else none: never an error of the record
+/// (`#[serde(deserialize_with = "crate::json::lenient")]`).
+pub fn lenient<'de, D: serde::Deserializer<'de>, T: serde::de::DeserializeOwned>(
+    deserializer: D,
+) -> Result<Option<T>, D::Error> {
+    let value = <Value as serde::Deserialize>::deserialize(deserializer)?;
+    Ok(serde_json::from_value(value).ok())
+}

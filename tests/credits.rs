@@ -147,23 +147,16 @@ fn the_allowance_runs_out_at_the_pace_so_far() {
     assert_eq!(usage.month(day("2026-11-01"), day("2026-11-05"), Some(7000.0)).runs_out_on, None);
 }
 
+/// 03's (and 10's) one row: 5.25 credits estimated and recorded, 0.66 premium requests, partial.
+fn crashed_session_row() -> Value {
+    serde_json::json!(["2026-10-09", "gpt-5.4-mini", 52_500, 5_250_000_000u64, 0.66, 5.25, "recorded", ["partial"]])
+}
+
 #[test]
 fn a_crashed_session_records_its_calls_as_a_partial_lower_bound() {
     // No shutdown: the two calls' copilotUsage (2.55 + 2.70 = 5.25 credits, 0.33 + 0.33
     // premium requests) are the partial figure, beside the 5.25 estimated.
-    assert_eq!(
-        rows("03-crashed-checkpoint"),
-        [serde_json::json!([
-            "2026-10-09",
-            "gpt-5.4-mini",
-            52_500,
-            5_250_000_000u64,
-            0.66,
-            5.25,
-            "recorded",
-            ["partial"]
-        ])]
-    );
+    assert_eq!(rows("03-crashed-checkpoint"), [crashed_session_row()]);
 }
 
 #[test]
@@ -241,19 +234,7 @@ fn a_deleted_session_is_recovered_from_the_store_with_what_copilot_recorded() {
 fn a_usage_checkpoint_is_the_lower_bound_when_the_calls_record_nothing() {
     // 03 with the calls' copilotUsage taken out: the checkpoint's 5.25 credits (and 0.66 premium
     // requests, which the calls' own cost already gives) are the session's partial record.
-    assert_eq!(
-        rows("10-checkpoint-only"),
-        [serde_json::json!([
-            "2026-10-09",
-            "gpt-5.4-mini",
-            52_500,
-            5_250_000_000u64,
-            0.66,
-            5.25,
-            "recorded",
-            ["partial"]
-        ])]
-    );
+    assert_eq!(rows("10-checkpoint-only"), [crashed_session_row()]);
     // The usage-only reading (counter lines only) counts the checkpoint line too.
     let output = common::run(&common::fixture("credits"), &["usage", "10-checkpoint-only", "--json"]);
     let json: Value = serde_json::from_slice(&output.stdout).unwrap();

@@ -219,16 +219,16 @@ pub struct UsageCounts {
     pub cache_write_tokens: Count,
     pub reasoning_tokens: Count,
     /// A call made with the person's own model key, which GitHub does not bill (usage records).
-    #[serde(deserialize_with = "lenient")]
+    #[serde(deserialize_with = "crate::json::lenient")]
     pub is_byok: Option<bool>,
     /// A call whose model Auto chose, billed at Auto's discount (usage records).
-    #[serde(deserialize_with = "lenient")]
+    #[serde(deserialize_with = "crate::json::lenient")]
     pub is_auto: Option<bool>,
     /// The call's premium requests (usage records; the store's `request_multiplier`).
-    #[serde(deserialize_with = "lenient")]
+    #[serde(deserialize_with = "crate::json::lenient")]
     pub cost: Option<f64>,
     /// What Copilot billed for the call (usage records; the store's `total_nano_aiu`).
-    #[serde(deserialize_with = "lenient")]
+    #[serde(deserialize_with = "crate::json::lenient")]
     pub copilot_usage: Option<CopilotUsage>,
 }
 
@@ -236,7 +236,7 @@ pub struct UsageCounts {
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct CopilotUsage {
-    #[serde(deserialize_with = "lenient")]
+    #[serde(deserialize_with = "crate::json::lenient")]
     pub total_nano_aiu: Option<f64>,
 }
 
@@ -248,12 +248,6 @@ impl UsageCounts {
             premium_milli: amount(self.cost, 1000.0),
         }
     }
-}
-
-/// A value of the expected type, else none (never an error of the line).
-fn lenient<'de, D: Deserializer<'de>, T: serde::de::DeserializeOwned>(deserializer: D) -> Result<Option<T>, D::Error> {
-    let value = serde_json::Value::deserialize(deserializer)?;
-    Ok(serde_json::from_value(value).ok())
 }
 
 /// What Copilot itself recorded as billed: nano-AIU (10^9 to the AI credit) and premium
@@ -432,7 +426,7 @@ impl UsageCounts {
 pub struct Requests {
     pub count: Count,
     /// Premium requests (legacy plans).
-    #[serde(deserialize_with = "lenient")]
+    #[serde(deserialize_with = "crate::json::lenient")]
     pub cost: Option<f64>,
 }
 
@@ -441,7 +435,7 @@ pub struct Requests {
 pub struct ModelMetric {
     pub requests: Shaped<Requests>,
     pub usage: Shaped<UsageCounts>,
-    #[serde(deserialize_with = "lenient")]
+    #[serde(deserialize_with = "crate::json::lenient")]
     pub total_nano_aiu: Option<f64>,
 }
 
@@ -537,7 +531,7 @@ pub struct ShutdownCounters {
     pub model_metrics: Option<Shaped<ModelMetrics>>,
     /// The same per agent instance: `main` and each sub-agent (none when not written, or not
     /// in its shape).
-    #[serde(deserialize_with = "lenient")]
+    #[serde(deserialize_with = "crate::json::lenient")]
     pub agent_metrics: Option<BTreeMap<String, AgentMetric>>,
 }
 
@@ -546,9 +540,9 @@ pub struct ShutdownCounters {
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct UsageCheckpointData {
-    #[serde(deserialize_with = "lenient")]
+    #[serde(deserialize_with = "crate::json::lenient")]
     pub total_nano_aiu: Option<f64>,
-    #[serde(deserialize_with = "lenient")]
+    #[serde(deserialize_with = "crate::json::lenient")]
     pub total_premium_requests: Option<f64>,
 }
 
@@ -565,7 +559,7 @@ impl UsageCheckpointData {
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct AgentMetric {
-    #[serde(deserialize_with = "lenient")]
+    #[serde(deserialize_with = "crate::json::lenient")]
     pub agent_name: Option<String>,
     pub model_metrics: ModelMetrics,
 }

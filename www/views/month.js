@@ -4,6 +4,7 @@
 // days, the pace's projection and the run-out day (src/usage/month.rs); the core has no clock,
 // so "today" is this page's (in UTC; `?today=YYYY-MM-DD` fixes it for tests). Where the credits
 // went: the top sessions, projects and models of the month from the usage table.
+import { chartReady } from '../charts.js';
 import { add, badge, clear, debounce, fmtInt, h, section, table } from '../dom.js';
 
 const ALLOWANCE_KEY = 'copilot-lens.allowance';
@@ -113,13 +114,7 @@ function outlook(m) {
 function drawChart(canvas, m) {
   if (chart) chart.destroy();
   chart = null;
-  if (!window.Chart) {
-    canvas.replaceWith(h('p.empty', null, 'The chart library did not load.'));
-    return;
-  }
-  const dark = window.matchMedia && window.matchMedia('(prefers-color-scheme: dark)').matches;
-  window.Chart.defaults.color = dark ? '#c9d1d9' : '#333';
-  window.Chart.defaults.borderColor = dark ? 'rgba(255,255,255,0.12)' : 'rgba(0,0,0,0.1)';
+  if (!chartReady(canvas)) return;
   const labels = [];
   for (let day = 1; day <= m.days_in_month; day++) labels.push(`${m.month}-${String(day).padStart(2, '0')}`);
   const known = m.days.length;

@@ -1,6 +1,7 @@
 // Overview: totals and the charts (Chart.js from www/vendor): tokens and cost per day stacked by
 // model (by agent when there are several), by project, by model. Charts show the counted
 // figures (the totals); partial and recovered figures are in the Usage view.
+import { chartReady } from '../charts.js';
 import { add, fmtInt, fmtUSD, h, section } from '../dom.js';
 
 const PALETTE = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac', '#86bcb6', '#d37295'];
@@ -44,13 +45,7 @@ function chartBox(id) {
 }
 
 function makeChart(canvas, config) {
-  if (!window.Chart) {
-    canvas.replaceWith(h('p.empty', null, 'The chart library did not load.'));
-    return;
-  }
-  const dark = window.matchMedia && window.matchMedia('(prefers-color-scheme: dark)').matches;
-  window.Chart.defaults.color = dark ? '#c9d1d9' : '#333';
-  window.Chart.defaults.borderColor = dark ? 'rgba(255,255,255,0.12)' : 'rgba(0,0,0,0.1)';
+  if (!chartReady(canvas)) return;
   config.options = { responsive: true, maintainAspectRatio: false, animation: false, ...config.options };
   charts.push(new window.Chart(canvas, config));
 }

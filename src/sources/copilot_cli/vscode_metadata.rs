@@ -24,18 +24,18 @@ use crate::time;
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct VscodeMetadata {
-    #[serde(deserialize_with = "lenient")]
+    #[serde(deserialize_with = "crate::json::lenient")]
     pub custom_title: Option<String>,
-    #[serde(deserialize_with = "lenient")]
+    #[serde(deserialize_with = "crate::json::lenient")]
     pub repository_properties: Option<Repository>,
-    #[serde(deserialize_with = "lenient")]
+    #[serde(deserialize_with = "crate::json::lenient")]
     pub workspace_folder: Option<WorkspaceFolder>,
-    #[serde(deserialize_with = "lenient")]
+    #[serde(deserialize_with = "crate::json::lenient")]
     pub worktree_properties: Option<Worktree>,
     #[serde(deserialize_with = "lenient_list")]
     pub additional_workspaces: Vec<AdditionalWorkspace>,
     /// Epoch milliseconds of the file's first write.
-    #[serde(deserialize_with = "lenient")]
+    #[serde(deserialize_with = "crate::json::lenient")]
     pub created: Option<i64>,
     /// 1-based line of each `"worktreePath"` key, with its value, for `source_line`.
     #[serde(skip)]
@@ -46,9 +46,9 @@ pub struct VscodeMetadata {
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Repository {
-    #[serde(deserialize_with = "lenient")]
+    #[serde(deserialize_with = "crate::json::lenient")]
     pub repository_path: Option<String>,
-    #[serde(deserialize_with = "lenient")]
+    #[serde(deserialize_with = "crate::json::lenient")]
     pub branch_name: Option<String>,
 }
 
@@ -56,7 +56,7 @@ pub struct Repository {
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct WorkspaceFolder {
-    #[serde(deserialize_with = "lenient")]
+    #[serde(deserialize_with = "crate::json::lenient")]
     pub folder_path: Option<String>,
 }
 
@@ -65,11 +65,11 @@ pub struct WorkspaceFolder {
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Worktree {
-    #[serde(deserialize_with = "lenient")]
+    #[serde(deserialize_with = "crate::json::lenient")]
     pub worktree_path: Option<String>,
-    #[serde(deserialize_with = "lenient")]
+    #[serde(deserialize_with = "crate::json::lenient")]
     pub repository_path: Option<String>,
-    #[serde(deserialize_with = "lenient")]
+    #[serde(deserialize_with = "crate::json::lenient")]
     pub branch_name: Option<String>,
 }
 
@@ -77,16 +77,10 @@ pub struct Worktree {
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct AdditionalWorkspace {
-    #[serde(deserialize_with = "lenient")]
+    #[serde(deserialize_with = "crate::json::lenient")]
     pub worktree_properties: Option<Worktree>,
-    #[serde(deserialize_with = "lenient")]
+    #[serde(deserialize_with = "crate::json::lenient")]
     pub workspace_folder: Option<WorkspaceFolder>,
-}
-
-/// A value kept when it has the expected shape, else nothing (never an error).
-fn lenient<'de, D: Deserializer<'de>, T: DeserializeOwned>(deserializer: D) -> Result<Option<T>, D::Error> {
-    let raw = <&RawValue>::deserialize(deserializer)?;
-    Ok(serde_json::from_str(raw.get()).ok())
 }
 
 /// A list whose items are each kept when they have the expected shape; not a list, no items.
