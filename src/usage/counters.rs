@@ -292,7 +292,7 @@ impl Recorded {
 }
 
 /// A recorded amount: a finite non-negative number, in `scale`ths, rounded; else none.
-fn amount(value: Option<f64>, scale: f64) -> Option<u64> {
+pub fn amount(value: Option<f64>, scale: f64) -> Option<u64> {
     value.filter(|v| v.is_finite() && *v >= 0.0 && *v * scale < 1e19).map(|v| (v * scale).round() as u64)
 }
 

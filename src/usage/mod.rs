@@ -9,6 +9,11 @@
 //! - `summary`: entries grouped by day, month, session or model, priced, with flags.
 //! - `scan`: the usage-only reading of a log, which parses only lines that carry counters.
 
+/// An AI credit (0.01 USD, what GitHub bills Copilot in) in nano-AIU, as Copilot records it.
+pub const NANO_AIU_PER_CREDIT: f64 = 1e9;
+/// An AI credit in nano-dollars, as the estimates are priced.
+pub const NANO_DOLLARS_PER_CREDIT: f64 = 1e7;
+
 pub mod counters;
 pub mod ledger;
 pub mod month;

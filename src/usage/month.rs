@@ -12,10 +12,7 @@ use serde::Serialize;
 use super::ledger::SessionLedger;
 use super::rates::RateTable;
 use super::summary::price;
-
-/// A nano-dollar is 10^-9 USD; a credit is 0.01 USD: 10^7 nano-dollars.
-const NANO_DOLLARS_PER_CREDIT: f64 = 1e7;
-const NANO_AIU_PER_CREDIT: f64 = 1e9;
+use super::{NANO_AIU_PER_CREDIT, NANO_DOLLARS_PER_CREDIT};
 
 /// A month's credits, day by day up to the day they are known to.
 #[derive(Clone, Debug, PartialEq, Serialize)]

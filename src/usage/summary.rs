@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::ledger::{IMPLAUSIBLE_COUNTER, SessionLedger};
 use super::rates::RateTable;
-use super::{Entries, Entry, Kind, Tokens};
+use super::{Entries, Entry, Kind, NANO_AIU_PER_CREDIT, NANO_DOLLARS_PER_CREDIT, Tokens};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum GroupBy {
@@ -193,9 +193,9 @@ impl Accumulator {
     /// Credits: recorded plus the estimate of what was not recorded (none when that cannot be
     /// priced), to the hundredth.
     fn credits(&self) -> Option<f64> {
-        // A credit is 10^9 nano-AIU and 10^7 nano-dollars.
-        let recorded = self.recorded.nano_aiu.unwrap_or(0) as f64 / 1e9;
-        let estimated = (self.unrecorded && !self.unpriced).then(|| self.unrecorded_nanos as f64 / 1e7);
+        let recorded = self.recorded.nano_aiu.unwrap_or(0) as f64 / NANO_AIU_PER_CREDIT;
+        let estimated =
+            (self.unrecorded && !self.unpriced).then(|| self.unrecorded_nanos as f64 / NANO_DOLLARS_PER_CREDIT);
         let credits = match (self.unrecorded, estimated) {
             (true, None) => return None,
             (_, estimated) => recorded + estimated.unwrap_or(0.0),
@@ -227,9 +227,9 @@ impl Accumulator {
         if self.auto {
             flags.push("auto");
         }
-        // A credit is a cent and 10^9 nano-AIU: a nano-dollar is 100 nano-AIU.
         if let (Some(recorded), false) = (self.recorded.nano_aiu, self.unpriced) {
-            let (estimate, recorded) = (self.nanos * 100, u128::from(recorded));
+            let nano_aiu_per_nano_dollar = (NANO_AIU_PER_CREDIT / NANO_DOLLARS_PER_CREDIT) as u128;
+            let (estimate, recorded) = (self.nanos * nano_aiu_per_nano_dollar, u128::from(recorded));
             if estimate.abs_diff(recorded) * DIFFERS_ABOVE > recorded {
                 flags.push("differs");
             }

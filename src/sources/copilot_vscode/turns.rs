@@ -14,8 +14,9 @@ use crate::report::DiagnosticKind;
 use crate::sources::log::{LogContext, LogOutcome, LogProblem};
 use crate::time;
 use crate::usage::Entry;
+use crate::usage::NANO_AIU_PER_CREDIT;
 use crate::usage::Tokens;
-use crate::usage::counters::{Count, Recorded};
+use crate::usage::counters::{Count, Recorded, amount};
 use crate::usage::ledger::{CounterProblem, Place, SessionLedger};
 
 /// How VS Code marks a string it cut to save the session (`objectMutationLog.ts`).
@@ -457,7 +458,7 @@ fn add_usage(context: &LogContext<'_>, request: &Value, turn: &Turn<'_>, line: u
     }
     // The credits Copilot recorded for the request (newest builds), on its first figure.
     let mut recorded = Recorded {
-        nano_aiu: request.get("copilotCredits").and_then(Value::as_f64).and_then(credits_as_nano_aiu),
+        nano_aiu: amount(request.get("copilotCredits").and_then(Value::as_f64), NANO_AIU_PER_CREDIT),
         premium_milli: None,
     };
     // A model id that is not Copilot's own (`copilot/...`) is the person's own key's; Auto's
@@ -470,11 +471,6 @@ fn add_usage(context: &LogContext<'_>, request: &Value, turn: &Turn<'_>, line: u
             Entry { tokens, implausible, recorded: std::mem::take(&mut recorded), byok, auto, ..Entry::default() };
         ledger.turn(turn.millis, &model, entry, whole);
     }
-}
-
-/// Credits as nano-AIU (10^9 to the credit), when they can be an amount.
-fn credits_as_nano_aiu(credits: f64) -> Option<u64> {
-    (0.0..1e9).contains(&credits).then(|| (credits * 1e9).round() as u64)
 }
 
 #[cfg(test)]
