@@ -206,6 +206,8 @@ fn the_report_names_every_skipped_key_and_the_secret_files_stay_unread() {
         assert!(!files.contains_key(format!("{octo}/{excluded}").as_str()), "{excluded} is listed");
     }
     assert!(!files.contains_key(".copilot/installed-plugins/lint-kit/LICENSE"));
+    // settings.json's other keys are skipped unread and not named: the report says so once.
+    assert!(read(&run.out.join("report.json")).contains(r#"only \"mcp\" read"#), "settings.json's note is missing");
     assert_eq!(report["diagnostics"], json!([]));
 }
 
