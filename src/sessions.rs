@@ -271,7 +271,6 @@ pub struct SessionRecord {
     /// The names of its artifacts, below `files/`.
     pub artifacts: Vec<String>,
     /// The titles of its compaction checkpoints (`checkpoints/index.md`).
-    #[serde(rename = "checkpoints")]
     pub checkpoint_titles: Vec<String>,
     /// Tokens and cost, with what they rest on; absent for a session no source counts.
     pub usage: Option<SessionUsage>,

@@ -106,13 +106,13 @@ fn sessions_carry_their_plan_artifacts_checkpoints_and_whether_they_were_precrea
             json!({
                 "plan": plan,
                 "artifacts": ["notes.md", "out/report.csv"],
-                "checkpoints": ["Find why the staging deploy fails", "Deploy to staging and file the missing key"],
+                "checkpoint_titles": ["Find why the staging deploy fails", "Deploy to staging and file the missing key"],
                 "precreated_unused": false
             }),
         ),
-        (SESSION_B, json!({"plan": null, "artifacts": [], "checkpoints": [], "precreated_unused": false})),
-        (SESSION_C, json!({"plan": null, "artifacts": [], "checkpoints": [], "precreated_unused": true})),
-        (CHAT_SESSION, json!({"plan": null, "artifacts": [], "checkpoints": [], "precreated_unused": false})),
+        (SESSION_B, json!({"plan": null, "artifacts": [], "checkpoint_titles": [], "precreated_unused": false})),
+        (SESSION_C, json!({"plan": null, "artifacts": [], "checkpoint_titles": [], "precreated_unused": true})),
+        (CHAT_SESSION, json!({"plan": null, "artifacts": [], "checkpoint_titles": [], "precreated_unused": false})),
     ];
     assert_eq!(sessions.len(), expected.len(), "{:?}", sessions.keys());
     for (id, fields) in expected {
