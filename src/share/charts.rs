@@ -119,6 +119,14 @@ fn labels<'a>(svg: &mut String, labels: impl Iterator<Item = &'a str>, step: f64
     }
 }
 
+/// Credits and dollars as the page writes them: to the hundredth, thousands apart ("3,600.00").
+pub fn hundredths(value: f64) -> String {
+    let cents = (value * 100.0).round();
+    let whole = number((cents / 100.0).trunc());
+    let sign = if cents < 0.0 && whole == "0" { "-" } else { "" };
+    format!("{sign}{whole}.{:02}", (cents.abs() % 100.0) as u64)
+}
+
 /// A figure as the report writes it: thousands apart, two decimals below 100.
 pub fn number(value: f64) -> String {
     if value.fract() != 0.0 && value.abs() < 100.0 {
@@ -146,6 +154,9 @@ mod tests {
         assert_eq!(number(12.345), "12.35");
         assert_eq!(number(0.0), "0");
         assert_eq!(number(-1500.0), "-1,500");
+        assert_eq!(hundredths(3600.0), "3,600.00");
+        assert_eq!(hundredths(0.005), "0.01");
+        assert_eq!(hundredths(-0.5), "-0.50");
     }
 
     #[test]

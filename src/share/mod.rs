@@ -17,7 +17,7 @@ use crate::model::{OwnedRow, Row, RowSink};
 use crate::sessions::SessionRecord;
 use crate::usage::Kind;
 use crate::usage::summary::{DayRange, GroupBy, UsageRow};
-use charts::number;
+use charts::{hundredths, number};
 use html::{escape, table};
 
 /// What the person chose for the report.
@@ -111,7 +111,7 @@ pub fn write(outputs: &Outputs, transcripts: &[Transcript<'_>], options: &ShareO
         out,
         "<h2>What this report holds</h2><p>Figures only: prompts, replies, tool output and file contents are left out{}. \
          Tokens are counted by Copilot's shutdown counters; costs are estimates at GitHub's published rates; credits are as \
-         Copilot recorded them where it did.</p><p id=\"scrubbed\" data-figure=\"{scrubbed}\">{}</p></body></html>",
+         Copilot recorded them where it did.</p><p data-value=\"{scrubbed}\" data-figure=\"scrubbed\">{}</p></body></html>",
         if transcripts.is_empty() { "" } else { ", but for the transcripts chosen" },
         if transcripts.is_empty() {
             "No transcript included.".to_string()
@@ -129,16 +129,16 @@ fn overview(out: &mut String, outputs: &Outputs, counted: Option<&UsageRow>) {
         ("prompts", "Prompts", sessions.iter().map(|s| s.counts.prompts).sum::<u64>() as f64),
         ("tool_calls", "Tool calls", sessions.iter().map(|s| s.counts.tool_calls).sum::<u64>() as f64),
         ("tokens", "Tokens (counted)", counted.map_or(0, |row| row.total) as f64),
-        ("credits", "AI credits", counted.and_then(|row| row.credits).unwrap_or_default()),
-        (
-            "cost_usd",
-            "Cost estimate (USD)",
-            counted.and_then(|row| row.cost_usd_micros).unwrap_or_default() as f64 / 1e6,
-        ),
     ];
+    let credits = counted.and_then(|row| row.credits).unwrap_or_default();
+    let cost = counted.and_then(|row| row.cost_usd_micros).unwrap_or_default() as f64 / 1e6;
+    let tiles = tiles
+        .into_iter()
+        .map(|(id, label, value)| (id, label, number(value)))
+        .chain([("credits", "AI credits", hundredths(credits)), ("cost_usd", "Cost estimate (USD)", hundredths(cost))]);
     out.push_str("<h2>Overview</h2><dl class=\"tiles\">");
     for (id, label, value) in tiles {
-        let _ = write!(out, "<div><dt>{label}</dt><dd data-figure=\"{id}\">{}</dd></div>", number(value));
+        let _ = write!(out, "<div><dt>{label}</dt><dd data-figure=\"{id}\">{value}</dd></div>");
     }
     out.push_str("</dl>");
 }
@@ -148,18 +148,18 @@ fn month(out: &mut String, outputs: &Outputs, options: &ShareOptions) {
     let _ = write!(out, "<h2>Billing month {} (UTC)</h2>", escape(&month.month));
     let share = month.allowance.filter(|allowance| *allowance > 0.0).map(|allowance| month.used / allowance * 100.0);
     let mut facts = vec![
-        ("month_used", "Used (credits)", number(month.used)),
-        ("month_recorded", "Recorded by Copilot", number(month.recorded)),
-        ("month_estimated", "Estimated", number(month.estimated)),
+        ("month_used", "Used (credits)", hundredths(month.used)),
+        ("month_recorded", "Recorded by Copilot", hundredths(month.recorded)),
+        ("month_estimated", "Estimated", hundredths(month.estimated)),
     ];
     if let Some(allowance) = month.allowance {
-        facts.push(("month_allowance", "Allowance", number(allowance)));
+        facts.push(("month_allowance", "Allowance", hundredths(allowance)));
     }
     if let Some(share) = share {
         facts.push(("month_share", "Share used", format!("{}%", number(share))));
     }
     if let Some(projected) = month.projected {
-        facts.push(("month_projected", "Projected by the month's end", number(projected)));
+        facts.push(("month_projected", "Projected by the month's end", hundredths(projected)));
     }
     if let Some(day) = &month.runs_out_on {
         facts.push(("month_runs_out", "Allowance runs out on", day.clone()));
@@ -248,7 +248,7 @@ fn usage_cells(group: String, row: &UsageRow) -> Vec<String> {
         number(row.reasoning as f64),
         number(row.total as f64),
         row.credits
-            .map(|credits| format!("{}{}", if row.credits_from == "recorded" { "" } else { "~" }, number(credits)))
+            .map(|credits| format!("{}{}", if row.credits_from == "recorded" { "" } else { "~" }, hundredths(credits)))
             .unwrap_or_default(),
         row.cost_usd_micros.map(|micros| format!("{:.2}", micros as f64 / 1e6)).unwrap_or_default(),
         row.flags.join(" "),
