@@ -1331,15 +1331,56 @@ test('accessibility: axe-core finds no serious or critical problem on the start 
         await page.waitForTimeout(100);
         await check(`${scheme} ${view}`);
       }
-      await showView(page, 'sessions');
-      await page.click('#view-sessions tbody tr td.c-name button');
-      await page.waitForSelector('#transcript .msg-text');
+    }
+    await showView(page, 'sessions');
+    await page.click('#view-sessions tbody tr td.c-name button');
+    await page.waitForSelector('#transcript .msg-text');
+    for (const scheme of ['light', 'dark']) {
+      await page.emulateMedia({ colorScheme: scheme });
       await check(`${scheme} transcript`);
       await shot(page, `accessibility-${scheme}-transcript.png`);
     }
     assertEqual(problems, [], 'no serious or critical accessibility problem');
     assertEqual(errors, [], 'no page errors');
     return `${VIEWS.length + 2} screens in two themes, no serious or critical problem`;
+  } finally {
+    await browser.close();
+  }
+});
+
+test('the page works from the keyboard: the demo started with Enter, the tabs by arrows, a session opened and closed, the exports reached', async () => {
+  const browser = await launch();
+  try {
+    const { page, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
+    const focused = () => page.evaluate(() => document.activeElement && (document.activeElement.id || document.activeElement.textContent.trim().slice(0, 40)));
+    let reached = false;
+    for (let step = 0; step < 15 && !reached; step++) {
+      await page.keyboard.press('Tab');
+      reached = (await focused()) === 'demo';
+    }
+    assert(reached, 'Tab reaches the demo button');
+    await page.keyboard.press('Enter');
+    assertEqual(await waitForState(page, ['done', 'error']), 'done', 'Enter started the demo');
+    await page.focus('#tab-overview');
+    await page.keyboard.press('ArrowRight');
+    assertEqual(await focused(), 'tab-usage', 'ArrowRight moves to the next tab');
+    assert(await page.isVisible('#view-usage'), 'and shows its view');
+    await page.keyboard.press('End');
+    assertEqual(await focused(), 'tab-exports', 'End moves to the last tab');
+    assert(await page.isVisible('#view-exports'), 'the exports view is shown');
+    await page.keyboard.press('ArrowRight');
+    assertEqual(await focused(), 'tab-overview', 'the arrows wrap around');
+    await page.focus('#tab-sessions');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#view-sessions td.c-name button');
+    await page.focus('#view-sessions td.c-name button');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#transcript .msg-text');
+    await page.focus('#transcript-back');
+    await page.keyboard.press('Enter');
+    assert(await page.isHidden('#transcript'), 'the transcript closes from the keyboard');
+    assertEqual(errors, [], 'no page errors');
+    return 'demo, tabs, a session and back, all by keyboard';
   } finally {
     await browser.close();
   }

@@ -31,7 +31,7 @@ export async function render(container, ctx) {
 
   const typeBoxes = TYPES.map((type) => h('input', { type: 'checkbox', value: type, dataset: { type } }));
   const select = (id, label, values) =>
-    h(`select#${id}`, { title: label }, h('option', { value: '' }, `all ${label}`), values.map((v) => h('option', { value: v }, v)));
+    h(`select#${id}`, { title: label, attrs: { 'aria-label': label } }, h('option', { value: '' }, `all ${label}`), values.map((v) => h('option', { value: v }, v)));
   // Several agents (Copilot CLI, VS Code, ...): whose rows; hidden with one, as the Sessions view's homes.
   const agent = select('tl-agent', 'agents', facets.agents);
   agent.hidden = facets.agents.length < 2;
@@ -49,7 +49,7 @@ export async function render(container, ctx) {
   const head = h('div.vt-head', null, COLUMNS.map(([key, label]) => h(`div.vt-cell.c-${key}`, null, label)));
   const spacer = h('div.vt-spacer');
   const layer = h('div.vt-layer');
-  const scroller = h('div#tl-scroll.vt-scroll', { tabIndex: 0, attrs: { role: 'grid', 'aria-label': 'timeline rows' } }, spacer, layer);
+  const scroller = h('div#tl-scroll.vt-scroll', { tabIndex: 0, attrs: { role: 'region', 'aria-label': 'timeline rows' } }, spacer, layer);
   const detail = h('div#tl-detail.tl-detail', { hidden: true });
 
   add(container, 
