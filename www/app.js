@@ -201,13 +201,19 @@ function makeContext(gen, result, zone) {
     },
     alive: () => gen === analysisGen && lens.state === 'done',
     download,
-    async openSession(id) {
+    /** A session's transcript, at the row of table index `index` when given. */
+    async openSession(id, index = null) {
       await showView('sessions');
-      await sessions.open(id, context);
+      await sessions.open(id, context, index);
     },
     async showTimeline(filter) {
       await showView('timeline');
       await timeline.applyFilter(filter, context);
+    },
+    /** The timeline filtered as asked, scrolled to the row at `position` and showing it. */
+    async showTimelineRow(filter, position) {
+      await showView('timeline');
+      await timeline.showRow(filter, position, context);
     },
   };
   return context;

@@ -136,8 +136,8 @@ export async function render(container, ctx) {
   draw();
 }
 
-/** Shows one session's transcript (the Sessions view must be rendered). */
-export async function open(sessionId, ctx) {
+/** Shows one session's transcript (the Sessions view must be rendered), at a row if given. */
+export async function open(sessionId, ctx, index = null) {
   if (!view || view.ctx !== ctx) return;
   const { listBox, transcript } = view;
   listBox.hidden = true;
@@ -146,7 +146,7 @@ export async function open(sessionId, ctx) {
   const back = h('button#transcript-back.button.small', { on: { click: () => ((transcript.hidden = true), (listBox.hidden = false)) } }, '← All sessions');
   // When the list is shown again (the Sessions tab), the transcript stays until Back.
   add(transcript, back);
-  await renderTranscript(transcript, ctx, sessionId);
+  await renderTranscript(transcript, ctx, sessionId, index);
 }
 
 export function shown() {}

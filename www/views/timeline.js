@@ -138,6 +138,19 @@ export async function applyFilter(partial, ctx) {
   await setFilter(f);
 }
 
+/** From a transcript: the rows of `partial`'s filter, scrolled to `position`, its detail open. */
+export async function showRow(partial, position, ctx) {
+  await applyFilter(partial, ctx);
+  const s = state;
+  if (!s || s.ctx !== ctx) return;
+  const { height } = geometry();
+  const full = s.total * ROW_HEIGHT;
+  s.scroller.scrollTop = full <= MAX_HEIGHT ? position * ROW_HEIGHT : (position / Math.max(1, s.total)) * height;
+  await fetchSlice(position);
+  await showDetail(position);
+  s.detail.focus({ preventScroll: true });
+}
+
 async function setFilter(filter) {
   const s = state;
   if (JSON.stringify(filter) === s.filterKey) return;
@@ -284,7 +297,7 @@ async function showDetail(position) {
       ),
     ),
     h('pre.detail-text', null, row.text, row.text_bytes ? ` … (${fmtInt(row.text_bytes)} bytes in all)` : ''),
-    row.session_id ? h('button.button.small', { on: { click: () => s.ctx.openSession(row.session_id) } }, 'Open this session') : null,
+    row.session_id ? h('button#tl-to-transcript.button.small', { on: { click: () => s.ctx.openSession(row.session_id, row.index) } }, 'Show in the transcript') : null,
   );
   s.detail.hidden = false;
 }
