@@ -1379,6 +1379,17 @@ test('the page works from the keyboard: the demo started with Enter, the tabs by
     await page.focus('#transcript-back');
     await page.keyboard.press('Enter');
     assert(await page.isHidden('#transcript'), 'the transcript closes from the keyboard');
+    // The timeline's rows: focused, moved through with the arrows, opened with Enter.
+    await page.focus('#tab-timeline');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#tl-scroll .vt-row[data-filled]:not([data-filled=""])');
+    await page.focus('#tl-scroll');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowDown');
+    assertEqual(await page.evaluate(() => document.activeElement.dataset.position), '1', 'the arrows move from row to row');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#tl-detail:not([hidden])');
+    assert((await page.textContent('#tl-detail .detail-head')).startsWith('Row 2 of'), 'Enter opens the focused row');
     assertEqual(errors, [], 'no page errors');
     return 'demo, tabs, a session and back, all by keyboard';
   } finally {

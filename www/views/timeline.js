@@ -113,6 +113,7 @@ export async function render(container, ctx) {
     readControls();
   });
   scroller.addEventListener('scroll', () => draw(), { passive: true });
+  scroller.addEventListener('keydown', keyboard);
   new ResizeObserver(() => draw()).observe(scroller);
   await setFilter(emptyFilter());
 }
@@ -219,6 +220,38 @@ async function fetchSlice(first) {
     await fetchSlice(0);
   }
   draw(false);
+}
+
+/** The rows from the keyboard: arrows (and Page Up/Down, Home, End) move between rows, Enter opens one. */
+function keyboard(event) {
+  const s = state;
+  const focused = document.activeElement && document.activeElement.closest('.vt-row');
+  const at = focused && focused.dataset.position !== undefined ? Number(focused.dataset.position) : -1;
+  if (event.key === 'Enter' && at >= 0) {
+    event.preventDefault();
+    showDetail(at);
+    return;
+  }
+  const page = Math.max(1, Math.floor(s.scroller.clientHeight / ROW_HEIGHT) - 1);
+  const moves = { ArrowDown: at + 1, ArrowUp: at - 1, PageDown: at + page, PageUp: at - page, Home: 0, End: s.total - 1 };
+  if (!(event.key in moves) || !s.total) return;
+  event.preventDefault();
+  focusRow(Math.max(0, Math.min(s.total - 1, moves[event.key])));
+}
+
+/** Scrolls the row at `position` into view and focuses it once it is drawn. */
+function focusRow(position) {
+  const s = state;
+  const { first, visible } = geometry();
+  if (position < first || position > first + visible - 2) {
+    const full = s.total * ROW_HEIGHT;
+    const top = Math.max(0, position - Math.floor(visible / 2));
+    s.scroller.scrollTop = full <= MAX_HEIGHT ? top * ROW_HEIGHT : (top / Math.max(1, s.total)) * geometry().height;
+  }
+  draw();
+  const row = s.pool.find((el) => !el.hidden && el.dataset.position === String(position));
+  if (row) row.focus({ preventScroll: true });
+  else requestAnimationFrame(() => focusRow(position));
 }
 
 function rowElement() {
