@@ -31,7 +31,7 @@ pub fn bars(title: &str, points: &[(String, f64)], unit: &str) -> String {
         );
     }
     if let (Some((first, _)), Some((last, _))) = (points.first(), points.last()) {
-        let last = (points.len() > 1).then(|| (last.as_str(), LEFT + points.len() as f64 * step));
+        let last = (points.len() > 1).then_some((last.as_str(), LEFT + points.len() as f64 * step));
         labels(&mut svg, (first, LEFT), last);
     }
     svg.push_str("</svg>");
