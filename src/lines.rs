@@ -37,7 +37,11 @@ enum Decoding {
     /// Nothing read yet.
     Unknown,
     /// Not UTF-16: the first bytes read to tell (`start[at..]` still to give), then the rest.
-    Passthrough { start: [u8; 3], len: usize, at: usize },
+    Passthrough {
+        start: [u8; 3],
+        len: usize,
+        at: usize,
+    },
     Utf16(Box<Utf16State>),
 }
 

@@ -20,10 +20,10 @@ use crate::outputs::{self, OutputFile, ROWS_CSV, ROWS_JSONL, ROWS_PER_PART, SESS
 use crate::report::Diagnostic;
 use crate::table::{INLINE_TEXT, RowFilter, TableRow};
 use crate::usage::Kind;
-use crate::usage::{Zone, ZoneOffsets};
 use crate::usage::ledger::IMPLAUSIBLE_COUNTER;
 use crate::usage::rates::RateTable;
 use crate::usage::summary::{DayRange, GroupBy, UsageRow, sessions_flagged};
+use crate::usage::{Zone, ZoneOffsets};
 use crate::{export, sources};
 
 fn js_error(error: impl std::fmt::Display) -> JsError {

@@ -21,7 +21,7 @@ pub mod plans;
 pub mod rates;
 pub mod summary;
 
-use chrono::{FixedOffset, NaiveDate, TimeZone, Utc};
+use chrono::{FixedOffset, NaiveDate, Offset, TimeZone, Utc};
 use serde::Serialize;
 
 /// Token counters. `input` is as the logs report it: it includes cache reads and writes.
@@ -227,7 +227,7 @@ impl Zone {
             #[cfg(not(target_arch = "wasm32"))]
             Zone::Named(zone) => utc.with_timezone(zone).date_naive(),
             Zone::Offsets(offsets) => {
-                let offset = FixedOffset::east_opt(offsets.offset_at(millis)).unwrap_or(FixedOffset::east_opt(0).unwrap());
+                let offset = FixedOffset::east_opt(offsets.offset_at(millis)).unwrap_or(Utc.fix());
                 utc.with_timezone(&offset).date_naive()
             }
         }
