@@ -1191,7 +1191,9 @@ test('hostile HTML in prompts, tool output, names and file names never executes 
   try {
     const { page, net, errors, dialogs } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
     await markLoaded(net);
-    const before = await page.evaluate(() => document.scripts.length);
+    // The page's own scripts, less the chart library it adds when it first draws a chart.
+    const ownScripts = () => [...document.scripts].filter((script) => !script.src.endsWith('/vendor/chart.umd.min.js')).length;
+    const before = await page.evaluate(ownScripts);
     await pick(page, HOSTILE);
     await checkNumbers(page, expected, 'hostile');
     await screenshots(page, 'hostile');
@@ -1220,7 +1222,7 @@ test('hostile HTML in prompts, tool output, names and file names never executes 
       return {
         pwned: window.__pwned,
         csp: window.__cspViolations,
-        scripts: document.scripts.length,
+        scripts: [...document.scripts].filter((script) => !script.src.endsWith('/vendor/chart.umd.min.js')).length,
         embedded: document.querySelectorAll('img, iframe, object, embed, svg, frame, video, audio, base, style, form').length,
         handlers: elements.flatMap((el) => [...el.attributes].filter((a) => /^on/i.test(a.name)).map((a) => `${el.tagName}[${a.name}]`)),
         links: [...document.querySelectorAll('a[href]')].map((a) => a.getAttribute('href')),
