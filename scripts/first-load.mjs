@@ -58,15 +58,15 @@ function wasmSections(bytes) {
   return sections;
 }
 
+const relativeOf = (address) => decodeURIComponent(new URL(address, 'http://localhost').pathname).replace(/\/$/, '/index.html');
 const served = [];
-let counting = true;
 const { server, url } = await serve(www, {
   port: 0,
-  log: (method, requestUrl, status) => {
-    const relative = decodeURIComponent(new URL(requestUrl, 'http://localhost').pathname).replace(/\/$/, '/index.html');
-    served.push({ method, relative, status, counted: counting });
-  },
+  log: (method, requestUrl, status) => served.push({ method, relative: relativeOf(requestUrl), status }),
 });
+// What the page fetched from the moment it was done, by its own clock (the workers fetch only
+// at the start): the server's log alone cannot tell, as done is seen here only a little later.
+let afterDone = [];
 
 const browser = await launch();
 try {
@@ -78,14 +78,19 @@ try {
     return route.abort('blockedbyclient');
   });
   const page = await browser.context.newPage();
+  await page.addInitScript(() => {
+    new MutationObserver(() => {
+      if (window.__doneAt === undefined && document.body && document.body.dataset.state === 'done') window.__doneAt = performance.now();
+    }).observe(document, { attributes: true, attributeFilter: ['data-state'], subtree: true });
+  });
   await page.goto(url);
   await waitEngine(page);
   if (useDemo) await page.click('#demo');
   else await page.setInputFiles('#pick-folder', input);
   const state = await waitForState(page, ['done', 'error'], 300_000);
-  counting = false;
   if (state !== 'done') throw new Error(`the analysis ended in ${state}: ${await page.evaluate(() => window.copilotLens.error)}`);
   await showView(page, 'overview');
+  afterDone = (await page.evaluate(() => performance.getEntriesByType('resource').filter((e) => e.startTime >= window.__doneAt).map((e) => e.name))).map(relativeOf);
   if (foreign.length) throw new Error(`requests outside the page's origin: ${foreign.join(', ')}`);
 } finally {
   await browser.close();
@@ -123,14 +128,14 @@ function printTable(rows) {
   return total;
 }
 
-const rows = files(served.filter((r) => r.counted));
+const rows = files(served.filter((r) => !afterDone.includes(r.relative)));
 console.log(`first load of ${path.relative(process.cwd(), www) || '.'}, ${useDemo ? 'the demo' : `${path.relative(process.cwd(), input)} picked`}, until the analysis is done (kB = 1000 bytes):`);
 const total = printTable(rows);
 for (const row of rows.filter((r) => r.file.endsWith('.wasm'))) {
   console.log(`\n${row.file} by section:`);
   for (const section of wasmSections(row.bytes)) console.log(`  ${section.name.padEnd(38)} ${kb(section.bytes.length)} ${kb(gzipped(section.bytes))}`);
 }
-const later = files(served.filter((r) => !r.counted));
+const later = files(served.filter((r) => afterDone.includes(r.relative)));
 if (later.length) {
   console.log('\nfetched after that to draw the overview (not counted):');
   printTable(later);
