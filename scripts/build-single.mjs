@@ -119,8 +119,8 @@ const replace = (pattern, replacement, what) => {
 };
 replace(/<meta http-equiv="Content-Security-Policy" content="[^"]*">/, `<meta http-equiv="Content-Security-Policy" content="${csp}">`, 'the CSP meta tag');
 replace(/<link rel="stylesheet" href="style.css">/, `<style>${styles}</style>`, 'the stylesheet link');
-replace(/<script src="vendor\/chart.umd.min.js" defer><\/script>/, `<script>${chart}</script>`, 'the chart script');
-replace(/<script type="module" src="app.js"><\/script>/, `<script type="module">${app}</script>`, 'the app module');
+// The chart library inline, before the app: the page's charts.js then finds it loaded.
+replace(/<script type="module" src="app.js"><\/script>/, `<script>${chart}</script>\n<script type="module">${app}</script>`, 'the app module');
 const blocks =
   `<script type="text/plain" id="embedded-worker">${worker}</script>\n` +
   `<script type="application/octet-stream" id="embedded-wasm">\n${base64('pkg/copilot_lens_bg.wasm')}</script>\n` +

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every test, on a fresh machine too: installs what is missing, then runs the native tests,
 # the WebAssembly build, the core's tests under WebAssembly in Node, each fuzz target briefly,
-# and the page's end-to-end tests in headless Chromium (against the native CLI's numbers on the same inputs).
+# the page's end-to-end tests in headless Chromium (against the native CLI's numbers on the same inputs),
+# and the bytes of the page's first load.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,3 +20,7 @@ cargo build --release
 scripts/build-web.sh
 scripts/build-single.sh --no-build
 node tests/e2e/run.mjs
+# What a first visit downloads until a first analysis is done (gzipped, as GitHub Pages sends
+# it). Issue 15 asks for 1 MB; the bound here is what the page has come down to so far, so that
+# it only goes down.
+node scripts/first-load.mjs --budget 1300000

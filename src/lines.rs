@@ -5,8 +5,6 @@
 
 use std::io::{self, BufRead, BufReader, Read};
 
-use encoding_rs_io::{DecodeReaderBytes, DecodeReaderBytesBuilder};
-
 /// The longest line kept whole; longer lines keep this many bytes and their full length.
 pub const MAX_LINE_BYTES: usize = 64 << 20;
 
@@ -21,17 +19,174 @@ pub fn may_be_utf16(start: &[u8]) -> bool {
     matches!(start, [0xFF, 0xFE, ..] | [0xFE, 0xFF, ..] | [0xFF] | [0xFE])
 }
 
-/// A reader's bytes as UTF-8: UTF-16 text (told by its byte-order mark) decoded, with any
-/// unpaired surrogate as U+FFFD; anything else passed through as it is, a UTF-8 byte-order
-/// mark and invalid bytes too. Passing through costs no copy.
-pub fn utf16_as_utf8<R: Read>(reader: R) -> DecodeReaderBytes<R, Vec<u8>> {
-    DecodeReaderBytesBuilder::new().utf8_passthru(true).build(reader)
+/// A reader's bytes as UTF-8: UTF-16 text (told by its byte-order mark, in the first three
+/// bytes) decoded, with any unpaired surrogate or odd last byte as U+FFFD; anything else passed
+/// through as it is, a UTF-8 byte-order mark and invalid bytes too. Passing through costs no copy.
+pub fn utf16_as_utf8<R: Read>(reader: R) -> Utf16AsUtf8<R> {
+    Utf16AsUtf8 { inner: reader, state: Decoding::Unknown }
+}
+
+/// What `utf16_as_utf8` gives: its own small decoder, since the one encoding it needs does not
+/// justify a general one's tables in the WebAssembly build.
+pub struct Utf16AsUtf8<R> {
+    inner: R,
+    state: Decoding,
+}
+
+enum Decoding {
+    /// Nothing read yet.
+    Unknown,
+    /// Not UTF-16: the first bytes read to tell (`start[at..]` still to give), then the rest.
+    Passthrough {
+        start: [u8; 3],
+        len: usize,
+        at: usize,
+    },
+    Utf16(Box<Utf16State>),
+}
+
+struct Utf16State {
+    big_endian: bool,
+    /// The first byte of a code unit whose second has not come yet.
+    odd_byte: Option<u8>,
+    /// A high surrogate waiting for its low one.
+    high: Option<u16>,
+    /// Decoded text not yet given (`out[given..]`).
+    out: Vec<u8>,
+    given: usize,
+    input: Box<[u8]>,
+    ended: bool,
+}
+
+const REPLACEMENT: char = char::REPLACEMENT_CHARACTER;
+
+impl Utf16State {
+    fn push(&mut self, c: char) {
+        self.out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+    }
+
+    fn unit(&mut self, unit: u16) {
+        if let Some(high) = self.high.take() {
+            if (0xDC00..0xE000).contains(&unit) {
+                let code = 0x10000 + ((u32::from(high) - 0xD800) << 10) + (u32::from(unit) - 0xDC00);
+                return self.push(char::from_u32(code).unwrap_or(REPLACEMENT));
+            }
+            self.push(REPLACEMENT);
+        }
+        match unit {
+            0xD800..0xDC00 => self.high = Some(unit),
+            0xDC00..0xE000 => self.push(REPLACEMENT),
+            _ => self.push(char::from_u32(u32::from(unit)).unwrap_or(REPLACEMENT)),
+        }
+    }
+
+    fn bytes(&mut self, bytes: &[u8]) {
+        let mut rest = bytes;
+        if let (Some(first), Some((&second, tail))) = (self.odd_byte, rest.split_first()) {
+            self.odd_byte = None;
+            self.unit(self.code_unit([first, second]));
+            rest = tail;
+        }
+        let mut pairs = rest.chunks_exact(2);
+        for pair in &mut pairs {
+            self.unit(self.code_unit([pair[0], pair[1]]));
+        }
+        if let [last] = pairs.remainder() {
+            self.odd_byte = Some(*last);
+        }
+    }
+
+    fn code_unit(&self, pair: [u8; 2]) -> u16 {
+        if self.big_endian { u16::from_be_bytes(pair) } else { u16::from_le_bytes(pair) }
+    }
+
+    /// At the end of the input: a surrogate or byte left waiting is one U+FFFD.
+    fn end(&mut self) {
+        if self.high.take().is_some() | self.odd_byte.take().is_some() {
+            self.push(REPLACEMENT);
+        }
+        self.ended = true;
+    }
+}
+
+impl<R: Read> Read for Utf16AsUtf8<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            match &mut self.state {
+                Decoding::Unknown => {
+                    let mut start = [0u8; 3];
+                    let mut len = 0;
+                    while len < start.len() {
+                        match self.inner.read(&mut start[len..]) {
+                            Ok(0) => break,
+                            Ok(count) => len += count,
+                            Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+                            Err(error) => return Err(error),
+                        }
+                    }
+                    let big_endian = match start[..len] {
+                        [0xFF, 0xFE, _] => false,
+                        [0xFE, 0xFF, _] => true,
+                        _ => {
+                            self.state = Decoding::Passthrough { start, len, at: 0 };
+                            continue;
+                        }
+                    };
+                    let mut state = Utf16State {
+                        big_endian,
+                        odd_byte: None,
+                        high: None,
+                        out: Vec::new(),
+                        given: 0,
+                        input: vec![0; 1 << 15].into_boxed_slice(),
+                        ended: false,
+                    };
+                    state.bytes(&start[2..len]);
+                    self.state = Decoding::Utf16(Box::new(state));
+                }
+                Decoding::Passthrough { start, len, at } => {
+                    if *at < *len {
+                        let count = (*len - *at).min(buf.len());
+                        buf[..count].copy_from_slice(&start[*at..*at + count]);
+                        *at += count;
+                        return Ok(count);
+                    }
+                    return self.inner.read(buf);
+                }
+                Decoding::Utf16(state) => {
+                    if state.given < state.out.len() {
+                        let count = (state.out.len() - state.given).min(buf.len());
+                        buf[..count].copy_from_slice(&state.out[state.given..state.given + count]);
+                        state.given += count;
+                        return Ok(count);
+                    }
+                    if state.ended || buf.is_empty() {
+                        return Ok(0);
+                    }
+                    state.out.clear();
+                    state.given = 0;
+                    let read = match self.inner.read(&mut state.input) {
+                        Ok(read) => read,
+                        Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+                        Err(error) => return Err(error),
+                    };
+                    if read == 0 {
+                        state.end();
+                    } else {
+                        let input = std::mem::take(&mut state.input);
+                        state.bytes(&input[..read]);
+                        state.input = input;
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// What lines are read from: the bytes as they are, or UTF-16 text as UTF-8.
 enum Input<R: Read> {
     Bytes(R),
-    Utf16(BufReader<DecodeReaderBytes<R, Vec<u8>>>),
+    Utf16(BufReader<Utf16AsUtf8<R>>),
 }
 
 impl<R: BufRead> Input<R> {
@@ -214,6 +369,23 @@ mod tests {
         let bytes: Vec<u8> = std::iter::once(0xFEFF).chain(text.encode_utf16()).flat_map(u16::to_le_bytes).collect();
         utf16_as_utf8(&bytes[..]).read_to_string(&mut again).unwrap();
         assert_eq!(&again[12..], "{\"b\":\"😀\"}\n");
+    }
+
+    #[test]
+    fn unpaired_surrogates_and_an_odd_last_byte_are_each_one_replacement() {
+        let decode = |bytes: &[u8]| {
+            let mut text = String::new();
+            utf16_as_utf8(bytes).read_to_string(&mut text).unwrap();
+            text
+        };
+        // BOM, "a", a lone high surrogate before "b", a lone low surrogate, a pair (😀).
+        let bytes = b"\xFF\xFEa\x00\x00\xD8b\x00\x00\xDC\x3D\xD8\x00\xDE";
+        assert_eq!(decode(bytes), "a\u{FFFD}b\u{FFFD}😀");
+        assert_eq!(decode(b"\xFE\xFF\x00a\xD8\x00"), "a\u{FFFD}");
+        assert_eq!(decode(b"\xFE\xFF\x00a\xD8\x00\x00"), "a\u{FFFD}");
+        assert_eq!(decode(b"\xFF\xFEa"), "\u{FFFD}");
+        // Too short to be told UTF-16: as it is.
+        assert_eq!(utf16_as_utf8(&b"\xFF\xFE"[..]).bytes().map(Result::unwrap).collect::<Vec<u8>>(), b"\xFF\xFE");
     }
 
     #[test]

@@ -21,10 +21,10 @@ use crate::report::Diagnostic;
 use crate::share::{self, ShareOptions, Transcript};
 use crate::table::{INLINE_TEXT, RowFilter, TableRow};
 use crate::usage::Kind;
-use crate::usage::Zone;
 use crate::usage::ledger::IMPLAUSIBLE_COUNTER;
 use crate::usage::rates::RateTable;
 use crate::usage::summary::{DayRange, GroupBy, UsageRow, sessions_flagged};
+use crate::usage::{Zone, ZoneOffsets};
 use crate::{export, sources};
 
 fn js_error(error: impl std::fmt::Display) -> JsError {
@@ -45,6 +45,9 @@ fn start() {
 struct EngineOptions {
     include_thinking: bool,
     timezone: Option<String>,
+    /// The named zone's offsets, `[[from_epoch_ms, offset_seconds], ...]`, from the browser's
+    /// Intl: this build carries no time-zone database.
+    zone_offsets: Option<Vec<(i64, i32)>>,
     /// A user's rates file (JSON), replacing or adding to the pinned table.
     rates: Option<String>,
     /// The most memory the engine may use, in MiB (default `DEFAULT_MEMORY_LIMIT_MIB`).
@@ -148,6 +151,23 @@ struct UsageView<'a> {
     rates: &'a str,
 }
 
+thread_local! {
+    /// Every zone's offsets given so far, kept for the engine's life: `Zone` is `Copy`, and a
+    /// page offers at most UTC and its browser's own zone.
+    static ZONE_OFFSETS: RefCell<Vec<&'static ZoneOffsets>> = const { RefCell::new(Vec::new()) };
+}
+
+fn zone_offsets(offsets: ZoneOffsets) -> &'static ZoneOffsets {
+    ZONE_OFFSETS.with_borrow_mut(|known| match known.iter().find(|&&k| *k == offsets) {
+        Some(&kept) => kept,
+        None => {
+            let kept: &'static ZoneOffsets = Box::leak(Box::new(offsets));
+            known.push(kept);
+            kept
+        }
+    })
+}
+
 /// One analysis in the browser: add roots, run, then query.
 #[wasm_bindgen]
 pub struct Engine {
@@ -158,7 +178,8 @@ pub struct Engine {
 
 #[wasm_bindgen]
 impl Engine {
-    /// `options`: `{include_thinking, timezone, rates, memory_limit_mib}` (all optional).
+    /// `options`: `{include_thinking, timezone, zone_offsets, rates, memory_limit_mib}` (all
+    /// optional).
     #[wasm_bindgen(constructor)]
     pub fn new(options: JsValue) -> Result<Engine, JsError> {
         let given: EngineOptions = if options.is_undefined() || options.is_null() {
@@ -166,7 +187,11 @@ impl Engine {
         } else {
             serde_wasm_bindgen::from_value(options).map_err(js_error)?
         };
-        let zone = Zone::parse(given.timezone.as_deref().unwrap_or("UTC")).map_err(js_error)?;
+        let zone = match (Zone::parse(given.timezone.as_deref().unwrap_or("UTC")), given.zone_offsets) {
+            (Ok(zone), _) => zone,
+            (Err(_), Some(offsets)) if !offsets.is_empty() => Zone::Offsets(zone_offsets(ZoneOffsets(offsets))),
+            (Err(error), _) => return Err(js_error(error)),
+        };
         let rates = match &given.rates {
             Some(text) => RateTable::with_overrides(text).map_err(js_error)?,
             None => RateTable::default_table(),

@@ -14,6 +14,7 @@ import {
   rootsFromFolderInput,
   useLayout,
 } from './input.js';
+import { zoneOffsets } from './zone.js';
 import * as overview from './views/overview.js';
 import * as usage from './views/usage.js';
 import * as month from './views/month.js';
@@ -115,6 +116,7 @@ function startEngine() {
 
 function options() {
   const opts = { include_thinking: $('opt-thinking').checked, timezone: $('opt-timezone').value };
+  if (opts.timezone !== 'UTC') opts.zone_offsets = zoneOffsets(opts.timezone);
   const rates = $('opt-rates').files[0];
   if (rates) opts.rates_file = rates;
   // The engine's memory limit in MiB (default 3072): `?memory-limit-mib=N` lowers it.

@@ -1,18 +1,38 @@
-// Chart.js (vendored in www/vendor, a global) themed for the page's colour scheme.
+// Chart.js (vendored in www/vendor, a global) loaded on first use and themed for the page's
+// colour scheme. No chart is drawn before an analysis is done, so the library is not part of
+// the page's first download (scripts/first-load.mjs); the single-file build carries it inline.
 
 import { h } from './dom.js';
 
+let loading = null;
+
+/** The chart library, loaded once; null when it cannot load. */
+export function chartLibrary() {
+  if (window.Chart) return Promise.resolve(window.Chart);
+  loading ??= new Promise((resolve) => {
+    const script = document.createElement('script');
+    script.src = new URL('./vendor/chart.umd.min.js', import.meta.url).href;
+    script.onload = () => resolve(window.Chart || null);
+    script.onerror = () => {
+      loading = null;
+      resolve(null);
+    };
+    document.head.appendChild(script);
+  });
+  return loading;
+}
+
 /**
- * Whether a chart can be drawn on `canvas`: the library loaded (else a note takes the canvas's
- * place), its colours set for the light or dark scheme.
+ * Whether a chart can be drawn on `canvas` with `Chart` (null when the library did not load:
+ * a note takes the canvas's place), its colours set for the light or dark scheme.
  */
-export function chartReady(canvas) {
-  if (!window.Chart) {
+export function chartReady(Chart, canvas) {
+  if (!Chart) {
     canvas.replaceWith(h('p.empty', null, 'The chart library did not load.'));
     return false;
   }
   const dark = window.matchMedia && window.matchMedia('(prefers-color-scheme: dark)').matches;
-  window.Chart.defaults.color = dark ? '#c9d1d9' : '#333';
-  window.Chart.defaults.borderColor = dark ? 'rgba(255,255,255,0.12)' : 'rgba(0,0,0,0.1)';
+  Chart.defaults.color = dark ? '#c9d1d9' : '#333';
+  Chart.defaults.borderColor = dark ? 'rgba(255,255,255,0.12)' : 'rgba(0,0,0,0.1)';
   return true;
 }

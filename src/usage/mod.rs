@@ -21,7 +21,7 @@ pub mod plans;
 pub mod rates;
 pub mod summary;
 
-use chrono::{FixedOffset, NaiveDate, TimeZone, Utc};
+use chrono::{FixedOffset, NaiveDate, Offset, TimeZone, Utc};
 use serde::Serialize;
 
 /// Token counters. `input` is as the logs report it: it includes cache reads and writes.
@@ -182,11 +182,28 @@ pub enum Zone {
     #[default]
     Utc,
     Fixed(FixedOffset),
+    /// An IANA zone from chrono-tz's database (the native build).
+    #[cfg(not(target_arch = "wasm32"))]
     Named(chrono_tz::Tz),
+    /// An IANA zone as offsets the caller looked up: the page's browser knows every zone
+    /// (Intl), so the WebAssembly build carries no database of its own.
+    Offsets(&'static ZoneOffsets),
+}
+
+/// A zone's offsets from UTC in seconds, each from an instant (epoch milliseconds, ascending)
+/// on; before the first, the first's.
+#[derive(Debug, PartialEq, Eq)]
+pub struct ZoneOffsets(pub Vec<(i64, i32)>);
+
+impl ZoneOffsets {
+    fn offset_at(&self, millis: i64) -> i32 {
+        let after = self.0.partition_point(|&(from, _)| from <= millis);
+        self.0.get(after.saturating_sub(1)).map_or(0, |&(_, offset)| offset)
+    }
 }
 
 impl Zone {
-    /// `UTC`, an offset such as `+02:00`, or an IANA name such as `Europe/Berlin`.
+    /// `UTC`, an offset such as `+02:00`, or (natively) an IANA name such as `Europe/Berlin`.
     pub fn parse(text: &str) -> Result<Zone, String> {
         let text = text.trim();
         if text.eq_ignore_ascii_case("utc") || text == "Z" {
@@ -195,9 +212,11 @@ impl Zone {
         if let Ok(offset) = text.parse::<FixedOffset>() {
             return Ok(Zone::Fixed(offset));
         }
-        text.parse::<chrono_tz::Tz>()
-            .map(Zone::Named)
-            .map_err(|_| format!("unknown time zone {text:?} (use UTC, +02:00 or a name like Europe/Berlin)"))
+        #[cfg(not(target_arch = "wasm32"))]
+        if let Ok(zone) = text.parse::<chrono_tz::Tz>() {
+            return Ok(Zone::Named(zone));
+        }
+        Err(format!("unknown time zone {text:?} (use UTC, +02:00 or a name like Europe/Berlin)"))
     }
 
     pub fn day(&self, millis: i64) -> NaiveDate {
@@ -205,7 +224,12 @@ impl Zone {
         match self {
             Zone::Utc => utc.date_naive(),
             Zone::Fixed(offset) => utc.with_timezone(offset).date_naive(),
+            #[cfg(not(target_arch = "wasm32"))]
             Zone::Named(zone) => utc.with_timezone(zone).date_naive(),
+            Zone::Offsets(offsets) => {
+                let offset = FixedOffset::east_opt(offsets.offset_at(millis)).unwrap_or(Utc.fix());
+                utc.with_timezone(&offset).date_naive()
+            }
         }
     }
 }

@@ -4,7 +4,7 @@
 // days, the pace's projection and the run-out day (src/usage/month.rs); the core has no clock,
 // so "today" is this page's (in UTC; `?today=YYYY-MM-DD` fixes it for tests). Where the credits
 // went: the top sessions, projects and models of the month from the usage table.
-import { chartReady } from '../charts.js';
+import { chartLibrary, chartReady } from '../charts.js';
 import { add, badge, clear, debounce, fmtInt, h, section, table } from '../dom.js';
 
 const ALLOWANCE_KEY = 'copilot-lens.allowance';
@@ -114,10 +114,12 @@ function outlook(m) {
   return lines;
 }
 
-function drawChart(canvas, m) {
+async function drawChart(canvas, m) {
   if (chart) chart.destroy();
   chart = null;
-  if (!chartReady(canvas)) return;
+  const Chart = await chartLibrary();
+  // Another month or allowance may have replaced the canvas meanwhile.
+  if (!canvas.isConnected || !chartReady(Chart, canvas)) return;
   const labels = [];
   for (let day = 1; day <= m.days_in_month; day++) labels.push(`${m.month}-${String(day).padStart(2, '0')}`);
   const known = m.days.length;
@@ -146,7 +148,7 @@ function drawChart(canvas, m) {
     { type: 'bar', label: 'that day, as recorded', data: labels.map((_, i) => (i < known ? m.days[i].recorded : null)), backgroundColor: 'rgba(89,161,79,0.55)', stack: 'day', order: 3 },
     { type: 'bar', label: 'that day, estimated', data: labels.map((_, i) => (i < known ? m.days[i].estimated : null)), backgroundColor: 'rgba(242,142,43,0.55)', stack: 'day', order: 3 },
   );
-  chart = new window.Chart(canvas, {
+  chart = new Chart(canvas, {
     data: { labels, datasets },
     options: {
       responsive: true,
@@ -290,7 +292,7 @@ export async function render(container, ctx) {
       ),
       h('p.muted', null, '~ and est.: estimated at the published rates where Copilot recorded no credits; recorded: as Copilot recorded them. BYOK calls (on your own model key) cost no Copilot credits; Auto\'s estimate has its 10% discount.', ` Rates: ${bySession.rates}`),
     );
-    drawChart(out.querySelector('#chart-month'), m);
+    await drawChart(out.querySelector('#chart-month'), m);
   };
   const show = () =>
     update().catch((e) => {

@@ -1,7 +1,7 @@
 // Overview: totals and the charts (Chart.js from www/vendor): tokens and cost per day stacked by
 // model (by agent when there are several), by project, by model. Charts show the counted
 // figures (the totals); partial and recovered figures are in the Usage view.
-import { chartReady } from '../charts.js';
+import { chartLibrary, chartReady } from '../charts.js';
 import { add, fmtInt, fmtUSD, h, section } from '../dom.js';
 
 const PALETTE = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac', '#86bcb6', '#d37295'];
@@ -44,10 +44,10 @@ function chartBox(id) {
   return h('div.chart-box', null, h('canvas', { id, attrs: { role: 'img', 'aria-label': id } }));
 }
 
-function makeChart(canvas, config) {
-  if (!chartReady(canvas)) return;
+function makeChart(Chart, canvas, config) {
+  if (!chartReady(Chart, canvas)) return;
   config.options = { responsive: true, maintainAspectRatio: false, animation: false, ...config.options };
-  charts.push(new window.Chart(canvas, config));
+  charts.push(new Chart(canvas, config));
 }
 
 const tokenTicks = { callback: (v) => (v >= 1e6 ? `${v / 1e6}M` : v >= 1e3 ? `${v / 1e3}k` : v) };
@@ -152,13 +152,15 @@ export async function render(container, ctx) {
     h('p.muted.rates-source', null, `Costs are estimates at the published rates (none for calls on your own key, Auto's 10% off): ${byDay.rates}`),
   );
 
+  const Chart = await chartLibrary();
+  if (!ctx.alive()) return;
   if (dayRows.length) {
-    makeChart(container.querySelector('#chart-tokens-day'), {
+    makeChart(Chart, container.querySelector('#chart-tokens-day'), {
       type: 'bar',
       data: { labels: days, datasets: perDay('total') },
       options: { scales: { x: { stacked: true }, y: { stacked: true, ticks: tokenTicks } }, plugins: { legend: { position: 'bottom' } } },
     });
-    makeChart(container.querySelector('#chart-cost-day'), {
+    makeChart(Chart, container.querySelector('#chart-cost-day'), {
       type: 'bar',
       data: { labels: days, datasets: perDay('cost_usd_micros', 1e6) },
       options: {
@@ -169,7 +171,7 @@ export async function render(container, ctx) {
   }
   if (projects.length) {
     const shown = projects.map((p) => p.project);
-    makeChart(container.querySelector('#chart-project'), {
+    makeChart(Chart, container.querySelector('#chart-project'), {
       type: 'bar',
       data: {
         labels: shown.map((p) => (p.length > 40 ? '…' + p.slice(-39) : p)),
@@ -191,7 +193,7 @@ export async function render(container, ctx) {
     });
   }
   if (modelRows.length) {
-    makeChart(container.querySelector('#chart-model'), {
+    makeChart(Chart, container.querySelector('#chart-model'), {
       type: 'bar',
       data: {
         labels: modelRows.map((r) => r.model),
