@@ -3,6 +3,9 @@
 // behind a toggle. Rows come from the worker a page at a time.
 import { add, badge, clear, download, fmtInt, fmtTime, fmtUSD, firstLine, h } from '../dom.js';
 
+/** The mark of a session Copilot Desktop made and nobody prompted (`precreated_unused`). */
+export const PRECREATED = 'pre-created, never used';
+
 const PAGE = 400;
 const TEXT_LIMIT = 200_000;
 
@@ -59,9 +62,17 @@ export async function renderTranscript(container, ctx, sessionId) {
           fact('shutdown', session.shutdown),
           fact('usage', session.usage ? `${fmtInt(session.usage.total)} tokens, ${fmtUSD(session.usage.cost_usd_micros)} (${session.usage.source})` : 'unknown'),
           fact('found in', session.found_in.join(', ')),
+          fact('checkpoints', session.checkpoints.length ? h('ol#session-checkpoints.checkpoints', null, session.checkpoints.map((title) => h('li', null, title))) : null),
+          fact('artifacts', session.artifacts.length ? h('ul#session-artifacts.plain.mono', null, session.artifacts.map((name) => h('li', null, name))) : null),
         )
       : null,
-    session && !session.events_log ? h('p.warning', null, 'This session has no event log any more (deleted or never written): what is left comes from the store, the history and other files.') : null,
+    session && session.precreated_unused
+      ? h('p#session-precreated.warning', null, badge(PRECREATED, 'info'), ' Copilot Desktop made this session (its workspace.yaml) and it was never prompted: it has no event log.')
+      : session && !session.events_log
+        ? h('p.warning', null, 'This session has no event log any more (deleted or never written): what is left comes from the store, the history and other files.')
+        : null,
+    // The plan is the session's plan.md, shown only when asked for, as plain text.
+    session && session.plan !== null ? h('details#session-plan.plan', null, h('summary', null, 'Plan (plan.md)'), h('pre', null, session.plan)) : null,
     h(
       'div.controls',
       null,
