@@ -6,22 +6,89 @@ use serde::Serialize;
 
 use crate::sessions::{SessionFacts, SessionRecord};
 use crate::sources::copilot_cli::logs::McpServerSeen;
-use crate::sources::log::ToolTally;
+use crate::sources::log::{McpCalls, SkillUse, ToolTally};
 
 /// What the files of one home say beyond its sessions.
 #[derive(Debug, Default)]
 pub struct HomeFacts {
     pub tools: BTreeMap<String, ToolTally>,
-    /// MCP servers named by tool calls in the logs.
-    pub mcp_from_events: BTreeSet<String>,
+    /// Calls of MCP servers' tools in the logs.
+    pub mcp_calls: McpCalls,
     /// MCP servers the process logs saw connect or fail.
     pub mcp_from_logs: BTreeMap<String, McpServerSeen>,
-    pub skills: BTreeSet<String>,
+    /// MCP servers as configured (names only), in file order.
+    pub mcp_configured: Vec<ConfiguredServer>,
+    /// Keys of the configuration files whose values were not read (for the report).
+    pub skipped_keys: Vec<SkippedKey>,
+    pub skill_files: Vec<CustomizationFile>,
+    pub skill_uses: BTreeMap<String, SkillUse>,
+    pub agent_files: Vec<CustomizationFile>,
+    pub agent_uses: BTreeMap<String, u64>,
+    pub instruction_files: Vec<InstructionFile>,
+    pub plugins: Vec<PluginManifest>,
     pub grants: Vec<Grant>,
     pub accounts: BTreeSet<(String, String)>,
     /// The project of the sessions below a folder (VS Code's `workspaceStorage/<hash>`, by its
     /// `workspace.json`), for logs that do not name their own.
     pub folder_projects: BTreeMap<String, String>,
+}
+
+/// An MCP server as a configuration file names it; never a value of its `env`, `headers` or
+/// `args` (counted only), nor more of its command than the file name or of its URL than the host.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfiguredServer {
+    pub name: String,
+    /// The file's path in its home.
+    pub configured_in: String,
+    /// The folder of the plugin that brings it.
+    pub plugin_root: Option<String>,
+    /// `type` as written, else `stdio` for a command and `http` for a URL.
+    pub kind: String,
+    pub command: String,
+    pub url_host: String,
+    /// The tool allowlist, as written.
+    pub tools: Option<Vec<String>>,
+    pub args: u64,
+    pub env: u64,
+    pub headers: u64,
+}
+
+/// A key of a configuration file whose values were not read: how many there were.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct SkippedKey {
+    pub file: String,
+    pub key: String,
+    pub values: u64,
+}
+
+/// A skill's `SKILL.md` or a custom agent's file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CustomizationFile {
+    pub name: String,
+    pub description: String,
+    pub path: String,
+    pub plugin_root: Option<String>,
+    pub bytes: u64,
+}
+
+/// An instructions file, by its first line only.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InstructionFile {
+    pub path: String,
+    pub first_line: String,
+    pub bytes: u64,
+}
+
+/// An installed plugin's manifest.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PluginManifest {
+    /// The plugin's folder in the home (`.copilot/installed-plugins/<marketplace>/<plugin>`).
+    pub root: String,
+    pub manifest: String,
+    pub name: String,
+    pub version: String,
+    pub description: String,
+    pub marketplace: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -57,7 +124,10 @@ pub struct AgentInventory {
     pub models: Vec<ModelUse>,
     pub tools: Vec<ToolUse>,
     pub mcp_servers: Vec<McpServer>,
-    pub skills: Vec<String>,
+    pub skills: Vec<Skill>,
+    pub custom_agents: Vec<CustomAgent>,
+    pub instructions: Vec<Instructions>,
+    pub plugins: Vec<Plugin>,
     pub permission_grants: Vec<Grant>,
     pub accounts: Vec<Account>,
 }
@@ -89,13 +159,94 @@ pub struct ToolUse {
     pub failures: u64,
 }
 
+/// An MCP server: as configured, joined with its calls in the logs and its starts in the
+/// process logs.
 #[derive(Debug, Serialize)]
 pub struct McpServer {
     pub name: String,
-    /// Whether tool calls in the event logs named it.
-    pub used_in_sessions: bool,
+    pub configured_in: Vec<String>,
+    pub plugin: Option<String>,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub command: String,
+    pub url_host: String,
+    pub tools: Option<Vec<String>>,
+    pub args: u64,
+    pub env: u64,
+    pub headers: u64,
+    pub calls: u64,
+    pub failures: u64,
+    pub tools_used: Vec<ToolUse>,
     pub connected: u64,
     pub failed_to_start: u64,
+    pub verdict: ServerVerdict,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ServerVerdict {
+    ConfiguredAndUsed,
+    ConfiguredNeverUsed,
+    /// Seen in the logs (called, started or failed to start) but in no configuration file.
+    UsedNotConfigured,
+}
+
+/// A skill: its `SKILL.md`, joined with its invocations.
+#[derive(Debug, Serialize)]
+pub struct Skill {
+    pub name: String,
+    pub description: String,
+    pub path: String,
+    pub plugin: Option<String>,
+    pub bytes: u64,
+    pub modified: String,
+    pub invocations: u64,
+    pub by_person: u64,
+    pub by_model: u64,
+    pub verdict: SkillVerdict,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SkillVerdict {
+    Used,
+    NeverUsed,
+    /// Invoked, but no `SKILL.md` of that name is in the home (a project's skill, or removed).
+    UsedNotFound,
+}
+
+#[derive(Debug, Serialize)]
+pub struct CustomAgent {
+    pub name: String,
+    pub description: String,
+    pub path: String,
+    pub plugin: Option<String>,
+    pub bytes: u64,
+    pub modified: String,
+    /// Sub-agent runs and selections of it.
+    pub uses: u64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Instructions {
+    pub path: String,
+    pub first_line: String,
+    pub bytes: u64,
+    pub modified: String,
+}
+
+/// An installed plugin and what it brings.
+#[derive(Debug, Serialize)]
+pub struct Plugin {
+    pub name: String,
+    pub version: String,
+    pub description: String,
+    pub marketplace: String,
+    pub path: String,
+    pub skills: Vec<String>,
+    pub custom_agents: Vec<String>,
+    pub mcp_servers: Vec<String>,
+    pub modified: String,
 }
 
 #[derive(Debug, Serialize)]
@@ -104,12 +255,16 @@ pub struct Account {
     pub login: String,
 }
 
+/// A file's modification time as the inventory shows it, by home index and path.
+pub type ModifiedTime<'a> = &'a dyn Fn(usize, &str) -> String;
+
 /// Builds the inventory of each home, given as `(label, facts by agent)` in the analysis's
 /// order, from its sessions and facts: one part per agent found in the home.
 pub fn build<'a>(
     homes: impl Iterator<Item = (&'a str, &'a BTreeMap<&'static str, HomeFacts>)>,
     sessions: &BTreeMap<String, SessionFacts>,
     records: &BTreeMap<String, SessionRecord>,
+    modified: ModifiedTime<'_>,
 ) -> Inventory {
     let homes: Vec<Home> = homes
         .enumerate()
@@ -122,7 +277,7 @@ pub fn build<'a>(
                         .filter(|(_, s)| s.agent == agent && s.homes.contains(&index))
                         .map(|(id, s)| (s, &records[id]))
                         .collect();
-                    agent_inventory(agent, facts, &in_home)
+                    agent_inventory(agent, facts, &in_home, &|path| modified(index, path))
                 })
                 .collect();
             Home { home: label.to_string(), agents }
@@ -136,6 +291,7 @@ fn agent_inventory(
     agent: &'static str,
     facts: &HomeFacts,
     sessions: &[(&SessionFacts, &SessionRecord)],
+    modified: &dyn Fn(&str) -> String,
 ) -> AgentInventory {
     let mut projects: BTreeMap<&str, Project> = BTreeMap::new();
     let mut scratch: BTreeMap<&str, u64> = BTreeMap::new();
@@ -167,17 +323,7 @@ fn agent_inventory(
             *models.entry(model.as_str()).or_default() += 1;
         }
     }
-    let mut mcp: BTreeMap<&str, McpServer> = BTreeMap::new();
-    let server =
-        |name: &str| McpServer { name: name.to_string(), used_in_sessions: false, connected: 0, failed_to_start: 0 };
-    for name in &facts.mcp_from_events {
-        mcp.entry(name).or_insert_with(|| server(name)).used_in_sessions = true;
-    }
-    for (name, seen) in &facts.mcp_from_logs {
-        let entry = mcp.entry(name).or_insert_with(|| server(name));
-        entry.connected += seen.connected;
-        entry.failed_to_start += seen.failed;
-    }
+    let plugin_names = PluginNames::of(&facts.plugins);
     let mut grants = facts.grants.clone();
     grants.sort();
     AgentInventory {
@@ -190,13 +336,21 @@ fn agent_inventory(
             .collect(),
         synced_sessions: sessions.iter().filter(|(s, _)| s.is_synced()).count() as u64,
         models: models.into_iter().map(|(model, sessions)| ModelUse { model: model.to_string(), sessions }).collect(),
-        tools: facts
-            .tools
+        tools: tool_uses(&facts.tools),
+        mcp_servers: mcp_servers(facts, &plugin_names),
+        skills: skills(facts, &plugin_names, modified),
+        custom_agents: custom_agents(facts, &plugin_names, modified),
+        instructions: facts
+            .instruction_files
             .iter()
-            .map(|(name, t)| ToolUse { name: name.clone(), calls: t.calls, failures: t.failures })
+            .map(|file| Instructions {
+                path: file.path.clone(),
+                first_line: file.first_line.clone(),
+                bytes: file.bytes,
+                modified: modified(&file.path),
+            })
             .collect(),
-        mcp_servers: mcp.into_values().collect(),
-        skills: facts.skills.iter().cloned().collect(),
+        plugins: plugins(facts, &plugin_names, modified),
         permission_grants: grants,
         accounts: facts
             .accounts
@@ -204,4 +358,187 @@ fn agent_inventory(
             .map(|(host, login)| Account { host: host.clone(), login: login.clone() })
             .collect(),
     }
+}
+
+fn tool_uses(tools: &BTreeMap<String, ToolTally>) -> Vec<ToolUse> {
+    tools.iter().map(|(name, t)| ToolUse { name: name.clone(), calls: t.calls, failures: t.failures }).collect()
+}
+
+/// Plugins' names by their folder: the manifest's name, else the folder's.
+struct PluginNames<'a>(BTreeMap<&'a str, &'a str>);
+
+impl<'a> PluginNames<'a> {
+    fn of(plugins: &'a [PluginManifest]) -> Self {
+        PluginNames(plugins.iter().map(|plugin| (plugin.root.as_str(), plugin.name.as_str())).collect())
+    }
+
+    fn name(&self, root: Option<&str>) -> Option<String> {
+        let root = root?;
+        let named = self.0.get(root).copied().filter(|name| !name.is_empty());
+        Some(named.unwrap_or_else(|| root.rsplit('/').next().unwrap_or(root)).to_string())
+    }
+}
+
+/// One server per name: the first configuration (in path order) describes it, every file
+/// naming it is listed; the logs' calls and starts are joined by name.
+fn mcp_servers(facts: &HomeFacts, plugins: &PluginNames<'_>) -> Vec<McpServer> {
+    let mut servers: BTreeMap<&str, McpServer> = BTreeMap::new();
+    let unconfigured = |name: &str| McpServer {
+        name: name.to_string(),
+        configured_in: Vec::new(),
+        plugin: None,
+        kind: String::new(),
+        command: String::new(),
+        url_host: String::new(),
+        tools: None,
+        args: 0,
+        env: 0,
+        headers: 0,
+        calls: 0,
+        failures: 0,
+        tools_used: Vec::new(),
+        connected: 0,
+        failed_to_start: 0,
+        verdict: ServerVerdict::UsedNotConfigured,
+    };
+    for configured in &facts.mcp_configured {
+        let server = servers.entry(&configured.name).or_insert_with(|| McpServer {
+            plugin: plugins.name(configured.plugin_root.as_deref()),
+            kind: configured.kind.clone(),
+            command: configured.command.clone(),
+            url_host: configured.url_host.clone(),
+            tools: configured.tools.clone(),
+            args: configured.args,
+            env: configured.env,
+            headers: configured.headers,
+            ..unconfigured(&configured.name)
+        });
+        if !server.configured_in.contains(&configured.configured_in) {
+            server.configured_in.push(configured.configured_in.clone());
+        }
+    }
+    for (name, tools) in &facts.mcp_calls {
+        let server = servers.entry(name).or_insert_with(|| unconfigured(name));
+        server.tools_used = tool_uses(tools);
+        server.calls = tools.values().map(|tally| tally.calls).sum();
+        server.failures = tools.values().map(|tally| tally.failures).sum();
+    }
+    for (name, seen) in &facts.mcp_from_logs {
+        let server = servers.entry(name).or_insert_with(|| unconfigured(name));
+        server.connected += seen.connected;
+        server.failed_to_start += seen.failed;
+    }
+    servers
+        .into_values()
+        .map(|mut server| {
+            server.verdict = match (server.configured_in.is_empty(), server.calls) {
+                (true, _) => ServerVerdict::UsedNotConfigured,
+                (false, 0) => ServerVerdict::ConfiguredNeverUsed,
+                (false, _) => ServerVerdict::ConfiguredAndUsed,
+            };
+            server
+        })
+        .collect()
+}
+
+/// Skills by name (then path); a skill's invocations go to the first file of its name, since
+/// `skill.invoked` names it as the session saw it. Invoked skills with no file are listed too.
+fn skills(facts: &HomeFacts, plugins: &PluginNames<'_>, modified: &dyn Fn(&str) -> String) -> Vec<Skill> {
+    let mut files: Vec<&CustomizationFile> = facts.skill_files.iter().collect();
+    files.sort_by(|a, b| (&a.name, &a.path).cmp(&(&b.name, &b.path)));
+    let mut skills = Vec::new();
+    let mut joined: BTreeSet<&str> = BTreeSet::new();
+    for file in files {
+        let uses = if joined.insert(&file.name) { facts.skill_uses.get(&file.name).copied() } else { None };
+        skills.push(skill(file.name.clone(), uses.unwrap_or_default(), |skill| Skill {
+            description: file.description.clone(),
+            path: file.path.clone(),
+            plugin: plugins.name(file.plugin_root.as_deref()),
+            bytes: file.bytes,
+            modified: modified(&file.path),
+            ..skill
+        }));
+    }
+    for (name, uses) in facts.skill_uses.iter().filter(|(name, _)| !joined.contains(name.as_str())) {
+        skills.push(skill(name.clone(), *uses, |skill| skill));
+    }
+    skills.sort_by(|a, b| (&a.name, &a.path).cmp(&(&b.name, &b.path)));
+    skills
+}
+
+fn skill(name: String, uses: SkillUse, with_file: impl FnOnce(Skill) -> Skill) -> Skill {
+    let invocations = uses.by_person + uses.by_model;
+    let unfound = Skill {
+        name,
+        description: String::new(),
+        path: String::new(),
+        plugin: None,
+        bytes: 0,
+        modified: String::new(),
+        invocations,
+        by_person: uses.by_person,
+        by_model: uses.by_model,
+        verdict: SkillVerdict::UsedNotFound,
+    };
+    let skill = with_file(unfound);
+    let verdict = match (skill.path.is_empty(), invocations) {
+        (true, _) => SkillVerdict::UsedNotFound,
+        (false, 0) => SkillVerdict::NeverUsed,
+        (false, _) => SkillVerdict::Used,
+    };
+    Skill { verdict, ..skill }
+}
+
+fn custom_agents(facts: &HomeFacts, plugins: &PluginNames<'_>, modified: &dyn Fn(&str) -> String) -> Vec<CustomAgent> {
+    let mut agents: Vec<CustomAgent> = facts
+        .agent_files
+        .iter()
+        .map(|file| CustomAgent {
+            name: file.name.clone(),
+            description: file.description.clone(),
+            path: file.path.clone(),
+            plugin: plugins.name(file.plugin_root.as_deref()),
+            bytes: file.bytes,
+            modified: modified(&file.path),
+            uses: facts.agent_uses.get(&file.name).copied().unwrap_or_default(),
+        })
+        .collect();
+    agents.sort_by(|a, b| (&a.name, &a.path).cmp(&(&b.name, &b.path)));
+    agents
+}
+
+fn plugins(facts: &HomeFacts, plugins: &PluginNames<'_>, modified: &dyn Fn(&str) -> String) -> Vec<Plugin> {
+    let brought = |root: &str, files: &[CustomizationFile]| -> Vec<String> {
+        let names: BTreeSet<&str> = files
+            .iter()
+            .filter(|file| file.plugin_root.as_deref() == Some(root))
+            .map(|file| file.name.as_str())
+            .collect();
+        names.into_iter().map(str::to_string).collect()
+    };
+    let mut list: Vec<Plugin> = facts
+        .plugins
+        .iter()
+        .map(|manifest| {
+            let servers: BTreeSet<&str> = facts
+                .mcp_configured
+                .iter()
+                .filter(|server| server.plugin_root.as_deref() == Some(manifest.root.as_str()))
+                .map(|server| server.name.as_str())
+                .collect();
+            Plugin {
+                name: plugins.name(Some(&manifest.root)).unwrap_or_default(),
+                version: manifest.version.clone(),
+                description: manifest.description.clone(),
+                marketplace: manifest.marketplace.clone(),
+                path: manifest.root.clone(),
+                skills: brought(&manifest.root, &facts.skill_files),
+                custom_agents: brought(&manifest.root, &facts.agent_files),
+                mcp_servers: servers.into_iter().map(str::to_string).collect(),
+                modified: modified(&manifest.manifest),
+            }
+        })
+        .collect();
+    list.sort_by(|a, b| (&a.name, &a.path).cmp(&(&b.name, &b.path)));
+    list
 }

@@ -20,6 +20,8 @@ pub enum FileStatus {
     NotNeeded,
     /// Not read: the same session is read from another file beside it (`message` names it).
     Superseded,
+    /// Never read: only its name is used (a session's artifacts).
+    Listed,
     Error,
 }
 
@@ -29,9 +31,20 @@ pub struct Report {
     pub homes: Vec<HomeReport>,
     pub files: Vec<FileReport>,
     pub excluded_trees: Vec<ExcludedTree>,
+    /// The keys of configuration files whose values were not read, since they can hold
+    /// secrets: how many values each had, never the values.
+    pub skipped_keys: Vec<ReportSkippedKey>,
     /// Everything that went wrong, where and why, in file order.
     pub diagnostics: Vec<Diagnostic>,
     pub totals: Totals,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct ReportSkippedKey {
+    pub home: usize,
+    pub file: String,
+    pub key: String,
+    pub values: u64,
 }
 
 /// A problem with the input: the file (relative to its home, or as its root lists it when

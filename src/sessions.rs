@@ -75,6 +75,14 @@ pub struct VscodeMetadataFacts {
     pub worktrees: Vec<String>,
 }
 
+/// What a session's folder holds beside its log.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SessionFolder {
+    pub plan: Option<String>,
+    pub artifacts: Vec<String>,
+    pub checkpoint_titles: Vec<String>,
+}
+
 /// Everything known of one session id, from every source.
 #[derive(Clone, Debug, Default)]
 pub struct SessionFacts {
@@ -95,6 +103,8 @@ pub struct SessionFacts {
     pub counts: SessionCounts,
     /// The title VS Code's index of chat sessions (`state.vscdb`) gives it.
     pub index_title: Option<String>,
+    /// The session folder's `plan.md`, its artifacts (`files/`) and checkpoint titles.
+    pub folder: Option<Box<SessionFolder>>,
     /// The log's usage ledger, until the analysis closes it.
     pub usage: Option<SessionLedger>,
 }
@@ -152,7 +162,18 @@ impl SessionFacts {
     /// a scratch directory of the agent, not a project.
     pub fn scratch_directory(&self) -> Option<&str> {
         let cwd = self.workspace.as_ref().map(|w| w.cwd.as_str()).filter(|cwd| !cwd.is_empty())?;
-        (!self.has_events_log()).then_some(cwd)
+        self.is_precreated_unused().then_some(cwd)
+    }
+
+    /// A session folder with a workspace.yaml and no log: made ahead (Copilot Desktop makes
+    /// several) and never prompted.
+    pub fn is_precreated_unused(&self) -> bool {
+        self.workspace.is_some() && !self.has_events_log()
+    }
+
+    /// The session folder's files beside the log, made on first use.
+    pub fn folder_mut(&mut self) -> &mut SessionFolder {
+        self.folder.get_or_insert_with(Default::default)
     }
 
     /// The git worktrees VS Code made for the session (vscode.metadata.json).
@@ -176,6 +197,7 @@ impl SessionFacts {
         let workspace = self.workspace.clone().unwrap_or_default();
         let store = self.store.clone().unwrap_or_default();
         let log = self.log.clone().unwrap_or_default();
+        let folder = self.folder.as_deref().cloned().unwrap_or_default();
         let or = |first: &str, second: &str| {
             if first.is_empty() { second.to_string() } else { first.to_string() }
         };
@@ -208,6 +230,10 @@ impl SessionFacts {
             events_log: self.has_events_log(),
             found_in: self.found_in.iter().copied().collect(),
             homes: Vec::new(),
+            precreated_unused: self.is_precreated_unused(),
+            plan: folder.plan,
+            artifacts: folder.artifacts,
+            checkpoint_titles: folder.checkpoint_titles,
             usage: None,
         }
     }
@@ -238,6 +264,14 @@ pub struct SessionRecord {
     pub found_in: Vec<&'static str>,
     /// The homes (by label) that hold it: more than one when it was given twice.
     pub homes: Vec<String>,
+    /// A session folder made ahead and never prompted (a workspace.yaml and no log).
+    pub precreated_unused: bool,
+    /// `plan.md`, whole.
+    pub plan: Option<String>,
+    /// The names of its artifacts, below `files/`.
+    pub artifacts: Vec<String>,
+    /// The titles of its compaction checkpoints (`checkpoints/index.md`).
+    pub checkpoint_titles: Vec<String>,
     /// Tokens and cost, with what they rest on; absent for a session no source counts.
     pub usage: Option<SessionUsage>,
 }

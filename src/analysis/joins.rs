@@ -13,7 +13,8 @@ use crate::input::FileReader;
 use crate::inventory;
 use crate::model::{HeldRow, Row, RowSink, TurnType, mtime_text};
 use crate::report::{
-    Diagnostic, DiagnosticKind, ExcludedTree, FileReport, FileStatus, HomeReport, Report, RootReport, Totals,
+    Diagnostic, DiagnosticKind, ExcludedTree, FileReport, FileStatus, HomeReport, Report, ReportSkippedKey, RootReport,
+    Totals,
 };
 use crate::sessions::SessionRecord;
 use crate::sources::copilot_cli::store::TurnReader;
@@ -187,7 +188,9 @@ impl State {
             })
             .collect();
         let homes = self.homes.iter().map(|home| (home.label.as_str(), &home.facts));
-        let inventory = inventory::build(homes, &self.sessions, &records);
+        let modified =
+            |home: usize, path: &str| mtime_text(self.file_index(home, path).and_then(|at| self.files[at].modified_ms));
+        let inventory = inventory::build(homes, &self.sessions, &records, &modified);
         let report = self.report(secondary_kept, secondary_dropped);
         Outputs { sessions: records.into_values().collect(), inventory, report, usage }
     }
@@ -262,6 +265,20 @@ impl State {
                 totals.bad_lines += lines.bad_lines;
             }
         }
+        let mut skipped_keys: Vec<ReportSkippedKey> = self
+            .homes
+            .iter()
+            .enumerate()
+            .flat_map(|(home, facts)| {
+                facts.facts.values().flat_map(|facts| &facts.skipped_keys).map(move |key| ReportSkippedKey {
+                    home,
+                    file: key.file.clone(),
+                    key: key.key.clone(),
+                    values: key.values,
+                })
+            })
+            .collect();
+        skipped_keys.sort();
         Report {
             roots: self
                 .roots
@@ -307,6 +324,7 @@ impl State {
                 .into_iter()
                 .map(|((home, tree), (files, bytes))| ExcludedTree { home, tree, files, bytes })
                 .collect(),
+            skipped_keys,
             diagnostics,
             totals,
         }

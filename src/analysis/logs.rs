@@ -1,7 +1,7 @@
 //! Step 3: the event logs, one task each, parsed by their source on any thread and taken
 //! back in order.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::io::BufReader;
 
 use super::Options;
@@ -274,8 +274,15 @@ impl Parsing {
             entry.calls += counts.calls;
             entry.failures += counts.failures;
         }
-        home.mcp_from_events.extend(outcome.mcp_servers.iter().cloned());
-        home.skills.extend(outcome.skills.iter().cloned());
+        crate::sources::log::add_mcp_calls(&mut home.mcp_calls, &outcome.mcp_calls);
+        for (skill, uses) in &outcome.skill_uses {
+            let entry = home.skill_uses.entry(skill.clone()).or_default();
+            entry.by_person += uses.by_person;
+            entry.by_model += uses.by_model;
+        }
+        for (agent, uses) in &outcome.agent_uses {
+            *home.agent_uses.entry(agent.clone()).or_default() += uses;
+        }
         let mut usage = outcome.usage;
         if let Some(ledger) = &mut usage {
             let file = &self.state.files[task.file].path;
@@ -297,14 +304,15 @@ impl Parsing {
     /// Files whose rows are at their modification time, where the listing did not give it
     /// (see `set_file_time`).
     pub fn files_needing_times(&self) -> impl Iterator<Item = (usize, &str)> {
-        self.state
-            .held_rows
-            .iter()
-            .filter(|(index, rows)| {
-                self.state.files[**index].modified_ms.is_none()
-                    && rows.iter().any(|row| matches!(row, HeldRow::Row(row) if row.at_file_time))
-            })
-            .map(|(&index, _)| (self.state.files[index].root, self.state.files[index].listed_path.as_str()))
+        let files = &self.state.files;
+        let rows_dated = self.state.held_rows.iter().filter_map(|(&index, rows)| {
+            rows.iter().any(|row| matches!(row, HeldRow::Row(row) if row.at_file_time)).then_some(index)
+        });
+        let dated: BTreeSet<usize> = rows_dated.chain(self.state.dated_files.iter().copied()).collect();
+        dated
+            .into_iter()
+            .filter(|&index| files[index].modified_ms.is_none())
+            .map(|index| (files[index].root, files[index].listed_path.as_str()))
     }
 
     /// Sets a file's modification time learnt after it was read.

@@ -1,7 +1,7 @@
 //! Steps 1 and 2: the plan (every listed file classified by its source) and the reading of
 //! every file but the event logs, which makes the logs step.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::io::BufReader;
 
 use super::state::{Home, HomePlaces, PlannedFile, RootState, State};
@@ -147,6 +147,7 @@ impl Planned {
                     Role::NotWanted => FileStatus::NotWanted,
                     Role::Secret => FileStatus::NotReadSecret,
                     Role::NotNeeded => FileStatus::NotNeeded,
+                    Role::Listed => FileStatus::Listed,
                     Role::EventLog | Role::Store | Role::StoreWal | Role::Metadata | Role::MetadataInParts => {
                         FileStatus::Read
                     }
@@ -187,6 +188,7 @@ impl Planned {
             sessions: BTreeMap::new(),
             tally: Default::default(),
             held_rows: BTreeMap::new(),
+            dated_files: BTreeSet::new(),
             store_ledgers: BTreeMap::new(),
             diagnostics: Vec::new(),
             copy_keys: Default::default(),
@@ -279,7 +281,7 @@ impl Planned {
             .collect();
         for index in 0..state.files.len() {
             let file = &state.files[index];
-            if file.status != FileStatus::Read {
+            if !matches!(file.status, FileStatus::Read | FileStatus::Listed) {
                 continue;
             }
             let (kind, root, home, source) = (file.kind, file.root, file.home, file.source());
@@ -287,6 +289,7 @@ impl Planned {
             let opened = match kind.role {
                 Role::Metadata => read_all(reader, root, &file.listed_path, SMALL_FILE_LIMIT).map(Input::Bytes),
                 Role::MetadataInParts => reader.open(root, &file.listed_path).map(Input::Stream),
+                Role::Listed => Ok(Input::Listed),
                 _ => continue,
             };
             let input = match opened {
@@ -307,14 +310,19 @@ impl Planned {
                 sessions: &mut state.sessions,
                 home: state.homes[home].facts_of(source.agent()),
                 rows: Vec::new(),
+                dated: false,
             };
             let imported = match input {
                 Input::Bytes(bytes) => source.import(MetadataInput::Bytes(&bytes), &mut into),
                 Input::Stream(stream) => {
                     source.import(MetadataInput::Stream(&mut BufReader::with_capacity(1 << 16, stream)), &mut into)
                 }
+                Input::Listed => source.import(MetadataInput::Listed, &mut into),
             };
-            let rows = into.rows;
+            let (rows, dated) = (into.rows, into.dated);
+            if dated {
+                state.dated_files.insert(index);
+            }
             match imported {
                 Ok(()) => state.hold_rows(index, rows.into_iter().map(HeldRow::Row).collect()),
                 Err(message) => state.fail(index, DiagnosticKind::Unparsable, message),
@@ -367,4 +375,5 @@ fn not_needed_alone(files: &mut [PlannedFile]) {
 enum Input<'a> {
     Bytes(Vec<u8>),
     Stream(Box<dyn std::io::Read + 'a>),
+    Listed,
 }

@@ -1,7 +1,7 @@
 //! What every step of an analysis adds to: the planned files and the shared model the
 //! importers fill (session facts, home facts, held rows, usage ledgers).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::Options;
 use super::logs::{CopyKeys, Tally};
@@ -31,6 +31,8 @@ pub(super) struct State {
     pub tally: Tally,
     /// Rows of the files other than event logs, by file index.
     pub held_rows: BTreeMap<usize, Vec<HeldRow>>,
+    /// Files whose modification time an output shows (skills, instructions...), by index.
+    pub dated_files: BTreeSet<usize>,
     /// The store's per-call rows, gathered per session as they are read.
     pub store_ledgers: BTreeMap<String, SessionLedger>,
     /// What went wrong where, besides the files' own messages.

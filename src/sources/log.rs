@@ -94,14 +94,40 @@ pub struct ToolTally {
     pub failures: u64,
 }
 
+/// Tool calls of each MCP server, by server then tool.
+pub type McpCalls = BTreeMap<String, BTreeMap<String, ToolTally>>;
+
+/// Adds one MCP call tally into another.
+pub fn add_mcp_calls(into: &mut McpCalls, from: &McpCalls) {
+    for (server, tools) in from {
+        let server = into.entry(server.clone()).or_default();
+        for (tool, tally) in tools {
+            let entry = server.entry(tool.clone()).or_default();
+            entry.calls += tally.calls;
+            entry.failures += tally.failures;
+        }
+    }
+}
+
+/// Who chose the skills invoked: the person (a `/skill` prompt) or the model.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SkillUse {
+    pub by_person: u64,
+    pub by_model: u64,
+}
+
 /// What a log says about its session beyond its rows.
 #[derive(Debug, Default)]
 pub struct LogOutcome {
     pub account: LineAccount,
     pub summary: LogSummary,
     pub tools: BTreeMap<String, ToolTally>,
-    pub mcp_servers: BTreeSet<String>,
-    pub skills: BTreeSet<String>,
+    /// Calls of MCP servers' tools, by server and tool.
+    pub mcp_calls: McpCalls,
+    /// `skill.invoked`, by skill name.
+    pub skill_uses: BTreeMap<String, SkillUse>,
+    /// Custom agents run as sub-agents or selected, by agent name.
+    pub agent_uses: BTreeMap<String, u64>,
     /// Set when reading stopped early (an I/O error); the lines before it are still counted.
     pub read_error: Option<String>,
     /// What the report must say of the log beyond its line account (a log that cannot be

@@ -9,7 +9,9 @@
 
 pub mod copilot_cli;
 pub mod copilot_vscode;
+pub mod front_matter;
 pub mod log;
+pub mod mcp_servers;
 pub mod sqlite_image;
 
 use std::collections::BTreeMap;
@@ -45,6 +47,8 @@ pub enum Role {
     Metadata,
     /// Handed to the importer as a stream: it can be large (process logs).
     MetadataInParts,
+    /// Never read: only its name goes to the importer (a session's artifacts).
+    Listed,
     /// A file of the source that carries nothing (locks, caches, trackers).
     NotWanted,
     /// A file that can hold credentials: never read.
@@ -97,6 +101,9 @@ pub struct HomeLayout {
     pub data_folders: &'static [&'static str],
     /// Folders of a home holding only caches of the source (read for their exclusions).
     pub cache_folders: &'static [&'static str],
+    /// Folders of a home the source reads that other programs share (`~/.agents`): walked in a
+    /// home, but holding one does not make a folder a home.
+    pub shared_folders: &'static [&'static str],
     /// How a root that is the source's own folder rather than a home is told apart (what
     /// `COPILOT_HOME` points at, a VS Code `User` folder): by entries only such a folder holds.
     pub own_folder_markers: &'static [OwnFolderMarker],
@@ -178,6 +185,7 @@ pub type LooseLog = (&'static str, fn(&str, &str) -> String);
 pub fn home_folders() -> Vec<&'static str> {
     let mut folders = data_folders();
     folders.extend(SOURCES.iter().flat_map(|source| source.layout().cache_folders));
+    folders.extend(SOURCES.iter().flat_map(|source| source.layout().shared_folders));
     folders
 }
 
@@ -215,6 +223,8 @@ pub struct Importing<'a> {
     pub home: &'a mut HomeFacts,
     /// The file's rows, held until every event log is read.
     pub rows: Vec<PendingRow>,
+    /// Set when the outputs show the file's modification time (a browser then sends it).
+    pub dated: bool,
 }
 
 impl Importing<'_> {
@@ -251,6 +261,8 @@ pub trait LogAgain {
 pub enum MetadataInput<'a> {
     Bytes(&'a [u8]),
     Stream(&'a mut dyn BufRead),
+    /// A [`Role::Listed`] file: its path (`Importing::path`) is all there is.
+    Listed,
 }
 
 /// A source's SQLite store (a main file and its write-ahead log), as its store module's

@@ -1,10 +1,14 @@
 //! Where Copilot CLI's files are under a home and what each one is ("Parser plan" `wants()`,
 //! "Exclusions" and "Credentials" in the format specification).
 
+use super::plugins;
 use crate::sources::{Classified, FileKind, HomeLayout, OwnFolderMarker, Role};
 
 /// The Copilot directories of a home: `~/.copilot` and the two that predate the XDG migration.
 pub const COPILOT_DIRS: [&str; 3] = [".copilot", ".local/state/.copilot", ".config/.copilot"];
+/// Folders of a home read for Copilot's customizations that do not make a home of their own
+/// (`~/.agents/skills`, which other agents read too).
+pub const SHARED_DIRS: [&str; 1] = [".agents"];
 /// The package caches beside the home, whose `pkg/` and `marketplaces/` trees are excluded.
 pub const CACHE_DIRS: [&str; 3] = [".cache/copilot", "Library/Caches/copilot", "AppData/Local/copilot"];
 /// Entries that only a Copilot directory holds: how a root that is `~/.copilot` itself is told
@@ -26,6 +30,7 @@ const fn copilot_dir_marker(entry: &'static str) -> OwnFolderMarker {
 pub static LAYOUT: HomeLayout = HomeLayout {
     data_folders: &COPILOT_DIRS,
     cache_folders: &CACHE_DIRS,
+    shared_folders: &SHARED_DIRS,
     own_folder_markers: &COPILOT_DIR_MARKERS,
     loose_log: Some(("events.jsonl", loose_log_path)),
     walk_rules: &[],
@@ -60,11 +65,24 @@ pub const PERMISSIONS: FileKind = kind("permissions", Role::Metadata, false);
 pub const SETTINGS: FileKind = kind("settings", Role::Metadata, false);
 pub const SIDEBAR: FileKind = kind("sidebar", Role::Metadata, false);
 pub const PROCESS_LOG: FileKind = kind("process_log", Role::MetadataInParts, false);
+/// Read for servers' names only: its `env`, `headers` and `args` can hold tokens.
+pub const MCP_CONFIG: FileKind = kind("mcp_config", Role::Metadata, false);
+pub const SKILL: FileKind = kind("skill", Role::Metadata, false);
+pub const CUSTOM_AGENT: FileKind = kind("custom_agent", Role::Metadata, false);
+pub const INSTRUCTIONS: FileKind = kind("instructions", Role::Metadata, false);
+pub const PLUGIN_MANIFEST: FileKind = kind("plugin_manifest", Role::Metadata, false);
+pub const PLAN: FileKind = kind("plan", Role::Metadata, false);
+pub const CHECKPOINTS_INDEX: FileKind = kind("checkpoints_index", Role::Metadata, false);
+/// A session's artifact (`files/`): named in its record, never read.
+pub const ARTIFACT: FileKind = kind("artifact", Role::Listed, false);
 
 pub fn classify(path: &str) -> Classified<'_> {
     let plain = |kind| Classified { kind, session_id: None, tree: None };
     if let Some((dir, rest)) = split_prefix(path, &COPILOT_DIRS) {
         return classify_in_copilot_dir(path, dir, rest);
+    }
+    if let Some((_, rest)) = split_prefix(path, &SHARED_DIRS) {
+        return plain(if is_skill_file(rest) { SKILL } else { FileKind::NOT_WANTED });
     }
     if let Some((dir, rest)) = split_prefix(path, &CACHE_DIRS) {
         return match excluded_tree(path, dir, rest, &["pkg", "marketplaces"]) {
@@ -77,6 +95,11 @@ pub fn classify(path: &str) -> Classified<'_> {
 
 fn classify_in_copilot_dir<'a>(path: &'a str, dir: &str, rest: &'a str) -> Classified<'a> {
     let plain = |kind| Classified { kind, session_id: None, tree: None };
+    if let Some(in_plugins) = rest.strip_prefix("installed-plugins/")
+        && let Some(kind) = plugins::classify(in_plugins).map(|(kind, _)| kind)
+    {
+        return plain(kind);
+    }
     if let Some(tree) = excluded_tree(path, dir, rest, &["pkg", "installed-plugins", "marketplaces"]) {
         return Classified { kind: FileKind::EXCLUDED, session_id: None, tree: Some(tree) };
     }
@@ -89,6 +112,9 @@ fn classify_in_copilot_dir<'a>(path: &'a str, dir: &str, rest: &'a str) -> Class
                 "workspace.yaml" => WORKSPACE,
                 "vscode.metadata.json" => VSCODE_METADATA,
                 "rewind-file-snapshots/index.json" => SNAPSHOTS,
+                "plan.md" => PLAN,
+                "checkpoints/index.md" => CHECKPOINTS_INDEX,
+                _ if file.strip_prefix("files/").is_some_and(|name| !name.is_empty()) => ARTIFACT,
                 _ => FileKind::NOT_WANTED,
             };
             return Classified { kind, session_id: Some(id), tree: None };
@@ -102,9 +128,14 @@ fn classify_in_copilot_dir<'a>(path: &'a str, dir: &str, rest: &'a str) -> Class
         "command-history-state.json" => HISTORY,
         "permissions-config.json" => PERMISSIONS,
         "settings.json" => SETTINGS,
-        "config.json" | "mcp-config.json" => FileKind::SECRET,
+        "mcp-config.json" => MCP_CONFIG,
+        "copilot-instructions.md" => INSTRUCTIONS,
+        "config.json" => FileKind::SECRET,
         _ if rest.starts_with("mcp-secrets/") || rest.starts_with("mcp-oauth-config") => FileKind::SECRET,
         _ if is_sidebar_file(rest) => SIDEBAR,
+        _ if is_skill_file(rest) => SKILL,
+        _ if is_agent_file(rest) => CUSTOM_AGENT,
+        _ if rest.starts_with("instructions/") && rest.ends_with(".instructions.md") => INSTRUCTIONS,
         _ if is_process_log(rest) => PROCESS_LOG,
         _ => FileKind::NOT_WANTED,
     };
@@ -122,6 +153,20 @@ fn split_prefix<'a>(path: &'a str, prefixes: &[&'static str]) -> Option<(&'stati
 fn excluded_tree<'a>(path: &'a str, dir: &str, rest: &str, trees: &[&str]) -> Option<&'a str> {
     let top = rest.split('/').next()?;
     (trees.contains(&top) && rest.len() > top.len()).then(|| &path[..dir.len() + 1 + top.len()])
+}
+
+/// `skills/<name>/SKILL.md`, in a Copilot folder, `~/.agents` or a plugin.
+pub fn is_skill_file(rest: &str) -> bool {
+    rest.strip_prefix("skills/")
+        .and_then(|name| name.strip_suffix("/SKILL.md"))
+        .is_some_and(|name| !name.is_empty() && !name.contains('/'))
+}
+
+/// `agents/<name>.md` (`<name>.agent.md` by the documented convention).
+pub fn is_agent_file(rest: &str) -> bool {
+    rest.strip_prefix("agents/")
+        .and_then(|name| name.strip_suffix(".md"))
+        .is_some_and(|name| !name.is_empty() && !name.contains('/'))
 }
 
 /// `[0-9a-f-]{36}`, the session directory pattern of the parser plan.
@@ -168,6 +213,18 @@ mod tests {
             FileKind::NOT_WANTED
         );
         assert_eq!(classify(".copilot/config.json").kind, FileKind::SECRET);
+        assert_eq!(classify(".config/.copilot/mcp-config.json").kind, MCP_CONFIG);
+        assert_eq!(classify(".copilot/skills/deploy/SKILL.md").kind, SKILL);
+        assert_eq!(classify(".agents/skills/lint/SKILL.md").kind, SKILL);
+        assert_eq!(classify(".agents/skills/lint/scripts/run.sh").kind, FileKind::NOT_WANTED);
+        assert_eq!(classify(".copilot/agents/reviewer.agent.md").kind, CUSTOM_AGENT);
+        assert_eq!(classify(".copilot/instructions/rust/style.instructions.md").kind, INSTRUCTIONS);
+        assert_eq!(classify(".copilot/copilot-instructions.md").kind, INSTRUCTIONS);
+        assert_eq!(classify(&format!(".copilot/session-state/{ID}/plan.md")).kind, PLAN);
+        assert_eq!(classify(&format!(".copilot/session-state/{ID}/checkpoints/index.md")).kind, CHECKPOINTS_INDEX);
+        let artifact_path = format!(".copilot/session-state/{ID}/files/out/report.csv");
+        let artifact = classify(&artifact_path);
+        assert_eq!((artifact.kind, artifact.session_id), (ARTIFACT, Some(ID)));
         assert_eq!(classify(".copilot/mcp-secrets/a").kind, FileKind::SECRET);
         assert_eq!(classify("Documents/notes.txt").kind, FileKind::OUTSIDE);
     }
@@ -176,6 +233,10 @@ mod tests {
     fn excluded_trees_are_named() {
         let pkg = classify(".copilot/pkg/linux-x64/1.0.102/cli-main.js");
         assert_eq!((pkg.kind, pkg.tree), (FileKind::EXCLUDED, Some(".copilot/pkg")));
+        let plugin_file = classify(".copilot/installed-plugins/awesome/octo/scripts/run.sh");
+        assert_eq!((plugin_file.kind, plugin_file.tree), (FileKind::EXCLUDED, Some(".copilot/installed-plugins")));
+        assert_eq!(classify(".copilot/installed-plugins/awesome/octo/plugin.json").kind, PLUGIN_MANIFEST);
+        assert_eq!(classify(".copilot/installed-plugins/awesome/octo/skills/x/SKILL.md").kind, SKILL);
         let market = classify("AppData/Local/copilot/marketplaces/x/README.md");
         assert_eq!((market.kind, market.tree), (FileKind::EXCLUDED, Some("AppData/Local/copilot/marketplaces")));
         assert_eq!(classify(".cache/copilot/exp-cache.json").kind, FileKind::NOT_WANTED);

@@ -3,11 +3,14 @@
 //! `crate::inventory`). Joins and deduplication happen after the importers, in
 //! `crate::analysis`, whatever the source.
 
+pub mod customizations;
 pub mod events;
 pub mod history;
 pub mod layout;
 pub mod logs;
 pub mod permissions;
+pub mod plugins;
+pub mod session_files;
 pub mod settings;
 pub mod sidebar;
 pub mod snapshots;
@@ -25,7 +28,9 @@ use crate::sources::log::ScanStats;
 use crate::sources::log::{LogContext, LogOutcome};
 use crate::usage::ledger::SessionLedger;
 use crate::usage::rates::RateTable;
-use layout::{HISTORY, PERMISSIONS, SETTINGS, SIDEBAR, SNAPSHOTS, VSCODE_METADATA, WORKSPACE};
+use layout::{
+    ARTIFACT, CHECKPOINTS_INDEX, HISTORY, PERMISSIONS, PLAN, SETTINGS, SIDEBAR, SNAPSHOTS, VSCODE_METADATA, WORKSPACE,
+};
 use store::TurnReader;
 
 use super::{Classified, HomeLayout, Importing, LogAgain, MetadataInput, Source, StoreSupport};
@@ -55,8 +60,12 @@ impl Source for CopilotCli {
     fn import(&self, input: MetadataInput<'_>, into: &mut Importing<'_>) -> Result<(), String> {
         let bytes = match input {
             MetadataInput::Stream(reader) => return import_process_log(reader, into),
+            MetadataInput::Listed => return import_listed(into),
             MetadataInput::Bytes(bytes) => bytes,
         };
+        if customizations::reads(into.kind) {
+            return customizations::import(bytes, into);
+        }
         let session_id = into.session_id;
         into.rows = match into.kind {
             WORKSPACE => {
@@ -122,6 +131,16 @@ impl Source for CopilotCli {
                 }
                 Vec::new()
             }
+            PLAN => {
+                let plan = utf8_text(bytes)?.to_string();
+                into.session(session_id, "plan.md").folder_mut().plan = Some(plan);
+                Vec::new()
+            }
+            CHECKPOINTS_INDEX => {
+                let titles = session_files::checkpoint_titles(utf8_text(bytes)?);
+                into.session(session_id, "checkpoints/index.md").folder_mut().checkpoint_titles = titles;
+                Vec::new()
+            }
             _ => Vec::new(),
         };
         Ok(())
@@ -156,6 +175,17 @@ impl Source for CopilotCli {
 
 /// `session-store.db` and its `-wal`.
 static STORE: StoreSupport = StoreSupport { read: store::read, scan_wal: store::scan_wal, reopen: TurnReader::open };
+
+/// A file known by its name only: a session's artifact.
+fn import_listed(into: &mut Importing<'_>) -> Result<(), String> {
+    if into.kind == ARTIFACT
+        && let Some(name) = session_files::artifact_name(into.path)
+    {
+        let (name, session_id) = (name.to_string(), into.session_id);
+        into.session(session_id, "files/").folder_mut().artifacts.push(name);
+    }
+    Ok(())
+}
 
 /// A process log: sign-ins, versions per session, MCP servers seen.
 fn import_process_log(reader: &mut dyn BufRead, into: &mut Importing<'_>) -> Result<(), String> {

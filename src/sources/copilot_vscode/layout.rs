@@ -48,6 +48,7 @@ const WALK_RULES: [WalkRule; 7] = [
 pub static LAYOUT: HomeLayout = HomeLayout {
     data_folders: &USER_DIRS,
     cache_folders: &[],
+    shared_folders: &[],
     own_folder_markers: &MARKERS,
     loose_log: None,
     walk_rules: &WALK_RULES,
@@ -56,6 +57,10 @@ pub static LAYOUT: HomeLayout = HomeLayout {
 
 pub const CHAT_SESSION: FileKind = FileKind { name: "chat_session", role: Role::EventLog, secondary: false };
 pub const WORKSPACE: FileKind = FileKind { name: "vscode_workspace", role: Role::Metadata, secondary: false };
+/// `User/mcp.json`: MCP servers, read for their names only (as Copilot CLI's mcp-config.json).
+pub const MCP_CONFIG: FileKind = FileKind { name: "mcp_config", role: Role::Metadata, secondary: false };
+/// `User/settings.json`: only its `mcp` key is read.
+pub const SETTINGS: FileKind = FileKind { name: "vscode_settings", role: Role::Metadata, secondary: false };
 /// A `state.vscdb`, for its index of the chat sessions (their titles).
 pub const CHAT_INDEX: FileKind = FileKind { name: "chat_index", role: Role::Metadata, secondary: false };
 
@@ -76,6 +81,8 @@ pub fn classify(path: &str) -> Classified<'_> {
     };
     let parts: Vec<&str> = rest.split('/').collect();
     match parts.as_slice() {
+        ["mcp.json"] => plain(MCP_CONFIG),
+        ["settings.json"] => plain(SETTINGS),
         ["workspaceStorage", _, "workspace.json"] => plain(WORKSPACE),
         ["workspaceStorage", _, "state.vscdb"] | ["globalStorage", "state.vscdb"] => plain(CHAT_INDEX),
         ["workspaceStorage", _, "chatSessions", name] | ["globalStorage", "emptyWindowChatSessions", name] => {
@@ -121,7 +128,9 @@ mod tests {
         assert_eq!(classify(".config/Code/User/workspaceStorage/ab12/workspace.json").kind, WORKSPACE);
         assert_eq!(classify(".config/Code/User/workspaceStorage/ab12/state.vscdb").kind, CHAT_INDEX);
         assert_eq!(classify(".config/Code/User/workspaceStorage/ab12/state.vscdb.backup").kind, FileKind::NOT_WANTED);
-        assert_eq!(classify(".config/Code/User/settings.json").kind, FileKind::NOT_WANTED);
+        assert_eq!(classify(".config/Code/User/settings.json").kind, SETTINGS);
+        assert_eq!(classify(".config/Code/User/mcp.json").kind, MCP_CONFIG);
+        assert_eq!(classify(".config/Code/User/keybindings.json").kind, FileKind::NOT_WANTED);
         assert_eq!(classify(".config/Code/logs/main.log").kind, FileKind::OUTSIDE);
         assert_eq!(read_instead(&log.replace(".jsonl", ".json")).as_deref(), Some(log));
         assert_eq!(read_instead(log), None);

@@ -4,6 +4,7 @@
 //! state (`replay.rs`), read by `turns.rs`.
 
 pub mod layout;
+pub mod mcp;
 pub mod replay;
 pub mod turns;
 
@@ -55,6 +56,9 @@ impl Source for CopilotVscode {
         let MetadataInput::Bytes(bytes) = input else { return Ok(()) };
         if into.kind == layout::CHAT_INDEX {
             return import_index(bytes, into);
+        }
+        if into.kind == layout::MCP_CONFIG || into.kind == layout::SETTINGS {
+            return mcp::import(bytes, into);
         }
         if into.kind != layout::WORKSPACE {
             return Ok(());
@@ -326,6 +330,7 @@ mod tests {
             sessions: &mut sessions,
             home: &mut home,
             rows: Vec::new(),
+            dated: false,
         };
         CopilotVscode.import(MetadataInput::Bytes(bytes), &mut into)?;
         Ok(sessions.into_iter().map(|(id, facts)| (id, facts.index_title)).collect())

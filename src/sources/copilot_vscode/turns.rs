@@ -195,13 +195,16 @@ fn tool_failed(part: &Value) -> bool {
 fn tally_tools(request: &Value, outcome: &mut LogOutcome) {
     for part in parts(request).iter().filter(|part| is_tool_invocation(part)) {
         let Some(tool) = text(part.get("toolId")).filter(|tool| !tool.is_empty()) else { continue };
+        let failed = u64::from(tool_failed(part));
         let tally = outcome.tools.entry(tool.to_string()).or_default();
         tally.calls += 1;
-        tally.failures += u64::from(tool_failed(part));
+        tally.failures += failed;
         if text(part.pointer("/source/type")) == Some("mcp")
             && let Some(server) = text(part.pointer("/source/label")).filter(|label| !label.is_empty())
         {
-            outcome.mcp_servers.insert(server.to_string());
+            let tally = outcome.mcp_calls.entry(server.to_string()).or_default().entry(tool.to_string()).or_default();
+            tally.calls += 1;
+            tally.failures += failed;
         }
     }
 }
@@ -550,7 +553,8 @@ mod tests {
         assert_eq!(rows[0].timestamp_utc, "2026-09-21T14:13:20.000Z");
         let (tools, summary) = (&outcome.tools, &outcome.summary);
         assert_eq!((tools["run_in_terminal"].calls, tools["run_in_terminal"].failures), (1, 1));
-        assert_eq!(outcome.mcp_servers.iter().collect::<Vec<_>>(), ["github"]);
+        let github: Vec<_> = outcome.mcp_calls["github"].iter().map(|(tool, t)| (tool.as_str(), t.calls)).collect();
+        assert_eq!((outcome.mcp_calls.len(), github.as_slice()), (1, [("runSubagent", 1)].as_slice()));
         assert_eq!((summary.title.as_deref(), summary.models.len()), (Some("Tests"), 1));
         let (without_thinking, _) =
             read(json!({"requests": [{"response": [{"kind": "thinking", "value": "x"}]}]}), false);

@@ -43,6 +43,8 @@ pub fn parse_log(context: &LogContext<'_>, reader: impl BufRead, sink: &mut dyn 
         },
         tool_names: HashMap::new(),
         requested_calls: HashSet::new(),
+        mcp_call_ids: HashMap::new(),
+        skill_asked: None,
         outcome: LogOutcome { usage: Some(SessionLedger::new(context.zone)), ..LogOutcome::default() },
     };
     let mut lines = LineReader::new(reader);
@@ -146,6 +148,11 @@ struct LogParser<'c, 's> {
     tool_names: HashMap<String, String>,
     /// toolCallIds an assistant message already gave a tool_use row.
     requested_calls: HashSet<String>,
+    /// toolCallIds counted as calls of an MCP server's tool, with that server and tool.
+    mcp_call_ids: HashMap<String, (String, String)>,
+    /// The skill the latest prompt asked for (`source: skill-<name>`, or `/<name>`), until a
+    /// `skill.invoked` of it: that invocation is the person's choice, others the model's.
+    skill_asked: Option<String>,
     outcome: LogOutcome,
 }
 
@@ -268,6 +275,9 @@ impl LogParser<'_, '_> {
                 } else {
                     message.source.non_empty().filter(|source| *source != "user")
                 };
+                if envelope.agent_id.non_empty().is_none() {
+                    self.skill_asked = skill_asked(message.source.or_empty(), content);
+                }
                 let parts = match label {
                     None => RowParts::new(TurnType::User, content),
                     Some(label) => RowParts::system(format!("{label}: {content}")),
@@ -288,9 +298,7 @@ impl LogParser<'_, '_> {
                 if !name.is_empty() {
                     self.tool_names.insert(id.to_string(), name.to_string());
                 }
-                if let Some(server) = start.mcp_server_name.non_empty() {
-                    self.outcome.mcp_servers.insert(server.to_string());
-                }
+                self.count_mcp_call(id, &start.mcp_server_name, &start.mcp_tool_name, name);
                 let user_requested = kind == "tool.user_requested";
                 if user_requested || !self.requested_calls.contains(id) {
                     let mut text = tool_use_text(start.arguments);
@@ -326,6 +334,10 @@ impl LogParser<'_, '_> {
                 let name = self.tool_names.get(id).cloned().unwrap_or_default();
                 if failed {
                     self.outcome.tools.entry(name.clone()).or_default().failures += 1;
+                    if let Some((server, tool)) = self.mcp_call_ids.get(id) {
+                        let tools = self.outcome.mcp_calls.entry(server.clone()).or_default();
+                        tools.entry(tool.clone()).or_default().failures += 1;
+                    }
                 }
                 let model = complete.model.or_empty();
                 self.note_model(model);
@@ -490,11 +502,7 @@ impl LogParser<'_, '_> {
             _ => {
                 if let Some(field) = main_text_field(kind) {
                     let value: Value = serde_json::from_str(data)?;
-                    if kind == "skill.invoked"
-                        && let Some(name) = value.get("name").and_then(Value::as_str)
-                    {
-                        self.outcome.skills.insert(name.to_string());
-                    }
+                    self.note_capability(kind, &value);
                     let detail = match value.get(field) {
                         Some(Value::String(text)) if !text.is_empty() => text.clone(),
                         _ => crate::json::compact(&value),
@@ -533,9 +541,7 @@ impl LogParser<'_, '_> {
             let (id, name) = (request.tool_call_id.or_empty(), request.name.or_empty());
             self.requested_calls.insert(id.to_string());
             self.tool_names.insert(id.to_string(), name.to_string());
-            if let Some(server) = request.mcp_server_name.non_empty() {
-                self.outcome.mcp_servers.insert(server.to_string());
-            }
+            self.count_mcp_call(id, &request.mcp_server_name, &request.mcp_tool_name, name);
             self.count_call(name);
             let text = tool_use_text(request.arguments);
             self.emit(line, stamp, RowParts::new(TurnType::ToolUse, text).model(model).tool(name, id));
@@ -611,6 +617,40 @@ impl LogParser<'_, '_> {
         }
     }
 
+    /// Counts a call of an MCP server's tool once, at the first event naming its server.
+    fn count_mcp_call(&mut self, id: &str, server: &Text<'_>, mcp_tool: &Text<'_>, name: &str) {
+        let Some(server) = server.non_empty() else { return };
+        if self.mcp_call_ids.contains_key(id) {
+            return;
+        }
+        let tool = mcp_tool.non_empty().unwrap_or(name);
+        self.outcome.mcp_calls.entry(server.to_string()).or_default().entry(tool.to_string()).or_default().calls += 1;
+        self.mcp_call_ids.insert(id.to_string(), (server.to_string(), tool.to_string()));
+    }
+
+    /// A skill invoked (by the person or the model) or a custom agent run.
+    fn note_capability(&mut self, kind: &str, value: &Value) {
+        let name = |key: &str| value.get(key).and_then(Value::as_str).filter(|name| !name.is_empty());
+        match kind {
+            "skill.invoked" => {
+                let Some(skill) = name("name") else { return };
+                let uses = self.outcome.skill_uses.entry(skill.to_string()).or_default();
+                if self.skill_asked.as_deref() == Some(skill) {
+                    self.skill_asked = None;
+                    uses.by_person += 1;
+                } else {
+                    uses.by_model += 1;
+                }
+            }
+            "subagent.started" | "subagent.selected" => {
+                if let Some(agent) = name("agentName") {
+                    *self.outcome.agent_uses.entry(agent.to_string()).or_default() += 1;
+                }
+            }
+            _ => {}
+        }
+    }
+
     fn count_call(&mut self, name: &str) {
         self.outcome.tools.entry(name.to_string()).or_default().calls += 1;
     }
@@ -678,6 +718,15 @@ fn decision_text(kind: &str, decision: &PermissionDecision<'_>) -> (String, RowM
         }
     }
     (text, mark)
+}
+
+/// The skill a prompt asks for: its `source` names it (`skill-<name>`), or it starts `/<name>`.
+fn skill_asked(source: &str, content: &str) -> Option<String> {
+    if let Some(skill) = source.strip_prefix("skill-").filter(|skill| !skill.is_empty()) {
+        return Some(skill.to_string());
+    }
+    let command = content.strip_prefix('/')?.split_whitespace().next()?;
+    Some(command.to_string())
 }
 
 /// The types shown as `<type>: <main text field>` (else compact JSON of their data).

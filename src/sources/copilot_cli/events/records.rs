@@ -193,6 +193,8 @@ pub struct ToolRequest<'a> {
     pub arguments: Option<&'a RawValue>,
     #[serde(borrow)]
     pub mcp_server_name: Text<'a>,
+    #[serde(borrow)]
+    pub mcp_tool_name: Text<'a>,
 }
 
 #[derive(Deserialize, Default)]
@@ -216,6 +218,8 @@ pub struct ToolStart<'a> {
     pub model: Text<'a>,
     #[serde(borrow)]
     pub mcp_server_name: Text<'a>,
+    #[serde(borrow)]
+    pub mcp_tool_name: Text<'a>,
 }
 
 #[derive(Deserialize, Default)]

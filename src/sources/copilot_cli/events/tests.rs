@@ -1,6 +1,6 @@
 use super::*;
 use crate::model::OwnedRow;
-use crate::sources::log::ToolTally;
+use crate::sources::log::{SkillUse, ToolTally};
 use crate::usage::Zone;
 
 /// Rows with the mark each was made with (an `OwnedRow` does not carry it).
@@ -103,7 +103,7 @@ fn a_tool_start_without_a_request_is_a_call_and_results_use_the_remembered_name(
     assert_eq!((rows[2].tool_name.as_str(), rows[3].tool_name.as_str()), ("view", "bash"));
     assert_eq!(marks, [RowMark::Plain, RowMark::Plain, RowMark::FailedToolResult, RowMark::Plain]);
     assert_eq!(outcome.tools["view"], ToolTally { calls: 1, failures: 1 });
-    assert!(outcome.mcp_servers.contains("fs"));
+    assert_eq!(outcome.mcp_calls["fs"]["view"], ToolTally { calls: 1, failures: 1 }, "the failure is the server's too");
 }
 
 #[test]
@@ -295,7 +295,26 @@ fn hooks_mode_changes_and_other_types() {
     assert_eq!(rows[0].tool_use_id, "p");
     let marked: Vec<_> = marks.iter().enumerate().filter(|(_, mark)| **mark != RowMark::Plain).collect();
     assert_eq!(marked, [(3, &RowMark::PermissionSetting)], "a tip and an agent mode are plain notes");
-    assert!(outcome.skills.contains("pdf"));
+    assert_eq!(outcome.skill_uses["pdf"], SkillUse { by_person: 0, by_model: 1 });
+    assert_eq!(outcome.agent_uses["explore"], 1);
+}
+
+#[test]
+fn a_skill_the_prompt_asked_for_is_the_persons_choice_once() {
+    let (_, outcome) = parse(
+        &[
+            &line("user.message", r#"{"content":"ship it","source":"skill-deploy"}"#),
+            &line("skill.invoked", r#"{"name":"deploy","path":"/h/.copilot/skills/deploy/SKILL.md","content":"x"}"#),
+            &line("skill.invoked", r#"{"name":"deploy","path":"/h/.copilot/skills/deploy/SKILL.md","content":"x"}"#),
+            &line("user.message", r#"{"content":"/lint src"}"#),
+            &line("skill.invoked", r#"{"name":"lint","path":"p","content":"x"}"#),
+            &line("user.message", r#"{"content":"just talk"}"#),
+            &line("skill.invoked", r#"{"name":"lint","path":"p","content":"x"}"#),
+        ],
+        false,
+    );
+    assert_eq!(outcome.skill_uses["deploy"], SkillUse { by_person: 1, by_model: 1 });
+    assert_eq!(outcome.skill_uses["lint"], SkillUse { by_person: 1, by_model: 1 });
 }
 
 #[test]
@@ -359,6 +378,8 @@ fn every_line_is_accounted_for() {
         tracked: Tracked::default(),
         tool_names: HashMap::new(),
         requested_calls: HashSet::new(),
+        mcp_call_ids: HashMap::new(),
+        skill_asked: None,
         outcome: LogOutcome::default(),
     };
     let mut reader = reader;

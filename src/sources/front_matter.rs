@@ -1,0 +1,89 @@
+//! The Markdown files that shape Copilot's answers (skills' `SKILL.md`, custom agents,
+//! instructions): the name and description of their YAML front matter, and a first line.
+
+use serde::Deserialize;
+
+/// The fields of a front matter the inventory shows; a field of another type is none.
+#[derive(Debug, Default, Deserialize, PartialEq, Eq)]
+pub struct FrontMatter {
+    #[serde(default, deserialize_with = "text_field")]
+    pub name: Option<String>,
+    #[serde(default, deserialize_with = "text_field")]
+    pub description: Option<String>,
+}
+
+/// Reads the front matter (`---` lines around YAML, at the very start). A file without one has
+/// none; a front matter that is not YAML is an error of the file.
+pub fn read(text: &str) -> Result<FrontMatter, String> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut lines = text.split_inclusive('\n');
+    if lines.next().map(str::trim_end) != Some("---") {
+        return Ok(FrontMatter::default());
+    }
+    let start = text.find('\n').map_or(text.len(), |at| at + 1);
+    let mut end = start;
+    for line in lines {
+        if line.trim_end() == "---" {
+            let yaml = &text[start..end];
+            if yaml.trim().is_empty() {
+                return Ok(FrontMatter::default());
+            }
+            return serde_saphyr::from_str(yaml).map_err(|error| format!("front matter: {error}"));
+        }
+        end += line.len();
+    }
+    Err("front matter: no closing ---".into())
+}
+
+/// The first line with text after the front matter, at most `MAX_FIRST_LINE` characters.
+pub fn first_line(text: &str) -> String {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let body = match text.strip_prefix("---\n").or_else(|| text.strip_prefix("---\r\n")) {
+        Some(rest) => rest.split_once("\n---").map_or("", |(_, after)| after.split_once('\n').map_or("", |(_, b)| b)),
+        None => text,
+    };
+    let line = body.lines().map(str::trim).find(|line| !line.is_empty()).unwrap_or_default();
+    line.chars().take(MAX_FIRST_LINE).collect()
+}
+
+/// Instructions are shown by their first line only; a long one is cut.
+pub const MAX_FIRST_LINE: usize = 200;
+
+fn text_field<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Scalar {
+        Text(String),
+        Other(serde::de::IgnoredAny),
+    }
+    Ok(match Scalar::deserialize(deserializer)? {
+        Scalar::Text(text) => Some(text.trim().to_string()).filter(|text| !text.is_empty()),
+        Scalar::Other(_) => None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn name_and_description_come_from_the_front_matter() {
+        let text =
+            "---\nname: deploy\ndescription: >\n  Ships the app\nallowed-tools: [bash]\n---\n\n# Deploy\nSteps.\n";
+        let front = read(text).unwrap();
+        assert_eq!(front.name.as_deref(), Some("deploy"));
+        assert_eq!(front.description.as_deref(), Some("Ships the app"));
+        assert_eq!(first_line(text), "# Deploy");
+    }
+
+    #[test]
+    fn files_without_front_matter_or_with_odd_fields_still_read() {
+        assert_eq!(read("# Only text\n").unwrap(), FrontMatter::default());
+        assert_eq!(first_line("\n\n  Always answer in English.  \nMore"), "Always answer in English.");
+        let odd = read("---\nname: [a, b]\ndescription: 3\n---\n").unwrap();
+        assert_eq!((odd.name, odd.description), (None, None));
+        assert!(read("---\nname: x\n").is_err());
+        assert!(read("---\nname: : :\n  - x\n---\n").is_err());
+        assert_eq!(first_line(&"x".repeat(300)).len(), MAX_FIRST_LINE);
+    }
+}
