@@ -25,6 +25,7 @@ for target in "${targets[@]}"; do
     chat_session_log) find ../fixtures -path '*chatSessions*' -size -200k -exec cp -n {} "corpus/$target/" \; ;;
     workspace_yaml) find ../fixtures -name workspace.yaml -exec cp -n {} "corpus/$target/" \; ;;
     settings_jsonc) find ../fixtures -name settings.json -exec cp -n {} "corpus/$target/" \; ;;
+    customization_files) find ../fixtures \( -name '*mcp*.json' -o -name '*.md' \) -size -100k -exec cp -n {} "corpus/$target/" \; ;;
     wal_replay) find ../fixtures -name '*.db-wal' -size -100k -exec cp -n {} "corpus/$target/" \; ;;
     database_image) find ../fixtures -name session-store.db -size -200k -exec cp -n {} "corpus/$target/" \; ;;
     zip_reading | analysis_from_zip) find ../fixtures -name '*.zip' -size -50k -exec cp -n {} "corpus/$target/" \; ;;

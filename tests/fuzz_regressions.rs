@@ -18,6 +18,7 @@ fn placed_at(target: &str) -> Option<&'static str> {
         "chat_session_log" => Some(".config/Code/User/workspaceStorage/fuzz/chatSessions/fuzz.jsonl"),
         "workspace_yaml" => Some(".copilot/session-state/fuzz/workspace.yaml"),
         "settings_jsonc" => Some(".copilot/settings.json"),
+        "customization_files" => Some(".copilot/mcp-config.json"),
         "wal_replay" => Some(".copilot/session-store.db-wal"),
         "database_image" => Some(".copilot/session-store.db"),
         "zip_reading" | "analysis_from_zip" => None,

@@ -20,7 +20,7 @@ pub fn import(bytes: &[u8], into: &mut Importing<'_>) -> Result<(), String> {
     let plugin_root = plugins::plugin_of(path).map(|(root, _)| root.to_string());
     match into.kind {
         MCP_CONFIG => {
-            let document = parse_jsonc(bytes)?;
+            let document = mcp_servers::parse_document(bytes)?;
             let place = ConfigPlace { file: path, servers_key: "mcpServers", plugin_root: plugin_root.as_deref() };
             add_servers(mcp_servers::read(&document, &place)?, into);
         }
@@ -71,11 +71,6 @@ pub fn import(bytes: &[u8], into: &mut Importing<'_>) -> Result<(), String> {
 fn add_servers(config: ReadConfig, into: &mut Importing<'_>) {
     into.home.mcp_configured.extend(config.servers);
     into.home.skipped_keys.extend(config.skipped);
-}
-
-fn parse_jsonc(bytes: &[u8]) -> Result<Value, String> {
-    let options = jsonc_parser::ParseOptions::default();
-    jsonc_parser::parse_to_serde_value(utf8_text(bytes)?, &options).map_err(|error| error.to_string())
 }
 
 /// A skill without a name is its folder's (`skills/<name>/SKILL.md`); an agent its file's,

@@ -6,16 +6,13 @@ use serde_json::Value;
 use super::layout::{MCP_CONFIG, SETTINGS};
 use crate::inventory::SkippedKey;
 use crate::sources::Importing;
-use crate::sources::copilot_cli::utf8_text;
 use crate::sources::mcp_servers::{self, ConfigPlace, ReadConfig};
 
 /// What the report says of the settings' other keys: counted, never read.
 pub const OTHER_SETTINGS: &str = "(every key but mcp)";
 
 pub fn import(bytes: &[u8], into: &mut Importing<'_>) -> Result<(), String> {
-    let options = jsonc_parser::ParseOptions::default();
-    let document: Value =
-        jsonc_parser::parse_to_serde_value(utf8_text(bytes)?, &options).map_err(|error| error.to_string())?;
+    let document = mcp_servers::parse_document(bytes)?;
     let place = ConfigPlace { file: into.path, servers_key: "servers", plugin_root: None };
     let config = match into.kind {
         MCP_CONFIG => mcp_servers::read(&document, &place)?,
