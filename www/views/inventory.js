@@ -21,8 +21,7 @@ const verdict = (item) => badge(words(item.verdict), VERDICT_KIND[item.verdict] 
 // A home-relative path that may break after each `/`, never inside a name.
 const pathText = (path) => path.split('/').flatMap((name, i) => (i ? ['/', h('wbr'), name] : [name]));
 const paths = (list) => list.map((path) => h('div', null, pathText(path)));
-const count = (n) => fmtInt(n);
-const started = (n, kind) => (n ? badge(fmtInt(n), kind) : '0');
+const failedStarts = (m) => (m.failed_to_start ? badge(fmtInt(m.failed_to_start), 'bad') : '0');
 
 // A server's tools, with their calls and failures, in a row below it shown on demand.
 function toolsToggle(server) {
@@ -48,8 +47,8 @@ function toolsRow(server, columnCount) {
       table(
         [
           { label: `tool of ${server.name}`, value: (t) => t.name, className: 'mono' },
-          { label: 'calls', value: (t) => count(t.calls), num: true },
-          { label: 'failures', value: (t) => count(t.failures), num: true },
+          { label: 'calls', value: (t) => fmtInt(t.calls), num: true },
+          { label: 'failures', value: (t) => fmtInt(t.failures), num: true },
         ],
         server.tools_used,
         { className: 'compact', row: (t) => ({ dataset: { tool: t.name } }) },
@@ -80,19 +79,20 @@ const SECTIONS = [
       { label: 'server', value: (m) => m.name, className: 'mono nowrap' },
       { label: 'type', value: (m) => m.type, className: 'nowrap' },
       { label: 'command or host', value: (m) => m.command || m.url_host, className: 'mono keep-names' },
-      { label: 'allowed tools', value: (m) => m.tools.join(', '), className: 'mono keep-names' },
+      // `tools` as written in the configuration; null where it names none.
+      { label: 'allowed tools', value: (m) => (m.tools ? m.tools.join(', ') : '—'), className: 'mono keep-names' },
       { label: 'args · env · headers', value: (m) => h('span', { title: 'how many are configured; their values are never read' }, `${m.args} · ${m.env} · ${m.headers}`), num: true },
       { label: 'configured in', value: (m) => paths(m.configured_in), className: 'mono keep-names' },
       { label: 'plugin', value: (m) => m.plugin || '', className: 'mono nowrap' },
-      { label: 'calls', value: (m) => count(m.calls), num: true },
-      { label: 'failures', value: (m) => count(m.failures), num: true },
-      { label: 'connected', value: (m) => count(m.connected), num: true },
-      { label: 'failed starts', value: (m) => started(m.failed_to_start, 'bad'), num: true },
+      { label: 'calls', value: (m) => fmtInt(m.calls), num: true },
+      { label: 'failures', value: (m) => fmtInt(m.failures), num: true },
+      { label: 'connected', value: (m) => fmtInt(m.connected), num: true },
+      { label: 'failed starts', value: failedStarts, num: true },
       { label: 'verdict', value: verdict, className: 'nowrap' },
       { label: 'tools used', value: toolsToggle, className: 'nowrap' },
     ],
     after: toolsRow,
-    text: (m) => [m.name, m.type, m.command, m.url_host, ...m.tools, ...m.configured_in, m.plugin, words(m.verdict), ...m.tools_used.map((t) => t.name)],
+    text: (m) => [m.name, m.type, m.command, m.url_host, ...(m.tools || []), ...m.configured_in, m.plugin, words(m.verdict), ...m.tools_used.map((t) => t.name)],
   },
   {
     key: 'skills',
@@ -103,11 +103,12 @@ const SECTIONS = [
     columns: [
       { label: 'skill', value: (s) => s.name, className: 'mono nowrap' },
       { label: 'description', value: (s) => s.description },
-      { label: 'from', value: (s) => h('span', { title: `${fmtBytes(s.bytes)}, modified ${fmtTime(s.modified) || 'unknown'}` }, pathText(s.path)), className: 'mono keep-names' },
+      // No path: invoked, but no SKILL.md of that name in the home.
+      { label: 'from', value: (s) => (s.path ? h('span', { title: `${fmtBytes(s.bytes)}, modified ${fmtTime(s.modified)}` }, pathText(s.path)) : '—'), className: 'mono keep-names' },
       { label: 'plugin', value: (s) => s.plugin || '', className: 'mono nowrap' },
-      { label: 'invocations', value: (s) => count(s.invocations), num: true },
-      { label: 'by the person', value: (s) => count(s.by_person), num: true },
-      { label: 'by the model', value: (s) => count(s.by_model), num: true },
+      { label: 'invocations', value: (s) => fmtInt(s.invocations), num: true },
+      { label: 'by the person', value: (s) => fmtInt(s.by_person), num: true },
+      { label: 'by the model', value: (s) => fmtInt(s.by_model), num: true },
       { label: 'verdict', value: verdict, className: 'nowrap' },
     ],
     text: (s) => [s.name, s.description, s.path, s.plugin, words(s.verdict)],
@@ -124,7 +125,7 @@ const SECTIONS = [
       { label: 'plugin', value: (a) => a.plugin || '', className: 'mono' },
       { label: 'size', value: (a) => fmtBytes(a.bytes), num: true },
       { label: 'modified', value: (a) => fmtTime(a.modified), className: 'nowrap' },
-      { label: 'uses', value: (a) => count(a.uses), num: true },
+      { label: 'uses', value: (a) => fmtInt(a.uses), num: true },
     ],
     text: (a) => [a.name, a.description, a.path, a.plugin],
   },
@@ -161,7 +162,7 @@ const SECTIONS = [
     title: 'Projects',
     columns: [
       { label: 'path', value: (p) => p.path, className: 'mono path' },
-      { label: 'sessions', value: (p) => count(p.sessions), num: true },
+      { label: 'sessions', value: (p) => fmtInt(p.sessions), num: true },
       { label: 'first seen', value: (p) => fmtTime(p.first_seen), className: 'nowrap' },
       { label: 'last seen', value: (p) => fmtTime(p.last_seen), className: 'nowrap' },
     ],
@@ -172,7 +173,7 @@ const SECTIONS = [
     title: 'Scratch directories',
     columns: [
       { label: 'path', value: (p) => p.path, className: 'mono path' },
-      { label: 'sessions', value: (p) => count(p.sessions), num: true },
+      { label: 'sessions', value: (p) => fmtInt(p.sessions), num: true },
     ],
     text: (p) => [p.path],
   },
@@ -181,7 +182,7 @@ const SECTIONS = [
     title: 'Models',
     columns: [
       { label: 'model', value: (m) => m.model },
-      { label: 'sessions', value: (m) => count(m.sessions), num: true },
+      { label: 'sessions', value: (m) => fmtInt(m.sessions), num: true },
     ],
     text: (m) => [m.model],
   },
@@ -191,8 +192,8 @@ const SECTIONS = [
     order: (a, b) => b.calls - a.calls,
     columns: [
       { label: 'tool', value: (t) => t.name, className: 'mono' },
-      { label: 'calls', value: (t) => count(t.calls), num: true },
-      { label: 'failures', value: (t) => count(t.failures), num: true },
+      { label: 'calls', value: (t) => fmtInt(t.calls), num: true },
+      { label: 'failures', value: (t) => fmtInt(t.failures), num: true },
     ],
     text: (t) => [t.name],
   },

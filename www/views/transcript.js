@@ -62,7 +62,7 @@ export async function renderTranscript(container, ctx, sessionId) {
           fact('shutdown', session.shutdown),
           fact('usage', session.usage ? `${fmtInt(session.usage.total)} tokens, ${fmtUSD(session.usage.cost_usd_micros)} (${session.usage.source})` : 'unknown'),
           fact('found in', session.found_in.join(', ')),
-          fact('checkpoints', session.checkpoints.length ? h('ol#session-checkpoints.checkpoints', null, session.checkpoints.map((title) => h('li', null, title))) : null),
+          fact('checkpoints', session.checkpoint_titles.length ? h('ol#session-checkpoints.checkpoints', null, session.checkpoint_titles.map((title) => h('li', null, title))) : null),
           fact('artifacts', session.artifacts.length ? h('ul#session-artifacts.plain.mono', null, session.artifacts.map((name) => h('li', null, name))) : null),
         )
       : null,
