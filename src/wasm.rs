@@ -18,6 +18,7 @@ use crate::input::zip::ZipRoot;
 use crate::input::{ListedFile, RootListing, blob::BlobReader};
 use crate::outputs::{self, OutputFile, ROWS_CSV, ROWS_JSONL, ROWS_PER_PART, SESSION_MD};
 use crate::report::Diagnostic;
+use crate::share::{self, ShareOptions, Transcript};
 use crate::table::{INLINE_TEXT, RowFilter, TableRow};
 use crate::usage::Kind;
 use crate::usage::Zone;
@@ -459,6 +460,32 @@ impl Engine {
                 String::from_utf8(out).map_err(js_error)
             }
         }
+    }
+
+    /// The report to share, as `copilot-lens report` writes it: `options` is `{today:
+    /// "YYYY-MM-DD", allowance: credits | null, short_project_names: bool, sessions: [ids]}`
+    /// (the sessions whose transcripts go in, their secrets scrubbed).
+    pub fn share_report(&self, options: JsValue) -> Result<String, JsError> {
+        #[derive(serde::Deserialize)]
+        struct Asked {
+            today: String,
+            allowance: Option<f64>,
+            short_project_names: bool,
+            sessions: Vec<String>,
+        }
+        let done = self.done()?;
+        let asked: Asked = serde_wasm_bindgen::from_value(options).map_err(js_error)?;
+        let today = chrono::NaiveDate::parse_from_str(&asked.today, "%Y-%m-%d").map_err(js_error)?;
+        let allowance = asked.allowance.filter(|credits| credits.is_finite() && *credits >= 0.0);
+        let share = ShareOptions { today, allowance, short_project_names: asked.short_project_names };
+        let mut transcripts = Vec::new();
+        for id in &asked.sessions {
+            let record = done.outputs.sessions.iter().find(|record| &record.session_id == id);
+            let record = record.ok_or_else(|| js_error(format!("no session {id}")))?;
+            let filter = RowFilter { session_id: id.clone(), ..RowFilter::default() };
+            transcripts.push(Transcript { record, rows: whole_texts(done, &done.table.filter(&filter))? });
+        }
+        Ok(share::write(&done.outputs, &transcripts, &share))
     }
 
     /// Part of a rows export, for files too big for one string: `format` is `rows.jsonl` or

@@ -494,3 +494,40 @@ proptest! {
         prop_assert_eq!(usage, snapshot_usage);
     }
 }
+
+/// A secret of a kind the report's scrubber knows, made of generated characters.
+fn planted_secret() -> impl Strategy<Value = (String, String)> {
+    let token = "[A-Za-z0-9]{36}";
+    prop_oneof![
+        token.prop_map(|t| (format!("ghp_{t}"), format!("ghp_{t}"))),
+        "[A-Za-z0-9_]{82}".prop_map(|t| (format!("github_pat_{t}"), format!("github_pat_{t}"))),
+        "[A-Za-z0-9._~+/-]{20,60}".prop_map(|t| (format!("Authorization: Bearer {t}"), t)),
+        "[A-Z0-9]{16}".prop_map(|t| (format!("AKIA{t}"), format!("AKIA{t}"))),
+        ("[A-Z_]{0,10}", "[A-Za-z0-9/+-]{8,40}").prop_map(|(name, t)| (format!("{name}API_KEY={t}"), t)),
+        "[A-Za-z0-9+/]{40,120}".prop_map(|t| {
+            (format!("-----BEGIN OPENSSH PRIVATE KEY-----\n{t}\n-----END OPENSSH PRIVATE KEY-----"), t)
+        }),
+        "[A-Za-z0-9!$*-]{6,20}".prop_map(|t| (format!("https://mona:{t}@example.com/x"), format!(":{t}@"))),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// A planted secret never survives scrubbing, whatever text is around it, and scrubbing
+    /// again finds nothing more.
+    #[test]
+    fn the_report_scrubber_leaves_no_planted_secret(
+        before in "[a-zA-Z0-9 .,:\n]{0,30}",
+        after in "[a-zA-Z0-9 .,:\n]{0,30}",
+        secrets in prop::collection::vec(planted_secret(), 1..4),
+    ) {
+        let text = secrets.iter().fold(before, |text, (planted, _)| format!("{text} {planted} {after}"));
+        let (scrubbed, count) = copilot_lens::scrub::scrub(&text);
+        for (_, secret) in &secrets {
+            prop_assert!(!scrubbed.contains(secret.as_str()), "{secret} survived in {scrubbed}");
+        }
+        prop_assert!(count >= secrets.len());
+        prop_assert_eq!(copilot_lens::scrub::scrub(&scrubbed), (scrubbed.clone(), 0));
+    }
+}

@@ -211,6 +211,11 @@ export class EngineClient {
     return (await this.send({ type: 'export', what, session_id: sessionId || '' })).value;
   }
 
+  /** The report to share (a Blob): options as Engine.share_report takes them. */
+  async shareReport(options) {
+    return (await this.send({ type: 'export', what: 'report.html', options })).value;
+  }
+
   crashForTest() {
     if (this.worker) this.worker.postMessage({ type: 'crash-test' });
   }

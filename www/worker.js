@@ -23,6 +23,7 @@
 //                                                       id, seconds} once the rest is in
 //        {type:'call', id, method, args}            -> {type:'result', id, value}
 //        {type:'export', id, what, session_id}      -> {type:'result', id, value: Blob}
+//        {type:'export', id, what:'report.html', options} (the report to share: Engine.share_report)
 //          (an export, the report and whole texts are answered once the rest is in)
 //        {type:'inflate', id, buffer, entries: [{at, packed, size, crc32}]}
 //                                                   -> {type:'inflated', id, items: [bytes | null]}
@@ -46,6 +47,8 @@ console.error = (...args) => {
   consoleError(...args);
 };
 
+// The report to share is made with the person's choices, so it is not in the outputs catalogue.
+const SHARED_REPORT = 'report.html';
 const CALLS = new Set(['summary', 'rows', 'facets', 'sessions', 'inventory', 'report', 'usage', 'month', 'row_count']);
 // What the engine says of itself (engine_facts): the long-text bytes its table keeps (rows
 // asked for with more, or whole (0), are read again from their logs), the export parts, the
@@ -239,8 +242,13 @@ async function analyzeUntilSettled({ id, options, roots }) {
   self.postMessage({ type: 'settled', id, seconds: (performance.now() - started) / 1000 });
 }
 
-function exportFile({ id, what, session_id }) {
+function exportFile({ id, what, session_id, options }) {
   if (!engine) throw new Error('run the analysis first');
+  if (what === SHARED_REPORT) {
+    const value = new Blob([engine.share_report(options)], { type: 'text/html;charset=utf-8' });
+    self.postMessage({ type: 'result', id, value });
+    return;
+  }
   const file = facts.outputs.find((output) => output.name === what);
   if (!file) throw new Error(`unknown export ${what}`);
   const type = file.mime + ';charset=utf-8';

@@ -29,13 +29,15 @@ export const CHROMIUM_ARGS = [
 ];
 
 /** A Chromium with a fresh user-data-dir; close() removes it. */
-export async function launch({ downloads = true } = {}) {
+export async function launch({ downloads = true, scripts = true, offline = false } = {}) {
   const userDataDir = mkdtempSync(path.join(os.tmpdir(), 'copilot-lens-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
     headless: true,
     args: CHROMIUM_ARGS,
     acceptDownloads: downloads,
+    javaScriptEnabled: scripts,
+    offline,
     viewport: { width: 1400, height: 1000 },
   });
   return {

@@ -1096,6 +1096,60 @@ test('the month view: fixtures/credits/08-allowance-runout as of 2026-11-05 show
   }
 });
 
+test('the report to share: the page writes the bytes the native report writes; from file://, offline and with scripts off, it shows the native usage figures; no secret of a chosen transcript is in it', async () => {
+  const fixture = path.join(ROOT, 'fixtures/credits/08-allowance-runout');
+  execFileSync(path.join(ROOT, 'target/release/copilot-lens'), ['analyze', fixture, '--out', path.join(TMP, 'report-cli')], { stdio: 'ignore' });
+  const chosen = JSON.parse(readFileSync(path.join(TMP, 'report-cli/sessions.jsonl'), 'utf8').split('\n')[0]).session_id;
+  const nativeReport = path.join(TMP, 'native-report.html');
+  execFileSync(path.join(ROOT, 'target/release/copilot-lens'), ['report', fixture, '--out', nativeReport, '--today', '2026-11-05', '--allowance', '1500', '--short-project-names', '--session', chosen], { stdio: 'ignore' });
+  const usage = nativeUsage(fixture, []);
+  const browser = await launch();
+  let saved;
+  try {
+    const origin = server.url.replace(/\/$/, '');
+    const { page, net, errors } = await openPage(browser, `${origin}/?today=2026-11-05`, origin);
+    await markLoaded(net);
+    await pick(page, fixture);
+    await showView(page, 'month');
+    await page.waitForSelector('#month-tiles');
+    await setAllowance(page, '1500');
+    await showView(page, 'exports');
+    await page.check('#report-short-names');
+    await page.selectOption('#report-sessions', [chosen]);
+    const file = await download(page, () => page.click('#make-report'));
+    assertEqual(file.name, 'report.html', 'the file name');
+    assertEqual(file.text, readFileSync(nativeReport, 'utf8'), 'the page writes the native report, byte for byte');
+    assert((await page.textContent('#export-status')).includes('1 transcript'), 'the status says a transcript went in');
+    assertEqual(errors, [], 'no page errors');
+    noNetworkAfterLoad(net, server, 'report');
+    saved = path.join(TMP, 'shared-report.html');
+    writeFileSync(saved, file.text);
+  } finally {
+    await browser.close();
+  }
+  const offline = await launch({ scripts: false, offline: true });
+  try {
+    const page = await offline.context.newPage();
+    const requests = [];
+    page.on('request', (request) => requests.push(request.url()));
+    await page.goto(`file://${saved}`);
+    const figure = (id) => page.textContent(`[data-figure="${id}"]`);
+    const counted = usage.totals.counted;
+    assertEqual(await figure('tokens'), counted.total.toLocaleString('en-US'), 'tokens as the native usage');
+    assertEqual(await figure('credits'), counted.credits.toLocaleString('en-US', { minimumFractionDigits: 2 }), 'credits as the native usage');
+    assertEqual(await figure('cost_usd'), (counted.cost_usd_micros / 1e6).toFixed(2), 'the cost as the native usage');
+    assertEqual(await figure('month_runs_out'), '2026-11-13', 'the run-out day against 1500 (EXPECTED.md)');
+    assertEqual(await page.$$eval('svg.chart', (charts) => charts.length), 3, 'three charts drawn without scripts');
+    assertEqual(await page.$$eval('script', (scripts) => scripts.length), 0, 'nothing in it needs a script');
+    assertEqual(requests.filter((url) => !url.startsWith('file://')), [], 'the report fetches nothing');
+    await page.setViewportSize({ width: 1100, height: 1000 });
+    await page.screenshot({ path: path.join(SHOTS, 'shared-report.png'), fullPage: true, clip: { x: 0, y: 0, width: 1100, height: 2600 } });
+    return `report.html of ${readFileSync(saved).length} bytes equals the native one; from file:// with scripts off: ${await figure('tokens')} tokens, ${await figure('credits')} credits, runs out ${await figure('month_runs_out')}`;
+  } finally {
+    await offline.close();
+  }
+});
+
 test('the month view of the demo equals the native usage --allowance month; top sessions and models by credits; the usage table shows credits as the native one', async () => {
   const byMonth = nativeUsage(DEMO, ['--by', 'month']);
   const months = [...new Set(byMonth.rows.map((r) => r.month))].sort().reverse();

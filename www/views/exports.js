@@ -1,6 +1,7 @@
 // Exports: files made in the worker from the analysis, offered as Blob downloads. The list is
 // the engine's outputs catalogue: the same names and bytes as the CLI's files.
 import { add, fmtBytes, h, section } from '../dom.js';
+import { savedAllowance } from './month.js';
 
 export async function render(container, ctx) {
   const sessions = await ctx.get('sessions', 'sessions');
@@ -24,6 +25,19 @@ export async function render(container, ctx) {
       .sort((a, b) => (b.first_event || b.created_at || '').localeCompare(a.first_event || a.created_at || ''))
       .map((s) => h('option', { value: s.session_id }, `${s.name || '(unnamed)'} · ${s.session_id.slice(0, 8)} · ${s.project_path}`)),
   );
+  const shortNames = h('input#report-short-names', { type: 'checkbox' });
+  const transcriptSelect = h('select#report-sessions', { multiple: true, size: 4, attrs: { 'aria-label': 'Sessions whose transcripts go in the report' } }, [...sessionSelect.options].map((option) => h('option', { value: option.value }, option.textContent)));
+  const makeReport = async () => {
+    status.textContent = 'Making report.html…';
+    try {
+      const sessions = [...transcriptSelect.selectedOptions].map((option) => option.value);
+      const blob = await ctx.engine.shareReport({ today: ctx.today(), allowance: savedAllowance(), short_project_names: shortNames.checked, sessions });
+      ctx.download(blob, 'report.html');
+      status.textContent = `report.html: ${fmtBytes(blob.size)}${sessions.length ? `, with ${sessions.length} transcript(s), secrets scrubbed` : ''}.`;
+    } catch (error) {
+      status.textContent = `report.html failed: ${error.message || error}`;
+    }
+  };
   add(container, 
     h('h2.view-title', null, 'Exports'),
     h('p.muted', null, 'Made here, from the analysis in this page; nothing is sent anywhere.'),
@@ -44,6 +58,18 @@ export async function render(container, ctx) {
         null,
         sessionSelect,
         h('button.button', { dataset: { export: 'session.md' }, on: { click: () => run('session.md', sessionSelect.value, `session-${sessionSelect.value}.md`) } }, 'session.md'),
+      ),
+    ),
+    section(
+      'A report to share',
+      h('p.muted', null, 'One HTML file that opens anywhere, with scripts off: the overview, the usage tables, the charts and this billing month. Prompts, replies, tool output and file contents are left out, but for the transcripts you choose, whose secrets are scrubbed.'),
+      h(
+        'div.controls',
+        null,
+        h('label', null, shortNames, ' Replace project paths by short names'),
+        h('label', { attrs: { for: 'report-sessions' } }, 'Transcripts to include (none by default)'),
+        transcriptSelect,
+        h('button#make-report.button', { dataset: { export: 'report.html' }, on: { click: makeReport } }, 'Export a report'),
       ),
     ),
     status,

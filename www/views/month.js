@@ -32,6 +32,9 @@ function saveAllowance(text) {
   }
 }
 
+/** The allowance the person keeps in this browser, in credits; null when none. */
+export const savedAllowance = () => allowanceOf(loadAllowance());
+
 /** The allowance typed, as a number of credits; null when empty or not a number of credits. */
 function allowanceOf(text) {
   if (text.trim() === '') return null;

@@ -16,6 +16,7 @@ use copilot_lens::analysis::{self, Options, Outputs, Planned};
 use copilot_lens::model::JsonlRowWriter;
 use copilot_lens::outputs::{self, CATALOGUE, ROWS_JSONL};
 use copilot_lens::report::FileStatus;
+use copilot_lens::share::{self, ChosenRows, ShareOptions};
 use copilot_lens::usage::Zone;
 use copilot_lens::usage::plans::Plans;
 use copilot_lens::usage::rates::RateTable;
@@ -82,6 +83,38 @@ enum Command {
         #[arg(long)]
         json: bool,
         /// Threads that read event logs (default: one per core).
+        #[arg(long, value_name = "N")]
+        threads: Option<usize>,
+    },
+    /// Write a report to share: one self-contained HTML file (no script, no request) with the
+    /// overview, the usage tables, the charts and the billing month. Prompts, replies, tool
+    /// output and file contents are left out, but for the sessions given with --session,
+    /// whose transcripts are included with their secrets scrubbed.
+    Report {
+        #[arg(required = true, value_name = "ROOT")]
+        roots: Vec<PathBuf>,
+        /// The HTML file to write.
+        #[arg(long, value_name = "FILE")]
+        out: PathBuf,
+        /// Include this session's transcript (repeat for several), secrets scrubbed.
+        #[arg(long = "session", value_name = "ID")]
+        sessions: Vec<String>,
+        /// Replace project paths by stable short names (project-3fa2c1).
+        #[arg(long)]
+        short_project_names: bool,
+        /// The monthly allowance in AI credits, for the billing month.
+        #[arg(long, value_name = "CREDITS", value_parser = parse_allowance, conflicts_with = "plan")]
+        allowance: Option<f64>,
+        /// The allowance of a plan (see src/usage/plans.json).
+        #[arg(long, value_name = "NAME")]
+        plan: Option<String>,
+        /// The day the report is made for (YYYY-MM-DD; default: today, UTC): its month is shown.
+        #[arg(long, value_parser = parse_day)]
+        today: Option<NaiveDate>,
+        /// A rates file (the format of src/usage/default-rates.json).
+        #[arg(long, value_name = "FILE")]
+        rates: Option<PathBuf>,
+        /// Threads that parse event logs (default: one per core).
         #[arg(long, value_name = "N")]
         threads: Option<usize>,
     },
@@ -222,6 +255,20 @@ fn main() -> ExitCode {
         Command::Analyze { roots, out, include_thinking, threads, accounting } => {
             match accounting.options(include_thinking) {
                 Ok(options) => run_analyze(&roots, &out, options, thread_count(threads)),
+                Err(message) => fail(USAGE_ERROR, &message),
+            }
+        }
+        Command::Report { roots, out, sessions, short_project_names, allowance, plan, today, rates, threads } => {
+            let accounting = Accounting { timezone: "UTC".into(), rates };
+            let asked = accounting.options(false).and_then(|options| {
+                let allowance = plan_allowance(plan.as_deref(), None)?.or(allowance);
+                Ok((options, allowance))
+            });
+            match asked {
+                Ok((options, allowance)) => {
+                    let share = ShareOptions { today: today.unwrap_or_else(today_utc), allowance, short_project_names };
+                    run_report(&roots, &out, options, (share, sessions), thread_count(threads))
+                }
                 Err(message) => fail(USAGE_ERROR, &message),
             }
         }
@@ -385,6 +432,59 @@ fn run_analyze(root_paths: &[PathBuf], out: &Path, options: Options, threads: us
         }
         Err(error) => fail(1, &format!("writing {}: {error}", out.display())),
     }
+}
+
+/// The report to share, with the transcripts of the sessions asked for.
+fn run_report(
+    root_paths: &[PathBuf],
+    out: &Path,
+    options: Options,
+    (share, sessions): (ShareOptions, Vec<String>),
+    threads: usize,
+) -> ExitCode {
+    let started = Instant::now();
+    let (mut roots, listings) = match DiskRoots::open(root_paths, Scope::Everything, threads) {
+        Ok(opened) => opened,
+        Err(message) => return fail(USAGE_ERROR, &message),
+    };
+    if let Some(inside) = roots.directories().find(|root| is_inside(out, root)) {
+        let message = format!(
+            "--out {} is inside the root {}: copilot-lens never writes into the data it reads",
+            out.display(),
+            inside.display()
+        );
+        return fail(USAGE_ERROR, &message);
+    }
+    let planned = match Planned::new(listings, options) {
+        Ok(planned) => planned,
+        Err(error) => return fail(USAGE_ERROR, &error.to_string()),
+    };
+    let mut chosen = ChosenRows::of(&sessions);
+    // Rows are kept only for the chosen sessions, so the logs are parsed on this thread.
+    let finished = analysis::drive(planned, &mut roots, &mut chosen, |parsing, roots, rows| {
+        analysis::parse_logs_in_order(parsing, roots, rows);
+        Ok::<(), std::io::Error>(())
+    });
+    let outputs = match finished {
+        Ok(outputs) => outputs,
+        Err(error) => return fail(1, &format!("reading: {error}")),
+    };
+    if let Some(missing) = sessions.iter().find(|id| !outputs.sessions.iter().any(|record| &record.session_id == *id)) {
+        return fail(USAGE_ERROR, &format!("--session {missing}: no session of that id in the roots"));
+    }
+    let transcripts = chosen.transcripts(&outputs.sessions, &sessions);
+    let html = share::write(&outputs, &transcripts, &share);
+    if let Err(error) = fs::write(out, html) {
+        return fail(1, &format!("{}: {error}", out.display()));
+    }
+    eprintln!(
+        "copilot-lens: report of {} sessions, {} transcripts, in {} ({:.3} s)",
+        outputs.sessions.len(),
+        transcripts.len(),
+        out.display(),
+        started.elapsed().as_secs_f64()
+    );
+    ExitCode::SUCCESS
 }
 
 /// Every output file the CLI writes but the rows (written as they come).

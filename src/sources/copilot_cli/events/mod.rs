@@ -617,13 +617,28 @@ impl LogParser<'_, '_> {
         }
     }
 
-    /// Counts a call of an MCP server's tool once, at the first event naming its server.
+    /// Counts a call of an MCP server's tool once, at the first event naming its server (under
+    /// `mcpToolName` once a line gives it).
     fn count_mcp_call(&mut self, id: &str, server: &Text<'_>, mcp_tool: &Text<'_>, name: &str) {
         let Some(server) = server.non_empty() else { return };
-        if self.mcp_call_ids.contains_key(id) {
-            return;
-        }
         let tool = mcp_tool.non_empty().unwrap_or(name);
+        if let Some((counted_server, counted_tool)) = self.mcp_call_ids.get(id) {
+            // The request line that named the call first may lack `mcpToolName`, which its start
+            // line carries: the call is counted once, under the tool's own name.
+            if mcp_tool.non_empty().is_none() || (counted_server == server && counted_tool == tool) {
+                return;
+            }
+            let tools = self.outcome.mcp_calls.entry(counted_server.clone()).or_default();
+            if let Some(tally) = tools.get_mut(counted_tool) {
+                tally.calls -= 1;
+                if tally.calls == 0 {
+                    tools.remove(counted_tool);
+                }
+            }
+            if tools.is_empty() {
+                self.outcome.mcp_calls.remove(counted_server);
+            }
+        }
         self.outcome.mcp_calls.entry(server.to_string()).or_default().entry(tool.to_string()).or_default().calls += 1;
         self.mcp_call_ids.insert(id.to_string(), (server.to_string(), tool.to_string()));
     }

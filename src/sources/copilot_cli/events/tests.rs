@@ -107,6 +107,27 @@ fn a_tool_start_without_a_request_is_a_call_and_results_use_the_remembered_name(
 }
 
 #[test]
+fn an_mcp_call_requested_then_started_counts_once_under_its_mcp_tool_name() {
+    let (_, outcome) = parse(
+        &[
+            &line(
+                "assistant.message",
+                r#"{"content":"","toolRequests":[{"toolCallId":"m1","name":"github-get_issue","mcpServerName":"github"}]}"#,
+            ),
+            &line(
+                "tool.execution_start",
+                r#"{"toolCallId":"m1","toolName":"github-get_issue","mcpServerName":"github","mcpToolName":"get_issue"}"#,
+            ),
+            &line("tool.execution_complete", r#"{"toolCallId":"m1","success":false}"#),
+        ],
+        false,
+    );
+    assert_eq!(outcome.mcp_calls["github"].len(), 1, "{:?}", outcome.mcp_calls);
+    assert_eq!(outcome.mcp_calls["github"]["get_issue"], ToolTally { calls: 1, failures: 1 });
+    assert_eq!(outcome.tools["github-get_issue"], ToolTally { calls: 1, failures: 1 });
+}
+
+#[test]
 fn denials_and_their_details_are_spelled_out() {
     let (rows, marks, _) = parse_marked(
         &[

@@ -1,0 +1,313 @@
+//! The report to share: one self-contained HTML file (no script, no request: inline styles and
+//! SVG charts) with the overview, the usage tables, the charts and the billing month. It leaves
+//! out prompts, replies, tool output and file contents, except the transcripts of the sessions
+//! the person chooses, whose secrets are scrubbed first (`crate::scrub`). The CLI's `report`
+//! command and the page's export write it through here: the same bytes.
+
+mod charts;
+mod html;
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use chrono::NaiveDate;
+
+use crate::analysis::Outputs;
+use crate::model::{OwnedRow, Row, RowSink};
+use crate::sessions::SessionRecord;
+use crate::usage::Kind;
+use crate::usage::summary::{DayRange, GroupBy, UsageRow};
+use charts::{hundredths, number};
+use html::{escape, table};
+
+/// What the person chose for the report.
+#[derive(Clone, Debug)]
+pub struct ShareOptions {
+    /// Today (UTC), by the caller's clock: the month shown is today's.
+    pub today: NaiveDate,
+    /// The monthly allowance in AI credits, if the person gave one.
+    pub allowance: Option<f64>,
+    /// Project paths replaced by stable short names (`project-3fa2c1`, from the path's hash).
+    pub short_project_names: bool,
+}
+
+/// Keeps the rows of the chosen sessions as the analysis gives them (after deduplication).
+#[derive(Default)]
+pub struct ChosenRows {
+    pub by_session: BTreeMap<String, Vec<OwnedRow>>,
+}
+
+impl ChosenRows {
+    pub fn of(sessions: &[String]) -> ChosenRows {
+        ChosenRows { by_session: sessions.iter().map(|id| (id.clone(), Vec::new())).collect() }
+    }
+
+    /// The transcripts of the chosen sessions that exist, in the order asked.
+    pub fn transcripts<'a>(&mut self, sessions: &'a [SessionRecord], asked: &[String]) -> Vec<Transcript<'a>> {
+        asked
+            .iter()
+            .filter_map(|id| {
+                let record = sessions.iter().find(|record| &record.session_id == id)?;
+                Some(Transcript { record, rows: self.by_session.remove(id).unwrap_or_default() })
+            })
+            .collect()
+    }
+}
+
+impl RowSink for ChosenRows {
+    fn push(&mut self, row: &Row<'_>) {
+        if let Some(rows) = self.by_session.get_mut(row.session_id) {
+            rows.push(row.to_owned_row());
+        }
+    }
+}
+
+/// A chosen session and its rows, whole.
+pub struct Transcript<'a> {
+    pub record: &'a SessionRecord,
+    pub rows: Vec<OwnedRow>,
+}
+
+const STYLE: &str = "body{font:15px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:64rem;padding:0 1rem;color:#1b1f24;background:#fff}\
+h1{font-size:1.6rem}h2{margin-top:2.2rem;border-bottom:1px solid #d0d7de}.meta{color:#57606a}\
+dl.tiles{display:grid;grid-template-columns:repeat(auto-fill,minmax(10rem,1fr));gap:.8rem}\
+dl.tiles div{border:1px solid #d0d7de;border-radius:6px;padding:.6rem}dt{color:#57606a;font-size:.85rem}dd{margin:0;font-size:1.3rem;font-weight:600}\
+table{border-collapse:collapse;margin:1rem 0;width:100%;font-size:.9rem}caption{text-align:left;font-weight:600;padding:.3rem 0}\
+th,td{border-bottom:1px solid #eaeef2;padding:.25rem .5rem;text-align:left}td.n{text-align:right;font-variant-numeric:tabular-nums}\
+svg.chart{width:100%;height:auto;max-height:16rem}.bar{fill:#0969da}.axis{stroke:#8c959f}.tick{font-size:10px;fill:#57606a}\
+.used{fill:none;stroke:#0969da;stroke-width:2}.projection{stroke:#0969da;stroke-dasharray:5 4}.allowance{stroke:#cf222e}\
+.turn{border-left:3px solid #d0d7de;margin:.6rem 0;padding:.2rem .8rem;white-space:pre-wrap;overflow-wrap:anywhere}\
+.turn.user{border-color:#0969da}.turn.assistant{border-color:#1a7f37}.turn b{display:block;font-size:.8rem;color:#57606a}\
+@media (prefers-color-scheme:dark){body{color:#e6edf3;background:#0d1117}dl.tiles div,h2{border-color:#30363d}th,td{border-color:#21262d}.meta,dt,.tick{color:#9198a1;fill:#9198a1}}";
+
+/// The whole report.
+pub fn write(outputs: &Outputs, transcripts: &[Transcript<'_>], options: &ShareOptions) -> String {
+    let usage = &outputs.usage;
+    let by_day = usage.table(GroupBy::Day, DayRange::default());
+    let counted = by_day.totals.get(&Kind::Counted);
+    let days: Vec<&str> = by_day.rows.iter().filter_map(|row| row.day.as_deref()).collect();
+    let period = match (days.first(), days.last()) {
+        (Some(first), Some(last)) => format!("{first} to {last} (UTC days)"),
+        _ => "no usage counted".to_string(),
+    };
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <title>Copilot usage report</title><style>{STYLE}</style></head><body><h1>Copilot usage report</h1>\
+         <p class=\"meta\">{} · as of {} · made by copilot-lens {} on this machine, from its own files</p>",
+        escape(&period),
+        options.today,
+        env!("CARGO_PKG_VERSION")
+    );
+    overview(&mut out, outputs, counted);
+    month(&mut out, outputs, options);
+    day_charts(&mut out, &by_day.rows);
+    usage_tables(&mut out, outputs, options);
+    let scrubbed = transcripts_section(&mut out, transcripts, options);
+    let _ = writeln!(
+        out,
+        "<h2>What this report holds</h2><p>Figures only: prompts, replies, tool output and file contents are left out{}. \
+         Tokens are counted by Copilot's shutdown counters; costs are estimates at GitHub's published rates; credits are as \
+         Copilot recorded them where it did.</p><p data-value=\"{scrubbed}\" data-figure=\"scrubbed\">{}</p></body></html>",
+        if transcripts.is_empty() { "" } else { ", but for the transcripts chosen" },
+        if transcripts.is_empty() {
+            "No transcript included.".to_string()
+        } else {
+            format!("Secrets scrubbed from the transcripts: {scrubbed}.")
+        }
+    );
+    out
+}
+
+fn overview(out: &mut String, outputs: &Outputs, counted: Option<&UsageRow>) {
+    let sessions = &outputs.sessions;
+    let tiles = [
+        ("sessions", "Sessions", sessions.len() as f64),
+        ("prompts", "Prompts", sessions.iter().map(|s| s.counts.prompts).sum::<u64>() as f64),
+        ("tool_calls", "Tool calls", sessions.iter().map(|s| s.counts.tool_calls).sum::<u64>() as f64),
+        ("tokens", "Tokens (counted)", counted.map_or(0, |row| row.total) as f64),
+    ];
+    let credits = counted.and_then(|row| row.credits).unwrap_or_default();
+    let cost = counted.and_then(|row| row.cost_usd_micros).unwrap_or_default() as f64 / 1e6;
+    let tiles = tiles
+        .into_iter()
+        .map(|(id, label, value)| (id, label, number(value)))
+        .chain([("credits", "AI credits", hundredths(credits)), ("cost_usd", "Cost estimate (USD)", hundredths(cost))]);
+    out.push_str("<h2>Overview</h2><dl class=\"tiles\">");
+    for (id, label, value) in tiles {
+        let _ = write!(out, "<div><dt>{label}</dt><dd data-figure=\"{id}\">{value}</dd></div>");
+    }
+    out.push_str("</dl>");
+}
+
+fn month(out: &mut String, outputs: &Outputs, options: &ShareOptions) {
+    let month = outputs.usage.month(options.today, options.today, options.allowance);
+    let _ = write!(out, "<h2>Billing month {} (UTC)</h2>", escape(&month.month));
+    let share = month.allowance.filter(|allowance| *allowance > 0.0).map(|allowance| month.used / allowance * 100.0);
+    let mut facts = vec![
+        ("month_used", "Used (credits)", hundredths(month.used)),
+        ("month_recorded", "Recorded by Copilot", hundredths(month.recorded)),
+        ("month_estimated", "Estimated", hundredths(month.estimated)),
+    ];
+    if let Some(allowance) = month.allowance {
+        facts.push(("month_allowance", "Allowance", hundredths(allowance)));
+    }
+    if let Some(share) = share {
+        facts.push(("month_share", "Share used", format!("{}%", number(share))));
+    }
+    if let Some(projected) = month.projected {
+        facts.push(("month_projected", "Projected by the month's end", hundredths(projected)));
+    }
+    if let Some(day) = &month.runs_out_on {
+        facts.push(("month_runs_out", "Allowance runs out on", day.clone()));
+    }
+    out.push_str("<dl class=\"tiles\">");
+    for (id, label, value) in facts {
+        let _ = write!(out, "<div><dt>{label}</dt><dd data-figure=\"{id}\">{}</dd></div>", escape(&value));
+    }
+    out.push_str("</dl>");
+    let days: Vec<(String, f64)> = month.days.iter().map(|day| (day.day.clone(), day.cumulative)).collect();
+    if !days.is_empty() {
+        let projection = month.projected.map(|projected| (month.days_in_month as usize - 1, projected));
+        out.push_str(&charts::cumulative("Credits used since the month began", &days, month.allowance, projection));
+    }
+}
+
+fn day_charts(out: &mut String, rows: &[UsageRow]) {
+    let mut tokens: BTreeMap<&str, f64> = BTreeMap::new();
+    let mut credits: BTreeMap<&str, f64> = BTreeMap::new();
+    for row in rows {
+        let Some(day) = row.day.as_deref() else { continue };
+        *tokens.entry(day).or_default() += row.total as f64;
+        *credits.entry(day).or_default() += row.credits.unwrap_or_default();
+    }
+    if tokens.is_empty() {
+        return;
+    }
+    let points = |by: &BTreeMap<&str, f64>| by.iter().map(|(day, value)| (day.to_string(), *value)).collect::<Vec<_>>();
+    out.push_str("<h2>By day</h2>");
+    out.push_str(&charts::bars("Tokens per day (counted)", &points(&tokens), "tokens"));
+    out.push_str(&charts::bars("AI credits per day", &points(&credits), "credits"));
+}
+
+fn usage_tables(out: &mut String, outputs: &Outputs, options: &ShareOptions) {
+    out.push_str("<h2>Usage</h2>");
+    for (by, caption) in [
+        (GroupBy::Model, "By model"),
+        (GroupBy::Month, "By month"),
+        (GroupBy::Project, "By project"),
+        (GroupBy::Day, "By day"),
+    ] {
+        let usage = outputs.usage.table(by, DayRange::default());
+        let group = |row: &UsageRow| match (by, row.group()) {
+            (GroupBy::Project, Some(path)) => project_name(path, options.short_project_names),
+            (_, group) => group.unwrap_or_default().to_string(),
+        };
+        let mut rows: Vec<Vec<String>> = usage.rows.iter().map(|row| usage_cells(group(row), row)).collect();
+        for (kind, total) in &usage.totals {
+            rows.push(usage_cells(format!("total ({})", kind_name(*kind)), total));
+        }
+        let first = if by == GroupBy::Model { "" } else { "group" };
+        let head = [
+            first,
+            "model",
+            "requests",
+            "input",
+            "cache read",
+            "cache write",
+            "output",
+            "reasoning",
+            "total",
+            "credits",
+            "cost USD",
+            "flags",
+        ];
+        let numeric = [false, false, true, true, true, true, true, true, true, true, true, false];
+        let (head, numeric, rows) = if by == GroupBy::Model {
+            (&head[1..], &numeric[1..], rows.into_iter().map(|row| row[1..].to_vec()).collect())
+        } else {
+            (&head[..], &numeric[..], rows)
+        };
+        table(out, caption, head, numeric, &rows);
+    }
+}
+
+fn usage_cells(group: String, row: &UsageRow) -> Vec<String> {
+    let model = if row.model.is_empty() && group.starts_with("total") { String::new() } else { row.model.clone() };
+    vec![
+        group,
+        model,
+        number(row.requests as f64),
+        number(row.input as f64),
+        number(row.cache_read as f64),
+        number(row.cache_write as f64),
+        number(row.output as f64),
+        number(row.reasoning as f64),
+        number(row.total as f64),
+        row.credits
+            .map(|credits| format!("{}{}", if row.credits_from == "recorded" { "" } else { "~" }, hundredths(credits)))
+            .unwrap_or_default(),
+        row.cost_usd_micros.map(|micros| format!("{:.2}", micros as f64 / 1e6)).unwrap_or_default(),
+        row.flags.join(" "),
+    ]
+}
+
+fn kind_name(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Counted => "counted",
+        Kind::Partial => "partial",
+        Kind::Recovered => "recovered",
+    }
+}
+
+/// A project as the report names it: its path, or a short name that stays the same for the
+/// same path in every report.
+pub fn project_name(path: &str, short: bool) -> String {
+    if !short || path.is_empty() {
+        return path.to_string();
+    }
+    format!("project-{:06x}", xxhash_rust::xxh3::xxh3_64(path.as_bytes()) >> 40)
+}
+
+/// The chosen sessions' rows, scrubbed; returns how many secrets were.
+fn transcripts_section(out: &mut String, transcripts: &[Transcript<'_>], options: &ShareOptions) -> usize {
+    if transcripts.is_empty() {
+        return 0;
+    }
+    let mut scrubbed = 0;
+    out.push_str("<h2>Transcripts</h2>");
+    for transcript in transcripts {
+        let record = transcript.record;
+        let (name, found) = crate::scrub::scrub(&record.name);
+        scrubbed += found;
+        let _ = write!(
+            out,
+            "<h3>{}</h3><p class=\"meta\">{} · {} · {}</p>",
+            escape(if name.is_empty() { &record.session_id } else { &name }),
+            escape(&project_name(&record.project_path, options.short_project_names)),
+            escape(record.agent),
+            escape(&record.first_event)
+        );
+        let short = project_name(&record.project_path, options.short_project_names);
+        for row in &transcript.rows {
+            let (mut text, found) = crate::scrub::scrub(&row.text);
+            if options.short_project_names && !record.project_path.is_empty() {
+                text = text.replace(&record.project_path, &short);
+            }
+            scrubbed += found;
+            let kind = row.turn_type.as_str();
+            let label = if row.tool_name.is_empty() { kind.to_string() } else { format!("{kind} {}", row.tool_name) };
+            let _ = write!(
+                out,
+                "<div class=\"turn {kind}\"><b>{} · {}</b>{}</div>",
+                escape(&label),
+                escape(&row.timestamp_utc),
+                escape(&text)
+            );
+        }
+    }
+    scrubbed
+}
