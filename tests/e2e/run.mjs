@@ -1511,6 +1511,11 @@ test('no secret of the inventory fixture reaches the page: not the DOM of any vi
       scan(`export ${file.name}`, file.text);
       exportsMade.push(file.name);
     }
+    // The report to share, again with every transcript in it.
+    await page.$$eval('#report-sessions option', (options) => options.forEach((o) => (o.selected = true)));
+    const withTranscripts = await download(page, () => page.click('#make-report'));
+    scan(`export ${withTranscripts.name} with every transcript`, withTranscripts.text);
+    exportsMade.push(`${withTranscripts.name} with every transcript`);
     for (const id of await page.$$eval('#export-session option', (options) => options.map((o) => o.value))) {
       await page.selectOption('#export-session', id);
       const file = await download(page, () => page.click('#view-exports button[data-export="session.md"]'));
