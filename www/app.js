@@ -3,8 +3,9 @@
 // window.copilotLens.summary is {files, sessions, rows, usage_rows, bad_lines, total_tokens,
 // cost_usd_micros}; window.copilotLens.settled is set (seconds from the start) once the Files
 // the analysis did not read are in too (the report's sizes, whole long texts).
-import { clear, download, fmtBytes, fmtInt, h } from './dom.js';
+import { clear, download, fmtBytes, fmtInt, h, setTimeDisplay, timeDisplay } from './dom.js';
 import { Cancelled, EngineClient, WorkerCrash, embeddedDemo } from './engine.js';
+import { canRemember, forgetFolder, mayRead, rememberFolder, rememberedFolder } from './remember.js';
 import {
   describeRoots,
   rootFromDirectoryHandle,
@@ -245,6 +246,18 @@ function showView(id) {
 }
 const rendering = {};
 
+// Times in UTC or this browser's zone: every view is drawn again in the other.
+{
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone || 'local';
+  $('opt-times-local').textContent = `${zone} (this browser)`;
+  $('opt-times').value = timeDisplay();
+  $('opt-times').addEventListener('change', (event) => {
+    setTimeDisplay(event.target.value);
+    for (const name of Object.keys(VIEWS)) delete $(`view-${name}`).dataset.rendered;
+    if (ctx && activeView) showView(activeView);
+  });
+}
+
 for (const button of document.querySelectorAll('#tabs button')) {
   button.addEventListener('click', () => showView(button.dataset.view));
 }
@@ -263,8 +276,28 @@ $('pick-files').addEventListener('change', (event) => {
   analyse(roots);
 });
 
+/** Lists a directory handle's folder and analyses it. */
+async function analyseHandle(handle) {
+  $('inputs-line').hidden = false;
+  $('inputs-line').textContent = `Listing ${handle.name}…`;
+  const root = await rootFromDirectoryHandle(handle, (n) => {
+    $('inputs-line').textContent = `Listing ${handle.name}: ${fmtInt(n)} files…`;
+  });
+  analyse([root]);
+}
+
+/** Offers the folder remembered from a visit before, if any. */
+async function offerRemembered() {
+  const handle = await rememberedFolder();
+  $('remembered').hidden = !handle;
+  if (handle) $('reopen-folder').textContent = `Analyse ${handle.name} again`;
+  $('remember-folder').checked = Boolean(handle);
+  return handle;
+}
+
 if (typeof window.showDirectoryPicker === 'function') {
   $('open-directory').hidden = false;
+  $('remember-line').hidden = !canRemember();
   $('open-directory').addEventListener('click', async () => {
     let handle;
     try {
@@ -272,13 +305,29 @@ if (typeof window.showDirectoryPicker === 'function') {
     } catch {
       return; // the user closed the picker
     }
-    $('inputs-line').hidden = false;
-    $('inputs-line').textContent = `Listing ${handle.name}…`;
-    const root = await rootFromDirectoryHandle(handle, (n) => {
-      $('inputs-line').textContent = `Listing ${handle.name}: ${fmtInt(n)} files…`;
-    });
-    analyse([root]);
+    if ($('remember-folder').checked) await rememberFolder(handle).catch(() => {});
+    analyseHandle(handle);
   });
+  $('reopen-folder').addEventListener('click', async () => {
+    const handle = await rememberedFolder();
+    if (!handle) return offerRemembered();
+    if (await mayRead(handle).catch(() => false)) analyseHandle(handle);
+    else {
+      $('inputs-line').hidden = false;
+      $('inputs-line').textContent = `The browser did not allow reading ${handle.name}: open it again with the button above.`;
+    }
+  });
+  $('forget-folder').addEventListener('click', async () => {
+    await forgetFolder().catch(() => {});
+    offerRemembered();
+  });
+  $('remember-folder').addEventListener('change', async (event) => {
+    if (!event.target.checked) {
+      await forgetFolder().catch(() => {});
+      offerRemembered();
+    }
+  });
+  offerRemembered();
 }
 
 const dropZone = $('drop-zone');

@@ -66,9 +66,37 @@ export function fmtBytes(n) {
   return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
 }
 
-/** "2026-10-01T09:00:00.000Z" as "2026-10-01 09:00:00" (UTC, as the data says). */
+// Times are shown in UTC, as the data says, or in this browser's zone, as the person chooses;
+// only that choice is remembered (localStorage), never any data.
+const TIMES_KEY = 'copilot-lens.times';
+let timesIn = (() => {
+  try {
+    return localStorage.getItem(TIMES_KEY) === 'local' ? 'local' : 'utc';
+  } catch {
+    return 'utc'; // storage refused
+  }
+})();
+const localTime = new Intl.DateTimeFormat('sv-SE', { year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hour12: false });
+
+/** `utc` or `local`: how times are shown. */
+export const timeDisplay = () => timesIn;
+
+export function setTimeDisplay(mode) {
+  timesIn = mode === 'local' ? 'local' : 'utc';
+  try {
+    localStorage.setItem(TIMES_KEY, timesIn);
+  } catch {
+    // kept for this visit only
+  }
+}
+
+/** "2026-10-01T09:00:00.000Z" as "2026-10-01 09:00:00": in UTC, as the data says, or local. */
 export function fmtTime(iso) {
   if (!iso) return '';
+  if (timesIn === 'local') {
+    const date = new Date(iso);
+    if (!Number.isNaN(date.getTime())) return localTime.format(date);
+  }
   return iso.replace('T', ' ').replace(/\.\d+Z$/, '').replace(/Z$/, '');
 }
 

@@ -292,7 +292,10 @@ fn transcripts_section(out: &mut String, transcripts: &[Transcript<'_>], options
             escape(&record.first_event)
         );
         let short = project_name(&record.project_path, options.short_project_names);
-        for row in &transcript.rows {
+        // In time order (undated rows last), whatever order the caller's rows came in.
+        let mut rows: Vec<&OwnedRow> = transcript.rows.iter().collect();
+        rows.sort_by_key(|row| (row.timestamp_utc.is_empty(), row.timestamp_utc.as_str()));
+        for row in rows {
             let (mut text, found) = crate::scrub::scrub(&row.text);
             if options.short_project_names && !record.project_path.is_empty() {
                 text = text.replace(&record.project_path, &short);

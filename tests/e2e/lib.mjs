@@ -29,7 +29,7 @@ export const CHROMIUM_ARGS = [
 ];
 
 /** A Chromium with a fresh user-data-dir; close() removes it. */
-export async function launch({ downloads = true, scripts = true, offline = false } = {}) {
+export async function launch({ downloads = true, scripts = true, offline = false, timezoneId } = {}) {
   const userDataDir = mkdtempSync(path.join(os.tmpdir(), 'copilot-lens-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
@@ -38,6 +38,7 @@ export async function launch({ downloads = true, scripts = true, offline = false
     acceptDownloads: downloads,
     javaScriptEnabled: scripts,
     offline,
+    ...(timezoneId ? { timezoneId } : {}),
     viewport: { width: 1400, height: 1000 },
   });
   return {
@@ -336,4 +337,21 @@ export function assertEqual(actual, expected, message) {
   const a = JSON.stringify(actual);
   const e = JSON.stringify(expected);
   if (a !== e) throw new Error(`${message}\n  got:      ${a.slice(0, 2000)}\n  expected: ${e.slice(0, 2000)}`);
+}
+
+const AXE = readFileSync(path.join(ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8');
+
+/**
+ * axe-core's serious and critical violations on the page as it is (WCAG 2.1 A and AA rules), as
+ * `[{id, impact, help, targets}]`. Evaluated through the DevTools protocol, so the page's CSP
+ * (no inline script) is not loosened for it.
+ */
+export async function accessibilityProblems(page) {
+  if (!(await page.evaluate(() => Boolean(window.axe)))) await page.evaluate(AXE);
+  const results = await page.evaluate(() =>
+    window.axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] }, resultTypes: ['violations'] }),
+  );
+  return results.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.slice(0, 5).map((n) => n.target.join(' ')) }));
 }

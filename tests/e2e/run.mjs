@@ -12,6 +12,7 @@ import path from 'node:path';
 import {
   ROOT,
   SHOTS,
+  accessibilityProblems,
   assert,
   assertEqual,
   csvFromRowsJsonl,
@@ -696,6 +697,103 @@ test('a folder opened with showDirectoryPicker (a real directory handle, from th
     assertEqual(errors, [], 'no page errors');
     noNetworkAfterLoad(net, server, 'directory picker');
     return `${files.length} files through a FileSystemDirectoryHandle`;
+  } finally {
+    await browser.close();
+  }
+});
+
+test('a folder opened with File System Access can be remembered: the next visit analyses it again with one click, after asking; forgetting it removes the offer', async () => {
+  const expected = native(SPEC);
+  const files = filesUnder(SPEC).map((rel) => ({ path: rel, b64: readFileSync(path.join(SPEC, rel)).toString('base64') }));
+  const browser = await launch();
+  try {
+    const { page, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
+    assert(await page.isVisible('#remember-folder'), 'Chromium offers to remember the folder');
+    assert(await page.isHidden('#remembered'), 'nothing remembered on a first visit');
+    await page.evaluate(async (list) => {
+      const top = await (await navigator.storage.getDirectory()).getDirectoryHandle('remembered-home', { create: true });
+      for (const f of list) {
+        const parts = f.path.split('/');
+        let dir = top;
+        for (const part of parts.slice(0, -1)) dir = await dir.getDirectoryHandle(part, { create: true });
+        const writable = await (await dir.getFileHandle(parts[parts.length - 1], { create: true })).createWritable();
+        await writable.write(Uint8Array.from(atob(f.b64), (c) => c.charCodeAt(0)));
+        await writable.close();
+      }
+      window.showDirectoryPicker = async () => top;
+    }, files);
+    await page.check('#remember-folder');
+    await page.click('#open-directory');
+    assertEqual(await waitForState(page, ['done', 'error']), 'done', 'the opened folder is analysed');
+    const stored = await page.evaluate(() => new Promise((resolve) => {
+      const open = indexedDB.open('copilot-lens');
+      open.onsuccess = () => {
+        const request = open.result.transaction('folders').objectStore('folders').getAll();
+        request.onsuccess = () => resolve(request.result.map((value) => [value.constructor.name, value.kind, value.name]));
+      };
+    }));
+    assertEqual(stored, [['FileSystemDirectoryHandle', 'directory', 'remembered-home']], 'only the handle is kept, nothing of the data');
+
+    // The next visit: one click, the browser's permission asked (and granted here), the same numbers.
+    const next = await browser.context.newPage();
+    const nextErrors = [];
+    next.on('pageerror', (error) => nextErrors.push(error.message));
+    await next.goto(server.url);
+    await waitEngine(next);
+    await next.waitForSelector('#remembered:not([hidden])');
+    assertEqual(await next.textContent('#reopen-folder'), 'Analyse remembered-home again', 'the remembered folder is offered by name');
+    await next.evaluate(() => {
+      window.__asked = 0;
+      const original = FileSystemHandle.prototype.requestPermission;
+      FileSystemHandle.prototype.queryPermission = async () => 'prompt';
+      FileSystemHandle.prototype.requestPermission = async function (options) {
+        window.__asked += 1;
+        return original.call(this, options);
+      };
+    });
+    await next.click('#reopen-folder');
+    assertEqual(await waitForState(next, ['done', 'error']), 'done', 'analysed again with one click');
+    assertEqual(await next.evaluate(() => window.__asked), 1, 'the browser was asked for permission first');
+    assertEqual(await summaryOf(next), sortKeys(expected.summary), "the summary equals the native CLI's");
+    await next.click('#tabs button[data-view="overview"]').catch(() => {});
+    await next.evaluate(() => document.getElementById('forget-folder').click());
+    await next.waitForSelector('#remembered[hidden]', { state: 'attached' });
+    const third = await browser.context.newPage();
+    await third.goto(server.url);
+    await waitEngine(third);
+    assert(await third.isHidden('#remembered'), 'forgotten: nothing offered on the next visit');
+    assertEqual([...errors, ...nextErrors], [], 'no page errors');
+    return 'remembered, analysed again after asking, forgotten';
+  } finally {
+    await browser.close();
+  }
+});
+
+test('times show in UTC or in the browser\'s zone, the choice remembered and nothing else; usage days stay UTC and say so', async () => {
+  const browser = await launch({ timezoneId: 'Asia/Tokyo' });
+  try {
+    const { page, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
+    assertEqual(await page.inputValue('#opt-times'), 'utc', 'UTC by default');
+    assert((await page.textContent('#opt-times-local')).includes('Asia/Tokyo'), 'the local choice names the zone');
+    await pick(page, SPEC);
+    await showView(page, 'timeline');
+    const firstTime = () => page.waitForFunction(() => {
+      const cell = document.querySelector('#view-timeline .vt-row[data-index="0"] > :first-child');
+      return cell && cell.textContent;
+    }).then((handle) => handle.jsonValue());
+    assertEqual(await firstTime(), '2026-10-01 09:00:00', 'the first row in UTC, as the data says');
+    await page.selectOption('#opt-times', 'local');
+    await showView(page, 'timeline');
+    assertEqual(await firstTime(), '2026-10-01 18:00:00', 'the same row in Asia/Tokyo');
+    await showView(page, 'usage');
+    assert((await page.textContent('#usage-days')).includes('UTC days'), 'usage days are UTC and the page says so');
+    const stored = await page.evaluate(() => Object.fromEntries(Object.keys(localStorage).map((key) => [key, localStorage.getItem(key)])));
+    assertEqual(stored, { 'copilot-lens.times': 'local' }, 'only the setting is kept');
+    await page.reload();
+    await waitEngine(page);
+    assertEqual(await page.inputValue('#opt-times'), 'local', 'remembered on the next visit');
+    assertEqual(errors, [], 'no page errors');
+    return 'UTC 09:00:00, Asia/Tokyo 18:00:00, remembered';
   } finally {
     await browser.close();
   }
@@ -1554,6 +1652,41 @@ test('no secret of the inventory fixture reaches the page: not the DOM of any vi
     noNetworkAfterLoad(net, server, 'secrets');
     const bytes = messages.reduce((n, m) => n + m.text.length, 0);
     return `${unread.length} files never asked for (${unread.join(', ')}); ${secrets.length} secrets (${pieces.length} pieces) absent from ${VIEWS.length} views, ${ids.length} transcripts, ${exportsMade.length} exports (${exportsMade.join(', ')}) and ${messages.length} worker messages (${bytes} characters; ${types.join(', ')})`;
+  } finally {
+    await browser.close();
+  }
+});
+
+test('accessibility: axe-core finds no serious or critical problem on the start screen and in every view of the demo, in the light and the dark theme', async () => {
+  const browser = await launch();
+  try {
+    const { page, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
+    const problems = [];
+    const check = async (where) => {
+      for (const problem of await accessibilityProblems(page)) problems.push({ where, ...problem });
+    };
+    for (const scheme of ['light', 'dark']) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await check(`${scheme} start screen`);
+    }
+    await page.click('#demo');
+    assertEqual(await waitForState(page, ['done', 'error']), 'done', 'the demo is analysed');
+    for (const scheme of ['light', 'dark']) {
+      await page.emulateMedia({ colorScheme: scheme });
+      for (const view of VIEWS) {
+        await showView(page, view);
+        await page.waitForTimeout(100);
+        await check(`${scheme} ${view}`);
+      }
+      await showView(page, 'sessions');
+      await page.click('#view-sessions tbody tr td.c-name button');
+      await page.waitForSelector('#transcript .msg-text');
+      await check(`${scheme} transcript`);
+      await shot(page, `accessibility-${scheme}-transcript.png`);
+    }
+    assertEqual(problems, [], 'no serious or critical accessibility problem');
+    assertEqual(errors, [], 'no page errors');
+    return `${VIEWS.length + 2} screens in two themes, no serious or critical problem`;
   } finally {
     await browser.close();
   }

@@ -77,7 +77,10 @@ export async function render(container, ctx) {
     h('label', null, 'From ', since),
     h('label', null, 'to ', until),
   );
-  add(container, h('h2.view-title', null, 'Usage'), controls, out);
+  const days = ctx.zone && ctx.zone !== 'UTC'
+    ? `Days are grouped in ${ctx.zone}, as chosen in Options (the command line's --timezone ${ctx.zone}).`
+    : 'Days are UTC days, as the counting rules and the command line count them; Options > "Days in" regroups them in another zone.';
+  add(container, h('h2.view-title', null, 'Usage'), h('p#usage-days.muted', null, days), controls, out);
 
   const names = new Map(sessions.map((s) => [s.session_id, s.name]));
   const sessionLink = (id) =>
