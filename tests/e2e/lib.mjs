@@ -343,13 +343,15 @@ const AXE = readFileSync(path.join(ROOT, 'node_modules/axe-core/axe.min.js'), 'u
 
 /**
  * axe-core's serious and critical violations on the page as it is (WCAG 2.1 A and AA rules), as
- * `[{id, impact, help, targets}]`. Evaluated through the DevTools protocol, so the page's CSP
- * (no inline script) is not loosened for it.
+ * `[{id, impact, help, targets}]`; `within`, a selector, keeps to what is inside it. Evaluated
+ * through the DevTools protocol, so the page's CSP (no inline script) is not loosened for it.
  */
-export async function accessibilityProblems(page) {
+export async function accessibilityProblems(page, within = null) {
   if (!(await page.evaluate(() => Boolean(window.axe)))) await page.evaluate(AXE);
-  const results = await page.evaluate(() =>
-    window.axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] }, resultTypes: ['violations'] }),
+  const results = await page.evaluate(
+    (selector) =>
+      window.axe.run(selector ? { include: [selector] } : document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] }, resultTypes: ['violations'] }),
+    within,
   );
   return results.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')

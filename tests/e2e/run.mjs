@@ -1485,6 +1485,19 @@ test('the inventory fixture: the inventory view and the session view show what t
     for (const toggle of toggles) await toggle.click();
     assertEqual(await page.$$eval('#view-inventory tr.tools-used:not([hidden])', (rows) => rows.length), toggles.length, "each server's tools shown on demand");
     await shot(page, 'inventory-tools-used.png');
+    // What these views add passes axe-core, in both themes.
+    const accessibility = [];
+    const checkAccessibility = async (within, what) => {
+      for (const scheme of ['light', 'dark']) {
+        await page.emulateMedia({ colorScheme: scheme });
+        for (const problem of await accessibilityProblems(page, within)) accessibility.push({ where: `${scheme} ${what}`, ...problem });
+      }
+      await page.emulateMedia({ colorScheme: 'light' });
+    };
+    await checkAccessibility('#view-inventory', 'inventory');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await shot(page, 'inventory-view-dark.png');
+    await page.emulateMedia({ colorScheme: 'light' });
 
     // The verdict filters offer the verdicts the data holds; each keeps what has it.
     const idsShown = async (key) => (await inventoryShown(page)).flatMap((p) => (p.sections[key] ? p.sections[key].rows.map((r) => r.id) : []));
@@ -1541,10 +1554,13 @@ test('the inventory fixture: the inventory view and the session view show what t
       if (s.plan !== null && !planShot) {
         await page.click('#session-plan summary');
         await shot(page, 'inventory-session-plan.png');
+        await checkAccessibility('#transcript .transcript-head', 'session with its plan');
         planShot = true;
       }
+      if (s.precreated_unused) await checkAccessibility('#transcript .transcript-head', 'pre-created session');
       await page.click('#transcript-back');
     }
+    assertEqual(accessibility, [], 'no serious or critical accessibility problem in the inventory and session views');
     assertEqual(errors, [], 'no page errors');
     noNetworkAfterLoad(net, server, 'inventory');
     return `${parts.length} parts; ${JSON.stringify(compared)}; ${marked.length} sessions with plan/artifacts/checkpoints/pre-created`;

@@ -223,8 +223,8 @@ const SECTIONS = [
 // The verdict filters: the verdicts the data holds, and for servers those that failed to start.
 const FAILED_TO_START = 'failed_to_start';
 const VERDICT_FILTERS = {
-  server: { label: 'servers', matches: (m, wanted) => (wanted === FAILED_TO_START ? m.failed_to_start > 0 : m.verdict === wanted) },
-  skill: { label: 'skills', matches: (s, wanted) => s.verdict === wanted },
+  server: { label: 'servers', title: 'MCP servers', matches: (m, wanted) => (wanted === FAILED_TO_START ? m.failed_to_start > 0 : m.verdict === wanted) },
+  skill: { label: 'skills', title: 'Skills', matches: (s, wanted) => s.verdict === wanted },
 };
 
 function verdictSelect(id, kind, items) {
@@ -235,7 +235,7 @@ function verdictSelect(id, kind, items) {
   if (kind === 'server' && failed) options.push([FAILED_TO_START, `failed to start (${fmtInt(failed)})`]);
   return h(
     `select#${id}`,
-    { hidden: !items.length, title: `${VERDICT_FILTERS[kind].label} by verdict` },
+    { hidden: !items.length, attrs: { 'aria-label': `${VERDICT_FILTERS[kind].title} by verdict` } },
     h('option', { value: '' }, `all ${VERDICT_FILTERS[kind].label}`),
     options.map(([value, label]) => h('option', { value }, label)),
   );
@@ -249,11 +249,11 @@ export async function render(container, ctx) {
   const agents = [...new Set(parts.map((p) => p.agent.agent))].sort();
   const all = (key) => parts.flatMap((p) => p.agent[key]);
 
-  const home = h('select#inv-home', { hidden: homes.length < 2 }, h('option', { value: '' }, 'all homes'), homes.map((name) => h('option', { value: name }, name)));
-  const agent = h('select#inv-agent', { hidden: agents.length < 2 }, h('option', { value: '' }, 'all agents'), agents.map((name) => h('option', { value: name }, name)));
+  const home = h('select#inv-home', { hidden: homes.length < 2, attrs: { 'aria-label': 'Home' } }, h('option', { value: '' }, 'all homes'), homes.map((name) => h('option', { value: name }, name)));
+  const agent = h('select#inv-agent', { hidden: agents.length < 2, attrs: { 'aria-label': 'Agent' } }, h('option', { value: '' }, 'all agents'), agents.map((name) => h('option', { value: name }, name)));
   const server = verdictSelect('inv-server-verdict', 'server', all('mcp_servers'));
   const skill = verdictSelect('inv-skill-verdict', 'skill', all('skills'));
-  const text = h('input#inv-filter', { type: 'search', placeholder: 'Filter: name, path, text…' });
+  const text = h('input#inv-filter', { type: 'search', placeholder: 'Filter: name, path, text…', attrs: { 'aria-label': 'Filter the inventory' } });
   const out = h('div#inventory-parts');
   add(
     container,
