@@ -120,7 +120,9 @@ function sortKeys(object) {
 }
 
 async function download(page, trigger) {
-  const [file] = await Promise.all([page.waitForEvent('download'), trigger()]);
+  const [file] = await Promise.all([page.waitForEvent('download'), trigger()]).catch(async (error) => {
+    throw new Error(`${error.message}; the exports say: ${await page.evaluate(() => document.getElementById('export-status')?.textContent)}`);
+  });
   const target = path.join(TMP, `${Date.now()}-${file.suggestedFilename()}`);
   await file.saveAs(target);
   return { name: file.suggestedFilename(), text: readFileSync(target, 'utf8') };
@@ -1625,12 +1627,16 @@ test('no secret of the inventory fixture reaches the page: not the DOM of any vi
       scan(`export ${file.name}`, file.text);
       exportsMade.push(file.name);
     }
-    // The report to share, again with every transcript in it.
+    // The report to share, again with every transcript in it. (Each download follows a click
+    // on the tab, as exportFile's do: without it, one download in several never came although
+    // the page had made the file; Chromium holds back a page's repeated downloads.)
+    await showView(page, 'exports');
     await page.$$eval('#report-sessions option', (options) => options.forEach((o) => (o.selected = true)));
     const withTranscripts = await download(page, () => page.click('#make-report'));
     scan(`export ${withTranscripts.name} with every transcript`, withTranscripts.text);
     exportsMade.push(`${withTranscripts.name} with every transcript`);
     for (const id of await page.$$eval('#export-session option', (options) => options.map((o) => o.value))) {
+      await showView(page, 'exports');
       await page.selectOption('#export-session', id);
       const file = await download(page, () => page.click('#view-exports button[data-export="session.md"]'));
       scan(`export ${file.name}`, file.text);
