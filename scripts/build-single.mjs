@@ -17,10 +17,14 @@ const WWW = path.join(ROOT, 'www');
 const out = path.resolve(process.argv[2] || path.join(ROOT, 'dist/copilot-lens.html'));
 const read = (relative, encoding = 'utf8') => readFileSync(path.join(WWW, relative), encoding);
 
-/** Text safe inside a <script> element: no end tag, no comment opener. */
+/**
+ * Script text safe inside a <script> element: no end tag, no comment opener, no start tag. Each
+ * `<` of those is written `\x3C`, which means `<` in a JavaScript string, template or regular
+ * expression alike (marked's HTML patterns hold them).
+ */
 function scriptSafe(text, name) {
-  const safe = text.replace(/<\/script/gi, '<\\/script');
-  if (/<!--|<script/i.test(safe)) throw new Error(`${name}: contains <!-- or <script, which an inline script cannot hold`);
+  const safe = text.replace(/<(?=\/script|!--|script)/gi, '\\x3C');
+  if (/<\/script|<!--|<script/i.test(safe)) throw new Error(`${name}: still holds an end tag or a comment opener`);
   return safe;
 }
 
@@ -57,6 +61,14 @@ function bundle(entry) {
       return `const { ${names.join(', ')} } = ${id};`;
     });
     source = source.replace(/^export\s+(?=async\s+function|function|class|const|let)/gm, '');
+    // An export list (`export{local as name,...}`, as a minified vendor module ends): its names.
+    source = source.replace(/(^|;)\s*export\s*\{([^}]*)\};?/m, (_, before, list) => {
+      for (const pair of list.split(',').map((part) => part.trim()).filter(Boolean)) {
+        const [local, name = local] = pair.split(/\s+as\s+/);
+        exported.push(name === local ? local : `${name}: ${local}`);
+      }
+      return before;
+    });
     if (/^export\s/m.test(source)) throw new Error(`${file}: an export form this joiner does not know`);
     const name = path.relative(WWW, file);
     parts.push(`// ---- ${name}\nconst ${ids.get(file)} = (() => {\n${source}\nreturn { ${exported.join(', ')} };\n})();\n`);

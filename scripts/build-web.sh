@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/setup.sh
-[ -d node_modules/binaryen ] && [ -d node_modules/chart.js ] || npm install --no-audit --no-fund --silent
+[ -d node_modules/binaryen ] && [ -d node_modules/chart.js ] && [ -d node_modules/marked ] || npm install --no-audit --no-fund --silent
 
 profile=release
 if [ "${1:-}" = "--dev" ]; then profile=wasm-dev; fi
@@ -21,6 +21,8 @@ if [ "$profile" = release ]; then
 fi
 cp node_modules/chart.js/dist/chart.umd.min.js www/vendor/chart.umd.min.js
 cp node_modules/chart.js/LICENSE.md www/vendor/chart.js-LICENSE.md
+cp node_modules/marked/lib/marked.esm.js www/vendor/marked.esm.js
+cp node_modules/marked/LICENSE www/vendor/marked-LICENSE.md
 
 demo=www/demo/copilot-demo.zip
 if [ ! -f $demo ] || [ scripts/gen-corpus.py -nt $demo ] || [ scripts/make-demo.sh -nt $demo ] || [ scripts/lib/vscode_chat.py -nt $demo ]; then

@@ -2,7 +2,7 @@
 # Installs what the build and the tests need, idempotently: the wasm32 target, clang (SQLite is
 # compiled from C for wasm32), Debian's Chromium for the browser tests, wasm-bindgen-cli at the
 # version pinned in Cargo.toml, and the npm packages of package.json (binaryen's wasm-opt,
-# chart.js, playwright-core, axe-core for the accessibility checks).
+# chart.js, marked, playwright-core, axe-core for the accessibility checks).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,6 +27,6 @@ if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $WASM_BINDGEN_VERS
   cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
 fi
 
-if [ ! -d node_modules/binaryen ] || [ ! -d node_modules/chart.js ] || [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/axe-core ]; then
+if [ ! -d node_modules/binaryen ] || [ ! -d node_modules/chart.js ] || [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/axe-core ] || [ ! -d node_modules/marked ]; then
   npm ci --no-audit --no-fund
 fi

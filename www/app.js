@@ -201,13 +201,19 @@ function makeContext(gen, result, zone) {
     },
     alive: () => gen === analysisGen && lens.state === 'done',
     download,
-    async openSession(id) {
+    /** A session's transcript, at the row of table index `index` when given. */
+    async openSession(id, index = null) {
       await showView('sessions');
-      await sessions.open(id, context);
+      await sessions.open(id, context, index);
     },
     async showTimeline(filter) {
       await showView('timeline');
       await timeline.applyFilter(filter, context);
+    },
+    /** The timeline filtered as asked, scrolled to the row at `position` and showing it. */
+    async showTimelineRow(filter, position) {
+      await showView('timeline');
+      await timeline.showRow(filter, position, context);
     },
   };
   return context;
@@ -220,6 +226,7 @@ function showView(id) {
   for (const button of document.querySelectorAll('#tabs button')) {
     const on = button.dataset.view === id;
     button.setAttribute('aria-selected', String(on));
+    button.tabIndex = on ? 0 : -1;
     button.classList.toggle('active', on);
   }
   for (const name of Object.keys(VIEWS)) $(`view-${name}`).hidden = name !== id;
@@ -253,7 +260,7 @@ const rendering = {};
   $('opt-times').value = timeDisplay();
   $('opt-times').addEventListener('change', (event) => {
     setTimeDisplay(event.target.value);
-    for (const name of Object.keys(VIEWS)) delete $(`view-${name}`).dataset.rendered;
+    for (const name of Object.keys(VIEWS)) clear($(`view-${name}`)).dataset.rendered = '';
     if (ctx && activeView) showView(activeView);
   });
 }
@@ -261,6 +268,18 @@ const rendering = {};
 for (const button of document.querySelectorAll('#tabs button')) {
   button.addEventListener('click', () => showView(button.dataset.view));
 }
+// The tabs as a keyboard expects them: arrows, Home and End move between them and show the view.
+$('tabs').addEventListener('keydown', (event) => {
+  const tabs = [...document.querySelectorAll('#tabs button')];
+  const at = tabs.indexOf(document.activeElement);
+  if (at < 0) return;
+  const to = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: tabs.length - 1 }[event.key];
+  if (to === undefined) return;
+  event.preventDefault();
+  const tab = tabs[(to + tabs.length) % tabs.length];
+  tab.focus();
+  showView(tab.dataset.view);
+});
 
 // ---- input -------------------------------------------------------------------------------------
 

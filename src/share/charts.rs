@@ -30,7 +30,10 @@ pub fn bars(title: &str, points: &[(String, f64)], unit: &str) -> String {
             escape(unit)
         );
     }
-    labels(&mut svg, points.iter().map(|(label, _)| label.as_str()), step);
+    if let (Some((first, _)), Some((last, _))) = (points.first(), points.last()) {
+        let last = (points.len() > 1).then_some((last.as_str(), LEFT + points.len() as f64 * step));
+        labels(&mut svg, (first, LEFT), last);
+    }
     svg.push_str("</svg>");
     svg
 }
@@ -41,6 +44,7 @@ pub fn cumulative(
     days: &[(String, f64)],
     allowance: Option<f64>,
     projection: Option<(usize, f64)>,
+    last_day: &str,
 ) -> String {
     let last_index = projection.map_or(days.len().saturating_sub(1), |(index, _)| index);
     let max = days
@@ -78,7 +82,10 @@ pub fn cumulative(
             number(allowance)
         );
     }
-    labels(&mut svg, days.iter().map(|(label, _)| label.as_str()), step);
+    if let Some((first, _)) = days.first() {
+        let last = (last_index > 0).then(|| (last_day, x(last_index) + step / 2.0));
+        labels(&mut svg, (first, LEFT), last);
+    }
     svg.push_str("</svg>");
     svg
 }
@@ -104,18 +111,12 @@ fn axis(svg: &mut String, max: f64, unit: &str) {
         write!(svg, r#"<text class="tick" x="{}" y="{base}" text-anchor="end">0 {}</text>"#, LEFT - 6.0, escape(unit));
 }
 
-/// The first and last labels under the axis (a label per bar would not fit).
-fn labels<'a>(svg: &mut String, labels: impl Iterator<Item = &'a str>, step: f64) {
-    let labels: Vec<&str> = labels.collect();
+/// The first and last labels under the axis, at their places (a label per day would not fit).
+fn labels(svg: &mut String, (first, at): (&str, f64), last: Option<(&str, f64)>) {
     let y = HEIGHT - 6.0;
-    if let Some(first) = labels.first() {
-        let _ = write!(svg, r#"<text class="tick" x="{LEFT}" y="{y}">{}</text>"#, escape(first));
-    }
-    if labels.len() > 1
-        && let Some(last) = labels.last()
-    {
-        let x = LEFT + labels.len() as f64 * step;
-        let _ = write!(svg, r#"<text class="tick" x="{x:.1}" y="{y}" text-anchor="end">{}</text>"#, escape(last));
+    let _ = write!(svg, r#"<text class="tick" x="{at:.1}" y="{y}">{}</text>"#, escape(first));
+    if let Some((last, at)) = last {
+        let _ = write!(svg, r#"<text class="tick" x="{at:.1}" y="{y}" text-anchor="end">{}</text>"#, escape(last));
     }
 }
 
@@ -165,7 +166,7 @@ mod tests {
         assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
         assert_eq!(svg.matches("<rect").count(), 2);
         assert!(!svg.contains("<b>") && svg.contains("&lt;b&gt;"));
-        let line = cumulative("Month", &[("1".into(), 1.0), ("2".into(), 3.0)], Some(10.0), Some((29, 45.0)));
+        let line = cumulative("Month", &[("1".into(), 1.0), ("2".into(), 3.0)], Some(10.0), Some((29, 45.0)), "30");
         assert!(line.contains("polyline") && line.contains("projection") && line.contains("allowance"));
     }
 }

@@ -172,7 +172,15 @@ fn month(out: &mut String, outputs: &Outputs, options: &ShareOptions) {
     let days: Vec<(String, f64)> = month.days.iter().map(|day| (day.day.clone(), day.cumulative)).collect();
     if !days.is_empty() {
         let projection = month.projected.map(|projected| (month.days_in_month as usize - 1, projected));
-        out.push_str(&charts::cumulative("Credits used since the month began", &days, month.allowance, projection));
+        let last_day = format!("{}-{:02}", month.month, month.days_in_month);
+        let last = if projection.is_some() { last_day.as_str() } else { month.as_of.as_str() };
+        out.push_str(&charts::cumulative(
+            "Credits used since the month began",
+            &days,
+            month.allowance,
+            projection,
+            last,
+        ));
     }
 }
 
@@ -209,6 +217,12 @@ fn usage_tables(out: &mut String, outputs: &Outputs, options: &ShareOptions) {
         let mut rows: Vec<Vec<String>> = usage.rows.iter().map(|row| usage_cells(group(row), row)).collect();
         for (kind, total) in &usage.totals {
             rows.push(usage_cells(format!("total ({})", kind_name(*kind)), total));
+        }
+        if by == GroupBy::Model {
+            // The model table has no group column: its totals say what they are where the model is.
+            for (row, kind) in rows.iter_mut().skip(usage.rows.len()).zip(usage.totals.keys()) {
+                row[1] = format!("total ({})", kind_name(*kind));
+            }
         }
         let first = if by == GroupBy::Model { "" } else { "group" };
         let head = [

@@ -1700,15 +1700,116 @@ test('accessibility: axe-core finds no serious or critical problem on the start 
         await page.waitForTimeout(100);
         await check(`${scheme} ${view}`);
       }
-      await showView(page, 'sessions');
-      await page.click('#view-sessions tbody tr td.c-name button');
-      await page.waitForSelector('#transcript .msg-text');
+    }
+    await showView(page, 'sessions');
+    await page.click('#view-sessions tbody tr td.c-name button');
+    await page.waitForSelector('#transcript .msg-text');
+    for (const scheme of ['light', 'dark']) {
+      await page.emulateMedia({ colorScheme: scheme });
       await check(`${scheme} transcript`);
       await shot(page, `accessibility-${scheme}-transcript.png`);
     }
     assertEqual(problems, [], 'no serious or critical accessibility problem');
     assertEqual(errors, [], 'no page errors');
     return `${VIEWS.length + 2} screens in two themes, no serious or critical problem`;
+  } finally {
+    await browser.close();
+  }
+});
+
+test('the page works from the keyboard: the demo started with Enter, the tabs by arrows, a session opened and closed, the exports reached', async () => {
+  const browser = await launch();
+  try {
+    const { page, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
+    const focused = () => page.evaluate(() => document.activeElement && (document.activeElement.id || document.activeElement.textContent.trim().slice(0, 40)));
+    let reached = false;
+    for (let step = 0; step < 15 && !reached; step++) {
+      await page.keyboard.press('Tab');
+      reached = (await focused()) === 'demo';
+    }
+    assert(reached, 'Tab reaches the demo button');
+    await page.keyboard.press('Enter');
+    assertEqual(await waitForState(page, ['done', 'error']), 'done', 'Enter started the demo');
+    await page.focus('#tab-overview');
+    await page.keyboard.press('ArrowRight');
+    assertEqual(await focused(), 'tab-usage', 'ArrowRight moves to the next tab');
+    assert(await page.isVisible('#view-usage'), 'and shows its view');
+    await page.keyboard.press('End');
+    assertEqual(await focused(), 'tab-exports', 'End moves to the last tab');
+    assert(await page.isVisible('#view-exports'), 'the exports view is shown');
+    await page.keyboard.press('ArrowRight');
+    assertEqual(await focused(), 'tab-overview', 'the arrows wrap around');
+    await page.focus('#tab-sessions');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#view-sessions td.c-name button');
+    await page.focus('#view-sessions td.c-name button');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#transcript .msg-text');
+    await page.focus('#transcript-back');
+    await page.keyboard.press('Enter');
+    assert(await page.isHidden('#transcript'), 'the transcript closes from the keyboard');
+    // The timeline's rows: focused, moved through with the arrows, opened with Enter.
+    await page.focus('#tab-timeline');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#tl-scroll .vt-row[data-filled]:not([data-filled=""])');
+    await page.focus('#tl-scroll');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowDown');
+    assertEqual(await page.evaluate(() => document.activeElement.dataset.position), '1', 'the arrows move from row to row');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#tl-detail:not([hidden])');
+    assert((await page.textContent('#tl-detail .detail-head')).startsWith('Row 2 of'), 'Enter opens the focused row');
+    assertEqual(errors, [], 'no page errors');
+    return 'demo, tabs, a session and back, all by keyboard';
+  } finally {
+    await browser.close();
+  }
+});
+
+test('readable transcripts: Markdown replies, an edit as a diff, long output folded to its first lines, and a row shown in the timeline and back', async () => {
+  const browser = await launch();
+  try {
+    const { page, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
+    await page.click('#demo');
+    assertEqual(await waitForState(page, ['done', 'error']), 'done', 'the demo is analysed');
+    // The session of the demo with an apply_patch call.
+    const rows = native(DEMO).rowsJsonl.split('\n').filter(Boolean).map((line) => JSON.parse(line));
+    const patch = rows.find((r) => r.tool_name === 'apply_patch' && r.turn_type === 'tool_result');
+    await showView(page, 'sessions');
+    const showAll = await page.$('#view-sessions button.link:text("Show all")');
+    if (showAll) await showAll.click();
+    await page.click(`#view-sessions td.c-name button[title="${patch.session_id}"]`);
+    await page.waitForSelector('#transcript[data-loaded]');
+    assert(await page.$('#conversation .msg.assistant .md p'), 'replies are Markdown paragraphs');
+    assert(await page.$('#conversation .msg.assistant .md pre.md-code code'), 'fenced code is a code block, not literal backticks');
+    const literalFences = await page.$$eval('#conversation .msg .md p', (ps) => ps.filter((p) => p.textContent.includes('```')).length);
+    assertEqual(literalFences, 0, 'no literal ``` left in a paragraph');
+    const diff = await page.$eval('#conversation pre.diff', (pre) => ({ added: pre.querySelectorAll('.d-add').length, removed: pre.querySelectorAll('.d-del').length, label: pre.getAttribute('aria-label') }));
+    assert(diff.added > 0 && diff.label.startsWith('diff:'), `an edit shows as a diff: ${JSON.stringify(diff)}`);
+    const fold = await page.$('#conversation .show-all');
+    if (fold) {
+      const label = await fold.textContent();
+      const before = await fold.evaluate((button) => button.previousElementSibling.textContent.split('\n').length);
+      await fold.evaluate((button) => button.closest('details') && (button.closest('details').open = true));
+      await fold.click();
+      const after = await page.evaluate(() => document.querySelector('#conversation .folded').textContent.split('\n').length);
+      assert(before <= 21 && after > before, `long output folded to its first lines, then whole (${label}: ${before} -> ${after})`);
+    }
+    // A prompt of the transcript in the timeline: the same row, its detail open.
+    const prompt = await page.$('#conversation .msg.user');
+    const index = await prompt.getAttribute('data-index');
+    await prompt.$eval('button.to-timeline', (button) => button.click());
+    await page.waitForSelector('#tl-detail:not([hidden])');
+    assertEqual(await page.inputValue('#tl-session'), patch.session_id, 'the timeline shows that session');
+    const promptText = await prompt.$eval('.md', (md) => md.textContent);
+    const detailText = await page.textContent('#tl-detail .detail-text');
+    assertEqual(detailText.slice(0, 30), promptText.slice(0, 30), 'the detail is the same row');
+    await page.click('#tl-to-transcript');
+    await page.waitForSelector('#conversation .focus-row');
+    assertEqual(await page.$eval('#conversation .focus-row', (el) => el.dataset.index), index, 'and back to the same row in the transcript');
+    await shot(page, 'transcript-markdown-diff.png');
+    assertEqual(errors, [], 'no page errors');
+    return `a diff of ${diff.added} added and ${diff.removed} removed lines; timeline row ${index} and back`;
   } finally {
     await browser.close();
   }
@@ -1762,13 +1863,21 @@ test('hostile HTML in prompts, tool output, names and file names never executes 
     assertEqual(probe.scripts, before, 'no script element added');
     assertEqual(probe.embedded, 0, 'no img, iframe, object, embed, svg, style or form element in the page');
     assertEqual(probe.handlers, [], 'no inline event handler attribute anywhere');
-    assertEqual(probe.links, [], 'no link in the page (downloads use a removed anchor)');
+    assertEqual(probe.links, [], 'no link in the page (downloads use a removed anchor; Markdown links are text)');
+    assert(await page.$('#conversation .md code'), 'the prompts and replies are rendered as Markdown');
     for (const text of [
       'onerror="window.__pwned=4"',
       '<script>window.__pwned=5</script>',
       '<svg onload=window.__pwned=7>',
       '</pre></details><img src=x onerror=window.__pwned=15>',
       '<img src=x onerror=window.__pwned=32>.txt',
+      // Markdown: links and images are text beside their addresses, HTML in code and blocks is text.
+      'click me <javascript:window.__pwned=40>',
+      '[image: pixel] <https://evil.example/p.png?__pwned=41>',
+      '<img src=x onerror=window.__pwned=42>',
+      '<script>window.__pwned=43</script>',
+      '<div onmouseover="window.__pwned=44">hover me</div>',
+      'ref link <javascript:window.__pwned=45>',
     ]) {
       assert(probe.text.includes(text), `shown as text: ${text}`);
     }

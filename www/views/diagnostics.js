@@ -169,8 +169,8 @@ export async function render(container, ctx) {
 function filesSection(report) {
   const statuses = [...new Set(report.files.map((f) => f.status))].sort();
   const kinds = [...new Set(report.files.map((f) => f.kind))].sort();
-  const status = h('select#diag-status', null, h('option', { value: '' }, 'every status'), statuses.map((s) => h('option', { value: s }, s)));
-  const kind = h('select#diag-kind', null, h('option', { value: '' }, 'every kind'), kinds.map((k) => h('option', { value: k }, k)));
+  const status = h('select#diag-status', { attrs: { 'aria-label': 'Status' } }, h('option', { value: '' }, 'every status'), statuses.map((s) => h('option', { value: s }, s)));
+  const kind = h('select#diag-kind', { attrs: { 'aria-label': 'Kind' } }, h('option', { value: '' }, 'every kind'), kinds.map((k) => h('option', { value: k }, k)));
   const text = h('input#diag-filter', { type: 'search', placeholder: 'path contains…' });
   const out = h('div');
   let all = false;

@@ -19,7 +19,7 @@ export async function render(container, ctx) {
   };
   const sessionSelect = h(
     'select#export-session',
-    null,
+    { attrs: { 'aria-label': 'Session' } },
     [...sessions]
       .filter((s) => s.events_log || s.prompts)
       .sort((a, b) => (b.first_event || b.created_at || '').localeCompare(a.first_event || a.created_at || ''))

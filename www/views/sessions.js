@@ -65,13 +65,13 @@ export async function render(container, ctx) {
   const state = { sort: 'started', desc: true, text: '', project: '', home: '', agent: '', all: false };
   const filter = h('input#session-filter', { type: 'search', placeholder: 'Filter: name, id, project, branch, model…' });
   const projects = [...new Set(list.map((s) => s.project_path).filter(Boolean))].sort();
-  const project = h('select#session-project', null, h('option', { value: '' }, 'all projects'), projects.map((p) => h('option', { value: p }, p)));
+  const project = h('select#session-project', { attrs: { 'aria-label': 'Project' } }, h('option', { value: '' }, 'all projects'), projects.map((p) => h('option', { value: p }, p)));
   // Several homes (machines, or the same data given twice): which holds the session.
   const homes = [...new Set(list.flatMap((s) => s.homes || []))].sort();
   const home = h('select#session-home', { hidden: homes.length < 2 }, h('option', { value: '' }, 'all homes'), homes.map((p) => h('option', { value: p }, p)));
   // Several agents (Copilot CLI, VS Code, ...): whose session it is.
   const agents = [...new Set(list.map((s) => s.agent).filter(Boolean))].sort();
-  const agent = h('select#session-agent', { hidden: agents.length < 2 }, h('option', { value: '' }, 'all agents'), agents.map((a) => h('option', { value: a }, a)));
+  const agent = h('select#session-agent', { hidden: agents.length < 2, attrs: { 'aria-label': 'Agent' } }, h('option', { value: '' }, 'all agents'), agents.map((a) => h('option', { value: a }, a)));
   const count = h('span.muted');
   const tbody = h('tbody');
   const more = h('p');
@@ -137,8 +137,8 @@ export async function render(container, ctx) {
   draw();
 }
 
-/** Shows one session's transcript (the Sessions view must be rendered). */
-export async function open(sessionId, ctx) {
+/** Shows one session's transcript (the Sessions view must be rendered), at a row if given. */
+export async function open(sessionId, ctx, index = null) {
   if (!view || view.ctx !== ctx) return;
   const { listBox, transcript } = view;
   listBox.hidden = true;
@@ -147,7 +147,7 @@ export async function open(sessionId, ctx) {
   const back = h('button#transcript-back.button.small', { on: { click: () => ((transcript.hidden = true), (listBox.hidden = false)) } }, '← All sessions');
   // When the list is shown again (the Sessions tab), the transcript stays until Back.
   add(transcript, back);
-  await renderTranscript(transcript, ctx, sessionId);
+  await renderTranscript(transcript, ctx, sessionId, index);
 }
 
 export function shown() {}

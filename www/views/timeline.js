@@ -31,7 +31,7 @@ export async function render(container, ctx) {
 
   const typeBoxes = TYPES.map((type) => h('input', { type: 'checkbox', value: type, dataset: { type } }));
   const select = (id, label, values) =>
-    h(`select#${id}`, { title: label }, h('option', { value: '' }, `all ${label}`), values.map((v) => h('option', { value: v }, v)));
+    h(`select#${id}`, { title: label, attrs: { 'aria-label': label } }, h('option', { value: '' }, `all ${label}`), values.map((v) => h('option', { value: v }, v)));
   // Several agents (Copilot CLI, VS Code, ...): whose rows; hidden with one, as the Sessions view's homes.
   const agent = select('tl-agent', 'agents', facets.agents);
   agent.hidden = facets.agents.length < 2;
@@ -49,7 +49,7 @@ export async function render(container, ctx) {
   const head = h('div.vt-head', null, COLUMNS.map(([key, label]) => h(`div.vt-cell.c-${key}`, null, label)));
   const spacer = h('div.vt-spacer');
   const layer = h('div.vt-layer');
-  const scroller = h('div#tl-scroll.vt-scroll', { tabIndex: 0, attrs: { role: 'grid', 'aria-label': 'timeline rows' } }, spacer, layer);
+  const scroller = h('div#tl-scroll.vt-scroll', { tabIndex: 0, attrs: { role: 'region', 'aria-label': 'timeline rows' } }, spacer, layer);
   const detail = h('div#tl-detail.tl-detail', { hidden: true });
 
   add(container, 
@@ -113,6 +113,7 @@ export async function render(container, ctx) {
     readControls();
   });
   scroller.addEventListener('scroll', () => draw(), { passive: true });
+  scroller.addEventListener('keydown', keyboard);
   new ResizeObserver(() => draw()).observe(scroller);
   await setFilter(emptyFilter());
 }
@@ -136,6 +137,19 @@ export async function applyFilter(partial, ctx) {
   const f = { ...emptyFilter(), ...partial };
   writeControls(f);
   await setFilter(f);
+}
+
+/** From a transcript: the rows of `partial`'s filter, scrolled to `position`, its detail open. */
+export async function showRow(partial, position, ctx) {
+  await applyFilter(partial, ctx);
+  const s = state;
+  if (!s || s.ctx !== ctx) return;
+  const { height } = geometry();
+  const full = s.total * ROW_HEIGHT;
+  s.scroller.scrollTop = full <= MAX_HEIGHT ? position * ROW_HEIGHT : (position / Math.max(1, s.total)) * height;
+  await fetchSlice(position);
+  await showDetail(position);
+  s.detail.focus({ preventScroll: true });
 }
 
 async function setFilter(filter) {
@@ -206,6 +220,38 @@ async function fetchSlice(first) {
     await fetchSlice(0);
   }
   draw(false);
+}
+
+/** The rows from the keyboard: arrows (and Page Up/Down, Home, End) move between rows, Enter opens one. */
+function keyboard(event) {
+  const s = state;
+  const focused = document.activeElement && document.activeElement.closest('.vt-row');
+  const at = focused && focused.dataset.position !== undefined ? Number(focused.dataset.position) : -1;
+  if (event.key === 'Enter' && at >= 0) {
+    event.preventDefault();
+    showDetail(at);
+    return;
+  }
+  const page = Math.max(1, Math.floor(s.scroller.clientHeight / ROW_HEIGHT) - 1);
+  const moves = { ArrowDown: at + 1, ArrowUp: at - 1, PageDown: at + page, PageUp: at - page, Home: 0, End: s.total - 1 };
+  if (!(event.key in moves) || !s.total) return;
+  event.preventDefault();
+  focusRow(Math.max(0, Math.min(s.total - 1, moves[event.key])));
+}
+
+/** Scrolls the row at `position` into view and focuses it once it is drawn. */
+function focusRow(position) {
+  const s = state;
+  const { first, visible } = geometry();
+  if (position < first || position > first + visible - 2) {
+    const full = s.total * ROW_HEIGHT;
+    const top = Math.max(0, position - Math.floor(visible / 2));
+    s.scroller.scrollTop = full <= MAX_HEIGHT ? top * ROW_HEIGHT : (top / Math.max(1, s.total)) * geometry().height;
+  }
+  draw();
+  const row = s.pool.find((el) => !el.hidden && el.dataset.position === String(position));
+  if (row) row.focus({ preventScroll: true });
+  else requestAnimationFrame(() => focusRow(position));
 }
 
 function rowElement() {
@@ -284,7 +330,7 @@ async function showDetail(position) {
       ),
     ),
     h('pre.detail-text', null, row.text, row.text_bytes ? ` … (${fmtInt(row.text_bytes)} bytes in all)` : ''),
-    row.session_id ? h('button.button.small', { on: { click: () => s.ctx.openSession(row.session_id) } }, 'Open this session') : null,
+    row.session_id ? h('button#tl-to-transcript.button.small', { on: { click: () => s.ctx.openSession(row.session_id, row.index) } }, 'Show in the transcript') : null,
   );
   s.detail.hidden = false;
 }

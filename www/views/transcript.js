@@ -2,6 +2,8 @@
 // (<details>), permission requests and decisions, model changes and other notes, thinking
 // behind a toggle. Rows come from the worker a page at a time.
 import { add, badge, clear, download, fmtInt, fmtTime, fmtUSD, firstLine, h } from '../dom.js';
+import { diffView, looksLikeDiff } from '../diff.js';
+import { markdown } from '../markdown.js';
 
 /** The mark of a session Copilot Desktop made and nobody prompted (`precreated_unused`). */
 export const PRECREATED = 'pre-created, never used';
@@ -9,9 +11,30 @@ export const PRECREATED = 'pre-created, never used';
 const PAGE = 400;
 const TEXT_LIMIT = 200_000;
 
+/** A prompt's or reply's text, as Markdown. */
 function text(row) {
   const more = row.text_bytes ? h('span.cut', null, ` … (${fmtInt(row.text_bytes)} bytes in all; the whole text is in the exports)`) : null;
-  return h('div.msg-text', null, row.text, more);
+  return h('div.msg-text', null, markdown(row.text), more);
+}
+
+/** Lines of a tool's call or output shown before "Show all". */
+const OUTPUT_LINES = 20;
+
+/** A tool call's or result's text: a diff for an edit, long output folded to its first lines. */
+function toolText(row, className) {
+  const lines = row.text.split('\n');
+  const cut = row.text_bytes ? ` … (${fmtInt(row.text_bytes)} bytes)` : '';
+  const asDiff = looksLikeDiff(row.text);
+  const draw = (count) => (asDiff ? diffView(row.text, count) : h(`pre.${className}`, null, lines.slice(0, count).join('\n'), count >= lines.length ? cut : ''));
+  if (lines.length <= OUTPUT_LINES + 5) return [asDiff ? diffView(row.text) : h(`pre.${className}`, null, row.text, cut)];
+  const body = h('div.folded', null, draw(OUTPUT_LINES));
+  const open = h('button.button.small.show-all', { on: { click: () => (body.replaceChildren(draw(Infinity)), open.remove()) } }, `Show all ${fmtInt(lines.length)} lines`);
+  return [body, open];
+}
+
+/** A button that shows this row of the transcript in the timeline. */
+function inTimeline(ctx, sessionId, position) {
+  return h('button.link.to-timeline', { title: 'Show this row in the timeline', on: { click: () => ctx.showTimelineRow({ session_id: sessionId }, position) } }, 'timeline');
 }
 
 function meta(row, ...extra) {
@@ -31,7 +54,7 @@ const SYSTEM_SHOW = {
 };
 const NOTE = ['note', 'note'];
 
-export async function renderTranscript(container, ctx, sessionId) {
+export async function renderTranscript(container, ctx, sessionId, index = null) {
   const sessions = await ctx.get('sessions', 'sessions');
   const session = sessions.find((s) => s.session_id === sessionId);
   const showThinking = h('input#show-thinking', { type: 'checkbox' });
@@ -100,39 +123,42 @@ export async function renderTranscript(container, ctx, sessionId) {
   let total = 0;
   let thinkingRows = 0;
 
-  const addRow = (row) => {
+  // `position` is the row's place in the session's rows: the timeline's, filtered by session.
+  const addRow = (row, position) => {
+    const dataset = { index: row.index, position };
+    const jump = inTimeline(ctx, sessionId, position);
     switch (row.turn_type) {
       case 'user':
-        add(conversation, h('div.msg.user', { dataset: { index: row.index } }, meta(row, h('strong', null, 'Prompt')), text(row)));
+        add(conversation, h('div.msg.user', { dataset }, meta(row, h('strong', null, 'Prompt'), jump), text(row)));
         break;
       case 'assistant':
-        add(conversation, h('div.msg.assistant', { dataset: { index: row.index } }, meta(row, h('strong', null, 'Copilot'), row.model ? badge(row.model) : null), text(row)));
+        add(conversation, h('div.msg.assistant', { dataset }, meta(row, h('strong', null, 'Copilot'), row.model ? badge(row.model) : null, jump), text(row)));
         break;
       case 'thinking':
         thinkingRows++;
-        add(conversation, h('div.msg.thinking', { dataset: { index: row.index } }, meta(row, h('strong', null, 'Thinking')), text(row)));
+        add(conversation, h('div.msg.thinking', { dataset }, meta(row, h('strong', null, 'Thinking'), jump), text(row)));
         break;
       case 'tool_use': {
         const details = h(
           'details.tool',
-          { dataset: { index: row.index, toolUseId: row.tool_use_id } },
+          { dataset: { ...dataset, toolUseId: row.tool_use_id } },
           h('summary', null, h('span.tool-name', null, row.tool_name || 'tool'), ' ', h('span.tool-first', null, firstLine(row.text, 120)), h('span.tool-status', null, ' · no result')),
-          meta(row, h('span.mono', null, row.tool_use_id)),
+          meta(row, h('span.mono', null, row.tool_use_id), jump),
           h('div.tool-label', null, 'Call'),
-          h('pre', null, row.text, row.text_bytes ? ` … (${fmtInt(row.text_bytes)} bytes)` : ''),
+          ...toolText(row, 'call'),
         );
         if (row.tool_use_id) calls.set(row.tool_use_id, details);
         add(conversation, details);
         break;
       }
       case 'tool_result': {
-        const result = [h('div.tool-label', null, `Result (${fmtTime(row.timestamp_utc)})`), h('pre.result', null, row.text, row.text_bytes ? ` … (${fmtInt(row.text_bytes)} bytes)` : '')];
+        const result = [h('div.tool-label', { dataset }, `Result (${fmtTime(row.timestamp_utc)}) `, jump), ...toolText(row, 'result')];
         const call = row.tool_use_id && calls.get(row.tool_use_id);
         if (call) {
           add(call, ...result);
           call.querySelector('.tool-status').textContent = ' · ' + firstLine(row.text, 60);
         } else {
-          add(conversation, h('details.tool', { dataset: { index: row.index } }, h('summary', null, h('span.tool-name', null, row.tool_name || 'tool'), ' result ', h('span.tool-first', null, firstLine(row.text, 120))), ...result));
+          add(conversation, h('details.tool', { dataset }, h('summary', null, h('span.tool-name', null, row.tool_name || 'tool'), ' result ', h('span.tool-first', null, firstLine(row.text, 120))), ...result));
         }
         break;
       }
@@ -142,7 +168,7 @@ export async function renderTranscript(container, ctx, sessionId) {
         const body = long
           ? h('details.sys-text', null, h('summary', null, firstLine(row.text, 160)), h('pre', null, row.text))
           : h('span.sys-text', null, row.text);
-        add(conversation, h('div.sys', { class: kind, dataset: { index: row.index } }, h('span.sys-label', null, label), h('span.sys-time', null, fmtTime(row.timestamp_utc)), body));
+        add(conversation, h('div.sys', { class: kind, dataset }, h('span.sys-label', null, label), h('span.sys-time', null, fmtTime(row.timestamp_utc)), body, jump));
       }
     }
   };
@@ -151,7 +177,7 @@ export async function renderTranscript(container, ctx, sessionId) {
     const page = await ctx.call('rows', { session_id: sessionId }, loaded, PAGE, TEXT_LIMIT);
     if (!ctx.alive()) return;
     total = page.total;
-    for (const row of page.rows) addRow(row);
+    page.rows.forEach((row, i) => addRow(row, loaded + i));
     loaded += page.rows.length;
     status.textContent = `${fmtInt(total)} rows${thinkingRows ? `, ${fmtInt(thinkingRows)} of them thinking` : ''}.` + (ctx.summary && !thinkingRows ? ' Thinking rows appear when the analysis includes the model\u2019s reasoning (Options).' : '');
     clear(more);
@@ -160,6 +186,20 @@ export async function renderTranscript(container, ctx, sessionId) {
     }
   };
   await load();
+  if (index !== null) {
+    // A row shown from the timeline: the pages before it are loaded too.
+    const find = () => conversation.querySelector(`[data-index="${index}"]`);
+    while (!find() && loaded < total && ctx.alive()) await load();
+    const target = find();
+    if (target) {
+      const folded = target.closest('details');
+      if (folded) folded.open = true;
+      target.classList.add('focus-row');
+      target.tabIndex = -1;
+      target.scrollIntoView({ block: 'center' });
+      target.focus({ preventScroll: true });
+    }
+  }
   container.dataset.loaded = sessionId;
 }
 

@@ -67,7 +67,7 @@ export async function render(container, ctx) {
   // Several agents (Copilot CLI, VS Code, ...): one agent's figures; hidden with one, as the
   // Sessions view's homes.
   const agents = [...new Set(sessions.map((s) => s.agent).filter(Boolean))].sort();
-  const agent = h('select#usage-agent', { hidden: agents.length < 2 }, h('option', { value: '' }, 'all agents'), agents.map((a) => h('option', { value: a }, a)));
+  const agent = h('select#usage-agent', { hidden: agents.length < 2, attrs: { 'aria-label': 'Agent' } }, h('option', { value: '' }, 'all agents'), agents.map((a) => h('option', { value: a }, a)));
   const out = h('div');
   const controls = h(
     'div.controls',
