@@ -105,8 +105,11 @@ export function firstLine(text, max = 200) {
   return line.length > max ? line.slice(0, max) + '…' : line;
 }
 
-/** A table from column specs: {label, value(row) -> text|Node, num?: bool, sort?: key}. */
-export function table(columns, rows, { className = '', empty = 'Nothing here.' } = {}) {
+/**
+ * A table from column specs: {label, value(row) -> text|Node, num?: bool, sort?: key}; `row(row)`
+ * gives a row's props (its dataset, say), `after(row, columnCount)` a row to put after it, or null.
+ */
+export function table(columns, rows, { className = '', empty = 'Nothing here.', row: rowProps = null, after = null } = {}) {
   if (!rows.length) return h('p.empty', null, empty);
   return h(
     'table.data' + (className ? '.' + className : ''),
@@ -115,13 +118,14 @@ export function table(columns, rows, { className = '', empty = 'Nothing here.' }
     h(
       'tbody',
       null,
-      rows.map((row) =>
+      rows.map((row) => [
         h(
           'tr',
-          null,
+          rowProps && rowProps(row),
           columns.map((c) => h('td', { class: c.num ? 'num' : c.className || '' }, c.value(row))),
         ),
-      ),
+        after && after(row, columns.length),
+      ]),
     ),
   );
 }

@@ -102,15 +102,21 @@ export function nativeRefusal(input) {
   return run.stderr.replace(/^copilot-lens: /, '').trimEnd();
 }
 
-/** Runs the native CLI: `analyze` into a temp dir and `usage --json`; returns the outputs. */
-export function native(input, { includeThinking = false } = {}) {
+/**
+ * Runs the native CLI: `analyze` into a temp dir and `usage --json`; returns the outputs.
+ * `byName`: the input is given by its name from the folder holding it, as the page names a
+ * picked folder, so that the homes' labels (and the outputs naming them) are the page's.
+ */
+export function native(input, { includeThinking = false, byName = false } = {}) {
   const out = mkdtempSync(path.join(os.tmpdir(), 'copilot-lens-native-'));
   const started = process.hrtime.bigint();
-  const args = ['analyze', input, '--out', out];
+  const root = byName ? path.basename(input) : input;
+  const cwd = byName ? path.dirname(input) : undefined;
+  const args = ['analyze', root, '--out', out];
   if (includeThinking) args.push('--include-thinking');
-  const stderr = execFileSync(CLI, args, { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+  const stderr = execFileSync(CLI, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  const usage = JSON.parse(execFileSync(CLI, ['usage', input, '--json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+  const usage = JSON.parse(execFileSync(CLI, ['usage', root, '--json'], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
   const read = (name) => readFileSync(path.join(out, name), 'utf8');
   const rowsPath = path.join(out, 'rows.jsonl');
   const rowsSize = statSync(rowsPath).size;
@@ -124,6 +130,7 @@ export function native(input, { includeThinking = false } = {}) {
     rowsCsvSha: csvShaFromRowsJsonl(rowsPath),
     usageCsv: read('usage.csv'),
     sessionsJsonl: read('sessions.jsonl'),
+    inventoryJson: read('inventory.json'),
     report,
     sessions,
     usage,
@@ -336,13 +343,15 @@ const AXE = readFileSync(path.join(ROOT, 'node_modules/axe-core/axe.min.js'), 'u
 
 /**
  * axe-core's serious and critical violations on the page as it is (WCAG 2.1 A and AA rules), as
- * `[{id, impact, help, targets}]`. Evaluated through the DevTools protocol, so the page's CSP
- * (no inline script) is not loosened for it.
+ * `[{id, impact, help, targets}]`; `within`, a selector, keeps to what is inside it. Evaluated
+ * through the DevTools protocol, so the page's CSP (no inline script) is not loosened for it.
  */
-export async function accessibilityProblems(page) {
+export async function accessibilityProblems(page, within = null) {
   if (!(await page.evaluate(() => Boolean(window.axe)))) await page.evaluate(AXE);
-  const results = await page.evaluate(() =>
-    window.axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] }, resultTypes: ['violations'] }),
+  const results = await page.evaluate(
+    (selector) =>
+      window.axe.run(selector ? { include: [selector] } : document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] }, resultTypes: ['violations'] }),
+    within,
   );
   return results.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')

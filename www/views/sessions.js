@@ -1,6 +1,6 @@
 // Sessions: a sortable, filterable list; opening one shows its transcript (transcript.js).
 import { add, badge, clear, fmtInt, fmtTime, fmtUSD, h } from '../dom.js';
-import { renderTranscript } from './transcript.js';
+import { PRECREATED, renderTranscript } from './transcript.js';
 
 const LIMIT = 1000;
 
@@ -24,13 +24,14 @@ const COLUMNS = [
 ];
 
 function statusText(s) {
-  return [s.agent,s.events_log ? '' : 'no event log', s.synced ? 'synced' : '', s.shutdown, s.bad_lines ? 'bad lines' : ''].join(' ');
+  return [s.agent,s.events_log ? '' : 'no event log', s.precreated_unused ? PRECREATED : '', s.synced ? 'synced' : '', s.shutdown, s.bad_lines ? 'bad lines' : ''].join(' ');
 }
 
 function status(s, agents) {
   return [
     agents > 1 ? badge(s.agent, 'agent') : null,
     s.events_log ? null : badge('no event log', 'warn'),
+    s.precreated_unused ? badge(PRECREATED, 'info') : null,
     s.synced ? badge('synced', 'info') : null,
     s.shutdown && s.shutdown !== 'routine' ? badge(s.shutdown === 'none' ? 'no shutdown' : s.shutdown) : null,
     s.denials ? badge(`${s.denials} denied`, 'warn') : null,

@@ -5,6 +5,9 @@ import { add, badge, clear, download, fmtInt, fmtTime, fmtUSD, firstLine, h } fr
 import { diffView, looksLikeDiff } from '../diff.js';
 import { markdown } from '../markdown.js';
 
+/** The mark of a session Copilot Desktop made and nobody prompted (`precreated_unused`). */
+export const PRECREATED = 'pre-created, never used';
+
 const PAGE = 400;
 const TEXT_LIMIT = 200_000;
 
@@ -82,9 +85,17 @@ export async function renderTranscript(container, ctx, sessionId, index = null) 
           fact('shutdown', session.shutdown),
           fact('usage', session.usage ? `${fmtInt(session.usage.total)} tokens, ${fmtUSD(session.usage.cost_usd_micros)} (${session.usage.source})` : 'unknown'),
           fact('found in', session.found_in.join(', ')),
+          fact('checkpoints', session.checkpoint_titles.length ? h('ol#session-checkpoints.checkpoints', null, session.checkpoint_titles.map((title) => h('li', null, title))) : null),
+          fact('artifacts', session.artifacts.length ? h('ul#session-artifacts.plain.mono', null, session.artifacts.map((name) => h('li', null, name))) : null),
         )
       : null,
-    session && !session.events_log ? h('p.warning', null, 'This session has no event log any more (deleted or never written): what is left comes from the store, the history and other files.') : null,
+    session && session.precreated_unused
+      ? h('p#session-precreated.warning', null, badge(PRECREATED, 'info'), ' Copilot Desktop made this session (its workspace.yaml) and it was never prompted: it has no event log.')
+      : session && !session.events_log
+        ? h('p.warning', null, 'This session has no event log any more (deleted or never written): what is left comes from the store, the history and other files.')
+        : null,
+    // The plan is the session's plan.md, shown only when asked for, as plain text.
+    session && session.plan !== null ? h('details#session-plan.plan', null, h('summary', null, 'Plan (plan.md)'), h('pre', null, session.plan)) : null,
     h(
       'div.controls',
       null,
