@@ -61,14 +61,6 @@ function bundle(entry) {
       return `const { ${names.join(', ')} } = ${id};`;
     });
     source = source.replace(/^export\s+(?=async\s+function|function|class|const|let)/gm, '');
-    // An export list (`export{local as name,...}`, as a minified vendor module ends): its names.
-    source = source.replace(/(^|;)\s*export\s*\{([^}]*)\};?/m, (_, before, list) => {
-      for (const pair of list.split(',').map((part) => part.trim()).filter(Boolean)) {
-        const [local, name = local] = pair.split(/\s+as\s+/);
-        exported.push(name === local ? local : `${name}: ${local}`);
-      }
-      return before;
-    });
     if (/^export\s/m.test(source)) throw new Error(`${file}: an export form this joiner does not know`);
     const name = path.relative(WWW, file);
     parts.push(`// ---- ${name}\nconst ${ids.get(file)} = (() => {\n${source}\nreturn { ${exported.join(', ')} };\n})();\n`);
@@ -97,12 +89,13 @@ const base64 = (relative) => read(relative, null).toString('base64').replace(/.{
 
 const styles = read('style.css');
 const chart = scriptSafe(read('vendor/chart.umd.min.js'), 'chart.umd.min.js');
+const marked = scriptSafe(read('vendor/marked.umd.js'), 'marked.umd.js');
 const app = scriptSafe(bundle(path.join(WWW, 'app.js')), 'app bundle');
 const worker = scriptSafe(workerScript(), 'worker');
 
 const csp = [
   "default-src 'none'",
-  `script-src ${sha256(chart)} ${sha256(app)} 'wasm-unsafe-eval'`,
+  `script-src ${sha256(chart)} ${sha256(marked)} ${sha256(app)} 'wasm-unsafe-eval'`,
   'worker-src blob:',
   `style-src ${sha256(styles)}`,
   'img-src data: blob:',
@@ -119,8 +112,8 @@ const replace = (pattern, replacement, what) => {
 };
 replace(/<meta http-equiv="Content-Security-Policy" content="[^"]*">/, `<meta http-equiv="Content-Security-Policy" content="${csp}">`, 'the CSP meta tag');
 replace(/<link rel="stylesheet" href="style.css">/, `<style>${styles}</style>`, 'the stylesheet link');
-// The chart library inline, before the app: the page's charts.js then finds it loaded.
-replace(/<script type="module" src="app.js"><\/script>/, `<script>${chart}</script>\n<script type="module">${app}</script>`, 'the app module');
+// The chart and Markdown libraries inline, before the app: charts.js and markdown.js then find them loaded.
+replace(/<script type="module" src="app.js"><\/script>/, `<script>${chart}</script>\n<script>${marked}</script>\n<script type="module">${app}</script>`, 'the app module');
 const blocks =
   `<script type="text/plain" id="embedded-worker">${worker}</script>\n` +
   `<script type="application/octet-stream" id="embedded-wasm">\n${base64('pkg/copilot_lens_bg.wasm')}</script>\n` +

@@ -21,7 +21,7 @@ if [ "$profile" = release ]; then
 fi
 cp node_modules/chart.js/dist/chart.umd.min.js www/vendor/chart.umd.min.js
 cp node_modules/chart.js/LICENSE.md www/vendor/chart.js-LICENSE.md
-cp node_modules/marked/lib/marked.esm.js www/vendor/marked.esm.js
+cp node_modules/marked/lib/marked.umd.js www/vendor/marked.umd.js
 cp node_modules/marked/LICENSE www/vendor/marked-LICENSE.md
 
 demo=www/demo/copilot-demo.zip

@@ -2,25 +2,10 @@
 // colour scheme. No chart is drawn before an analysis is done, so the library is not part of
 // the page's first download (scripts/first-load.mjs); the single-file build carries it inline.
 
-import { h } from './dom.js';
-
-let loading = null;
+import { h, vendorScript } from './dom.js';
 
 /** The chart library, loaded once; null when it cannot load. */
-export function chartLibrary() {
-  if (window.Chart) return Promise.resolve(window.Chart);
-  loading ??= new Promise((resolve) => {
-    const script = document.createElement('script');
-    script.src = new URL('./vendor/chart.umd.min.js', import.meta.url).href;
-    script.onload = () => resolve(window.Chart || null);
-    script.onerror = () => {
-      loading = null;
-      resolve(null);
-    };
-    document.head.appendChild(script);
-  });
-  return loading;
-}
+export const chartLibrary = () => vendorScript('chart.umd.min.js', 'Chart');
 
 /**
  * Whether a chart can be drawn on `canvas` with `Chart` (null when the library did not load:

@@ -27,6 +27,31 @@ export function h(spec, props, ...children) {
   return el;
 }
 
+/**
+ * A vendored classic script (www/vendor/) loaded once, on first use, for the global it defines;
+ * null when it cannot load. The single-file build carries these inline, already loaded.
+ */
+const vendorLoads = new Map();
+export function vendorScript(file, global) {
+  if (window[global]) return Promise.resolve(window[global]);
+  if (!vendorLoads.has(file)) {
+    vendorLoads.set(
+      file,
+      new Promise((resolve) => {
+        const script = document.createElement('script');
+        script.src = new URL(`./vendor/${file}`, import.meta.url).href;
+        script.onload = () => resolve(window[global] || null);
+        script.onerror = () => {
+          vendorLoads.delete(file);
+          resolve(null);
+        };
+        document.head.appendChild(script);
+      }),
+    );
+  }
+  return vendorLoads.get(file);
+}
+
 export function append(el, children) {
   for (const child of children) {
     if (child === null || child === undefined || child === false) continue;

@@ -1,15 +1,24 @@
-// Prompts and replies as Markdown, safely: marked's lexer (a well-kept parser) reads the text
-// into tokens, and the DOM is built from them here with h(), never from HTML. So raw HTML shows
-// as text, a link shows its text and its address but is not a link (nothing is ever fetched or
-// opened from it), and an image shows as its description and address.
-import { Lexer } from './vendor/marked.esm.js';
-import { h } from './dom.js';
+// Prompts and replies as Markdown, safely: marked's lexer (a well-kept parser, vendored and
+// loaded when a transcript is first shown) reads the text into tokens, and the DOM is built from
+// them here with h(), never from HTML. So raw HTML shows as text, a link shows its text and its
+// address but is not a link (nothing is ever fetched or opened from it), and an image shows as
+// its description and address.
+import { h, vendorScript } from './dom.js';
+
+let lexer = null;
+
+/** Loads the Markdown parser (once); until it is in, or if it cannot load, text stays plain. */
+export async function markdownReady() {
+  const marked = await vendorScript('marked.umd.js', 'marked');
+  lexer = marked ? marked.Lexer : null;
+}
 
 /** The text as Markdown, in a div of class md. */
 export function markdown(text) {
   let tokens;
   try {
-    tokens = Lexer.lex(text, { gfm: true, breaks: true });
+    if (!lexer) throw new Error('no Markdown parser');
+    tokens = lexer.lex(text, { gfm: true, breaks: true });
   } catch {
     return h('div.md', null, h('p', null, text)); // the lexer gave up: the text as it is
   }

@@ -147,8 +147,9 @@ async function shot(page, name, full = true) {
   await page.screenshot({ path: path.join(SHOTS, name), ...(full ? { fullPage: true, clip: { x: 0, y: 0, width: 1400, height } } : {}) });
 }
 
-// The page's own files it loads on first use, after an analysis is done (www/charts.js).
-const LOADED_ON_USE = ['/vendor/chart.umd.min.js'];
+// The page's own files it loads on first use, after an analysis is done (www/charts.js,
+// www/markdown.js).
+const LOADED_ON_USE = ['/vendor/chart.umd.min.js', '/vendor/marked.umd.js'];
 
 function noNetworkAfterLoad(net, server, label, allowedAlso = []) {
   const allowed = [...LOADED_ON_USE, ...allowedAlso];
@@ -1851,8 +1852,8 @@ test('hostile HTML in prompts, tool output, names and file names never executes 
   try {
     const { page, net, errors, dialogs } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
     await markLoaded(net);
-    // The page's own scripts, less the chart library it adds when it first draws a chart.
-    const ownScripts = () => [...document.scripts].filter((script) => !script.src.endsWith('/vendor/chart.umd.min.js')).length;
+    // The page's own scripts, less the libraries it adds on first use (a chart, a transcript).
+    const ownScripts = () => [...document.scripts].filter((script) => !/\/vendor\/(chart\.umd\.min|marked\.umd)\.js$/.test(script.src)).length;
     const before = await page.evaluate(ownScripts);
     await pick(page, HOSTILE);
     await checkNumbers(page, expected, 'hostile');
@@ -1882,7 +1883,7 @@ test('hostile HTML in prompts, tool output, names and file names never executes 
       return {
         pwned: window.__pwned,
         csp: window.__cspViolations,
-        scripts: [...document.scripts].filter((script) => !script.src.endsWith('/vendor/chart.umd.min.js')).length,
+        scripts: [...document.scripts].filter((script) => !/\/vendor\/(chart\.umd\.min|marked\.umd)\.js$/.test(script.src)).length,
         embedded: document.querySelectorAll('img, iframe, object, embed, svg, frame, video, audio, base, style, form').length,
         handlers: elements.flatMap((el) => [...el.attributes].filter((a) => /^on/i.test(a.name)).map((a) => `${el.tagName}[${a.name}]`)),
         links: [...document.querySelectorAll('a[href]')].map((a) => a.getAttribute('href')),

@@ -3,7 +3,7 @@
 // behind a toggle. Rows come from the worker a page at a time.
 import { add, badge, clear, download, fmtInt, fmtTime, fmtUSD, firstLine, h } from '../dom.js';
 import { diffView, looksLikeDiff } from '../diff.js';
-import { markdown } from '../markdown.js';
+import { markdown, markdownReady } from '../markdown.js';
 
 /** The mark of a session Copilot Desktop made and nobody prompted (`precreated_unused`). */
 export const PRECREATED = 'pre-created, never used';
@@ -55,6 +55,7 @@ const SYSTEM_SHOW = {
 const NOTE = ['note', 'note'];
 
 export async function renderTranscript(container, ctx, sessionId, index = null) {
+  await markdownReady();
   const sessions = await ctx.get('sessions', 'sessions');
   const session = sessions.find((s) => s.session_id === sessionId);
   const showThinking = h('input#show-thinking', { type: 'checkbox' });
