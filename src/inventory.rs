@@ -42,12 +42,20 @@ pub struct ConfiguredServer {
     pub configured_in: String,
     /// The folder of the plugin that brings it.
     pub plugin_root: Option<String>,
+    pub config: ServerConfig,
+}
+
+/// What the inventory shows of a server's configuration.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ServerConfig {
     /// `type` as written, else `stdio` for a command and `http` for a URL.
+    #[serde(rename = "type")]
     pub kind: String,
     pub command: String,
     pub url_host: String,
     /// The tool allowlist, as written.
     pub tools: Option<Vec<String>>,
+    /// How many arguments, environment variables and headers it has (never their values).
     pub args: u64,
     pub env: u64,
     pub headers: u64,
@@ -166,14 +174,8 @@ pub struct McpServer {
     pub name: String,
     pub configured_in: Vec<String>,
     pub plugin: Option<String>,
-    #[serde(rename = "type")]
-    pub kind: String,
-    pub command: String,
-    pub url_host: String,
-    pub tools: Option<Vec<String>>,
-    pub args: u64,
-    pub env: u64,
-    pub headers: u64,
+    #[serde(flatten)]
+    pub config: ServerConfig,
     pub calls: u64,
     pub failures: u64,
     pub tools_used: Vec<ToolUse>,
@@ -387,13 +389,7 @@ fn mcp_servers(facts: &HomeFacts, plugins: &PluginNames<'_>) -> Vec<McpServer> {
         name: name.to_string(),
         configured_in: Vec::new(),
         plugin: None,
-        kind: String::new(),
-        command: String::new(),
-        url_host: String::new(),
-        tools: None,
-        args: 0,
-        env: 0,
-        headers: 0,
+        config: ServerConfig::default(),
         calls: 0,
         failures: 0,
         tools_used: Vec::new(),
@@ -404,13 +400,7 @@ fn mcp_servers(facts: &HomeFacts, plugins: &PluginNames<'_>) -> Vec<McpServer> {
     for configured in &facts.mcp_configured {
         let server = servers.entry(&configured.name).or_insert_with(|| McpServer {
             plugin: plugins.name(configured.plugin_root.as_deref()),
-            kind: configured.kind.clone(),
-            command: configured.command.clone(),
-            url_host: configured.url_host.clone(),
-            tools: configured.tools.clone(),
-            args: configured.args,
-            env: configured.env,
-            headers: configured.headers,
+            config: configured.config.clone(),
             ..unconfigured(&configured.name)
         });
         if !server.configured_in.contains(&configured.configured_in) {

@@ -6,7 +6,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::inventory::{ConfiguredServer, SkippedKey};
+use crate::inventory::{ConfiguredServer, ServerConfig, SkippedKey};
 
 /// The keys of a server whose values are kept (the command and URL only in part).
 const READ_KEYS: [&str; 4] = ["type", "command", "url", "tools"];
@@ -82,13 +82,15 @@ pub fn read_servers(servers: &Map<String, Value>, at: &str, place: &ConfigPlace<
             name: name.clone(),
             configured_in: place.file.to_string(),
             plugin_root: place.plugin_root.map(str::to_string),
-            kind: kind.to_string(),
-            command,
-            url_host,
-            tools,
-            args: count("args"),
-            env: count("env"),
-            headers: count("headers"),
+            config: ServerConfig {
+                kind: kind.to_string(),
+                command,
+                url_host,
+                tools,
+                args: count("args"),
+                env: count("env"),
+                headers: count("headers"),
+            },
         });
         for (key, value) in fields.iter().filter(|(key, _)| !READ_KEYS.contains(&key.as_str())) {
             config.skipped.push(skipped(place.file, format!("{at}.{name}.{key}"), value));
@@ -153,12 +155,12 @@ mod tests {
         });
         let config = read(&document, &PLACE).unwrap();
         let github = &config.servers[0];
+        let (github, remote) = ((&github.name, &github.config), &config.servers[1].config);
         assert_eq!(
-            (github.name.as_str(), github.kind.as_str(), github.command.as_str(), github.tools.as_deref()),
+            (github.0.as_str(), github.1.kind.as_str(), github.1.command.as_str(), github.1.tools.as_deref()),
             ("github", "local", "github-mcp-server", Some(["*".to_string()].as_slice()))
         );
-        assert_eq!((github.args, github.env, github.headers), (2, 1, 0));
-        let remote = &config.servers[1];
+        assert_eq!((github.1.args, github.1.env, github.1.headers), (2, 1, 0));
         assert_eq!((remote.kind.as_str(), remote.url_host.as_str(), remote.headers), ("http", "api.example.com", 1));
         let keys: Vec<_> = config.skipped.iter().map(|key| (key.key.as_str(), key.values)).collect();
         assert_eq!(

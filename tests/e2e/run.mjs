@@ -675,6 +675,26 @@ test('a dropped folder (directory entries walked) equals the native CLI; a home 
   }
 });
 
+/**
+ * The File System Access picker's dialog cannot be driven headless: this one returns a real
+ * FileSystemDirectoryHandle named `name`, made in the origin private file system, holding `files`
+ * ({path, b64}).
+ */
+async function pickerReturning(page, name, files) {
+  await page.evaluate(async ({ name, list }) => {
+    const top = await (await navigator.storage.getDirectory()).getDirectoryHandle(name, { create: true });
+    for (const f of list) {
+      const parts = f.path.split('/');
+      let dir = top;
+      for (const part of parts.slice(0, -1)) dir = await dir.getDirectoryHandle(part, { create: true });
+      const writable = await (await dir.getFileHandle(parts[parts.length - 1], { create: true })).createWritable();
+      await writable.write(Uint8Array.from(atob(f.b64), (c) => c.charCodeAt(0)));
+      await writable.close();
+    }
+    window.showDirectoryPicker = async () => top;
+  }, { name, list: files });
+}
+
 test('a folder opened with showDirectoryPicker (a real directory handle, from the origin private file system) equals the native CLI', async () => {
   const expected = native(SPEC);
   const files = filesUnder(SPEC).map((rel) => ({ path: rel, b64: readFileSync(path.join(SPEC, rel)).toString('base64') }));
@@ -683,20 +703,7 @@ test('a folder opened with showDirectoryPicker (a real directory handle, from th
     const { page, net, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
     await markLoaded(net);
     assert(await page.isVisible('#open-directory'), 'Chromium offers the File System Access button');
-    // The picker's dialog cannot be driven headless: it is replaced by one that returns a real
-    // FileSystemDirectoryHandle holding the fixture.
-    await page.evaluate(async (list) => {
-      const top = await (await navigator.storage.getDirectory()).getDirectoryHandle('spec-sample', { create: true });
-      for (const f of list) {
-        const parts = f.path.split('/');
-        let dir = top;
-        for (const part of parts.slice(0, -1)) dir = await dir.getDirectoryHandle(part, { create: true });
-        const writable = await (await dir.getFileHandle(parts[parts.length - 1], { create: true })).createWritable();
-        await writable.write(Uint8Array.from(atob(f.b64), (c) => c.charCodeAt(0)));
-        await writable.close();
-      }
-      window.showDirectoryPicker = async () => top;
-    }, files);
+    await pickerReturning(page, 'spec-sample', files);
     await page.click('#open-directory');
     assertEqual(await waitForState(page, ['done', 'error']), 'done', 'the opened folder is analysed');
     // Modification times are the copies' own, so the numbers are compared, not the rows' stamps.
@@ -717,18 +724,7 @@ test('a folder opened with File System Access can be remembered: the next visit 
     const { page, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
     assert(await page.isVisible('#remember-folder'), 'Chromium offers to remember the folder');
     assert(await page.isHidden('#remembered'), 'nothing remembered on a first visit');
-    await page.evaluate(async (list) => {
-      const top = await (await navigator.storage.getDirectory()).getDirectoryHandle('remembered-home', { create: true });
-      for (const f of list) {
-        const parts = f.path.split('/');
-        let dir = top;
-        for (const part of parts.slice(0, -1)) dir = await dir.getDirectoryHandle(part, { create: true });
-        const writable = await (await dir.getFileHandle(parts[parts.length - 1], { create: true })).createWritable();
-        await writable.write(Uint8Array.from(atob(f.b64), (c) => c.charCodeAt(0)));
-        await writable.close();
-      }
-      window.showDirectoryPicker = async () => top;
-    }, files);
+    await pickerReturning(page, 'remembered-home', files);
     await page.check('#remember-folder');
     await page.click('#open-directory');
     assertEqual(await waitForState(page, ['done', 'error']), 'done', 'the opened folder is analysed');

@@ -391,23 +391,33 @@ fn run_usage_by_project(root_paths: &[PathBuf], options: Options, view: UsageVie
     ExitCode::SUCCESS
 }
 
-fn run_analyze(root_paths: &[PathBuf], out: &Path, options: Options, threads: usize) -> ExitCode {
-    let started = Instant::now();
-    let (mut roots, listings) = match DiskRoots::open(root_paths, Scope::Everything, threads) {
-        Ok(opened) => opened,
-        Err(message) => return fail(USAGE_ERROR, &message),
-    };
+/// Every file of the roots listed and planned, for a run that writes to `out` (never inside a
+/// root: copilot-lens never writes into the data it reads).
+fn plan_writing_to(
+    root_paths: &[PathBuf],
+    out: &Path,
+    options: Options,
+    threads: usize,
+) -> Result<(DiskRoots, Planned), ExitCode> {
+    let (roots, listings) =
+        DiskRoots::open(root_paths, Scope::Everything, threads).map_err(|message| fail(USAGE_ERROR, &message))?;
     if let Some(inside) = roots.directories().find(|root| is_inside(out, root)) {
         let message = format!(
             "--out {} is inside the root {}: copilot-lens never writes into the data it reads",
             out.display(),
             inside.display()
         );
-        return fail(USAGE_ERROR, &message);
+        return Err(fail(USAGE_ERROR, &message));
     }
-    let planned = match Planned::new(listings, options) {
+    let planned = Planned::new(listings, options).map_err(|error| fail(USAGE_ERROR, &error.to_string()))?;
+    Ok((roots, planned))
+}
+
+fn run_analyze(root_paths: &[PathBuf], out: &Path, options: Options, threads: usize) -> ExitCode {
+    let started = Instant::now();
+    let (mut roots, planned) = match plan_writing_to(root_paths, out, options, threads) {
         Ok(planned) => planned,
-        Err(error) => return fail(USAGE_ERROR, &error.to_string()),
+        Err(code) => return code,
     };
     if let Err(error) = fs::create_dir_all(out) {
         return fail(1, &format!("{}: {error}", out.display()));
@@ -443,21 +453,9 @@ fn run_report(
     threads: usize,
 ) -> ExitCode {
     let started = Instant::now();
-    let (mut roots, listings) = match DiskRoots::open(root_paths, Scope::Everything, threads) {
-        Ok(opened) => opened,
-        Err(message) => return fail(USAGE_ERROR, &message),
-    };
-    if let Some(inside) = roots.directories().find(|root| is_inside(out, root)) {
-        let message = format!(
-            "--out {} is inside the root {}: copilot-lens never writes into the data it reads",
-            out.display(),
-            inside.display()
-        );
-        return fail(USAGE_ERROR, &message);
-    }
-    let planned = match Planned::new(listings, options) {
+    let (mut roots, planned) = match plan_writing_to(root_paths, out, options, threads) {
         Ok(planned) => planned,
-        Err(error) => return fail(USAGE_ERROR, &error.to_string()),
+        Err(code) => return code,
     };
     let mut chosen = ChosenRows::of(&sessions);
     // Rows are kept only for the chosen sessions, so the logs are parsed on this thread.

@@ -56,7 +56,7 @@ mod tests {
         let place = ConfigPlace { file: ".config/Code/User/settings.json", servers_key: "servers", plugin_root: None };
         let config = settings_servers(&settings, &place).unwrap();
         assert_eq!(config.servers.len(), 1);
-        assert_eq!((config.servers[0].kind.as_str(), config.servers[0].args), ("stdio", 2));
+        assert_eq!((config.servers[0].config.kind.as_str(), config.servers[0].config.args), ("stdio", 2));
         let keys: Vec<_> = config.skipped.iter().map(|key| (key.key.as_str(), key.values)).collect();
         assert_eq!(keys, [(OTHER_SETTINGS, 2), ("mcp.servers.fs.args", 2)]);
         assert!(!format!("{config:?}").contains("ghp_"));
