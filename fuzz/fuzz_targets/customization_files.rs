@@ -13,7 +13,7 @@ fuzz_target!(|data: &[u8]| {
     {
         for server in &config.servers {
             // What is kept of a command or URL is one word: never a command line or a query.
-            assert!(!server.command.contains(char::is_whitespace) && !server.url_host.contains(['/', '?', '@']));
+            assert!(!server.config.command.contains(char::is_whitespace) && !server.config.url_host.contains(['/', '?', '@']));
         }
     }
     if let Ok(text) = std::str::from_utf8(data) {
