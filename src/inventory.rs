@@ -193,15 +193,36 @@ pub enum ServerVerdict {
     UsedNotConfigured,
 }
 
-/// A skill: its `SKILL.md`, joined with its invocations.
-#[derive(Debug, Serialize)]
-pub struct Skill {
+/// A skill's or custom agent's file as the inventory shows it (none for a skill invoked but
+/// not found).
+#[derive(Debug, Default, Serialize)]
+pub struct FileShown {
     pub name: String,
     pub description: String,
     pub path: String,
     pub plugin: Option<String>,
     pub bytes: u64,
     pub modified: String,
+}
+
+impl FileShown {
+    fn of(file: &CustomizationFile, plugins: &PluginNames<'_>, modified: &dyn Fn(&str) -> String) -> FileShown {
+        FileShown {
+            name: file.name.clone(),
+            description: file.description.clone(),
+            path: file.path.clone(),
+            plugin: plugins.name(file.plugin_root.as_deref()),
+            bytes: file.bytes,
+            modified: modified(&file.path),
+        }
+    }
+}
+
+/// A skill: its `SKILL.md`, joined with its invocations.
+#[derive(Debug, Serialize)]
+pub struct Skill {
+    #[serde(flatten)]
+    pub file: FileShown,
     pub invocations: u64,
     pub by_person: u64,
     pub by_model: u64,
@@ -219,12 +240,8 @@ pub enum SkillVerdict {
 
 #[derive(Debug, Serialize)]
 pub struct CustomAgent {
-    pub name: String,
-    pub description: String,
-    pub path: String,
-    pub plugin: Option<String>,
-    pub bytes: u64,
-    pub modified: String,
+    #[serde(flatten)]
+    pub file: FileShown,
     /// Sub-agent runs and selections of it.
     pub uses: u64,
 }
@@ -440,43 +457,26 @@ fn skills(facts: &HomeFacts, plugins: &PluginNames<'_>, modified: &dyn Fn(&str) 
     let mut joined: BTreeSet<&str> = BTreeSet::new();
     for file in files {
         let uses = if joined.insert(&file.name) { facts.skill_uses.get(&file.name).copied() } else { None };
-        skills.push(skill(file.name.clone(), uses.unwrap_or_default(), |skill| Skill {
-            description: file.description.clone(),
-            path: file.path.clone(),
-            plugin: plugins.name(file.plugin_root.as_deref()),
-            bytes: file.bytes,
-            modified: modified(&file.path),
-            ..skill
-        }));
+        skills.push(Skill::of(FileShown::of(file, plugins, modified), uses.unwrap_or_default()));
     }
     for (name, uses) in facts.skill_uses.iter().filter(|(name, _)| !joined.contains(name.as_str())) {
-        skills.push(skill(name.clone(), *uses, |skill| skill));
+        skills.push(Skill::of(FileShown { name: name.clone(), ..FileShown::default() }, *uses));
     }
-    skills.sort_by(|a, b| (&a.name, &a.path).cmp(&(&b.name, &b.path)));
+    skills.sort_by(|a, b| (&a.file.name, &a.file.path).cmp(&(&b.file.name, &b.file.path)));
     skills
 }
 
-fn skill(name: String, uses: SkillUse, with_file: impl FnOnce(Skill) -> Skill) -> Skill {
-    let invocations = uses.by_person + uses.by_model;
-    let unfound = Skill {
-        name,
-        description: String::new(),
-        path: String::new(),
-        plugin: None,
-        bytes: 0,
-        modified: String::new(),
-        invocations,
-        by_person: uses.by_person,
-        by_model: uses.by_model,
-        verdict: SkillVerdict::UsedNotFound,
-    };
-    let skill = with_file(unfound);
-    let verdict = match (skill.path.is_empty(), invocations) {
-        (true, _) => SkillVerdict::UsedNotFound,
-        (false, 0) => SkillVerdict::NeverUsed,
-        (false, _) => SkillVerdict::Used,
-    };
-    Skill { verdict, ..skill }
+impl Skill {
+    /// A skill's file (no path: not found) and its invocations, with the verdict they give.
+    fn of(file: FileShown, uses: SkillUse) -> Skill {
+        let invocations = uses.by_person + uses.by_model;
+        let verdict = match (file.path.is_empty(), invocations) {
+            (true, _) => SkillVerdict::UsedNotFound,
+            (false, 0) => SkillVerdict::NeverUsed,
+            (false, _) => SkillVerdict::Used,
+        };
+        Skill { file, invocations, by_person: uses.by_person, by_model: uses.by_model, verdict }
+    }
 }
 
 fn custom_agents(facts: &HomeFacts, plugins: &PluginNames<'_>, modified: &dyn Fn(&str) -> String) -> Vec<CustomAgent> {
@@ -484,16 +484,11 @@ fn custom_agents(facts: &HomeFacts, plugins: &PluginNames<'_>, modified: &dyn Fn
         .agent_files
         .iter()
         .map(|file| CustomAgent {
-            name: file.name.clone(),
-            description: file.description.clone(),
-            path: file.path.clone(),
-            plugin: plugins.name(file.plugin_root.as_deref()),
-            bytes: file.bytes,
-            modified: modified(&file.path),
+            file: FileShown::of(file, plugins, modified),
             uses: facts.agent_uses.get(&file.name).copied().unwrap_or_default(),
         })
         .collect();
-    agents.sort_by(|a, b| (&a.name, &a.path).cmp(&(&b.name, &b.path)));
+    agents.sort_by(|a, b| (&a.file.name, &a.file.path).cmp(&(&b.file.name, &b.file.path)));
     agents
 }
 

@@ -42,27 +42,20 @@ pub fn scrub(text: &str) -> (String, usize) {
     let mut text = text.to_string();
     let mut count = 0;
     for rule in RULES.iter() {
-        let found = rule
-            .pattern
-            .captures_iter(&text)
-            .filter(|captures| !captures[0].ends_with(REDACTED) && !captures[0].ends_with(&format!("{REDACTED}@")))
-            .count();
-        if found == 0 {
-            continue;
+        let replaced = rule.pattern.replace_all(&text, |captures: &regex_lite::Captures<'_>| {
+            let whole = &captures[0];
+            // A value scrubbed already (by an earlier rule, or an earlier scrub) stays as it is.
+            if whole.ends_with(REDACTED) || whole.ends_with(&format!("{REDACTED}@")) {
+                return whole.to_string();
+            }
+            count += 1;
+            let prefix = if rule.keeps_prefix { captures.get(1).map_or("", |m| m.as_str()) } else { "" };
+            let at = if whole.ends_with('@') && rule.keeps_prefix { "@" } else { "" };
+            format!("{prefix}{REDACTED}{at}")
+        });
+        if let std::borrow::Cow::Owned(changed) = replaced {
+            text = changed;
         }
-        count += found;
-        text = rule
-            .pattern
-            .replace_all(&text, |captures: &regex_lite::Captures<'_>| {
-                let whole = &captures[0];
-                if whole.ends_with(REDACTED) || whole.ends_with(&format!("{REDACTED}@")) {
-                    return whole.to_string();
-                }
-                let prefix = if rule.keeps_prefix { captures.get(1).map_or("", |m| m.as_str()) } else { "" };
-                let at = if whole.ends_with('@') && rule.keeps_prefix { "@" } else { "" };
-                format!("{prefix}{REDACTED}{at}")
-            })
-            .into_owned();
     }
     (text, count)
 }

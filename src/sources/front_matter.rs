@@ -15,35 +15,38 @@ pub struct FrontMatter {
 /// Reads the front matter (`---` lines around YAML, at the very start). A file without one has
 /// none; a front matter that is not YAML is an error of the file.
 pub fn read(text: &str) -> Result<FrontMatter, String> {
+    match split(text)?.0 {
+        Some(yaml) if !yaml.trim().is_empty() => {
+            serde_saphyr::from_str(yaml).map_err(|error| format!("front matter: {error}"))
+        }
+        _ => Ok(FrontMatter::default()),
+    }
+}
+
+/// The first line with text after the front matter, at most `MAX_FIRST_LINE` characters.
+pub fn first_line(text: &str) -> String {
+    // An unclosed front matter is all body here: the first line is still worth showing.
+    let body = split(text).map_or(text, |(_, body)| body);
+    let line = body.lines().map(str::trim).find(|line| !line.is_empty()).unwrap_or_default();
+    line.chars().take(MAX_FIRST_LINE).collect()
+}
+
+/// A text's front matter (the YAML between its `---` lines), if it has one, and its body.
+fn split(text: &str) -> Result<(Option<&str>, &str), String> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut lines = text.split_inclusive('\n');
     if lines.next().map(str::trim_end) != Some("---") {
-        return Ok(FrontMatter::default());
+        return Ok((None, text));
     }
     let start = text.find('\n').map_or(text.len(), |at| at + 1);
     let mut end = start;
     for line in lines {
         if line.trim_end() == "---" {
-            let yaml = &text[start..end];
-            if yaml.trim().is_empty() {
-                return Ok(FrontMatter::default());
-            }
-            return serde_saphyr::from_str(yaml).map_err(|error| format!("front matter: {error}"));
+            return Ok((Some(&text[start..end]), &text[end + line.len()..]));
         }
         end += line.len();
     }
     Err("front matter: no closing ---".into())
-}
-
-/// The first line with text after the front matter, at most `MAX_FIRST_LINE` characters.
-pub fn first_line(text: &str) -> String {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let body = match text.strip_prefix("---\n").or_else(|| text.strip_prefix("---\r\n")) {
-        Some(rest) => rest.split_once("\n---").map_or("", |(_, after)| after.split_once('\n').map_or("", |(_, b)| b)),
-        None => text,
-    };
-    let line = body.lines().map(str::trim).find(|line| !line.is_empty()).unwrap_or_default();
-    line.chars().take(MAX_FIRST_LINE).collect()
 }
 
 /// Instructions are shown by their first line only; a long one is cut.
