@@ -31,6 +31,8 @@ function scriptSafe(text, name) {
 // ---- the modules, joined -----------------------------------------------------------------------
 
 const IMPORT = /^import\s+(\{[\s\S]*?\}|\*\s+as\s+\w+)\s+from\s+'([^']+)';?[ \t]*$/gm;
+// A module fetched when first needed (a view not shown first): here it is already in the bundle.
+const DYNAMIC_IMPORT = /\bimport\('([^']+)'\)/g;
 const EXPORT = /^export\s+(?:async\s+function|function|class|const|let)\s+(\w+)/gm;
 
 function bundle(entry) {
@@ -43,8 +45,11 @@ function bundle(entry) {
     for (const match of source.matchAll(IMPORT)) visit(path.resolve(path.dirname(file), match[2]), [...stack, file]);
     ids.set(file, `__module${ids.size}`);
     order.push(file);
+    for (const match of source.matchAll(DYNAMIC_IMPORT)) lazy.push(path.resolve(path.dirname(file), match[1]));
   };
+  const lazy = [];
   visit(entry);
+  while (lazy.length) visit(lazy.shift());
   const parts = [];
   for (const file of order) {
     let source = readFileSync(file, 'utf8');
@@ -60,6 +65,7 @@ function bundle(entry) {
         .map((name) => name.replace(/\s+as\s+/, ': '));
       return `const { ${names.join(', ')} } = ${id};`;
     });
+    source = source.replace(DYNAMIC_IMPORT, (_, from) => `Promise.resolve(${ids.get(path.resolve(path.dirname(file), from))})`);
     source = source.replace(/^export\s+(?=async\s+function|function|class|const|let)/gm, '');
     if (/^export\s/m.test(source)) throw new Error(`${file}: an export form this joiner does not know`);
     const name = path.relative(WWW, file);

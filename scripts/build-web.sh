@@ -8,14 +8,14 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 [ -d node_modules/binaryen ] && [ -d node_modules/chart.js ] && [ -d node_modules/marked ] || npm install --no-audit --no-fund --silent
 
-profile=release
+profile=web
 if [ "${1:-}" = "--dev" ]; then profile=wasm-dev; fi
 cargo build --lib --target wasm32-unknown-unknown --no-default-features --profile "$profile"
 wasm="target/wasm32-unknown-unknown/$profile/copilot_lens.wasm"
 
 mkdir -p www/pkg www/vendor
 wasm-bindgen --target web --no-typescript --out-dir www/pkg "$wasm"
-if [ "$profile" = release ]; then
+if [ "$profile" = web ]; then
   # Debian's binaryen 108 makes a module that fails at load; npm's 132 is the one that works.
   node_modules/.bin/wasm-opt -O3 www/pkg/copilot_lens_bg.wasm -o www/pkg/copilot_lens_bg.wasm
 fi

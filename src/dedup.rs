@@ -13,6 +13,7 @@
 //! - An undated row (the history) has no session and no time: it drops when any row of the
 //!   same turn type and text exists.
 
+use crate::order;
 use std::collections::HashSet;
 use std::hash::Hasher;
 
@@ -111,10 +112,10 @@ impl Candidate {
 pub fn keep_secondary(primary: PrimaryKeys, candidates: &[Candidate], tolerance_ms: i64) -> Vec<bool> {
     let mut keep = vec![false; candidates.len()];
     let PrimaryKeys { mut dated, mut global } = primary;
-    dated.sort_unstable();
+    order::sort(&mut dated);
 
     let mut by_key: Vec<usize> = (0..candidates.len()).filter(|&i| candidates[i].millis.is_some()).collect();
-    by_key.sort_by_key(|&i| (candidates[i].session_key, candidates[i].millis, i));
+    order::sort_by_key(&mut by_key, |&i| (candidates[i].session_key, candidates[i].millis, i));
     for group in by_key.chunk_by(|&a, &b| candidates[a].session_key == candidates[b].session_key) {
         let key = candidates[group[0]].session_key;
         let start = dated.partition_point(|&(k, _)| k < key);
@@ -152,7 +153,7 @@ fn decide_group(secondary: Vec<i64>, primaries: &[i64], tolerance_ms: i64) -> Ve
             pairs.push(((time - primary).abs(), s, p));
         }
     }
-    pairs.sort_unstable();
+    order::sort(&mut pairs);
     let mut paired = vec![false; secondary.len()];
     let mut taken = vec![false; primaries.len()];
     for (_, s, p) in pairs {

@@ -3,6 +3,7 @@
 //! it holds allows, and the finished analysis as the views query it (a row table, the outputs,
 //! and the inputs kept to read long texts again). `crate::wasm` exports it.
 
+use crate::order;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ops::Range;
@@ -110,7 +111,7 @@ impl PlannedRun {
         // The stores first: they are read as soon as they are in, while the rest comes; a
         // store in a zip is read with the zip's other small files.
         let stores: Vec<(usize, String)> = planned.store_files().map(|(root, path)| (root, path.to_string())).collect();
-        small.sort_by_key(|pair| !stores.contains(pair));
+        order::sort_by_key(&mut small, |pair| !stores.contains(pair));
         let stores = if !stores.is_empty() && stores.iter().all(|(root, _)| given_by_page(*root)) {
             Stores::Awaiting(stores)
         } else {
@@ -265,7 +266,7 @@ impl ParsingRun {
         for (index, (outcome, tally)) in parsed {
             parsing.add_log(&tasks[index], outcome, tally);
         }
-        parts.sort_unstable_by_key(|(index, _)| *index);
+        order::sort_by_key(&mut parts, |(index, _)| *index);
         table.reorder(&parts.into_iter().map(|(_, rows)| rows).collect::<Vec<_>>());
         let options = parsing.options().clone();
         let late_sizes = parsing.late_sizes();
@@ -352,7 +353,7 @@ impl Done {
                     continue;
                 }
             };
-            wanted.sort_unstable();
+            order::sort(&mut wanted);
             let context = task.context(&self.options);
             let mut last: Option<(u64, Vec<OwnedRow>)> = None;
             for (at, &(offset, ordinal, slot)) in wanted.iter().enumerate() {

@@ -1,5 +1,6 @@
 //! `inventory.json`: per home and agent, what Copilot has touched and been allowed to do.
 
+use crate::order;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
@@ -344,7 +345,7 @@ fn agent_inventory(
     }
     let plugin_names = PluginNames::of(&facts.plugins);
     let mut grants = facts.grants.clone();
-    grants.sort();
+    order::sort(&mut grants);
     AgentInventory {
         agent,
         sessions: sessions.len() as u64,
@@ -452,7 +453,7 @@ fn mcp_servers(facts: &HomeFacts, plugins: &PluginNames<'_>) -> Vec<McpServer> {
 /// `skill.invoked` names it as the session saw it. Invoked skills with no file are listed too.
 fn skills(facts: &HomeFacts, plugins: &PluginNames<'_>, modified: &dyn Fn(&str) -> String) -> Vec<Skill> {
     let mut files: Vec<&CustomizationFile> = facts.skill_files.iter().collect();
-    files.sort_by(|a, b| (&a.name, &a.path).cmp(&(&b.name, &b.path)));
+    order::sort_by(&mut files, |a, b| (&a.name, &a.path).cmp(&(&b.name, &b.path)));
     let mut skills = Vec::new();
     let mut joined: BTreeSet<&str> = BTreeSet::new();
     for file in files {
@@ -462,7 +463,7 @@ fn skills(facts: &HomeFacts, plugins: &PluginNames<'_>, modified: &dyn Fn(&str) 
     for (name, uses) in facts.skill_uses.iter().filter(|(name, _)| !joined.contains(name.as_str())) {
         skills.push(Skill::of(FileShown { name: name.clone(), ..FileShown::default() }, *uses));
     }
-    skills.sort_by(|a, b| (&a.file.name, &a.file.path).cmp(&(&b.file.name, &b.file.path)));
+    order::sort_by(&mut skills, |a, b| (&a.file.name, &a.file.path).cmp(&(&b.file.name, &b.file.path)));
     skills
 }
 
@@ -488,7 +489,7 @@ fn custom_agents(facts: &HomeFacts, plugins: &PluginNames<'_>, modified: &dyn Fn
             uses: facts.agent_uses.get(&file.name).copied().unwrap_or_default(),
         })
         .collect();
-    agents.sort_by(|a, b| (&a.file.name, &a.file.path).cmp(&(&b.file.name, &b.file.path)));
+    order::sort_by(&mut agents, |a, b| (&a.file.name, &a.file.path).cmp(&(&b.file.name, &b.file.path)));
     agents
 }
 
@@ -524,6 +525,6 @@ fn plugins(facts: &HomeFacts, plugins: &PluginNames<'_>, modified: &dyn Fn(&str)
             }
         })
         .collect();
-    list.sort_by(|a, b| (&a.name, &a.path).cmp(&(&b.name, &b.path)));
+    order::sort_by(&mut list, |a, b| (&a.name, &a.path).cmp(&(&b.name, &b.path)));
     list
 }

@@ -13,6 +13,7 @@ pub mod inventory;
 pub mod json;
 pub mod lines;
 pub mod model;
+pub mod order;
 pub mod outputs;
 pub mod report;
 pub mod scrub;

@@ -7,6 +7,7 @@
 //! row's `LineLocator`; the viewer reads the whole text again from its line when it shows it
 //! (`events::reparse_line`). Search covers what is kept.
 
+use crate::order;
 use std::collections::HashMap;
 use std::ops::Range;
 
@@ -172,12 +173,12 @@ impl RowTable {
 
     /// Orders the rows by time once they are all in.
     pub fn seal(&mut self) {
-        let mut order: Vec<u32> = (0..self.rows.len() as u32).collect();
-        order.sort_by_key(|&index| {
-            let millis = self.rows[index as usize].millis;
-            (millis.is_none(), millis, index)
-        });
-        self.chronological = order;
+        let key = |index: usize| {
+            let millis = self.rows[index].millis;
+            (millis.is_none(), millis)
+        };
+        let order = order::positions_by(self.rows.len(), &|a, b| key(a).cmp(&key(b)));
+        self.chronological = order.into_iter().map(|index| index as u32).collect();
     }
 
     fn intern(&mut self, name: &str) -> u32 {
@@ -297,7 +298,7 @@ impl RowTable {
         for list in
             [&mut facets.agents, &mut facets.sessions, &mut facets.projects, &mut facets.models, &mut facets.tools]
         {
-            list.sort();
+            order::sort(list);
         }
         facets
     }

@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 
-use chrono::{DateTime, NaiveDateTime, SecondsFormat, TimeZone, Utc};
+use chrono::{DateTime, Datelike, NaiveDate, SecondsFormat, TimeZone, Utc};
 
 /// Epoch milliseconds of an ISO 8601 timestamp or of epoch milliseconds, or `None` when it is
 /// neither.
@@ -19,13 +19,30 @@ pub fn parse_millis(text: &str) -> Option<i64> {
     if let Ok(parsed) = DateTime::parse_from_rfc3339(text) {
         return Some(parsed.timestamp_millis());
     }
-    // SQLite's own `datetime()` form and zone-less ISO forms are read as UTC.
-    for format in ["%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%dT%H:%M:%S%.f"] {
-        if let Ok(naive) = NaiveDateTime::parse_from_str(text, format) {
-            return Some(naive.and_utc().timestamp_millis());
-        }
+    // SQLite's own `datetime()` form (a space for the `T`) and zone-less ISO forms are read as
+    // UTC. (RFC 3339's reader, not a format string: chrono's format parser is a fair part of the
+    // page's download.)
+    let zoneless = text.len() >= 19 && text.as_bytes()[10..].iter().all(|&c| c != b'Z' && c != b'+' && c != b'-');
+    if zoneless && let Ok(parsed) = DateTime::parse_from_rfc3339(&format!("{text}Z")) {
+        return Some(parsed.timestamp_millis());
     }
     None
+}
+
+/// A day written `YYYY-MM-DD`.
+pub fn parse_day(text: &str) -> Option<NaiveDate> {
+    let b = text.as_bytes();
+    let digits_at = |at: usize| at == 4 || at == 7 || b[at].is_ascii_digit();
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' || !(0..10).all(digits_at) {
+        return None;
+    }
+    let number = |range: std::ops::Range<usize>| text[range].parse::<u32>().ok();
+    NaiveDate::from_ymd_opt(number(0..4)? as i32, number(5..7)?, number(8..10)?)
+}
+
+/// A month's `YYYY-MM`.
+pub fn month_text(day: NaiveDate) -> String {
+    format!("{:04}-{:02}", day.year(), day.month())
 }
 
 /// The canonical form of a timestamp; the text unchanged when it cannot be read as one.
@@ -123,6 +140,15 @@ mod tests {
             assert_eq!(canonical_millis(stamp.as_bytes()), Some(expected), "{stamp}");
         }
         assert_eq!(canonical_millis(b"2025-02-29T00:00:00.000Z"), None);
+    }
+
+    #[test]
+    fn days_and_months_are_read_and_written() {
+        assert_eq!(parse_day("2026-02-28"), NaiveDate::from_ymd_opt(2026, 2, 28));
+        for bad in ["2026-02-29", "2026-2-28", "2026-02-28T", "", "abcd-ef-gh", "+026-02-28"] {
+            assert_eq!(parse_day(bad), None, "{bad}");
+        }
+        assert_eq!(month_text(NaiveDate::from_ymd_opt(987, 3, 9).unwrap()), "0987-03");
     }
 
     #[test]

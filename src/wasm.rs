@@ -8,6 +8,7 @@ use std::collections::HashSet;
 
 use js_sys::{Array, Function, Uint8Array};
 use serde::Serialize;
+use serde::de::DeserializeOwned;
 use wasm_bindgen::prelude::*;
 use web_sys::Blob;
 
@@ -25,14 +26,27 @@ use crate::usage::ledger::IMPLAUSIBLE_COUNTER;
 use crate::usage::rates::RateTable;
 use crate::usage::summary::{DayRange, GroupBy, UsageRow, sessions_flagged};
 use crate::usage::{Zone, ZoneOffsets};
-use crate::{export, sources};
+use crate::{export, sources, time};
 
 fn js_error(error: impl std::fmt::Display) -> JsError {
     JsError::new(&error.to_string())
 }
 
+// Values cross the boundary as JSON text, through the browser's JSON: serde_json is in the module
+// for the outputs anyway, and a second serializer would be a second copy of every output type's
+// code in the page's download.
+fn not_a_day(text: &str) -> JsError {
+    JsError::new(&format!("not a day (YYYY-MM-DD): {text:?}"))
+}
+
 fn to_js(value: &impl Serialize) -> Result<JsValue, JsError> {
-    value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(js_error)
+    let text = serde_json::to_string(value).map_err(js_error)?;
+    js_sys::JSON::parse(&text).map_err(|_| JsError::new("an answer the browser could not read as JSON"))
+}
+
+fn from_js<T: DeserializeOwned>(value: &JsValue) -> Result<T, JsError> {
+    let text = js_sys::JSON::stringify(value).map_err(|_| JsError::new("options that are not JSON"))?;
+    serde_json::from_str(&String::from(text)).map_err(js_error)
 }
 
 #[wasm_bindgen(start)]
@@ -182,11 +196,8 @@ impl Engine {
     /// optional).
     #[wasm_bindgen(constructor)]
     pub fn new(options: JsValue) -> Result<Engine, JsError> {
-        let given: EngineOptions = if options.is_undefined() || options.is_null() {
-            EngineOptions::default()
-        } else {
-            serde_wasm_bindgen::from_value(options).map_err(js_error)?
-        };
+        let given: EngineOptions =
+            if options.is_undefined() || options.is_null() { EngineOptions::default() } else { from_js(&options)? };
         let zone = match (Zone::parse(given.timezone.as_deref().unwrap_or("UTC")), given.zone_offsets) {
             (Ok(zone), _) => zone,
             (Err(_), Some(offsets)) if !offsets.is_empty() => Zone::Offsets(zone_offsets(ZoneOffsets(offsets))),
@@ -362,11 +373,8 @@ impl Engine {
     /// whole; a text that cannot be carries `text_error`.
     pub fn rows(&self, filter: JsValue, offset: u32, limit: u32, text_limit: u32) -> Result<JsValue, JsError> {
         let done = self.done()?;
-        let filter: RowFilter = if filter.is_undefined() || filter.is_null() {
-            RowFilter::default()
-        } else {
-            serde_wasm_bindgen::from_value(filter).map_err(js_error)?
-        };
+        let filter: RowFilter =
+            if filter.is_undefined() || filter.is_null() { RowFilter::default() } else { from_js(&filter)? };
         let mut cache = done.last_filter.borrow_mut();
         if cache.as_ref().is_none_or(|(cached, _)| *cached != filter) {
             let matches = done.table.filter(&filter);
@@ -449,7 +457,7 @@ impl Engine {
     /// no allowance): each day's credits, recorded and estimated apart, the pace's projection
     /// and the day the allowance would run out. The analysis's days must be UTC's.
     pub fn month(&self, month: &str, today: &str, allowance: Option<f64>) -> Result<JsValue, JsError> {
-        let day = |text: &str| chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d").map_err(js_error);
+        let day = |text: &str| time::parse_day(text).ok_or_else(|| not_a_day(text));
         let usage = &self.done()?.outputs.usage;
         to_js(&usage.month(
             day(month)?,
@@ -499,8 +507,8 @@ impl Engine {
             sessions: Vec<String>,
         }
         let done = self.done()?;
-        let asked: Asked = serde_wasm_bindgen::from_value(options).map_err(js_error)?;
-        let today = chrono::NaiveDate::parse_from_str(&asked.today, "%Y-%m-%d").map_err(js_error)?;
+        let asked: Asked = from_js(&options)?;
+        let today = time::parse_day(&asked.today).ok_or_else(|| not_a_day(&asked.today))?;
         let allowance = asked.allowance.filter(|credits| credits.is_finite() && *credits >= 0.0);
         let share = ShareOptions { today, allowance, short_project_names: asked.short_project_names };
         let mut transcripts = Vec::new();
@@ -605,7 +613,7 @@ fn day_range(since: &str, until: &str) -> Result<DayRange, JsError> {
         if text.is_empty() {
             Ok(None)
         } else {
-            chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d").map(Some).map_err(js_error)
+            time::parse_day(text).map(Some).ok_or_else(|| not_a_day(text))
         }
     };
     Ok(DayRange { since: day(since)?, until: day(until)?, ..DayRange::default() })

@@ -16,15 +16,22 @@ import {
 } from './input.js';
 import { zoneOffsets } from './zone.js';
 import * as overview from './views/overview.js';
-import * as usage from './views/usage.js';
-import * as month from './views/month.js';
-import * as sessions from './views/sessions.js';
-import * as timeline from './views/timeline.js';
-import * as inventory from './views/inventory.js';
-import * as diagnostics from './views/diagnostics.js';
-import * as exportsView from './views/exports.js';
 
-const VIEWS = { overview, usage, month, sessions, timeline, inventory, diagnostics, exports: exportsView };
+// The view an analysis opens on comes with the page; the others are fetched when first shown
+// (scripts/first-load.mjs counts what a first visit costs).
+const VIEWS = {
+  overview: async () => overview,
+  usage: () => import('./views/usage.js'),
+  month: () => import('./views/month.js'),
+  sessions: () => import('./views/sessions.js'),
+  timeline: () => import('./views/timeline.js'),
+  inventory: () => import('./views/inventory.js'),
+  diagnostics: () => import('./views/diagnostics.js'),
+  exports: () => import('./views/exports.js'),
+};
+const loadedViews = {};
+/** The view's module, fetched once. */
+const view = (id) => (loadedViews[id] ??= VIEWS[id]());
 
 const $ = (id) => document.getElementById(id);
 const body = document.body;
@@ -206,16 +213,16 @@ function makeContext(gen, result, zone) {
     /** A session's transcript, at the row of table index `index` when given. */
     async openSession(id, index = null) {
       await showView('sessions');
-      await sessions.open(id, context, index);
+      await (await view('sessions')).open(id, context, index);
     },
     async showTimeline(filter) {
       await showView('timeline');
-      await timeline.applyFilter(filter, context);
+      await (await view('timeline')).applyFilter(filter, context);
     },
     /** The timeline filtered as asked, scrolled to the row at `position` and showing it. */
     async showTimelineRow(filter, position) {
       await showView('timeline');
-      await timeline.showRow(filter, position, context);
+      await (await view('timeline')).showRow(filter, position, context);
     },
   };
   return context;
@@ -238,18 +245,21 @@ function showView(id) {
     container.dataset.rendered = String(ctx.gen);
     const shown = ctx;
     container.dataset.ready = '';
-    rendering[id] = Promise.resolve(VIEWS[id].render(container, shown)).then(
-      () => {
-        if (shown === ctx) container.dataset.ready = String(shown.gen);
-      },
-      (error) => {
-        if (shown !== ctx) return;
-        container.appendChild(h('p.error-inline', null, `This view failed: ${error.message || error}`));
-        container.dataset.ready = String(shown.gen);
-      },
-    );
-  } else if (VIEWS[id].shown) {
-    VIEWS[id].shown(container, ctx);
+    rendering[id] = view(id)
+      .then((module) => module.render(container, shown))
+      .then(
+        () => {
+          if (shown === ctx) container.dataset.ready = String(shown.gen);
+        },
+        (error) => {
+          if (shown !== ctx) return;
+          container.appendChild(h('p.error-inline', null, `This view failed: ${error.message || error}`));
+          container.dataset.ready = String(shown.gen);
+        },
+      );
+  } else {
+    const shown = ctx;
+    view(id).then((module) => module.shown?.(container, shown));
   }
   return rendering[id];
 }

@@ -1,6 +1,7 @@
 //! Step 4: the held rows joined with their sessions and deduplicated against the primary
 //! rows, then the outputs besides the rows (sessions, inventory, usage, report).
 
+use crate::order;
 use std::collections::{BTreeMap, HashMap};
 
 use super::logs::rows_counted;
@@ -237,7 +238,7 @@ impl State {
                 message: problem.message.clone(),
             }));
         }
-        diagnostics.sort_by(|a, b| (a.home, &a.file, a.line).cmp(&(b.home, &b.file, b.line)));
+        order::sort_by(&mut diagnostics, |a, b| (a.home, &a.file, a.line).cmp(&(b.home, &b.file, b.line)));
         let mut totals = Totals {
             files_found: self.files.len() as u64 + self.excluded.values().map(|(files, _)| files).sum::<u64>(),
             rows: self.tally.rows,
@@ -278,7 +279,7 @@ impl State {
                 })
             })
             .collect();
-        skipped_keys.sort();
+        order::sort(&mut skipped_keys);
         Report {
             roots: self
                 .roots

@@ -1,6 +1,7 @@
 //! Steps 1 and 2: the plan (every listed file classified by its source) and the reading of
 //! every file but the event logs, which makes the logs step.
 
+use crate::order;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::io::BufReader;
 
@@ -175,7 +176,7 @@ impl Planned {
             }
             root_states.push(state);
         }
-        files.sort_by(|a, b| (a.home, &a.path).cmp(&(b.home, &b.path)));
+        order::sort_by(&mut files, |a, b| (a.home, &a.path).cmp(&(b.home, &b.path)));
         superseded(&mut files);
         not_needed_alone(&mut files);
         let state = State {

@@ -3,6 +3,7 @@
 //! sessions whose logs have none of their own (logs without records, and logs that are gone).
 //! Rows, sessions and the report are not built.
 
+use crate::order;
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader};
 
@@ -84,7 +85,7 @@ impl UsageRun {
         });
         let mut problems: Vec<CounterProblem> = unreadable.chain(ledger.take_problems()).collect();
         if !problems.is_empty() {
-            problems.sort_by_key(|problem| problem.at);
+            order::sort_by_key(&mut problems, |problem| problem.at);
             self.line_problems.push((task.file, problems));
         }
         if let Some(error) = scanned.error {
@@ -132,7 +133,7 @@ impl UsageRun {
                 problems.push(problem.diagnostic(file.home, &file.path, line));
             }
         }
-        problems.sort_by(|a, b| (a.home, &a.file, a.line).cmp(&(b.home, &b.file, b.line)));
+        order::sort_by(&mut problems, |a, b| (a.home, &a.file, a.line).cmp(&(b.home, &b.file, b.line)));
         // The logs' bytes as scanned, and the store's files.
         let store_bytes: u64 = self
             .state

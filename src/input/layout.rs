@@ -2,6 +2,7 @@
 //! making an archive's entry names safe. What each file of a home is, is its source's business
 //! (`crate::sources`).
 
+use crate::order;
 use std::collections::HashMap;
 
 use crate::sources::{HomeLayout, OwnFolderMarker, SOURCES};
@@ -59,7 +60,7 @@ impl Rebase {
             return vec![Rebase { prefix: String::new(), kind: HomeKind::LooseLogs(layout) }];
         }
         let mut candidates: Vec<_> = candidates.into_iter().collect();
-        candidates.sort_by(|a, b| depth(a.0).cmp(&depth(b.0)).then_with(|| a.0.cmp(b.0)));
+        order::sort_by(&mut candidates, |a, b| depth(a.0).cmp(&depth(b.0)).then_with(|| a.0.cmp(b.0)));
         let mut homes: Vec<Rebase> = Vec::new();
         for (prefix, kind) in candidates {
             // Inside a home only its sources' folders are read: a second home there is not one.
@@ -67,7 +68,7 @@ impl Rebase {
                 homes.push(Rebase { prefix: prefix.to_string(), kind });
             }
         }
-        homes.sort_by(|a, b| a.prefix.cmp(&b.prefix));
+        order::sort_by(&mut homes, |a, b| a.prefix.cmp(&b.prefix));
         homes
     }
 

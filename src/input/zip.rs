@@ -4,6 +4,7 @@
 //! may (a backup sent as a zip of zips) has those read too, one level deep, from memory. A file
 //! that is not a zip is told apart by its first bytes, so the message says what it is.
 
+use crate::order;
 use std::collections::HashMap;
 use std::io::{self, BufRead, BufReader, Cursor, Read, Seek, SeekFrom};
 use std::sync::Arc;
@@ -29,14 +30,39 @@ pub const MAX_INNER_ZIPS_BYTES: u64 = 1 << 30;
 /// magic is at 257; a gzip's start inflates to that within this).
 const HEAD_BYTES: usize = 4096;
 
-/// A zip inside the root's zip, held in memory.
-type InnerArchive = ZipArchive<Cursor<Arc<[u8]>>>;
+/// The root's file or, for a zip inside it, that zip held in memory: one reader type for both,
+/// so that zip's reading is compiled once (it is a fair part of the page's download).
+#[derive(Clone)]
+enum ArchiveReader<R> {
+    Root(R),
+    Held(Cursor<Arc<[u8]>>),
+}
+
+impl<R: Read> Read for ArchiveReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            ArchiveReader::Root(reader) => reader.read(buf),
+            ArchiveReader::Held(held) => held.read(buf),
+        }
+    }
+}
+
+impl<R: Seek> Seek for ArchiveReader<R> {
+    fn seek(&mut self, to: SeekFrom) -> io::Result<u64> {
+        match self {
+            ArchiveReader::Root(reader) => reader.seek(to),
+            ArchiveReader::Held(held) => held.seek(to),
+        }
+    }
+}
+
+type Archive<R> = ZipArchive<ArchiveReader<R>>;
 
 #[derive(Clone)]
 pub struct ZipRoot<R> {
-    archive: ZipArchive<R>,
+    archive: Archive<R>,
     /// The zips inside it that are read too (see `open_inner_zips`).
-    inner: Vec<InnerArchive>,
+    inner: Vec<Archive<R>>,
     /// Entries by listed path.
     entries: HashMap<String, EntryAt>,
     /// Small entries inflated ahead by `read_ahead`, taken by `open_entry`.
@@ -96,7 +122,7 @@ impl<R: Read + Seek> ZipRoot<R> {
     /// as a zip, says what the file is and what to do (the caller names the file).
     pub fn open(mut reader: R, label: &str) -> Result<(Self, RootListing), String> {
         let head = head_of(&mut reader).map_err(|error| format!("cannot read the file: {error}"))?;
-        let archive = ZipArchive::new(reader).map_err(|error| not_a_zip(&head, &error))?;
+        let archive = ZipArchive::new(ArchiveReader::Root(reader)).map_err(|error| not_a_zip(&head, &error))?;
         let mut root = ZipRoot {
             archive,
             inner: Vec::new(),
@@ -120,7 +146,7 @@ impl<R: Read + Seek> ZipRoot<R> {
     fn open_inner_zips(&mut self, listing: &mut RootListing) -> Result<(), String> {
         let mut zips: Vec<String> =
             listing.files.iter().filter(|file| is_zip_name(&file.path)).map(|file| file.path.clone()).collect();
-        zips.sort_unstable();
+        order::sort(&mut zips);
         let (mut held, mut unread, mut deeper) = (0, Vec::new(), Vec::new());
         for path in &zips {
             match self.read_inner(path, &mut held) {
@@ -159,7 +185,7 @@ impl<R: Read + Seek> ZipRoot<R> {
 
     /// A zip entry of the root's archive read into memory and opened, if the zips inside held
     /// so far (`held` bytes) leave room for it.
-    fn read_inner(&mut self, path: &str, held: &mut u64) -> Result<InnerArchive, String> {
+    fn read_inner(&mut self, path: &str, held: &mut u64) -> Result<Archive<R>, String> {
         let at = self.entries[path];
         let size = self.archive.by_index_data(at.index).map_err(|error| error.to_string())?.size();
         if *held + size > MAX_INNER_ZIPS_BYTES {
@@ -175,7 +201,7 @@ impl<R: Read + Seek> ZipRoot<R> {
         *held += size;
         let bytes: Arc<[u8]> = bytes.into();
         let head = &bytes[..bytes.len().min(HEAD_BYTES)];
-        ZipArchive::new(Cursor::new(Arc::clone(&bytes))).map_err(|error| not_a_zip(head, &error))
+        ZipArchive::new(ArchiveReader::Held(Cursor::new(Arc::clone(&bytes)))).map_err(|error| not_a_zip(head, &error))
     }
 
     /// Inflates the named entries of at most `max_size` bytes in the archive's order and keeps
@@ -190,7 +216,7 @@ impl<R: Read + Seek> ZipRoot<R> {
                 (entry.size() <= max_size).then(|| (at.inner, entry.header_start(), at, path))
             })
             .collect();
-        wanted.sort_unstable_by_key(|(inner, header_start, at, _)| (*inner, *header_start, *at));
+        order::sort_by_key(&mut wanted, |(inner, header_start, at, _)| (*inner, *header_start, *at));
         for (_, _, at, path) in wanted {
             let mut bytes = Vec::new();
             let inflated = self.entry(at).and_then(|mut entry| entry.read_to_end(&mut bytes));

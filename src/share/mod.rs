@@ -7,6 +7,7 @@
 mod charts;
 mod html;
 
+use crate::order;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -308,7 +309,7 @@ fn transcripts_section(out: &mut String, transcripts: &[Transcript<'_>], options
         let short = project_name(&record.project_path, options.short_project_names);
         // In time order (undated rows last), whatever order the caller's rows came in.
         let mut rows: Vec<&OwnedRow> = transcript.rows.iter().collect();
-        rows.sort_by_key(|row| (row.timestamp_utc.is_empty(), row.timestamp_utc.as_str()));
+        order::sort_by_key(&mut rows, |row| (row.timestamp_utc.is_empty(), row.timestamp_utc.as_str()));
         for row in rows {
             let (mut text, found) = crate::scrub::scrub(&row.text);
             if options.short_project_names && !record.project_path.is_empty() {

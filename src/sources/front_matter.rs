@@ -1,14 +1,12 @@
 //! The Markdown files that shape Copilot's answers (skills' `SKILL.md`, custom agents,
 //! instructions): the name and description of their YAML front matter, and a first line.
 
-use serde::Deserialize;
+use super::yaml;
 
-/// The fields of a front matter the inventory shows; a field of another type is none.
-#[derive(Debug, Default, Deserialize, PartialEq, Eq)]
+/// The fields of a front matter the inventory shows; one that is not a scalar is none.
+#[derive(Debug, Default, PartialEq, Eq)]
 pub struct FrontMatter {
-    #[serde(default, deserialize_with = "text_field")]
     pub name: Option<String>,
-    #[serde(default, deserialize_with = "text_field")]
     pub description: Option<String>,
 }
 
@@ -16,10 +14,12 @@ pub struct FrontMatter {
 /// none; a front matter that is not YAML is an error of the file.
 pub fn read(text: &str) -> Result<FrontMatter, String> {
     match split(text)?.0 {
-        Some(yaml) if !yaml.trim().is_empty() => {
-            serde_saphyr::from_str(yaml).map_err(|error| format!("front matter: {error}"))
+        Some(front) => {
+            let fields = yaml::top_level_fields(front).map_err(|error| format!("front matter: {error}"))?;
+            let field = |key| Some(yaml::text(&fields, key).trim().to_string()).filter(|text| !text.is_empty());
+            Ok(FrontMatter { name: field("name"), description: field("description") })
         }
-        _ => Ok(FrontMatter::default()),
+        None => Ok(FrontMatter::default()),
     }
 }
 
@@ -52,19 +52,6 @@ fn split(text: &str) -> Result<(Option<&str>, &str), String> {
 /// Instructions are shown by their first line only; a long one is cut.
 pub const MAX_FIRST_LINE: usize = 200;
 
-fn text_field<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Scalar {
-        Text(String),
-        Other(serde::de::IgnoredAny),
-    }
-    Ok(match Scalar::deserialize(deserializer)? {
-        Scalar::Text(text) => Some(text.trim().to_string()).filter(|text| !text.is_empty()),
-        Scalar::Other(_) => None,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -84,7 +71,7 @@ mod tests {
         assert_eq!(read("# Only text\n").unwrap(), FrontMatter::default());
         assert_eq!(first_line("\n\n  Always answer in English.  \nMore"), "Always answer in English.");
         let odd = read("---\nname: [a, b]\ndescription: 3\n---\n").unwrap();
-        assert_eq!((odd.name, odd.description), (None, None));
+        assert_eq!((odd.name.as_deref(), odd.description.as_deref()), (None, Some("3")));
         assert!(read("---\nname: x\n").is_err());
         assert!(read("---\nname: : :\n  - x\n---\n").is_err());
         assert_eq!(first_line(&"x".repeat(300)).len(), MAX_FIRST_LINE);

@@ -13,6 +13,7 @@ pub mod front_matter;
 pub mod log;
 pub mod mcp_servers;
 pub mod sqlite_image;
+pub mod yaml;
 
 use std::collections::BTreeMap;
 use std::io::{self, BufRead, Read};

@@ -96,7 +96,7 @@ pub fn month_credits<'a>(
         }
     }
     MonthCredits {
-        month: first.format("%Y-%m").to_string(),
+        month: crate::time::month_text(first),
         days_in_month,
         as_of: as_of.to_string(),
         finished,

@@ -294,7 +294,7 @@ pub fn summarize<'a>(
         for (key, entry) in entries.iter().filter(|(key, _)| range.contains(key.day)) {
             let group = match by {
                 GroupBy::Day => key.day.to_string(),
-                GroupBy::Month => key.day.format("%Y-%m").to_string(),
+                GroupBy::Month => crate::time::month_text(key.day),
                 GroupBy::Session => session_id.to_string(),
                 GroupBy::Home => home.to_string(),
                 GroupBy::Project => project.to_string(),

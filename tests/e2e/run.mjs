@@ -147,9 +147,23 @@ async function shot(page, name, full = true) {
   await page.screenshot({ path: path.join(SHOTS, name), ...(full ? { fullPage: true, clip: { x: 0, y: 0, width: 1400, height } } : {}) });
 }
 
-// The page's own files it loads on first use, after an analysis is done (www/charts.js,
-// www/markdown.js).
-const LOADED_ON_USE = ['/vendor/chart.umd.min.js', '/vendor/marked.umd.js'];
+// The page's own files it loads on first use, after an analysis is done: the chart and Markdown
+// libraries (www/charts.js, www/markdown.js) and the views other than the overview with their
+// modules (app.js's VIEWS).
+const LOADED_ON_USE = [
+  '/vendor/chart.umd.min.js',
+  '/vendor/marked.umd.js',
+  ...['usage', 'month', 'sessions', 'transcript', 'timeline', 'inventory', 'diagnostics', 'exports'].map((view) => `/views/${view}.js`),
+  '/diff.js',
+  '/markdown.js',
+];
+
+/** Whether `selector` is visible within a few seconds: a view's module is fetched when it is first shown. */
+const shownSoon = (page, selector) =>
+  page.locator(selector).waitFor({ state: 'visible', timeout: 10_000 }).then(
+    () => true,
+    () => false,
+  );
 
 function noNetworkAfterLoad(net, server, label, allowedAlso = []) {
   const allowed = [...LOADED_ON_USE, ...allowedAlso];
@@ -1760,10 +1774,11 @@ test('the page works from the keyboard: the demo started with Enter, the tabs by
     await page.focus('#tab-overview');
     await page.keyboard.press('ArrowRight');
     assertEqual(await focused(), 'tab-usage', 'ArrowRight moves to the next tab');
-    assert(await page.isVisible('#view-usage'), 'and shows its view');
+    // The view's module is fetched on first show: visible once it has drawn.
+    assert(await shownSoon(page, '#view-usage'), 'and shows its view');
     await page.keyboard.press('End');
     assertEqual(await focused(), 'tab-exports', 'End moves to the last tab');
-    assert(await page.isVisible('#view-exports'), 'the exports view is shown');
+    assert(await shownSoon(page, '#view-exports'), 'the exports view is shown');
     await page.keyboard.press('ArrowRight');
     assertEqual(await focused(), 'tab-overview', 'the arrows wrap around');
     await page.focus('#tab-sessions');

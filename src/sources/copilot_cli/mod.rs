@@ -74,11 +74,11 @@ impl Source for CopilotCli {
                 let facts = into.session(session_id, "workspace.yaml");
                 if facts.workspace.is_none() {
                     facts.workspace = Some(Box::new(WorkspaceFacts {
-                        name: workspace::text(&parsed.name),
-                        cwd: workspace::text(&parsed.cwd),
-                        client_name: workspace::text(&parsed.client_name),
-                        created_at: workspace::text(&parsed.created_at),
-                        updated_at: workspace::text(&parsed.updated_at),
+                        name: parsed.text("name").to_string(),
+                        cwd: parsed.text("cwd").to_string(),
+                        client_name: parsed.text("client_name").to_string(),
+                        created_at: parsed.text("created_at").to_string(),
+                        updated_at: parsed.text("updated_at").to_string(),
                         synced: parsed.is_synced(),
                     }));
                 }

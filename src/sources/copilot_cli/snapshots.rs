@@ -1,6 +1,7 @@
 //! `session-state/<id>/rewind-file-snapshots/index.json`: the file snapshots `/rewind` uses,
 //! each with the prompt it preceded. A secondary source: the prompt is usually in the log.
 
+use crate::order;
 use std::collections::BTreeMap;
 
 use serde::Deserialize;
@@ -49,7 +50,7 @@ pub fn parse(bytes: &[u8], session_id: &str) -> Result<Vec<PendingRow>, String> 
             rows.push(PendingRow::new(TurnType::User, prompt.to_string(), stamp, line).in_session(session_id));
         }
         let mut paths: Vec<&str> = snapshot.files.values().filter_map(|file| file.path.as_deref()).collect();
-        paths.sort_unstable();
+        order::sort(&mut paths);
         let mut text = format!(
             "rewind snapshot: {} files +{} -{}",
             snapshot.file_count.unwrap_or(snapshot.files.len() as u64),

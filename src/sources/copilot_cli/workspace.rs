@@ -1,128 +1,74 @@
 //! `session-state/<id>/workspace.yaml`: the session's name, working directory, counts and
 //! the Mission Control sync keys (see "workspace.yaml" and "Sync, relay and origin rows").
 
-use std::fmt;
-
-use serde::Deserialize;
-
 use super::utf8_text;
 use crate::model::PendingRow;
 use crate::model::{RowMark, TurnType};
+use crate::sources::yaml::{self, Field};
 
-/// The keys copilot-lens reads; every other key is ignored.
-#[derive(Debug, Default, Deserialize, PartialEq)]
+/// The file's top-level keys; the ones copilot-lens reads are named where they are used
+/// (`id`, `cwd`, `name`, `created_at`, the `mc_*` sync keys...), every other one is ignored.
+#[derive(Debug, Default, PartialEq)]
 pub struct Workspace {
-    pub id: Option<Scalar>,
-    pub cwd: Option<Scalar>,
-    pub client_name: Option<Scalar>,
-    pub name: Option<Scalar>,
-    pub user_named: Option<Scalar>,
-    pub summary_count: Option<Scalar>,
-    pub fork_count: Option<Scalar>,
-    pub created_at: Option<Scalar>,
-    pub updated_at: Option<Scalar>,
-    pub branch: Option<Scalar>,
-    pub remote_steerable: Option<Scalar>,
-    pub mc_task_id: Option<Scalar>,
-    pub mc_session_id: Option<Scalar>,
-    pub mc_last_event_id: Option<Scalar>,
-    /// 1-based line of each key, for `source_line`.
-    #[serde(skip)]
-    key_lines: Vec<(String, u64)>,
-}
-
-/// A YAML scalar of any type, shown as written (`false`, `0`, `fix: the thing`).
-#[derive(Debug, Deserialize, PartialEq)]
-#[serde(untagged)]
-pub enum Scalar {
-    Bool(bool),
-    Int(i64),
-    Float(f64),
-    Text(String),
-}
-
-impl fmt::Display for Scalar {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Scalar::Bool(value) => write!(f, "{value}"),
-            Scalar::Int(value) => write!(f, "{value}"),
-            Scalar::Float(value) => write!(f, "{value}"),
-            Scalar::Text(value) => f.write_str(value),
-        }
-    }
+    fields: Vec<Field>,
 }
 
 pub fn parse(bytes: &[u8]) -> Result<Workspace, String> {
-    let text = utf8_text(bytes)?;
-    let mut workspace: Workspace = if text.trim().is_empty() {
-        Workspace::default()
-    } else {
-        serde_saphyr::from_str(text).map_err(|error| error.to_string())?
-    };
-    workspace.key_lines = text
-        .lines()
-        .enumerate()
-        .filter_map(|(index, line)| {
-            let (key, _) = line.split_once(':')?;
-            (!key.starts_with([' ', '\t', '#', '-'])).then(|| (key.to_string(), index as u64 + 1))
-        })
-        .collect();
-    Ok(workspace)
-}
-
-/// A key's value as text; empty when absent or null.
-pub fn text(value: &Option<Scalar>) -> String {
-    value.as_ref().map(Scalar::to_string).unwrap_or_default()
+    Ok(Workspace { fields: yaml::top_level_fields(utf8_text(bytes)?)? })
 }
 
 impl Workspace {
+    /// A key's value as text; empty when absent or null.
+    pub fn text(&self, key: &str) -> &str {
+        yaml::text(&self.fields, key)
+    }
+
     fn key_line(&self, key: &str) -> u64 {
-        self.key_lines.iter().find(|(name, _)| name == key).map_or(0, |(_, line)| *line)
+        self.fields.iter().find(|field| field.key == key).map_or(0, |field| field.line)
     }
 
     pub fn is_synced(&self) -> bool {
-        !text(&self.mc_session_id).is_empty()
+        !self.text("mc_session_id").is_empty()
     }
 
     /// The rows of "Other files": name, metadata, the scratch directory of a session that was
     /// never prompted (`has_events_log` false), and the sync marker.
     pub fn rows(&self, session_id: &str, has_events_log: bool) -> Vec<PendingRow> {
-        let created = text(&self.created_at);
+        let created = self.text("created_at");
         let row = |text: String, stamp: &str, key: &str| {
             PendingRow::new(TurnType::System, text, stamp, self.key_line(key)).in_session(session_id)
         };
         let mut rows = Vec::new();
-        let name = text(&self.name);
+        let name = self.text("name");
         if !name.is_empty() {
-            rows.push(row(format!("session name: {name}"), &created, "name"));
+            rows.push(row(format!("session name: {name}"), created, "name"));
         }
         rows.push(row(
             format!(
                 "session metadata: user_named={} forks={} compactions={} client={}",
-                text(&self.user_named),
-                text(&self.fork_count),
-                text(&self.summary_count),
-                text(&self.client_name)
+                self.text("user_named"),
+                self.text("fork_count"),
+                self.text("summary_count"),
+                self.text("client_name")
             ),
-            &created,
+            created,
             "user_named",
         ));
-        let cwd = text(&self.cwd);
+        let cwd = self.text("cwd");
         if !has_events_log && !cwd.is_empty() {
-            let mut scratch = row(format!("scratch directory: {cwd}"), &created, "cwd");
+            let mut scratch = row(format!("scratch directory: {cwd}"), created, "cwd");
             scratch.mark = RowMark::ScratchDirectory;
             rows.push(scratch);
         }
         if self.is_synced() {
-            let or_dash =
-                |value: &Option<Scalar>| Some(text(value)).filter(|t| !t.is_empty()).unwrap_or_else(|| "-".into());
+            let or_dash = |key: &str| Some(self.text(key)).filter(|t| !t.is_empty()).unwrap_or("-");
             let mut synced = row(
                 format!(
                     "session synced: remote session {} task {} last event {} remote_steerable={}",
-                    text(&self.mc_session_id),
-                    or_dash(&self.mc_task_id),
-                    or_dash(&self.mc_last_event_id),
-                    or_dash(&self.remote_steerable)
+                    self.text("mc_session_id"),
+                    or_dash("mc_task_id"),
+                    or_dash("mc_last_event_id"),
+                    or_dash("remote_steerable")
                 ),
                 "",
                 "mc_session_id",
