@@ -112,10 +112,12 @@ impl Candidate {
 pub fn keep_secondary(primary: PrimaryKeys, candidates: &[Candidate], tolerance_ms: i64) -> Vec<bool> {
     let mut keep = vec![false; candidates.len()];
     let PrimaryKeys { mut dated, mut global } = primary;
-    order::sort(&mut dated);
+    // These two sort every dated row: the standard library's own sorts, inlined for their
+    // types, keep the native analysis as fast as it was (order.rs is for the rest).
+    dated.sort_unstable();
 
     let mut by_key: Vec<usize> = (0..candidates.len()).filter(|&i| candidates[i].millis.is_some()).collect();
-    order::sort_by_key(&mut by_key, |&i| (candidates[i].session_key, candidates[i].millis, i));
+    by_key.sort_unstable_by_key(|&i| (candidates[i].session_key, candidates[i].millis, i));
     for group in by_key.chunk_by(|&a, &b| candidates[a].session_key == candidates[b].session_key) {
         let key = candidates[group[0]].session_key;
         let start = dated.partition_point(|&(k, _)| k < key);

@@ -610,11 +610,7 @@ fn agent_named(name: &str) -> Result<Option<&'static str>, JsError> {
 
 fn day_range(since: &str, until: &str) -> Result<DayRange, JsError> {
     let day = |text: &str| -> Result<Option<chrono::NaiveDate>, JsError> {
-        if text.is_empty() {
-            Ok(None)
-        } else {
-            time::parse_day(text).map(Some).ok_or_else(|| not_a_day(text))
-        }
+        if text.is_empty() { Ok(None) } else { time::parse_day(text).map(Some).ok_or_else(|| not_a_day(text)) }
     };
     Ok(DayRange { since: day(since)?, until: day(until)?, ..DayRange::default() })
 }
