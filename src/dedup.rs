@@ -13,13 +13,13 @@
 //! - An undated row (the history) has no session and no time: it drops when any row of the
 //!   same turn type and text exists.
 
-use crate::order;
 use std::collections::HashSet;
 use std::hash::Hasher;
 
 use xxhash_rust::xxh3::Xxh3;
 
 use crate::model::{Row, TurnType};
+use crate::order;
 
 /// 3600 s: the store writes a turn when it ends, and a turn with many tools can run long.
 pub const SECONDARY_TOLERANCE_MS: i64 = 3_600_000;

@@ -3,7 +3,6 @@
 //! it holds allows, and the finished analysis as the views query it (a row table, the outputs,
 //! and the inputs kept to read long texts again). `crate::wasm` exports it.
 
-use crate::order;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ops::Range;
@@ -16,6 +15,7 @@ use crate::input::RootListing;
 use crate::input::browser::{BrowserFile, BrowserRoot, BrowserRoots};
 use crate::input::zip::RawEntry;
 use crate::model::OwnedRow;
+use crate::order;
 use crate::sources::log::LogOutcome;
 use crate::table::RowTable;
 

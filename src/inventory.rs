@@ -1,10 +1,10 @@
 //! `inventory.json`: per home and agent, what Copilot has touched and been allowed to do.
 
-use crate::order;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
+use crate::order;
 use crate::sessions::{SessionFacts, SessionRecord};
 use crate::sources::copilot_cli::logs::McpServerSeen;
 use crate::sources::log::{McpCalls, SkillUse, ToolTally};

@@ -7,13 +7,13 @@
 //! row's `LineLocator`; the viewer reads the whole text again from its line when it shows it
 //! (`events::reparse_line`). Search covers what is kept.
 
-use crate::order;
 use std::collections::HashMap;
 use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
 
 use crate::model::{LineLocator, OwnedRow, Row, RowMark, RowSink, TurnType};
+use crate::order;
 
 /// Bytes of a long text kept in memory; the rest is read again from the source when shown.
 pub const INLINE_TEXT: usize = 512;

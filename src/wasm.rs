@@ -32,13 +32,13 @@ fn js_error(error: impl std::fmt::Display) -> JsError {
     JsError::new(&error.to_string())
 }
 
-// Values cross the boundary as JSON text, through the browser's JSON: serde_json is in the module
-// for the outputs anyway, and a second serializer would be a second copy of every output type's
-// code in the page's download.
 fn not_a_day(text: &str) -> JsError {
     JsError::new(&format!("not a day (YYYY-MM-DD): {text:?}"))
 }
 
+// Values cross the boundary as JSON text, through the browser's JSON: serde_json is in the module
+// for the outputs anyway, and a second serializer would be a second copy of every output type's
+// code in the page's download.
 fn to_js(value: &impl Serialize) -> Result<JsValue, JsError> {
     let text = serde_json::to_string(value).map_err(js_error)?;
     js_sys::JSON::parse(&text).map_err(|_| JsError::new("an answer the browser could not read as JSON"))

@@ -1,7 +1,6 @@
 //! Step 4: the held rows joined with their sessions and deduplicated against the primary
 //! rows, then the outputs besides the rows (sessions, inventory, usage, report).
 
-use crate::order;
 use std::collections::{BTreeMap, HashMap};
 
 use super::logs::rows_counted;
@@ -13,6 +12,7 @@ use crate::dedup;
 use crate::input::FileReader;
 use crate::inventory;
 use crate::model::{HeldRow, Row, RowSink, TurnType, mtime_text};
+use crate::order;
 use crate::report::{
     Diagnostic, DiagnosticKind, ExcludedTree, FileReport, FileStatus, HomeReport, Report, ReportSkippedKey, RootReport,
     Totals,

@@ -1,7 +1,6 @@
 //! Steps 1 and 2: the plan (every listed file classified by its source) and the reading of
 //! every file but the event logs, which makes the logs step.
 
-use crate::order;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::io::BufReader;
 
@@ -10,6 +9,7 @@ use super::{AnalysisError, Options};
 use crate::input::layout::Rebase;
 use crate::input::{FileReader, RootListing, read_all};
 use crate::model::HeldRow;
+use crate::order;
 use crate::report::{DiagnosticKind, FileStatus, Problem, Report};
 use crate::sources::copilot_cli::store::StoreScope;
 use crate::sources::{self, Importing, MetadataInput, Role};

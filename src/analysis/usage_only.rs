@@ -3,7 +3,6 @@
 //! sessions whose logs have none of their own (logs without records, and logs that are gone).
 //! Rows, sessions and the report are not built.
 
-use crate::order;
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader};
 
@@ -14,6 +13,7 @@ use super::stores::StoreJob;
 use super::{Options, UsageData};
 use crate::input::FileReader;
 use crate::lines;
+use crate::order;
 use crate::report::{Diagnostic, DiagnosticKind};
 use crate::sources::Role;
 use crate::sources::copilot_cli::store::StoreScope;

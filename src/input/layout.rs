@@ -2,9 +2,9 @@
 //! making an archive's entry names safe. What each file of a home is, is its source's business
 //! (`crate::sources`).
 
-use crate::order;
 use std::collections::HashMap;
 
+use crate::order;
 use crate::sources::{HomeLayout, OwnFolderMarker, SOURCES};
 
 /// How the paths of one root map onto a home: the prefix to strip, and what is below it.

@@ -4,7 +4,6 @@
 //! may (a backup sent as a zip of zips) has those read too, one level deep, from memory. A file
 //! that is not a zip is told apart by its first bytes, so the message says what it is.
 
-use crate::order;
 use std::collections::HashMap;
 use std::io::{self, BufRead, BufReader, Cursor, Read, Seek, SeekFrom};
 use std::sync::Arc;
@@ -15,6 +14,8 @@ use zip::{CompressionMethod, ZipArchive};
 
 use super::layout::{Rebase, normalize_entry_name};
 use super::{ListedFile, RootListing};
+
+use crate::order;
 
 /// The largest entry inflated.
 pub const MAX_ENTRY_BYTES: u64 = 4 << 30;

@@ -7,7 +7,6 @@
 mod charts;
 mod html;
 
-use crate::order;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -15,6 +14,7 @@ use chrono::NaiveDate;
 
 use crate::analysis::Outputs;
 use crate::model::{OwnedRow, Row, RowSink};
+use crate::order;
 use crate::sessions::SessionRecord;
 use crate::usage::Kind;
 use crate::usage::summary::{DayRange, GroupBy, UsageRow};

@@ -1,7 +1,6 @@
 //! `session-state/<id>/rewind-file-snapshots/index.json`: the file snapshots `/rewind` uses,
 //! each with the prompt it preceded. A secondary source: the prompt is usually in the log.
 
-use crate::order;
 use std::collections::BTreeMap;
 
 use serde::Deserialize;
@@ -9,6 +8,7 @@ use serde::Deserialize;
 use super::utf8_text;
 use crate::model::PendingRow;
 use crate::model::TurnType;
+use crate::order;
 
 #[derive(Deserialize)]
 struct Index {
