@@ -1,6 +1,7 @@
 //! The browser boundary: the exported surface, and nothing else. `Engine` (one analysis, driven
 //! by the page's Web Worker through `crate::engine`), `inflate` (a zip entry, for the page's
-//! second worker) and `engine_facts` (what the page needs to know). Options come in and results
+//! second worker), `engine_facts` (what the page needs to know) and `zips_in_folder` (which
+//! zips of a dropped folder are roots). Options come in and results
 //! go out as typed serde values; every error is a `js_sys::Error`.
 
 use std::cell::RefCell;
@@ -120,6 +121,14 @@ pub fn engine_facts() -> Result<JsValue, JsError> {
 #[wasm_bindgen]
 pub fn inflate(packed: &[u8], size: f64, crc32: u32) -> Result<Vec<u8>, JsError> {
     crate::input::zip::inflate_entry(packed, size as u64, crc32).map_err(js_error)
+}
+
+/// The zips of a folder the page lists that are read as roots of their own, and whether the
+/// folder is still a root itself (`input::layout::zips_outside_homes`): the page, which holds
+/// their Files, then gives them as zips.
+#[wasm_bindgen]
+pub fn zips_in_folder(paths: Vec<String>) -> Result<JsValue, JsError> {
+    to_js(&crate::input::layout::zips_outside_homes(paths.iter().map(String::as_str)))
 }
 
 #[derive(Serialize)]

@@ -11,7 +11,8 @@ use crate::input::{FileReader, RootListing, read_all};
 use crate::model::HeldRow;
 use crate::order;
 use crate::report::{DiagnosticKind, FileStatus, Problem, Report};
-use crate::sources::copilot_cli::store::StoreScope;
+use super::stores::StoreOnDisk;
+use crate::sources::copilot_cli::store::{self, StoreScope};
 use crate::sources::{self, Importing, MetadataInput, Role};
 
 /// Size limit for files read whole.
@@ -149,7 +150,12 @@ impl Planned {
                     Role::Secret => FileStatus::NotReadSecret,
                     Role::NotNeeded => FileStatus::NotNeeded,
                     Role::Listed => FileStatus::Listed,
-                    Role::EventLog | Role::Store | Role::StoreWal | Role::Metadata | Role::MetadataInParts => {
+                    Role::EventLog
+                    | Role::Store
+                    | Role::StoreWal
+                    | Role::Metadata
+                    | Role::MetadataInParts
+                    | Role::Database => {
                         FileStatus::Read
                     }
                 };
@@ -225,12 +231,14 @@ impl Planned {
     }
 
     /// The files other than event logs that step 2 opens, as `(root, listed path, whether it is
-    /// read in parts)`: some are (line by line; they can be large).
+    /// read in parts)`: some are (line by line, or a database page by page; they can be large).
     pub fn metadata_files(&self) -> impl Iterator<Item = (usize, &str, bool)> {
         self.state
             .read_files()
             .filter(|(_, file)| file.kind.role != Role::EventLog)
-            .map(|(_, file)| (file.root, file.listed_path.as_str(), file.kind.role == Role::MetadataInParts))
+            .map(|(_, file)| {
+                (file.root, file.listed_path.as_str(), matches!(file.kind.role, Role::MetadataInParts | Role::Database))
+            })
     }
 
     /// The files of the stores, `(root, listed path)`.
@@ -290,6 +298,11 @@ impl Planned {
             let opened = match kind.role {
                 Role::Metadata => read_all(reader, root, &file.listed_path, SMALL_FILE_LIMIT).map(Input::Bytes),
                 Role::MetadataInParts => reader.open(root, &file.listed_path).map(Input::Stream),
+                Role::Database => {
+                    let main = Some((file.listed_path.clone(), file.size));
+                    let mut files = StoreOnDisk { reader: &mut *reader, root, main, wal: None, scanned_wal: None };
+                    store::open_database(&mut files).map(Input::Database).map_err(std::io::Error::other)
+                }
                 Role::Listed => Ok(Input::Listed),
                 _ => continue,
             };
@@ -319,6 +332,7 @@ impl Planned {
                     source.import(MetadataInput::Stream(&mut BufReader::with_capacity(1 << 16, stream)), &mut into)
                 }
                 Input::Listed => source.import(MetadataInput::Listed, &mut into),
+                Input::Database(database) => source.import(MetadataInput::Database(&database.connection), &mut into),
             };
             let (rows, dated) = (into.rows, into.dated);
             if dated {
@@ -377,4 +391,5 @@ enum Input<'a> {
     Bytes(Vec<u8>),
     Stream(Box<dyn std::io::Read + 'a>),
     Listed,
+    Database(store::OpenDatabase),
 }

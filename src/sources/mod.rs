@@ -48,6 +48,10 @@ pub enum Role {
     Metadata,
     /// Handed to the importer as a stream: it can be large (process logs).
     MetadataInParts,
+    /// A SQLite database of its own, handed to the importer as a read-only connection: read
+    /// page by page where the root allows positional reads (only the pages a query needs,
+    /// whatever the file's size), else from a copy in memory.
+    Database,
     /// Never read: only its name goes to the importer (a session's artifacts).
     Listed,
     /// A file of the source that carries nothing (locks, caches, trackers).
@@ -264,6 +268,7 @@ pub enum MetadataInput<'a> {
     Stream(&'a mut dyn BufRead),
     /// A [`Role::Listed`] file: its path (`Importing::path`) is all there is.
     Listed,
+    Database(&'a rusqlite::Connection),
 }
 
 /// A source's SQLite store (a main file and its write-ahead log), as its store module's

@@ -62,6 +62,8 @@ impl Source for CopilotCli {
             MetadataInput::Stream(reader) => return import_process_log(reader, into),
             MetadataInput::Listed => return import_listed(into),
             MetadataInput::Bytes(bytes) => bytes,
+            // Its store is read as a store; it has no database of its own.
+            MetadataInput::Database(_) => return Ok(()),
         };
         if customizations::reads(into.kind) {
             return customizations::import(bytes, into);

@@ -142,6 +142,18 @@ fn read_into(
     }
 }
 
+/// A SQLite database of its own (no write-ahead log is read), opened as the store is. The
+/// registration of a VFS database lives as long as the connection, and is dropped after it.
+pub struct OpenDatabase {
+    pub connection: Connection,
+    _registration: Option<vfs::Registration>,
+}
+
+pub fn open_database(files: &mut dyn StoreFiles) -> Result<OpenDatabase, String> {
+    let (connection, registration) = open_store(files, &mut StoreContents::default())?;
+    Ok(OpenDatabase { connection, _registration: registration })
+}
+
 /// Pass one over the write-ahead log (its committed frames), which can be made ahead of the
 /// read, on another thread.
 pub fn scan_wal(files: &mut dyn StoreFiles) -> Result<wal::WalIndex, String> {
