@@ -38,7 +38,8 @@ fn chat_index_status(out: &Path) -> String {
 fn a_state_database_over_the_whole_file_limit_keeps_its_chat_titles() {
     let scratch = tempfile::tempdir().unwrap();
     home_with_a_large_state_database(&scratch.path().join("home"));
-    let size = fs::metadata(scratch.path().join("home/.config/Code/User/workspaceStorage/large/state.vscdb")).unwrap().len();
+    let size =
+        fs::metadata(scratch.path().join("home/.config/Code/User/workspaceStorage/large/state.vscdb")).unwrap().len();
     assert!(size > FILLER_BYTES as u64, "the database is {size} bytes");
     // As a folder (its pages read as SQLite asks for them) and as a zip (read whole).
     zip_tree(&scratch.path().join("home"), &scratch.path().join("home.zip"), "", "/");
@@ -97,8 +98,10 @@ fn zips_in_a_dropped_folder_are_read_as_roots() {
     fs::copy(dropped.join("laptop.zip"), beside.join("laptop.zip")).unwrap();
     let output = run(scratch.path(), &["analyze", "beside", "--out", "out-beside"]);
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    let report: serde_json::Value = serde_json::from_str(&read(&scratch.path().join("out-beside/report.json"))).unwrap();
-    let roots: Vec<&str> = report["roots"].as_array().unwrap().iter().map(|root| root["label"].as_str().unwrap()).collect();
+    let report: serde_json::Value =
+        serde_json::from_str(&read(&scratch.path().join("out-beside/report.json"))).unwrap();
+    let roots: Vec<&str> =
+        report["roots"].as_array().unwrap().iter().map(|root| root["label"].as_str().unwrap()).collect();
     assert_eq!(roots, ["beside", "beside/laptop.zip"]);
     let sessions = read(&scratch.path().join("out-beside/sessions.jsonl"));
     let laptop_sessions = read(&scratch.path().join("out-folder/sessions.jsonl"));
@@ -111,4 +114,35 @@ fn analyze_alone(home: &Path) -> usize {
     let output = run(home.parent().unwrap(), &["analyze", home.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     read(&out.join("sessions.jsonl")).lines().count()
+}
+
+/// A zip of a folder that cannot be read is left out with a warning and the rest is read; a
+/// folder of nothing but such zips is refused with every reason.
+#[test]
+fn a_folder_zip_that_cannot_be_read_is_left_out_with_a_warning() {
+    let scratch = tempfile::tempdir().unwrap();
+    for case in ["zips", "not-zips"] {
+        copy_tree(&fixture(&format!("hostile/{case}")), &scratch.path().join(case));
+    }
+    let output = run(scratch.path(), &["analyze", "zips", "--out", "out"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let left_out: Vec<&str> = stderr.lines().filter(|line| line.starts_with("copilot-lens: warning: ")).collect();
+    assert_eq!(left_out.len(), 3, "{stderr}");
+    for name in ["truncated.zip: this zip archive is cut short", "tar-gz-in-zip.zip: ", "zip-in-zip-in-zip.zip: "] {
+        assert!(
+            left_out.iter().any(|line| line.contains(&format!("zips/{name}")) && line.ends_with("(left out)")),
+            "{stderr}"
+        );
+    }
+    let report: serde_json::Value = serde_json::from_str(&read(&scratch.path().join("out/report.json"))).unwrap();
+    assert_eq!(report["roots"].as_array().unwrap().len(), 10, "the other zips are read: {}", report["roots"]);
+
+    let output = run(scratch.path(), &["usage", "not-zips"]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("not-zips/tar-gz.zip: this is a gzip-compressed tar archive") && stderr.contains("; "),
+        "{stderr}"
+    );
 }

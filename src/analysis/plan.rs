@@ -5,13 +5,13 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::io::BufReader;
 
 use super::state::{Home, HomePlaces, PlannedFile, RootState, State};
+use super::stores::StoreOnDisk;
 use super::{AnalysisError, Options};
 use crate::input::layout::Rebase;
 use crate::input::{FileReader, RootListing, read_all};
 use crate::model::HeldRow;
 use crate::order;
 use crate::report::{DiagnosticKind, FileStatus, Problem, Report};
-use super::stores::StoreOnDisk;
 use crate::sources::copilot_cli::store::{self, StoreScope};
 use crate::sources::{self, Importing, MetadataInput, Role};
 
@@ -155,9 +155,7 @@ impl Planned {
                     | Role::StoreWal
                     | Role::Metadata
                     | Role::MetadataInParts
-                    | Role::Database => {
-                        FileStatus::Read
-                    }
+                    | Role::Database => FileStatus::Read,
                 };
                 homes[home].facts_of(sources::SOURCES[source].agent());
                 let (kind, session_id) = (classified.kind, classified.session_id.map(str::to_string));
@@ -233,12 +231,9 @@ impl Planned {
     /// The files other than event logs that step 2 opens, as `(root, listed path, whether it is
     /// read in parts)`: some are (line by line, or a database page by page; they can be large).
     pub fn metadata_files(&self) -> impl Iterator<Item = (usize, &str, bool)> {
-        self.state
-            .read_files()
-            .filter(|(_, file)| file.kind.role != Role::EventLog)
-            .map(|(_, file)| {
-                (file.root, file.listed_path.as_str(), matches!(file.kind.role, Role::MetadataInParts | Role::Database))
-            })
+        self.state.read_files().filter(|(_, file)| file.kind.role != Role::EventLog).map(|(_, file)| {
+            (file.root, file.listed_path.as_str(), matches!(file.kind.role, Role::MetadataInParts | Role::Database))
+        })
     }
 
     /// The files of the stores, `(root, listed path)`.

@@ -34,10 +34,14 @@ pub enum Scope {
 }
 
 impl DiskRoots {
-    /// Lists every root; a root that is missing or unreadable is an error for the whole run.
+    /// Lists every root; a root that is missing or unreadable is an error for the whole run. A
+    /// zip found in a folder that cannot be read is left out with a warning on stderr, as the
+    /// page leaves out a root it cannot open; when nothing is left, the run fails with the
+    /// warnings.
     pub fn open(paths: &[PathBuf], scope: Scope, threads: usize) -> Result<(DiskRoots, Vec<RootListing>), String> {
         let mut roots = Vec::new();
         let mut listings = Vec::new();
+        let mut left_out = Vec::new();
         for path in paths {
             let label = path.display().to_string();
             let metadata = fs::metadata(path).map_err(|error| format!("{label}: {error}"))?;
@@ -50,9 +54,13 @@ impl DiskRoots {
                 }
                 for zip in found.zips {
                     let label = format!("{}/{zip}", label.trim_end_matches(['/', '\\']));
-                    let (zip, listing) = open_zip(&path.join(zip), &label)?;
-                    listings.push(listing);
-                    roots.push(Root::Zip(zip));
+                    match open_zip(&path.join(zip), &label) {
+                        Ok((zip, listing)) => {
+                            listings.push(listing);
+                            roots.push(Root::Zip(zip));
+                        }
+                        Err(message) => left_out.push(message),
+                    }
                 }
             } else if metadata.is_file() {
                 let (zip, listing) = open_zip(path, &label)?;
@@ -65,6 +73,12 @@ impl DiskRoots {
                     special_kind(&metadata.file_type())
                 ));
             }
+        }
+        if roots.is_empty() && !left_out.is_empty() {
+            return Err(left_out.join("; "));
+        }
+        for message in left_out {
+            eprintln!("copilot-lens: warning: {message} (left out)");
         }
         Ok((DiskRoots { roots }, listings))
     }
