@@ -18,8 +18,10 @@ use crate::report::{
     Totals,
 };
 use crate::sessions::SessionRecord;
+use crate::sources::Role;
 use crate::sources::copilot_cli::store::TurnReader;
 use crate::usage::ledger::SessionLedger;
+use crate::usage::plausible;
 use crate::usage::summary;
 
 impl Parsing {
@@ -213,6 +215,30 @@ impl State {
                 ledger.add_store_calls(store);
             }
             ledger.finish(log_exists);
+            let far_days = plausible::flag_days(&mut ledger, self.options.today);
+            if !far_days.is_empty() {
+                let log = self
+                    .files
+                    .iter()
+                    .find(|file| file.kind.role == Role::EventLog && file.session_id.as_deref() == Some(id.as_str()));
+                let (home, file) =
+                    log.map_or((facts.homes.first().copied(), id.clone()), |log| (Some(log.home), log.path.clone()));
+                for (day, why, tokens) in far_days {
+                    self.diagnostics.push(Diagnostic {
+                        home,
+                        file: file.clone(),
+                        line: None,
+                        kind: DiagnosticKind::ImplausibleDate,
+                        message: format!(
+                            "usage dated {day} ({} requests, {} tokens), {why}: no Copilot usage can be on that day. \
+                             Shown on it and flagged {}, left out of the billing month and its projection",
+                            tokens.requests,
+                            tokens.total(),
+                            plausible::IMPLAUSIBLE_DATE
+                        ),
+                    });
+                }
+            }
             ledger.agent = facts.agent;
             ledger.home = facts.homes.first().copied().unwrap_or_default();
             ledger.project = facts.project().to_string();

@@ -45,6 +45,11 @@ pub enum Written {
     Bool(bool),
     Object,
     Array,
+    /// A reasoning count above the output count of the same record, which includes it.
+    AboveOutput {
+        reasoning: u64,
+        output: u64,
+    },
 }
 
 impl Written {
@@ -57,6 +62,7 @@ impl Written {
             Written::Number(v) if v < 0.0 => "a negative number",
             Written::Number(v) if v.fract() != 0.0 => "not a whole number",
             Written::Number(_) => TOO_LARGE,
+            Written::AboveOutput { .. } => "reasoning is part of output",
             _ => "not a number",
         }
     }
@@ -73,6 +79,7 @@ impl fmt::Display for Written {
             Written::Bool(v) => write!(f, "{v}"),
             Written::Object => f.write_str("an object"),
             Written::Array => f.write_str("an array"),
+            Written::AboveOutput { reasoning, output } => write!(f, "{reasoning}, more than the output's {output}"),
         }
     }
 }
@@ -393,6 +400,16 @@ impl Reading {
         self.unusable.push(Unusable { object, field, written });
     }
 
+    /// Reasoning is part of output: a record that counts more reasoning than output since
+    /// `since` (its start, or a cumulative record's previous totals) contradicts itself, so its
+    /// output group is left out (neither figure can be trusted).
+    pub fn hold_reasoning_inside_output(&mut self, since: &Tokens, object: &'static str, field: &'static str) {
+        let Tokens { reasoning, output, .. } = self.tokens.minus(since);
+        if !self.left_out.output && reasoning > output {
+            self.spoil(object, field, Written::AboveOutput { reasoning, output }, &[Group::Output]);
+        }
+    }
+
     /// The counts of a group left out are 0, even the parts of it that were read.
     fn finish(mut self) -> Reading {
         self.tokens = self.left_out.fill(self.tokens, Tokens::default());
@@ -411,6 +428,7 @@ impl UsageCounts {
             reasoning: reading.take(object, "reasoningTokens", self.reasoning_tokens, Group::Output),
         };
         reading.tokens = tokens;
+        reading.hold_reasoning_inside_output(&Tokens::default(), object, "reasoningTokens");
     }
 
     /// One call's counters (a store's per-call row).
