@@ -137,16 +137,12 @@ impl SessionFacts {
         self.log.as_ref().and_then(|log| log.project.as_deref()).unwrap_or_else(|| self.fallback_project())
     }
 
-    /// The remote machine the project is on (`ssh-remote+mybox`), empty when it is local.
+    /// The remote machine the project is on (`ssh-remote+mybox`), empty when it is local: the
+    /// log's (a VS Code chat's folder), else VS Code's metadata's when its folder is the project.
     pub fn remote(&self) -> &str {
-        match self.log.as_ref().filter(|log| log.project.is_some()) {
-            Some(log) => log.remote.as_deref().unwrap_or_default(),
-            None => self
-                .vscode_metadata
-                .as_ref()
-                .filter(|v| !v.repository.is_empty() && v.repository == self.fallback_project())
-                .map_or("", |v| v.remote.as_str()),
-        }
+        let log = self.log.as_ref().and_then(|log| log.remote.as_deref());
+        let vscode = self.vscode_metadata.as_ref().filter(|v| !v.remote.is_empty() && v.repository == self.project());
+        log.or(vscode.map(|v| v.remote.as_str())).unwrap_or_default()
     }
 
     pub fn branch(&self) -> &str {

@@ -230,9 +230,10 @@ impl State {
                         line: None,
                         kind: DiagnosticKind::ImplausibleDate,
                         message: format!(
-                            "usage dated {day} ({} requests, {} tokens), {why}: no Copilot usage can be on that day. \
-                             Shown on it and flagged {}, left out of the billing month and its projection",
+                            "usage dated {day} ({} request{}, {} tokens), {why}: no Copilot usage can be on that \
+                             day. Shown on it and flagged {}, left out of the billing month and its projection",
                             tokens.requests,
+                            if tokens.requests == 1 { "" } else { "s" },
                             tokens.total(),
                             plausible::IMPLAUSIBLE_DATE
                         ),

@@ -69,8 +69,8 @@ mod tests {
             ("1969-12-31", "before 2020-01-01"),
             ("1970-01-01", "before 2020-01-01"),
             ("2019-12-31", "before 2020-01-01"),
-            ("2026-12-04", "after tomorrow (2026-12-03, by the caller's today 2026-12-02)"),
-            ("9999-12-31", "after tomorrow (2026-12-03, by the caller's today 2026-12-02)"),
+            ("2026-12-04", "after tomorrow"),
+            ("9999-12-31", "after tomorrow"),
         ] {
             assert_eq!(implausible(day(far), today).as_deref(), Some(why), "{far}");
         }
