@@ -635,6 +635,26 @@ mod tests {
     }
 
     #[test]
+    fn reasoning_above_output_leaves_out_the_output_group() {
+        let reading =
+            metric(r#"{"requests":{"count":1},"usage":{"inputTokens":900,"outputTokens":50,"reasoningTokens":80}}"#);
+        assert_eq!(reading.left_out, LeftOut { requests: false, input: false, output: true });
+        assert_eq!(reading.tokens, Tokens { requests: 1, input: 900, ..Tokens::default() });
+        let [unusable] = reading.unusable.as_slice() else { panic!("{:?}", reading.unusable) };
+        assert_eq!(
+            format!("{} is {} ({})", unusable.path(), unusable.written, unusable.why()),
+            "usage.reasoningTokens is 80, more than the output's 50 (reasoning is part of output)"
+        );
+        // Since earlier totals: 40 more reasoning against 20 more output.
+        let mut reading = metric(r#"{"usage":{"outputTokens":120,"reasoningTokens":60}}"#);
+        reading.hold_reasoning_inside_output(&Tokens { output: 100, reasoning: 20, ..Tokens::default() }, "usage", "r");
+        assert!(reading.left_out.output);
+        let mut whole = metric(r#"{"usage":{"outputTokens":120,"reasoningTokens":60}}"#);
+        whole.hold_reasoning_inside_output(&Tokens { output: 60, reasoning: 20, ..Tokens::default() }, "usage", "r");
+        assert_eq!(whole.left_out, LeftOut::default());
+    }
+
+    #[test]
     fn a_wrongly_shaped_object_spoils_what_it_holds() {
         let reading = metric(r#"{"requests":true,"usage":{"inputTokens":900}}"#);
         assert_eq!(reading.left_out, LeftOut { requests: true, ..LeftOut::default() });

@@ -495,7 +495,11 @@ fn add_usage(context: &LogContext<'_>, request: &Value, turn: &Turn<'_>, line: u
     let byok = !picked.is_empty() && !picked.starts_with("copilot/");
     let auto = picked == "copilot/auto";
     for Figure { model, tokens, left_out, whole } in figures {
-        let tokens = left_out.fill(tokens, Tokens::default());
+        let mut tokens = left_out.fill(tokens, Tokens::default());
+        // Input includes its cache reads: a record saying less is raised to them, as the CLI's are.
+        if tokens.hold_cache_inside_input() {
+            ledger.flags.insert("cache_above_input");
+        }
         let entry =
             Entry { tokens, implausible, recorded: std::mem::take(&mut recorded), byok, auto, ..Entry::default() };
         ledger.turn(turn.millis, &model, entry, whole);
@@ -635,6 +639,27 @@ mod tests {
         assert_eq!((entry.tokens.input, entry.tokens.output, entry.implausible), (0, 7, true));
         assert_eq!(ledger.problems.len(), 1);
         assert!(ledger.problems[0].message.contains("promptTokens is -5 (a negative number)"), "{:?}", ledger.problems);
+    }
+
+    #[test]
+    fn an_input_left_out_takes_its_cache_reads_and_reasoning_stays_inside_output() {
+        let day = 1790000000000i64;
+        let request = |totals: Value, thinking: u64| {
+            json!([{"timestamp": day, "modelId": "copilot/gpt-5", "modelTotals": totals,
+                "result": {"metadata": {"toolCallRounds": [{"thinking": {"tokens": thinking}}]}}}])
+        };
+        let counted = crate::usage::Kind::Counted;
+        let input_1e30 = json!([{"model": "gpt-5", "inputTokens": 1e30, "cachedTokens": 1200, "outputTokens": 90}]);
+        assert_eq!(usage(request(input_1e30, 10)), [("gpt-5".into(), counted, 0, 0, 90, 10)]);
+        let thinking_above = json!([{"model": "gpt-5", "inputTokens": 1000, "cachedTokens": 200, "outputTokens": 30}]);
+        assert_eq!(usage(request(thinking_above, 50)), [("gpt-5".into(), counted, 1000, 200, 0, 0)]);
+        // Cache reads above the input they are part of raise it, as the CLI's records do.
+        let (_, outcome) =
+            read(json!({"requests": request(json!([{"inputTokens": 1000, "cachedTokens": 1200}]), 0)}), false);
+        let ledger = outcome.usage.unwrap();
+        let (_, entry) = ledger.entries.iter().next().unwrap();
+        assert_eq!((entry.tokens.input, entry.tokens.cache_read), (1200, 1200));
+        assert!(ledger.flags.contains("cache_above_input"));
     }
 
     #[test]
