@@ -107,7 +107,7 @@ fn host_named(authority: &str) -> String {
 
 /// The text an even run of hex digits encodes, when it is UTF-8 without control characters.
 fn hex_text(hex: &str) -> Option<String> {
-    if hex.is_empty() || hex.len() % 2 != 0 || !hex.bytes().all(|c| c.is_ascii_hexdigit()) {
+    if hex.is_empty() || !hex.len().is_multiple_of(2) || !hex.bytes().all(|c| c.is_ascii_hexdigit()) {
         return None;
     }
     let bytes: Vec<u8> =
