@@ -260,6 +260,21 @@ fn remote_and_unc_folders_are_their_paths_with_their_machine_named() {
         .iter()
         .flat_map(|agent| agent["projects"].as_array().unwrap())
         .collect();
+    // `usage --by project` keeps each machine's project apart.
+    let by_project = run(scratch.path(), &["usage", "home", "--by", "project", "--json"]);
+    let by_project: serde_json::Value = serde_json::from_slice(&by_project.stdout).unwrap();
+    let labels: Vec<&str> =
+        by_project["rows"].as_array().unwrap().iter().map(|row| row["project_path"].as_str().unwrap()).collect();
+    assert_eq!(
+        labels,
+        [
+            "//server/share/app",
+            "dev-container+/home/me/app:/workspaces/app",
+            "ssh-remote+my box:/srv/app",
+            "ssh-remote+mybox:/home/me/app",
+            "wsl+Ubuntu:/home/me/wsl-app"
+        ]
+    );
     snapshot("remote-folders__sessions.jsonl", &sessions);
     snapshot("remote-folders__projects.json", &serde_json::to_string_pretty(&projects).unwrap());
 }

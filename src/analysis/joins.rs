@@ -242,7 +242,11 @@ impl State {
             }
             ledger.agent = facts.agent;
             ledger.home = facts.homes.first().copied().unwrap_or_default();
-            ledger.project = facts.project().to_string();
+            // `--by project` keeps the same path on two machines apart.
+            ledger.project = match facts.remote() {
+                "" => facts.project().to_string(),
+                remote => format!("{remote}:{}", facts.project()),
+            };
             if log_exists && ledger.checkpoints == 0 && ledger.entries.is_empty() {
                 unknown.push(id.clone());
             }
