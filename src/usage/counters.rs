@@ -402,10 +402,12 @@ impl Reading {
 
     /// Reasoning is part of output: a record that counts more reasoning than output since
     /// `since` (its start, or a cumulative record's previous totals) contradicts itself, so its
-    /// output group is left out (neither figure can be trusted).
+    /// output group is left out (neither figure can be trusted). An output below `since` is a
+    /// total that went down, which the ledger's own rule takes.
     pub fn hold_reasoning_inside_output(&mut self, since: &Tokens, object: &'static str, field: &'static str) {
         let Tokens { reasoning, output, .. } = self.tokens.minus(since);
-        if !self.left_out.output && reasoning > output {
+        let went_down = self.tokens.output < since.output;
+        if !self.left_out.output && !went_down && reasoning > output {
             self.spoil(object, field, Written::AboveOutput { reasoning, output }, &[Group::Output]);
         }
     }
@@ -652,6 +654,10 @@ mod tests {
         let mut whole = metric(r#"{"usage":{"outputTokens":120,"reasoningTokens":60}}"#);
         whole.hold_reasoning_inside_output(&Tokens { output: 60, reasoning: 20, ..Tokens::default() }, "usage", "r");
         assert_eq!(whole.left_out, LeftOut::default());
+        // An output that went down is the ledger's `total_went_down`, not this.
+        let mut lower = metric(r#"{"usage":{"outputTokens":80,"reasoningTokens":60}}"#);
+        lower.hold_reasoning_inside_output(&Tokens { output: 100, reasoning: 20, ..Tokens::default() }, "usage", "r");
+        assert_eq!(lower.left_out, LeftOut::default());
     }
 
     #[test]

@@ -13,7 +13,7 @@ use super::ledger::SessionLedger;
 pub const IMPLAUSIBLE_DATE: &str = "implausible_date";
 
 /// The first day usage can be on.
-pub fn earliest() -> NaiveDate {
+fn earliest() -> NaiveDate {
     NaiveDate::from_ymd_opt(2020, 1, 1).unwrap_or_default()
 }
 
