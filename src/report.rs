@@ -96,6 +96,9 @@ pub enum DiagnosticKind {
     MissingCounters,
     /// A usage counter line without a timestamp that can be read: its tokens have no day.
     UndatedCounter,
+    /// Usage on a day it cannot be on (before 2020, after tomorrow): kept on its day, flagged
+    /// `implausible_date`, left out of the billing month.
+    ImplausibleDate,
     /// A long text could not be read again whole from its log: it is shown cut.
     TextNotReread,
     /// The same data given twice (a session's log or a file's rows in two homes): shown once.
@@ -115,6 +118,7 @@ impl DiagnosticKind {
                 | DiagnosticKind::ImplausibleCounter
                 | DiagnosticKind::MissingCounters
                 | DiagnosticKind::UndatedCounter
+                | DiagnosticKind::ImplausibleDate
         )
     }
 }

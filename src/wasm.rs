@@ -67,6 +67,8 @@ struct EngineOptions {
     rates: Option<String>,
     /// The most memory the engine may use, in MiB (default `DEFAULT_MEMORY_LIMIT_MIB`).
     memory_limit_mib: Option<u32>,
+    /// Today in UTC by the page's clock (`YYYY-MM-DD`): usage after tomorrow is flagged.
+    today: Option<String>,
 }
 
 /// A wasm32 memory cannot pass 4 GiB; stopping at 3 GiB leaves room to finish the step under
@@ -201,8 +203,8 @@ pub struct Engine {
 
 #[wasm_bindgen]
 impl Engine {
-    /// `options`: `{include_thinking, timezone, zone_offsets, rates, memory_limit_mib}` (all
-    /// optional).
+    /// `options`: `{include_thinking, timezone, zone_offsets, rates, memory_limit_mib, today}`
+    /// (all optional).
     #[wasm_bindgen(constructor)]
     pub fn new(options: JsValue) -> Result<Engine, JsError> {
         let given: EngineOptions =
@@ -216,8 +218,10 @@ impl Engine {
             Some(text) => RateTable::with_overrides(text).map_err(js_error)?,
             None => RateTable::default_table(),
         };
+        let today =
+            given.today.as_deref().map(|text| time::parse_day(text).ok_or_else(|| not_a_day(text))).transpose()?;
         Ok(Engine {
-            options: Options { include_thinking: given.include_thinking, zone, rates },
+            options: Options { include_thinking: given.include_thinking, zone, rates, today },
             memory_limit_mib: given.memory_limit_mib.unwrap_or(DEFAULT_MEMORY_LIMIT_MIB),
             stage: Stage::Adding { roots: Vec::new(), listings: Vec::new() },
         })

@@ -6,6 +6,8 @@ mod common;
 
 use std::path::Path;
 
+use chrono::NaiveDate;
+
 use copilot_lens::analysis::{Options, Planned, UsageData, analyze, usage_only};
 use copilot_lens::input::memory::MemoryRoots;
 use copilot_lens::model::OwnedRow;
@@ -49,6 +51,12 @@ fn check(name: &str, expected: &[Expected<'_>]) -> UsageData {
         "{name}: full analysis differs"
     );
     usage
+}
+
+/// Today in UTC by the system clock, as the CLI takes it.
+fn today_utc() -> NaiveDate {
+    let since = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap();
+    NaiveDate::default() + chrono::Days::new(since.as_secs() / 86_400)
 }
 
 fn flags(usage: &UsageData, session: &str) -> Vec<&'static str> {
@@ -264,8 +272,9 @@ fn check_golden(name: &str, with_rows: bool) {
     // Stderr names the problems, then a summary with timings and memory that differ run to run.
     let stderr = String::from_utf8(table.stderr).unwrap();
     let named: Vec<&str> = stderr.lines().filter(|line| !line.contains(" counter lines read, ")).collect();
-    let snapshots = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/usage");
-    let case = name.trim_start_matches("usage/");
+    // `usage/<case>` goldens go to tests/golden/usage, `hostile/<case>` ones to tests/golden/hostile.
+    let (folder, case) = name.split_once('/').unwrap();
+    let snapshots = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(folder);
     insta::with_settings!({ snapshot_path => snapshots, prepend_module_to_snapshot => false, omit_expression => true }, {
         for file in ["usage.csv", "usage.jsonl", "sessions.jsonl"] {
             insta::assert_snapshot!(format!("{case}__analyze__{file}"), common::read(&out.join(file)));
@@ -279,8 +288,10 @@ fn check_golden(name: &str, with_rows: bool) {
         insta::assert_snapshot!(format!("{case}__usage__stderr.txt"), named.join("\n"));
     });
 
+    // The CLI checks dates against its clock's today: so does this run.
+    let options = Options { today: Some(today_utc()), ..Options::default() };
     let mut roots = MemoryRoots(vec![common::memory_root(name)]);
-    let run = usage_only::run(Planned::new(roots.listings(), Options::default()).unwrap(), &mut roots);
+    let run = usage_only::run(Planned::new(roots.listings(), options).unwrap(), &mut roots);
     assert_eq!(
         serde_json::to_value(&run.problems).unwrap(),
         report["diagnostics"],
@@ -385,4 +396,172 @@ fn a_bad_counter_line_of_a_utf16_log_is_named_by_its_line() {
     let output = common::run(scratch.path(), &["usage", "home"]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("events.jsonl:3:"), "{stderr}");
+}
+
+/// Every usage figure a person reads, from `analyze`'s files and the `usage` command's JSON:
+/// `(where, requests, output, reasoning)` of each row, total and session.
+fn every_figure(name: &str) -> Vec<(String, u64, u64, u64)> {
+    let scratch = tempfile::tempdir().unwrap();
+    common::copy_tree(&common::fixture(name), &scratch.path().join("home"));
+    assert!(common::run(scratch.path(), &["analyze", "home", "--out", "out"]).status.success());
+    let json = common::run(scratch.path(), &["usage", "home", "--json", "--by", "session"]);
+    let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let out = scratch.path().join("out");
+    let mut figures = Vec::new();
+    let mut add = |place: String, value: &serde_json::Value| {
+        let count = |key: &str| value[key].as_u64().unwrap_or_else(|| panic!("{place}: no {key} in {value}"));
+        let counts = (count("requests"), count("output"), count("reasoning"));
+        figures.push((place, counts.0, counts.1, counts.2));
+    };
+    for (at, line) in common::read(&out.join("usage.jsonl")).lines().enumerate() {
+        add(format!("usage.jsonl:{}", at + 1), &serde_json::from_str(line).unwrap());
+    }
+    for line in common::read(&out.join("sessions.jsonl")).lines() {
+        let session: serde_json::Value = serde_json::from_str(line).unwrap();
+        add(format!("sessions.jsonl {}", session["session_id"]), &session["usage"]);
+    }
+    for (at, row) in json["rows"].as_array().unwrap().iter().enumerate() {
+        add(format!("usage --json rows[{at}]"), row);
+    }
+    for (kind, total) in json["totals"].as_object().unwrap() {
+        add(format!("usage --json totals.{kind}"), total);
+    }
+    let csv = common::read(&out.join("usage.csv"));
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let column = |name: &str| header.iter().position(|c| *c == name).unwrap();
+    let (requests, output, reasoning) = (column("requests"), column("output"), column("reasoning"));
+    for (at, line) in lines.enumerate() {
+        let cells: Vec<&str> = line.split(',').collect();
+        let count = |at: usize| cells[at].parse::<u64>().unwrap();
+        figures.push((format!("usage.csv:{}", at + 2), count(requests), count(output), count(reasoning)));
+    }
+    figures
+}
+
+#[test]
+fn reasoning_is_never_shown_above_output() {
+    // Session 1 (gpt-5.4: 2.50 in / 15.00 out per million), one shutdown a day:
+    //   Oct 20: 1 / 1000 in / 100 out with 400 reasoning: the record contradicts itself, so its
+    //     output and reasoning add nothing: 1000*2.5 = 2500, flagged.
+    //   Oct 21: 2 / 3000 / 700 with 450: adds what Oct 20 missed: 1 / 2000 / 700 / 450:
+    //     5000 + 10500 = 15500.
+    //   Oct 22: 3 / 4000 / 750 with 600: 150 more reasoning than the 50 more output, so its
+    //     output adds nothing: 1 / 1000: 2500, flagged.
+    //   Oct 23: 4 / 5000 / 1000 with 650: against Oct 21's totals, 1 / 1000 / 300 / 200:
+    //     2500 + 4500 = 7000.
+    // Session 2, no shutdown, Oct 20: a call of 500 in / 20 out with 80 reasoning keeps only its
+    //   input; the next, 300 / 50 with 10, is whole: partial 2 / 800 / 50 / 10: 2000 + 750 = 2750.
+    let flagged: &[&str] = &["implausible_counter"];
+    let usage = check(
+        "hostile/cli-reasoning-above-output",
+        &[
+            ("2026-10-20", "gpt-5.4", flagged, [1, 1000, 0, 0, 0, 0, 1000], Some(2500)),
+            ("2026-10-21", "gpt-5.4", &[], [1, 2000, 0, 0, 700, 450, 2700], Some(15500)),
+            ("2026-10-22", "gpt-5.4", flagged, [1, 1000, 0, 0, 0, 0, 1000], Some(2500)),
+            ("2026-10-23", "gpt-5.4", &[], [1, 1000, 0, 0, 300, 200, 1300], Some(7000)),
+            ("2026-10-20", "gpt-5.4", &["partial", "implausible_counter"], [2, 800, 0, 0, 50, 10, 850], Some(2750)),
+        ],
+    );
+    assert_eq!(flags(&usage, "4ea50000-0000-4000-8000-000000000001"), flagged);
+    check_golden("hostile/cli-reasoning-above-output", false);
+    for fixture in ["hostile/cli-reasoning-above-output", "hostile/chat-model-totals-mixed"] {
+        let figures = every_figure(fixture);
+        assert!(figures.len() >= 8, "{fixture}: {figures:?}");
+        for (place, _, output, reasoning) in figures {
+            assert!(reasoning <= output, "{fixture} {place}: reasoning {reasoning} above output {output}");
+        }
+    }
+}
+
+#[test]
+fn every_model_totals_request_counts_and_what_cannot_be_read_is_said() {
+    // Eight requests of gpt-5.4 on 2026-10-20 (0.25 in / 2.00 out for gpt-5-mini):
+    //   0: 1000 in with 200 cached / 100 out; 1: a model `5`, counted under gpt-5.4: 1000 / 100;
+    //   2 and 3: an entry `7` and `"gpt-5.4"`: the request counts, no tokens; 4: a `null` entry
+    //   beside gpt-5-mini's 400 / 40 (flagged); 5: a model object and input 1e30 with 1200
+    //   cached: the input goes with its cache reads, 100 out stays; 6: 50 thinking tokens above
+    //   30 out: the output goes with its reasoning, 1000 in stays; 7: promptTokens 2000 /
+    //   completionTokens 100 with 20 thinking.
+    // gpt-5.4: 7 requests, input 5000 of which 200 cached (fresh 4800), output 400 (20 reasoning):
+    //   4800*2.5 + 200*0.25 + 400*15 = 18050. gpt-5-mini: 400*0.25 + 40*2 = 180.
+    let flagged: &[&str] = &["implausible_counter"];
+    let usage = check(
+        "hostile/chat-model-totals-mixed",
+        &[
+            ("2026-10-20", "gpt-5-mini", flagged, [1, 400, 0, 0, 40, 0, 440], Some(180)),
+            ("2026-10-20", "gpt-5.4", flagged, [7, 4800, 200, 0, 400, 20, 5400], Some(18050)),
+        ],
+    );
+    let table = usage.table(GroupBy::Day, DayRange::default());
+    assert_eq!(table.totals[&copilot_lens::usage::Kind::Counted].requests, 8, "every request counts");
+    check_golden("hostile/chat-model-totals-mixed", false);
+}
+
+#[test]
+fn chat_timestamps_in_every_form_are_dated() {
+    // VS Code, Oct 21 from 09:00: an ISO string, 13 digits as a string, fractional
+    // milliseconds, an ISO string with an offset (11:03+02:00 is 09:03Z): 4 requests of
+    // 1000 in / 100 out in all (2500 + 1500 = 4000); "soon" is not a time (undated, reported).
+    // The CLI's session: a shutdown at a number with a fraction (Oct 21: 1000 / 100 = 4000) and
+    // one at 13 digits as a string (Oct 22: 2000 / 200 more = 8000).
+    check(
+        "hostile/chat-timestamps",
+        &[
+            ("2026-10-21", "gpt-5.4", &[], [5, 2000, 0, 0, 200, 0, 2200], Some(8000)),
+            ("2026-10-22", "gpt-5.4", &[], [1, 2000, 0, 0, 200, 0, 2200], Some(8000)),
+        ],
+    );
+    check_golden("hostile/chat-timestamps", true);
+}
+
+#[test]
+fn usage_on_a_day_it_cannot_be_on_is_flagged_and_kept_out_of_the_month() {
+    // One CLI session a day: 0001-01-01, 1969-12-31, 1970-01-01, 9999-12-31 and 2026-11-20
+    // (1000*n in / 100 out each); a VS Code chat's request dated 0 (1970-01-01, 700 / 70) and one
+    // on 2026-11-20 (800 / 80). Today is 2026-12-02.
+    let today = NaiveDate::from_ymd_opt(2026, 12, 2).unwrap();
+    let mut roots = MemoryRoots(vec![common::memory_root("hostile/implausible-dates")]);
+    let options = Options { today: Some(today), ..Options::default() };
+    let mut rows: Vec<OwnedRow> = Vec::new();
+    let outputs = analyze(roots.listings(), &mut roots, options, &mut rows).unwrap();
+    let table = outputs.usage.table(GroupBy::Day, DayRange::default());
+    let days: Vec<(String, u64, bool)> = table
+        .rows
+        .iter()
+        .map(|row| (row.day.clone().unwrap(), row.requests, row.flags.contains(&"implausible_date")))
+        .collect();
+    let expected = [("0001-01-01", 1, true), ("1969-12-31", 1, true), ("1970-01-01", 2, true)];
+    let expected = expected.into_iter().chain([("2026-11-20", 2, false), ("9999-12-31", 1, true)]);
+    assert_eq!(days, expected.map(|(day, requests, flagged)| (day.to_string(), requests, flagged)).collect::<Vec<_>>());
+    assert!(table.totals[&copilot_lens::usage::Kind::Counted].flags.contains(&"implausible_date"), "the total says so");
+    assert_eq!(table.totals[&copilot_lens::usage::Kind::Counted].requests, 7, "kept in the totals, flagged");
+    let dated: Vec<(&str, Option<u64>)> = outputs
+        .report
+        .diagnostics
+        .iter()
+        .filter(|d| d.kind == DiagnosticKind::ImplausibleDate)
+        .map(|d| (d.file.rsplit('/').nth(1).unwrap(), d.line))
+        .collect();
+    assert_eq!(dated.len(), 5, "{dated:?}");
+    // The month holds only Nov 20: 5000*2.5 + 100*15 = 14000 and 800*2.5 + 80*15 = 3200 µUSD,
+    // 1.72 credits; the days before 2020 are in no month's count.
+    let november = outputs.usage.month(NaiveDate::from_ymd_opt(2026, 11, 1).unwrap(), today, Some(100.0));
+    assert!((november.used - 1.72).abs() < 1e-9, "{}", november.used);
+    let epoch = outputs.usage.month(NaiveDate::from_ymd_opt(1970, 1, 1).unwrap(), today, Some(1.0));
+    assert_eq!((epoch.used, epoch.runs_out_on), (0.0, None));
+    // December, today's month, with 9999-12-31 never in it; no clock: only the earliest day is known.
+    assert_eq!(outputs.usage.month(today, today, None).used, 0.0);
+    let mut roots = MemoryRoots(vec![common::memory_root("hostile/implausible-dates")]);
+    let without_clock = usage_only::run(Planned::new(roots.listings(), Options::default()).unwrap(), &mut roots);
+    let flagged_days: Vec<String> = without_clock
+        .usage
+        .table(GroupBy::Day, DayRange::default())
+        .rows
+        .iter()
+        .filter(|row| row.flags.contains(&"implausible_date"))
+        .map(|row| row.day.clone().unwrap())
+        .collect();
+    assert_eq!(flagged_days, ["0001-01-01", "1969-12-31", "1970-01-01"]);
+    check_golden("hostile/implausible-dates", false);
 }

@@ -114,6 +114,7 @@ impl UsageRun {
     /// The usage, with every problem placed: a counter line's number is counted here, by
     /// reading its log again (only logs that have such a line).
     pub fn finish(mut self, reader: &mut dyn FileReader) -> UsageOnly {
+        let usage = self.state.finish_usage();
         let mut problems = std::mem::take(&mut self.state.diagnostics);
         for (index, line_problems) in std::mem::take(&mut self.line_problems) {
             let file = &self.state.files[index];
@@ -143,7 +144,7 @@ impl UsageRun {
             .map(|file| file.size)
             .sum();
         let bytes_read = self.stats.bytes + store_bytes;
-        UsageOnly { usage: self.state.finish_usage(), stats: self.stats, problems, bytes_read }
+        UsageOnly { usage, stats: self.stats, problems, bytes_read }
     }
 }
 

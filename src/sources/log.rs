@@ -46,6 +46,8 @@ pub struct LogSummary {
     pub created_ms: Option<i64>,
     /// The project and branch the log left tracked ("latest context.cwd").
     pub project: Option<String>,
+    /// The remote machine the project is on (`ssh-remote+mybox`: a VS Code remote folder).
+    pub remote: Option<String>,
     pub branch: Option<String>,
     /// `shutdownType` of the last `session.shutdown`.
     pub shutdown_type: Option<String>,
@@ -68,7 +70,9 @@ impl LogSummary {
         longer.copilot_version = longer.copilot_version.or(shorter.copilot_version);
         longer.title = longer.title.or(shorter.title);
         longer.created_ms = longer.created_ms.or(shorter.created_ms);
-        longer.project = longer.project.or(shorter.project);
+        if longer.project.is_none() {
+            (longer.project, longer.remote) = (shorter.project, shorter.remote);
+        }
         longer.branch = longer.branch.or(shorter.branch);
         longer.shutdown_type = longer.shutdown_type.or(shorter.shutdown_type);
         longer.models.extend(shorter.models);

@@ -9,6 +9,7 @@
 
 pub mod copilot_cli;
 pub mod copilot_vscode;
+pub mod folder_uri;
 pub mod front_matter;
 pub mod log;
 pub mod mcp_servers;

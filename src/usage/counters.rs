@@ -45,6 +45,11 @@ pub enum Written {
     Bool(bool),
     Object,
     Array,
+    /// A reasoning count above the output count of the same record, which includes it.
+    AboveOutput {
+        reasoning: u64,
+        output: u64,
+    },
 }
 
 impl Written {
@@ -57,6 +62,7 @@ impl Written {
             Written::Number(v) if v < 0.0 => "a negative number",
             Written::Number(v) if v.fract() != 0.0 => "not a whole number",
             Written::Number(_) => TOO_LARGE,
+            Written::AboveOutput { .. } => "reasoning is part of output",
             _ => "not a number",
         }
     }
@@ -73,6 +79,7 @@ impl fmt::Display for Written {
             Written::Bool(v) => write!(f, "{v}"),
             Written::Object => f.write_str("an object"),
             Written::Array => f.write_str("an array"),
+            Written::AboveOutput { reasoning, output } => write!(f, "{reasoning}, more than the output's {output}"),
         }
     }
 }
@@ -393,6 +400,18 @@ impl Reading {
         self.unusable.push(Unusable { object, field, written });
     }
 
+    /// Reasoning is part of output: a record that counts more reasoning than output since
+    /// `since` (its start, or a cumulative record's previous totals) contradicts itself, so its
+    /// output group is left out (neither figure can be trusted). An output below `since` is a
+    /// total that went down, which the ledger's own rule takes.
+    pub fn hold_reasoning_inside_output(&mut self, since: &Tokens, object: &'static str, field: &'static str) {
+        let Tokens { reasoning, output, .. } = self.tokens.minus(since);
+        let went_down = self.tokens.output < since.output;
+        if !self.left_out.output && !went_down && reasoning > output {
+            self.spoil(object, field, Written::AboveOutput { reasoning, output }, &[Group::Output]);
+        }
+    }
+
     /// The counts of a group left out are 0, even the parts of it that were read.
     fn finish(mut self) -> Reading {
         self.tokens = self.left_out.fill(self.tokens, Tokens::default());
@@ -411,6 +430,7 @@ impl UsageCounts {
             reasoning: reading.take(object, "reasoningTokens", self.reasoning_tokens, Group::Output),
         };
         reading.tokens = tokens;
+        reading.hold_reasoning_inside_output(&Tokens::default(), object, "reasoningTokens");
     }
 
     /// One call's counters (a store's per-call row).
@@ -614,6 +634,30 @@ mod tests {
         assert_eq!(reading.left_out, LeftOut { requests: false, input: true, output: false });
         assert_eq!(reading.tokens, Tokens { requests: 3, output: 50, reasoning: 10, ..Tokens::default() });
         assert_eq!(reading.unusable.iter().map(Unusable::path).collect::<Vec<_>>(), ["usage.cacheReadTokens"]);
+    }
+
+    #[test]
+    fn reasoning_above_output_leaves_out_the_output_group() {
+        let reading =
+            metric(r#"{"requests":{"count":1},"usage":{"inputTokens":900,"outputTokens":50,"reasoningTokens":80}}"#);
+        assert_eq!(reading.left_out, LeftOut { requests: false, input: false, output: true });
+        assert_eq!(reading.tokens, Tokens { requests: 1, input: 900, ..Tokens::default() });
+        let [unusable] = reading.unusable.as_slice() else { panic!("{:?}", reading.unusable) };
+        assert_eq!(
+            format!("{} is {} ({})", unusable.path(), unusable.written, unusable.why()),
+            "usage.reasoningTokens is 80, more than the output's 50 (reasoning is part of output)"
+        );
+        // Since earlier totals: 40 more reasoning against 20 more output.
+        let mut reading = metric(r#"{"usage":{"outputTokens":120,"reasoningTokens":60}}"#);
+        reading.hold_reasoning_inside_output(&Tokens { output: 100, reasoning: 20, ..Tokens::default() }, "usage", "r");
+        assert!(reading.left_out.output);
+        let mut whole = metric(r#"{"usage":{"outputTokens":120,"reasoningTokens":60}}"#);
+        whole.hold_reasoning_inside_output(&Tokens { output: 60, reasoning: 20, ..Tokens::default() }, "usage", "r");
+        assert_eq!(whole.left_out, LeftOut::default());
+        // An output that went down is the ledger's `total_went_down`, not this.
+        let mut lower = metric(r#"{"usage":{"outputTokens":80,"reasoningTokens":60}}"#);
+        lower.hold_reasoning_inside_output(&Tokens { output: 100, reasoning: 20, ..Tokens::default() }, "usage", "r");
+        assert_eq!(lower.left_out, LeftOut::default());
     }
 
     #[test]

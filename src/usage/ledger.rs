@@ -330,7 +330,9 @@ impl SessionLedger {
         let had_calls = self.calls.requests > 0;
         let mut interval = std::mem::take(&mut self.interval);
         for (model, metric) in metrics {
-            let reading = metric.read();
+            let mut reading = metric.read();
+            let (previous, earlier) = self.last_totals.get(model).copied().unwrap_or_default();
+            reading.hold_reasoning_inside_output(&previous, "usage", "reasoningTokens since the last shutdown");
             let implausible = reading.left_out.any();
             if implausible {
                 self.flags.insert(IMPLAUSIBLE_COUNTER);
@@ -344,7 +346,6 @@ impl SessionLedger {
                 });
             }
             let recorded = metric.recorded();
-            let (previous, earlier) = self.last_totals.get(model).copied().unwrap_or_default();
             let (recorded_increase, recorded_down) = recorded.increase_over(&earlier);
             if recorded_down {
                 self.flags.insert("recorded_total_went_down");
@@ -398,14 +399,15 @@ impl SessionLedger {
         for (id, agent) in agents {
             let label = if id == "main" { "main" } else { agent.agent_name.as_deref().unwrap_or(id) };
             for (model, metric) in &agent.model_metrics {
-                let reading = metric.read();
+                let key = (id.clone(), model.clone());
+                let shares = self.agents.get_or_insert_with(Default::default);
+                let (previous, earlier) = shares.last_totals.get(&key).copied().unwrap_or_default();
+                let mut reading = metric.read();
+                reading.hold_reasoning_inside_output(&previous, "usage", "reasoningTokens since the last shutdown");
                 if reading.left_out.any() {
                     continue;
                 }
                 let (totals, recorded) = (reading.tokens, metric.recorded());
-                let key = (id.clone(), model.clone());
-                let shares = self.agents.get_or_insert_with(Default::default);
-                let (previous, earlier) = shares.last_totals.get(&key).copied().unwrap_or_default();
                 shares.last_totals.insert(key, (totals, recorded));
                 if totals.is_below(&previous) {
                     continue;

@@ -18,6 +18,7 @@ pub mod counters;
 pub mod ledger;
 pub mod month;
 pub mod plans;
+pub mod plausible;
 pub mod rates;
 pub mod summary;
 
@@ -126,6 +127,8 @@ pub struct Entry {
     /// Calls made with the person's own key (not billed by GitHub), or whose model Auto chose.
     pub byok: bool,
     pub auto: bool,
+    /// On a day usage cannot be on (`plausible`): shown, flagged, and left out of the month.
+    pub implausible_date: bool,
 }
 
 impl Entry {
@@ -140,6 +143,7 @@ impl Entry {
         self.recorded.add(&other.recorded);
         self.byok |= other.byok;
         self.auto |= other.auto;
+        self.implausible_date |= other.implausible_date;
     }
 }
 

@@ -8,6 +8,7 @@ use chrono::NaiveDate;
 use serde::Serialize;
 
 use super::ledger::{IMPLAUSIBLE_COUNTER, SessionLedger};
+use super::plausible::IMPLAUSIBLE_DATE;
 use super::rates::RateTable;
 use super::{Entries, Entry, Kind, NANO_AIU_PER_CREDIT, NANO_DOLLARS_PER_CREDIT, Tokens};
 
@@ -108,6 +109,7 @@ pub struct UsageRow {
     pub credits_from: &'static str,
     /// `no_rate`, `partial`, `recovered`, `long_context` (some calls priced at the higher tier),
     /// `implausible_counter` (a counter that cannot be a token count was left out, not added),
+    /// `implausible_date` (on a day before 2020 or after tomorrow: left out of the month),
     /// `byok` (calls made with the person's own key: GitHub does not bill them), `auto` (Auto
     /// chose the model: its discount is applied), `differs` (the estimate and the recorded
     /// amount differ by more than 5%).
@@ -163,6 +165,7 @@ struct Accumulator {
     unrecorded: bool,
     byok: bool,
     auto: bool,
+    implausible_date: bool,
     /// The agent of every entry added, empty once two differ.
     agent: Option<&'static str>,
 }
@@ -179,6 +182,7 @@ impl Accumulator {
         self.recorded.add(&entry.recorded);
         self.byok |= entry.byok;
         self.auto |= entry.auto;
+        self.implausible_date |= entry.implausible_date;
         let nanos = price(rates, model, entry);
         match nanos {
             Some(nanos) => self.nanos += nanos,
@@ -220,6 +224,9 @@ impl Accumulator {
         }
         if self.implausible {
             flags.push(IMPLAUSIBLE_COUNTER);
+        }
+        if self.implausible_date {
+            flags.push(IMPLAUSIBLE_DATE);
         }
         if self.byok {
             flags.push("byok");

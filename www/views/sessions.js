@@ -40,10 +40,15 @@ function status(s, agents) {
   ];
 }
 
+/** The project, on its remote machine when it is one (`ssh-remote+mybox: /home/me/app`). */
+function projectLabel(s) {
+  return s.remote ? `${s.remote}: ${s.project_path}` : s.project_path;
+}
+
 function cells(s, ctx, agents) {
   return [
     h('td.c-name', null, h('button.link', { on: { click: () => open(s.session_id, ctx) }, title: s.session_id }, s.name || s.session_id.slice(0, 8) + '…')),
-    h('td.mono.clip', { title: s.project_path }, s.project_path),
+    h('td.mono.clip', { title: projectLabel(s) }, projectLabel(s)),
     h('td.mono.clip', { title: s.git_branch }, s.git_branch),
     h('td.nowrap', null, fmtTime(started(s))),
     h('td.nowrap', null, fmtTime(s.last_event || s.updated_at)),
@@ -98,7 +103,7 @@ export async function render(container, ctx) {
         (!state.home || (s.homes || []).includes(state.home)) &&
         (!state.agent || s.agent === state.agent) &&
         (!needle ||
-          [s.name, s.session_id, s.project_path, s.git_branch, s.models.join(' '), s.client_name].some((v) => (v || '').toLowerCase().includes(needle))),
+          [s.name, s.session_id, s.project_path, s.remote, s.git_branch, s.models.join(' '), s.client_name].some((v) => (v || '').toLowerCase().includes(needle))),
     );
     const column = COLUMNS.find((c) => c.key === state.sort);
     rows = rows

@@ -10,12 +10,13 @@ const FLAG_HELP = {
   recovered: 'recovered from the store: the session was deleted',
   long_context: 'some calls priced at the long-context tier',
   implausible_counter: 'a counter that cannot be a token count (negative, fractional, too large, not a number) was left out, not added: see "Counter lines to check" below',
+  implausible_date: 'dated before 2020 or after tomorrow: no Copilot usage can be on that day; shown on it, left out of the billing month: see "Counter lines to check" below',
   byok: 'calls on your own model key (BYOK): GitHub does not bill them, no Copilot cost',
   auto: "Auto chose the model: the estimate has Auto's 10% discount",
   differs: 'the estimate and what Copilot recorded are more than 5% apart: a wrong rate, a model missing from the rate table, or a change in pricing',
 };
 
-const WARN_FLAGS = new Set(['no_rate', 'implausible_counter', 'differs']);
+const WARN_FLAGS = new Set(['no_rate', 'implausible_counter', 'implausible_date', 'differs']);
 const PLAIN_FLAGS = new Set(['long_context', 'byok', 'auto']);
 
 const KIND_LABEL = {

@@ -15,6 +15,7 @@ use serde::Deserialize;
 use crate::lines::LineReader;
 use crate::model::{OwnedRow, RowSink};
 use crate::report::DiagnosticKind;
+use crate::sources::folder_uri;
 use crate::sources::log::{LogContext, LogOutcome, LogProblem, ScanStats};
 use crate::usage::ledger::{CounterProblem, Place, SessionLedger};
 use crate::usage::rates::RateTable;
@@ -65,10 +66,10 @@ impl Source for CopilotVscode {
         }
         let workspace: Workspace = serde_json::from_slice(strip_bom(bytes)).map_err(|error| error.to_string())?;
         // A multi-root workspace has no one folder: its sessions stay without a project.
-        if let Some(folder) = workspace.folder.as_ref().and_then(turns::folder_path)
+        if let Some(folder) = workspace.folder.as_ref().and_then(folder_uri::from_json)
             && let Some((storage, _)) = into.path.rsplit_once('/')
         {
-            into.home.folder_projects.insert(storage.to_string(), folder);
+            into.home.folder_projects.insert(storage.to_string(), folder.written());
         }
         Ok(())
     }
