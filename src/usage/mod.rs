@@ -19,6 +19,7 @@ pub mod ledger;
 pub mod month;
 pub mod plans;
 pub mod rates;
+pub mod resumes;
 pub mod summary;
 
 use chrono::{FixedOffset, NaiveDate, Offset, TimeZone, Utc};
@@ -112,6 +113,9 @@ pub enum Kind {
     Partial,
     /// The store's per-call rows of a session whose log is gone.
     Recovered,
+    /// What the upper reading of a resumed session adds over its counted (lower) figure, when
+    /// the CLI's version cannot tell whether its shutdowns restart their counters.
+    AmbiguousResume,
 }
 
 /// Tokens with the part of them that ran above their model's long-context threshold, and
@@ -126,6 +130,8 @@ pub struct Entry {
     /// Calls made with the person's own key (not billed by GitHub), or whose model Auto chose.
     pub byok: bool,
     pub auto: bool,
+    /// From a resumed session whose shutdowns may restart their counters (`ambiguous_resume`).
+    pub ambiguous: bool,
 }
 
 impl Entry {
@@ -140,6 +146,7 @@ impl Entry {
         self.recorded.add(&other.recorded);
         self.byok |= other.byok;
         self.auto |= other.auto;
+        self.ambiguous |= other.ambiguous;
     }
 }
 

@@ -7,7 +7,7 @@ use std::io;
 use chrono::NaiveDate;
 use serde::Serialize;
 
-use super::ledger::{IMPLAUSIBLE_COUNTER, SessionLedger};
+use super::ledger::{AMBIGUOUS_RESUME, IMPLAUSIBLE_COUNTER, SessionLedger};
 use super::rates::RateTable;
 use super::{Entries, Entry, Kind, NANO_AIU_PER_CREDIT, NANO_DOLLARS_PER_CREDIT, Tokens};
 
@@ -110,7 +110,9 @@ pub struct UsageRow {
     /// `implausible_counter` (a counter that cannot be a token count was left out, not added),
     /// `byok` (calls made with the person's own key: GitHub does not bill them), `auto` (Auto
     /// chose the model: its discount is applied), `differs` (the estimate and the recorded
-    /// amount differ by more than 5%).
+    /// amount differ by more than 5%), `ambiguous_resume` (a resumed session whose counters may
+    /// have restarted with each process: the counted row is the lower reading, the
+    /// `ambiguous_resume` kind what the upper one adds).
     pub flags: Vec<&'static str>,
 }
 
@@ -163,6 +165,7 @@ struct Accumulator {
     unrecorded: bool,
     byok: bool,
     auto: bool,
+    ambiguous: bool,
     /// The agent of every entry added, empty once two differ.
     agent: Option<&'static str>,
 }
@@ -179,6 +182,7 @@ impl Accumulator {
         self.recorded.add(&entry.recorded);
         self.byok |= entry.byok;
         self.auto |= entry.auto;
+        self.ambiguous |= entry.ambiguous;
         let nanos = price(rates, model, entry);
         match nanos {
             Some(nanos) => self.nanos += nanos,
@@ -213,7 +217,10 @@ impl Accumulator {
         match kind {
             Kind::Partial => flags.push("partial"),
             Kind::Recovered => flags.push("recovered"),
-            Kind::Counted => {}
+            Kind::Counted | Kind::AmbiguousResume => {}
+        }
+        if self.ambiguous {
+            flags.push(AMBIGUOUS_RESUME);
         }
         if self.long {
             flags.push("long_context");
@@ -383,6 +390,10 @@ pub struct SessionUsage {
     pub cost_usd_micros: Option<u64>,
     /// Sums of the per-call records, for reconciliation with the counted figure.
     pub per_call: Option<Tokens>,
+    /// What the upper reading adds when the CLI's version cannot tell whether the shutdowns
+    /// restart their counters on resume (flag `ambiguous_resume`; the figure is the lower one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ambiguous_resume_adds: Option<Tokens>,
     pub checkpoints: u64,
     pub flags: Vec<String>,
 }
@@ -400,7 +411,7 @@ pub fn session_usage(ledger: &SessionLedger, rates: &RateTable) -> SessionUsage 
         }
     }
     let source = match kind {
-        Some(Kind::Counted) => "counted",
+        Some(Kind::Counted | Kind::AmbiguousResume) => "counted",
         Some(Kind::Partial) => "partial",
         Some(Kind::Recovered) => "recovered",
         None if ledger.checkpoints > 0 => "counted",
@@ -420,6 +431,13 @@ pub fn session_usage(ledger: &SessionLedger, rates: &RateTable) -> SessionUsage 
         total: row.total,
         cost_usd_micros: if source == "unknown" { None } else { row.cost_usd_micros },
         per_call: (ledger.calls.requests > 0).then_some(ledger.calls),
+        ambiguous_resume_adds: ledger.flags.contains(AMBIGUOUS_RESUME).then(|| {
+            let mut adds = Tokens::default();
+            for (_, entry) in ledger.entries.iter().filter(|(key, _)| key.kind == Kind::AmbiguousResume) {
+                adds.add(&entry.tokens);
+            }
+            adds
+        }),
         checkpoints: ledger.checkpoints,
         flags,
     }
