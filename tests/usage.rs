@@ -512,3 +512,86 @@ fn an_unknown_version_counts_a_restart_it_sees_and_gives_both_readings_otherwise
     let totals: Vec<_> = table.totals.iter().map(|(kind, row)| (*kind, row.requests)).collect();
     assert_eq!(totals, [(Kind::Counted, 12), (Kind::AmbiguousResume, 2)], "lower 12, upper 14");
 }
+
+/// A session log of CLI `version`: two processes, each shutdown as that version writes it
+/// (1.0.40 on: session-wide totalNanoAiu), the resume with `sessionLimits` where the version
+/// always writes it (1.0.66 on), `extra` lines in the second process.
+fn two_process_log(id: &str, version: &str, limits: bool, extra: &str, first: [u64; 3], second: [u64; 3]) -> String {
+    let shutdown = |at: &str, name: &str, [requests, input, output]: [u64; 3]| {
+        format!(
+            r#"{{"type":"session.shutdown","data":{{"shutdownType":"routine","totalPremiumRequests":{requests},"codeChanges":{{"linesAdded":0,"linesRemoved":0,"filesModified":[]}},"modelMetrics":{{"gpt-5-mini":{{"requests":{{"count":{requests},"cost":{requests}}},"usage":{{"inputTokens":{input},"outputTokens":{output},"cacheReadTokens":0,"cacheWriteTokens":0}}}}}},"currentModel":"gpt-5-mini"}},"id":"{name}","timestamp":"2026-09-20T{at}.000Z","parentId":null}}"#
+        )
+    };
+    let limits = if limits { r#","sessionLimits":null"# } else { "" };
+    [
+        format!(
+            r#"{{"type":"session.start","data":{{"sessionId":"{id}","version":1,"producer":"copilot-agent","copilotVersion":"{version}","startTime":"2026-09-20T09:00:00.000Z","context":{{"cwd":"/work/demo"}}}},"id":"start","timestamp":"2026-09-20T09:00:00.000Z","parentId":null}}"#
+        ),
+        shutdown("10:00:00", "s1", first),
+        format!(
+            r#"{{"type":"session.resume","data":{{"resumeTime":"2026-09-20T11:00:00.000Z","eventCount":2{limits},"context":{{"cwd":"/work/demo"}}}},"id":"re1","timestamp":"2026-09-20T11:00:00.000Z","parentId":null}}"#
+        ),
+        extra.to_string(),
+        shutdown("12:00:00", "s2", second),
+    ]
+    .into_iter()
+    .filter(|line| !line.is_empty())
+    .collect::<Vec<_>>()
+    .join("\n")
+}
+
+#[test]
+fn each_established_cli_version_counts_two_processes_right() {
+    // Each process made 3 calls (input 3000, output 300). A restarting version's second
+    // shutdown says 3 (its own), a cumulative one's 6: the session made 6 either way.
+    // The versions whose code was read (npm @github/copilot and its platform packages) and
+    // those of the real homes of issue 23.
+    const RESTARTING: &[&str] = &[
+        "0.0.365", "1.0.0", "1.0.5", "1.0.7", "1.0.10", "1.0.12", "1.0.14", "1.0.18", "1.0.20", "1.0.27", "1.0.30",
+        "1.0.40", "1.0.50", "1.0.59", "1.0.60", "1.0.63", "1.0.64", "1.0.65", "1.0.66-2",
+    ];
+    const CUMULATIVE: &[&str] = &["1.0.66", "1.0.67", "1.0.69", "1.0.70", "1.0.73", "1.0.77", "1.0.92", "1.0.102"];
+    let checkpoint = r#"{"type":"session.usage_checkpoint","data":{"totalNanoAiu":0},"id":"c1","timestamp":"2026-09-20T11:30:00.000Z","parentId":null}"#;
+    // (version, resume has sessionLimits, extra line, what the second shutdown says)
+    let mut cases: Vec<(String, bool, &str, [u64; 3])> = Vec::new();
+    for version in RESTARTING {
+        cases.push((version.to_string(), false, "", [3, 3000, 300]));
+    }
+    for version in CUMULATIVE {
+        // As the version writes its resume, and as a version that might leave the key out.
+        cases.push((version.to_string(), true, "", [6, 6000, 600]));
+        cases.push((version.to_string(), false, "", [6, 6000, 600]));
+    }
+    // Started with a restarting version, resumed with a cumulative one (upgraded between):
+    // its resume's sessionLimits, or its usage checkpoint, says so.
+    cases.push(("1.0.60".to_string(), true, "", [6, 6000, 600]));
+    cases.push(("1.0.60".to_string(), false, checkpoint, [6, 6000, 600]));
+    let mut root = copilot_lens::input::memory::MemoryRoot::new("versions");
+    let mut ids = Vec::new();
+    for (index, (version, limits, extra, second)) in cases.iter().enumerate() {
+        let id = format!("00000000-0000-4000-8000-{index:012}");
+        let log = two_process_log(&id, version, *limits, extra, [3, 3000, 300], *second);
+        root.insert(&format!(".copilot/session-state/{id}/events.jsonl"), log, Some(0));
+        ids.push((id, version.clone(), *limits, !extra.is_empty()));
+    }
+    let mut roots = MemoryRoots(vec![root]);
+    let planned = Planned::new(roots.listings(), Options::default()).unwrap();
+    let usage = usage_only::run(planned, &mut roots).usage;
+    let mut rows: Vec<OwnedRow> = Vec::new();
+    let full = analyze(roots.listings(), &mut roots, Options::default(), &mut rows).unwrap().usage;
+    for (id, version, limits, extra) in &ids {
+        for (run, usage) in [("usage-only", &usage), ("full", &full)] {
+            let ledger = &usage.ledgers[id];
+            let counted: Vec<[u64; 3]> = ledger
+                .entries
+                .iter()
+                .map(|(key, entry)| {
+                    assert_eq!(key.kind, Kind::Counted, "{version}: {key:?}");
+                    [entry.tokens.requests, entry.tokens.input, entry.tokens.output]
+                })
+                .collect();
+            assert_eq!(counted, [[6, 6000, 600]], "{run}: {version} (sessionLimits {limits}, checkpoint {extra})");
+            assert!(ledger.flags.is_empty(), "{run}: {version}: {:?}", ledger.flags);
+        }
+    }
+}

@@ -233,6 +233,11 @@ impl LogParser<'_, '_> {
         let context = self.context;
         match kind {
             "session.start" => {
+                if let Some(ledger) = &mut self.outcome.usage {
+                    // Read first, as a usage-only scan reads it, so that both runs count alike.
+                    let start: StartData = serde_json::from_str(data)?;
+                    ledger.started(start.copilot_version.as_deref());
+                }
                 let start: SessionStart<'_> = serde_json::from_str(data)?;
                 let id = start.session_id.or_empty();
                 if context.session_id_from_log && self.outcome.summary.session_id.is_none() && !id.is_empty() {
@@ -243,11 +248,6 @@ impl LogParser<'_, '_> {
                     self.track_directory(directory);
                 }
                 let version = start.copilot_version.or_empty();
-                if let Some(ledger) = &mut self.outcome.usage {
-                    // Read as a usage-only scan reads it, so that both runs count alike.
-                    let start: StartData = serde_json::from_str(data)?;
-                    ledger.started(start.copilot_version.as_deref());
-                }
                 if !version.is_empty() {
                     self.outcome.summary.copilot_version = Some(version.to_string());
                 }
@@ -256,11 +256,11 @@ impl LogParser<'_, '_> {
                 self.emit(line, stamp, RowParts::system(text));
             }
             "session.resume" => {
-                let resume: SessionResume<'_> = serde_json::from_str(data)?;
                 if let Some(ledger) = &mut self.outcome.usage {
                     let marks: ResumeData = serde_json::from_str(data)?;
                     ledger.resumed(marks.session_limits);
                 }
+                let resume: SessionResume<'_> = serde_json::from_str(data)?;
                 if let Some(directory) = &resume.context {
                     self.track_directory(directory);
                 }
