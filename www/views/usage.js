@@ -12,16 +12,18 @@ const FLAG_HELP = {
   implausible_counter: 'a counter that cannot be a token count (negative, fractional, too large, not a number) was left out, not added: see "Counter lines to check" below',
   byok: 'calls on your own model key (BYOK): GitHub does not bill them, no Copilot cost',
   auto: "Auto chose the model: the estimate has Auto's 10% discount",
+  ambiguous_resume: 'a resumed session whose CLI version cannot tell whether its counters restarted with each process: the counted figure is the lower reading, the ambiguous_resume total what the upper one adds',
   differs: 'the estimate and what Copilot recorded are more than 5% apart: a wrong rate, a model missing from the rate table, or a change in pricing',
 };
 
-const WARN_FLAGS = new Set(['no_rate', 'implausible_counter', 'differs']);
+const WARN_FLAGS = new Set(['no_rate', 'implausible_counter', 'differs', 'ambiguous_resume']);
 const PLAIN_FLAGS = new Set(['long_context', 'byok', 'auto']);
 
 const KIND_LABEL = {
   counted: 'total',
   partial: 'partial (lower bound, not in total)',
   recovered: 'recovered (deleted sessions, not in total)',
+  ambiguous_resume: 'ambiguous resumes: the upper reading adds (not in total)',
 };
 
 function flags(row) {
