@@ -11,7 +11,7 @@ use copilot_lens::input::memory::MemoryRoots;
 use copilot_lens::model::OwnedRow;
 use copilot_lens::report::DiagnosticKind;
 use copilot_lens::usage::Kind;
-use copilot_lens::usage::summary::{DayRange, GroupBy, UsageRow};
+use copilot_lens::usage::summary::{self, DayRange, GroupBy, UsageRow};
 
 /// `(day, model, flags, [requests, input, cache_read, cache_write, output, reasoning, total], cost in µUSD)`
 type Expected<'a> = (&'a str, &'a str, &'a [&'a str], [u64; 7], Option<u64>);
@@ -480,7 +480,13 @@ fn session_totals_above_the_per_model_sum_count_on_the_checkpoints_day() {
     let usage = check(
         "usage/session-totals-above-models-1.0.77",
         &[
-            ("2026-09-08", "claude-sonnet-4.5", &["differs"], [0, 0, 0, 0, 0, 0, 0], Some(0)),
+            (
+                "2026-09-08",
+                "claude-sonnet-4.5",
+                &["session_total_above_models", "differs"],
+                [0, 0, 0, 0, 0, 0, 0],
+                Some(0),
+            ),
             ("2026-09-09", "claude-sonnet-4.5", &[], [4, 2000, 50000, 2000, 1000, 0, 55000], Some(43500)),
         ],
     );
@@ -511,6 +517,14 @@ fn an_unknown_version_counts_a_restart_it_sees_and_gives_both_readings_otherwise
     let table = usage.table(GroupBy::Day, DayRange::default());
     let totals: Vec<_> = table.totals.iter().map(|(kind, row)| (*kind, row.requests)).collect();
     assert_eq!(totals, [(Kind::Counted, 12), (Kind::AmbiguousResume, 2)], "lower 12, upper 14");
+    let session = summary::session_usage(&usage.ledgers["0000000b-0000-4000-8000-00000000000b"], &usage.rates);
+    let adds = session.ambiguous_resume_adds.expect("the upper reading's addition");
+    assert_eq!(
+        (session.source, session.requests, adds.requests, adds.input, adds.output),
+        ("counted", 5, 2, 4000, 200)
+    );
+    let plain = summary::session_usage(&usage.ledgers["0000000a-0000-4000-8000-00000000000a"], &usage.rates);
+    assert_eq!((plain.requests, plain.ambiguous_resume_adds), (7, None));
 }
 
 /// A session log of CLI `version`: two processes, each shutdown as that version writes it

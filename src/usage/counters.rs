@@ -304,19 +304,28 @@ impl Recorded {
     /// The larger of each figure (the one written where only one is).
     pub fn max_each(&self, other: &Recorded) -> Recorded {
         let max = |a: Option<u64>, b: Option<u64>| a.max(b);
-        Recorded { nano_aiu: max(self.nano_aiu, other.nano_aiu), premium_milli: max(self.premium_milli, other.premium_milli) }
+        Recorded {
+            nano_aiu: max(self.nano_aiu, other.nano_aiu),
+            premium_milli: max(self.premium_milli, other.premium_milli),
+        }
     }
 
     /// The smaller of each figure written in both.
     pub fn min_each(&self, other: &Recorded) -> Recorded {
         let min = |a: Option<u64>, b: Option<u64>| Some(a?.min(b?));
-        Recorded { nano_aiu: min(self.nano_aiu, other.nano_aiu), premium_milli: min(self.premium_milli, other.premium_milli) }
+        Recorded {
+            nano_aiu: min(self.nano_aiu, other.nano_aiu),
+            premium_milli: min(self.premium_milli, other.premium_milli),
+        }
     }
 
     /// How far each figure written in both is above `other`'s.
     pub fn above(&self, other: &Recorded) -> Recorded {
         let above = |a: Option<u64>, b: Option<u64>| Some(a?.saturating_sub(b?));
-        Recorded { nano_aiu: above(self.nano_aiu, other.nano_aiu), premium_milli: above(self.premium_milli, other.premium_milli) }
+        Recorded {
+            nano_aiu: above(self.nano_aiu, other.nano_aiu),
+            premium_milli: above(self.premium_milli, other.premium_milli),
+        }
     }
 
     pub fn is_zero(&self) -> bool {
@@ -620,7 +629,8 @@ impl UsageCheckpointData {
     /// expire (none when it names none).
     pub fn model(&self) -> Option<&str> {
         let states = self.model_cache_state.as_deref().unwrap_or_default();
-        let named = states.iter().filter_map(|state| Some((state.cache_expires_at.as_deref(), state.model_id.as_deref()?)));
+        let named =
+            states.iter().filter_map(|state| Some((state.cache_expires_at.as_deref(), state.model_id.as_deref()?)));
         named.max_by_key(|(expires, _)| *expires).map(|(_, model)| model).filter(|model| !model.is_empty())
     }
 }

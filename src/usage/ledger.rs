@@ -78,6 +78,9 @@ pub const IMPLAUSIBLE_COUNTER: &str = "implausible_counter";
 /// The flag of entries and sessions whose shutdowns may have restarted their counters.
 pub const AMBIGUOUS_RESUME: &str = "ambiguous_resume";
 
+/// The flag of the credits a shutdown's session-wide totals hold above its per-model ones.
+pub const SESSION_TOTAL_ABOVE_MODELS: &str = "session_total_above_models";
+
 /// Per model, totals and what was recorded as billed.
 type ModelTotals = BTreeMap<String, (Tokens, Recorded)>;
 
@@ -448,7 +451,11 @@ impl SessionLedger {
                 // The restarting reading adds the process's own counters whole.
                 let (extra, mut extra_recorded) = (own.minus(&increase), metric.recorded());
                 extra_recorded.take_away(&recorded_increase);
-                self.add_ambiguous(EntryKey { day, model: model.clone(), kind: Kind::AmbiguousResume }, extra, extra_recorded);
+                self.add_ambiguous(
+                    EntryKey { day, model: model.clone(), kind: Kind::AmbiguousResume },
+                    extra,
+                    extra_recorded,
+                );
             }
             if increase.hold_cache_inside_input() {
                 self.flags.insert("cache_above_input");
@@ -519,7 +526,7 @@ impl SessionLedger {
         if uncounted.is_zero() {
             return;
         }
-        self.flags.insert("session_total_above_models");
+        self.flags.insert(SESSION_TOTAL_ABOVE_MODELS);
         self.excess_counted = self.excess_counted.max_each(&excess);
         // Where no checkpoint names one: the shutdown's model with the most recorded.
         let main_model = metrics
@@ -538,11 +545,11 @@ impl SessionLedger {
             uncounted.take_away(&share);
             let model = model.unwrap_or_else(|| main_model.to_string());
             let key = EntryKey { day: self.zone.day(millis), model, kind: Kind::Counted };
-            self.entries.add(key, &Entry { recorded: share, ..Entry::default() });
+            self.entries.add(key, &Entry { recorded: share, above_models: true, ..Entry::default() });
         }
         if !uncounted.is_zero() {
             let key = EntryKey { day, model: main_model.to_string(), kind: Kind::Counted };
-            self.entries.add(key, &Entry { recorded: uncounted, ..Entry::default() });
+            self.entries.add(key, &Entry { recorded: uncounted, above_models: true, ..Entry::default() });
         }
     }
 

@@ -132,6 +132,9 @@ pub struct Entry {
     pub auto: bool,
     /// From a resumed session whose shutdowns may restart their counters (`ambiguous_resume`).
     pub ambiguous: bool,
+    /// Credits a shutdown's session-wide totals hold above its per-model ones
+    /// (`session_total_above_models`).
+    pub above_models: bool,
 }
 
 impl Entry {
@@ -147,6 +150,7 @@ impl Entry {
         self.byok |= other.byok;
         self.auto |= other.auto;
         self.ambiguous |= other.ambiguous;
+        self.above_models |= other.above_models;
     }
 }
 

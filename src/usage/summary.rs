@@ -7,7 +7,7 @@ use std::io;
 use chrono::NaiveDate;
 use serde::Serialize;
 
-use super::ledger::{AMBIGUOUS_RESUME, IMPLAUSIBLE_COUNTER, SessionLedger};
+use super::ledger::{AMBIGUOUS_RESUME, IMPLAUSIBLE_COUNTER, SESSION_TOTAL_ABOVE_MODELS, SessionLedger};
 use super::rates::RateTable;
 use super::{Entries, Entry, Kind, NANO_AIU_PER_CREDIT, NANO_DOLLARS_PER_CREDIT, Tokens};
 
@@ -112,7 +112,9 @@ pub struct UsageRow {
     /// chose the model: its discount is applied), `differs` (the estimate and the recorded
     /// amount differ by more than 5%), `ambiguous_resume` (a resumed session whose counters may
     /// have restarted with each process: the counted row is the lower reading, the
-    /// `ambiguous_resume` kind what the upper one adds).
+    /// `ambiguous_resume` kind what the upper one adds), `session_total_above_models` (credits a
+    /// shutdown's session-wide totals hold above its per-model ones: a process that ended
+    /// without a shutdown).
     pub flags: Vec<&'static str>,
 }
 
@@ -166,6 +168,7 @@ struct Accumulator {
     byok: bool,
     auto: bool,
     ambiguous: bool,
+    above_models: bool,
     /// The agent of every entry added, empty once two differ.
     agent: Option<&'static str>,
 }
@@ -183,6 +186,7 @@ impl Accumulator {
         self.byok |= entry.byok;
         self.auto |= entry.auto;
         self.ambiguous |= entry.ambiguous;
+        self.above_models |= entry.above_models;
         let nanos = price(rates, model, entry);
         match nanos {
             Some(nanos) => self.nanos += nanos,
@@ -221,6 +225,9 @@ impl Accumulator {
         }
         if self.ambiguous {
             flags.push(AMBIGUOUS_RESUME);
+        }
+        if self.above_models {
+            flags.push(SESSION_TOTAL_ABOVE_MODELS);
         }
         if self.long {
             flags.push("long_context");

@@ -13,6 +13,7 @@ const FLAG_HELP = {
   byok: 'calls on your own model key (BYOK): GitHub does not bill them, no Copilot cost',
   auto: "Auto chose the model: the estimate has Auto's 10% discount",
   ambiguous_resume: 'a resumed session whose CLI version cannot tell whether its counters restarted with each process: the counted figure is the lower reading, the ambiguous_resume total what the upper one adds',
+  session_total_above_models: "credits a shutdown's session-wide totals hold above its per-model ones (a process that ended without a shutdown), on the day and model of the usage checkpoints that recorded them",
   differs: 'the estimate and what Copilot recorded are more than 5% apart: a wrong rate, a model missing from the rate table, or a change in pricing',
 };
 
