@@ -24,7 +24,7 @@ const KIND_LABEL = {
   counted: 'total',
   partial: 'partial (lower bound, not in total)',
   recovered: 'recovered (deleted sessions, not in total)',
-  ambiguous_resume: 'ambiguous resumes: the upper reading adds (not in total)',
+  ambiguous_resume: 'ambiguous resume (upper adds, not in total)',
 };
 
 function flags(row) {
