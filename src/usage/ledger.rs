@@ -579,7 +579,8 @@ impl SessionLedger {
     }
 
     /// Frees what only the reading of a log needs (the last totals, the checkpoints seen, the
-    /// calls since the last checkpoint, the thresholds): thousands of ledgers wait for the end.
+    /// calls since the last checkpoint, the thresholds, the processes' base totals and the usage
+    /// checkpoints since the last shutdown): thousands of ledgers wait for the end.
     pub fn log_ended(&mut self) {
         self.last_totals = BTreeMap::new();
         if let Some(shares) = &mut self.agents {
@@ -589,6 +590,7 @@ impl SessionLedger {
         self.interval = BTreeMap::new();
         self.thresholds = Vec::new();
         self.process_base = BTreeMap::new();
+        self.pending_checkpoints = Vec::new();
     }
 
     /// Of two logs of one session (a copy left in an older folder, the same home given twice),
