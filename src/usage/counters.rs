@@ -298,6 +298,48 @@ impl Recorded {
     }
 }
 
+impl Recorded {
+    /// Each figure less `other`'s, none below zero (a figure `other` lacks stays whole).
+    pub fn take_away(&mut self, other: &Recorded) {
+        let less = |a: Option<u64>, b: Option<u64>| a.map(|a| a.saturating_sub(b.unwrap_or(0)));
+        *self = Recorded {
+            nano_aiu: less(self.nano_aiu, other.nano_aiu),
+            premium_milli: less(self.premium_milli, other.premium_milli),
+        };
+    }
+
+    /// The larger of each figure (the one written where only one is).
+    pub fn max_each(&self, other: &Recorded) -> Recorded {
+        let max = |a: Option<u64>, b: Option<u64>| a.max(b);
+        Recorded {
+            nano_aiu: max(self.nano_aiu, other.nano_aiu),
+            premium_milli: max(self.premium_milli, other.premium_milli),
+        }
+    }
+
+    /// The smaller of each figure written in both.
+    pub fn min_each(&self, other: &Recorded) -> Recorded {
+        let min = |a: Option<u64>, b: Option<u64>| Some(a?.min(b?));
+        Recorded {
+            nano_aiu: min(self.nano_aiu, other.nano_aiu),
+            premium_milli: min(self.premium_milli, other.premium_milli),
+        }
+    }
+
+    /// How far each figure written in both is above `other`'s.
+    pub fn above(&self, other: &Recorded) -> Recorded {
+        let above = |a: Option<u64>, b: Option<u64>| Some(a?.saturating_sub(b?));
+        Recorded {
+            nano_aiu: above(self.nano_aiu, other.nano_aiu),
+            premium_milli: above(self.premium_milli, other.premium_milli),
+        }
+    }
+
+    pub fn is_zero(&self) -> bool {
+        self.nano_aiu.unwrap_or(0) == 0 && self.premium_milli.unwrap_or(0) == 0
+    }
+}
+
 /// A recorded amount: a finite non-negative number, in `scale`ths, rounded; else none.
 pub fn amount(value: Option<f64>, scale: f64) -> Option<u64> {
     value.filter(|v| v.is_finite() && *v >= 0.0 && *v * scale < 1e19).map(|v| (v * scale).round() as u64)
@@ -553,6 +595,22 @@ pub struct ShutdownCounters {
     /// in its shape).
     #[serde(deserialize_with = "crate::json::lenient")]
     pub agent_metrics: Option<BTreeMap<String, AgentMetric>>,
+    /// The session-wide billed totals (1.0.40 and later), which can exceed the per-model sum
+    /// when a process before it ended without a shutdown.
+    #[serde(deserialize_with = "crate::json::lenient")]
+    pub total_nano_aiu: Option<f64>,
+    #[serde(deserialize_with = "crate::json::lenient")]
+    pub total_premium_requests: Option<f64>,
+}
+
+impl ShutdownCounters {
+    /// The session-wide billed totals as written.
+    pub fn session_recorded(&self) -> Recorded {
+        Recorded {
+            nano_aiu: amount(self.total_nano_aiu, 1.0),
+            premium_milli: amount(self.total_premium_requests, 1000.0),
+        }
+    }
 }
 
 /// `session.usage_checkpoint` `data`: the session's running billed totals, written while it
@@ -564,6 +622,19 @@ pub struct UsageCheckpointData {
     pub total_nano_aiu: Option<f64>,
     #[serde(deserialize_with = "crate::json::lenient")]
     pub total_premium_requests: Option<f64>,
+    /// The models whose prompt cache it tracks (1.0.75 and later), the latest expiry last.
+    #[serde(deserialize_with = "crate::json::lenient")]
+    pub model_cache_state: Option<Vec<ModelCacheState>>,
+}
+
+/// One entry of a checkpoint's `modelCacheState`.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ModelCacheState {
+    #[serde(deserialize_with = "crate::json::lenient")]
+    pub model_id: Option<String>,
+    #[serde(deserialize_with = "crate::json::lenient")]
+    pub cache_expires_at: Option<String>,
 }
 
 impl UsageCheckpointData {
@@ -572,6 +643,15 @@ impl UsageCheckpointData {
             nano_aiu: amount(self.total_nano_aiu, 1.0),
             premium_milli: amount(self.total_premium_requests, 1000.0),
         }
+    }
+
+    /// The model the checkpoint was last used with: of its cache states, the latest to
+    /// expire (none when it names none).
+    pub fn model(&self) -> Option<&str> {
+        let states = self.model_cache_state.as_deref().unwrap_or_default();
+        let named =
+            states.iter().filter_map(|state| Some((state.cache_expires_at.as_deref(), state.model_id.as_deref()?)));
+        named.max_by_key(|(expires, _)| *expires).map(|(_, model)| model).filter(|model| !model.is_empty())
     }
 }
 

@@ -20,6 +20,7 @@ pub mod month;
 pub mod plans;
 pub mod plausible;
 pub mod rates;
+pub mod resumes;
 pub mod summary;
 
 use chrono::{FixedOffset, NaiveDate, Offset, TimeZone, Utc};
@@ -113,6 +114,9 @@ pub enum Kind {
     Partial,
     /// The store's per-call rows of a session whose log is gone.
     Recovered,
+    /// What the upper reading of a resumed session adds over its counted (lower) figure, when
+    /// the CLI's version cannot tell whether its shutdowns restart their counters.
+    AmbiguousResume,
 }
 
 /// Tokens with the part of them that ran above their model's long-context threshold, and
@@ -127,8 +131,16 @@ pub struct Entry {
     /// Calls made with the person's own key (not billed by GitHub), or whose model Auto chose.
     pub byok: bool,
     pub auto: bool,
+<<<<<<< HEAD
     /// On a day usage cannot be on (`plausible`): shown, flagged, and left out of the month.
     pub implausible_date: bool,
+=======
+    /// From a resumed session whose shutdowns may restart their counters (`ambiguous_resume`).
+    pub ambiguous: bool,
+    /// Credits a shutdown's session-wide totals hold above its per-model ones
+    /// (`session_total_above_models`).
+    pub above_models: bool,
+>>>>>>> resumes
 }
 
 impl Entry {
@@ -143,7 +155,12 @@ impl Entry {
         self.recorded.add(&other.recorded);
         self.byok |= other.byok;
         self.auto |= other.auto;
+<<<<<<< HEAD
         self.implausible_date |= other.implausible_date;
+=======
+        self.ambiguous |= other.ambiguous;
+        self.above_models |= other.above_models;
+>>>>>>> resumes
     }
 }
 

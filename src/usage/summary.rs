@@ -7,8 +7,12 @@ use std::io;
 use chrono::NaiveDate;
 use serde::Serialize;
 
+<<<<<<< HEAD
 use super::ledger::{IMPLAUSIBLE_COUNTER, SessionLedger};
 use super::plausible::IMPLAUSIBLE_DATE;
+=======
+use super::ledger::{AMBIGUOUS_RESUME, IMPLAUSIBLE_COUNTER, SESSION_TOTAL_ABOVE_MODELS, SessionLedger};
+>>>>>>> resumes
 use super::rates::RateTable;
 use super::{Entries, Entry, Kind, NANO_AIU_PER_CREDIT, NANO_DOLLARS_PER_CREDIT, Tokens};
 
@@ -112,7 +116,11 @@ pub struct UsageRow {
     /// `implausible_date` (on a day before 2020 or after tomorrow: left out of the month),
     /// `byok` (calls made with the person's own key: GitHub does not bill them), `auto` (Auto
     /// chose the model: its discount is applied), `differs` (the estimate and the recorded
-    /// amount differ by more than 5%).
+    /// amount differ by more than 5%), `ambiguous_resume` (a resumed session whose counters may
+    /// have restarted with each process: the counted row is the lower reading, the
+    /// `ambiguous_resume` kind what the upper one adds), `session_total_above_models` (credits a
+    /// shutdown's session-wide totals hold above its per-model ones: a process that ended
+    /// without a shutdown).
     pub flags: Vec<&'static str>,
 }
 
@@ -165,7 +173,12 @@ struct Accumulator {
     unrecorded: bool,
     byok: bool,
     auto: bool,
+<<<<<<< HEAD
     implausible_date: bool,
+=======
+    ambiguous: bool,
+    above_models: bool,
+>>>>>>> resumes
     /// The agent of every entry added, empty once two differ.
     agent: Option<&'static str>,
 }
@@ -182,7 +195,12 @@ impl Accumulator {
         self.recorded.add(&entry.recorded);
         self.byok |= entry.byok;
         self.auto |= entry.auto;
+<<<<<<< HEAD
         self.implausible_date |= entry.implausible_date;
+=======
+        self.ambiguous |= entry.ambiguous;
+        self.above_models |= entry.above_models;
+>>>>>>> resumes
         let nanos = price(rates, model, entry);
         match nanos {
             Some(nanos) => self.nanos += nanos,
@@ -217,7 +235,13 @@ impl Accumulator {
         match kind {
             Kind::Partial => flags.push("partial"),
             Kind::Recovered => flags.push("recovered"),
-            Kind::Counted => {}
+            Kind::Counted | Kind::AmbiguousResume => {}
+        }
+        if self.ambiguous {
+            flags.push(AMBIGUOUS_RESUME);
+        }
+        if self.above_models {
+            flags.push(SESSION_TOTAL_ABOVE_MODELS);
         }
         if self.long {
             flags.push("long_context");
@@ -390,6 +414,10 @@ pub struct SessionUsage {
     pub cost_usd_micros: Option<u64>,
     /// Sums of the per-call records, for reconciliation with the counted figure.
     pub per_call: Option<Tokens>,
+    /// What the upper reading adds when the CLI's version cannot tell whether the shutdowns
+    /// restart their counters on resume (flag `ambiguous_resume`; the figure is the lower one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ambiguous_resume_adds: Option<Tokens>,
     pub checkpoints: u64,
     pub flags: Vec<String>,
 }
@@ -407,7 +435,7 @@ pub fn session_usage(ledger: &SessionLedger, rates: &RateTable) -> SessionUsage 
         }
     }
     let source = match kind {
-        Some(Kind::Counted) => "counted",
+        Some(Kind::Counted | Kind::AmbiguousResume) => "counted",
         Some(Kind::Partial) => "partial",
         Some(Kind::Recovered) => "recovered",
         None if ledger.checkpoints > 0 => "counted",
@@ -427,6 +455,13 @@ pub fn session_usage(ledger: &SessionLedger, rates: &RateTable) -> SessionUsage 
         total: row.total,
         cost_usd_micros: if source == "unknown" { None } else { row.cost_usd_micros },
         per_call: (ledger.calls.requests > 0).then_some(ledger.calls),
+        ambiguous_resume_adds: ledger.flags.contains(AMBIGUOUS_RESUME).then(|| {
+            let mut adds = Tokens::default();
+            for (_, entry) in ledger.entries.iter().filter(|(key, _)| key.kind == Kind::AmbiguousResume) {
+                adds.add(&entry.tokens);
+            }
+            adds
+        }),
         checkpoints: ledger.checkpoints,
         flags,
     }

@@ -21,6 +21,7 @@ use crate::sources::log::{LogContext, LogOutcome};
 use crate::time;
 use crate::usage::counters::{ShutdownCounters, UsageCheckpointData, UsageRecordData};
 use crate::usage::ledger::{LoggedAt, Place, SessionLedger};
+use crate::usage::resumes::{ResumeData, StartData};
 
 /// The rows of one line of a log, made again (a viewer reading a long text it kept only the
 /// start of). Texts depend only on their line; the tracked columns may differ.
@@ -232,6 +233,11 @@ impl LogParser<'_, '_> {
         let context = self.context;
         match kind {
             "session.start" => {
+                if let Some(ledger) = &mut self.outcome.usage {
+                    // Read first, as a usage-only scan reads it, so that both runs count alike.
+                    let start: StartData = serde_json::from_str(data)?;
+                    ledger.started(start.copilot_version.as_deref());
+                }
                 let start: SessionStart<'_> = serde_json::from_str(data)?;
                 let id = start.session_id.or_empty();
                 if context.session_id_from_log && self.outcome.summary.session_id.is_none() && !id.is_empty() {
@@ -250,6 +256,10 @@ impl LogParser<'_, '_> {
                 self.emit(line, stamp, RowParts::system(text));
             }
             "session.resume" => {
+                if let Some(ledger) = &mut self.outcome.usage {
+                    let marks: ResumeData = serde_json::from_str(data)?;
+                    ledger.resumed(marks.session_limits);
+                }
                 let resume: SessionResume<'_> = serde_json::from_str(data)?;
                 if let Some(directory) = &resume.context {
                     self.track_directory(directory);
@@ -464,6 +474,7 @@ impl LogParser<'_, '_> {
                     ledger.usage_checkpoint(
                         LoggedAt { place: Place::Line(line), timestamp: stamp },
                         checkpoint.recorded(),
+                        checkpoint.model(),
                     );
                 }
             }
