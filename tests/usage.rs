@@ -399,7 +399,6 @@ fn a_bad_counter_line_of_a_utf16_log_is_named_by_its_line() {
     assert!(stderr.contains("events.jsonl:3:"), "{stderr}");
 }
 
-<<<<<<< HEAD
 /// Every usage figure a person reads, from `analyze`'s files and the `usage` command's JSON:
 /// `(where, requests, output, reasoning)` of each row, total and session.
 fn every_figure(name: &str) -> Vec<(String, u64, u64, u64)> {
@@ -566,7 +565,8 @@ fn usage_on_a_day_it_cannot_be_on_is_flagged_and_kept_out_of_the_month() {
         .collect();
     assert_eq!(flagged_days, ["0001-01-01", "1969-12-31", "1970-01-01"]);
     check_golden("hostile/implausible-dates", false);
-=======
+}
+
 // Resumed sessions: how each CLI version's shutdowns count (README, "Resumed sessions").
 
 #[test]
@@ -787,5 +787,4 @@ fn each_established_cli_version_counts_two_processes_right() {
             assert!(ledger.flags.is_empty(), "{run}: {version}: {:?}", ledger.flags);
         }
     }
->>>>>>> resumes
 }

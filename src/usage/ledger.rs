@@ -407,7 +407,14 @@ impl SessionLedger {
         for (model, metric) in metrics {
             let mut reading = metric.read();
             let (previous, earlier) = self.last_totals.get(model).copied().unwrap_or_default();
-            reading.hold_reasoning_inside_output(&previous, "usage", "reasoningTokens since the last shutdown");
+            // A restarting process's own counters add to the processes' before it.
+            let (base, base_recorded) = match self.counting {
+                Counting::Restarting => self.process_base.get(model).copied().unwrap_or_default(),
+                Counting::Cumulative | Counting::Unknown => Default::default(),
+            };
+            // The process's own counters since its last shutdown.
+            let since = previous.minus(&base);
+            reading.hold_reasoning_inside_output(&since, "usage", "reasoningTokens since the last shutdown");
             let implausible = reading.left_out.any();
             if implausible {
                 self.flags.insert(IMPLAUSIBLE_COUNTER);
@@ -420,23 +427,13 @@ impl SessionLedger {
                     )
                 });
             }
-<<<<<<< HEAD
-            let recorded = metric.recorded();
-=======
-            let (previous, earlier) = self.last_totals.get(model).copied().unwrap_or_default();
-            // A restarting process's own counters add to the processes' before it.
-            let (base, base_recorded) = match self.counting {
-                Counting::Restarting => self.process_base.get(model).copied().unwrap_or_default(),
-                Counting::Cumulative | Counting::Unknown => Default::default(),
-            };
             // A counter left out keeps the previous total: it adds nothing now, and the next
             // total that can be read adds what it missed.
-            let own = reading.left_out.fill(reading.tokens, previous.minus(&base));
+            let own = reading.left_out.fill(reading.tokens, since);
             let mut totals = base;
             totals.add(&own);
             let mut recorded = base_recorded;
             recorded.add(&metric.recorded());
->>>>>>> resumes
             let (recorded_increase, recorded_down) = recorded.increase_over(&earlier);
             if recorded_down {
                 self.flags.insert("recorded_total_went_down");

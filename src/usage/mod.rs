@@ -131,16 +131,13 @@ pub struct Entry {
     /// Calls made with the person's own key (not billed by GitHub), or whose model Auto chose.
     pub byok: bool,
     pub auto: bool,
-<<<<<<< HEAD
     /// On a day usage cannot be on (`plausible`): shown, flagged, and left out of the month.
     pub implausible_date: bool,
-=======
     /// From a resumed session whose shutdowns may restart their counters (`ambiguous_resume`).
     pub ambiguous: bool,
     /// Credits a shutdown's session-wide totals hold above its per-model ones
     /// (`session_total_above_models`).
     pub above_models: bool,
->>>>>>> resumes
 }
 
 impl Entry {
@@ -155,12 +152,9 @@ impl Entry {
         self.recorded.add(&other.recorded);
         self.byok |= other.byok;
         self.auto |= other.auto;
-<<<<<<< HEAD
         self.implausible_date |= other.implausible_date;
-=======
         self.ambiguous |= other.ambiguous;
         self.above_models |= other.above_models;
->>>>>>> resumes
     }
 }
 

@@ -7,12 +7,8 @@ use std::io;
 use chrono::NaiveDate;
 use serde::Serialize;
 
-<<<<<<< HEAD
-use super::ledger::{IMPLAUSIBLE_COUNTER, SessionLedger};
-use super::plausible::IMPLAUSIBLE_DATE;
-=======
 use super::ledger::{AMBIGUOUS_RESUME, IMPLAUSIBLE_COUNTER, SESSION_TOTAL_ABOVE_MODELS, SessionLedger};
->>>>>>> resumes
+use super::plausible::IMPLAUSIBLE_DATE;
 use super::rates::RateTable;
 use super::{Entries, Entry, Kind, NANO_AIU_PER_CREDIT, NANO_DOLLARS_PER_CREDIT, Tokens};
 
@@ -173,12 +169,9 @@ struct Accumulator {
     unrecorded: bool,
     byok: bool,
     auto: bool,
-<<<<<<< HEAD
     implausible_date: bool,
-=======
     ambiguous: bool,
     above_models: bool,
->>>>>>> resumes
     /// The agent of every entry added, empty once two differ.
     agent: Option<&'static str>,
 }
@@ -195,12 +188,9 @@ impl Accumulator {
         self.recorded.add(&entry.recorded);
         self.byok |= entry.byok;
         self.auto |= entry.auto;
-<<<<<<< HEAD
         self.implausible_date |= entry.implausible_date;
-=======
         self.ambiguous |= entry.ambiguous;
         self.above_models |= entry.above_models;
->>>>>>> resumes
         let nanos = price(rates, model, entry);
         match nanos {
             Some(nanos) => self.nanos += nanos,
