@@ -185,6 +185,10 @@ impl State {
                 let mut record = facts.record(id);
                 record.homes = facts.homes.iter().map(|&home| self.homes[home].label.clone()).collect();
                 record.usage = usage.ledgers.get(id).map(|ledger| summary::session_usage(ledger, &usage.rates));
+                // A model whose requests the counters name did answer, whatever the log says.
+                if record.usage.as_ref().is_some_and(|usage| usage.requests > 0) {
+                    record.models_never_used.clear();
+                }
                 (id.clone(), record)
             })
             .collect();

@@ -93,8 +93,10 @@ fn read_turns(
         }
     }
     outcome.summary.project = project;
-    // A session with no dated request is known from its creation.
+    // A session with no dated request is known from its creation; an exported one, with no
+    // `creationDate`, from its first request.
     let summary = &mut outcome.summary;
+    summary.created_ms = summary.created_ms.or(summary.first_event_ms);
     if summary.first_event_ms.is_none() {
         (summary.first_event_ms, summary.last_event_ms) = (summary.created_ms, summary.created_ms);
     }
@@ -104,8 +106,9 @@ fn read_turns(
 struct Turn<'a> {
     millis: Option<i64>,
     timestamp: String,
-    /// `resolvedModel` where Auto picked it, else `modelId` without `copilot/`.
-    model: &'a str,
+    /// `resolvedModel` where Auto picked it (or the model `details` names), else `modelId`
+    /// without `copilot/`.
+    model: Cow<'a, str>,
     /// `modelId` without `copilot/`.
     picked: &'a str,
 }
@@ -115,13 +118,23 @@ impl<'a> Turn<'a> {
         let millis = request.get("timestamp").and_then(Value::as_i64);
         let picked = text(request.get("modelId")).map(model_name).unwrap_or_default();
         let resolved = text(request.pointer("/result/metadata/resolvedModel")).filter(|model| !model.is_empty());
-        Turn {
-            millis,
-            timestamp: millis.map(time::format_millis).unwrap_or_default(),
-            model: resolved.map(model_name).unwrap_or(picked),
-            picked,
-        }
+        let model = match resolved {
+            Some(resolved) => Cow::Borrowed(model_name(resolved)),
+            // "Export Chat" keeps no `resolvedModel`; Auto's pick is named in `details`.
+            None if picked == "auto" => text(request.pointer("/result/details"))
+                .and_then(model_from_details)
+                .map_or(Cow::Borrowed(picked), Cow::Owned),
+            None => Cow::Borrowed(picked),
+        };
+        Turn { millis, timestamp: millis.map(time::format_millis).unwrap_or_default(), model, picked }
     }
+}
+
+/// The model of a request's `details` ("Grok Code Fast 1 • 1x": its name, then its
+/// multiplier), as a model id: `grok-code-fast-1`.
+fn model_from_details(details: &str) -> Option<String> {
+    let name = details.split('•').next()?.trim();
+    (!name.is_empty()).then(|| name.to_lowercase().split_whitespace().collect::<Vec<_>>().join("-"))
 }
 
 /// A model id without the `copilot/` of Copilot's own models.
@@ -312,7 +325,7 @@ impl Emitter<'_, '_> {
 
     /// A line that could not be replayed, as the CLI's logs show theirs.
     fn bad_line(&mut self, line: u64, text: &str) {
-        let turn = Turn { millis: None, timestamp: String::new(), model: "", picked: "" };
+        let turn = Turn { millis: None, timestamp: String::new(), model: Cow::Borrowed(""), picked: "" };
         self.emit(&turn, line, (TurnType::System, text.into(), "", "", RowMark::BadLine));
     }
 
@@ -328,7 +341,7 @@ impl Emitter<'_, '_> {
             session_id: context.session_id,
             project_path: &self.project,
             git_branch: "",
-            model: turn.model,
+            model: &turn.model,
             tool_name,
             tool_use_id,
             turn_type,
@@ -419,7 +432,7 @@ fn add_usage(context: &LogContext<'_>, request: &Value, turn: &Turn<'_>, line: u
                 cache_read: read_count(total.cached_tokens, &mut left_out, &name("cachedTokens")),
                 ..Tokens::default()
             };
-            let model = total.model.as_deref().map(model_name).unwrap_or(turn.model).to_string();
+            let model = total.model.as_deref().map(model_name).unwrap_or(&turn.model).to_string();
             figures.push((model, tokens, true));
         }
         if let Some((_, first, _)) = figures.first_mut() {

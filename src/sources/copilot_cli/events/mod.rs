@@ -241,6 +241,7 @@ impl LogParser<'_, '_> {
                 if let Some(directory) = &start.context {
                     self.track_directory(directory);
                 }
+                self.note_chosen_model(start.selected_model.or_empty());
                 let version = start.copilot_version.or_empty();
                 if !version.is_empty() {
                     self.outcome.summary.copilot_version = Some(version.to_string());
@@ -251,6 +252,7 @@ impl LogParser<'_, '_> {
             }
             "session.resume" => {
                 let resume: SessionResume<'_> = serde_json::from_str(data)?;
+                self.note_chosen_model(resume.selected_model.or_empty());
                 if let Some(directory) = &resume.context {
                     self.track_directory(directory);
                 }
@@ -393,6 +395,7 @@ impl LogParser<'_, '_> {
                     }
                 }
                 self.tracked.model = new.to_string();
+                self.note_chosen_model(new);
                 self.emit(line, stamp, RowParts::system(text).mark(RowMark::ModelChange));
             }
             "session.auto_mode_resolved" => {
@@ -518,6 +521,7 @@ impl LogParser<'_, '_> {
         let message: AssistantMessage<'_> = serde_json::from_str(data)?;
         let model = message.model.or_empty();
         self.note_model(model);
+        self.outcome.summary.answered = true;
         if let Some(content) = message.content.non_empty() {
             self.emit(line, stamp, RowParts::new(TurnType::Assistant, content).model(model));
         }
@@ -670,6 +674,13 @@ impl LogParser<'_, '_> {
         self.outcome.tools.entry(name.to_string()).or_default().calls += 1;
     }
 
+    /// A model the person or the CLI chose; whether any call used it is the record's to say.
+    fn note_chosen_model(&mut self, model: &str) {
+        if !model.is_empty() && !self.outcome.summary.chosen_models.contains(model) {
+            self.outcome.summary.chosen_models.insert(model.to_string());
+        }
+    }
+
     fn note_model(&mut self, model: &str) {
         if !model.is_empty() && !self.outcome.summary.models.contains(model) {
             self.outcome.summary.models.insert(model.to_string());
@@ -679,7 +690,7 @@ impl LogParser<'_, '_> {
 
 /// A tool_use row's text: the arguments string, else its command, url, query, path or input,
 /// else the arguments as compact JSON.
-fn tool_use_text(arguments: Option<&RawValue>) -> String {
+pub(crate) fn tool_use_text(arguments: Option<&RawValue>) -> String {
     let Some(raw) = arguments else {
         return String::new();
     };

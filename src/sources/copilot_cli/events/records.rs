@@ -115,6 +115,9 @@ pub struct SessionStart<'a> {
     pub copilot_version: Text<'a>,
     #[serde(borrow)]
     pub producer: Text<'a>,
+    /// The model chosen when the session began (it may never answer).
+    #[serde(borrow)]
+    pub selected_model: Text<'a>,
     #[serde(borrow)]
     pub context: Option<WorkingDirectory<'a>>,
 }
@@ -122,6 +125,8 @@ pub struct SessionStart<'a> {
 #[derive(Deserialize, Default)]
 #[serde(default, rename_all = "camelCase")]
 pub struct SessionResume<'a> {
+    #[serde(borrow)]
+    pub selected_model: Text<'a>,
     #[serde(borrow)]
     pub context: Option<WorkingDirectory<'a>>,
 }
