@@ -15,9 +15,9 @@ use crate::input::FileReader;
 use crate::lines;
 use crate::order;
 use crate::report::{Diagnostic, DiagnosticKind};
-use crate::sources::{self, Role};
 use crate::sources::copilot_cli::store::StoreScope;
 use crate::sources::log::ScanStats;
+use crate::sources::{self, Role};
 use crate::usage::ledger::{CounterProblem, Place};
 
 /// What a usage-only run found.
@@ -167,7 +167,10 @@ impl UsageRun {
                 file: folder.to_string(),
                 line: None,
                 kind: DiagnosticKind::HoldsNoUsage,
-                message: format!("{count} {kind} files found: their sessions hold no usage counters, none counted"),
+                message: format!(
+                    "{count} {kind} file{}: sessions with no usage counters, not counted",
+                    if count == 1 { "" } else { "s" }
+                ),
             })
             .collect()
     }

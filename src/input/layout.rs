@@ -51,7 +51,8 @@ impl Rebase {
                 candidates.entry(&path[..at]).or_insert(HomeKind::OwnFolder(marker));
                 continue;
             }
-            loose = loose.or_else(|| layouts().find(|layout| layout.loose_log.is_some_and(|place| place(path).is_some())));
+            loose =
+                loose.or_else(|| layouts().find(|layout| layout.loose_log.is_some_and(|place| place(path).is_some())));
         }
         if candidates.is_empty()
             && let Some(layout) = loose

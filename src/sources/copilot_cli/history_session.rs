@@ -63,7 +63,8 @@ pub struct Parsed {
 pub fn parse(bytes: &[u8], session_id: &str) -> Result<Parsed, String> {
     let session: HistorySession<'_> = serde_json::from_str(utf8_text(bytes)?).map_err(|error| error.to_string())?;
     let model = session.selected_model.unwrap_or_default();
-    let mut summary = LogSummary { created_ms: session.start_time.as_deref().and_then(time::parse_millis), ..LogSummary::default() };
+    let mut summary =
+        LogSummary { created_ms: session.start_time.as_deref().and_then(time::parse_millis), ..LogSummary::default() };
     let mut rows = Vec::with_capacity(session.timeline.len());
     for (position, entry) in session.timeline.into_iter().enumerate() {
         let stamp = entry.timestamp.as_deref().unwrap_or_default();
@@ -80,7 +81,11 @@ pub fn parse(bytes: &[u8], session_id: &str) -> Result<Parsed, String> {
             "tool_call_completed" => {
                 let result = entry.result.unwrap_or(ToolResult { kind: String::new(), log: None });
                 let log = result.log.unwrap_or_default();
-                let text = if result.kind == "success" { log } else { format!("[{}] {log}", result.kind) };
+                let text = match (result.kind.as_str(), log.is_empty()) {
+                    ("success", _) => log,
+                    (kind, true) => format!("[{kind}]"),
+                    (kind, false) => format!("[{kind}] {log}"),
+                };
                 (TurnType::ToolResult, text)
             }
             other => (TurnType::System, format!("history timeline entry {other}: {text}")),

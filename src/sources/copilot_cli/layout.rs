@@ -144,7 +144,9 @@ fn classify_in_copilot_dir<'a>(path: &'a str, dir: &str, rest: &'a str) -> Class
     if let Some(id) = rest.strip_prefix("history-session-state/").and_then(history_session_id) {
         return Classified { kind: HISTORY_SESSION, session_id: Some(id), tree: None };
     }
-    if let Some(id) = rest.strip_prefix("logs/session-").and_then(|name| name.strip_suffix(".log")).filter(|id| is_session_id(id)) {
+    if let Some(id) =
+        rest.strip_prefix("logs/session-").and_then(|name| name.strip_suffix(".log")).filter(|id| is_session_id(id))
+    {
         return Classified { kind: PROCESS_LOG, session_id: Some(id), tree: None };
     }
     let kind = match rest {
@@ -272,6 +274,41 @@ mod tests {
         assert_eq!((artifact.kind, artifact.session_id), (ARTIFACT, Some(ID)));
         assert_eq!(classify(".copilot/mcp-secrets/a").kind, FileKind::SECRET);
         assert_eq!(classify("Documents/notes.txt").kind, FileKind::OUTSIDE);
+    }
+
+    #[test]
+    fn older_layouts_are_recognised() {
+        let flat = format!(".copilot/session-state/{ID}.jsonl");
+        assert_eq!(classify(&flat), Classified { kind: EVENTS_LOG, session_id: Some(ID), tree: None });
+        assert_eq!(read_instead(&flat), Some(format!(".copilot/session-state/{ID}/events.jsonl")));
+        assert_eq!(read_instead(&format!(".copilot/session-state/{ID}/events.jsonl")), None);
+        // A session folder under another name: its log names the session.
+        let renamed = classify(".copilot/session-state/backup-of-3/events.jsonl");
+        assert_eq!((renamed.kind, renamed.session_id), (EVENTS_LOG, None));
+        assert_eq!(classify(".copilot/session-state/.session-operation-locks/events.jsonl").kind, FileKind::NOT_WANTED);
+        assert_eq!(classify(".copilot/session-state/notes.jsonl").kind, FileKind::NOT_WANTED);
+        let history = format!(".copilot/history-session-state/session_{ID}_1759309200000.json");
+        assert_eq!(classify(&history), Classified { kind: HISTORY_SESSION, session_id: Some(ID), tree: None });
+        assert_eq!(classify(&format!(".copilot/history-session-state/session_{ID}_.json")).kind, FileKind::NOT_WANTED);
+        let session_log = format!(".copilot/logs/session-{ID}.log");
+        assert_eq!(classify(&session_log), Classified { kind: PROCESS_LOG, session_id: Some(ID), tree: None });
+        assert_eq!(classify(".copilot/logs/session-x.log").kind, FileKind::NOT_WANTED);
+        // A usage-only walk lists the flat logs and the history sessions too.
+        assert!((LAYOUT.usage_log)("session-state", &format!("{ID}.jsonl")));
+        assert!((LAYOUT.usage_log)("history-session-state", &format!("session_{ID}_1759309200000.json")));
+        assert!(!(LAYOUT.usage_log)("logs", &format!("{ID}.jsonl")));
+    }
+
+    #[test]
+    fn a_loose_log_goes_into_a_session_folder_or_beside_them() {
+        let place = LAYOUT.loose_log.unwrap();
+        assert_eq!(place(&format!("saved/{ID}.jsonl")), Some(format!(".copilot/session-state/{ID}.jsonl")));
+        assert_eq!(place(&format!("{ID}/events.jsonl")), Some(format!(".copilot/session-state/{ID}/events.jsonl")));
+        let stand_in = place("events.jsonl").unwrap();
+        assert!(
+            stand_in.ends_with("/events.jsonl") && stand_in.len() == ".copilot/session-state//events.jsonl".len() + 36
+        );
+        assert_eq!(place("notes.jsonl"), None);
     }
 
     #[test]

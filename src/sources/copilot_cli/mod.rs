@@ -30,7 +30,8 @@ use crate::sources::log::{LogContext, LogOutcome};
 use crate::usage::ledger::SessionLedger;
 use crate::usage::rates::RateTable;
 use layout::{
-    ARTIFACT, CHECKPOINTS_INDEX, HISTORY, HISTORY_SESSION, PERMISSIONS, PLAN, SETTINGS, SIDEBAR, SNAPSHOTS, VSCODE_METADATA, WORKSPACE,
+    ARTIFACT, CHECKPOINTS_INDEX, HISTORY, HISTORY_SESSION, PERMISSIONS, PLAN, SETTINGS, SIDEBAR, SNAPSHOTS,
+    VSCODE_METADATA, WORKSPACE,
 };
 use store::TurnReader;
 
