@@ -2,7 +2,8 @@
 //! `fixtures/layouts/` (built from the shapes the CLI's own code writes, `@github/copilot` on
 //! npm): `history-session-state/session_<id>_<ms>.json` (sessions from before event logs, CLI
 //! 0.0.340), `logs/session-<id>.log` (a process log per session), `session-state/<id>.jsonl`
-//! (one flat log, 0.0.365 to 0.0.38x), a session folder under another name, a loose `<id>.jsonl`,
+//! (one flat log, 0.0.365 to 0.0.38x, which may carry a history session it imported), a session
+//! folder under another name, a loose `<id>.jsonl`,
 //! and CLI 1.0.14's `workspace.yaml` `summary:` titles and a model that never answered. Whole
 //! outputs are reviewed golden files in `tests/golden/layouts/`; the figures below were computed
 //! by hand from the fixtures (rates from src/usage/default-rates.json).
@@ -49,6 +50,7 @@ const HISTORY: &str = "aaaaaaaa-0000-4000-8000-000000000001";
 const FLAT: &str = "aaaaaaaa-0000-4000-8000-000000000002";
 const RENAMED: &str = "aaaaaaaa-0000-4000-8000-000000000003";
 const MIGRATED: &str = "aaaaaaaa-0000-4000-8000-000000000004";
+const IMPORTED: &str = "aaaaaaaa-0000-4000-8000-000000000008";
 
 /// A home with only older layouts: every one is read, and `usage` counts what holds counters
 /// and names what it found that holds none.
@@ -58,7 +60,7 @@ fn older_layouts_are_read() {
     copy_tree(&fixture("layouts/older-cli"), &scratch.path().join("home"));
     let out = analyze(scratch.path(), "home");
     let records = sessions(&out);
-    assert_eq!(records.len(), 4, "{records:#?}");
+    assert_eq!(records.len(), 5, "{records:#?}");
 
     // The history session: its 9 timeline entries are its rows (2 prompts, 1 reply, 2 calls
     // and their 2 results, an info and an error), its version from logs/session-<id>.log.
@@ -99,6 +101,17 @@ fn older_layouts_are_read() {
     assert_eq!(status(&format!(".copilot/session-state/{MIGRATED}.jsonl")), Some("superseded".into()));
     assert_eq!(session(&records, MIGRATED)["replies"], 1);
 
+    // A history session a 0.0.365 log imported (`session.import_legacy`) while its file stayed:
+    // the log gives its 2 timeline rows at their own times, the file's 2 copies are dropped.
+    let file = |path: &str| files.iter().find(|file| file["path"] == path).unwrap().clone();
+    let history_file = file(&format!(".copilot/history-session-state/session_{IMPORTED}_1759676400000.json"));
+    assert_eq!((&history_file["rows"], &history_file["rows_deduplicated"]), (&0.into(), &2.into()));
+    assert_eq!(file(&format!(".copilot/session-state/{IMPORTED}.jsonl"))["rows"], 7);
+    let imported = session(&records, IMPORTED);
+    assert_eq!((&imported["prompts"], &imported["replies"]), (&2.into(), &2.into()));
+    assert_eq!(imported["first_event"], "2025-10-05T15:00:04.000Z");
+    assert_eq!(imported["models"], serde_json::json!(["claude-sonnet-4"]));
+
     snapshot("older-cli__sessions.jsonl", &read(&out.join("sessions.jsonl")));
     snapshot("older-cli__rows.jsonl", &read(&out.join("rows.jsonl")));
     snapshot("older-cli__files.json", &serde_json::to_string_pretty(&report["files"]).unwrap());
@@ -106,7 +119,7 @@ fn older_layouts_are_read() {
     snapshot("older-cli__usage.txt", &table);
     assert_eq!(
         named,
-        [".copilot/history-session-state: 1 history_session file: sessions with no usage counters, not counted"
+        [".copilot/history-session-state: 2 history_session files: sessions with no usage counters, not counted"
             .to_string()]
         .map(|line| format!("copilot-lens: {line}"))
     );
@@ -122,10 +135,12 @@ fn a_home_of_history_sessions_alone_is_named_by_usage() {
     let (table, named) = usage(scratch.path(), "home");
     assert!(!table.contains("empty"), "{table}");
     assert_eq!(named.len(), 1, "{named:?}");
-    assert!(named[0].contains("1 history_session file: sessions with no usage counters"), "{named:?}");
+    assert!(named[0].contains("2 history_session files: sessions with no usage counters"), "{named:?}");
     let out = analyze(scratch.path(), "home");
-    assert_eq!(sessions(&out).iter().map(|record| record["session_id"].clone()).collect::<Vec<_>>(), [HISTORY]);
-    assert_eq!(read(&out.join("rows.jsonl")).lines().count(), 9);
+    let ids: Vec<Value> = sessions(&out).iter().map(|record| record["session_id"].clone()).collect();
+    assert_eq!(ids, [HISTORY, IMPORTED]);
+    // 9 timeline entries and 2, none dropped: no log repeats them here.
+    assert_eq!(read(&out.join("rows.jsonl")).lines().count(), 11);
 }
 
 /// A flat `<id>.jsonl` dropped alone is read as that session.
@@ -183,5 +198,5 @@ fn a_copilot_folder_of_history_sessions_is_found() {
     copy_tree(&history, &scratch.path().join("my-copilot/history-session-state"));
     fs::write(scratch.path().join("my-copilot/notes.txt"), "not a session").unwrap();
     let out = analyze(scratch.path(), "my-copilot");
-    assert_eq!(sessions(&out).len(), 1);
+    assert_eq!(sessions(&out).len(), 2);
 }

@@ -67,6 +67,18 @@ impl LogSummary {
         models.iter().cloned().collect()
     }
 
+    /// Takes in what a history session imported into the log says: its times, models and
+    /// whether a reply came.
+    pub fn merge_imported(&mut self, imported: LogSummary) {
+        let earliest = [self.first_event_ms, imported.first_event_ms].into_iter().flatten().min();
+        let latest = [self.last_event_ms, imported.last_event_ms].into_iter().flatten().max();
+        (self.first_event_ms, self.last_event_ms) = (earliest, latest);
+        self.created_ms = self.created_ms.or(imported.created_ms);
+        self.models.extend(imported.models);
+        self.chosen_models.extend(imported.chosen_models);
+        self.answered |= imported.answered;
+    }
+
     /// Folds in another copy of the same session's log (in another home): the latest facts
     /// are the longer copy's, the times and models those of both.
     pub fn merge(&mut self, other: LogSummary) {

@@ -8,7 +8,6 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::events::tool_use_text;
-use super::utf8_text;
 use crate::model::{PendingRow, TurnType};
 use crate::sources::log::LogSummary;
 use crate::time;
@@ -54,21 +53,34 @@ struct ToolResult {
     log: Option<String>,
 }
 
+/// One timeline entry as a row's parts.
+pub struct TimelineRow {
+    pub timestamp: String,
+    pub turn_type: TurnType,
+    pub text: String,
+    /// The session's model, on replies.
+    pub model: String,
+    pub tool_name: String,
+    pub tool_use_id: String,
+}
+
 /// A history session's rows and what its record takes from it.
 pub struct Parsed {
-    pub rows: Vec<PendingRow>,
+    pub rows: Vec<TimelineRow>,
     pub summary: LogSummary,
 }
 
-pub fn parse(bytes: &[u8], session_id: &str) -> Result<Parsed, String> {
-    let session: HistorySession<'_> = serde_json::from_str(utf8_text(bytes)?).map_err(|error| error.to_string())?;
+/// Reads a history session: a file of `history-session-state/`, or the `legacySession` a
+/// later CLI's `session.import_legacy` event carries when it moved one into an event log.
+pub fn parse(text: &str) -> serde_json::Result<Parsed> {
+    let session: HistorySession<'_> = serde_json::from_str(text)?;
     let model = session.selected_model.unwrap_or_default();
-    let mut summary =
-        LogSummary { created_ms: session.start_time.as_deref().and_then(time::parse_millis), ..LogSummary::default() };
+    let created_ms = session.start_time.as_deref().and_then(time::parse_millis);
+    let mut summary = LogSummary { created_ms, ..LogSummary::default() };
     let mut rows = Vec::with_capacity(session.timeline.len());
-    for (position, entry) in session.timeline.into_iter().enumerate() {
-        let stamp = entry.timestamp.as_deref().unwrap_or_default();
-        if let Some(millis) = time::parse_millis(stamp) {
+    for entry in session.timeline {
+        let timestamp = entry.timestamp.unwrap_or_default();
+        if let Some(millis) = time::parse_millis(&timestamp) {
             summary.first_event_ms = Some(summary.first_event_ms.map_or(millis, |first| first.min(millis)));
             summary.last_event_ms = Some(summary.last_event_ms.map_or(millis, |last| last.max(millis)));
         }
@@ -90,20 +102,36 @@ pub fn parse(bytes: &[u8], session_id: &str) -> Result<Parsed, String> {
             }
             other => (TurnType::System, format!("history timeline entry {other}: {text}")),
         };
-        let mut row = PendingRow::new(turn_type, text, stamp, position as u64 + 1).in_session(session_id);
-        if turn_type == TurnType::Assistant {
-            row.model.clone_from(&model);
-        }
-        if matches!(turn_type, TurnType::ToolUse | TurnType::ToolResult) {
-            row.tool_name = entry.name.unwrap_or_default();
-            row.tool_use_id = entry.call_id.unwrap_or_default();
-        }
-        rows.push(row);
+        let tool = matches!(turn_type, TurnType::ToolUse | TurnType::ToolResult);
+        let take_if = |keep: bool, value: Option<String>| if keep { value.unwrap_or_default() } else { String::new() };
+        summary.answered |= turn_type == TurnType::Assistant;
+        rows.push(TimelineRow {
+            timestamp,
+            turn_type,
+            text,
+            model: if turn_type == TurnType::Assistant { model.clone() } else { String::new() },
+            tool_name: take_if(tool, entry.name),
+            tool_use_id: take_if(tool, entry.call_id),
+        });
     }
     if !model.is_empty() {
-        summary.models.insert(model);
+        if summary.answered {
+            summary.models.insert(model.clone());
+        }
+        summary.chosen_models.insert(model);
     }
     Ok(Parsed { rows, summary })
+}
+
+/// A `history-session-state/` file's rows, held for the joins (`source_line` is the entry's
+/// place in the timeline).
+pub fn pending_rows(rows: Vec<TimelineRow>, session_id: &str) -> Vec<PendingRow> {
+    let into_row = |(position, row): (usize, TimelineRow)| {
+        let mut pending = PendingRow::new(row.turn_type, row.text, &row.timestamp, position as u64 + 1);
+        (pending.model, pending.tool_name, pending.tool_use_id) = (row.model, row.tool_name, row.tool_use_id);
+        pending.in_session(session_id)
+    };
+    rows.into_iter().enumerate().map(into_row).collect()
 }
 
 #[cfg(test)]
@@ -120,9 +148,9 @@ mod tests {
 
     #[test]
     fn the_timeline_gives_the_rows_and_the_session_its_times_and_model() {
-        let parsed = parse(SESSION.as_bytes(), "s").unwrap();
-        let rows: Vec<_> = parsed
-            .rows
+        let parsed = parse(SESSION).unwrap();
+        let rows = pending_rows(parsed.rows, "s");
+        let rows: Vec<_> = rows
             .iter()
             .map(|row| (row.turn_type, row.text.as_str(), row.tool_name.as_str(), row.model.as_str(), row.source_line))
             .collect();
@@ -143,6 +171,6 @@ mod tests {
 
     #[test]
     fn a_file_that_is_not_a_history_session_is_an_error() {
-        assert!(parse(b"[1, 2]", "s").is_err());
+        assert!(parse("[1, 2]").is_err());
     }
 }

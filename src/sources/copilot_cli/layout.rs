@@ -72,8 +72,9 @@ pub const STORE: FileKind = kind("store", Role::Store, true);
 pub const STORE_WAL: FileKind = kind("store_wal", Role::StoreWal, true);
 pub const STORE_SHM: FileKind = kind("store_shm", Role::NotNeeded, false);
 pub const HISTORY: FileKind = kind("history", Role::Metadata, true);
-/// `history-session-state/session_<id>_<ms>.json`: a whole session from before event logs.
-pub const HISTORY_SESSION: FileKind = kind("history_session", Role::Metadata, false);
+/// `history-session-state/session_<id>_<ms>.json`: a whole session from before event logs;
+/// secondary, as a log that imported it (`session.import_legacy`) repeats its rows.
+pub const HISTORY_SESSION: FileKind = kind("history_session", Role::Metadata, true);
 pub const PERMISSIONS: FileKind = kind("permissions", Role::Metadata, false);
 pub const SETTINGS: FileKind = kind("settings", Role::Metadata, false);
 pub const SIDEBAR: FileKind = kind("sidebar", Role::Metadata, false);

@@ -102,10 +102,10 @@ impl Source for CopilotCli {
             }
             HISTORY => history::parse(bytes)?,
             HISTORY_SESSION => {
-                let parsed = history_session::parse(bytes, session_id)?;
+                let parsed = history_session::parse(utf8_text(bytes)?).map_err(|error| error.to_string())?;
                 let facts = into.session(session_id, "history-session-state");
                 facts.log.get_or_insert_with(Default::default).merge(parsed.summary);
-                parsed.rows
+                history_session::pending_rows(parsed.rows, session_id)
             }
             PERMISSIONS => {
                 let grants = permissions::parse(bytes)?;

@@ -15,6 +15,7 @@ use serde_json::value::RawValue;
 
 use self::records::*;
 pub use self::records::{Envelope, Text};
+use super::history_session;
 use crate::lines::{Line, LineReader};
 use crate::model::{LineLocator, Row, RowMark, RowSink, TurnType};
 use crate::sources::log::{LogContext, LogOutcome};
@@ -249,6 +250,19 @@ impl LogParser<'_, '_> {
                 let cwd = start.context.as_ref().map_or("", |directory| directory.cwd.or_empty());
                 let text = format!("session start: copilot {version} producer={} cwd={cwd}", start.producer.or_empty());
                 self.emit(line, stamp, RowParts::system(text));
+            }
+            "session.import_legacy" => {
+                // A history session (`history-session-state/`) moved into this log by a CLI that
+                // resumed it (0.0.3xx), which then deleted the file: its rows are only here.
+                let import: ImportLegacy<'_> = serde_json::from_str(data)?;
+                let legacy = history_session::parse(import.legacy_session.map_or("{}", RawValue::get))?;
+                let from = import.source_file.non_empty().unwrap_or("-");
+                self.emit(line, stamp, RowParts::system(format!("session imported from {from}")));
+                for row in &legacy.rows {
+                    let parts = RowParts::new(row.turn_type, row.text.as_str()).tool(&row.tool_name, &row.tool_use_id);
+                    self.emit(line, &row.timestamp, parts.model(&row.model));
+                }
+                self.outcome.summary.merge_imported(legacy.summary);
             }
             "session.resume" => {
                 let resume: SessionResume<'_> = serde_json::from_str(data)?;

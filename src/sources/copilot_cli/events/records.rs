@@ -124,6 +124,16 @@ pub struct SessionStart<'a> {
 
 #[derive(Deserialize, Default)]
 #[serde(default, rename_all = "camelCase")]
+pub struct ImportLegacy<'a> {
+    /// The whole history session, as `history_session::parse` reads it.
+    #[serde(borrow)]
+    pub legacy_session: Option<&'a RawValue>,
+    #[serde(borrow)]
+    pub source_file: Text<'a>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
 pub struct SessionResume<'a> {
     #[serde(borrow)]
     pub selected_model: Text<'a>,
