@@ -203,10 +203,8 @@ impl SessionFacts {
         };
         let models = log.models_or_chosen();
         // A session no reply came to (the provider refused the model) names the model chosen.
-        let models_never_used = match models.is_empty() {
-            true => log.chosen_models.iter().cloned().collect(),
-            false => Vec::new(),
-        };
+        let models_never_used =
+            if models.is_empty() { log.chosen_models.iter().cloned().collect() } else { Vec::new() };
         // VS Code's title first: it is the name the person sees there.
         let title = self.vscode_metadata.as_ref().map_or("", |v| v.title.as_str());
         SessionRecord {

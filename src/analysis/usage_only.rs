@@ -146,9 +146,7 @@ impl UsageRun {
         let bytes_read = self.stats.bytes + store_bytes;
         UsageOnly { usage: self.state.finish_usage(), stats: self.stats, problems, bytes_read }
     }
-}
 
-impl UsageRun {
     /// The files a usage walk lists for their sessions though they hold no counters (Copilot
     /// CLI's sessions from before event logs), named by folder and kind: found, not counted.
     fn sessions_without_usage(&self) -> Vec<Diagnostic> {
