@@ -103,6 +103,11 @@ pub enum DiagnosticKind {
     TextNotReread,
     /// The same data given twice (a session's log or a file's rows in two homes): shown once.
     Duplicate,
+    /// Files found whose sessions hold no usage counters (a usage-only run names them).
+    HoldsNoUsage,
+    /// A file where its program does not keep it (a session folder not named by a session
+    /// id): read all the same, under the session it names.
+    UnexpectedPlace,
     /// Texts the writing program cut when it saved them (VS Code cuts strings over 1 MiB):
     /// shown as saved.
     CutWhenSaved,

@@ -211,6 +211,10 @@ impl SessionFacts {
         let or = |first: &str, second: &str| {
             if first.is_empty() { second.to_string() } else { first.to_string() }
         };
+        let models = log.models_or_chosen();
+        // A session no reply came to (the provider refused the model) names the model chosen.
+        let models_never_used =
+            if models.is_empty() { log.chosen_models.iter().cloned().collect() } else { Vec::new() };
         // VS Code's title first: it is the name the person sees there.
         let title = self.vscode_metadata.as_ref().map_or("", |v| v.title.as_str());
         SessionRecord {
@@ -235,7 +239,8 @@ impl SessionFacts {
             last_event: log.last_event_ms.map(time::format_millis).unwrap_or_default(),
             copilot_version: log.copilot_version.or_else(|| self.process_versions.last().cloned()).unwrap_or_default(),
             counts: self.counts,
-            models: log.models.into_iter().collect(),
+            models,
+            models_never_used,
             shutdown: log.shutdown_type.unwrap_or_else(|| "none".into()),
             synced: self.is_synced(),
             events_log: self.has_events_log(),
@@ -271,6 +276,9 @@ pub struct SessionRecord {
     #[serde(flatten)]
     pub counts: SessionCounts,
     pub models: Vec<String>,
+    /// The models chosen for a session whose calls never answered (none in `models`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub models_never_used: Vec<String>,
     /// `shutdownType` of the last shutdown, or `none`.
     pub shutdown: String,
     pub synced: bool,

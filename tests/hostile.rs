@@ -45,6 +45,7 @@ fn damaged_stores_are_diagnostics_and_the_rest_is_read() {
         "wal-torn-tail",
         "wal-old-salt",
         "wal-without-db",
+        "wal-without-db-pages",
         "wal-foreign-page-size",
         "wal-empty",
         "wal-torn-header",

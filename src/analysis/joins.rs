@@ -187,6 +187,11 @@ impl State {
                 let mut record = facts.record(id);
                 record.homes = facts.homes.iter().map(|&home| self.homes[home].label.clone()).collect();
                 record.usage = usage.ledgers.get(id).map(|ledger| summary::session_usage(ledger, &usage.rates));
+                // A session whose counters name requests or tokens had a model answer, whatever
+                // its log says.
+                if record.usage.as_ref().is_some_and(|usage| usage.requests > 0 || usage.total > 0) {
+                    record.models_never_used.clear();
+                }
                 (id.clone(), record)
             })
             .collect();

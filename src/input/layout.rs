@@ -51,8 +51,8 @@ impl Rebase {
                 candidates.entry(&path[..at]).or_insert(HomeKind::OwnFolder(marker));
                 continue;
             }
-            let name = path.rsplit('/').next().unwrap_or(path);
-            loose = loose.or_else(|| layouts().find(|layout| layout.loose_log.is_some_and(|(log, _)| log == name)));
+            loose =
+                loose.or_else(|| layouts().find(|layout| layout.loose_log.is_some_and(|place| place(path).is_some())));
         }
         if candidates.is_empty()
             && let Some(layout) = loose
@@ -98,11 +98,7 @@ impl Rebase {
         match self.kind {
             HomeKind::Home => Some(rest.to_string()),
             HomeKind::OwnFolder(marker) => Some(format!("{}/{rest}", marker.read_as)),
-            HomeKind::LooseLogs(layout) => {
-                let (log, place) = layout.loose_log?;
-                let mut parts = rest.rsplit('/');
-                (parts.next() == Some(log)).then(|| place(parts.next().unwrap_or_default(), path))
-            }
+            HomeKind::LooseLogs(layout) => layout.loose_log?(rest),
         }
     }
 }

@@ -96,8 +96,10 @@ fn read_turns(
     }
     (outcome.summary.project, outcome.summary.remote) =
         folder.map_or((None, None), |folder| (Some(folder.path), folder.remote));
-    // A session with no dated request is known from its creation.
+    // A session with no dated request is known from its creation; an exported one, with no
+    // `creationDate`, from its first request.
     let summary = &mut outcome.summary;
+    summary.created_ms = summary.created_ms.or(summary.first_event_ms);
     if summary.first_event_ms.is_none() {
         (summary.first_event_ms, summary.last_event_ms) = (summary.created_ms, summary.created_ms);
     }
@@ -107,8 +109,9 @@ fn read_turns(
 struct Turn<'a> {
     millis: Option<i64>,
     timestamp: String,
-    /// `resolvedModel` where Auto picked it, else `modelId` without `copilot/`.
-    model: &'a str,
+    /// `resolvedModel` where Auto picked it (or the model `details` names), else `modelId`
+    /// without `copilot/`.
+    model: Cow<'a, str>,
     /// `modelId` without `copilot/`.
     picked: &'a str,
 }
@@ -118,13 +121,23 @@ impl<'a> Turn<'a> {
         let millis = request.get("timestamp").and_then(time::value_millis);
         let picked = text(request.get("modelId")).map(model_name).unwrap_or_default();
         let resolved = text(request.pointer("/result/metadata/resolvedModel")).filter(|model| !model.is_empty());
-        Turn {
-            millis,
-            timestamp: millis.map(time::format_millis).unwrap_or_default(),
-            model: resolved.map(model_name).unwrap_or(picked),
-            picked,
-        }
+        let model = match resolved {
+            Some(resolved) => Cow::Borrowed(model_name(resolved)),
+            // "Export Chat" keeps no `resolvedModel`; Auto's pick is named in `details`.
+            None if picked == "auto" => text(request.pointer("/result/details"))
+                .and_then(model_from_details)
+                .map_or(Cow::Borrowed(picked), Cow::Owned),
+            None => Cow::Borrowed(picked),
+        };
+        Turn { millis, timestamp: millis.map(time::format_millis).unwrap_or_default(), model, picked }
     }
+}
+
+/// The model of a request's `details` ("Grok Code Fast 1 • 1x": its name, then its
+/// multiplier), as a model id: `grok-code-fast-1`.
+fn model_from_details(details: &str) -> Option<String> {
+    let name = details.split('•').next()?.trim();
+    (!name.is_empty()).then(|| name.to_lowercase().split_whitespace().collect::<Vec<_>>().join("-"))
 }
 
 /// A model id without the `copilot/` of Copilot's own models.
@@ -277,7 +290,7 @@ impl Emitter<'_, '_> {
 
     /// A line that could not be replayed, as the CLI's logs show theirs.
     fn bad_line(&mut self, line: u64, text: &str) {
-        let turn = Turn { millis: None, timestamp: String::new(), model: "", picked: "" };
+        let turn = Turn { millis: None, timestamp: String::new(), model: Cow::Borrowed(""), picked: "" };
         self.emit(&turn, line, (TurnType::System, text.into(), "", "", RowMark::BadLine));
     }
 
@@ -293,7 +306,7 @@ impl Emitter<'_, '_> {
             session_id: context.session_id,
             project_path: &self.project,
             git_branch: "",
-            model: turn.model,
+            model: &turn.model,
             tool_name,
             tool_use_id,
             turn_type,
@@ -361,11 +374,11 @@ fn model_totals(totals: &[Value], turn: &Turn<'_>, notes: &mut Notes) -> Vec<Fig
             continue;
         };
         let model = match total.get("model") {
-            None | Some(Value::Null) => turn.model,
+            None | Some(Value::Null) => &*turn.model,
             Some(Value::String(model)) => model_name(model),
             Some(other) => {
                 notes.unnamed.push(format!("modelTotals[{at}].model is {}", described(other)));
-                turn.model
+                &turn.model
             }
         };
         let mut left_out = LeftOut::default();
@@ -471,7 +484,7 @@ fn add_usage(context: &LogContext<'_>, request: &Value, turn: &Turn<'_>, line: u
             message: format!(
                 "request {request_id}: {}, not a model name: its tokens are counted under the request's model ({})",
                 notes.unnamed.join(", "),
-                if turn.model.is_empty() { "none" } else { turn.model }
+                if turn.model.is_empty() { "none" } else { &turn.model }
             ),
         });
     }

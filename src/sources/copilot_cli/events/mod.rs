@@ -15,6 +15,7 @@ use serde_json::value::RawValue;
 
 use self::records::*;
 pub use self::records::{Envelope, Text};
+use super::history_session;
 use crate::lines::{Line, LineReader};
 use crate::model::{LineLocator, Row, RowMark, RowSink, TurnType};
 use crate::sources::log::{LogContext, LogOutcome};
@@ -247,6 +248,7 @@ impl LogParser<'_, '_> {
                 if let Some(directory) = &start.context {
                     self.track_directory(directory);
                 }
+                self.note_chosen_model(start.selected_model.or_empty());
                 let version = start.copilot_version.or_empty();
                 if !version.is_empty() {
                     self.outcome.summary.copilot_version = Some(version.to_string());
@@ -255,12 +257,26 @@ impl LogParser<'_, '_> {
                 let text = format!("session start: copilot {version} producer={} cwd={cwd}", start.producer.or_empty());
                 self.emit(line, stamp, RowParts::system(text));
             }
+            "session.import_legacy" => {
+                // A history session (`history-session-state/`) moved into this log by a CLI that
+                // resumed it (0.0.3xx), which then deleted the file: its rows are only here.
+                let import: ImportLegacy<'_> = serde_json::from_str(data)?;
+                let legacy = history_session::parse(import.legacy_session.map_or("{}", RawValue::get))?;
+                let from = import.source_file.non_empty().unwrap_or("-");
+                self.emit(line, stamp, RowParts::system(format!("session imported from {from}")));
+                for row in &legacy.rows {
+                    let parts = RowParts::new(row.turn_type, row.text.as_str()).tool(&row.tool_name, &row.tool_use_id);
+                    self.emit(line, &row.timestamp, parts.model(&row.model));
+                }
+                self.outcome.summary.merge_imported(legacy.summary);
+            }
             "session.resume" => {
                 if let Some(ledger) = &mut self.outcome.usage {
                     let marks: ResumeData = serde_json::from_str(data)?;
                     ledger.resumed(marks.session_limits);
                 }
                 let resume: SessionResume<'_> = serde_json::from_str(data)?;
+                self.note_chosen_model(resume.selected_model.or_empty());
                 if let Some(directory) = &resume.context {
                     self.track_directory(directory);
                 }
@@ -403,6 +419,7 @@ impl LogParser<'_, '_> {
                     }
                 }
                 self.tracked.model = new.to_string();
+                self.note_chosen_model(new);
                 self.emit(line, stamp, RowParts::system(text).mark(RowMark::ModelChange));
             }
             "session.auto_mode_resolved" => {
@@ -529,6 +546,7 @@ impl LogParser<'_, '_> {
         let message: AssistantMessage<'_> = serde_json::from_str(data)?;
         let model = message.model.or_empty();
         self.note_model(model);
+        self.outcome.summary.answered = true;
         if let Some(content) = message.content.non_empty() {
             self.emit(line, stamp, RowParts::new(TurnType::Assistant, content).model(model));
         }
@@ -681,6 +699,13 @@ impl LogParser<'_, '_> {
         self.outcome.tools.entry(name.to_string()).or_default().calls += 1;
     }
 
+    /// A model the person or the CLI chose; whether any call used it is the record's to say.
+    fn note_chosen_model(&mut self, model: &str) {
+        if !model.is_empty() && !self.outcome.summary.chosen_models.contains(model) {
+            self.outcome.summary.chosen_models.insert(model.to_string());
+        }
+    }
+
     fn note_model(&mut self, model: &str) {
         if !model.is_empty() && !self.outcome.summary.models.contains(model) {
             self.outcome.summary.models.insert(model.to_string());
@@ -690,7 +715,7 @@ impl LogParser<'_, '_> {
 
 /// A tool_use row's text: the arguments string, else its command, url, query, path or input,
 /// else the arguments as compact JSON.
-fn tool_use_text(arguments: Option<&RawValue>) -> String {
+pub(crate) fn tool_use_text(arguments: Option<&RawValue>) -> String {
     let Some(raw) = arguments else {
         return String::new();
     };
