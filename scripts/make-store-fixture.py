@@ -47,6 +47,14 @@ CREATE INDEX idx_dynamic_context_repo_branch ON dynamic_context_items(repository
 """
 
 
+def open_in_wal_mode(db: Path) -> sqlite3.Connection:
+    """A connection whose writes stay in the -wal until a checkpoint is asked for."""
+    connection = sqlite3.connect(db, isolation_level=None)
+    connection.execute("PRAGMA journal_mode=WAL")
+    connection.execute("PRAGMA wal_autocheckpoint=0")
+    return connection
+
+
 def build_store(rows_sql: str, out_dir: Path, *, checkpoint: bool = False, transaction_per_statement: bool = False) -> None:
     """Writes out_dir/session-store.db and its -wal. With checkpoint, the rows go into the main
     file and there is no -wal; with transaction_per_statement, each INSERT commits on its own
@@ -54,9 +62,7 @@ def build_store(rows_sql: str, out_dir: Path, *, checkpoint: bool = False, trans
     out_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "session-store.db"
-        connection = sqlite3.connect(db, isolation_level=None)
-        connection.execute("PRAGMA journal_mode=WAL")
-        connection.execute("PRAGMA wal_autocheckpoint=0")
+        connection = open_in_wal_mode(db)
         if transaction_per_statement:
             connection.executescript("BEGIN;\n" + SCHEMA + "INSERT INTO schema_version VALUES (8);\nCOMMIT;\n")
             for statement in filter(None, (line.strip() for line in rows_sql.splitlines())):
@@ -77,9 +83,7 @@ def build_wal_after_checkpoint(before_sql: str, after_sql: str, out_dir: Path) -
     out_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "session-store.db"
-        connection = sqlite3.connect(db, isolation_level=None)
-        connection.execute("PRAGMA journal_mode=WAL")
-        connection.execute("PRAGMA wal_autocheckpoint=0")
+        connection = open_in_wal_mode(db)
         connection.executescript(SCHEMA + "INSERT INTO schema_version VALUES (8);\n" + before_sql)
         connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         connection.executescript(after_sql)

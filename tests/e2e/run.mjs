@@ -423,7 +423,7 @@ test('VS Code chat sessions: every fixture as a folder, a User folder with long 
   }
 });
 
-test('nothing dropped: every hostile fixture as a folder equals the native CLI; a folder holding a home\'s zip reads as the CLI reads it; a state.vscdb over 64 MB keeps its chat titles', async () => {
+test('nothing dropped: every hostile fixture and older CLI layout as a folder equals the native CLI; a folder holding a home\'s zip reads as the CLI reads it; a state.vscdb over 64 MB keeps its chat titles', async () => {
   // A folder holding only a zip of a home with both agents' data, and a note beside it.
   const dropped = path.join(TMP, 'dropped');
   mkdirSync(dropped, { recursive: true });
@@ -444,7 +444,10 @@ db.execute("INSERT INTO ItemTable VALUES ('some.extension.cache', zeroblob(100 *
 db.commit()
 `, path.join(workspace, 'state.vscdb'), chatId]);
 
-  const cases = [...new Set(filesUnder(INPUTS).map((rel) => rel.split('/')[0]))].filter((name) => statSync(path.join(INPUTS, name)).isDirectory());
+  // The hostile folders, and the older Copilot CLI layouts (fixtures/layouts/).
+  const LAYOUTS = path.join(ROOT, 'fixtures/layouts');
+  const folders = (base) => [...new Set(filesUnder(base).map((rel) => rel.split('/')[0]))].map((name) => path.join(base, name)).filter((folder) => statSync(folder).isDirectory());
+  const cases = [...folders(INPUTS), ...folders(LAYOUTS)];
   const browser = await launch();
   try {
     const { page, net, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
@@ -463,8 +466,8 @@ db.commit()
     };
     const compared = [];
     const refused = [];
-    for (const name of cases) {
-      const folder = path.join(INPUTS, name);
+    for (const folder of cases) {
+      const name = path.relative(path.join(ROOT, 'fixtures'), folder);
       let refusal = null;
       try {
         native(folder, { byName: true });
@@ -474,7 +477,7 @@ db.commit()
       if (refusal === null) {
         await compare(folder, name);
         // A zip of the folder that cannot be read is left out with a warning, there as here.
-        const warned = spawnSync(path.join(ROOT, 'target/release/copilot-lens'), ['usage', name], { cwd: INPUTS, encoding: 'utf8' })
+        const warned = spawnSync(path.join(ROOT, 'target/release/copilot-lens'), ['usage', path.basename(folder)], { cwd: path.dirname(folder), encoding: 'utf8' })
           .stderr.split('\n')
           .filter((line) => line.startsWith('copilot-lens: warning: '))
           .map((line) => line.slice('copilot-lens: warning: '.length).replace(/ \(left out\)$/, ''));
@@ -491,6 +494,13 @@ db.commit()
       assertEqual(await waitForState(page, ['done', 'error']), 'error', `${name} is refused as the CLI refuses it (${refusal})`);
       refused.push(name);
     }
+    // A model chosen that never answered shows in the Sessions view, marked (cli-1.0.14).
+    const neverUsed = native(path.join(LAYOUTS, 'cli-1.0.14')).sessions.filter((session) => (session.models_never_used || []).length);
+    assert(neverUsed.length > 0, 'the fixture has a model that never answered');
+    await pick(page, path.join(LAYOUTS, 'cli-1.0.14'));
+    await showView(page, 'sessions');
+    const modelsCells = await page.$$eval('#view-sessions td.models', (cells) => cells.map((cell) => cell.textContent));
+    assert(modelsCells.some((text) => text.includes(`${neverUsed[0].models_never_used[0]} (chosen, never answered)`)), `the Sessions view marks it: ${modelsCells}`);
     const { expected: fromZip, report } = await compare(dropped, 'a folder holding a home\'s zip');
     assertEqual(report.roots.map((root) => root.label), ['dropped/laptop.zip'], 'the zip is the root, named in its folder');
     assert(fromZip.usageCsv.includes('copilot-vscode') && fromZip.usageCsv.includes('copilot-cli'), `both agents' usage is read from the zip: ${fromZip.usageCsv}`);
@@ -498,7 +508,7 @@ db.commit()
     assert(large.sessionsJsonl.includes('"name":"Titled in a large profile"'), `the CLI keeps the title: ${large.sessionsJsonl}`);
     assertEqual(errors, [], 'no page errors');
     noNetworkAfterLoad(net, server, 'nothing dropped');
-    return `${compared.length} hostile folders equal the native CLI (${compared.join(', ')}); ${refused.length} refused as the CLI refuses them (${refused.join(', ')}); a folder's zip and a 100 MiB state.vscdb read as natively`;
+    return `${compared.length} hostile and older-layout folders equal the native CLI (${compared.join(', ')}); ${refused.length} refused as the CLI refuses them (${refused.join(', ')}); a folder's zip and a 100 MiB state.vscdb read as natively`;
   } finally {
     await browser.close();
   }

@@ -1,6 +1,6 @@
 // Sessions: a sortable, filterable list; opening one shows its transcript (transcript.js).
 import { add, badge, clear, fmtInt, fmtTime, fmtUSD, h } from '../dom.js';
-import { PRECREATED, renderTranscript } from './transcript.js';
+import { PRECREATED, modelsShown, renderTranscript } from './transcript.js';
 
 const LIMIT = 1000;
 
@@ -55,7 +55,7 @@ function cells(s, ctx, agents) {
     h('td.num', null, fmtInt(s.prompts)),
     h('td.num', null, fmtInt(s.tool_calls)),
     h('td.num', null, fmtInt(s.denials)),
-    h('td.models', null, s.models.join('\n')),
+    h('td.models', null, modelsShown(s).join('\n')),
     h('td.num', null, s.usage ? fmtInt(s.usage.total) : '—'),
     h('td.num', null, s.usage ? fmtUSD(s.usage.cost_usd_micros) : '—'),
     h('td', null, status(s, agents)),
@@ -103,7 +103,7 @@ export async function render(container, ctx) {
         (!state.home || (s.homes || []).includes(state.home)) &&
         (!state.agent || s.agent === state.agent) &&
         (!needle ||
-          [s.name, s.session_id, s.project_path, s.remote, s.git_branch, s.models.join(' '), s.client_name].some((v) => (v || '').toLowerCase().includes(needle))),
+          [s.name, s.session_id, s.project_path, s.remote, s.git_branch, modelsShown(s).join(' '), s.client_name].some((v) => (v || '').toLowerCase().includes(needle))),
     );
     const column = COLUMNS.find((c) => c.key === state.sort);
     rows = rows
