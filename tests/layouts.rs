@@ -160,6 +160,11 @@ fn a_loose_flat_log_is_read_as_its_session() {
     let report: Value = serde_json::from_str(&read(&out.join("report.json"))).unwrap();
     assert_eq!(report["homes"][0]["layout"], "loose_logs");
     assert_eq!(read(&out.join("rows.jsonl")).lines().count(), 3);
+    // `usage` reads it too: a 0.0.3xx log has no counters, so its session's usage is unknown.
+    let output = run(scratch.path(), &["usage", "loose", "--json"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let usage: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(usage["unknown_usage_sessions"], serde_json::json!(["aaaaaaaa-0000-4000-8000-000000000007"]), "{usage}");
 }
 
 /// CLI 1.0.14: the title in `workspace.yaml` `summary:` (a `|-` block scalar, or plain), and a

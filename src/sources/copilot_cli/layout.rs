@@ -35,11 +35,12 @@ pub static LAYOUT: HomeLayout = HomeLayout {
     own_folder_markers: &COPILOT_DIR_MARKERS,
     loose_log: Some(loose_log_path),
     walk_rules: &[],
-    // The older layouts' files are listed too: the flat logs are read, the sessions from before
-    // event logs are named as found and holding no usage.
+    // The older layouts' files are listed too: the flat logs are read (in any folder: one given
+    // alone is its session), the sessions from before event logs are named as found and holding
+    // no usage.
     usage_log: |folder, name| {
         name == "events.jsonl"
-            || (folder == "session-state" && flat_log_id(name).is_some())
+            || flat_log_id(name).is_some()
             || (folder == "history-session-state" && history_session_id(name).is_some())
     },
 };
@@ -297,7 +298,8 @@ mod tests {
         // A usage-only walk lists the flat logs and the history sessions too.
         assert!((LAYOUT.usage_log)("session-state", &format!("{ID}.jsonl")));
         assert!((LAYOUT.usage_log)("history-session-state", &format!("session_{ID}_1759309200000.json")));
-        assert!(!(LAYOUT.usage_log)("logs", &format!("{ID}.jsonl")));
+        assert!((LAYOUT.usage_log)("dropped", &format!("{ID}.jsonl")), "a flat log given alone");
+        assert!(!(LAYOUT.usage_log)("logs", &format!("session-{ID}.jsonl")));
     }
 
     #[test]
