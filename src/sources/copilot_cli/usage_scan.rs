@@ -164,22 +164,23 @@ fn apply_line(
 ) -> Option<bool> {
     let text = std::str::from_utf8(line).ok()?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut spare = String::new();
     if let Counter::Checkpoint = counter {
-        let line: CounterLine<'_, UsageCheckpointData> = serde_json::from_str(text).ok()?;
+        let line: CounterLine<'_, UsageCheckpointData> = crate::json::from_str(text, &mut spare).ok()?;
         if line.kind.get() != Some("session.usage_checkpoint") {
             return Some(false);
         }
         let data = line.data.unwrap_or_default();
         ledger.usage_checkpoint(LoggedAt { place, timestamp: line.timestamp.or_empty() }, data.recorded());
     } else if let Counter::Call = counter {
-        let line: CounterLine<'_, UsageRecordData> = serde_json::from_str(text).ok()?;
+        let line: CounterLine<'_, UsageRecordData> = crate::json::from_str(text, &mut spare).ok()?;
         if line.kind.get() != Some("session.usage_record") {
             return Some(false);
         }
         let data = line.data.unwrap_or_default();
         ledger.logged_call(LoggedAt { place, timestamp: line.timestamp.or_empty() }, &data, rates);
     } else {
-        let line: CounterLine<'_, ShutdownCounters> = serde_json::from_str(text).ok()?;
+        let line: CounterLine<'_, ShutdownCounters> = crate::json::from_str(text, &mut spare).ok()?;
         if line.kind.get() != Some("session.shutdown") {
             return Some(false);
         }

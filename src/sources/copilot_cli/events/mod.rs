@@ -15,6 +15,7 @@ use serde_json::value::RawValue;
 
 use self::records::*;
 pub use self::records::{Envelope, Text};
+use crate::json::ReadError;
 use crate::lines::{Line, LineReader};
 use crate::model::{LineLocator, Row, RowMark, RowSink, TurnType};
 use crate::sources::log::{LogContext, LogOutcome};
@@ -181,12 +182,22 @@ impl LogParser<'_, '_> {
         if !text.trim_start().starts_with('{') {
             return self.bad_line(line, "not a JSON object");
         }
-        let envelope: Envelope<'_> = match serde_json::from_str(text) {
-            Ok(envelope) => envelope,
-            Err(error) => return self.bad_line(line, &error.to_string()),
-        };
+        let mut spare = String::new();
+        match crate::json::with_lone_surrogates(text, &mut spare, |text| self.event_line(line.number, text)) {
+            Ok(Ok(())) => {}
+            Ok(Err(reason)) => self.bad_line(line, &reason),
+            Err(error) => self.bad_line(line, &error.to_string()),
+        }
+    }
+
+    /// Reads one line's event into rows. A JSON error that may go once the line is read again
+    /// (a lone surrogate) comes out as the error; a line that cannot give rows otherwise, as
+    /// its reason. Nothing is counted before the whole event is read (its times are a minimum
+    /// and a maximum), so reading again counts once.
+    fn event_line(&mut self, line: u64, text: &str) -> serde_json::Result<Result<(), String>> {
+        let envelope: Envelope<'_> = serde_json::from_str(text)?;
         let Some(kind) = envelope.kind.non_empty() else {
-            return self.bad_line(line, "no event type");
+            return Ok(Err("no event type".into()));
         };
         let stamp = envelope.timestamp.or_empty();
         if let Some(millis) = time::parse_millis(stamp) {
@@ -195,8 +206,10 @@ impl LogParser<'_, '_> {
             summary.last_event_ms = Some(summary.last_event_ms.map_or(millis, |last| last.max(millis)));
         }
         let data = envelope.data.map_or("{}", RawValue::get);
-        if let Err(error) = self.event(line.number, kind, stamp, &envelope, data) {
-            return self.bad_line(line, &format!("data of {kind}: {error}"));
+        match self.event(line, kind, stamp, &envelope, data) {
+            Err(error) if error.is_lone_surrogate() => return Err(error),
+            Err(error) => return Ok(Err(format!("data of {kind}: {error}"))),
+            Ok(()) => {}
         }
         let account = &mut self.outcome.account;
         if self.emitter.rows > 0 {
@@ -206,6 +219,7 @@ impl LogParser<'_, '_> {
         } else {
             *account.unknown_types.entry(kind.to_string()).or_default() += 1;
         }
+        Ok(Ok(()))
     }
 
     fn bad_line(&mut self, line: &Line<'_>, reason: &str) {
@@ -476,13 +490,21 @@ impl LogParser<'_, '_> {
             "session.shutdown" => {
                 // The counters are read apart from the row's fields, as a usage-only scan reads
                 // them, so that both runs count the same lines.
+                // The row's fields are read first: a line read again for a lone surrogate in
+                // them (`crate::json::with_lone_surrogates`) counts its counters once.
+                let shutdown = serde_json::from_str::<Shutdown<'_>>(data);
+                if let Err(error) = &shutdown
+                    && error.is_lone_surrogate()
+                {
+                    return shutdown.map(drop);
+                }
                 if let Some(ledger) = &mut self.outcome.usage {
                     let counters: ShutdownCounters = serde_json::from_str(data)?;
                     let by_subagent = envelope.agent_id.non_empty().is_some();
                     let at = LoggedAt { place: Place::Line(line), timestamp: stamp };
                     ledger.checkpoint(at, envelope.id.or_empty(), by_subagent, &counters);
                 }
-                let shutdown: Shutdown<'_> = serde_json::from_str(data)?;
+                let shutdown = shutdown?;
                 let shutdown_type = shutdown.shutdown_type.or_empty();
                 self.outcome.summary.shutdown_type = Some(shutdown_type.to_string());
                 let mut text = format!("session end: {shutdown_type}");
@@ -683,7 +705,7 @@ fn tool_use_text(arguments: Option<&RawValue>) -> String {
     let Some(raw) = arguments else {
         return String::new();
     };
-    match serde_json::from_str::<Value>(raw.get()) {
+    match crate::json::from_str::<Value>(raw.get(), &mut String::new()) {
         Ok(Value::String(text)) => text,
         Ok(Value::Null) => String::new(),
         Ok(value) => ["command", "url", "query", "path", "input"]
