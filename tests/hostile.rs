@@ -212,3 +212,44 @@ fn symbolic_link_loops_do_not_hang_the_walk() {
         "{problems}"
     );
 }
+
+#[test]
+fn a_chat_log_index_past_an_arrays_end_is_a_bad_line_and_the_replay_goes_on() {
+    // Pushes with `i` of 10^12, 2*10^8 and 5*10^7 once asked for 32 TB, overflowed, or took 1.5 GB.
+    let (report, rows) = analyse("chat-push-past-end");
+    snapshot("chat-push-past-end__report.json", &report);
+    snapshot("chat-push-past-end__rows.jsonl", &rows);
+    let bad_lines: Vec<&str> = rows.lines().filter(|row| row.contains("parser: unparseable line")).collect();
+    assert_eq!(bad_lines.len(), 7, "{rows}");
+    for question in ["first question", "second question"] {
+        assert!(rows.contains(&format!("\"text\":\"{question}\"")), "{question}: {rows}");
+    }
+    assert!(!rows.contains("lost to a huge cut") || bad_lines.iter().any(|row| row.contains("lost to a huge cut")));
+}
+
+#[test]
+fn lone_surrogate_escapes_read_as_replacement_characters_and_nothing_is_lost() {
+    let (report, rows) = analyse("lone-surrogates");
+    snapshot("lone-surrogates__report.json", &report);
+    snapshot("lone-surrogates__rows.jsonl", &rows);
+    assert!(!rows.contains("unparseable") && !report.contains("no initial entry"), "{report}\n{rows}");
+    for text in [
+        "ship it \u{fffd}",
+        "\u{fffd} shipped, and the rest of the line is kept",
+        "session end: error cut \u{fffd} files modified: notes \u{fffd}.md",
+        "first question \u{fffd}",
+        "\u{fffd}second question",
+        "snapshot question \u{fffd}",
+    ] {
+        assert!(rows.contains(text), "{text}: {rows}");
+    }
+    // The usage-only scan reads the same counter lines.
+    let scratch = tempfile::tempdir().unwrap();
+    copy_tree(&fixture("hostile/lone-surrogates"), &scratch.path().join("home"));
+    let usage = run(scratch.path(), &["usage", "home", "--json"]);
+    let usage = String::from_utf8_lossy(&usage.stdout);
+    for (agent, figures) in [("copilot-cli", "\"input\": 2000,"), ("copilot-vscode", "\"input\": 3000,")] {
+        let row = usage.split("\"agent\": ").find(|row| row.starts_with(&format!("\"{agent}\""))).unwrap_or_default();
+        assert!(row.contains(figures), "{agent}: {usage}");
+    }
+}

@@ -318,7 +318,7 @@ fn can_push_onto(slot: Option<&Value>, path: &[Key], cut_at: Option<usize>) -> R
         // VS Code writes `i` only to cut an array (`arr.length = i`, a retried request): one
         // past the end is no log it wrote, and would make room for nothing the line holds.
         Some(cut_at) if cut_at > length => {
-            Err(format!("its cut index {cut_at} is past the end of {} ({length} items)", path_text(path)))
+            Err(format!("its cut index {cut_at} is past the end of {} (length {length})", path_text(path)))
         }
         _ => Ok(()),
     }
@@ -343,7 +343,7 @@ fn delete(state: &mut Value, path: &[Key]) -> Result<(), String> {
 
 /// Why an index of `path` cannot apply to the array it points into.
 fn past_the_end(path: &[Key], array: &[Value]) -> String {
-    format!("its path {} is past the end of its array ({} items)", path_text(path), array.len())
+    format!("its path {} is past the end of its array (length {})", path_text(path), array.len())
 }
 
 /// `requests[2].result`.
@@ -471,12 +471,12 @@ mod tests {
         assert_eq!(
             errors[..6],
             [
-                "2: its cut index 1000000000000 is past the end of requests (2 items)",
-                "3: its cut index 3 is past the end of requests (2 items)",
-                "4: its cut index 1 is past the end of customTitle (0 items)",
-                "5: its path requests[3] is past the end of its array (2 items)",
-                "6: its path requests[2] is past the end of its array (2 items)",
-                "7: its path requests[7] is past the end of its array (2 items)",
+                "2: its cut index 1000000000000 is past the end of requests (length 2)",
+                "3: its cut index 3 is past the end of requests (length 2)",
+                "4: its cut index 1 is past the end of customTitle (length 0)",
+                "5: its path requests[3] is past the end of its array (length 2)",
+                "6: its path requests[2] is past the end of its array (length 2)",
+                "7: its path requests[7] is past the end of its array (length 2)",
             ]
         );
         assert!(errors[6..].iter().all(|error| error.contains("not an entry")), "{errors:#?}");
