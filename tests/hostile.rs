@@ -253,3 +253,40 @@ fn lone_surrogate_escapes_read_as_replacement_characters_and_nothing_is_lost() {
         assert!(row.contains(figures), "{agent}: {usage}");
     }
 }
+
+/// Runs `analyze` on a copy of `home` and returns inventory.json.
+fn inventory_of(home: &Path) -> String {
+    let scratch = tempfile::tempdir().unwrap();
+    copy_tree(home, &scratch.path().join("home"));
+    let output = run(scratch.path(), &["analyze", "home", "--out", "out"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    read(&scratch.path().join("out/inventory.json"))
+}
+
+#[test]
+fn descriptions_are_cut_and_say_so_and_yaml_aliases_are_read() {
+    let inventory = inventory_of(&fixture("hostile/front-matter-limits"));
+    snapshot("front-matter-limits__inventory.json", &inventory);
+    let value: serde_json::Value = serde_json::from_str(&inventory).unwrap();
+    let files = |list: &str| value["homes"][0]["agents"][0][list].as_array().cloned().unwrap_or_default();
+    let skill = files("skills").into_iter().find(|skill| skill["name"] == "long-winded").expect("the skill");
+    let description = skill["description"].as_str().unwrap();
+    assert_eq!((description.chars().count(), description.ends_with('…')), (501, true));
+    assert_eq!(skill["description_cut"], true);
+    let agents = files("custom_agents");
+    let description_of = |name: &str| agents.iter().find(|agent| agent["name"] == name).map(|agent| agent["description"].clone());
+    assert_eq!(description_of("aliased"), Some("Reviews pull requests for style.".into()));
+    assert_eq!(description_of("listed"), Some("".into()), "an alias of a list is no text");
+}
+
+#[test]
+fn a_50_mb_description_costs_500_characters_of_inventory() {
+    let scratch = tempfile::tempdir().unwrap();
+    let skill = scratch.path().join("home/.copilot/skills/huge/SKILL.md");
+    fs::create_dir_all(skill.parent().unwrap()).unwrap();
+    let description = "word ".repeat(10 << 20);
+    fs::write(&skill, format!("---\nname: huge\ndescription: {description}\n---\nBody.\n")).unwrap();
+    let inventory = inventory_of(&scratch.path().join("home"));
+    assert!(inventory.len() < 20_000, "inventory.json is {} bytes", inventory.len());
+    assert!(inventory.contains("\"description_cut\": true"), "{inventory}");
+}

@@ -9,6 +9,7 @@ use super::layout::{CUSTOM_AGENT, MCP_CONFIG, PLUGIN_MANIFEST, SKILL, is_agent_f
 use super::utf8_text;
 use crate::inventory::PluginManifest;
 use crate::sources::FileKind;
+use crate::sources::front_matter::Description;
 
 /// Where a plugin's manifest can be, below its folder.
 const MANIFESTS: [&str; 3] = ["plugin.json", ".github/plugin/plugin.json", ".claude-plugin/plugin.json"];
@@ -71,7 +72,7 @@ pub fn parse_manifest(bytes: &[u8], path: &str) -> Result<(PluginManifest, Optio
         manifest: path.to_string(),
         name: manifest.name.unwrap_or_default(),
         version: manifest.version.unwrap_or_default(),
-        description: manifest.description.unwrap_or_default(),
+        description: Description::new(manifest.description.as_deref().unwrap_or_default()),
         marketplace: marketplace.to_string(),
     };
     Ok((manifest, inline))
