@@ -76,7 +76,7 @@ fn lone_surrogates_replaced(text: &str) -> String {
     };
     let mut out = String::with_capacity(text.len());
     let (mut copied, mut at) = (0, 0);
-    while let Some(found) = bytes[at..].iter().position(|byte| *byte == b'\\') {
+    while let Some(found) = bytes.get(at..).and_then(|rest| rest.iter().position(|byte| *byte == b'\\')) {
         let start = at + found;
         at = match unit_at(start) {
             Some(0xD800..=0xDBFF) if matches!(unit_at(start + 6), Some(0xDC00..=0xDFFF)) => start + 12,
@@ -160,6 +160,7 @@ mod tests {
         assert!(error.to_string().starts_with("trailing comma at line 1 column 15"), "{error}");
         assert!(!error.is_lone_surrogate());
         assert!(from_str::<Value>(r#"{"a":"\u12"}"#, &mut spare).is_err());
+        assert!(from_str::<Value>(r#"{"a":"\ud83d"} \"#, &mut spare).is_err(), "a backslash last");
         assert!(from_slice::<Value>(b"{\"a\":\"\xff\"}", &mut spare).unwrap_err().to_string().contains("column"));
     }
 }
