@@ -274,7 +274,8 @@ fn descriptions_are_cut_and_say_so_and_yaml_aliases_are_read() {
     assert_eq!((description.chars().count(), description.ends_with('…')), (501, true));
     assert_eq!(skill["description_cut"], true);
     let agents = files("custom_agents");
-    let description_of = |name: &str| agents.iter().find(|agent| agent["name"] == name).map(|agent| agent["description"].clone());
+    let description_of =
+        |name: &str| agents.iter().find(|agent| agent["name"] == name).map(|agent| agent["description"].clone());
     assert_eq!(description_of("aliased"), Some("Reviews pull requests for style.".into()));
     assert_eq!(description_of("listed"), Some("".into()), "an alias of a list is no text");
 }

@@ -16,9 +16,30 @@ use libfuzzer_sys::fuzz_target;
 
 /// The keys a session's state has, so that paths reach what the replay keeps.
 const NAMES: [&str; 24] = [
-    "requests", "response", "result", "metadata", "message", "text", "kind", "value", "promptTokens",
-    "outputTokens", "modelTotals", "toolCallRounds", "thinking", "tokens", "customTitle", "sessionId",
-    "timestamp", "modelId", "requestId", "toolId", "resolvedModel", "errorDetails", "inputState", "variableData",
+    "requests",
+    "response",
+    "result",
+    "metadata",
+    "message",
+    "text",
+    "kind",
+    "value",
+    "promptTokens",
+    "outputTokens",
+    "modelTotals",
+    "toolCallRounds",
+    "thinking",
+    "tokens",
+    "customTitle",
+    "sessionId",
+    "timestamp",
+    "modelId",
+    "requestId",
+    "toolId",
+    "resolvedModel",
+    "errorDetails",
+    "inputState",
+    "variableData",
 ];
 
 #[derive(Arbitrary, Debug)]
@@ -58,10 +79,23 @@ enum Step {
 #[derive(Arbitrary, Debug)]
 enum Entry {
     Initial(Json),
-    Set { path: Vec<Step>, value: Option<Json> },
-    Push { path: Vec<Step>, items: Option<Json>, cut_at: Option<Number> },
-    Delete { path: Vec<Step> },
-    Other { kind: Number, path: Vec<Step>, value: Option<Json> },
+    Set {
+        path: Vec<Step>,
+        value: Option<Json>,
+    },
+    Push {
+        path: Vec<Step>,
+        items: Option<Json>,
+        cut_at: Option<Number>,
+    },
+    Delete {
+        path: Vec<Step>,
+    },
+    Other {
+        kind: Number,
+        path: Vec<Step>,
+        value: Option<Json>,
+    },
     /// A line that is not an entry (no newline in it).
     Junk(String),
 }
@@ -179,12 +213,26 @@ fuzz_target!(|entries: Vec<Entry>| {
     let text = log(&entries);
     let data = text.as_bytes();
     let rates = RateTable::default_table();
-    let context = LogContext { agent: "copilot-vscode", session_id: "s", session_id_from_log: false, source: "s.jsonl", fallback_project: "", fallback_branch: "", include_thinking: true, zone: Zone::Utc, rates: &rates, file: 0 };
+    let context = LogContext {
+        agent: "copilot-vscode",
+        session_id: "s",
+        session_id_from_log: false,
+        source: "s.jsonl",
+        fallback_project: "",
+        fallback_branch: "",
+        include_thinking: true,
+        zone: Zone::Utc,
+        rates: &rates,
+        file: 0,
+    };
     let mut rows: Vec<OwnedRow> = Vec::new();
     let outcome = CopilotVscode.parse_log(&context, &mut &data[..], &mut rows);
     let account = outcome.account;
     assert_eq!(account.lines, entries.len() as u64, "every line is read");
-    let parts = account.with_rows + account.skipped_by_rule.values().sum::<u64>() + account.unknown_types.values().sum::<u64>() + account.bad_lines;
+    let parts = account.with_rows
+        + account.skipped_by_rule.values().sum::<u64>()
+        + account.unknown_types.values().sum::<u64>()
+        + account.bad_lines;
     assert_eq!(parts, account.lines, "every line is accounted for");
     let again = CopilotVscode.rows_again(&context, &mut Again(data), 0).unwrap();
     assert_eq!(again, rows);

@@ -74,7 +74,8 @@ pub fn top_level_fields(text: &str) -> Result<Vec<Field>, String> {
             }
             Some((Event::Alias(anchor), _)) => {
                 let anchors = anchors.borrow();
-                let scalar = anchors.get(&anchor).and_then(Option::as_ref).filter(|scalar| scalar.len() <= alias_budget);
+                let scalar =
+                    anchors.get(&anchor).and_then(Option::as_ref).filter(|scalar| scalar.len() <= alias_budget);
                 scalar.map(|scalar| {
                     alias_budget -= scalar.len();
                     scalar.to_string()

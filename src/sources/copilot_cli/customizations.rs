@@ -7,8 +7,8 @@ use serde_json::Value;
 use super::layout::{CUSTOM_AGENT, INSTRUCTIONS, MCP_CONFIG, PLUGIN_MANIFEST, SKILL};
 use super::{plugins, utf8_text};
 use crate::inventory::{CustomizationFile, InstructionFile};
-use crate::sources::mcp_servers::{self, ConfigPlace, ReadConfig};
 use crate::sources::front_matter::{self, Description};
+use crate::sources::mcp_servers::{self, ConfigPlace, ReadConfig};
 use crate::sources::{FileKind, Importing};
 
 /// Whether this importer reads files of `kind`.

@@ -64,7 +64,8 @@ struct Manifest {
 
 /// A manifest, and its inline MCP servers when `mcpServers` is an object rather than a path.
 pub fn parse_manifest(bytes: &[u8], path: &str) -> Result<(PluginManifest, Option<Value>), String> {
-    let manifest: Manifest = crate::json::from_str(utf8_text(bytes)?, &mut String::new()).map_err(|error| error.to_string())?;
+    let manifest: Manifest =
+        crate::json::from_str(utf8_text(bytes)?, &mut String::new()).map_err(|error| error.to_string())?;
     let (root, marketplace) = plugin_of(path).unwrap_or_default();
     let inline = manifest.mcp_servers.filter(Value::is_object);
     let manifest = PluginManifest {

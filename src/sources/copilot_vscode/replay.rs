@@ -81,7 +81,8 @@ impl Replay {
     /// Applies one line; an error says why it could not be (the state is as before).
     pub fn apply(&mut self, bytes: &[u8], line: u64) -> Result<(), String> {
         let mut spare = String::new();
-        let entry: Entry = crate::json::from_slice(bytes, &mut spare).map_err(|error| format!("not an entry: {error}"))?;
+        let entry: Entry =
+            crate::json::from_slice(bytes, &mut spare).map_err(|error| format!("not an entry: {error}"))?;
         if entry.kind == 0 {
             let mut state = entry.v.ok_or("an initial entry without its state (v)")?;
             if !state.is_object() {

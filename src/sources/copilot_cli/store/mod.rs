@@ -658,8 +658,12 @@ mod tests {
         // of that size was made for a log of a few kB.
         let wal = Arc::<[u8]>::from(wal::tests::build_wal(page_size, &[(2, 100_000, 7)]));
         for reads in [Reads::Image, Reads::Pages] {
-            let contents = read(&mut InMemory { main: main.clone(), wal: wal.clone(), reads }, StoreScope::Everything, &mut |_| {})
-                .unwrap_or_else(|failure| panic!("{}", failure.message));
+            let contents = read(
+                &mut InMemory { main: main.clone(), wal: wal.clone(), reads },
+                StoreScope::Everything,
+                &mut |_| {},
+            )
+            .unwrap_or_else(|failure| panic!("{}", failure.message));
             let problem = contents.wal_problem.unwrap_or_default();
             assert!(problem.contains("says the database has 100000 pages of 4096 bytes"), "{problem}");
             assert_eq!(contents.tables["sessions"], 7, "the database file is read without the log");
