@@ -36,7 +36,7 @@ for target in "${targets[@]}"; do
   esac
   echo "== $target: ${seconds}s"
   cargo fuzz run -O "$target" "corpus/$target" -- -max_total_time="$seconds" -rss_limit_mb=2048 -max_len=262144 2>&1 |
-    grep -E "^(Done|#[0-9]+ +DONE)|ERROR|SUMMARY|panicked|Test unit written" || true
+    grep -E "^(Done|#[0-9]+[[:space:]]+DONE)|ERROR|SUMMARY|panicked|Test unit written" || true
   if [ -n "$(find "artifacts/$target" -type f \( -name 'crash-*' -o -name 'oom-*' -o -name 'timeout-*' \) 2>/dev/null)" ]; then
     echo "fuzz: $target found a failing input in fuzz/artifacts/$target/" >&2
     exit 1
