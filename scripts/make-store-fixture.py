@@ -3,6 +3,10 @@
 file holds only its header page and every row sits in the -wal sidecar, uncheckpointed.
 
     scripts/make-store-fixture.py ROWS.sql OUT_DIR
+    scripts/make-store-fixture.py --wal-after-checkpoint BEFORE.sql AFTER.sql OUT_DIR
+
+The second form keeps only the -wal of the rows written after a checkpoint: a log that lacks the
+pages the main file held, which cannot stand in for a missing main file.
 
 ROWS.sql holds INSERT statements for the tables below (the schema of a real 1.0.102 store,
 schema_version 8). The store is built in a temporary folder and its two files are copied out
@@ -43,6 +47,14 @@ CREATE INDEX idx_dynamic_context_repo_branch ON dynamic_context_items(repository
 """
 
 
+def open_in_wal_mode(db: Path) -> sqlite3.Connection:
+    """A connection whose writes stay in the -wal until a checkpoint is asked for."""
+    connection = sqlite3.connect(db, isolation_level=None)
+    connection.execute("PRAGMA journal_mode=WAL")
+    connection.execute("PRAGMA wal_autocheckpoint=0")
+    return connection
+
+
 def build_store(rows_sql: str, out_dir: Path, *, checkpoint: bool = False, transaction_per_statement: bool = False) -> None:
     """Writes out_dir/session-store.db and its -wal. With checkpoint, the rows go into the main
     file and there is no -wal; with transaction_per_statement, each INSERT commits on its own
@@ -50,9 +62,7 @@ def build_store(rows_sql: str, out_dir: Path, *, checkpoint: bool = False, trans
     out_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "session-store.db"
-        connection = sqlite3.connect(db, isolation_level=None)
-        connection.execute("PRAGMA journal_mode=WAL")
-        connection.execute("PRAGMA wal_autocheckpoint=0")
+        connection = open_in_wal_mode(db)
         if transaction_per_statement:
             connection.executescript("BEGIN;\n" + SCHEMA + "INSERT INTO schema_version VALUES (8);\nCOMMIT;\n")
             for statement in filter(None, (line.strip() for line in rows_sql.splitlines())):
@@ -67,7 +77,24 @@ def build_store(rows_sql: str, out_dir: Path, *, checkpoint: bool = False, trans
         connection.close()
 
 
+def build_wal_after_checkpoint(before_sql: str, after_sql: str, out_dir: Path) -> None:
+    """Writes out_dir/session-store.db-wal alone: before_sql checkpointed into the main file
+    (which is left out), then after_sql in the log."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "session-store.db"
+        connection = open_in_wal_mode(db)
+        connection.executescript(SCHEMA + "INSERT INTO schema_version VALUES (8);\n" + before_sql)
+        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        connection.executescript(after_sql)
+        shutil.copyfile(f"{db}-wal", out_dir / "session-store.db-wal")
+        connection.close()
+
+
 def main() -> None:
+    if sys.argv[1] == "--wal-after-checkpoint":
+        build_wal_after_checkpoint(Path(sys.argv[2]).read_text(), Path(sys.argv[3]).read_text(), Path(sys.argv[4]))
+        return
     build_store(Path(sys.argv[1]).read_text(), Path(sys.argv[2]))
 
 

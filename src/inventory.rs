@@ -145,6 +145,9 @@ pub struct AgentInventory {
 #[derive(Debug, Serialize)]
 pub struct Project {
     pub path: String,
+    /// The remote machine it is on (`ssh-remote+mybox`), absent when it is local.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub remote: String,
     pub sessions: u64,
     pub first_seen: String,
     pub last_seen: String,
@@ -316,7 +319,7 @@ fn agent_inventory(
     sessions: &[(&SessionFacts, &SessionRecord)],
     modified: &dyn Fn(&str) -> String,
 ) -> AgentInventory {
-    let mut projects: BTreeMap<&str, Project> = BTreeMap::new();
+    let mut projects: BTreeMap<(&str, &str), Project> = BTreeMap::new();
     let mut scratch: BTreeMap<&str, u64> = BTreeMap::new();
     let mut models: BTreeMap<&str, u64> = BTreeMap::new();
     for (session, record) in sessions {
@@ -328,8 +331,10 @@ fn agent_inventory(
         } else if !record.project_path.is_empty() && !session.is_vscode_worktree(&record.project_path) {
             let first = if record.first_event.is_empty() { &record.created_at } else { &record.first_event };
             let last = if record.last_event.is_empty() { &record.updated_at } else { &record.last_event };
-            let project = projects.entry(record.project_path.as_str()).or_insert_with(|| Project {
+            let key = (record.project_path.as_str(), record.remote.as_str());
+            let project = projects.entry(key).or_insert_with(|| Project {
                 path: record.project_path.clone(),
+                remote: record.remote.clone(),
                 sessions: 0,
                 first_seen: first.clone(),
                 last_seen: last.clone(),

@@ -96,10 +96,18 @@ pub enum DiagnosticKind {
     MissingCounters,
     /// A usage counter line without a timestamp that can be read: its tokens have no day.
     UndatedCounter,
+    /// Usage on a day it cannot be on (before 2020, after tomorrow): kept on its day, flagged
+    /// `implausible_date`, left out of the billing month.
+    ImplausibleDate,
     /// A long text could not be read again whole from its log: it is shown cut.
     TextNotReread,
     /// The same data given twice (a session's log or a file's rows in two homes): shown once.
     Duplicate,
+    /// Files found whose sessions hold no usage counters (a usage-only run names them).
+    HoldsNoUsage,
+    /// A file where its program does not keep it (a session folder not named by a session
+    /// id): read all the same, under the session it names.
+    UnexpectedPlace,
     /// Texts the writing program cut when it saved them (VS Code cuts strings over 1 MiB):
     /// shown as saved.
     CutWhenSaved,
@@ -115,6 +123,7 @@ impl DiagnosticKind {
                 | DiagnosticKind::ImplausibleCounter
                 | DiagnosticKind::MissingCounters
                 | DiagnosticKind::UndatedCounter
+                | DiagnosticKind::ImplausibleDate
         )
     }
 }

@@ -70,6 +70,8 @@ pub struct VscodeMetadataFacts {
     pub title: String,
     /// The repository (or workspace folder) and branch: the project's fallback.
     pub repository: String,
+    /// The remote machine the repository is on (`ssh-remote+mybox`), if it is remote.
+    pub remote: String,
     pub branch: String,
     /// The git worktrees VS Code made for the session: scratch directories of the agent.
     pub worktrees: Vec<String>,
@@ -133,6 +135,14 @@ impl SessionFacts {
     /// "latest context.cwd, else workspace.yaml cwd, else sessions.cwd, else sidebar".
     pub fn project(&self) -> &str {
         self.log.as_ref().and_then(|log| log.project.as_deref()).unwrap_or_else(|| self.fallback_project())
+    }
+
+    /// The remote machine the project is on (`ssh-remote+mybox`), empty when it is local: the
+    /// log's (a VS Code chat's folder), else VS Code's metadata's when its folder is the project.
+    pub fn remote(&self) -> &str {
+        let log = self.log.as_ref().and_then(|log| log.remote.as_deref());
+        let vscode = self.vscode_metadata.as_ref().filter(|v| !v.remote.is_empty() && v.repository == self.project());
+        log.or(vscode.map(|v| v.remote.as_str())).unwrap_or_default()
     }
 
     pub fn branch(&self) -> &str {
@@ -201,6 +211,10 @@ impl SessionFacts {
         let or = |first: &str, second: &str| {
             if first.is_empty() { second.to_string() } else { first.to_string() }
         };
+        let models = log.models_or_chosen();
+        // A session no reply came to (the provider refused the model) names the model chosen.
+        let models_never_used =
+            if models.is_empty() { log.chosen_models.iter().cloned().collect() } else { Vec::new() };
         // VS Code's title first: it is the name the person sees there.
         let title = self.vscode_metadata.as_ref().map_or("", |v| v.title.as_str());
         SessionRecord {
@@ -213,6 +227,7 @@ impl SessionFacts {
                 .unwrap_or_default()
                 .to_string(),
             project_path: self.project().to_string(),
+            remote: self.remote().to_string(),
             git_branch: self.branch().to_string(),
             client_name: workspace.client_name,
             created_at: match or(&workspace.created_at, &store.created_at) {
@@ -224,7 +239,8 @@ impl SessionFacts {
             last_event: log.last_event_ms.map(time::format_millis).unwrap_or_default(),
             copilot_version: log.copilot_version.or_else(|| self.process_versions.last().cloned()).unwrap_or_default(),
             counts: self.counts,
-            models: log.models.into_iter().collect(),
+            models,
+            models_never_used,
             shutdown: log.shutdown_type.unwrap_or_else(|| "none".into()),
             synced: self.is_synced(),
             events_log: self.has_events_log(),
@@ -246,6 +262,10 @@ pub struct SessionRecord {
     pub session_id: String,
     pub name: String,
     pub project_path: String,
+    /// The remote machine the project is on (`ssh-remote+mybox`, `wsl+Ubuntu`: a VS Code
+    /// remote folder's); absent when it is local.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub remote: String,
     pub git_branch: String,
     pub client_name: String,
     pub created_at: String,
@@ -256,6 +276,9 @@ pub struct SessionRecord {
     #[serde(flatten)]
     pub counts: SessionCounts,
     pub models: Vec<String>,
+    /// The models chosen for a session whose calls never answered (none in `models`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub models_never_used: Vec<String>,
     /// `shutdownType` of the last shutdown, or `none`.
     pub shutdown: String,
     pub synced: bool,

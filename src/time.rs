@@ -29,6 +29,20 @@ pub fn parse_millis(text: &str) -> Option<i64> {
     None
 }
 
+/// Epoch milliseconds of a JSON value: a number (a fraction of a millisecond dropped), or a
+/// string as `parse_millis` reads it.
+pub fn value_millis(value: &serde_json::Value) -> Option<i64> {
+    match value {
+        serde_json::Value::Number(number) => number.as_i64().or_else(|| {
+            let millis = number.as_f64()?.floor();
+            // Beyond ±2^53 a float holds no exact millisecond; chrono's range is far inside it.
+            (millis.abs() < 9.0e15).then_some(millis as i64)
+        }),
+        serde_json::Value::String(text) => parse_millis(text),
+        _ => None,
+    }
+}
+
 /// A day written `YYYY-MM-DD`.
 pub fn parse_day(text: &str) -> Option<NaiveDate> {
     let b = text.as_bytes();
@@ -64,13 +78,16 @@ pub fn format_millis(millis: i64) -> String {
     }
 }
 
-/// Epoch milliseconds written as exactly 13 digits: 2001-09-09 to 2286-11-20. Fewer digits
-/// are more likely seconds or not a time at all, and stay undated rather than land in 1970.
+/// Epoch milliseconds written as exactly 13 digits, with or without a fraction of a
+/// millisecond (dropped): 2001-09-09 to 2286-11-20. Fewer digits are more likely seconds or
+/// not a time at all, and stay undated rather than land in 1970.
 fn epoch_millis(text: &str) -> Option<i64> {
-    if text.len() != 13 || !text.bytes().all(|c| c.is_ascii_digit()) {
+    let (whole, fraction) = text.split_once('.').unwrap_or((text, "0"));
+    let digits = |text: &str| !text.is_empty() && text.bytes().all(|c| c.is_ascii_digit());
+    if whole.len() != 13 || !digits(whole) || !digits(fraction) {
         return None;
     }
-    text.parse().ok()
+    whole.parse().ok()
 }
 
 /// Reads exactly `YYYY-MM-DDTHH:MM:SS.mmmZ` without allocating: nearly every stamp in a log.
@@ -160,11 +177,36 @@ mod tests {
     }
 
     #[test]
+    fn json_values_are_read_as_times() {
+        use serde_json::json;
+        for value in
+            [json!(1790845200123i64), json!(1790845200123.9), json!("1790845200123"), json!("2026-10-01T09:00:00.123Z")]
+        {
+            assert_eq!(value_millis(&value), Some(1790845200123), "{value}");
+        }
+        for value in [json!(null), json!(true), json!("soon"), json!(1e300), json!([1])] {
+            assert_eq!(value_millis(&value), None, "{value}");
+        }
+    }
+
+    #[test]
     fn epoch_milliseconds_are_read_and_other_digits_are_not() {
         assert_eq!(normalize("1790845200000"), "2026-10-01T09:00:00.000Z");
         assert_eq!(normalize(" 1790845200123 "), "2026-10-01T09:00:00.123Z");
-        // Seconds, a year, a float and a negative number are not epoch milliseconds.
-        for text in ["1790845200", "2026", "1790845200000.0", "-1790845200000", "17908452000000", ""] {
+        // A fraction of a millisecond (JavaScript's `performance` clock, a float's digits).
+        assert_eq!(normalize("1790845200123.75"), "2026-10-01T09:00:00.123Z");
+        assert_eq!(normalize("1790845200000.0"), "2026-10-01T09:00:00.000Z");
+        // Seconds, a year, a negative number and broken fractions are not epoch milliseconds.
+        for text in [
+            "1790845200",
+            "2026",
+            "1790845200.5",
+            "-1790845200000",
+            "17908452000000",
+            "",
+            "1790845200000.",
+            "1790845200000.x",
+        ] {
             assert_eq!(parse_millis(text), None, "{text}");
         }
     }

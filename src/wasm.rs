@@ -1,6 +1,7 @@
 //! The browser boundary: the exported surface, and nothing else. `Engine` (one analysis, driven
 //! by the page's Web Worker through `crate::engine`), `inflate` (a zip entry, for the page's
-//! second worker) and `engine_facts` (what the page needs to know). Options come in and results
+//! second worker), `engine_facts` (what the page needs to know) and `zips_in_folder` (which
+//! zips of a dropped folder are roots). Options come in and results
 //! go out as typed serde values; every error is a `js_sys::Error`.
 
 use std::cell::RefCell;
@@ -66,6 +67,8 @@ struct EngineOptions {
     rates: Option<String>,
     /// The most memory the engine may use, in MiB (default `DEFAULT_MEMORY_LIMIT_MIB`).
     memory_limit_mib: Option<u32>,
+    /// Today in UTC by the page's clock (`YYYY-MM-DD`): usage after tomorrow is flagged.
+    today: Option<String>,
 }
 
 /// A wasm32 memory cannot pass 4 GiB; stopping at 3 GiB leaves room to finish the step under
@@ -120,6 +123,14 @@ pub fn engine_facts() -> Result<JsValue, JsError> {
 #[wasm_bindgen]
 pub fn inflate(packed: &[u8], size: f64, crc32: u32) -> Result<Vec<u8>, JsError> {
     crate::input::zip::inflate_entry(packed, size as u64, crc32).map_err(js_error)
+}
+
+/// The zips of a folder the page lists that are read as roots of their own, and whether the
+/// folder is still a root itself (`input::layout::zips_outside_homes`): the page, which holds
+/// their Files, then gives them as zips.
+#[wasm_bindgen]
+pub fn zips_in_folder(paths: Vec<String>) -> Result<JsValue, JsError> {
+    to_js(&crate::input::layout::zips_outside_homes(paths.iter().map(String::as_str)))
 }
 
 #[derive(Serialize)]
@@ -192,8 +203,8 @@ pub struct Engine {
 
 #[wasm_bindgen]
 impl Engine {
-    /// `options`: `{include_thinking, timezone, zone_offsets, rates, memory_limit_mib}` (all
-    /// optional).
+    /// `options`: `{include_thinking, timezone, zone_offsets, rates, memory_limit_mib, today}`
+    /// (all optional).
     #[wasm_bindgen(constructor)]
     pub fn new(options: JsValue) -> Result<Engine, JsError> {
         let given: EngineOptions =
@@ -207,8 +218,10 @@ impl Engine {
             Some(text) => RateTable::with_overrides(text).map_err(js_error)?,
             None => RateTable::default_table(),
         };
+        let today =
+            given.today.as_deref().map(|text| time::parse_day(text).ok_or_else(|| not_a_day(text))).transpose()?;
         Ok(Engine {
-            options: Options { include_thinking: given.include_thinking, zone, rates },
+            options: Options { include_thinking: given.include_thinking, zone, rates, today },
             memory_limit_mib: given.memory_limit_mib.unwrap_or(DEFAULT_MEMORY_LIMIT_MIB),
             stage: Stage::Adding { roots: Vec::new(), listings: Vec::new() },
         })

@@ -45,6 +45,7 @@ fn damaged_stores_are_diagnostics_and_the_rest_is_read() {
         "wal-torn-tail",
         "wal-old-salt",
         "wal-without-db",
+        "wal-without-db-pages",
         "wal-foreign-page-size",
         "wal-empty",
         "wal-torn-header",
@@ -234,6 +235,7 @@ fn lone_surrogate_escapes_read_as_replacement_characters_and_nothing_is_lost() {
     snapshot("lone-surrogates__rows.jsonl", &rows);
     assert!(!rows.contains("unparseable") && !report.contains("no initial entry"), "{report}\n{rows}");
     for text in [
+        "producer=copilot-agent \u{fffd} cwd=/home/mona/git/octo-lib",
         "ship it \u{fffd}",
         "\u{fffd} shipped, and the rest of the line is kept",
         "session end: error cut \u{fffd} files modified: notes \u{fffd}.md",
@@ -290,4 +292,70 @@ fn a_50_mb_description_costs_500_characters_of_inventory() {
     let inventory = inventory_of(&scratch.path().join("home"));
     assert!(inventory.len() < 20_000, "inventory.json is {} bytes", inventory.len());
     assert!(inventory.contains("\"description_cut\": true"), "{inventory}");
+}
+
+#[test]
+fn remote_and_unc_folders_are_their_paths_with_their_machine_named() {
+    let scratch = tempfile::tempdir().unwrap();
+    copy_tree(&fixture("hostile/remote-folders"), &scratch.path().join("home"));
+    let output = run(scratch.path(), &["analyze", "home", "--out", "out"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let out = scratch.path().join("out");
+    let sessions = read(&out.join("sessions.jsonl"));
+    let places: Vec<(String, String, String)> = sessions
+        .lines()
+        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
+        .map(|s| {
+            let text = |key: &str| s[key].as_str().unwrap_or_default().to_string();
+            (text("session_id")[..8].to_string(), text("project_path"), text("remote"))
+        })
+        .collect();
+    let expected = [
+        // The CLI's session, from VS Code's metadata: a codespace.
+        ("4ea50000", "/workspaces/app", "codespaces+fuzzy-space-a1b2"),
+        // workspace.json: SSH, UNC, a dev container (its host folder hex-encoded), SSH with the
+        // host hex-encoded as JSON; an empty window's request in WSL (URI components).
+        ("c0de2205", "/home/me/app", "ssh-remote+mybox"),
+        ("c0de2205", "//server/share/app", ""),
+        ("c0de2205", "/workspaces/app", "dev-container+/home/me/app"),
+        ("c0de2205", "/srv/app", "ssh-remote+my box"),
+        ("c0de2205", "/home/me/wsl-app", "wsl+Ubuntu"),
+    ];
+    let expected: Vec<(String, String, String)> =
+        expected.iter().map(|(id, path, remote)| (id.to_string(), path.to_string(), remote.to_string())).collect();
+    assert_eq!(places, expected);
+    let mut row_projects: Vec<String> = read(&out.join("rows.jsonl"))
+        .lines()
+        .map(|line| {
+            serde_json::from_str::<serde_json::Value>(line).unwrap()["project_path"].as_str().unwrap().to_string()
+        })
+        .collect();
+    row_projects.sort();
+    row_projects.dedup();
+    assert_eq!(row_projects, ["//server/share/app", "/home/me/app", "/home/me/wsl-app", "/srv/app", "/workspaces/app"]);
+    // The inventory's projects name their machine: the same path on two machines is two projects.
+    let inventory: serde_json::Value = serde_json::from_str(&read(&out.join("inventory.json"))).unwrap();
+    let projects: Vec<&serde_json::Value> = inventory["homes"][0]["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|agent| agent["projects"].as_array().unwrap())
+        .collect();
+    // `usage --by project` keeps each machine's project apart.
+    let by_project = run(scratch.path(), &["usage", "home", "--by", "project", "--json"]);
+    let by_project: serde_json::Value = serde_json::from_slice(&by_project.stdout).unwrap();
+    let labels: Vec<&str> =
+        by_project["rows"].as_array().unwrap().iter().map(|row| row["project_path"].as_str().unwrap()).collect();
+    assert_eq!(
+        labels,
+        [
+            "//server/share/app",
+            "dev-container+/home/me/app:/workspaces/app",
+            "ssh-remote+my box:/srv/app",
+            "ssh-remote+mybox:/home/me/app",
+            "wsl+Ubuntu:/home/me/wsl-app"
+        ]
+    );
+    snapshot("remote-folders__sessions.jsonl", &sessions);
+    snapshot("remote-folders__projects.json", &serde_json::to_string_pretty(&projects).unwrap());
 }

@@ -6,11 +6,14 @@ mod common;
 
 use std::path::Path;
 
+use chrono::NaiveDate;
+
 use copilot_lens::analysis::{Options, Planned, UsageData, analyze, usage_only};
 use copilot_lens::input::memory::MemoryRoots;
 use copilot_lens::model::OwnedRow;
 use copilot_lens::report::DiagnosticKind;
-use copilot_lens::usage::summary::{DayRange, GroupBy, UsageRow};
+use copilot_lens::usage::Kind;
+use copilot_lens::usage::summary::{self, DayRange, GroupBy, UsageRow};
 
 /// `(day, model, flags, [requests, input, cache_read, cache_write, output, reasoning, total], cost in µUSD)`
 type Expected<'a> = (&'a str, &'a str, &'a [&'a str], [u64; 7], Option<u64>);
@@ -49,6 +52,12 @@ fn check(name: &str, expected: &[Expected<'_>]) -> UsageData {
         "{name}: full analysis differs"
     );
     usage
+}
+
+/// Today in UTC by the system clock, as the CLI takes it.
+fn today_utc() -> NaiveDate {
+    let since = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap();
+    NaiveDate::default() + chrono::Days::new(since.as_secs() / 86_400)
 }
 
 fn flags(usage: &UsageData, session: &str) -> Vec<&'static str> {
@@ -264,8 +273,9 @@ fn check_golden(name: &str, with_rows: bool) {
     // Stderr names the problems, then a summary with timings and memory that differ run to run.
     let stderr = String::from_utf8(table.stderr).unwrap();
     let named: Vec<&str> = stderr.lines().filter(|line| !line.contains(" counter lines read, ")).collect();
-    let snapshots = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/usage");
-    let case = name.trim_start_matches("usage/");
+    // `usage/<case>` goldens go to tests/golden/usage, `hostile/<case>` ones to tests/golden/hostile.
+    let (folder, case) = name.split_once('/').unwrap();
+    let snapshots = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(folder);
     insta::with_settings!({ snapshot_path => snapshots, prepend_module_to_snapshot => false, omit_expression => true }, {
         for file in ["usage.csv", "usage.jsonl", "sessions.jsonl"] {
             insta::assert_snapshot!(format!("{case}__analyze__{file}"), common::read(&out.join(file)));
@@ -279,8 +289,10 @@ fn check_golden(name: &str, with_rows: bool) {
         insta::assert_snapshot!(format!("{case}__usage__stderr.txt"), named.join("\n"));
     });
 
+    // The CLI checks dates against its clock's today: so does this run.
+    let options = Options { today: Some(today_utc()), ..Options::default() };
     let mut roots = MemoryRoots(vec![common::memory_root(name)]);
-    let run = usage_only::run(Planned::new(roots.listings(), Options::default()).unwrap(), &mut roots);
+    let run = usage_only::run(Planned::new(roots.listings(), options).unwrap(), &mut roots);
     assert_eq!(
         serde_json::to_value(&run.problems).unwrap(),
         report["diagnostics"],
@@ -385,4 +397,394 @@ fn a_bad_counter_line_of_a_utf16_log_is_named_by_its_line() {
     let output = common::run(scratch.path(), &["usage", "home"]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("events.jsonl:3:"), "{stderr}");
+}
+
+/// Every usage figure a person reads, from `analyze`'s files and the `usage` command's JSON:
+/// `(where, requests, output, reasoning)` of each row, total and session.
+fn every_figure(name: &str) -> Vec<(String, u64, u64, u64)> {
+    let scratch = tempfile::tempdir().unwrap();
+    common::copy_tree(&common::fixture(name), &scratch.path().join("home"));
+    assert!(common::run(scratch.path(), &["analyze", "home", "--out", "out"]).status.success());
+    let json = common::run(scratch.path(), &["usage", "home", "--json", "--by", "session"]);
+    let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let out = scratch.path().join("out");
+    let mut figures = Vec::new();
+    let mut add = |place: String, value: &serde_json::Value| {
+        let count = |key: &str| value[key].as_u64().unwrap_or_else(|| panic!("{place}: no {key} in {value}"));
+        let counts = (count("requests"), count("output"), count("reasoning"));
+        figures.push((place, counts.0, counts.1, counts.2));
+    };
+    for (at, line) in common::read(&out.join("usage.jsonl")).lines().enumerate() {
+        add(format!("usage.jsonl:{}", at + 1), &serde_json::from_str(line).unwrap());
+    }
+    for line in common::read(&out.join("sessions.jsonl")).lines() {
+        let session: serde_json::Value = serde_json::from_str(line).unwrap();
+        add(format!("sessions.jsonl {}", session["session_id"]), &session["usage"]);
+    }
+    for (at, row) in json["rows"].as_array().unwrap().iter().enumerate() {
+        add(format!("usage --json rows[{at}]"), row);
+    }
+    for (kind, total) in json["totals"].as_object().unwrap() {
+        add(format!("usage --json totals.{kind}"), total);
+    }
+    let csv = common::read(&out.join("usage.csv"));
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let column = |name: &str| header.iter().position(|c| *c == name).unwrap();
+    let (requests, output, reasoning) = (column("requests"), column("output"), column("reasoning"));
+    for (at, line) in lines.enumerate() {
+        let cells: Vec<&str> = line.split(',').collect();
+        let count = |at: usize| cells[at].parse::<u64>().unwrap();
+        figures.push((format!("usage.csv:{}", at + 2), count(requests), count(output), count(reasoning)));
+    }
+    figures
+}
+
+#[test]
+fn reasoning_is_never_shown_above_output() {
+    // Session 1 (gpt-5.4: 2.50 in / 15.00 out per million), one shutdown a day:
+    //   Oct 20: 1 / 1000 in / 100 out with 400 reasoning: the record contradicts itself, so its
+    //     output and reasoning add nothing: 1000*2.5 = 2500, flagged.
+    //   Oct 21: 2 / 3000 / 700 with 450: adds what Oct 20 missed: 1 / 2000 / 700 / 450:
+    //     5000 + 10500 = 15500.
+    //   Oct 22: 3 / 4000 / 750 with 600: 150 more reasoning than the 50 more output, so its
+    //     output adds nothing: 1 / 1000: 2500, flagged.
+    //   Oct 23: 4 / 5000 / 1000 with 650: against Oct 21's totals, 1 / 1000 / 300 / 200:
+    //     2500 + 4500 = 7000.
+    // Session 2, no shutdown, Oct 20: a call of 500 in / 20 out with 80 reasoning keeps only its
+    //   input; the next, 300 / 50 with 10, is whole: partial 2 / 800 / 50 / 10: 2000 + 750 = 2750.
+    let flagged: &[&str] = &["implausible_counter"];
+    let usage = check(
+        "hostile/cli-reasoning-above-output",
+        &[
+            ("2026-10-20", "gpt-5.4", flagged, [1, 1000, 0, 0, 0, 0, 1000], Some(2500)),
+            ("2026-10-21", "gpt-5.4", &[], [1, 2000, 0, 0, 700, 450, 2700], Some(15500)),
+            ("2026-10-22", "gpt-5.4", flagged, [1, 1000, 0, 0, 0, 0, 1000], Some(2500)),
+            ("2026-10-23", "gpt-5.4", &[], [1, 1000, 0, 0, 300, 200, 1300], Some(7000)),
+            ("2026-10-20", "gpt-5.4", &["partial", "implausible_counter"], [2, 800, 0, 0, 50, 10, 850], Some(2750)),
+        ],
+    );
+    assert_eq!(flags(&usage, "4ea50000-0000-4000-8000-000000000001"), flagged);
+    check_golden("hostile/cli-reasoning-above-output", false);
+    for fixture in ["hostile/cli-reasoning-above-output", "hostile/chat-model-totals-mixed"] {
+        let figures = every_figure(fixture);
+        assert!(figures.len() >= 8, "{fixture}: {figures:?}");
+        for (place, _, output, reasoning) in figures {
+            assert!(reasoning <= output, "{fixture} {place}: reasoning {reasoning} above output {output}");
+        }
+    }
+}
+
+#[test]
+fn every_model_totals_request_counts_and_what_cannot_be_read_is_said() {
+    // Eight requests of gpt-5.4 on 2026-10-20 (0.25 in / 2.00 out for gpt-5-mini):
+    //   0: 1000 in with 200 cached / 100 out; 1: a model `5`, counted under gpt-5.4: 1000 / 100;
+    //   2 and 3: an entry `7` and `"gpt-5.4"`: the request counts, no tokens; 4: a `null` entry
+    //   beside gpt-5-mini's 400 / 40 (flagged); 5: a model object and input 1e30 with 1200
+    //   cached: the input goes with its cache reads, 100 out stays; 6: 50 thinking tokens above
+    //   30 out: the output goes with its reasoning, 1000 in stays; 7: promptTokens 2000 /
+    //   completionTokens 100 with 20 thinking.
+    // gpt-5.4: 7 requests, input 5000 of which 200 cached (fresh 4800), output 400 (20 reasoning):
+    //   4800*2.5 + 200*0.25 + 400*15 = 18050. gpt-5-mini: 400*0.25 + 40*2 = 180.
+    let flagged: &[&str] = &["implausible_counter"];
+    let usage = check(
+        "hostile/chat-model-totals-mixed",
+        &[
+            ("2026-10-20", "gpt-5-mini", flagged, [1, 400, 0, 0, 40, 0, 440], Some(180)),
+            ("2026-10-20", "gpt-5.4", flagged, [7, 4800, 200, 0, 400, 20, 5400], Some(18050)),
+        ],
+    );
+    let table = usage.table(GroupBy::Day, DayRange::default());
+    assert_eq!(table.totals[&copilot_lens::usage::Kind::Counted].requests, 8, "every request counts");
+    check_golden("hostile/chat-model-totals-mixed", false);
+}
+
+#[test]
+fn chat_timestamps_in_every_form_are_dated() {
+    // VS Code, Oct 21 from 09:00: an ISO string, 13 digits as a string, fractional
+    // milliseconds, an ISO string with an offset (11:03+02:00 is 09:03Z): 4 requests of
+    // 1000 in / 100 out in all (2500 + 1500 = 4000); "soon" is not a time (undated, reported).
+    // The CLI's session: a shutdown at a number with a fraction (Oct 21: 1000 / 100 = 4000) and
+    // one at 13 digits as a string (Oct 22: 2000 / 200 more = 8000).
+    check(
+        "hostile/chat-timestamps",
+        &[
+            ("2026-10-21", "gpt-5.4", &[], [5, 2000, 0, 0, 200, 0, 2200], Some(8000)),
+            ("2026-10-22", "gpt-5.4", &[], [1, 2000, 0, 0, 200, 0, 2200], Some(8000)),
+        ],
+    );
+    check_golden("hostile/chat-timestamps", true);
+}
+
+#[test]
+fn usage_on_a_day_it_cannot_be_on_is_flagged_and_kept_out_of_the_month() {
+    // One CLI session a day: 0001-01-01, 1969-12-31, 1970-01-01, 9999-12-31 and 2026-11-20
+    // (1000*n in / 100 out each); a VS Code chat's request dated 0 (1970-01-01, 700 / 70) and one
+    // on 2026-11-20 (800 / 80). Today is 2026-12-02.
+    let today = NaiveDate::from_ymd_opt(2026, 12, 2).unwrap();
+    let mut roots = MemoryRoots(vec![common::memory_root("hostile/implausible-dates")]);
+    let options = Options { today: Some(today), ..Options::default() };
+    let mut rows: Vec<OwnedRow> = Vec::new();
+    let outputs = analyze(roots.listings(), &mut roots, options, &mut rows).unwrap();
+    let table = outputs.usage.table(GroupBy::Day, DayRange::default());
+    let days: Vec<(String, u64, bool)> = table
+        .rows
+        .iter()
+        .map(|row| (row.day.clone().unwrap(), row.requests, row.flags.contains(&"implausible_date")))
+        .collect();
+    let expected = [("0001-01-01", 1, true), ("1969-12-31", 1, true), ("1970-01-01", 2, true)];
+    let expected = expected.into_iter().chain([("2026-11-20", 2, false), ("9999-12-31", 1, true)]);
+    assert_eq!(days, expected.map(|(day, requests, flagged)| (day.to_string(), requests, flagged)).collect::<Vec<_>>());
+    assert!(table.totals[&copilot_lens::usage::Kind::Counted].flags.contains(&"implausible_date"), "the total says so");
+    assert_eq!(table.totals[&copilot_lens::usage::Kind::Counted].requests, 7, "kept in the totals, flagged");
+    let dated: Vec<(&str, Option<u64>)> = outputs
+        .report
+        .diagnostics
+        .iter()
+        .filter(|d| d.kind == DiagnosticKind::ImplausibleDate)
+        .map(|d| (d.file.rsplit('/').nth(1).unwrap(), d.line))
+        .collect();
+    assert_eq!(dated.len(), 5, "{dated:?}");
+    // The month holds only Nov 20: 5000*2.5 + 100*15 = 14000 and 800*2.5 + 80*15 = 3200 µUSD,
+    // 1.72 credits; the days before 2020 are in no month's count.
+    let november = outputs.usage.month(NaiveDate::from_ymd_opt(2026, 11, 1).unwrap(), today, Some(100.0));
+    assert!((november.used - 1.72).abs() < 1e-9, "{}", november.used);
+    let epoch = outputs.usage.month(NaiveDate::from_ymd_opt(1970, 1, 1).unwrap(), today, Some(1.0));
+    assert_eq!((epoch.used, epoch.runs_out_on), (0.0, None));
+    // December, today's month, with 9999-12-31 never in it; no clock: only the earliest day is known.
+    assert_eq!(outputs.usage.month(today, today, None).used, 0.0);
+    let mut roots = MemoryRoots(vec![common::memory_root("hostile/implausible-dates")]);
+    let without_clock = usage_only::run(Planned::new(roots.listings(), Options::default()).unwrap(), &mut roots);
+    let flagged_days: Vec<String> = without_clock
+        .usage
+        .table(GroupBy::Day, DayRange::default())
+        .rows
+        .iter()
+        .filter(|row| row.flags.contains(&"implausible_date"))
+        .map(|row| row.day.clone().unwrap())
+        .collect();
+    assert_eq!(flagged_days, ["0001-01-01", "1969-12-31", "1970-01-01"]);
+    check_golden("hostile/implausible-dates", false);
+}
+
+// Resumed sessions: how each CLI version's shutdowns count (README, "Resumed sessions").
+
+#[test]
+fn a_restarting_version_adds_each_process_whole() {
+    // CLI 1.0.14: each shutdown holds only its own process's counters (claude-sonnet-4.5,
+    // 3.00 in / 0.30 cache read / 15.00 out).
+    // Sep 1, shutdown 1: 4 requests, input 10000 = 6000 cache reads + 4000 fresh, output 500.
+    //   cost 4000*3 + 6000*0.30 + 500*15 = 12000 + 1800 + 7500 = 21300.
+    // Sep 2, shutdowns 2 and 3 added whole: 3 + 13 = 16 requests, input 8000 + 30000 = 38000 of
+    //   which 5000 + 20000 = 25000 cache reads (13000 fresh), output 300 + 1200 = 1500.
+    //   cost 13000*3 + 25000*0.30 + 1500*15 = 39000 + 7500 + 22500 = 69000.
+    // (Read as cumulative, shutdown 2 would add nothing and shutdown 3 only 9 requests: 13 of 20.)
+    let usage = check(
+        "usage/resume-restarting-1.0.14",
+        &[
+            ("2026-09-01", "claude-sonnet-4.5", &[], [4, 4000, 6000, 0, 500, 0, 10500], Some(21300)),
+            ("2026-09-02", "claude-sonnet-4.5", &[], [16, 13000, 25000, 0, 1500, 0, 39500], Some(69000)),
+        ],
+    );
+    assert_eq!(flags(&usage, "14141414-0000-4000-8000-000000000014"), Vec::<&str>::new());
+}
+
+#[test]
+fn a_cumulative_version_adds_each_increase() {
+    // CLI 1.0.102 (its resume has sessionLimits): shutdown 2 is cumulative (gpt-5.4, 2.50 in /
+    // 0.25 cache read / 15.00 out).
+    // Sep 3: 2 requests, input 5000 = 1000 cache reads + 4000 fresh, output 150.
+    //   cost 4000*2.50 + 1000*0.25 + 150*15 = 10000 + 250 + 2250 = 12500.
+    // Sep 4: 3 - 2 = 1 request, input 9000 - 5000 = 4000 with 3000 - 1000 = 2000 cache reads,
+    //   output 350 - 150 = 200. cost 2000*2.50 + 2000*0.25 + 200*15 = 5000 + 500 + 3000 = 8500.
+    // The per-call records (usage_record) sum to each increase: nothing to flag.
+    let usage = check(
+        "usage/resume-cumulative-1.0.102",
+        &[
+            ("2026-09-03", "gpt-5.4", &[], [2, 4000, 1000, 0, 150, 0, 5150], Some(12500)),
+            ("2026-09-04", "gpt-5.4", &[], [1, 2000, 2000, 0, 200, 0, 4200], Some(8500)),
+        ],
+    );
+    assert_eq!(flags(&usage, "10210210-0000-4000-8000-000000000102"), Vec::<&str>::new());
+}
+
+#[test]
+fn work_after_a_zeroed_shutdown_is_a_partial_lower_bound() {
+    // CLI 1.0.77: the only shutdown (Sep 5) has every counter at 0; two resumed processes
+    // follow without a shutdown. The store's per-call rows after it (claude-sonnet-4.5,
+    // 3.00 in / 0.30 cache read / 3.75 cache write / 15.00 out):
+    // Sep 6: 2 calls, input 20000 + 40000 with 15000 + 30000 cache reads and 2000 + 5000 cache
+    //   writes (8000 fresh), output 800 + 1500 = 2300.
+    //   cost 8000*3 + 45000*0.30 + 7000*3.75 + 2300*15 = 24000 + 13500 + 26250 + 34500 = 98250;
+    //   recorded 3,300,000,000 + 6,525,000,000 = 9,825,000,000 nano-AIU.
+    // Sep 7: 1 call, input 30000 with 25000 cache reads (5000 fresh), output 1000.
+    //   cost 5000*3 + 25000*0.30 + 1000*15 = 15000 + 7500 + 15000 = 37500.
+    //   recorded: its 3,750,000,000 plus what the last usage checkpoint (Sep 7: 98,030,170,000
+    //   and 2.31 premium requests) holds beyond the shutdown (0) and the calls (13,575,000,000):
+    //   84,455,170,000; 88,205,170,000 in all, far above the estimate (3.75 credits): differs.
+    let usage = check(
+        "usage/resume-after-zeroed-shutdown-1.0.77",
+        &[
+            ("2026-09-06", "claude-sonnet-4.5", &["partial"], [2, 8000, 45000, 7000, 2300, 0, 62300], Some(98250)),
+            (
+                "2026-09-07",
+                "claude-sonnet-4.5",
+                &["partial", "differs"],
+                [1, 5000, 25000, 0, 1000, 0, 31000],
+                Some(37500),
+            ),
+        ],
+    );
+    let table = usage.table(GroupBy::Day, DayRange::default());
+    let recorded: Vec<_> = table.rows.iter().map(|row| (row.recorded_nano_aiu, row.premium_requests)).collect();
+    assert_eq!(recorded, [(Some(9_825_000_000), None), (Some(88_205_170_000), Some(2.31))]);
+    let id = "a77a77a7-0000-4000-8000-000000000077";
+    assert!(!usage.unknown.contains(&id.to_string()), "never missing from usage");
+    assert_eq!(
+        flags(&usage, id),
+        ["calls_after_last_shutdown", "per_call_from_store", "recorded_from_usage_checkpoint"]
+    );
+}
+
+#[test]
+fn session_totals_above_the_per_model_sum_count_on_the_checkpoints_day() {
+    // CLI 1.0.77: the first process ended without a shutdown after one turn, whose usage
+    // checkpoint (Sep 8) says 1,033,992,000 nano-AIU and 1 premium request. The resumed
+    // process's shutdown (Sep 9) has per-model totals 4,420,152,000 and 4, session-wide
+    // 5,454,144,000 and 5: the gap (1,033,992,000 and 1) is that checkpoint's, counted on its
+    // day and model with no tokens (estimate 0: differs).
+    // Sep 9: 4 requests, input 54000 = 50000 cache reads + 2000 cache writes + 2000 fresh,
+    //   output 1000. cost 2000*3 + 50000*0.30 + 2000*3.75 + 1000*15 = 6000 + 15000 + 7500 +
+    //   15000 = 43500 (4.35 credits, within 5% of the 4.42 recorded).
+    let usage = check(
+        "usage/session-totals-above-models-1.0.77",
+        &[
+            (
+                "2026-09-08",
+                "claude-sonnet-4.5",
+                &["session_total_above_models", "differs"],
+                [0, 0, 0, 0, 0, 0, 0],
+                Some(0),
+            ),
+            ("2026-09-09", "claude-sonnet-4.5", &[], [4, 2000, 50000, 2000, 1000, 0, 55000], Some(43500)),
+        ],
+    );
+    let table = usage.table(GroupBy::Day, DayRange::default());
+    let recorded: Vec<_> = table.rows.iter().map(|row| (row.recorded_nano_aiu, row.premium_requests)).collect();
+    assert_eq!(recorded, [(Some(1_033_992_000), Some(1.0)), (Some(4_420_152_000), Some(4.0))]);
+    assert_eq!(flags(&usage, "5e55107a-0000-4000-8000-000000000077"), ["session_total_above_models"]);
+}
+
+#[test]
+fn an_unknown_version_counts_a_restart_it_sees_and_gives_both_readings_otherwise() {
+    // No copilotVersion and no resume key that tells (gpt-5-mini, 0.25 in / 2.00 out).
+    // Session a (Sep 10): 4 requests then 3: a total cannot go down, so they restarted:
+    //   7 requests, input 8000 + 6000 = 14000, output 700. cost 14000*0.25 + 700*2 = 4900.
+    // Session b (Sep 11): 2 requests then 5: either cumulative (5 in all, the counted lower
+    //   reading: input 10000, output 500, cost 2500 + 1000 = 3500) or restarting (7: the upper
+    //   reading adds 2 requests, input 4000, output 200, cost 1000 + 400 = 1400).
+    let usage = check(
+        "usage/resume-unknown-version",
+        &[
+            ("2026-09-10", "gpt-5-mini", &[], [7, 14000, 0, 0, 700, 0, 14700], Some(4900)),
+            ("2026-09-11", "gpt-5-mini", &["ambiguous_resume"], [5, 10000, 0, 0, 500, 0, 10500], Some(3500)),
+            ("2026-09-11", "gpt-5-mini", &["ambiguous_resume"], [2, 4000, 0, 0, 200, 0, 4200], Some(1400)),
+        ],
+    );
+    assert_eq!(flags(&usage, "0000000a-0000-4000-8000-00000000000a"), ["counters_restarted_on_resume"]);
+    assert_eq!(flags(&usage, "0000000b-0000-4000-8000-00000000000b"), ["ambiguous_resume"]);
+    let table = usage.table(GroupBy::Day, DayRange::default());
+    let totals: Vec<_> = table.totals.iter().map(|(kind, row)| (*kind, row.requests)).collect();
+    assert_eq!(totals, [(Kind::Counted, 12), (Kind::AmbiguousResume, 2)], "lower 12, upper 14");
+    let session = summary::session_usage(&usage.ledgers["0000000b-0000-4000-8000-00000000000b"], &usage.rates);
+    let adds = session.ambiguous_resume_adds.expect("the upper reading's addition");
+    assert_eq!(
+        (session.source, session.requests, adds.requests, adds.input, adds.output),
+        ("counted", 5, 2, 4000, 200)
+    );
+    let plain = summary::session_usage(&usage.ledgers["0000000a-0000-4000-8000-00000000000a"], &usage.rates);
+    assert_eq!((plain.requests, plain.ambiguous_resume_adds), (7, None));
+}
+
+/// A session log of CLI `version`: two processes, each shutdown as that version writes it
+/// (1.0.40 on: session-wide totalNanoAiu), the resume with `sessionLimits` where the version
+/// always writes it (1.0.66 on), `extra` lines in the second process.
+fn two_process_log(id: &str, version: &str, limits: bool, extra: &str, first: [u64; 3], second: [u64; 3]) -> String {
+    let shutdown = |at: &str, name: &str, [requests, input, output]: [u64; 3]| {
+        format!(
+            r#"{{"type":"session.shutdown","data":{{"shutdownType":"routine","totalPremiumRequests":{requests},"codeChanges":{{"linesAdded":0,"linesRemoved":0,"filesModified":[]}},"modelMetrics":{{"gpt-5-mini":{{"requests":{{"count":{requests},"cost":{requests}}},"usage":{{"inputTokens":{input},"outputTokens":{output},"cacheReadTokens":0,"cacheWriteTokens":0}}}}}},"currentModel":"gpt-5-mini"}},"id":"{name}","timestamp":"2026-09-20T{at}.000Z","parentId":null}}"#
+        )
+    };
+    let limits = if limits { r#","sessionLimits":null"# } else { "" };
+    [
+        format!(
+            r#"{{"type":"session.start","data":{{"sessionId":"{id}","version":1,"producer":"copilot-agent","copilotVersion":"{version}","startTime":"2026-09-20T09:00:00.000Z","context":{{"cwd":"/work/demo"}}}},"id":"start","timestamp":"2026-09-20T09:00:00.000Z","parentId":null}}"#
+        ),
+        shutdown("10:00:00", "s1", first),
+        format!(
+            r#"{{"type":"session.resume","data":{{"resumeTime":"2026-09-20T11:00:00.000Z","eventCount":2{limits},"context":{{"cwd":"/work/demo"}}}},"id":"re1","timestamp":"2026-09-20T11:00:00.000Z","parentId":null}}"#
+        ),
+        extra.to_string(),
+        shutdown("12:00:00", "s2", second),
+    ]
+    .into_iter()
+    .filter(|line| !line.is_empty())
+    .collect::<Vec<_>>()
+    .join("\n")
+}
+
+#[test]
+fn each_established_cli_version_counts_two_processes_right() {
+    // Each process made 3 calls (input 3000, output 300). A restarting version's second
+    // shutdown says 3 (its own), a cumulative one's 6: the session made 6 either way.
+    // The versions whose code was read (npm @github/copilot and its platform packages) and
+    // those of the real homes of issue 23.
+    const RESTARTING: &[&str] = &[
+        "0.0.365", "1.0.0", "1.0.5", "1.0.7", "1.0.10", "1.0.12", "1.0.14", "1.0.18", "1.0.20", "1.0.27", "1.0.30",
+        "1.0.40", "1.0.50", "1.0.59", "1.0.60", "1.0.63", "1.0.64", "1.0.65", "1.0.66-2",
+    ];
+    const CUMULATIVE: &[&str] = &["1.0.66", "1.0.67", "1.0.69", "1.0.70", "1.0.73", "1.0.77", "1.0.92", "1.0.102"];
+    let checkpoint = r#"{"type":"session.usage_checkpoint","data":{"totalNanoAiu":0},"id":"c1","timestamp":"2026-09-20T11:30:00.000Z","parentId":null}"#;
+    // (version, resume has sessionLimits, extra line, what the second shutdown says)
+    let mut cases: Vec<(String, bool, &str, [u64; 3])> = Vec::new();
+    for version in RESTARTING {
+        cases.push((version.to_string(), false, "", [3, 3000, 300]));
+    }
+    for version in CUMULATIVE {
+        // As the version writes its resume, and as a version that might leave the key out.
+        cases.push((version.to_string(), true, "", [6, 6000, 600]));
+        cases.push((version.to_string(), false, "", [6, 6000, 600]));
+    }
+    // Started with a restarting version, resumed with a cumulative one (upgraded between):
+    // its resume's sessionLimits, or its usage checkpoint, says so.
+    cases.push(("1.0.60".to_string(), true, "", [6, 6000, 600]));
+    cases.push(("1.0.60".to_string(), false, checkpoint, [6, 6000, 600]));
+    let mut root = copilot_lens::input::memory::MemoryRoot::new("versions");
+    let mut ids = Vec::new();
+    for (index, (version, limits, extra, second)) in cases.iter().enumerate() {
+        let id = format!("00000000-0000-4000-8000-{index:012}");
+        let log = two_process_log(&id, version, *limits, extra, [3, 3000, 300], *second);
+        root.insert(&format!(".copilot/session-state/{id}/events.jsonl"), log, Some(0));
+        ids.push((id, version.clone(), *limits, !extra.is_empty()));
+    }
+    let mut roots = MemoryRoots(vec![root]);
+    let planned = Planned::new(roots.listings(), Options::default()).unwrap();
+    let usage = usage_only::run(planned, &mut roots).usage;
+    let mut rows: Vec<OwnedRow> = Vec::new();
+    let full = analyze(roots.listings(), &mut roots, Options::default(), &mut rows).unwrap().usage;
+    for (id, version, limits, extra) in &ids {
+        for (run, usage) in [("usage-only", &usage), ("full", &full)] {
+            let ledger = &usage.ledgers[id];
+            let counted: Vec<[u64; 3]> = ledger
+                .entries
+                .iter()
+                .map(|(key, entry)| {
+                    assert_eq!(key.kind, Kind::Counted, "{version}: {key:?}");
+                    [entry.tokens.requests, entry.tokens.input, entry.tokens.output]
+                })
+                .collect();
+            assert_eq!(counted, [[6, 6000, 600]], "{run}: {version} (sessionLimits {limits}, checkpoint {extra})");
+            assert!(ledger.flags.is_empty(), "{run}: {version}: {:?}", ledger.flags);
+        }
+    }
 }

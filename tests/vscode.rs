@@ -654,6 +654,38 @@ fn case_09_auto_model() {
     assert_no_diagnostics(&out);
 }
 
+/// Case 16: a chat as "Export Chat" writes it (no `sessionId`, `creationDate` or `version`),
+/// under Auto: the export keeps no `resolvedModel`, only `result.details`, "Grok Code Fast 1 •
+/// 1x" (the picked model's name, then its multiplier).
+#[test]
+fn case_16_chat_export() {
+    let out = analyze_case("16-chat-export", &[]);
+    let id = session_id(16);
+    check_rows(
+        &out,
+        &id,
+        &in_workspace(SHOP, 16, "json"),
+        "/home/ana/src/shop",
+        &[(
+            "2026-10-26T09:00:00.000Z",
+            "grok-code-fast-1",
+            1,
+            &[
+                user("rename total to cartTotal"),
+                system("model: auto -> grok-code-fast-1"),
+                assistant("Renamed in cart.js."),
+            ],
+        )],
+    );
+    check_session(&out, &id, "", "/home/ana/src/shop", "2026-10-26T09:00:00.000Z", &["grok-code-fast-1"]);
+    // No creationDate: the session was created at its first request.
+    let record = out.sessions.iter().find(|record| record["session_id"] == id.as_str()).unwrap();
+    assert_eq!(record["created_at"], "2026-10-26T09:00:00.000Z", "{record}");
+    // The legacy one-round record (1200 / 80) under the picked model, not "auto".
+    check_both_usages(&out, &[("2026-10-26", AGENT, "grok-code-fast-1", false, [1, 1200, 0, 0, 80, 0, 1280])]);
+    assert_no_diagnostics(&out);
+}
+
 /// Case 10: a multi-root workspace (`"workspace": "...code-workspace"`): no project. A cancelled
 /// request.
 #[test]

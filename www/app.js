@@ -122,7 +122,8 @@ function startEngine() {
 // ---- analysis ----------------------------------------------------------------------------------
 
 function options() {
-  const opts = { include_thinking: $('opt-thinking').checked, timezone: $('opt-timezone').value };
+  // Today (UTC) by this page's clock: usage after tomorrow is flagged implausible_date.
+  const opts = { include_thinking: $('opt-thinking').checked, timezone: $('opt-timezone').value, today: todayUtc() };
   if (opts.timezone !== 'UTC') opts.zone_offsets = zoneOffsets(opts.timezone);
   const rates = $('opt-rates').files[0];
   if (rates) opts.rates_file = rates;

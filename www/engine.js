@@ -188,6 +188,7 @@ export class EngineClient {
    */
   async analyze(roots, options) {
     await this.start();
+    roots = await this.withFolderZips(roots);
     const worker = this.worker;
     const id = this.nextId++;
     const listing = roots.map((root) =>
@@ -201,6 +202,27 @@ export class EngineClient {
       this.pending.set(id, { resolve, reject, server });
       worker.postMessage({ type: 'analyze', id, options, roots: listing });
     });
+  }
+
+  /**
+   * A folder's zips outside its homes (a home's backup dropped in a folder) are roots of their
+   * own, as the native tool reads them; the engine says which, and whether the folder is still
+   * a root itself.
+   */
+  async withFolderZips(roots) {
+    const expanded = [];
+    for (const root of roots) {
+      if (root.kind !== 'files') {
+        expanded.push(root);
+        continue;
+      }
+      const { zips, holds_data: holdsData } = (await this.send({ type: 'zips-in-folder', paths: root.paths })).value;
+      if (holdsData || !zips.length) expanded.push(root);
+      if (!zips.length) continue;
+      const fileAt = new Map(root.paths.map((path, index) => [path, root.files[index]]));
+      for (const path of zips) expanded.push({ kind: 'zip', label: `${root.label}/${path}`, file: fileAt.get(path), count: 1 });
+    }
+    return expanded;
   }
 
   async call(method, ...args) {

@@ -31,10 +31,12 @@
 //                                                      of `buffer`; null where one fails: the
 //                                                      engine reads it again and says why; the
 //                                                      page runs a second worker for this)
+//        {type:'zips-in-folder', id, paths}         -> {type:'result', id, value: {zips, holds_data}}
+//          (a folder's zips read as roots of their own; see zips_in_folder)
 //        {type:'crash-test'}                        -> the worker fails on purpose (tests)
 //   out on failure: {type:'error', id, message}; {type:'crash', message} when the WebAssembly
 //   instance trapped (a panic): the page then ends this worker and starts a fresh one.
-import { Engine, engine_facts, inflate, initSync } from './pkg/copilot_lens.js';
+import { Engine, engine_facts, inflate, initSync, zips_in_folder } from './pkg/copilot_lens.js';
 
 let instance = null;
 let engine = null;
@@ -306,6 +308,9 @@ self.onmessage = async (event) => {
         self.postMessage({ type: 'inflated', id: message.id, items }, items.filter(Boolean).map((bytes) => bytes.buffer));
         break;
       }
+      case 'zips-in-folder':
+        self.postMessage({ type: 'result', id: message.id, value: zips_in_folder(message.paths) });
+        break;
       case 'crash-test':
         setTimeout(() => {
           throw new Error('worker crash requested by a test');

@@ -18,8 +18,10 @@ use crate::report::{
     Totals,
 };
 use crate::sessions::SessionRecord;
+use crate::sources::Role;
 use crate::sources::copilot_cli::store::TurnReader;
 use crate::usage::ledger::SessionLedger;
+use crate::usage::plausible;
 use crate::usage::summary;
 
 impl Parsing {
@@ -185,6 +187,11 @@ impl State {
                 let mut record = facts.record(id);
                 record.homes = facts.homes.iter().map(|&home| self.homes[home].label.clone()).collect();
                 record.usage = usage.ledgers.get(id).map(|ledger| summary::session_usage(ledger, &usage.rates));
+                // A session whose counters name requests or tokens had a model answer, whatever
+                // its log says.
+                if record.usage.as_ref().is_some_and(|usage| usage.requests > 0 || usage.total > 0) {
+                    record.models_never_used.clear();
+                }
                 (id.clone(), record)
             })
             .collect();
@@ -213,9 +220,38 @@ impl State {
                 ledger.add_store_calls(store);
             }
             ledger.finish(log_exists);
+            let far_days = plausible::flag_days(&mut ledger, self.options.today);
+            if !far_days.is_empty() {
+                let log = self
+                    .files
+                    .iter()
+                    .find(|file| file.kind.role == Role::EventLog && file.session_id.as_deref() == Some(id.as_str()));
+                let (home, file) =
+                    log.map_or((facts.homes.first().copied(), id.clone()), |log| (Some(log.home), log.path.clone()));
+                for (day, why, tokens) in far_days {
+                    self.diagnostics.push(Diagnostic {
+                        home,
+                        file: file.clone(),
+                        line: None,
+                        kind: DiagnosticKind::ImplausibleDate,
+                        message: format!(
+                            "usage dated {day} ({} request{}, {} tokens), {why}: no Copilot usage can be on that \
+                             day. Shown on it and flagged {}, left out of the billing month and its projection",
+                            tokens.requests,
+                            if tokens.requests == 1 { "" } else { "s" },
+                            tokens.total(),
+                            plausible::IMPLAUSIBLE_DATE
+                        ),
+                    });
+                }
+            }
             ledger.agent = facts.agent;
             ledger.home = facts.homes.first().copied().unwrap_or_default();
-            ledger.project = facts.project().to_string();
+            // `--by project` keeps the same path on two machines apart.
+            ledger.project = match facts.remote() {
+                "" => facts.project().to_string(),
+                remote => format!("{remote}:{}", facts.project()),
+            };
             if log_exists && ledger.checkpoints == 0 && ledger.entries.is_empty() {
                 unknown.push(id.clone());
             }

@@ -292,6 +292,21 @@ impl Parsing {
         }
         // A log given alone names its own session.
         let session_id = outcome.summary.session_id.clone().unwrap_or_else(|| task.session_id.clone());
+        let file = &self.state.files[task.file];
+        if file.session_id.is_none() && !self.state.places.rebases[task.home].is_loose_logs() {
+            let named = match &outcome.summary.session_id {
+                Some(id) => format!("read as session {id}, the id its log names"),
+                None => format!("its log names no session: read as session {session_id}"),
+            };
+            let message = format!("a session folder not named by a session id: {named}");
+            self.state.diagnostics.push(Diagnostic {
+                home: Some(task.home),
+                file: file.path.clone(),
+                line: None,
+                kind: DiagnosticKind::UnexpectedPlace,
+                message,
+            });
+        }
         let source = task.source();
         let facts = self.state.session(&session_id, task.home, source.agent(), source.log_found_in());
         let summary = LogSummary { lines: outcome.account.lines, ..outcome.summary };
@@ -374,7 +389,11 @@ impl super::state::State {
             .into_iter()
             .map(|(index, copies)| {
                 let file = &self.files[index];
-                let session_id = file.session_id.clone().unwrap_or_default();
+                // A log outside a folder named by its session (given alone, or in a folder under
+                // another name) is read under the session it names, with a stand-in until then.
+                let named_by_place = file.session_id.is_some();
+                let session_id =
+                    file.session_id.clone().unwrap_or_else(|| crate::sources::stand_in_session_id(&file.path));
                 let facts = self.sessions.get(&session_id);
                 LogTask {
                     file: index,
@@ -391,7 +410,7 @@ impl super::state::State {
                         .to_string(),
                     fallback_branch: facts.map(|f| f.fallback_branch().to_string()).unwrap_or_default(),
                     session_id,
-                    session_id_from_log: self.places.rebases[file.home].is_loose_logs(),
+                    session_id_from_log: self.places.rebases[file.home].is_loose_logs() || !named_by_place,
                     copies,
                 }
             })

@@ -53,11 +53,14 @@ pub struct Options {
     /// The zone usage days are counted in (UTC by default).
     pub zone: Zone,
     pub rates: RateTable,
+    /// Today (UTC) by the caller's clock: usage after tomorrow is flagged `implausible_date`
+    /// (the core has no clock; none checks only the earliest day).
+    pub today: Option<chrono::NaiveDate>,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { include_thinking: false, zone: Zone::Utc, rates: RateTable::default_table() }
+        Options { include_thinking: false, zone: Zone::Utc, rates: RateTable::default_table(), today: None }
     }
 }
 

@@ -5,13 +5,14 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::io::BufReader;
 
 use super::state::{Home, HomePlaces, PlannedFile, RootState, State};
+use super::stores::StoreOnDisk;
 use super::{AnalysisError, Options};
 use crate::input::layout::Rebase;
 use crate::input::{FileReader, RootListing, read_all};
 use crate::model::HeldRow;
 use crate::order;
 use crate::report::{DiagnosticKind, FileStatus, Problem, Report};
-use crate::sources::copilot_cli::store::StoreScope;
+use crate::sources::copilot_cli::store::{self, StoreScope};
 use crate::sources::{self, Importing, MetadataInput, Role};
 
 /// Size limit for files read whole.
@@ -149,9 +150,12 @@ impl Planned {
                     Role::Secret => FileStatus::NotReadSecret,
                     Role::NotNeeded => FileStatus::NotNeeded,
                     Role::Listed => FileStatus::Listed,
-                    Role::EventLog | Role::Store | Role::StoreWal | Role::Metadata | Role::MetadataInParts => {
-                        FileStatus::Read
-                    }
+                    Role::EventLog
+                    | Role::Store
+                    | Role::StoreWal
+                    | Role::Metadata
+                    | Role::MetadataInParts
+                    | Role::Database => FileStatus::Read,
                 };
                 homes[home].facts_of(sources::SOURCES[source].agent());
                 let (kind, session_id) = (classified.kind, classified.session_id.map(str::to_string));
@@ -225,12 +229,11 @@ impl Planned {
     }
 
     /// The files other than event logs that step 2 opens, as `(root, listed path, whether it is
-    /// read in parts)`: some are (line by line; they can be large).
+    /// read in parts)`: some are (line by line, or a database page by page; they can be large).
     pub fn metadata_files(&self) -> impl Iterator<Item = (usize, &str, bool)> {
-        self.state
-            .read_files()
-            .filter(|(_, file)| file.kind.role != Role::EventLog)
-            .map(|(_, file)| (file.root, file.listed_path.as_str(), file.kind.role == Role::MetadataInParts))
+        self.state.read_files().filter(|(_, file)| file.kind.role != Role::EventLog).map(|(_, file)| {
+            (file.root, file.listed_path.as_str(), matches!(file.kind.role, Role::MetadataInParts | Role::Database))
+        })
     }
 
     /// The files of the stores, `(root, listed path)`.
@@ -290,6 +293,11 @@ impl Planned {
             let opened = match kind.role {
                 Role::Metadata => read_all(reader, root, &file.listed_path, SMALL_FILE_LIMIT).map(Input::Bytes),
                 Role::MetadataInParts => reader.open(root, &file.listed_path).map(Input::Stream),
+                Role::Database => {
+                    let main = Some((file.listed_path.clone(), file.size));
+                    let mut files = StoreOnDisk { reader: &mut *reader, root, main, wal: None, scanned_wal: None };
+                    store::open_database(&mut files).map(Input::Database).map_err(std::io::Error::other)
+                }
                 Role::Listed => Ok(Input::Listed),
                 _ => continue,
             };
@@ -319,6 +327,7 @@ impl Planned {
                     source.import(MetadataInput::Stream(&mut BufReader::with_capacity(1 << 16, stream)), &mut into)
                 }
                 Input::Listed => source.import(MetadataInput::Listed, &mut into),
+                Input::Database(database) => source.import(MetadataInput::Database(&database.connection), &mut into),
             };
             let (rows, dated) = (into.rows, into.dated);
             if dated {
@@ -377,4 +386,5 @@ enum Input<'a> {
     Bytes(Vec<u8>),
     Stream(Box<dyn std::io::Read + 'a>),
     Listed,
+    Database(store::OpenDatabase),
 }

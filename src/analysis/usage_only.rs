@@ -3,7 +3,7 @@
 //! sessions whose logs have none of their own (logs without records, and logs that are gone).
 //! Rows, sessions and the report are not built.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader};
 
 use super::logs::{LogTask, UsageScan};
@@ -15,9 +15,9 @@ use crate::input::FileReader;
 use crate::lines;
 use crate::order;
 use crate::report::{Diagnostic, DiagnosticKind};
-use crate::sources::Role;
 use crate::sources::copilot_cli::store::StoreScope;
 use crate::sources::log::ScanStats;
+use crate::sources::{self, Role};
 use crate::usage::ledger::{CounterProblem, Place};
 
 /// What a usage-only run found.
@@ -114,7 +114,9 @@ impl UsageRun {
     /// The usage, with every problem placed: a counter line's number is counted here, by
     /// reading its log again (only logs that have such a line).
     pub fn finish(mut self, reader: &mut dyn FileReader) -> UsageOnly {
+        let usage = self.state.finish_usage();
         let mut problems = std::mem::take(&mut self.state.diagnostics);
+        problems.extend(self.sessions_without_usage());
         for (index, line_problems) in std::mem::take(&mut self.line_problems) {
             let file = &self.state.files[index];
             // A scan places its lines by byte; a line already numbered keeps its number.
@@ -143,7 +145,33 @@ impl UsageRun {
             .map(|file| file.size)
             .sum();
         let bytes_read = self.stats.bytes + store_bytes;
-        UsageOnly { usage: self.state.finish_usage(), stats: self.stats, problems, bytes_read }
+        UsageOnly { usage, stats: self.stats, problems, bytes_read }
+    }
+
+    /// The files a usage walk lists for their sessions though they hold no counters (Copilot
+    /// CLI's sessions from before event logs), named by folder and kind: found, not counted.
+    fn sessions_without_usage(&self) -> Vec<Diagnostic> {
+        let mut found: BTreeMap<(usize, &str, &str), u64> = BTreeMap::new();
+        for (_, file) in self.state.read_files() {
+            let (folder, name) = file.path.rsplit_once('/').unwrap_or(("", &file.path));
+            let parent = folder.rsplit('/').next().unwrap_or_default();
+            if file.kind.role == Role::Metadata && sources::is_usage_log(parent, name) {
+                *found.entry((file.home, folder, file.kind.name)).or_default() += 1;
+            }
+        }
+        found
+            .into_iter()
+            .map(|((home, folder, kind), count)| Diagnostic {
+                home: Some(home),
+                file: folder.to_string(),
+                line: None,
+                kind: DiagnosticKind::HoldsNoUsage,
+                message: format!(
+                    "{count} {kind} file{}: sessions with no usage counters, not counted",
+                    if count == 1 { "" } else { "s" }
+                ),
+            })
+            .collect()
     }
 }
 

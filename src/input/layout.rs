@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use crate::order;
-use crate::sources::{HomeLayout, OwnFolderMarker, SOURCES};
+use crate::sources::{HomeLayout, OwnFolderMarker, Role, SOURCES};
 
 /// How the paths of one root map onto a home: the prefix to strip, and what is below it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -51,8 +51,8 @@ impl Rebase {
                 candidates.entry(&path[..at]).or_insert(HomeKind::OwnFolder(marker));
                 continue;
             }
-            let name = path.rsplit('/').next().unwrap_or(path);
-            loose = loose.or_else(|| layouts().find(|layout| layout.loose_log.is_some_and(|(log, _)| log == name)));
+            loose =
+                loose.or_else(|| layouts().find(|layout| layout.loose_log.is_some_and(|place| place(path).is_some())));
         }
         if candidates.is_empty()
             && let Some(layout) = loose
@@ -98,11 +98,7 @@ impl Rebase {
         match self.kind {
             HomeKind::Home => Some(rest.to_string()),
             HomeKind::OwnFolder(marker) => Some(format!("{}/{rest}", marker.read_as)),
-            HomeKind::LooseLogs(layout) => {
-                let (log, place) = layout.loose_log?;
-                let mut parts = rest.rsplit('/');
-                (parts.next() == Some(log)).then(|| place(parts.next().unwrap_or_default(), path))
-            }
+            HomeKind::LooseLogs(layout) => layout.loose_log?(rest),
         }
     }
 }
@@ -116,6 +112,29 @@ pub fn home_of(homes: &[Rebase], path: &str) -> Option<(usize, String)> {
         .filter(|(_, home)| path.starts_with(home.prefix.as_str()))
         .max_by_key(|(_, home)| home.prefix.len())?;
     Some((index, home.apply(path)?))
+}
+
+/// The zips a folder holds outside every home in it, each read as a root of its own (a home's
+/// backup dropped in a folder, alone or beside other things). A zip inside a home's Copilot
+/// folders is that home's file, not a root. This goes one level deep: the zips inside those
+/// roots are read as any zip's are.
+#[derive(Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct FolderZips {
+    /// Their paths in the folder, in listing order.
+    pub zips: Vec<String>,
+    /// Whether the folder holds a home (or loose logs) besides them; one that does not is no
+    /// root of its own.
+    pub holds_data: bool,
+}
+
+pub fn zips_outside_homes<'a>(paths: impl Iterator<Item = &'a str> + Clone) -> FolderZips {
+    let is_zip = |path: &&str| path.len() > 4 && path.as_bytes()[path.len() - 4..].eq_ignore_ascii_case(b".zip");
+    let homes = Rebase::detect_all(paths.clone().filter(|path| !is_zip(path)));
+    let in_a_home = |path: &str| {
+        home_of(&homes, path).is_some_and(|(_, inside)| crate::sources::classify(&inside).1.kind.role != Role::Outside)
+    };
+    let zips = paths.filter(is_zip).filter(|path| !in_a_home(path)).map(str::to_string).collect();
+    FolderZips { zips, holds_data: !homes.is_empty() }
 }
 
 /// The byte offset at which `components` (one or more whole path components) start in `path`.
@@ -165,6 +184,27 @@ mod tests {
         let mut homes = Rebase::detect_all(paths.iter().copied());
         assert_eq!(homes.len(), 1, "{homes:?}");
         homes.remove(0)
+    }
+
+    #[test]
+    fn zips_outside_every_home_are_roots_of_their_own() {
+        let only_a_zip = ["backup-2026-11.zip", "notes.txt"];
+        assert_eq!(
+            zips_outside_homes(only_a_zip.iter().copied()),
+            FolderZips { zips: vec!["backup-2026-11.zip".into()], holds_data: false }
+        );
+        let beside_a_home = [
+            "laptop/.copilot/session-state/a/events.jsonl",
+            "laptop/.copilot/session-state/a/files/bundle.zip",
+            "laptop/Old-Home.ZIP",
+            "desktop.zip",
+        ];
+        assert_eq!(
+            zips_outside_homes(beside_a_home.iter().copied()),
+            FolderZips { zips: vec!["laptop/Old-Home.ZIP".into(), "desktop.zip".into()], holds_data: true },
+            "a session's artifact is the home's file; a zip beside the Copilot folders is a root"
+        );
+        assert_eq!(zips_outside_homes(["a.txt", ".zip"].iter().copied()), FolderZips::default());
     }
 
     #[test]

@@ -275,6 +275,7 @@ fn kind_name(kind: Kind) -> &'static str {
         Kind::Counted => "counted",
         Kind::Partial => "partial",
         Kind::Recovered => "recovered",
+        Kind::AmbiguousResume => "ambiguous_resume",
     }
 }
 

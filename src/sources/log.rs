@@ -46,15 +46,41 @@ pub struct LogSummary {
     pub created_ms: Option<i64>,
     /// The project and branch the log left tracked ("latest context.cwd").
     pub project: Option<String>,
+    /// The remote machine the project is on (`ssh-remote+mybox`: a VS Code remote folder).
+    pub remote: Option<String>,
     pub branch: Option<String>,
     /// `shutdownType` of the last `session.shutdown`.
     pub shutdown_type: Option<String>,
     pub models: BTreeSet<String>,
+    /// Models chosen for the session (at its start or resume, or by a change), used or not.
+    pub chosen_models: BTreeSet<String>,
+    /// Whether the model answered at all (a reply, named by its model or not).
+    pub answered: bool,
     /// Lines of the log the latest facts above come from (the longest copy's, `merge`).
     pub lines: u64,
 }
 
 impl LogSummary {
+    /// The models that answered: as the calls name them, else (versions before 0.0.4xx name no
+    /// model on a reply) the ones chosen, when a reply came. A session no reply came to names
+    /// its chosen ones apart (`SessionRecord::models_never_used`).
+    pub fn models_or_chosen(&self) -> Vec<String> {
+        let models = if self.models.is_empty() && self.answered { &self.chosen_models } else { &self.models };
+        models.iter().cloned().collect()
+    }
+
+    /// Takes in what a history session imported into the log says: its times, models and
+    /// whether a reply came.
+    pub fn merge_imported(&mut self, imported: LogSummary) {
+        let earliest = [self.first_event_ms, imported.first_event_ms].into_iter().flatten().min();
+        let latest = [self.last_event_ms, imported.last_event_ms].into_iter().flatten().max();
+        (self.first_event_ms, self.last_event_ms) = (earliest, latest);
+        self.created_ms = self.created_ms.or(imported.created_ms);
+        self.models.extend(imported.models);
+        self.chosen_models.extend(imported.chosen_models);
+        self.answered |= imported.answered;
+    }
+
     /// Folds in another copy of the same session's log (in another home): the latest facts
     /// are the longer copy's, the times and models those of both.
     pub fn merge(&mut self, other: LogSummary) {
@@ -68,10 +94,14 @@ impl LogSummary {
         longer.copilot_version = longer.copilot_version.or(shorter.copilot_version);
         longer.title = longer.title.or(shorter.title);
         longer.created_ms = longer.created_ms.or(shorter.created_ms);
-        longer.project = longer.project.or(shorter.project);
+        if longer.project.is_none() {
+            (longer.project, longer.remote) = (shorter.project, shorter.remote);
+        }
         longer.branch = longer.branch.or(shorter.branch);
         longer.shutdown_type = longer.shutdown_type.or(shorter.shutdown_type);
         longer.models.extend(shorter.models);
+        longer.chosen_models.extend(shorter.chosen_models);
+        longer.answered |= shorter.answered;
         (longer.first_event_ms, longer.last_event_ms) = (first_event_ms, last_event_ms);
         *self = longer;
     }

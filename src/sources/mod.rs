@@ -9,6 +9,7 @@
 
 pub mod copilot_cli;
 pub mod copilot_vscode;
+pub mod folder_uri;
 pub mod front_matter;
 pub mod log;
 pub mod mcp_servers;
@@ -48,6 +49,10 @@ pub enum Role {
     Metadata,
     /// Handed to the importer as a stream: it can be large (process logs).
     MetadataInParts,
+    /// A SQLite database of its own, handed to the importer as a read-only connection: read
+    /// page by page where the root allows positional reads (only the pages a query needs,
+    /// whatever the file's size), else from a copy in memory.
+    Database,
     /// Never read: only its name goes to the importer (a session's artifacts).
     Listed,
     /// A file of the source that carries nothing (locks, caches, trackers).
@@ -176,10 +181,17 @@ pub fn found_in_log(found_in: &str) -> bool {
     SOURCES.iter().any(|source| source.log_found_in() == found_in)
 }
 
-/// A session log given alone (a person drops just one log): its file name, and where such a
-/// log goes in a home, `(folder it was in, listed path) -> path in the home`. Its session id is
-/// then the log's own (`LogContext::session_id_from_log`).
-pub type LooseLog = (&'static str, fn(&str, &str) -> String);
+/// A session log given alone (a person drops just one log): where a listed path goes in a
+/// home, or `None` when it is not such a log. Its session id is then the log's own
+/// (`LogContext::session_id_from_log`).
+pub type LooseLog = fn(listed_path: &str) -> Option<String>;
+
+/// A session id standing in for a log's own until it names it (a log given alone, a session
+/// folder not named by its id), made from where the log was.
+pub fn stand_in_session_id(path: &str) -> String {
+    let hash = xxhash_rust::xxh3::xxh3_64(path.as_bytes());
+    format!("{:08x}-0000-4000-8000-{:012x}", hash >> 32, hash & 0xffff_ffff_ffff)
+}
 
 /// The folders of a home that any source reads (data first, then caches); a walk of a home
 /// looks only in these. The page gets this list from the engine.
@@ -264,6 +276,7 @@ pub enum MetadataInput<'a> {
     Stream(&'a mut dyn BufRead),
     /// A [`Role::Listed`] file: its path (`Importing::path`) is all there is.
     Listed,
+    Database(&'a rusqlite::Connection),
 }
 
 /// A source's SQLite store (a main file and its write-ahead log), as its store module's

@@ -20,18 +20,3 @@ pub fn open_image(image: OwnedData) -> Result<Connection, String> {
     connection.deserialize(MAIN_DB, image, true).map_err(|error| format!("SQLite cannot open the image: {error}"))?;
     Ok(connection)
 }
-
-/// A database whose whole file is `bytes` (no write-ahead log), opened read-only in memory.
-pub fn open_bytes(bytes: &[u8]) -> Result<Connection, String> {
-    const HEADER: &[u8] = b"SQLite format 3\0";
-    if bytes.len() < 100 || !bytes.starts_with(HEADER) {
-        return Err("not a SQLite database (no SQLite header)".into());
-    }
-    let mut image = sqlite_buffer(bytes.len())?;
-    image.copy_from_slice(bytes);
-    // Header bytes 18 and 19 say WAL (2), which an in-memory image cannot be opened in; 1 is
-    // the rollback journal.
-    image[18] = 1;
-    image[19] = 1;
-    open_image(image)
-}

@@ -45,6 +45,11 @@ pub enum Written {
     Bool(bool),
     Object,
     Array,
+    /// A reasoning count above the output count of the same record, which includes it.
+    AboveOutput {
+        reasoning: u64,
+        output: u64,
+    },
 }
 
 impl Written {
@@ -57,6 +62,7 @@ impl Written {
             Written::Number(v) if v < 0.0 => "a negative number",
             Written::Number(v) if v.fract() != 0.0 => "not a whole number",
             Written::Number(_) => TOO_LARGE,
+            Written::AboveOutput { .. } => "reasoning is part of output",
             _ => "not a number",
         }
     }
@@ -73,6 +79,7 @@ impl fmt::Display for Written {
             Written::Bool(v) => write!(f, "{v}"),
             Written::Object => f.write_str("an object"),
             Written::Array => f.write_str("an array"),
+            Written::AboveOutput { reasoning, output } => write!(f, "{reasoning}, more than the output's {output}"),
         }
     }
 }
@@ -291,6 +298,48 @@ impl Recorded {
     }
 }
 
+impl Recorded {
+    /// Each figure less `other`'s, none below zero (a figure `other` lacks stays whole).
+    pub fn take_away(&mut self, other: &Recorded) {
+        let less = |a: Option<u64>, b: Option<u64>| a.map(|a| a.saturating_sub(b.unwrap_or(0)));
+        *self = Recorded {
+            nano_aiu: less(self.nano_aiu, other.nano_aiu),
+            premium_milli: less(self.premium_milli, other.premium_milli),
+        };
+    }
+
+    /// The larger of each figure (the one written where only one is).
+    pub fn max_each(&self, other: &Recorded) -> Recorded {
+        let max = |a: Option<u64>, b: Option<u64>| a.max(b);
+        Recorded {
+            nano_aiu: max(self.nano_aiu, other.nano_aiu),
+            premium_milli: max(self.premium_milli, other.premium_milli),
+        }
+    }
+
+    /// The smaller of each figure written in both.
+    pub fn min_each(&self, other: &Recorded) -> Recorded {
+        let min = |a: Option<u64>, b: Option<u64>| Some(a?.min(b?));
+        Recorded {
+            nano_aiu: min(self.nano_aiu, other.nano_aiu),
+            premium_milli: min(self.premium_milli, other.premium_milli),
+        }
+    }
+
+    /// How far each figure written in both is above `other`'s.
+    pub fn above(&self, other: &Recorded) -> Recorded {
+        let above = |a: Option<u64>, b: Option<u64>| Some(a?.saturating_sub(b?));
+        Recorded {
+            nano_aiu: above(self.nano_aiu, other.nano_aiu),
+            premium_milli: above(self.premium_milli, other.premium_milli),
+        }
+    }
+
+    pub fn is_zero(&self) -> bool {
+        self.nano_aiu.unwrap_or(0) == 0 && self.premium_milli.unwrap_or(0) == 0
+    }
+}
+
 /// A recorded amount: a finite non-negative number, in `scale`ths, rounded; else none.
 pub fn amount(value: Option<f64>, scale: f64) -> Option<u64> {
     value.filter(|v| v.is_finite() && *v >= 0.0 && *v * scale < 1e19).map(|v| (v * scale).round() as u64)
@@ -393,6 +442,18 @@ impl Reading {
         self.unusable.push(Unusable { object, field, written });
     }
 
+    /// Reasoning is part of output: a record that counts more reasoning than output since
+    /// `since` (its start, or a cumulative record's previous totals) contradicts itself, so its
+    /// output group is left out (neither figure can be trusted). An output below `since` is a
+    /// total that went down, which the ledger's own rule takes.
+    pub fn hold_reasoning_inside_output(&mut self, since: &Tokens, object: &'static str, field: &'static str) {
+        let Tokens { reasoning, output, .. } = self.tokens.minus(since);
+        let went_down = self.tokens.output < since.output;
+        if !self.left_out.output && !went_down && reasoning > output {
+            self.spoil(object, field, Written::AboveOutput { reasoning, output }, &[Group::Output]);
+        }
+    }
+
     /// The counts of a group left out are 0, even the parts of it that were read.
     fn finish(mut self) -> Reading {
         self.tokens = self.left_out.fill(self.tokens, Tokens::default());
@@ -411,6 +472,7 @@ impl UsageCounts {
             reasoning: reading.take(object, "reasoningTokens", self.reasoning_tokens, Group::Output),
         };
         reading.tokens = tokens;
+        reading.hold_reasoning_inside_output(&Tokens::default(), object, "reasoningTokens");
     }
 
     /// One call's counters (a store's per-call row).
@@ -533,6 +595,22 @@ pub struct ShutdownCounters {
     /// in its shape).
     #[serde(deserialize_with = "crate::json::lenient")]
     pub agent_metrics: Option<BTreeMap<String, AgentMetric>>,
+    /// The session-wide billed totals (1.0.40 and later), which can exceed the per-model sum
+    /// when a process before it ended without a shutdown.
+    #[serde(deserialize_with = "crate::json::lenient")]
+    pub total_nano_aiu: Option<f64>,
+    #[serde(deserialize_with = "crate::json::lenient")]
+    pub total_premium_requests: Option<f64>,
+}
+
+impl ShutdownCounters {
+    /// The session-wide billed totals as written.
+    pub fn session_recorded(&self) -> Recorded {
+        Recorded {
+            nano_aiu: amount(self.total_nano_aiu, 1.0),
+            premium_milli: amount(self.total_premium_requests, 1000.0),
+        }
+    }
 }
 
 /// `session.usage_checkpoint` `data`: the session's running billed totals, written while it
@@ -544,6 +622,19 @@ pub struct UsageCheckpointData {
     pub total_nano_aiu: Option<f64>,
     #[serde(deserialize_with = "crate::json::lenient")]
     pub total_premium_requests: Option<f64>,
+    /// The models whose prompt cache it tracks (1.0.75 and later), the latest expiry last.
+    #[serde(deserialize_with = "crate::json::lenient")]
+    pub model_cache_state: Option<Vec<ModelCacheState>>,
+}
+
+/// One entry of a checkpoint's `modelCacheState`.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ModelCacheState {
+    #[serde(deserialize_with = "crate::json::lenient")]
+    pub model_id: Option<String>,
+    #[serde(deserialize_with = "crate::json::lenient")]
+    pub cache_expires_at: Option<String>,
 }
 
 impl UsageCheckpointData {
@@ -552,6 +643,15 @@ impl UsageCheckpointData {
             nano_aiu: amount(self.total_nano_aiu, 1.0),
             premium_milli: amount(self.total_premium_requests, 1000.0),
         }
+    }
+
+    /// The model the checkpoint was last used with: of its cache states, the latest to
+    /// expire (none when it names none).
+    pub fn model(&self) -> Option<&str> {
+        let states = self.model_cache_state.as_deref().unwrap_or_default();
+        let named =
+            states.iter().filter_map(|state| Some((state.cache_expires_at.as_deref(), state.model_id.as_deref()?)));
+        named.max_by_key(|(expires, _)| *expires).map(|(_, model)| model).filter(|model| !model.is_empty())
     }
 }
 
@@ -614,6 +714,30 @@ mod tests {
         assert_eq!(reading.left_out, LeftOut { requests: false, input: true, output: false });
         assert_eq!(reading.tokens, Tokens { requests: 3, output: 50, reasoning: 10, ..Tokens::default() });
         assert_eq!(reading.unusable.iter().map(Unusable::path).collect::<Vec<_>>(), ["usage.cacheReadTokens"]);
+    }
+
+    #[test]
+    fn reasoning_above_output_leaves_out_the_output_group() {
+        let reading =
+            metric(r#"{"requests":{"count":1},"usage":{"inputTokens":900,"outputTokens":50,"reasoningTokens":80}}"#);
+        assert_eq!(reading.left_out, LeftOut { requests: false, input: false, output: true });
+        assert_eq!(reading.tokens, Tokens { requests: 1, input: 900, ..Tokens::default() });
+        let [unusable] = reading.unusable.as_slice() else { panic!("{:?}", reading.unusable) };
+        assert_eq!(
+            format!("{} is {} ({})", unusable.path(), unusable.written, unusable.why()),
+            "usage.reasoningTokens is 80, more than the output's 50 (reasoning is part of output)"
+        );
+        // Since earlier totals: 40 more reasoning against 20 more output.
+        let mut reading = metric(r#"{"usage":{"outputTokens":120,"reasoningTokens":60}}"#);
+        reading.hold_reasoning_inside_output(&Tokens { output: 100, reasoning: 20, ..Tokens::default() }, "usage", "r");
+        assert!(reading.left_out.output);
+        let mut whole = metric(r#"{"usage":{"outputTokens":120,"reasoningTokens":60}}"#);
+        whole.hold_reasoning_inside_output(&Tokens { output: 60, reasoning: 20, ..Tokens::default() }, "usage", "r");
+        assert_eq!(whole.left_out, LeftOut::default());
+        // An output that went down is the ledger's `total_went_down`, not this.
+        let mut lower = metric(r#"{"usage":{"outputTokens":80,"reasoningTokens":60}}"#);
+        lower.hold_reasoning_inside_output(&Tokens { output: 100, reasoning: 20, ..Tokens::default() }, "usage", "r");
+        assert_eq!(lower.left_out, LeftOut::default());
     }
 
     #[test]

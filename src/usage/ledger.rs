@@ -5,6 +5,15 @@
 //! Per-call records (`session.usage_record`) are summed between checkpoints to reconcile them
 //! with each increase, and to give a lower bound (partial) where no checkpoint covers them.
 //!
+//! A resumed session's shutdowns count by the CLI version that wrote them (`resumes`): from
+//! 1.0.66 they are cumulative as above; before, each holds only its own process's counters,
+//! which add to the totals of the processes before it. Where neither the version nor the
+//! counters tell, the cumulative reading is counted (the lower one) and what the restarting
+//! reading adds is kept apart (`Kind::AmbiguousResume`), the rows flagged `ambiguous_resume`.
+//! A shutdown's session-wide billed totals above its per-model sum (a process that ended
+//! without a shutdown) count too, on the day and model of the usage checkpoints that show them;
+//! usage checkpoints and calls after the last shutdown are a partial lower bound.
+//!
 //! A counter that cannot be a token count is left out, never added (see `counters`): its
 //! entry and the session are flagged `implausible_counter`, and a log's line says why in
 //! `problems`, as do a shutdown without `modelMetrics` and a counter line without a date.
@@ -14,9 +23,10 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use chrono::NaiveDate;
 
 use super::counters::{
-    AgentMetric, LeftOut, Reading, Recorded, Shaped, ShutdownCounters, UsageCounts, UsageRecordData,
+    AgentMetric, LeftOut, ModelMetric, Reading, Recorded, Shaped, ShutdownCounters, UsageCounts, UsageRecordData,
 };
 use super::rates::RateTable;
+use super::resumes::Counting;
 use super::{Entries, Entry, EntryKey, Kind, Tokens, Zone};
 use crate::report::{Diagnostic, DiagnosticKind};
 
@@ -65,6 +75,14 @@ impl CounterProblem {
 
 /// The flag of entries and sessions whose figures leave out a counter that was not a count.
 pub const IMPLAUSIBLE_COUNTER: &str = "implausible_counter";
+/// The flag of entries and sessions whose shutdowns may have restarted their counters.
+pub const AMBIGUOUS_RESUME: &str = "ambiguous_resume";
+
+/// The flag of the credits a shutdown's session-wide totals hold above its per-model ones.
+pub const SESSION_TOTAL_ABOVE_MODELS: &str = "session_total_above_models";
+
+/// Per model, totals and what was recorded as billed.
+type ModelTotals = BTreeMap<String, (Tokens, Recorded)>;
 
 #[derive(Debug, Clone)]
 pub struct SessionLedger {
@@ -76,7 +94,21 @@ pub struct SessionLedger {
     pub project: String,
     zone: Zone,
     /// The last checkpoint's totals per model, and what it recorded as billed (cumulative too).
-    last_totals: BTreeMap<String, (Tokens, Recorded)>,
+    last_totals: ModelTotals,
+    /// How the shutdown of the process being read counts, and how the log's version says a
+    /// resumed one does (`None`: no version that can be read).
+    counting: Counting,
+    version_counting: Option<Counting>,
+    /// The totals of the processes before the current one: a restarting shutdown adds to them.
+    process_base: ModelTotals,
+    /// The usage checkpoints since the last shutdown: when, their running totals, their model.
+    pending_checkpoints: Vec<(i64, Recorded, Option<String>)>,
+    /// The session-wide billed totals as of the last shutdown, and how much of their excess
+    /// over the per-model sum has been counted.
+    shutdown_recorded: Recorded,
+    excess_counted: Recorded,
+    /// A store's calls with their times, to tell those after a log's last shutdown.
+    timed_calls: Vec<(i64, String, Entry)>,
     /// The shares of the main agent and the sub-agents, for sessions whose shutdowns give them
     /// (boxed: most do not, and thousands of ledgers wait for the end).
     pub agents: Option<Box<AgentShares>>,
@@ -111,6 +143,13 @@ impl SessionLedger {
             project: String::new(),
             zone,
             last_totals: BTreeMap::new(),
+            counting: Counting::default(),
+            version_counting: None,
+            process_base: BTreeMap::new(),
+            pending_checkpoints: Vec::new(),
+            shutdown_recorded: Recorded::default(),
+            excess_counted: Recorded::default(),
+            timed_calls: Vec::new(),
             agents: None,
             billing_models: Vec::new(),
             usage_checkpoint: None,
@@ -152,14 +191,41 @@ impl SessionLedger {
         let (byok, auto) = data.byok_auto();
         self.note_model(data.model(), byok, auto);
         self.call_reading(millis, data.model(), reading, data.recorded(), rates);
+        self.written_by_cumulative_version();
     }
 
-    /// A `session.usage_checkpoint`: the session's running billed totals so far.
-    pub fn usage_checkpoint(&mut self, at: LoggedAt<'_>, recorded: Recorded) {
+    /// A `session.usage_checkpoint`: the session's running billed totals so far, and the
+    /// model it names.
+    pub fn usage_checkpoint(&mut self, at: LoggedAt<'_>, recorded: Recorded, model: Option<&str>) {
+        self.written_by_cumulative_version();
         let Some(millis) = crate::time::parse_millis(at.timestamp) else { return };
         if self.usage_checkpoint.as_ref().is_none_or(|latest| latest.0 <= millis) {
             self.usage_checkpoint = Some(Box::new((millis, recorded)));
         }
+        self.pending_checkpoints.push((millis, recorded, model.map(str::to_string)));
+    }
+
+    /// `session.start`: the CLI version that wrote the log tells how resumed shutdowns count.
+    pub fn started(&mut self, copilot_version: Option<&str>) {
+        self.version_counting = copilot_version.and_then(Counting::of_version);
+    }
+
+    /// `session.resume`: a new process, whose shutdown counts by its version. `session_limits`:
+    /// the resume has the key only versions with cumulative shutdowns write.
+    pub fn resumed(&mut self, session_limits: bool) {
+        if session_limits {
+            self.written_by_cumulative_version();
+        } else {
+            self.counting = self.version_counting.unwrap_or(Counting::Unknown);
+        }
+        self.process_base = self.last_totals.clone();
+    }
+
+    /// A line only versions with cumulative shutdowns write: the current process is one, and
+    /// so is every later one (a version is not downgraded).
+    fn written_by_cumulative_version(&mut self) {
+        self.counting = Counting::Cumulative;
+        self.version_counting = Some(Counting::Cumulative);
     }
 
     /// A model some call of which was made with the person's own key, or chosen by Auto.
@@ -177,11 +243,14 @@ impl SessionLedger {
     /// model's long-context threshold.
     pub fn call(&mut self, millis: Option<i64>, counts: &UsageCounts, rates: &RateTable) {
         let model = counts.model.as_deref().unwrap_or_default();
-        self.call_reading(millis, model, counts.read_call(), counts.recorded(), rates);
+        let entry = self.call_reading(millis, model, counts.read_call(), counts.recorded(), rates);
+        if let Some(millis) = millis {
+            self.timed_calls.push((millis, model.to_string(), entry));
+        }
     }
 
     /// A call's tokens and what Copilot recorded as billed for it: summed until a checkpoint
-    /// covers them, or a partial (or recovered) lower bound if none does.
+    /// covers them, or a partial (or recovered) lower bound if none does. Returns the call's entry.
     fn call_reading(
         &mut self,
         millis: Option<i64>,
@@ -189,7 +258,7 @@ impl SessionLedger {
         reading: Reading,
         recorded: Recorded,
         rates: &RateTable,
-    ) {
+    ) -> Entry {
         let mut tokens = reading.tokens;
         let implausible = reading.left_out.any();
         if implausible {
@@ -221,6 +290,7 @@ impl SessionLedger {
                 self.flags.insert("undated_call");
             }
         }
+        entry
     }
 
     /// One turn of a session whose tokens are recorded per turn (a VS Code chat request), on
@@ -329,8 +399,22 @@ impl SessionLedger {
         let day = self.zone.day(millis);
         let had_calls = self.calls.requests > 0;
         let mut interval = std::mem::take(&mut self.interval);
+        if self.counting == Counting::Unknown && self.restarted(metrics) {
+            // Cumulative totals never go down, and keep every model they ever counted.
+            self.counting = Counting::Restarting;
+            self.flags.insert("counters_restarted_on_resume");
+        }
         for (model, metric) in metrics {
-            let reading = metric.read();
+            let mut reading = metric.read();
+            let (previous, earlier) = self.last_totals.get(model).copied().unwrap_or_default();
+            // A restarting process's own counters add to the processes' before it.
+            let (base, base_recorded) = match self.counting {
+                Counting::Restarting => self.process_base.get(model).copied().unwrap_or_default(),
+                Counting::Cumulative | Counting::Unknown => Default::default(),
+            };
+            // The process's own counters since its last shutdown.
+            let since = previous.minus(&base);
+            reading.hold_reasoning_inside_output(&since, "usage", "reasoningTokens since the last shutdown");
             let implausible = reading.left_out.any();
             if implausible {
                 self.flags.insert(IMPLAUSIBLE_COUNTER);
@@ -343,8 +427,13 @@ impl SessionLedger {
                     )
                 });
             }
-            let recorded = metric.recorded();
-            let (previous, earlier) = self.last_totals.get(model).copied().unwrap_or_default();
+            // A counter left out keeps the previous total: it adds nothing now, and the next
+            // total that can be read adds what it missed.
+            let own = reading.left_out.fill(reading.tokens, since);
+            let mut totals = base;
+            totals.add(&own);
+            let mut recorded = base_recorded;
+            recorded.add(&metric.recorded());
             let (recorded_increase, recorded_down) = recorded.increase_over(&earlier);
             if recorded_down {
                 self.flags.insert("recorded_total_went_down");
@@ -354,17 +443,23 @@ impl SessionLedger {
                 nano_aiu: recorded.nano_aiu.or(earlier.nano_aiu),
                 premium_milli: recorded.premium_milli.or(earlier.premium_milli),
             };
-            // A counter left out keeps the previous total: it adds nothing now, and the next
-            // total that can be read adds what it missed.
-            let totals = reading.left_out.fill(reading.tokens, previous);
             self.last_totals.insert(model.clone(), (totals, kept));
             let calls = interval.remove(model).unwrap_or_default();
             if totals.is_below(&previous) {
-                // Some CLI versions are reported to restart their totals on resume.
                 self.flags.insert("total_went_down");
                 continue;
             }
             let mut increase = totals.minus(&previous);
+            if self.counting == Counting::Unknown {
+                // The restarting reading adds the process's own counters whole.
+                let (extra, mut extra_recorded) = (own.minus(&increase), metric.recorded());
+                extra_recorded.take_away(&recorded_increase);
+                self.add_ambiguous(
+                    EntryKey { day, model: model.clone(), kind: Kind::AmbiguousResume },
+                    extra,
+                    extra_recorded,
+                );
+            }
             if increase.hold_cache_inside_input() {
                 self.flags.insert("cache_above_input");
             }
@@ -373,9 +468,7 @@ impl SessionLedger {
             }
             // An increase with a counter left out still makes its row, to carry the flag, as
             // does a billed amount recorded with no tokens.
-            let billed =
-                recorded_increase.nano_aiu.unwrap_or(0) > 0 || recorded_increase.premium_milli.unwrap_or(0) > 0;
-            if increase.is_zero() && !implausible && !billed {
+            if increase.is_zero() && !implausible && recorded_increase.is_zero() {
                 continue;
             }
             let long = calls.long.min_each(&increase);
@@ -387,8 +480,79 @@ impl SessionLedger {
             self.flags.insert("per_call_mismatch");
         }
         self.uncovered.clear();
+        self.session_totals(day, metrics, counters.session_recorded());
         if let Some(agents) = &counters.agent_metrics {
             self.agent_checkpoint(day, agents);
+        }
+    }
+
+    /// Whether a shutdown of a process whose version cannot tell holds only its own counters:
+    /// a total below the last one, or a model counted before and missing now.
+    fn restarted(&self, metrics: &BTreeMap<String, Shaped<ModelMetric>>) -> bool {
+        self.last_totals.iter().any(|(model, (previous, _))| match metrics.get(model) {
+            None => !previous.is_zero(),
+            Some(metric) => {
+                let reading = metric.read();
+                !reading.left_out.any() && reading.tokens.is_below(previous)
+            }
+        })
+    }
+
+    /// What the upper reading of an ambiguous resume adds: its rows, and the flag on the
+    /// session's counted rows (set when the ledger is finished).
+    fn add_ambiguous(&mut self, key: EntryKey, tokens: Tokens, recorded: Recorded) {
+        if tokens.is_zero() && recorded.is_zero() {
+            return;
+        }
+        self.flags.insert(AMBIGUOUS_RESUME);
+        self.entries.add(key, &Entry { tokens, recorded, ambiguous: true, ..Entry::default() });
+    }
+
+    /// The shutdown's session-wide billed totals (cumulative from 1.0.66): what they hold
+    /// above the per-model sum (a process that ended without a shutdown, whose per-model
+    /// counters the next process never saw) is counted, on the day and model of the usage
+    /// checkpoints that recorded it.
+    fn session_totals(&mut self, day: NaiveDate, metrics: &BTreeMap<String, Shaped<ModelMetric>>, session: Recorded) {
+        let mut per_model = Recorded::default();
+        for (_, recorded) in self.last_totals.values() {
+            per_model.add(recorded);
+        }
+        let checkpoints = std::mem::take(&mut self.pending_checkpoints);
+        let before = std::mem::replace(&mut self.shutdown_recorded, per_model.max_each(&session));
+        // Before 1.0.66 the session-wide totals are the process's own, as its counters are.
+        if self.version_counting != Some(Counting::Cumulative) {
+            return;
+        }
+        let excess = session.above(&per_model);
+        let mut uncounted = excess;
+        uncounted.take_away(&self.excess_counted);
+        if uncounted.is_zero() {
+            return;
+        }
+        self.flags.insert(SESSION_TOTAL_ABOVE_MODELS);
+        self.excess_counted = self.excess_counted.max_each(&excess);
+        // Where no checkpoint names one: the shutdown's model with the most recorded.
+        let main_model = metrics
+            .iter()
+            .max_by_key(|(_, metric)| (metric.recorded().nano_aiu, metric.read().tokens.requests))
+            .map_or("", |(model, _)| model.as_str());
+        let mut last = before;
+        for (millis, total, model) in checkpoints {
+            let mut step = total;
+            step.take_away(&last);
+            last = last.max_each(&total);
+            let share = step.min_each(&uncounted);
+            if share.is_zero() {
+                continue;
+            }
+            uncounted.take_away(&share);
+            let model = model.unwrap_or_else(|| main_model.to_string());
+            let key = EntryKey { day: self.zone.day(millis), model, kind: Kind::Counted };
+            self.entries.add(key, &Entry { recorded: share, above_models: true, ..Entry::default() });
+        }
+        if !uncounted.is_zero() {
+            let key = EntryKey { day, model: main_model.to_string(), kind: Kind::Counted };
+            self.entries.add(key, &Entry { recorded: uncounted, above_models: true, ..Entry::default() });
         }
     }
 
@@ -398,14 +562,15 @@ impl SessionLedger {
         for (id, agent) in agents {
             let label = if id == "main" { "main" } else { agent.agent_name.as_deref().unwrap_or(id) };
             for (model, metric) in &agent.model_metrics {
-                let reading = metric.read();
+                let key = (id.clone(), model.clone());
+                let shares = self.agents.get_or_insert_with(Default::default);
+                let (previous, earlier) = shares.last_totals.get(&key).copied().unwrap_or_default();
+                let mut reading = metric.read();
+                reading.hold_reasoning_inside_output(&previous, "usage", "reasoningTokens since the last shutdown");
                 if reading.left_out.any() {
                     continue;
                 }
                 let (totals, recorded) = (reading.tokens, metric.recorded());
-                let key = (id.clone(), model.clone());
-                let shares = self.agents.get_or_insert_with(Default::default);
-                let (previous, earlier) = shares.last_totals.get(&key).copied().unwrap_or_default();
                 shares.last_totals.insert(key, (totals, recorded));
                 if totals.is_below(&previous) {
                     continue;
@@ -418,7 +583,8 @@ impl SessionLedger {
     }
 
     /// Frees what only the reading of a log needs (the last totals, the checkpoints seen, the
-    /// calls since the last checkpoint, the thresholds): thousands of ledgers wait for the end.
+    /// calls since the last checkpoint, the thresholds, the processes' base totals and the usage
+    /// checkpoints since the last shutdown): thousands of ledgers wait for the end.
     pub fn log_ended(&mut self) {
         self.last_totals = BTreeMap::new();
         if let Some(shares) = &mut self.agents {
@@ -427,6 +593,8 @@ impl SessionLedger {
         self.seen_checkpoints = HashSet::new();
         self.interval = BTreeMap::new();
         self.thresholds = Vec::new();
+        self.process_base = BTreeMap::new();
+        self.pending_checkpoints = Vec::new();
     }
 
     /// Of two logs of one session (a copy left in an older folder, the same home given twice),
@@ -452,15 +620,17 @@ impl SessionLedger {
             self.entries.add(EntryKey { day, model, kind }, &entry);
         }
         self.interval.clear();
-        if log_exists && self.checkpoints == 0 {
+        if log_exists {
             self.add_usage_checkpoint();
         }
+        let ambiguous = self.flags.contains(AMBIGUOUS_RESUME);
         let billing =
             |model: &str| self.billing_models.iter().find(|(known, ..)| known == model).map(|(_, b, a)| (*b, *a));
         for (key, entry) in self.entries.iter_mut() {
             if let Some((byok, auto)) = billing(&key.model) {
                 (entry.byok, entry.auto) = (entry.byok || byok, entry.auto || auto);
             }
+            entry.ambiguous |= ambiguous;
         }
         if let Some(shares) = &mut self.agents {
             for ((_, _, model), entry) in &mut shares.entries {
@@ -471,11 +641,18 @@ impl SessionLedger {
         }
     }
 
-    /// A session with no shutdown: what its latest usage checkpoint recorded beyond its calls'
-    /// own records goes into its partial figure (on that day's largest, or as a row of no model).
+    /// A session with no shutdown, or work after its last one: what its latest usage checkpoint
+    /// recorded beyond the last shutdown's totals and the later calls' own records goes into
+    /// its partial figure (on that day's largest, or as a row of no model).
     fn add_usage_checkpoint(&mut self) {
         let Some(checkpoint) = self.usage_checkpoint.take() else { return };
-        let (millis, total) = *checkpoint;
+        let (millis, mut total) = *checkpoint;
+        if self.checkpoints > 0 {
+            if self.last_checkpoint_ms.is_some_and(|last| millis <= last) {
+                return;
+            }
+            total.take_away(&self.shutdown_recorded);
+        }
         let mut calls = Recorded::default();
         for (_, entry) in self.entries.iter().filter(|(key, _)| key.kind == Kind::Partial) {
             calls.add(&entry.recorded);
@@ -518,9 +695,15 @@ impl SessionLedger {
             self.uncovered.entry(key.clone()).or_default().add(entry);
         }
         self.flags.extend(store.flags.iter().copied());
-        if self.checkpoints > 0 {
+        if let Some(last) = self.last_checkpoint_ms {
+            // Calls after the last shutdown stay a partial lower bound; the others reconcile.
             self.uncovered.clear();
-            if self.calls.counters() != counted.counters() {
+            let mut covered = store.calls;
+            for (millis, model, entry) in store.timed_calls.iter().filter(|(millis, ..)| *millis > last) {
+                covered = covered.minus(&entry.tokens);
+                self.uncovered.entry((self.zone.day(*millis), model.clone())).or_default().add(entry);
+            }
+            if covered.counters() != counted.counters() {
                 self.flags.insert("per_call_mismatch");
             }
         }

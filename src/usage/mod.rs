@@ -18,7 +18,9 @@ pub mod counters;
 pub mod ledger;
 pub mod month;
 pub mod plans;
+pub mod plausible;
 pub mod rates;
+pub mod resumes;
 pub mod summary;
 
 use chrono::{FixedOffset, NaiveDate, Offset, TimeZone, Utc};
@@ -112,6 +114,9 @@ pub enum Kind {
     Partial,
     /// The store's per-call rows of a session whose log is gone.
     Recovered,
+    /// What the upper reading of a resumed session adds over its counted (lower) figure, when
+    /// the CLI's version cannot tell whether its shutdowns restart their counters.
+    AmbiguousResume,
 }
 
 /// Tokens with the part of them that ran above their model's long-context threshold, and
@@ -126,6 +131,13 @@ pub struct Entry {
     /// Calls made with the person's own key (not billed by GitHub), or whose model Auto chose.
     pub byok: bool,
     pub auto: bool,
+    /// On a day usage cannot be on (`plausible`): shown, flagged, and left out of the month.
+    pub implausible_date: bool,
+    /// From a resumed session whose shutdowns may restart their counters (`ambiguous_resume`).
+    pub ambiguous: bool,
+    /// Credits a shutdown's session-wide totals hold above its per-model ones
+    /// (`session_total_above_models`).
+    pub above_models: bool,
 }
 
 impl Entry {
@@ -140,6 +152,9 @@ impl Entry {
         self.recorded.add(&other.recorded);
         self.byok |= other.byok;
         self.auto |= other.auto;
+        self.implausible_date |= other.implausible_date;
+        self.ambiguous |= other.ambiguous;
+        self.above_models |= other.above_models;
     }
 }
 

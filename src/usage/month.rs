@@ -12,7 +12,7 @@ use serde::Serialize;
 use super::ledger::SessionLedger;
 use super::rates::RateTable;
 use super::summary::price;
-use super::{NANO_AIU_PER_CREDIT, NANO_DOLLARS_PER_CREDIT};
+use super::{Entry, EntryKey, NANO_AIU_PER_CREDIT, NANO_DOLLARS_PER_CREDIT};
 
 /// A month's credits, day by day up to the day they are known to.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -45,7 +45,8 @@ pub struct DayCredits {
 }
 
 /// The credits of `month` (its first day) from every ledger, as of `today` (UTC). Ledgers must
-/// count days in UTC: the billing month does, whatever the display time zone.
+/// count days in UTC: the billing month does, whatever the display time zone. Entries on a day
+/// usage cannot be on (`implausible_date`) are not counted.
 pub fn month_credits<'a>(
     ledgers: impl Iterator<Item = &'a SessionLedger>,
     rates: &RateTable,
@@ -61,7 +62,9 @@ pub fn month_credits<'a>(
     let as_of = today.clamp(first, last);
     let mut by_day: BTreeMap<NaiveDate, (f64, f64)> = BTreeMap::new();
     for ledger in ledgers {
-        for (key, entry) in ledger.entries.iter().filter(|(key, _)| (first..=as_of).contains(&key.day)) {
+        let counted =
+            |(key, entry): &(&EntryKey, &Entry)| (first..=as_of).contains(&key.day) && !entry.implausible_date;
+        for (key, entry) in ledger.entries.iter().filter(counted) {
             let slot = by_day.entry(key.day).or_default();
             match entry.recorded.nano_aiu {
                 Some(nano) => slot.0 += nano as f64 / NANO_AIU_PER_CREDIT,

@@ -7,7 +7,8 @@ use std::io;
 use chrono::NaiveDate;
 use serde::Serialize;
 
-use super::ledger::{IMPLAUSIBLE_COUNTER, SessionLedger};
+use super::ledger::{AMBIGUOUS_RESUME, IMPLAUSIBLE_COUNTER, SESSION_TOTAL_ABOVE_MODELS, SessionLedger};
+use super::plausible::IMPLAUSIBLE_DATE;
 use super::rates::RateTable;
 use super::{Entries, Entry, Kind, NANO_AIU_PER_CREDIT, NANO_DOLLARS_PER_CREDIT, Tokens};
 
@@ -108,9 +109,14 @@ pub struct UsageRow {
     pub credits_from: &'static str,
     /// `no_rate`, `partial`, `recovered`, `long_context` (some calls priced at the higher tier),
     /// `implausible_counter` (a counter that cannot be a token count was left out, not added),
+    /// `implausible_date` (on a day before 2020 or after tomorrow: left out of the month),
     /// `byok` (calls made with the person's own key: GitHub does not bill them), `auto` (Auto
     /// chose the model: its discount is applied), `differs` (the estimate and the recorded
-    /// amount differ by more than 5%).
+    /// amount differ by more than 5%), `ambiguous_resume` (a resumed session whose counters may
+    /// have restarted with each process: the counted row is the lower reading, the
+    /// `ambiguous_resume` kind what the upper one adds), `session_total_above_models` (credits a
+    /// shutdown's session-wide totals hold above its per-model ones: a process that ended
+    /// without a shutdown).
     pub flags: Vec<&'static str>,
 }
 
@@ -163,6 +169,9 @@ struct Accumulator {
     unrecorded: bool,
     byok: bool,
     auto: bool,
+    implausible_date: bool,
+    ambiguous: bool,
+    above_models: bool,
     /// The agent of every entry added, empty once two differ.
     agent: Option<&'static str>,
 }
@@ -179,6 +188,9 @@ impl Accumulator {
         self.recorded.add(&entry.recorded);
         self.byok |= entry.byok;
         self.auto |= entry.auto;
+        self.implausible_date |= entry.implausible_date;
+        self.ambiguous |= entry.ambiguous;
+        self.above_models |= entry.above_models;
         let nanos = price(rates, model, entry);
         match nanos {
             Some(nanos) => self.nanos += nanos,
@@ -213,13 +225,22 @@ impl Accumulator {
         match kind {
             Kind::Partial => flags.push("partial"),
             Kind::Recovered => flags.push("recovered"),
-            Kind::Counted => {}
+            Kind::Counted | Kind::AmbiguousResume => {}
+        }
+        if self.ambiguous {
+            flags.push(AMBIGUOUS_RESUME);
+        }
+        if self.above_models {
+            flags.push(SESSION_TOTAL_ABOVE_MODELS);
         }
         if self.long {
             flags.push("long_context");
         }
         if self.implausible {
             flags.push(IMPLAUSIBLE_COUNTER);
+        }
+        if self.implausible_date {
+            flags.push(IMPLAUSIBLE_DATE);
         }
         if self.byok {
             flags.push("byok");
@@ -383,6 +404,10 @@ pub struct SessionUsage {
     pub cost_usd_micros: Option<u64>,
     /// Sums of the per-call records, for reconciliation with the counted figure.
     pub per_call: Option<Tokens>,
+    /// What the upper reading adds when the CLI's version cannot tell whether the shutdowns
+    /// restart their counters on resume (flag `ambiguous_resume`; the figure is the lower one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ambiguous_resume_adds: Option<Tokens>,
     pub checkpoints: u64,
     pub flags: Vec<String>,
 }
@@ -400,7 +425,7 @@ pub fn session_usage(ledger: &SessionLedger, rates: &RateTable) -> SessionUsage 
         }
     }
     let source = match kind {
-        Some(Kind::Counted) => "counted",
+        Some(Kind::Counted | Kind::AmbiguousResume) => "counted",
         Some(Kind::Partial) => "partial",
         Some(Kind::Recovered) => "recovered",
         None if ledger.checkpoints > 0 => "counted",
@@ -420,6 +445,13 @@ pub fn session_usage(ledger: &SessionLedger, rates: &RateTable) -> SessionUsage 
         total: row.total,
         cost_usd_micros: if source == "unknown" { None } else { row.cost_usd_micros },
         per_call: (ledger.calls.requests > 0).then_some(ledger.calls),
+        ambiguous_resume_adds: ledger.flags.contains(AMBIGUOUS_RESUME).then(|| {
+            let mut adds = Tokens::default();
+            for (_, entry) in ledger.entries.iter().filter(|(key, _)| key.kind == Kind::AmbiguousResume) {
+                adds.add(&entry.tokens);
+            }
+            adds
+        }),
         checkpoints: ledger.checkpoints,
         flags,
     }

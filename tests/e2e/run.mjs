@@ -4,7 +4,7 @@
 // (scripts/build-single.sh) and target/release/copilot-lens (the expected numbers come from the
 // native CLI on the same input). Screenshots go to $SHOTS_DIR (default /tmp/copilot-lens-shots).
 //   node tests/e2e/run.mjs [NAME_FILTER]
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -418,6 +418,97 @@ test('VS Code chat sessions: every fixture as a folder, a User folder with long 
     assertEqual(errors, [], 'no page errors');
     noNetworkAfterLoad(net, server, 'vscode');
     return `${names.length} fixtures, a User folder (${long.summary.files} files of ${filesUnder(user).length} walked) and a Windows zip equal the native CLI`;
+  } finally {
+    await browser.close();
+  }
+});
+
+test('nothing dropped: every hostile fixture and older CLI layout as a folder equals the native CLI; a folder holding a home\'s zip reads as the CLI reads it; a state.vscdb over 64 MB keeps its chat titles', async () => {
+  // A folder holding only a zip of a home with both agents' data, and a note beside it.
+  const dropped = path.join(TMP, 'dropped');
+  mkdirSync(dropped, { recursive: true });
+  writeFileSync(path.join(dropped, 'laptop.zip'), zipDirectory(path.join(ROOT, 'fixtures/vscode/beside-cli'), 'laptop'));
+  writeFileSync(path.join(dropped, 'notes.txt'), 'not Copilot\'s');
+  // A VS Code profile whose state.vscdb holds 100 MiB of other extensions' state beside the index.
+  const profile = path.join(TMP, 'profile');
+  const workspace = path.join(profile, '.config/Code/User/workspaceStorage/large');
+  const chatId = 'c0de0901-0000-4000-8000-000000000901';
+  mkdirSync(path.join(workspace, 'chatSessions'), { recursive: true });
+  writeFileSync(path.join(workspace, `chatSessions/${chatId}.jsonl`), JSON.stringify({ kind: 0, v: { sessionId: chatId, creationDate: 1790000000000, requests: [{ requestId: 'r1', timestamp: 1790000000000, message: { text: 'hello' } }] } }));
+  execFileSync('python3', ['-c', `
+import json, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("CREATE TABLE ItemTable (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)")
+db.execute("INSERT INTO ItemTable VALUES ('chat.ChatSessionStore.index', ?)", (json.dumps({"version": 1, "entries": {sys.argv[2]: {"title": "Titled in a large profile"}}}),))
+db.execute("INSERT INTO ItemTable VALUES ('some.extension.cache', zeroblob(100 * 1024 * 1024))")
+db.commit()
+`, path.join(workspace, 'state.vscdb'), chatId]);
+
+  // The hostile folders, and the older Copilot CLI layouts (fixtures/layouts/).
+  const LAYOUTS = path.join(ROOT, 'fixtures/layouts');
+  const folders = (base) => [...new Set(filesUnder(base).map((rel) => rel.split('/')[0]))].map((name) => path.join(base, name)).filter((folder) => statSync(folder).isDirectory());
+  const cases = [...folders(INPUTS), ...folders(LAYOUTS)];
+  const browser = await launch();
+  try {
+    const { page, net, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
+    await markLoaded(net);
+    const compare = async (folder, label) => {
+      const expected = native(folder, { byName: true });
+      await pick(page, folder);
+      await checkNumbers(page, expected, label);
+      assert((await exportFile(page, 'rows.jsonl')).text === expected.rowsJsonl, `${label}: rows.jsonl equals the native one`);
+      assertEqual((await exportFile(page, 'sessions.jsonl')).text, expected.sessionsJsonl, `${label}: sessions.jsonl equals the native one`);
+      assertEqual((await exportFile(page, 'usage.csv')).text, expected.usageCsv, `${label}: usage.csv equals the native one`);
+      assertEqual((await exportFile(page, 'inventory.json')).text, expected.inventoryJson, `${label}: inventory.json equals the native one`);
+      const report = JSON.parse((await exportFile(page, 'report.json')).text);
+      assertEqual(report.diagnostics, expected.report.diagnostics, `${label}: the diagnostics equal the native ones`);
+      return { expected, report };
+    };
+    const compared = [];
+    const refused = [];
+    for (const folder of cases) {
+      const name = path.relative(path.join(ROOT, 'fixtures'), folder);
+      let refusal = null;
+      try {
+        native(folder, { byName: true });
+      } catch {
+        refusal = nativeRefusal(folder);
+      }
+      if (refusal === null) {
+        await compare(folder, name);
+        // A zip of the folder that cannot be read is left out with a warning, there as here.
+        const warned = spawnSync(path.join(ROOT, 'target/release/copilot-lens'), ['usage', path.basename(folder)], { cwd: path.dirname(folder), encoding: 'utf8' })
+          .stderr.split('\n')
+          .filter((line) => line.startsWith('copilot-lens: warning: '))
+          .map((line) => line.slice('copilot-lens: warning: '.length).replace(/ \(left out\)$/, ''));
+        if (warned.length) {
+          await showView(page, 'overview');
+          const shown = await page.textContent('#view-overview .warning');
+          for (const warning of warned) assert(shown.includes(warning), `${name}: the page warns as the CLI does: ${warning}\nshown: ${shown}`);
+        }
+        compared.push(warned.length ? `${name} (${warned.length} zips left out)` : name);
+        continue;
+      }
+      // A folder the CLI refuses (only zips that are no zips): the page refuses it too.
+      await page.setInputFiles('#pick-folder', folder);
+      assertEqual(await waitForState(page, ['done', 'error']), 'error', `${name} is refused as the CLI refuses it (${refusal})`);
+      refused.push(name);
+    }
+    // A model chosen that never answered shows in the Sessions view, marked (cli-1.0.14).
+    const neverUsed = native(path.join(LAYOUTS, 'cli-1.0.14')).sessions.filter((session) => (session.models_never_used || []).length);
+    assert(neverUsed.length > 0, 'the fixture has a model that never answered');
+    await pick(page, path.join(LAYOUTS, 'cli-1.0.14'));
+    await showView(page, 'sessions');
+    const modelsCells = await page.$$eval('#view-sessions td.models', (cells) => cells.map((cell) => cell.textContent));
+    assert(modelsCells.some((text) => text.includes(`${neverUsed[0].models_never_used[0]} (chosen, never answered)`)), `the Sessions view marks it: ${modelsCells}`);
+    const { expected: fromZip, report } = await compare(dropped, 'a folder holding a home\'s zip');
+    assertEqual(report.roots.map((root) => root.label), ['dropped/laptop.zip'], 'the zip is the root, named in its folder');
+    assert(fromZip.usageCsv.includes('copilot-vscode') && fromZip.usageCsv.includes('copilot-cli'), `both agents' usage is read from the zip: ${fromZip.usageCsv}`);
+    const { expected: large } = await compare(profile, 'a state.vscdb of 100 MiB');
+    assert(large.sessionsJsonl.includes('"name":"Titled in a large profile"'), `the CLI keeps the title: ${large.sessionsJsonl}`);
+    assertEqual(errors, [], 'no page errors');
+    noNetworkAfterLoad(net, server, 'nothing dropped');
+    return `${compared.length} hostile and older-layout folders equal the native CLI (${compared.join(', ')}); ${refused.length} refused as the CLI refuses them (${refused.join(', ')}); a folder's zip and a 100 MiB state.vscdb read as natively`;
   } finally {
     await browser.close();
   }

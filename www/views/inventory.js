@@ -162,20 +162,22 @@ const SECTIONS = [
     title: 'Projects',
     columns: [
       { label: 'path', value: (p) => p.path, className: 'mono path' },
+      { label: 'remote', value: (p) => p.remote || '', className: 'mono' },
       { label: 'sessions', value: (p) => fmtInt(p.sessions), num: true },
       { label: 'first seen', value: (p) => fmtTime(p.first_seen), className: 'nowrap' },
       { label: 'last seen', value: (p) => fmtTime(p.last_seen), className: 'nowrap' },
     ],
-    text: (p) => [p.path],
+    text: (p) => [p.path, p.remote],
   },
   {
     key: 'scratch_directories',
     title: 'Scratch directories',
     columns: [
       { label: 'path', value: (p) => p.path, className: 'mono path' },
+      { label: 'remote', value: (p) => p.remote || '', className: 'mono' },
       { label: 'sessions', value: (p) => fmtInt(p.sessions), num: true },
     ],
-    text: (p) => [p.path],
+    text: (p) => [p.path, p.remote],
   },
   {
     key: 'models',

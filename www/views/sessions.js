@@ -1,6 +1,6 @@
 // Sessions: a sortable, filterable list; opening one shows its transcript (transcript.js).
 import { add, badge, clear, fmtInt, fmtTime, fmtUSD, h } from '../dom.js';
-import { PRECREATED, renderTranscript } from './transcript.js';
+import { PRECREATED, modelsShown, renderTranscript } from './transcript.js';
 
 const LIMIT = 1000;
 
@@ -40,17 +40,22 @@ function status(s, agents) {
   ];
 }
 
+/** The project, on its remote machine when it is one (`ssh-remote+mybox: /home/me/app`). */
+function projectLabel(s) {
+  return s.remote ? `${s.remote}: ${s.project_path}` : s.project_path;
+}
+
 function cells(s, ctx, agents) {
   return [
     h('td.c-name', null, h('button.link', { on: { click: () => open(s.session_id, ctx) }, title: s.session_id }, s.name || s.session_id.slice(0, 8) + '…')),
-    h('td.mono.clip', { title: s.project_path }, s.project_path),
+    h('td.mono.clip', { title: projectLabel(s) }, projectLabel(s)),
     h('td.mono.clip', { title: s.git_branch }, s.git_branch),
     h('td.nowrap', null, fmtTime(started(s))),
     h('td.nowrap', null, fmtTime(s.last_event || s.updated_at)),
     h('td.num', null, fmtInt(s.prompts)),
     h('td.num', null, fmtInt(s.tool_calls)),
     h('td.num', null, fmtInt(s.denials)),
-    h('td.models', null, s.models.join('\n')),
+    h('td.models', null, modelsShown(s).join('\n')),
     h('td.num', null, s.usage ? fmtInt(s.usage.total) : '—'),
     h('td.num', null, s.usage ? fmtUSD(s.usage.cost_usd_micros) : '—'),
     h('td', null, status(s, agents)),
@@ -98,7 +103,7 @@ export async function render(container, ctx) {
         (!state.home || (s.homes || []).includes(state.home)) &&
         (!state.agent || s.agent === state.agent) &&
         (!needle ||
-          [s.name, s.session_id, s.project_path, s.git_branch, s.models.join(' '), s.client_name].some((v) => (v || '').toLowerCase().includes(needle))),
+          [s.name, s.session_id, s.project_path, s.remote, s.git_branch, modelsShown(s).join(' '), s.client_name].some((v) => (v || '').toLowerCase().includes(needle))),
     );
     const column = COLUMNS.find((c) => c.key === state.sort);
     rows = rows

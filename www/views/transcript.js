@@ -5,6 +5,11 @@ import { add, badge, clear, download, fmtInt, fmtTime, fmtUSD, firstLine, h } fr
 import { diffView, looksLikeDiff } from '../diff.js';
 import { markdown, markdownReady } from '../markdown.js';
 
+/** A session's models, with those chosen but never answering marked so. */
+export function modelsShown(session) {
+  return [...session.models, ...(session.models_never_used || []).map((model) => `${model} (chosen, never answered)`)];
+}
+
 /** The mark of a session Copilot Desktop made and nobody prompted (`precreated_unused`). */
 export const PRECREATED = 'pre-created, never used';
 
@@ -80,7 +85,7 @@ export async function renderTranscript(container, ctx, sessionId, index = null) 
           fact('agent', session.agent),
           // Copilot CLI's version, or the Copilot Chat extension's for a VS Code chat.
           fact('version', session.copilot_version),
-          fact('models', session.models.join(', ')),
+          fact('models', modelsShown(session).join(', ')),
           fact('prompts / replies / tool calls', `${session.prompts} / ${session.replies} / ${session.tool_calls} (${session.failed_tool_calls} failed)`),
           fact('permission requests / denials', `${session.permission_requests} / ${session.denials}`),
           fact('shutdown', session.shutdown),

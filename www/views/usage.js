@@ -10,18 +10,22 @@ const FLAG_HELP = {
   recovered: 'recovered from the store: the session was deleted',
   long_context: 'some calls priced at the long-context tier',
   implausible_counter: 'a counter that cannot be a token count (negative, fractional, too large, not a number) was left out, not added: see "Counter lines to check" below',
+  implausible_date: 'dated before 2020 or after tomorrow: no Copilot usage can be on that day; shown on it, left out of the billing month: see "Counter lines to check" below',
   byok: 'calls on your own model key (BYOK): GitHub does not bill them, no Copilot cost',
   auto: "Auto chose the model: the estimate has Auto's 10% discount",
+  ambiguous_resume: 'a resumed session whose CLI version cannot tell whether its counters restarted with each process: the counted figure is the lower reading, the ambiguous_resume total what the upper one adds',
+  session_total_above_models: "credits a shutdown's session-wide totals hold above its per-model ones (a process that ended without a shutdown), on the day and model of the usage checkpoints that recorded them",
   differs: 'the estimate and what Copilot recorded are more than 5% apart: a wrong rate, a model missing from the rate table, or a change in pricing',
 };
 
-const WARN_FLAGS = new Set(['no_rate', 'implausible_counter', 'differs']);
+const WARN_FLAGS = new Set(['no_rate', 'implausible_counter', 'implausible_date', 'differs', 'ambiguous_resume']);
 const PLAIN_FLAGS = new Set(['long_context', 'byok', 'auto']);
 
 const KIND_LABEL = {
   counted: 'total',
   partial: 'partial (lower bound, not in total)',
   recovered: 'recovered (deleted sessions, not in total)',
+  ambiguous_resume: 'ambiguous resume (upper adds, not in total)',
 };
 
 function flags(row) {

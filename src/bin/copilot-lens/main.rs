@@ -172,7 +172,7 @@ impl Accounting {
             }
             None => RateTable::default_table(),
         };
-        Ok(Options { include_thinking, zone, rates })
+        Ok(Options { include_thinking, zone, rates, today: Some(today_utc()) })
     }
 }
 
@@ -265,8 +265,10 @@ fn main() -> ExitCode {
                 Ok((options, allowance))
             });
             match asked {
-                Ok((options, allowance)) => {
-                    let share = ShareOptions { today: today.unwrap_or_else(today_utc), allowance, short_project_names };
+                Ok((mut options, allowance)) => {
+                    let today = today.unwrap_or_else(today_utc);
+                    options.today = Some(today);
+                    let share = ShareOptions { today, allowance, short_project_names };
                     run_report(&roots, &out, options, (share, sessions), thread_count(threads))
                 }
                 Err(message) => fail(USAGE_ERROR, &message),

@@ -6,6 +6,7 @@ use std::io::{self, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use copilot_lens::input::layout::zips_outside_homes;
 use copilot_lens::input::zip::ZipRoot;
 use copilot_lens::input::{FileReader, ListedFile, ReadAt, RootListing};
 use copilot_lens::sources;
@@ -33,20 +34,36 @@ pub enum Scope {
 }
 
 impl DiskRoots {
-    /// Lists every root; a root that is missing or unreadable is an error for the whole run.
+    /// Lists every root; a root that is missing or unreadable is an error for the whole run. A
+    /// zip found in a folder that cannot be read is left out with a warning on stderr, as the
+    /// page leaves out a root it cannot open; when nothing is left, the run fails with the
+    /// warnings.
     pub fn open(paths: &[PathBuf], scope: Scope, threads: usize) -> Result<(DiskRoots, Vec<RootListing>), String> {
         let mut roots = Vec::new();
         let mut listings = Vec::new();
+        let mut left_out = Vec::new();
         for path in paths {
             let label = path.display().to_string();
             let metadata = fs::metadata(path).map_err(|error| format!("{label}: {error}"))?;
             if metadata.is_dir() {
-                listings.push(list_directory(path, &label, scope, threads));
-                roots.push(Root::Directory(path.clone()));
+                let listing = list_directory(path, &label, scope, threads);
+                let found = zips_outside_homes(listing.files.iter().map(|file| file.path.as_str()));
+                if found.holds_data || found.zips.is_empty() {
+                    listings.push(listing);
+                    roots.push(Root::Directory(path.clone()));
+                }
+                for zip in found.zips {
+                    let label = format!("{}/{zip}", label.trim_end_matches(['/', '\\']));
+                    match open_zip(&path.join(zip), &label) {
+                        Ok((zip, listing)) => {
+                            listings.push(listing);
+                            roots.push(Root::Zip(zip));
+                        }
+                        Err(message) => left_out.push(message),
+                    }
+                }
             } else if metadata.is_file() {
-                let file = File::open(path).map_err(|error| format!("{label}: {error}"))?;
-                let (zip, listing) =
-                    ZipRoot::open(SharedFile::new(file), &label).map_err(|why| format!("{label}: {why}"))?;
+                let (zip, listing) = open_zip(path, &label)?;
                 listings.push(listing);
                 roots.push(Root::Zip(zip));
             } else {
@@ -56,6 +73,12 @@ impl DiskRoots {
                     special_kind(&metadata.file_type())
                 ));
             }
+        }
+        if roots.is_empty() && !left_out.is_empty() {
+            return Err(left_out.join("; "));
+        }
+        for message in left_out {
+            eprintln!("copilot-lens: warning: {message} (left out)");
         }
         Ok((DiskRoots { roots }, listings))
     }
@@ -67,6 +90,11 @@ impl DiskRoots {
             Root::Zip(_) => None,
         })
     }
+}
+
+fn open_zip(path: &Path, label: &str) -> Result<(ZipRoot<SharedFile>, RootListing), String> {
+    let file = File::open(path).map_err(|error| format!("{label}: {error}"))?;
+    ZipRoot::open(SharedFile::new(file), label).map_err(|why| format!("{label}: {why}"))
 }
 
 impl FileReader for DiskRoots {
@@ -219,7 +247,10 @@ fn needed_for_usage(inside: &Path, is_dir: bool) -> bool {
     }
     // A log anywhere: a root of loose logs is read too (the plan leaves out those outside a home).
     let folder = inside.parent().and_then(Path::file_name).map(|folder| folder.to_string_lossy());
-    sources::is_usage_log(folder.as_deref().unwrap_or_default(), &name) || name.starts_with("session-store.db")
+    // A zip too: one outside the homes is read as a root of its own (`zips_outside_homes`).
+    sources::is_usage_log(folder.as_deref().unwrap_or_default(), &name)
+        || name.starts_with("session-store.db")
+        || name.to_ascii_lowercase().ends_with(".zip")
 }
 
 /// Lists files below `base/relative` without following symbolic links (the XDG migration

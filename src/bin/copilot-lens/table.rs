@@ -59,6 +59,7 @@ pub fn write_text(out: &mut impl Write, table: &UsageTable, usage: &UsageData, b
             Kind::Counted => "total",
             Kind::Partial => "partial (lower bound, not in total)",
             Kind::Recovered => "recovered (deleted sessions, not in total)",
+            Kind::AmbiguousResume => "ambiguous resume (upper adds, not in total)",
         };
         // The label goes in the first column shown (the model column when grouping by model).
         let mut line = cells(row, String::new());

@@ -13,8 +13,9 @@ pub const SHARED_DIRS: [&str; 1] = [".agents"];
 pub const CACHE_DIRS: [&str; 3] = [".cache/copilot", "Library/Caches/copilot", "AppData/Local/copilot"];
 /// Entries that only a Copilot directory holds: how a root that is `~/.copilot` itself is told
 /// apart from a home.
-pub const COPILOT_DIR_MARKERS: [OwnFolderMarker; 6] = [
+pub const COPILOT_DIR_MARKERS: [OwnFolderMarker; 7] = [
     copilot_dir_marker("session-state"),
+    copilot_dir_marker("history-session-state"),
     copilot_dir_marker("session-store.db"),
     copilot_dir_marker("session-store.db-wal"),
     copilot_dir_marker("command-history-state.json"),
@@ -32,21 +33,31 @@ pub static LAYOUT: HomeLayout = HomeLayout {
     cache_folders: &CACHE_DIRS,
     shared_folders: &SHARED_DIRS,
     own_folder_markers: &COPILOT_DIR_MARKERS,
-    loose_log: Some(("events.jsonl", loose_log_path)),
+    loose_log: Some(loose_log_path),
     walk_rules: &[],
-    usage_log: |_, name| name == "events.jsonl",
+    // The older layouts' files are listed too: the flat logs are read, the sessions from before
+    // event logs are named as found and holding no usage.
+    usage_log: |folder, name| {
+        name == "events.jsonl"
+            || (folder == "session-state" && flat_log_id(name).is_some())
+            || (folder == "history-session-state" && history_session_id(name).is_some())
+    },
 };
 
-/// Where a log read alone goes: its session folder, named as the folder it was in when that is
-/// a session id, else a stand-in id made from its listed path (the log's own id replaces it).
-fn loose_log_path(folder: &str, listed_path: &str) -> String {
-    let id = if is_session_id(folder) {
-        folder.to_string()
-    } else {
-        let hash = xxhash_rust::xxh3::xxh3_64(listed_path.as_bytes());
-        format!("{:08x}-0000-4000-8000-{:012x}", hash >> 32, hash & 0xffff_ffff_ffff)
-    };
-    format!(".copilot/session-state/{id}/events.jsonl")
+/// Where a log read alone goes: `events.jsonl` into its session folder, named as the folder it
+/// was in when that is a session id, else a stand-in id made from its listed path (the log's own
+/// id replaces it); a flat `<id>.jsonl` (CLI 0.0.3xx) into `session-state/` as it was.
+fn loose_log_path(listed_path: &str) -> Option<String> {
+    let mut parts = listed_path.rsplit('/');
+    let (name, folder) = (parts.next()?, parts.next().unwrap_or_default());
+    if let Some(id) = flat_log_id(name) {
+        return Some(format!(".copilot/session-state/{id}.jsonl"));
+    }
+    if name != "events.jsonl" {
+        return None;
+    }
+    let id = if is_session_id(folder) { folder.to_string() } else { crate::sources::stand_in_session_id(listed_path) };
+    Some(format!(".copilot/session-state/{id}/events.jsonl"))
 }
 
 const fn kind(name: &'static str, role: Role, secondary: bool) -> FileKind {
@@ -61,6 +72,9 @@ pub const STORE: FileKind = kind("store", Role::Store, true);
 pub const STORE_WAL: FileKind = kind("store_wal", Role::StoreWal, true);
 pub const STORE_SHM: FileKind = kind("store_shm", Role::NotNeeded, false);
 pub const HISTORY: FileKind = kind("history", Role::Metadata, true);
+/// `history-session-state/session_<id>_<ms>.json`: a whole session from before event logs;
+/// secondary, as a log that imported it (`session.import_legacy`) repeats its rows.
+pub const HISTORY_SESSION: FileKind = kind("history_session", Role::Metadata, true);
 pub const PERMISSIONS: FileKind = kind("permissions", Role::Metadata, false);
 pub const SETTINGS: FileKind = kind("settings", Role::Metadata, false);
 pub const SIDEBAR: FileKind = kind("sidebar", Role::Metadata, false);
@@ -119,7 +133,22 @@ fn classify_in_copilot_dir<'a>(path: &'a str, dir: &str, rest: &'a str) -> Class
             };
             return Classified { kind, session_id: Some(id), tree: None };
         }
+        if let Some(id) = flat_log_id(in_session) {
+            return Classified { kind: EVENTS_LOG, session_id: Some(id), tree: None };
+        }
+        // A session folder under another name (copied, renamed): its log names its session.
+        if in_session.split_once('/').is_some_and(|(folder, file)| file == "events.jsonl" && !folder.starts_with('.')) {
+            return plain(EVENTS_LOG);
+        }
         return plain(FileKind::NOT_WANTED);
+    }
+    if let Some(id) = rest.strip_prefix("history-session-state/").and_then(history_session_id) {
+        return Classified { kind: HISTORY_SESSION, session_id: Some(id), tree: None };
+    }
+    if let Some(id) =
+        rest.strip_prefix("logs/session-").and_then(|name| name.strip_suffix(".log")).filter(|id| is_session_id(id))
+    {
+        return Classified { kind: PROCESS_LOG, session_id: Some(id), tree: None };
     }
     let kind = match rest {
         "session-store.db" => STORE,
@@ -172,6 +201,25 @@ pub fn is_agent_file(rest: &str) -> bool {
 /// `[0-9a-f-]{36}`, the session directory pattern of the parser plan.
 pub fn is_session_id(name: &str) -> bool {
     name.len() == 36 && name.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b) || b == b'-')
+}
+
+/// The session id of a flat session log, `<id>.jsonl` (CLI 0.0.3xx wrote `session-state/<id>.jsonl`).
+pub fn flat_log_id(name: &str) -> Option<&str> {
+    name.strip_suffix(".jsonl").filter(|id| is_session_id(id))
+}
+
+/// The session id of `session_<id>_<epoch ms>.json`, the CLI's sessions from before event logs.
+fn history_session_id(name: &str) -> Option<&str> {
+    let (id, ms) = name.strip_prefix("session_")?.strip_suffix(".json")?.rsplit_once('_')?;
+    (is_session_id(id) && !ms.is_empty() && ms.bytes().all(|b| b.is_ascii_digit())).then_some(id)
+}
+
+/// The folder-form log that a flat one of the same session gives way to (the CLI moved
+/// sessions into folders; a home can hold both).
+pub fn read_instead(path: &str) -> Option<String> {
+    let (folder, name) = path.rsplit_once('/')?;
+    let id = flat_log_id(name).filter(|_| folder.ends_with("session-state"))?;
+    Some(format!("{folder}/{id}/events.jsonl"))
 }
 
 fn is_sidebar_file(rest: &str) -> bool {
@@ -227,6 +275,41 @@ mod tests {
         assert_eq!((artifact.kind, artifact.session_id), (ARTIFACT, Some(ID)));
         assert_eq!(classify(".copilot/mcp-secrets/a").kind, FileKind::SECRET);
         assert_eq!(classify("Documents/notes.txt").kind, FileKind::OUTSIDE);
+    }
+
+    #[test]
+    fn older_layouts_are_recognised() {
+        let flat = format!(".copilot/session-state/{ID}.jsonl");
+        assert_eq!(classify(&flat), Classified { kind: EVENTS_LOG, session_id: Some(ID), tree: None });
+        assert_eq!(read_instead(&flat), Some(format!(".copilot/session-state/{ID}/events.jsonl")));
+        assert_eq!(read_instead(&format!(".copilot/session-state/{ID}/events.jsonl")), None);
+        // A session folder under another name: its log names the session.
+        let renamed = classify(".copilot/session-state/backup-of-3/events.jsonl");
+        assert_eq!((renamed.kind, renamed.session_id), (EVENTS_LOG, None));
+        assert_eq!(classify(".copilot/session-state/.session-operation-locks/events.jsonl").kind, FileKind::NOT_WANTED);
+        assert_eq!(classify(".copilot/session-state/notes.jsonl").kind, FileKind::NOT_WANTED);
+        let history = format!(".copilot/history-session-state/session_{ID}_1759309200000.json");
+        assert_eq!(classify(&history), Classified { kind: HISTORY_SESSION, session_id: Some(ID), tree: None });
+        assert_eq!(classify(&format!(".copilot/history-session-state/session_{ID}_.json")).kind, FileKind::NOT_WANTED);
+        let session_log = format!(".copilot/logs/session-{ID}.log");
+        assert_eq!(classify(&session_log), Classified { kind: PROCESS_LOG, session_id: Some(ID), tree: None });
+        assert_eq!(classify(".copilot/logs/session-x.log").kind, FileKind::NOT_WANTED);
+        // A usage-only walk lists the flat logs and the history sessions too.
+        assert!((LAYOUT.usage_log)("session-state", &format!("{ID}.jsonl")));
+        assert!((LAYOUT.usage_log)("history-session-state", &format!("session_{ID}_1759309200000.json")));
+        assert!(!(LAYOUT.usage_log)("logs", &format!("{ID}.jsonl")));
+    }
+
+    #[test]
+    fn a_loose_log_goes_into_a_session_folder_or_beside_them() {
+        let place = LAYOUT.loose_log.unwrap();
+        assert_eq!(place(&format!("saved/{ID}.jsonl")), Some(format!(".copilot/session-state/{ID}.jsonl")));
+        assert_eq!(place(&format!("{ID}/events.jsonl")), Some(format!(".copilot/session-state/{ID}/events.jsonl")));
+        let stand_in = place("events.jsonl").unwrap();
+        assert!(
+            stand_in.ends_with("/events.jsonl") && stand_in.len() == ".copilot/session-state//events.jsonl".len() + 36
+        );
+        assert_eq!(place("notes.jsonl"), None);
     }
 
     #[test]

@@ -6,6 +6,7 @@
 pub mod customizations;
 pub mod events;
 pub mod history;
+pub mod history_session;
 pub mod layout;
 pub mod logs;
 pub mod permissions;
@@ -29,7 +30,8 @@ use crate::sources::log::{LogContext, LogOutcome};
 use crate::usage::ledger::SessionLedger;
 use crate::usage::rates::RateTable;
 use layout::{
-    ARTIFACT, CHECKPOINTS_INDEX, HISTORY, PERMISSIONS, PLAN, SETTINGS, SIDEBAR, SNAPSHOTS, VSCODE_METADATA, WORKSPACE,
+    ARTIFACT, CHECKPOINTS_INDEX, HISTORY, HISTORY_SESSION, PERMISSIONS, PLAN, SETTINGS, SIDEBAR, SNAPSHOTS,
+    VSCODE_METADATA, WORKSPACE,
 };
 use store::TurnReader;
 
@@ -62,6 +64,8 @@ impl Source for CopilotCli {
             MetadataInput::Stream(reader) => return import_process_log(reader, into),
             MetadataInput::Listed => return import_listed(into),
             MetadataInput::Bytes(bytes) => bytes,
+            // Its store is read as a store; it has no database of its own.
+            MetadataInput::Database(_) => return Ok(()),
         };
         if customizations::reads(into.kind) {
             return customizations::import(bytes, into);
@@ -74,7 +78,7 @@ impl Source for CopilotCli {
                 let facts = into.session(session_id, "workspace.yaml");
                 if facts.workspace.is_none() {
                     facts.workspace = Some(Box::new(WorkspaceFacts {
-                        name: parsed.text("name").to_string(),
+                        name: parsed.title().to_string(),
                         cwd: parsed.text("cwd").to_string(),
                         client_name: parsed.text("client_name").to_string(),
                         created_at: parsed.text("created_at").to_string(),
@@ -99,6 +103,12 @@ impl Source for CopilotCli {
                 rows
             }
             HISTORY => history::parse(bytes)?,
+            HISTORY_SESSION => {
+                let parsed = history_session::parse(utf8_text(bytes)?).map_err(|error| error.to_string())?;
+                let facts = into.session(session_id, "history-session-state");
+                facts.log.get_or_insert_with(Default::default).merge(parsed.summary);
+                history_session::pending_rows(parsed.rows, session_id)
+            }
             PERMISSIONS => {
                 let grants = permissions::parse(bytes)?;
                 let rows = permissions::rows(&grants);
@@ -150,6 +160,10 @@ impl Source for CopilotCli {
         events::parse_log(context, reader, sink)
     }
 
+    fn read_instead(&self, path: &str) -> Option<String> {
+        layout::read_instead(path)
+    }
+
     fn log_found_in(&self) -> &'static str {
         "events.jsonl"
     }
@@ -187,9 +201,13 @@ fn import_listed(into: &mut Importing<'_>) -> Result<(), String> {
     Ok(())
 }
 
-/// A process log: sign-ins, versions per session, MCP servers seen.
+/// A process log: sign-ins, versions per session, MCP servers seen. An older version's
+/// `logs/session-<id>.log` served the session its name gives.
 fn import_process_log(reader: &mut dyn BufRead, into: &mut Importing<'_>) -> Result<(), String> {
-    let facts = logs::scan(reader).map_err(|error| error.to_string())?;
+    let mut facts = logs::scan(reader).map_err(|error| error.to_string())?;
+    if !into.session_id.is_empty() {
+        facts.workspace_ids.insert(into.session_id.to_string());
+    }
     for id in &facts.workspace_ids {
         let session = into.session(id, "process log");
         session.process_versions.extend(facts.versions.iter().cloned());

@@ -1,5 +1,6 @@
 //! The usage-only reading of an event log: the bytes are searched, a chunk at a time, for the
-//! names of the two types that carry counters, and only the lines holding one are parsed. A
+//! names of the types that carry counters or tell how they count (the start's version, the
+//! resumes), and only the lines holding one are parsed. A
 //! run costs little more than reading the files.
 
 use std::io::{self, Read};
@@ -9,6 +10,7 @@ use memchr::memmem::Finder;
 use crate::usage::counters::{ShutdownCounters, UsageCheckpointData, UsageRecordData};
 use crate::usage::ledger::{LoggedAt, Place, SessionLedger};
 use crate::usage::rates::RateTable;
+use crate::usage::resumes::{ResumeData, StartData};
 use serde::Deserialize;
 
 use crate::lines::MAX_LINE_BYTES;
@@ -112,6 +114,10 @@ fn scan_region(
             Counter::Shutdown
         } else if rest.starts_with(b"usage_checkpoint\"") {
             Counter::Checkpoint
+        } else if rest.starts_with(b"start\"") {
+            Counter::Start
+        } else if rest.starts_with(b"resume\"") {
+            Counter::Resume
         } else {
             continue;
         };
@@ -151,6 +157,9 @@ enum Counter {
     Call,
     Shutdown,
     Checkpoint,
+    /// `session.start` and `session.resume`: how resumed shutdowns count.
+    Start,
+    Resume,
 }
 
 /// `Some(true)` when the line was a counter line and was applied, `Some(false)` when it was
@@ -165,13 +174,26 @@ fn apply_line(
     let text = std::str::from_utf8(line).ok()?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut spare = String::new();
-    if let Counter::Checkpoint = counter {
+    if let Counter::Start = counter {
+        let line: CounterLine<'_, StartData> = crate::json::from_str(text, &mut spare).ok()?;
+        if line.kind.get() != Some("session.start") {
+            return Some(false);
+        }
+        ledger.started(line.data.unwrap_or_default().copilot_version.as_deref());
+    } else if let Counter::Resume = counter {
+        let line: CounterLine<'_, ResumeData> = crate::json::from_str(text, &mut spare).ok()?;
+        if line.kind.get() != Some("session.resume") {
+            return Some(false);
+        }
+        ledger.resumed(line.data.unwrap_or_default().session_limits);
+    } else if let Counter::Checkpoint = counter {
         let line: CounterLine<'_, UsageCheckpointData> = crate::json::from_str(text, &mut spare).ok()?;
         if line.kind.get() != Some("session.usage_checkpoint") {
             return Some(false);
         }
         let data = line.data.unwrap_or_default();
-        ledger.usage_checkpoint(LoggedAt { place, timestamp: line.timestamp.or_empty() }, data.recorded());
+        let at = LoggedAt { place, timestamp: line.timestamp.or_empty() };
+        ledger.usage_checkpoint(at, data.recorded(), data.model());
     } else if let Counter::Call = counter {
         let line: CounterLine<'_, UsageRecordData> = crate::json::from_str(text, &mut spare).ok()?;
         if line.kind.get() != Some("session.usage_record") {

@@ -17,6 +17,7 @@ use serde_json::value::RawValue;
 use super::utf8_text;
 use crate::model::{PendingRow, RowMark, TurnType};
 use crate::sessions::VscodeMetadataFacts;
+use crate::sources::folder_uri::{self, Folder};
 use crate::time;
 
 /// The keys copilot-lens reads; every other key (`writtenToDisc`, `firstUserMessage`,
@@ -34,8 +35,9 @@ pub struct VscodeMetadata {
     pub worktree_properties: Option<Worktree>,
     #[serde(deserialize_with = "lenient_list")]
     pub additional_workspaces: Vec<AdditionalWorkspace>,
-    /// Epoch milliseconds of the file's first write.
-    #[serde(deserialize_with = "crate::json::lenient")]
+    /// Epoch milliseconds of the file's first write (a number, a fraction dropped, or a
+    /// timestamp as text).
+    #[serde(deserialize_with = "millis")]
     pub created: Option<i64>,
     /// 1-based line of each `"worktreePath"` key, with its value, for `source_line`.
     #[serde(skip)]
@@ -90,6 +92,10 @@ fn lenient_list<'de, D: Deserializer<'de>, T: DeserializeOwned>(deserializer: D)
     Ok(items.into_iter().filter_map(|item| crate::json::from_str(item.get(), &mut String::new()).ok()).collect())
 }
 
+fn millis<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<i64>, D::Error> {
+    Ok(time::value_millis(&serde_json::Value::deserialize(deserializer)?))
+}
+
 /// A text that is there and not empty.
 fn given(value: &Option<String>) -> Option<&str> {
     value.as_deref().filter(|text| !text.is_empty())
@@ -136,13 +142,20 @@ impl VscodeMetadata {
                 worktrees.push(path.to_string());
             }
         }
+        // A folder may be written as a URI (a remote one names its machine).
+        let project = [
+            repository.and_then(|r| given(&r.repository_path)),
+            worktree.and_then(|w| given(&w.repository_path)),
+            folder.and_then(|f| given(&f.folder_path)),
+        ]
+        .into_iter()
+        .flatten()
+        .find_map(folder_uri::decode)
+        .unwrap_or(Folder { path: String::new(), remote: None });
         VscodeMetadataFacts {
             title: given(&self.custom_title).unwrap_or_default().to_string(),
-            repository: first(&[
-                repository.and_then(|r| given(&r.repository_path)),
-                worktree.and_then(|w| given(&w.repository_path)),
-                folder.and_then(|f| given(&f.folder_path)),
-            ]),
+            repository: project.path,
+            remote: project.remote.unwrap_or_default(),
             branch: first(&[
                 repository.and_then(|r| given(&r.branch_name)),
                 worktree.and_then(|w| given(&w.branch_name)),
@@ -233,9 +246,19 @@ mod tests {
                 repository: r"c:\Users\name\git\my-project".into(),
                 branch: "feature/my-branch".into(),
                 worktrees: Vec::new(),
+                remote: String::new(),
             }
         );
         assert!(metadata.rows("s").is_empty());
+    }
+
+    #[test]
+    fn a_remote_folder_is_its_path_on_its_machine() {
+        let text = r#"{"workspaceFolder":{"folderPath":"vscode-remote://ssh-remote%2Bmybox/home/me/app"},"created":1790931600000.5}"#;
+        let metadata = parse(text.as_bytes()).unwrap();
+        let facts = metadata.facts();
+        assert_eq!((facts.repository.as_str(), facts.remote.as_str()), ("/home/me/app", "ssh-remote+mybox"));
+        assert_eq!(metadata.created, Some(1790931600000), "a fraction of a millisecond is dropped");
     }
 
     #[test]

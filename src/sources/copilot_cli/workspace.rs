@@ -27,6 +27,12 @@ impl Workspace {
         self.fields.iter().find(|field| field.key == key).map_or(0, |field| field.line)
     }
 
+    /// The session's title: `name`, else `summary`, where CLI 1.0.10 to 1.0.27 wrote it
+    /// (`name` came later).
+    pub fn title(&self) -> &str {
+        Some(self.text("name")).filter(|name| !name.is_empty()).unwrap_or_else(|| self.text("summary"))
+    }
+
     pub fn is_synced(&self) -> bool {
         !self.text("mc_session_id").is_empty()
     }
@@ -39,9 +45,10 @@ impl Workspace {
             PendingRow::new(TurnType::System, text, stamp, self.key_line(key)).in_session(session_id)
         };
         let mut rows = Vec::new();
-        let name = self.text("name");
+        let name = self.title();
         if !name.is_empty() {
-            rows.push(row(format!("session name: {name}"), created, "name"));
+            let key = if self.text("name").is_empty() { "summary" } else { "name" };
+            rows.push(row(format!("session name: {name}"), created, key));
         }
         rows.push(row(
             format!(
@@ -105,6 +112,19 @@ mod tests {
         );
         assert_eq!(rows[0].timestamp_utc, "2026-10-01T09:00:00.000Z");
         assert!(rows[2].at_file_time && !rows[0].at_file_time);
+    }
+
+    #[test]
+    fn an_older_cli_s_summary_is_the_title_block_scalar_or_not() {
+        // CLI 1.0.14's shape: no `name`, the title in `summary`, a long one as a `|-` block.
+        let block = "id: x\ncwd: /srv/proj\nsummary: |-\n  Fix the parser's\n  block scalars\nsummary_count: 0\n";
+        let workspace = parse(block.as_bytes()).unwrap();
+        assert_eq!(workspace.title(), "Fix the parser's\nblock scalars");
+        assert_eq!(workspace.rows("x", true)[0].source_line, 3);
+        let plain = parse(b"id: x\nsummary: Add a test\n").unwrap();
+        assert_eq!(plain.title(), "Add a test");
+        let named = parse(b"id: x\nname: Renamed\nsummary: Add a test\n").unwrap();
+        assert_eq!(named.title(), "Renamed");
     }
 
     #[test]

@@ -62,7 +62,7 @@ pub const MCP_CONFIG: FileKind = FileKind { name: "mcp_config", role: Role::Meta
 /// `User/settings.json`: only its `mcp` key is read.
 pub const SETTINGS: FileKind = FileKind { name: "vscode_settings", role: Role::Metadata, secondary: false };
 /// A `state.vscdb`, for its index of the chat sessions (their titles).
-pub const CHAT_INDEX: FileKind = FileKind { name: "chat_index", role: Role::Metadata, secondary: false };
+pub const CHAT_INDEX: FileKind = FileKind { name: "chat_index", role: Role::Database, secondary: false };
 
 fn is_chat_folder(name: &str) -> bool {
     name == "chatSessions" || name == "emptyWindowChatSessions"

@@ -15,6 +15,7 @@ use serde::Deserialize;
 use crate::lines::LineReader;
 use crate::model::{OwnedRow, RowSink};
 use crate::report::DiagnosticKind;
+use crate::sources::folder_uri;
 use crate::sources::log::{LogContext, LogOutcome, LogProblem, ScanStats};
 use crate::usage::ledger::{CounterProblem, Place, SessionLedger};
 use crate::usage::rates::RateTable;
@@ -53,10 +54,10 @@ impl Source for CopilotVscode {
     }
 
     fn import(&self, input: MetadataInput<'_>, into: &mut Importing<'_>) -> Result<(), String> {
-        let MetadataInput::Bytes(bytes) = input else { return Ok(()) };
-        if into.kind == layout::CHAT_INDEX {
-            return import_index(bytes, into);
+        if let MetadataInput::Database(connection) = input {
+            return import_index(connection, into);
         }
+        let MetadataInput::Bytes(bytes) = input else { return Ok(()) };
         if into.kind == layout::MCP_CONFIG || into.kind == layout::SETTINGS {
             return mcp::import(bytes, into);
         }
@@ -67,10 +68,10 @@ impl Source for CopilotVscode {
         let workspace: Workspace =
             crate::json::from_slice(strip_bom(bytes), &mut spare).map_err(|error| error.to_string())?;
         // A multi-root workspace has no one folder: its sessions stay without a project.
-        if let Some(folder) = workspace.folder.as_ref().and_then(turns::folder_path)
+        if let Some(folder) = workspace.folder.as_ref().and_then(folder_uri::from_json)
             && let Some((storage, _)) = into.path.rsplit_once('/')
         {
-            into.home.folder_projects.insert(storage.to_string(), folder);
+            into.home.folder_projects.insert(storage.to_string(), folder.written());
         }
         Ok(())
     }
@@ -159,8 +160,7 @@ struct ChatIndex {
 
 /// The session titles of a `state.vscdb`'s chat index: VS Code saves a title it made itself
 /// only there (the session file holds a title the person gave, `customTitle`).
-fn import_index(bytes: &[u8], into: &mut Importing<'_>) -> Result<(), String> {
-    let connection = super::sqlite_image::open_bytes(bytes)?;
+fn import_index(connection: &rusqlite::Connection, into: &mut Importing<'_>) -> Result<(), String> {
     let value: Option<Vec<u8>> = connection
         .query_row("SELECT CAST(value AS BLOB) FROM ItemTable WHERE key = ?1", [INDEX_KEY], |row| row.get(0))
         .map(Some)
@@ -315,14 +315,14 @@ mod tests {
     use super::*;
     use crate::inventory::HomeFacts;
 
-    fn index_database(value: &str) -> Vec<u8> {
-        let mut connection = rusqlite::Connection::open_in_memory().unwrap();
+    fn index_database(value: &str) -> rusqlite::Connection {
+        let connection = rusqlite::Connection::open_in_memory().unwrap();
         connection.execute_batch("CREATE TABLE ItemTable (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)").unwrap();
         connection.execute("INSERT INTO ItemTable VALUES (?1, ?2)", [INDEX_KEY, value]).unwrap();
-        connection.serialize(rusqlite::MAIN_DB).unwrap().to_vec()
+        connection
     }
 
-    fn titles(bytes: &[u8]) -> Result<Vec<(String, Option<String>)>, String> {
+    fn titles(connection: &rusqlite::Connection) -> Result<Vec<(String, Option<String>)>, String> {
         let (mut sessions, mut home) = (BTreeMap::new(), HomeFacts::default());
         let mut into = Importing {
             kind: layout::CHAT_INDEX,
@@ -336,7 +336,7 @@ mod tests {
             rows: Vec::new(),
             dated: false,
         };
-        CopilotVscode.import(MetadataInput::Bytes(bytes), &mut into)?;
+        CopilotVscode.import(MetadataInput::Database(connection), &mut into)?;
         Ok(sessions.into_iter().map(|(id, facts)| (id, facts.index_title)).collect())
     }
 
@@ -345,12 +345,7 @@ mod tests {
         let index = r#"{"version":1,"entries":{"a":{"title":"Made by VS Code"},"b":{"title":"","isEmpty":true}}}"#;
         assert_eq!(titles(&index_database(index)).unwrap(), [("a".to_string(), Some("Made by VS Code".to_string()))]);
         assert!(titles(&index_database("{not json")).unwrap_err().contains("not the index VS Code writes"));
-        assert_eq!(
-            titles(
-                b"not a database at all, a hundred bytes or so of text to be long enough to check the header........"
-            )
-            .unwrap_err(),
-            "not a SQLite database (no SQLite header)"
-        );
+        let no_table = rusqlite::Connection::open_in_memory().unwrap();
+        assert!(titles(&no_table).unwrap_err().contains("its ItemTable cannot be read: no such table"));
     }
 }

@@ -49,7 +49,7 @@ const UNREAD_SESSION_KEYS: [&str; 3] = ["inputState", "pendingRequests", "repoDa
 const READ_METADATA_KEYS: [&str; 5] =
     ["resolvedModel", "promptTokens", "outputTokens", "modelTotals", "toolCallRounds"];
 /// What they read of a request's `result`.
-const READ_RESULT_KEYS: [&str; 2] = ["metadata", "errorDetails"];
+const READ_RESULT_KEYS: [&str; 3] = ["metadata", "errorDetails", "details"];
 /// Response parts that give rows; others are kept only as their kind, so that indices hold.
 const READ_PART_KINDS: [&str; 4] = ["markdownContent", "toolInvocationSerialized", "thinking", "subagent"];
 
@@ -207,7 +207,8 @@ fn prune_request(request: &mut Value) {
     }
 }
 
-/// Keeps of a result the model, the tokens, each round's thinking tokens and the error.
+/// Keeps of a result the model (`details` names it in an exported chat), the tokens, each
+/// round's thinking tokens and the error.
 fn prune_result(result: &mut Value) {
     let Some(result) = result.as_object_mut() else { return };
     result.retain(|key, _| READ_RESULT_KEYS.contains(&key.as_str()));

@@ -11,12 +11,13 @@ use super::ReadLog;
 use super::replay::Replay;
 use crate::model::{LineLocator, Row, RowMark, RowSink, TurnType};
 use crate::report::DiagnosticKind;
+use crate::sources::folder_uri;
 use crate::sources::log::{LogContext, LogOutcome, LogProblem};
 use crate::time;
 use crate::usage::Entry;
 use crate::usage::NANO_AIU_PER_CREDIT;
 use crate::usage::Tokens;
-use crate::usage::counters::{Count, Recorded, amount};
+use crate::usage::counters::{Count, LeftOut, Recorded, Written, amount};
 use crate::usage::ledger::{CounterProblem, Place, SessionLedger};
 
 /// How VS Code marks a string it cut to save the session (`objectMutationLog.ts`).
@@ -60,10 +61,11 @@ fn read_turns(
     let requests: &[Value] = state.get("requests").and_then(Value::as_array).map_or(&[], Vec::as_slice);
     let summary = &mut outcome.summary;
     summary.title = text(state.get("customTitle")).filter(|title| !title.is_empty()).map(str::to_string);
-    summary.created_ms = state.get("creationDate").and_then(Value::as_i64);
+    summary.created_ms = state.get("creationDate").and_then(time::value_millis);
     // A chat session does not shut down: its record says none rather than "none".
     summary.shutdown_type = Some(String::new());
-    let mut project = (!context.fallback_project.is_empty()).then(|| context.fallback_project.to_string());
+    // The workspace's folder, as `Folder::written` gave it, else the requests' own.
+    let mut folder = folder_uri::decode(context.fallback_project);
     for (index, request) in requests.iter().enumerate() {
         if !request.is_object() {
             continue;
@@ -81,20 +83,23 @@ fn read_turns(
             summary.copilot_version = Some(version.to_string());
         }
         if context.fallback_project.is_empty()
-            && let Some(directory) = request.get("workingDirectory").and_then(folder_path)
+            && let Some(directory) = request.get("workingDirectory").and_then(folder_uri::from_json)
         {
-            project = Some(directory);
+            folder = Some(directory);
         }
         tally_tools(request, outcome);
         add_usage(context, request, &turn, replay.request_line(index), outcome);
         if let Some(emitter) = emitter.as_deref_mut() {
-            emitter.project.clone_from(project.as_ref().unwrap_or(&String::new()));
+            emitter.project.clone_from(folder.as_ref().map_or(&String::new(), |folder| &folder.path));
             emitter.turn(request, &turn, replay.request_line(index));
         }
     }
-    outcome.summary.project = project;
-    // A session with no dated request is known from its creation.
+    (outcome.summary.project, outcome.summary.remote) =
+        folder.map_or((None, None), |folder| (Some(folder.path), folder.remote));
+    // A session with no dated request is known from its creation; an exported one, with no
+    // `creationDate`, from its first request.
     let summary = &mut outcome.summary;
+    summary.created_ms = summary.created_ms.or(summary.first_event_ms);
     if summary.first_event_ms.is_none() {
         (summary.first_event_ms, summary.last_event_ms) = (summary.created_ms, summary.created_ms);
     }
@@ -104,24 +109,35 @@ fn read_turns(
 struct Turn<'a> {
     millis: Option<i64>,
     timestamp: String,
-    /// `resolvedModel` where Auto picked it, else `modelId` without `copilot/`.
-    model: &'a str,
+    /// `resolvedModel` where Auto picked it (or the model `details` names), else `modelId`
+    /// without `copilot/`.
+    model: Cow<'a, str>,
     /// `modelId` without `copilot/`.
     picked: &'a str,
 }
 
 impl<'a> Turn<'a> {
     fn of(request: &'a Value) -> Turn<'a> {
-        let millis = request.get("timestamp").and_then(Value::as_i64);
+        let millis = request.get("timestamp").and_then(time::value_millis);
         let picked = text(request.get("modelId")).map(model_name).unwrap_or_default();
         let resolved = text(request.pointer("/result/metadata/resolvedModel")).filter(|model| !model.is_empty());
-        Turn {
-            millis,
-            timestamp: millis.map(time::format_millis).unwrap_or_default(),
-            model: resolved.map(model_name).unwrap_or(picked),
-            picked,
-        }
+        let model = match resolved {
+            Some(resolved) => Cow::Borrowed(model_name(resolved)),
+            // "Export Chat" keeps no `resolvedModel`; Auto's pick is named in `details`.
+            None if picked == "auto" => text(request.pointer("/result/details"))
+                .and_then(model_from_details)
+                .map_or(Cow::Borrowed(picked), Cow::Owned),
+            None => Cow::Borrowed(picked),
+        };
+        Turn { millis, timestamp: millis.map(time::format_millis).unwrap_or_default(), model, picked }
     }
+}
+
+/// The model of a request's `details` ("Grok Code Fast 1 • 1x": its name, then its
+/// multiplier), as a model id: `grok-code-fast-1`.
+fn model_from_details(details: &str) -> Option<String> {
+    let name = details.split('•').next()?.trim();
+    (!name.is_empty()).then(|| name.to_lowercase().split_whitespace().collect::<Vec<_>>().join("-"))
 }
 
 /// A model id without the `copilot/` of Copilot's own models.
@@ -139,44 +155,6 @@ fn message_text(value: Option<&Value>) -> Option<&str> {
         Value::String(text) => Some(text),
         object => text(object.get("value")),
     }
-}
-
-/// A folder as VS Code writes it: a path, a `file://` URI, or URI components.
-pub fn folder_path(value: &Value) -> Option<String> {
-    let written = match value {
-        Value::String(text) => text.as_str(),
-        object => text(object.get("fsPath")).or_else(|| text(object.get("path")))?,
-    };
-    let path = match written.strip_prefix("file://") {
-        Some(uri) => percent_decode(uri),
-        None => written.to_string(),
-    };
-    // `/c:/Users/x` is a Windows path.
-    let path = match path.as_bytes() {
-        [b'/', letter, b':', ..] if letter.is_ascii_alphabetic() => path[1..].to_string(),
-        _ => path,
-    };
-    (!path.is_empty()).then_some(path)
-}
-
-fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut decoded = Vec::with_capacity(bytes.len());
-    let mut at = 0;
-    while at < bytes.len() {
-        let hex = |byte: u8| (byte as char).to_digit(16);
-        match (bytes[at], bytes.get(at + 1).copied().and_then(hex), bytes.get(at + 2).copied().and_then(hex)) {
-            (b'%', Some(high), Some(low)) => {
-                decoded.push((high * 16 + low) as u8);
-                at += 3;
-            }
-            (byte, _, _) => {
-                decoded.push(byte);
-                at += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&decoded).into_owned()
 }
 
 /// The response parts of a request.
@@ -312,7 +290,7 @@ impl Emitter<'_, '_> {
 
     /// A line that could not be replayed, as the CLI's logs show theirs.
     fn bad_line(&mut self, line: u64, text: &str) {
-        let turn = Turn { millis: None, timestamp: String::new(), model: "", picked: "" };
+        let turn = Turn { millis: None, timestamp: String::new(), model: Cow::Borrowed(""), picked: "" };
         self.emit(&turn, line, (TurnType::System, text.into(), "", "", RowMark::BadLine));
     }
 
@@ -328,7 +306,7 @@ impl Emitter<'_, '_> {
             session_id: context.session_id,
             project_path: &self.project,
             git_branch: "",
-            model: turn.model,
+            model: &turn.model,
             tool_name,
             tool_use_id,
             turn_type,
@@ -342,47 +320,94 @@ impl Emitter<'_, '_> {
     }
 }
 
-/// A `modelTotals[]` entry: one model's tokens over the whole turn.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct ModelTotal {
-    #[serde(default)]
-    model: Option<String>,
-    #[serde(default)]
-    input_tokens: Count,
-    #[serde(default)]
-    output_tokens: Count,
-    #[serde(default)]
-    cached_tokens: Count,
+/// One figure of a request as read: its model, its counts (0 for those left out), the groups
+/// left out (input with its cache reads, output with its reasoning), and whether it covers the
+/// whole turn.
+struct Figure {
+    model: String,
+    tokens: Tokens,
+    left_out: LeftOut,
+    whole: bool,
 }
 
-/// A token count read leniently: absent is 0, what cannot be a count is left out and noted.
-fn count(value: Option<&Value>, left_out: &mut Vec<String>, name: &str) -> u64 {
+/// What a request's counters held that cannot be counted, in words, for the report.
+#[derive(Default)]
+struct Notes {
+    /// Counters left out (`implausible_counter`).
+    left_out: Vec<String>,
+    /// Models that are not names (their tokens go under the request's model).
+    unnamed: Vec<String>,
+}
+
+/// A token count read leniently: absent is 0; what cannot be a count is noted and leaves out
+/// its group (`left`).
+fn count(value: Option<&Value>, notes: &mut Notes, name: &str, left: &mut bool) -> u64 {
     match value.map(Count::deserialize) {
         None | Some(Err(_)) => 0,
         Some(Ok(Count::Read(count))) => count,
         Some(Ok(Count::Unusable(written))) => {
-            left_out.push(format!("{name} is {written} ({})", written.why()));
+            notes.left_out.push(format!("{name} is {written} ({})", written.why()));
+            *left = true;
             0
         }
     }
+}
+
+/// A JSON value in a diagnostic: a scalar as written, a string or container by its kind.
+fn described(value: &Value) -> String {
+    match value {
+        Value::String(_) => "a string".to_string(),
+        Value::Array(_) => "an array".to_string(),
+        Value::Object(_) => "an object".to_string(),
+        scalar => scalar.to_string(),
+    }
+}
+
+/// The figures of `modelTotals[]`, one per model over the whole turn (input includes cached).
+/// An entry that is not an object is noted; one whose model is not a name counts under the
+/// request's model.
+fn model_totals(totals: &[Value], turn: &Turn<'_>, notes: &mut Notes) -> Vec<Figure> {
+    let mut figures = Vec::new();
+    for (at, total) in totals.iter().enumerate() {
+        let Some(total) = total.as_object() else {
+            notes.left_out.push(format!("modelTotals[{at}] is {} (not an object of counters)", described(total)));
+            continue;
+        };
+        let model = match total.get("model") {
+            None | Some(Value::Null) => &*turn.model,
+            Some(Value::String(model)) => model_name(model),
+            Some(other) => {
+                notes.unnamed.push(format!("modelTotals[{at}].model is {}", described(other)));
+                &turn.model
+            }
+        };
+        let mut left_out = LeftOut::default();
+        let name = |field: &str| format!("modelTotals[{at}].{field}");
+        let tokens = Tokens {
+            requests: 1,
+            input: count(total.get("inputTokens"), notes, &name("inputTokens"), &mut left_out.input),
+            cache_read: count(total.get("cachedTokens"), notes, &name("cachedTokens"), &mut left_out.input),
+            output: count(total.get("outputTokens"), notes, &name("outputTokens"), &mut left_out.output),
+            ..Tokens::default()
+        };
+        figures.push(Figure { model: model.to_string(), tokens, left_out, whole: true });
+    }
+    figures
 }
 
 /// One call's input and output, by the names of `fields` in `record`, when either is there.
-fn input_output(record: Option<&Value>, fields: [&str; 2], prefix: &str, left_out: &mut Vec<String>) -> Option<Tokens> {
+fn input_output(
+    record: Option<&Value>,
+    fields: [&str; 2],
+    prefix: &str,
+    notes: &mut Notes,
+) -> Option<(Tokens, LeftOut)> {
     let record = record.filter(|record| fields.iter().any(|field| record.get(field).is_some()))?;
-    let [input, output] = fields.map(|field| count(record.get(field), left_out, &format!("{prefix}{field}")));
-    Some(Tokens { requests: 1, input, output, ..Tokens::default() })
-}
-
-fn read_count(count: Count, left_out: &mut Vec<String>, name: &str) -> u64 {
-    match count {
-        Count::Read(count) => count,
-        Count::Unusable(written) => {
-            left_out.push(format!("{name} is {written} ({})", written.why()));
-            0
-        }
-    }
+    let mut left_out = LeftOut::default();
+    let [input, output] = fields;
+    let input = count(record.get(input), notes, &format!("{prefix}{input}"), &mut left_out.input);
+    let output = count(record.get(output), notes, &format!("{prefix}{output}"), &mut left_out.output);
+    Some((Tokens { requests: 1, input, output, ..Tokens::default() }, left_out))
 }
 
 /// A request's tokens by seed 001's VS Code rules: `modelTotals` (whole turn; input includes
@@ -392,60 +417,74 @@ fn read_count(count: Count, left_out: &mut Vec<String>, name: &str) -> u64 {
 fn add_usage(context: &LogContext<'_>, request: &Value, turn: &Turn<'_>, line: u64, outcome: &mut LogOutcome) {
     let metadata = request.pointer("/result/metadata");
     let rounds = metadata.and_then(|m| m.get("toolCallRounds")).and_then(Value::as_array);
-    let mut left_out = Vec::new();
+    let mut notes = Notes::default();
+    let mut reasoning_left_out = false;
     let reasoning: u64 = rounds
         .map(|rounds| {
             rounds.iter().enumerate().map(|(at, round)| {
-                count(
-                    round.pointer("/thinking/tokens"),
-                    &mut left_out,
-                    &format!("toolCallRounds[{at}].thinking.tokens"),
-                )
+                let name = format!("toolCallRounds[{at}].thinking.tokens");
+                count(round.pointer("/thinking/tokens"), &mut notes, &name, &mut reasoning_left_out)
             })
         })
         .into_iter()
         .flatten()
-        .sum();
+        .fold(0, u64::saturating_add);
     let totals = request.get("modelTotals").or_else(|| metadata.and_then(|m| m.get("modelTotals")));
-    let mut figures: Vec<(String, Tokens, bool)> = Vec::new();
-    if let Some(totals) = totals.and_then(Value::as_array).filter(|totals| !totals.is_empty()) {
-        for (at, total) in totals.iter().enumerate() {
-            let Ok(total) = ModelTotal::deserialize(total) else { continue };
-            let name = |field: &str| format!("modelTotals[{at}].{field}");
-            let tokens = Tokens {
-                requests: 1,
-                input: read_count(total.input_tokens, &mut left_out, &name("inputTokens")),
-                output: read_count(total.output_tokens, &mut left_out, &name("outputTokens")),
-                cache_read: read_count(total.cached_tokens, &mut left_out, &name("cachedTokens")),
-                ..Tokens::default()
+    let mut figures = match totals.and_then(Value::as_array).filter(|totals| !totals.is_empty()) {
+        Some(totals) => {
+            let mut figures = model_totals(totals, turn, &mut notes);
+            // No entry could be read: the request still counts, its tokens left out.
+            if figures.is_empty() {
+                let left_out = LeftOut { requests: false, input: true, output: true };
+                let tokens = Tokens { requests: 1, ..Tokens::default() };
+                figures.push(Figure { model: turn.model.to_string(), tokens, left_out, whole: true });
+            }
+            figures
+        }
+        None => {
+            let request_level = input_output(Some(request), ["promptTokens", "completionTokens"], "", &mut notes);
+            let figure = match request_level {
+                Some((tokens, left_out)) => Some((tokens, left_out, true)),
+                None => input_output(metadata, ["promptTokens", "outputTokens"], "result.metadata.", &mut notes)
+                    .map(|(tokens, left_out)| (tokens, left_out, rounds.is_some_and(|rounds| rounds.len() == 1))),
             };
-            let model = total.model.as_deref().map(model_name).unwrap_or(turn.model).to_string();
-            figures.push((model, tokens, true));
+            figure
+                .map(|(tokens, left_out, whole)| Figure { model: turn.model.to_string(), tokens, left_out, whole })
+                .into_iter()
+                .collect()
         }
-        if let Some((_, first, _)) = figures.first_mut() {
-            first.reasoning = reasoning;
-        }
-    } else if let Some(tokens) = input_output(Some(request), ["promptTokens", "completionTokens"], "", &mut left_out) {
-        figures.push((turn.model.to_string(), Tokens { reasoning, ..tokens }, true));
-    } else if let Some(tokens) =
-        input_output(metadata, ["promptTokens", "outputTokens"], "result.metadata.", &mut left_out)
-    {
-        let one_round = rounds.is_some_and(|rounds| rounds.len() == 1);
-        figures.push((turn.model.to_string(), Tokens { reasoning, ..tokens }, one_round));
-    }
-    if figures.is_empty() {
-        return;
+    };
+    let Some(first) = figures.first_mut() else { return };
+    // The rounds' thinking is the turn's reasoning, which is part of the first model's output.
+    first.tokens.reasoning = reasoning;
+    first.left_out.output |= reasoning_left_out;
+    if !first.left_out.output && reasoning > first.tokens.output {
+        let written = Written::AboveOutput { reasoning, output: first.tokens.output };
+        notes.left_out.push(format!("the thinking tokens of toolCallRounds are {written} ({})", written.why()));
+        first.left_out.output = true;
     }
     let ledger = outcome.usage.get_or_insert_with(|| SessionLedger::new(context.zone));
-    let implausible = !left_out.is_empty();
+    let request_id = text(request.get("requestId")).unwrap_or("?");
+    let implausible = !notes.left_out.is_empty();
     if implausible {
         ledger.problems.push(CounterProblem {
             at: Place::Line(line),
             kind: DiagnosticKind::ImplausibleCounter,
             message: format!(
-                "request {}: {}. Left out, not added (flagged implausible_counter); its other counts are kept",
-                text(request.get("requestId")).unwrap_or("?"),
-                left_out.join(", ")
+                "request {request_id}: {}. Left out with what it belongs with (input with its cache reads, \
+                 output with its reasoning), not added (flagged implausible_counter); its other counts are kept",
+                notes.left_out.join(", ")
+            ),
+        });
+    }
+    if !notes.unnamed.is_empty() {
+        ledger.problems.push(CounterProblem {
+            at: Place::Line(line),
+            kind: DiagnosticKind::Unparsable,
+            message: format!(
+                "request {request_id}: {}, not a model name: its tokens are counted under the request's model ({})",
+                notes.unnamed.join(", "),
+                if turn.model.is_empty() { "none" } else { &turn.model }
             ),
         });
     }
@@ -454,8 +493,7 @@ fn add_usage(context: &LogContext<'_>, request: &Value, turn: &Turn<'_>, line: u
             at: Place::Line(line),
             kind: DiagnosticKind::UndatedCounter,
             message: format!(
-                "request {} has tokens but no timestamp: they cannot be put on a day, so they are in no usage row",
-                text(request.get("requestId")).unwrap_or("?")
+                "request {request_id} has tokens but no timestamp: they cannot be put on a day, so they are in no usage row"
             ),
         });
     }
@@ -469,7 +507,12 @@ fn add_usage(context: &LogContext<'_>, request: &Value, turn: &Turn<'_>, line: u
     let picked = text(request.get("modelId")).unwrap_or_default();
     let byok = !picked.is_empty() && !picked.starts_with("copilot/");
     let auto = picked == "copilot/auto";
-    for (model, tokens, whole) in figures {
+    for Figure { model, tokens, left_out, whole } in figures {
+        let mut tokens = left_out.fill(tokens, Tokens::default());
+        // Input includes its cache reads: a record saying less is raised to them, as the CLI's are.
+        if tokens.hold_cache_inside_input() {
+            ledger.flags.insert("cache_above_input");
+        }
         let entry =
             Entry { tokens, implausible, recorded: std::mem::take(&mut recorded), byok, auto, ..Entry::default() };
         ledger.turn(turn.millis, &model, entry, whole);
@@ -612,6 +655,27 @@ mod tests {
     }
 
     #[test]
+    fn an_input_left_out_takes_its_cache_reads_and_reasoning_stays_inside_output() {
+        let day = 1790000000000i64;
+        let request = |totals: Value, thinking: u64| {
+            json!([{"timestamp": day, "modelId": "copilot/gpt-5", "modelTotals": totals,
+                "result": {"metadata": {"toolCallRounds": [{"thinking": {"tokens": thinking}}]}}}])
+        };
+        let counted = crate::usage::Kind::Counted;
+        let input_1e30 = json!([{"model": "gpt-5", "inputTokens": 1e30, "cachedTokens": 1200, "outputTokens": 90}]);
+        assert_eq!(usage(request(input_1e30, 10)), [("gpt-5".into(), counted, 0, 0, 90, 10)]);
+        let thinking_above = json!([{"model": "gpt-5", "inputTokens": 1000, "cachedTokens": 200, "outputTokens": 30}]);
+        assert_eq!(usage(request(thinking_above, 50)), [("gpt-5".into(), counted, 1000, 200, 0, 0)]);
+        // Cache reads above the input they are part of raise it, as the CLI's records do.
+        let (_, outcome) =
+            read(json!({"requests": request(json!([{"inputTokens": 1000, "cachedTokens": 1200}]), 0)}), false);
+        let ledger = outcome.usage.unwrap();
+        let (_, entry) = ledger.entries.iter().next().unwrap();
+        assert_eq!((entry.tokens.input, entry.tokens.cache_read), (1200, 1200));
+        assert!(ledger.flags.contains("cache_above_input"));
+    }
+
+    #[test]
     fn texts_vs_code_cut_when_saving_are_said() {
         let cut = format!("{CUT_MARKER}; original 2000000 chars]");
         let part = json!({"kind": "toolInvocationSerialized", "toolId": "read", "resultDetails": {"output": [{"value": cut}]}});
@@ -620,13 +684,5 @@ mod tests {
         let problems: Vec<_> = outcome.problems.iter().map(|problem| (problem.kind, problem.line)).collect();
         assert_eq!(problems, [(DiagnosticKind::CutWhenSaved, None)]);
         assert!(outcome.problems[0].message.starts_with("1 text was cut by VS Code"), "{:?}", outcome.problems);
-    }
-
-    #[test]
-    fn folders_are_read_from_uris() {
-        assert_eq!(folder_path(&json!("file:///home/mona/my%20app")).as_deref(), Some("/home/mona/my app"));
-        assert_eq!(folder_path(&json!("file:///c%3A/Users/mona/app")).as_deref(), Some("c:/Users/mona/app"));
-        assert_eq!(folder_path(&json!({"path": "/home/x"})).as_deref(), Some("/home/x"));
-        assert_eq!(folder_path(&json!(3)), None);
     }
 }

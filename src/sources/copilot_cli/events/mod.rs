@@ -15,6 +15,7 @@ use serde_json::value::RawValue;
 
 use self::records::*;
 pub use self::records::{Envelope, Text};
+use super::history_session;
 use crate::json::ReadError;
 use crate::lines::{Line, LineReader};
 use crate::model::{LineLocator, Row, RowMark, RowSink, TurnType};
@@ -22,6 +23,7 @@ use crate::sources::log::{LogContext, LogOutcome};
 use crate::time;
 use crate::usage::counters::{ShutdownCounters, UsageCheckpointData, UsageRecordData};
 use crate::usage::ledger::{LoggedAt, Place, SessionLedger};
+use crate::usage::resumes::{ResumeData, StartData};
 
 /// The rows of one line of a log, made again (a viewer reading a long text it kept only the
 /// start of). Texts depend only on their line; the tracked columns may differ.
@@ -246,7 +248,13 @@ impl LogParser<'_, '_> {
         let context = self.context;
         match kind {
             "session.start" => {
-                let start: SessionStart<'_> = serde_json::from_str(data)?;
+                let start = before_counting::<SessionStart<'_>>(data)?;
+                if let Some(ledger) = &mut self.outcome.usage {
+                    // Read first, as a usage-only scan reads it, so that both runs count alike.
+                    let start: StartData = serde_json::from_str(data)?;
+                    ledger.started(start.copilot_version.as_deref());
+                }
+                let start = start?;
                 let id = start.session_id.or_empty();
                 if context.session_id_from_log && self.outcome.summary.session_id.is_none() && !id.is_empty() {
                     self.tracked.session_id = id.to_string();
@@ -255,6 +263,7 @@ impl LogParser<'_, '_> {
                 if let Some(directory) = &start.context {
                     self.track_directory(directory);
                 }
+                self.note_chosen_model(start.selected_model.or_empty());
                 let version = start.copilot_version.or_empty();
                 if !version.is_empty() {
                     self.outcome.summary.copilot_version = Some(version.to_string());
@@ -263,8 +272,27 @@ impl LogParser<'_, '_> {
                 let text = format!("session start: copilot {version} producer={} cwd={cwd}", start.producer.or_empty());
                 self.emit(line, stamp, RowParts::system(text));
             }
+            "session.import_legacy" => {
+                // A history session (`history-session-state/`) moved into this log by a CLI that
+                // resumed it (0.0.3xx), which then deleted the file: its rows are only here.
+                let import: ImportLegacy<'_> = serde_json::from_str(data)?;
+                let legacy = history_session::parse(import.legacy_session.map_or("{}", RawValue::get))?;
+                let from = import.source_file.non_empty().unwrap_or("-");
+                self.emit(line, stamp, RowParts::system(format!("session imported from {from}")));
+                for row in &legacy.rows {
+                    let parts = RowParts::new(row.turn_type, row.text.as_str()).tool(&row.tool_name, &row.tool_use_id);
+                    self.emit(line, &row.timestamp, parts.model(&row.model));
+                }
+                self.outcome.summary.merge_imported(legacy.summary);
+            }
             "session.resume" => {
-                let resume: SessionResume<'_> = serde_json::from_str(data)?;
+                let resume = before_counting::<SessionResume<'_>>(data)?;
+                if let Some(ledger) = &mut self.outcome.usage {
+                    let marks: ResumeData = serde_json::from_str(data)?;
+                    ledger.resumed(marks.session_limits);
+                }
+                let resume = resume?;
+                self.note_chosen_model(resume.selected_model.or_empty());
                 if let Some(directory) = &resume.context {
                     self.track_directory(directory);
                 }
@@ -407,6 +435,7 @@ impl LogParser<'_, '_> {
                     }
                 }
                 self.tracked.model = new.to_string();
+                self.note_chosen_model(new);
                 self.emit(line, stamp, RowParts::system(text).mark(RowMark::ModelChange));
             }
             "session.auto_mode_resolved" => {
@@ -478,6 +507,7 @@ impl LogParser<'_, '_> {
                     ledger.usage_checkpoint(
                         LoggedAt { place: Place::Line(line), timestamp: stamp },
                         checkpoint.recorded(),
+                        checkpoint.model(),
                     );
                 }
             }
@@ -490,14 +520,7 @@ impl LogParser<'_, '_> {
             "session.shutdown" => {
                 // The counters are read apart from the row's fields, as a usage-only scan reads
                 // them, so that both runs count the same lines.
-                // The row's fields are read first: a line read again for a lone surrogate in
-                // them (`crate::json::with_lone_surrogates`) counts its counters once.
-                let shutdown = serde_json::from_str::<Shutdown<'_>>(data);
-                if let Err(error) = &shutdown
-                    && error.is_lone_surrogate()
-                {
-                    return shutdown.map(drop);
-                }
+                let shutdown = before_counting::<Shutdown<'_>>(data)?;
                 if let Some(ledger) = &mut self.outcome.usage {
                     let counters: ShutdownCounters = serde_json::from_str(data)?;
                     let by_subagent = envelope.agent_id.non_empty().is_some();
@@ -540,6 +563,7 @@ impl LogParser<'_, '_> {
         let message: AssistantMessage<'_> = serde_json::from_str(data)?;
         let model = message.model.or_empty();
         self.note_model(model);
+        self.outcome.summary.answered = true;
         if let Some(content) = message.content.non_empty() {
             self.emit(line, stamp, RowParts::new(TurnType::Assistant, content).model(model));
         }
@@ -692,6 +716,13 @@ impl LogParser<'_, '_> {
         self.outcome.tools.entry(name.to_string()).or_default().calls += 1;
     }
 
+    /// A model the person or the CLI chose; whether any call used it is the record's to say.
+    fn note_chosen_model(&mut self, model: &str) {
+        if !model.is_empty() && !self.outcome.summary.chosen_models.contains(model) {
+            self.outcome.summary.chosen_models.insert(model.to_string());
+        }
+    }
+
     fn note_model(&mut self, model: &str) {
         if !model.is_empty() && !self.outcome.summary.models.contains(model) {
             self.outcome.summary.models.insert(model.to_string());
@@ -699,9 +730,20 @@ impl LogParser<'_, '_> {
     }
 }
 
+/// An event's row fields, read before its counters are counted: a lone surrogate in them is the
+/// error at once, so that the line read again (`crate::json::with_lone_surrogates`) counts them
+/// once; any other error comes after the counting, as a usage-only scan (which reads only the
+/// counters) counts them.
+fn before_counting<'a, T: serde::Deserialize<'a>>(data: &'a str) -> serde_json::Result<serde_json::Result<T>> {
+    match serde_json::from_str(data) {
+        Err(error) if error.is_lone_surrogate() => Err(error),
+        read => Ok(read),
+    }
+}
+
 /// A tool_use row's text: the arguments string, else its command, url, query, path or input,
 /// else the arguments as compact JSON.
-fn tool_use_text(arguments: Option<&RawValue>) -> String {
+pub(crate) fn tool_use_text(arguments: Option<&RawValue>) -> String {
     let Some(raw) = arguments else {
         return String::new();
     };

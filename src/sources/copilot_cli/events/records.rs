@@ -115,13 +115,28 @@ pub struct SessionStart<'a> {
     pub copilot_version: Text<'a>,
     #[serde(borrow)]
     pub producer: Text<'a>,
+    /// The model chosen when the session began (it may never answer).
+    #[serde(borrow)]
+    pub selected_model: Text<'a>,
     #[serde(borrow)]
     pub context: Option<WorkingDirectory<'a>>,
 }
 
 #[derive(Deserialize, Default)]
 #[serde(default, rename_all = "camelCase")]
+pub struct ImportLegacy<'a> {
+    /// The whole history session, as `history_session::parse` reads it.
+    #[serde(borrow)]
+    pub legacy_session: Option<&'a RawValue>,
+    #[serde(borrow)]
+    pub source_file: Text<'a>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
 pub struct SessionResume<'a> {
+    #[serde(borrow)]
+    pub selected_model: Text<'a>,
     #[serde(borrow)]
     pub context: Option<WorkingDirectory<'a>>,
 }

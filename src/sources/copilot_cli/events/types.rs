@@ -107,6 +107,8 @@ const KNOWN: &[&str] = &[
     "session.fusion_route_started",
     "session.handoff",
     "session.idle",
+    // CLI 0.0.3xx: a history session moved into the log.
+    "session.import_legacy",
     "session.indexed_search",
     "session.info",
     "session.managed_plugin_progress",

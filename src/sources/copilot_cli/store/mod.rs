@@ -127,19 +127,55 @@ fn read_into(
     contents: &mut StoreContents,
     on_usage: &mut dyn FnMut(StoreUsageEvent),
 ) -> Result<(), String> {
-    let (connection, registration) = open_store(files, contents)?;
-    let read = read_connection(&connection, scope, contents, on_usage);
-    let Some(registration) = registration else { return read };
-    match read {
-        Err(message) => Err(registration.explain(message)),
-        Ok(()) => {
-            // A table that failed partway is among the problems; say why the files did.
-            if let Some(cause) = registration.take_read_error() {
-                contents.problems.push(format!("reading the store's files failed: {cause}"));
+    let (connection, registration, without_main) = open_store(files, contents)?;
+    let mut read = read_connection(&connection, scope, contents, on_usage);
+    if let Some(registration) = registration {
+        read = match read {
+            Err(message) => Err(registration.explain(message)),
+            Ok(()) => {
+                // A table that failed partway is among the problems; say why the files did.
+                if let Some(cause) = registration.take_read_error() {
+                    contents.problems.push(format!("reading the store's files failed: {cause}"));
+                }
+                Ok(())
             }
+        };
+    }
+    // SQLite calls the pages that were the main file's "malformed": say which file is missing.
+    let Some(missing) = without_main else { return read };
+    match read {
+        Err(message) => Err(format!("{missing}: {message}; nothing was read from it")),
+        Ok(()) if contents.problems.is_empty() => Ok(()),
+        Ok(()) => {
+            let still: Vec<String> = contents.tables.iter().map(|(table, rows)| format!("{table} {rows}")).collect();
+            let still = if still.is_empty() { "nothing".to_string() } else { still.join(", ") };
+            contents.problems.insert(0, format!("{missing}: some tables cannot be read; rows still read: {still}"));
             Ok(())
         }
     }
+}
+
+/// A SQLite database of its own (no write-ahead log is read), opened as the store is. The
+/// registration of a VFS database lives as long as the connection, and is dropped after it.
+pub struct OpenDatabase {
+    pub connection: Connection,
+    _registration: Option<vfs::Registration>,
+}
+
+pub fn open_database(files: &mut dyn StoreFiles) -> Result<OpenDatabase, String> {
+    let (connection, registration, _) = open_store(files, &mut StoreContents::default())?;
+    Ok(OpenDatabase { connection, _registration: registration })
+}
+
+/// Why a log read without its main file lacks pages, when it does.
+fn main_file_missing(main_size: u64, index: Option<&wal::WalIndex>) -> Option<String> {
+    let index = index?;
+    let (pages, held) = (index.database_pages?, index.pages_held());
+    (main_size == 0 && held < pages).then(|| {
+        format!(
+            "the main session-store.db is missing and its write-ahead log holds only {held} of the database's {pages} pages (the rest were in the main file)"
+        )
+    })
 }
 
 /// Pass one over the write-ahead log (its committed frames), which can be made ahead of the
@@ -153,9 +189,10 @@ pub fn scan_wal(files: &mut dyn StoreFiles) -> Result<wal::WalIndex, String> {
 fn open_store(
     files: &mut dyn StoreFiles,
     contents: &mut StoreContents,
-) -> Result<(Connection, Option<vfs::Registration>), String> {
+) -> Result<(Connection, Option<vfs::Registration>, Option<String>), String> {
     let main_size = files.main_size().unwrap_or(0);
     let index = committed_wal(files, main_size, contents);
+    let without_main = main_file_missing(main_size, index.as_ref());
     let size = match index.as_ref().and_then(|index| Some(index.database_pages? * index.page_size as u64)) {
         Some(size) => size,
         None if main_size > 0 => main_size,
@@ -173,7 +210,7 @@ fn open_store(
         let (main, wal) = opened.map_err(|error| format!("cannot open the store: {error}"))?;
         let database = vfs::PagedDatabase { main, main_size, wal: wal.zip(index), read_error: None };
         let (connection, registration) = vfs::open(database)?;
-        return Ok((connection, Some(registration)));
+        return Ok((connection, Some(registration), without_main));
     }
     if size > IMAGE_LIMIT {
         return Err(format!("the database is {size} bytes, more than the {IMAGE_LIMIT} bytes copilot-lens reads"));
@@ -193,7 +230,7 @@ fn open_store(
     // the rollback journal.
     image[18] = 1;
     image[19] = 1;
-    Ok((open_image(image)?, None))
+    Ok((open_image(image)?, None, without_main))
 }
 
 /// The write-ahead log's committed frames, if there is a log, it belongs to the database and
@@ -255,7 +292,7 @@ pub struct TurnReader {
 
 impl TurnReader {
     pub fn open(files: &mut dyn StoreFiles) -> Result<TurnReader, String> {
-        let (connection, registration) = open_store(files, &mut StoreContents::default())?;
+        let (connection, registration, _) = open_store(files, &mut StoreContents::default())?;
         Ok(TurnReader { connection, registration })
     }
 

@@ -174,6 +174,12 @@ impl WalIndex {
         let frame = *self.latest.get(&page)?;
         Some(WAL_HEADER as u64 + frame * (FRAME_HEADER + self.page_size) as u64 + FRAME_HEADER as u64)
     }
+
+    /// How many of the database's pages the log holds (the rest are the main file's).
+    pub fn pages_held(&self) -> u64 {
+        let pages = self.database_pages.unwrap_or(0);
+        self.latest.keys().filter(|&&page| u64::from(page) <= pages).count() as u64
+    }
 }
 
 /// Pass two: copies the latest committed frame of each page into `image`, which holds the
