@@ -2,7 +2,9 @@
 # Runs every fuzz target (fuzz/fuzz_targets/) for SECONDS each (default 10; CI runs them
 # briefly). cargo-fuzz needs nightly flags; RUSTC_BOOTSTRAP=1 lets the stable toolchain take
 # them. A crash stops the run; its input is in fuzz/artifacts/<target>/ and belongs, once
-# fixed, in fixtures/fuzz/<target>/ (tests/fuzz_regressions.rs replays those).
+# fixed, in fixtures/fuzz/<target>/ (tests/fuzz_regressions.rs replays those). chat_mutations'
+# inputs are entries in `arbitrary`'s encoding: `cargo fuzz fmt chat_mutations <input>` shows
+# them, and the log they make belongs in fixtures/fuzz/chat_session_log/.
 #   scripts/fuzz.sh [SECONDS] [TARGET...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,6 +25,8 @@ for target in "${targets[@]}"; do
   case "$target" in
     event_lines) find ../fixtures -name events.jsonl -size -200k -exec cp -n {} "corpus/$target/" \; ;;
     chat_session_log) find ../fixtures -path '*chatSessions*' -size -200k -exec cp -n {} "corpus/$target/" \; ;;
+    # Its inputs are `arbitrary`'s bytes, not logs: any bytes are a sequence of entries.
+    chat_mutations) find ../fixtures/hostile/chat-push-past-end -name '*.jsonl' -exec cp -n {} "corpus/$target/" \; ;;
     workspace_yaml) find ../fixtures -name workspace.yaml -exec cp -n {} "corpus/$target/" \; ;;
     settings_jsonc) find ../fixtures -name settings.json -exec cp -n {} "corpus/$target/" \; ;;
     customization_files) find ../fixtures \( -name '*mcp*.json' -o -name '*.md' \) -size -100k -exec cp -n {} "corpus/$target/" \; ;;
@@ -32,7 +36,7 @@ for target in "${targets[@]}"; do
   esac
   echo "== $target: ${seconds}s"
   cargo fuzz run -O "$target" "corpus/$target" -- -max_total_time="$seconds" -rss_limit_mb=2048 -max_len=262144 2>&1 |
-    grep -E "^(Done|#[0-9]+ +DONE)|ERROR|SUMMARY|panicked|Test unit written" || true
+    grep -E "^(Done|#[0-9]+[[:space:]]+DONE)|ERROR|SUMMARY|panicked|Test unit written" || true
   if [ -n "$(find "artifacts/$target" -type f \( -name 'crash-*' -o -name 'oom-*' -o -name 'timeout-*' \) 2>/dev/null)" ]; then
     echo "fuzz: $target found a failing input in fuzz/artifacts/$target/" >&2
     exit 1

@@ -7,6 +7,7 @@ use serde::Serialize;
 use crate::order;
 use crate::sessions::{SessionFacts, SessionRecord};
 use crate::sources::copilot_cli::logs::McpServerSeen;
+use crate::sources::front_matter::Description;
 use crate::sources::log::{McpCalls, SkillUse, ToolTally};
 
 /// What the files of one home say beyond its sessions.
@@ -74,7 +75,7 @@ pub struct SkippedKey {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CustomizationFile {
     pub name: String,
-    pub description: String,
+    pub description: Description,
     pub path: String,
     pub plugin_root: Option<String>,
     pub bytes: u64,
@@ -96,7 +97,7 @@ pub struct PluginManifest {
     pub manifest: String,
     pub name: String,
     pub version: String,
-    pub description: String,
+    pub description: Description,
     pub marketplace: String,
 }
 
@@ -202,7 +203,8 @@ pub enum ServerVerdict {
 #[derive(Debug, Default, Serialize)]
 pub struct FileShown {
     pub name: String,
-    pub description: String,
+    #[serde(flatten)]
+    pub description: Description,
     pub path: String,
     pub plugin: Option<String>,
     pub bytes: u64,
@@ -263,7 +265,8 @@ pub struct Instructions {
 pub struct Plugin {
     pub name: String,
     pub version: String,
-    pub description: String,
+    #[serde(flatten)]
+    pub description: Description,
     pub marketplace: String,
     pub path: String,
     pub skills: Vec<String>,

@@ -215,6 +215,86 @@ fn symbolic_link_loops_do_not_hang_the_walk() {
 }
 
 #[test]
+fn a_chat_log_index_past_an_arrays_end_is_a_bad_line_and_the_replay_goes_on() {
+    // Pushes with `i` of 10^12, 2*10^8 and 5*10^7 once asked for 32 TB, overflowed, or took 1.5 GB.
+    let (report, rows) = analyse("chat-push-past-end");
+    snapshot("chat-push-past-end__report.json", &report);
+    snapshot("chat-push-past-end__rows.jsonl", &rows);
+    let bad_lines: Vec<&str> = rows.lines().filter(|row| row.contains("parser: unparseable line")).collect();
+    assert_eq!(bad_lines.len(), 7, "{rows}");
+    for question in ["first question", "second question"] {
+        assert!(rows.contains(&format!("\"text\":\"{question}\"")), "{question}: {rows}");
+    }
+    assert!(!rows.contains("lost to a huge cut") || bad_lines.iter().any(|row| row.contains("lost to a huge cut")));
+}
+
+#[test]
+fn lone_surrogate_escapes_read_as_replacement_characters_and_nothing_is_lost() {
+    let (report, rows) = analyse("lone-surrogates");
+    snapshot("lone-surrogates__report.json", &report);
+    snapshot("lone-surrogates__rows.jsonl", &rows);
+    assert!(!rows.contains("unparseable") && !report.contains("no initial entry"), "{report}\n{rows}");
+    for text in [
+        "producer=copilot-agent \u{fffd} cwd=/home/mona/git/octo-lib",
+        "ship it \u{fffd}",
+        "\u{fffd} shipped, and the rest of the line is kept",
+        "session end: error cut \u{fffd} files modified: notes \u{fffd}.md",
+        "first question \u{fffd}",
+        "\u{fffd}second question",
+        "snapshot question \u{fffd}",
+    ] {
+        assert!(rows.contains(text), "{text}: {rows}");
+    }
+    // The usage-only scan reads the same counter lines.
+    let scratch = tempfile::tempdir().unwrap();
+    copy_tree(&fixture("hostile/lone-surrogates"), &scratch.path().join("home"));
+    let usage = run(scratch.path(), &["usage", "home", "--json"]);
+    let usage = String::from_utf8_lossy(&usage.stdout);
+    for (agent, figures) in [("copilot-cli", "\"input\": 2000,"), ("copilot-vscode", "\"input\": 3000,")] {
+        let row = usage.split("\"agent\": ").find(|row| row.starts_with(&format!("\"{agent}\""))).unwrap_or_default();
+        assert!(row.contains(figures), "{agent}: {usage}");
+    }
+}
+
+/// Runs `analyze` on a copy of `home` and returns inventory.json.
+fn inventory_of(home: &Path) -> String {
+    let scratch = tempfile::tempdir().unwrap();
+    copy_tree(home, &scratch.path().join("home"));
+    let output = run(scratch.path(), &["analyze", "home", "--out", "out"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    read(&scratch.path().join("out/inventory.json"))
+}
+
+#[test]
+fn descriptions_are_cut_and_say_so_and_yaml_aliases_are_read() {
+    let inventory = inventory_of(&fixture("hostile/front-matter-limits"));
+    snapshot("front-matter-limits__inventory.json", &inventory);
+    let value: serde_json::Value = serde_json::from_str(&inventory).unwrap();
+    let files = |list: &str| value["homes"][0]["agents"][0][list].as_array().cloned().unwrap_or_default();
+    let skill = files("skills").into_iter().find(|skill| skill["name"] == "long-winded").expect("the skill");
+    let description = skill["description"].as_str().unwrap();
+    assert_eq!((description.chars().count(), description.ends_with('…')), (501, true));
+    assert_eq!(skill["description_cut"], true);
+    let agents = files("custom_agents");
+    let description_of =
+        |name: &str| agents.iter().find(|agent| agent["name"] == name).map(|agent| agent["description"].clone());
+    assert_eq!(description_of("aliased"), Some("Reviews pull requests for style.".into()));
+    assert_eq!(description_of("listed"), Some("".into()), "an alias of a list is no text");
+}
+
+#[test]
+fn a_50_mb_description_costs_500_characters_of_inventory() {
+    let scratch = tempfile::tempdir().unwrap();
+    let skill = scratch.path().join("home/.copilot/skills/huge/SKILL.md");
+    fs::create_dir_all(skill.parent().unwrap()).unwrap();
+    let description = "word ".repeat(10 << 20);
+    fs::write(&skill, format!("---\nname: huge\ndescription: {description}\n---\nBody.\n")).unwrap();
+    let inventory = inventory_of(&scratch.path().join("home"));
+    assert!(inventory.len() < 20_000, "inventory.json is {} bytes", inventory.len());
+    assert!(inventory.contains("\"description_cut\": true"), "{inventory}");
+}
+
+#[test]
 fn remote_and_unc_folders_are_their_paths_with_their_machine_named() {
     let scratch = tempfile::tempdir().unwrap();
     copy_tree(&fixture("hostile/remote-folders"), &scratch.path().join("home"));

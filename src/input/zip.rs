@@ -27,6 +27,8 @@ const RATIO_FLOOR_BYTES: u64 = 16 << 20;
 /// The most bytes of zips inside a zip held in memory to be read: a zip entry cannot be sought
 /// in, and a zip is read from its end.
 pub const MAX_INNER_ZIPS_BYTES: u64 = 1 << 30;
+/// What one byte of deflate data inflates to at most (zlib's technical details: 1032 to 1).
+const DEFLATE_MAX_RATIO: u64 = 1032;
 /// The first bytes of a file, kept to tell what it is when it is not a zip (a tar header's
 /// magic is at 257; a gzip's start inflates to that within this).
 const HEAD_BYTES: usize = 4096;
@@ -188,14 +190,17 @@ impl<R: Read + Seek> ZipRoot<R> {
     /// so far (`held` bytes) leave room for it.
     fn read_inner(&mut self, path: &str, held: &mut u64) -> Result<Archive<R>, String> {
         let at = self.entries[path];
-        let size = self.archive.by_index_data(at.index).map_err(|error| error.to_string())?.size();
+        let entry = self.archive.by_index_data(at.index).map_err(|error| error.to_string())?;
+        // Its data lies before the central directory, whatever its header says.
+        let (size, packed) = (entry.size(), entry.compressed_size().min(self.archive.central_directory_start()));
+        drop(entry);
         if *held + size > MAX_INNER_ZIPS_BYTES {
             return Err(format!(
                 "a zip of {size} bytes inside the archive, over the {MAX_INNER_ZIPS_BYTES} byte limit for zips \
                  inside a zip: extract it and give it on its own"
             ));
         }
-        let mut bytes = Vec::with_capacity(size as usize);
+        let mut bytes = Vec::with_capacity(room_for(size, packed));
         self.entry(at)
             .and_then(|mut entry| entry.read_to_end(&mut bytes))
             .map_err(|error| format!("cannot be read: {error}"))?;
@@ -446,9 +451,16 @@ pub fn inflate_entry(packed: &[u8], size: u64, crc32: u32) -> io::Result<Vec<u8>
     if size > MAX_ENTRY_BYTES {
         return Err(io::Error::new(io::ErrorKind::InvalidData, "the entry is too large"));
     }
-    let mut bytes = Vec::with_capacity(size as usize);
+    let mut bytes = Vec::with_capacity(room_for(size, packed.len() as u64));
     ELSEWHERE.with_borrow_mut(|state| Inflating::new(packed, state.fresh(), size, crc32).read_to_end(&mut bytes))?;
     Ok(bytes)
+}
+
+/// The room to make for an entry whose header says it inflates to `size` bytes from `packed`:
+/// no more than those bytes can inflate to, so that a size in a damaged or hostile header
+/// costs nothing (the read fails when the bytes do not come to `size`).
+fn room_for(size: u64, packed: u64) -> usize {
+    size.min(packed.saturating_mul(DEFLATE_MAX_RATIO)) as usize
 }
 
 /// A raw deflate stream inflated with a state lent to it, failing unless it comes to exactly
@@ -608,6 +620,15 @@ mod tests {
         assert!(super::inflate_entry(&packed, text.len() as u64 - 1, crc).is_err(), "inflates past its size");
         assert!(super::inflate_entry(&packed, text.len() as u64 + 1, crc).is_err(), "short of its size");
         assert!(super::inflate_entry(&packed[..packed.len() / 2], text.len() as u64, crc).is_err(), "cut data");
+    }
+
+    #[test]
+    fn a_size_in_a_header_makes_no_more_room_than_the_data_can_fill() {
+        assert_eq!(super::room_for(4 << 30, 10), 10_320, "ten bytes of deflate data fill at most 10,320");
+        assert_eq!(super::room_for(100, 10), 100);
+        // Once 4 GiB were set aside for this before the read failed.
+        let packed = [0x03, 0x00];
+        assert!(super::inflate_entry(&packed, (4 << 30) - 1, 0).is_err());
     }
 
     #[test]

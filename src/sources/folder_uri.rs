@@ -96,7 +96,7 @@ fn without_drive_slash(path: &str) -> &str {
 /// (containers), else its text when it is a container's folder.
 fn host_named(authority: &str) -> String {
     let Some((kind, host)) = authority.split_once('+') else { return authority.to_string() };
-    let decoded = hex_text(host).and_then(|text| match serde_json::from_str::<Value>(&text) {
+    let decoded = hex_text(host).and_then(|text| match crate::json::from_str::<Value>(&text, &mut String::new()) {
         Ok(Value::Object(object)) => ["hostName", "hostPath", "repositoryPath"]
             .iter()
             .find_map(|key| object.get(*key).and_then(Value::as_str).map(str::to_string)),

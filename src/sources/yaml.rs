@@ -3,14 +3,18 @@
 //! with no serde layer on top: serde-saphyr cost the page about 80 kB of its gzipped download
 //! for a dozen keys (scripts/first-load.mjs).
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+
 use granit_parser::{Event, Parser, ScalarStyle};
 
 /// One top-level key of a mapping.
 #[derive(Debug, PartialEq)]
 pub struct Field {
     pub key: String,
-    /// The scalar as written, after YAML's quoting and folding (`false`, `0`, `fix: the thing`);
-    /// none for a null (`~`, `null`, nothing) and for a sequence, a mapping or an alias.
+    /// The scalar as written, after YAML's quoting and folding (`false`, `0`, `fix: the thing`),
+    /// or the anchored scalar an alias names; none for a null (`~`, `null`, nothing), a
+    /// sequence, a mapping, and an alias of one of those or past the aliases' budget.
     pub value: Option<String>,
     /// 1-based line of the key.
     pub line: u64,
@@ -20,11 +24,25 @@ pub struct Field {
 /// that is not a mapping, or not YAML, is an error.
 pub fn top_level_fields(text: &str) -> Result<Vec<Field>, String> {
     let mut events = Parser::new_from_str(text);
-    let mut next = move || match events.next() {
-        Some(Ok((event, span))) => Ok(Some((event, span.start.line() as u64))),
+    // Anchored scalars (none for a null), by anchor: each is a part of the text, so together
+    // no longer than it.
+    let anchors = RefCell::new(HashMap::new());
+    let mut next = || match events.next() {
+        Some(Ok((event, span))) => {
+            if let Event::Scalar(scalar, style, anchor, tag) = &event
+                && *anchor != 0
+            {
+                let value = (!is_null(scalar, *style, tag.is_some())).then(|| scalar.clone());
+                anchors.borrow_mut().insert(*anchor, value);
+            }
+            Ok(Some((event, span.start.line() as u64)))
+        }
         Some(Err(error)) => Err(error.to_string()),
         None => Ok(None),
     };
+    // What aliases may copy in all: as much as the text again, however many aliases name a
+    // long scalar (an alias bomb).
+    let mut alias_budget = text.len();
     let mut fields = Vec::new();
     // Up to the document's first node.
     let first = loop {
@@ -53,6 +71,15 @@ pub fn top_level_fields(text: &str) -> Result<Vec<Field>, String> {
         let value = match next()? {
             Some((Event::Scalar(text, style, _, tag), _)) => {
                 (!is_null(&text, style, tag.is_some())).then(|| text.into_owned())
+            }
+            Some((Event::Alias(anchor), _)) => {
+                let anchors = anchors.borrow();
+                let scalar =
+                    anchors.get(&anchor).and_then(Option::as_ref).filter(|scalar| scalar.len() <= alias_budget);
+                scalar.map(|scalar| {
+                    alias_budget -= scalar.len();
+                    scalar.to_string()
+                })
             }
             Some((event, _)) => {
                 skip_node(&event, &mut next)?;
@@ -123,6 +150,35 @@ mod tests {
         assert_eq!(text(&fields, "user_named"), "false");
         assert_eq!(text(&fields, "missing"), "");
         assert_eq!(text(&fields, "absent"), "");
+    }
+
+    #[test]
+    fn aliases_of_scalars_read_as_their_anchors_within_a_budget() {
+        let fields = top_level_fields(
+            "name: &n reviewer\ndescription: *n\nnothing: &z ~\nalso_nothing: *z\nlist: &l [a]\nlisted: *l\n",
+        )
+        .unwrap();
+        let seen: Vec<_> = fields.iter().map(|f| (f.key.as_str(), f.value.as_deref())).collect();
+        assert_eq!(
+            seen,
+            [
+                ("name", Some("reviewer")),
+                ("description", Some("reviewer")),
+                ("nothing", None),
+                ("also_nothing", None),
+                ("list", None),
+                ("listed", None),
+            ]
+        );
+        // 2000 aliases of a 10 kB scalar would copy 20 MB from a 26 kB text: they copy at most
+        // the text's length again, and the rest read as nothing.
+        let mut bomb = format!("long: &a {}\n", "x".repeat(10_000));
+        bomb.extend((0..2000).map(|at| format!("k{at}: *a\n")));
+        let fields = top_level_fields(&bomb).unwrap();
+        let copied: usize = fields[1..].iter().filter_map(|field| field.value.as_ref()).map(String::len).sum();
+        assert_eq!(fields.len(), 2001);
+        assert_eq!(copied, 20_000, "as many copies as fit in {} bytes", bomb.len());
+        assert_eq!(fields[3].value, None);
     }
 
     #[test]

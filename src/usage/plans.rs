@@ -28,7 +28,8 @@ impl Plans {
             source: Option<String>,
             plans: BTreeMap<String, f64>,
         }
-        let overrides: Overrides = serde_json::from_str(text).map_err(|error| format!("not a plans file: {error}"))?;
+        let overrides: Overrides =
+            crate::json::from_str(text, &mut String::new()).map_err(|error| format!("not a plans file: {error}"))?;
         if let Some((name, _)) = overrides.plans.iter().find(|(_, credits)| !credits.is_finite() || **credits < 0.0) {
             return Err(format!("the plan {name:?} has an allowance that is not a number of credits"));
         }

@@ -64,7 +64,8 @@ impl RateTable {
 
     /// A table in the pinned file's format.
     pub fn parse(text: &str) -> Result<RateTable, String> {
-        let file: RateFile = serde_json::from_str(text).map_err(|error| format!("rates file: {error}"))?;
+        let file: RateFile =
+            crate::json::from_str(text, &mut String::new()).map_err(|error| format!("rates file: {error}"))?;
         let mut table = RateTable { source: file.source, models: Vec::new(), by_id: HashMap::new() };
         for model in file.models {
             table.insert(model)?;

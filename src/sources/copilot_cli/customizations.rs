@@ -7,8 +7,9 @@ use serde_json::Value;
 use super::layout::{CUSTOM_AGENT, INSTRUCTIONS, MCP_CONFIG, PLUGIN_MANIFEST, SKILL};
 use super::{plugins, utf8_text};
 use crate::inventory::{CustomizationFile, InstructionFile};
+use crate::sources::front_matter::{self, Description};
 use crate::sources::mcp_servers::{self, ConfigPlace, ReadConfig};
-use crate::sources::{FileKind, Importing, front_matter};
+use crate::sources::{FileKind, Importing};
 
 /// Whether this importer reads files of `kind`.
 pub fn reads(kind: FileKind) -> bool {
@@ -43,7 +44,7 @@ pub fn import(bytes: &[u8], into: &mut Importing<'_>) -> Result<(), String> {
             let front = front_matter::read(text)?;
             let file = CustomizationFile {
                 name: front.name.unwrap_or_else(|| default_name(path, into.kind)),
-                description: front.description.unwrap_or_default(),
+                description: Description::new(front.description.as_deref().unwrap_or_default()),
                 path: path.to_string(),
                 plugin_root,
                 bytes: bytes.len() as u64,

@@ -15,7 +15,8 @@ struct HistoryFile {
 
 /// One undated user row per entry; `source_line` is the 1-based index (newest first).
 pub fn parse(bytes: &[u8]) -> Result<Vec<PendingRow>, String> {
-    let file: HistoryFile = serde_json::from_str(utf8_text(bytes)?).map_err(|error| error.to_string())?;
+    let file: HistoryFile =
+        crate::json::from_str(utf8_text(bytes)?, &mut String::new()).map_err(|error| error.to_string())?;
     Ok(file
         .command_history
         .iter()

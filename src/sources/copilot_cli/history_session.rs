@@ -73,7 +73,8 @@ pub struct Parsed {
 /// Reads a history session: a file of `history-session-state/`, or the `legacySession` a
 /// later CLI's `session.import_legacy` event carries when it moved one into an event log.
 pub fn parse(text: &str) -> serde_json::Result<Parsed> {
-    let session: HistorySession<'_> = serde_json::from_str(text)?;
+    let mut spare = String::new();
+    let session: HistorySession<'_> = crate::json::from_str(text, &mut spare)?;
     let model = session.selected_model.unwrap_or_default();
     let created_ms = session.start_time.as_deref().and_then(time::parse_millis);
     let mut summary = LogSummary { created_ms, ..LogSummary::default() };

@@ -84,7 +84,7 @@ fn record_mcp(servers: &mut BTreeMap<String, McpServerSeen>, message: &str) {
     if let Some(rest) = message.strip_prefix("MCP server connection failed") {
         let name = rest
             .find('{')
-            .and_then(|at| serde_json::from_str::<serde_json::Value>(rest[at..].trim()).ok())
+            .and_then(|at| crate::json::from_str::<serde_json::Value>(rest[at..].trim(), &mut String::new()).ok())
             .and_then(|details| details.get("server_name")?.as_str().map(str::to_string));
         if let Some(name) = name {
             servers.entry(name).or_default().failed += 1;

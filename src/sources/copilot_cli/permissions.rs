@@ -17,7 +17,8 @@ pub struct LocationGrant {
 }
 
 pub fn parse(bytes: &[u8]) -> Result<Vec<LocationGrant>, String> {
-    let value: Value = serde_json::from_str(utf8_text(bytes)?).map_err(|error| error.to_string())?;
+    let value: Value =
+        crate::json::from_str(utf8_text(bytes)?, &mut String::new()).map_err(|error| error.to_string())?;
     let mut grants = Vec::new();
     let Some(Value::Object(locations)) = value.get("locations") else {
         return Ok(grants);

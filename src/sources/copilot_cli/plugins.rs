@@ -9,6 +9,7 @@ use super::layout::{CUSTOM_AGENT, MCP_CONFIG, PLUGIN_MANIFEST, SKILL, is_agent_f
 use super::utf8_text;
 use crate::inventory::PluginManifest;
 use crate::sources::FileKind;
+use crate::sources::front_matter::Description;
 
 /// Where a plugin's manifest can be, below its folder.
 const MANIFESTS: [&str; 3] = ["plugin.json", ".github/plugin/plugin.json", ".claude-plugin/plugin.json"];
@@ -63,7 +64,8 @@ struct Manifest {
 
 /// A manifest, and its inline MCP servers when `mcpServers` is an object rather than a path.
 pub fn parse_manifest(bytes: &[u8], path: &str) -> Result<(PluginManifest, Option<Value>), String> {
-    let manifest: Manifest = serde_json::from_str(utf8_text(bytes)?).map_err(|error| error.to_string())?;
+    let manifest: Manifest =
+        crate::json::from_str(utf8_text(bytes)?, &mut String::new()).map_err(|error| error.to_string())?;
     let (root, marketplace) = plugin_of(path).unwrap_or_default();
     let inline = manifest.mcp_servers.filter(Value::is_object);
     let manifest = PluginManifest {
@@ -71,7 +73,7 @@ pub fn parse_manifest(bytes: &[u8], path: &str) -> Result<(PluginManifest, Optio
         manifest: path.to_string(),
         name: manifest.name.unwrap_or_default(),
         version: manifest.version.unwrap_or_default(),
-        description: manifest.description.unwrap_or_default(),
+        description: Description::new(manifest.description.as_deref().unwrap_or_default()),
         marketplace: marketplace.to_string(),
     };
     Ok((manifest, inline))

@@ -12,9 +12,7 @@ const URL_LISTS: [&str; 2] = ["allowedUrls", "deniedUrls"];
 pub type UrlGrant = (String, String);
 
 pub fn parse(bytes: &[u8]) -> Result<Vec<UrlGrant>, String> {
-    let options = jsonc_parser::ParseOptions::default();
-    let value: Value =
-        jsonc_parser::parse_to_serde_value(utf8_text(bytes)?, &options).map_err(|error| error.to_string())?;
+    let value: Value = crate::json::from_jsonc(utf8_text(bytes)?).map_err(|error| error.to_string())?;
     let mut grants = Vec::new();
     for list in URL_LISTS {
         if let Some(Value::Array(entries)) = value.get(list) {

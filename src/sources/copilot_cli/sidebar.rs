@@ -14,5 +14,5 @@ pub struct Sidebar {
 }
 
 pub fn parse(bytes: &[u8]) -> Result<Sidebar, String> {
-    serde_json::from_str(utf8_text(bytes)?).map_err(|error| error.to_string())
+    crate::json::from_str(utf8_text(bytes)?, &mut String::new()).map_err(|error| error.to_string())
 }

@@ -41,7 +41,8 @@ struct SnapshotFile {
 
 /// Per snapshot: the prompt as a user row, then a summary of the files it covers.
 pub fn parse(bytes: &[u8], session_id: &str) -> Result<Vec<PendingRow>, String> {
-    let index: Index = serde_json::from_str(utf8_text(bytes)?).map_err(|error| error.to_string())?;
+    let index: Index =
+        crate::json::from_str(utf8_text(bytes)?, &mut String::new()).map_err(|error| error.to_string())?;
     let mut rows = Vec::new();
     for (position, snapshot) in index.snapshots.iter().enumerate() {
         let line = position as u64 + 1;

@@ -173,20 +173,21 @@ fn apply_line(
 ) -> Option<bool> {
     let text = std::str::from_utf8(line).ok()?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut spare = String::new();
     if let Counter::Start = counter {
-        let line: CounterLine<'_, StartData> = serde_json::from_str(text).ok()?;
+        let line: CounterLine<'_, StartData> = crate::json::from_str(text, &mut spare).ok()?;
         if line.kind.get() != Some("session.start") {
             return Some(false);
         }
         ledger.started(line.data.unwrap_or_default().copilot_version.as_deref());
     } else if let Counter::Resume = counter {
-        let line: CounterLine<'_, ResumeData> = serde_json::from_str(text).ok()?;
+        let line: CounterLine<'_, ResumeData> = crate::json::from_str(text, &mut spare).ok()?;
         if line.kind.get() != Some("session.resume") {
             return Some(false);
         }
         ledger.resumed(line.data.unwrap_or_default().session_limits);
     } else if let Counter::Checkpoint = counter {
-        let line: CounterLine<'_, UsageCheckpointData> = serde_json::from_str(text).ok()?;
+        let line: CounterLine<'_, UsageCheckpointData> = crate::json::from_str(text, &mut spare).ok()?;
         if line.kind.get() != Some("session.usage_checkpoint") {
             return Some(false);
         }
@@ -194,14 +195,14 @@ fn apply_line(
         let at = LoggedAt { place, timestamp: line.timestamp.or_empty() };
         ledger.usage_checkpoint(at, data.recorded(), data.model());
     } else if let Counter::Call = counter {
-        let line: CounterLine<'_, UsageRecordData> = serde_json::from_str(text).ok()?;
+        let line: CounterLine<'_, UsageRecordData> = crate::json::from_str(text, &mut spare).ok()?;
         if line.kind.get() != Some("session.usage_record") {
             return Some(false);
         }
         let data = line.data.unwrap_or_default();
         ledger.logged_call(LoggedAt { place, timestamp: line.timestamp.or_empty() }, &data, rates);
     } else {
-        let line: CounterLine<'_, ShutdownCounters> = serde_json::from_str(text).ok()?;
+        let line: CounterLine<'_, ShutdownCounters> = crate::json::from_str(text, &mut spare).ok()?;
         if line.kind.get() != Some("session.shutdown") {
             return Some(false);
         }

@@ -89,7 +89,7 @@ pub struct AdditionalWorkspace {
 fn lenient_list<'de, D: Deserializer<'de>, T: DeserializeOwned>(deserializer: D) -> Result<Vec<T>, D::Error> {
     let raw = <&RawValue>::deserialize(deserializer)?;
     let items: Vec<&RawValue> = serde_json::from_str(raw.get()).unwrap_or_default();
-    Ok(items.into_iter().filter_map(|item| serde_json::from_str(item.get()).ok()).collect())
+    Ok(items.into_iter().filter_map(|item| crate::json::from_str(item.get(), &mut String::new()).ok()).collect())
 }
 
 fn millis<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<i64>, D::Error> {
@@ -102,14 +102,16 @@ fn given(value: &Option<String>) -> Option<&str> {
 }
 
 pub fn parse(bytes: &[u8]) -> Result<VscodeMetadata, String> {
+    let mut spare = String::new();
     let text = utf8_text(bytes)?;
-    let mut metadata: VscodeMetadata = serde_json::from_str(text).map_err(|error| error.to_string())?;
+    let mut metadata: VscodeMetadata = crate::json::from_str(text, &mut spare).map_err(|error| error.to_string())?;
     let key = "\"worktreePath\"";
     metadata.worktree_lines = text
         .match_indices(key)
         .filter_map(|(at, _)| {
             let value = text[at + key.len()..].trim_start().strip_prefix(':')?;
-            let path = String::deserialize(&mut serde_json::Deserializer::from_str(value)).ok()?;
+            let read = |text| String::deserialize(&mut serde_json::Deserializer::from_str(text));
+            let path = crate::json::with_lone_surrogates(value, &mut String::new(), read).ok()?;
             Some((path, text[..at].matches('\n').count() as u64 + 1))
         })
         .collect();

@@ -64,7 +64,9 @@ impl Source for CopilotVscode {
         if into.kind != layout::WORKSPACE {
             return Ok(());
         }
-        let workspace: Workspace = serde_json::from_slice(strip_bom(bytes)).map_err(|error| error.to_string())?;
+        let mut spare = String::new();
+        let workspace: Workspace =
+            crate::json::from_slice(strip_bom(bytes), &mut spare).map_err(|error| error.to_string())?;
         // A multi-root workspace has no one folder: its sessions stay without a project.
         if let Some(folder) = workspace.folder.as_ref().and_then(folder_uri::from_json)
             && let Some((storage, _)) = into.path.rsplit_once('/')
@@ -167,7 +169,8 @@ fn import_index(connection: &rusqlite::Connection, into: &mut Importing<'_>) -> 
             error => Err(format!("its ItemTable cannot be read: {error}")),
         })?;
     let Some(value) = value else { return Ok(()) };
-    let index: ChatIndex = serde_json::from_slice(&value)
+    let mut spare = String::new();
+    let index: ChatIndex = crate::json::from_slice(&value, &mut spare)
         .map_err(|error| format!("its {INDEX_KEY} is not the index VS Code writes: {error}"))?;
     for (id, entry) in &index.entries {
         let title = entry.get("title").and_then(serde_json::Value::as_str).filter(|title| !title.is_empty());
@@ -274,7 +277,8 @@ fn read_snapshot(reader: &mut dyn BufRead, log: &mut ReadLog, outcome: &mut LogO
     // The whole file is one entry, however it is laid out on lines.
     let account = &mut outcome.account;
     account.lines = 1;
-    match serde_json::from_slice::<serde_json::Value>(strip_bom(&bytes)) {
+    let mut spare = String::new();
+    match crate::json::from_slice::<serde_json::Value>(strip_bom(&bytes), &mut spare) {
         Ok(state) if state.is_object() => {
             log.replay = Replay::whole(state);
             account.with_rows = 1;

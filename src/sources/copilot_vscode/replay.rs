@@ -80,7 +80,9 @@ impl Replay {
 
     /// Applies one line; an error says why it could not be (the state is as before).
     pub fn apply(&mut self, bytes: &[u8], line: u64) -> Result<(), String> {
-        let entry: Entry = serde_json::from_slice(bytes).map_err(|error| format!("not an entry: {error}"))?;
+        let mut spare = String::new();
+        let entry: Entry =
+            crate::json::from_slice(bytes, &mut spare).map_err(|error| format!("not an entry: {error}"))?;
         if entry.kind == 0 {
             let mut state = entry.v.ok_or("an initial entry without its state (v)")?;
             if !state.is_object() {
@@ -276,6 +278,7 @@ fn set(state: &mut Value, path: &[Key], value: Value) -> Result<(), String> {
         }
         (Value::Array(array), Key::Index(index)) if *index < array.len() => array[*index] = value,
         (Value::Array(array), Key::Index(index)) if *index == array.len() => array.push(value),
+        (Value::Array(array), Key::Index(_)) => return Err(past_the_end(path, array)),
         _ => return Err(format!("its path {} cannot be set", path_text(path))),
     }
     Ok(())
@@ -283,26 +286,44 @@ fn set(state: &mut Value, path: &[Key], value: Value) -> Result<(), String> {
 
 fn push(state: &mut Value, path: &[Key], items: Vec<Value>, cut_at: Option<usize>) -> Result<(), String> {
     let (last, parent) = path.split_last().expect("a push's path is not empty");
-    let parent = walk(state, parent)?;
-    let slot = match (parent, last) {
-        (Value::Object(object), Key::Name(name)) => object.entry(name.clone()).or_insert(Value::Array(Vec::new())),
+    let slot = match (walk(state, parent)?, last) {
+        (Value::Object(object), Key::Name(name)) => {
+            can_push_onto(object.get(name), path, cut_at)?;
+            object.entry(name.clone()).or_insert(Value::Null)
+        }
         (Value::Array(array), Key::Index(index)) => {
-            array.get_mut(*index).ok_or_else(|| format!("its path {} does not exist", path_text(path)))?
+            let Some(slot) = array.get_mut(*index) else { return Err(past_the_end(path, array)) };
+            can_push_onto(Some(slot), path, cut_at)?;
+            slot
         }
         _ => return Err(format!("its path {} cannot hold an array", path_text(path))),
     };
     if slot.is_null() {
         *slot = Value::Array(Vec::new());
     }
-    let Value::Array(array) = slot else {
-        return Err(format!("a push onto {}, which is not an array", path_text(path)));
-    };
-    if let Some(length) = cut_at {
-        // As `arr.length = i` does: shorter cuts, longer leaves empty slots.
-        array.resize(length, Value::Null);
+    if let Value::Array(array) = slot {
+        array.truncate(cut_at.unwrap_or(array.len()));
+        array.extend(items);
     }
-    array.extend(items);
     Ok(())
+}
+
+/// Whether a push (cut at `cut_at` when given) can go onto what is at `path` (an array, or
+/// nothing yet), else why not.
+fn can_push_onto(slot: Option<&Value>, path: &[Key], cut_at: Option<usize>) -> Result<(), String> {
+    let length = match slot {
+        None | Some(Value::Null) => 0,
+        Some(Value::Array(array)) => array.len(),
+        Some(_) => return Err(format!("a push onto {}, which is not an array", path_text(path))),
+    };
+    match cut_at {
+        // VS Code writes `i` only to cut an array (`arr.length = i`, a retried request): one
+        // past the end is no log it wrote, and would make room for nothing the line holds.
+        Some(cut_at) if cut_at > length => {
+            Err(format!("its cut index {cut_at} is past the end of {} (length {length})", path_text(path)))
+        }
+        _ => Ok(()),
+    }
 }
 
 fn delete(state: &mut Value, path: &[Key]) -> Result<(), String> {
@@ -316,10 +337,15 @@ fn delete(state: &mut Value, path: &[Key]) -> Result<(), String> {
         }
         // As VS Code does (the slot becomes undefined): the array keeps its length.
         (Value::Array(array), Key::Index(index)) if *index < array.len() => array[*index] = Value::Null,
-        (Value::Array(_), Key::Index(_)) => {}
+        (Value::Array(array), Key::Index(_)) => return Err(past_the_end(path, array)),
         _ => return Err(format!("its path {} cannot be deleted", path_text(path))),
     }
     Ok(())
+}
+
+/// Why an index of `path` cannot apply to the array it points into.
+fn past_the_end(path: &[Key], array: &[Value]) -> String {
+    format!("its path {} is past the end of its array (length {})", path_text(path), array.len())
 }
 
 /// `requests[2].result`.
@@ -422,6 +448,42 @@ mod tests {
         assert_eq!(texts(&replay), ["a"]);
         let mut not_json = Replay::default();
         assert!(not_json.apply(b"{\"kind\":0,", 1).unwrap_err().starts_with("not an entry"));
+    }
+
+    #[test]
+    fn an_index_past_an_arrays_end_makes_the_line_bad_and_costs_nothing() {
+        let (replay, errors) = replay(&[
+            json!({"kind": 0, "v": {"requests": [request("a"), request("b")]}}),
+            // Each of these once made room for `i` items (32 TB for the first).
+            json!({"kind": 2, "k": ["requests"], "v": [request("x")], "i": 1_000_000_000_000u64}),
+            json!({"kind": 2, "k": ["requests"], "i": 3}),
+            json!({"kind": 2, "k": ["customTitle"], "i": 1}),
+            json!({"kind": 1, "k": ["requests", 3], "v": request("x")}),
+            json!({"kind": 3, "k": ["requests", 2]}),
+            json!({"kind": 2, "k": ["requests", 7], "v": []}),
+            // Negative, fractional and too-large numbers are no index at all.
+            json!({"kind": 2, "k": ["requests"], "i": -1}),
+            json!({"kind": 2, "k": ["requests"], "i": 1.5}),
+            json!({"kind": 1, "k": ["requests", 1e300], "v": 1}),
+            // Still applied: a cut at the end, a set one past it (the array grows by one).
+            json!({"kind": 2, "k": ["requests"], "v": [request("c")], "i": 2}),
+            json!({"kind": 1, "k": ["requests", 3], "v": request("d")}),
+        ]);
+        assert_eq!(errors.len(), 9, "{errors:#?}");
+        assert_eq!(
+            errors[..6],
+            [
+                "2: its cut index 1000000000000 is past the end of requests (length 2)",
+                "3: its cut index 3 is past the end of requests (length 2)",
+                "4: its cut index 1 is past the end of customTitle (length 0)",
+                "5: its path requests[3] is past the end of its array (length 2)",
+                "6: its path requests[2] is past the end of its array (length 2)",
+                "7: its path requests[7] is past the end of its array (length 2)",
+            ]
+        );
+        assert!(errors[6..].iter().all(|error| error.contains("not an entry")), "{errors:#?}");
+        assert_eq!(texts(&replay), ["a", "b", "c", "d"]);
+        assert_eq!(replay.state().unwrap().get("customTitle"), None, "a refused push leaves nothing behind");
     }
 
     #[test]

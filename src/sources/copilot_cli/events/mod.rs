@@ -16,6 +16,7 @@ use serde_json::value::RawValue;
 use self::records::*;
 pub use self::records::{Envelope, Text};
 use super::history_session;
+use crate::json::ReadError;
 use crate::lines::{Line, LineReader};
 use crate::model::{LineLocator, Row, RowMark, RowSink, TurnType};
 use crate::sources::log::{LogContext, LogOutcome};
@@ -183,12 +184,22 @@ impl LogParser<'_, '_> {
         if !text.trim_start().starts_with('{') {
             return self.bad_line(line, "not a JSON object");
         }
-        let envelope: Envelope<'_> = match serde_json::from_str(text) {
-            Ok(envelope) => envelope,
-            Err(error) => return self.bad_line(line, &error.to_string()),
-        };
+        let mut spare = String::new();
+        match crate::json::with_lone_surrogates(text, &mut spare, |text| self.event_line(line.number, text)) {
+            Ok(Ok(())) => {}
+            Ok(Err(reason)) => self.bad_line(line, &reason),
+            Err(error) => self.bad_line(line, &error.to_string()),
+        }
+    }
+
+    /// Reads one line's event into rows. A JSON error that may go once the line is read again
+    /// (a lone surrogate) comes out as the error; a line that cannot give rows otherwise, as
+    /// its reason. Nothing is counted before the whole event is read (its times are a minimum
+    /// and a maximum), so reading again counts once.
+    fn event_line(&mut self, line: u64, text: &str) -> serde_json::Result<Result<(), String>> {
+        let envelope: Envelope<'_> = serde_json::from_str(text)?;
         let Some(kind) = envelope.kind.non_empty() else {
-            return self.bad_line(line, "no event type");
+            return Ok(Err("no event type".into()));
         };
         let stamp = envelope.timestamp.or_empty();
         if let Some(millis) = time::parse_millis(stamp) {
@@ -197,8 +208,10 @@ impl LogParser<'_, '_> {
             summary.last_event_ms = Some(summary.last_event_ms.map_or(millis, |last| last.max(millis)));
         }
         let data = envelope.data.map_or("{}", RawValue::get);
-        if let Err(error) = self.event(line.number, kind, stamp, &envelope, data) {
-            return self.bad_line(line, &format!("data of {kind}: {error}"));
+        match self.event(line, kind, stamp, &envelope, data) {
+            Err(error) if error.is_lone_surrogate() => return Err(error),
+            Err(error) => return Ok(Err(format!("data of {kind}: {error}"))),
+            Ok(()) => {}
         }
         let account = &mut self.outcome.account;
         if self.emitter.rows > 0 {
@@ -208,6 +221,7 @@ impl LogParser<'_, '_> {
         } else {
             *account.unknown_types.entry(kind.to_string()).or_default() += 1;
         }
+        Ok(Ok(()))
     }
 
     fn bad_line(&mut self, line: &Line<'_>, reason: &str) {
@@ -234,12 +248,13 @@ impl LogParser<'_, '_> {
         let context = self.context;
         match kind {
             "session.start" => {
+                let start = before_counting::<SessionStart<'_>>(data)?;
                 if let Some(ledger) = &mut self.outcome.usage {
                     // Read first, as a usage-only scan reads it, so that both runs count alike.
                     let start: StartData = serde_json::from_str(data)?;
                     ledger.started(start.copilot_version.as_deref());
                 }
-                let start: SessionStart<'_> = serde_json::from_str(data)?;
+                let start = start?;
                 let id = start.session_id.or_empty();
                 if context.session_id_from_log && self.outcome.summary.session_id.is_none() && !id.is_empty() {
                     self.tracked.session_id = id.to_string();
@@ -271,11 +286,12 @@ impl LogParser<'_, '_> {
                 self.outcome.summary.merge_imported(legacy.summary);
             }
             "session.resume" => {
+                let resume = before_counting::<SessionResume<'_>>(data)?;
                 if let Some(ledger) = &mut self.outcome.usage {
                     let marks: ResumeData = serde_json::from_str(data)?;
                     ledger.resumed(marks.session_limits);
                 }
-                let resume: SessionResume<'_> = serde_json::from_str(data)?;
+                let resume = resume?;
                 self.note_chosen_model(resume.selected_model.or_empty());
                 if let Some(directory) = &resume.context {
                     self.track_directory(directory);
@@ -504,13 +520,14 @@ impl LogParser<'_, '_> {
             "session.shutdown" => {
                 // The counters are read apart from the row's fields, as a usage-only scan reads
                 // them, so that both runs count the same lines.
+                let shutdown = before_counting::<Shutdown<'_>>(data)?;
                 if let Some(ledger) = &mut self.outcome.usage {
                     let counters: ShutdownCounters = serde_json::from_str(data)?;
                     let by_subagent = envelope.agent_id.non_empty().is_some();
                     let at = LoggedAt { place: Place::Line(line), timestamp: stamp };
                     ledger.checkpoint(at, envelope.id.or_empty(), by_subagent, &counters);
                 }
-                let shutdown: Shutdown<'_> = serde_json::from_str(data)?;
+                let shutdown = shutdown?;
                 let shutdown_type = shutdown.shutdown_type.or_empty();
                 self.outcome.summary.shutdown_type = Some(shutdown_type.to_string());
                 let mut text = format!("session end: {shutdown_type}");
@@ -713,13 +730,24 @@ impl LogParser<'_, '_> {
     }
 }
 
+/// An event's row fields, read before its counters are counted: a lone surrogate in them is the
+/// error at once, so that the line read again (`crate::json::with_lone_surrogates`) counts them
+/// once; any other error comes after the counting, as a usage-only scan (which reads only the
+/// counters) counts them.
+fn before_counting<'a, T: serde::Deserialize<'a>>(data: &'a str) -> serde_json::Result<serde_json::Result<T>> {
+    match serde_json::from_str(data) {
+        Err(error) if error.is_lone_surrogate() => Err(error),
+        read => Ok(read),
+    }
+}
+
 /// A tool_use row's text: the arguments string, else its command, url, query, path or input,
 /// else the arguments as compact JSON.
 pub(crate) fn tool_use_text(arguments: Option<&RawValue>) -> String {
     let Some(raw) = arguments else {
         return String::new();
     };
-    match serde_json::from_str::<Value>(raw.get()) {
+    match crate::json::from_str::<Value>(raw.get(), &mut String::new()) {
         Ok(Value::String(text)) => text,
         Ok(Value::Null) => String::new(),
         Ok(value) => ["command", "url", "query", "path", "input"]

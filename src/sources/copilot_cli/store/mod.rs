@@ -249,6 +249,13 @@ fn committed_wal(files: &mut dyn StoreFiles, main_size: u64, contents: &mut Stor
             "the write-ahead log's pages are {} bytes but the database's are {page_size}, so the log belongs to another database",
             index.page_size
         )),
+        _ if index.pages_held_by_nothing(main_size) > 0 => Err(format!(
+            "the write-ahead log's last commit says the database has {} pages of {} bytes, {} more than the log \
+             and the database file hold",
+            index.database_pages.unwrap_or(0),
+            index.page_size,
+            index.pages_held_by_nothing(main_size)
+        )),
         _ => Ok(index),
     });
     match checked {
@@ -678,6 +685,26 @@ mod tests {
         let (tables, usage_rows, wal, problem) = paged;
         assert_eq!((tables["sessions"], tables["turns"], usage_rows, wal), (2, 1, 3, None));
         assert!(problem.unwrap().starts_with("the write-ahead log's pages are 1024 bytes but the database's are 4096"));
+    }
+
+    #[test]
+    fn a_commit_of_pages_nothing_holds_is_ignored_and_makes_no_image_of_its_size() {
+        let (main, _) = hostile_store("wal-empty");
+        let page_size = wal::database_page_size(&main).unwrap();
+        // One frame, whose commit says the database is 100,000 pages (400 MB): once an image
+        // of that size was made for a log of a few kB.
+        let wal = Arc::<[u8]>::from(wal::tests::build_wal(page_size, &[(2, 100_000, 7)]));
+        for reads in [Reads::Image, Reads::Pages] {
+            let contents = read(
+                &mut InMemory { main: main.clone(), wal: wal.clone(), reads },
+                StoreScope::Everything,
+                &mut |_| {},
+            )
+            .unwrap_or_else(|failure| panic!("{}", failure.message));
+            let problem = contents.wal_problem.unwrap_or_default();
+            assert!(problem.contains("says the database has 100000 pages of 4096 bytes"), "{problem}");
+            assert_eq!(contents.tables["sessions"], 7, "the database file is read without the log");
+        }
     }
 
     #[test]

@@ -159,6 +159,17 @@ fn check_header(header: &[u8; WAL_HEADER]) -> Result<Header, String> {
 
 impl WalIndex {
     /// Where the data of a page's latest committed frame starts in the log.
+    /// The pages of the last commit's database that neither the log nor a main file of
+    /// `main_size` bytes holds: SQLite writes every page past the main file's end into the log,
+    /// so a commit that says there are more is damaged (and would have an image made of a size
+    /// no input holds).
+    pub fn pages_held_by_nothing(&self, main_size: u64) -> u64 {
+        let Some(pages) = self.database_pages else { return 0 };
+        let in_log = self.latest.keys().max().map_or(0, |page| u64::from(*page));
+        let in_main = main_size.div_ceil(self.page_size.max(1) as u64);
+        pages.saturating_sub(in_log.max(in_main))
+    }
+
     pub fn frame_data_offset(&self, page: u32) -> Option<u64> {
         let frame = *self.latest.get(&page)?;
         Some(WAL_HEADER as u64 + frame * (FRAME_HEADER + self.page_size) as u64 + FRAME_HEADER as u64)
@@ -281,6 +292,15 @@ pub(crate) mod tests {
         let mut image = vec![0u8; index.database_pages.unwrap_or(0) as usize * index.page_size];
         apply(wal, &index, &mut image).unwrap();
         (image, index.stats)
+    }
+
+    #[test]
+    fn a_commit_names_pages_that_nothing_holds() {
+        let index = scan(&build_wal(512, &[(1, 0, 1), (3, 1000, 2)])[..]).unwrap();
+        assert_eq!(index.pages_held_by_nothing(0), 997, "the log holds pages up to 3");
+        assert_eq!(index.pages_held_by_nothing(512 * 1000), 0, "the main file holds them");
+        let index = scan(&build_wal(512, &[(1, 0, 1), (3, 2, 2)])[..]).unwrap();
+        assert_eq!(index.pages_held_by_nothing(0), 0, "a database that shrank");
     }
 
     #[test]
