@@ -1,63 +1,323 @@
-//! Secrets scrubbed from text before it leaves the machine in a shared report: GitHub tokens,
-//! bearer headers, AWS keys, private key blocks, `*_TOKEN=` / `*_KEY=` style values and
-//! passwords in URLs. Each becomes [`REDACTED`]; what names it (`Bearer`, `GITHUB_TOKEN=`, the
-//! URL's user) stays, so a reader still sees what was there.
+//! Secrets scrubbed from every text an output shows (rows, sessions, the inventory, the report
+//! and the shared report). Each secret becomes [`REDACTED`]; what names it (`Bearer`,
+//! `GITHUB_TOKEN=`, the URL's user) stays, so a reader still sees what was there.
+//!
+//! The rules follow gitleaks' default rule set (`config/gitleaks.toml` of gitleaks/gitleaks at
+//! commit [`GITLEAKS_COMMIT`]); each names the gitleaks rule ids it follows. Where this file
+//! differs from gitleaks it says so: a scrubber must also catch what a detector tuned against
+//! false alarms lets pass, so
+//! - a token may follow a JSON escape (`\nghp_…`), a prefix (`MYAPP_ghp_…`) or any other
+//!   non-alphanumeric character where gitleaks asks for a word boundary;
+//! - a token's whole run is taken, not only gitleaks' fixed length;
+//! - OpenAI keys need not hold gitleaks' `T3BlbkFJ` marker (its documented `sk-`, `sk-proj-`,
+//!   `sk-svcacct-` and `sk-admin-` shapes are taken as they are), Anthropic keys any `sk-ant-`
+//!   kind, AWS key ids any upper-case letter or digit;
+//! - a private key block cut before its END line is taken up to where its body ends;
+//! - URL-encoded text (`token%3Dghp_…`, `ghp%5F…`) is read decoded;
+//! - no allowlist and no entropy threshold: a fake-looking secret is scrubbed too.
+//!
+//! gitleaks has no rule for Azure SAS signatures, bearer headers outside `curl`, passwords in
+//! URLs or `*_TOKEN=`-style assignments as such (its `generic-api-key` asks for entropy): those
+//! rules are this crate's own, marked `own:`.
+//!
+//! Each rule has gitleaks' `keywords` (ASCII, any case): a text holding none of a rule's
+//! keywords is not matched against it, and a text holding no keyword at all costs one pass over
+//! its bytes.
 
+use std::borrow::Cow;
+use std::ops::Range;
 use std::sync::LazyLock;
 
 use regex_lite::Regex;
 
+use crate::model::Row;
+
 pub const REDACTED: &str = "[redacted]";
 
-/// One kind of secret: the pattern, and how many leading groups to keep (the name before it).
+/// The gitleaks commit whose `config/gitleaks.toml` the rules follow.
+pub const GITLEAKS_COMMIT: &str = "009e025ad4106ab333aa0b9dc4f2a884390d134c";
+
+/// What a token may follow: the text's start, a character that is not a letter or digit, or a
+/// JSON escape (`\n`, `\u003d`), whose last character is one.
+const AFTER: &str = r"(?:^|[^0-9A-Za-z]|\\[nrtbf]|\\u[0-9A-Fa-f]{4})";
+
+/// One kind of secret: the gitleaks rules it follows, the keywords one of which a match holds,
+/// and the pattern. The secret is the pattern's first group where it has one (the text before
+/// it names it and stays), else the whole match.
 struct Rule {
+    /// Named for the reader (and checked by the tests): the rules this one follows.
+    #[cfg_attr(not(test), allow(dead_code))]
+    ids: &'static [&'static str],
+    keywords: &'static [&'static str],
     pattern: Regex,
-    keeps_prefix: bool,
 }
 
-fn rule(pattern: &str, keeps_prefix: bool) -> Rule {
-    Rule { pattern: Regex::new(pattern).expect("a valid secret pattern"), keeps_prefix }
+fn rule(ids: &'static [&'static str], keywords: &'static [&'static str], pattern: &str) -> Rule {
+    Rule { ids, keywords, pattern: Regex::new(pattern).expect("a valid secret pattern") }
 }
 
-/// In the order they apply: a key block first (it holds anything), names with values last.
 static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     vec![
         rule(
-            r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----(?s:.*?)-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----",
-            false,
+            &["private-key"],
+            &["-----begin"],
+            // The whole block, or one cut before its END line up to where its body ends.
+            r"(?i)-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----(?:(?s:.)*?-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----|(?:[A-Za-z0-9+/=]|\r|\n|\\r|\\n)*)",
         ),
-        rule(r"\b(?:gh[pousr]_[A-Za-z0-9]{20,255}|github_pat_[A-Za-z0-9_]{20,255})", false),
-        rule(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[A-Z0-9]{16}\b", false),
-        rule(r"(?i)(\bbearer\s+)[A-Za-z0-9\-._~+/]+=*", true),
-        rule(r"([A-Za-z][A-Za-z0-9+.\-]*://[^\s:/@]+:)[^\s/@]+@", true),
         rule(
-            r#"(?i)(\b[A-Z0-9_.\-]*(?:token|key|secret|password|passwd|pwd)["']?\s*[=:]\s*["']?)[^\s"',;&]{4,}"#,
-            true,
+            &["github-pat", "github-oauth", "github-app-token", "github-refresh-token"],
+            &["ghp_", "gho_", "ghu_", "ghs_", "ghr_"],
+            r"gh[pousr]_[0-9A-Za-z]{36,}",
+        ),
+        rule(&["github-fine-grained-pat"], &["github_pat_"], r"github_pat_[0-9A-Za-z_]{82,}"),
+        rule(
+            &["anthropic-api-key", "anthropic-admin-api-key"],
+            &["sk-ant-"],
+            &format!(r"{AFTER}(sk-ant-[A-Za-z0-9_-]{{20,}})"),
+        ),
+        rule(
+            &["openai-api-key"],
+            &["sk-"],
+            &format!(r"{AFTER}(sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{{20,}}|sk-[A-Za-z0-9]{{20,}}[A-Za-z0-9_-]*)"),
+        ),
+        rule(
+            &["stripe-access-token"],
+            &["sk_test", "sk_live", "sk_prod", "rk_test", "rk_live", "rk_prod"],
+            &format!(r"{AFTER}((?:sk|rk)_(?:test|live|prod)_[A-Za-z0-9]{{10,}})"),
+        ),
+        rule(
+            &[
+                "gitlab-pat",
+                "gitlab-pat-routable",
+                "gitlab-deploy-token",
+                "gitlab-runner-authentication-token",
+                "gitlab-ptt",
+                "gitlab-cicd-job-token",
+                "gitlab-feed-token",
+                "gitlab-oauth-app-secret",
+                "gitlab-scim-token",
+            ],
+            &["glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glft-", "gloas-", "glsoat-"],
+            r"gl(?:pat|dt|rt|ptt|cbt|ft|oas|soat)-[0-9A-Za-z_.-]{20,}",
+        ),
+        rule(
+            &[
+                "slack-bot-token",
+                "slack-user-token",
+                "slack-app-token",
+                "slack-legacy-token",
+                "slack-legacy-bot-token",
+                "slack-legacy-workspace-token",
+                "slack-config-access-token",
+                "slack-config-refresh-token",
+            ],
+            &["xox", "xapp"],
+            r"(?i:xox[abeoprs](?:\.xox[bp])?|xapp)-[0-9A-Za-z-]{8,}",
+        ),
+        rule(
+            &["slack-webhook-url"],
+            &["hooks.slack.com"],
+            r"hooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9+/]{20,})",
+        ),
+        rule(
+            &["jwt"],
+            // Every match holds `.ey` (gitleaks' keyword `ey` is in most English texts).
+            &[".ey"],
+            &format!(r"{AFTER}(ey[A-Za-z0-9]{{17,}}\.ey[A-Za-z0-9/\\_-]{{17,}}\.(?:[A-Za-z0-9/\\_-]{{10,}}={{0,2}})?)"),
+        ),
+        rule(
+            &["aws-access-token"],
+            &["a3t", "akia", "asia", "abia", "acca"],
+            &format!(r"{AFTER}((?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{{16}})"),
+        ),
+        rule(&["gcp-api-key"], &["aiza"], &format!(r"{AFTER}(AIza[\w-]{{35,}})")),
+        rule(&["npm-access-token"], &["npm_"], &format!(r"{AFTER}((?i:npm_)[A-Za-z0-9]{{36,}})")),
+        rule(
+            // gitleaks' curl-auth-header, its `Basic` part, wherever the header is written.
+            &["curl-auth-header"],
+            &["basic"],
+            r#"(?i)authorization\\?["']?\s*[:=]\s*\\?["']?basic\s+([a-z0-9+/]{8,}={0,3})"#,
+        ),
+        rule(&["own:bearer"], &["bearer"], &format!(r"(?i){AFTER}bearer\s+([A-Za-z0-9\-._~+/]{{8,}}=*)")),
+        rule(&["own:azure-sas-signature"], &["sig="], &format!(r"{AFTER}sig=([A-Za-z0-9+/=]{{16,}})")),
+        rule(&["own:url-password"], &["://"], r"[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/@]+:([^\s/@]+)@"),
+        rule(
+            &["own:assignment"],
+            &["token", "key", "secret", "passw", "pwd"],
+            r#"(?i)[A-Z0-9_.\-]*(?:token|key|secret|password|passwd|pwd)\\?["']?\s*[=:]\s*\\?["']?([^\s"'\\,;&]{4,})"#,
         ),
     ]
 });
 
-/// A text with its secrets replaced, and how many were.
-pub fn scrub(text: &str) -> (String, usize) {
-    let mut text = text.to_string();
-    let mut count = 0;
-    for rule in RULES.iter() {
-        let replaced = rule.pattern.replace_all(&text, |captures: &regex_lite::Captures<'_>| {
-            let whole = &captures[0];
-            // A value scrubbed already (by an earlier rule, or an earlier scrub) stays as it is.
-            if whole.ends_with(REDACTED) || whole.ends_with(&format!("{REDACTED}@")) {
-                return whole.to_string();
+/// Which rules' keywords a text holds: one pass over its bytes, looking up each pair of bytes
+/// (in lower case) among the pairs that start a keyword.
+struct Prefilter {
+    /// For each pair of bytes, 1 + its entry in `by_pair`, or 0 where no keyword starts so.
+    pair_slot: Vec<u8>,
+    /// The keywords starting with a pair, each with the rules it stands for.
+    by_pair: Vec<Vec<(&'static [u8], u64)>>,
+}
+
+static PREFILTER: LazyLock<Prefilter> = LazyLock::new(|| {
+    let mut prefilter = Prefilter { pair_slot: vec![0; 1 << 16], by_pair: Vec::new() };
+    for (index, rule) in RULES.iter().enumerate() {
+        for keyword in rule.keywords {
+            let bytes = keyword.as_bytes();
+            let pair = pair_index(bytes[0], bytes[1]);
+            if prefilter.pair_slot[pair] == 0 {
+                prefilter.by_pair.push(Vec::new());
+                prefilter.pair_slot[pair] = u8::try_from(prefilter.by_pair.len()).expect("few keyword pairs");
             }
-            count += 1;
-            let prefix = if rule.keeps_prefix { captures.get(1).map_or("", |m| m.as_str()) } else { "" };
-            let at = if whole.ends_with('@') && rule.keeps_prefix { "@" } else { "" };
-            format!("{prefix}{REDACTED}{at}")
-        });
-        if let std::borrow::Cow::Owned(changed) = replaced {
-            text = changed;
+            prefilter.by_pair[prefilter.pair_slot[pair] as usize - 1].push((bytes, 1 << index));
         }
     }
-    (text, count)
+    prefilter
+});
+
+fn pair_index(first: u8, second: u8) -> usize {
+    (first.to_ascii_lowercase() as usize) << 8 | second.to_ascii_lowercase() as usize
+}
+
+impl Prefilter {
+    /// The rules (bit `i` for rule `i`) one of whose keywords the text holds.
+    fn rules_hinted(&self, text: &[u8]) -> u64 {
+        let mut hinted = 0;
+        for (at, pair) in text.windows(2).enumerate() {
+            let slot = self.pair_slot[pair_index(pair[0], pair[1])];
+            if slot == 0 {
+                continue;
+            }
+            for &(keyword, rules) in &self.by_pair[slot as usize - 1] {
+                if hinted & rules == 0 && text[at..].get(..keyword.len()).is_some_and(|s| s.eq_ignore_ascii_case(keyword)) {
+                    hinted |= rules;
+                }
+            }
+        }
+        hinted
+    }
+}
+
+/// A text with `%XX` escapes of ASCII characters decoded, and where each of its bytes starts in
+/// the text as written (one entry more: the written text's length).
+struct Decoded {
+    text: String,
+    written_at: Vec<usize>,
+}
+
+fn url_decoded(text: &str) -> Option<Decoded> {
+    let bytes = text.as_bytes();
+    let ascii_escape = |at: usize| -> Option<u8> {
+        let hex = bytes.get(at + 1..at + 3)?;
+        let value = u8::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()?;
+        value.is_ascii().then_some(value)
+    };
+    let first = memchr::memchr_iter(b'%', bytes).find(|&at| ascii_escape(at).is_some())?;
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut written_at = Vec::with_capacity(bytes.len() + 1);
+    decoded.extend_from_slice(&bytes[..first]);
+    written_at.extend(0..first);
+    let mut at = first;
+    while at < bytes.len() {
+        match (bytes[at] == b'%').then(|| ascii_escape(at)).flatten() {
+            Some(value) => {
+                decoded.push(value);
+                written_at.push(at);
+                at += 3;
+            }
+            None => {
+                decoded.push(bytes[at]);
+                written_at.push(at);
+                at += 1;
+            }
+        }
+    }
+    written_at.push(bytes.len());
+    // Only ASCII bytes replaced ASCII escapes: the text is still UTF-8.
+    let text = String::from_utf8(decoded).expect("ASCII escapes decode to UTF-8");
+    Some(Decoded { text, written_at })
+}
+
+/// The byte ranges of the secrets in `text`, sorted, overlapping ones merged.
+fn secret_ranges(text: &str) -> Vec<Range<usize>> {
+    let hinted = PREFILTER.rules_hinted(text.as_bytes());
+    if hinted == 0 {
+        return Vec::new();
+    }
+    let mut ranges = Vec::new();
+    for (index, rule) in RULES.iter().enumerate() {
+        if hinted & (1 << index) == 0 {
+            continue;
+        }
+        for captures in rule.pattern.captures_iter(text) {
+            let secret = captures.get(1).or_else(|| captures.get(0)).expect("a match");
+            // A value scrubbed already (by an earlier scrub) stays as it is.
+            if !secret.as_str().starts_with(REDACTED) {
+                ranges.push(secret.range());
+            }
+        }
+    }
+    ranges.sort_by_key(|range| (range.start, range.end));
+    let mut merged: Vec<Range<usize>> = Vec::with_capacity(ranges.len());
+    for range in ranges {
+        match merged.last_mut() {
+            Some(last) if range.start <= last.end => last.end = last.end.max(range.end),
+            _ => merged.push(range),
+        }
+    }
+    merged
+}
+
+/// A text with its secrets replaced, and how many there were; borrowed when there were none.
+pub fn scrub_cow(text: &str) -> (Cow<'_, str>, usize) {
+    let ranges = match url_decoded(text) {
+        None => secret_ranges(text),
+        Some(decoded) => {
+            let ranges = secret_ranges(&decoded.text);
+            let written = |range: Range<usize>| decoded.written_at[range.start]..decoded.written_at[range.end];
+            ranges.into_iter().map(written).collect()
+        }
+    };
+    if ranges.is_empty() {
+        return (Cow::Borrowed(text), 0);
+    }
+    let mut scrubbed = String::with_capacity(text.len());
+    let mut from = 0;
+    for range in &ranges {
+        scrubbed.push_str(&text[from..range.start]);
+        scrubbed.push_str(REDACTED);
+        from = range.end;
+    }
+    scrubbed.push_str(&text[from..]);
+    (Cow::Owned(scrubbed), ranges.len())
+}
+
+/// A text with its secrets replaced, and how many were.
+pub fn scrub(text: &str) -> (String, usize) {
+    let (text, count) = scrub_cow(text);
+    (text.into_owned(), count)
+}
+
+/// Scrubs a text where it is; returns how many secrets were.
+pub fn scrub_in_place(text: &mut String) -> usize {
+    let (scrubbed, count) = scrub_cow(text);
+    if let Cow::Owned(scrubbed) = scrubbed {
+        *text = scrubbed;
+    }
+    count
+}
+
+/// A row with its text scrubbed, for a sink. Rows are keyed for deduplication before this, on
+/// their texts as written, and every copy of a text scrubs alike.
+pub fn row<'r, 'a>(row: &'r Row<'a>) -> Cow<'r, Row<'a>> {
+    match scrub_cow(&row.text) {
+        (Cow::Borrowed(_), _) => Cow::Borrowed(row),
+        (Cow::Owned(text), _) => Cow::Owned(Row { text: Cow::Owned(text), ..row.clone() }),
+    }
+}
+
+/// How many secrets a text shows scrubbed.
+pub fn redacted_in(text: &str) -> usize {
+    text.matches(REDACTED).count()
 }
 
 #[cfg(test)]
@@ -93,12 +353,100 @@ mod tests {
         assert!(scrubbed.contains("GITHUB_TOKEN=[redacted]"), "{scrubbed}");
         assert!(scrubbed.contains("https://mona:[redacted]@example.com/x"), "{scrubbed}");
         assert_eq!(count, 9, "{scrubbed}");
+        assert_eq!(redacted_in(&scrubbed), 9);
         assert_eq!(scrub(&scrubbed), (scrubbed.clone(), 0), "scrubbing twice finds nothing more");
+    }
+
+    /// The kinds of issue 22, each in the shape its issuer documents (fake values).
+    const KINDS: [&str; 14] = [
+        "sk-proj-Q2hhbmdlTWVfbm90X2FfcmVhbF9rZXlfMTIzNDU2Nzg5MGFiY2RlZmdo",
+        "sk-Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5",
+        "sk-ant-api03-ZmFrZV9hbnRocm9waWNfa2V5X2Zvcl90ZXN0aW5nX29ubHlfMDEyMzQ1Njc4OQ-AbCdEfAA",
+        "xoxb-1234567890123-9876543210987-AbCdEfGhIjKlMnOpQrStUvWx",
+        "xoxp-1234567890-1234567890-1234567890-0123456789abcdef0123456789abcdef",
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJtb25hLXRlc3QtdXNlciJ9.c2lnbmF0dXJlX29mX2FfZmFrZV90b2tlbg",
+        "AIzaSyFAKE0key1for2tests3only4abcdefghi",
+        "sk_live_51FaKeStRiPeKeY0123456789abcdef",
+        "rk_live_51FaKeRestrictedKey0123456789abc",
+        "glpat-FaKeGiTlAbToKeN01234",
+        "npm_FaKeNpMtOkEn0123456789abcdefghijklmn",
+        "AKIAZ2FAKEKEYID7TEST",
+        "ghp_FaKeGiThUbClAsSiCtOkEn0123456789abcd",
+        "github_pat_11AFAKE0000000000000000_FaKeFineGrainedTokenForTestsOnly0123456789abcdefghijklmnopqr",
+    ];
+
+    /// Where a token can sit in JSON, shell and URL text.
+    fn spellings(token: &str) -> Vec<String> {
+        let encoded = token.replace('_', "%5F").replace('-', "%2D");
+        vec![
+            token.to_string(),
+            format!(r#"{{"content":"line one\n{token}\nline two"}}"#),
+            format!(r#"say \"{token}\" and"#),
+            format!("MYAPP_{token}"),
+            format!("export MYAPP_GITHUB_TOKEN={token}"),
+            format!("https://api.example/x?token%3D{token}&b=1"),
+            format!("https://api.example/x?token={encoded}&b=1"),
+            format!("\\u003d{token}"),
+            format!("({token})"),
+        ]
+    }
+
+    #[test]
+    fn every_kind_in_every_spelling_is_redacted() {
+        for token in KINDS {
+            for text in spellings(token) {
+                let (scrubbed, count) = scrub(&text);
+                let piece = &token[token.len() - 12..];
+                assert!(!scrubbed.contains(piece) && count >= 1, "{text:?} became {scrubbed:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn what_names_a_secret_stays() {
+        for (text, shown) in [
+            ("Authorization: Basic dXNlcjpwYXNzd29yZA==", "Authorization: Basic [redacted]"),
+            (r#"{"http.proxyAuthorization": "Basic dXNlcjpwYXNzd29yZA=="}"#, "\"Basic [redacted]\""),
+            (
+                "https://acct.blob.core.windows.net/c/b?sv=2024-01-01&sig=dGhpcyBpcyBub3QgYSByZWFsIHNpZw%3D%3D&se=1",
+                "&sig=[redacted]&se=1",
+            ),
+            ("MYAPP_GITHUB_TOKEN=s3cr3t-value", "MYAPP_GITHUB_TOKEN=[redacted]"),
+            ("password%3Dhunter22%26x", "password%3D[redacted]%26x"),
+            ("SLACK https://hooks.slack.com/services/T000/B000/XXXXXXXXXXXXXXXXXXXXXXXX", "services/[redacted]"),
+        ] {
+            let (scrubbed, _) = scrub(text);
+            assert!(scrubbed.contains(shown), "{text:?} became {scrubbed:?}");
+        }
+    }
+
+    #[test]
+    fn a_private_key_cut_before_its_end_is_redacted_to_where_its_body_ends() {
+        let text = "here:\\n-----BEGIN RSA PRIVATE KEY-----\\nMIIEowIBAAKCAQEA0Z3VS5JJcds3xfn\\nU8VNs+Ab3mbBZkn\" and more";
+        let (scrubbed, count) = scrub(text);
+        assert_eq!((scrubbed.as_str(), count), ("here:\\n[redacted]\" and more", 1));
+        let plain = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\nAAAAAbm9uZQ";
+        assert_eq!(scrub(plain), (REDACTED.to_string(), 1));
     }
 
     #[test]
     fn ordinary_text_is_left_alone() {
-        let text = "The key point: run `cargo test` and see https://docs.example/path?q=1. Primary keys are ids.";
-        assert_eq!(scrub(text), (text.to_string(), 0));
+        for text in [
+            "The key point: run `cargo test` and see https://docs.example/path?q=1. Primary keys are ids.",
+            "Ask the task-runner about the disk-usage-report-generator; a basic introduction; 100%2 done.",
+            "They said the keys of a monkey are ok; tokens: 12; sig: none.",
+        ] {
+            assert_eq!(scrub(text), (text.to_string(), 0));
+        }
+    }
+
+    #[test]
+    fn every_rule_has_keywords_and_an_id() {
+        for rule in RULES.iter() {
+            assert!(!rule.ids.is_empty() && !rule.keywords.is_empty());
+            assert!(rule.keywords.iter().all(|k| k.len() >= 2 && k.is_ascii() && *k == k.to_ascii_lowercase()));
+        }
+        assert!(RULES.len() <= 64, "the prefilter's masks hold 64 rules");
+        assert!(RULES.iter().any(|rule| rule.ids.contains(&"private-key")));
     }
 }

@@ -127,7 +127,7 @@ impl State {
                     continue;
                 }
                 self.tally.observe(&row, false);
-                sink.push(&row);
+                sink.push(&crate::scrub::row(&row));
             }
             if let Some(first) = copy_of {
                 let (rows, label) = (rows_counted(copies), self.file_label(first));
@@ -185,14 +185,20 @@ impl State {
                 let mut record = facts.record(id);
                 record.homes = facts.homes.iter().map(|&home| self.homes[home].label.clone()).collect();
                 record.usage = usage.ledgers.get(id).map(|ledger| summary::session_usage(ledger, &usage.rates));
+                record.scrub();
                 (id.clone(), record)
             })
             .collect();
         let homes = self.homes.iter().map(|home| (home.label.as_str(), &home.facts));
         let modified =
             |home: usize, path: &str| mtime_text(self.file_index(home, path).and_then(|at| self.files[at].modified_ms));
-        let inventory = inventory::build(homes, &self.sessions, &records, &modified);
-        let report = self.report(secondary_kept, secondary_dropped);
+        let mut inventory = inventory::build(homes, &self.sessions, &records, &modified);
+        inventory.scrub();
+        let mut report = self.report(secondary_kept, secondary_dropped);
+        // A message can quote what it read.
+        for diagnostic in &mut report.diagnostics {
+            crate::scrub::scrub_in_place(&mut diagnostic.message);
+        }
         Outputs { sessions: records.into_values().collect(), inventory, report, usage }
     }
 
