@@ -123,7 +123,8 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             &["jwt"],
             // Every match holds `.ey` (gitleaks' keyword `ey` is in most English texts).
             &[".ey"],
-            &format!(r"{AFTER}(ey[A-Za-z0-9]{{17,}}\.ey[A-Za-z0-9/\\_-]{{17,}}\.(?:[A-Za-z0-9/\\_-]{{10,}}={{0,2}})?)"),
+            // gitleaks' `\\` in its classes is for JSON's `\/`; a `\n` after the token is not its.
+            &format!(r"{AFTER}(ey[A-Za-z0-9]{{17,}}\.ey(?:[A-Za-z0-9/_-]|\\/){{17,}}\.(?:(?:[A-Za-z0-9/_-]|\\/){{10,}}={{0,2}})?)"),
         ),
         rule(
             &["aws-access-token"],
@@ -269,7 +270,19 @@ fn secret_ranges(text: &str) -> Vec<Range<usize>> {
 
 /// A text with its secrets replaced, and how many there were; borrowed when there were none.
 pub fn scrub_cow(text: &str) -> (Cow<'_, str>, usize) {
-    let ranges = match url_decoded(text) {
+    // A URL inside a URL's query is encoded twice (`sig%253D`): up to three levels are read.
+    let mut decoded: Option<Decoded> = None;
+    for _ in 0..3 {
+        let Some(next) = url_decoded(decoded.as_ref().map_or(text, |d| d.text.as_str())) else { break };
+        decoded = Some(match decoded {
+            None => next,
+            Some(outer) => Decoded {
+                written_at: next.written_at.iter().map(|&at| outer.written_at[at]).collect(),
+                text: next.text,
+            },
+        });
+    }
+    let ranges = match decoded {
         None => secret_ranges(text),
         Some(decoded) => {
             let ranges = secret_ranges(&decoded.text);
@@ -382,6 +395,7 @@ mod tests {
             token.to_string(),
             format!(r#"{{"content":"line one\n{token}\nline two"}}"#),
             format!(r#"say \"{token}\" and"#),
+            format!(r"{token}\nnext line"),
             format!("MYAPP_{token}"),
             format!("export MYAPP_GITHUB_TOKEN={token}"),
             format!("https://api.example/x?token%3D{token}&b=1"),
@@ -398,6 +412,10 @@ mod tests {
                 let (scrubbed, count) = scrub(&text);
                 let piece = &token[token.len() - 12..];
                 assert!(!scrubbed.contains(piece) && count >= 1, "{text:?} became {scrubbed:?}");
+                // Nothing after the token is taken with it.
+                for kept in ["line two", "and", "next line", "&b=1"] {
+                    assert_eq!(text.contains(kept), scrubbed.contains(kept), "{text:?} became {scrubbed:?}");
+                }
             }
         }
     }
@@ -413,6 +431,7 @@ mod tests {
             ),
             ("MYAPP_GITHUB_TOKEN=s3cr3t-value", "MYAPP_GITHUB_TOKEN=[redacted]"),
             ("password%3Dhunter22%26x", "password%3D[redacted]%26x"),
+            ("next=https%3A%2F%2Fh%2Fb%3Fsig%3DdGhpcyBpcyBub3Q%252BYSBzaWc%253D%26x", "sig%3D[redacted]%26x"),
             ("SLACK https://hooks.slack.com/services/T000/B000/XXXXXXXXXXXXXXXXXXXXXXXX", "services/[redacted]"),
         ] {
             let (scrubbed, _) = scrub(text);
