@@ -62,7 +62,8 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             &["private-key"],
             &["-----begin"],
             // The whole block, or one cut before its END line up to where its body ends.
-            r"(?i)-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----(?:(?s:.)*?-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----|(?:[A-Za-z0-9+/=]|\r|\n|\\r|\\n)*)",
+            // (Its names' classes are lazy, so that an END line never runs on into the next block.)
+            r"(?i)-----BEGIN[ A-Z0-9_-]{0,100}?PRIVATE KEY(?: BLOCK)?-----(?:(?s:.)*?-----END[ A-Z0-9_-]{0,100}?PRIVATE KEY(?: BLOCK)?-----|(?:[A-Za-z0-9+/=]|\r|\n|\\r|\\n)*)",
         ),
         rule(
             &["github-pat", "github-oauth", "github-app-token", "github-refresh-token"],
@@ -446,6 +447,8 @@ mod tests {
         assert_eq!((scrubbed.as_str(), count), ("here:\\n[redacted]\" and more", 1));
         let plain = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\nAAAAAbm9uZQ";
         assert_eq!(scrub(plain), (REDACTED.to_string(), 1));
+        let block = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----";
+        assert_eq!(scrub(&format!("{block}  {block} x")), (format!("{REDACTED}  {REDACTED} x"), 2), "two blocks, two secrets");
     }
 
     #[test]
