@@ -286,7 +286,13 @@ impl Inventory {
         for agent in self.homes.iter_mut().flat_map(|home| &mut home.agents) {
             for server in &mut agent.mcp_servers {
                 [&mut server.name, &mut server.config.command, &mut server.config.url_host].into_iter().for_each(scrub);
-                server.config.tools.iter_mut().flatten().chain(server.tools_used.iter_mut().map(|tool| &mut tool.name)).for_each(scrub);
+                server
+                    .config
+                    .tools
+                    .iter_mut()
+                    .flatten()
+                    .chain(server.tools_used.iter_mut().map(|tool| &mut tool.name))
+                    .for_each(scrub);
             }
             let files = agent.skills.iter_mut().map(|skill| &mut skill.file);
             for file in files.chain(agent.custom_agents.iter_mut().map(|agent| &mut agent.file)) {
@@ -294,7 +300,9 @@ impl Inventory {
             }
             agent.instructions.iter_mut().map(|file| &mut file.first_line).for_each(scrub);
             for plugin in &mut agent.plugins {
-                [&mut plugin.name, &mut plugin.version, &mut plugin.description, &mut plugin.marketplace].into_iter().for_each(scrub);
+                [&mut plugin.name, &mut plugin.version, &mut plugin.description, &mut plugin.marketplace]
+                    .into_iter()
+                    .for_each(scrub);
             }
             agent.permission_grants.iter_mut().flat_map(|grant| [&mut grant.list, &mut grant.entry]).for_each(scrub);
             agent.accounts.iter_mut().flat_map(|account| [&mut account.host, &mut account.login]).for_each(scrub);

@@ -125,7 +125,9 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             // Every match holds `.ey` (gitleaks' keyword `ey` is in most English texts).
             &[".ey"],
             // gitleaks' `\\` in its classes is for JSON's `\/`; a `\n` after the token is not its.
-            &format!(r"{AFTER}(ey[A-Za-z0-9]{{17,}}\.ey(?:[A-Za-z0-9/_-]|\\/){{17,}}\.(?:(?:[A-Za-z0-9/_-]|\\/){{10,}}={{0,2}})?)"),
+            &format!(
+                r"{AFTER}(ey[A-Za-z0-9]{{17,}}\.ey(?:[A-Za-z0-9/_-]|\\/){{17,}}\.(?:(?:[A-Za-z0-9/_-]|\\/){{10,}}={{0,2}})?)"
+            ),
         ),
         rule(
             &["aws-access-token"],
@@ -190,7 +192,9 @@ impl Prefilter {
                 continue;
             }
             for &(keyword, rules) in &self.by_pair[slot as usize - 1] {
-                if hinted & rules == 0 && text[at..].get(..keyword.len()).is_some_and(|s| s.eq_ignore_ascii_case(keyword)) {
+                if hinted & rules == 0
+                    && text[at..].get(..keyword.len()).is_some_and(|s| s.eq_ignore_ascii_case(keyword))
+                {
                     hinted |= rules;
                 }
             }
@@ -442,13 +446,18 @@ mod tests {
 
     #[test]
     fn a_private_key_cut_before_its_end_is_redacted_to_where_its_body_ends() {
-        let text = "here:\\n-----BEGIN RSA PRIVATE KEY-----\\nMIIEowIBAAKCAQEA0Z3VS5JJcds3xfn\\nU8VNs+Ab3mbBZkn\" and more";
+        let text =
+            "here:\\n-----BEGIN RSA PRIVATE KEY-----\\nMIIEowIBAAKCAQEA0Z3VS5JJcds3xfn\\nU8VNs+Ab3mbBZkn\" and more";
         let (scrubbed, count) = scrub(text);
         assert_eq!((scrubbed.as_str(), count), ("here:\\n[redacted]\" and more", 1));
         let plain = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\nAAAAAbm9uZQ";
         assert_eq!(scrub(plain), (REDACTED.to_string(), 1));
         let block = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----";
-        assert_eq!(scrub(&format!("{block}  {block} x")), (format!("{REDACTED}  {REDACTED} x"), 2), "two blocks, two secrets");
+        assert_eq!(
+            scrub(&format!("{block}  {block} x")),
+            (format!("{REDACTED}  {REDACTED} x"), 2),
+            "two blocks, two secrets"
+        );
     }
 
     #[test]

@@ -71,7 +71,8 @@ fn run_on(dir: &Path, root: &str) -> Run {
     report_args.extend(SESSIONS.iter().flat_map(|id| ["--session", id]));
     let reported = run(dir, &report_args);
     assert!(reported.status.success(), "{}", String::from_utf8_lossy(&reported.stderr));
-    let stderr = [&analyzed.stderr, &usage.stderr, &reported.stderr].map(|bytes| String::from_utf8_lossy(bytes).into_owned());
+    let stderr =
+        [&analyzed.stderr, &usage.stderr, &reported.stderr].map(|bytes| String::from_utf8_lossy(bytes).into_owned());
     Run {
         out: dir.join("out"),
         stderr: stderr.concat(),
@@ -290,7 +291,9 @@ fn no_planted_secret_reaches_any_output() {
         assert!(inventory.contains(shown), "inventory.json lacks {shown}");
     }
     let rows = read(&run.out.join("rows.jsonl"));
-    for shown in ["MYAPP_GITHUB_TOKEN=[redacted]", "Authorization: Basic [redacted]", "sig=[redacted]", "vault:[redacted]@"] {
+    for shown in
+        ["MYAPP_GITHUB_TOKEN=[redacted]", "Authorization: Basic [redacted]", "sig=[redacted]", "vault:[redacted]@"]
+    {
         assert!(rows.contains(shown), "rows.jsonl lacks {shown}");
     }
     // Every session's transcript is in the report, and it says how many secrets it scrubbed.

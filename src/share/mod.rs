@@ -303,10 +303,8 @@ fn transcripts_section(out: &mut String, transcripts: &[Transcript<'_>], options
         // The longest first: a project inside another keeps its own short name.
         order::sort_by_key(&mut paths, |path| std::cmp::Reverse(path.len()));
         paths.dedup();
-        projects = paths
-            .into_iter()
-            .filter_map(|path| Some((PathSpellings::of(path)?, project_name(path, true))))
-            .collect();
+        projects =
+            paths.into_iter().filter_map(|path| Some((PathSpellings::of(path)?, project_name(path, true)))).collect();
     }
     let shown = |text: &str| {
         // Scrubbing again finds nothing new; it keeps a text given unscrubbed from leaking here.

@@ -18,7 +18,12 @@ impl PathSpellings {
         if let [drive, b':', ..] = path.as_bytes()
             && drive.is_ascii_alphabetic()
         {
-            pattern.push_str(&format!("(?:{}|{}){}", *drive as char, drive.to_ascii_uppercase() as char, "(?::|%3[Aa])"));
+            pattern.push_str(&format!(
+                "(?:{}|{}){}",
+                *drive as char,
+                drive.to_ascii_uppercase() as char,
+                "(?::|%3[Aa])"
+            ));
             rest = &path[2..];
         }
         let segments: Vec<&str> = rest.split(['/', '\\']).collect();
@@ -78,7 +83,8 @@ mod tests {
     #[test]
     fn a_remote_path_in_its_uri_is_replaced() {
         let spellings = PathSpellings::of("/home/me/app").unwrap();
-        let replaced = spellings.replace("vscode-remote://ssh-remote%2Bmybox/home/me/app/main.rs and %2Fhome%2Fme%2Fapp", "p");
+        let replaced =
+            spellings.replace("vscode-remote://ssh-remote%2Bmybox/home/me/app/main.rs and %2Fhome%2Fme%2Fapp", "p");
         // The leading slash is the path's, as where the path is written alone.
         assert_eq!(replaced, "vscode-remote://ssh-remote%2Bmyboxp/main.rs and p");
         assert!(PathSpellings::of("/").is_none() && PathSpellings::of("").is_none());
