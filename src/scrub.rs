@@ -62,7 +62,8 @@ enum Finder {
     /// whole match.
     Pattern { pattern: Regex, back: usize, span: usize },
     /// `NAME=value`, `"name": "value"` right after a keyword (`GITHUB_TOKEN=…`), read byte by
-    /// byte: `\\?["']?\s*[=:]\s*\\?["']?` then the value, `[^\s"'\\,;&]{4,}`.
+    /// byte: `\\?["']?\s*[=:]\s*\\?["']?` then the value, `[^\s"'\\,;&]{4,}`, unless it is
+    /// letters, `_`, `.` and `-` alone.
     Assignment,
 }
 
@@ -107,7 +108,8 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             &["ghp_", "gho_", "ghu_", "ghs_", "ghr_"],
             r"gh[pousr]_[0-9A-Za-z]{36,}",
         ),
-        token(&["github-fine-grained-pat"], &["github_pat_"], r"github_pat_[0-9A-Za-z_]{82,}"),
+        // 82 characters in gitleaks; any run from 22 on (its first part) here, cut ones too.
+        token(&["github-fine-grained-pat"], &["github_pat_"], r"github_pat_[0-9A-Za-z_]{22,}"),
         after(&["anthropic-api-key", "anthropic-admin-api-key"], &["sk-ant-"], r"(sk-ant-[A-Za-z0-9_-]{20,})"),
         after(
             &["openai-api-key"],
@@ -279,9 +281,11 @@ fn assignment_value(text: &[u8], end: usize) -> Option<Range<usize>> {
     optional(&mut at, b"\"'");
     let start = at;
     skip(&mut at, &|byte| !byte.is_ascii_whitespace() && !b"\"'\\,;&".contains(&byte));
-    // Four characters at least (the value's bytes end on an ASCII byte, a character's boundary).
+    // Four characters at least (the value's bytes end on an ASCII byte, a character's boundary),
+    // and, as gitleaks' generic-api-key allows, not a word alone (`key = 'current_phase'`).
     let value = std::str::from_utf8(&text[start..at]).ok()?;
-    (value.chars().count() >= 4).then_some(start..at)
+    let word = value.bytes().all(|byte| byte.is_ascii_alphabetic() || b"_.-".contains(&byte));
+    (value.chars().count() >= 4 && !word).then_some(start..at)
 }
 
 /// The char boundary at or before `at`, or at or after it.
@@ -442,7 +446,7 @@ mod tests {
         let text = format!(
             "token ghp_{} and github_pat_{}\nAuthorization: Bearer eyJhbGciOi.J9x-y_z\n\
              aws AKIAIOSFODNN7EXAMPLE aws_secret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n\
-             {key}\nGITHUB_TOKEN=abc123def OPENAI_API_KEY=\"sk-proj-xyz\" https://mona:hunter2@example.com/x",
+             {key}\nGITHUB_TOKEN=abc123def OPENAI_API_KEY=\"sk-proj-xyz789\" https://mona:hunter2@example.com/x",
             "a".repeat(36),
             "B".repeat(82)
         );
@@ -559,6 +563,7 @@ mod tests {
             "The key point: run `cargo test` and see https://docs.example/path?q=1. Primary keys are ids.",
             "Ask the task-runner about the disk-usage-report-generator; a basic introduction; 100%2 done.",
             "They said the keys of a monkey are ok; tokens: 12; sig: none.",
+            "SELECT value FROM session_state WHERE key = 'current_phase'; {\"secret\": \"none_given\"}",
         ] {
             assert_eq!(scrub(text), (text.to_string(), 0));
         }
