@@ -253,7 +253,10 @@ fn boundary_before(text: &[u8], at: usize) -> bool {
     let Some(&before) = at.checked_sub(1).map(|i| &text[i]) else { return true };
     !before.is_ascii_alphanumeric()
         || (at >= 2 && text[at - 2] == b'\\' && b"nrtbf".contains(&before))
-        || (at >= 6 && text[at - 6] == b'\\' && text[at - 5] == b'u' && text[at - 4..at].iter().all(u8::is_ascii_hexdigit))
+        || (at >= 6
+            && text[at - 6] == b'\\'
+            && text[at - 5] == b'u'
+            && text[at - 4..at].iter().all(u8::is_ascii_hexdigit))
 }
 
 /// The value of `NAME=value` whose name ends at `end` (see `Finder::Assignment`).

@@ -301,7 +301,7 @@ fn transcripts_section(out: &mut String, transcripts: &[Transcript<'_>], options
     if options.short_project_names {
         let mut paths: Vec<&str> = transcripts.iter().map(|t| t.record.project_path.as_str()).collect();
         // The longest first: a project inside another keeps its own short name.
-        order::sort_by_key(&mut paths, |path| std::cmp::Reverse(path.len()));
+        order::sort_by_key(&mut paths, |path| (std::cmp::Reverse(path.len()), *path));
         paths.dedup();
         projects =
             paths.into_iter().filter_map(|path| Some((PathSpellings::of(path)?, project_name(path, true)))).collect();
