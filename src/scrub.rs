@@ -62,8 +62,8 @@ enum Finder {
     /// whole match.
     Pattern { pattern: Regex, back: usize, span: usize },
     /// `NAME=value`, `"name": "value"` right after a keyword (`GITHUB_TOKEN=…`), read byte by
-    /// byte: `\\?["']?\s*[=:]\s*\\?["']?` then the value, `[^\s"'\\,;&]{4,}`, unless it is
-    /// letters, `_`, `.` and `-` alone.
+    /// byte: `\\?["']?\s*[=:]\s*\\?["']?` then the value, `[^\s"'\\,;&()<>\[\]{}]{4,}`, unless
+    /// it is letters, `_`, `.` and `-` alone, digits alone, or code (a call, a generic type).
     Assignment,
 }
 
@@ -283,12 +283,18 @@ fn assignment_value(text: &[u8], end: usize) -> Option<Range<usize>> {
     optional(&mut at, b"\\");
     optional(&mut at, b"\"'");
     let start = at;
-    skip(&mut at, &|byte| !byte.is_ascii_whitespace() && !b"\"'\\,;&".contains(&byte));
+    skip(&mut at, &|byte| !byte.is_ascii_whitespace() && !b"\"'\\,;&()<>[]{}".contains(&byte));
+    // Code, not a value: `key = render("cache")`, `token: Option<&str>`.
+    if matches!(text.get(at), Some(b'(' | b'<' | b'[' | b'{')) {
+        return None;
+    }
     // Four characters at least (the value's bytes end on an ASCII byte, a character's boundary),
-    // and, as gitleaks' generic-api-key allows, not a word alone (`key = 'current_phase'`).
+    // not a word alone (gitleaks' generic-api-key allows those: `key = 'current_phase'`) nor a
+    // number.
     let value = std::str::from_utf8(&text[start..at]).ok()?;
     let word = value.bytes().all(|byte| byte.is_ascii_alphabetic() || b"_.-".contains(&byte));
-    (value.chars().count() >= 4 && !word).then_some(start..at)
+    let number = value.bytes().all(|byte| byte.is_ascii_digit());
+    (value.chars().count() >= 4 && !word && !number).then_some(start..at)
 }
 
 /// The char boundary at or before `at`, or at or after it.
@@ -535,6 +541,7 @@ mod tests {
                 "&sig=[redacted]&se=1",
             ),
             ("MYAPP_GITHUB_TOKEN=s3cr3t-value", "MYAPP_GITHUB_TOKEN=[redacted]"),
+            ("connect(password=hunter22) and PASSWORD: p@ss!w0rd#", "connect(password=[redacted]) and PASSWORD: [redacted]"),
             ("password%3Dhunter22%26x", "password%3D[redacted]%26x"),
             ("next=https%3A%2F%2Fh%2Fb%3Fsig%3DdGhpcyBpcyBub3Q%252BYSBzaWc%253D%26x", "sig%3D[redacted]%26x"),
             ("SLACK https://hooks.slack.com/services/T000/B000/XXXXXXXXXXXXXXXXXXXXXXXX", "services/[redacted]"),
@@ -567,6 +574,7 @@ mod tests {
             "Ask the task-runner about the disk-usage-report-generator; a basic introduction; 100%2 done.",
             "They said the keys of a monkey are ok; tokens: 12; sig: none.",
             "SELECT value FROM session_state WHERE key = 'current_phase'; {\"secret\": \"none_given\"}",
+            "let token: Option<&str> = None; key = render(\"cache\"); def f(timeout, key=None): max_tokens = 4096",
         ] {
             assert_eq!(scrub(text), (text.to_string(), 0));
         }
