@@ -194,26 +194,40 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     ]
 });
 
-/// Where the rules' keywords are in a text: one pass over its bytes, looking up each pair of
-/// bytes (in lower case) among the pairs that start a keyword.
+/// Where the rules' keywords are in a text: one pass over every other byte of it. Each keyword
+/// (three bytes at least) holds a pair of bytes (in lower case) at an even offset of the text,
+/// its first two or its second and third; the pairs that do are looked up in a bit set.
 struct Prefilter {
-    /// For each pair of bytes, 1 + its entry in `by_pair`, or 0 where no keyword starts so.
-    pair_slot: Vec<u8>,
-    /// The keywords starting with a pair, each with its rule.
+    /// The pairs that are a keyword's first two or second and third bytes.
+    pairs: Vec<u64>,
+    /// For each pair, and each of those two offsets in the keyword, 1 + its entry in `by_pair`,
+    /// or 0 where no keyword has the pair there.
+    pair_slot: [Vec<u8>; 2],
+    /// The keywords holding a pair at an offset, each with its rule.
     by_pair: Vec<Vec<(&'static [u8], usize)>>,
 }
 
 static PREFILTER: LazyLock<Prefilter> = LazyLock::new(|| {
-    let mut prefilter = Prefilter { pair_slot: vec![0; 1 << 16], by_pair: Vec::new() };
+    let mut prefilter = Prefilter {
+        pairs: vec![0; (1 << 16) / 64],
+        pair_slot: [vec![0; 1 << 16], vec![0; 1 << 16]],
+        by_pair: Vec::new(),
+    };
     for (index, rule) in RULES.iter().enumerate() {
         for keyword in rule.keywords {
             let bytes = keyword.as_bytes();
-            let pair = pair_index(bytes[0], bytes[1]);
-            if prefilter.pair_slot[pair] == 0 {
-                prefilter.by_pair.push(Vec::new());
-                prefilter.pair_slot[pair] = u8::try_from(prefilter.by_pair.len()).expect("few keyword pairs");
+            assert!(bytes.len() >= 3, "a keyword holds a pair at an even offset");
+            for offset in 0..2 {
+                let pair = pair_index(bytes[offset], bytes[offset + 1]);
+                prefilter.pairs[pair / 64] |= 1 << (pair % 64);
+                let slot = &mut prefilter.pair_slot[offset][pair];
+                if *slot == 0 {
+                    prefilter.by_pair.push(Vec::new());
+                    *slot = u8::try_from(prefilter.by_pair.len()).expect("few keyword pairs");
+                }
+                let slot = *slot as usize - 1;
+                prefilter.by_pair[slot].push((bytes, index));
             }
-            prefilter.by_pair[prefilter.pair_slot[pair] as usize - 1].push((bytes, index));
         }
     }
     prefilter
@@ -233,14 +247,21 @@ struct Hit {
 impl Prefilter {
     fn hits(&self, text: &[u8]) -> Vec<Hit> {
         let mut hits = Vec::new();
-        for (at, pair) in text.windows(2).enumerate() {
-            let slot = self.pair_slot[pair_index(pair[0], pair[1])];
-            if slot == 0 {
+        for at in (0..text.len().saturating_sub(1)).step_by(2) {
+            let pair = pair_index(text[at], text[at + 1]);
+            if self.pairs[pair / 64] & (1 << (pair % 64)) == 0 {
                 continue;
             }
-            for &(keyword, rule) in &self.by_pair[slot as usize - 1] {
-                if text[at..].get(..keyword.len()).is_some_and(|found| found.eq_ignore_ascii_case(keyword)) {
-                    hits.push(Hit { rule, at, end: at + keyword.len() });
+            // The keywords starting here, then those starting a byte before.
+            for (offset, start) in [(0, Some(at)), (1, at.checked_sub(1))] {
+                let (slot, Some(start)) = (self.pair_slot[offset][pair], start) else { continue };
+                if slot == 0 {
+                    continue;
+                }
+                for &(keyword, rule) in &self.by_pair[slot as usize - 1] {
+                    if text[start..].get(..keyword.len()).is_some_and(|found| found.eq_ignore_ascii_case(keyword)) {
+                        hits.push(Hit { rule, at: start, end: start + keyword.len() });
+                    }
                 }
             }
         }
@@ -541,7 +562,10 @@ mod tests {
                 "&sig=[redacted]&se=1",
             ),
             ("MYAPP_GITHUB_TOKEN=s3cr3t-value", "MYAPP_GITHUB_TOKEN=[redacted]"),
-            ("connect(password=hunter22) and PASSWORD: p@ss!w0rd#", "connect(password=[redacted]) and PASSWORD: [redacted]"),
+            (
+                "connect(password=hunter22) and PASSWORD: p@ss!w0rd#",
+                "connect(password=[redacted]) and PASSWORD: [redacted]",
+            ),
             ("password%3Dhunter22%26x", "password%3D[redacted]%26x"),
             ("next=https%3A%2F%2Fh%2Fb%3Fsig%3DdGhpcyBpcyBub3Q%252BYSBzaWc%253D%26x", "sig%3D[redacted]%26x"),
             ("SLACK https://hooks.slack.com/services/T000/B000/XXXXXXXXXXXXXXXXXXXXXXXX", "services/[redacted]"),
@@ -577,6 +601,20 @@ mod tests {
             "let token: Option<&str> = None; key = render(\"cache\"); def f(timeout, key=None): max_tokens = 4096",
         ] {
             assert_eq!(scrub(text), (text.to_string(), 0));
+        }
+    }
+
+    #[test]
+    fn every_keyword_is_found_wherever_it_starts() {
+        for (index, rule) in RULES.iter().enumerate() {
+            for keyword in rule.keywords {
+                for before in ["", "x", "xy", "xyz"] {
+                    let text = format!("{before}{}", keyword.to_ascii_uppercase());
+                    let hits = PREFILTER.hits(text.as_bytes());
+                    assert!(hits.iter().any(|hit| hit.rule == index && hit.at == before.len()), "{text}");
+                    assert_eq!(hits.iter().filter(|hit| hit.rule == index && hit.at == before.len()).count(), 1);
+                }
+            }
         }
     }
 
