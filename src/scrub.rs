@@ -62,7 +62,7 @@ enum Finder {
     /// whole match.
     Pattern { pattern: Regex, back: usize, span: usize },
     /// `NAME=value`, `"name": "value"` right after a keyword (`GITHUB_TOKEN=…`), read byte by
-    /// byte: `\\?["']?\s*[=:]\s*\\?["']?` then the value, `[^\s"'\\,;&()<>\[\]{}]{4,}`, unless
+    /// byte from each `=` and `:` (found with `memchr`: the keywords are common words): `\\?["']?\s*[=:]\s*\\?["']?` then the value, `[^\s"'\\,;&()<>\[\]{}]{4,}`, unless
     /// it is letters, `_`, `.` and `-` alone, digits alone, or code (a call, a generic type).
     Assignment,
 }
@@ -213,7 +213,7 @@ static PREFILTER: LazyLock<Prefilter> = LazyLock::new(|| {
         pair_slot: [vec![0; 1 << 16], vec![0; 1 << 16]],
         by_pair: Vec::new(),
     };
-    for (index, rule) in RULES.iter().enumerate() {
+    for (index, rule) in RULES.iter().enumerate().filter(|(_, rule)| !matches!(rule.finder, Finder::Assignment)) {
         for keyword in rule.keywords {
             let bytes = keyword.as_bytes();
             assert!(bytes.len() >= 3, "a keyword holds a pair at an even offset");
@@ -237,11 +237,10 @@ fn pair_index(first: u8, second: u8) -> usize {
     (first.to_ascii_lowercase() as usize) << 8 | second.to_ascii_lowercase() as usize
 }
 
-/// A keyword found: its rule, where it starts and ends.
+/// A keyword found: its rule and where it starts.
 struct Hit {
     rule: usize,
     at: usize,
-    end: usize,
 }
 
 impl Prefilter {
@@ -260,7 +259,7 @@ impl Prefilter {
                 }
                 for &(keyword, rule) in &self.by_pair[slot as usize - 1] {
                     if text[start..].get(..keyword.len()).is_some_and(|found| found.eq_ignore_ascii_case(keyword)) {
-                        hits.push(Hit { rule, at: start, end: start + keyword.len() });
+                        hits.push(Hit { rule, at: start });
                     }
                 }
             }
@@ -278,6 +277,25 @@ fn boundary_before(text: &[u8], at: usize) -> bool {
             && text[at - 6] == b'\\'
             && text[at - 5] == b'u'
             && text[at - 4..at].iter().all(u8::is_ascii_hexdigit))
+}
+
+/// Where the name of `NAME=value` ends, for the `=` or `:` at `separator`, when it ends with an
+/// assignment rule's keyword (see `Finder::Assignment`).
+fn assignment_name_end(text: &[u8], separator: usize, names: &[&str]) -> Option<usize> {
+    let mut end = separator;
+    while end > 0 && text[end - 1].is_ascii_whitespace() {
+        end -= 1;
+    }
+    if end > 0 && matches!(text[end - 1], b'"' | b'\'') {
+        end -= 1;
+    }
+    if end > 0 && text[end - 1] == b'\\' {
+        end -= 1;
+    }
+    let named = |name: &&str| {
+        text[..end].len() >= name.len() && text[end - name.len()..end].eq_ignore_ascii_case(name.as_bytes())
+    };
+    names.iter().any(named).then_some(end)
 }
 
 /// The value of `NAME=value` whose name ends at `end` (see `Finder::Assignment`).
@@ -376,7 +394,7 @@ fn secret_ranges(text: &str) -> Vec<Range<usize>> {
             continue;
         }
         match &rule.finder {
-            Finder::Assignment => ranges.extend(assignment_value(bytes, hit.end)),
+            Finder::Assignment => {}
             Finder::Pattern { pattern, back, span } => {
                 let start = boundary(text, hit.at.saturating_sub(*back), false);
                 let end = boundary(text, (hit.at + span).min(text.len()), true);
@@ -384,6 +402,13 @@ fn secret_ranges(text: &str) -> Vec<Range<usize>> {
                     let secret = captures.get(1).or_else(|| captures.get(0)).expect("a match");
                     ranges.push(start + secret.start()..start + secret.end());
                 }
+            }
+        }
+    }
+    for rule in RULES.iter().filter(|rule| matches!(rule.finder, Finder::Assignment)) {
+        for separator in memchr::memchr2_iter(b'=', b':', bytes) {
+            if let Some(end) = assignment_name_end(bytes, separator, rule.keywords) {
+                ranges.extend(assignment_value(bytes, end));
             }
         }
     }
@@ -606,7 +631,7 @@ mod tests {
 
     #[test]
     fn every_keyword_is_found_wherever_it_starts() {
-        for (index, rule) in RULES.iter().enumerate() {
+        for (index, rule) in RULES.iter().enumerate().filter(|(_, rule)| !matches!(rule.finder, Finder::Assignment)) {
             for keyword in rule.keywords {
                 for before in ["", "x", "xy", "xyz"] {
                     let text = format!("{before}{}", keyword.to_ascii_uppercase());
