@@ -199,7 +199,7 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
 /// its first two or its second and third; the pairs that do are looked up in a bit set.
 struct Prefilter {
     /// The pairs that are a keyword's first two or second and third bytes.
-    pairs: Vec<u64>,
+    pairs: Box<[u64; 1024]>,
     /// For each pair, and each of those two offsets in the keyword, 1 + its entry in `by_pair`,
     /// or 0 where no keyword has the pair there.
     pair_slot: [Vec<u8>; 2],
@@ -208,11 +208,8 @@ struct Prefilter {
 }
 
 static PREFILTER: LazyLock<Prefilter> = LazyLock::new(|| {
-    let mut prefilter = Prefilter {
-        pairs: vec![0; (1 << 16) / 64],
-        pair_slot: [vec![0; 1 << 16], vec![0; 1 << 16]],
-        by_pair: Vec::new(),
-    };
+    let mut prefilter =
+        Prefilter { pairs: Box::new([0; 1024]), pair_slot: [vec![0; 1 << 16], vec![0; 1 << 16]], by_pair: Vec::new() };
     for (index, rule) in RULES.iter().enumerate().filter(|(_, rule)| !matches!(rule.finder, Finder::Assignment)) {
         for keyword in rule.keywords {
             let bytes = keyword.as_bytes();
@@ -246,11 +243,12 @@ struct Hit {
 impl Prefilter {
     fn hits(&self, text: &[u8]) -> Vec<Hit> {
         let mut hits = Vec::new();
-        for at in (0..text.len().saturating_sub(1)).step_by(2) {
-            let pair = pair_index(text[at], text[at + 1]);
+        for (index, pair) in text.chunks_exact(2).enumerate() {
+            let pair = pair_index(pair[0], pair[1]);
             if self.pairs[pair / 64] & (1 << (pair % 64)) == 0 {
                 continue;
             }
+            let at = index * 2;
             // The keywords starting here, then those starting a byte before.
             for (offset, start) in [(0, Some(at)), (1, at.checked_sub(1))] {
                 let (slot, Some(start)) = (self.pair_slot[offset][pair], start) else { continue };
