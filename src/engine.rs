@@ -367,7 +367,8 @@ impl Done {
                     }
                 }
                 match last.as_ref().and_then(|(_, again)| again.get(ordinal as usize)) {
-                    Some(again) => full.rows[slot].text.clone_from(&again.text),
+                    // Scrubbed as the row was when first given.
+                    Some(again) => full.rows[slot].text = crate::scrub::scrub(&again.text).0,
                     None => fail(&wanted[at..=at], format!("{}: its line no longer gives this row", task.source)),
                 }
             }

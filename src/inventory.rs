@@ -282,6 +282,42 @@ pub struct Account {
 }
 
 /// A file's modification time as the inventory shows it, by home index and path.
+impl Inventory {
+    /// Scrubs every text read from a file (`crate::scrub`): names, descriptions, first lines,
+    /// commands, grants, logins.
+    pub fn scrub(&mut self) {
+        let scrub = |text: &mut String| {
+            crate::scrub::scrub_in_place(text);
+        };
+        for agent in self.homes.iter_mut().flat_map(|home| &mut home.agents) {
+            for server in &mut agent.mcp_servers {
+                [&mut server.name, &mut server.config.command, &mut server.config.url_host].into_iter().for_each(scrub);
+                server
+                    .config
+                    .tools
+                    .iter_mut()
+                    .flatten()
+                    .chain(server.tools_used.iter_mut().map(|tool| &mut tool.name))
+                    .for_each(scrub);
+            }
+            let files = agent.skills.iter_mut().map(|skill| &mut skill.file);
+            for file in files.chain(agent.custom_agents.iter_mut().map(|agent| &mut agent.file)) {
+                [&mut file.name, &mut file.description.description].into_iter().for_each(scrub);
+            }
+            agent.instructions.iter_mut().map(|file| &mut file.first_line).for_each(scrub);
+            for plugin in &mut agent.plugins {
+                [&mut plugin.name, &mut plugin.version, &mut plugin.description.description, &mut plugin.marketplace]
+                    .into_iter()
+                    .for_each(scrub);
+            }
+            agent.permission_grants.iter_mut().flat_map(|grant| [&mut grant.list, &mut grant.entry]).for_each(scrub);
+            agent.accounts.iter_mut().flat_map(|account| [&mut account.host, &mut account.login]).for_each(scrub);
+            agent.tools.iter_mut().map(|tool| &mut tool.name).for_each(scrub);
+            agent.models.iter_mut().map(|model| &mut model.model).for_each(scrub);
+        }
+    }
+}
+
 pub type ModifiedTime<'a> = &'a dyn Fn(usize, &str) -> String;
 
 /// Builds the inventory of each home, given as `(label, facts by agent)` in the analysis's

@@ -1,63 +1,491 @@
-//! Secrets scrubbed from text before it leaves the machine in a shared report: GitHub tokens,
-//! bearer headers, AWS keys, private key blocks, `*_TOKEN=` / `*_KEY=` style values and
-//! passwords in URLs. Each becomes [`REDACTED`]; what names it (`Bearer`, `GITHUB_TOKEN=`, the
-//! URL's user) stays, so a reader still sees what was there.
+//! Secrets scrubbed from every text an output shows (rows, sessions, the inventory, the report
+//! and the shared report). Each secret becomes [`REDACTED`]; what names it (`Bearer`,
+//! `GITHUB_TOKEN=`, the URL's user) stays, so a reader still sees what was there.
+//!
+//! The rules follow gitleaks' default rule set (`config/gitleaks.toml` of gitleaks/gitleaks at
+//! commit [`GITLEAKS_COMMIT`]); each names the gitleaks rule ids it follows. Where this file
+//! differs from gitleaks it says so: a scrubber must also catch what a detector tuned against
+//! false alarms lets pass, so
+//! - a token may follow a JSON escape (`\nghp_…`), a prefix (`MYAPP_ghp_…`) or any other
+//!   non-alphanumeric character where gitleaks asks for a word boundary;
+//! - a token's whole run is taken, not only gitleaks' fixed length;
+//! - OpenAI keys need not hold gitleaks' `T3BlbkFJ` marker (its documented `sk-`, `sk-proj-`,
+//!   `sk-svcacct-` and `sk-admin-` shapes are taken as they are), Anthropic keys any `sk-ant-`
+//!   kind, AWS key ids any upper-case letter or digit;
+//! - a private key block cut before its END line is taken up to where its body ends;
+//! - URL-encoded text (`token%3Dghp_…`, `ghp%5F…`) is read decoded;
+//! - no allowlist and no entropy threshold: a fake-looking secret is scrubbed too.
+//!
+//! gitleaks has no rule for Azure SAS signatures, bearer headers outside `curl`, passwords in
+//! URLs or `*_TOKEN=`-style assignments as such (its `generic-api-key` asks for entropy): those
+//! rules are this crate's own, marked `own:`.
+//!
+//! Each rule has gitleaks' `keywords` (ASCII, any case), found in one pass over a text's bytes:
+//! a rule is tried only near its keywords (its pattern in a window around each, an assignment
+//! read byte by byte), so a text without keywords costs that pass alone.
 
+use std::borrow::Cow;
+use std::ops::Range;
 use std::sync::LazyLock;
 
 use regex_lite::Regex;
 
+use crate::model::Row;
+
 pub const REDACTED: &str = "[redacted]";
 
-/// One kind of secret: the pattern, and how many leading groups to keep (the name before it).
+/// The gitleaks commit whose `config/gitleaks.toml` the rules follow.
+pub const GITLEAKS_COMMIT: &str = "009e025ad4106ab333aa0b9dc4f2a884390d134c";
+
+/// What a token may follow: the text's start, a character that is not a letter or digit, or a
+/// JSON escape (`\n`, `\u003d`), whose last character is one. (`boundary_before` checks the same
+/// by hand before a pattern is tried.)
+const AFTER: &str = r"(?:^|[^0-9A-Za-z]|\\[nrtbf]|\\u[0-9A-Fa-f]{4})";
+
+/// One kind of secret: the gitleaks rules it follows, the keywords one of which a match holds,
+/// and how it is found near them.
 struct Rule {
-    pattern: Regex,
-    keeps_prefix: bool,
+    /// Named for the reader (and checked by the tests): the rules this one follows.
+    #[cfg_attr(not(test), allow(dead_code))]
+    ids: &'static [&'static str],
+    keywords: &'static [&'static str],
+    /// Whether a keyword counts only after `AFTER` (the token starts with it).
+    after_boundary: bool,
+    finder: Finder,
 }
 
-fn rule(pattern: &str, keeps_prefix: bool) -> Rule {
-    Rule { pattern: Regex::new(pattern).expect("a valid secret pattern"), keeps_prefix }
+/// How a rule finds its secrets near a keyword.
+enum Finder {
+    /// A pattern, tried in a window around each keyword found: from `back` bytes before it (where
+    /// a match can start) to `span` bytes after it (a match is shorter). The secret is the
+    /// pattern's first group where it has one (the text before it names it and stays), else the
+    /// whole match.
+    Pattern { pattern: Regex, back: usize, span: usize },
+    /// `NAME=value`, `"name": "value"` right after a keyword (`GITHUB_TOKEN=…`), read byte by
+    /// byte from each `=` and `:` (found with `memchr`: the keywords are common words): `\\?["']?\s*[=:]\s*\\?["']?` then the value, `[^\s"'\\,;&()<>\[\]{}]{4,}`, unless
+    /// it is letters, `_`, `.` and `-` alone, digits alone, or code (a call, a generic type).
+    Assignment,
 }
 
-/// In the order they apply: a key block first (it holds anything), names with values last.
+/// Bytes a token is searched for after its keyword: more than any token's length.
+const TOKEN_SPAN: usize = 4096;
+
+fn pattern(pattern: &str, back: usize, span: usize) -> Finder {
+    Finder::Pattern { pattern: Regex::new(pattern).expect("a valid secret pattern"), back, span }
+}
+
+/// A token that starts with its keyword, wherever it is.
+fn token(ids: &'static [&'static str], keywords: &'static [&'static str], token: &str) -> Rule {
+    Rule { ids, keywords, after_boundary: false, finder: pattern(token, 0, TOKEN_SPAN) }
+}
+
+/// A token (or a name and its value) that starts with its keyword, after `AFTER`.
+fn after(ids: &'static [&'static str], keywords: &'static [&'static str], token: &str) -> Rule {
+    // `\u003d` is the longest `AFTER`: six bytes.
+    Rule { ids, keywords, after_boundary: true, finder: pattern(&format!("{AFTER}{token}"), 6, TOKEN_SPAN) }
+}
+
+/// A pattern whose match starts up to `back` bytes before its keyword.
+fn around(ids: &'static [&'static str], keywords: &'static [&'static str], found: Finder) -> Rule {
+    Rule { ids, keywords, after_boundary: false, finder: found }
+}
+
 static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     vec![
-        rule(
-            r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----(?s:.*?)-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----",
-            false,
+        around(
+            &["private-key"],
+            &["-----begin"],
+            // The whole block, or one cut before its END line up to where its body ends. (Its
+            // names' classes are lazy, so that an END line never runs on into the next block.)
+            pattern(
+                r"(?i)-----BEGIN[ A-Z0-9_-]{0,100}?PRIVATE KEY(?: BLOCK)?-----(?:(?s:.)*?-----END[ A-Z0-9_-]{0,100}?PRIVATE KEY(?: BLOCK)?-----|(?:[A-Za-z0-9+/=]|\r|\n|\\r|\\n)*)",
+                0,
+                1 << 16,
+            ),
         ),
-        rule(r"\b(?:gh[pousr]_[A-Za-z0-9]{20,255}|github_pat_[A-Za-z0-9_]{20,255})", false),
-        rule(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[A-Z0-9]{16}\b", false),
-        rule(r"(?i)(\bbearer\s+)[A-Za-z0-9\-._~+/]+=*", true),
-        rule(r"([A-Za-z][A-Za-z0-9+.\-]*://[^\s:/@]+:)[^\s/@]+@", true),
-        rule(
-            r#"(?i)(\b[A-Z0-9_.\-]*(?:token|key|secret|password|passwd|pwd)["']?\s*[=:]\s*["']?)[^\s"',;&]{4,}"#,
-            true,
+        token(
+            &["github-pat", "github-oauth", "github-app-token", "github-refresh-token"],
+            &["ghp_", "gho_", "ghu_", "ghs_", "ghr_"],
+            r"gh[pousr]_[0-9A-Za-z]{36,}",
         ),
+        // 82 characters in gitleaks; any run from 22 on (its first part) here, cut ones too.
+        token(&["github-fine-grained-pat"], &["github_pat_"], r"github_pat_[0-9A-Za-z_]{22,}"),
+        after(&["anthropic-api-key", "anthropic-admin-api-key"], &["sk-ant-"], r"(sk-ant-[A-Za-z0-9_-]{20,})"),
+        after(
+            &["openai-api-key"],
+            &["sk-"],
+            r"(sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}|sk-[A-Za-z0-9]{20,}[A-Za-z0-9_-]*)",
+        ),
+        after(
+            &["stripe-access-token"],
+            &["sk_test", "sk_live", "sk_prod", "rk_test", "rk_live", "rk_prod"],
+            r"((?:sk|rk)_(?:test|live|prod)_[A-Za-z0-9]{10,})",
+        ),
+        token(
+            &[
+                "gitlab-pat",
+                "gitlab-pat-routable",
+                "gitlab-deploy-token",
+                "gitlab-runner-authentication-token",
+                "gitlab-ptt",
+                "gitlab-cicd-job-token",
+                "gitlab-feed-token",
+                "gitlab-oauth-app-secret",
+                "gitlab-scim-token",
+            ],
+            &["glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glft-", "gloas-", "glsoat-"],
+            r"gl(?:pat|dt|rt|ptt|cbt|ft|oas|soat)-[0-9A-Za-z_.-]{20,}",
+        ),
+        token(
+            &[
+                "slack-bot-token",
+                "slack-user-token",
+                "slack-app-token",
+                "slack-legacy-token",
+                "slack-legacy-bot-token",
+                "slack-legacy-workspace-token",
+                "slack-config-access-token",
+                "slack-config-refresh-token",
+            ],
+            &["xox", "xapp"],
+            r"(?i:xox[abeoprs](?:\.xox[bp])?|xapp)-[0-9A-Za-z-]{8,}",
+        ),
+        token(
+            &["slack-webhook-url"],
+            &["hooks.slack.com"],
+            r"hooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9+/]{20,})",
+        ),
+        around(
+            &["jwt"],
+            // Every match holds `.ey` (gitleaks' keyword `ey` is in most English texts), after a
+            // header of up to 1 kB. gitleaks' `\\` in its classes is for JSON's `\/`; a `\n`
+            // after the token is not its.
+            &[".ey"],
+            pattern(
+                &format!(
+                    r"{AFTER}(ey[A-Za-z0-9]{{17,}}\.ey(?:[A-Za-z0-9/_-]|\\/){{17,}}\.(?:(?:[A-Za-z0-9/_-]|\\/){{10,}}={{0,2}})?)"
+                ),
+                1024,
+                1 << 14,
+            ),
+        ),
+        after(
+            &["aws-access-token"],
+            &["a3t", "akia", "asia", "abia", "acca"],
+            r"((?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16})",
+        ),
+        after(&["gcp-api-key"], &["aiza"], r"(AIza[\w-]{35,})"),
+        after(&["npm-access-token"], &["npm_"], r"((?i:npm_)[A-Za-z0-9]{36,})"),
+        around(
+            // gitleaks' curl-auth-header, its `Basic` part, wherever the header is written.
+            &["curl-auth-header"],
+            &["basic"],
+            pattern(r#"(?i)authorization\\?["']?\s*[:=]\s*\\?["']?basic\s+([a-z0-9+/]{8,}={0,3})"#, 64, TOKEN_SPAN),
+        ),
+        after(&["own:bearer"], &["bearer"], r"(?i:bearer)\s+([A-Za-z0-9\-._~+/]{8,}=*)"),
+        after(&["own:azure-sas-signature"], &["sig="], r"sig=([A-Za-z0-9+/=]{16,})"),
+        around(
+            // The scheme's last letter is enough for a match to start.
+            &["own:url-password"],
+            &["://"],
+            pattern(r"[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/@]+:([^\s/@]+)@", 1, 1024),
+        ),
+        around(&["own:assignment"], &["token", "key", "secret", "password", "passwd", "pwd"], Finder::Assignment),
     ]
 });
 
-/// A text with its secrets replaced, and how many were.
-pub fn scrub(text: &str) -> (String, usize) {
-    let mut text = text.to_string();
-    let mut count = 0;
-    for rule in RULES.iter() {
-        let replaced = rule.pattern.replace_all(&text, |captures: &regex_lite::Captures<'_>| {
-            let whole = &captures[0];
-            // A value scrubbed already (by an earlier rule, or an earlier scrub) stays as it is.
-            if whole.ends_with(REDACTED) || whole.ends_with(&format!("{REDACTED}@")) {
-                return whole.to_string();
+/// Where the rules' keywords are in a text: one pass over every other byte of it. Each keyword
+/// (three bytes at least) holds a pair of bytes (in lower case) at an even offset of the text,
+/// its first two or its second and third; the pairs that do are looked up in a bit set.
+struct Prefilter {
+    /// The pairs that are a keyword's first two or second and third bytes.
+    pairs: Box<[u64; 1024]>,
+    /// For each pair, and each of those two offsets in the keyword, 1 + its entry in `by_pair`,
+    /// or 0 where no keyword has the pair there.
+    pair_slot: [Vec<u8>; 2],
+    /// The keywords holding a pair at an offset, each with its rule.
+    by_pair: Vec<Vec<(&'static [u8], usize)>>,
+}
+
+static PREFILTER: LazyLock<Prefilter> = LazyLock::new(|| {
+    let mut prefilter =
+        Prefilter { pairs: Box::new([0; 1024]), pair_slot: [vec![0; 1 << 16], vec![0; 1 << 16]], by_pair: Vec::new() };
+    for (index, rule) in RULES.iter().enumerate().filter(|(_, rule)| !matches!(rule.finder, Finder::Assignment)) {
+        for keyword in rule.keywords {
+            let bytes = keyword.as_bytes();
+            assert!(bytes.len() >= 3, "a keyword holds a pair at an even offset");
+            for offset in 0..2 {
+                let pair = pair_index(bytes[offset], bytes[offset + 1]);
+                prefilter.pairs[pair / 64] |= 1 << (pair % 64);
+                let slot = &mut prefilter.pair_slot[offset][pair];
+                if *slot == 0 {
+                    prefilter.by_pair.push(Vec::new());
+                    *slot = u8::try_from(prefilter.by_pair.len()).expect("few keyword pairs");
+                }
+                let slot = *slot as usize - 1;
+                prefilter.by_pair[slot].push((bytes, index));
             }
-            count += 1;
-            let prefix = if rule.keeps_prefix { captures.get(1).map_or("", |m| m.as_str()) } else { "" };
-            let at = if whole.ends_with('@') && rule.keeps_prefix { "@" } else { "" };
-            format!("{prefix}{REDACTED}{at}")
-        });
-        if let std::borrow::Cow::Owned(changed) = replaced {
-            text = changed;
         }
     }
-    (text, count)
+    prefilter
+});
+
+fn pair_index(first: u8, second: u8) -> usize {
+    (first.to_ascii_lowercase() as usize) << 8 | second.to_ascii_lowercase() as usize
+}
+
+/// A keyword found: its rule and where it starts.
+struct Hit {
+    rule: usize,
+    at: usize,
+}
+
+impl Prefilter {
+    fn hits(&self, text: &[u8]) -> Vec<Hit> {
+        let mut hits = Vec::new();
+        for (index, pair) in text.chunks_exact(2).enumerate() {
+            let pair = pair_index(pair[0], pair[1]);
+            if self.pairs[pair / 64] & (1 << (pair % 64)) == 0 {
+                continue;
+            }
+            let at = index * 2;
+            // The keywords starting here, then those starting a byte before.
+            for (offset, start) in [(0, Some(at)), (1, at.checked_sub(1))] {
+                let (slot, Some(start)) = (self.pair_slot[offset][pair], start) else { continue };
+                if slot == 0 {
+                    continue;
+                }
+                for &(keyword, rule) in &self.by_pair[slot as usize - 1] {
+                    if text[start..].get(..keyword.len()).is_some_and(|found| found.eq_ignore_ascii_case(keyword)) {
+                        hits.push(Hit { rule, at: start });
+                    }
+                }
+            }
+        }
+        hits
+    }
+}
+
+/// Whether `AFTER` holds before byte `at`.
+fn boundary_before(text: &[u8], at: usize) -> bool {
+    let Some(&before) = at.checked_sub(1).map(|i| &text[i]) else { return true };
+    !before.is_ascii_alphanumeric()
+        || (at >= 2 && text[at - 2] == b'\\' && b"nrtbf".contains(&before))
+        || (at >= 6
+            && text[at - 6] == b'\\'
+            && text[at - 5] == b'u'
+            && text[at - 4..at].iter().all(u8::is_ascii_hexdigit))
+}
+
+/// Where the name of `NAME=value` ends, for the `=` or `:` at `separator`, when it ends with an
+/// assignment rule's keyword (see `Finder::Assignment`).
+fn assignment_name_end(text: &[u8], separator: usize, names: &[&str]) -> Option<usize> {
+    let mut end = separator;
+    while end > 0 && text[end - 1].is_ascii_whitespace() {
+        end -= 1;
+    }
+    if end > 0 && matches!(text[end - 1], b'"' | b'\'') {
+        end -= 1;
+    }
+    if end > 0 && text[end - 1] == b'\\' {
+        end -= 1;
+    }
+    let named = |name: &&str| {
+        text[..end].len() >= name.len() && text[end - name.len()..end].eq_ignore_ascii_case(name.as_bytes())
+    };
+    names.iter().any(named).then_some(end)
+}
+
+/// The value of `NAME=value` whose name ends at `end` (see `Finder::Assignment`).
+fn assignment_value(text: &[u8], end: usize) -> Option<Range<usize>> {
+    let mut at = end;
+    let skip = |at: &mut usize, what: &dyn Fn(u8) -> bool| {
+        while text.get(*at).is_some_and(|&byte| what(byte)) {
+            *at += 1;
+        }
+    };
+    let optional = |at: &mut usize, what: &[u8]| {
+        if text.get(*at).is_some_and(|byte| what.contains(byte)) {
+            *at += 1;
+        }
+    };
+    optional(&mut at, b"\\");
+    optional(&mut at, b"\"'");
+    skip(&mut at, &|byte| byte.is_ascii_whitespace());
+    if !matches!(text.get(at), Some(b'=' | b':')) {
+        return None;
+    }
+    at += 1;
+    skip(&mut at, &|byte| byte.is_ascii_whitespace());
+    optional(&mut at, b"\\");
+    optional(&mut at, b"\"'");
+    let start = at;
+    skip(&mut at, &|byte| !byte.is_ascii_whitespace() && !b"\"'\\,;&()<>[]{}".contains(&byte));
+    // Code, not a value: `key = render("cache")`, `token: Option<&str>`.
+    if matches!(text.get(at), Some(b'(' | b'<' | b'[' | b'{')) {
+        return None;
+    }
+    // Four characters at least (the value's bytes end on an ASCII byte, a character's boundary),
+    // not a word alone (gitleaks' generic-api-key allows those: `key = 'current_phase'`) nor a
+    // number.
+    let value = std::str::from_utf8(&text[start..at]).ok()?;
+    let word = value.bytes().all(|byte| byte.is_ascii_alphabetic() || b"_.-".contains(&byte));
+    let number = value.bytes().all(|byte| byte.is_ascii_digit());
+    (value.chars().count() >= 4 && !word && !number).then_some(start..at)
+}
+
+/// The char boundary at or before `at`, or at or after it.
+fn boundary(text: &str, mut at: usize, forward: bool) -> usize {
+    while !text.is_char_boundary(at) {
+        if forward { at += 1 } else { at -= 1 }
+    }
+    at
+}
+
+/// A text with `%XX` escapes of ASCII characters decoded, and where each of its bytes starts in
+/// the text as written (one entry more: the written text's length).
+struct Decoded {
+    text: String,
+    written_at: Vec<usize>,
+}
+
+fn url_decoded(text: &str) -> Option<Decoded> {
+    let bytes = text.as_bytes();
+    let ascii_escape = |at: usize| -> Option<u8> {
+        let hex = bytes.get(at + 1..at + 3)?;
+        let value = u8::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()?;
+        value.is_ascii().then_some(value)
+    };
+    let first = memchr::memchr_iter(b'%', bytes).find(|&at| ascii_escape(at).is_some())?;
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut written_at = Vec::with_capacity(bytes.len() + 1);
+    decoded.extend_from_slice(&bytes[..first]);
+    written_at.extend(0..first);
+    let mut at = first;
+    while at < bytes.len() {
+        match (bytes[at] == b'%').then(|| ascii_escape(at)).flatten() {
+            Some(value) => {
+                decoded.push(value);
+                written_at.push(at);
+                at += 3;
+            }
+            None => {
+                decoded.push(bytes[at]);
+                written_at.push(at);
+                at += 1;
+            }
+        }
+    }
+    written_at.push(bytes.len());
+    // Only ASCII bytes replaced ASCII escapes: the text is still UTF-8.
+    let text = String::from_utf8(decoded).expect("ASCII escapes decode to UTF-8");
+    Some(Decoded { text, written_at })
+}
+
+/// The byte ranges of the secrets in `text`, sorted, overlapping ones merged.
+fn secret_ranges(text: &str) -> Vec<Range<usize>> {
+    let bytes = text.as_bytes();
+    let mut ranges = Vec::new();
+    for hit in PREFILTER.hits(bytes) {
+        let rule = &RULES[hit.rule];
+        if rule.after_boundary && !boundary_before(bytes, hit.at) {
+            continue;
+        }
+        match &rule.finder {
+            Finder::Assignment => {}
+            Finder::Pattern { pattern, back, span } => {
+                let start = boundary(text, hit.at.saturating_sub(*back), false);
+                let end = boundary(text, (hit.at + span).min(text.len()), true);
+                for captures in pattern.captures_iter(&text[start..end]) {
+                    let secret = captures.get(1).or_else(|| captures.get(0)).expect("a match");
+                    ranges.push(start + secret.start()..start + secret.end());
+                }
+            }
+        }
+    }
+    for rule in RULES.iter().filter(|rule| matches!(rule.finder, Finder::Assignment)) {
+        for separator in memchr::memchr2_iter(b'=', b':', bytes) {
+            if let Some(end) = assignment_name_end(bytes, separator, rule.keywords) {
+                ranges.extend(assignment_value(bytes, end));
+            }
+        }
+    }
+    // A value scrubbed already (by an earlier scrub) stays as it is.
+    ranges.retain(|range| !text[range.clone()].starts_with(REDACTED));
+    ranges.sort_by_key(|range| (range.start, range.end));
+    let mut merged: Vec<Range<usize>> = Vec::with_capacity(ranges.len());
+    for range in ranges {
+        match merged.last_mut() {
+            Some(last) if range.start <= last.end => last.end = last.end.max(range.end),
+            _ => merged.push(range),
+        }
+    }
+    merged
+}
+
+/// A text with its secrets replaced, and how many there were; borrowed when there were none.
+pub fn scrub_cow(text: &str) -> (Cow<'_, str>, usize) {
+    // A URL inside a URL's query is encoded twice (`sig%253D`): up to three levels are read.
+    let mut decoded: Option<Decoded> = None;
+    for _ in 0..3 {
+        let Some(next) = url_decoded(decoded.as_ref().map_or(text, |d| d.text.as_str())) else { break };
+        decoded = Some(match decoded {
+            None => next,
+            Some(outer) => Decoded {
+                written_at: next.written_at.iter().map(|&at| outer.written_at[at]).collect(),
+                text: next.text,
+            },
+        });
+    }
+    let ranges = match decoded {
+        None => secret_ranges(text),
+        Some(decoded) => {
+            let ranges = secret_ranges(&decoded.text);
+            let written = |range: Range<usize>| decoded.written_at[range.start]..decoded.written_at[range.end];
+            ranges.into_iter().map(written).collect()
+        }
+    };
+    if ranges.is_empty() {
+        return (Cow::Borrowed(text), 0);
+    }
+    let mut scrubbed = String::with_capacity(text.len());
+    let mut from = 0;
+    for range in &ranges {
+        scrubbed.push_str(&text[from..range.start]);
+        scrubbed.push_str(REDACTED);
+        from = range.end;
+    }
+    scrubbed.push_str(&text[from..]);
+    (Cow::Owned(scrubbed), ranges.len())
+}
+
+/// A text with its secrets replaced, and how many were.
+pub fn scrub(text: &str) -> (String, usize) {
+    let (text, count) = scrub_cow(text);
+    (text.into_owned(), count)
+}
+
+/// Scrubs a text where it is; returns how many secrets were.
+pub fn scrub_in_place(text: &mut String) -> usize {
+    let (scrubbed, count) = scrub_cow(text);
+    if let Cow::Owned(scrubbed) = scrubbed {
+        *text = scrubbed;
+    }
+    count
+}
+
+/// A row with its text scrubbed, for a sink. Rows are keyed for deduplication before this, on
+/// their texts as written, and every copy of a text scrubs alike.
+pub fn row<'r, 'a>(row: &'r Row<'a>) -> Cow<'r, Row<'a>> {
+    match scrub_cow(&row.text) {
+        (Cow::Borrowed(_), _) => Cow::Borrowed(row),
+        (Cow::Owned(text), _) => Cow::Owned(Row { text: Cow::Owned(text), ..row.clone() }),
+    }
+}
+
+/// How many secrets a text shows scrubbed.
+pub fn redacted_in(text: &str) -> usize {
+    text.matches(REDACTED).count()
 }
 
 #[cfg(test)]
@@ -71,7 +499,7 @@ mod tests {
         let text = format!(
             "token ghp_{} and github_pat_{}\nAuthorization: Bearer eyJhbGciOi.J9x-y_z\n\
              aws AKIAIOSFODNN7EXAMPLE aws_secret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n\
-             {key}\nGITHUB_TOKEN=abc123def OPENAI_API_KEY=\"sk-proj-xyz\" https://mona:hunter2@example.com/x",
+             {key}\nGITHUB_TOKEN=abc123def OPENAI_API_KEY=\"sk-proj-xyz789\" https://mona:hunter2@example.com/x",
             "a".repeat(36),
             "B".repeat(82)
         );
@@ -93,12 +521,132 @@ mod tests {
         assert!(scrubbed.contains("GITHUB_TOKEN=[redacted]"), "{scrubbed}");
         assert!(scrubbed.contains("https://mona:[redacted]@example.com/x"), "{scrubbed}");
         assert_eq!(count, 9, "{scrubbed}");
+        assert_eq!(redacted_in(&scrubbed), 9);
         assert_eq!(scrub(&scrubbed), (scrubbed.clone(), 0), "scrubbing twice finds nothing more");
+    }
+
+    /// The kinds of issue 22, each in the shape its issuer documents (fake values).
+    const KINDS: [&str; 14] = [
+        "sk-proj-Q2hhbmdlTWVfbm90X2FfcmVhbF9rZXlfMTIzNDU2Nzg5MGFiY2RlZmdo",
+        "sk-Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5",
+        "sk-ant-api03-ZmFrZV9hbnRocm9waWNfa2V5X2Zvcl90ZXN0aW5nX29ubHlfMDEyMzQ1Njc4OQ-AbCdEfAA",
+        "xoxb-1234567890123-9876543210987-AbCdEfGhIjKlMnOpQrStUvWx",
+        "xoxp-1234567890-1234567890-1234567890-0123456789abcdef0123456789abcdef",
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJtb25hLXRlc3QtdXNlciJ9.c2lnbmF0dXJlX29mX2FfZmFrZV90b2tlbg",
+        "AIzaSyFAKE0key1for2tests3only4abcdefghi",
+        "sk_live_51FaKeStRiPeKeY0123456789abcdef",
+        "rk_live_51FaKeRestrictedKey0123456789abc",
+        "glpat-FaKeGiTlAbToKeN01234",
+        "npm_FaKeNpMtOkEn0123456789abcdefghijklmn",
+        "AKIAZ2FAKEKEYID7TEST",
+        "ghp_FaKeGiThUbClAsSiCtOkEn0123456789abcd",
+        "github_pat_11AFAKE0000000000000000_FaKeFineGrainedTokenForTestsOnly0123456789abcdefghijklmnopqr",
+    ];
+
+    /// Where a token can sit in JSON, shell and URL text.
+    fn spellings(token: &str) -> Vec<String> {
+        let encoded = token.replace('_', "%5F").replace('-', "%2D");
+        vec![
+            token.to_string(),
+            format!(r#"{{"content":"line one\n{token}\nline two"}}"#),
+            format!(r#"say \"{token}\" and"#),
+            format!(r"{token}\nnext line"),
+            format!("MYAPP_{token}"),
+            format!("export MYAPP_GITHUB_TOKEN={token}"),
+            format!("https://api.example/x?token%3D{token}&b=1"),
+            format!("https://api.example/x?token={encoded}&b=1"),
+            format!("\\u003d{token}"),
+            format!("({token})"),
+        ]
+    }
+
+    #[test]
+    fn every_kind_in_every_spelling_is_redacted() {
+        for token in KINDS {
+            for text in spellings(token) {
+                let (scrubbed, count) = scrub(&text);
+                let piece = &token[token.len() - 12..];
+                assert!(!scrubbed.contains(piece) && count >= 1, "{text:?} became {scrubbed:?}");
+                // Nothing after the token is taken with it.
+                for kept in ["line two", "and", "next line", "&b=1"] {
+                    assert_eq!(text.contains(kept), scrubbed.contains(kept), "{text:?} became {scrubbed:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn what_names_a_secret_stays() {
+        for (text, shown) in [
+            ("Authorization: Basic dXNlcjpwYXNzd29yZA==", "Authorization: Basic [redacted]"),
+            (r#"{"http.proxyAuthorization": "Basic dXNlcjpwYXNzd29yZA=="}"#, "\"Basic [redacted]\""),
+            (
+                "https://acct.blob.core.windows.net/c/b?sv=2024-01-01&sig=dGhpcyBpcyBub3QgYSByZWFsIHNpZw%3D%3D&se=1",
+                "&sig=[redacted]&se=1",
+            ),
+            ("MYAPP_GITHUB_TOKEN=s3cr3t-value", "MYAPP_GITHUB_TOKEN=[redacted]"),
+            (
+                "connect(password=hunter22) and PASSWORD: p@ss!w0rd#",
+                "connect(password=[redacted]) and PASSWORD: [redacted]",
+            ),
+            ("password%3Dhunter22%26x", "password%3D[redacted]%26x"),
+            ("next=https%3A%2F%2Fh%2Fb%3Fsig%3DdGhpcyBpcyBub3Q%252BYSBzaWc%253D%26x", "sig%3D[redacted]%26x"),
+            ("SLACK https://hooks.slack.com/services/T000/B000/XXXXXXXXXXXXXXXXXXXXXXXX", "services/[redacted]"),
+        ] {
+            let (scrubbed, _) = scrub(text);
+            assert!(scrubbed.contains(shown), "{text:?} became {scrubbed:?}");
+        }
+    }
+
+    #[test]
+    fn a_private_key_cut_before_its_end_is_redacted_to_where_its_body_ends() {
+        let text =
+            "here:\\n-----BEGIN RSA PRIVATE KEY-----\\nMIIEowIBAAKCAQEA0Z3VS5JJcds3xfn\\nU8VNs+Ab3mbBZkn\" and more";
+        let (scrubbed, count) = scrub(text);
+        assert_eq!((scrubbed.as_str(), count), ("here:\\n[redacted]\" and more", 1));
+        let plain = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\nAAAAAbm9uZQ";
+        assert_eq!(scrub(plain), (REDACTED.to_string(), 1));
+        let block = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----";
+        assert_eq!(
+            scrub(&format!("{block}  {block} x")),
+            (format!("{REDACTED}  {REDACTED} x"), 2),
+            "two blocks, two secrets"
+        );
     }
 
     #[test]
     fn ordinary_text_is_left_alone() {
-        let text = "The key point: run `cargo test` and see https://docs.example/path?q=1. Primary keys are ids.";
-        assert_eq!(scrub(text), (text.to_string(), 0));
+        for text in [
+            "The key point: run `cargo test` and see https://docs.example/path?q=1. Primary keys are ids.",
+            "Ask the task-runner about the disk-usage-report-generator; a basic introduction; 100%2 done.",
+            "They said the keys of a monkey are ok; tokens: 12; sig: none.",
+            "SELECT value FROM session_state WHERE key = 'current_phase'; {\"secret\": \"none_given\"}",
+            "let token: Option<&str> = None; key = render(\"cache\"); def f(timeout, key=None): max_tokens = 4096",
+        ] {
+            assert_eq!(scrub(text), (text.to_string(), 0));
+        }
+    }
+
+    #[test]
+    fn every_keyword_is_found_wherever_it_starts() {
+        for (index, rule) in RULES.iter().enumerate().filter(|(_, rule)| !matches!(rule.finder, Finder::Assignment)) {
+            for keyword in rule.keywords {
+                for before in ["", "x", "xy", "xyz"] {
+                    let text = format!("{before}{}", keyword.to_ascii_uppercase());
+                    let hits = PREFILTER.hits(text.as_bytes());
+                    assert!(hits.iter().any(|hit| hit.rule == index && hit.at == before.len()), "{text}");
+                    assert_eq!(hits.iter().filter(|hit| hit.rule == index && hit.at == before.len()).count(), 1);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_rule_has_keywords_and_an_id() {
+        for rule in RULES.iter() {
+            assert!(!rule.ids.is_empty() && !rule.keywords.is_empty());
+            assert!(rule.keywords.iter().all(|k| k.len() >= 2 && k.is_ascii() && *k == k.to_ascii_lowercase()));
+        }
+        assert!(RULES.iter().any(|rule| rule.ids.contains(&"private-key")));
     }
 }

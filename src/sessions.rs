@@ -255,6 +255,16 @@ impl SessionFacts {
     }
 }
 
+impl SessionRecord {
+    /// Scrubs the texts read from the session's files (`crate::scrub`).
+    pub fn scrub(&mut self) {
+        let texts = [&mut self.name, &mut self.client_name].into_iter().chain(self.plan.as_mut());
+        texts.chain(&mut self.artifacts).chain(&mut self.checkpoint_titles).for_each(|text| {
+            crate::scrub::scrub_in_place(text);
+        });
+    }
+}
+
 /// One line of sessions.jsonl.
 #[derive(Clone, Debug, Serialize)]
 pub struct SessionRecord {

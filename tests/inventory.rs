@@ -16,7 +16,10 @@ use serde_json::{Value, json};
 const SESSION_A: &str = "a14e0001-0000-4000-8000-000000000001";
 const SESSION_B: &str = "a14e0002-0000-4000-8000-000000000002";
 const SESSION_C: &str = "a14e0003-0000-4000-8000-000000000003";
+const SESSION_D: &str = "a14e0004-0000-4000-8000-000000000004";
 const CHAT_SESSION: &str = "c0de1400-0000-4000-8000-000000000014";
+/// Every session of the home: the report to share is made with each one's transcript.
+const SESSIONS: [&str; 5] = [SESSION_A, SESSION_B, SESSION_C, SESSION_D, CHAT_SESSION];
 
 /// The files whose modification time the inventory shows, each its own (EXPECTED.md, "Modification
 /// times"); whole even seconds, which a zip's 2-second clock keeps.
@@ -48,23 +51,33 @@ fn copy_home(to: &Path) {
     }
 }
 
-/// What one run of the tool on a root gave: the output files and the stdout of `usage --json`.
+/// What one run of the tool on a root gave: the output files, the stdout of `usage --json`, and
+/// the report to share with every session's transcript.
 struct Run {
     out: PathBuf,
     stderr: String,
     usage_json: String,
+    shared_report: String,
 }
 
-/// Runs `analyze ROOT --out out` and `usage ROOT --json` in `dir`.
+/// Runs `analyze ROOT --out out`, `usage ROOT --json` and `report ROOT --session ...` (every
+/// session) in `dir`.
 fn run_on(dir: &Path, root: &str) -> Run {
     let analyzed = run(dir, &["analyze", root, "--out", "out"]);
     assert!(analyzed.status.success(), "{}", String::from_utf8_lossy(&analyzed.stderr));
     let usage = run(dir, &["usage", root, "--json"]);
     assert!(usage.status.success(), "{}", String::from_utf8_lossy(&usage.stderr));
+    let mut report_args = vec!["report", root, "--out", "report.html", "--today", "2026-10-31"];
+    report_args.extend(SESSIONS.iter().flat_map(|id| ["--session", id]));
+    let reported = run(dir, &report_args);
+    assert!(reported.status.success(), "{}", String::from_utf8_lossy(&reported.stderr));
+    let stderr =
+        [&analyzed.stderr, &usage.stderr, &reported.stderr].map(|bytes| String::from_utf8_lossy(bytes).into_owned());
     Run {
         out: dir.join("out"),
-        stderr: String::from_utf8(analyzed.stderr).unwrap() + &String::from_utf8(usage.stderr).unwrap(),
+        stderr: stderr.concat(),
         usage_json: String::from_utf8(usage.stdout).unwrap(),
+        shared_report: read(&dir.join("report.html")),
     }
 }
 
@@ -112,6 +125,18 @@ fn sessions_carry_their_plan_artifacts_checkpoints_and_whether_they_were_precrea
         ),
         (SESSION_B, json!({"plan": null, "artifacts": [], "checkpoint_titles": [], "precreated_unused": false})),
         (SESSION_C, json!({"plan": null, "artifacts": [], "checkpoint_titles": [], "precreated_unused": true})),
+        (
+            // Its texts are all secrets, scrubbed.
+            SESSION_D,
+            json!({
+                "name": "Rotate the vault keys [redacted]",
+                "plan": "# Plan: rotate the vault keys\n\n1. Revoke [redacted]\n2. Revoke [redacted]\n3. Revoke [redacted]\n\
+                         4. Revoke aws_access_key_id=[redacted] aws_secret_access_key=[redacted]\n5. Revoke [redacted]\n",
+                "artifacts": [],
+                "checkpoint_titles": ["Revoke [redacted]"],
+                "precreated_unused": false
+            }),
+        ),
         (CHAT_SESSION, json!({"plan": null, "artifacts": [], "checkpoint_titles": [], "precreated_unused": false})),
     ];
     assert_eq!(sessions.len(), expected.len(), "{:?}", sessions.keys());
@@ -157,6 +182,8 @@ fn the_report_names_every_skipped_key_and_the_secret_files_stay_unread() {
             skipped(cli, "mcpServers.github.env", 2),
             skipped(cli, "mcpServers.github.timeout", 1),
             skipped(cli, "mcpServers.sentry.headers", 2),
+            skipped(cli, "mcpServers.vault.args", 3),
+            skipped(cli, "mcpServers.vault.env", 1),
         ])
     );
 
@@ -183,6 +210,11 @@ fn the_report_names_every_skipped_key_and_the_secret_files_stay_unread() {
         (lint_kit.to_string(), ("plugin_manifest", "read")),
         (".copilot/instructions/python.instructions.md".to_string(), ("instructions", "read")),
         (".copilot/instructions/web/react.instructions.md".to_string(), ("instructions", "read")),
+        (".copilot/instructions/vault.instructions.md".to_string(), ("instructions", "read")),
+        (".copilot/skills/vault/SKILL.md".to_string(), ("skill", "read")),
+        (".copilot/agents/vault-keeper.agent.md".to_string(), ("custom_agent", "read")),
+        (session(SESSION_D, "plan.md"), ("plan", "read")),
+        (session(SESSION_D, "checkpoints/index.md"), ("checkpoints_index", "read")),
         (cli.to_string(), ("mcp_config", "read")),
         (".copilot/skills/deploy/SKILL.md".to_string(), ("skill", "read")),
         (session(SESSION_A, "plan.md"), ("plan", "read")),
@@ -255,10 +287,23 @@ fn no_planted_secret_reaches_any_output() {
     }
     // What the secrets sit beside is shown: the scan looks at real output.
     let inventory = read(&run.out.join("inventory.json"));
-    for shown in ["mcp.sentry.dev", "github-mcp-server", "\"env\": 3", "jira.example.com", "\"command\": \"env\""] {
+    for shown in ["mcp.sentry.dev", "github-mcp-server", "\"env\": 3", "jira.example.com", "\"command\": \"npx\""] {
         assert!(inventory.contains(shown), "inventory.json lacks {shown}");
     }
+    let rows = read(&run.out.join("rows.jsonl"));
+    for shown in
+        ["MYAPP_GITHUB_TOKEN=[redacted]", "Authorization: Basic [redacted]", "sig=[redacted]", "vault:[redacted]@"]
+    {
+        assert!(rows.contains(shown), "rows.jsonl lacks {shown}");
+    }
+    // Every session's transcript is in the report, and it says how many secrets it scrubbed.
+    assert_eq!(run.shared_report.matches("<h3>").count(), SESSIONS.len());
+    assert!(run.shared_report.contains("Rotate the vault keys [redacted]"), "session D's transcript is in the report");
+    let scrubbed = run.shared_report.split("data-figure=\"scrubbed\">Secrets scrubbed from the transcripts: ").nth(1);
+    let scrubbed: usize = scrubbed.and_then(|rest| rest.split('.').next()).and_then(|n| n.parse().ok()).unwrap();
+    assert!(scrubbed >= 100, "{scrubbed} secrets scrubbed from the transcripts");
     outputs.push(("usage --json".to_string(), run.usage_json));
+    outputs.push(("report --session (every session)".to_string(), run.shared_report));
     outputs.push(("stderr".to_string(), run.stderr));
     for secret in planted_secrets() {
         for piece in pieces(&secret) {

@@ -140,3 +140,38 @@ fn the_inventory_fixtures_secrets_never_reach_a_report_even_with_every_transcrip
         assert!(!html.contains(secret.trim()), "{secret} reached the report");
     }
 }
+
+#[test]
+fn short_project_names_replace_a_windows_project_in_every_spelling() {
+    let dir = tempfile::tempdir().unwrap();
+    let id = "5e55a0a1-0000-4000-8000-0000000000c1";
+    let session = dir.path().join("home/.copilot/session-state").join(id);
+    fs::create_dir_all(&session).unwrap();
+    let spellings = [
+        r"C:\Users\mona\SecretProject\src\main.rs",
+        "c:/Users/mona/SecretProject/README.md",
+        r#"{"path":"c:\\Users\\mona\\SecretProject\\Cargo.toml"}"#,
+        "file:///c%3A/Users/mona/SecretProject/lib.rs",
+        "vscode://file/C%3A%5CUsers%5Cmona%5CSecretProject%5Capp.rs",
+    ];
+    let lines = [
+        serde_json::json!({"type": "session.start", "data": {"sessionId": id, "copilotVersion": "1.0.102", "context": {"cwd": r"c:\Users\mona\SecretProject"}}}),
+        serde_json::json!({"type": "user.message", "data": {"content": format!("look at {}", spellings.join(" and "))}}),
+    ];
+    let log: String = lines
+        .iter()
+        .enumerate()
+        .map(|(index, line)| {
+            let mut line = line.clone();
+            line["id"] = Value::String(format!("e{index}"));
+            line["timestamp"] = Value::String(format!("2026-11-10T09:00:0{index}.000Z"));
+            format!("{line}\n")
+        })
+        .collect();
+    fs::write(session.join("events.jsonl"), log).unwrap();
+    let html = report(dir.path(), &["--session", id, "--short-project-names"]);
+    assert!(html.contains("look at project-"), "the transcript is there");
+    assert!(!html.contains("SecretProject"), "a spelling of the project path is in the report");
+    let plain = report(dir.path(), &["--session", id]);
+    assert!(plain.contains(r"C:\Users\mona\SecretProject\src\main.rs"), "without the option, paths stay");
+}

@@ -129,7 +129,7 @@ impl State {
                     continue;
                 }
                 self.tally.observe(&row, false);
-                sink.push(&row);
+                sink.push(&crate::scrub::row(&row));
             }
             if let Some(first) = copy_of {
                 let (rows, label) = (rows_counted(copies), self.file_label(first));
@@ -192,14 +192,20 @@ impl State {
                 if record.usage.as_ref().is_some_and(|usage| usage.requests > 0 || usage.total > 0) {
                     record.models_never_used.clear();
                 }
+                record.scrub();
                 (id.clone(), record)
             })
             .collect();
         let homes = self.homes.iter().map(|home| (home.label.as_str(), &home.facts));
         let modified =
             |home: usize, path: &str| mtime_text(self.file_index(home, path).and_then(|at| self.files[at].modified_ms));
-        let inventory = inventory::build(homes, &self.sessions, &records, &modified);
-        let report = self.report(secondary_kept, secondary_dropped);
+        let mut inventory = inventory::build(homes, &self.sessions, &records, &modified);
+        inventory.scrub();
+        let mut report = self.report(secondary_kept, secondary_dropped);
+        // A message can quote what it read.
+        for diagnostic in &mut report.diagnostics {
+            crate::scrub::scrub_in_place(&mut diagnostic.message);
+        }
         Outputs { sessions: records.into_values().collect(), inventory, report, usage }
     }
 

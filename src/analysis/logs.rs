@@ -193,7 +193,7 @@ impl Tally {
 }
 
 /// A sink that tallies each event-log row (primary: its key is what secondary rows are
-/// checked against) on its way to another sink.
+/// checked against) on its way to another sink, which gets it scrubbed (`crate::scrub`).
 pub struct TallySink<'a> {
     tally: &'a mut Tally,
     inner: &'a mut dyn RowSink,
@@ -211,7 +211,7 @@ impl RowSink for TallySink<'_> {
             return;
         }
         self.tally.observe(row, true);
-        self.inner.push(row);
+        self.inner.push(&crate::scrub::row(row));
     }
 }
 

@@ -1,11 +1,12 @@
 //! The report to share: one self-contained HTML file (no script, no request: inline styles and
 //! SVG charts) with the overview, the usage tables, the charts and the billing month. It leaves
 //! out prompts, replies, tool output and file contents, except the transcripts of the sessions
-//! the person chooses, whose secrets are scrubbed first (`crate::scrub`). The CLI's `report`
+//! the person chooses, whose secrets the analysis has scrubbed (`crate::scrub`). The CLI's `report`
 //! command and the page's export write it through here: the same bytes.
 
 mod charts;
 mod html;
+mod paths;
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -20,6 +21,7 @@ use crate::usage::Kind;
 use crate::usage::summary::{DayRange, GroupBy, UsageRow};
 use charts::{hundredths, number};
 use html::{escape, table};
+use paths::PathSpellings;
 
 /// What the person chose for the report.
 #[derive(Clone, Debug)]
@@ -288,17 +290,33 @@ pub fn project_name(path: &str, short: bool) -> String {
     format!("project-{:06x}", xxhash_rust::xxh3::xxh3_64(path.as_bytes()) >> 40)
 }
 
-/// The chosen sessions' rows, scrubbed; returns how many secrets were.
+/// The chosen sessions' rows (scrubbed by the analysis, as every text an output shows); returns
+/// how many secrets were scrubbed from them.
 fn transcripts_section(out: &mut String, transcripts: &[Transcript<'_>], options: &ShareOptions) -> usize {
     if transcripts.is_empty() {
         return 0;
     }
     let mut scrubbed = 0;
+    // Any chosen session's project, however a text spells it.
+    let mut projects: Vec<(PathSpellings, String)> = Vec::new();
+    if options.short_project_names {
+        let mut paths: Vec<&str> = transcripts.iter().map(|t| t.record.project_path.as_str()).collect();
+        // The longest first: a project inside another keeps its own short name.
+        order::sort_by_key(&mut paths, |path| (std::cmp::Reverse(path.len()), *path));
+        paths.dedup();
+        projects =
+            paths.into_iter().filter_map(|path| Some((PathSpellings::of(path)?, project_name(path, true)))).collect();
+    }
+    let shown = |text: &str| {
+        // Scrubbing again finds nothing new; it keeps a text given unscrubbed from leaking here.
+        let text = crate::scrub::scrub(text).0;
+        projects.iter().fold(text, |text, (spellings, short)| spellings.replace(&text, short))
+    };
     out.push_str("<h2>Transcripts</h2>");
     for transcript in transcripts {
         let record = transcript.record;
-        let (name, found) = crate::scrub::scrub(&record.name);
-        scrubbed += found;
+        let name = shown(&record.name);
+        scrubbed += crate::scrub::redacted_in(&name);
         let _ = write!(
             out,
             "<h3>{}</h3><p class=\"meta\">{} · {} · {}</p>",
@@ -307,16 +325,12 @@ fn transcripts_section(out: &mut String, transcripts: &[Transcript<'_>], options
             escape(record.agent),
             escape(&record.first_event)
         );
-        let short = project_name(&record.project_path, options.short_project_names);
         // In time order (undated rows last), whatever order the caller's rows came in.
         let mut rows: Vec<&OwnedRow> = transcript.rows.iter().collect();
         order::sort_by_key(&mut rows, |row| (row.timestamp_utc.is_empty(), row.timestamp_utc.as_str()));
         for row in rows {
-            let (mut text, found) = crate::scrub::scrub(&row.text);
-            if options.short_project_names && !record.project_path.is_empty() {
-                text = text.replace(&record.project_path, &short);
-            }
-            scrubbed += found;
+            let text = shown(&row.text);
+            scrubbed += crate::scrub::redacted_in(&text);
             let kind = row.turn_type.as_str();
             let label = if row.tool_name.is_empty() { kind.to_string() } else { format!("{kind} {}", row.tool_name) };
             let _ = write!(

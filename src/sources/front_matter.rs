@@ -26,6 +26,8 @@ pub struct Description {
 
 impl Description {
     pub fn new(text: &str) -> Description {
+        // Scrubbed before the cut, so that a secret the cut runs through is still found whole.
+        let (text, _) = crate::scrub::scrub_cow(text);
         match text.char_indices().nth(MAX_DESCRIPTION_CHARS) {
             Some((at, _)) => Description { description: format!("{}…", &text[..at]), description_cut: true },
             None => Description { description: text.to_string(), description_cut: false },

@@ -105,11 +105,45 @@ fn skipped(file: &str, key: String, value: &Value) -> SkippedKey {
     SkippedKey { file: file.to_string(), key, values }
 }
 
-/// The file name of a command's program: its first word without its folders. A command can
-/// be a whole command line (`npx -y server --token ...`), so nothing after the first word.
+/// The file name of a command's program, without its folders. A command can be a whole
+/// command line (`GITHUB_TOKEN=ghp_… npx -y server --token ...`, `env NAME=value npx ...`), so
+/// the environment's assignments (and `env` with its options) before the program are skipped,
+/// and nothing after the program is kept.
 fn command_file_name(command: &str) -> String {
-    let program = command.split_whitespace().next().unwrap_or_default();
-    program.rsplit(['/', '\\']).next().unwrap_or_default().to_string()
+    let file_name = |word: &str| word.rsplit(['/', '\\']).next().unwrap_or_default().to_string();
+    let mut words = command.split_whitespace();
+    while let Some(word) = words.next() {
+        match file_name(word).as_str() {
+            _ if is_assignment(word) => continue,
+            "env" | "env.exe" => {
+                // What follows is `env`'s: options (two take a value), assignments, the program.
+                let mut program = String::new();
+                while let Some(next) = words.next() {
+                    match next {
+                        "-u" | "--unset" | "-C" | "--chdir" => {
+                            words.next();
+                        }
+                        _ if next.starts_with('-') || is_assignment(next) => {}
+                        program_word => {
+                            program = file_name(program_word);
+                            break;
+                        }
+                    }
+                }
+                return if program.is_empty() { file_name(word) } else { program };
+            }
+            program => return program.to_string(),
+        }
+    }
+    String::new()
+}
+
+/// `NAME=value`, as a shell reads an environment assignment before a command.
+fn is_assignment(word: &str) -> bool {
+    word.split_once('=').is_some_and(|(name, _)| {
+        name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    })
 }
 
 /// The host of a URL, without user, password, port, path, query or fragment. (By hand: the
@@ -185,5 +219,20 @@ mod tests {
         assert_eq!(url_host("not a url"), "");
         assert_eq!(command_file_name(r"C:\Tools\server.exe"), "server.exe");
         assert_eq!(command_file_name(""), "");
+    }
+
+    #[test]
+    fn a_command_line_gives_its_program_and_no_environment() {
+        for (command, program) in [
+            ("GITHUB_TOKEN=ghp_abc npx -y server", "npx"),
+            ("A=1 B_2=x /usr/local/bin/node server.js", "node"),
+            ("/usr/bin/env NPM_TOKEN=npm_x npx eslint-mcp", "npx"),
+            ("env -i -u HOME PATH=/bin TOKEN=t uvx server", "uvx"),
+            ("env", "env"),
+            ("TOKEN=only", ""),
+            ("--flag=x server", "--flag=x"),
+        ] {
+            assert_eq!(command_file_name(command), program, "{command}");
+        }
     }
 }
