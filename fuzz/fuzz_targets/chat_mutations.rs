@@ -7,12 +7,10 @@
 //! again from the whole log are the rows the log gave.
 
 use arbitrary::Arbitrary;
-use copilot_lens::model::OwnedRow;
-use copilot_lens::sources::copilot_vscode::CopilotVscode;
-use copilot_lens::sources::log::LogContext;
-use copilot_lens::sources::{LogAgain, Source};
-use copilot_lens::usage::{Zone, rates::RateTable};
 use libfuzzer_sys::fuzz_target;
+
+#[path = "chat_check.rs"]
+mod chat_check;
 
 /// The keys a session's state has, so that paths reach what the replay keeps.
 const NAMES: [&str; 24] = [
@@ -198,42 +196,8 @@ fn log(entries: &[Entry]) -> String {
     out
 }
 
-struct Again<'a>(&'a [u8]);
-
-impl LogAgain for Again<'_> {
-    fn line_at(&mut self, _offset: u64) -> std::io::Result<Vec<u8>> {
-        Err(std::io::Error::other("a chat log is made again whole"))
-    }
-    fn whole(&mut self) -> std::io::Result<&mut dyn std::io::BufRead> {
-        Ok(&mut self.0)
-    }
-}
-
 fuzz_target!(|entries: Vec<Entry>| {
     let text = log(&entries);
-    let data = text.as_bytes();
-    let rates = RateTable::default_table();
-    let context = LogContext {
-        agent: "copilot-vscode",
-        session_id: "s",
-        session_id_from_log: false,
-        source: "s.jsonl",
-        fallback_project: "",
-        fallback_branch: "",
-        include_thinking: true,
-        zone: Zone::Utc,
-        rates: &rates,
-        file: 0,
-    };
-    let mut rows: Vec<OwnedRow> = Vec::new();
-    let outcome = CopilotVscode.parse_log(&context, &mut &data[..], &mut rows);
-    let account = outcome.account;
-    assert_eq!(account.lines, entries.len() as u64, "every line is read");
-    let parts = account.with_rows
-        + account.skipped_by_rule.values().sum::<u64>()
-        + account.unknown_types.values().sum::<u64>()
-        + account.bad_lines;
-    assert_eq!(parts, account.lines, "every line is accounted for");
-    let again = CopilotVscode.rows_again(&context, &mut Again(data), 0).unwrap();
-    assert_eq!(again, rows);
+    let lines = chat_check::replays_whole(text.as_bytes(), "s.jsonl");
+    assert_eq!(lines, entries.len() as u64, "every line is read");
 });

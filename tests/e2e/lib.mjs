@@ -116,7 +116,10 @@ export function native(input, { includeThinking = false, byName = false } = {}) 
   if (includeThinking) args.push('--include-thinking');
   const stderr = execFileSync(CLI, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  const usage = JSON.parse(execFileSync(CLI, ['usage', root, '--json'], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+  // `usage` refuses a root with no session log nor store (a home of skills alone): no usage.
+  const usageRun = spawnSync(CLI, ['usage', root, '--json'], { cwd, encoding: 'utf8' });
+  if (usageRun.status !== 0 && usageRun.status !== 2) throw new Error(`${input}: usage ended with ${usageRun.status}: ${usageRun.stderr}`);
+  const usage = usageRun.status === 0 ? JSON.parse(usageRun.stdout) : { totals: {} };
   const read = (name) => readFileSync(path.join(out, name), 'utf8');
   const rowsPath = path.join(out, 'rows.jsonl');
   const rowsSize = statSync(rowsPath).size;

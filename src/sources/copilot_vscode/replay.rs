@@ -17,7 +17,8 @@ use serde_json::{Map, Value};
 #[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
 #[serde(untagged)]
 pub enum Key {
-    Index(usize),
+    // u64, not usize: a log's numbers read the same in the 32-bit page as natively.
+    Index(u64),
     Name(String),
 }
 
@@ -27,7 +28,7 @@ struct Entry {
     #[serde(default)]
     k: Vec<Key>,
     v: Option<Value>,
-    i: Option<usize>,
+    i: Option<u64>,
 }
 
 /// A request's keys that no row or figure reads.
@@ -118,14 +119,14 @@ impl Replay {
                 };
                 let mut item_path = path.clone();
                 for (at, item) in items.iter_mut().enumerate() {
-                    item_path.push(Key::Index(at));
+                    item_path.push(Key::Index(at as u64));
                     prune(&item_path, item);
                     item_path.pop();
                 }
                 let added = items.len();
                 push(state, &path, items, entry.i)?;
                 if path == [Key::Name("requests".into())] {
-                    self.request_lines.truncate(entry.i.unwrap_or(self.request_lines.len()));
+                    self.request_lines.truncate(entry.i.map_or(self.request_lines.len(), position));
                     self.request_lines.extend(std::iter::repeat_n(line, added));
                 }
             }
@@ -238,13 +239,19 @@ fn prune_part(part: &mut Value) {
     }
 }
 
+/// An index as a position in an array: one that no usize holds is past the end of any.
+fn position(index: u64) -> usize {
+    usize::try_from(index).unwrap_or(usize::MAX)
+}
+
 fn track_set(request_lines: &mut Vec<u64>, path: &[Key], line: u64) {
     match path {
         [Key::Name(requests)] if requests == "requests" => request_lines.iter_mut().for_each(|at| *at = line),
         [Key::Name(requests), Key::Index(index)] if requests == "requests" => {
-            if *index < request_lines.len() {
-                request_lines[*index] = line;
-            } else if *index == request_lines.len() {
+            let index = position(*index);
+            if index < request_lines.len() {
+                request_lines[index] = line;
+            } else if index == request_lines.len() {
                 request_lines.push(line);
             }
         }
@@ -259,7 +266,7 @@ fn walk<'a>(state: &'a mut Value, path: &[Key]) -> Result<&'a mut Value, String>
         let next = match (current, key) {
             (Value::Object(object), Key::Name(name)) => object.get_mut(name),
             (Value::Object(object), Key::Index(index)) => object.get_mut(&index.to_string()),
-            (Value::Array(array), Key::Index(index)) => array.get_mut(*index),
+            (Value::Array(array), Key::Index(index)) => array.get_mut(position(*index)),
             _ => None,
         };
         current = next.ok_or_else(|| format!("its path {} does not exist", path_text(&path[..=depth])))?;
@@ -276,15 +283,15 @@ fn set(state: &mut Value, path: &[Key], value: Value) -> Result<(), String> {
         (Value::Object(object), Key::Index(index)) => {
             object.insert(index.to_string(), value);
         }
-        (Value::Array(array), Key::Index(index)) if *index < array.len() => array[*index] = value,
-        (Value::Array(array), Key::Index(index)) if *index == array.len() => array.push(value),
+        (Value::Array(array), Key::Index(index)) if position(*index) < array.len() => array[position(*index)] = value,
+        (Value::Array(array), Key::Index(index)) if position(*index) == array.len() => array.push(value),
         (Value::Array(array), Key::Index(_)) => return Err(past_the_end(path, array)),
         _ => return Err(format!("its path {} cannot be set", path_text(path))),
     }
     Ok(())
 }
 
-fn push(state: &mut Value, path: &[Key], items: Vec<Value>, cut_at: Option<usize>) -> Result<(), String> {
+fn push(state: &mut Value, path: &[Key], items: Vec<Value>, cut_at: Option<u64>) -> Result<(), String> {
     let (last, parent) = path.split_last().expect("a push's path is not empty");
     let slot = match (walk(state, parent)?, last) {
         (Value::Object(object), Key::Name(name)) => {
@@ -292,7 +299,7 @@ fn push(state: &mut Value, path: &[Key], items: Vec<Value>, cut_at: Option<usize
             object.entry(name.clone()).or_insert(Value::Null)
         }
         (Value::Array(array), Key::Index(index)) => {
-            let Some(slot) = array.get_mut(*index) else { return Err(past_the_end(path, array)) };
+            let Some(slot) = array.get_mut(position(*index)) else { return Err(past_the_end(path, array)) };
             can_push_onto(Some(slot), path, cut_at)?;
             slot
         }
@@ -302,7 +309,7 @@ fn push(state: &mut Value, path: &[Key], items: Vec<Value>, cut_at: Option<usize
         *slot = Value::Array(Vec::new());
     }
     if let Value::Array(array) = slot {
-        array.truncate(cut_at.unwrap_or(array.len()));
+        array.truncate(cut_at.map_or(array.len(), position));
         array.extend(items);
     }
     Ok(())
@@ -310,7 +317,7 @@ fn push(state: &mut Value, path: &[Key], items: Vec<Value>, cut_at: Option<usize
 
 /// Whether a push (cut at `cut_at` when given) can go onto what is at `path` (an array, or
 /// nothing yet), else why not.
-fn can_push_onto(slot: Option<&Value>, path: &[Key], cut_at: Option<usize>) -> Result<(), String> {
+fn can_push_onto(slot: Option<&Value>, path: &[Key], cut_at: Option<u64>) -> Result<(), String> {
     let length = match slot {
         None | Some(Value::Null) => 0,
         Some(Value::Array(array)) => array.len(),
@@ -319,7 +326,7 @@ fn can_push_onto(slot: Option<&Value>, path: &[Key], cut_at: Option<usize>) -> R
     match cut_at {
         // VS Code writes `i` only to cut an array (`arr.length = i`, a retried request): one
         // past the end is no log it wrote, and would make room for nothing the line holds.
-        Some(cut_at) if cut_at > length => {
+        Some(cut_at) if position(cut_at) > length => {
             Err(format!("its cut index {cut_at} is past the end of {} (length {length})", path_text(path)))
         }
         _ => Ok(()),
@@ -336,7 +343,9 @@ fn delete(state: &mut Value, path: &[Key]) -> Result<(), String> {
             object.remove(&index.to_string());
         }
         // As VS Code does (the slot becomes undefined): the array keeps its length.
-        (Value::Array(array), Key::Index(index)) if *index < array.len() => array[*index] = Value::Null,
+        (Value::Array(array), Key::Index(index)) if position(*index) < array.len() => {
+            array[position(*index)] = Value::Null
+        }
         (Value::Array(array), Key::Index(_)) => return Err(past_the_end(path, array)),
         _ => return Err(format!("its path {} cannot be deleted", path_text(path))),
     }
