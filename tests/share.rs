@@ -68,6 +68,22 @@ const SECRETS: [&str; 8] = [
     "hunter2-Pa55word",
 ];
 
+/// A session folder's `events.jsonl` of `lines`, each given an id and a time a second apart.
+fn write_log(session: &Path, lines: &[Value]) {
+    let log: String = lines
+        .iter()
+        .enumerate()
+        .map(|(index, line)| {
+            let mut line = line.clone();
+            line["id"] = Value::String(format!("e{index}"));
+            line["timestamp"] = Value::String(format!("2026-11-10T09:00:0{index}.000Z"));
+            line["parentId"] = Value::Null;
+            format!("{line}\n")
+        })
+        .collect();
+    fs::write(session.join("events.jsonl"), log).unwrap();
+}
+
 fn planted_home(home: &Path, id: &str) {
     let session = home.join(".copilot/session-state").join(id);
     fs::create_dir_all(&session).unwrap();
@@ -82,18 +98,7 @@ fn planted_home(home: &Path, id: &str) {
             "result": {"content": format!("-----BEGIN RSA PRIVATE KEY-----\n{key}\n-----END RSA PRIVATE KEY-----\nalso {pat}")},
             "error": {"message": format!("token {ghp} rejected")}}}),
     ];
-    let log: String = lines
-        .iter()
-        .enumerate()
-        .map(|(index, line)| {
-            let mut line = line.clone();
-            line["id"] = Value::String(format!("e{index}"));
-            line["timestamp"] = Value::String(format!("2026-11-10T09:00:0{index}.000Z"));
-            line["parentId"] = Value::Null;
-            format!("{line}\n")
-        })
-        .collect();
-    fs::write(session.join("events.jsonl"), log).unwrap();
+    write_log(&session, &lines);
     fs::write(
         session.join("workspace.yaml"),
         format!("id: {id}\ncwd: /home/mona/secret-project\nname: rotate {ghp}\n"),
@@ -158,17 +163,7 @@ fn short_project_names_replace_a_windows_project_in_every_spelling() {
         serde_json::json!({"type": "session.start", "data": {"sessionId": id, "copilotVersion": "1.0.102", "context": {"cwd": r"c:\Users\mona\SecretProject"}}}),
         serde_json::json!({"type": "user.message", "data": {"content": format!("look at {}", spellings.join(" and "))}}),
     ];
-    let log: String = lines
-        .iter()
-        .enumerate()
-        .map(|(index, line)| {
-            let mut line = line.clone();
-            line["id"] = Value::String(format!("e{index}"));
-            line["timestamp"] = Value::String(format!("2026-11-10T09:00:0{index}.000Z"));
-            format!("{line}\n")
-        })
-        .collect();
-    fs::write(session.join("events.jsonl"), log).unwrap();
+    write_log(&session, &lines);
     let html = report(dir.path(), &["--session", id, "--short-project-names"]);
     assert!(html.contains("look at project-"), "the transcript is there");
     assert!(!html.contains("SecretProject"), "a spelling of the project path is in the report");
