@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""The crate's file-level import graph and its circles.
+
+Every `crate::`, `super::` and `self::` path in a file of the library (the CLI binary and tests
+are left out: nothing imports them) is resolved to the deepest module file it names, and each
+such file is an edge. The strongly connected components of more than one file are the import
+circles. `--max N` exits 1 when a circle has more than N files (the house rule is 3).
+
+    python3 scripts/import-graph.py            # the circles, largest first
+    python3 scripts/import-graph.py --max 3    # fail past three files
+"""
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parent.parent / "src"
+
+
+def module_files():
+    """Module path (tuple of names) → file, for every library module."""
+    modules = {}
+    for path in SRC.rglob("*.rs"):
+        rel = path.relative_to(SRC)
+        if rel.parts[0] == "bin":
+            continue
+        parts = list(rel.with_suffix("").parts)
+        if parts[-1] in ("mod", "lib"):
+            parts = parts[:-1]
+        modules[tuple(parts)] = path
+    return modules
+
+
+def strip_comments(text):
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    text = re.sub(r"//[^\n]*", "", text)
+    return re.sub(r'"(?:\\.|[^"\\])*"', '""', text)
+
+
+def expand_use(tree):
+    """`a::{b, c::{d}}` → [a::b, a::c::d]."""
+    tree = tree.strip()
+    depth = 0
+    for i, ch in enumerate(tree):
+        if ch == "{" and depth == 0:
+            prefix, inner = tree[:i], tree[i + 1 : tree.rindex("}")]
+            parts, depth2, start = [], 0, 0
+            for j, c in enumerate(inner):
+                if c == "{":
+                    depth2 += 1
+                elif c == "}":
+                    depth2 -= 1
+                elif c == "," and depth2 == 0:
+                    parts.append(inner[start:j])
+                    start = j + 1
+            parts.append(inner[start:])
+            return [p for part in parts if part.strip() for p in expand_use(prefix + part.strip())]
+    return [re.sub(r"\s+as\s+\w+$", "", tree)]
+
+
+def paths_in(text):
+    for m in re.finditer(r"\buse\s+([^;]+);", text):
+        yield from expand_use(m.group(1))
+    for m in re.finditer(r"\b((?:crate|super|self)(?:::\w+)+)", text):
+        yield m.group(1)
+
+
+def resolve(path, module, modules, is_mod_file):
+    segments = path.replace(" ", "").split("::")
+    if segments[0] == "crate":
+        base, rest = [], segments[1:]
+    elif segments[0] in ("super", "self"):
+        base = list(module) if is_mod_file else list(module[:-1])
+        if segments[0] == "self":
+            base = list(module)
+        rest = segments[1:]
+        while rest and rest[0] == "super":
+            base = base[:-1]
+            rest = rest[1:]
+        if segments[0] == "super" and is_mod_file:
+            base = base[:-1]  # a folder's mod.rs is the folder's module: its parent is one up
+    else:
+        return None
+    found = tuple(base)
+    for name in rest:
+        if found + (name,) in modules:
+            found = found + (name,)
+        else:
+            break
+    return found if found in modules else None
+
+
+def graph():
+    modules = module_files()
+    edges = {}
+    for module, path in modules.items():
+        is_mod_file = path.name in ("mod.rs", "lib.rs")
+        # A file's unit tests (`#[cfg(test)] mod tests`, last by convention) import for testing only.
+        text = strip_comments(path.read_text()).split("#[cfg(test)]")[0]
+        targets = set()
+        for p in paths_in(text):
+            target = resolve(p, module, modules, is_mod_file)
+            if target is not None and target != module:
+                targets.add(target)
+        edges[module] = targets
+    return modules, edges
+
+
+def circles(edges):
+    """Tarjan's strongly connected components with more than one member."""
+    index, low, on_stack, stack, out = {}, {}, set(), [], []
+    counter = [0]
+    sys.setrecursionlimit(10000)
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on_stack.add(v)
+        for w in edges.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                out.append(sorted(component))
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return sorted(out, key=len, reverse=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--max", type=int, help="fail when a circle has more files than this")
+    args = parser.parse_args()
+    modules, edges = graph()
+    found = circles(edges)
+    name = lambda m: str(modules[m].relative_to(SRC.parent))
+    print(f"{len(modules)} files, {sum(len(t) for t in edges.values())} imports between them")
+    if not found:
+        print("no import circle")
+    for component in found:
+        print(f"circle of {len(component)} files: " + " ".join(name(m) for m in component))
+    if args.max is not None and found and len(found[0]) > args.max:
+        print(f"an import circle has {len(found[0])} files, more than {args.max}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
