@@ -4,7 +4,8 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::logs::rows_counted;
-use super::plan::{LateSizes, Parsing};
+use super::logs::Parsing;
+use super::plan::LateSizes;
 use super::state::State;
 use super::stores::StoreOnDisk;
 use super::{Outputs, UsageData};
