@@ -36,8 +36,8 @@ use std::fmt;
 pub use logs::{LogTask, Parsing, UsageScan};
 pub use plan::{LateSizes, Planned};
 pub use queue::{LogJob, LogQueue, ParsedLog, Released};
-pub use tally::Copies;
 pub use stores::StoreJob;
+pub use tally::Copies;
 
 use crate::input::{FileReader, RootListing};
 use crate::inventory::Inventory;

@@ -9,9 +9,9 @@
 
 use std::collections::HashMap;
 
+use super::Options;
 use super::logs::{LogTask, Parsing};
 use super::tally::{Copies, Tally, TallySink};
-use super::Options;
 use crate::input::FileReader;
 use crate::model::RowSink;
 use crate::sources::log::LogOutcome;
@@ -112,8 +112,8 @@ impl<R, G> LogQueue<R, G> {
             self.first_open += 1;
         }
         let end = self.added.saturating_add(ahead).min(self.tasks.len());
-        let index = (self.first_open..end)
-            .find(|&index| matches!(self.slots[index], Slot::Open) && self.may_parse(index))?;
+        let index =
+            (self.first_open..end).find(|&index| matches!(self.slots[index], Slot::Open) && self.may_parse(index))?;
         Some(self.hand_out(parsing, index))
     }
 
