@@ -43,6 +43,7 @@ enum Slot<R, G> {
 }
 
 /// A log that may be parsed now, with the tally its rows go through.
+#[derive(Debug)]
 pub struct LogJob {
     index: usize,
     pub task: LogTask,
@@ -193,5 +194,60 @@ impl<R, G> LogQueue<R, G> {
             }
         }
         released
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::Planned;
+    use crate::input::memory::{MemoryRoot, MemoryRoots};
+    use crate::model::OwnedRow;
+
+    const LOG: &str = ".copilot/session-state/00000001-0000-4000-8000-000000000000/events.jsonl";
+
+    fn said(text: &str) -> String {
+        let line = serde_json::json!({"type": "user.message", "data": {"content": text}, "timestamp": "2026-10-01T09:00:00.000Z"});
+        format!("{line}\n")
+    }
+
+    fn texts(rows: &[OwnedRow]) -> Vec<&str> {
+        rows.iter().map(|row| row.text.as_str()).collect()
+    }
+
+    #[test]
+    fn a_later_copy_waits_for_the_copies_before_it_and_each_log_is_given_once() {
+        // The same session in two homes: the second copy has one line more.
+        let (mut first, mut later) = (MemoryRoot::new("a"), MemoryRoot::new("b"));
+        first.insert(LOG, said("hello"), Some(0));
+        later.insert(LOG, said("hello") + &said("again"), Some(0));
+        let mut reader = MemoryRoots(vec![first, later]);
+        let planned = Planned::new(reader.listings(), Default::default()).unwrap();
+        let mut parsing = planned.read_metadata(&mut reader);
+        let mut queue = LogQueue::<Vec<OwnedRow>, &str>::new(&parsing);
+        assert_eq!(
+            queue.tasks().iter().map(|task| task.copies).collect::<Vec<_>>(),
+            [Copies::First, Copies::Later { first: queue.tasks()[0].file }]
+        );
+
+        assert!(queue.give(&mut parsing, 1, "later").unwrap().is_none(), "the later copy waits");
+        let (job, given) = queue.give(&mut parsing, 0, "first").unwrap().expect("the first copy may be parsed");
+        assert_eq!(given, "first");
+        assert_eq!(queue.give(&mut parsing, 0, "again").unwrap_err(), "log 0 is parsed already");
+        assert_eq!(queue.give(&mut parsing, 2, "none").unwrap_err(), "there is no log 2");
+
+        let mut rows = Vec::new();
+        let parsed = job.parse(&mut reader, &Default::default(), &mut rows);
+        let released = queue.take_back(&mut parsing, parsed, rows);
+        assert_eq!(released.rows.iter().map(|rows| texts(rows)).collect::<Vec<_>>(), [["hello"]]);
+        let mut ready = released.ready;
+        assert_eq!(ready.len(), 1, "the later copy is released");
+        let (job, given) = ready.pop().unwrap();
+        assert_eq!(given, "later");
+        let mut rows = Vec::new();
+        let parsed = job.parse(&mut reader, &Default::default(), &mut rows);
+        let released = queue.take_back(&mut parsing, parsed, rows);
+        assert_eq!(texts(&released.rows[0]), ["again"], "only the row the first copy lacked");
+        assert!(queue.is_done());
     }
 }
