@@ -1,5 +1,5 @@
-//! Step 3: the event logs, one task each, parsed by their source on any thread and taken
-//! back in order.
+//! Step 3: the event logs, one task each, parsed by their source on any thread, and a parsed
+//! log added to the analysis (in task order: `queue.rs` alone calls `add_log`).
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::io::BufReader;
