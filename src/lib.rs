@@ -15,6 +15,7 @@ pub mod lines;
 pub mod model;
 pub mod order;
 pub mod outputs;
+pub mod protocol;
 pub mod report;
 pub mod scrub;
 pub mod sessions;
@@ -23,6 +24,7 @@ pub mod sources;
 pub mod table;
 pub mod time;
 pub mod usage;
+pub mod views;
 
 /// The browser's analysis, fed by the page (`wasm` exports it).
 #[cfg(target_arch = "wasm32")]

@@ -13,6 +13,7 @@ use crate::usage::summary::{self, DayRange, GroupBy};
 
 /// One output file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct OutputFile {
     pub name: &'static str,
     pub mime: &'static str,
@@ -20,10 +21,24 @@ pub struct OutputFile {
     pub what: &'static str,
     /// Whether `copilot-lens analyze --out` writes it (the rest are the page's exports).
     pub written_by_cli: bool,
+    pub made_from: MadeFrom,
+}
+
+/// What an output is made of, besides the analysis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub enum MadeFrom {
+    /// The analysis alone.
+    Analysis,
+    /// One session of it, named when asked for.
+    Session,
+    /// A person's choices (`share::ShareOptions`, the transcripts to include).
+    Choices,
 }
 
 const fn file(name: &'static str, mime: &'static str, what: &'static str, written_by_cli: bool) -> OutputFile {
-    OutputFile { name, mime, what, written_by_cli }
+    OutputFile { name, mime, what, written_by_cli, made_from: MadeFrom::Analysis }
 }
 
 const JSONL: &str = "application/x-ndjson";
@@ -39,11 +54,28 @@ pub const INVENTORY_JSON: OutputFile =
     file("inventory.json", JSON, "Projects, models, tools, MCP servers, skills, grants, accounts.", true);
 pub const REPORT_JSON: OutputFile = file("report.json", JSON, "Every file found and what happened to it.", true);
 /// One session as a readable conversation (the page's, for the session it names).
-pub const SESSION_MD: OutputFile = file("session.md", "text/markdown", "One session as a conversation.", false);
+pub const SESSION_MD: OutputFile = OutputFile {
+    made_from: MadeFrom::Session,
+    ..file("session.md", "text/markdown", "One session as a conversation.", false)
+};
+/// The report to share (`copilot-lens report`, `share::write`).
+pub const REPORT_HTML: OutputFile = OutputFile {
+    made_from: MadeFrom::Choices,
+    ..file("report.html", "text/html", "The report to share, one HTML file that opens anywhere.", false)
+};
 
 /// Every output, in the order they are offered.
-pub const CATALOGUE: [OutputFile; 8] =
-    [ROWS_JSONL, ROWS_CSV, USAGE_CSV, USAGE_JSONL, SESSIONS_JSONL, INVENTORY_JSON, REPORT_JSON, SESSION_MD];
+pub const CATALOGUE: [OutputFile; 9] = [
+    ROWS_JSONL,
+    ROWS_CSV,
+    USAGE_CSV,
+    USAGE_JSONL,
+    SESSIONS_JSONL,
+    INVENTORY_JSON,
+    REPORT_JSON,
+    SESSION_MD,
+    REPORT_HTML,
+];
 
 /// Rows made at a time for a whole rows export, so that no step holds all of them as values.
 pub const ROWS_PER_PART: u32 = 20_000;

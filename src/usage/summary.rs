@@ -12,7 +12,11 @@ use super::plausible::IMPLAUSIBLE_DATE;
 use super::rates::RateTable;
 use super::{Entries, Entry, Kind, NANO_AIU_PER_CREDIT, NANO_DOLLARS_PER_CREDIT, Tokens};
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// How usage rows are grouped. Parsed once, by its name (`day`, `month`, ...), for the CLI's
+/// `--by` and the page's requests alike.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub enum GroupBy {
     #[default]
     Day,
@@ -31,6 +35,30 @@ pub enum GroupBy {
 }
 
 impl GroupBy {
+    pub const ALL: [GroupBy; 8] = [
+        GroupBy::Day,
+        GroupBy::Month,
+        GroupBy::Session,
+        GroupBy::Model,
+        GroupBy::Home,
+        GroupBy::Project,
+        GroupBy::Subagent,
+        GroupBy::Agent,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            GroupBy::Day => "day",
+            GroupBy::Month => "month",
+            GroupBy::Session => "session",
+            GroupBy::Model => "model",
+            GroupBy::Home => "home",
+            GroupBy::Project => "project",
+            GroupBy::Subagent => "subagent",
+            GroupBy::Agent => "agent",
+        }
+    }
+
     /// The name of the column that holds the group, none when grouping by model or by agent
     /// (the `agent` column, which every row has, holds it).
     pub fn column(self) -> Option<&'static str> {
@@ -43,6 +71,17 @@ impl GroupBy {
             GroupBy::Subagent => Some("subagent"),
             GroupBy::Model | GroupBy::Agent => None,
         }
+    }
+}
+
+impl std::str::FromStr for GroupBy {
+    type Err = String;
+
+    fn from_str(name: &str) -> Result<GroupBy, String> {
+        GroupBy::ALL.into_iter().find(|by| by.name() == name).ok_or_else(|| {
+            let names: Vec<&str> = GroupBy::ALL.into_iter().map(GroupBy::name).collect();
+            format!("unknown grouping {name:?} (one of {})", names.join(", "))
+        })
     }
 }
 
