@@ -22,13 +22,14 @@ pub enum TurnType {
 }
 
 impl TurnType {
+    /// Every turn type, in the order the page offers them.
     pub const ALL: [TurnType; 6] = [
         TurnType::User,
         TurnType::Assistant,
-        TurnType::System,
-        TurnType::Thinking,
         TurnType::ToolUse,
         TurnType::ToolResult,
+        TurnType::System,
+        TurnType::Thinking,
     ];
 
     pub fn as_str(self) -> &'static str {

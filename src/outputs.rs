@@ -22,6 +22,9 @@ pub struct OutputFile {
     /// Whether `copilot-lens analyze --out` writes it (the rest are the page's exports).
     pub written_by_cli: bool,
     pub made_from: MadeFrom,
+    /// Whether the page makes it a part at a time (`ROWS_PER_PART` rows a part), so that a
+    /// large file never needs one string.
+    pub in_parts: bool,
 }
 
 /// What an output is made of, besides the analysis.
@@ -38,15 +41,17 @@ pub enum MadeFrom {
 }
 
 const fn file(name: &'static str, mime: &'static str, what: &'static str, written_by_cli: bool) -> OutputFile {
-    OutputFile { name, mime, what, written_by_cli, made_from: MadeFrom::Analysis }
+    OutputFile { name, mime, what, written_by_cli, made_from: MadeFrom::Analysis, in_parts: false }
 }
 
 const JSONL: &str = "application/x-ndjson";
 const JSON: &str = "application/json";
 const CSV: &str = "text/csv";
 
-pub const ROWS_JSONL: OutputFile = file("rows.jsonl", JSONL, "The timeline, one JSON object a line.", true);
-pub const ROWS_CSV: OutputFile = file("rows.csv", CSV, "The timeline as CSV, with a header row.", false);
+pub const ROWS_JSONL: OutputFile =
+    OutputFile { in_parts: true, ..file("rows.jsonl", JSONL, "The timeline, one JSON object a line.", true) };
+pub const ROWS_CSV: OutputFile =
+    OutputFile { in_parts: true, ..file("rows.csv", CSV, "The timeline as CSV, with a header row.", false) };
 pub const USAGE_CSV: OutputFile = file("usage.csv", CSV, "Tokens and cost per day and model.", true);
 pub const USAGE_JSONL: OutputFile = file("usage.jsonl", JSONL, "The same, one JSON object a line.", true);
 pub const SESSIONS_JSONL: OutputFile = file("sessions.jsonl", JSONL, "One record per session.", true);

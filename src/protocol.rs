@@ -296,7 +296,7 @@ mod tests {
         let outputs: Vec<&str> =
             facts["outputs"].as_array().unwrap().iter().map(|o| o["name"].as_str().unwrap()).collect();
         assert!(outputs.contains(&"report.html") && outputs.contains(&"session.md"), "{outputs:?}");
-        assert_eq!(names("turn_types"), ["user", "assistant", "system", "thinking", "tool_use", "tool_result"]);
+        assert_eq!(names("turn_types"), ["user", "assistant", "tool_use", "tool_result", "system", "thinking"]);
         assert!(names("marks").contains(&"bad_line".to_string()));
         let groupings: Vec<(&str, Option<&str>)> = facts["groupings"]
             .as_array()

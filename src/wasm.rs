@@ -17,7 +17,7 @@ use web_sys::Blob;
 use crate::analysis::{Options, Planned};
 use crate::engine::{Done, GivenLog, PlannedRun, Stage};
 use crate::input::browser::{BrowserFile, BrowserRoot, BrowserRoots, Progress, ProgressState};
-use crate::input::zip::{RawEntry, ZipRoot};
+use crate::input::zip::ZipRoot;
 use crate::input::{ListedFile, RootListing, blob::BlobReader};
 use crate::protocol::{self, Request};
 use crate::views::{self, PageOptions};
@@ -63,13 +63,11 @@ pub fn needs_every_file(request: JsValue) -> Result<bool, JsError> {
     Ok(from_js::<Request>(&request)?.needs_every_file())
 }
 
-/// Inflates a zip entry for the page's second worker (which runs so that inflating and parsing
-/// go on at once): `bytes` start at its local header (`RawEntry::span` bytes from
-/// `header_start`), `entry` is its `RawEntry`.
+/// Inflates a zip entry for the page's second worker (`input::zip::inflate_raw`): `bytes` start
+/// at its local header; `packed`, `size` and `crc32` are its `RawEntry`'s.
 #[wasm_bindgen]
-pub fn inflate(bytes: &[u8], entry: JsValue) -> Result<Vec<u8>, JsError> {
-    let entry: RawEntry = from_js(&entry)?;
-    crate::input::zip::inflate_raw(bytes, &entry).map_err(js_error)
+pub fn inflate(bytes: &[u8], packed: f64, size: f64, crc32: u32) -> Result<Vec<u8>, JsError> {
+    crate::input::zip::inflate_raw(bytes, packed as u64, size as u64, crc32).map_err(js_error)
 }
 
 /// The zips of a folder the page lists that are read as roots of their own, and whether the

@@ -38,7 +38,12 @@ what: string,
 /**
  * Whether `copilot-lens analyze --out` writes it (the rest are the page's exports).
  */
-written_by_cli: boolean, made_from: MadeFrom, };
+written_by_cli: boolean, made_from: MadeFrom, 
+/**
+ * Whether the page makes it a part at a time (`ROWS_PER_PART` rows a part), so that a
+ * large file never needs one string.
+ */
+in_parts: boolean, };
 
 export type MadeFrom = "analysis" | "session" | "choices";
 

@@ -444,9 +444,7 @@ std::thread_local! {
     static ELSEWHERE: std::cell::RefCell<InflateState> = std::cell::RefCell::default();
 }
 
-/// A deflated entry's data (as `ZipRoot::raw_entry` places it) inflated elsewhere than its
-/// archive: the browser hands this work to a second worker so that inflating and parsing run
-/// at once. The bytes must come to exactly `size` with this CRC-32.
+/// A deflated entry's data inflated, to exactly `size` bytes with this CRC-32.
 fn inflate_entry(packed: &[u8], size: u64, crc32: u32) -> io::Result<Vec<u8>> {
     if size > MAX_ENTRY_BYTES {
         return Err(io::Error::new(io::ErrorKind::InvalidData, "the entry is too large"));
@@ -456,19 +454,21 @@ fn inflate_entry(packed: &[u8], size: u64, crc32: u32) -> io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// A deflated entry's data inflated elsewhere than its archive, from `bytes` that start at its
-/// local header (`RawEntry::span` bytes from `header_start`, or fewer at the archive's end).
-pub fn inflate_raw(bytes: &[u8], entry: &RawEntry) -> io::Result<Vec<u8>> {
+/// A deflated entry's data inflated elsewhere than its archive (the browser hands this work to
+/// a second worker, so that inflating and parsing run at once), from `bytes` that start at its
+/// local header (`RawEntry::span` bytes from `header_start`, or fewer at the archive's end):
+/// `packed` bytes that must come to exactly `size` with this CRC-32.
+pub fn inflate_raw(bytes: &[u8], packed: u64, size: u64, crc32: u32) -> io::Result<Vec<u8>> {
     let field = |at: usize| bytes.get(at..at + 2).map_or(0, |pair| u64::from(u16::from_le_bytes([pair[0], pair[1]])));
     if bytes.get(..4) != Some(&LOCAL_HEADER_SIGNATURE[..]) {
         return Err(io::Error::new(io::ErrorKind::InvalidData, "no local header where the directory says"));
     }
     // The name's and the extra field's lengths, which only the local header gives.
     let data = LOCAL_HEADER_BYTES + field(26) + field(28);
-    let packed = usize::try_from(data + entry.packed).ok().and_then(|end| bytes.get(data as usize..end));
-    let packed =
-        packed.ok_or_else(|| io::Error::new(io::ErrorKind::UnexpectedEof, "the entry's data was not all given"))?;
-    inflate_entry(packed, entry.size, entry.crc32)
+    let data = usize::try_from(data.saturating_add(packed)).ok().and_then(|end| bytes.get(data as usize..end));
+    let data =
+        data.ok_or_else(|| io::Error::new(io::ErrorKind::UnexpectedEof, "the entry's data was not all given"))?;
+    inflate_entry(data, size, crc32)
 }
 
 const LOCAL_HEADER_SIGNATURE: [u8; 4] = 0x04034b50_u32.to_le_bytes();
@@ -593,7 +593,7 @@ impl<R: Read> Read for DeclaredSize<R> {
 /// (30 bytes, the name, an extra field whose length only the local header gives), then
 /// `packed` bytes that inflate to `size` bytes with this CRC-32. The `span` bytes from
 /// `header_start` hold both, but for an extra field longer than `EXTRA_FIELD_ROOM`.
-#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, serde::Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct RawEntry {
     pub header_start: u64,
@@ -653,13 +653,17 @@ mod tests {
         let raw = root.raw_entry("a/events.jsonl").unwrap();
         let start = raw.header_start as usize;
         let spanned = &bytes[start..(start + raw.span as usize).min(bytes.len())];
-        assert_eq!(super::inflate_raw(spanned, &raw).unwrap(), log);
+        assert_eq!(super::inflate_raw(spanned, raw.packed, raw.size, raw.crc32).unwrap(), log);
         // Its data cut short, or bytes that do not start at its local header: read again.
         let data_end = (raw.span - super::EXTRA_FIELD_ROOM) as usize;
-        assert!(super::inflate_raw(&spanned[..data_end - 1], &raw).is_err());
-        assert_eq!(super::inflate_raw(&spanned[..data_end], &raw).unwrap(), log, "an extra field left no gap");
-        assert!(super::inflate_raw(&bytes[start + 1..], &raw).is_err());
-        assert!(super::inflate_raw(&[], &raw).is_err());
+        assert!(super::inflate_raw(&spanned[..data_end - 1], raw.packed, raw.size, raw.crc32).is_err());
+        assert_eq!(
+            super::inflate_raw(&spanned[..data_end], raw.packed, raw.size, raw.crc32).unwrap(),
+            log,
+            "an extra field left no gap"
+        );
+        assert!(super::inflate_raw(&bytes[start + 1..], raw.packed, raw.size, raw.crc32).is_err());
+        assert!(super::inflate_raw(&[], raw.packed, raw.size, raw.crc32).is_err());
     }
 
     #[test]

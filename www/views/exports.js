@@ -4,7 +4,7 @@ import { add, fmtBytes, h, section } from '../dom.js';
 import { savedAllowance } from './month.js';
 
 export async function render(container, ctx) {
-  const sessions = await ctx.get('sessions', 'sessions');
+  const sessions = await ctx.get({ ask: 'sessions' });
   if (!ctx.alive()) return;
   const status = h('p#export-status.muted', { attrs: { 'aria-live': 'polite' } });
   const run = async (what, sessionId, name) => {
@@ -46,7 +46,7 @@ export async function render(container, ctx) {
       h(
         'ul.exports',
         null,
-        ctx.engine.facts.outputs.filter((file) => file.name !== 'session.md').map(({ name, what }) =>
+        ctx.engine.facts.outputs.filter((file) => file.made_from === 'analysis').map(({ name, what }) =>
           h('li', null, h('button.button', { dataset: { export: name }, on: { click: () => run(name, '', name) } }, name), h('span.muted', null, ' ' + what)),
         ),
       ),
