@@ -236,12 +236,12 @@ export class EngineClient {
 
   /** A file of the outputs catalogue, as a Blob; `session.md` is the session `sessionId`'s. */
   exportFile(what, sessionId) {
-    return this.ask({ ask: 'export', what, session_id: sessionId || '' });
+    return this.ask({ export: { what, session_id: sessionId || '' } });
   }
 
   /** The report to share (a Blob): options as a ShareAsked. */
   shareReport(options) {
-    return this.ask({ ask: 'share_report', ...options });
+    return this.ask({ share_report: options });
   }
 
   crashForTest() {

@@ -92,7 +92,7 @@ memory_limit_mib: number | null,
  */
 today: string | null, };
 
-export type Request = { "ask": "summary" } | { "ask": "rows", filter: Partial<RowFilter>, offset: number, limit: number, text_limit: number, } | { "ask": "facets" } | { "ask": "sessions" } | { "ask": "inventory" } | { "ask": "report" } | { "ask": "usage" } & UsageQuery | { "ask": "month", month: string, today: string, allowance: number | null, } | { "ask": "row_count" } | { "ask": "export", what: string, session_id: string, } | { "ask": "export_rows", what: string, offset: number, limit: number, } | { "ask": "share_report" } & ShareAsked;
+export type Request = "summary" | { "rows": { filter: Partial<RowFilter>, offset: number, limit: number, text_limit: number, } } | "facets" | "sessions" | "inventory" | "report" | { "usage": UsageQuery } | { "month": { month: string, today: string, allowance: number | null, } } | "row_count" | { "export": { what: string, session_id: string, } } | { "export_rows": { what: string, offset: number, limit: number, } } | { "share_report": ShareAsked };
 
 export type RowFilter = { turn_types: Array<TurnType>, 
 /**

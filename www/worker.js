@@ -225,17 +225,17 @@ function answer(request) {
 
 /** A file of the outputs catalogue (an export or the report to share), as a Blob. */
 function exportFile(/** @type {Request} */ request) {
-  const shared = request.ask === 'share_report';
-  const file = facts.outputs.find((output) => (shared ? output.made_from === 'choices' : output.name === request.what));
-  if (!file) throw new Error(`unknown export ${request.what}`);
+  const shared = 'share_report' in request;
+  const file = facts.outputs.find((output) => (shared ? output.made_from === 'choices' : output.name === request.export.what));
+  if (!file) throw new Error(`unknown export ${request.export.what}`);
   const type = file.mime + ';charset=utf-8';
   let parts;
   if (file.in_parts) {
     // In parts, so a large export never needs one huge string.
     parts = [];
-    const count = answer({ ask: 'row_count' });
+    const count = answer('row_count');
     for (let offset = 0; offset === 0 || offset < count; offset += facts.rows_per_part) {
-      parts.push(answer({ ask: 'export_rows', what: file.name, offset, limit: facts.rows_per_part }));
+      parts.push(answer({ export_rows: { what: file.name, offset, limit: facts.rows_per_part } }));
     }
   } else {
     parts = [answer(request)];
@@ -262,7 +262,7 @@ self.onmessage = async (event) => {
         const { request } = message;
         if (needs_every_file(request)) await settled;
         if (!engine) throw new Error('run the analysis first');
-        const isFile = request.ask === 'export' || request.ask === 'share_report';
+        const isFile = typeof request === 'object' && ('export' in request || 'share_report' in request);
         self.postMessage({ type: 'result', id: message.id, value: isFile ? exportFile(request) : answer(request) });
         break;
       }

@@ -4,7 +4,7 @@ import { add, fmtBytes, h, section } from '../dom.js';
 import { savedAllowance } from './month.js';
 
 export async function render(container, ctx) {
-  const sessions = await ctx.get({ ask: 'sessions' });
+  const sessions = await ctx.get('sessions');
   if (!ctx.alive()) return;
   const status = h('p#export-status.muted', { attrs: { 'aria-live': 'polite' } });
   const run = async (what, sessionId, name) => {

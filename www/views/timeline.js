@@ -23,9 +23,9 @@ function emptyFilter() {
 }
 
 export async function render(container, ctx) {
-  const facets = await ctx.get({ ask: 'facets' });
+  const facets = await ctx.get('facets');
   if (!ctx.alive()) return;
-  const sessions = await ctx.get({ ask: 'sessions' });
+  const sessions = await ctx.get('sessions');
   const names = new Map(sessions.map((s) => [s.session_id, s.name]));
 
   const typeBoxes = ctx.engine.facts.turn_types.map((type) => h('input', { type: 'checkbox', value: type, dataset: { type } }));
@@ -194,7 +194,7 @@ async function fetchSlice(first) {
   const key = s.filterKey;
   const ctx = s.ctx;
   try {
-    const page = await ctx.ask({ ask: 'rows', filter: s.filter, offset: start, limit, text_limit: TEXT_LIMIT });
+    const page = await ctx.ask({ rows: { filter: s.filter, offset: start, limit, text_limit: TEXT_LIMIT } });
     if (state !== s || !ctx.alive()) return;
     if (key === s.filterKey) {
       if (s.cache.size > 20000) s.cache = new Map();
@@ -316,7 +316,7 @@ function draw(mayFetch = true) {
 
 async function showDetail(position) {
   const s = state;
-  const page = await s.ctx.ask({ ask: 'rows', filter: s.filter, offset: position, limit: 1, text_limit: 1_000_000 });
+  const page = await s.ctx.ask({ rows: { filter: s.filter, offset: position, limit: 1, text_limit: 1_000_000 } });
   const row = page.rows[0];
   if (!row) return;
   add(clear(s.detail), 

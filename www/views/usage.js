@@ -68,7 +68,7 @@ export async function render(container, ctx) {
   const by = h('select#usage-by', null, groupings.map(({ name }) => h('option', { value: name }, name)));
   const since = h('input#usage-since', { type: 'date' });
   const until = h('input#usage-until', { type: 'date' });
-  const sessions = await ctx.get({ ask: 'sessions' });
+  const sessions = await ctx.get('sessions');
   if (!ctx.alive()) return;
   // Several agents (Copilot CLI, VS Code, ...): one agent's figures; hidden with one, as the
   // Sessions view's homes.
@@ -94,7 +94,7 @@ export async function render(container, ctx) {
 
   const update = async () => {
     const grouping = by.value;
-    const data = await ctx.ask({ ask: 'usage', by: grouping, since: since.value, until: until.value, agent: agent.value });
+    const data = await ctx.ask({ usage: { by: grouping, since: since.value, until: until.value, agent: agent.value } });
     if (!ctx.alive()) return;
     // The group's column, as the engine names it (none for the model's, which every row has).
     const { column } = groupings.find(({ name }) => name === grouping);
