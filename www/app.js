@@ -199,9 +199,9 @@ function makeContext(gen, result, zone) {
     zone,
     today: todayUtc,
     engine,
-    /** The answer to a request (a `Request` of www/types.d.ts). */
+    /** The answer's value to a request. @param {import('./types').Request} request */
     ask: (request) => engine.ask(request),
-    /** The answer to a request, kept for this analysis. */
+    /** The answer's value to a request, kept for this analysis. @param {import('./types').Request} request */
     get(request) {
       const key = JSON.stringify(request);
       if (!cache.has(key)) {
