@@ -305,6 +305,7 @@ pub fn cut_text(text: &mut String, limit: usize) -> Option<usize> {
 mod tests {
     use super::*;
     use crate::input::memory::{MemoryRoot, MemoryRoots};
+    use crate::model::{LineLocator, Row, RowMark, RowSink, TurnType};
 
     #[test]
     fn a_text_is_cut_on_a_character_boundary_and_says_its_length() {
@@ -318,6 +319,61 @@ mod tests {
         assert_eq!(cut_text(&mut short, 3), None);
         assert_eq!(cut_text(&mut short, 0), None);
         assert_eq!(short, "abc");
+    }
+
+    /// A table of a short row and a long one (kept in part: its log is where it is whole).
+    fn table_of_two(long: &str) -> RowTable {
+        let mut table = RowTable::default();
+        for (line, text) in [(1, "hello"), (2, long)] {
+            table.push(&Row {
+                agent: "copilot-cli",
+                timestamp_utc: format!("2026-10-01T09:00:0{line}.000Z").into(),
+                session_id: "s",
+                project_path: "/p",
+                git_branch: "",
+                model: "m",
+                tool_name: "",
+                tool_use_id: "",
+                turn_type: TurnType::User,
+                text: text.into(),
+                source: "events.jsonl",
+                source_line: line,
+                mark: RowMark::Plain,
+                locator: Some(LineLocator { file: 0, offset: 0, ordinal: 0 }),
+            });
+        }
+        table.seal();
+        table
+    }
+
+    #[test]
+    fn rows_are_cut_to_the_limit_asked_and_read_again_whole_past_what_the_table_keeps() {
+        let long = "é".repeat(600); // 1,200 bytes; the table keeps 512
+        let table = table_of_two(&long);
+        let shown = |rows: &[ShownRow]| -> Vec<(usize, bool, Option<usize>, Option<String>)> {
+            rows.iter().map(|r| (r.row.row.text.len(), r.row.text_cut, r.text_bytes, r.text_error.clone())).collect()
+        };
+
+        // A table's line: the kept start, cut again; nothing is read again.
+        let one_line = shown_rows(&table, &[0, 1], 101, |_| panic!("read again for a line"));
+        assert_eq!(shown(&one_line), [(5, false, None, None), (100, true, Some(INLINE_TEXT), None)]);
+
+        // Whole: read again, no longer cut.
+        let whole = |indices: &[u32]| FullRows {
+            rows: indices.iter().map(|&index| OwnedRow { text: long.clone(), ..table.row(index).unwrap() }).collect(),
+            errors: BTreeMap::new(),
+        };
+        assert_eq!(shown(&shown_rows(&table, &[1], 0, whole)), [(1200, false, None, None)]);
+
+        // A text that cannot be read again stays cut and says why.
+        let failing = |indices: &[u32]| FullRows {
+            rows: indices.iter().map(|&index| table.row(index).unwrap()).collect(),
+            errors: BTreeMap::from([(1, "gone".to_string())]),
+        };
+        let failed = shown_rows(&table, &[0, 1], 0, failing);
+        assert_eq!(shown(&failed), [(5, false, None, None), (INLINE_TEXT, true, None, Some("gone".to_string()))]);
+        let error = FullRows { rows: vec![table.row(1).unwrap()], errors: BTreeMap::from([(0, "gone".into())]) };
+        assert_eq!(error.whole().unwrap_err(), "the text of events.jsonl:2 could not be read again whole: gone");
     }
 
     #[test]

@@ -46,6 +46,7 @@ impl GroupBy {
         GroupBy::Agent,
     ];
 
+    /// Its name as serde spells it (a test checks they agree), for `--by`'s help.
     pub fn name(self) -> &'static str {
         match self {
             GroupBy::Day => "day",
@@ -74,14 +75,14 @@ impl GroupBy {
     }
 }
 
+/// `--by`'s parser: serde's, as the page's requests are read.
 impl std::str::FromStr for GroupBy {
     type Err = String;
 
     fn from_str(name: &str) -> Result<GroupBy, String> {
-        GroupBy::ALL.into_iter().find(|by| by.name() == name).ok_or_else(|| {
-            let names: Vec<&str> = GroupBy::ALL.into_iter().map(GroupBy::name).collect();
-            format!("unknown grouping {name:?} (one of {})", names.join(", "))
-        })
+        use serde::de::IntoDeserializer;
+        let name: serde::de::value::StrDeserializer<'_, serde::de::value::Error> = name.into_deserializer();
+        serde::Deserialize::deserialize(name).map_err(|error| error.to_string())
     }
 }
 
