@@ -16,6 +16,7 @@ pub mod lines;
 pub mod model;
 pub mod order;
 pub mod outputs;
+pub mod protocol;
 pub mod report;
 pub mod scrub;
 pub mod sessions;
@@ -24,6 +25,7 @@ pub mod sources;
 pub mod table;
 pub mod time;
 pub mod usage;
+pub mod views;
 
 /// The browser's analysis, fed by the page (`wasm` exports it).
 #[cfg(target_arch = "wasm32")]

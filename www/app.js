@@ -199,11 +199,13 @@ function makeContext(gen, result, zone) {
     zone,
     today: todayUtc,
     engine,
-    call: (method, ...args) => engine.call(method, ...args),
-    /** A worker answer kept for this analysis. */
-    get(key, ...call) {
+    /** The answer's value to a request. @param {import('./types').Request} request */
+    ask: (request) => engine.ask(request),
+    /** The answer's value to a request, kept for this analysis. @param {import('./types').Request} request */
+    get(request) {
+      const key = JSON.stringify(request);
       if (!cache.has(key)) {
-        const promise = engine.call(...call);
+        const promise = engine.ask(request);
         promise.catch(() => cache.delete(key));
         cache.set(key, promise);
       }

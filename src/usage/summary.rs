@@ -12,7 +12,11 @@ use super::plausible::IMPLAUSIBLE_DATE;
 use super::rates::RateTable;
 use super::{Entries, Entry, Kind, NANO_AIU_PER_CREDIT, NANO_DOLLARS_PER_CREDIT, Tokens};
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// How usage rows are grouped. Parsed once, by its name (`day`, `month`, ...), for the CLI's
+/// `--by` and the page's requests alike.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub enum GroupBy {
     #[default]
     Day,
@@ -31,6 +35,31 @@ pub enum GroupBy {
 }
 
 impl GroupBy {
+    pub const ALL: [GroupBy; 8] = [
+        GroupBy::Day,
+        GroupBy::Month,
+        GroupBy::Session,
+        GroupBy::Model,
+        GroupBy::Home,
+        GroupBy::Project,
+        GroupBy::Subagent,
+        GroupBy::Agent,
+    ];
+
+    /// Its name as serde spells it (a test checks they agree), for `--by`'s help.
+    pub fn name(self) -> &'static str {
+        match self {
+            GroupBy::Day => "day",
+            GroupBy::Month => "month",
+            GroupBy::Session => "session",
+            GroupBy::Model => "model",
+            GroupBy::Home => "home",
+            GroupBy::Project => "project",
+            GroupBy::Subagent => "subagent",
+            GroupBy::Agent => "agent",
+        }
+    }
+
     /// The name of the column that holds the group, none when grouping by model or by agent
     /// (the `agent` column, which every row has, holds it).
     pub fn column(self) -> Option<&'static str> {
@@ -43,6 +72,17 @@ impl GroupBy {
             GroupBy::Subagent => Some("subagent"),
             GroupBy::Model | GroupBy::Agent => None,
         }
+    }
+}
+
+/// `--by`'s parser: serde's, as the page's requests are read.
+impl std::str::FromStr for GroupBy {
+    type Err = String;
+
+    fn from_str(name: &str) -> Result<GroupBy, String> {
+        use serde::de::IntoDeserializer;
+        let name: serde::de::value::StrDeserializer<'_, serde::de::value::Error> = name.into_deserializer();
+        serde::Deserialize::deserialize(name).map_err(|error| error.to_string())
     }
 }
 

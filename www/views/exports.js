@@ -4,8 +4,12 @@ import { add, fmtBytes, h, section } from '../dom.js';
 import { savedAllowance } from './month.js';
 
 export async function render(container, ctx) {
-  const sessions = await ctx.get('sessions', 'sessions');
+  const sessions = await ctx.get('sessions');
   if (!ctx.alive()) return;
+  // The catalogue's files of one session and of the person's choices (the report to share).
+  const { outputs } = ctx.engine.facts;
+  const sessionFile = outputs.find((file) => file.made_from === 'session').name;
+  const shared = outputs.find((file) => file.made_from === 'choices').name;
   const status = h('p#export-status.muted', { attrs: { 'aria-live': 'polite' } });
   const run = async (what, sessionId, name) => {
     status.textContent = `Making ${name}…`;
@@ -28,14 +32,14 @@ export async function render(container, ctx) {
   const shortNames = h('input#report-short-names', { type: 'checkbox' });
   const transcriptSelect = h('select#report-sessions', { multiple: true, size: 4, attrs: { 'aria-label': 'Sessions whose transcripts go in the report' } }, [...sessionSelect.options].map((option) => h('option', { value: option.value }, option.textContent)));
   const makeReport = async () => {
-    status.textContent = 'Making report.html…';
+    status.textContent = `Making ${shared}…`;
     try {
       const sessions = [...transcriptSelect.selectedOptions].map((option) => option.value);
       const blob = await ctx.engine.shareReport({ today: ctx.today(), allowance: savedAllowance(), short_project_names: shortNames.checked, sessions });
-      ctx.download(blob, 'report.html');
-      status.textContent = `report.html: ${fmtBytes(blob.size)}${sessions.length ? `, with ${sessions.length} transcript(s), secrets scrubbed` : ''}.`;
+      ctx.download(blob, shared);
+      status.textContent = `${shared}: ${fmtBytes(blob.size)}${sessions.length ? `, with ${sessions.length} transcript(s), secrets scrubbed` : ''}.`;
     } catch (error) {
-      status.textContent = `report.html failed: ${error.message || error}`;
+      status.textContent = `${shared} failed: ${error.message || error}`;
     }
   };
   add(container, 
@@ -46,7 +50,7 @@ export async function render(container, ctx) {
       h(
         'ul.exports',
         null,
-        ctx.engine.facts.outputs.filter((file) => file.name !== 'session.md').map(({ name, what }) =>
+        outputs.filter((file) => file.made_from === 'analysis').map(({ name, what }) =>
           h('li', null, h('button.button', { dataset: { export: name }, on: { click: () => run(name, '', name) } }, name), h('span.muted', null, ' ' + what)),
         ),
       ),
@@ -57,7 +61,7 @@ export async function render(container, ctx) {
         'div.controls',
         null,
         sessionSelect,
-        h('button.button', { dataset: { export: 'session.md' }, on: { click: () => run('session.md', sessionSelect.value, `session-${sessionSelect.value}.md`) } }, 'session.md'),
+        h('button.button', { dataset: { export: sessionFile }, on: { click: () => run(sessionFile, sessionSelect.value, `session-${sessionSelect.value}.md`) } }, sessionFile),
       ),
     ),
     section(
@@ -69,7 +73,7 @@ export async function render(container, ctx) {
         h('label', null, shortNames, ' Replace project paths by short names'),
         h('label', { attrs: { for: 'report-sessions' } }, 'Transcripts to include (none by default)'),
         transcriptSelect,
-        h('button#make-report.button', { dataset: { export: 'report.html' }, on: { click: makeReport } }, 'Export a report'),
+        h('button#make-report.button', { dataset: { export: shared }, on: { click: makeReport } }, 'Export a report'),
       ),
     ),
     status,

@@ -175,7 +175,7 @@ async function drawChart(canvas, m) {
 export async function render(container, ctx) {
   if (chart) chart.destroy();
   chart = null;
-  const [byMonth, sessions] = await Promise.all([ctx.get('usage:month', 'usage', 'month', '', ''), ctx.get('sessions', 'sessions')]);
+  const [byMonth, sessions] = await Promise.all([ctx.get({ usage: { by: 'month', since: '', until: '', agent: '' } }), ctx.get('sessions')]);
   if (!ctx.alive()) return;
   const today = ctx.today();
   const months = [...new Set(byMonth.rows.map((r) => r.month))].sort().reverse();
@@ -229,12 +229,12 @@ export async function render(container, ctx) {
     const month = select.value;
     const first = `${month}-01`;
     const limit = allowanceOf(allowance.value);
-    const m = await ctx.call('month', first, today, limit);
+    const m = await ctx.ask({ month: { month: first, today, allowance: limit } });
     const last = `${month}-${String(m.days_in_month).padStart(2, '0')}`;
     const [bySession, byProject, byModel] = await Promise.all([
-      ctx.get(`usage:session:${first}`, 'usage', 'session', first, last),
-      ctx.get(`usage:project:${first}`, 'usage', 'project', first, last),
-      ctx.get(`usage:model:${first}`, 'usage', 'model', first, last),
+      ctx.get({ usage: { by: 'session', since: first, until: last, agent: '' } }),
+      ctx.get({ usage: { by: 'project', since: first, until: last, agent: '' } }),
+      ctx.get({ usage: { by: 'model', since: first, until: last, agent: '' } }),
     ]);
     if (!ctx.alive() || ask !== shown) return;
     container.dataset.month = JSON.stringify(m);

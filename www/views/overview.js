@@ -57,17 +57,17 @@ export async function render(container, ctx) {
   for (const chart of charts) chart.destroy();
   charts = [];
   const [sessions, report, byDay, bySession, byModel, byAgent] = await Promise.all([
-    ctx.get('sessions', 'sessions'),
-    ctx.get('report', 'report'),
-    ctx.get('usage:day', 'usage', 'day', '', ''),
-    ctx.get('usage:session', 'usage', 'session', '', ''),
-    ctx.get('usage:model', 'usage', 'model', '', ''),
-    ctx.get('usage:agent', 'usage', 'agent', '', ''),
+    ctx.get('sessions'),
+    ctx.get('report'),
+    ctx.get({ usage: { by: 'day', since: '', until: '', agent: '' } }),
+    ctx.get({ usage: { by: 'session', since: '', until: '', agent: '' } }),
+    ctx.get({ usage: { by: 'model', since: '', until: '', agent: '' } }),
+    ctx.get({ usage: { by: 'agent', since: '', until: '', agent: '' } }),
   ]);
   if (!ctx.alive()) return;
   // Several agents with counted figures: the days stack by agent, each agent's days its own table.
   const agents = [...new Set(byAgent.rows.filter(counted).map((r) => r.agent))].sort();
-  const agentDays = agents.length > 1 ? await Promise.all(agents.map((a) => ctx.get(`usage:day:${a}`, 'usage', 'day', '', '', a))) : [];
+  const agentDays = agents.length > 1 ? await Promise.all(agents.map((a) => ctx.get({ usage: { by: 'day', since: '', until: '', agent: a } }))) : [];
   if (!ctx.alive()) return;
   const s = ctx.summary;
   const prompts = sessions.reduce((n, r) => n + r.prompts, 0);

@@ -65,7 +65,7 @@ function cells(s, ctx, agents) {
 let view = null;
 
 export async function render(container, ctx) {
-  const list = await ctx.get('sessions', 'sessions');
+  const list = await ctx.get('sessions');
   if (!ctx.alive()) return;
   const state = { sort: 'started', desc: true, text: '', project: '', home: '', agent: '', all: false };
   const filter = h('input#session-filter', { type: 'search', placeholder: 'Filter: name, id, project, branch, model…' });

@@ -61,7 +61,7 @@ const NOTE = ['note', 'note'];
 
 export async function renderTranscript(container, ctx, sessionId, index = null) {
   await markdownReady();
-  const sessions = await ctx.get('sessions', 'sessions');
+  const sessions = await ctx.get('sessions');
   const session = sessions.find((s) => s.session_id === sessionId);
   const showThinking = h('input#show-thinking', { type: 'checkbox' });
   const conversation = h('div#conversation.conversation');
@@ -180,7 +180,7 @@ export async function renderTranscript(container, ctx, sessionId, index = null) 
   };
 
   const load = async () => {
-    const page = await ctx.call('rows', { session_id: sessionId }, loaded, PAGE, TEXT_LIMIT);
+    const page = await ctx.ask({ rows: { filter: { session_id: sessionId }, offset: loaded, limit: PAGE, text_limit: TEXT_LIMIT } });
     if (!ctx.alive()) return;
     total = page.total;
     page.rows.forEach((row, i) => addRow(row, loaded + i));

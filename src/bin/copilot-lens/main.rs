@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use chrono::NaiveDate;
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand};
 use copilot_lens::analysis::{self, Options, Outputs, Planned};
 use copilot_lens::model::JsonlRowWriter;
 use copilot_lens::outputs::{self, CATALOGUE, ROWS_JSONL};
@@ -56,8 +56,10 @@ enum Command {
     Usage {
         #[arg(required = true, value_name = "ROOT")]
         roots: Vec<PathBuf>,
-        #[arg(long, value_enum, default_value_t = By::Day)]
-        by: By,
+        /// How to group (subagent: the main agent against each sub-agent; every grouping but
+        /// agent adds the agents up).
+        #[arg(long, default_value = "day", value_parser = group_by_parser())]
+        by: GroupBy,
         /// First day to show (YYYY-MM-DD), inclusive.
         #[arg(long, value_parser = parse_day)]
         since: Option<NaiveDate>,
@@ -176,35 +178,10 @@ impl Accounting {
     }
 }
 
-#[derive(Clone, Copy, ValueEnum)]
-enum By {
-    Day,
-    Month,
-    Session,
-    Model,
-    /// The home (machine) each session was found in.
-    Home,
-    /// The project each session worked in.
-    Project,
-    /// The main agent against each sub-agent (from the shutdowns' agentMetrics).
-    Subagent,
-    /// The agent (copilot-cli, ...): the other groupings add the agents up.
-    Agent,
-}
-
-impl From<By> for GroupBy {
-    fn from(by: By) -> GroupBy {
-        match by {
-            By::Day => GroupBy::Day,
-            By::Month => GroupBy::Month,
-            By::Home => GroupBy::Home,
-            By::Project => GroupBy::Project,
-            By::Subagent => GroupBy::Subagent,
-            By::Session => GroupBy::Session,
-            By::Model => GroupBy::Model,
-            By::Agent => GroupBy::Agent,
-        }
-    }
+/// `--by`: the groupings' names, as the page's requests name them too.
+fn group_by_parser() -> impl clap::builder::TypedValueParser<Value = GroupBy> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(GroupBy::ALL.map(GroupBy::name)).try_map(|name| name.parse::<GroupBy>())
 }
 
 /// An agent by its name, as every output names it.
@@ -294,7 +271,7 @@ fn main() -> ExitCode {
                     let range = DayRange { since, until, agent, agents_apart: json };
                     let today = today_utc();
                     let month = allowance.map(|allowance| (until.unwrap_or(today), today, allowance));
-                    let view = UsageView { by: by.into(), range, json, month };
+                    let view = UsageView { by, range, json, month };
                     run_usage(&roots, options, view, thread_count(threads))
                 }
                 Err(message) => fail(USAGE_ERROR, &message),
