@@ -18,6 +18,7 @@ use copilot_lens::outputs::{self, CATALOGUE, ROWS_JSONL};
 use copilot_lens::report::FileStatus;
 use copilot_lens::share::{self, ChosenRows, ShareOptions};
 use copilot_lens::usage::Zone;
+use copilot_lens::usage::counters::MAX_PLAUSIBLE_BILLED;
 use copilot_lens::usage::plans::Plans;
 use copilot_lens::usage::rates::RateTable;
 use copilot_lens::usage::summary::{DayRange, GroupBy};
@@ -232,11 +233,11 @@ fn today_utc() -> NaiveDate {
     NaiveDate::default() + chrono::Days::new(since.as_secs() / 86_400)
 }
 
-/// A monthly allowance in AI credits: a number, zero or more.
+/// A monthly allowance in AI credits: a finite number above 0, at most 10^9.
 fn parse_allowance(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
-        Ok(credits) if credits.is_finite() && credits >= 0.0 => Ok(credits),
-        _ => Err(format!("{text} is not a number of AI credits (1 credit = 0.01 USD)")),
+        Ok(credits) if credits.is_finite() && credits > 0.0 && credits <= MAX_PLAUSIBLE_BILLED => Ok(credits),
+        _ => Err(format!("{text} is not a number of AI credits above 0 and at most 10^9 (1 credit = 0.01 USD)")),
     }
 }
 
