@@ -18,6 +18,7 @@ use crate::model::{OwnedRow, Row, RowSink};
 use crate::order;
 use crate::sessions::SessionRecord;
 use crate::usage::Kind;
+use crate::usage::credits::{CreditsUsed, USD_PER_CREDIT};
 use crate::usage::summary::{DayRange, GroupBy, UsageRow};
 use charts::{hundredths, number};
 use html::{escape, table};
@@ -105,7 +106,7 @@ pub fn write(outputs: &Outputs, transcripts: &[Transcript<'_>], options: &ShareO
         options.today,
         env!("CARGO_PKG_VERSION")
     );
-    overview(&mut out, outputs, counted);
+    overview(&mut out, outputs, counted, &by_day.credits_used);
     month(&mut out, outputs, options);
     day_charts(&mut out, &by_day.rows);
     usage_tables(&mut out, outputs, options);
@@ -113,8 +114,8 @@ pub fn write(outputs: &Outputs, transcripts: &[Transcript<'_>], options: &ShareO
     let _ = writeln!(
         out,
         "<h2>What this report holds</h2><p>Figures only: prompts, replies, tool output and file contents are left out{}. \
-         Tokens are counted by Copilot's shutdown counters; costs are estimates at GitHub's published rates; credits are as \
-         Copilot recorded them where it did.</p><p data-value=\"{scrubbed}\" data-figure=\"scrubbed\">{}</p></body></html>",
+         Tokens are counted by Copilot's shutdown counters. Credits used are as Copilot recorded them where it did, else \
+         estimated at GitHub's published rates, partial and recovered sessions included; dollars are credits × 0.01.</p><p data-value=\"{scrubbed}\" data-figure=\"scrubbed\">{}</p></body></html>",
         if transcripts.is_empty() { "" } else { ", but for the transcripts chosen" },
         if transcripts.is_empty() {
             "No transcript included.".to_string()
@@ -125,7 +126,7 @@ pub fn write(outputs: &Outputs, transcripts: &[Transcript<'_>], options: &ShareO
     out
 }
 
-fn overview(out: &mut String, outputs: &Outputs, counted: Option<&UsageRow>) {
+fn overview(out: &mut String, outputs: &Outputs, counted: Option<&UsageRow>, used: &CreditsUsed) {
     let sessions = &outputs.sessions;
     let tiles = [
         ("sessions", "Sessions", sessions.len() as f64),
@@ -133,12 +134,14 @@ fn overview(out: &mut String, outputs: &Outputs, counted: Option<&UsageRow>) {
         ("tool_calls", "Tool calls", sessions.iter().map(|s| s.counts.tool_calls).sum::<u64>() as f64),
         ("tokens", "Tokens (counted)", counted.map_or(0, |row| row.total) as f64),
     ];
-    let credits = counted.and_then(|row| row.credits).unwrap_or_default();
-    let cost = counted.and_then(|row| row.cost_usd_micros).unwrap_or_default() as f64 / 1e6;
-    let tiles = tiles
-        .into_iter()
-        .map(|(id, label, value)| (id, label, number(value)))
-        .chain([("credits", "AI credits", hundredths(credits)), ("cost_usd", "Cost estimate (USD)", hundredths(cost))]);
+    // The one money figure: credits used (partial and recovered included), dollars beside; a
+    // home that used only the person's own key says so rather than $0.00.
+    let money = if used.credits == 0.0 && used.own_key_tokens > 0 {
+        vec![("credits", "Credits used", used.headline())]
+    } else {
+        vec![("credits", "Credits used", hundredths(used.credits)), ("cost_usd", "Dollars", hundredths(used.usd))]
+    };
+    let tiles = tiles.into_iter().map(|(id, label, value)| (id, label, number(value))).chain(money);
     out.push_str("<h2>Overview</h2><dl class=\"tiles\">");
     for (id, label, value) in tiles {
         let _ = write!(out, "<div><dt>{label}</dt><dd data-figure=\"{id}\">{value}</dd></div>");
@@ -152,6 +155,7 @@ fn month(out: &mut String, outputs: &Outputs, options: &ShareOptions) {
     let share = month.allowance.filter(|allowance| *allowance > 0.0).map(|allowance| month.used / allowance * 100.0);
     let mut facts = vec![
         ("month_used", "Used (credits)", hundredths(month.used)),
+        ("month_usd", "Dollars", hundredths(month.used * USD_PER_CREDIT)),
         ("month_recorded", "Recorded by Copilot", hundredths(month.recorded)),
         ("month_estimated", "Estimated", hundredths(month.estimated)),
     ];

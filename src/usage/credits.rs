@@ -83,6 +83,10 @@ pub struct CreditsUsed {
     pub own_key_tokens: u64,
     /// Tokens whose model has no rate and which Copilot recorded nothing for: not in `credits`.
     pub unpriced_tokens: u64,
+    /// Recorded, estimated, partial and recovered unrounded: the figures above are them to the
+    /// hundredth.
+    #[serde(skip)]
+    sums: [f64; 4],
 }
 
 impl CreditsUsed {
@@ -103,15 +107,20 @@ impl CreditsUsed {
             credits.recorded_nano_aiu as f64 / NANO_AIU_PER_CREDIT,
             credits.estimated_nanos as f64 / NANO_DOLLARS_PER_CREDIT,
         );
-        self.recorded += recorded;
-        self.estimated += estimated;
+        let [sum_recorded, sum_estimated, sum_partial, sum_recovered] = &mut self.sums;
+        *sum_recorded += recorded;
+        *sum_estimated += estimated;
         match key.kind {
-            Kind::Partial => self.partial += recorded + estimated,
-            Kind::Recovered => self.recovered += recorded + estimated,
+            Kind::Partial => *sum_partial += recorded + estimated,
+            Kind::Recovered => *sum_recovered += recorded + estimated,
             Kind::Counted | Kind::AmbiguousResume => {}
         }
-        self.credits = ((self.recorded + self.estimated) * 100.0).round() / 100.0;
-        self.usd = (self.credits * USD_PER_CREDIT * 100.0).round() / 100.0;
+        let hundredths = |value: f64| (value * 100.0).round() / 100.0;
+        let [recorded, estimated, partial, recovered] = self.sums;
+        (self.recorded, self.estimated, self.partial, self.recovered) =
+            (hundredths(recorded), hundredths(estimated), hundredths(partial), hundredths(recovered));
+        self.credits = hundredths(recorded + estimated);
+        self.usd = hundredths(self.credits * USD_PER_CREDIT);
     }
 
     /// The figure in words: `1,234.56 credits ($12.35)`, or, for a home that used only the

@@ -7,7 +7,7 @@ use std::io;
 use chrono::NaiveDate;
 use serde::Serialize;
 
-use super::credits::entry_credits;
+use super::credits::{CreditsUsed, entry_credits};
 use super::ledger::{AMBIGUOUS_RESUME, IMPLAUSIBLE_COUNTER, SESSION_TOTAL_ABOVE_MODELS, SessionLedger};
 use super::plausible::IMPLAUSIBLE_DATE;
 use super::rates::RateTable;
@@ -132,11 +132,13 @@ impl UsageRow {
     }
 }
 
-/// Rows and their totals, per kind of figure (counted, partial, recovered).
+/// Rows and their totals, per kind of figure (counted, partial, recovered), and the headline
+/// figure over the same entries: credits used, by the one rule (`credits`).
 #[derive(Clone, Debug, Serialize)]
 pub struct UsageTable {
     pub rows: Vec<UsageRow>,
     pub totals: BTreeMap<Kind, UsageRow>,
+    pub credits_used: CreditsUsed,
 }
 
 /// The price of an entry in nano-dollars, or `None` when its model has no rate: nothing for
@@ -311,6 +313,7 @@ pub fn summarize<'a>(
     // and model.
     let mut groups: BTreeMap<(Kind, String, &'static str, String), Accumulator> = BTreeMap::new();
     let mut totals: BTreeMap<Kind, Accumulator> = BTreeMap::new();
+    let mut credits_used = CreditsUsed::default();
     // The totals' agent: the one agent of every session, or none when they differ.
     let mut agents = std::collections::BTreeSet::new();
     for SessionEntries { id: session_id, agent, home, project, entries } in sessions.filter(|s| range.keeps(s.agent)) {
@@ -328,6 +331,7 @@ pub fn summarize<'a>(
             let split = if by == GroupBy::Agent || range.agents_apart { agent } else { "" };
             groups.entry((key.kind, group, split, key.model.clone())).or_default().add(rates, agent, &key.model, entry);
             totals.entry(key.kind).or_default().add(rates, agent, &key.model, entry);
+            credits_used.add(rates, key, entry);
         }
     }
     // Counted rows first, then partial, then recovered; within each, by group (or agent) and model.
@@ -352,7 +356,7 @@ pub fn summarize<'a>(
         .into_iter()
         .map(|(kind, accumulator)| (kind, UsageRow { agent, ..accumulator.row(String::new(), kind) }))
         .collect();
-    UsageTable { rows, totals }
+    UsageTable { rows, totals, credits_used }
 }
 
 /// The figures by agent (the main agent, or a sub-agent by its name) and model: the counted
@@ -367,6 +371,7 @@ pub fn summarize_subagents<'a>(
     const MAIN: &str = "main";
     let mut groups: BTreeMap<(Kind, String, String), Accumulator> = BTreeMap::new();
     let mut totals: BTreeMap<Kind, Accumulator> = BTreeMap::new();
+    let mut credits_used = CreditsUsed::default();
     let mut add = |kind: Kind, label: &str, agent: &'static str, model: &str, entry: &Entry| {
         groups.entry((kind, label.to_string(), model.to_string())).or_default().add(rates, agent, model, entry);
         totals.entry(kind).or_default().add(rates, agent, model, entry);
@@ -376,6 +381,9 @@ pub fn summarize_subagents<'a>(
             for ((_, label, model), entry) in shares.entries.iter().filter(|((day, ..), _)| range.contains(*day)) {
                 add(Kind::Counted, label, ledger.agent, model, entry);
             }
+        }
+        for (key, entry) in ledger.entries.iter().filter(|(key, _)| range.contains(key.day)) {
+            credits_used.add(rates, key, entry);
         }
         let main_entries = ledger
             .entries
@@ -390,7 +398,7 @@ pub fn summarize_subagents<'a>(
         .map(|((kind, label, model), accumulator)| UsageRow { subagent: Some(label), ..accumulator.row(model, kind) })
         .collect();
     let totals = totals.into_iter().map(|(kind, accumulator)| (kind, accumulator.row(String::new(), kind))).collect();
-    UsageTable { rows, totals }
+    UsageTable { rows, totals, credits_used }
 }
 
 /// The sessions (by id) whose ledgers carry `flag`, such as `implausible_counter`.

@@ -4,6 +4,7 @@ use std::io::{self, Write};
 
 use copilot_lens::analysis::UsageData;
 use copilot_lens::usage::Kind;
+use copilot_lens::usage::credits::{CreditsUsed, grouped, grouped_decimal};
 use copilot_lens::usage::ledger::IMPLAUSIBLE_COUNTER;
 use copilot_lens::usage::month::MonthCredits;
 use copilot_lens::usage::summary::{GroupBy, UsageRow, UsageTable, sessions_flagged};
@@ -15,6 +16,7 @@ pub fn write_json(
     month: Option<&MonthCredits>,
 ) -> io::Result<()> {
     let mut document = serde_json::json!({
+        "credits_used": table.credits_used,
         "rows": table.rows,
         "totals": table.totals,
         "unknown_usage_sessions": usage.unknown,
@@ -29,6 +31,7 @@ pub fn write_json(
 }
 
 pub fn write_text(out: &mut impl Write, table: &UsageTable, usage: &UsageData, by: GroupBy) -> io::Result<()> {
+    writeln!(out, "{}\n", credits_used_line(&table.credits_used))?;
     let group = match by {
         GroupBy::Session => "session",
         GroupBy::Agent => "agent",
@@ -151,6 +154,20 @@ pub fn write_month(out: &mut impl Write, month: &MonthCredits) -> io::Result<()>
     }
 }
 
+/// The headline: credits used by the one rule, dollars beside, and what they rest on.
+fn credits_used_line(used: &CreditsUsed) -> String {
+    let mut line = format!("credits used: {}", used.headline());
+    if used.credits > 0.0 {
+        let (recorded, estimated) = (grouped_decimal(used.recorded), grouped_decimal(used.estimated));
+        line.push_str(&format!(": {recorded} as Copilot recorded them, {estimated} estimated"));
+    }
+    if used.partial > 0.0 || used.recovered > 0.0 {
+        let (partial, recovered) = (grouped_decimal(used.partial), grouped_decimal(used.recovered));
+        line.push_str(&format!("; {partial} of partial sessions and {recovered} recovered included"));
+    }
+    line
+}
+
 /// AI credits: as Copilot recorded them, marked `~` where some are estimated.
 fn credits(row: &UsageRow) -> String {
     match (row.credits, row.credits_from) {
@@ -161,17 +178,7 @@ fn credits(row: &UsageRow) -> String {
 }
 
 fn cells(row: &UsageRow, group: String) -> [String; 12] {
-    let number = |n: u64| {
-        let digits = n.to_string();
-        let mut grouped = String::new();
-        for (index, digit) in digits.chars().enumerate() {
-            if index > 0 && (digits.len() - index).is_multiple_of(3) {
-                grouped.push(',');
-            }
-            grouped.push(digit);
-        }
-        grouped
-    };
+    let number = grouped;
     let cost = row.cost_usd_micros.map_or_else(|| "-".to_string(), |micros| format!("{:.4}", micros as f64 / 1e6));
     [
         group,
