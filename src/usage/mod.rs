@@ -14,6 +14,7 @@ pub const NANO_AIU_PER_CREDIT: f64 = 1e9;
 /// An AI credit in nano-dollars, as the estimates are priced.
 pub const NANO_DOLLARS_PER_CREDIT: f64 = 1e7;
 
+pub mod bill;
 pub mod counters;
 pub mod credits;
 pub mod ledger;

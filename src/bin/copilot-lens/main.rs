@@ -18,6 +18,7 @@ use copilot_lens::outputs::{self, CATALOGUE, ROWS_JSONL};
 use copilot_lens::report::FileStatus;
 use copilot_lens::share::{self, ChosenRows, ShareOptions};
 use copilot_lens::usage::Zone;
+use copilot_lens::usage::bill::{self, BillFile};
 use copilot_lens::usage::counters::MAX_PLAUSIBLE_BILLED;
 use copilot_lens::usage::plans::Plans;
 use copilot_lens::usage::rates::RateTable;
@@ -78,6 +79,13 @@ enum Command {
         /// A plans file (the format of src/usage/plans.json) adding or replacing plans.
         #[arg(long, value_name = "FILE", requires = "plan")]
         plans: Option<PathBuf>,
+        /// GitHub's usage report (the CSV from the billing settings) to reconcile with, day by
+        /// day and model (repeat for several). Reads every file, for the login signed in with.
+        #[arg(long = "bill", value_name = "FILE.csv")]
+        bills: Vec<PathBuf>,
+        /// Whose rows of the report to reconcile (default: the login this machine signed in with).
+        #[arg(long, value_name = "LOGIN", requires = "bills")]
+        user: Option<String>,
         #[command(flatten)]
         accounting: Accounting,
         /// Print JSON instead of a table.
@@ -128,6 +136,8 @@ struct UsageView {
     json: bool,
     /// The month to show against an allowance: a day of it, today, the allowance.
     month: Option<(NaiveDate, NaiveDate, f64)>,
+    /// GitHub's usage reports to reconcile with, and whose rows (none: the login signed in with).
+    bill: Option<(Vec<BillFile>, Option<String>)>,
 }
 
 /// Threads per core beyond which more only cost memory and switching.
@@ -284,7 +294,30 @@ fn main() -> ExitCode {
         {
             fail(USAGE_ERROR, "--allowance counts the billing month, which is UTC's: leave out --timezone")
         }
-        Command::Usage { roots, by, since, until, agent, allowance, plan, plans, accounting, json, threads } => {
+        Command::Usage { ref bills, accounting: Accounting { ref timezone, .. }, .. }
+            if !bills.is_empty() && Zone::parse(timezone) != Ok(Zone::Utc) =>
+        {
+            fail(USAGE_ERROR, "--bill compares UTC days, as GitHub's report counts them: leave out --timezone")
+        }
+        Command::Usage {
+            roots,
+            by,
+            since,
+            until,
+            agent,
+            allowance,
+            plan,
+            plans,
+            bills,
+            user,
+            accounting,
+            json,
+            threads,
+        } => {
+            let bill = match read_bills(&bills) {
+                Ok(files) => (!files.is_empty()).then_some((files, user)),
+                Err(message) => return fail(USAGE_ERROR, &message),
+            };
             let asked = accounting.options(false).and_then(|options| {
                 let allowance = plan_allowance(plan.as_deref(), plans.as_deref())?.or(allowance);
                 Ok((options, allowance))
@@ -295,7 +328,7 @@ fn main() -> ExitCode {
                     let range = DayRange { since, until, agent, agents_apart: json };
                     let today = today_utc();
                     let month = allowance.map(|allowance| (until.unwrap_or(today), today, allowance));
-                    let view = UsageView { by: by.into(), range, json, month };
+                    let view = UsageView { by: by.into(), range, json, month, bill };
                     run_usage(&roots, options, view, thread_count(threads))
                 }
                 Err(message) => fail(USAGE_ERROR, &message),
@@ -304,8 +337,21 @@ fn main() -> ExitCode {
     }
 }
 
+/// GitHub's usage reports, read whole (a file that is not one is refused with what it lacks).
+fn read_bills(paths: &[PathBuf]) -> Result<Vec<BillFile>, String> {
+    paths
+        .iter()
+        .map(|path| {
+            let bytes = std::fs::read(path).map_err(|error| format!("{}: {error}", path.display()))?;
+            let name =
+                path.file_name().map_or_else(|| path.display().to_string(), |name| name.to_string_lossy().into());
+            bill::read(&name, &bytes)
+        })
+        .collect()
+}
+
 fn run_usage(root_paths: &[PathBuf], options: Options, view: UsageView, threads: usize) -> ExitCode {
-    if view.by == GroupBy::Project {
+    if view.by == GroupBy::Project || view.bill.is_some() {
         return run_usage_by_project(root_paths, options, view, threads);
     }
     let started = Instant::now();
@@ -327,7 +373,7 @@ fn run_usage(root_paths: &[PathBuf], options: Options, view: UsageView, threads:
     });
     usage_run.read_stores(&mut roots, store_jobs);
     let run = usage_run.finish(&mut roots);
-    if let Err(code) = print_usage(&run.usage, &view) {
+    if let Err(code) = print_usage(&run.usage, &[], &view) {
         return code;
     }
     for problem in &run.problems {
@@ -347,16 +393,26 @@ fn run_usage(root_paths: &[PathBuf], options: Options, view: UsageView, threads:
 }
 
 /// The usage table (or JSON) on stdout, with the month against the allowance when asked.
-fn print_usage(usage: &analysis::UsageData, view: &UsageView) -> Result<(), ExitCode> {
+fn print_usage(usage: &analysis::UsageData, logins: &[String], view: &UsageView) -> Result<(), ExitCode> {
     let table = usage.table(view.by, view.range);
     let month = view.month.map(|(month, today, allowance)| usage.month(month, today, Some(allowance)));
+    let bill = match &view.bill {
+        Some((files, asked)) => {
+            let users = files.iter().flat_map(|file| &file.rows).map(|row| row.user.clone()).collect();
+            let user =
+                bill::pick_user(&users, logins, asked.as_deref()).map_err(|message| fail(USAGE_ERROR, &message))?;
+            Some(bill::reconcile(files, &user, usage.ledgers.values(), &usage.rates))
+        }
+        None => None,
+    };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let printed = if view.json {
-        table::write_json(&mut out, &table, usage, month.as_ref())
+        table::write_json(&mut out, &table, usage, month.as_ref(), bill.as_ref())
     } else {
         table::write_text(&mut out, &table, usage, view.by)
             .and_then(|()| month.as_ref().map_or(Ok(()), |month| table::write_month(&mut out, month)))
+            .and_then(|()| bill.as_ref().map_or(Ok(()), |bill| table::write_bill(&mut out, bill)))
     };
     printed.and_then(|()| out.flush()).map_err(|error| fail(1, &format!("writing the table: {error}")))
 }
@@ -382,7 +438,12 @@ fn run_usage_by_project(root_paths: &[PathBuf], options: Options, view: UsageVie
         Ok(outputs) => outputs,
         Err(error) => return fail(1, &format!("reading: {error}")),
     };
-    if let Err(code) = print_usage(&outputs.usage, &view) {
+    let logins: std::collections::BTreeSet<String> = (outputs.inventory.homes.iter())
+        .flat_map(|home| &home.agents)
+        .flat_map(|agent| &agent.accounts)
+        .map(|account| account.login.clone())
+        .collect();
+    if let Err(code) = print_usage(&outputs.usage, &logins.into_iter().collect::<Vec<_>>(), &view) {
         return code;
     }
     eprintln!(
