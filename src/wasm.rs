@@ -523,7 +523,7 @@ impl Engine {
         let asked: Asked = from_js(&options)?;
         let today = time::parse_day(&asked.today).ok_or_else(|| not_a_day(&asked.today))?;
         let allowance = asked.allowance.filter(|credits| credits.is_finite() && *credits >= 0.0);
-        let share = ShareOptions { today, allowance, short_project_names: asked.short_project_names };
+        let share = ShareOptions { today, allowance, short_project_names: asked.short_project_names, bill: None };
         let mut transcripts = Vec::new();
         for id in &asked.sessions {
             let record = done.outputs.sessions.iter().find(|record| &record.session_id == id);

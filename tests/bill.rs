@@ -194,3 +194,35 @@ fn a_csv_that_is_not_a_report_exits_2_naming_what_it_lacks() {
         "{stderr}"
     );
 }
+
+#[test]
+fn the_report_to_share_explains_the_difference_with_the_bill() {
+    let scratch = tempfile::tempdir().unwrap();
+    let out = scratch.path().join("report.html");
+    let report = |extra: &[&str]| {
+        let args = [&["report", "home", "--out", out.to_str().unwrap(), "--today", "2026-10-20"], extra].concat();
+        let output = common::run(&bills(), &args);
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        common::read(&out)
+    };
+    // Without a bill: what is never in local files.
+    let plain = report(&[]);
+    assert!(
+        plain.contains("Why this differs from your GitHub bill")
+            && plain.contains("the coding agent, code review and Spark")
+    );
+    assert!(!plain.contains("data-figure=\"bill\""));
+    // With one: the same figures as `usage --bill`, the discrepancies named, largest first.
+    let html = report(&["--bill", "ai-credits.csv"]);
+    assert!(html.contains("195.95 credits billed, 184.26 here, difference 11.69"), "the totals of usage --bill");
+    let first = html
+        .find("2026-10-08 gpt-5.4-mini: billed 132.00 credits, here 120.00 credits, estimated (billed_more)")
+        .unwrap();
+    let last = html
+        .find("2026-10-07 claude-sonnet-4.5: billed 30.00 credits, here 27.81 credits, recorded (billed_more)")
+        .unwrap();
+    assert!(first < last);
+    assert!(
+        html.contains("Billed against this machine, by day") && html.contains("Not on this machine (runs on GitHub)")
+    );
+}

@@ -18,6 +18,7 @@ use crate::model::{OwnedRow, Row, RowSink};
 use crate::order;
 use crate::sessions::SessionRecord;
 use crate::usage::Kind;
+use crate::usage::bill::{LEGEND, NEVER_IN_LOCAL_FILES, Reconciliation, differences};
 use crate::usage::credits::{CreditsUsed, USD_PER_CREDIT};
 use crate::usage::summary::{DayRange, GroupBy, UsageRow};
 use charts::{hundredths, number};
@@ -33,6 +34,8 @@ pub struct ShareOptions {
     pub allowance: Option<f64>,
     /// Project paths replaced by stable short names (`project-3fa2c1`, from the path's hash).
     pub short_project_names: bool,
+    /// GitHub's usage report reconciled with this machine, shown with the month.
+    pub bill: Option<Reconciliation>,
 }
 
 /// Keeps the rows of the chosen sessions as the analysis gives them (after deduplication).
@@ -78,7 +81,7 @@ dl.tiles{display:grid;grid-template-columns:repeat(auto-fill,minmax(10rem,1fr));
 dl.tiles div{border:1px solid #d0d7de;border-radius:6px;padding:.6rem}dt{color:#57606a;font-size:.85rem}dd{margin:0;font-size:1.3rem;font-weight:600}\
 table{border-collapse:collapse;margin:1rem 0;width:100%;font-size:.9rem}caption{text-align:left;font-weight:600;padding:.3rem 0}\
 th,td{border-bottom:1px solid #eaeef2;padding:.25rem .5rem;text-align:left}td.n{text-align:right;font-variant-numeric:tabular-nums}\
-svg.chart{width:100%;height:auto;max-height:16rem}.bar{fill:#0969da}.axis{stroke:#8c959f}.tick{font-size:10px;fill:#57606a}\
+svg.chart{width:100%;height:auto;max-height:16rem}.bar{fill:#0969da}.bar.second{fill:#8c959f}.axis{stroke:#8c959f}.tick{font-size:10px;fill:#57606a}\
 .used{fill:none;stroke:#0969da;stroke-width:2}.projection{stroke:#0969da;stroke-dasharray:5 4}.allowance{stroke:#cf222e}\
 .turn{border-left:3px solid #d0d7de;margin:.6rem 0;padding:.2rem .8rem;white-space:pre-wrap;overflow-wrap:anywhere}\
 .turn.user{border-color:#0969da}.turn.assistant{border-color:#1a7f37}.turn b{display:block;font-size:.8rem;color:#57606a}\
@@ -189,6 +192,83 @@ fn month(out: &mut String, outputs: &Outputs, options: &ShareOptions) {
             last,
         ));
     }
+    bill_section(out, options.bill.as_ref());
+}
+
+/// Why a local figure differs from GitHub's bill: what is never in local files, and with a bill,
+/// billed against this machine by day, the days and models that differ first.
+fn bill_section(out: &mut String, bill: Option<&Reconciliation>) {
+    out.push_str("<h3>Why this differs from your GitHub bill</h3><p>Never in this machine's files:</p><ul>");
+    for item in NEVER_IN_LOCAL_FILES {
+        let _ = write!(out, "<li>{}</li>", escape(item));
+    }
+    out.push_str("</ul>");
+    let Some(bill) = bill else { return };
+    let _ = write!(
+        out,
+        "<p data-figure=\"bill\">GitHub's report {} ({}) for {}, {} to {} (UTC days): {} credits billed, {} here, \
+         difference {}.</p>",
+        escape(&bill.file),
+        escape(&bill.format),
+        escape(&bill.user),
+        bill.from,
+        bill.to,
+        hundredths(bill.totals.billed_credits),
+        hundredths(bill.totals.local_credits),
+        hundredths(bill.totals.difference)
+    );
+    let differing = differences(bill);
+    if !differing.is_empty() {
+        out.push_str("<p>Where they differ:</p><ul>");
+        for line in differing {
+            let _ = write!(out, "<li>{}</li>", escape(&line));
+        }
+        out.push_str("</ul>");
+    }
+    let mut by_day: BTreeMap<&str, (f64, f64)> = BTreeMap::new();
+    for row in &bill.rows {
+        let day = by_day.entry(row.day.as_str()).or_default();
+        (day.0, day.1) = (day.0 + row.billed_credits, day.1 + row.local_credits);
+    }
+    let days: Vec<(String, f64, f64)> =
+        by_day.into_iter().map(|(day, (billed, local))| (day.to_string(), billed, local)).collect();
+    out.push_str(&charts::paired_bars("Billed against this machine, by day", &days, ("billed", "here"), "credits"));
+    let rows: Vec<Vec<String>> = bill
+        .rows
+        .iter()
+        .map(|row| {
+            vec![
+                row.day.clone(),
+                if row.auto { format!("{} (Auto)", row.model) } else { row.model.clone() },
+                hundredths(row.billed_credits),
+                hundredths(row.local_credits),
+                row.local_from.unwrap_or("-").to_string(),
+                hundredths(row.difference),
+                row.status.to_string(),
+            ]
+        })
+        .collect();
+    let head = ["day", "model", "billed", "here", "from", "difference", "status"];
+    let numeric = [false, false, true, true, false, true, false];
+    table(out, "Billed against this machine (discrepancies first)", &head, &numeric, &rows);
+    if !bill.not_local.is_empty() {
+        let rows: Vec<Vec<String>> = (bill.not_local.iter())
+            .map(|row| vec![row.sku.clone(), row.model.clone(), hundredths(row.credits)])
+            .collect();
+        table(out, "Not on this machine (runs on GitHub)", &["sku", "model", "credits"], &[false, false, true], &rows);
+    }
+    if !bill.estimate_ratio.is_empty() {
+        let rows: Vec<Vec<String>> = (bill.estimate_ratio.iter())
+            .map(|ratio| {
+                let (billed, estimated) = (hundredths(ratio.billed_credits), hundredths(ratio.estimated_credits));
+                vec![ratio.model.clone(), billed, estimated, format!("{:.3}", ratio.ratio)]
+            })
+            .collect();
+        let head = ["model", "billed", "estimated", "billed / estimated"];
+        table(out, "How far the estimate is, on the days it is one", &head, &[false, true, true, true], &rows);
+    }
+    let legend: Vec<String> = LEGEND.iter().map(|(status, meaning)| format!("{status}: {meaning}")).collect();
+    let _ = write!(out, "<p class=\"meta\">{}</p>", escape(&legend.join("; ")));
 }
 
 fn day_charts(out: &mut String, rows: &[UsageRow]) {

@@ -195,6 +195,19 @@ pub fn pick_user(users: &BTreeSet<String>, logins: &[String], asked: Option<&str
     }
 }
 
+/// Picks whose rows (`pick_user`) and reconciles them: what the CLI and the page both call.
+pub fn reconcile_for<'a>(
+    files: &[BillFile],
+    asked: Option<&str>,
+    logins: &[String],
+    ledgers: impl Iterator<Item = &'a SessionLedger>,
+    rates: &RateTable,
+) -> Result<Reconciliation, String> {
+    let users = files.iter().flat_map(|file| &file.rows).map(|row| row.user.clone()).collect();
+    let user = pick_user(&users, logins, asked)?;
+    Ok(reconcile(files, &user, ledgers, rates))
+}
+
 /// One UTC day × model compared.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Compared {
@@ -438,6 +451,48 @@ pub fn reconcile<'a>(
             })
             .collect(),
     }
+}
+
+/// What is never in local files, for the "Why this differs from your GitHub bill" note.
+pub const NEVER_IN_LOCAL_FILES: [&str; 5] = [
+    "inline completions and next-edit suggestions (not billed)",
+    "the coding agent, code review and Spark, which run on GitHub",
+    "other machines and other IDEs signed in with the same login",
+    "credits pooled by an organisation, beyond this login's own use",
+    "calls on your own key (BYOK): used here, never billed by GitHub",
+];
+
+/// The days and models that differ, in words, the largest first.
+pub fn differences(bill: &Reconciliation) -> Vec<String> {
+    let figure = |credits: f64, requests: Option<f64>| match requests {
+        Some(requests) => format!("{requests} requests"),
+        None => format!("{credits:.2} credits"),
+    };
+    bill.rows
+        .iter()
+        .filter(|row| row.status != "matched")
+        .map(|row| {
+            format!(
+                "{} {}: billed {}, here {}{} ({})",
+                row.day,
+                row.model,
+                figure(row.billed_credits, row.billed_requests),
+                figure(row.local_credits, row.local_requests),
+                row.local_from.map_or(String::new(), |from| format!(", {from}")),
+                row.status
+            )
+        })
+        .collect()
+}
+
+/// The logins this machine signed in with (the homes' accounts), for `pick_user`.
+pub fn logins(inventory: &crate::inventory::Inventory) -> Vec<String> {
+    let logins: BTreeSet<String> = (inventory.homes.iter())
+        .flat_map(|home| &home.agents)
+        .flat_map(|agent| &agent.accounts)
+        .map(|account| account.login.clone())
+        .collect();
+    logins.into_iter().collect()
 }
 
 /// What each status means, for the table's legend and the page.

@@ -117,6 +117,12 @@ enum Command {
         /// The allowance of a plan (see src/usage/plans.json).
         #[arg(long, value_name = "NAME")]
         plan: Option<String>,
+        /// GitHub's usage report to reconcile with (repeat for several), shown with the month.
+        #[arg(long = "bill", value_name = "FILE.csv")]
+        bills: Vec<PathBuf>,
+        /// Whose rows of the report to reconcile (default: the login this machine signed in with).
+        #[arg(long, value_name = "LOGIN", requires = "bills")]
+        user: Option<String>,
         /// The day the report is made for (YYYY-MM-DD; default: today, UTC): its month is shown.
         #[arg(long, value_parser = parse_day)]
         today: Option<NaiveDate>,
@@ -269,7 +275,23 @@ fn main() -> ExitCode {
                 Err(message) => fail(USAGE_ERROR, &message),
             }
         }
-        Command::Report { roots, out, sessions, short_project_names, allowance, plan, today, rates, threads } => {
+        Command::Report {
+            roots,
+            out,
+            sessions,
+            short_project_names,
+            allowance,
+            plan,
+            bills,
+            user,
+            today,
+            rates,
+            threads,
+        } => {
+            let bill = match read_bills(&bills) {
+                Ok(files) => (!files.is_empty()).then_some((files, user)),
+                Err(message) => return fail(USAGE_ERROR, &message),
+            };
             let accounting = Accounting { timezone: "UTC".into(), rates };
             let asked = accounting.options(false).and_then(|options| {
                 let allowance = plan_allowance(plan.as_deref(), None)?.or(allowance);
@@ -279,8 +301,8 @@ fn main() -> ExitCode {
                 Ok((mut options, allowance)) => {
                     let today = today.unwrap_or_else(today_utc);
                     options.today = Some(today);
-                    let share = ShareOptions { today, allowance, short_project_names };
-                    run_report(&roots, &out, options, (share, sessions), thread_count(threads))
+                    let share = ShareOptions { today, allowance, short_project_names, bill: None };
+                    run_report(&roots, &out, options, (share, sessions, bill), thread_count(threads))
                 }
                 Err(message) => fail(USAGE_ERROR, &message),
             }
@@ -397,12 +419,10 @@ fn print_usage(usage: &analysis::UsageData, logins: &[String], view: &UsageView)
     let table = usage.table(view.by, view.range);
     let month = view.month.map(|(month, today, allowance)| usage.month(month, today, Some(allowance)));
     let bill = match &view.bill {
-        Some((files, asked)) => {
-            let users = files.iter().flat_map(|file| &file.rows).map(|row| row.user.clone()).collect();
-            let user =
-                bill::pick_user(&users, logins, asked.as_deref()).map_err(|message| fail(USAGE_ERROR, &message))?;
-            Some(bill::reconcile(files, &user, usage.ledgers.values(), &usage.rates))
-        }
+        Some((files, asked)) => Some(
+            bill::reconcile_for(files, asked.as_deref(), logins, usage.ledgers.values(), &usage.rates)
+                .map_err(|message| fail(USAGE_ERROR, &message))?,
+        ),
         None => None,
     };
     let stdout = std::io::stdout();
@@ -438,12 +458,7 @@ fn run_usage_by_project(root_paths: &[PathBuf], options: Options, view: UsageVie
         Ok(outputs) => outputs,
         Err(error) => return fail(1, &format!("reading: {error}")),
     };
-    let logins: std::collections::BTreeSet<String> = (outputs.inventory.homes.iter())
-        .flat_map(|home| &home.agents)
-        .flat_map(|agent| &agent.accounts)
-        .map(|account| account.login.clone())
-        .collect();
-    if let Err(code) = print_usage(&outputs.usage, &logins.into_iter().collect::<Vec<_>>(), &view) {
+    if let Err(code) = print_usage(&outputs.usage, &bill::logins(&outputs.inventory), &view) {
         return code;
     }
     eprintln!(
@@ -513,7 +528,7 @@ fn run_report(
     root_paths: &[PathBuf],
     out: &Path,
     options: Options,
-    (share, sessions): (ShareOptions, Vec<String>),
+    (mut share, sessions, bill): (ShareOptions, Vec<String>, Option<(Vec<BillFile>, Option<String>)>),
     threads: usize,
 ) -> ExitCode {
     let started = Instant::now();
@@ -533,6 +548,14 @@ fn run_report(
     };
     if let Some(missing) = sessions.iter().find(|id| !outputs.sessions.iter().any(|record| &record.session_id == *id)) {
         return fail(USAGE_ERROR, &format!("--session {missing}: no session of that id in the roots"));
+    }
+    if let Some((files, asked)) = bill {
+        let usage = &outputs.usage;
+        let logins = bill::logins(&outputs.inventory);
+        match bill::reconcile_for(&files, asked.as_deref(), &logins, usage.ledgers.values(), &usage.rates) {
+            Ok(reconciled) => share.bill = Some(reconciled),
+            Err(message) => return fail(USAGE_ERROR, &message),
+        }
     }
     let transcripts = chosen.transcripts(&outputs.sessions, &sessions);
     let html = share::write(&outputs, &transcripts, &share);
