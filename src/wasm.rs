@@ -101,6 +101,9 @@ struct EngineFacts {
     /// Every output file, named once.
     outputs: [OutputFile; 8],
     default_memory_limit_mib: u32,
+    /// What is never in local files, and what each reconciliation status means (`usage::bill`).
+    never_in_local_files: [&'static str; 5],
+    bill_statuses: [(&'static str, &'static str); 5],
 }
 
 #[wasm_bindgen]
@@ -115,6 +118,8 @@ pub fn engine_facts() -> Result<JsValue, JsError> {
         rows_per_part: ROWS_PER_PART,
         outputs: outputs::CATALOGUE,
         default_memory_limit_mib: DEFAULT_MEMORY_LIMIT_MIB,
+        never_in_local_files: crate::usage::bill::NEVER_IN_LOCAL_FILES,
+        bill_statuses: crate::usage::bill::LEGEND,
     })
 }
 
@@ -168,6 +173,8 @@ struct ShownRow {
 struct UsageView<'a> {
     rows: Vec<UsageRow>,
     totals: std::collections::BTreeMap<Kind, UsageRow>,
+    /// The one money figure, by the Month's rule (`usage::credits`).
+    credits_used: crate::usage::credits::CreditsUsed,
     unknown_usage_sessions: &'a [String],
     /// Sessions whose figures leave out counters that cannot be token counts.
     implausible_counter_sessions: Vec<&'a str>,
@@ -453,6 +460,7 @@ impl Engine {
         to_js(&UsageView {
             rows: table.rows,
             totals: table.totals,
+            credits_used: table.credits_used,
             unknown_usage_sessions: &usage.unknown,
             implausible_counter_sessions: sessions_flagged(&usage.ledgers, IMPLAUSIBLE_COUNTER),
             counter_problems: outputs
@@ -477,6 +485,30 @@ impl Engine {
             day(today)?,
             allowance.filter(|credits| credits.is_finite() && *credits >= 0.0),
         ))
+    }
+
+    /// GitHub's usage reports (`[{name, text}]`, read in the worker) reconciled with this
+    /// analysis, for `user` or (none) the login this machine signed in with: what `usage --bill`
+    /// prints as JSON. A file that is not such a report is refused with what it lacks.
+    pub fn reconcile_bill(&self, files: JsValue, user: Option<String>) -> Result<JsValue, JsError> {
+        #[derive(serde::Deserialize)]
+        struct Given {
+            name: String,
+            text: String,
+        }
+        let given: Vec<Given> = from_js(&files)?;
+        let files = given
+            .iter()
+            .map(|file| crate::usage::bill::read(&file.name, file.text.as_bytes()))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(js_error)?;
+        let outputs = &self.done()?.outputs;
+        let logins = crate::usage::bill::logins(&outputs.inventory);
+        let usage = &outputs.usage;
+        let user = user.filter(|user| !user.is_empty());
+        let reconciled =
+            crate::usage::bill::reconcile_for(&files, user.as_deref(), &logins, usage.ledgers.values(), &usage.rates);
+        to_js(&reconciled.map_err(js_error)?)
     }
 
     /// A file to save, by its name in the outputs catalogue (`engine_facts().outputs`);

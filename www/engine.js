@@ -229,6 +229,11 @@ export class EngineClient {
     return (await this.send({ type: 'call', method, args })).value;
   }
 
+  /** GitHub's usage reports (Files) against this analysis: Engine.reconcile_bill's answer. */
+  async reconcileBill(files, user) {
+    return (await this.send({ type: 'bill', files, user: user || '' })).value;
+  }
+
   async exportFile(what, sessionId) {
     return (await this.send({ type: 'export', what, session_id: sessionId || '' })).value;
   }

@@ -33,6 +33,8 @@
 //                                                      page runs a second worker for this)
 //        {type:'zips-in-folder', id, paths}         -> {type:'result', id, value: {zips, holds_data}}
 //          (a folder's zips read as roots of their own; see zips_in_folder)
+//        {type:'bill', id, files: [File], user}     -> {type:'result', id, value} (GitHub's usage
+//          reports, read here as text, reconciled: Engine.reconcile_bill; nothing leaves the page)
 //        {type:'crash-test'}                        -> the worker fails on purpose (tests)
 //   out on failure: {type:'error', id, message}; {type:'crash', message} when the WebAssembly
 //   instance trapped (a panic): the page then ends this worker and starts a fresh one.
@@ -306,6 +308,12 @@ self.onmessage = async (event) => {
           }
         });
         self.postMessage({ type: 'inflated', id: message.id, items }, items.filter(Boolean).map((bytes) => bytes.buffer));
+        break;
+      }
+      case 'bill': {
+        if (!engine) throw new Error('run the analysis first');
+        const files = await Promise.all(message.files.map(async (file) => ({ name: file.name, text: await file.text() })));
+        self.postMessage({ type: 'result', id: message.id, value: engine.reconcile_bill(files, message.user || null) });
         break;
       }
       case 'zips-in-folder':
