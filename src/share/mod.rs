@@ -198,7 +198,7 @@ fn month(out: &mut String, outputs: &Outputs, options: &ShareOptions) {
 /// Why a local figure differs from GitHub's bill: what is never in local files, and with a bill,
 /// billed against this machine by day, the days and models that differ first.
 fn bill_section(out: &mut String, bill: Option<&Reconciliation>) {
-    out.push_str("<h3>Why this differs from your GitHub bill</h3><p>Never in this machine's files:</p><ul>");
+    out.push_str("<h2>Why this differs from your GitHub bill</h2><p>Never in this machine's files:</p><ul>");
     for item in NEVER_IN_LOCAL_FILES {
         let _ = write!(out, "<li>{}</li>", escape(item));
     }
