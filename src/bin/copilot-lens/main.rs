@@ -143,8 +143,11 @@ struct UsageView {
     /// The month to show against an allowance: a day of it, today, the allowance.
     month: Option<(NaiveDate, NaiveDate, f64)>,
     /// GitHub's usage reports to reconcile with, and whose rows (none: the login signed in with).
-    bill: Option<(Vec<BillFile>, Option<String>)>,
+    bill: Option<AskedBill>,
 }
+
+/// GitHub's usage reports given with `--bill`, and the `--user` asked for.
+type AskedBill = (Vec<BillFile>, Option<String>);
 
 /// Threads per core beyond which more only cost memory and switching.
 const MAX_THREADS_PER_CORE: usize = 4;
@@ -528,7 +531,7 @@ fn run_report(
     root_paths: &[PathBuf],
     out: &Path,
     options: Options,
-    (mut share, sessions, bill): (ShareOptions, Vec<String>, Option<(Vec<BillFile>, Option<String>)>),
+    (mut share, sessions, bill): (ShareOptions, Vec<String>, Option<AskedBill>),
     threads: usize,
 ) -> ExitCode {
     let started = Instant::now();
