@@ -487,6 +487,17 @@ impl Engine {
         ))
     }
 
+    /// Each session's credits used by the one rule (`usage::credits`), by session id.
+    pub fn session_credits(&self) -> Result<JsValue, JsError> {
+        let usage = &self.done()?.outputs.usage;
+        let by_session: std::collections::BTreeMap<&str, crate::usage::credits::CreditsUsed> = (usage.ledgers.iter())
+            .map(|(id, ledger)| {
+                (id.as_str(), crate::usage::credits::CreditsUsed::of(&usage.rates, ledger.entries.iter()))
+            })
+            .collect();
+        to_js(&by_session)
+    }
+
     /// GitHub's usage reports (`[{name, text}]`, read in the worker) reconciled with this
     /// analysis, for `user` or (none) the login this machine signed in with: what `usage --bill`
     /// prints as JSON. A file that is not such a report is refused with what it lacks.

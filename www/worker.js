@@ -53,7 +53,7 @@ console.error = (...args) => {
 
 // The report to share is made with the person's choices, so it is not in the outputs catalogue.
 const SHARED_REPORT = 'report.html';
-const CALLS = new Set(['summary', 'rows', 'facets', 'sessions', 'inventory', 'report', 'usage', 'month', 'row_count']);
+const CALLS = new Set(['summary', 'rows', 'facets', 'sessions', 'inventory', 'report', 'usage', 'month', 'row_count', 'session_credits']);
 // What the engine says of itself (engine_facts): the long-text bytes its table keeps (rows
 // asked for with more, or whole (0), are read again from their logs), the export parts, the
 // outputs catalogue, the home folders. Set at 'init'.

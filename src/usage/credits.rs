@@ -90,6 +90,15 @@ pub struct CreditsUsed {
 }
 
 impl CreditsUsed {
+    /// Credits used over some entries (a session's, for the page's sessions and transcript).
+    pub fn of<'a>(rates: &RateTable, entries: impl Iterator<Item = (&'a EntryKey, &'a Entry)>) -> CreditsUsed {
+        let mut used = CreditsUsed::default();
+        for (key, entry) in entries {
+            used.add(rates, key, entry);
+        }
+        used
+    }
+
     /// Adds one entry, if it counts by the rule.
     pub fn add(&mut self, rates: &RateTable, key: &EntryKey, entry: &Entry) {
         if !counts(key, entry) {

@@ -58,6 +58,12 @@ function monthName(month) {
   return new Date(Date.UTC(year, number - 1, 1)).toLocaleString('en-US', { month: 'long', year: 'numeric', timeZone: 'UTC' });
 }
 
+/** Credits used as the headline says them: a home on its own key only says so, not "0.00". */
+export function creditsUsedText(used) {
+  if (used.credits === 0 && used.own_key_tokens > 0) return `${fmtInt(used.own_key_tokens)} tokens on your own key, no Copilot charge`;
+  return fmtCredits(used.credits);
+}
+
 /** A row's credits with the CLI's marker: `~` where some are estimated. */
 function creditsText(credits, from) {
   if (credits === null || credits === undefined) return '—';
