@@ -21,8 +21,7 @@ use super::rates::{RateTable, normalise};
 use super::{NANO_AIU_PER_CREDIT, NANO_DOLLARS_PER_CREDIT};
 
 /// Which report a file is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Format {
     /// From 2026-06-01: `quantity` is AI credits.
     AiCredits,
@@ -30,6 +29,17 @@ pub enum Format {
     Transition,
     /// Premium requests only: no credits to compare.
     PremiumRequests,
+}
+
+impl Format {
+    /// As `usage --json`'s `bill.format` names it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::AiCredits => "ai_credits",
+            Format::Transition => "transition",
+            Format::PremiumRequests => "premium_requests",
+        }
+    }
 }
 
 /// One row of a report, as read.
@@ -347,7 +357,7 @@ pub fn reconcile<'a>(
             slot.recorded += credits.recorded_nano_aiu as f64 / NANO_AIU_PER_CREDIT;
             slot.estimated += credits.estimated_nanos as f64 / NANO_DOLLARS_PER_CREDIT;
             slot.some_recorded |= credits.recorded;
-            slot.some_estimated |= credits.estimated && !entry.byok;
+            slot.some_estimated |= credits.estimated;
             slot.premium_requests += entry.recorded.premium_milli.unwrap_or(0) as f64 / 1000.0;
         }
     }
@@ -416,10 +426,7 @@ pub fn reconcile<'a>(
     let mut formats: Vec<Format> = files.iter().map(|file| file.format).collect();
     formats.sort();
     formats.dedup();
-    let format_names: Vec<String> = formats
-        .iter()
-        .map(|format| serde_json::to_value(format).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default())
-        .collect();
+    let format_names: Vec<&str> = formats.iter().map(|format| format.name()).collect();
     Reconciliation {
         file: files.iter().map(|file| file.name.as_str()).collect::<Vec<_>>().join(", "),
         format: format_names.join("+"),
