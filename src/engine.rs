@@ -16,6 +16,8 @@ use crate::outputs::{self, ROWS_CSV, ROWS_JSONL, ROWS_PER_PART, SESSION_MD};
 use crate::protocol::{Answer, FileAt, HandOver, LOG_GIVEN_WHOLE_MAX_BYTES, LogToGive, Need, Request};
 use crate::share::{self, Transcript};
 use crate::table::{RowFilter, RowTable};
+use crate::usage::bill;
+use crate::usage::credits::CreditsUsed;
 use crate::views::{self, FullRows, RowsPage};
 use crate::{export, order};
 
@@ -279,6 +281,20 @@ impl Done {
                     transcripts.push(Transcript { record, rows: self.whole_texts_of(id)? });
                 }
                 Answer::Text(share::write(outputs, &transcripts, &asked.options()?))
+            }
+            Request::SessionCredits => Answer::SessionCredits(
+                (outputs.usage.ledgers.iter())
+                    .map(|(id, ledger)| (id.as_str(), CreditsUsed::of(&outputs.usage.rates, ledger.entries.iter())))
+                    .collect(),
+            ),
+            Request::ReconcileBill { files, user } => {
+                let files = (files.iter())
+                    .map(|file| bill::read(&file.name, file.text.as_bytes()))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let logins = bill::logins(&outputs.inventory);
+                let user = user.filter(|user| !user.is_empty());
+                let usage = &outputs.usage;
+                Answer::Bill(bill::reconcile_for(&files, user.as_deref(), &logins, usage.ledgers.values(), &usage.rates)?)
             }
         })
     }

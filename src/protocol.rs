@@ -4,6 +4,8 @@
 //! types by the test below, which fails while the committed file is stale; `crate::wasm`
 //! carries them across as JSON.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use crate::inventory::Inventory;
@@ -13,7 +15,10 @@ use crate::report::Report;
 use crate::sessions::SessionRecord;
 use crate::sources::{self, WalkRule};
 use crate::table::{Facets, INLINE_TEXT, RowFilter};
+use crate::usage::bill::{self, Reconciliation};
+use crate::usage::credits::CreditsUsed;
 use crate::usage::month::MonthCredits;
+use crate::usage::plans::Plans;
 use crate::usage::summary::GroupBy;
 use crate::views::{RowsPage, ShareAsked, Summary, UsageQuery, UsageView};
 
@@ -42,6 +47,12 @@ pub struct EngineFacts {
     pub turn_types: Vec<TurnType>,
     pub groupings: Vec<Grouping>,
     pub marks: Vec<RowMark>,
+    /// Copilot plans and their monthly allowances in AI credits, with their source.
+    #[cfg_attr(test, ts(type = "Record<string, unknown>"))]
+    pub plans: Plans,
+    /// What is never in local files, and what each reconciliation status means (`usage::bill`).
+    pub never_in_local_files: Vec<&'static str>,
+    pub bill_statuses: Vec<(&'static str, &'static str)>,
 }
 
 /// A way to group usage, and the row field that holds its group (none: the model's, which
@@ -67,6 +78,9 @@ pub fn engine_facts() -> EngineFacts {
             .map(|by| Grouping { name: by, column: by.column().or((by == GroupBy::Agent).then_some("agent")) })
             .collect(),
         marks: RowMark::ALL.to_vec(),
+        plans: Plans::default_table(),
+        never_in_local_files: bill::NEVER_IN_LOCAL_FILES.to_vec(),
+        bill_statuses: bill::LEGEND.to_vec(),
     }
 }
 
@@ -172,6 +186,22 @@ pub enum Request {
     },
     /// The report to share (`report.html`).
     ShareReport(ShareAsked),
+    /// Each session's credits used by the one rule (`usage::credits`), by session id.
+    SessionCredits,
+    /// GitHub's usage reports (read as text in the worker) reconciled with this analysis, for
+    /// `user` or (none) the login this machine signed in with: what `usage --bill` prints as JSON.
+    ReconcileBill {
+        files: Vec<NamedText>,
+        user: Option<String>,
+    },
+}
+
+/// A file's name and text, as the worker read it.
+#[derive(Deserialize, Debug)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct NamedText {
+    pub name: String,
+    pub text: String,
 }
 
 impl Request {
@@ -186,7 +216,9 @@ impl Request {
             | Request::Inventory
             | Request::Usage(_)
             | Request::Month { .. }
-            | Request::RowCount => false,
+            | Request::RowCount
+            | Request::SessionCredits
+            | Request::ReconcileBill { .. } => false,
             Request::Report | Request::Export { .. } | Request::ExportRows { .. } | Request::ShareReport(_) => true,
         }
     }
@@ -208,6 +240,8 @@ pub enum Answer<'a> {
     RowCount(u32),
     /// A file's text (an export, a part of one, the report to share).
     Text(String),
+    SessionCredits(#[cfg_attr(test, ts(type = "Record<string, Record<string, unknown>>"))] BTreeMap<&'a str, CreditsUsed>),
+    Bill(#[cfg_attr(test, ts(type = "Record<string, unknown>"))] Reconciliation),
 }
 
 #[cfg(test)]
@@ -243,6 +277,7 @@ mod tests {
             RowFilter::decl(&config),
             UsageQuery::decl(&config),
             ShareAsked::decl(&config),
+            NamedText::decl(&config),
             Answer::decl(&config),
             Summary::decl(&config),
             RowsPage::decl(&config),

@@ -149,6 +149,9 @@ pub struct UsageView<'a> {
     pub rows: Vec<UsageRow>,
     #[cfg_attr(test, ts(type = "Record<string, Record<string, unknown>>"))]
     pub totals: BTreeMap<Kind, UsageRow>,
+    /// The one money figure, by the Month's rule (`usage::credits`).
+    #[cfg_attr(test, ts(type = "Record<string, unknown>"))]
+    pub credits_used: crate::usage::credits::CreditsUsed,
     pub unknown_usage_sessions: &'a [String],
     /// Sessions whose figures leave out counters that cannot be token counts.
     pub implausible_counter_sessions: Vec<&'a str>,
@@ -173,6 +176,7 @@ pub fn usage_view<'a>(outputs: &'a Outputs, query: &UsageQuery) -> Result<UsageV
     Ok(UsageView {
         rows: table.rows,
         totals: table.totals,
+        credits_used: table.credits_used,
         unknown_usage_sessions: &usage.unknown,
         implausible_counter_sessions: sessions_flagged(&usage.ledgers, IMPLAUSIBLE_COUNTER),
         counter_problems: outputs
@@ -212,6 +216,7 @@ impl ShareAsked {
             today: day(&self.today)?,
             allowance: allowance(self.allowance),
             short_project_names: self.short_project_names,
+            bill: None,
         })
     }
 }

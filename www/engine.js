@@ -234,6 +234,11 @@ export class EngineClient {
     return (await this.send({ type: 'ask', request })).value;
   }
 
+  /** GitHub's usage reports (Files) reconciled with this analysis (read as text in the worker). */
+  async reconcileBill(files, user) {
+    return (await this.send({ type: 'bill', files, user: user || '' })).value;
+  }
+
   /** A file of the outputs catalogue, as a Blob; `session.md` is the session `sessionId`'s. */
   exportFile(what, sessionId) {
     return this.ask({ export: { what, session_id: sessionId || '' } });

@@ -26,7 +26,15 @@ rows_per_part: number,
 /**
  * Every output file, named once.
  */
-outputs: Array<OutputFile>, turn_types: Array<TurnType>, groupings: Array<Grouping>, marks: Array<RowMark>, };
+outputs: Array<OutputFile>, turn_types: Array<TurnType>, groupings: Array<Grouping>, marks: Array<RowMark>, 
+/**
+ * Copilot plans and their monthly allowances in AI credits, with their source.
+ */
+plans: Record<string, unknown>, 
+/**
+ * What is never in local files, and what each reconciliation status means (`usage::bill`).
+ */
+never_in_local_files: Array<string>, bill_statuses: Array<[string, string]>, };
 
 export type Grouping = { name: GroupBy, column: string | null, };
 
@@ -92,7 +100,7 @@ memory_limit_mib: number | null,
  */
 today: string | null, };
 
-export type Request = "summary" | { "rows": { filter: Partial<RowFilter>, offset: number, limit: number, text_limit: number, } } | "facets" | "sessions" | "inventory" | "report" | { "usage": UsageQuery } | { "month": { month: string, today: string, allowance: number | null, } } | "row_count" | { "export": { what: string, session_id: string, } } | { "export_rows": { what: string, offset: number, limit: number, } } | { "share_report": ShareAsked };
+export type Request = "summary" | { "rows": { filter: Partial<RowFilter>, offset: number, limit: number, text_limit: number, } } | "facets" | "sessions" | "inventory" | "report" | { "usage": UsageQuery } | { "month": { month: string, today: string, allowance: number | null, } } | "row_count" | { "export": { what: string, session_id: string, } } | { "export_rows": { what: string, offset: number, limit: number, } } | { "share_report": ShareAsked } | "session_credits" | { "reconcile_bill": { files: Array<NamedText>, user: string | null, } };
 
 export type RowFilter = { turn_types: Array<TurnType>, 
 /**
@@ -132,7 +140,9 @@ today: string, allowance: number | null, short_project_names: boolean,
  */
 sessions: Array<string>, };
 
-export type Answer = { "answer": "summary", "value": Summary } | { "answer": "rows", "value": RowsPage } | { "answer": "facets", "value": Facets } | { "answer": "sessions", "value": Array<Record<string, unknown>> } | { "answer": "inventory", "value": Record<string, unknown> } | { "answer": "report", "value": Record<string, unknown> } | { "answer": "usage", "value": UsageView } | { "answer": "month", "value": Record<string, unknown> } | { "answer": "row_count", "value": number } | { "answer": "text", "value": string };
+export type NamedText = { name: string, text: string, };
+
+export type Answer = { "answer": "summary", "value": Summary } | { "answer": "rows", "value": RowsPage } | { "answer": "facets", "value": Facets } | { "answer": "sessions", "value": Array<Record<string, unknown>> } | { "answer": "inventory", "value": Record<string, unknown> } | { "answer": "report", "value": Record<string, unknown> } | { "answer": "usage", "value": UsageView } | { "answer": "month", "value": Record<string, unknown> } | { "answer": "row_count", "value": number } | { "answer": "text", "value": string } | { "answer": "session_credits", "value": Record<string, Record<string, unknown>> } | { "answer": "bill", "value": Record<string, unknown> };
 
 export type Summary = { bad_lines: number, cost_usd_micros: number, files: number, rows: number, sessions: number, total_tokens: number, 
 /**
@@ -182,7 +192,11 @@ export type Facets = {
  */
 agents: Array<string>, sessions: Array<string>, projects: Array<string>, models: Array<string>, tools: Array<string>, };
 
-export type UsageView = { rows: Array<Record<string, unknown>>, totals: Record<string, Record<string, unknown>>, unknown_usage_sessions: Array<string>, 
+export type UsageView = { rows: Array<Record<string, unknown>>, totals: Record<string, Record<string, unknown>>, 
+/**
+ * The one money figure, by the Month's rule (`usage::credits`).
+ */
+credits_used: Record<string, unknown>, unknown_usage_sessions: Array<string>, 
 /**
  * Sessions whose figures leave out counters that cannot be token counts.
  */

@@ -5,7 +5,8 @@
 // roots} -> 'serve' (what to hand over), then the page's {type:'give', id, kind, ...} as the
 // engine's Need asks, -> 'times', 'progress', 'consumed', 'done', 'settled'; {type:'ask', id,
 // request} -> {type:'result', id, value} (the Answer's value, a Blob for a file); {type:
-// 'inflate', id, buffer, entries} -> {type:'inflated', id, items} (the second worker's); errors
+// 'inflate', id, buffer, entries} -> {type:'inflated', id, items} (the second worker's); {type:
+// 'bill', id, files, user} -> {type:'result', id, value} (usage reports read here as text); errors
 // -> {type:'error', id, message}, or {type:'crash', message} when the instance trapped.
 // The values are the Rust boundary's types (www/types.d.ts, generated from src/protocol.rs).
 /** @typedef {import('./types').EngineFacts} EngineFacts */
@@ -278,6 +279,13 @@ self.onmessage = async (event) => {
           }
         });
         self.postMessage({ type: 'inflated', id: message.id, items }, items.filter(Boolean).map((bytes) => bytes.buffer));
+        break;
+      }
+      case 'bill': {
+        if (!engine) throw new Error('run the analysis first');
+        const files = await Promise.all(message.files.map(async (file) => ({ name: file.name, text: await file.text() })));
+        const request = { reconcile_bill: { files, user: message.user || null } };
+        self.postMessage({ type: 'result', id: message.id, value: answer(request) });
         break;
       }
       case 'zips-in-folder':

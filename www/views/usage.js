@@ -104,7 +104,13 @@ export async function render(container, ctx) {
     const columns = [...group, { label: 'model', value: (r) => r.model }, ...numbers, { label: 'flags', value: flags }];
     const totals = Object.entries(data.totals).map(([kind, row]) => ({ ...row, kind }));
     const totalColumns = [{ label: '', value: (r) => KIND_LABEL[r.kind] || r.kind }, ...numbers, { label: 'flags', value: flags }];
+    const used = data.credits_used;
+    const headline =
+      used.credits === 0 && used.own_key_tokens > 0
+        ? `${fmtInt(used.own_key_tokens)} tokens on your own key, no Copilot charge`
+        : `Credits used: ${used.credits.toFixed(2)} ($${used.usd.toFixed(2)}): ${used.recorded.toFixed(2)} as Copilot recorded them, ${used.estimated.toFixed(2)} estimated${used.partial || used.recovered ? `; ${used.partial.toFixed(2)} of partial sessions and ${used.recovered.toFixed(2)} recovered included` : ''}`;
     add(clear(out), 
+      h('p#usage-credits-used.headline', { dataset: { credits: String(used.credits) } }, headline),
       section(
         `Usage by ${grouping}${agent.value ? ` of ${agent.value}` : ''}`,
         table(columns, data.rows, { className: 'usage-table', empty: 'No token counts in this range.' }),

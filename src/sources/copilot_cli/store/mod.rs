@@ -19,7 +19,7 @@ use crate::sources::sqlite_image::{open_image, sqlite_buffer};
 use crate::dedup;
 use crate::model::TurnType;
 use crate::model::{HeldRow, PendingRow, StoreTurn};
-use crate::usage::counters::{CopilotUsage, Count, UsageCounts};
+use crate::usage::counters::{Amount, CopilotUsage, Count, UsageCounts};
 
 /// One row of the `sessions` table.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -548,7 +548,6 @@ fn read_usage(
         "request_multiplier",
     ];
     let count = |value: &Option<String>| value.as_deref().map_or(Count::default(), Count::from_text);
-    let number = |value: &Option<String>| value.as_deref().and_then(|text| text.trim().parse::<f64>().ok());
     let mut emit = |rowid: u64, v: &[Option<String>]| {
         on_usage(StoreUsageEvent {
             rowid: rowid as i64,
@@ -563,8 +562,8 @@ fn read_usage(
                 cache_write_tokens: count(&v[6]),
                 reasoning_tokens: count(&v[7]),
                 // What Copilot billed for the call (NULL for calls on the person's own key).
-                copilot_usage: number(&v[9]).map(|nano| CopilotUsage { total_nano_aiu: Some(nano) }),
-                cost: number(&v[10]),
+                copilot_usage: Some(CopilotUsage { total_nano_aiu: Amount::from_text(v[9].as_deref()) }),
+                cost: Amount::from_text(v[10].as_deref()),
                 ..UsageCounts::default()
             },
         })
