@@ -9,6 +9,7 @@ use serde::Serialize;
 use crate::analysis::Outputs;
 use crate::export;
 use crate::model::OwnedRow;
+use crate::team_export::{self, TeamRow};
 use crate::usage::summary::{self, DayRange, GroupBy};
 
 /// One output file.
@@ -41,9 +42,24 @@ pub const REPORT_JSON: OutputFile = file("report.json", JSON, "Every file found 
 /// One session as a readable conversation (the page's, for the session it names).
 pub const SESSION_MD: OutputFile = file("session.md", "text/markdown", "One session as a conversation.", false);
 
+/// A team export (`usage --export`), made with who and which machine (`write_team`).
+pub const TEAM_CSV: OutputFile =
+    file("team.csv", CSV, "Usage per day, agent, model, project and machine, with who: for a team's tables.", false);
+pub const TEAM_JSONL: OutputFile = file("team.jsonl", JSONL, "The same, one JSON object a line.", false);
+
 /// Every output, in the order they are offered.
-pub const CATALOGUE: [OutputFile; 8] =
-    [ROWS_JSONL, ROWS_CSV, USAGE_CSV, USAGE_JSONL, SESSIONS_JSONL, INVENTORY_JSON, REPORT_JSON, SESSION_MD];
+pub const CATALOGUE: [OutputFile; 10] = [
+    ROWS_JSONL,
+    ROWS_CSV,
+    USAGE_CSV,
+    USAGE_JSONL,
+    SESSIONS_JSONL,
+    INVENTORY_JSON,
+    REPORT_JSON,
+    SESSION_MD,
+    TEAM_CSV,
+    TEAM_JSONL,
+];
 
 /// Rows made at a time for a whole rows export, so that no step holds all of them as values.
 pub const ROWS_PER_PART: u32 = 20_000;
@@ -65,6 +81,17 @@ pub fn write(file: OutputFile, outputs: &Outputs, out: &mut dyn Write) -> io::Re
         other => {
             Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{} is not made from the outputs", other.name)))
         }
+    }
+}
+
+/// Writes a team export (`team.csv` or `team.jsonl`; Parquet is the CLI's own:
+/// `team_export::parquet_file`).
+/// The rows are `team_export::rows`.
+pub fn write_team(file: OutputFile, rows: &[TeamRow], out: &mut dyn Write) -> io::Result<()> {
+    match file {
+        TEAM_CSV => team_export::write_csv(rows, out),
+        TEAM_JSONL => team_export::write_jsonl(rows, out),
+        other => Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{} is not a team export", other.name))),
     }
 }
 
