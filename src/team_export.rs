@@ -200,3 +200,74 @@ pub fn write_jsonl(rows: &[TeamRow], mut out: impl Write) -> io::Result<()> {
 
 #[cfg(feature = "parquet")]
 pub mod parquet_file;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_machine_is_named_by_its_home_folder_never_by_its_path() {
+        for (label, machine) in [
+            ("/home/mona", "mona"),
+            ("/exports/mona-laptop/.copilot", "mona-laptop"),
+            (r"C:\Users\mona\.copilot", "mona"),
+            ("backups/mona-desktop.zip", "mona-desktop"),
+            ("mona-desktop.zip/home/.config", "home"),
+            (".copilot", ""),
+        ] {
+            assert_eq!(machine_name(label), machine, "{label}");
+        }
+    }
+
+    #[test]
+    fn every_format_writes_the_columns_in_one_order() {
+        let row = TeamRow {
+            key: "k".into(),
+            user: "mona".into(),
+            machine: "laptop".into(),
+            day: "2026-11-02".into(),
+            agent: "copilot-cli",
+            model: "gpt-5.4".into(),
+            project: "project-3fa2c1".into(),
+            kind: "partial",
+            requests: 1,
+            input: 2,
+            cache_read: 3,
+            cache_write: 4,
+            output: 5,
+            reasoning: 6,
+            total: 14,
+            credits: None,
+            credits_from: "estimated",
+            recorded_nano_aiu: Some(7),
+            premium_requests: None,
+            cost_usd_micros: Some(8),
+            flags: "partial;no_rate".into(),
+            exported_at: "2026-12-02T00:00:00Z".into(),
+            tool_version: TOOL_VERSION,
+        };
+        let json = serde_json::to_value(&row).unwrap();
+        let keys: Vec<&str> = json.as_object().unwrap().keys().map(String::as_str).collect();
+        let mut sorted_columns = COLUMNS.to_vec();
+        sorted_columns.sort_unstable();
+        assert_eq!(keys, sorted_columns, "serde_json's map is sorted: the same names");
+        let mut jsonl = Vec::new();
+        write_jsonl(std::slice::from_ref(&row), &mut jsonl).unwrap();
+        let line = String::from_utf8(jsonl).unwrap();
+        let positions: Vec<usize> = COLUMNS.iter().map(|name| line.find(&format!("\"{name}\":")).unwrap()).collect();
+        assert!(positions.is_sorted(), "JSON lines in the columns' order: {line}");
+        let mut csv = Vec::new();
+        write_csv(&[row], &mut csv).unwrap();
+        let csv = String::from_utf8(csv).unwrap();
+        let (header, record) = csv.split_once('\n').unwrap();
+        assert_eq!(header, COLUMNS.join(","));
+        assert_eq!(
+            record,
+            "k,mona,laptop,2026-11-02,copilot-cli,gpt-5.4,project-3fa2c1,partial,1,2,3,4,5,6,14,,estimated,7,,8,\
+             partial;no_rate,2026-12-02T00:00:00Z,0.1.0\n"
+        );
+        let mut empty = Vec::new();
+        write_csv(&[], &mut empty).unwrap();
+        assert_eq!(String::from_utf8(empty).unwrap(), format!("{}\n", COLUMNS.join(",")), "no rows: the header");
+    }
+}

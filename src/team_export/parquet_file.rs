@@ -139,3 +139,54 @@ fn days_since_epoch(day: &str) -> i32 {
     let day = day.parse::<NaiveDate>().unwrap_or_default();
     (day - NaiveDate::from_ymd_opt(1970, 1, 1).unwrap_or_default()).num_days() as i32
 }
+
+#[cfg(test)]
+mod tests {
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    use parquet::record::Field;
+
+    use super::*;
+
+    #[test]
+    fn the_file_holds_the_columns_in_order_with_their_values_and_nulls() {
+        let row = |day: &str, credits: Option<f64>| TeamRow {
+            key: format!("key-{day}"),
+            user: "mona".into(),
+            machine: "laptop".into(),
+            day: day.into(),
+            agent: "copilot-cli",
+            model: "gpt-5.4".into(),
+            project: String::new(),
+            kind: "counted",
+            requests: 1,
+            input: 2,
+            cache_read: 3,
+            cache_write: 4,
+            output: 5,
+            reasoning: 6,
+            total: 14,
+            credits,
+            credits_from: "estimated",
+            recorded_nano_aiu: None,
+            premium_requests: Some(1.5),
+            cost_usd_micros: Some(u64::MAX),
+            flags: String::new(),
+            exported_at: "2026-12-02T00:00:00Z".into(),
+            tool_version: "0.1.0",
+        };
+        let mut file = tempfile::tempfile().unwrap();
+        write(&[row("1970-01-02", Some(0.25)), row("2026-11-02", None)], &mut file).unwrap();
+        let reader = SerializedFileReader::new(file).unwrap();
+        let rows: Vec<_> = reader.get_row_iter(None).unwrap().map(Result::unwrap).collect();
+        let names: Vec<&str> = rows[0].get_column_iter().map(|(name, _)| name.as_str()).collect();
+        assert_eq!(names, COLUMNS);
+        let field = |row: usize, name: &str| rows[row].get_column_iter().find(|(n, _)| *n == name).unwrap().1.clone();
+        assert_eq!((field(0, "day"), field(1, "day")), (Field::Date(1), Field::Date(20_759)));
+        assert_eq!((field(0, "credits"), field(1, "credits")), (Field::Double(0.25), Field::Null));
+        assert_eq!(field(0, "recorded_nano_aiu"), Field::Null);
+        assert_eq!(field(0, "cost_usd_micros"), Field::Long(i64::MAX), "held at the most, never wrapped");
+        assert_eq!(field(1, "key"), Field::Str("key-2026-11-02".into()));
+        assert_eq!(field(1, "tool_version"), Field::Str("0.1.0".into()));
+        assert_eq!(field(1, "total"), Field::Long(14));
+    }
+}

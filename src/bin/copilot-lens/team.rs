@@ -97,6 +97,12 @@ impl Export {
         }
         .and_then(|()| out.flush())
         .map_err(|error| failed(&error))?;
+        let unnamed: std::collections::BTreeSet<&str> =
+            rows.iter().filter(|row| row.user.is_empty()).map(|row| row.machine.as_str()).collect();
+        if !unnamed.is_empty() {
+            let machines = unnamed.into_iter().collect::<Vec<_>>().join(", ");
+            eprintln!("copilot-lens: no login is known for {machines} (no sign-in in its logs): give --user");
+        }
         Ok(rows.len())
     }
 }
