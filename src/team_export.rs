@@ -92,6 +92,12 @@ pub const COLUMNS: [&str; 23] = [
     "tool_version",
 ];
 
+/// An RFC 3339 time as the rows write it: UTC, to the second (`2026-12-02T09:30:00Z`).
+pub fn exported_at(text: &str) -> Option<String> {
+    let time = chrono::DateTime::parse_from_rfc3339(text.trim()).ok()?;
+    Some(time.with_timezone(&chrono::Utc).to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+}
+
 /// The tool's version, as every row names it.
 pub const TOOL_VERSION: &str = env!("CARGO_PKG_VERSION");
 
@@ -204,6 +210,13 @@ pub mod parquet_file;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_export_time_is_utc_to_the_second() {
+        assert_eq!(exported_at("2026-12-02T10:30:00.987+01:00").as_deref(), Some("2026-12-02T09:30:00Z"));
+        assert_eq!(exported_at("2026-12-02T09:30:00Z").as_deref(), Some("2026-12-02T09:30:00Z"));
+        assert_eq!(exported_at("yesterday"), None);
+    }
 
     #[test]
     fn a_machine_is_named_by_its_home_folder_never_by_its_path() {

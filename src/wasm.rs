@@ -22,6 +22,7 @@ use crate::outputs::{self, OutputFile, ROWS_CSV, ROWS_JSONL, ROWS_PER_PART, SESS
 use crate::report::Diagnostic;
 use crate::share::{self, ShareOptions, Transcript};
 use crate::table::{INLINE_TEXT, RowFilter, TableRow};
+use crate::team_export::{self, TeamOptions};
 use crate::usage::Kind;
 use crate::usage::ledger::IMPLAUSIBLE_COUNTER;
 use crate::usage::rates::RateTable;
@@ -506,6 +507,34 @@ impl Engine {
                 String::from_utf8(out).map_err(js_error)
             }
         }
+    }
+
+    /// A team export, `team.csv` or `team.jsonl`, as `copilot-lens usage --export` writes it:
+    /// `options` is `{user: login | null, machine: name | null, share_projects: bool,
+    /// exported_at: RFC 3339}` (the page's clock: the core has none).
+    pub fn team_export(&self, what: &str, options: JsValue) -> Result<String, JsError> {
+        #[derive(serde::Deserialize)]
+        struct Asked {
+            user: Option<String>,
+            machine: Option<String>,
+            share_projects: bool,
+            exported_at: String,
+        }
+        let done = self.done()?;
+        let file = outputs::by_name(what).ok_or_else(|| js_error(format!("unknown export {what:?}")))?;
+        let asked: Asked = from_js(&options)?;
+        let given = |text: Option<String>| text.map(|text| text.trim().to_string()).filter(|text| !text.is_empty());
+        let options = TeamOptions {
+            user: given(asked.user),
+            machine: given(asked.machine),
+            share_projects: asked.share_projects,
+            exported_at: team_export::exported_at(&asked.exported_at)
+                .ok_or_else(|| js_error(format!("not a time: {:?}", asked.exported_at)))?,
+            range: DayRange::default(),
+        };
+        let mut out = Vec::new();
+        outputs::write_team(file, &team_export::rows(&done.outputs, &options), &mut out).map_err(js_error)?;
+        String::from_utf8(out).map_err(js_error)
     }
 
     /// The report to share, as `copilot-lens report` writes it: `options` is `{today:

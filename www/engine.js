@@ -233,6 +233,11 @@ export class EngineClient {
     return (await this.send({ type: 'export', what, session_id: sessionId || '' })).value;
   }
 
+  /** A team export (a Blob), team.csv or team.jsonl: options as Engine.team_export takes them. */
+  async teamExport(what, options) {
+    return (await this.send({ type: 'export', what, options })).value;
+  }
+
   /** The report to share (a Blob): options as Engine.share_report takes them. */
   async shareReport(options) {
     return (await this.send({ type: 'export', what: 'report.html', options })).value;

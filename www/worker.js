@@ -24,6 +24,7 @@
 //        {type:'call', id, method, args}            -> {type:'result', id, value}
 //        {type:'export', id, what, session_id}      -> {type:'result', id, value: Blob}
 //        {type:'export', id, what:'report.html', options} (the report to share: Engine.share_report)
+//        {type:'export', id, what:'team.csv'|'team.jsonl', options} (Engine.team_export)
 //          (an export, the report and whole texts are answered once the rest is in)
 //        {type:'inflate', id, buffer, entries: [{at, packed, size, crc32}]}
 //                                                   -> {type:'inflated', id, items: [bytes | null]}
@@ -262,6 +263,8 @@ function exportFile({ id, what, session_id, options }) {
     for (let offset = 0; offset === 0 || offset < count; offset += facts.rows_per_part) {
       parts.push(engine.export_rows(what, offset, facts.rows_per_part));
     }
+  } else if (what === 'team.csv' || what === 'team.jsonl') {
+    parts = [engine.team_export(what, options)];
   } else {
     parts = [engine.export(what, session_id || '')];
   }

@@ -283,6 +283,13 @@ test('folder pick of the spec fixture equals the native CLI; transcript; exports
     const jsonl = await exportFile(page, 'rows.jsonl');
     assert(jsonl.text === expected.rowsJsonl, 'rows.jsonl equals the native rows.jsonl byte for byte');
     assert((await exportFile(page, 'usage.csv')).text === expected.usageCsv, 'usage.csv equals the native one');
+    // The team exports: the CLI's bytes at the time the page wrote in them (the machine is the
+    // picked folder's name, as the CLI names the same folder).
+    for (const what of ['team.csv', 'team.jsonl']) {
+      const team = await exportFile(page, what);
+      const exportedAt = /"?exported_at"?[:,].*?(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)/s.exec(team.text)[1];
+      assert(team.text === nativeTeamExport(SPEC, what, exportedAt), `${what} equals the native usage --export, byte for byte`);
+    }
     assertEqual(withoutHomes((await exportFile(page, 'sessions.jsonl')).text), withoutHomes(expected.sessionsJsonl), 'sessions.jsonl equals the native one');
     const report = JSON.parse((await exportFile(page, 'report.json')).text);
     report.roots.forEach((root, i) => (root.label = expected.report.roots[i].label));
@@ -1035,6 +1042,16 @@ function nativeUsageCsv(input, zone) {
   const csv = readFileSync(path.join(out, 'usage.csv'), 'utf8');
   rmSync(out, { recursive: true, force: true });
   return csv;
+}
+
+/** The native `usage INPUT --export` of `what` (team.csv or team.jsonl) at `exportedAt`. */
+function nativeTeamExport(input, what, exportedAt) {
+  const out = mkdtempSync(path.join(os.tmpdir(), 'copilot-lens-team-'));
+  const file = path.join(out, what);
+  execFileSync(path.join(ROOT, 'target/release/copilot-lens'), ['usage', input, '--export', file, '--exported-at', exportedAt], { stdio: 'ignore' });
+  const text = readFileSync(file, 'utf8');
+  rmSync(out, { recursive: true, force: true });
+  return text;
 }
 
 /** The native `usage ... --json` with `args`. */

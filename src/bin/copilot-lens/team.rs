@@ -4,7 +4,7 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use chrono::{DateTime, SecondsFormat, Utc};
+use chrono::{DateTime, Utc};
 use clap::Args;
 use copilot_lens::analysis::Outputs;
 use copilot_lens::outputs::{self, TEAM_CSV, TEAM_JSONL};
@@ -52,17 +52,15 @@ impl TeamArgs {
     pub fn checked(self) -> Result<Option<Export>, String> {
         let Some(file) = self.export else { return Ok(None) };
         let format = format_of(&file)?;
-        let exported_at = match &self.exported_at {
-            Some(text) => DateTime::parse_from_rfc3339(text)
-                .map_err(|_| format!("--exported-at {text:?} is not a time like 2026-12-02T09:30:00Z"))?
-                .with_timezone(&Utc),
-            None => DateTime::<Utc>::from(std::time::SystemTime::now()),
-        };
+        let now = || DateTime::<Utc>::from(std::time::SystemTime::now()).to_rfc3339();
+        let asked = self.exported_at.unwrap_or_else(now);
+        let exported_at = team_export::exported_at(&asked)
+            .ok_or_else(|| format!("--exported-at {asked:?} is not a time like 2026-12-02T09:30:00Z"))?;
         let options = TeamOptions {
             user: self.user,
             machine: self.machine,
             share_projects: self.share_projects,
-            exported_at: exported_at.to_rfc3339_opts(SecondsFormat::Secs, true),
+            exported_at,
             range: DayRange::default(),
         };
         Ok(Some(Export { file, format, options }))
