@@ -179,8 +179,8 @@ fn home_logins(outputs: &Outputs) -> BTreeMap<&str, String> {
 /// A machine's name from its home's label: the last folder that is not hidden (`.copilot`),
 /// without `.zip`; the rest of the path stays out of the export.
 pub fn machine_name(label: &str) -> String {
-    let folders = label.split(['/', '\\']).filter(|folder| !folder.is_empty() && !folder.starts_with('.'));
-    let last = folders.last().unwrap_or_default();
+    let mut folders = label.split(['/', '\\']).filter(|folder| !folder.is_empty() && !folder.starts_with('.'));
+    let last = folders.next_back().unwrap_or_default();
     last.strip_suffix(".zip").unwrap_or(last).to_string()
 }
 

@@ -100,7 +100,7 @@ struct EngineFacts {
     /// Rows made at a time for a rows export.
     rows_per_part: u32,
     /// Every output file, named once.
-    outputs: [OutputFile; 8],
+    outputs: [OutputFile; outputs::CATALOGUE.len()],
     default_memory_limit_mib: u32,
 }
 

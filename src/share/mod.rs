@@ -272,7 +272,6 @@ fn usage_cells(group: String, row: &UsageRow) -> Vec<String> {
     ]
 }
 
-
 /// A project as the report names it: its path, or a short name that stays the same for the
 /// same path in every report.
 pub fn project_name(path: &str, short: bool) -> String {
