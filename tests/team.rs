@@ -165,6 +165,12 @@ fn user_and_machine_given_name_every_row() {
     // The ten homes are one machine now: a day, model and kind used in two of them is one row.
     let keys: BTreeSet<&str> = records[1..].iter().map(|record| record[0].as_str()).collect();
     assert_eq!(keys.len(), records.len() - 1);
+    // --since and --agent keep some days of one agent.
+    export(dir.path(), &[&roots[0]], "november.csv", &["--since", "2026-11-01", "--agent", "copilot-cli"]);
+    let november = csv_records(&dir.path().join("november.csv"));
+    let days: BTreeSet<&str> = november[1..].iter().map(|record| record[3].as_str()).collect();
+    assert_eq!(days, BTreeSet::from(["2026-11-01", "2026-11-02", "2026-11-03", "2026-11-04", "2026-11-05"]));
+    assert!(november[1..].iter().all(|record| record[4] == "copilot-cli"));
 }
 
 #[test]
