@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # Every test, on a fresh machine too: installs what is missing, then runs the native tests, the
-# team exports read back by DuckDB,
-# the WebAssembly build, the core's tests under WebAssembly in Node, each fuzz target briefly,
+# team exports read back by DuckDB, the WebAssembly build, the core's tests under WebAssembly in Node, each fuzz target briefly,
 # the page's end-to-end tests in headless Chromium (against the native CLI's numbers on the same inputs),
 # and the bytes of the page's first load.
 set -euo pipefail
