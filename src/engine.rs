@@ -16,6 +16,7 @@ use crate::outputs::{self, ROWS_CSV, ROWS_JSONL, ROWS_PER_PART, SESSION_MD};
 use crate::protocol::{Answer, FileAt, HandOver, LOG_GIVEN_WHOLE_MAX_BYTES, LogToGive, Need, Request};
 use crate::share::{self, Transcript};
 use crate::table::{RowFilter, RowTable};
+use crate::team_export;
 use crate::usage::bill;
 use crate::usage::credits::CreditsUsed;
 use crate::views::{self, FullRows, RowsPage};
@@ -282,6 +283,13 @@ impl Done {
                 }
                 Answer::Text(share::write(outputs, &transcripts, &asked.options()?))
             }
+            Request::TeamExport(asked) => {
+                let file = outputs::by_name(&asked.what).ok_or_else(|| format!("unknown export {:?}", asked.what))?;
+                let mut out = Vec::new();
+                let rows = team_export::rows(outputs, &asked.options()?);
+                outputs::write_team(file, &rows, &mut out).map_err(|error| error.to_string())?;
+                Answer::Text(String::from_utf8(out).map_err(|error| error.to_string())?)
+            }
             Request::SessionCredits => Answer::SessionCredits(
                 (outputs.usage.ledgers.iter())
                     .map(|(id, ledger)| (id.as_str(), CreditsUsed::of(&outputs.usage.rates, ledger.entries.iter())))
@@ -294,7 +302,13 @@ impl Done {
                 let logins = bill::logins(&outputs.inventory);
                 let user = user.filter(|user| !user.is_empty());
                 let usage = &outputs.usage;
-                Answer::Bill(bill::reconcile_for(&files, user.as_deref(), &logins, usage.ledgers.values(), &usage.rates)?)
+                Answer::Bill(bill::reconcile_for(
+                    &files,
+                    user.as_deref(),
+                    &logins,
+                    usage.ledgers.values(),
+                    &usage.rates,
+                )?)
             }
         })
     }

@@ -23,6 +23,7 @@ pub mod sessions;
 pub mod share;
 pub mod sources;
 pub mod table;
+pub mod team_export;
 pub mod time;
 pub mod usage;
 pub mod views;

@@ -9,6 +9,7 @@ use serde::Serialize;
 use crate::analysis::Outputs;
 use crate::export;
 use crate::model::OwnedRow;
+use crate::team_export::{self, TeamRow};
 use crate::usage::summary::{self, DayRange, GroupBy};
 
 /// One output file.
@@ -38,6 +39,8 @@ pub enum MadeFrom {
     Session,
     /// A person's choices (`share::ShareOptions`, the transcripts to include).
     Choices,
+    /// The usage with who and which machine (`team_export::TeamOptions`).
+    Team,
 }
 
 const fn file(name: &'static str, mime: &'static str, what: &'static str, written_by_cli: bool) -> OutputFile {
@@ -69,8 +72,16 @@ pub const REPORT_HTML: OutputFile = OutputFile {
     ..file("report.html", "text/html", "The report to share, one HTML file that opens anywhere.", false)
 };
 
+/// A team export (`usage --export`), made with who and which machine (`write_team`).
+pub const TEAM_CSV: OutputFile = OutputFile {
+    made_from: MadeFrom::Team,
+    ..file("team.csv", CSV, "Usage per day, agent, model, project and machine, with who: for a team's tables.", false)
+};
+pub const TEAM_JSONL: OutputFile =
+    OutputFile { made_from: MadeFrom::Team, ..file("team.jsonl", JSONL, "The same, one JSON object a line.", false) };
+
 /// Every output, in the order they are offered.
-pub const CATALOGUE: [OutputFile; 9] = [
+pub const CATALOGUE: [OutputFile; 11] = [
     ROWS_JSONL,
     ROWS_CSV,
     USAGE_CSV,
@@ -80,6 +91,8 @@ pub const CATALOGUE: [OutputFile; 9] = [
     REPORT_JSON,
     SESSION_MD,
     REPORT_HTML,
+    TEAM_CSV,
+    TEAM_JSONL,
 ];
 
 /// Rows made at a time for a whole rows export, so that no step holds all of them as values.
@@ -102,6 +115,17 @@ pub fn write(file: OutputFile, outputs: &Outputs, out: &mut dyn Write) -> io::Re
         other => {
             Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{} is not made from the outputs", other.name)))
         }
+    }
+}
+
+/// Writes a team export (`team.csv` or `team.jsonl`; Parquet is the CLI's own:
+/// `team_export::parquet_file`).
+/// The rows are `team_export::rows`.
+pub fn write_team(file: OutputFile, rows: &[TeamRow], out: &mut dyn Write) -> io::Result<()> {
+    match file {
+        TEAM_CSV => team_export::write_csv(rows, out),
+        TEAM_JSONL => team_export::write_jsonl(rows, out),
+        other => Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{} is not a team export", other.name))),
     }
 }
 

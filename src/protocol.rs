@@ -20,7 +20,7 @@ use crate::usage::credits::CreditsUsed;
 use crate::usage::month::MonthCredits;
 use crate::usage::plans::Plans;
 use crate::usage::summary::GroupBy;
-use crate::views::{RowsPage, ShareAsked, Summary, UsageQuery, UsageView};
+use crate::views::{RowsPage, ShareAsked, Summary, TeamAsked, UsageQuery, UsageView};
 
 /// The largest log the page reads whole and hands over as bytes (a zip's, inflated by its
 /// second worker). A larger one is read by the engine in windows (a File, or a zip entry
@@ -186,6 +186,8 @@ pub enum Request {
     },
     /// The report to share (`report.html`).
     ShareReport(ShareAsked),
+    /// A team export (`team.csv`, `team.jsonl`), as `usage --export` writes it.
+    TeamExport(TeamAsked),
     /// Each session's credits used by the one rule (`usage::credits`), by session id.
     SessionCredits,
     /// GitHub's usage reports (read as text in the worker) reconciled with this analysis, for
@@ -218,7 +220,8 @@ impl Request {
             | Request::Month { .. }
             | Request::RowCount
             | Request::SessionCredits
-            | Request::ReconcileBill { .. } => false,
+            | Request::ReconcileBill { .. }
+            | Request::TeamExport(_) => false,
             Request::Report | Request::Export { .. } | Request::ExportRows { .. } | Request::ShareReport(_) => true,
         }
     }
@@ -240,7 +243,9 @@ pub enum Answer<'a> {
     RowCount(u32),
     /// A file's text (an export, a part of one, the report to share).
     Text(String),
-    SessionCredits(#[cfg_attr(test, ts(type = "Record<string, Record<string, unknown>>"))] BTreeMap<&'a str, CreditsUsed>),
+    SessionCredits(
+        #[cfg_attr(test, ts(type = "Record<string, Record<string, unknown>>"))] BTreeMap<&'a str, CreditsUsed>,
+    ),
     Bill(#[cfg_attr(test, ts(type = "Record<string, unknown>"))] Reconciliation),
 }
 
@@ -278,6 +283,7 @@ mod tests {
             UsageQuery::decl(&config),
             ShareAsked::decl(&config),
             NamedText::decl(&config),
+            TeamAsked::decl(&config),
             Answer::decl(&config),
             Summary::decl(&config),
             RowsPage::decl(&config),

@@ -6,6 +6,7 @@
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 
+use crate::team_export::{self, TeamOptions};
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
@@ -217,6 +218,36 @@ impl ShareAsked {
             allowance: allowance(self.allowance),
             short_project_names: self.short_project_names,
             bill: None,
+        })
+    }
+}
+
+/// A team export, as the page asks for it.
+#[derive(Deserialize, Debug)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct TeamAsked {
+    /// `team.csv` or `team.jsonl`.
+    pub what: String,
+    /// The login the rows name (none or blank: the one each home signed in with).
+    pub user: Option<String>,
+    /// The machine the rows name (none or blank: each home's folder name).
+    pub machine: Option<String>,
+    pub share_projects: bool,
+    /// RFC 3339, by the page's clock (the core has none).
+    pub exported_at: String,
+}
+
+impl TeamAsked {
+    pub fn options(&self) -> Result<TeamOptions, String> {
+        let given =
+            |text: &Option<String>| text.as_deref().map(str::trim).filter(|text| !text.is_empty()).map(String::from);
+        Ok(TeamOptions {
+            user: given(&self.user),
+            machine: given(&self.machine),
+            share_projects: self.share_projects,
+            exported_at: team_export::exported_at(&self.exported_at)
+                .ok_or_else(|| format!("not a time: {:?}", self.exported_at))?,
+            range: DayRange::default(),
         })
     }
 }

@@ -249,6 +249,11 @@ export class EngineClient {
     return this.ask({ share_report: options });
   }
 
+  /** A team export (a Blob), team.csv or team.jsonl: options as a TeamAsked without `what`. */
+  teamExport(what, options) {
+    return this.ask({ team_export: { what, ...options } });
+  }
+
   crashForTest() {
     if (this.worker) this.worker.postMessage({ type: 'crash-test' });
   }

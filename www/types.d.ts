@@ -53,7 +53,7 @@ written_by_cli: boolean, made_from: MadeFrom,
  */
 in_parts: boolean, };
 
-export type MadeFrom = "analysis" | "session" | "choices";
+export type MadeFrom = "analysis" | "session" | "choices" | "team";
 
 export type GroupBy = "day" | "month" | "session" | "model" | "home" | "project" | "subagent" | "agent";
 
@@ -100,7 +100,7 @@ memory_limit_mib: number | null,
  */
 today: string | null, };
 
-export type Request = "summary" | { "rows": { filter: Partial<RowFilter>, offset: number, limit: number, text_limit: number, } } | "facets" | "sessions" | "inventory" | "report" | { "usage": UsageQuery } | { "month": { month: string, today: string, allowance: number | null, } } | "row_count" | { "export": { what: string, session_id: string, } } | { "export_rows": { what: string, offset: number, limit: number, } } | { "share_report": ShareAsked } | "session_credits" | { "reconcile_bill": { files: Array<NamedText>, user: string | null, } };
+export type Request = "summary" | { "rows": { filter: Partial<RowFilter>, offset: number, limit: number, text_limit: number, } } | "facets" | "sessions" | "inventory" | "report" | { "usage": UsageQuery } | { "month": { month: string, today: string, allowance: number | null, } } | "row_count" | { "export": { what: string, session_id: string, } } | { "export_rows": { what: string, offset: number, limit: number, } } | { "share_report": ShareAsked } | { "team_export": TeamAsked } | "session_credits" | { "reconcile_bill": { files: Array<NamedText>, user: string | null, } };
 
 export type RowFilter = { turn_types: Array<TurnType>, 
 /**
@@ -141,6 +141,24 @@ today: string, allowance: number | null, short_project_names: boolean,
 sessions: Array<string>, };
 
 export type NamedText = { name: string, text: string, };
+
+export type TeamAsked = { 
+/**
+ * `team.csv` or `team.jsonl`.
+ */
+what: string, 
+/**
+ * The login the rows name (none or blank: the one each home signed in with).
+ */
+user: string | null, 
+/**
+ * The machine the rows name (none or blank: each home's folder name).
+ */
+machine: string | null, share_projects: boolean, 
+/**
+ * RFC 3339, by the page's clock (the core has none).
+ */
+exported_at: string, };
 
 export type Answer = { "answer": "summary", "value": Summary } | { "answer": "rows", "value": RowsPage } | { "answer": "facets", "value": Facets } | { "answer": "sessions", "value": Array<Record<string, unknown>> } | { "answer": "inventory", "value": Record<string, unknown> } | { "answer": "report", "value": Record<string, unknown> } | { "answer": "usage", "value": UsageView } | { "answer": "month", "value": Record<string, unknown> } | { "answer": "row_count", "value": number } | { "answer": "text", "value": string } | { "answer": "session_credits", "value": Record<string, Record<string, unknown>> } | { "answer": "bill", "value": Record<string, unknown> };
 

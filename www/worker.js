@@ -226,9 +226,9 @@ function answer(request) {
 
 /** A file of the outputs catalogue (an export or the report to share), as a Blob. */
 function exportFile(/** @type {Request} */ request) {
-  const shared = 'share_report' in request;
-  const file = facts.outputs.find((output) => (shared ? output.made_from === 'choices' : output.name === request.export.what));
-  if (!file) throw new Error(`unknown export ${request.export.what}`);
+  const what = 'share_report' in request ? null : (request.export || request.team_export).what;
+  const file = facts.outputs.find((output) => (what === null ? output.made_from === 'choices' : output.name === what));
+  if (!file) throw new Error(`unknown export ${what}`);
   const type = file.mime + ';charset=utf-8';
   let parts;
   if (file.in_parts) {
@@ -238,6 +238,8 @@ function exportFile(/** @type {Request} */ request) {
     for (let offset = 0; offset === 0 || offset < count; offset += facts.rows_per_part) {
       parts.push(answer({ export_rows: { what: file.name, offset, limit: facts.rows_per_part } }));
     }
+  } else if (what === 'team.csv' || what === 'team.jsonl') {
+    parts = [engine.team_export(what, options)];
   } else {
     parts = [answer(request)];
   }
@@ -263,7 +265,7 @@ self.onmessage = async (event) => {
         const { request } = message;
         if (needs_every_file(request)) await settled;
         if (!engine) throw new Error('run the analysis first');
-        const isFile = typeof request === 'object' && ('export' in request || 'share_report' in request);
+        const isFile = typeof request === 'object' && ('export' in request || 'share_report' in request || 'team_export' in request);
         self.postMessage({ type: 'result', id: message.id, value: isFile ? exportFile(request) : answer(request) });
         break;
       }

@@ -303,12 +303,12 @@ fn usage_tables(out: &mut String, outputs: &Outputs, options: &ShareOptions) {
         };
         let mut rows: Vec<Vec<String>> = usage.rows.iter().map(|row| usage_cells(group(row), row)).collect();
         for (kind, total) in &usage.totals {
-            rows.push(usage_cells(format!("total ({})", kind_name(*kind)), total));
+            rows.push(usage_cells(format!("total ({})", Kind::name(*kind)), total));
         }
         if by == GroupBy::Model {
             // The model table has no group column: its totals say what they are where the model is.
             for (row, kind) in rows.iter_mut().skip(usage.rows.len()).zip(usage.totals.keys()) {
-                row[1] = format!("total ({})", kind_name(*kind));
+                row[1] = format!("total ({})", Kind::name(*kind));
             }
         }
         let first = if by == GroupBy::Model { "" } else { "group" };
@@ -354,15 +354,6 @@ fn usage_cells(group: String, row: &UsageRow) -> Vec<String> {
         row.cost_usd_micros.map(|micros| format!("{:.2}", micros as f64 / 1e6)).unwrap_or_default(),
         row.flags.join(" "),
     ]
-}
-
-fn kind_name(kind: Kind) -> &'static str {
-    match kind {
-        Kind::Counted => "counted",
-        Kind::Partial => "partial",
-        Kind::Recovered => "recovered",
-        Kind::AmbiguousResume => "ambiguous_resume",
-    }
 }
 
 /// A project as the report names it: its path, or a short name that stays the same for the

@@ -121,6 +121,18 @@ pub enum Kind {
     AmbiguousResume,
 }
 
+impl Kind {
+    /// The name every output gives it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Counted => "counted",
+            Kind::Partial => "partial",
+            Kind::Recovered => "recovered",
+            Kind::AmbiguousResume => "ambiguous_resume",
+        }
+    }
+}
+
 /// Tokens with the part of them that ran above their model's long-context threshold, and
 /// whether a record behind them had a counter left out (`implausible_counter`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -159,6 +159,9 @@ pub struct UsageRow {
     /// shutdown's session-wide totals hold above its per-model ones: a process that ended
     /// without a shutdown).
     pub flags: Vec<&'static str>,
+    /// What the figures rest on (the `partial` and `recovered` flags say it in the files).
+    #[serde(skip)]
+    pub kind: Kind,
 }
 
 impl UsageRow {
@@ -327,6 +330,7 @@ impl Accumulator {
                 (false, _) => "estimated",
             },
             flags,
+            kind,
         }
     }
 }

@@ -1037,6 +1037,16 @@ function nativeUsageCsv(input, zone) {
   return csv;
 }
 
+/** The native `usage INPUT --export` of `what` (team.csv or team.jsonl) at `exportedAt`. */
+function nativeTeamExport(input, what, exportedAt) {
+  const out = mkdtempSync(path.join(os.tmpdir(), 'copilot-lens-team-'));
+  const file = path.join(out, what);
+  execFileSync(path.join(ROOT, 'target/release/copilot-lens'), ['usage', input, '--export', file, '--exported-at', exportedAt], { stdio: 'ignore' });
+  const text = readFileSync(file, 'utf8');
+  rmSync(out, { recursive: true, force: true });
+  return text;
+}
+
 /** The native `usage ... --json` with `args`. */
 function nativeUsage(input, args) {
   return JSON.parse(execFileSync(path.join(ROOT, 'target/release/copilot-lens'), ['usage', input, '--json', ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
@@ -1645,7 +1655,7 @@ function secretPieces() {
   return { secrets, pieces: [...pieces] };
 }
 
-test('the inventory fixture: the inventory view and the session view show what the native inventory.json and sessions.jsonl say; filters; both exports byte for byte', async () => {
+test('the inventory fixture: the inventory view and the session view show what the native inventory.json and sessions.jsonl say; filters; those exports and the team exports byte for byte', async () => {
   const home = inventoryHome();
   const expected = native(home, { byName: true });
   const inventory = JSON.parse(expected.inventoryJson);
@@ -1658,6 +1668,14 @@ test('the inventory fixture: the inventory view and the session view show what t
     await checkNumbers(page, expected, 'inventory fixture');
     assertEqual((await exportFile(page, 'inventory.json')).text, expected.inventoryJson, 'inventory.json equals the native one byte for byte');
     assertEqual((await exportFile(page, 'sessions.jsonl')).text, expected.sessionsJsonl, 'sessions.jsonl equals the native one byte for byte');
+    // The team exports: the CLI's bytes at the time the page wrote in them (the login from the
+    // home's logs; the machine the picked folder's name, as the CLI names the same folder).
+    for (const what of ['team.csv', 'team.jsonl']) {
+      const team = await exportFile(page, what);
+      const exportedAt = /"?exported_at"?[:,].*?(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)/s.exec(team.text)[1];
+      assert(team.text.includes('mona'), `${what} names the login`);
+      assertEqual(team.text, nativeTeamExport(home, what, exportedAt), `${what} equals the native usage --export, byte for byte`);
+    }
 
     await showView(page, 'inventory');
     const shown = await inventoryShown(page);

@@ -42,6 +42,21 @@ export async function render(container, ctx) {
       status.textContent = `${shared} failed: ${error.message || error}`;
     }
   };
+  const teamUser = h('input#team-user', { type: 'text', placeholder: 'the login in the logs', attrs: { 'aria-label': 'Login' } });
+  const teamMachine = h('input#team-machine', { type: 'text', placeholder: 'the folder name', attrs: { 'aria-label': 'Machine' } });
+  const teamShare = h('input#team-share-projects', { type: 'checkbox' });
+  const makeTeamExport = async (name) => {
+    status.textContent = `Making ${name}…`;
+    try {
+      // The page's clock, to the second, as the CLI's --exported-at takes it.
+      const options = { user: teamUser.value || null, machine: teamMachine.value || null, share_projects: teamShare.checked, exported_at: new Date().toISOString() };
+      const blob = await ctx.engine.teamExport(name, options);
+      ctx.download(blob, name);
+      status.textContent = `${name}: ${fmtBytes(blob.size)}.`;
+    } catch (error) {
+      status.textContent = `${name} failed: ${error.message || error}`;
+    }
+  };
   add(container, 
     h('h2.view-title', null, 'Exports'),
     h('p.muted', null, 'Made here, from the analysis in this page; nothing is sent anywhere.'),
@@ -62,6 +77,18 @@ export async function render(container, ctx) {
         null,
         sessionSelect,
         h('button.button', { dataset: { export: sessionFile }, on: { click: () => run(sessionFile, sessionSelect.value, `session-${sessionSelect.value}.md`) } }, sessionFile),
+      ),
+    ),
+    section(
+      'For a team',
+      h('p.muted', null, 'Your usage per day, agent, model, project and machine, with your login and machine, for a team to read with everyone\'s in DuckDB, BigQuery or Spark (see docs/team.md). No prompt, reply or tool output is in it; projects are short names unless you share them. The same bytes as copilot-lens usage --export. Parquet is made only by the command-line tool: its writer would make this page\'s first download larger.'),
+      h(
+        'div.controls',
+        null,
+        h('label', null, 'Login ', teamUser),
+        h('label', null, 'Machine ', teamMachine),
+        h('label', null, teamShare, ' Include project paths'),
+        outputs.filter((file) => file.made_from === 'team').map(({ name }) => h('button.button', { dataset: { export: name }, on: { click: () => makeTeamExport(name) } }, name)),
       ),
     ),
     section(

@@ -3,6 +3,7 @@
 mod parallel;
 mod roots;
 mod table;
+mod team;
 
 use std::fs::{self, File};
 use std::io::{BufWriter, Write};
@@ -27,7 +28,11 @@ use copilot_lens::usage::summary::{DayRange, GroupBy};
 use crate::roots::{DiskRoots, Scope};
 
 #[derive(Parser)]
-#[command(name = "copilot-lens", version, about = "Look into what GitHub Copilot (the CLI's ~/.copilot, VS Code Copilot Chat) keeps on this machine")]
+#[command(
+    name = "copilot-lens",
+    version,
+    about = "Look into what GitHub Copilot (the CLI's ~/.copilot, VS Code Copilot Chat) keeps on this machine"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -85,8 +90,9 @@ enum Command {
         /// day and model (repeat for several). Reads every file, for the login signed in with.
         #[arg(long = "bill", value_name = "FILE.csv")]
         bills: Vec<PathBuf>,
-        /// Whose rows of the report to reconcile (default: the login this machine signed in with).
-        #[arg(long, value_name = "LOGIN", requires = "bills")]
+        /// The login: whose rows of the report --bill reconciles, and the one --export names
+        /// (default: the login each home signed in with).
+        #[arg(long, value_name = "LOGIN")]
         user: Option<String>,
         #[command(flatten)]
         accounting: Accounting,
@@ -96,6 +102,8 @@ enum Command {
         /// Threads that read event logs (default: one per core).
         #[arg(long, value_name = "N")]
         threads: Option<usize>,
+        #[command(flatten)]
+        team: team::TeamArgs,
     },
     /// Write a report to share: one self-contained HTML file (no script, no request) with the
     /// overview, the usage tables, the charts and the billing month. Prompts, replies, tool
@@ -301,6 +309,11 @@ fn main() -> ExitCode {
         {
             fail(USAGE_ERROR, "--bill compares UTC days, as GitHub's report counts them: leave out --timezone")
         }
+        Command::Usage { ref team, accounting: Accounting { ref timezone, .. }, .. }
+            if team.export.is_some() && Zone::parse(timezone) != Ok(Zone::Utc) =>
+        {
+            fail(USAGE_ERROR, "--export counts UTC days, as GitHub's usage report does: leave out --timezone")
+        }
         Command::Usage {
             roots,
             by,
@@ -315,23 +328,30 @@ fn main() -> ExitCode {
             accounting,
             json,
             threads,
+            team,
         } => {
+            if user.is_some() && bills.is_empty() && team.export.is_none() {
+                return fail(
+                    USAGE_ERROR,
+                    "--user names whose rows --bill reconciles or --export names: give one of them",
+                );
+            }
             let bill = match read_bills(&bills) {
-                Ok(files) => (!files.is_empty()).then_some((files, user)),
+                Ok(files) => (!files.is_empty()).then_some((files, user.clone())),
                 Err(message) => return fail(USAGE_ERROR, &message),
             };
             let asked = accounting.options(false).and_then(|options| {
                 let allowance = plan_allowance(plan.as_deref(), plans.as_deref())?.or(allowance);
-                Ok((options, allowance))
+                Ok((options, allowance, team.checked(user)?))
             });
             match asked {
-                Ok((options, allowance)) => {
+                Ok((options, allowance, export)) => {
                     // JSON rows keep the agent grain; the table adds the agents up.
                     let range = DayRange { since, until, agent, agents_apart: json };
                     let today = today_utc();
                     let month = allowance.map(|allowance| (until.unwrap_or(today), today, allowance));
                     let view = UsageView { by, range, json, month, bill };
-                    run_usage(&roots, options, view, thread_count(threads))
+                    run_usage(&roots, options, view, thread_count(threads), export)
                 }
                 Err(message) => fail(USAGE_ERROR, &message),
             }
@@ -352,9 +372,15 @@ fn read_bills(paths: &[PathBuf]) -> Result<Vec<BillFile>, String> {
         .collect()
 }
 
-fn run_usage(root_paths: &[PathBuf], options: Options, view: UsageView, threads: usize) -> ExitCode {
-    if view.by == GroupBy::Project || view.bill.is_some() {
-        return run_usage_by_project(root_paths, options, view, threads);
+fn run_usage(
+    root_paths: &[PathBuf],
+    options: Options,
+    view: UsageView,
+    threads: usize,
+    export: Option<team::Export>,
+) -> ExitCode {
+    if view.by == GroupBy::Project || view.bill.is_some() || export.is_some() {
+        return run_usage_in_full(root_paths, options, view, threads, export);
     }
     let started = Instant::now();
     let (mut roots, listings) = match DiskRoots::open(root_paths, Scope::Usage, threads) {
@@ -417,18 +443,30 @@ fn print_usage(usage: &analysis::UsageData, logins: &[String], view: &UsageView)
     printed.and_then(|()| out.flush()).map_err(|error| fail(1, &format!("writing the table: {error}")))
 }
 
-/// Usage by project: a session's project is known only from its files beyond the counter lines
-/// (its log's working directory, workspace.yaml, VS Code's workspace.json), so every file is
-/// read, as `analyze` reads them, and no row is kept.
-fn run_usage_by_project(root_paths: &[PathBuf], options: Options, view: UsageView, threads: usize) -> ExitCode {
+/// Usage by project, or a team export: a session's project is known only from its files beyond
+/// the counter lines (its log's working directory, workspace.yaml, VS Code's workspace.json), and
+/// a home's login from its process logs, so every file is read, as `analyze` reads them, and no
+/// row is kept.
+fn run_usage_in_full(
+    root_paths: &[PathBuf],
+    options: Options,
+    view: UsageView,
+    threads: usize,
+    export: Option<team::Export>,
+) -> ExitCode {
     let started = Instant::now();
-    let (mut roots, listings) = match DiskRoots::open(root_paths, Scope::Everything, threads) {
-        Ok(opened) => opened,
-        Err(message) => return fail(USAGE_ERROR, &message),
+    let planned = match &export {
+        Some(export) => plan_writing_to(root_paths, &export.file, options, threads),
+        None => DiskRoots::open(root_paths, Scope::Everything, threads)
+            .map_err(|message| fail(USAGE_ERROR, &message))
+            .and_then(|(roots, listings)| match Planned::new(listings, options) {
+                Ok(planned) => Ok((roots, planned)),
+                Err(error) => Err(fail(USAGE_ERROR, &error.to_string())),
+            }),
     };
-    let planned = match Planned::new(listings, options) {
+    let (mut roots, planned) = match planned {
         Ok(planned) => planned,
-        Err(error) => return fail(USAGE_ERROR, &error.to_string()),
+        Err(code) => return code,
     };
     let mut no_rows = JsonlRowWriter::new(std::io::sink());
     let outputs = analysis::drive(planned, &mut roots, &mut no_rows, |parsing, roots, rows| {
@@ -440,6 +478,13 @@ fn run_usage_by_project(root_paths: &[PathBuf], options: Options, view: UsageVie
     };
     if let Err(code) = print_usage(&outputs.usage, &bill::logins(&outputs.inventory), &view) {
         return code;
+    }
+    if let Some(export) = export {
+        let file = export.file.display().to_string();
+        match export.write(&outputs, view.range) {
+            Ok(rows) => eprintln!("copilot-lens: {rows} rows exported to {file}"),
+            Err(message) => return fail(1, &message),
+        }
     }
     eprintln!(
         "copilot-lens: {} sessions, every file read for their projects in {:.3} s; peak memory {}",
@@ -462,7 +507,7 @@ fn plan_writing_to(
         DiskRoots::open(root_paths, Scope::Everything, threads).map_err(|message| fail(USAGE_ERROR, &message))?;
     if let Some(inside) = roots.directories().find(|root| is_inside(out, root)) {
         let message = format!(
-            "--out {} is inside the root {}: copilot-lens never writes into the data it reads",
+            "{} is inside the root {}: copilot-lens never writes into the data it reads",
             out.display(),
             inside.display()
         );
