@@ -238,8 +238,6 @@ function exportFile(/** @type {Request} */ request) {
     for (let offset = 0; offset === 0 || offset < count; offset += facts.rows_per_part) {
       parts.push(answer({ export_rows: { what: file.name, offset, limit: facts.rows_per_part } }));
     }
-  } else if (what === 'team.csv' || what === 'team.jsonl') {
-    parts = [engine.team_export(what, options)];
   } else {
     parts = [answer(request)];
   }

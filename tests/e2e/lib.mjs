@@ -119,7 +119,8 @@ export function native(input, { includeThinking = false, byName = false } = {}) 
   // `usage` refuses a root with no session log nor store (a home of skills alone): no usage.
   const usageRun = spawnSync(CLI, ['usage', root, '--json'], { cwd, encoding: 'utf8' });
   if (usageRun.status !== 0 && usageRun.status !== 2) throw new Error(`${input}: usage ended with ${usageRun.status}: ${usageRun.stderr}`);
-  const usage = usageRun.status === 0 ? JSON.parse(usageRun.stdout) : { totals: {} };
+  // No usage: no credits used either.
+  const usage = usageRun.status === 0 ? JSON.parse(usageRun.stdout) : { totals: {}, credits_used: { credits: 0 } };
   const read = (name) => readFileSync(path.join(out, name), 'utf8');
   const rowsPath = path.join(out, 'rows.jsonl');
   const rowsSize = statSync(rowsPath).size;

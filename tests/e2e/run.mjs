@@ -1408,7 +1408,7 @@ test('a GitHub usage report dropped with the folder: the Month view reconciles i
   }
 });
 
-test('every view says the Month view\'s figure for a month: on the demo, the Usage view over November and the Overview over the demo\'s one month', async () => {
+test('every view says the Month view\'s figure for a month: on the demo, the Usage view over November, the Overview over the demo\'s one month, the Sessions view\'s sessions added up', async () => {
   const browser = await launch();
   try {
     const origin = server.url.replace(/\/$/, '');
@@ -1436,9 +1436,16 @@ test('every view says the Month view\'s figure for a month: on the demo, the Usa
     const demoMonths = nativeUsage(DEMO, ['--by', 'month']).rows.map((r) => r.month);
     if (new Set(demoMonths).size === 1) assertEqual(overview, Math.round(month.used * 100) / 100, "the Overview's credits used equal the Month's (the demo's one month)");
     else assert(overview >= Math.round(month.used * 100) / 100, "the Overview's credits used hold the month's");
+    // The Sessions view's credits, session by session, add up to the Overview's (the same rule).
+    await showView(page, 'sessions');
+    await page.waitForSelector('#view-sessions td.c-credits');
+    const cells = await page.$$eval('#view-sessions td.c-credits', (tds) => tds.map((cell) => Number(cell.dataset.credits)));
+    const sessions = cells.reduce((sum, credits) => sum + credits, 0);
+    // Each session's figure is to the hundredth: their sum may be off by half a hundredth each.
+    assert(Math.abs(sessions - overview) <= 0.005 * cells.length + 0.005, `the Sessions view's credits (${sessions}) add up to the Overview's (${overview})`);
     assertEqual(errors, [], 'no page errors');
     noNetworkAfterLoad(net, server, 'demo', ['/demo/copilot-demo.zip']);
-    return `November: ${month.used} credits in the Month, ${usage} in Usage, ${overview} in the Overview`;
+    return `November: ${month.used} credits in the Month, ${usage} in Usage, ${overview} in the Overview, ${sessions.toFixed(2)} over the Sessions`;
   } finally {
     await browser.close();
   }

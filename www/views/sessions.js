@@ -59,7 +59,7 @@ function cells(s, ctx, agents) {
     h('td.num', null, fmtInt(s.denials)),
     h('td.models', null, modelsShown(s).join('\n')),
     h('td.num', null, s.usage ? fmtInt(s.usage.total) : '—'),
-    h('td.num', { title: s.credits_used ? `$${fmtCredits(s.credits_used.usd)}` : '' }, s.credits_used ? creditsUsedText(s.credits_used) : '—'),
+    h('td.num.c-credits', { title: s.credits_used ? `$${fmtCredits(s.credits_used.usd)}` : '', dataset: { credits: s.credits_used ? s.credits_used.credits : 0 } }, s.credits_used ? creditsUsedText(s.credits_used) : '—'),
     h('td', null, status(s, agents)),
   ];
 }
