@@ -15,11 +15,11 @@ use web_sys::Blob;
 
 use crate::analysis::{Options, Planned};
 use crate::engine::{Done, GivenLog, LOG_GIVEN_WHOLE_MAX_BYTES, PlannedRun, Stage};
+use crate::facts::diagnostics::Diagnostic;
 use crate::input::browser::{BrowserFile, BrowserRoot, BrowserRoots, Progress, ProgressState};
 use crate::input::zip::ZipRoot;
 use crate::input::{ListedFile, RootListing, blob::BlobReader};
 use crate::outputs::{self, OutputFile, ROWS_CSV, ROWS_JSONL, ROWS_PER_PART, SESSION_MD};
-use crate::report::Diagnostic;
 use crate::share::{self, ShareOptions, Transcript};
 use crate::table::{INLINE_TEXT, RowFilter, TableRow};
 use crate::usage::Kind;

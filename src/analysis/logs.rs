@@ -7,13 +7,15 @@ use std::io::BufReader;
 use super::Options;
 use super::plan::Parsing;
 use crate::dedup::{self, PrimaryKeys};
+use crate::facts::diagnostics::{Diagnostic, DiagnosticKind};
+use crate::facts::files::Role;
+use crate::facts::log::LogSummary;
+use crate::facts::session::SessionCounts;
 use crate::input::FileReader;
 use crate::model::{HeldRow, Row, RowSink};
-use crate::report::{Diagnostic, DiagnosticKind};
-use crate::sessions::SessionCounts;
 use crate::sources::log::ScanStats;
-use crate::sources::log::{LogContext, LogOutcome, LogSummary};
-use crate::sources::{Role, SOURCES, Source, SourceId};
+use crate::sources::log::{LogContext, LogOutcome};
+use crate::sources::{SOURCES, Source, SourceId};
 use crate::usage::ledger::SessionLedger;
 
 /// One event log to parse, with what its rows need from the other files.
@@ -274,7 +276,7 @@ impl Parsing {
             entry.calls += counts.calls;
             entry.failures += counts.failures;
         }
-        crate::sources::log::add_mcp_calls(&mut home.mcp_calls, &outcome.mcp_calls);
+        crate::facts::log::add_mcp_calls(&mut home.mcp_calls, &outcome.mcp_calls);
         for (skill, uses) in &outcome.skill_uses {
             let entry = home.skill_uses.entry(skill.clone()).or_default();
             entry.by_person += uses.by_person;

@@ -6,12 +6,13 @@ use std::io::BufReader;
 
 use super::Options;
 use super::state::State;
+use crate::facts::diagnostics::DiagnosticKind;
+use crate::facts::files::Role;
 use crate::input::FileReader;
 use crate::model::HeldRow;
-use crate::report::DiagnosticKind;
 use crate::sources::copilot_cli::store::wal::WalIndex;
 use crate::sources::copilot_cli::store::{self, StoreFailure, StoreFiles, StoreScope, StoreUsageEvent};
-use crate::sources::{Role, SOURCES, Source, SourceId, StoreSupport};
+use crate::sources::{SOURCES, Source, SourceId, StoreSupport};
 use crate::usage::ledger::SessionLedger;
 
 /// The store's files as its source reads them.
@@ -133,7 +134,7 @@ impl State {
     /// main file is missing.
     pub(super) fn store_jobs(&self, scope: StoreScope) -> Vec<StoreJob> {
         let find = |home: usize, path: &str| {
-            self.file_index(home, path).filter(|&at| self.files[at].status == crate::report::FileStatus::Read)
+            self.file_index(home, path).filter(|&at| self.files[at].status == crate::facts::files::FileStatus::Read)
         };
         self.read_files()
             .filter(|(_, file)| matches!(file.kind.role, Role::Store | Role::StoreWal))
@@ -197,9 +198,7 @@ impl State {
         }
         for session in &contents.sessions {
             let facts = self.session(&session.id, job.home, job.source().agent(), "session-store.db");
-            if facts.store.is_none() {
-                facts.store = Some(Box::new(session.clone()));
-            }
+            session.claim(facts);
         }
         let mut session_ids = contents.session_ids.clone();
         session_ids.extend(contents.rows.iter().filter_map(|row| match row {

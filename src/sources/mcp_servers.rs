@@ -6,7 +6,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::inventory::{ConfiguredServer, ServerConfig, SkippedKey};
+use crate::facts::home::{ConfiguredServer, ServerConfig, SkippedKey};
 
 /// The keys of a server whose values are kept (the command and URL only in part).
 const READ_KEYS: [&str; 4] = ["type", "command", "url", "tools"];

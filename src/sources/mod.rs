@@ -21,9 +21,10 @@ use std::io::{self, BufRead, Read};
 
 use serde::Serialize;
 
-use crate::inventory::HomeFacts;
+use crate::facts::files::{FileKind, Role};
+use crate::facts::home::HomeFacts;
+use crate::facts::session::SessionFacts;
 use crate::model::{OwnedRow, PendingRow, RowSink};
-use crate::sessions::SessionFacts;
 use crate::usage::ledger::SessionLedger;
 use crate::usage::rates::RateTable;
 use copilot_cli::store::wal::WalIndex;
@@ -36,58 +37,6 @@ pub static SOURCES: [&dyn Source; 2] = [&copilot_cli::CopilotCli, &copilot_vscod
 
 /// A source by its place in [`SOURCES`].
 pub type SourceId = usize;
-
-/// What the analysis does with a file, whatever its source.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Role {
-    /// A session's event log: streamed line by line, its rows primary (step "logs").
-    EventLog,
-    /// A SQLite store's main file and its write-ahead log, read first (step "stores").
-    Store,
-    StoreWal,
-    /// Read whole (up to a size limit) and handed to the source's importer (step "metadata").
-    Metadata,
-    /// Handed to the importer as a stream: it can be large (process logs).
-    MetadataInParts,
-    /// A SQLite database of its own, handed to the importer as a read-only connection: read
-    /// page by page where the root allows positional reads (only the pages a query needs,
-    /// whatever the file's size), else from a copy in memory.
-    Database,
-    /// Never read: only its name goes to the importer (a session's artifacts).
-    Listed,
-    /// A file of the source that carries nothing (locks, caches, trackers).
-    NotWanted,
-    /// A file that can hold credentials: never read.
-    Secret,
-    /// Not needed (a store's shared-memory index, rebuilt from the log by SQLite itself).
-    NotNeeded,
-    /// Inside a tree that is never read (packages, plugin copies); counted by tree.
-    Excluded,
-    /// Not this source's.
-    Outside,
-}
-
-/// A kind of file: its name in the report, what the analysis does with it, and whether its
-/// rows are secondary copies (deduplicated against the primary rows).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct FileKind {
-    pub name: &'static str,
-    pub role: Role,
-    pub secondary: bool,
-}
-
-impl FileKind {
-    pub const EXCLUDED: FileKind = FileKind { name: "excluded", role: Role::Excluded, secondary: false };
-    pub const SECRET: FileKind = FileKind { name: "secret", role: Role::Secret, secondary: false };
-    pub const NOT_WANTED: FileKind = FileKind { name: "not_wanted", role: Role::NotWanted, secondary: false };
-    pub const OUTSIDE: FileKind = FileKind { name: "outside", role: Role::Outside, secondary: false };
-}
-
-impl Serialize for FileKind {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.name)
-    }
-}
 
 /// What a home-relative path is, with the session id or excluded tree it names.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -259,6 +208,7 @@ pub fn session_entry<'a>(
     let facts = sessions.entry(session_id.to_string()).or_insert_with(|| SessionFacts::of(agent));
     facts.homes.insert(home);
     facts.found_in.insert(found_in);
+    facts.has_log |= found_in_log(found_in);
     facts
 }
 

@@ -2,7 +2,8 @@
 //! "Exclusions" and "Credentials" in the format specification).
 
 use super::plugins;
-use crate::sources::{Classified, FileKind, HomeLayout, OwnFolderMarker, Role};
+use crate::facts::files::{FileKind, Role};
+use crate::sources::{Classified, HomeLayout, OwnFolderMarker};
 
 /// The Copilot directories of a home: `~/.copilot` and the two that predate the XDG migration.
 pub const COPILOT_DIRS: [&str; 3] = [".copilot", ".local/state/.copilot", ".config/.copilot"];

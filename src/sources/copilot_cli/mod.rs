@@ -11,6 +11,7 @@ pub mod layout;
 pub mod logs;
 pub mod permissions;
 pub mod plugins;
+pub mod ranks;
 pub mod session_files;
 pub mod settings;
 pub mod sidebar;
@@ -22,9 +23,8 @@ pub mod workspace;
 
 use std::io::{self, BufRead, Read};
 
-use crate::inventory::Grant;
+use crate::facts::home::Grant;
 use crate::model::{OwnedRow, RowSink};
-use crate::sessions::WorkspaceFacts;
 use crate::sources::log::ScanStats;
 use crate::sources::log::{LogContext, LogOutcome};
 use crate::usage::ledger::SessionLedger;
@@ -76,25 +76,14 @@ impl Source for CopilotCli {
                 let parsed = workspace::parse(bytes)?;
                 let rows = parsed.rows(session_id, into.session_has_log);
                 let facts = into.session(session_id, "workspace.yaml");
-                if facts.workspace.is_none() {
-                    facts.workspace = Some(Box::new(WorkspaceFacts {
-                        name: parsed.title().to_string(),
-                        cwd: parsed.text("cwd").to_string(),
-                        client_name: parsed.text("client_name").to_string(),
-                        created_at: parsed.text("created_at").to_string(),
-                        updated_at: parsed.text("updated_at").to_string(),
-                        synced: parsed.is_synced(),
-                    }));
-                }
+                parsed.claim(facts);
                 rows
             }
             VSCODE_METADATA => {
                 let parsed = vscode_metadata::parse(bytes)?;
                 let rows = parsed.rows(session_id);
                 let facts = into.session(session_id, "vscode.metadata.json");
-                if facts.vscode_metadata.is_none() {
-                    facts.vscode_metadata = Some(Box::new(parsed.facts()));
-                }
+                parsed.facts().claim(facts);
                 rows
             }
             SNAPSHOTS => {
@@ -135,8 +124,8 @@ impl Source for CopilotCli {
                 let parsed = sidebar::parse(bytes)?;
                 for id in &parsed.session_ids {
                     let facts = into.session(id, "sidebar-sessions-state");
-                    if facts.sidebar_cwd.is_none() {
-                        facts.sidebar_cwd = parsed.cwd.clone();
+                    if let Some(cwd) = &parsed.cwd {
+                        facts.project.claim(ranks::PROJECT_FROM_SIDEBAR, cwd.as_str());
                     }
                 }
                 Vec::new()

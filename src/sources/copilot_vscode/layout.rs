@@ -5,7 +5,9 @@
 //! Chat storage is not per profile: VS Code keeps every profile's chats in the `User` folder's
 //! `workspaceStorage` and in the default profile's `globalStorage` (`chatSessionStore.ts`).
 
-use crate::sources::{Classified, FileKind, HomeLayout, OwnFolderMarker, Role, WalkRule};
+use crate::sources::{Classified, HomeLayout, OwnFolderMarker, WalkRule};
+
+use crate::facts::files::{FileKind, Role};
 
 /// The `User` folders of a home: Linux, macOS and Windows, stable and Insiders, and the
 /// remote server's.

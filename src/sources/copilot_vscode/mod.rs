@@ -12,11 +12,13 @@ use std::io::{self, BufRead, Read};
 
 use serde::Deserialize;
 
+use crate::facts::diagnostics::DiagnosticKind;
+use crate::facts::log::LogProblem;
+use crate::facts::session::{LOG_TITLE_RANK, Rank};
 use crate::lines::LineReader;
 use crate::model::{OwnedRow, RowSink};
-use crate::report::DiagnosticKind;
 use crate::sources::folder_uri;
-use crate::sources::log::{LogContext, LogOutcome, LogProblem, ScanStats};
+use crate::sources::log::{LogContext, LogOutcome, ScanStats};
 use crate::usage::ledger::{CounterProblem, Place, SessionLedger};
 use crate::usage::rates::RateTable;
 use replay::Replay;
@@ -149,6 +151,9 @@ impl Source for CopilotVscode {
 }
 
 /// The key of VS Code's index of chat sessions in a `state.vscdb`'s `ItemTable`.
+/// VS Code's chat index names a session after every file of it (`facts::session`).
+const TITLE_FROM_CHAT_INDEX: Rank = LOG_TITLE_RANK + 10;
+
 const INDEX_KEY: &str = "chat.ChatSessionStore.index";
 
 /// VS Code's index of chat sessions: `{"version": 1, "entries": {id: {title, isEmpty, ...}}}`.
@@ -177,7 +182,9 @@ fn import_index(connection: &rusqlite::Connection, into: &mut Importing<'_>) -> 
         if entry.get("isEmpty").and_then(serde_json::Value::as_bool) == Some(true) || title.is_none() {
             continue;
         }
-        into.session(id, "chat index").index_title = title.map(str::to_string);
+        if let Some(title) = title {
+            into.session(id, "chat index").title.claim_latest(TITLE_FROM_CHAT_INDEX, title);
+        }
     }
     Ok(())
 }
@@ -313,7 +320,7 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
-    use crate::inventory::HomeFacts;
+    use crate::facts::home::HomeFacts;
 
     fn index_database(value: &str) -> rusqlite::Connection {
         let connection = rusqlite::Connection::open_in_memory().unwrap();
@@ -337,7 +344,10 @@ mod tests {
             dated: false,
         };
         CopilotVscode.import(MetadataInput::Database(connection), &mut into)?;
-        Ok(sessions.into_iter().map(|(id, facts)| (id, facts.index_title)).collect())
+        Ok(sessions
+            .into_iter()
+            .map(|(id, facts)| (id, facts.title.at(TITLE_FROM_CHAT_INDEX).map(str::to_string)))
+            .collect())
     }
 
     #[test]

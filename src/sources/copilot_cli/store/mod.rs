@@ -16,7 +16,9 @@ use rusqlite::Connection;
 
 use crate::sources::sqlite_image::{open_image, sqlite_buffer};
 
+use super::ranks;
 use crate::dedup;
+use crate::facts::session::SessionFacts;
 use crate::model::TurnType;
 use crate::model::{HeldRow, PendingRow, StoreTurn};
 use crate::usage::counters::{CopilotUsage, Count, UsageCounts};
@@ -31,6 +33,17 @@ pub struct StoreSession {
     pub summary: String,
     pub created_at: String,
     pub updated_at: String,
+}
+
+impl StoreSession {
+    /// Its claims on the session (the first store read that names it speaks for it).
+    pub fn claim(&self, facts: &mut SessionFacts) {
+        facts.title.claim(ranks::TITLE_FROM_STORE, self.summary.as_str());
+        facts.project.claim(ranks::PROJECT_FROM_STORE, self.cwd.as_str());
+        facts.branch.claim(ranks::BRANCH_FROM_STORE, self.branch.as_str());
+        facts.created_at.claim(ranks::TIMES_FROM_STORE, self.created_at.as_str());
+        facts.updated_at.claim(ranks::TIMES_FROM_STORE, self.updated_at.as_str());
+    }
 }
 
 /// One row of `assistant_usage_events`: one model call with its tokens.
