@@ -8,7 +8,7 @@ use crate::facts::diagnostics::Diagnostic;
 use crate::facts::files::FileKind;
 use crate::facts::files::FileStatus;
 use crate::facts::log::LineAccount;
-use crate::sources::copilot_cli::store::wal::WalStats;
+use crate::sources::store::wal::WalStats;
 
 #[derive(Debug, Serialize)]
 pub struct Report {

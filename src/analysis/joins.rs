@@ -18,7 +18,7 @@ use crate::model::{HeldRow, Row, RowSink, TurnType, mtime_text};
 use crate::order;
 use crate::report::{ExcludedTree, FileReport, HomeReport, Report, ReportSkippedKey, RootReport, Totals};
 use crate::sessions::SessionRecord;
-use crate::sources::copilot_cli::store::TurnReader;
+use crate::sources::store::TurnReader;
 use crate::usage::ledger::SessionLedger;
 use crate::usage::plausible;
 use crate::usage::summary;

@@ -15,7 +15,7 @@ use crate::input::{FileReader, RootListing, read_all};
 use crate::model::HeldRow;
 use crate::order;
 use crate::report::{Problem, Report};
-use crate::sources::copilot_cli::store::{self, StoreScope};
+use crate::sources::store::{self, StoreScope};
 use crate::sources::{self, Importing, MetadataInput};
 
 /// Size limit for files read whole.

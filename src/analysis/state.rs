@@ -16,7 +16,7 @@ use crate::facts::session::SessionFacts;
 use crate::input::layout::{self, Rebase};
 use crate::model::HeldRow;
 use crate::report::Problem;
-use crate::sources::copilot_cli::store::wal::WalStats;
+use crate::sources::store::wal::WalStats;
 use crate::sources::{SOURCES, Source, SourceId, session_entry};
 use crate::usage::ledger::SessionLedger;
 

@@ -10,8 +10,8 @@ use crate::facts::diagnostics::DiagnosticKind;
 use crate::facts::files::Role;
 use crate::input::FileReader;
 use crate::model::HeldRow;
-use crate::sources::copilot_cli::store::wal::WalIndex;
-use crate::sources::copilot_cli::store::{self, StoreFailure, StoreFiles, StoreScope, StoreUsageEvent};
+use crate::sources::store::wal::WalIndex;
+use crate::sources::store::{self, StoreFailure, StoreFiles, StoreScope, StoreUsageEvent};
 use crate::sources::{SOURCES, Source, SourceId, StoreSupport};
 use crate::usage::ledger::SessionLedger;
 
@@ -161,8 +161,11 @@ impl State {
     pub(super) fn add_store(&mut self, read: StoreRead) {
         let StoreRead { job, result, ledgers } = read;
         let wal = job.wal.as_ref().map(|(at, _)| *at);
+        // A store is read only through its source's support: without one, the read failed.
+        let support = job.support().ok();
+        let found_in = support.map_or("", |support| support.found_in);
         for (session, ledger) in ledgers {
-            self.session(&session, job.home, job.source().agent(), "session-store.db");
+            self.session(&session, job.home, job.source().agent(), found_in);
             // The same session in two stores (two homes): the one with more calls counts.
             match self.store_ledgers.entry(session) {
                 std::collections::btree_map::Entry::Vacant(entry) => {
@@ -197,8 +200,10 @@ impl State {
             self.warn(job.index, DiagnosticKind::Store, contents.problems.join("; "));
         }
         for session in &contents.sessions {
-            let facts = self.session(&session.id, job.home, job.source().agent(), "session-store.db");
-            session.claim(facts);
+            let facts = self.session(&session.id, job.home, job.source().agent(), found_in);
+            if let Some(support) = support {
+                (support.claim_session)(session, facts);
+            }
         }
         let mut session_ids = contents.session_ids.clone();
         session_ids.extend(contents.rows.iter().filter_map(|row| match row {
@@ -206,7 +211,7 @@ impl State {
             HeldRow::Turn(_) => None,
         }));
         for id in session_ids.iter().filter(|id| !id.is_empty()) {
-            self.session(id, job.home, job.source().agent(), "session-store.db");
+            self.session(id, job.home, job.source().agent(), found_in);
         }
         self.hold_rows(job.index, contents.rows);
     }

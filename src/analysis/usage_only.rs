@@ -17,8 +17,8 @@ use crate::input::FileReader;
 use crate::lines;
 use crate::order;
 use crate::sources;
-use crate::sources::copilot_cli::store::StoreScope;
 use crate::sources::log::ScanStats;
+use crate::sources::store::StoreScope;
 use crate::usage::ledger::{CounterProblem, Place};
 
 /// What a usage-only run found.

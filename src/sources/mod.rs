@@ -13,7 +13,7 @@ pub mod folder_uri;
 pub mod front_matter;
 pub mod log;
 pub mod mcp_servers;
-pub mod sqlite_image;
+pub mod store;
 pub mod yaml;
 
 use std::collections::BTreeMap;
@@ -27,10 +27,10 @@ use crate::facts::session::SessionFacts;
 use crate::model::{OwnedRow, PendingRow, RowSink};
 use crate::usage::ledger::SessionLedger;
 use crate::usage::rates::RateTable;
-use copilot_cli::store::wal::WalIndex;
-use copilot_cli::store::{StoreContents, StoreFailure, StoreFiles, StoreScope, StoreUsageEvent, TurnReader};
 use log::ScanStats;
 use log::{LogContext, LogOutcome};
+use store::wal::WalIndex;
+use store::{StoreContents, StoreFailure, StoreFiles, StoreScope, StoreSession, StoreUsageEvent, TurnReader};
 
 /// Every source. A path of a home is offered to each in turn; the first that claims it owns it.
 pub static SOURCES: [&dyn Source; 2] = [&copilot_cli::CopilotCli, &copilot_vscode::CopilotVscode];
@@ -232,12 +232,16 @@ pub enum MetadataInput<'a> {
 /// A source's SQLite store (a main file and its write-ahead log), as its store module's
 /// functions.
 pub struct StoreSupport {
+    /// What a session's `found_in` says when the store names it.
+    pub found_in: &'static str,
     /// Reads a store: its sessions, held rows and per-call usage rows.
     pub read: ReadStore,
     /// The write-ahead log scanned ahead of the read (on another thread natively).
     pub scan_wal: fn(&mut dyn StoreFiles) -> Result<WalIndex, String>,
     /// The store opened again to read its kept turns whole.
     pub reopen: fn(&mut dyn StoreFiles) -> Result<TurnReader, String>,
+    /// A session the store names, as claims on its facts (ranked by the source).
+    pub claim_session: fn(&StoreSession, &mut SessionFacts),
 }
 
 /// Reads a store, handing each per-call usage row to the callback as it goes.

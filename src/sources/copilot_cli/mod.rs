@@ -33,7 +33,6 @@ use layout::{
     ARTIFACT, CHECKPOINTS_INDEX, HISTORY, HISTORY_SESSION, PERMISSIONS, PLAN, SETTINGS, SIDEBAR, SNAPSHOTS,
     VSCODE_METADATA, WORKSPACE,
 };
-use store::TurnReader;
 
 use super::{Classified, HomeLayout, Importing, LogAgain, MetadataInput, Source, StoreSupport};
 
@@ -177,7 +176,13 @@ impl Source for CopilotCli {
 }
 
 /// `session-store.db` and its `-wal`.
-static STORE: StoreSupport = StoreSupport { read: store::read, scan_wal: store::scan_wal, reopen: TurnReader::open };
+static STORE: StoreSupport = StoreSupport {
+    found_in: "session-store.db",
+    read: store::read,
+    scan_wal: crate::sources::store::scan_wal,
+    reopen: store::reopen,
+    claim_session: store::claim_session,
+};
 
 /// A file known by its name only: a session's artifact.
 fn import_listed(into: &mut Importing<'_>) -> Result<(), String> {
