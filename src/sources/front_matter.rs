@@ -33,7 +33,6 @@ pub fn first_line(text: &str) -> String {
 
 /// A text's front matter (the YAML between its `---` lines), if it has one, and its body.
 fn split(text: &str) -> Result<(Option<&str>, &str), String> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut lines = text.split_inclusive('\n');
     if lines.next().map(str::trim_end) != Some("---") {
         return Ok((None, text));

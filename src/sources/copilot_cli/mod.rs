@@ -24,6 +24,7 @@ pub mod workspace;
 use std::io::{self, BufRead, Read};
 
 use crate::facts::home::Grant;
+use crate::lines::utf8_text;
 use crate::model::{OwnedRow, RowSink};
 use crate::sources::log::ScanStats;
 use crate::sources::log::{LogContext, LogOutcome};
@@ -35,12 +36,6 @@ use layout::{
 };
 
 use super::{Classified, HomeLayout, Importing, LogAgain, MetadataInput, Source, StoreSupport};
-
-/// Text of a file that should be UTF-8, with a byte-order mark dropped.
-pub fn utf8_text(bytes: &[u8]) -> Result<&str, String> {
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    std::str::from_utf8(bytes).map_err(|error| format!("not UTF-8: {error}"))
-}
 
 /// GitHub Copilot CLI's `~/.copilot`.
 pub struct CopilotCli;

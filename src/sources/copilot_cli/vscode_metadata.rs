@@ -15,8 +15,8 @@ use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 
 use super::ranks;
-use super::utf8_text;
 use crate::facts::session::{FolderRemote, SessionFacts};
+use crate::lines::utf8_text;
 use crate::model::{PendingRow, RowMark, TurnType};
 use crate::sources::folder_uri::{self, Folder};
 use crate::time;

@@ -1,8 +1,9 @@
 //! `session-state/<id>/workspace.yaml`: the session's name, working directory, counts and
 //! the Mission Control sync keys (see "workspace.yaml" and "Sync, relay and origin rows").
 
-use super::{ranks, utf8_text};
+use super::ranks;
 use crate::facts::session::{MadeAhead, SessionFacts};
+use crate::lines::utf8_text;
 use crate::model::PendingRow;
 use crate::model::{RowMark, TurnType};
 use crate::sources::yaml::{self, Field};

@@ -68,7 +68,7 @@ impl Source for CopilotVscode {
         }
         let mut spare = String::new();
         let workspace: Workspace =
-            crate::json::from_slice(strip_bom(bytes), &mut spare).map_err(|error| error.to_string())?;
+            crate::json::from_slice(crate::lines::without_bom(bytes), &mut spare).map_err(|error| error.to_string())?;
         // A multi-root workspace has no one folder: its sessions stay without a project.
         if let Some(folder) = workspace.folder.as_ref().and_then(folder_uri::from_json)
             && let Some((storage, _)) = into.path.rsplit_once('/')
@@ -195,10 +195,6 @@ struct Workspace {
     folder: Option<serde_json::Value>,
 }
 
-fn strip_bom(bytes: &[u8]) -> &[u8] {
-    bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
-}
-
 /// A chat session file read: its replayed state and the lines that could not be replayed
 /// (line number, the row's text).
 pub struct ReadLog {
@@ -285,7 +281,7 @@ fn read_snapshot(reader: &mut dyn BufRead, log: &mut ReadLog, outcome: &mut LogO
     let account = &mut outcome.account;
     account.lines = 1;
     let mut spare = String::new();
-    match crate::json::from_slice::<serde_json::Value>(strip_bom(&bytes), &mut spare) {
+    match crate::json::from_slice::<serde_json::Value>(crate::lines::without_bom(&bytes), &mut spare) {
         Ok(state) if state.is_object() => {
             log.replay = Replay::whole(state);
             account.with_rows = 1;
