@@ -4,6 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::diagnostics::DiagnosticKind;
+use crate::lines::Line;
 
 /// What the session record takes from a log.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -90,6 +91,19 @@ pub struct LineAccount {
     pub skipped_by_rule: BTreeMap<String, u64>,
     pub unknown_types: BTreeMap<String, u64>,
     pub bad_lines: u64,
+}
+
+impl LineAccount {
+    /// Counts a line; a blank one (whitespace only, and whole) is counted as skipped by rule,
+    /// and false says there is nothing more to read in it.
+    pub fn open_line(&mut self, line: &Line<'_>) -> bool {
+        self.lines += 1;
+        let blank = line.bytes.iter().all(u8::is_ascii_whitespace) && !line.is_cut();
+        if blank {
+            *self.skipped_by_rule.entry("<blank>".into()).or_default() += 1;
+        }
+        !blank
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]

@@ -4,8 +4,10 @@
 //! scan of it found.
 
 use std::collections::BTreeMap;
+use std::io::BufRead;
 
 use crate::facts::log::{LineAccount, LogProblem, LogSummary, McpCalls, SkillUse, ToolTally};
+use crate::lines::{Line, LineReader};
 use crate::usage::Zone;
 use crate::usage::ledger::SessionLedger;
 use crate::usage::rates::RateTable;
@@ -71,4 +73,28 @@ impl ScanStats {
         self.parsed += other.parsed;
         self.bad += other.bad;
     }
+}
+
+/// The one line loop of every log importer: each line of the log to `each`, in order. A read
+/// error ends it and is returned (the outcome's `read_error`); the lines before it still count.
+pub fn each_line<R: BufRead>(lines: &mut LineReader<R>, mut each: impl FnMut(&Line<'_>)) -> Option<String> {
+    loop {
+        match lines.next_line() {
+            Ok(Some(line)) => each(&line),
+            Ok(None) => return None,
+            Err(error) => return Some(error.to_string()),
+        }
+    }
+}
+
+/// The row text of a line that cannot be read, for every source: why, and the line's start up
+/// to `quote_bytes` (the source's own cap: one cap for both would change a golden either way),
+/// with the line's length when it is quoted in part.
+pub fn bad_line_text(line: &Line<'_>, reason: &str, quote_bytes: usize) -> String {
+    let quoted = &line.bytes[..line.bytes.len().min(quote_bytes)];
+    let mut text = format!("parser: unparseable line ({reason}): {}", String::from_utf8_lossy(quoted));
+    if quoted.len() < line.bytes.len() || line.is_cut() {
+        text.push_str(&format!(" [... {} bytes in all]", line.full_len));
+    }
+    text
 }

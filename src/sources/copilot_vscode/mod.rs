@@ -18,7 +18,7 @@ use crate::facts::session::{LOG_TITLE_RANK, Rank};
 use crate::lines::LineReader;
 use crate::model::{OwnedRow, RowSink};
 use crate::sources::folder_uri;
-use crate::sources::log::{LogContext, LogOutcome, ScanStats};
+use crate::sources::log::{LogContext, LogOutcome, ScanStats, bad_line_text, each_line};
 use crate::usage::ledger::{CounterProblem, Place, SessionLedger};
 use crate::usage::rates::RateTable;
 use replay::Replay;
@@ -212,21 +212,10 @@ fn read_log(path: &str, reader: &mut dyn BufRead, outcome: &mut LogOutcome) -> R
         return log;
     }
     let account = &mut outcome.account;
-    let mut lines = LineReader::with_limit(reader, MAX_ENTRY_BYTES);
     let mut before_initial: Option<(u64, u64)> = None;
-    loop {
-        let line = match lines.next_line() {
-            Ok(Some(line)) => line,
-            Ok(None) => break,
-            Err(error) => {
-                outcome.read_error = Some(error.to_string());
-                break;
-            }
-        };
-        account.lines += 1;
-        if line.bytes.iter().all(u8::is_ascii_whitespace) {
-            *account.skipped_by_rule.entry("<blank>".into()).or_default() += 1;
-            continue;
+    let read_error = each_line(&mut LineReader::with_limit(reader, MAX_ENTRY_BYTES), |line| {
+        if !account.open_line(line) {
+            return;
         }
         let applied = if line.is_cut() {
             Err(format!("a line of {} bytes, longer than the {} MiB read", line.full_len, MAX_ENTRY_BYTES >> 20))
@@ -242,15 +231,11 @@ fn read_log(path: &str, reader: &mut dyn BufRead, outcome: &mut LogOutcome) -> R
             }
             Err(why) => {
                 account.bad_lines += 1;
-                let quoted = &line.bytes[..line.bytes.len().min(BAD_LINE_QUOTE_BYTES)];
-                let mut text = format!("parser: unparseable line ({why}): {}", String::from_utf8_lossy(quoted));
-                if quoted.len() < line.bytes.len() || line.is_cut() {
-                    text.push_str(&format!(" [... {} bytes in all]", line.full_len));
-                }
-                log.bad_lines.push((line.number, text));
+                log.bad_lines.push((line.number, bad_line_text(line, &why, BAD_LINE_QUOTE_BYTES)));
             }
         }
-    }
+    });
+    outcome.read_error = read_error;
     let problem = match before_initial {
         None if log.replay.state().is_none() => {
             Some((None, "an empty log: there is no session state to replay".to_string()))

@@ -26,7 +26,7 @@ use super::history_session;
 use crate::json::ReadError;
 use crate::lines::{Line, LineReader};
 use crate::model::{LineLocator, Row, RowMark, RowSink, TurnType};
-use crate::sources::log::{LogContext, LogOutcome};
+use crate::sources::log::{LogContext, LogOutcome, bad_line_text, each_line};
 use crate::time;
 use crate::usage::ledger::SessionLedger;
 
@@ -55,17 +55,7 @@ pub fn parse_log(context: &LogContext<'_>, reader: impl BufRead, sink: &mut dyn 
         skill_asked: None,
         outcome: LogOutcome { usage: Some(SessionLedger::new(context.zone)), ..LogOutcome::default() },
     };
-    let mut lines = LineReader::new(reader);
-    loop {
-        match lines.next_line() {
-            Ok(Some(line)) => parser.line(&line),
-            Ok(None) => break,
-            Err(error) => {
-                parser.outcome.read_error = Some(error.to_string());
-                break;
-            }
-        }
-    }
+    parser.outcome.read_error = each_line(&mut LineReader::new(reader), |line| parser.line(line));
     parser.outcome
 }
 
@@ -169,11 +159,9 @@ const BAD_LINE_QUOTE_BYTES: usize = 64 << 10;
 
 impl LogParser<'_, '_> {
     fn line(&mut self, line: &Line<'_>) {
-        self.outcome.account.lines += 1;
         self.emitter.rows = 0;
         self.emitter.offset = line.offset;
-        if line.bytes.iter().all(u8::is_ascii_whitespace) && !line.is_cut() {
-            *self.outcome.account.skipped_by_rule.entry("<blank>".into()).or_default() += 1;
+        if !self.outcome.account.open_line(line) {
             return;
         }
         if line.is_cut() {
@@ -231,12 +219,7 @@ impl LogParser<'_, '_> {
 
     fn bad_line(&mut self, line: &Line<'_>, reason: &str) {
         self.outcome.account.bad_lines += 1;
-        let quoted = &line.bytes[..line.bytes.len().min(BAD_LINE_QUOTE_BYTES)];
-        let mut text = format!("parser: unparseable line ({reason}): {}", String::from_utf8_lossy(quoted));
-        if quoted.len() < line.bytes.len() || line.is_cut() {
-            text.push_str(&format!(" [... {} bytes in all]", line.full_len));
-        }
-        let parts = RowParts::system(text).mark(RowMark::BadLine);
+        let parts = RowParts::system(bad_line_text(line, reason, BAD_LINE_QUOTE_BYTES)).mark(RowMark::BadLine);
         self.emitter.emit(self.context, &self.tracked, line.number, "", parts);
         self.emitter.rows = 0;
     }
