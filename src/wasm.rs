@@ -86,6 +86,8 @@ fn memory_mib() -> u32 {
 struct EngineFacts {
     /// The folders of a home the sources' files are in; a walk of a home looks only there.
     home_folders: Vec<&'static str>,
+    /// The files at a home's top the sources read, listed beside those folders.
+    home_files: Vec<&'static str>,
     /// The data folders among them: a folder holding one is a home.
     data_folders: Vec<&'static str>,
     /// The only child folders walked below some folders (VS Code's user data).
@@ -107,6 +109,7 @@ struct EngineFacts {
 pub fn engine_facts() -> Result<JsValue, JsError> {
     to_js(&EngineFacts {
         home_folders: sources::home_folders(),
+        home_files: sources::home_files(),
         data_folders: sources::data_folders(),
         walk_rules: sources::walk_rules(),
         plans: crate::usage::plans::Plans::default_table(),

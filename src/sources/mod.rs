@@ -59,6 +59,9 @@ pub struct HomeLayout {
     /// Folders of a home the source reads that other programs share (`~/.agents`): walked in a
     /// home, but holding one does not make a folder a home.
     pub shared_folders: &'static [&'static str],
+    /// Files at a home's top the source reads (a tool keeping its settings in `~/.<tool>.json`):
+    /// listed in a home beside its folders; holding one does not make a folder a home.
+    pub top_files: &'static [&'static str],
     /// How a root that is the source's own folder rather than a home is told apart (what
     /// `COPILOT_HOME` points at, a VS Code `User` folder): by entries only such a folder holds.
     pub own_folder_markers: &'static [OwnFolderMarker],
@@ -149,6 +152,11 @@ pub fn home_folders() -> Vec<&'static str> {
     folders.extend(SOURCES.iter().flat_map(|source| source.layout().cache_folders));
     folders.extend(SOURCES.iter().flat_map(|source| source.layout().shared_folders));
     folders
+}
+
+/// The files at a home's top that the sources read.
+pub fn home_files() -> Vec<&'static str> {
+    SOURCES.iter().flat_map(|source| source.layout().top_files).copied().collect()
 }
 
 /// The data folders only (what a usage-only walk needs).

@@ -35,6 +35,7 @@ pub static LAYOUT: HomeLayout = HomeLayout {
     shared_folders: &SHARED_DIRS,
     own_folder_markers: &COPILOT_DIR_MARKERS,
     loose_log: Some(loose_log_path),
+    top_files: &[],
     walk_rules: &[],
     // The older layouts' files are listed too: the flat logs are read (in any folder: one given
     // alone is its session), the sessions from before event logs are named as found and holding

@@ -53,6 +53,7 @@ pub static LAYOUT: HomeLayout = HomeLayout {
     shared_folders: &[],
     own_folder_markers: &MARKERS,
     loose_log: None,
+    top_files: &[],
     walk_rules: &WALK_RULES,
     usage_log: |folder, name| is_chat_folder(folder) && session_file_id(name).is_some(),
 };
