@@ -1,7 +1,7 @@
 //! What every source's event-log importer takes and gives (`Source::parse_log`): the context a
 //! log's rows need from the other files, and what a log says beyond its rows (the accounting
-//! of every line, the session summary, tools, MCP servers, skills, usage), and what a usage-only
-//! scan of it found.
+//! of every line, the session summary, tools, MCP servers, skills, usage: `crate::facts::log`),
+//! and what a usage-only scan of it found; the line loop and bad-line text every source uses.
 
 use std::collections::BTreeMap;
 use std::io::BufRead;

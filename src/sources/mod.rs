@@ -1,6 +1,6 @@
 //! The sources: one module per agent whose files copilot-lens reads, each saying where its
 //! files live under a home, what each file is, and how each kind is imported into the shared
-//! model (rows, session facts, home facts, usage ledgers). Everything after the importers (the
+//! model (rows, and the facts of `crate::facts`: session claims, home facts, usage ledgers). Everything after the importers (the
 //! joins, deduplication, usage accounting, outputs) is in `crate::analysis` and works the same
 //! whatever the source.
 //!

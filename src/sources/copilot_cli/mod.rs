@@ -1,6 +1,6 @@
 //! The Copilot CLI source: where its files live under a home, what each one is, and one
-//! importer per artifact turning it into the shared model (`crate::model`, `crate::sessions`,
-//! `crate::inventory`). Joins and deduplication happen after the importers, in
+//! importer per artifact turning it into the shared model (`crate::model`, `crate::facts`; its
+//! session claims ranked in `ranks.rs`). Joins and deduplication happen after the importers, in
 //! `crate::analysis`, whatever the source.
 
 pub mod customizations;
