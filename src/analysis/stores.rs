@@ -56,6 +56,12 @@ impl StoreFiles for StoreOnDisk<'_> {
     fn scanned_wal(&mut self) -> Option<Result<WalIndex, String>> {
         self.scanned_wal.take()
     }
+
+    fn database_name(&self) -> &str {
+        let log_main = self.wal.as_deref().map(|wal| wal.strip_suffix("-wal").unwrap_or(wal));
+        let path = self.main.as_ref().map(|(path, _)| path.as_str()).or(log_main).unwrap_or_default();
+        path.rsplit('/').next().unwrap_or(path)
+    }
 }
 
 /// One store to read, with what it needs from the plan.

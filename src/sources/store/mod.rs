@@ -81,6 +81,12 @@ pub trait StoreFiles {
         None
     }
 
+    /// The database's file name, for messages (the log's without its `-wal` when there is no
+    /// main file).
+    fn database_name(&self) -> &str {
+        "database"
+    }
+
     /// The log's scan when it was made ahead (`scan_wal`).
     fn scanned_wal(&mut self) -> Option<Result<wal::WalIndex, String>> {
         None
@@ -113,12 +119,13 @@ pub fn open_database(files: &mut dyn StoreFiles) -> Result<OpenDatabase, String>
 }
 
 /// Why a log read without its main file lacks pages, when it does.
-fn main_file_missing(main_size: u64, index: Option<&wal::WalIndex>) -> Option<String> {
+fn main_file_missing(files: &dyn StoreFiles, main_size: u64, index: Option<&wal::WalIndex>) -> Option<String> {
     let index = index?;
     let (pages, held) = (index.database_pages?, index.pages_held());
     (main_size == 0 && held < pages).then(|| {
         format!(
-            "the main session-store.db is missing and its write-ahead log holds only {held} of the database's {pages} pages (the rest were in the main file)"
+            "the main {} is missing and its write-ahead log holds only {held} of the database's {pages} pages (the rest were in the main file)",
+            files.database_name()
         )
     })
 }
@@ -137,7 +144,7 @@ pub fn open_store(
 ) -> Result<(Connection, Option<vfs::Registration>, Option<String>), String> {
     let main_size = files.main_size().unwrap_or(0);
     let index = committed_wal(files, main_size, contents);
-    let without_main = main_file_missing(main_size, index.as_ref());
+    let without_main = main_file_missing(files, main_size, index.as_ref());
     let size = match index.as_ref().and_then(|index| Some(index.database_pages? * index.page_size as u64)) {
         Some(size) => size,
         None if main_size > 0 => main_size,
