@@ -150,10 +150,10 @@ impl Source for CopilotVscode {
     }
 }
 
-/// The key of VS Code's index of chat sessions in a `state.vscdb`'s `ItemTable`.
 /// VS Code's chat index names a session after every file of it (`facts::session`).
 const TITLE_FROM_CHAT_INDEX: Rank = LOG_TITLE_RANK + 10;
 
+/// The key of VS Code's index of chat sessions in a `state.vscdb`'s `ItemTable`.
 const INDEX_KEY: &str = "chat.ChatSessionStore.index";
 
 /// VS Code's index of chat sessions: `{"version": 1, "entries": {id: {title, isEmpty, ...}}}`.
