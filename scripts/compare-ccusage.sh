@@ -29,7 +29,7 @@
 #   sub-agent's share, ccusage books that share on the stamped shutdown's day and the rest of the
 #   session on the main shutdown's day: same totals, possibly another day. (Had a main shutdown
 #   come before the stamped one, as in a resumed session, ccusage would count the difference
-#   twice.) copilot-lens skips stamped snapshots (seed 001, rule 6).
+#   twice.) copilot-lens skips stamped snapshots (a sub-agent's share is already in its parent's).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -207,7 +207,7 @@ def ccusage_model(sessions, with_stamped):
     return out, origin
 
 def seed_rules(sessions):
-    """Seed 001's counting rules as copilot-lens states them: file order, a repeated event id or a
+    """The counting rules as copilot-lens states them (src/usage/ledger.rs): file order, a repeated event id or a
     lower total adds nothing, stamped (agentId) snapshots add nothing, the shutdown's UTC day."""
     out = defaultdict(lambda: defaultdict(int))
     for sid, snaps in sessions:

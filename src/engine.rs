@@ -5,18 +5,16 @@
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::ops::Range;
 
 use serde::Serialize;
 use web_sys::Blob;
 
-use crate::analysis::{Copies, LateSizes, LogTask, Options, Outputs, Parsing, Planned, Tally, TallySink};
+use crate::analysis::{LateSizes, LogJob, LogQueue, LogTask, Options, Outputs, ParsedLog, Parsing, Planned, Released};
 use crate::input::RootListing;
 use crate::input::browser::{BrowserFile, BrowserRoot, BrowserRoots};
 use crate::input::zip::RawEntry;
 use crate::model::OwnedRow;
 use crate::order;
-use crate::sources::log::LogOutcome;
 use crate::table::RowTable;
 
 /// A zip's entries up to this size are inflated in the archive's order before the metadata
@@ -53,22 +51,10 @@ pub struct ParsingRun {
     pub parsing: Parsing,
     pub roots: BrowserRoots,
     pub table: RowTable,
-    pub tasks: Vec<LogTask>,
     /// The page hands a zip's logs over in the archive's order (one read for many entries,
-    /// where a read for each costs the browser a millisecond). The analysis takes a log back
-    /// at once when it is its session's only one (what `add_log` adds for one session does not
-    /// depend on the other sessions'), and the logs of a session with several in `tasks` order:
-    /// these, with their place in it, and those parsed and waiting for the ones before.
-    shared: Vec<usize>,
-    parsed: BTreeMap<usize, (LogOutcome, Tally)>,
-    /// The next of `shared` the analysis takes back.
-    next: usize,
-    /// Each log's rows in the table, `(log, rows)`, in the order parsed.
-    parts: Vec<(usize, Range<u32>)>,
-    /// Whether each log is given.
-    done: Vec<bool>,
-    /// Later copies of a session's log given before the copies before them were taken back.
-    waiting: Vec<(usize, GivenLog)>,
+    /// where a read for each costs the browser a millisecond): each log is parsed into a table
+    /// of its own, and the queue puts the tables back in the logs' order.
+    logs: LogQueue<RowTable, GivenLog>,
 }
 
 /// When the stores (step 2's first part) are read.
@@ -164,27 +150,9 @@ impl PlannedRun {
             }
         }
         let parsing = planned.read_metadata(&mut roots);
-        let tasks = parsing.log_tasks();
         let needed = parsing.files_needing_times().map(|(root, path)| (root, path.to_string())).collect();
-        let done = vec![false; tasks.len()];
-        let mut logs_of: HashMap<&str, u32> = HashMap::new();
-        for task in &tasks {
-            *logs_of.entry(task.session_id.as_str()).or_default() += 1;
-        }
-        let shared = (0..tasks.len()).filter(|&index| logs_of[tasks[index].session_id.as_str()] > 1).collect();
-        let run = ParsingRun {
-            parsing,
-            roots,
-            table: RowTable::default(),
-            tasks,
-            shared,
-            parsed: BTreeMap::new(),
-            next: 0,
-            parts: Vec::new(),
-            done,
-            waiting: Vec::new(),
-        };
-        (run, needed)
+        let logs = LogQueue::new(&parsing);
+        (ParsingRun { parsing, roots, table: RowTable::default(), logs }, needed)
     }
 }
 
@@ -203,76 +171,55 @@ impl ParsingRun {
     /// Parses log `index` (of the `logs` `begin` named), as given; the logs come in any order.
     /// A later copy of a session's log (`Copies::Later`) waits for the copies before it.
     pub fn parse_log(&mut self, index: usize, given: GivenLog) -> Result<(), String> {
-        let task = self.tasks.get(index).ok_or_else(|| format!("there is no log {index}"))?;
-        if std::mem::replace(&mut self.done[index], true) {
-            return Err(format!("log {index} is parsed already"));
-        }
-        if matches!(task.copies, Copies::Later { .. }) && !self.copies_before_taken(index) {
-            self.waiting.push((index, given));
-            return Ok(());
-        }
-        self.parse_given(index, given);
-        while let Some(at) = self.waiting.iter().position(|&(index, _)| self.copies_before_taken(index)) {
-            let (index, given) = self.waiting.remove(at);
-            self.parse_given(index, given);
-        }
+        let ready = self.logs.give(&mut self.parsing, index, given)?;
+        self.parse_ready(Released { rows: Vec::new(), ready: ready.into_iter().collect() });
         Ok(())
     }
 
-    /// Whether every log of `shared` before `index` is taken back (a later copy's rows are
-    /// checked against them).
-    fn copies_before_taken(&self, index: usize) -> bool {
-        self.shared.binary_search(&index).map_or(true, |at| self.next >= at)
+    /// Adds the rows released, and parses the logs released until none is left.
+    fn parse_ready(&mut self, mut released: Released<RowTable, GivenLog>) {
+        loop {
+            for rows in released.rows.drain(..) {
+                self.table.append(rows);
+            }
+            let Some((job, given)) = released.ready.pop() else { return };
+            let mut rows = RowTable::default();
+            let parsed = self.parse_given(job, given, &mut rows);
+            let more = self.logs.take_back(&mut self.parsing, parsed, rows);
+            released.rows.extend(more.rows);
+            released.ready.extend(more.ready);
+        }
     }
 
-    fn parse_given(&mut self, index: usize, given: GivenLog) {
-        let task = self.tasks[index].clone();
-        let first_row = self.table.len() as u32;
-        let mut tally = self.parsing.tally_for(&task);
-        let mut sink = TallySink::new(&mut tally, &mut self.table);
-        let outcome = match given {
+    fn parse_given(&mut self, job: LogJob, given: GivenLog, rows: &mut RowTable) -> ParsedLog {
+        let task = &job.task;
+        match given {
             GivenLog::Bytes(bytes) => {
                 self.roots.progress.add_file(task.root, &task.listed_path, bytes.len() as f64);
-                task.parse_bytes(&bytes, self.parsing.options(), &mut sink)
+                job.parse_bytes(&bytes, self.parsing.options(), rows)
             }
             GivenLog::File(blob) => {
                 if let Some(BrowserRoot::Files(files)) = self.roots.roots.get_mut(task.root) {
                     files.insert(task.listed_path.clone(), BrowserFile::Blob(blob));
                 }
-                task.parse(&mut self.roots, self.parsing.options(), &mut sink)
+                job.parse(&mut self.roots, self.parsing.options(), rows)
             }
-            GivenLog::FromRoot => task.parse(&mut self.roots, self.parsing.options(), &mut sink),
-        };
-        self.parts.push((index, first_row..self.table.len() as u32));
-        if self.shared.binary_search(&index).is_err() {
-            self.parsing.add_log(&task, outcome, tally);
-            return;
-        }
-        self.parsed.insert(index, (outcome, tally));
-        while let Some((outcome, tally)) = self.shared.get(self.next).and_then(|at| self.parsed.remove(at)) {
-            self.parsing.add_log(&self.tasks[self.shared[self.next]], outcome, tally);
-            self.next += 1;
+            GivenLog::FromRoot => job.parse(&mut self.roots, self.parsing.options(), rows),
         }
     }
 
-    /// Step 4: joins and outputs. The logs' rows are laid out in the logs' order first.
+    /// Step 4: joins and outputs.
     pub fn finish(mut self) -> Done {
-        // Later copies whose first copies never came (a page that stopped early).
-        for (index, given) in std::mem::take(&mut self.waiting) {
-            self.parse_given(index, given);
-        }
-        let ParsingRun { mut parsing, mut roots, mut table, tasks, parsed, mut parts, .. } = self;
-        // Logs never given (a page that stopped early) leave a gap; the rest are taken in order.
-        for (index, (outcome, tally)) in parsed {
-            parsing.add_log(&tasks[index], outcome, tally);
-        }
-        order::sort_by_key(&mut parts, |(index, _)| *index);
-        table.reorder(&parts.into_iter().map(|(_, rows)| rows).collect::<Vec<_>>());
+        // Logs never given (a page that stopped early) leave a gap; the rest are added in order.
+        let released = self.logs.skip_missing(&mut self.parsing);
+        self.parse_ready(released);
+        let ParsingRun { parsing, mut roots, mut table, logs: queue } = self;
         let options = parsing.options().clone();
         let late_sizes = parsing.late_sizes();
         let outputs = parsing.finish(&mut roots, &mut table);
         // Only the logs are read again (for long texts); the rest, the store's bytes among
         // them, can go.
+        let tasks = queue.tasks();
         let logs: HashSet<(usize, &str)> = tasks.iter().map(|task| (task.root, task.listed_path.as_str())).collect();
         for (index, root) in roots.roots.iter_mut().enumerate() {
             if let BrowserRoot::Files(files) = root {
@@ -288,7 +235,7 @@ impl ParsingRun {
             late_sizes,
             last_filter: RefCell::new(None),
             roots: RefCell::new(roots),
-            logs: tasks.into_iter().map(|task| (task.file as u32, task)).collect(),
+            logs: tasks.iter().map(|task| (task.file as u32, task.clone())).collect(),
             options,
         }
     }

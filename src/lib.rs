@@ -1,5 +1,6 @@
-//! copilot-lens: reads what GitHub Copilot CLI keeps under `~/.copilot` into timeline rows,
-//! session records, an inventory and a report that accounts for every input line.
+//! copilot-lens: reads what GitHub Copilot keeps on a machine (the CLI's `~/.copilot`, VS Code
+//! Copilot Chat's chat sessions) into timeline rows, session records, an inventory, usage in
+//! tokens and AI credits, and a report that accounts for every input line.
 //!
 //! The core takes listings and readers, never paths: it does no file-system access, starts
 //! no threads and reads no clock, so the same code runs natively and in WebAssembly.

@@ -8,7 +8,6 @@
 //! (`events::reparse_line`). Search covers what is kept.
 
 use std::collections::HashMap;
-use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
 
@@ -140,35 +139,29 @@ impl RowTable {
         self.rows.is_empty()
     }
 
-    /// Lays the rows out again, `parts` (ranges of the rows in the table, which together are
-    /// its rows from the first on; any after them stay) one after the other in the order given:
-    /// the browser parses a zip's logs in the archive's order, and their rows must come in the
-    /// order of the logs.
-    pub fn reorder(&mut self, parts: &[Range<u32>]) {
-        let in_order = parts.first().is_none_or(|first| first.start == 0)
-            && parts.windows(2).all(|pair| pair[0].end == pair[1].start);
-        if in_order {
-            return; // in order already
-        }
-        // Each row's new place, then the rows moved there in place (a cycle at a time): a copy
-        // of the rows would double the table at its largest.
-        let mut to: Vec<u32> = (0..self.rows.len() as u32).collect();
-        let mut next = 0;
-        for part in parts {
-            for old in part.clone() {
-                to[old as usize] = next;
-                next += 1;
-            }
-        }
-        self.cut =
-            std::mem::take(&mut self.cut).into_iter().map(|(old, locator)| (to[old as usize], locator)).collect();
-        for start in 0..to.len() {
-            while to[start] as usize != start {
-                let target = to[start] as usize;
-                self.rows.swap(start, target);
-                to.swap(start, target);
-            }
-        }
+    /// Adds `other`'s rows after these: the browser parses a zip's logs in the archive's
+    /// order, each into a table of its own, and adds them in the order of the logs.
+    pub fn append(&mut self, other: RowTable) {
+        let first = self.rows.len() as u32;
+        let shift = self.arena.len();
+        let ids: Vec<u32> = other.names.iter().map(|name| self.intern(name)).collect();
+        let id = |of: u32| ids[of as usize];
+        let moved = |span: Span| Span { start: span.start + shift, ..span };
+        self.arena.push_str(&other.arena);
+        self.rows.extend(other.rows.into_iter().map(|row| StoredRow {
+            raw_timestamp: row.raw_timestamp.map(moved),
+            agent: id(row.agent),
+            session: id(row.session),
+            project: id(row.project),
+            branch: id(row.branch),
+            model: id(row.model),
+            tool: id(row.tool),
+            source: id(row.source),
+            tool_use_id: id(row.tool_use_id),
+            text: moved(row.text),
+            ..row
+        }));
+        self.cut.extend(other.cut.into_iter().map(|(index, locator)| (first + index, locator)));
     }
 
     /// Orders the rows by time once they are all in.
@@ -398,20 +391,28 @@ mod tests {
     }
 
     #[test]
-    fn reordered_parts_keep_their_rows_and_cut_texts() {
-        let mut table = RowTable::default();
+    fn appended_tables_keep_their_rows_names_and_cut_texts() {
         let long = "x".repeat(INLINE_TEXT + 1);
-        let locator = |file| Some(LineLocator { file, offset: 0, ordinal: 0 });
-        // Two logs parsed in the order 1, 0 (rows 0..2 and 2..3), then a row of another file.
-        for (text, file) in [("b1", 1), (long.as_str(), 1), (long.as_str(), 0)] {
-            table.push(&Row { locator: locator(file), ..row("2026-10-02T00:00:00Z", "a", TurnType::User, text) });
-        }
-        push(&mut table, "", "a", TurnType::System, "held");
-        table.reorder(&[2..3, 0..2]);
-        let texts: Vec<String> = (0..4).map(|index| table.row(index).unwrap().text).collect();
-        assert_eq!(texts, [&long[..INLINE_TEXT], "b1", &long[..INLINE_TEXT], "held"]);
-        let files: Vec<Option<u32>> = (0..4).map(|index| table.cut_text(index).map(|at| at.file)).collect();
-        assert_eq!(files, [Some(0), None, Some(1), None], "each cut text's locator moves with its row");
+        let locator = |file| Some(LineLocator { file, offset: 7, ordinal: 0 });
+        let mut table = RowTable::default();
+        push(&mut table, "2026-10-02T00:00:00Z", "a", TurnType::User, "first");
+        let mut log = RowTable::default();
+        push(&mut log, "", "b", TurnType::System, "other session");
+        log.push(&Row { locator: locator(4), ..row("2026-10-03T00:00:00.000Z", "a", TurnType::ToolResult, &long) });
+        table.append(log);
+        let rows: Vec<(String, String, String)> = (0..3)
+            .map(|index| table.row(index).unwrap())
+            .map(|row| (row.session_id, row.timestamp_utc, row.text))
+            .collect();
+        let expected = [
+            ("a", "2026-10-02T00:00:00Z", "first"),
+            ("b", "", "other session"),
+            ("a", "2026-10-03T00:00:00.000Z", &long[..INLINE_TEXT]),
+        ]
+        .map(|(session, at, text)| (session.to_string(), at.to_string(), text.to_string()));
+        assert_eq!(rows, expected);
+        assert_eq!((table.cut_text(1), table.cut_text(2)), (None, locator(4)), "the locator moves with its row");
+        assert_eq!(table.facets().sessions, ["a", "b"], "a name both tables hold is kept once");
     }
 
     #[test]

@@ -1,12 +1,13 @@
 //! Invariants over generated trees (proptest): every event-log line is accounted for, the
-//! output does not depend on listing order or thread count, input bytes never change, no
-//! input makes the analysis panic, and a counter is either added exactly or flagged.
+//! output does not depend on listing order, thread count or the order logs are parsed and
+//! taken back in, input bytes never change, no input makes the analysis panic, and a counter
+//! is either added exactly or flagged.
 
 mod common;
 
 use std::fs;
 
-use copilot_lens::analysis::{Options, Planned, UsageData, analyze, usage_only};
+use copilot_lens::analysis::{LogJob, LogQueue, Options, ParsedLog, Planned, UsageData, analyze, usage_only};
 use copilot_lens::input::memory::{MemoryRoot, MemoryRoots};
 use copilot_lens::model::JsonlRowWriter;
 use proptest::prelude::*;
@@ -271,6 +272,127 @@ proptest! {
         for (path, (bytes, _)) in &root.files {
             prop_assert!(fs::read(scratch.path().join("home").join(path)).unwrap() == bytes[..], "{} changed", path);
         }
+    }
+}
+
+/// Everything an analysis writes, as bytes: rows, report, sessions and usage.
+type Written = (Vec<u8>, String, String, String);
+
+fn written(rows: Vec<u8>, outputs: &copilot_lens::analysis::Outputs) -> Written {
+    let usage = outputs.usage.table(Default::default(), Default::default());
+    let json = |value: serde_json::Result<String>| value.unwrap();
+    (
+        rows,
+        json(serde_json::to_string(&outputs.report)),
+        json(serde_json::to_string(&outputs.sessions)),
+        json(serde_json::to_string(&usage)),
+    )
+}
+
+/// The analysis of `roots` with its logs parsed and taken back in an order drawn from `seed`:
+/// handed in one by one as the page does (`give`), or asked for a few `ahead` as the CLI's
+/// threads do (`next_job`), and parsed logs taken back in any order.
+fn shuffled(roots: &[MemoryRoot], seed: u64, give: bool, ahead: usize) -> Written {
+    // xorshift: enough to draw orders from a seed.
+    let mut state = seed | 1;
+    let mut draw = |below: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % below as u64) as usize
+    };
+    let mut reader = MemoryRoots(roots.to_vec());
+    let planned = Planned::new(reader.listings(), Options::default()).unwrap();
+    let mut parsing = planned.read_metadata(&mut reader);
+    let mut queue = LogQueue::<Vec<u8>>::new(&parsing);
+    let mut to_give: Vec<usize> = (0..queue.tasks().len()).collect();
+    for at in (1..to_give.len()).rev() {
+        to_give.swap(at, draw(at + 1));
+    }
+    let (mut jobs, mut parsed): (Vec<LogJob>, Vec<(ParsedLog, Vec<u8>)>) = (Vec::new(), Vec::new());
+    let mut rows = JsonlRowWriter::new(Vec::new());
+    loop {
+        if give {
+            if let Some(index) = to_give.pop() {
+                jobs.extend(queue.give(&mut parsing, index, ()).unwrap().map(|(job, ())| job));
+            }
+        } else {
+            jobs.extend(std::iter::from_fn(|| queue.next_job(&mut parsing, ahead)));
+        }
+        // Parse one log in hand, or take one parsed back, whichever is drawn.
+        if !jobs.is_empty() && (parsed.is_empty() || draw(2) == 0) {
+            let job = jobs.swap_remove(draw(jobs.len()));
+            let mut log_rows = JsonlRowWriter::new(Vec::new());
+            let log = job.parse(&mut reader, &Options::default(), &mut log_rows);
+            parsed.push((log, log_rows.finish().unwrap()));
+        } else if !parsed.is_empty() {
+            let (log, log_rows) = parsed.swap_remove(draw(parsed.len()));
+            let released = queue.take_back(&mut parsing, log, log_rows);
+            for log_rows in released.rows {
+                rows.write_encoded(&log_rows).unwrap();
+            }
+            jobs.extend(released.ready.into_iter().map(|(job, ())| job));
+        } else if to_give.is_empty() || !give {
+            break;
+        }
+    }
+    assert!(queue.is_done(), "every log is added");
+    let outputs = parsing.finish(&mut reader, &mut rows);
+    written(rows.finish().unwrap(), &outputs)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// The logs parsed and taken back in any order, sessions copied over homes among them,
+    /// give the bytes of the logs parsed one after the other.
+    #[test]
+    fn logs_parsed_in_any_order_give_the_same_bytes(
+        (_, spread) in spread(),
+        seed in any::<u64>(),
+        give in any::<bool>(),
+        ahead in 1usize..6,
+    ) {
+        let roots: Vec<MemoryRoot> = spread.into_iter().filter(|root| !root.files.is_empty()).collect();
+        let mut reader = MemoryRoots(roots.clone());
+        let mut rows = JsonlRowWriter::new(Vec::new());
+        let outputs = analyze(reader.listings(), &mut reader, Options::default(), &mut rows).unwrap();
+        let in_order = written(rows.finish().unwrap(), &outputs);
+        let shuffled = shuffled(&roots, seed, give, ahead);
+        prop_assert!(in_order.0 == shuffled.0, "rows differ");
+        prop_assert_eq!(&in_order.1, &shuffled.1, "report differs");
+        prop_assert_eq!(&in_order.2, &shuffled.2, "sessions differ");
+        prop_assert_eq!(&in_order.3, &shuffled.3, "usage differs");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(8))]
+
+    /// The native tool's threads, sessions copied over homes among them: any number gives the
+    /// bytes of one thread.
+    #[test]
+    fn threads_give_the_bytes_of_one_thread_with_copied_sessions((_, spread) in spread(), threads in 2usize..5) {
+        let scratch = tempfile::tempdir().unwrap();
+        let mut labels = Vec::new();
+        for root in spread.iter().filter(|root| !root.files.is_empty()) {
+            for (path, (bytes, _)) in &root.files {
+                let target = scratch.path().join(&root.label).join(path);
+                fs::create_dir_all(target.parent().unwrap()).unwrap();
+                fs::write(target, bytes).unwrap();
+            }
+            labels.push(root.label.as_str());
+        }
+        let mut outputs = Vec::new();
+        for threads in ["1".to_string(), threads.to_string()] {
+            let out = format!("out{threads}");
+            let args: Vec<&str> = ["analyze"].into_iter().chain(labels.iter().copied()).chain(["--out", &out, "--threads", &threads]).collect();
+            let result = common::run(scratch.path(), &args);
+            prop_assert!(result.status.success(), "{}", String::from_utf8_lossy(&result.stderr));
+            let read = |name: &str| fs::read(scratch.path().join(&out).join(name)).unwrap();
+            outputs.push((read("rows.jsonl"), read("report.json"), read("sessions.jsonl"), read("usage.jsonl")));
+        }
+        prop_assert!(outputs[0] == outputs[1], "output differs between 1 and {} threads", threads);
     }
 }
 

@@ -1,5 +1,5 @@
 //! Usage accounting against figures computed by hand from each fixture tree in
-//! `fixtures/usage/` (the counting rules of seed 001; rates from src/usage/default-rates.json,
+//! `fixtures/usage/` (the counting rules stated in src/usage/ledger.rs; rates from src/usage/default-rates.json,
 //! USD per million tokens = micro-dollars per token).
 
 mod common;

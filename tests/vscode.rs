@@ -1,6 +1,6 @@
 //! VS Code Copilot Chat (agent `copilot-vscode`) against outcomes computed by hand from the
 //! fixtures in `fixtures/vscode/`, one per rule of the source's design (its files, the replay of
-//! the mutation log, the row texts, the session facts and seed 001's usage rules), plus one home
+//! the mutation log, the row texts, the session facts and the VS Code usage rules), plus one home
 //! holding both the CLI's `.copilot` and VS Code's `User/` folder, whose whole outputs are
 //! reviewed golden files in `tests/golden/vscode/`.
 //!
@@ -966,8 +966,8 @@ fn a_session_starts_at_its_first_request() {
     assert!(wrong.is_empty(), "{wrong:#?}");
 }
 
-/// The usage table adds the agents up per day and model (seed 001, "How do the CLI and the
-/// editor add up?"); `--by agent` splits them.
+/// The usage table adds the agents up per day and model (the CLI and the editor in one
+/// figure); `--by agent` splits them.
 #[test]
 fn the_usage_table_adds_agents_up() {
     let out = analyze_case("beside-cli", &[]);

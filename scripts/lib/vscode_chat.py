@@ -29,8 +29,8 @@ newest (request-level promptTokens/completionTokens/copilotCredits written by Se
 sessions are empty-window chats and 5% are in Code - Insiders. Tool outputs are mostly small, some tens
 or hundreds of KB, a few several MB; result.metadata.toolCallResults repeats them, as Copilot Chat does.
 
-vscode-expected.json holds what the seed-001 rules of /work/notes/vscode-design.md ("Usage") give on
-the final states: usage per model and per UTC day and model (counted and partial, in the columns of
+vscode-expected.json holds what VS Code's usage rules (request_usage below: modelTotals, else the
+request's own counts, else result.metadata's) give on the final states: usage per model and per UTC day and model (counted and partial, in the columns of
 `copilot-lens usage --json`: requests, input = fresh input, cache_read, cache_write, output, reasoning,
 total), the sessions (id, file, project, requests, a digest of the replayed state) and the bad lines a
 reader must report. `--check` replays every file with the small replayer below and compares.
@@ -252,7 +252,7 @@ class MutationLog:
 
 
 # ---------------------------------------------------------------------------------------------
-# Usage by the seed-001 rules (vscode-design.md "Usage"), on a replayed state.
+# Usage by VS Code's counting rules, on a replayed state.
 
 def request_usage(req: dict):
     """[(kind, model, requests, input, cache_read, output, reasoning)] of one request; kind is
@@ -1085,7 +1085,7 @@ class VSCodeCorpus:
             "seed": self.seed,
             "agent": "copilot-vscode",
             "target_bytes": target,
-            "rules": "seed 001 as /work/notes/vscode-design.md 'Usage' states them: modelTotals, else request promptTokens/"
+            "rules": "VS Code's counting rules: modelTotals, else request promptTokens/"
                      "completionTokens, else result.metadata promptTokens/outputTokens (counted with exactly one toolCallRound, "
                      "else partial); input = fresh input (inputTokens less cachedTokens), no cache write, reasoning = the "
                      "toolCallRounds' thinking tokens; day = the request's UTC day",

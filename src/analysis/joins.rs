@@ -3,8 +3,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use super::logs::Parsing;
 use super::logs::rows_counted;
-use super::plan::{LateSizes, Parsing};
+use super::plan::LateSizes;
 use super::state::State;
 use super::stores::StoreOnDisk;
 use super::{Outputs, UsageData};
@@ -14,7 +15,7 @@ use crate::facts::files::FileStatus;
 use crate::facts::files::Role;
 use crate::input::FileReader;
 use crate::inventory;
-use crate::model::{HeldRow, Row, RowSink, TurnType, mtime_text};
+use crate::model::{HeldRow, PendingRow, Row, RowSink, TurnType, mtime_text};
 use crate::order;
 use crate::report::{ExcludedTree, FileReport, HomeReport, Report, ReportSkippedKey, RootReport, Totals};
 use crate::sessions::SessionRecord;
@@ -37,8 +38,36 @@ impl Parsing {
 }
 
 impl State {
+    /// The held rows (files other than event logs) stamped, deduplicated, joined with their
+    /// sessions and given to the sink, file by file in path order; then the other outputs.
     fn join_held_rows(mut self, reader: &mut dyn FileReader, sink: &mut dyn RowSink) -> Outputs {
         let mut held = std::mem::take(&mut self.held_rows);
+        self.stamp_file_times(&mut held);
+        let mut keep = self.secondary_to_keep(&held).into_iter();
+        let (mut kept, mut dropped) = (0, 0);
+        // Rows by `dedup::copy_key`, with the file that first gave each: a row another home
+        // gave already (a home given twice, a file copied onto two machines) is not repeated.
+        let mut given: HashMap<u64, usize> = HashMap::new();
+        for (index, rows) in held {
+            let secondary = self.files[index].kind.secondary;
+            let total = rows.len() as u64;
+            let rows: Vec<HeldRow> = rows.into_iter().filter(|_| !secondary || keep.next().unwrap_or(true)).collect();
+            let file_dropped = total - rows.len() as u64;
+            let before = self.tally.rows;
+            let copies = self.give_held_file(index, rows, &mut given, reader, sink);
+            let file = &mut self.files[index];
+            file.rows = self.tally.rows - before;
+            file.rows_deduplicated = file_dropped + copies;
+            if secondary {
+                kept += file.rows;
+                dropped += file_dropped;
+            }
+        }
+        self.outputs(kept, dropped)
+    }
+
+    /// Rows at their file's modification time get it (known only now, in a browser).
+    fn stamp_file_times(&self, held: &mut BTreeMap<usize, Vec<HeldRow>>) {
         for (&index, rows) in held.iter_mut() {
             let stamp = mtime_text(self.files[index].modified_ms);
             for row in rows.iter_mut() {
@@ -49,9 +78,14 @@ impl State {
                 }
             }
         }
+    }
+
+    /// Whether to keep each secondary held row, in order: not when a primary row (an event
+    /// log's, or a primary file's) says the same.
+    fn secondary_to_keep(&mut self, held: &BTreeMap<usize, Vec<HeldRow>>) -> Vec<bool> {
         let mut primary = std::mem::take(&mut self.tally.keys);
         let mut candidates = Vec::new();
-        for (&index, rows) in &held {
+        for (&index, rows) in held {
             for row in rows {
                 match row {
                     _ if self.files[index].kind.secondary => candidates.push(row.candidate()),
@@ -62,88 +96,86 @@ impl State {
                 }
             }
         }
-        let mut keep = dedup::keep_secondary(primary, &candidates, dedup::SECONDARY_TOLERANCE_MS).into_iter();
+        dedup::keep_secondary(primary, &candidates, dedup::SECONDARY_TOLERANCE_MS)
+    }
 
-        let mut kept = 0;
-        let mut dropped = 0;
-        // Rows by `dedup::copy_key`, with the file that first gave each: a row another home
-        // gave already (a home given twice, a file copied onto two machines) is not repeated.
-        let mut given: HashMap<u64, usize> = HashMap::new();
+    /// Gives held file `index`'s rows (its store's turns read again whole), each with its
+    /// session's project and branch where it names none (`fill_from_session`), but those
+    /// another home's file gave already. Returns how many were left out so.
+    fn give_held_file(
+        &mut self,
+        index: usize,
+        rows: Vec<HeldRow>,
+        given: &mut HashMap<u64, usize>,
+        reader: &mut dyn FileReader,
+        sink: &mut dyn RowSink,
+    ) -> u64 {
+        let turns = if rows.iter().any(|row| matches!(row, HeldRow::Turn(_))) {
+            self.reopen_store(index, reader)
+        } else {
+            None
+        };
+        let source = self.files[index].path.clone();
+        let agent = self.files[index].source().agent();
+        let home = self.files[index].home;
         let several_homes = self.homes.len() > 1;
-        for (index, rows) in held {
-            let secondary = self.files[index].kind.secondary;
-            let total = rows.len() as u64;
-            let rows: Vec<HeldRow> = rows.into_iter().filter(|_| !secondary || keep.next().unwrap_or(true)).collect();
-            let file_dropped = total - rows.len() as u64;
-            let turns = if rows.iter().any(|row| matches!(row, HeldRow::Turn(_))) {
-                self.reopen_store(index, reader)
-            } else {
-                None
+        let (mut copies, mut copy_of) = (0, None);
+        for row in rows {
+            let mut row = match row {
+                HeldRow::Row(row) => row,
+                HeldRow::Turn(turn) => match turns.as_ref().map(|reader| reader.read(&turn)) {
+                    Some(Ok(row)) => row,
+                    Some(Err(message)) => {
+                        self.fail(index, DiagnosticKind::TurnsUnreadable, message);
+                        continue;
+                    }
+                    None => continue,
+                },
             };
-            let source = self.files[index].path.clone();
-            let agent = self.files[index].source().agent();
-            let home = self.files[index].home;
-            let (mut copies, mut copy_of) = (0, None);
-            let before = self.tally.rows;
-            for row in rows {
-                let mut row = match row {
-                    HeldRow::Row(row) => row,
-                    HeldRow::Turn(turn) => match turns.as_ref().map(|reader| reader.read(&turn)) {
-                        Some(Ok(row)) => row,
-                        Some(Err(message)) => {
-                            self.fail(index, DiagnosticKind::TurnsUnreadable, message);
-                            continue;
-                        }
-                        None => continue,
-                    },
-                };
-                if let Some(facts) = self.sessions.get(&row.session_id).filter(|_| !row.session_id.is_empty()) {
-                    if row.project_path.is_empty() {
-                        row.project_path = facts.project().to_string();
-                    }
-                    if row.git_branch.is_empty() {
-                        row.git_branch = facts.branch().to_string();
-                    }
-                }
-                let row = Row {
-                    agent,
-                    timestamp_utc: row.timestamp_utc.as_str().into(),
-                    session_id: &row.session_id,
-                    project_path: &row.project_path,
-                    git_branch: &row.git_branch,
-                    model: &row.model,
-                    tool_name: &row.tool_name,
-                    tool_use_id: &row.tool_use_id,
-                    turn_type: row.turn_type,
-                    text: row.text.as_str().into(),
-                    source: &source,
-                    source_line: row.source_line,
-                    mark: row.mark,
-                    locator: None,
-                };
-                let first = if several_homes { *given.entry(dedup::copy_key(&row)).or_insert(index) } else { index };
-                if self.files[first].home != home {
-                    copies += 1;
-                    copy_of.get_or_insert(first);
-                    continue;
-                }
-                self.tally.observe(&row, false);
-                sink.push(&crate::scrub::row(&row));
+            self.fill_from_session(&mut row);
+            let row = Row {
+                agent,
+                timestamp_utc: row.timestamp_utc.as_str().into(),
+                session_id: &row.session_id,
+                project_path: &row.project_path,
+                git_branch: &row.git_branch,
+                model: &row.model,
+                tool_name: &row.tool_name,
+                tool_use_id: &row.tool_use_id,
+                turn_type: row.turn_type,
+                text: row.text.as_str().into(),
+                source: &source,
+                source_line: row.source_line,
+                mark: row.mark,
+                locator: None,
+            };
+            let first = if several_homes { *given.entry(dedup::copy_key(&row)).or_insert(index) } else { index };
+            if self.files[first].home != home {
+                copies += 1;
+                copy_of.get_or_insert(first);
+                continue;
             }
-            if let Some(first) = copy_of {
-                let (rows, label) = (rows_counted(copies), self.file_label(first));
-                let message = format!("{rows} the same as in {label}, not repeated");
-                self.warn(index, DiagnosticKind::Duplicate, message);
+            self.tally.observe(&row, false);
+            sink.push(&crate::scrub::row(&row));
+        }
+        if let Some(first) = copy_of {
+            let (rows, label) = (rows_counted(copies), self.file_label(first));
+            let message = format!("{rows} the same as in {label}, not repeated");
+            self.warn(index, DiagnosticKind::Duplicate, message);
+        }
+        copies
+    }
+
+    /// A row's project and branch, where it names none: its session's.
+    fn fill_from_session(&self, row: &mut PendingRow) {
+        if let Some(facts) = self.sessions.get(&row.session_id).filter(|_| !row.session_id.is_empty()) {
+            if row.project_path.is_empty() {
+                row.project_path = facts.project().to_string();
             }
-            let file = &mut self.files[index];
-            file.rows = self.tally.rows - before;
-            file.rows_deduplicated = file_dropped + copies;
-            if secondary {
-                kept += file.rows;
-                dropped += file_dropped;
+            if row.git_branch.is_empty() {
+                row.git_branch = facts.branch().to_string();
             }
         }
-        self.outputs(kept, dropped)
     }
 
     /// The store of held file `index`, opened again to read its kept turns whole.

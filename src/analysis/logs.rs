@@ -1,18 +1,17 @@
-//! Step 3: the event logs, one task each, parsed by their source on any thread and taken
-//! back in order.
+//! Step 3: the event logs, one task each, parsed by their source on any thread, and a parsed
+//! log added to the analysis (in task order: `queue.rs` alone calls `add_log`).
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::io::BufReader;
 
 use super::Options;
-use super::plan::Parsing;
-use crate::dedup::{self, PrimaryKeys};
+use super::state::State;
+use super::tally::{Copies, CopyKeys, Tally};
 use crate::facts::diagnostics::{Diagnostic, DiagnosticKind};
 use crate::facts::files::Role;
 use crate::facts::log::LogSummary;
-use crate::facts::session::SessionCounts;
 use crate::input::FileReader;
-use crate::model::{HeldRow, Row, RowSink};
+use crate::model::{HeldRow, RowSink};
 use crate::sources::log::ScanStats;
 use crate::sources::log::{LogContext, LogOutcome};
 use crate::sources::{SOURCES, Source, SourceId};
@@ -37,18 +36,9 @@ pub struct LogTask {
     pub copies: Copies,
 }
 
-/// The same session's log in several homes (a home given twice, a session copied onto two
-/// machines): the first copy's rows all count; a later copy, taken after every first copy,
-/// gives only the rows the copies before it lacked.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Copies {
-    #[default]
-    Only,
-    First,
-    /// A later copy; `first` is the first copy's file.
-    Later {
-        first: usize,
-    },
+/// Step 2 done: every file but the event logs is read, so the logs' fallbacks are known.
+pub struct Parsing {
+    pub(super) state: State,
 }
 
 impl LogTask {
@@ -108,138 +98,23 @@ pub struct UsageScan {
     pub error: Option<String>,
 }
 
-/// What the analysis keeps of the rows that pass by: counts and deduplication keys.
-#[derive(Debug, Default)]
-pub struct Tally {
-    pub rows: u64,
-    pub by_turn_type: [u64; 6],
-    pub sessions: BTreeMap<String, SessionCounts>,
-    pub keys: PrimaryKeys,
-    copies: Copies,
-    /// A copied session's rows so far (`Copies`), by `dedup::copy_key`, with how many times.
-    copy_keys: CopyKeys,
-    /// A later copy's rows so far, by `dedup::copy_key`.
-    this_copy: CopyKeys,
-    /// Rows of a later copy left out as already given.
-    copies_dropped: u64,
-}
-
-/// Rows by `dedup::copy_key`, each with the number of times it was given.
-pub type CopyKeys = HashMap<u64, u32>;
-
-impl Copies {
-    /// The first copy's file, for a later copy.
-    fn first(self) -> Option<usize> {
-        match self {
-            Copies::Later { first } => Some(first),
-            Copies::Only | Copies::First => None,
-        }
-    }
-}
-
-impl Tally {
-    /// The tally of a log that is not a later copy (those take `Parsing::tally_for`).
-    pub fn of(task: &LogTask) -> Tally {
-        debug_assert!(!matches!(task.copies, Copies::Later { .. }), "a later copy needs the earlier copies' rows");
-        Tally { copies: task.copies, ..Tally::default() }
-    }
-
-    /// Whether a row of this log is to be left out, as a later copy's row already given.
-    fn already_given(&mut self, row: &Row<'_>) -> bool {
-        match self.copies {
-            Copies::Only => false,
-            Copies::First => {
-                *self.copy_keys.entry(dedup::copy_key(row)).or_default() += 1;
-                false
-            }
-            Copies::Later { .. } => {
-                // The copies so far gave the row `known` times; this copy has given it `seen`.
-                let key = dedup::copy_key(row);
-                let seen = self.this_copy.entry(key).or_default();
-                *seen += 1;
-                let known = self.copy_keys.entry(key).or_default();
-                if *seen <= *known {
-                    self.copies_dropped += 1;
-                    return true;
-                }
-                *known = *seen;
-                false
-            }
-        }
-    }
-
-    pub(super) fn observe(&mut self, row: &Row<'_>, record_key: bool) {
-        self.rows += 1;
-        self.by_turn_type[row.turn_type as usize] += 1;
-        if !row.session_id.is_empty() {
-            match self.sessions.get_mut(row.session_id) {
-                Some(counts) => counts.observe(row),
-                None => self.sessions.entry(row.session_id.to_string()).or_default().observe(row),
-            }
-        }
-        if record_key && dedup::has_secondary_copies(row.turn_type, &row.text) {
-            self.keys.add(row.session_id, row.turn_type, &row.text, crate::time::parse_millis(&row.timestamp_utc));
-        }
-    }
-
-    pub fn merge(&mut self, other: Tally) {
-        self.rows += other.rows;
-        for (total, part) in self.by_turn_type.iter_mut().zip(other.by_turn_type) {
-            *total += part;
-        }
-        for (session, counts) in other.sessions {
-            self.sessions.entry(session).or_default().add(&counts);
-        }
-        self.keys.merge(other.keys);
-    }
-}
-
-/// A sink that tallies each event-log row (primary: its key is what secondary rows are
-/// checked against) on its way to another sink, which gets it scrubbed (`crate::scrub`).
-pub struct TallySink<'a> {
-    tally: &'a mut Tally,
-    inner: &'a mut dyn RowSink,
-}
-
-impl<'a> TallySink<'a> {
-    pub fn new(tally: &'a mut Tally, inner: &'a mut dyn RowSink) -> Self {
-        TallySink { tally, inner }
-    }
-}
-
-impl RowSink for TallySink<'_> {
-    fn push(&mut self, row: &Row<'_>) {
-        if self.tally.already_given(row) {
-            return;
-        }
-        self.tally.observe(row, true);
-        self.inner.push(&crate::scrub::row(row));
-    }
-}
-
 impl Parsing {
     pub fn options(&self) -> &Options {
         &self.state.options
     }
 
-    /// Step 3's work list: the event logs, in path order, with the project and branch their
-    /// rows fall back on (known since step 2).
-    pub fn log_tasks(&self) -> Vec<LogTask> {
-        self.state.log_tasks()
-    }
-
     /// The tally a log's rows go through (`TallySink`): a later copy's holds the rows the
-    /// copies before it gave.
-    pub fn tally_for(&mut self, task: &LogTask) -> Tally {
-        let mut tally = Tally { copies: task.copies, ..Tally::default() };
-        if let Copies::Later { .. } = task.copies {
-            tally.copy_keys = self.state.copy_keys.remove(&task.session_id).unwrap_or_default();
-        }
-        tally
+    /// copies before it gave, so it is made once those are added (`LogQueue`).
+    pub(super) fn tally_for(&mut self, task: &LogTask) -> Tally {
+        let copy_keys = match task.copies {
+            Copies::Later { .. } => self.state.copy_keys.remove(&task.session_id).unwrap_or_default(),
+            Copies::Only | Copies::First => CopyKeys::default(),
+        };
+        Tally::new(task.copies, copy_keys)
     }
 
-    /// Takes a parsed log back, in `log_tasks` order.
-    pub fn add_log(&mut self, task: &LogTask, outcome: LogOutcome, mut tally: Tally) {
+    /// Adds a parsed log to the analysis, in task order (`LogQueue`).
+    pub(super) fn add_log(&mut self, task: &LogTask, outcome: LogOutcome, mut tally: Tally) {
         let file = &mut self.state.files[task.file];
         file.rows = tally.rows;
         file.rows_deduplicated = tally.copies_dropped;
@@ -346,7 +221,7 @@ pub(super) fn rows_counted(count: u64) -> String {
     if count == 1 { "1 row".to_string() } else { format!("{count} rows") }
 }
 
-impl super::state::State {
+impl State {
     /// The event logs in the order step 3 takes them: path order, except that the later copies
     /// of a session's log (the same session in several homes) come after all the others.
     pub(super) fn log_order(&self) -> Vec<(usize, Copies)> {

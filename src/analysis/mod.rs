@@ -5,9 +5,10 @@
 //!    but the event logs, giving the joins the logs need (a session's project before its log
 //!    names one) and the rows of those files, held until step 4. Only this step makes a
 //!    [`Parsing`], so no log can be parsed before the facts its rows fall back on are known.
-//! 3. **logs** ([`Parsing::log_tasks`], [`Parsing::add_log`]): the event logs, streamed one by
-//!    one; a caller may parse them on several threads and hand them back in order. Their rows
-//!    go straight to the sink.
+//! 3. **logs** ([`LogQueue`]): the event logs, parsed in any order (on several threads, or as
+//!    the page hands them in) and taken back in any order; the queue adds them to the analysis
+//!    in task order and hands their rows back in that order, a later copy of a session's log
+//!    parsed only once the copies before it are added.
 //! 4. **joins and outputs** ([`Parsing::finish`]): joins fill the held rows, secondary rows are
 //!    deduplicated against everything primary, the rest go to the sink; then sessions,
 //!    inventory, usage and report ([`Outputs`]).
@@ -23,16 +24,20 @@
 mod joins;
 mod logs;
 mod plan;
+mod queue;
 mod state;
 mod stores;
+mod tally;
 pub mod usage_only;
 
 use std::collections::BTreeMap;
 use std::fmt;
 
-pub use logs::{Copies, LogTask, Tally, TallySink};
-pub use plan::{LateSizes, Parsing, Planned};
+pub use logs::{LogTask, Parsing, UsageScan};
+pub use plan::{LateSizes, Planned};
+pub use queue::{LogJob, LogQueue, ParsedLog, Released};
 pub use stores::StoreJob;
+pub use tally::Copies;
 
 use crate::input::{FileReader, RootListing};
 use crate::inventory::Inventory;
@@ -135,8 +140,8 @@ impl UsageData {
     }
 }
 
-/// Runs the steps in order: metadata, the logs (by `parse_logs`, which hands each log back
-/// in `log_tasks` order), then joins and outputs.
+/// Runs the steps in order: metadata, the logs (by `parse_logs`, through a `LogQueue`), then
+/// joins and outputs.
 pub fn drive<R: FileReader, S: RowSink, E>(
     planned: Planned,
     reader: &mut R,
@@ -148,13 +153,15 @@ pub fn drive<R: FileReader, S: RowSink, E>(
     Ok(parsing.finish(reader, sink))
 }
 
-/// The logs parsed one after the other on this thread.
+/// The logs parsed one after the other on this thread. Each is taken back before the next is
+/// asked for (one log ahead), so its rows go straight to the sink, in task order.
 pub fn parse_logs_in_order(parsing: &mut Parsing, reader: &mut dyn FileReader, sink: &mut dyn RowSink) {
-    for task in parsing.log_tasks() {
-        let mut tally = parsing.tally_for(&task);
-        let outcome = task.parse(reader, parsing.options(), &mut TallySink::new(&mut tally, sink));
-        parsing.add_log(&task, outcome, tally);
+    let mut queue = LogQueue::<()>::new(parsing);
+    while let Some(job) = queue.next_job(parsing, 1) {
+        let parsed = job.parse(reader, parsing.options(), sink);
+        queue.take_back(parsing, parsed, ());
     }
+    debug_assert!(queue.is_done(), "every log is parsed");
 }
 
 /// Runs every step in order on one thread.

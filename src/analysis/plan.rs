@@ -4,6 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::io::BufReader;
 
+use super::logs::Parsing;
 use super::state::{Home, HomePlaces, PlannedFile, RootState, State};
 use super::stores::StoreOnDisk;
 use super::{AnalysisError, Options};
@@ -25,11 +26,6 @@ const SMALL_FILE_LIMIT: u64 = 64 << 20;
 pub struct Planned {
     pub(super) state: State,
     stores_read: bool,
-}
-
-/// Step 2 done: every file but the event logs is read, so the logs' fallbacks are known.
-pub struct Parsing {
-    pub(super) state: State,
 }
 
 /// Where a listed file's bytes count in the report.

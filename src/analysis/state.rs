@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::Options;
-use super::logs::{CopyKeys, Tally};
+use super::tally::{CopyKeys, Tally};
 use std::ops::Range;
 
 use crate::facts::diagnostics::{Diagnostic, DiagnosticKind};

@@ -1,4 +1,4 @@
-//! One session's usage, built line by line in log order (see the counting rules, seed 001):
+//! One session's usage, built line by line in log order, by the counting rules:
 //! shutdown totals are cumulative per model, so each checkpoint adds its increase over the
 //! previous one, on the checkpoint's day; a repeated event id or a lower total adds nothing;
 //! a checkpoint stamped with an agentId is already inside the parent's and adds nothing.

@@ -1,6 +1,6 @@
-//! Usage accounting: tokens and cost per day and model, by the counting rules of seed 001
-//! ("How do you count a Copilot CLI session correctly?"), with the per-call records shown
-//! beside the default figures, never mixed into them.
+//! Usage accounting: tokens and cost per day and model, by the counting rules (cumulative
+//! shutdown totals counted by their increases, stamped sub-agent checkpoints skipped, see
+//! `ledger`), with the per-call records shown beside the default figures, never mixed into them.
 //!
 //! - `counters`: the counter shapes the logs write, read leniently; what cannot be a count is
 //!   left out, never added.

@@ -48,7 +48,7 @@ impl GroupBy {
 
 /// Days to keep, both ends included, the one agent to keep (every agent when none), and
 /// whether rows keep the agents apart (the files and JSON rows: one row per agent) rather than
-/// add them up (the tables people read, as seed 001's collector adds the CLI and the editor).
+/// add them up (the tables people read: one figure per day and model, CLI and editor together).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct DayRange {
     pub since: Option<NaiveDate>,

@@ -25,7 +25,11 @@ use copilot_lens::usage::summary::{DayRange, GroupBy};
 use crate::roots::{DiskRoots, Scope};
 
 #[derive(Parser)]
-#[command(name = "copilot-lens", version, about = "Look into what GitHub Copilot CLI keeps under ~/.copilot")]
+#[command(
+    name = "copilot-lens",
+    version,
+    about = "Look into what GitHub Copilot (the CLI's ~/.copilot, VS Code Copilot Chat) keeps on this machine"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -1,21 +1,23 @@
-//! Event logs worked on by several threads and taken back in path order, so that the output
-//! is the same bytes whatever the number of threads.
+//! Event logs worked on by several threads, each with its own reader, while this thread hands
+//! the work out and takes the results back. For an analysis the `LogQueue` says which logs may
+//! be parsed now and puts the parsed ones back in task order, so the output is the same bytes
+//! whatever the number of threads.
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
-use std::sync::{Condvar, Mutex};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, PoisonError, mpsc};
 
 use copilot_lens::analysis::usage_only::UsageRun;
-use copilot_lens::analysis::{Copies, LogTask, Parsing, Tally, TallySink};
+use copilot_lens::analysis::{LogJob, LogQueue, LogTask, Parsing, UsageScan};
 use copilot_lens::model::JsonlRowWriter;
 
 use crate::roots::DiskRoots;
 
-/// How far ahead of the consumer a thread may run, in logs: bounds what is buffered.
+/// How far ahead of the first log not taken back the threads may run, in logs: bounds what
+/// is buffered.
 const WINDOW: usize = 64;
-/// Logs a thread takes at a time.
+/// Most logs a thread takes at a time, so that handing work over costs little beside small logs.
 const BATCH: usize = 8;
 
 /// Parses every log, writing its rows to `out` and its outcome to the analysis, in order.
@@ -25,102 +27,133 @@ pub fn parse_logs<W: Write>(
     threads: usize,
     out: &mut JsonlRowWriter<W>,
 ) -> io::Result<()> {
-    let tasks = parsing.log_tasks();
-    // The later copies of a session's log need the rows of the copies before them: they come
-    // last, and are taken here one by one.
-    let later = tasks.iter().position(|task| matches!(task.copies, Copies::Later { .. })).unwrap_or(tasks.len());
-    let (firsts, laters) = tasks.split_at(later);
     let options = parsing.options().clone();
-    let work = |task: &LogTask, reader: &mut DiskRoots| {
-        let mut tally = Tally::of(task);
+    let mut state = (LogQueue::<Vec<u8>>::new(parsing), parsing, out);
+    let work = |job: LogJob, reader: &mut DiskRoots| {
         let mut rows = JsonlRowWriter::new(Vec::new());
-        let outcome = task.parse(reader, &options, &mut TallySink::new(&mut tally, &mut rows));
-        (outcome, tally, rows.finish())
+        let parsed = job.parse(reader, &options, &mut rows);
+        (parsed, rows.finish())
     };
-    in_order(firsts, roots, threads, work, |index, (outcome, tally, encoded)| {
-        out.write_encoded(&encoded?)?;
-        parsing.add_log(&firsts[index], outcome, tally);
-        Ok(())
-    })?;
-    let mut reader = roots.clone();
-    for task in laters {
-        let mut tally = parsing.tally_for(task);
-        let outcome = task.parse(&mut reader, &options, &mut TallySink::new(&mut tally, &mut *out));
-        parsing.add_log(task, outcome, tally);
-    }
+    pool(
+        &mut state,
+        roots,
+        threads,
+        |(queue, parsing, _)| std::iter::from_fn(|| queue.next_job(parsing, WINDOW)).collect(),
+        work,
+        |(queue, parsing, out), (parsed, rows)| {
+            for rows in queue.take_back(parsing, parsed, rows?).rows {
+                out.write_encoded(&rows)?;
+            }
+            Ok(())
+        },
+    )?;
+    debug_assert!(state.0.is_done(), "every log is parsed");
     Ok(())
+}
+
+/// A usage-only run's scans, taken back in task order.
+struct Scans<'a> {
+    run: &'a mut UsageRun,
+    tasks: &'a [LogTask],
+    handed: usize,
+    taken: usize,
+    pending: BTreeMap<usize, UsageScan>,
 }
 
 /// Scans every log for its counters only, handing the ledgers back in order.
 pub fn scan_usage(run: &mut UsageRun, roots: &DiskRoots, threads: usize) {
     let tasks = run.log_tasks();
     let options = run.options().clone();
-    let work = |task: &LogTask, reader: &mut DiskRoots| task.scan_usage(reader, &options);
-    let consumed = in_order(&tasks, roots, threads, work, |index, scanned| {
-        run.add_scan(&tasks[index], scanned);
+    let mut scans = Scans { run, tasks: &tasks, handed: 0, taken: 0, pending: BTreeMap::new() };
+    let next = |scans: &mut Scans| {
+        let end = (scans.taken + WINDOW).min(scans.tasks.len());
+        let from = scans.handed;
+        scans.handed = end.max(from);
+        (from..end).collect()
+    };
+    let work = |index: usize, reader: &mut DiskRoots| (index, tasks[index].scan_usage(reader, &options));
+    let consumed = pool(&mut scans, roots, threads, next, work, |scans, (index, scanned)| {
+        scans.pending.insert(index, scanned);
+        while let Some(scanned) = scans.pending.remove(&scans.taken) {
+            scans.run.add_scan(&scans.tasks[scans.taken], scanned);
+            scans.taken += 1;
+        }
         Ok(())
     });
     debug_assert!(consumed.is_ok(), "the consumer never fails");
 }
 
-/// Runs `work` on every task on `threads` threads (each with its own reader) and `consume`s
-/// the results on this thread in task order. Threads take tasks in batches, so that handing
-/// results over costs little beside small logs. Stops early when `consume` fails.
-fn in_order<T: Send>(
-    tasks: &[LogTask],
+/// Runs jobs on `threads` threads, each with its own reader. On this thread, `next` hands out
+/// the jobs that may start now (asked again after each batch of results) and `consume` takes
+/// the results as they come. Stops early when `consume` fails.
+fn pool<S, J: Send, T: Send>(
+    state: &mut S,
     roots: &DiskRoots,
     threads: usize,
-    work: impl Fn(&LogTask, &mut DiskRoots) -> T + Sync,
-    mut consume: impl FnMut(usize, T) -> io::Result<()>,
+    mut next: impl FnMut(&mut S) -> Vec<J>,
+    work: impl Fn(J, &mut DiskRoots) -> T + Sync,
+    mut consume: impl FnMut(&mut S, T) -> io::Result<()>,
 ) -> io::Result<()> {
-    let next = AtomicUsize::new(0);
-    let consumed = Mutex::new(0usize);
-    let progress = Condvar::new();
+    let threads = threads.max(1);
+    let stop = AtomicBool::new(false);
+    let (job_sender, jobs) = mpsc::channel::<Vec<J>>();
+    let jobs = Mutex::new(jobs);
     std::thread::scope(|scope| {
-        let (sender, receiver) = mpsc::sync_channel::<Vec<(usize, T)>>(threads.max(1) * 2);
-        for _ in 0..threads.max(1) {
-            let (sender, mut reader) = (sender.clone(), roots.clone());
-            let (next, consumed, progress, work) = (&next, &consumed, &progress, &work);
+        // `None` says a thread panicked: its results will never come.
+        let (result_sender, results) = mpsc::channel::<Option<Vec<T>>>();
+        for _ in 0..threads {
+            let (jobs, work, stop) = (&jobs, &work, &stop);
+            let (says_panic, mut reader) = (SaysPanic(result_sender.clone()), roots.clone());
             scope.spawn(move || {
-                loop {
-                    let first = next.fetch_add(BATCH, Ordering::SeqCst);
-                    if first >= tasks.len() {
+                while let Ok(batch) = jobs.lock().unwrap_or_else(PoisonError::into_inner).recv() {
+                    if stop.load(Ordering::Relaxed) {
                         break;
                     }
-                    let mut done = consumed.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-                    while first >= *done + WINDOW {
-                        done = progress.wait(done).unwrap_or_else(|poisoned| poisoned.into_inner());
-                    }
-                    drop(done);
-                    let batch = (first..(first + BATCH).min(tasks.len()))
-                        .map(|index| (index, work(&tasks[index], &mut reader)));
-                    if sender.send(batch.collect()).is_err() {
+                    let done = batch.into_iter().map(|job| work(job, &mut reader)).collect();
+                    if says_panic.0.send(Some(done)).is_err() {
                         break;
                     }
                 }
             });
         }
-        drop(sender);
-        let mut pending = BTreeMap::new();
-        let mut cursor = 0;
-        for batch in receiver {
-            pending.extend(batch);
-            let before = cursor;
-            while let Some(result) = pending.remove(&cursor) {
-                if let Err(error) = consume(cursor, result) {
-                    // Release waiting threads; they stop when their next send fails.
-                    next.store(tasks.len(), Ordering::SeqCst);
-                    *consumed.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = usize::MAX / 2;
-                    progress.notify_all();
-                    return Err(error);
-                }
-                cursor += 1;
+        drop(result_sender);
+        let mut in_flight = 0;
+        let outcome = loop {
+            let ready = next(state);
+            // Spread over the threads, in batches.
+            let batch = ready.len().div_ceil(threads).clamp(1, BATCH);
+            let mut ready = ready.into_iter().peekable();
+            while ready.peek().is_some() {
+                let jobs: Vec<J> = ready.by_ref().take(batch).collect();
+                in_flight += jobs.len();
+                // The receiver outlives the threads.
+                let _ = job_sender.send(jobs);
             }
-            if cursor != before {
-                *consumed.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = cursor;
-                progress.notify_all();
+            if in_flight == 0 {
+                break Ok(());
             }
-        }
-        Ok(())
+            let Ok(Some(done)) = results.recv() else {
+                break Err(io::Error::other("a thread stopped"));
+            };
+            in_flight -= done.len();
+            if let Err(error) = done.into_iter().try_for_each(|result| consume(state, result)) {
+                break Err(error);
+            }
+        };
+        // Threads stop once the jobs handed out run out, or at once when stopping early.
+        stop.store(outcome.is_err(), Ordering::Relaxed);
+        drop(job_sender);
+        outcome
     })
+}
+
+/// Tells the thread handing work out that this one panicked, so that it does not wait for it.
+struct SaysPanic<T>(mpsc::Sender<Option<Vec<T>>>);
+
+impl<T> Drop for SaysPanic<T> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            let _ = self.0.send(None);
+        }
+    }
 }

@@ -411,7 +411,7 @@ fn input_output(
     Some((Tokens { requests: 1, input, output, ..Tokens::default() }, left_out))
 }
 
-/// A request's tokens by seed 001's VS Code rules: `modelTotals` (whole turn; input includes
+/// A request's tokens by VS Code's counting rules: `modelTotals` (whole turn; input includes
 /// cached), else the request's own `promptTokens`/`completionTokens` (newest builds), else
 /// `result.metadata`'s, which on older builds describe the last call only: the turn is then
 /// partial unless it had exactly one tool-call round. No cache write is ever recorded.

@@ -1,0 +1,130 @@
+//! What the analysis keeps of the event-log rows that pass by (counts, deduplication keys),
+//! and how a session's log given in several homes counts once.
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::dedup::{self, PrimaryKeys};
+use crate::facts::session::SessionCounts;
+use crate::model::{Row, RowSink};
+
+/// The same session's log in several homes (a home given twice, a session copied onto two
+/// machines): the first copy's rows all count; a later copy, taken after every first copy,
+/// gives only the rows the copies before it lacked.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Copies {
+    #[default]
+    Only,
+    First,
+    /// A later copy; `first` is the first copy's file.
+    Later {
+        first: usize,
+    },
+}
+
+/// What the analysis keeps of the rows that pass by: counts and deduplication keys.
+#[derive(Debug, Default)]
+pub struct Tally {
+    pub rows: u64,
+    pub by_turn_type: [u64; 6],
+    pub sessions: BTreeMap<String, SessionCounts>,
+    pub keys: PrimaryKeys,
+    copies: Copies,
+    /// A copied session's rows so far (`Copies`), by `dedup::copy_key`, with how many times.
+    pub(super) copy_keys: CopyKeys,
+    /// A later copy's rows so far, by `dedup::copy_key`.
+    this_copy: CopyKeys,
+    /// Rows of a later copy left out as already given.
+    pub(super) copies_dropped: u64,
+}
+
+/// Rows by `dedup::copy_key`, each with the number of times it was given.
+pub type CopyKeys = HashMap<u64, u32>;
+
+impl Copies {
+    /// The first copy's file, for a later copy.
+    pub(super) fn first(self) -> Option<usize> {
+        match self {
+            Copies::Later { first } => Some(first),
+            Copies::Only | Copies::First => None,
+        }
+    }
+}
+
+impl Tally {
+    /// The tally of a log; a later copy's starts with the rows the copies before it gave.
+    pub(super) fn new(copies: Copies, copy_keys: CopyKeys) -> Tally {
+        Tally { copies, copy_keys, ..Tally::default() }
+    }
+
+    /// Whether a row of this log is to be left out, as a later copy's row already given.
+    fn already_given(&mut self, row: &Row<'_>) -> bool {
+        match self.copies {
+            Copies::Only => false,
+            Copies::First => {
+                *self.copy_keys.entry(dedup::copy_key(row)).or_default() += 1;
+                false
+            }
+            Copies::Later { .. } => {
+                // The copies so far gave the row `known` times; this copy has given it `seen`.
+                let key = dedup::copy_key(row);
+                let seen = self.this_copy.entry(key).or_default();
+                *seen += 1;
+                let known = self.copy_keys.entry(key).or_default();
+                if *seen <= *known {
+                    self.copies_dropped += 1;
+                    return true;
+                }
+                *known = *seen;
+                false
+            }
+        }
+    }
+
+    pub(super) fn observe(&mut self, row: &Row<'_>, record_key: bool) {
+        self.rows += 1;
+        self.by_turn_type[row.turn_type as usize] += 1;
+        if !row.session_id.is_empty() {
+            match self.sessions.get_mut(row.session_id) {
+                Some(counts) => counts.observe(row),
+                None => self.sessions.entry(row.session_id.to_string()).or_default().observe(row),
+            }
+        }
+        if record_key && dedup::has_secondary_copies(row.turn_type, &row.text) {
+            self.keys.add(row.session_id, row.turn_type, &row.text, crate::time::parse_millis(&row.timestamp_utc));
+        }
+    }
+
+    pub fn merge(&mut self, other: Tally) {
+        self.rows += other.rows;
+        for (total, part) in self.by_turn_type.iter_mut().zip(other.by_turn_type) {
+            *total += part;
+        }
+        for (session, counts) in other.sessions {
+            self.sessions.entry(session).or_default().add(&counts);
+        }
+        self.keys.merge(other.keys);
+    }
+}
+
+/// A sink that tallies each event-log row (primary: its key is what secondary rows are
+/// checked against) on its way to another sink, which gets it scrubbed (`crate::scrub`).
+pub struct TallySink<'a> {
+    tally: &'a mut Tally,
+    inner: &'a mut dyn RowSink,
+}
+
+impl<'a> TallySink<'a> {
+    pub fn new(tally: &'a mut Tally, inner: &'a mut dyn RowSink) -> Self {
+        TallySink { tally, inner }
+    }
+}
+
+impl RowSink for TallySink<'_> {
+    fn push(&mut self, row: &Row<'_>) {
+        if self.tally.already_given(row) {
+            return;
+        }
+        self.tally.observe(row, true);
+        self.inner.push(&crate::scrub::row(row));
+    }
+}
