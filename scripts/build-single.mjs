@@ -32,7 +32,8 @@ function scriptSafe(text, name) {
 
 const IMPORT = /^import\s+(\{[\s\S]*?\}|\*\s+as\s+\w+)\s+from\s+'([^']+)';?[ \t]*$/gm;
 // A module fetched when first needed (a view not shown first): here it is already in the bundle.
-const DYNAMIC_IMPORT = /\bimport\('([^']+)'\)/g;
+// A JSDoc type (`{import('./types').Request}`, www/types.d.ts) is no import.
+const DYNAMIC_IMPORT = /(?<!\{)\bimport\('([^']+)'\)/g;
 const EXPORT = /^export\s+(?:async\s+function|function|class|const|let)\s+(\w+)/gm;
 
 function bundle(entry) {

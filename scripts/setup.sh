@@ -2,7 +2,7 @@
 # Installs what the build and the tests need, idempotently: the wasm32 target, clang (SQLite is
 # compiled from C for wasm32), Debian's Chromium for the browser tests, wasm-bindgen-cli at the
 # version pinned in Cargo.toml, and the npm packages of package.json (binaryen's wasm-opt,
-# chart.js, marked, playwright-core, axe-core for the accessibility checks).
+# chart.js, marked, playwright-core, axe-core for the accessibility checks), and Python's duckdb.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,6 +20,12 @@ command -v clang >/dev/null || missing+=(clang llvm)
 if [ ${#missing[@]} -gt 0 ]; then
   as_root apt-get update -qq
   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# DuckDB's Python package reads the team exports back (scripts/team-test.py, scripts/team-scale.py).
+DUCKDB_VERSION=2.0.1
+if [ "$(python3 -c 'import duckdb; print(duckdb.__version__)' 2>/dev/null)" != "$DUCKDB_VERSION" ]; then
+  python3 -m pip install --user --quiet "duckdb==$DUCKDB_VERSION"
 fi
 
 if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $WASM_BINDGEN_VERSION" ]; then

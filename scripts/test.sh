@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Every test, on a fresh machine too: installs what is missing, then runs the native tests,
-# the WebAssembly build, the core's tests under WebAssembly in Node, each fuzz target briefly,
+# Every test, on a fresh machine too: installs what is missing, then runs the native tests, the
+# team exports read back by DuckDB, the WebAssembly build, the core's tests under WebAssembly in Node, each fuzz target briefly,
 # the page's end-to-end tests in headless Chromium (against the native CLI's numbers on the same inputs),
 # and the bytes of the page's first load.
 set -euo pipefail
@@ -9,6 +9,8 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 
 cargo test --all-targets
+# The team exports of generated people read back by DuckDB (issue 28).
+python3 scripts/team-test.py
 cargo build --lib --target wasm32-unknown-unknown --no-default-features
 cargo test --target wasm32-unknown-unknown --no-default-features --test wasm
 # Each fuzz target briefly (long runs: scripts/fuzz.sh 600).

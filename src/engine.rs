@@ -6,26 +6,25 @@
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use serde::Serialize;
 use web_sys::Blob;
 
 use crate::analysis::{LateSizes, LogJob, LogQueue, LogTask, Options, Outputs, ParsedLog, Parsing, Planned, Released};
 use crate::input::RootListing;
 use crate::input::browser::{BrowserFile, BrowserRoot, BrowserRoots};
-use crate::input::zip::RawEntry;
 use crate::model::OwnedRow;
-use crate::order;
-use crate::table::RowTable;
+use crate::outputs::{self, ROWS_CSV, ROWS_JSONL, ROWS_PER_PART, SESSION_MD};
+use crate::protocol::{Answer, FileAt, HandOver, LOG_GIVEN_WHOLE_MAX_BYTES, LogToGive, Need, Request};
+use crate::share::{self, Transcript};
+use crate::table::{RowFilter, RowTable};
+use crate::team_export;
+use crate::usage::bill;
+use crate::usage::credits::CreditsUsed;
+use crate::views::{self, FullRows, RowsPage};
+use crate::{export, order};
 
 /// A zip's entries up to this size are inflated in the archive's order before the metadata
 /// files are read (see `ZipRoot::read_ahead`); larger ones (the store) are read when asked for.
 const READ_AHEAD_MAX_BYTES: u64 = 1 << 20;
-
-/// The largest log the page reads whole and hands over as bytes (a zip's, inflated by its
-/// second worker). A larger one is read here in windows (a File, or a zip entry inflated as it
-/// is read), so that the memory a log takes does not grow with its size: a line longer than
-/// `MAX_LINE_BYTES` keeps only its start.
-pub const LOG_GIVEN_WHOLE_MAX_BYTES: u64 = 16 << 20;
 
 /// Where an analysis is.
 pub enum Stage {
@@ -39,6 +38,19 @@ pub enum Stage {
     /// The metadata is read; the logs come one by one.
     Parsing(Box<ParsingRun>),
     Done(Box<Done>),
+}
+
+impl Stage {
+    /// What the analysis needs next (the page's worker loops on it).
+    pub fn need(&self) -> Need {
+        match self {
+            Stage::Adding { .. } => Need::Roots,
+            Stage::Planned(_) => Need::Files,
+            Stage::Parsing(run) if run.left > 0 => Need::Logs { left: run.left },
+            Stage::Parsing(_) => Need::LastFiles,
+            Stage::Done(_) => Need::Done,
+        }
+    }
 }
 
 pub struct PlannedRun {
@@ -55,6 +67,8 @@ pub struct ParsingRun {
     /// where a read for each costs the browser a millisecond): each log is parsed into a table
     /// of its own, and the queue puts the tables back in the logs' order.
     logs: LogQueue<RowTable, GivenLog>,
+    /// How many logs are still to be given.
+    left: usize,
 }
 
 /// When the stores (step 2's first part) are read.
@@ -65,47 +79,27 @@ pub enum Stores {
     WithMetadata,
 }
 
-/// What the page is to hand over from its folder roots, in this order (see `Engine::begin`).
-#[derive(Serialize)]
-pub struct HandOver {
-    /// As Files: the files read in parts.
-    pub files: Vec<(usize, String)>,
-    /// As bytes: the other small files, the stores' first.
-    pub small: Vec<(usize, String)>,
-    /// The logs, numbered by their place here for `parse_log`.
-    pub logs: Vec<LogToGive>,
-}
-
-#[derive(Serialize)]
-pub struct LogToGive {
-    pub root: usize,
-    pub path: String,
-    /// Whether the page hands it over: as bytes, or as a File when it is larger than
-    /// `LOG_GIVEN_WHOLE_MAX_BYTES` (from a zip, as bytes by `entry`; a larger entry is not given).
-    pub given: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub entry: Option<RawEntry>,
-}
-
 impl PlannedRun {
     pub fn new(planned: Planned, roots: BrowserRoots) -> (PlannedRun, HandOver) {
         let given_by_page = |root: usize| matches!(roots.roots.get(root), Some(BrowserRoot::Files(_)));
         let (mut in_parts, mut small) = (Vec::new(), Vec::new());
         for (root, path, read_in_parts) in planned.metadata_files().filter(|(root, _, _)| given_by_page(*root)) {
-            if read_in_parts { &mut in_parts } else { &mut small }.push((root, path.to_string()));
+            if read_in_parts { &mut in_parts } else { &mut small }.push(FileAt { root, path: path.to_string() });
         }
         // The stores first: they are read as soon as they are in, while the rest comes; a
         // store in a zip is read with the zip's other small files.
-        let stores: Vec<(usize, String)> = planned.store_files().map(|(root, path)| (root, path.to_string())).collect();
-        order::sort_by_key(&mut small, |pair| !stores.contains(pair));
-        let stores = if !stores.is_empty() && stores.iter().all(|(root, _)| given_by_page(*root)) {
-            Stores::Awaiting(stores)
+        let stores: Vec<FileAt> =
+            planned.store_files().map(|(root, path)| FileAt { root, path: path.to_string() }).collect();
+        order::sort_by_key(&mut small, |file| !stores.contains(file));
+        let stores = if !stores.is_empty() && stores.iter().all(|file| given_by_page(file.root)) {
+            Stores::Awaiting(stores.into_iter().map(|file| (file.root, file.path)).collect())
         } else {
             Stores::WithMetadata
         };
         let logs = planned
             .log_files()
-            .map(|(root, path)| {
+            .enumerate()
+            .map(|(index, (root, path))| {
                 let (given, entry) = match roots.roots.get(root) {
                     Some(BrowserRoot::Zip(zip)) => {
                         let entry = zip.raw_entry(path).filter(|entry| entry.size <= LOG_GIVEN_WHOLE_MAX_BYTES);
@@ -113,7 +107,7 @@ impl PlannedRun {
                     }
                     _ => (given_by_page(root), None),
                 };
-                LogToGive { root, path: path.to_string(), given, entry }
+                LogToGive { index, root, path: path.to_string(), given, entry }
             })
             .collect();
         (PlannedRun { planned, roots, stores }, HandOver { files: in_parts, small, logs })
@@ -141,7 +135,7 @@ impl PlannedRun {
 
     /// Step 2: every file but the logs. Returns the next step and the files handed over as
     /// bytes whose modification times the rows need.
-    pub fn read_metadata(self) -> (ParsingRun, Vec<(usize, String)>) {
+    pub fn read_metadata(self) -> (ParsingRun, Vec<FileAt>) {
         let PlannedRun { planned, mut roots, .. } = self;
         for (root, browser_root) in roots.roots.iter_mut().enumerate() {
             if let BrowserRoot::Zip(zip) = browser_root {
@@ -150,9 +144,11 @@ impl PlannedRun {
             }
         }
         let parsing = planned.read_metadata(&mut roots);
-        let needed = parsing.files_needing_times().map(|(root, path)| (root, path.to_string())).collect();
+        let needed =
+            parsing.files_needing_times().map(|(root, path)| FileAt { root, path: path.to_string() }).collect();
         let logs = LogQueue::new(&parsing);
-        (ParsingRun { parsing, roots, table: RowTable::default(), logs }, needed)
+        let left = logs.tasks().len();
+        (ParsingRun { parsing, roots, table: RowTable::default(), logs, left }, needed)
     }
 }
 
@@ -172,6 +168,7 @@ impl ParsingRun {
     /// A later copy of a session's log (`Copies::Later`) waits for the copies before it.
     pub fn parse_log(&mut self, index: usize, given: GivenLog) -> Result<(), String> {
         let ready = self.logs.give(&mut self.parsing, index, given)?;
+        self.left -= 1;
         self.parse_ready(Released { rows: Vec::new(), ready: ready.into_iter().collect() });
         Ok(())
     }
@@ -213,7 +210,7 @@ impl ParsingRun {
         // Logs never given (a page that stopped early) leave a gap; the rest are added in order.
         let released = self.logs.skip_missing(&mut self.parsing);
         self.parse_ready(released);
-        let ParsingRun { parsing, mut roots, mut table, logs: queue } = self;
+        let ParsingRun { parsing, mut roots, mut table, logs: queue, .. } = self;
         let options = parsing.options().clone();
         let late_sizes = parsing.late_sizes();
         let outputs = parsing.finish(&mut roots, &mut table);
@@ -247,21 +244,133 @@ pub struct Done {
     pub outputs: Outputs,
     /// For the files the page hands over after `finish`: their sizes go into the report.
     pub late_sizes: LateSizes,
-    pub last_filter: RefCell<Option<(crate::table::RowFilter, Vec<u32>)>>,
+    /// The last filter's matches, so that scrolling is cheap.
+    pub last_filter: RefCell<Option<(RowFilter, Vec<u32>)>>,
     /// The inputs and the logs, kept to read whole the long texts the table holds the start of.
     pub roots: RefCell<BrowserRoots>,
     logs: HashMap<u32, LogTask>,
     options: Options,
 }
 
-/// Rows with their whole texts, and why a text could not be read again (it stays cut).
-pub struct FullRows {
-    pub rows: Vec<OwnedRow>,
-    /// By the row's place in `rows`.
-    pub errors: BTreeMap<usize, String>,
-}
-
 impl Done {
+    /// Answers the page's request.
+    pub fn answer(&self, request: Request) -> Result<Answer<'_>, String> {
+        let outputs = &self.outputs;
+        Ok(match request {
+            Request::Summary => Answer::Summary(views::summary(outputs)),
+            Request::Rows { filter, offset, limit, text_limit } => {
+                Answer::Rows(self.rows(filter, offset, limit, text_limit))
+            }
+            Request::Facets => Answer::Facets(self.table.facets()),
+            Request::Sessions => Answer::Sessions(&outputs.sessions),
+            Request::Inventory => Answer::Inventory(&outputs.inventory),
+            Request::Report => Answer::Report(&outputs.report),
+            Request::Usage(query) => Answer::Usage(views::usage_view(outputs, &query)?),
+            Request::Month { month, today, allowance } => Answer::Month(outputs.usage.month(
+                views::day(&month)?,
+                views::day(&today)?,
+                views::allowance(allowance),
+            )),
+            Request::RowCount => Answer::RowCount(self.table.len() as u32),
+            Request::Export { what, session_id } => Answer::Text(self.export(&what, &session_id)?),
+            Request::ExportRows { what, offset, limit } => Answer::Text(self.export_rows(&what, offset, limit)?),
+            Request::ShareReport(asked) => {
+                let mut transcripts = Vec::new();
+                for id in &asked.sessions {
+                    let record = outputs.sessions.iter().find(|record| &record.session_id == id);
+                    let record = record.ok_or_else(|| format!("no session {id}"))?;
+                    transcripts.push(Transcript { record, rows: self.whole_texts_of(id)? });
+                }
+                Answer::Text(share::write(outputs, &transcripts, &asked.options()?))
+            }
+            Request::TeamExport(asked) => {
+                let file = outputs::by_name(&asked.what).ok_or_else(|| format!("unknown export {:?}", asked.what))?;
+                let mut out = Vec::new();
+                let rows = team_export::rows(outputs, &asked.options()?);
+                outputs::write_team(file, &rows, &mut out).map_err(|error| error.to_string())?;
+                Answer::Text(String::from_utf8(out).map_err(|error| error.to_string())?)
+            }
+            Request::SessionCredits => Answer::SessionCredits(
+                (outputs.usage.ledgers.iter())
+                    .map(|(id, ledger)| (id.as_str(), CreditsUsed::of(&outputs.usage.rates, ledger.entries.iter())))
+                    .collect(),
+            ),
+            Request::ReconcileBill { files, user } => {
+                let files = (files.iter())
+                    .map(|file| bill::read(&file.name, file.text.as_bytes()))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let logins = bill::logins(&outputs.inventory);
+                let user = user.filter(|user| !user.is_empty());
+                let usage = &outputs.usage;
+                Answer::Bill(bill::reconcile_for(
+                    &files,
+                    user.as_deref(),
+                    &logins,
+                    usage.ledgers.values(),
+                    &usage.rates,
+                )?)
+            }
+        })
+    }
+
+    /// The `limit` rows from `offset` of those passing `filter`; the last filter's matches
+    /// are kept, so scrolling is cheap.
+    fn rows(&self, filter: RowFilter, offset: u32, limit: u32, text_limit: u32) -> RowsPage {
+        let mut cache = self.last_filter.borrow_mut();
+        if cache.as_ref().is_none_or(|(cached, _)| *cached != filter) {
+            let matches = self.table.filter(&filter);
+            *cache = Some((filter, matches));
+        }
+        let matches = cache.as_ref().map_or(&[][..], |(_, matches)| matches.as_slice());
+        let indices: Vec<u32> = matches.iter().skip(offset as usize).take(limit as usize).copied().collect();
+        let rows = views::shown_rows(&self.table, &indices, text_limit, |indices| self.full_rows(indices));
+        RowsPage { total: matches.len(), rows }
+    }
+
+    /// A file to save, by its name in the outputs catalogue; `session.md` is the session
+    /// `session_id`.
+    fn export(&self, what: &str, session_id: &str) -> Result<String, String> {
+        let file = outputs::by_name(what).ok_or_else(|| format!("unknown export {what:?}"))?;
+        match file {
+            ROWS_JSONL | ROWS_CSV => {
+                let mut text = String::new();
+                let mut offset = 0;
+                while offset == 0 || (offset as usize) < self.table.len() {
+                    text.push_str(&self.export_rows(what, offset, ROWS_PER_PART)?);
+                    offset += ROWS_PER_PART;
+                }
+                Ok(text)
+            }
+            SESSION_MD => {
+                let record = self.outputs.sessions.iter().find(|record| record.session_id == session_id);
+                let name = record.map_or("", |record| record.name.as_str());
+                Ok(export::session_markdown(name, session_id, &self.whole_texts_of(session_id)?))
+            }
+            _ => {
+                let mut out = Vec::new();
+                outputs::write(file, &self.outputs, &mut out).map_err(|error| error.to_string())?;
+                String::from_utf8(out).map_err(|error| error.to_string())
+            }
+        }
+    }
+
+    /// Part of a rows export: the rows `offset..offset + limit` in table order.
+    fn export_rows(&self, what: &str, offset: u32, limit: u32) -> Result<String, String> {
+        let file = outputs::by_name(what).ok_or_else(|| format!("unknown rows export {what:?}"))?;
+        let end = (offset as usize).saturating_add(limit as usize).min(self.table.len());
+        let indices: Vec<u32> = (offset as usize..end).map(|index| index as u32).collect();
+        let rows = self.full_rows(&indices).whole()?;
+        let mut out = Vec::new();
+        outputs::write_rows(file, rows.iter(), offset == 0, &mut out).map_err(|error| error.to_string())?;
+        String::from_utf8(out).map_err(|error| error.to_string())
+    }
+
+    /// A session's rows with their whole texts, for a file.
+    fn whole_texts_of(&self, session_id: &str) -> Result<Vec<OwnedRow>, String> {
+        let filter = RowFilter { session_id: session_id.to_string(), ..RowFilter::default() };
+        self.full_rows(&self.table.filter(&filter)).whole()
+    }
+
     /// A file handed over after `finish`: its size completes the report, and a log among them
     /// is where long texts are read again.
     pub fn give_late(&mut self, root: usize, path: String, blob: Blob, size: u64) {

@@ -17,14 +17,17 @@ pub mod lines;
 pub mod model;
 pub mod order;
 pub mod outputs;
+pub mod protocol;
 pub mod report;
 pub mod scrub;
 pub mod sessions;
 pub mod share;
 pub mod sources;
 pub mod table;
+pub mod team_export;
 pub mod time;
 pub mod usage;
+pub mod views;
 
 /// The browser's analysis, fed by the page (`wasm` exports it).
 #[cfg(target_arch = "wasm32")]

@@ -8,6 +8,7 @@ use crate::time;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub enum TurnType {
     User,
     Assistant,
@@ -18,13 +19,14 @@ pub enum TurnType {
 }
 
 impl TurnType {
+    /// Every turn type, in the order the page offers them.
     pub const ALL: [TurnType; 6] = [
         TurnType::User,
         TurnType::Assistant,
-        TurnType::System,
-        TurnType::Thinking,
         TurnType::ToolUse,
         TurnType::ToolResult,
+        TurnType::System,
+        TurnType::Thinking,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -78,6 +80,7 @@ pub struct LineLocator {
 /// row exports.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub enum RowMark {
     #[default]
     Plain,
@@ -101,8 +104,25 @@ pub enum RowMark {
     ScratchDirectory,
 }
 
+impl RowMark {
+    pub const ALL: [RowMark; 11] = [
+        RowMark::Plain,
+        RowMark::FailedToolResult,
+        RowMark::PermissionRequest,
+        RowMark::PermissionDenied,
+        RowMark::PermissionGranted,
+        RowMark::PermissionDecision,
+        RowMark::PermissionSetting,
+        RowMark::ModelChange,
+        RowMark::BadLine,
+        RowMark::SessionSynced,
+        RowMark::ScratchDirectory,
+    ];
+}
+
 /// A row that owns its texts, for sinks that keep rows (tests, the browser's row table).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct OwnedRow {
     pub agent: String,
     pub timestamp_utc: String,

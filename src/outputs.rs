@@ -9,10 +9,12 @@ use serde::Serialize;
 use crate::analysis::Outputs;
 use crate::export;
 use crate::model::OwnedRow;
+use crate::team_export::{self, TeamRow};
 use crate::usage::summary::{self, DayRange, GroupBy};
 
 /// One output file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct OutputFile {
     pub name: &'static str,
     pub mime: &'static str,
@@ -20,18 +22,39 @@ pub struct OutputFile {
     pub what: &'static str,
     /// Whether `copilot-lens analyze --out` writes it (the rest are the page's exports).
     pub written_by_cli: bool,
+    pub made_from: MadeFrom,
+    /// Whether the page makes it a part at a time (`ROWS_PER_PART` rows a part), so that a
+    /// large file never needs one string.
+    pub in_parts: bool,
+}
+
+/// What an output is made of, besides the analysis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub enum MadeFrom {
+    /// The analysis alone.
+    Analysis,
+    /// One session of it, named when asked for.
+    Session,
+    /// A person's choices (`share::ShareOptions`, the transcripts to include).
+    Choices,
+    /// The usage with who and which machine (`team_export::TeamOptions`).
+    Team,
 }
 
 const fn file(name: &'static str, mime: &'static str, what: &'static str, written_by_cli: bool) -> OutputFile {
-    OutputFile { name, mime, what, written_by_cli }
+    OutputFile { name, mime, what, written_by_cli, made_from: MadeFrom::Analysis, in_parts: false }
 }
 
 const JSONL: &str = "application/x-ndjson";
 const JSON: &str = "application/json";
 const CSV: &str = "text/csv";
 
-pub const ROWS_JSONL: OutputFile = file("rows.jsonl", JSONL, "The timeline, one JSON object a line.", true);
-pub const ROWS_CSV: OutputFile = file("rows.csv", CSV, "The timeline as CSV, with a header row.", false);
+pub const ROWS_JSONL: OutputFile =
+    OutputFile { in_parts: true, ..file("rows.jsonl", JSONL, "The timeline, one JSON object a line.", true) };
+pub const ROWS_CSV: OutputFile =
+    OutputFile { in_parts: true, ..file("rows.csv", CSV, "The timeline as CSV, with a header row.", false) };
 pub const USAGE_CSV: OutputFile = file("usage.csv", CSV, "Tokens and cost per day and model.", true);
 pub const USAGE_JSONL: OutputFile = file("usage.jsonl", JSONL, "The same, one JSON object a line.", true);
 pub const SESSIONS_JSONL: OutputFile = file("sessions.jsonl", JSONL, "One record per session.", true);
@@ -39,11 +62,38 @@ pub const INVENTORY_JSON: OutputFile =
     file("inventory.json", JSON, "Projects, models, tools, MCP servers, skills, grants, accounts.", true);
 pub const REPORT_JSON: OutputFile = file("report.json", JSON, "Every file found and what happened to it.", true);
 /// One session as a readable conversation (the page's, for the session it names).
-pub const SESSION_MD: OutputFile = file("session.md", "text/markdown", "One session as a conversation.", false);
+pub const SESSION_MD: OutputFile = OutputFile {
+    made_from: MadeFrom::Session,
+    ..file("session.md", "text/markdown", "One session as a conversation.", false)
+};
+/// The report to share (`copilot-lens report`, `share::write`).
+pub const REPORT_HTML: OutputFile = OutputFile {
+    made_from: MadeFrom::Choices,
+    ..file("report.html", "text/html", "The report to share, one HTML file that opens anywhere.", false)
+};
+
+/// A team export (`usage --export`), made with who and which machine (`write_team`).
+pub const TEAM_CSV: OutputFile = OutputFile {
+    made_from: MadeFrom::Team,
+    ..file("team.csv", CSV, "Usage per day, agent, model, project and machine, with who: for a team's tables.", false)
+};
+pub const TEAM_JSONL: OutputFile =
+    OutputFile { made_from: MadeFrom::Team, ..file("team.jsonl", JSONL, "The same, one JSON object a line.", false) };
 
 /// Every output, in the order they are offered.
-pub const CATALOGUE: [OutputFile; 8] =
-    [ROWS_JSONL, ROWS_CSV, USAGE_CSV, USAGE_JSONL, SESSIONS_JSONL, INVENTORY_JSON, REPORT_JSON, SESSION_MD];
+pub const CATALOGUE: [OutputFile; 11] = [
+    ROWS_JSONL,
+    ROWS_CSV,
+    USAGE_CSV,
+    USAGE_JSONL,
+    SESSIONS_JSONL,
+    INVENTORY_JSON,
+    REPORT_JSON,
+    SESSION_MD,
+    REPORT_HTML,
+    TEAM_CSV,
+    TEAM_JSONL,
+];
 
 /// Rows made at a time for a whole rows export, so that no step holds all of them as values.
 pub const ROWS_PER_PART: u32 = 20_000;
@@ -65,6 +115,17 @@ pub fn write(file: OutputFile, outputs: &Outputs, out: &mut dyn Write) -> io::Re
         other => {
             Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{} is not made from the outputs", other.name)))
         }
+    }
+}
+
+/// Writes a team export (`team.csv` or `team.jsonl`; Parquet is the CLI's own:
+/// `team_export::parquet_file`).
+/// The rows are `team_export::rows`.
+pub fn write_team(file: OutputFile, rows: &[TeamRow], out: &mut dyn Write) -> io::Result<()> {
+    match file {
+        TEAM_CSV => team_export::write_csv(rows, out),
+        TEAM_JSONL => team_export::write_jsonl(rows, out),
+        other => Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{} is not a team export", other.name))),
     }
 }
 

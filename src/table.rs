@@ -57,6 +57,7 @@ struct StoredRow {
 /// A filter over the table; empty fields match everything.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(default)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct RowFilter {
     pub turn_types: Vec<TurnType>,
     /// The agent whose rows to keep (`copilot-cli`, ...).
@@ -76,6 +77,7 @@ pub struct RowFilter {
 
 /// A row as the viewer shows it, with its index in the table and its mark.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct TableRow {
     pub index: u32,
     #[serde(flatten)]
@@ -298,6 +300,7 @@ impl RowTable {
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Facets {
     /// The agents whose rows the table holds (`copilot-cli`, ...).
     pub agents: Vec<String>,

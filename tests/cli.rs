@@ -181,7 +181,9 @@ fn usage_by_agent_splits_what_the_other_groupings_add_up() {
 
     let text = run(scratch.path(), &["usage", "home", "--by", "agent"]);
     let text = String::from_utf8(text.stdout).unwrap();
-    assert!(text.starts_with("agent ") && text.lines().nth(1).unwrap().starts_with("copilot-cli "), "{text}");
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with("credits used: ") && lines[1].is_empty(), "the headline first: {text}");
+    assert!(lines[2].starts_with("agent ") && lines[3].starts_with("copilot-cli "), "{text}");
 
     let unknown = run(scratch.path(), &["usage", "home", "--agent", "nobody"]);
     assert_eq!(unknown.status.code(), Some(2));

@@ -240,3 +240,68 @@ fn a_usage_checkpoint_is_the_lower_bound_when_the_calls_record_nothing() {
     let json: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(json["rows"][0]["recorded_nano_aiu"], 5_250_000_000u64);
 }
+
+#[test]
+fn billed_figures_that_cannot_be_amounts_are_left_out_and_the_rest_estimated() {
+    // Five claude-sonnet-4.5 calls (3.00 USD per million input tokens), no shutdown: 200,000
+    // tokens recorded at 60 credits; the others' totalNanoAiu are 1e30, a string, -5 and 2^64-1,
+    // none an amount: their 1,300,000 tokens are estimated at 390 credits. 60 + 390 = 450
+    // (`both`), not the 60 recorded alone, and the 60 agrees with its own calls' estimate.
+    let rows = rows("11-implausible-credits");
+    assert_eq!(
+        rows[1],
+        serde_json::json!([
+            "2026-10-20",
+            "claude-sonnet-4.5",
+            4_500_000,
+            60_000_000_000u64,
+            null,
+            450.0,
+            "both",
+            ["partial", "implausible_counter"]
+        ])
+    );
+    let usage = usage("11-implausible-credits");
+    let flags = |id: &str| usage.ledgers[id].flags.iter().copied().collect::<Vec<_>>();
+    assert!(flags("c1000011-0000-4000-8000-000000000011").contains(&"implausible_counter"));
+    // A usage checkpoint's running total that goes down (20 then 3 credits) keeps the 20.
+    assert_eq!(
+        rows[0],
+        serde_json::json!(["2026-10-20", "", null, 20_000_000_000u64, null, 20.0, "recorded", ["no_rate", "partial"]])
+    );
+    assert!(flags("c1000012-0000-4000-8000-000000000012").contains(&"usage_checkpoint_went_down"));
+    // Each line is named.
+    let output = common::run(&common::fixture("credits"), &["usage", "11-implausible-credits"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    for line in [2, 4, 5, 6] {
+        let named = format!("c1000011-0000-4000-8000-000000000011/events.jsonl:{line}");
+        assert!(stderr.contains(&named), "{named} in {stderr}");
+    }
+    assert!(stderr.contains("c1000012-0000-4000-8000-000000000012/events.jsonl:3"), "{stderr}");
+}
+
+#[test]
+fn usage_by_subagent_adds_up_to_plain_usage() {
+    // 01 writes no agentMetrics, 02 does, 06 is a VS Code chat.
+    for case in ["01-billed-two-days", "02-subagent-share", "06-vscode-credits", "03-crashed-checkpoint"] {
+        let usage = usage(case);
+        let plain = usage.table(GroupBy::Day, DayRange::default());
+        let by_agent = usage.table(GroupBy::Subagent, DayRange::default());
+        let total = |table: &copilot_lens::usage::summary::UsageTable| {
+            table.totals.iter().map(|(kind, row)| (*kind, row.credits, row.total)).collect::<Vec<_>>()
+        };
+        assert_eq!(total(&by_agent), total(&plain), "{case}");
+        assert!(!by_agent.rows.is_empty(), "{case}");
+    }
+}
+
+#[test]
+fn an_allowance_must_be_a_finite_number_above_zero_up_to_a_billion() {
+    let root = common::fixture("credits/01-billed-two-days");
+    for bad in ["1e19", "0", "-5", "NaN", "inf", "ten"] {
+        let output = common::run(&root, &["usage", ".", "--allowance", bad]);
+        assert_eq!(output.status.code(), Some(2), "--allowance {bad}");
+    }
+    let output = common::run(&root, &["usage", ".", "--allowance", "1e9", "--until", "2026-10-31"]);
+    assert_eq!(output.status.code(), Some(0));
+}

@@ -140,8 +140,11 @@ fn a_log_given_alone_is_read_as_its_session() {
     snapshot("loose-log__rows.jsonl", &read(&out.join("rows.jsonl")));
     let usage = run(scratch.path(), &["usage", "loose"]);
     assert!(usage.status.success(), "{}", String::from_utf8_lossy(&usage.stderr));
+    let table = String::from_utf8(usage.stdout).unwrap();
+    // A session on the person's own key only: no Copilot charge, said so rather than $0.00.
+    assert_eq!(table.lines().next().unwrap(), "credits used: 3,072 tokens on your own key, no Copilot charge");
     assert_eq!(
-        String::from_utf8(usage.stdout).unwrap().lines().nth(1).unwrap(),
+        table.lines().nth(3).unwrap(),
         "2026-11-30  gpt-4.1         3  2,706         300            0      66         15  3,072    0.0000     0.00  byok"
     );
 }

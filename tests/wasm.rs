@@ -11,7 +11,7 @@ use copilot_lens::input::memory::{MemoryRoot, MemoryRoots};
 use copilot_lens::model::JsonlRowWriter;
 use copilot_lens::wasm::Engine;
 use js_sys::{Function, JSON, Uint8Array};
-use serde_json::Value;
+use serde_json::{Value, json};
 use wasm_bindgen::JsValue;
 use wasm_bindgen_test::wasm_bindgen_test;
 
@@ -76,42 +76,66 @@ fn fails(error: wasm_bindgen::JsError) -> String {
     format!("{:?}", JsValue::from(error))
 }
 
+/// The engine's answer to a request (`protocol::Request`), as the page asks.
+fn ask(engine: &Engine, request: Value) -> Result<Value, String> {
+    let answer = js(engine.ask(JSON::parse(&request.to_string()).unwrap()).map_err(fails)?);
+    let asked = request.as_str().or_else(|| request.as_object()?.keys().next().map(String::as_str)).unwrap();
+    let named = if asked.starts_with("export") || asked == "share_report" { "text" } else { asked };
+    assert_eq!(answer["answer"], named, "an answer named for its request");
+    Ok(answer["value"].clone())
+}
+
+fn export(engine: &Engine, what: &str) -> Result<String, String> {
+    ask(engine, json!({"export": {"what": what, "session_id": ""}})).map(|text| text.as_str().unwrap().to_string())
+}
+
+fn need(engine: &Engine) -> Value {
+    js(engine.need().map_err(fails).unwrap())
+}
+
 /// The rows (JSONL) of the browser's `Engine` over a folder of `files`, handed over the way
 /// the page hands them: the files read as bytes, the logs one by one to `parse_log`, last
 /// first (the page hands a zip's over in the archive's order; the rows keep the logs' order).
 fn engine_rows(files: &[(&str, &[u8])]) -> String {
-    engine_run(files).export("rows.jsonl", "").map_err(fails).unwrap()
+    export(&engine_run(files), "rows.jsonl").unwrap()
 }
 
 /// The `Engine` after `finish` and after the files it did not read were handed over as Blobs,
-/// as the page hands them once the analysis is done.
+/// as the page hands them once the analysis is done; each step is the one the engine needs.
 fn engine_run(files: &[(&str, &[u8])]) -> Engine {
     let bytes_of = |path: &str| Uint8Array::from(files.iter().find(|(at, _)| *at == path).unwrap().1);
     let options = js_sys::Object::new();
     js_sys::Reflect::set(&options, &"include_thinking".into(), &true.into()).unwrap();
     let mut engine = Engine::new(options.into()).map_err(fails).unwrap();
+    assert_eq!(need(&engine), json!({"need": "roots"}));
     engine.add_listing("home".into(), files.iter().map(|(path, _)| path.to_string()).collect()).unwrap();
     let plan = js(engine.begin(Function::new_no_args("")).map_err(fails).unwrap());
-    for pair in plan["files"].as_array().unwrap().iter().chain(plan["small"].as_array().unwrap()) {
-        let path = pair[1].as_str().unwrap();
+    assert_eq!(need(&engine), json!({"need": "files"}));
+    for file in plan["files"].as_array().unwrap().iter().chain(plan["small"].as_array().unwrap()) {
+        let path = file["path"].as_str().unwrap();
         engine.give_bytes(0, path.to_string(), bytes_of(path)).map_err(fails).unwrap();
     }
-    for pair in js(engine.read_metadata().map_err(fails).unwrap()).as_array().unwrap() {
-        engine.give_time(0, pair[1].as_str().unwrap(), FIXED_MTIME_MS as f64).map_err(fails).unwrap();
+    for file in js(engine.read_metadata().map_err(fails).unwrap()).as_array().unwrap() {
+        engine.give_time(0, file["path"].as_str().unwrap(), FIXED_MTIME_MS as f64).map_err(fails).unwrap();
     }
     let mut handed: Vec<&str> = plan["files"]
         .as_array()
         .unwrap()
         .iter()
         .chain(plan["small"].as_array().unwrap())
-        .map(|pair| pair[1].as_str().unwrap())
+        .map(|file| file["path"].as_str().unwrap())
         .collect();
     for (index, log) in plan["logs"].as_array().unwrap().iter().enumerate().rev() {
+        assert_eq!(need(&engine), json!({"need": "logs", "left": index + 1}));
+        assert_eq!(log["index"], index);
         let path = log["path"].as_str().unwrap();
         engine.parse_log(index, bytes_of(path).into()).map_err(fails).unwrap();
         handed.push(path);
     }
-    engine.finish().map_err(fails).unwrap();
+    assert_eq!(need(&engine), json!({"need": "last_files"}));
+    let summary = js(engine.finish().map_err(fails).unwrap());
+    assert_eq!(need(&engine), json!({"need": "done"}));
+    assert_eq!(ask(&engine, json!("summary")).unwrap(), summary);
     let (blobs, paths) = (js_sys::Array::new(), js_sys::Array::new());
     let logs: Vec<&str> = plan["logs"].as_array().unwrap().iter().map(|log| log["path"].as_str().unwrap()).collect();
     for (path, bytes) in files.iter().filter(|(path, _)| !handed.contains(path) || logs.contains(path)) {
@@ -144,8 +168,7 @@ fn sizes_given_after_finish_complete_the_report() {
     let mut files = spec_fixture();
     files.push((".copilot/pkg/linux-x64/1.0.102/cli-main.js", b"console.log('the CLI itself');\n"));
     files.push(("Documents/notes.txt", b"not Copilot's"));
-    let engine_report: Value =
-        serde_json::from_str(&engine_run(&files).export("report.json", "").map_err(fails).unwrap()).unwrap();
+    let engine_report: Value = serde_json::from_str(&export(&engine_run(&files), "report.json").unwrap()).unwrap();
     let native_report = serde_json::to_value(&analyze_files(&files).1.report).unwrap();
     assert_eq!(engine_report, native_report);
     let sizes: Vec<u64> =
@@ -264,7 +287,9 @@ fn a_later_copy_handed_over_first_waits_for_the_first() {
 /// whole says why instead of passing as whole.
 #[wasm_bindgen_test]
 fn rows_carry_their_mark_and_a_text_not_read_again_says_why() {
-    let shown = |engine: &Engine| js(engine.rows(JsValue::NULL, 0, 1000, 0).map_err(fails).unwrap());
+    let shown = |engine: &Engine| {
+        ask(engine, json!({"rows": {"filter": {}, "offset": 0, "limit": 1000, "text_limit": 0}})).unwrap()
+    };
     let spec = shown(&engine_run(&spec_fixture()));
     let marks: Vec<&str> = spec["rows"].as_array().unwrap().iter().map(|row| row["mark"].as_str().unwrap()).collect();
     for mark in ["bad_line", "permission_request", "permission_granted", "permission_setting", "plain"] {
@@ -285,7 +310,7 @@ fn rows_carry_their_mark_and_a_text_not_read_again_says_why() {
     let row = &shown(&engine)["rows"][1];
     assert_eq!((row["text_cut"].as_bool(), row["text"].as_str().map(str::len)), (Some(true), Some(512)));
     assert!(row["text_error"].as_str().unwrap().starts_with(&format!("{log}: cannot open it again")), "{row}");
-    assert!(fails(engine.export("rows.jsonl", "").unwrap_err()).contains("could not be read again whole"));
+    assert!(export(&engine, "rows.jsonl").unwrap_err().contains("could not be read again whole"));
 }
 
 /// The page's usage view carries the `implausible_counter` flag on the rows and totals whose
@@ -306,7 +331,10 @@ fn the_usage_view_flags_counters_left_out() {
         "1a1a1a1a-0000-4000-8000-000000000022",
         "1a1a1a1a-0000-4000-8000-000000000023"
     ];
-    let view = js(engine_run(&files).usage("day", "", "", None).map_err(fails).unwrap());
+    let usage = |engine: &Engine, by: &str, agent: &str| {
+        ask(engine, json!({"usage": {"by": by, "since": "", "until": "", "agent": agent}}))
+    };
+    let view = usage(&engine_run(&files), "day", "").unwrap();
     let flagged: Vec<(&str, &str)> = view["rows"]
         .as_array()
         .unwrap()
@@ -353,7 +381,7 @@ fn the_usage_view_flags_counters_left_out() {
 
     // Split by agent, and of one agent: the same totals; an agent no source has is an error.
     let engine = engine_run(&files);
-    let by_agent = js(engine.usage("agent", "", "", None).map_err(fails).unwrap());
+    let by_agent = usage(&engine, "agent", "").unwrap();
     assert!(
         by_agent["rows"]
             .as_array()
@@ -361,9 +389,9 @@ fn the_usage_view_flags_counters_left_out() {
             .iter()
             .all(|row| row["agent"] == "copilot-cli" && row.get("day").is_none())
     );
-    let of_cli = js(engine.usage("day", "", "", Some("copilot-cli".into())).map_err(fails).unwrap());
+    let of_cli = usage(&engine, "day", "copilot-cli").unwrap();
     assert_eq!((&by_agent["totals"], &of_cli["totals"]), (&view["totals"], &view["totals"]));
     assert_eq!(of_cli["rows"], view["rows"]);
-    let unknown = fails(engine.usage("day", "", "", Some("nobody".into())).unwrap_err());
+    let unknown = usage(&engine, "day", "nobody").unwrap_err();
     assert!(unknown.contains("unknown agent \"nobody\""), "{unknown}");
 }

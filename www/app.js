@@ -144,6 +144,14 @@ function todayUtc() {
 }
 
 async function analyse(newRoots) {
+  if (newRoots.bills && newRoots.bills.length) {
+    lens.bills = newRoots.bills;
+    // A report given alone, after the analysis: the Month view shows it, nothing is read again.
+    if (!newRoots.length && lens.state === 'done') {
+      clear($('view-month')).dataset.rendered = '';
+      return showView('month');
+    }
+  }
   const roots = $('opt-add').checked && lens.state === 'done' ? [...currentRoots, ...newRoots] : newRoots;
   if (!roots.length) return;
   const gen = ++analysisGen;
@@ -199,11 +207,21 @@ function makeContext(gen, result, zone) {
     zone,
     today: todayUtc,
     engine,
-    call: (method, ...args) => engine.call(method, ...args),
-    /** A worker answer kept for this analysis. */
-    get(key, ...call) {
+    /** The answer's value to a request. @param {import('./types').Request} request */
+    ask: (request) => engine.ask(request),
+    /** The answer's value to a request, kept for this analysis. @param {import('./types').Request} request */
+    /** GitHub's usage reports given (Files), and their reconciliation (read in the worker). */
+    bills: () => lens.bills || [],
+    addBills(files) {
+      lens.bills = [...(lens.bills || []), ...files];
+    },
+    reconcileBill: (files, user) => engine.reconcileBill(files, user),
+    /** The plans the CLI's --plan knows (src/usage/plans.json). */
+    plans: engine.facts.plans,
+    get(request) {
+      const key = JSON.stringify(request);
       if (!cache.has(key)) {
-        const promise = engine.call(...call);
+        const promise = engine.ask(request);
         promise.catch(() => cache.delete(key));
         cache.set(key, promise);
       }

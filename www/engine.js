@@ -19,8 +19,12 @@ const FILES_PER_PART = 64;
 const RUN_BYTES = 4 * 1024 * 1024;
 const RUN_GAP = 1024 * 1024;
 const RUNS_AT_ONCE = 2;
-// Room for a local header's extra field, which only the local header gives.
-const EXTRA_FIELD_ROOM = 512;
+
+// The values are the Rust boundary's types (www/types.d.ts, generated from src/protocol.rs).
+/** @typedef {import('./types').EngineFacts} EngineFacts */
+/** @typedef {import('./types').FileAt} FileAt */
+/** @typedef {import('./types').LogToGive} LogToGive */
+/** @typedef {import('./types').Request} Request */
 
 export class Cancelled extends Error {
   constructor() {
@@ -96,7 +100,7 @@ export class EngineClient {
       await new Promise((resolve, reject) => {
         worker.onmessage = (event) => {
           if (event.data.type === 'ready') {
-            // What the engine says of itself: folders, limits, the outputs catalogue.
+            /** What the engine says of itself: folders, limits, the enumerations, the outputs. @type {EngineFacts} */
             this.facts = event.data.facts;
             resolve();
           } else if (event.data.type === 'error' || event.data.type === 'crash') reject(new Error(event.data.message));
@@ -225,17 +229,29 @@ export class EngineClient {
     return expanded;
   }
 
-  async call(method, ...args) {
-    return (await this.send({ type: 'call', method, args })).value;
+  /** The answer's value to a request of the finished analysis (a Blob for a file). @param {Request} request */
+  async ask(request) {
+    return (await this.send({ type: 'ask', request })).value;
   }
 
-  async exportFile(what, sessionId) {
-    return (await this.send({ type: 'export', what, session_id: sessionId || '' })).value;
+  /** GitHub's usage reports (Files) reconciled with this analysis (read as text in the worker). */
+  async reconcileBill(files, user) {
+    return (await this.send({ type: 'bill', files, user: user || '' })).value;
   }
 
-  /** The report to share (a Blob): options as Engine.share_report takes them. */
-  async shareReport(options) {
-    return (await this.send({ type: 'export', what: 'report.html', options })).value;
+  /** A file of the outputs catalogue, as a Blob; `session.md` is the session `sessionId`'s. */
+  exportFile(what, sessionId) {
+    return this.ask({ export: { what, session_id: sessionId || '' } });
+  }
+
+  /** The report to share (a Blob): options as a ShareAsked. */
+  shareReport(options) {
+    return this.ask({ share_report: options });
+  }
+
+  /** A team export (a Blob), team.csv or team.jsonl: options as a TeamAsked without `what`. */
+  teamExport(what, options) {
+    return this.ask({ team_export: { what, ...options } });
   }
 
   crashForTest() {
@@ -244,16 +260,16 @@ export class EngineClient {
 }
 
 /**
- * A zip's log entries (`[root, path, entry, index]`, `entry` as `ZipRoot::raw_entry` gives it)
- * in runs that one read each covers, in the archive's order.
+ * A zip's log entries in runs that one read each covers, in the archive's order.
+ * @param {LogToGive[]} logs
  */
 function runsOf(logs, zipSize) {
-  const sorted = [...logs].sort((a, b) => a[2].header_start - b[2].header_start);
+  const sorted = [...logs].sort((a, b) => a.entry.header_start - b.entry.header_start);
   const runs = [];
   let run = null;
   for (const log of sorted) {
-    const { header_start: start, name_length: name, packed } = log[2];
-    const end = Math.min(zipSize, start + 30 + name + EXTRA_FIELD_ROOM + packed);
+    const { header_start: start, span } = log.entry;
+    const end = Math.min(zipSize, start + span);
     if (run && start - run.end <= RUN_GAP && end - run.start <= RUN_BYTES) {
       run.end = Math.max(run.end, end);
       run.logs.push(log);
@@ -300,7 +316,10 @@ class Inflater {
     this.worker.postMessage({ type: 'init', module });
   }
 
-  /** The entries' bytes (`{at, packed, size, crc32}` in `buffer`), null where one fails. */
+  /**
+   * The entries' bytes (`{at, span, packed, size, crc32}`: `span` bytes of `buffer` from `at`
+   * hold its local header and data), null where one fails.
+   */
   inflate(buffer, entries) {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
@@ -338,6 +357,7 @@ class FileServer {
     this.timesGiven = new Promise((resolve) => (this.timesWereGiven = resolve));
   }
 
+  /** @param {{files: FileAt[], small: FileAt[], logs: LogToGive[]}} handOver */
   async serve({ files, small, logs }) {
     await this.giveInParts(files);
     await this.giveSmall(small);
@@ -353,7 +373,7 @@ class FileServer {
    */
   async giveRestAfterDone() {
     for (const [root, files] of this.byPath.entries()) {
-      await this.giveInParts([...files.keys()].filter((path) => !this.handed[root].has(path)).map((path) => [root, path]));
+      await this.giveInParts([...files.keys()].filter((path) => !this.handed[root].has(path)).map((path) => ({ root, path })));
     }
     this.post({ kind: 'rest-given' });
   }
@@ -363,10 +383,11 @@ class FileServer {
    * A File's time costs the browser a round trip on this thread, so only these are asked, and
    * in parts, letting the page draw in between.
    */
-  async giveTimes(pairs) {
-    const known = pairs.filter(([root, path]) => this.byPath[root].has(path));
+  /** @param {FileAt[]} asked */
+  async giveTimes(asked) {
+    const known = asked.filter(({ root, path }) => this.byPath[root].has(path));
     await this.inParts(known, (part) => {
-      const items = part.map(([root, path]) => ({ root, path, modified: this.byPath[root].get(path).lastModified || 0 }));
+      const items = part.map(({ root, path }) => ({ root, path, modified: this.byPath[root].get(path).lastModified || 0 }));
       this.post({ kind: 'times', items });
     });
     this.timesWereGiven();
@@ -380,9 +401,10 @@ class FileServer {
     for (const wake of waiting) wake();
   }
 
-  giveFiles(pairs) {
+  /** @param {FileAt[]} wanted */
+  giveFiles(wanted) {
     const byRoot = new Map();
-    for (const [root, path] of pairs) {
+    for (const { root, path } of wanted) {
       if (this.handed[root].has(path)) continue;
       this.handed[root].add(path);
       if (!byRoot.has(root)) byRoot.set(root, { files: [], paths: [] });
@@ -393,7 +415,8 @@ class FileServer {
   }
 
   /** Reads the small files, many at once, and hands their bytes over in batches. */
-  async giveSmall(pairs) {
+  /** @param {FileAt[]} wanted */
+  async giveSmall(wanted) {
     let next = 0;
     let batch = [];
     const flush = () => {
@@ -402,8 +425,8 @@ class FileServer {
       batch = [];
     };
     const reader = async () => {
-      while (next < pairs.length && this.alive()) {
-        const [root, path] = pairs[next++];
+      while (next < wanted.length && this.alive()) {
+        const { root, path } = wanted[next++];
         const file = this.byPath[root].get(path);
         try {
           const bytes = new Uint8Array(await file.arrayBuffer());
@@ -411,7 +434,7 @@ class FileServer {
           batch.push({ root, path, bytes });
           if (batch.length >= 64) flush();
         } catch {
-          this.giveFiles([[root, path]]); // the engine reads it itself and reports what fails
+          this.giveFiles([{ root, path }]); // the engine reads it itself and reports what fails
         }
       }
     };
@@ -428,12 +451,13 @@ class FileServer {
    * Hands every log over, in any order (the engine takes them back in theirs): those it reads
    * from its root at once, a zip's in the archive's order, a folder's read a few at once.
    */
+  /** @param {LogToGive[]} logs */
   async giveLogs(logs) {
-    const fromRoot = logs.filter((log) => !log[4]).map((log) => ({ index: log[3] }));
+    const fromRoot = logs.filter((log) => !log.given).map(({ index }) => ({ index }));
     if (fromRoot.length) this.post({ kind: 'logs', items: fromRoot });
-    const given = logs.filter((log) => log[4]);
-    const zips = this.roots.map((root, index) => given.filter((log) => log[0] === index && log[2]));
-    await Promise.all([this.giveFolderLogs(given.filter((log) => !log[2])), ...zips.map((zipped, root) => zipped.length && this.giveZipLogs(root, zipped))]);
+    const given = logs.filter((log) => log.given);
+    const zips = this.roots.map((root, index) => given.filter((log) => log.root === index && log.entry));
+    await Promise.all([this.giveFolderLogs(given.filter((log) => !log.entry)), ...zips.map((zipped, root) => zipped.length && this.giveZipLogs(root, zipped))]);
   }
 
   /**
@@ -442,13 +466,14 @@ class FileServer {
    * size costs this thread a round trip to the browser (2 s for 9,500 logs), so a log is read
    * first and its size known from its bytes; a log too large for one buffer goes over as a File.
    */
+  /** @param {LogToGive[]} logs */
   async giveFolderLogs(logs) {
     let next = 0;
     const reader = async () => {
       while (next < logs.length && this.alive()) {
         await this.roomForLogs();
         if (next >= logs.length) break;
-        const [root, path, , index] = logs[next++];
+        const { root, path, index } = logs[next++];
         const file = this.byPath[root].get(path);
         let item = { index, file }; // the engine reads it itself and reports what fails
         try {
@@ -471,6 +496,7 @@ class FileServer {
    * read and two messages for many entries. An entry that cannot be read or inflated is left
    * to the engine, which reads it again and reports what fails, as the CLI does.
    */
+  /** @param {LogToGive[]} logs */
   async giveZipLogs(root, logs) {
     const zip = this.roots[root].file;
     const runs = runsOf(logs, zip.size);
@@ -485,18 +511,14 @@ class FileServer {
         let inflated = [];
         try {
           const buffer = await zip.slice(start, end).arrayBuffer();
-          const view = new DataView(buffer);
-          for (const [, , { header_start: at, packed, size, crc32 }, index] of entries) {
-            const local = at - start;
-            const found = local + 30 <= buffer.byteLength && view.getUint32(local, true) === 0x04034b50;
-            const data = found ? local + 30 + view.getUint16(local + 26, true) + view.getUint16(local + 28, true) : Infinity;
-            if (data + packed <= buffer.byteLength) wanted.push({ index, at: data, packed, size, crc32 });
-            else items.push({ index });
+          for (const { index, entry } of entries) {
+            const { header_start: at, span, packed, size, crc32 } = entry;
+            wanted.push({ index, at: at - start, span, packed, size, crc32 });
           }
           if (wanted.length) inflated = await this.inflater.inflate(buffer, wanted.map(({ index, ...entry }) => entry));
         } catch {
           items.length = wanted.length = 0;
-          for (const [, , , index] of entries) items.push({ index });
+          for (const { index } of entries) items.push({ index });
         }
         wanted.forEach(({ index }, at) => {
           const bytes = inflated[at];
@@ -510,8 +532,9 @@ class FileServer {
   }
 
   /** Hands Files over in parts: the browser fetches each File's metadata when it is posted. */
-  giveInParts(pairs) {
-    return this.inParts(pairs, (part) => this.giveFiles(part));
+  /** @param {FileAt[]} files */
+  giveInParts(files) {
+    return this.inParts(files, (part) => this.giveFiles(part));
   }
 
   /**

@@ -87,15 +87,22 @@ export function rootsFromFolderInput(fileList) {
   return [...byTop].map(([top, entries]) => filesRoot(top || 'folder', homeFilter(entries)));
 }
 
-/** Files of <input multiple> (or dropped loose files): each zip (or other archive) is a root, the rest one root. */
+/** GitHub's usage report (a CSV given beside the data): reconciled in the Month view, never a root. */
+const isBill = (file) => /\.csv$/i.test(file.name);
+
+/**
+ * Files of <input multiple> (or dropped loose files): each zip (or other archive) is a root, the
+ * rest one root; CSV files are GitHub's usage reports, kept apart as the roots' `bills`.
+ */
 export function rootsFromFiles(files) {
   const roots = [];
   const loose = [];
-  for (const file of files) {
+  for (const file of files.filter((file) => !isBill(file))) {
     if (isArchive(file)) roots.push(zipRoot(file));
     else loose.push({ file, path: file.name });
   }
   if (loose.length) roots.push(filesRoot(loose.length === 1 ? loose[0].file.name : `${loose.length} files`, loose));
+  roots.bills = files.filter(isBill);
   return roots;
 }
 
@@ -231,7 +238,9 @@ export async function rootsFromDataTransfer(dataTransfer, onCount) {
   if (!items.length && dataTransfer.files) files.push(...dataTransfer.files);
   const roots = [];
   for (const directory of directories) roots.push(await rootFromDirectoryEntry(directory, onCount));
-  roots.push(...rootsFromFiles(files));
+  const loose = rootsFromFiles(files);
+  roots.push(...loose);
+  roots.bills = loose.bills;
   return roots;
 }
 

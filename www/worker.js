@@ -1,42 +1,21 @@
 // The engine's dedicated Worker: the core compiled to WebAssembly runs here. A folder's files
 // are handed over by the page while the analysis runs (see engine.js); Files are read lazily,
 // a slice at a time, with FileReaderSync (which exists only in a Worker).
-// Protocol (all messages are plain objects; see ARCHITECTURE.md, "www/"):
-//   in:  {type:'init', module}                      -> {type:'ready', facts} (engine_facts())
-//        {type:'analyze', id, options, roots}       -> {type:'serve', id, files, small, logs}
-//          roots: [{kind:'zip', label, file} | {kind:'listing', label, paths}]; logs: [[root,
-//          path, entry | null, index, given]] (see Engine.begin)
-//        {type:'give', id, kind, ...}               the page's files, in this order:
-//          kind 'files' {root, files, paths} (the `files` first, then any other), 'bytes'
-//          {items: [{root, path, bytes}]} (the `small` ones), 'small-given', 'logs' {items:
-//          [{index, bytes | file}]} (every log once, in any order: its bytes, or the File of a
-//          log larger than log_given_whole_max_bytes, read here in windows, or neither for one
-//          the engine reads from its root), 'times' {items: [{root, path, modified}]} (in parts, once
-//          asked), 'all-given'; after 'done', 'files' again (the Files not read: their sizes
-//          for the report, the logs for their long texts), then 'rest-given'
-//                                                   -> {type:'times', id, files} (after the
-//                                                      small files), {type:'progress', id, ...}*,
-//                                                      {type:'consumed', id, bytes} (the bytes
-//                                                      of the logs parsed since the last), then
-//                                                      {type:'done', id, summary, warnings, memory,
-//                                                       seconds, timings}, then {type:'settled',
-//                                                       id, seconds} once the rest is in
-//        {type:'call', id, method, args}            -> {type:'result', id, value}
-//        {type:'export', id, what, session_id}      -> {type:'result', id, value: Blob}
-//        {type:'export', id, what:'report.html', options} (the report to share: Engine.share_report)
-//          (an export, the report and whole texts are answered once the rest is in)
-//        {type:'inflate', id, buffer, entries: [{at, packed, size, crc32}]}
-//                                                   -> {type:'inflated', id, items: [bytes | null]}
-//                                                      (zip entries' data, `packed` bytes at `at`
-//                                                      of `buffer`; null where one fails: the
-//                                                      engine reads it again and says why; the
-//                                                      page runs a second worker for this)
-//        {type:'zips-in-folder', id, paths}         -> {type:'result', id, value: {zips, holds_data}}
-//          (a folder's zips read as roots of their own; see zips_in_folder)
-//        {type:'crash-test'}                        -> the worker fails on purpose (tests)
-//   out on failure: {type:'error', id, message}; {type:'crash', message} when the WebAssembly
-//   instance trapped (a panic): the page then ends this worker and starts a fresh one.
-import { Engine, engine_facts, inflate, initSync, zips_in_folder } from './pkg/copilot_lens.js';
+// The messages: {type:'init', module} -> {type:'ready', facts}; {type:'analyze', id, options,
+// roots} -> 'serve' (what to hand over), then the page's {type:'give', id, kind, ...} as the
+// engine's Need asks, -> 'times', 'progress', 'consumed', 'done', 'settled'; {type:'ask', id,
+// request} -> {type:'result', id, value} (the Answer's value, a Blob for a file); {type:
+// 'inflate', id, buffer, entries} -> {type:'inflated', id, items} (the second worker's); {type:
+// 'bill', id, files, user} -> {type:'result', id, value} (usage reports read here as text); errors
+// -> {type:'error', id, message}, or {type:'crash', message} when the instance trapped.
+// The values are the Rust boundary's types (www/types.d.ts, generated from src/protocol.rs).
+/** @typedef {import('./types').EngineFacts} EngineFacts */
+/** @typedef {import('./types').HandOver} HandOver */
+/** @typedef {import('./types').FileAt} FileAt */
+/** @typedef {import('./types').Need} Need */
+/** @typedef {import('./types').Request} Request */
+/** @typedef {import('./types').Answer} Answer */
+import { Engine, engine_facts, inflate, initSync, needs_every_file, zips_in_folder } from './pkg/copilot_lens.js';
 
 let instance = null;
 let engine = null;
@@ -49,24 +28,12 @@ console.error = (...args) => {
   consoleError(...args);
 };
 
-// The report to share is made with the person's choices, so it is not in the outputs catalogue.
-const SHARED_REPORT = 'report.html';
-const CALLS = new Set(['summary', 'rows', 'facets', 'sessions', 'inventory', 'report', 'usage', 'month', 'row_count']);
-// What the engine says of itself (engine_facts): the long-text bytes its table keeps (rows
-// asked for with more, or whole (0), are read again from their logs), the export parts, the
-// outputs catalogue, the home folders. Set at 'init'.
+/** What the engine says of itself (engine_facts), set at 'init'. @type {EngineFacts} */
 let facts = null;
 
 // Resolved once the Files handed over after 'done' are in: the report's sizes and the logs
 // that long texts are read again from.
 let settled = Promise.resolve();
-
-function needsEveryFile({ type, method, args }) {
-  if (type === 'export') return true;
-  if (method === 'report') return true;
-  const textLimit = method === 'rows' ? (args || [])[3] : 1;
-  return !(textLimit > 0 && textLimit <= facts.table_keeps_text);
-}
 
 function fail(id, error) {
   if (error instanceof WebAssembly.RuntimeError) {
@@ -164,15 +131,11 @@ async function analyzeUntilSettled({ id, options, roots }) {
     timings[name] = (now - mark) / 1000;
     mark = now;
   };
+  /** @type {HandOver} */
   const plan = fresh.begin(progress);
-  const forPage = ([root, path]) => [toPage[root], path];
-  self.postMessage({
-    type: 'serve',
-    id,
-    files: plan.files.map(forPage),
-    small: plan.small.map(forPage),
-    logs: plan.logs.map((log, index) => [...forPage([log.root, log.path]), log.entry || null, index, log.given]),
-  });
+  /** @param {FileAt} file */
+  const forPage = (file) => ({ ...file, root: toPage[file.root] });
+  self.postMessage({ type: 'serve', id, files: plan.files.map(forPage), small: plan.small.map(forPage), logs: plan.logs.map(forPage) });
 
   // The page's files, taken as they come; `until` waits for more when `done()` is not yet true.
   const logs = [];
@@ -198,38 +161,48 @@ async function analyzeUntilSettled({ id, options, roots }) {
       await new Promise((resolve) => (wake = resolve));
     }
   };
-  await until(() => smallGiven);
-  lap('small_files');
-  const needTimes = fresh.read_metadata();
-  self.postMessage({ type: 'times', id, files: needTimes.map(forPage) });
-  lap('other_files');
   let waited = 0; // for the page's logs: the part of `logs` not spent parsing
   let consumed = 0; // bytes parsed and not yet said to the page, which reads ahead by them
   const sayConsumed = () => {
     if (consumed) self.postMessage({ type: 'consumed', id, bytes: consumed });
     consumed = 0;
   };
-  for (let parsed = 0; parsed < plan.logs.length; parsed++) {
-    if (nextLog === logs.length) {
+  let summary = null;
+  // The engine says what it needs next; each step hands it that.
+  for (let /** @type {Need} */ need = fresh.need(); need.need !== 'done'; need = fresh.need()) {
+    if (need.need === 'files') {
+      await until(() => smallGiven);
+      lap('small_files');
+      self.postMessage({ type: 'times', id, files: fresh.read_metadata().map(forPage) });
+      lap('other_files');
+    } else if (need.need === 'logs') {
+      // Every log, in the order the page hands them over.
+      for (let left = need.left; left > 0; left--) {
+        if (nextLog === logs.length) {
+          sayConsumed();
+          logs.length = nextLog = 0;
+          const asked = performance.now();
+          await until(() => nextLog < logs.length);
+          waited += performance.now() - asked;
+        }
+        const { index, bytes, file } = logs[nextLog];
+        logs[nextLog++] = null;
+        fresh.parse_log(index, bytes || file);
+        if (bytes) consumed += bytes.byteLength;
+        if (consumed >= 1 << 20) sayConsumed();
+      }
       sayConsumed();
-      logs.length = nextLog = 0;
-      const asked = performance.now();
-      await until(() => nextLog < logs.length);
-      waited += performance.now() - asked;
+      lap('logs');
+      timings.logs_waiting = waited / 1000;
+    } else if (need.need === 'last_files') {
+      await until(() => allGiven);
+      lap('last_files');
+      summary = fresh.finish();
+      lap('joins');
+    } else {
+      throw new Error(`the engine needs ${need.need}, which this worker cannot give`);
     }
-    const { index, bytes, file } = logs[nextLog];
-    logs[nextLog++] = null;
-    fresh.parse_log(index, bytes || file);
-    if (bytes) consumed += bytes.byteLength;
-    if (consumed >= 1 << 20) sayConsumed();
   }
-  sayConsumed();
-  lap('logs');
-  timings.logs_waiting = waited / 1000;
-  await until(() => allGiven);
-  lap('last_files');
-  const summary = fresh.finish();
-  lap('joins');
   engine = fresh;
   self.postMessage({
     type: 'done',
@@ -244,28 +217,33 @@ async function analyzeUntilSettled({ id, options, roots }) {
   self.postMessage({ type: 'settled', id, seconds: (performance.now() - started) / 1000 });
 }
 
-function exportFile({ id, what, session_id, options }) {
-  if (!engine) throw new Error('run the analysis first');
-  if (what === SHARED_REPORT) {
-    const value = new Blob([engine.share_report(options)], { type: 'text/html;charset=utf-8' });
-    self.postMessage({ type: 'result', id, value });
-    return;
-  }
-  const file = facts.outputs.find((output) => output.name === what);
+/** @param {Request} request */
+function answer(request) {
+  /** @type {Answer} */
+  const { value } = engine.ask(request);
+  return value;
+}
+
+/** A file of the outputs catalogue (an export or the report to share), as a Blob. */
+function exportFile(/** @type {Request} */ request) {
+  const what = 'share_report' in request ? null : (request.export || request.team_export).what;
+  const file = facts.outputs.find((output) => (what === null ? output.made_from === 'choices' : output.name === what));
   if (!file) throw new Error(`unknown export ${what}`);
   const type = file.mime + ';charset=utf-8';
   let parts;
-  if (what === 'rows.jsonl' || what === 'rows.csv') {
+  if (file.in_parts) {
     // In parts, so a large export never needs one huge string.
     parts = [];
-    const count = engine.row_count();
+    const count = answer('row_count');
     for (let offset = 0; offset === 0 || offset < count; offset += facts.rows_per_part) {
-      parts.push(engine.export_rows(what, offset, facts.rows_per_part));
+      parts.push(answer({ export_rows: { what: file.name, offset, limit: facts.rows_per_part } }));
     }
+  } else if (what === 'team.csv' || what === 'team.jsonl') {
+    parts = [engine.team_export(what, options)];
   } else {
-    parts = [engine.export(what, session_id || '')];
+    parts = [answer(request)];
   }
-  self.postMessage({ type: 'result', id, value: new Blob(parts, { type }) });
+  return new Blob(parts, { type });
 }
 
 self.onmessage = async (event) => {
@@ -283,29 +261,33 @@ self.onmessage = async (event) => {
       case 'analyze':
         await analyze(message);
         break;
-      case 'call': {
-        if (!CALLS.has(message.method)) throw new Error(`unknown call ${message.method}`);
-        if (needsEveryFile(message)) await settled;
+      case 'ask': {
+        const { request } = message;
+        if (needs_every_file(request)) await settled;
         if (!engine) throw new Error('run the analysis first');
-        const value = engine[message.method](...(message.args || []));
-        self.postMessage({ type: 'result', id: message.id, value });
+        const isFile = typeof request === 'object' && ('export' in request || 'share_report' in request || 'team_export' in request);
+        self.postMessage({ type: 'result', id: message.id, value: isFile ? exportFile(request) : answer(request) });
         break;
       }
-      case 'export':
-        await settled;
-        exportFile(message);
-        break;
       case 'inflate': {
-        const packed = new Uint8Array(message.buffer);
-        const items = message.entries.map(({ at, packed: length, size, crc32 }) => {
+        const buffer = new Uint8Array(message.buffer);
+        // Each entry's bytes from its local header, which the engine reads.
+        const items = message.entries.map(({ at, span, packed, size, crc32 }) => {
           try {
-            return inflate(packed.subarray(at, at + length), size, crc32);
+            return inflate(buffer.subarray(at, at + span), packed, size, crc32);
           } catch (error) {
             if (error instanceof WebAssembly.RuntimeError) throw error;
             return null;
           }
         });
         self.postMessage({ type: 'inflated', id: message.id, items }, items.filter(Boolean).map((bytes) => bytes.buffer));
+        break;
+      }
+      case 'bill': {
+        if (!engine) throw new Error('run the analysis first');
+        const files = await Promise.all(message.files.map(async (file) => ({ name: file.name, text: await file.text() })));
+        const request = { reconcile_bill: { files, user: message.user || null } };
+        self.postMessage({ type: 'result', id: message.id, value: answer(request) });
         break;
       }
       case 'zips-in-folder':

@@ -240,7 +240,7 @@ impl<R: Read + Seek> ZipRoot<R> {
         let entry = self.data(at).filter(|_| at.inner.is_none())?;
         (entry.compression() == CompressionMethod::Deflated).then(|| RawEntry {
             header_start: entry.header_start(),
-            name_length: entry.name_raw().len() as u64,
+            span: LOCAL_HEADER_BYTES + entry.name_raw().len() as u64 + EXTRA_FIELD_ROOM + entry.compressed_size(),
             packed: entry.compressed_size(),
             size: entry.size(),
             crc32: entry.crc32(),
@@ -444,10 +444,8 @@ std::thread_local! {
     static ELSEWHERE: std::cell::RefCell<InflateState> = std::cell::RefCell::default();
 }
 
-/// A deflated entry's data (as `ZipRoot::raw_entry` places it) inflated elsewhere than its
-/// archive: the browser hands this work to a second worker so that inflating and parsing run
-/// at once. The bytes must come to exactly `size` with this CRC-32.
-pub fn inflate_entry(packed: &[u8], size: u64, crc32: u32) -> io::Result<Vec<u8>> {
+/// A deflated entry's data inflated, to exactly `size` bytes with this CRC-32.
+fn inflate_entry(packed: &[u8], size: u64, crc32: u32) -> io::Result<Vec<u8>> {
     if size > MAX_ENTRY_BYTES {
         return Err(io::Error::new(io::ErrorKind::InvalidData, "the entry is too large"));
     }
@@ -455,6 +453,29 @@ pub fn inflate_entry(packed: &[u8], size: u64, crc32: u32) -> io::Result<Vec<u8>
     ELSEWHERE.with_borrow_mut(|state| Inflating::new(packed, state.fresh(), size, crc32).read_to_end(&mut bytes))?;
     Ok(bytes)
 }
+
+/// A deflated entry's data inflated elsewhere than its archive (the browser hands this work to
+/// a second worker, so that inflating and parsing run at once), from `bytes` that start at its
+/// local header (`RawEntry::span` bytes from `header_start`, or fewer at the archive's end):
+/// `packed` bytes that must come to exactly `size` with this CRC-32.
+pub fn inflate_raw(bytes: &[u8], packed: u64, size: u64, crc32: u32) -> io::Result<Vec<u8>> {
+    let field = |at: usize| bytes.get(at..at + 2).map_or(0, |pair| u64::from(u16::from_le_bytes([pair[0], pair[1]])));
+    if bytes.get(..4) != Some(&LOCAL_HEADER_SIGNATURE[..]) {
+        return Err(io::Error::new(io::ErrorKind::InvalidData, "no local header where the directory says"));
+    }
+    // The name's and the extra field's lengths, which only the local header gives.
+    let data = LOCAL_HEADER_BYTES + field(26) + field(28);
+    let data = usize::try_from(data.saturating_add(packed)).ok().and_then(|end| bytes.get(data as usize..end));
+    let data =
+        data.ok_or_else(|| io::Error::new(io::ErrorKind::UnexpectedEof, "the entry's data was not all given"))?;
+    inflate_entry(data, size, crc32)
+}
+
+const LOCAL_HEADER_SIGNATURE: [u8; 4] = 0x04034b50_u32.to_le_bytes();
+const LOCAL_HEADER_BYTES: u64 = 30;
+/// Room for a local header's extra field, which only the local header gives: an entry whose
+/// field is longer is not all in its `span` (`inflate_raw` then fails and it is read again).
+const EXTRA_FIELD_ROOM: u64 = 512;
 
 /// The room to make for an entry whose header says it inflates to `size` bytes from `packed`:
 /// no more than those bytes can inflate to, so that a size in a damaged or hostile header
@@ -570,11 +591,13 @@ impl<R: Read> Read for DeclaredSize<R> {
 
 /// A deflated zip entry's place in its archive: its local header starts at `header_start`
 /// (30 bytes, the name, an extra field whose length only the local header gives), then
-/// `packed` bytes that inflate to `size` bytes with this CRC-32.
+/// `packed` bytes that inflate to `size` bytes with this CRC-32. The `span` bytes from
+/// `header_start` hold both, but for an extra field longer than `EXTRA_FIELD_ROOM`.
 #[derive(Clone, Copy, Debug, serde::Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct RawEntry {
     pub header_start: u64,
-    pub name_length: u64,
+    pub span: u64,
     pub packed: u64,
     pub size: u64,
     pub crc32: u32,
@@ -620,6 +643,27 @@ mod tests {
         assert!(super::inflate_entry(&packed, text.len() as u64 - 1, crc).is_err(), "inflates past its size");
         assert!(super::inflate_entry(&packed, text.len() as u64 + 1, crc).is_err(), "short of its size");
         assert!(super::inflate_entry(&packed[..packed.len() / 2], text.len() as u64, crc).is_err(), "cut data");
+    }
+
+    #[test]
+    fn an_entry_is_inflated_from_the_bytes_its_span_covers() {
+        let log = b"{\"type\":\"user.message\"}\n".repeat(50);
+        let bytes = archive(&[("a/events.jsonl", &log[..]), ("b/events.jsonl", b"{}\n")]);
+        let (root, _) = ZipRoot::open(Cursor::new(bytes.clone()), "home.zip").unwrap();
+        let raw = root.raw_entry("a/events.jsonl").unwrap();
+        let start = raw.header_start as usize;
+        let spanned = &bytes[start..(start + raw.span as usize).min(bytes.len())];
+        assert_eq!(super::inflate_raw(spanned, raw.packed, raw.size, raw.crc32).unwrap(), log);
+        // Its data cut short, or bytes that do not start at its local header: read again.
+        let data_end = (raw.span - super::EXTRA_FIELD_ROOM) as usize;
+        assert!(super::inflate_raw(&spanned[..data_end - 1], raw.packed, raw.size, raw.crc32).is_err());
+        assert_eq!(
+            super::inflate_raw(&spanned[..data_end], raw.packed, raw.size, raw.crc32).unwrap(),
+            log,
+            "an extra field left no gap"
+        );
+        assert!(super::inflate_raw(&bytes[start + 1..], raw.packed, raw.size, raw.crc32).is_err());
+        assert!(super::inflate_raw(&[], raw.packed, raw.size, raw.crc32).is_err());
     }
 
     #[test]

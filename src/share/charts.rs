@@ -38,6 +38,39 @@ pub fn bars(title: &str, points: &[(String, f64)], unit: &str) -> String {
     svg
 }
 
+/// Two bars per label side by side (the first series, then the second, lighter), each with its
+/// value as a tooltip.
+pub fn paired_bars(title: &str, points: &[(String, f64, f64)], names: (&str, &str), unit: &str) -> String {
+    let max = points.iter().map(|(_, first, second)| first.max(*second)).fold(0.0, f64::max);
+    let mut svg = open(title);
+    axis(&mut svg, max, unit);
+    let step = (WIDTH - LEFT - 8.0) / points.len().max(1) as f64;
+    for (index, (label, first, second)) in points.iter().enumerate() {
+        for (offset, (class, name, value)) in
+            [("bar", names.0, first), ("bar second", names.1, second)].into_iter().enumerate()
+        {
+            let height = if max > 0.0 { value / max * (HEIGHT - TOP - BOTTOM) } else { 0.0 };
+            let x = LEFT + index as f64 * step + step * (0.1 + 0.4 * offset as f64);
+            let y = HEIGHT - BOTTOM - height;
+            let _ = write!(
+                svg,
+                r#"<rect class="{class}" x="{x:.1}" y="{y:.1}" width="{:.1}" height="{height:.1}"><title>{} {}: {} {}</title></rect>"#,
+                step * 0.4,
+                escape(label),
+                escape(name),
+                number(*value),
+                escape(unit)
+            );
+        }
+    }
+    if let (Some((first, ..)), Some((last, ..))) = (points.first(), points.last()) {
+        let last = (points.len() > 1).then_some((last.as_str(), LEFT + points.len() as f64 * step));
+        labels(&mut svg, (first, LEFT), last);
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
 /// A cumulative line by day, with an allowance line and a dashed projection to the last day.
 pub fn cumulative(
     title: &str,

@@ -18,6 +18,8 @@ use crate::model::{OwnedRow, Row, RowSink};
 use crate::order;
 use crate::sessions::SessionRecord;
 use crate::usage::Kind;
+use crate::usage::bill::{LEGEND, NEVER_IN_LOCAL_FILES, Reconciliation, differences};
+use crate::usage::credits::{CreditsUsed, USD_PER_CREDIT};
 use crate::usage::summary::{DayRange, GroupBy, UsageRow};
 use charts::{hundredths, number};
 use html::{escape, table};
@@ -32,6 +34,8 @@ pub struct ShareOptions {
     pub allowance: Option<f64>,
     /// Project paths replaced by stable short names (`project-3fa2c1`, from the path's hash).
     pub short_project_names: bool,
+    /// GitHub's usage report reconciled with this machine, shown with the month.
+    pub bill: Option<Reconciliation>,
 }
 
 /// Keeps the rows of the chosen sessions as the analysis gives them (after deduplication).
@@ -77,7 +81,7 @@ dl.tiles{display:grid;grid-template-columns:repeat(auto-fill,minmax(10rem,1fr));
 dl.tiles div{border:1px solid #d0d7de;border-radius:6px;padding:.6rem}dt{color:#57606a;font-size:.85rem}dd{margin:0;font-size:1.3rem;font-weight:600}\
 table{border-collapse:collapse;margin:1rem 0;width:100%;font-size:.9rem}caption{text-align:left;font-weight:600;padding:.3rem 0}\
 th,td{border-bottom:1px solid #eaeef2;padding:.25rem .5rem;text-align:left}td.n{text-align:right;font-variant-numeric:tabular-nums}\
-svg.chart{width:100%;height:auto;max-height:16rem}.bar{fill:#0969da}.axis{stroke:#8c959f}.tick{font-size:10px;fill:#57606a}\
+svg.chart{width:100%;height:auto;max-height:16rem}.bar{fill:#0969da}.bar.second{fill:#8c959f}.axis{stroke:#8c959f}.tick{font-size:10px;fill:#57606a}\
 .used{fill:none;stroke:#0969da;stroke-width:2}.projection{stroke:#0969da;stroke-dasharray:5 4}.allowance{stroke:#cf222e}\
 .turn{border-left:3px solid #d0d7de;margin:.6rem 0;padding:.2rem .8rem;white-space:pre-wrap;overflow-wrap:anywhere}\
 .turn.user{border-color:#0969da}.turn.assistant{border-color:#1a7f37}.turn b{display:block;font-size:.8rem;color:#57606a}\
@@ -105,7 +109,7 @@ pub fn write(outputs: &Outputs, transcripts: &[Transcript<'_>], options: &ShareO
         options.today,
         env!("CARGO_PKG_VERSION")
     );
-    overview(&mut out, outputs, counted);
+    overview(&mut out, outputs, counted, &by_day.credits_used);
     month(&mut out, outputs, options);
     day_charts(&mut out, &by_day.rows);
     usage_tables(&mut out, outputs, options);
@@ -113,8 +117,8 @@ pub fn write(outputs: &Outputs, transcripts: &[Transcript<'_>], options: &ShareO
     let _ = writeln!(
         out,
         "<h2>What this report holds</h2><p>Figures only: prompts, replies, tool output and file contents are left out{}. \
-         Tokens are counted by Copilot's shutdown counters; costs are estimates at GitHub's published rates; credits are as \
-         Copilot recorded them where it did.</p><p data-value=\"{scrubbed}\" data-figure=\"scrubbed\">{}</p></body></html>",
+         Tokens are counted by Copilot's shutdown counters. Credits used are as Copilot recorded them where it did, else \
+         estimated at GitHub's published rates, partial and recovered sessions included; dollars are credits × 0.01.</p><p data-value=\"{scrubbed}\" data-figure=\"scrubbed\">{}</p></body></html>",
         if transcripts.is_empty() { "" } else { ", but for the transcripts chosen" },
         if transcripts.is_empty() {
             "No transcript included.".to_string()
@@ -125,7 +129,7 @@ pub fn write(outputs: &Outputs, transcripts: &[Transcript<'_>], options: &ShareO
     out
 }
 
-fn overview(out: &mut String, outputs: &Outputs, counted: Option<&UsageRow>) {
+fn overview(out: &mut String, outputs: &Outputs, counted: Option<&UsageRow>, used: &CreditsUsed) {
     let sessions = &outputs.sessions;
     let tiles = [
         ("sessions", "Sessions", sessions.len() as f64),
@@ -133,12 +137,14 @@ fn overview(out: &mut String, outputs: &Outputs, counted: Option<&UsageRow>) {
         ("tool_calls", "Tool calls", sessions.iter().map(|s| s.counts.tool_calls).sum::<u64>() as f64),
         ("tokens", "Tokens (counted)", counted.map_or(0, |row| row.total) as f64),
     ];
-    let credits = counted.and_then(|row| row.credits).unwrap_or_default();
-    let cost = counted.and_then(|row| row.cost_usd_micros).unwrap_or_default() as f64 / 1e6;
-    let tiles = tiles
-        .into_iter()
-        .map(|(id, label, value)| (id, label, number(value)))
-        .chain([("credits", "AI credits", hundredths(credits)), ("cost_usd", "Cost estimate (USD)", hundredths(cost))]);
+    // The one money figure: credits used (partial and recovered included), dollars beside; a
+    // home that used only the person's own key says so rather than $0.00.
+    let money = if used.credits == 0.0 && used.own_key_tokens > 0 {
+        vec![("credits", "Credits used", used.headline())]
+    } else {
+        vec![("credits", "Credits used", hundredths(used.credits)), ("cost_usd", "Dollars", hundredths(used.usd))]
+    };
+    let tiles = tiles.into_iter().map(|(id, label, value)| (id, label, number(value))).chain(money);
     out.push_str("<h2>Overview</h2><dl class=\"tiles\">");
     for (id, label, value) in tiles {
         let _ = write!(out, "<div><dt>{label}</dt><dd data-figure=\"{id}\">{value}</dd></div>");
@@ -152,6 +158,7 @@ fn month(out: &mut String, outputs: &Outputs, options: &ShareOptions) {
     let share = month.allowance.filter(|allowance| *allowance > 0.0).map(|allowance| month.used / allowance * 100.0);
     let mut facts = vec![
         ("month_used", "Used (credits)", hundredths(month.used)),
+        ("month_usd", "Dollars", hundredths(month.used * USD_PER_CREDIT)),
         ("month_recorded", "Recorded by Copilot", hundredths(month.recorded)),
         ("month_estimated", "Estimated", hundredths(month.estimated)),
     ];
@@ -185,6 +192,83 @@ fn month(out: &mut String, outputs: &Outputs, options: &ShareOptions) {
             last,
         ));
     }
+    bill_section(out, options.bill.as_ref());
+}
+
+/// Why a local figure differs from GitHub's bill: what is never in local files, and with a bill,
+/// billed against this machine by day, the days and models that differ first.
+fn bill_section(out: &mut String, bill: Option<&Reconciliation>) {
+    out.push_str("<h2>Why this differs from your GitHub bill</h2><p>Never in this machine's files:</p><ul>");
+    for item in NEVER_IN_LOCAL_FILES {
+        let _ = write!(out, "<li>{}</li>", escape(item));
+    }
+    out.push_str("</ul>");
+    let Some(bill) = bill else { return };
+    let _ = write!(
+        out,
+        "<p data-figure=\"bill\">GitHub's report {} ({}) for {}, {} to {} (UTC days): {} credits billed, {} here, \
+         difference {}.</p>",
+        escape(&bill.file),
+        escape(&bill.format),
+        escape(&bill.user),
+        bill.from,
+        bill.to,
+        hundredths(bill.totals.billed_credits),
+        hundredths(bill.totals.local_credits),
+        hundredths(bill.totals.difference)
+    );
+    let differing = differences(bill);
+    if !differing.is_empty() {
+        out.push_str("<p>Where they differ:</p><ul>");
+        for line in differing {
+            let _ = write!(out, "<li>{}</li>", escape(&line));
+        }
+        out.push_str("</ul>");
+    }
+    let mut by_day: BTreeMap<&str, (f64, f64)> = BTreeMap::new();
+    for row in &bill.rows {
+        let day = by_day.entry(row.day.as_str()).or_default();
+        (day.0, day.1) = (day.0 + row.billed_credits, day.1 + row.local_credits);
+    }
+    let days: Vec<(String, f64, f64)> =
+        by_day.into_iter().map(|(day, (billed, local))| (day.to_string(), billed, local)).collect();
+    out.push_str(&charts::paired_bars("Billed against this machine, by day", &days, ("billed", "here"), "credits"));
+    let rows: Vec<Vec<String>> = bill
+        .rows
+        .iter()
+        .map(|row| {
+            vec![
+                row.day.clone(),
+                if row.auto { format!("{} (Auto)", row.model) } else { row.model.clone() },
+                hundredths(row.billed_credits),
+                hundredths(row.local_credits),
+                row.local_from.unwrap_or("-").to_string(),
+                hundredths(row.difference),
+                row.status.to_string(),
+            ]
+        })
+        .collect();
+    let head = ["day", "model", "billed", "here", "from", "difference", "status"];
+    let numeric = [false, false, true, true, false, true, false];
+    table(out, "Billed against this machine (discrepancies first)", &head, &numeric, &rows);
+    if !bill.not_local.is_empty() {
+        let rows: Vec<Vec<String>> = (bill.not_local.iter())
+            .map(|row| vec![row.sku.clone(), row.model.clone(), hundredths(row.credits)])
+            .collect();
+        table(out, "Not on this machine (runs on GitHub)", &["sku", "model", "credits"], &[false, false, true], &rows);
+    }
+    if !bill.estimate_ratio.is_empty() {
+        let rows: Vec<Vec<String>> = (bill.estimate_ratio.iter())
+            .map(|ratio| {
+                let (billed, estimated) = (hundredths(ratio.billed_credits), hundredths(ratio.estimated_credits));
+                vec![ratio.model.clone(), billed, estimated, format!("{:.3}", ratio.ratio)]
+            })
+            .collect();
+        let head = ["model", "billed", "estimated", "billed / estimated"];
+        table(out, "How far the estimate is, on the days it is one", &head, &[false, true, true, true], &rows);
+    }
+    let legend: Vec<String> = LEGEND.iter().map(|(status, meaning)| format!("{status}: {meaning}")).collect();
+    let _ = write!(out, "<p class=\"meta\">{}</p>", escape(&legend.join("; ")));
 }
 
 fn day_charts(out: &mut String, rows: &[UsageRow]) {
@@ -219,12 +303,12 @@ fn usage_tables(out: &mut String, outputs: &Outputs, options: &ShareOptions) {
         };
         let mut rows: Vec<Vec<String>> = usage.rows.iter().map(|row| usage_cells(group(row), row)).collect();
         for (kind, total) in &usage.totals {
-            rows.push(usage_cells(format!("total ({})", kind_name(*kind)), total));
+            rows.push(usage_cells(format!("total ({})", Kind::name(*kind)), total));
         }
         if by == GroupBy::Model {
             // The model table has no group column: its totals say what they are where the model is.
             for (row, kind) in rows.iter_mut().skip(usage.rows.len()).zip(usage.totals.keys()) {
-                row[1] = format!("total ({})", kind_name(*kind));
+                row[1] = format!("total ({})", Kind::name(*kind));
             }
         }
         let first = if by == GroupBy::Model { "" } else { "group" };
@@ -270,15 +354,6 @@ fn usage_cells(group: String, row: &UsageRow) -> Vec<String> {
         row.cost_usd_micros.map(|micros| format!("{:.2}", micros as f64 / 1e6)).unwrap_or_default(),
         row.flags.join(" "),
     ]
-}
-
-fn kind_name(kind: Kind) -> &'static str {
-    match kind {
-        Kind::Counted => "counted",
-        Kind::Partial => "partial",
-        Kind::Recovered => "recovered",
-        Kind::AmbiguousResume => "ambiguous_resume",
-    }
 }
 
 /// A project as the report names it: its path, or a short name that stays the same for the

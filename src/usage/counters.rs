@@ -13,7 +13,7 @@ use std::marker::PhantomData;
 use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
-use super::Tokens;
+use super::{NANO_AIU_PER_CREDIT, Tokens};
 
 /// The most tokens (or requests) one record can plausibly count: 10^12. A session that filled
 /// a 10-million-token context window (several times the largest any model offers) on each of
@@ -232,8 +232,7 @@ pub struct UsageCounts {
     #[serde(deserialize_with = "crate::json::lenient")]
     pub is_auto: Option<bool>,
     /// The call's premium requests (usage records; the store's `request_multiplier`).
-    #[serde(deserialize_with = "crate::json::lenient")]
-    pub cost: Option<f64>,
+    pub cost: Amount,
     /// What Copilot billed for the call (usage records; the store's `total_nano_aiu`).
     #[serde(deserialize_with = "crate::json::lenient")]
     pub copilot_usage: Option<CopilotUsage>,
@@ -243,17 +242,14 @@ pub struct UsageCounts {
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct CopilotUsage {
-    #[serde(deserialize_with = "crate::json::lenient")]
-    pub total_nano_aiu: Option<f64>,
+    pub total_nano_aiu: Amount,
 }
 
 impl UsageCounts {
     /// What Copilot recorded as billed for one call.
     pub fn recorded(&self) -> Recorded {
-        Recorded {
-            nano_aiu: amount(self.copilot_usage.as_ref().and_then(|usage| usage.total_nano_aiu), 1.0),
-            premium_milli: amount(self.cost, 1000.0),
-        }
+        let nano_aiu = self.copilot_usage.as_ref().map_or(Amount::Absent, |usage| usage.total_nano_aiu);
+        Recorded::read(nano_aiu, 1.0, self.cost)
     }
 }
 
@@ -264,6 +260,9 @@ impl UsageCounts {
 pub struct Recorded {
     pub nano_aiu: Option<u64>,
     pub premium_milli: Option<u64>,
+    /// A figure was written that cannot be an amount (negative, not a number, or above
+    /// [`MAX_PLAUSIBLE_BILLED`]): it was left out, and the figure is flagged `implausible_counter`.
+    pub implausible: bool,
 }
 
 impl Recorded {
@@ -276,6 +275,15 @@ impl Recorded {
         }
         self.nano_aiu = sum(self.nano_aiu, other.nano_aiu);
         self.premium_milli = sum(self.premium_milli, other.premium_milli);
+        self.implausible |= other.implausible;
+    }
+
+    /// A record's billed figures as written: nano-AIU (`nano_per_unit` to each unit written)
+    /// and premium requests.
+    pub fn read(nano_aiu: Amount, nano_per_unit: f64, premium_requests: Amount) -> Recorded {
+        let (nano_aiu, nano_implausible) = nano_aiu.scaled(nano_per_unit, NANO_AIU_PER_CREDIT);
+        let (premium_milli, premium_implausible) = premium_requests.scaled(1000.0, 1000.0);
+        Recorded { nano_aiu, premium_milli, implausible: nano_implausible || premium_implausible }
     }
 
     /// The increase over an earlier cumulative record, and whether a figure went down (which
@@ -293,6 +301,7 @@ impl Recorded {
         let increase = Recorded {
             nano_aiu: step(self.nano_aiu, earlier.nano_aiu),
             premium_milli: step(self.premium_milli, earlier.premium_milli),
+            implausible: self.implausible,
         };
         (increase, went_down)
     }
@@ -305,6 +314,7 @@ impl Recorded {
         *self = Recorded {
             nano_aiu: less(self.nano_aiu, other.nano_aiu),
             premium_milli: less(self.premium_milli, other.premium_milli),
+            implausible: self.implausible,
         };
     }
 
@@ -314,6 +324,7 @@ impl Recorded {
         Recorded {
             nano_aiu: max(self.nano_aiu, other.nano_aiu),
             premium_milli: max(self.premium_milli, other.premium_milli),
+            implausible: false,
         }
     }
 
@@ -323,6 +334,7 @@ impl Recorded {
         Recorded {
             nano_aiu: min(self.nano_aiu, other.nano_aiu),
             premium_milli: min(self.premium_milli, other.premium_milli),
+            implausible: false,
         }
     }
 
@@ -332,6 +344,7 @@ impl Recorded {
         Recorded {
             nano_aiu: above(self.nano_aiu, other.nano_aiu),
             premium_milli: above(self.premium_milli, other.premium_milli),
+            implausible: false,
         }
     }
 
@@ -340,9 +353,53 @@ impl Recorded {
     }
 }
 
-/// A recorded amount: a finite non-negative number, in `scale`ths, rounded; else none.
-pub fn amount(value: Option<f64>, scale: f64) -> Option<u64> {
-    value.filter(|v| v.is_finite() && *v >= 0.0 && *v * scale < 1e19).map(|v| (v * scale).round() as u64)
+/// The most one billed figure can plausibly be: 10^9 AI credits (10 million USD) or premium
+/// requests. More is damage, not usage, and sums of such figures stay exact in a `u64`.
+pub const MAX_PLAUSIBLE_BILLED: f64 = 1e9;
+
+/// A billed figure as written (`totalNanoAiu`, `copilotCredits`, a premium-request cost):
+/// absent (or `null`), a number, or something else, which cannot be an amount.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum Amount {
+    #[default]
+    Absent,
+    Number(f64),
+    NotANumber,
+}
+
+impl<'de> Deserialize<'de> for Amount {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(match serde_json::Value::deserialize(deserializer)? {
+            serde_json::Value::Null => Amount::Absent,
+            serde_json::Value::Number(number) => number.as_f64().map_or(Amount::NotANumber, Amount::Number),
+            _ => Amount::NotANumber,
+        })
+    }
+}
+
+impl Amount {
+    /// A figure as a text cell (the store's columns): empty is absent.
+    pub fn from_text(text: Option<&str>) -> Amount {
+        match text.map(str::trim) {
+            None | Some("") => Amount::Absent,
+            Some(text) => text.parse().map_or(Amount::NotANumber, Amount::Number),
+        }
+    }
+
+    /// The figure in `scale`ths of what is written, rounded, when it is a finite amount of at
+    /// most [`MAX_PLAUSIBLE_BILLED`] (`per_unit` to the unit, scaled); else none, and whether
+    /// something was written that cannot be one.
+    fn scaled(self, scale: f64, per_unit: f64) -> (Option<u64>, bool) {
+        match self {
+            Amount::Absent => (None, false),
+            Amount::Number(value)
+                if value.is_finite() && value >= 0.0 && value * scale <= MAX_PLAUSIBLE_BILLED * per_unit =>
+            {
+                (Some((value * scale).round() as u64), false)
+            }
+            Amount::Number(_) | Amount::NotANumber => (None, true),
+        }
+    }
 }
 
 /// The counters of a record that could not be read, by what they belong with: input includes
@@ -488,8 +545,7 @@ impl UsageCounts {
 pub struct Requests {
     pub count: Count,
     /// Premium requests (legacy plans).
-    #[serde(deserialize_with = "crate::json::lenient")]
-    pub cost: Option<f64>,
+    pub cost: Amount,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
@@ -497,21 +553,20 @@ pub struct Requests {
 pub struct ModelMetric {
     pub requests: Shaped<Requests>,
     pub usage: Shaped<UsageCounts>,
-    #[serde(deserialize_with = "crate::json::lenient")]
-    pub total_nano_aiu: Option<f64>,
+    pub total_nano_aiu: Amount,
 }
 
 impl Shaped<ModelMetric> {
     /// What Copilot recorded as billed, cumulative (none where it wrote nothing readable).
     pub fn recorded(&self) -> Recorded {
         match self {
-            Shaped::Object(metric) => Recorded {
-                nano_aiu: amount(metric.total_nano_aiu, 1.0),
-                premium_milli: match &metric.requests {
-                    Shaped::Object(requests) => amount(requests.cost, 1000.0),
-                    Shaped::Not(_) => None,
-                },
-            },
+            Shaped::Object(metric) => {
+                let cost = match &metric.requests {
+                    Shaped::Object(requests) => requests.cost,
+                    Shaped::Not(_) => Amount::Absent,
+                };
+                Recorded::read(metric.total_nano_aiu, 1.0, cost)
+            }
             Shaped::Not(_) => Recorded::default(),
         }
     }
@@ -597,19 +652,14 @@ pub struct ShutdownCounters {
     pub agent_metrics: Option<BTreeMap<String, AgentMetric>>,
     /// The session-wide billed totals (1.0.40 and later), which can exceed the per-model sum
     /// when a process before it ended without a shutdown.
-    #[serde(deserialize_with = "crate::json::lenient")]
-    pub total_nano_aiu: Option<f64>,
-    #[serde(deserialize_with = "crate::json::lenient")]
-    pub total_premium_requests: Option<f64>,
+    pub total_nano_aiu: Amount,
+    pub total_premium_requests: Amount,
 }
 
 impl ShutdownCounters {
     /// The session-wide billed totals as written.
     pub fn session_recorded(&self) -> Recorded {
-        Recorded {
-            nano_aiu: amount(self.total_nano_aiu, 1.0),
-            premium_milli: amount(self.total_premium_requests, 1000.0),
-        }
+        Recorded::read(self.total_nano_aiu, 1.0, self.total_premium_requests)
     }
 }
 
@@ -618,10 +668,8 @@ impl ShutdownCounters {
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct UsageCheckpointData {
-    #[serde(deserialize_with = "crate::json::lenient")]
-    pub total_nano_aiu: Option<f64>,
-    #[serde(deserialize_with = "crate::json::lenient")]
-    pub total_premium_requests: Option<f64>,
+    pub total_nano_aiu: Amount,
+    pub total_premium_requests: Amount,
     /// The models whose prompt cache it tracks (1.0.75 and later), the latest expiry last.
     #[serde(deserialize_with = "crate::json::lenient")]
     pub model_cache_state: Option<Vec<ModelCacheState>>,
@@ -639,10 +687,7 @@ pub struct ModelCacheState {
 
 impl UsageCheckpointData {
     pub fn recorded(&self) -> Recorded {
-        Recorded {
-            nano_aiu: amount(self.total_nano_aiu, 1.0),
-            premium_milli: amount(self.total_premium_requests, 1000.0),
-        }
+        Recorded::read(self.total_nano_aiu, 1.0, self.total_premium_requests)
     }
 
     /// The model the checkpoint was last used with: of its cache states, the latest to

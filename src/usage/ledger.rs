@@ -78,6 +78,9 @@ pub const IMPLAUSIBLE_COUNTER: &str = "implausible_counter";
 /// The flag of entries and sessions whose shutdowns may have restarted their counters.
 pub const AMBIGUOUS_RESUME: &str = "ambiguous_resume";
 
+/// The flag of a session whose usage checkpoints' running totals went down (the higher is kept).
+pub const USAGE_CHECKPOINT_WENT_DOWN: &str = "usage_checkpoint_went_down";
+
 /// The flag of the credits a shutdown's session-wide totals hold above its per-model ones.
 pub const SESSION_TOTAL_ABOVE_MODELS: &str = "session_total_above_models";
 
@@ -190,17 +193,36 @@ impl SessionLedger {
         }
         let (byok, auto) = data.byok_auto();
         self.note_model(data.model(), byok, auto);
-        self.call_reading(millis, data.model(), reading, data.recorded(), rates);
+        let recorded = data.recorded();
+        self.billed_figure(Some(at.place), RECORD, recorded);
+        self.call_reading(millis, data.model(), reading, recorded, rates);
         self.written_by_cumulative_version();
     }
 
     /// A `session.usage_checkpoint`: the session's running billed totals so far, and the
     /// model it names.
     pub fn usage_checkpoint(&mut self, at: LoggedAt<'_>, recorded: Recorded, model: Option<&str>) {
+        const RECORD: &str = "session.usage_checkpoint";
         self.written_by_cumulative_version();
+        self.billed_figure(Some(at.place), RECORD, recorded);
         let Some(millis) = crate::time::parse_millis(at.timestamp) else { return };
-        if self.usage_checkpoint.as_ref().is_none_or(|latest| latest.0 <= millis) {
-            self.usage_checkpoint = Some(Box::new((millis, recorded)));
+        let latest = self.usage_checkpoint.as_deref().copied();
+        if latest.is_none_or(|(latest, _)| latest <= millis) {
+            // Running totals never go down: a lower one keeps the higher, and says so.
+            let highest = latest.map_or(recorded, |(_, before)| {
+                let (_, went_down) = recorded.increase_over(&before);
+                if went_down {
+                    self.flags.insert(USAGE_CHECKPOINT_WENT_DOWN);
+                    self.note(Some(at.place), DiagnosticKind::ImplausibleCounter, || {
+                        format!(
+                            "{RECORD} with a running total below an earlier one: the higher is kept, the count never \
+                             lowered (flagged {USAGE_CHECKPOINT_WENT_DOWN})"
+                        )
+                    });
+                }
+                recorded.max_each(&before)
+            });
+            self.usage_checkpoint = Some(Box::new((millis, highest)));
         }
         self.pending_checkpoints.push((millis, recorded, model.map(str::to_string)));
     }
@@ -243,7 +265,9 @@ impl SessionLedger {
     /// model's long-context threshold.
     pub fn call(&mut self, millis: Option<i64>, counts: &UsageCounts, rates: &RateTable) {
         let model = counts.model.as_deref().unwrap_or_default();
-        let entry = self.call_reading(millis, model, counts.read_call(), counts.recorded(), rates);
+        let recorded = counts.recorded();
+        self.billed_figure(None, "the store's usage row", recorded);
+        let entry = self.call_reading(millis, model, counts.read_call(), recorded, rates);
         if let Some(millis) = millis {
             self.timed_calls.push((millis, model.to_string(), entry));
         }
@@ -297,7 +321,7 @@ impl SessionLedger {
     /// its own day: counted when the record covers the whole turn, a partial lower bound when
     /// it describes only the turn's last call. `implausible`: a counter was left out.
     pub fn turn(&mut self, millis: Option<i64>, model: &str, entry: Entry, whole: bool) {
-        let (tokens, implausible) = (entry.tokens, entry.implausible);
+        let (tokens, implausible) = (entry.tokens, entry.implausible || entry.recorded.implausible);
         self.calls.add(&tokens);
         if implausible {
             self.flags.insert(IMPLAUSIBLE_COUNTER);
@@ -334,6 +358,21 @@ impl SessionLedger {
             });
         }
         millis
+    }
+
+    /// A record whose billed figure cannot be an amount: the figure was left out; the session
+    /// is flagged and the line named.
+    fn billed_figure(&mut self, at: Option<Place>, record: &str, recorded: Recorded) {
+        if !recorded.implausible {
+            return;
+        }
+        self.flags.insert(IMPLAUSIBLE_COUNTER);
+        self.note(at, DiagnosticKind::ImplausibleCounter, || {
+            format!(
+                "{record}: a billed figure (totalNanoAiu, totalPremiumRequests or a cost) is negative, not a number \
+                 or above 10^9: it is left out, not added (flagged {IMPLAUSIBLE_COUNTER})"
+            )
+        });
     }
 
     /// Keeps a problem for the report when the line is known (a log's, not a store's row).
@@ -434,6 +473,7 @@ impl SessionLedger {
             totals.add(&own);
             let mut recorded = base_recorded;
             recorded.add(&metric.recorded());
+            self.billed_figure(Some(at.place), &format!("{RECORD} modelMetrics[{model:?}]"), metric.recorded());
             let (recorded_increase, recorded_down) = recorded.increase_over(&earlier);
             if recorded_down {
                 self.flags.insert("recorded_total_went_down");
@@ -442,6 +482,7 @@ impl SessionLedger {
             let kept = Recorded {
                 nano_aiu: recorded.nano_aiu.or(earlier.nano_aiu),
                 premium_milli: recorded.premium_milli.or(earlier.premium_milli),
+                implausible: false,
             };
             self.last_totals.insert(model.clone(), (totals, kept));
             let calls = interval.remove(model).unwrap_or_default();
@@ -480,6 +521,7 @@ impl SessionLedger {
             self.flags.insert("per_call_mismatch");
         }
         self.uncovered.clear();
+        self.billed_figure(Some(at.place), RECORD, counters.session_recorded());
         self.session_totals(day, metrics, counters.session_recorded());
         if let Some(agents) = &counters.agent_metrics {
             self.agent_checkpoint(day, agents);
@@ -662,6 +704,7 @@ impl SessionLedger {
         let missing = Recorded {
             nano_aiu: beyond(total.nano_aiu, calls.nano_aiu).filter(|n| *n > 0),
             premium_milli: beyond(total.premium_milli, calls.premium_milli).filter(|n| *n > 0),
+            implausible: false,
         };
         if missing == Recorded::default() {
             return;

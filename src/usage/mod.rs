@@ -14,7 +14,9 @@ pub const NANO_AIU_PER_CREDIT: f64 = 1e9;
 /// An AI credit in nano-dollars, as the estimates are priced.
 pub const NANO_DOLLARS_PER_CREDIT: f64 = 1e7;
 
+pub mod bill;
 pub mod counters;
+pub mod credits;
 pub mod ledger;
 pub mod month;
 pub mod plans;
@@ -119,6 +121,18 @@ pub enum Kind {
     AmbiguousResume,
 }
 
+impl Kind {
+    /// The name every output gives it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Counted => "counted",
+            Kind::Partial => "partial",
+            Kind::Recovered => "recovered",
+            Kind::AmbiguousResume => "ambiguous_resume",
+        }
+    }
+}
+
 /// Tokens with the part of them that ran above their model's long-context threshold, and
 /// whether a record behind them had a counter left out (`implausible_counter`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -138,6 +152,10 @@ pub struct Entry {
     /// Credits a shutdown's session-wide totals hold above its per-model ones
     /// (`session_total_above_models`).
     pub above_models: bool,
+    /// Where Copilot recorded credits for some of the entry's calls and nothing for others,
+    /// the tokens of the others (and their long-context part): they are estimated (`both`).
+    pub unrecorded: Tokens,
+    pub unrecorded_long: Tokens,
 }
 
 impl Entry {
@@ -145,7 +163,19 @@ impl Entry {
         Entry { tokens, long: if long { tokens } else { Tokens::default() }, implausible, ..Entry::default() }
     }
 
+    /// The tokens (and their long-context part) no recorded credits cover.
+    pub fn unrecorded_part(&self) -> (Tokens, Tokens) {
+        match self.recorded.nano_aiu {
+            None => (self.tokens, self.long),
+            Some(_) => (self.unrecorded, self.unrecorded_long),
+        }
+    }
+
     pub fn add(&mut self, other: &Entry) {
+        let (mut unrecorded, mut unrecorded_long) = self.unrecorded_part();
+        let (other_unrecorded, other_unrecorded_long) = other.unrecorded_part();
+        unrecorded.add(&other_unrecorded);
+        unrecorded_long.add(&other_unrecorded_long);
         self.tokens.add(&other.tokens);
         self.long.add(&other.long);
         self.implausible |= other.implausible;
@@ -155,6 +185,10 @@ impl Entry {
         self.implausible_date |= other.implausible_date;
         self.ambiguous |= other.ambiguous;
         self.above_models |= other.above_models;
+        (self.unrecorded, self.unrecorded_long) = match self.recorded.nano_aiu {
+            Some(_) => (unrecorded, unrecorded_long),
+            None => Default::default(),
+        };
     }
 }
 

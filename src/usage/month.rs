@@ -9,9 +9,9 @@ use std::collections::BTreeMap;
 use chrono::{Datelike, Days, NaiveDate};
 use serde::Serialize;
 
+use super::credits::{counts, entry_credits};
 use super::ledger::SessionLedger;
 use super::rates::RateTable;
-use super::summary::price;
 use super::{Entry, EntryKey, NANO_AIU_PER_CREDIT, NANO_DOLLARS_PER_CREDIT};
 
 /// A month's credits, day by day up to the day they are known to.
@@ -62,14 +62,12 @@ pub fn month_credits<'a>(
     let as_of = today.clamp(first, last);
     let mut by_day: BTreeMap<NaiveDate, (f64, f64)> = BTreeMap::new();
     for ledger in ledgers {
-        let counted =
-            |(key, entry): &(&EntryKey, &Entry)| (first..=as_of).contains(&key.day) && !entry.implausible_date;
+        let counted = |(key, entry): &(&EntryKey, &Entry)| (first..=as_of).contains(&key.day) && counts(key, entry);
         for (key, entry) in ledger.entries.iter().filter(counted) {
             let slot = by_day.entry(key.day).or_default();
-            match entry.recorded.nano_aiu {
-                Some(nano) => slot.0 += nano as f64 / NANO_AIU_PER_CREDIT,
-                None => slot.1 += price(rates, &key.model, entry).unwrap_or(0) as f64 / NANO_DOLLARS_PER_CREDIT,
-            }
+            let credits = entry_credits(rates, &key.model, entry);
+            slot.0 += credits.recorded_nano_aiu as f64 / NANO_AIU_PER_CREDIT;
+            slot.1 += credits.estimated_nanos as f64 / NANO_DOLLARS_PER_CREDIT;
         }
     }
     let mut days = Vec::new();
@@ -128,7 +126,7 @@ mod tests {
         let mut ledger = SessionLedger::new(Zone::Utc);
         for &(on, credits, input) in days {
             let key = EntryKey { day: day(on), model: "claude-sonnet-4".into(), kind: Kind::Counted };
-            let recorded = Recorded { nano_aiu: credits.map(|c| c * 1_000_000_000), premium_milli: None };
+            let recorded = Recorded { nano_aiu: credits.map(|c| c * 1_000_000_000), ..Recorded::default() };
             let tokens = Tokens { requests: 1, input, ..Tokens::default() };
             ledger.entries.add(key, &Entry { tokens, recorded, ..Entry::default() });
         }

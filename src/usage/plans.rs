@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::counters::MAX_PLAUSIBLE_BILLED;
+
 const DEFAULT_PLANS: &str = include_str!("plans.json");
 
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
@@ -30,8 +32,12 @@ impl Plans {
         }
         let overrides: Overrides =
             crate::json::from_str(text, &mut String::new()).map_err(|error| format!("not a plans file: {error}"))?;
-        if let Some((name, _)) = overrides.plans.iter().find(|(_, credits)| !credits.is_finite() || **credits < 0.0) {
-            return Err(format!("the plan {name:?} has an allowance that is not a number of credits"));
+        if let Some((name, _)) =
+            overrides.plans.iter().find(|(_, credits)| !(**credits > 0.0 && **credits <= MAX_PLAUSIBLE_BILLED))
+        {
+            return Err(format!(
+                "the plan {name:?} has an allowance that is not a number of credits above 0, at most 10^9"
+            ));
         }
         let mut plans = Plans::default_table();
         if let Some(source) = overrides.source {

@@ -7,12 +7,17 @@ use std::io;
 use chrono::NaiveDate;
 use serde::Serialize;
 
+use super::credits::{CreditsUsed, entry_credits};
 use super::ledger::{AMBIGUOUS_RESUME, IMPLAUSIBLE_COUNTER, SESSION_TOTAL_ABOVE_MODELS, SessionLedger};
 use super::plausible::IMPLAUSIBLE_DATE;
 use super::rates::RateTable;
 use super::{Entries, Entry, Kind, NANO_AIU_PER_CREDIT, NANO_DOLLARS_PER_CREDIT, Tokens};
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// How usage rows are grouped. Parsed once, by its name (`day`, `month`, ...), for the CLI's
+/// `--by` and the page's requests alike.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub enum GroupBy {
     #[default]
     Day,
@@ -24,13 +29,38 @@ pub enum GroupBy {
     /// The session's project (empty when none is known).
     Project,
     /// The main agent against each sub-agent, from the shutdowns' `agentMetrics` (sessions
-    /// that do not write them count nothing here).
+    /// that do not write them, and VS Code chats, are the main agent's).
     Subagent,
     /// The agent (`copilot-cli`, ...): every other grouping adds the agents up.
     Agent,
 }
 
 impl GroupBy {
+    pub const ALL: [GroupBy; 8] = [
+        GroupBy::Day,
+        GroupBy::Month,
+        GroupBy::Session,
+        GroupBy::Model,
+        GroupBy::Home,
+        GroupBy::Project,
+        GroupBy::Subagent,
+        GroupBy::Agent,
+    ];
+
+    /// Its name as serde spells it (a test checks they agree), for `--by`'s help.
+    pub fn name(self) -> &'static str {
+        match self {
+            GroupBy::Day => "day",
+            GroupBy::Month => "month",
+            GroupBy::Session => "session",
+            GroupBy::Model => "model",
+            GroupBy::Home => "home",
+            GroupBy::Project => "project",
+            GroupBy::Subagent => "subagent",
+            GroupBy::Agent => "agent",
+        }
+    }
+
     /// The name of the column that holds the group, none when grouping by model or by agent
     /// (the `agent` column, which every row has, holds it).
     pub fn column(self) -> Option<&'static str> {
@@ -43,6 +73,17 @@ impl GroupBy {
             GroupBy::Subagent => Some("subagent"),
             GroupBy::Model | GroupBy::Agent => None,
         }
+    }
+}
+
+/// `--by`'s parser: serde's, as the page's requests are read.
+impl std::str::FromStr for GroupBy {
+    type Err = String;
+
+    fn from_str(name: &str) -> Result<GroupBy, String> {
+        use serde::de::IntoDeserializer;
+        let name: serde::de::value::StrDeserializer<'_, serde::de::value::Error> = name.into_deserializer();
+        serde::Deserialize::deserialize(name).map_err(|error| error.to_string())
     }
 }
 
@@ -118,6 +159,9 @@ pub struct UsageRow {
     /// shutdown's session-wide totals hold above its per-model ones: a process that ended
     /// without a shutdown).
     pub flags: Vec<&'static str>,
+    /// What the figures rest on (the `partial` and `recovered` flags say it in the files).
+    #[serde(skip)]
+    pub kind: Kind,
 }
 
 impl UsageRow {
@@ -131,11 +175,13 @@ impl UsageRow {
     }
 }
 
-/// Rows and their totals, per kind of figure (counted, partial, recovered).
+/// Rows and their totals, per kind of figure (counted, partial, recovered), and the headline
+/// figure over the same entries: credits used, by the one rule (`credits`).
 #[derive(Clone, Debug, Serialize)]
 pub struct UsageTable {
     pub rows: Vec<UsageRow>,
     pub totals: BTreeMap<Kind, UsageRow>,
+    pub credits_used: CreditsUsed,
 }
 
 /// The price of an entry in nano-dollars, or `None` when its model has no rate: nothing for
@@ -164,9 +210,11 @@ struct Accumulator {
     long: bool,
     implausible: bool,
     recorded: crate::usage::counters::Recorded,
-    /// The estimate of the entries Copilot recorded nothing for, in nano-dollars.
-    unrecorded_nanos: u128,
-    unrecorded: bool,
+    /// Credits used by the rule (`credits`): the estimate of what Copilot recorded nothing
+    /// for, in nano-dollars, whether there is any, and whether some of it has no rate.
+    estimated_nanos: u128,
+    estimated: bool,
+    estimate_unpriced: bool,
     byok: bool,
     auto: bool,
     implausible_date: bool,
@@ -184,7 +232,7 @@ impl Accumulator {
         };
         self.tokens.add(&entry.tokens);
         self.long |= !entry.long.is_zero();
-        self.implausible |= entry.implausible;
+        self.implausible |= entry.implausible || entry.recorded.implausible;
         self.recorded.add(&entry.recorded);
         self.byok |= entry.byok;
         self.auto |= entry.auto;
@@ -196,22 +244,20 @@ impl Accumulator {
             Some(nanos) => self.nanos += nanos,
             None => self.unpriced = true,
         }
-        if entry.recorded.nano_aiu.is_none() {
-            self.unrecorded = true;
-            self.unrecorded_nanos += nanos.unwrap_or(0);
-        }
+        let credits = entry_credits(rates, model, entry);
+        self.estimated |= credits.estimated;
+        self.estimate_unpriced |= credits.unpriced;
+        self.estimated_nanos += credits.estimated_nanos;
     }
 
     /// Credits: recorded plus the estimate of what was not recorded (none when that cannot be
     /// priced), to the hundredth.
     fn credits(&self) -> Option<f64> {
+        if self.estimate_unpriced {
+            return None;
+        }
         let recorded = self.recorded.nano_aiu.unwrap_or(0) as f64 / NANO_AIU_PER_CREDIT;
-        let estimated =
-            (self.unrecorded && !self.unpriced).then(|| self.unrecorded_nanos as f64 / NANO_DOLLARS_PER_CREDIT);
-        let credits = match (self.unrecorded, estimated) {
-            (true, None) => return None,
-            (_, estimated) => recorded + estimated.unwrap_or(0.0),
-        };
+        let credits = recorded + self.estimated_nanos as f64 / NANO_DOLLARS_PER_CREDIT;
         Some((credits * 100.0).round() / 100.0)
     }
 
@@ -249,8 +295,10 @@ impl Accumulator {
             flags.push("auto");
         }
         if let (Some(recorded), false) = (self.recorded.nano_aiu, self.unpriced) {
+            // The estimate of the calls Copilot recorded credits for, against what it recorded.
             let nano_aiu_per_nano_dollar = (NANO_AIU_PER_CREDIT / NANO_DOLLARS_PER_CREDIT) as u128;
-            let (estimate, recorded) = (self.nanos * nano_aiu_per_nano_dollar, u128::from(recorded));
+            let recorded_part = self.nanos.saturating_sub(self.estimated_nanos);
+            let (estimate, recorded) = (recorded_part * nano_aiu_per_nano_dollar, u128::from(recorded));
             if estimate.abs_diff(recorded) * DIFFERS_ABOVE > recorded {
                 flags.push("differs");
             }
@@ -276,12 +324,13 @@ impl Accumulator {
             recorded_nano_aiu: self.recorded.nano_aiu,
             premium_requests: self.recorded.premium_milli.map(|milli| milli as f64 / 1000.0),
             credits: self.credits(),
-            credits_from: match (self.recorded.nano_aiu.is_some(), self.unrecorded) {
+            credits_from: match (self.recorded.nano_aiu.is_some(), self.estimated) {
                 (true, true) => "both",
                 (true, false) => "recorded",
                 (false, _) => "estimated",
             },
             flags,
+            kind,
         }
     }
 }
@@ -308,6 +357,7 @@ pub fn summarize<'a>(
     // and model.
     let mut groups: BTreeMap<(Kind, String, &'static str, String), Accumulator> = BTreeMap::new();
     let mut totals: BTreeMap<Kind, Accumulator> = BTreeMap::new();
+    let mut credits_used = CreditsUsed::default();
     // The totals' agent: the one agent of every session, or none when they differ.
     let mut agents = std::collections::BTreeSet::new();
     for SessionEntries { id: session_id, agent, home, project, entries } in sessions.filter(|s| range.keeps(s.agent)) {
@@ -325,6 +375,7 @@ pub fn summarize<'a>(
             let split = if by == GroupBy::Agent || range.agents_apart { agent } else { "" };
             groups.entry((key.kind, group, split, key.model.clone())).or_default().add(rates, agent, &key.model, entry);
             totals.entry(key.kind).or_default().add(rates, agent, &key.model, entry);
+            credits_used.add(rates, key, entry);
         }
     }
     // Counted rows first, then partial, then recovered; within each, by group (or agent) and model.
@@ -349,38 +400,49 @@ pub fn summarize<'a>(
         .into_iter()
         .map(|(kind, accumulator)| (kind, UsageRow { agent, ..accumulator.row(String::new(), kind) }))
         .collect();
-    UsageTable { rows, totals }
+    UsageTable { rows, totals, credits_used }
 }
 
-/// The counted figures by agent (the main agent, or a sub-agent by its name) and model, from
-/// the shutdowns' `agentMetrics`.
+/// The figures by agent (the main agent, or a sub-agent by its name) and model: the counted
+/// ones from the shutdowns' `agentMetrics`; a session that does not write them (and a VS Code
+/// chat) is the main agent's, as are partial, recovered and ambiguous figures, so that the
+/// totals are plain usage's.
 pub fn summarize_subagents<'a>(
     ledgers: impl Iterator<Item = &'a SessionLedger>,
     rates: &RateTable,
     range: DayRange,
 ) -> UsageTable {
-    let mut groups: BTreeMap<(String, String), Accumulator> = BTreeMap::new();
-    let mut total = Accumulator::default();
+    const MAIN: &str = "main";
+    let mut groups: BTreeMap<(Kind, String, String), Accumulator> = BTreeMap::new();
+    let mut totals: BTreeMap<Kind, Accumulator> = BTreeMap::new();
+    let mut credits_used = CreditsUsed::default();
+    let mut add = |kind: Kind, label: &str, agent: &'static str, model: &str, entry: &Entry| {
+        groups.entry((kind, label.to_string(), model.to_string())).or_default().add(rates, agent, model, entry);
+        totals.entry(kind).or_default().add(rates, agent, model, entry);
+    };
     for ledger in ledgers.filter(|ledger| range.keeps(ledger.agent)) {
-        let shares = ledger.agents.iter().flat_map(|shares| &shares.entries);
-        for ((_, label, model), entry) in shares.filter(|((day, ..), _)| range.contains(*day)) {
-            groups.entry((label.clone(), model.clone())).or_default().add(rates, ledger.agent, model, entry);
-            total.add(rates, ledger.agent, model, entry);
+        if let Some(shares) = &ledger.agents {
+            for ((_, label, model), entry) in shares.entries.iter().filter(|((day, ..), _)| range.contains(*day)) {
+                add(Kind::Counted, label, ledger.agent, model, entry);
+            }
+        }
+        for (key, entry) in ledger.entries.iter().filter(|(key, _)| range.contains(key.day)) {
+            credits_used.add(rates, key, entry);
+        }
+        let main_entries = ledger
+            .entries
+            .iter()
+            .filter(|(key, _)| range.contains(key.day) && (ledger.agents.is_none() || key.kind != Kind::Counted));
+        for (key, entry) in main_entries {
+            add(key.kind, MAIN, ledger.agent, &key.model, entry);
         }
     }
     let rows = groups
         .into_iter()
-        .map(|((label, model), accumulator)| UsageRow {
-            subagent: Some(label),
-            ..accumulator.row(model, Kind::Counted)
-        })
+        .map(|((kind, label, model), accumulator)| UsageRow { subagent: Some(label), ..accumulator.row(model, kind) })
         .collect();
-    let totals = if total.agent.is_some() {
-        BTreeMap::from([(Kind::Counted, total.row(String::new(), Kind::Counted))])
-    } else {
-        BTreeMap::new()
-    };
-    UsageTable { rows, totals }
+    let totals = totals.into_iter().map(|(kind, accumulator)| (kind, accumulator.row(String::new(), kind))).collect();
+    UsageTable { rows, totals, credits_used }
 }
 
 /// The sessions (by id) whose ledgers carry `flag`, such as `implausible_counter`.
@@ -532,7 +594,11 @@ mod tests {
         use crate::usage::counters::Recorded;
         // 1,000,000 input at 3.00 and 100,000 output at 15.00: 3.00 + 1.50 = 4.50 USD, 450 credits.
         let tokens = Tokens { requests: 1, input: 1_000_000, output: 100_000, ..Tokens::default() };
-        let recorded = |credits: u64| Recorded { nano_aiu: Some(credits * 1_000_000_000), premium_milli: Some(1500) };
+        let recorded = |credits: u64| Recorded {
+            nano_aiu: Some(credits * 1_000_000_000),
+            premium_milli: Some(1500),
+            implausible: false,
+        };
         let plain = row_of(Entry { tokens, recorded: recorded(450), ..Entry::default() });
         assert_eq!(
             (plain.cost_usd_micros, plain.recorded_nano_aiu, plain.premium_requests),

@@ -94,16 +94,16 @@ async function checkNumbers(page, expected, label) {
     prompts: expected.prompts,
     tool_calls: expected.toolCalls,
     total_tokens: expected.summary.total_tokens,
-    cost_usd_micros: expected.summary.cost_usd_micros,
     rows: expected.summary.rows,
     files: expected.summary.files,
     bad_lines: expected.summary.bad_lines,
   };
   for (const [metric, value] of Object.entries(want)) {
     assertEqual(shown[metric].value, value, `${label}: Overview ${metric}`);
-    const text = metric === 'cost_usd_micros' ? fmtUSD(value) : fmtInt(value);
-    assertEqual(shown[metric].text, text, `${label}: Overview ${metric} as shown`);
+    assertEqual(shown[metric].text, fmtInt(value), `${label}: Overview ${metric} as shown`);
   }
+  // The one money figure: the native usage's credits used.
+  if (expected.usage) assertEqual(shown.credits_used.value, expected.usage.credits_used.credits, `${label}: Overview credits used`);
   return want;
 }
 
@@ -1037,6 +1037,16 @@ function nativeUsageCsv(input, zone) {
   return csv;
 }
 
+/** The native `usage INPUT --export` of `what` (team.csv or team.jsonl) at `exportedAt`. */
+function nativeTeamExport(input, what, exportedAt) {
+  const out = mkdtempSync(path.join(os.tmpdir(), 'copilot-lens-team-'));
+  const file = path.join(out, what);
+  execFileSync(path.join(ROOT, 'target/release/copilot-lens'), ['usage', input, '--export', file, '--exported-at', exportedAt], { stdio: 'ignore' });
+  const text = readFileSync(file, 'utf8');
+  rmSync(out, { recursive: true, force: true });
+  return text;
+}
+
 /** The native `usage ... --json` with `args`. */
 function nativeUsage(input, args) {
   return JSON.parse(execFileSync(path.join(ROOT, 'target/release/copilot-lens'), ['usage', input, '--json', ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
@@ -1278,7 +1288,7 @@ test('the month view: fixtures/credits/08-allowance-runout as of 2026-11-05 show
     assertEqual(errors, [], 'no page errors');
     noNetworkAfterLoad(net, server, 'month');
 
-    // A month over: today 2026-12-10 has no usage in December, so the latest month shows, finished.
+    // Today 2026-12-10: December opens though it has no usage yet; November is over.
     const later = await browser.context.newPage();
     const laterErrors = [];
     later.on('pageerror', (error) => laterErrors.push(error.message));
@@ -1287,7 +1297,12 @@ test('the month view: fixtures/credits/08-allowance-runout as of 2026-11-05 show
     await pick(later, fixture);
     await showView(later, 'month');
     await later.waitForSelector('#month-tiles');
+    const december = await monthShown(later);
+    assertEqual([december.selected, december.month.month, december.month.used], ['2026-12', '2026-12', 0], "today's month (UTC) opens, though it has no usage yet");
+    assert((await later.textContent('#month-headline')).startsWith('December: 0.00 credits so far'), 'December: 0 credits so far');
     assertEqual(await later.inputValue('#month-allowance'), '7000', 'the remembered allowance');
+    await later.selectOption('#month-select', '2026-11');
+    await later.waitForFunction(() => JSON.parse(document.getElementById('view-month').dataset.month || 'null')?.month === '2026-11');
     await setAllowance(later, '500');
     const over = await monthShown(later);
     assertEqual([over.selected, over.month.finished, over.month.as_of, over.month.projected, over.month.runs_out_on], ['2026-11', true, '2026-11-30', null, '2026-11-05'], 'November is over and ran out on 2026-11-05');
@@ -1309,6 +1324,121 @@ test('the month view: fixtures/credits/08-allowance-runout as of 2026-11-05 show
     assertEqual(await later.$('#month-tiles'), null, 'and shows no month');
     assertEqual(laterErrors, [], 'no page errors');
     return `as of 2026-11-05: used ${m.used}, projected ${m.projected}, against 1500 runs out ${'2026-11-13'}; as of 2026-12-10 against 500: ran out ${over.month.runs_out_on}`;
+  } finally {
+    await browser.close();
+  }
+});
+
+/** The reconciliation the Month view shows (its JSON, as Engine.reconcile_bill answers). */
+async function billShown(page, files) {
+  await page.waitForFunction((n) => {
+    const shown = document.getElementById('month-bill').dataset.bill;
+    return shown && JSON.parse(shown).file.split(', ').length === n;
+  }, files);
+  return page.evaluate(() => JSON.parse(document.getElementById('month-bill').dataset.bill));
+}
+
+test('a GitHub usage report dropped with the folder: the Month view reconciles it as the native usage --bill does; a report added afterwards too', async () => {
+  const bills = path.join(ROOT, 'fixtures/bills');
+  const home = path.join(bills, 'home');
+  const native = nativeUsage(home, ['--bill', path.join(bills, 'ai-credits.csv')]).bill;
+  const both = nativeUsage(home, ['--bill', path.join(bills, 'ai-credits.csv'), '--bill', path.join(bills, 'transition.csv')]).bill;
+  const files = filesUnder(home).map((rel) => ({ path: rel, b64: readFileSync(path.join(home, rel)).toString('base64') }));
+  const csv = readFileSync(path.join(bills, 'ai-credits.csv')).toString('base64');
+  const browser = await launch();
+  try {
+    const origin = server.url.replace(/\/$/, '');
+    const { page, net, errors } = await openPage(browser, `${origin}/?today=2026-10-20`, origin);
+    await markLoaded(net);
+    // The home folder (directory entries) and the report beside it, in one drop.
+    await page.evaluate(({ list, report }) => {
+      const bytesOf = (b64) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+      const tree = { name: 'home', dirs: new Map(), files: [] };
+      for (const f of list) {
+        const parts = f.path.split('/');
+        let node = tree;
+        for (const part of parts.slice(0, -1)) {
+          if (!node.dirs.has(part)) node.dirs.set(part, { name: part, dirs: new Map(), files: [] });
+          node = node.dirs.get(part);
+        }
+        node.files.push(new File([bytesOf(f.b64)], parts[parts.length - 1]));
+      }
+      const dirEntry = (node) => ({
+        name: node.name,
+        isDirectory: true,
+        isFile: false,
+        createReader() {
+          let given = false;
+          const all = [...[...node.dirs.values()].map(dirEntry), ...node.files.map((file) => ({ name: file.name, isFile: true, isDirectory: false, file: (ok) => ok(file) }))];
+          return { readEntries: (ok) => setTimeout(() => ok(given ? [] : ((given = true), all))) };
+        },
+      });
+      const bill = new File([bytesOf(report)], 'ai-credits.csv', { type: 'text/csv' });
+      const dataTransfer = {
+        items: [
+          { kind: 'file', webkitGetAsEntry: () => dirEntry(tree), getAsFile: () => null },
+          { kind: 'file', webkitGetAsEntry: () => ({ isDirectory: false, isFile: true, name: bill.name }), getAsFile: () => bill },
+        ],
+        files: [],
+      };
+      const event = new Event('drop', { bubbles: true, cancelable: true });
+      Object.defineProperty(event, 'dataTransfer', { value: dataTransfer });
+      document.getElementById('drop-zone').dispatchEvent(event);
+    }, { list: files, report: csv });
+    assertEqual(await waitForState(page, ['done', 'error']), 'done', 'the dropped folder is analysed');
+    await showView(page, 'month');
+    const shown = await billShown(page, 1);
+    const deep = (value) => (Array.isArray(value) ? value.map(deep) : value && typeof value === 'object' ? sortKeys(Object.fromEntries(Object.entries(value).map(([k, v]) => [k, deep(v)]))) : value);
+    assertEqual(deep(shown), deep(native), "the Month view's reconciliation equals the native usage --bill");
+    const differs = await page.$$eval('#month-differs li', (items) => items.map((li) => li.textContent));
+    assertEqual(differs.length, native.rows.filter((r) => r.status !== 'matched').length, 'every day and model that differs is named');
+    assert(differs[0].startsWith('2026-10-08 gpt-5.4-mini: billed 132.00'), `the largest difference first: ${differs[0]}`);
+    assert((await page.textContent('#month-never')).includes('the coding agent, code review and Spark'), 'what is never in local files');
+    await page.waitForFunction(() => window.Chart && window.Chart.getChart(document.querySelector('#chart-bill')));
+    await page.waitForTimeout(150);
+    await shot(page, 'month-bill.png');
+    // A second report added afterwards: both are reconciled together, nothing analysed again.
+    await page.setInputFiles('#month-bill-input', path.join(bills, 'transition.csv'));
+    assertEqual(deep(await billShown(page, 2)), deep(both), 'two reports, as the native --bill twice');
+    assertEqual(errors, [], 'no page errors');
+    noNetworkAfterLoad(net, server, 'bill');
+    return `billed ${shown.totals.billed_credits}, here ${shown.totals.local_credits}, ${differs.length} differences`;
+  } finally {
+    await browser.close();
+  }
+});
+
+test('every view says the Month view\'s figure for a month: on the demo, the Usage view over November and the Overview over the demo\'s one month', async () => {
+  const browser = await launch();
+  try {
+    const origin = server.url.replace(/\/$/, '');
+    const { page, net, errors } = await openPage(browser, `${origin}/?today=2026-11-30`, origin);
+    await markLoaded(net);
+    await page.click('#demo');
+    assertEqual(await waitForState(page, ['done', 'error'], 300_000), 'done', 'the demo is analysed');
+    await showView(page, 'month');
+    await page.waitForSelector('#month-tiles');
+    const month = JSON.parse(await page.evaluate(() => document.getElementById('view-month').dataset.month));
+    await showView(page, 'usage');
+    await page.fill('#usage-since', `${month.month}-01`);
+    await page.dispatchEvent('#usage-since', 'change');
+    await page.fill('#usage-until', `${month.month}-${String(month.days_in_month).padStart(2, '0')}`);
+    await page.dispatchEvent('#usage-until', 'change');
+    await page.waitForFunction((m) => {
+      const shown = document.getElementById('usage-credits-used');
+      return shown && document.getElementById('usage-since').value === `${m}-01` && shown.dataset.credits;
+    }, month.month);
+    await page.waitForTimeout(400);
+    const usage = Number(await page.$eval('#usage-credits-used', (p) => p.dataset.credits));
+    assertEqual(usage, Math.round(month.used * 100) / 100, "the Usage view's credits used over the month equal the Month view's");
+    await showView(page, 'overview');
+    const overview = await page.$eval('#view-overview .tile[data-metric="credits_used"]', (t) => Number(t.dataset.value));
+    const demoMonths = nativeUsage(DEMO, ['--by', 'month']).rows.map((r) => r.month);
+    if (new Set(demoMonths).size === 1) assertEqual(overview, Math.round(month.used * 100) / 100, "the Overview's credits used equal the Month's (the demo's one month)");
+    else assert(overview >= Math.round(month.used * 100) / 100, "the Overview's credits used hold the month's");
+    assertEqual(errors, [], 'no page errors');
+    noNetworkAfterLoad(net, server, 'demo', ['/demo/copilot-demo.zip']);
+    return `November: ${month.used} credits in the Month, ${usage} in Usage, ${overview} in the Overview`;
   } finally {
     await browser.close();
   }
@@ -1383,9 +1513,15 @@ test('the month view of the demo equals the native usage --allowance month; top 
     await showView(page, 'month');
     await page.waitForSelector('#month-tiles');
     let shown = await monthShown(page);
-    assertEqual(shown.options, months, 'the months with usage, as the native --by month');
-    const want = months.includes(today.slice(0, 7)) ? today.slice(0, 7) : months[0];
-    assertEqual(shown.selected, want, "today's month if it has usage, else the latest");
+    const todayMonth = today.slice(0, 7);
+    assertEqual(shown.options, [...new Set([todayMonth, ...months])].sort().reverse(), "the months with usage, as the native --by month, and today's");
+    assertEqual(shown.selected, todayMonth, "today's month (UTC), even before it has usage");
+    const want = months.includes(todayMonth) ? todayMonth : months[0];
+    if (want !== todayMonth) {
+      await page.selectOption('#month-select', want);
+      await page.waitForFunction((m) => JSON.parse(document.getElementById('view-month').dataset.month || 'null')?.month === m, want);
+      shown = await monthShown(page);
+    }
     const allowance = Math.max(1, Math.round(shown.month.used / 2));
     await setAllowance(page, String(allowance));
     shown = await monthShown(page);
@@ -1519,7 +1655,7 @@ function secretPieces() {
   return { secrets, pieces: [...pieces] };
 }
 
-test('the inventory fixture: the inventory view and the session view show what the native inventory.json and sessions.jsonl say; filters; both exports byte for byte', async () => {
+test('the inventory fixture: the inventory view and the session view show what the native inventory.json and sessions.jsonl say; filters; those exports and the team exports byte for byte', async () => {
   const home = inventoryHome();
   const expected = native(home, { byName: true });
   const inventory = JSON.parse(expected.inventoryJson);
@@ -1532,6 +1668,14 @@ test('the inventory fixture: the inventory view and the session view show what t
     await checkNumbers(page, expected, 'inventory fixture');
     assertEqual((await exportFile(page, 'inventory.json')).text, expected.inventoryJson, 'inventory.json equals the native one byte for byte');
     assertEqual((await exportFile(page, 'sessions.jsonl')).text, expected.sessionsJsonl, 'sessions.jsonl equals the native one byte for byte');
+    // The team exports: the CLI's bytes at the time the page wrote in them (the login from the
+    // home's logs; the machine the picked folder's name, as the CLI names the same folder).
+    for (const what of ['team.csv', 'team.jsonl']) {
+      const team = await exportFile(page, what);
+      const exportedAt = /"?exported_at"?[:,].*?(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)/s.exec(team.text)[1];
+      assert(team.text.includes('mona'), `${what} names the login`);
+      assertEqual(team.text, nativeTeamExport(home, what, exportedAt), `${what} equals the native usage --export, byte for byte`);
+    }
 
     await showView(page, 'inventory');
     const shown = await inventoryShown(page);

@@ -10,7 +10,7 @@ function statusBadge(status) {
 }
 
 export async function render(container, ctx) {
-  const report = await ctx.get('report', 'report');
+  const report = await ctx.get('report');
   if (!ctx.alive()) return;
   const t = report.totals;
 
@@ -151,7 +151,7 @@ export async function render(container, ctx) {
   );
 
   // Bad lines are rows too (marked bad_line by the core): ask the worker.
-  const page = await ctx.call('rows', { marks: ['bad_line'] }, 0, 500, 600);
+  const page = await ctx.ask({ rows: { filter: { marks: ['bad_line'] }, offset: 0, limit: 500, text_limit: 600 } });
   if (!ctx.alive()) return;
   const bad = page.rows.filter((r) => r.mark === 'bad_line');
   add(clear(badLines), 

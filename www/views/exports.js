@@ -4,8 +4,12 @@ import { add, fmtBytes, h, section } from '../dom.js';
 import { savedAllowance } from './month.js';
 
 export async function render(container, ctx) {
-  const sessions = await ctx.get('sessions', 'sessions');
+  const sessions = await ctx.get('sessions');
   if (!ctx.alive()) return;
+  // The catalogue's files of one session and of the person's choices (the report to share).
+  const { outputs } = ctx.engine.facts;
+  const sessionFile = outputs.find((file) => file.made_from === 'session').name;
+  const shared = outputs.find((file) => file.made_from === 'choices').name;
   const status = h('p#export-status.muted', { attrs: { 'aria-live': 'polite' } });
   const run = async (what, sessionId, name) => {
     status.textContent = `Making ${name}…`;
@@ -28,14 +32,29 @@ export async function render(container, ctx) {
   const shortNames = h('input#report-short-names', { type: 'checkbox' });
   const transcriptSelect = h('select#report-sessions', { multiple: true, size: 4, attrs: { 'aria-label': 'Sessions whose transcripts go in the report' } }, [...sessionSelect.options].map((option) => h('option', { value: option.value }, option.textContent)));
   const makeReport = async () => {
-    status.textContent = 'Making report.html…';
+    status.textContent = `Making ${shared}…`;
     try {
       const sessions = [...transcriptSelect.selectedOptions].map((option) => option.value);
       const blob = await ctx.engine.shareReport({ today: ctx.today(), allowance: savedAllowance(), short_project_names: shortNames.checked, sessions });
-      ctx.download(blob, 'report.html');
-      status.textContent = `report.html: ${fmtBytes(blob.size)}${sessions.length ? `, with ${sessions.length} transcript(s), secrets scrubbed` : ''}.`;
+      ctx.download(blob, shared);
+      status.textContent = `${shared}: ${fmtBytes(blob.size)}${sessions.length ? `, with ${sessions.length} transcript(s), secrets scrubbed` : ''}.`;
     } catch (error) {
-      status.textContent = `report.html failed: ${error.message || error}`;
+      status.textContent = `${shared} failed: ${error.message || error}`;
+    }
+  };
+  const teamUser = h('input#team-user', { type: 'text', placeholder: 'the login in the logs', attrs: { 'aria-label': 'Login' } });
+  const teamMachine = h('input#team-machine', { type: 'text', placeholder: 'the folder name', attrs: { 'aria-label': 'Machine' } });
+  const teamShare = h('input#team-share-projects', { type: 'checkbox' });
+  const makeTeamExport = async (name) => {
+    status.textContent = `Making ${name}…`;
+    try {
+      // The page's clock, to the second, as the CLI's --exported-at takes it.
+      const options = { user: teamUser.value || null, machine: teamMachine.value || null, share_projects: teamShare.checked, exported_at: new Date().toISOString() };
+      const blob = await ctx.engine.teamExport(name, options);
+      ctx.download(blob, name);
+      status.textContent = `${name}: ${fmtBytes(blob.size)}.`;
+    } catch (error) {
+      status.textContent = `${name} failed: ${error.message || error}`;
     }
   };
   add(container, 
@@ -46,7 +65,7 @@ export async function render(container, ctx) {
       h(
         'ul.exports',
         null,
-        ctx.engine.facts.outputs.filter((file) => file.name !== 'session.md').map(({ name, what }) =>
+        outputs.filter((file) => file.made_from === 'analysis').map(({ name, what }) =>
           h('li', null, h('button.button', { dataset: { export: name }, on: { click: () => run(name, '', name) } }, name), h('span.muted', null, ' ' + what)),
         ),
       ),
@@ -57,7 +76,19 @@ export async function render(container, ctx) {
         'div.controls',
         null,
         sessionSelect,
-        h('button.button', { dataset: { export: 'session.md' }, on: { click: () => run('session.md', sessionSelect.value, `session-${sessionSelect.value}.md`) } }, 'session.md'),
+        h('button.button', { dataset: { export: sessionFile }, on: { click: () => run(sessionFile, sessionSelect.value, `session-${sessionSelect.value}.md`) } }, sessionFile),
+      ),
+    ),
+    section(
+      'For a team',
+      h('p.muted', null, 'Your usage per day, agent, model, project and machine, with your login and machine, for a team to read with everyone\'s in DuckDB, BigQuery or Spark (see docs/team.md). No prompt, reply or tool output is in it; projects are short names unless you share them. The same bytes as copilot-lens usage --export. Parquet is made only by the command-line tool: its writer would make this page\'s first download larger.'),
+      h(
+        'div.controls',
+        null,
+        h('label', null, 'Login ', teamUser),
+        h('label', null, 'Machine ', teamMachine),
+        h('label', null, teamShare, ' Include project paths'),
+        outputs.filter((file) => file.made_from === 'team').map(({ name }) => h('button.button', { dataset: { export: name }, on: { click: () => makeTeamExport(name) } }, name)),
       ),
     ),
     section(
@@ -69,7 +100,7 @@ export async function render(container, ctx) {
         h('label', null, shortNames, ' Replace project paths by short names'),
         h('label', { attrs: { for: 'report-sessions' } }, 'Transcripts to include (none by default)'),
         transcriptSelect,
-        h('button#make-report.button', { dataset: { export: 'report.html' }, on: { click: makeReport } }, 'Export a report'),
+        h('button#make-report.button', { dataset: { export: shared }, on: { click: makeReport } }, 'Export a report'),
       ),
     ),
     status,

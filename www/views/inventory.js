@@ -244,7 +244,7 @@ function verdictSelect(id, kind, items) {
 }
 
 export async function render(container, ctx) {
-  const inventory = await ctx.get('inventory', 'inventory');
+  const inventory = await ctx.get('inventory');
   if (!ctx.alive()) return;
   const parts = inventory.homes.flatMap((home) => home.agents.map((agent) => ({ home: home.home, agent })));
   const homes = inventory.homes.map((home) => home.home);

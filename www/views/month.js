@@ -58,6 +58,12 @@ function monthName(month) {
   return new Date(Date.UTC(year, number - 1, 1)).toLocaleString('en-US', { month: 'long', year: 'numeric', timeZone: 'UTC' });
 }
 
+/** Credits used as the headline says them: a home on its own key only says so, not "0.00". */
+export function creditsUsedText(used) {
+  if (used.credits === 0 && used.own_key_tokens > 0) return `${fmtInt(used.own_key_tokens)} tokens on your own key, no Copilot charge`;
+  return fmtCredits(used.credits);
+}
+
 /** A row's credits with the CLI's marker: `~` where some are estimated. */
 function creditsText(credits, from) {
   if (credits === null || credits === undefined) return '—';
@@ -175,7 +181,7 @@ async function drawChart(canvas, m) {
 export async function render(container, ctx) {
   if (chart) chart.destroy();
   chart = null;
-  const [byMonth, sessions] = await Promise.all([ctx.get('usage:month', 'usage', 'month', '', ''), ctx.get('sessions', 'sessions')]);
+  const [byMonth, sessions] = await Promise.all([ctx.get({ usage: { by: 'month', since: '', until: '', agent: '' } }), ctx.get('sessions')]);
   if (!ctx.alive()) return;
   const today = ctx.today();
   const months = [...new Set(byMonth.rows.map((r) => r.month))].sort().reverse();
@@ -192,15 +198,20 @@ export async function render(container, ctx) {
     );
     return;
   }
-  if (!months.length) {
-    add(container, h('p#month-empty.empty', null, 'No usage in this data: no month to show.'));
-    return;
-  }
+  // The current UTC month is always offered, and opened first, even before it has any usage.
   const todayMonth = today.slice(0, 7);
+  if (!months.includes(todayMonth)) months.unshift(todayMonth);
+  months.sort().reverse();
   const select = h('select#month-select', null, months.map((m) => h('option', { value: m }, `${monthName(m)} (${m})`)));
-  select.value = months.includes(todayMonth) ? todayMonth : months[0];
+  select.value = todayMonth;
   const allowance = h('input#month-allowance', { type: 'number', min: '0', step: 'any', placeholder: 'none', value: loadAllowance(), attrs: { inputmode: 'decimal', 'aria-label': 'monthly allowance in AI credits' } });
+  // The plans the CLI's --plan knows (src/usage/plans.json, through the engine: no copy here).
+  const plans = Object.entries((ctx.plans && ctx.plans.plans) || {});
+  const plan = h('select#month-plan', { attrs: { 'aria-label': 'plan' } }, h('option', { value: '' }, 'plan…'), plans.map(([name, credits]) => h('option', { value: String(credits) }, `${name} (${fmtCredits(credits)})`)));
+  const billInput = h('input#month-bill-input', { type: 'file', accept: '.csv,text/csv', multiple: true, attrs: { 'aria-label': "GitHub's usage report (CSV)" } });
+  const billUser = h('input#month-bill-user', { type: 'text', placeholder: 'signed-in login', attrs: { 'aria-label': 'whose rows of the report' } });
   const out = h('div#month-out');
+  const billOut = h('div#month-bill');
   add(
     container,
     h(
@@ -208,7 +219,14 @@ export async function render(container, ctx) {
       null,
       h('label', null, 'Billing month ', select),
       h('label', null, 'Monthly allowance ', allowance, ' credits'),
+      plan,
       h('span.muted', null, '(empty: none; remembered in this browser)'),
+    ),
+    h(
+      'div.controls',
+      null,
+      h('label', null, "GitHub's usage report (CSV, from the billing settings; read here, never uploaded) ", billInput),
+      h('label', null, 'for ', billUser),
     ),
     h(
       'p#month-utc.muted',
@@ -216,6 +234,7 @@ export async function render(container, ctx) {
       `The month is UTC's, the billing clock: Copilot's credits reset at 00:00 UTC on the 1st of each month, whatever the display time zone. Today is ${today} in UTC by this page's clock. 1 credit = 0.01 USD.`,
     ),
     out,
+    billOut,
   );
 
   const names = new Map(sessions.map((s) => [s.session_id, s.name]));
@@ -229,12 +248,12 @@ export async function render(container, ctx) {
     const month = select.value;
     const first = `${month}-01`;
     const limit = allowanceOf(allowance.value);
-    const m = await ctx.call('month', first, today, limit);
+    const m = await ctx.ask({ month: { month: first, today, allowance: limit } });
     const last = `${month}-${String(m.days_in_month).padStart(2, '0')}`;
     const [bySession, byProject, byModel] = await Promise.all([
-      ctx.get(`usage:session:${first}`, 'usage', 'session', first, last),
-      ctx.get(`usage:project:${first}`, 'usage', 'project', first, last),
-      ctx.get(`usage:model:${first}`, 'usage', 'model', first, last),
+      ctx.get({ usage: { by: 'session', since: first, until: last, agent: '' } }),
+      ctx.get({ usage: { by: 'project', since: first, until: last, agent: '' } }),
+      ctx.get({ usage: { by: 'model', since: first, until: last, agent: '' } }),
     ]);
     if (!ctx.alive() || ask !== shown) return;
     container.dataset.month = JSON.stringify(m);
@@ -243,6 +262,7 @@ export async function render(container, ctx) {
       'div#month-tiles.tiles',
       null,
       tile('used', `credits used${m.finished ? '' : ` by ${m.as_of}`}`, m.used, fmtCredits(m.used), m.allowance !== null ? `of ${fmtCredits(m.allowance)} allowed` : 'no allowance given'),
+      tile('usd', 'dollars (credits × 0.01)', m.used * 0.01, `$${fmtCredits(m.used * 0.01)}`),
       tile('share', 'of the allowance', share, share === null ? '—' : `${(share * 100).toFixed(share < 0.1 ? 1 : 0)}%`, share !== null && share >= 1 ? 'used up' : null),
       tile('recorded', 'as Copilot recorded them', m.recorded, fmtCredits(m.recorded)),
       tile('estimated', 'estimated at the published rates', m.estimated, fmtCredits(m.estimated), 'for what Copilot recorded nothing of'),
@@ -262,6 +282,7 @@ export async function render(container, ctx) {
     ];
     add(
       clear(out),
+      h('p#month-headline.headline', null, `${monthName(m.month).split(' ')[0]}: ${fmtCredits(m.used)} credits${m.finished ? '' : ' so far'} ($${fmtCredits(m.used * 0.01)})`),
       tiles,
       h('div.month-outlook', null, outlook(m)),
       h(
@@ -299,6 +320,23 @@ export async function render(container, ctx) {
       if (ctx.alive()) add(clear(out), h('p.error-inline', null, String(e.message || e)));
     });
   select.addEventListener('change', show);
+  plan.addEventListener('change', () => {
+    if (!plan.value) return;
+    allowance.value = plan.value;
+    saveAllowance(plan.value);
+    show();
+  });
+  const showBill = () =>
+    renderBill(billOut, ctx, billUser.value.trim()).catch((e) => {
+      if (ctx.alive()) add(clear(billOut), h('p#month-bill-error.error-inline', null, String(e.message || e)));
+    });
+  billInput.addEventListener('change', () => {
+    ctx.addBills([...billInput.files]);
+    billInput.value = '';
+    showBill();
+  });
+  billUser.addEventListener('change', showBill);
+  await showBill();
   const typed = debounce(() => {
     saveAllowance(allowance.value.trim());
     show();
@@ -306,4 +344,87 @@ export async function render(container, ctx) {
   allowance.addEventListener('input', typed);
   allowance.addEventListener('change', typed);
   await update();
+}
+
+let billChart = null;
+
+async function drawBillChart(canvas, bill) {
+  if (billChart) billChart.destroy();
+  billChart = null;
+  const Chart = await chartLibrary();
+  if (!canvas.isConnected || !chartReady(Chart, canvas)) return;
+  const byDay = new Map();
+  for (const row of bill.rows) {
+    const day = byDay.get(row.day) || { billed: 0, local: 0 };
+    day.billed += row.billed_credits;
+    day.local += row.local_credits;
+    byDay.set(row.day, day);
+  }
+  const labels = [...byDay.keys()].sort();
+  billChart = new Chart(canvas, {
+    type: 'bar',
+    data: {
+      labels,
+      datasets: [
+        { label: 'billed by GitHub', data: labels.map((d) => byDay.get(d).billed), backgroundColor: 'rgba(78,121,167,0.8)' },
+        { label: 'this machine', data: labels.map((d) => byDay.get(d).local), backgroundColor: 'rgba(140,149,159,0.8)' },
+      ],
+    },
+    options: { responsive: true, maintainAspectRatio: false, animation: false, scales: { y: { beginAtZero: true, title: { display: true, text: 'AI credits' } } }, plugins: { legend: { position: 'bottom' } } },
+  });
+}
+
+/**
+ * GitHub's usage report against this machine (Engine.reconcile_bill, the CLI's `usage --bill`):
+ * billed against local by day, the discrepancies first, what never runs here, and why they differ.
+ */
+async function renderBill(out, ctx, user) {
+  const facts = ctx.engine.facts;
+  const bills = ctx.bills();
+  const bill = bills.length ? await ctx.reconcileBill(bills, user) : null;
+  if (!ctx.alive()) return;
+  out.dataset.bill = bill ? JSON.stringify(bill) : '';
+  const never = h('ul#month-never', null, facts.never_in_local_files.map((item) => h('li', null, item)));
+  const why = section('Why this differs from your GitHub bill', h('p', null, "Never in this machine's files:"), never);
+  if (!bill) {
+    add(clear(out), why, h('p.muted', null, "Add GitHub's usage report (or drop it with the folder) to compare it day by day with this machine."));
+    return;
+  }
+  const differing = bill.rows.filter((row) => row.status !== 'matched');
+  const figure = (credits, requests) => (requests === undefined || requests === null ? fmtCredits(credits) : `${requests} req`);
+  const statusBadge = (row) => badge(row.status, row.status === 'matched' ? 'ok' : 'warn');
+  add(
+    clear(out),
+    section(
+      "Billed by GitHub against this machine",
+      h('p#month-bill-totals', null, `${bill.file} (${bill.format}) for ${bill.user}, ${bill.from} to ${bill.to} (UTC days): ${fmtCredits(bill.totals.billed_credits)} credits billed, ${fmtCredits(bill.totals.local_credits)} here, difference ${fmtCredits(bill.totals.difference)}.`),
+      h('div.chart-box', null, h('canvas#chart-bill', { attrs: { role: 'img', 'aria-label': 'credits billed against this machine by day' } })),
+      table(
+        [
+          { label: 'day', value: (r) => r.day },
+          { label: 'model', value: (r) => (r.auto ? `${r.model} (Auto)` : r.model) },
+          { label: 'billed', value: (r) => figure(r.billed_credits, r.billed_requests), num: true },
+          { label: 'here', value: (r) => figure(r.local_credits, r.local_requests), num: true },
+          { label: 'from', value: (r) => r.local_from || '—' },
+          { label: 'difference', value: (r) => (r.billed_requests === undefined ? fmtCredits(r.difference) : `${r.difference} req`), num: true },
+          { label: 'status', value: statusBadge },
+        ],
+        bill.rows,
+        { className: 'month-bill-rows', empty: 'No day of the report to compare.' },
+      ),
+      bill.not_local.length
+        ? table([{ label: 'runs on GitHub', value: (r) => `${r.model} (${r.sku})` }, { label: 'credits', value: (r) => figure(r.credits, r.requests), num: true }], bill.not_local, { className: 'month-bill-not-local' })
+        : null,
+      bill.estimate_ratio.length
+        ? table(
+            [{ label: 'model', value: (r) => r.model }, { label: 'billed', value: (r) => fmtCredits(r.billed_credits), num: true }, { label: 'estimated', value: (r) => fmtCredits(r.estimated_credits), num: true }, { label: 'billed / estimated', value: (r) => r.ratio.toFixed(3), num: true }],
+            bill.estimate_ratio,
+            { className: 'month-bill-ratio' },
+          )
+        : null,
+      h('p.muted', null, facts.bill_statuses.map(([status, meaning]) => `${status}: ${meaning}`).join('; ')),
+    ),
+    add(why, differing.length ? h('div', null, h('p', null, 'Where they differ:'), h('ul#month-differs', null, differing.map((r) => h('li', null, `${r.day} ${r.model}: billed ${figure(r.billed_credits, r.billed_requests)}, here ${figure(r.local_credits, r.local_requests)}${r.local_from ? `, ${r.local_from}` : ''} (${r.status})`)))) : h('p', null, 'Every day and model of the report matches.')),
+  );
+  await drawBillChart(out.querySelector('#chart-bill'), bill);
 }

@@ -3,6 +3,7 @@
 // figures (the totals); partial and recovered figures are in the Usage view.
 import { chartLibrary, chartReady } from '../charts.js';
 import { add, fmtInt, fmtUSD, h, section } from '../dom.js';
+import { fmtCredits } from './month.js';
 
 const PALETTE = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac', '#86bcb6', '#d37295'];
 let charts = [];
@@ -53,27 +54,38 @@ function makeChart(Chart, canvas, config) {
 const tokenTicks = { callback: (v) => (v >= 1e6 ? `${v / 1e6}M` : v >= 1e3 ? `${v / 1e3}k` : v) };
 const usdTicks = { callback: (v) => `$${v}` };
 
+/**
+ * The one money figure: credits used by the Month's rule (recorded else estimated, partial and
+ * recovered included, BYOK 0; usage::credits), dollars beside. A home that used only the
+ * person's own key says so rather than $0.00.
+ */
+function moneyTile(used) {
+  const ownKeyOnly = used.credits === 0 && used.own_key_tokens > 0;
+  const text = ownKeyOnly ? `${fmtInt(used.own_key_tokens)} tokens on your own key, no Copilot charge` : fmtCredits(used.credits);
+  const note = ownKeyOnly ? null : `$${fmtCredits(used.usd)}${used.partial || used.recovered ? `; ${fmtCredits(used.partial)} partial and ${fmtCredits(used.recovered)} recovered included` : ''}`;
+  return tile('credits_used', 'credits used', used.credits, text, note);
+}
+
 export async function render(container, ctx) {
   for (const chart of charts) chart.destroy();
   charts = [];
   const [sessions, report, byDay, bySession, byModel, byAgent] = await Promise.all([
-    ctx.get('sessions', 'sessions'),
-    ctx.get('report', 'report'),
-    ctx.get('usage:day', 'usage', 'day', '', ''),
-    ctx.get('usage:session', 'usage', 'session', '', ''),
-    ctx.get('usage:model', 'usage', 'model', '', ''),
-    ctx.get('usage:agent', 'usage', 'agent', '', ''),
+    ctx.get('sessions'),
+    ctx.get('report'),
+    ctx.get({ usage: { by: 'day', since: '', until: '', agent: '' } }),
+    ctx.get({ usage: { by: 'session', since: '', until: '', agent: '' } }),
+    ctx.get({ usage: { by: 'model', since: '', until: '', agent: '' } }),
+    ctx.get({ usage: { by: 'agent', since: '', until: '', agent: '' } }),
   ]);
   if (!ctx.alive()) return;
   // Several agents with counted figures: the days stack by agent, each agent's days its own table.
   const agents = [...new Set(byAgent.rows.filter(counted).map((r) => r.agent))].sort();
-  const agentDays = agents.length > 1 ? await Promise.all(agents.map((a) => ctx.get(`usage:day:${a}`, 'usage', 'day', '', '', a))) : [];
+  const agentDays = agents.length > 1 ? await Promise.all(agents.map((a) => ctx.get({ usage: { by: 'day', since: '', until: '', agent: a } }))) : [];
   if (!ctx.alive()) return;
   const s = ctx.summary;
   const prompts = sessions.reduce((n, r) => n + r.prompts, 0);
   const toolCalls = sessions.reduce((n, r) => n + r.tool_calls, 0);
   const partial = byDay.totals.partial;
-  const recovered = byDay.totals.recovered;
 
   const tiles = h(
     'div.tiles',
@@ -82,7 +94,7 @@ export async function render(container, ctx) {
     tile('prompts', 'prompts', prompts, fmtInt(prompts)),
     tile('tool_calls', 'tool calls', toolCalls, fmtInt(toolCalls)),
     tile('total_tokens', 'tokens', s.total_tokens, fmtInt(s.total_tokens), partial ? `+ ${fmtInt(partial.total)} partial (lower bound)` : null),
-    tile('cost_usd_micros', 'estimated cost (USD)', s.cost_usd_micros, fmtUSD(s.cost_usd_micros), recovered ? `+ ${fmtInt(recovered.total)} tokens recovered from deleted sessions` : null),
+    moneyTile(byDay.credits_used),
     tile('rows', 'timeline rows', s.rows, fmtInt(s.rows)),
     tile('files', 'files found', s.files, fmtInt(s.files), `${fmtInt(report.totals.files_read)} read`),
     tile('bad_lines', 'bad lines', s.bad_lines, fmtInt(s.bad_lines), s.bad_lines ? 'see Diagnostics' : null),

@@ -1,12 +1,14 @@
 // Sessions: a sortable, filterable list; opening one shows its transcript (transcript.js).
-import { add, badge, clear, fmtInt, fmtTime, fmtUSD, h } from '../dom.js';
+import { add, badge, clear, fmtInt, fmtTime, h } from '../dom.js';
+import { creditsUsedText, fmtCredits } from './month.js';
 import { PRECREATED, modelsShown, renderTranscript } from './transcript.js';
 
 const LIMIT = 1000;
 
 const started = (s) => s.first_event || s.created_at || '';
 const tokens = (s) => (s.usage ? s.usage.total : -1);
-const cost = (s) => (s.usage && s.usage.cost_usd_micros !== null ? s.usage.cost_usd_micros : -1);
+// The one money figure: credits used by the Month's rule (Engine.session_credits), joined in at render.
+const credits = (s) => (s.credits_used ? s.credits_used.credits : -1);
 
 const COLUMNS = [
   { key: 'name', label: 'session', sort: (s) => (s.name || '').toLowerCase() || '\uffff' },
@@ -19,7 +21,7 @@ const COLUMNS = [
   { key: 'denials', label: 'denials', sort: (s) => s.denials, num: true },
   { key: 'models', label: 'models', sort: (s) => s.models.join(',') },
   { key: 'tokens', label: 'tokens', sort: tokens, num: true },
-  { key: 'cost', label: 'cost', sort: cost, num: true },
+  { key: 'credits', label: 'credits used', sort: credits, num: true },
   { key: 'status', label: 'status', sort: (s) => statusText(s) },
 ];
 
@@ -57,7 +59,7 @@ function cells(s, ctx, agents) {
     h('td.num', null, fmtInt(s.denials)),
     h('td.models', null, modelsShown(s).join('\n')),
     h('td.num', null, s.usage ? fmtInt(s.usage.total) : '—'),
-    h('td.num', null, s.usage ? fmtUSD(s.usage.cost_usd_micros) : '—'),
+    h('td.num', { title: s.credits_used ? `$${fmtCredits(s.credits_used.usd)}` : '' }, s.credits_used ? creditsUsedText(s.credits_used) : '—'),
     h('td', null, status(s, agents)),
   ];
 }
@@ -65,8 +67,9 @@ function cells(s, ctx, agents) {
 let view = null;
 
 export async function render(container, ctx) {
-  const list = await ctx.get('sessions', 'sessions');
+  const [records, byId] = await Promise.all([ctx.get('sessions'), ctx.get('session_credits')]);
   if (!ctx.alive()) return;
+  const list = records.map((s) => ({ ...s, credits_used: byId[s.session_id] || null }));
   const state = { sort: 'started', desc: true, text: '', project: '', home: '', agent: '', all: false };
   const filter = h('input#session-filter', { type: 'search', placeholder: 'Filter: name, id, project, branch, model…' });
   const projects = [...new Set(list.map((s) => s.project_path).filter(Boolean))].sort();

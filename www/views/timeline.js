@@ -6,7 +6,6 @@ import { add, clear, debounce, fmtInt, fmtTime, h } from '../dom.js';
 const ROW_HEIGHT = 26;
 const MAX_HEIGHT = 8_000_000;
 const TEXT_LIMIT = 400;
-const TYPES = ['user', 'assistant', 'tool_use', 'tool_result', 'system', 'thinking'];
 const COLUMNS = [
   ['time', 'time (UTC)'],
   ['type', 'type'],
@@ -24,12 +23,12 @@ function emptyFilter() {
 }
 
 export async function render(container, ctx) {
-  const facets = await ctx.get('facets', 'facets');
+  const facets = await ctx.get('facets');
   if (!ctx.alive()) return;
-  const sessions = await ctx.get('sessions', 'sessions');
+  const sessions = await ctx.get('sessions');
   const names = new Map(sessions.map((s) => [s.session_id, s.name]));
 
-  const typeBoxes = TYPES.map((type) => h('input', { type: 'checkbox', value: type, dataset: { type } }));
+  const typeBoxes = ctx.engine.facts.turn_types.map((type) => h('input', { type: 'checkbox', value: type, dataset: { type } }));
   const select = (id, label, values) =>
     h(`select#${id}`, { title: label, attrs: { 'aria-label': label } }, h('option', { value: '' }, `all ${label}`), values.map((v) => h('option', { value: v }, v)));
   // Several agents (Copilot CLI, VS Code, ...): whose rows; hidden with one, as the Sessions view's homes.
@@ -57,7 +56,7 @@ export async function render(container, ctx) {
     h(
       'div.controls.tl-filters',
       null,
-      h('span.type-boxes', null, typeBoxes.map((box, i) => h('label', null, box, ' ', TYPES[i]))),
+      h('span.type-boxes', null, typeBoxes.map((box) => h('label', null, box, ' ', box.value))),
       agent,
       sessionInput,
       sessionList,
@@ -195,7 +194,7 @@ async function fetchSlice(first) {
   const key = s.filterKey;
   const ctx = s.ctx;
   try {
-    const page = await ctx.call('rows', s.filter, start, limit, TEXT_LIMIT);
+    const page = await ctx.ask({ rows: { filter: s.filter, offset: start, limit, text_limit: TEXT_LIMIT } });
     if (state !== s || !ctx.alive()) return;
     if (key === s.filterKey) {
       if (s.cache.size > 20000) s.cache = new Map();
@@ -317,7 +316,7 @@ function draw(mayFetch = true) {
 
 async function showDetail(position) {
   const s = state;
-  const page = await s.ctx.call('rows', s.filter, position, 1, 1_000_000);
+  const page = await s.ctx.ask({ rows: { filter: s.filter, offset: position, limit: 1, text_limit: 1_000_000 } });
   const row = page.rows[0];
   if (!row) return;
   add(clear(s.detail), 

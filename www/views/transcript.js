@@ -4,6 +4,7 @@
 import { add, badge, clear, download, fmtInt, fmtTime, fmtUSD, firstLine, h } from '../dom.js';
 import { diffView, looksLikeDiff } from '../diff.js';
 import { markdown, markdownReady } from '../markdown.js';
+import { creditsUsedText, fmtCredits } from './month.js';
 
 /** A session's models, with those chosen but never answering marked so. */
 export function modelsShown(session) {
@@ -61,8 +62,9 @@ const NOTE = ['note', 'note'];
 
 export async function renderTranscript(container, ctx, sessionId, index = null) {
   await markdownReady();
-  const sessions = await ctx.get('sessions', 'sessions');
+  const [sessions, credits] = await Promise.all([ctx.get('sessions'), ctx.get('session_credits')]);
   const session = sessions.find((s) => s.session_id === sessionId);
+  const used = credits[sessionId];
   const showThinking = h('input#show-thinking', { type: 'checkbox' });
   const conversation = h('div#conversation.conversation');
   const status = h('p.muted');
@@ -89,6 +91,7 @@ export async function renderTranscript(container, ctx, sessionId, index = null) 
           fact('prompts / replies / tool calls', `${session.prompts} / ${session.replies} / ${session.tool_calls} (${session.failed_tool_calls} failed)`),
           fact('permission requests / denials', `${session.permission_requests} / ${session.denials}`),
           fact('shutdown', session.shutdown),
+          fact('credits used', used ? `${creditsUsedText(used)}${used.credits ? ` ($${fmtCredits(used.usd)})` : ''}` : null),
           fact('usage', session.usage ? `${fmtInt(session.usage.total)} tokens, ${fmtUSD(session.usage.cost_usd_micros)} (${session.usage.source})` : 'unknown'),
           fact('found in', session.found_in.join(', ')),
           fact('checkpoints', session.checkpoint_titles.length ? h('ol#session-checkpoints.checkpoints', null, session.checkpoint_titles.map((title) => h('li', null, title))) : null),
@@ -180,7 +183,7 @@ export async function renderTranscript(container, ctx, sessionId, index = null) 
   };
 
   const load = async () => {
-    const page = await ctx.call('rows', { session_id: sessionId }, loaded, PAGE, TEXT_LIMIT);
+    const page = await ctx.ask({ rows: { filter: { session_id: sessionId }, offset: loaded, limit: PAGE, text_limit: TEXT_LIMIT } });
     if (!ctx.alive()) return;
     total = page.total;
     page.rows.forEach((row, i) => addRow(row, loaded + i));

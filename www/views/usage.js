@@ -63,10 +63,12 @@ function credits(row) {
 }
 
 export async function render(container, ctx) {
-  const by = h('select#usage-by', null, ['day', 'month', 'session', 'model', 'home', 'agent'].map((v) => h('option', { value: v }, v)));
+  /** @type {import('../types').Grouping[]} */
+  const groupings = ctx.engine.facts.groupings;
+  const by = h('select#usage-by', null, groupings.map(({ name }) => h('option', { value: name }, name)));
   const since = h('input#usage-since', { type: 'date' });
   const until = h('input#usage-until', { type: 'date' });
-  const sessions = await ctx.get('sessions', 'sessions');
+  const sessions = await ctx.get('sessions');
   if (!ctx.alive()) return;
   // Several agents (Copilot CLI, VS Code, ...): one agent's figures; hidden with one, as the
   // Sessions view's homes.
@@ -92,19 +94,23 @@ export async function render(container, ctx) {
 
   const update = async () => {
     const grouping = by.value;
-    const data = await ctx.call('usage', grouping, since.value, until.value, agent.value);
+    const data = await ctx.ask({ usage: { by: grouping, since: since.value, until: until.value, agent: agent.value } });
     if (!ctx.alive()) return;
-    const group = {
-      day: [{ label: 'day', value: (r) => r.day }],
-      month: [{ label: 'month', value: (r) => r.month }],
-      session: [{ label: 'session', value: (r) => sessionLink(r.session_id) }],
-      home: [{ label: 'home', value: (r) => r.home, className: 'mono' }],
-      agent: [{ label: 'agent', value: (r) => r.agent }],
-    }[grouping] || [];
+    // The group's column, as the engine names it (none for the model's, which every row has).
+    const { column } = groupings.find(({ name }) => name === grouping);
+    const shown = { session_id: (r) => sessionLink(r.session_id) };
+    const mono = column === 'home' || column === 'project_path';
+    const group = column ? [{ label: grouping, value: shown[column] || ((r) => r[column]), ...(mono ? { className: 'mono' } : {}) }] : [];
     const columns = [...group, { label: 'model', value: (r) => r.model }, ...numbers, { label: 'flags', value: flags }];
     const totals = Object.entries(data.totals).map(([kind, row]) => ({ ...row, kind }));
     const totalColumns = [{ label: '', value: (r) => KIND_LABEL[r.kind] || r.kind }, ...numbers, { label: 'flags', value: flags }];
+    const used = data.credits_used;
+    const headline =
+      used.credits === 0 && used.own_key_tokens > 0
+        ? `${fmtInt(used.own_key_tokens)} tokens on your own key, no Copilot charge`
+        : `Credits used: ${used.credits.toFixed(2)} ($${used.usd.toFixed(2)}): ${used.recorded.toFixed(2)} as Copilot recorded them, ${used.estimated.toFixed(2)} estimated${used.partial || used.recovered ? `; ${used.partial.toFixed(2)} of partial sessions and ${used.recovered.toFixed(2)} recovered included` : ''}`;
     add(clear(out), 
+      h('p#usage-credits-used.headline', { dataset: { credits: String(used.credits) } }, headline),
       section(
         `Usage by ${grouping}${agent.value ? ` of ${agent.value}` : ''}`,
         table(columns, data.rows, { className: 'usage-table', empty: 'No token counts in this range.' }),

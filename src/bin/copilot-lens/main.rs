@@ -3,6 +3,7 @@
 mod parallel;
 mod roots;
 mod table;
+mod team;
 
 use std::fs::{self, File};
 use std::io::{BufWriter, Write};
@@ -11,13 +12,15 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use chrono::NaiveDate;
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand};
 use copilot_lens::analysis::{self, Options, Outputs, Planned};
 use copilot_lens::facts::files::FileStatus;
 use copilot_lens::model::JsonlRowWriter;
 use copilot_lens::outputs::{self, CATALOGUE, ROWS_JSONL};
 use copilot_lens::share::{self, ChosenRows, ShareOptions};
 use copilot_lens::usage::Zone;
+use copilot_lens::usage::bill::{self, BillFile};
+use copilot_lens::usage::counters::MAX_PLAUSIBLE_BILLED;
 use copilot_lens::usage::plans::Plans;
 use copilot_lens::usage::rates::RateTable;
 use copilot_lens::usage::summary::{DayRange, GroupBy};
@@ -60,8 +63,10 @@ enum Command {
     Usage {
         #[arg(required = true, value_name = "ROOT")]
         roots: Vec<PathBuf>,
-        #[arg(long, value_enum, default_value_t = By::Day)]
-        by: By,
+        /// How to group (subagent: the main agent against each sub-agent; every grouping but
+        /// agent adds the agents up).
+        #[arg(long, default_value = "day", value_parser = group_by_parser())]
+        by: GroupBy,
         /// First day to show (YYYY-MM-DD), inclusive.
         #[arg(long, value_parser = parse_day)]
         since: Option<NaiveDate>,
@@ -81,6 +86,14 @@ enum Command {
         /// A plans file (the format of src/usage/plans.json) adding or replacing plans.
         #[arg(long, value_name = "FILE", requires = "plan")]
         plans: Option<PathBuf>,
+        /// GitHub's usage report (the CSV from the billing settings) to reconcile with, day by
+        /// day and model (repeat for several). Reads every file, for the login signed in with.
+        #[arg(long = "bill", value_name = "FILE.csv")]
+        bills: Vec<PathBuf>,
+        /// The login: whose rows of the report --bill reconciles, and the one --export names
+        /// (default: the login each home signed in with).
+        #[arg(long, value_name = "LOGIN")]
+        user: Option<String>,
         #[command(flatten)]
         accounting: Accounting,
         /// Print JSON instead of a table.
@@ -89,6 +102,8 @@ enum Command {
         /// Threads that read event logs (default: one per core).
         #[arg(long, value_name = "N")]
         threads: Option<usize>,
+        #[command(flatten)]
+        team: team::TeamArgs,
     },
     /// Write a report to share: one self-contained HTML file (no script, no request) with the
     /// overview, the usage tables, the charts and the billing month. Prompts, replies, tool
@@ -112,6 +127,12 @@ enum Command {
         /// The allowance of a plan (see src/usage/plans.json).
         #[arg(long, value_name = "NAME")]
         plan: Option<String>,
+        /// GitHub's usage report to reconcile with (repeat for several), shown with the month.
+        #[arg(long = "bill", value_name = "FILE.csv")]
+        bills: Vec<PathBuf>,
+        /// Whose rows of the report to reconcile (default: the login this machine signed in with).
+        #[arg(long, value_name = "LOGIN", requires = "bills")]
+        user: Option<String>,
         /// The day the report is made for (YYYY-MM-DD; default: today, UTC): its month is shown.
         #[arg(long, value_parser = parse_day)]
         today: Option<NaiveDate>,
@@ -131,7 +152,12 @@ struct UsageView {
     json: bool,
     /// The month to show against an allowance: a day of it, today, the allowance.
     month: Option<(NaiveDate, NaiveDate, f64)>,
+    /// GitHub's usage reports to reconcile with, and whose rows (none: the login signed in with).
+    bill: Option<AskedBill>,
 }
+
+/// GitHub's usage reports given with `--bill`, and the `--user` asked for.
+type AskedBill = (Vec<BillFile>, Option<String>);
 
 /// Threads per core beyond which more only cost memory and switching.
 const MAX_THREADS_PER_CORE: usize = 4;
@@ -180,35 +206,10 @@ impl Accounting {
     }
 }
 
-#[derive(Clone, Copy, ValueEnum)]
-enum By {
-    Day,
-    Month,
-    Session,
-    Model,
-    /// The home (machine) each session was found in.
-    Home,
-    /// The project each session worked in.
-    Project,
-    /// The main agent against each sub-agent (from the shutdowns' agentMetrics).
-    Subagent,
-    /// The agent (copilot-cli, ...): the other groupings add the agents up.
-    Agent,
-}
-
-impl From<By> for GroupBy {
-    fn from(by: By) -> GroupBy {
-        match by {
-            By::Day => GroupBy::Day,
-            By::Month => GroupBy::Month,
-            By::Home => GroupBy::Home,
-            By::Project => GroupBy::Project,
-            By::Subagent => GroupBy::Subagent,
-            By::Session => GroupBy::Session,
-            By::Model => GroupBy::Model,
-            By::Agent => GroupBy::Agent,
-        }
-    }
+/// `--by`: the groupings' names, as the page's requests name them too.
+fn group_by_parser() -> impl clap::builder::TypedValueParser<Value = GroupBy> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(GroupBy::ALL.map(GroupBy::name)).try_map(|name| name.parse::<GroupBy>())
 }
 
 /// An agent by its name, as every output names it.
@@ -236,11 +237,11 @@ fn today_utc() -> NaiveDate {
     NaiveDate::default() + chrono::Days::new(since.as_secs() / 86_400)
 }
 
-/// A monthly allowance in AI credits: a number, zero or more.
+/// A monthly allowance in AI credits: a finite number above 0, at most 10^9.
 fn parse_allowance(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
-        Ok(credits) if credits.is_finite() && credits >= 0.0 => Ok(credits),
-        _ => Err(format!("{text} is not a number of AI credits (1 credit = 0.01 USD)")),
+        Ok(credits) if credits.is_finite() && credits > 0.0 && credits <= MAX_PLAUSIBLE_BILLED => Ok(credits),
+        _ => Err(format!("{text} is not a number of AI credits above 0 and at most 10^9 (1 credit = 0.01 USD)")),
     }
 }
 
@@ -262,7 +263,23 @@ fn main() -> ExitCode {
                 Err(message) => fail(USAGE_ERROR, &message),
             }
         }
-        Command::Report { roots, out, sessions, short_project_names, allowance, plan, today, rates, threads } => {
+        Command::Report {
+            roots,
+            out,
+            sessions,
+            short_project_names,
+            allowance,
+            plan,
+            bills,
+            user,
+            today,
+            rates,
+            threads,
+        } => {
+            let bill = match read_bills(&bills) {
+                Ok(files) => (!files.is_empty()).then_some((files, user)),
+                Err(message) => return fail(USAGE_ERROR, &message),
+            };
             let accounting = Accounting { timezone: "UTC".into(), rates };
             let asked = accounting.options(false).and_then(|options| {
                 let allowance = plan_allowance(plan.as_deref(), None)?.or(allowance);
@@ -272,8 +289,8 @@ fn main() -> ExitCode {
                 Ok((mut options, allowance)) => {
                     let today = today.unwrap_or_else(today_utc);
                     options.today = Some(today);
-                    let share = ShareOptions { today, allowance, short_project_names };
-                    run_report(&roots, &out, options, (share, sessions), thread_count(threads))
+                    let share = ShareOptions { today, allowance, short_project_names, bill: None };
+                    run_report(&roots, &out, options, (share, sessions, bill), thread_count(threads))
                 }
                 Err(message) => fail(USAGE_ERROR, &message),
             }
@@ -287,19 +304,54 @@ fn main() -> ExitCode {
         {
             fail(USAGE_ERROR, "--allowance counts the billing month, which is UTC's: leave out --timezone")
         }
-        Command::Usage { roots, by, since, until, agent, allowance, plan, plans, accounting, json, threads } => {
+        Command::Usage { ref bills, accounting: Accounting { ref timezone, .. }, .. }
+            if !bills.is_empty() && Zone::parse(timezone) != Ok(Zone::Utc) =>
+        {
+            fail(USAGE_ERROR, "--bill compares UTC days, as GitHub's report counts them: leave out --timezone")
+        }
+        Command::Usage { ref team, accounting: Accounting { ref timezone, .. }, .. }
+            if team.export.is_some() && Zone::parse(timezone) != Ok(Zone::Utc) =>
+        {
+            fail(USAGE_ERROR, "--export counts UTC days, as GitHub's usage report does: leave out --timezone")
+        }
+        Command::Usage {
+            roots,
+            by,
+            since,
+            until,
+            agent,
+            allowance,
+            plan,
+            plans,
+            bills,
+            user,
+            accounting,
+            json,
+            threads,
+            team,
+        } => {
+            if user.is_some() && bills.is_empty() && team.export.is_none() {
+                return fail(
+                    USAGE_ERROR,
+                    "--user names whose rows --bill reconciles or --export names: give one of them",
+                );
+            }
+            let bill = match read_bills(&bills) {
+                Ok(files) => (!files.is_empty()).then_some((files, user.clone())),
+                Err(message) => return fail(USAGE_ERROR, &message),
+            };
             let asked = accounting.options(false).and_then(|options| {
                 let allowance = plan_allowance(plan.as_deref(), plans.as_deref())?.or(allowance);
-                Ok((options, allowance))
+                Ok((options, allowance, team.checked(user)?))
             });
             match asked {
-                Ok((options, allowance)) => {
+                Ok((options, allowance, export)) => {
                     // JSON rows keep the agent grain; the table adds the agents up.
                     let range = DayRange { since, until, agent, agents_apart: json };
                     let today = today_utc();
                     let month = allowance.map(|allowance| (until.unwrap_or(today), today, allowance));
-                    let view = UsageView { by: by.into(), range, json, month };
-                    run_usage(&roots, options, view, thread_count(threads))
+                    let view = UsageView { by, range, json, month, bill };
+                    run_usage(&roots, options, view, thread_count(threads), export)
                 }
                 Err(message) => fail(USAGE_ERROR, &message),
             }
@@ -307,9 +359,28 @@ fn main() -> ExitCode {
     }
 }
 
-fn run_usage(root_paths: &[PathBuf], options: Options, view: UsageView, threads: usize) -> ExitCode {
-    if view.by == GroupBy::Project {
-        return run_usage_by_project(root_paths, options, view, threads);
+/// GitHub's usage reports, read whole (a file that is not one is refused with what it lacks).
+fn read_bills(paths: &[PathBuf]) -> Result<Vec<BillFile>, String> {
+    paths
+        .iter()
+        .map(|path| {
+            let bytes = std::fs::read(path).map_err(|error| format!("{}: {error}", path.display()))?;
+            let name =
+                path.file_name().map_or_else(|| path.display().to_string(), |name| name.to_string_lossy().into());
+            bill::read(&name, &bytes)
+        })
+        .collect()
+}
+
+fn run_usage(
+    root_paths: &[PathBuf],
+    options: Options,
+    view: UsageView,
+    threads: usize,
+    export: Option<team::Export>,
+) -> ExitCode {
+    if view.by == GroupBy::Project || view.bill.is_some() || export.is_some() {
+        return run_usage_in_full(root_paths, options, view, threads, export);
     }
     let started = Instant::now();
     let (mut roots, listings) = match DiskRoots::open(root_paths, Scope::Usage, threads) {
@@ -330,7 +401,7 @@ fn run_usage(root_paths: &[PathBuf], options: Options, view: UsageView, threads:
     });
     usage_run.read_stores(&mut roots, store_jobs);
     let run = usage_run.finish(&mut roots);
-    if let Err(code) = print_usage(&run.usage, &view) {
+    if let Err(code) = print_usage(&run.usage, &[], &view) {
         return code;
     }
     for problem in &run.problems {
@@ -350,32 +421,52 @@ fn run_usage(root_paths: &[PathBuf], options: Options, view: UsageView, threads:
 }
 
 /// The usage table (or JSON) on stdout, with the month against the allowance when asked.
-fn print_usage(usage: &analysis::UsageData, view: &UsageView) -> Result<(), ExitCode> {
+fn print_usage(usage: &analysis::UsageData, logins: &[String], view: &UsageView) -> Result<(), ExitCode> {
     let table = usage.table(view.by, view.range);
     let month = view.month.map(|(month, today, allowance)| usage.month(month, today, Some(allowance)));
+    let bill = match &view.bill {
+        Some((files, asked)) => Some(
+            bill::reconcile_for(files, asked.as_deref(), logins, usage.ledgers.values(), &usage.rates)
+                .map_err(|message| fail(USAGE_ERROR, &message))?,
+        ),
+        None => None,
+    };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let printed = if view.json {
-        table::write_json(&mut out, &table, usage, month.as_ref())
+        table::write_json(&mut out, &table, usage, month.as_ref(), bill.as_ref())
     } else {
         table::write_text(&mut out, &table, usage, view.by)
             .and_then(|()| month.as_ref().map_or(Ok(()), |month| table::write_month(&mut out, month)))
+            .and_then(|()| bill.as_ref().map_or(Ok(()), |bill| table::write_bill(&mut out, bill)))
     };
     printed.and_then(|()| out.flush()).map_err(|error| fail(1, &format!("writing the table: {error}")))
 }
 
-/// Usage by project: a session's project is known only from its files beyond the counter lines
-/// (its log's working directory, workspace.yaml, VS Code's workspace.json), so every file is
-/// read, as `analyze` reads them, and no row is kept.
-fn run_usage_by_project(root_paths: &[PathBuf], options: Options, view: UsageView, threads: usize) -> ExitCode {
+/// Usage by project, or a team export: a session's project is known only from its files beyond
+/// the counter lines (its log's working directory, workspace.yaml, VS Code's workspace.json), and
+/// a home's login from its process logs, so every file is read, as `analyze` reads them, and no
+/// row is kept.
+fn run_usage_in_full(
+    root_paths: &[PathBuf],
+    options: Options,
+    view: UsageView,
+    threads: usize,
+    export: Option<team::Export>,
+) -> ExitCode {
     let started = Instant::now();
-    let (mut roots, listings) = match DiskRoots::open(root_paths, Scope::Everything, threads) {
-        Ok(opened) => opened,
-        Err(message) => return fail(USAGE_ERROR, &message),
+    let planned = match &export {
+        Some(export) => plan_writing_to(root_paths, &export.file, options, threads),
+        None => DiskRoots::open(root_paths, Scope::Everything, threads)
+            .map_err(|message| fail(USAGE_ERROR, &message))
+            .and_then(|(roots, listings)| match Planned::new(listings, options) {
+                Ok(planned) => Ok((roots, planned)),
+                Err(error) => Err(fail(USAGE_ERROR, &error.to_string())),
+            }),
     };
-    let planned = match Planned::new(listings, options) {
+    let (mut roots, planned) = match planned {
         Ok(planned) => planned,
-        Err(error) => return fail(USAGE_ERROR, &error.to_string()),
+        Err(code) => return code,
     };
     let mut no_rows = JsonlRowWriter::new(std::io::sink());
     let outputs = analysis::drive(planned, &mut roots, &mut no_rows, |parsing, roots, rows| {
@@ -385,8 +476,15 @@ fn run_usage_by_project(root_paths: &[PathBuf], options: Options, view: UsageVie
         Ok(outputs) => outputs,
         Err(error) => return fail(1, &format!("reading: {error}")),
     };
-    if let Err(code) = print_usage(&outputs.usage, &view) {
+    if let Err(code) = print_usage(&outputs.usage, &bill::logins(&outputs.inventory), &view) {
         return code;
+    }
+    if let Some(export) = export {
+        let file = export.file.display().to_string();
+        match export.write(&outputs, view.range) {
+            Ok(rows) => eprintln!("copilot-lens: {rows} rows exported to {file}"),
+            Err(message) => return fail(1, &message),
+        }
     }
     eprintln!(
         "copilot-lens: {} sessions, every file read for their projects in {:.3} s; peak memory {}",
@@ -409,7 +507,7 @@ fn plan_writing_to(
         DiskRoots::open(root_paths, Scope::Everything, threads).map_err(|message| fail(USAGE_ERROR, &message))?;
     if let Some(inside) = roots.directories().find(|root| is_inside(out, root)) {
         let message = format!(
-            "--out {} is inside the root {}: copilot-lens never writes into the data it reads",
+            "{} is inside the root {}: copilot-lens never writes into the data it reads",
             out.display(),
             inside.display()
         );
@@ -455,7 +553,7 @@ fn run_report(
     root_paths: &[PathBuf],
     out: &Path,
     options: Options,
-    (share, sessions): (ShareOptions, Vec<String>),
+    (mut share, sessions, bill): (ShareOptions, Vec<String>, Option<AskedBill>),
     threads: usize,
 ) -> ExitCode {
     let started = Instant::now();
@@ -475,6 +573,14 @@ fn run_report(
     };
     if let Some(missing) = sessions.iter().find(|id| !outputs.sessions.iter().any(|record| &record.session_id == *id)) {
         return fail(USAGE_ERROR, &format!("--session {missing}: no session of that id in the roots"));
+    }
+    if let Some((files, asked)) = bill {
+        let usage = &outputs.usage;
+        let logins = bill::logins(&outputs.inventory);
+        match bill::reconcile_for(&files, asked.as_deref(), &logins, usage.ledgers.values(), &usage.rates) {
+            Ok(reconciled) => share.bill = Some(reconciled),
+            Err(message) => return fail(USAGE_ERROR, &message),
+        }
     }
     let transcripts = chosen.transcripts(&outputs.sessions, &sessions);
     let html = share::write(&outputs, &transcripts, &share);

@@ -4,6 +4,8 @@ use std::io::{self, Write};
 
 use copilot_lens::analysis::UsageData;
 use copilot_lens::usage::Kind;
+use copilot_lens::usage::bill::{LEGEND, Reconciliation};
+use copilot_lens::usage::credits::{CreditsUsed, grouped, grouped_decimal};
 use copilot_lens::usage::ledger::IMPLAUSIBLE_COUNTER;
 use copilot_lens::usage::month::MonthCredits;
 use copilot_lens::usage::summary::{GroupBy, UsageRow, UsageTable, sessions_flagged};
@@ -13,8 +15,10 @@ pub fn write_json(
     table: &UsageTable,
     usage: &UsageData,
     month: Option<&MonthCredits>,
+    bill: Option<&Reconciliation>,
 ) -> io::Result<()> {
     let mut document = serde_json::json!({
+        "credits_used": table.credits_used,
         "rows": table.rows,
         "totals": table.totals,
         "unknown_usage_sessions": usage.unknown,
@@ -24,11 +28,15 @@ pub fn write_json(
     if let Some(month) = month {
         document["month"] = serde_json::json!(month);
     }
+    if let Some(bill) = bill {
+        document["bill"] = serde_json::json!(bill);
+    }
     serde_json::to_writer_pretty(&mut *out, &document)?;
     writeln!(out)
 }
 
 pub fn write_text(out: &mut impl Write, table: &UsageTable, usage: &UsageData, by: GroupBy) -> io::Result<()> {
+    writeln!(out, "{}\n", credits_used_line(&table.credits_used))?;
     let group = match by {
         GroupBy::Session => "session",
         GroupBy::Agent => "agent",
@@ -151,6 +159,20 @@ pub fn write_month(out: &mut impl Write, month: &MonthCredits) -> io::Result<()>
     }
 }
 
+/// The headline: credits used by the one rule, dollars beside, and what they rest on.
+fn credits_used_line(used: &CreditsUsed) -> String {
+    let mut line = format!("credits used: {}", used.headline());
+    if used.credits > 0.0 {
+        let (recorded, estimated) = (grouped_decimal(used.recorded), grouped_decimal(used.estimated));
+        line.push_str(&format!(": {recorded} as Copilot recorded them, {estimated} estimated"));
+    }
+    if used.partial > 0.0 || used.recovered > 0.0 {
+        let (partial, recovered) = (grouped_decimal(used.partial), grouped_decimal(used.recovered));
+        line.push_str(&format!("; {partial} of partial sessions and {recovered} recovered included"));
+    }
+    line
+}
+
 /// AI credits: as Copilot recorded them, marked `~` where some are estimated.
 fn credits(row: &UsageRow) -> String {
     match (row.credits, row.credits_from) {
@@ -161,17 +183,7 @@ fn credits(row: &UsageRow) -> String {
 }
 
 fn cells(row: &UsageRow, group: String) -> [String; 12] {
-    let number = |n: u64| {
-        let digits = n.to_string();
-        let mut grouped = String::new();
-        for (index, digit) in digits.chars().enumerate() {
-            if index > 0 && (digits.len() - index).is_multiple_of(3) {
-                grouped.push(',');
-            }
-            grouped.push(digit);
-        }
-        grouped
-    };
+    let number = grouped;
     let cost = row.cost_usd_micros.map_or_else(|| "-".to_string(), |micros| format!("{:.4}", micros as f64 / 1e6));
     [
         group,
@@ -187,4 +199,93 @@ fn cells(row: &UsageRow, group: String) -> [String; 12] {
         credits(row),
         row.flags.join(","),
     ]
+}
+
+/// The reconciliation with GitHub's report: the discrepancies first, what runs on GitHub apart,
+/// the estimate against the bill per model, and what each status means.
+pub fn write_bill(out: &mut impl Write, bill: &Reconciliation) -> io::Result<()> {
+    let totals = &bill.totals;
+    let compared = match (totals.billed_requests, totals.local_requests) {
+        (Some(billed), Some(local)) => format!(
+            "{billed} premium requests billed, {local} here, difference {} (a premium-request report: requests \
+             are compared, not credits)",
+            totals.difference
+        ),
+        _ => format!(
+            "{} credits billed, {} here, difference {}",
+            grouped_decimal(totals.billed_credits),
+            grouped_decimal(totals.local_credits),
+            grouped_decimal(totals.difference)
+        ),
+    };
+    writeln!(
+        out,
+        "\nbill {} ({}), user {}, {} to {} (UTC days): {compared}",
+        bill.file, bill.format, bill.user, bill.from, bill.to
+    )?;
+    let mut lines = vec![["day", "model", "billed", "local", "from", "difference", "status"].map(String::from)];
+    for row in &bill.rows {
+        let figure = |credits: f64, requests: Option<f64>| match requests {
+            Some(requests) => format!("{requests} req"),
+            None => grouped_decimal(credits),
+        };
+        lines.push([
+            row.day.clone(),
+            if row.auto { format!("{} (Auto)", row.model) } else { row.model.clone() },
+            figure(row.billed_credits, row.billed_requests),
+            figure(row.local_credits, row.local_requests),
+            row.local_from.unwrap_or("-").to_string(),
+            match row.billed_requests {
+                Some(_) => format!("{} req", row.difference),
+                None => grouped_decimal(row.difference),
+            },
+            row.status.to_string(),
+        ]);
+    }
+    let mut widths = [0usize; 7];
+    for line in &lines {
+        for (width, cell) in widths.iter_mut().zip(line) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    for line in &lines {
+        let mut text = String::from(" ");
+        for (index, (cell, width)) in line.iter().zip(widths).enumerate() {
+            if (2..=5).contains(&index) && index != 4 {
+                text.push_str(&format!(" {cell:>width$}"));
+            } else {
+                text.push_str(&format!(" {cell:<width$}"));
+            }
+        }
+        writeln!(out, "{}", text.trim_end())?;
+    }
+    if !bill.not_local.is_empty() {
+        let credits = match totals.billed_requests {
+            Some(_) => String::new(),
+            None => format!(": {} credits", grouped_decimal(totals.not_local_credits)),
+        };
+        writeln!(out, "  not on this machine (runs on GitHub{credits}):")?;
+        for row in &bill.not_local {
+            let figure =
+                row.requests.map_or_else(|| grouped_decimal(row.credits), |requests| format!("{requests} req"));
+            writeln!(out, "    {} {}: {figure}", row.sku, row.model)?;
+        }
+    }
+    if !bill.estimate_ratio.is_empty() {
+        writeln!(out, "  billed against the estimate, on the days this machine's figure is estimated:")?;
+        for ratio in &bill.estimate_ratio {
+            writeln!(
+                out,
+                "    {}: {} billed, {} estimated, ratio {:.3}",
+                ratio.model,
+                grouped_decimal(ratio.billed_credits),
+                grouped_decimal(ratio.estimated_credits),
+                ratio.ratio
+            )?;
+        }
+    }
+    for (status, meaning) in LEGEND {
+        writeln!(out, "  {status}: {meaning}")?;
+    }
+    Ok(())
 }

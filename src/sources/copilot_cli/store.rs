@@ -15,7 +15,7 @@ use crate::model::{HeldRow, PendingRow, StoreTurn, TurnType};
 use crate::sources::store::{
     StoreContents, StoreFailure, StoreFiles, StoreScope, StoreSession, StoreUsageEvent, TurnReader, open_store,
 };
-use crate::usage::counters::{CopilotUsage, Count, UsageCounts};
+use crate::usage::counters::{Amount, CopilotUsage, Count, UsageCounts};
 
 /// Reads the store: the log (if any) is replayed onto the main file's bytes in a buffer
 /// SQLite owns, which SQLite then opens read-only. Memory is the size of the database.
@@ -317,7 +317,6 @@ fn read_usage(
         "request_multiplier",
     ];
     let count = |value: &Option<String>| value.as_deref().map_or(Count::default(), Count::from_text);
-    let number = |value: &Option<String>| value.as_deref().and_then(|text| text.trim().parse::<f64>().ok());
     let mut emit = |rowid: u64, v: &[Option<String>]| {
         on_usage(StoreUsageEvent {
             rowid: rowid as i64,
@@ -332,8 +331,8 @@ fn read_usage(
                 cache_write_tokens: count(&v[6]),
                 reasoning_tokens: count(&v[7]),
                 // What Copilot billed for the call (NULL for calls on the person's own key).
-                copilot_usage: number(&v[9]).map(|nano| CopilotUsage { total_nano_aiu: Some(nano) }),
-                cost: number(&v[10]),
+                copilot_usage: Some(CopilotUsage { total_nano_aiu: Amount::from_text(v[9].as_deref()) }),
+                cost: Amount::from_text(v[10].as_deref()),
                 ..UsageCounts::default()
             },
         })

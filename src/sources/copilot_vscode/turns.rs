@@ -18,7 +18,7 @@ use crate::time;
 use crate::usage::Entry;
 use crate::usage::NANO_AIU_PER_CREDIT;
 use crate::usage::Tokens;
-use crate::usage::counters::{Count, LeftOut, Recorded, Written, amount};
+use crate::usage::counters::{Amount, Count, LeftOut, Recorded, Written};
 use crate::usage::ledger::{CounterProblem, Place, SessionLedger};
 
 /// How VS Code marks a string it cut to save the session (`objectMutationLog.ts`).
@@ -499,10 +499,10 @@ fn add_usage(context: &LogContext<'_>, request: &Value, turn: &Turn<'_>, line: u
         });
     }
     // The credits Copilot recorded for the request (newest builds), on its first figure.
-    let mut recorded = Recorded {
-        nano_aiu: amount(request.get("copilotCredits").and_then(Value::as_f64), NANO_AIU_PER_CREDIT),
-        premium_milli: None,
-    };
+    let credits = request
+        .get("copilotCredits")
+        .map_or(Amount::Absent, |value| Amount::deserialize(value).unwrap_or(Amount::NotANumber));
+    let mut recorded = Recorded::read(credits, NANO_AIU_PER_CREDIT, Amount::Absent);
     // A model id that is not Copilot's own (`copilot/...`) is the person's own key's; Auto's
     // requests name it as their model.
     let picked = text(request.get("modelId")).unwrap_or_default();

@@ -1,0 +1,361 @@
+//! The page's boundary as types: what the page knows of the core ([`EngineFacts`]), what it
+//! hands over ([`HandOver`]) and when ([`Need`]), what it asks of a finished analysis
+//! ([`Request`]) and what it is answered ([`Answer`]). `www/types.d.ts` is generated from these
+//! types by the test below, which fails while the committed file is stale; `crate::wasm`
+//! carries them across as JSON.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::inventory::Inventory;
+use crate::model::{RowMark, TurnType};
+use crate::outputs::{self, OutputFile};
+use crate::report::Report;
+use crate::sessions::SessionRecord;
+use crate::sources::{self, WalkRule};
+use crate::table::{Facets, INLINE_TEXT, RowFilter};
+use crate::usage::bill::{self, Reconciliation};
+use crate::usage::credits::CreditsUsed;
+use crate::usage::month::MonthCredits;
+use crate::usage::plans::Plans;
+use crate::usage::summary::GroupBy;
+use crate::views::{RowsPage, ShareAsked, Summary, TeamAsked, UsageQuery, UsageView};
+
+/// The largest log the page reads whole and hands over as bytes (a zip's, inflated by its
+/// second worker). A larger one is read by the engine in windows (a File, or a zip entry
+/// inflated as it is read), so that the memory a log takes does not grow with its size.
+pub const LOG_GIVEN_WHOLE_MAX_BYTES: u64 = 16 << 20;
+
+/// What the page needs to know of the core, so that it keeps no copy.
+#[derive(Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct EngineFacts {
+    /// The folders of a home the sources' files are in; a walk of a home looks only there.
+    pub home_folders: Vec<&'static str>,
+    /// The files at a home's top the sources read, listed beside those folders.
+    pub home_files: Vec<&'static str>,
+    /// The data folders among them: a folder holding one is a home.
+    pub data_folders: Vec<&'static str>,
+    /// The only child folders walked below some folders (VS Code's user data).
+    #[cfg_attr(test, ts(type = "Array<{ dir: string, only: Array<string> }>"))]
+    pub walk_rules: Vec<&'static WalkRule>,
+    /// The largest log the page reads whole; a larger one is handed over as a File.
+    pub log_given_whole_max_bytes: u64,
+    /// Rows made at a time for a rows export.
+    pub rows_per_part: u32,
+    /// Every output file, named once.
+    pub outputs: Vec<OutputFile>,
+    pub turn_types: Vec<TurnType>,
+    pub groupings: Vec<Grouping>,
+    pub marks: Vec<RowMark>,
+    /// Copilot plans and their monthly allowances in AI credits, with their source.
+    #[cfg_attr(test, ts(type = "Record<string, unknown>"))]
+    pub plans: Plans,
+    /// What is never in local files, and what each reconciliation status means (`usage::bill`).
+    pub never_in_local_files: Vec<&'static str>,
+    pub bill_statuses: Vec<(&'static str, &'static str)>,
+}
+
+/// A way to group usage, and the row field that holds its group (none: the model's, which
+/// every row has).
+#[derive(Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct Grouping {
+    pub name: GroupBy,
+    pub column: Option<&'static str>,
+}
+
+pub fn engine_facts() -> EngineFacts {
+    EngineFacts {
+        home_folders: sources::home_folders(),
+        home_files: sources::home_files(),
+        data_folders: sources::data_folders(),
+        walk_rules: sources::walk_rules(),
+        log_given_whole_max_bytes: LOG_GIVEN_WHOLE_MAX_BYTES,
+        rows_per_part: outputs::ROWS_PER_PART,
+        outputs: outputs::CATALOGUE.to_vec(),
+        turn_types: TurnType::ALL.to_vec(),
+        groupings: GroupBy::ALL
+            .into_iter()
+            .map(|by| Grouping { name: by, column: by.column().or((by == GroupBy::Agent).then_some("agent")) })
+            .collect(),
+        marks: RowMark::ALL.to_vec(),
+        plans: Plans::default_table(),
+        never_in_local_files: bill::NEVER_IN_LOCAL_FILES.to_vec(),
+        bill_statuses: bill::LEGEND.to_vec(),
+    }
+}
+
+/// What the page is to hand over from its folder roots once the analysis is planned, in this
+/// order: `files` as Files (read in parts), `small` as bytes (the stores' files first: a store
+/// is read as soon as its files are in), then the `logs`, in any order. Every other file is
+/// handed over as a File once the analysis is done.
+#[derive(Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct HandOver {
+    pub files: Vec<FileAt>,
+    pub small: Vec<FileAt>,
+    pub logs: Vec<LogToGive>,
+}
+
+/// A file by its root's number and its path in the root.
+#[derive(Serialize, Deserialize, Clone, PartialEq, Eq, Debug)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct FileAt {
+    pub root: usize,
+    pub path: String,
+}
+
+#[derive(Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct LogToGive {
+    /// Its number for `parse_log`.
+    pub index: usize,
+    pub root: usize,
+    pub path: String,
+    /// Whether the page hands it over: as bytes, or as a File when it is larger than
+    /// `log_given_whole_max_bytes` (from a zip, as bytes by `entry`; a larger entry is not
+    /// given); else the engine reads it from its root.
+    pub given: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
+    pub entry: Option<crate::input::zip::RawEntry>,
+}
+
+/// What the analysis needs next: the page's worker loops on it.
+#[derive(Serialize, Debug, PartialEq, Eq)]
+#[serde(tag = "need", rename_all = "snake_case")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub enum Need {
+    /// Roots (`add_zip`, `add_listing`), then `begin`, which names what to hand over.
+    Roots,
+    /// The `files` and `small` files `begin` named; then `read_metadata`, which names the files
+    /// whose times the rows need.
+    Files,
+    /// The logs `begin` named (`parse_log`, in any order), `left` of them still to come.
+    Logs { left: usize },
+    /// Every other file the analysis reads (the times asked for); then `finish`.
+    LastFiles,
+    /// Nothing: the analysis is done and answers `Request`s.
+    Done,
+}
+
+/// What the page asks of a finished analysis, tagged by its name: `"summary"`, `{"rows":
+/// {...}}`. (Tagged outside its fields, which serde reads without buffering them: a tag among
+/// the fields cost the page's WebAssembly 6.3 KB more, gzipped.)
+#[derive(Deserialize, Debug)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub enum Request {
+    /// The summary numbers.
+    Summary,
+    /// The `limit` rows from `offset` of those passing `filter`, in time order. A `text_limit`
+    /// above 0 cuts longer texts to about that many bytes; asking for more than the table
+    /// keeps of long texts, or 0 for everything, reads them again whole.
+    Rows {
+        #[cfg_attr(test, ts(type = "Partial<RowFilter>"))]
+        filter: RowFilter,
+        offset: u32,
+        limit: u32,
+        text_limit: u32,
+    },
+    /// The values the timeline's filters offer.
+    Facets,
+    Sessions,
+    Inventory,
+    Report,
+    Usage(UsageQuery),
+    /// The billing month (UTC) holding the day `month` (`YYYY-MM-DD`), as of `today`, against
+    /// `allowance` credits (none: no allowance).
+    Month {
+        month: String,
+        today: String,
+        allowance: Option<f64>,
+    },
+    /// How many rows the table holds, unfiltered.
+    RowCount,
+    /// A file by its name in the outputs catalogue; `session.md` is the session `session_id`.
+    Export {
+        what: String,
+        session_id: String,
+    },
+    /// Part of a rows export (`rows.jsonl`, `rows.csv`): the rows `offset..offset + limit`;
+    /// the CSV header comes with the part at offset 0 only.
+    ExportRows {
+        what: String,
+        offset: u32,
+        limit: u32,
+    },
+    /// The report to share (`report.html`).
+    ShareReport(ShareAsked),
+    /// A team export (`team.csv`, `team.jsonl`), as `usage --export` writes it.
+    TeamExport(TeamAsked),
+    /// Each session's credits used by the one rule (`usage::credits`), by session id.
+    SessionCredits,
+    /// GitHub's usage reports (read as text in the worker) reconciled with this analysis, for
+    /// `user` or (none) the login this machine signed in with: what `usage --bill` prints as JSON.
+    ReconcileBill {
+        files: Vec<NamedText>,
+        user: Option<String>,
+    },
+}
+
+/// A file's name and text, as the worker read it.
+#[derive(Deserialize, Debug)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct NamedText {
+    pub name: String,
+    pub text: String,
+}
+
+impl Request {
+    /// Whether the answer needs the files handed over after the analysis: the report's sizes,
+    /// and the logs that long texts are read again from.
+    pub fn needs_every_file(&self) -> bool {
+        match self {
+            Request::Rows { text_limit, .. } => *text_limit == 0 || *text_limit as usize > INLINE_TEXT,
+            Request::Summary
+            | Request::Facets
+            | Request::Sessions
+            | Request::Inventory
+            | Request::Usage(_)
+            | Request::Month { .. }
+            | Request::RowCount
+            | Request::SessionCredits
+            | Request::ReconcileBill { .. }
+            | Request::TeamExport(_) => false,
+            Request::Report | Request::Export { .. } | Request::ExportRows { .. } | Request::ShareReport(_) => true,
+        }
+    }
+}
+
+/// The answer to a `Request`, named as it was asked.
+#[derive(Serialize)]
+#[serde(tag = "answer", content = "value", rename_all = "snake_case")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub enum Answer<'a> {
+    Summary(Summary),
+    Rows(RowsPage),
+    Facets(Facets),
+    Sessions(#[cfg_attr(test, ts(type = "Array<Record<string, unknown>>"))] &'a [SessionRecord]),
+    Inventory(#[cfg_attr(test, ts(type = "Record<string, unknown>"))] &'a Inventory),
+    Report(#[cfg_attr(test, ts(type = "Record<string, unknown>"))] &'a Report),
+    Usage(UsageView<'a>),
+    Month(#[cfg_attr(test, ts(type = "Record<string, unknown>"))] MonthCredits),
+    RowCount(u32),
+    /// A file's text (an export, a part of one, the report to share).
+    Text(String),
+    SessionCredits(
+        #[cfg_attr(test, ts(type = "Record<string, Record<string, unknown>>"))] BTreeMap<&'a str, CreditsUsed>,
+    ),
+    Bill(#[cfg_attr(test, ts(type = "Record<string, unknown>"))] Reconciliation),
+}
+
+#[cfg(test)]
+mod tests {
+    use ts_rs::{Config, TS};
+
+    use super::*;
+
+    /// The page's types, generated from the boundary's.
+    fn types_d_ts() -> String {
+        // Numbers cross as JSON: a u64 is a JavaScript number.
+        let config = Config::new().with_large_int("number");
+        let mut out = String::from(
+            "// Generated from the Rust types of the page's boundary (src/protocol.rs) by `cargo test --lib\n\
+             // protocol`: do not edit. The JavaScript files use them through JSDoc, as\n\
+             // `@typedef {import('./types').Request} Request`.\n",
+        );
+        let declarations = [
+            EngineFacts::decl(&config),
+            Grouping::decl(&config),
+            OutputFile::decl(&config),
+            outputs::MadeFrom::decl(&config),
+            GroupBy::decl(&config),
+            TurnType::decl(&config),
+            RowMark::decl(&config),
+            HandOver::decl(&config),
+            FileAt::decl(&config),
+            LogToGive::decl(&config),
+            crate::input::zip::RawEntry::decl(&config),
+            Need::decl(&config),
+            crate::views::PageOptions::decl(&config),
+            Request::decl(&config),
+            RowFilter::decl(&config),
+            UsageQuery::decl(&config),
+            ShareAsked::decl(&config),
+            NamedText::decl(&config),
+            TeamAsked::decl(&config),
+            Answer::decl(&config),
+            Summary::decl(&config),
+            RowsPage::decl(&config),
+            crate::views::ShownRow::decl(&config),
+            crate::table::TableRow::decl(&config),
+            crate::model::OwnedRow::decl(&config),
+            Facets::decl(&config),
+            UsageView::decl(&config),
+        ];
+        for declaration in declarations {
+            out.push_str("\nexport ");
+            out.push_str(&declaration);
+            out.push('\n');
+        }
+        out
+    }
+
+    #[test]
+    fn the_page_types_are_generated_from_these() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/www/types.d.ts");
+        let generated = types_d_ts();
+        let committed = std::fs::read_to_string(path).unwrap_or_default();
+        if committed != generated {
+            std::fs::write(path, &generated).unwrap();
+            panic!("www/types.d.ts was stale and is written again: commit it");
+        }
+    }
+
+    #[test]
+    fn requests_are_read_by_their_name() {
+        let rows: Request = serde_json::from_str(
+            r#"{"rows":{"filter":{"marks":["bad_line"]},"offset":0,"limit":500,"text_limit":600}}"#,
+        )
+        .unwrap();
+        assert!(matches!(&rows, Request::Rows { filter, limit: 500, .. } if filter.marks == [RowMark::BadLine]));
+        assert!(rows.needs_every_file(), "600 bytes is more than the table keeps");
+        let usage: Request =
+            serde_json::from_str(r#"{"usage":{"by":"subagent","since":"","until":"","agent":""}}"#).unwrap();
+        assert!(matches!(&usage, Request::Usage(query) if query.by == GroupBy::Subagent));
+        assert!(!usage.needs_every_file());
+        assert!(matches!(serde_json::from_str::<Request>(r#""summary""#), Ok(Request::Summary)));
+        let week = r#"{"usage":{"by":"week","since":"","until":"","agent":""}}"#;
+        assert!(serde_json::from_str::<Request>(week).is_err());
+        assert!(serde_json::from_str::<Request>(r#""drop_tables""#).is_err());
+    }
+
+    #[test]
+    fn the_facts_name_every_output_grouping_turn_type_and_mark() {
+        let facts = serde_json::to_value(engine_facts()).unwrap();
+        let names = |key: &str| -> Vec<String> {
+            facts[key].as_array().unwrap().iter().map(|value| value.as_str().unwrap().to_string()).collect()
+        };
+        let outputs: Vec<&str> =
+            facts["outputs"].as_array().unwrap().iter().map(|o| o["name"].as_str().unwrap()).collect();
+        assert!(outputs.contains(&"report.html") && outputs.contains(&"session.md"), "{outputs:?}");
+        assert_eq!(names("turn_types"), ["user", "assistant", "tool_use", "tool_result", "system", "thinking"]);
+        assert!(names("marks").contains(&"bad_line".to_string()));
+        let groupings: Vec<(&str, Option<&str>)> = facts["groupings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| (g["name"].as_str().unwrap(), g["column"].as_str()))
+            .collect();
+        assert_eq!(groupings[0], ("day", Some("day")));
+        assert!(groupings.contains(&("model", None)) && groupings.contains(&("agent", Some("agent"))));
+        // Each grouping's name reads back as itself: one spelling for the CLI and the page.
+        for by in GroupBy::ALL {
+            assert_eq!(by.name().parse::<GroupBy>(), Ok(by));
+            assert_eq!(serde_json::to_value(by).unwrap(), by.name());
+        }
+    }
+}

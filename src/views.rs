@@ -1,0 +1,465 @@
+//! What the page's views are served from a finished analysis: the summary numbers, the usage
+//! view, a page of rows with long texts cut, and the page's options with the memory guard.
+//! Plain Rust, tested natively; `crate::engine` answers the page's requests with it and
+//! `crate::wasm` only carries the answers across.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+
+use crate::team_export::{self, TeamOptions};
+use chrono::NaiveDate;
+use serde::{Deserialize, Serialize};
+
+use crate::analysis::{Options, Outputs};
+use crate::model::OwnedRow;
+use crate::facts::diagnostics::Diagnostic;
+use crate::share::ShareOptions;
+use crate::table::{INLINE_TEXT, RowTable, TableRow};
+use crate::usage::Kind;
+use crate::usage::ledger::IMPLAUSIBLE_COUNTER;
+use crate::usage::rates::RateTable;
+use crate::usage::summary::{DayRange, GroupBy, UsageRow, sessions_flagged};
+use crate::usage::{Zone, ZoneOffsets};
+use crate::{sources, time};
+
+/// A wasm32 memory cannot pass 4 GiB; stopping at 3 GiB leaves room to finish the step under
+/// way and to serve the views, where running into the wall would end in a trap.
+pub const DEFAULT_MEMORY_LIMIT_MIB: u32 = 3072;
+
+/// The page's options for an analysis (all optional).
+#[derive(Deserialize, Default)]
+#[serde(default)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct PageOptions {
+    pub include_thinking: bool,
+    pub timezone: Option<String>,
+    /// The named zone's offsets, `[[from_epoch_ms, offset_seconds], ...]`, from the browser's
+    /// Intl: this build carries no time-zone database.
+    pub zone_offsets: Option<Vec<(i64, i32)>>,
+    /// A user's rates file (JSON), replacing or adding to the pinned table.
+    pub rates: Option<String>,
+    /// The most memory the engine may use, in MiB (default `DEFAULT_MEMORY_LIMIT_MIB`).
+    pub memory_limit_mib: Option<u32>,
+    /// Today in UTC by the page's clock (`YYYY-MM-DD`): usage after tomorrow is flagged.
+    pub today: Option<String>,
+}
+
+impl PageOptions {
+    /// The analysis's options and the memory limit in MiB.
+    pub fn options(self) -> Result<(Options, u32), String> {
+        let zone = match (Zone::parse(self.timezone.as_deref().unwrap_or("UTC")), self.zone_offsets) {
+            (Ok(zone), _) => zone,
+            (Err(_), Some(offsets)) if !offsets.is_empty() => Zone::Offsets(kept_zone_offsets(ZoneOffsets(offsets))),
+            (Err(error), _) => return Err(error),
+        };
+        let rates = match &self.rates {
+            Some(text) => RateTable::with_overrides(text)?,
+            None => RateTable::default_table(),
+        };
+        let today = self.today.as_deref().map(day).transpose()?;
+        let options = Options { include_thinking: self.include_thinking, zone, rates, today };
+        Ok((options, self.memory_limit_mib.unwrap_or(DEFAULT_MEMORY_LIMIT_MIB)))
+    }
+}
+
+thread_local! {
+    /// Every zone's offsets given so far, kept for the program's life: `Zone` is `Copy`, and a
+    /// page offers at most UTC and its browser's own zone.
+    static ZONE_OFFSETS: RefCell<Vec<&'static ZoneOffsets>> = const { RefCell::new(Vec::new()) };
+}
+
+fn kept_zone_offsets(offsets: ZoneOffsets) -> &'static ZoneOffsets {
+    ZONE_OFFSETS.with_borrow_mut(|known| match known.iter().find(|&&k| *k == offsets) {
+        Some(&kept) => kept,
+        None => {
+            let kept: &'static ZoneOffsets = Box::leak(Box::new(offsets));
+            known.push(kept);
+            kept
+        }
+    })
+}
+
+/// Whether an analysis using `used` MiB may go on under `limit`: a clear message rather than
+/// a trap when the memory runs out.
+pub fn memory_check(used: u32, limit: u32) -> Result<(), String> {
+    if used <= limit {
+        return Ok(());
+    }
+    Err(format!(
+        "the analysis was stopped: it needs more than the {limit} MiB of memory this page allows \
+         itself ({used} MiB in use). Analyse part of the data at a time (some of session-state/ \
+         in a folder or zip), or use the copilot-lens command-line tool, which has no such limit"
+    ))
+}
+
+/// A day as the page writes it (`YYYY-MM-DD`).
+pub fn day(text: &str) -> Result<NaiveDate, String> {
+    time::parse_day(text).ok_or_else(|| format!("not a day (YYYY-MM-DD): {text:?}"))
+}
+
+/// An allowance in credits, none unless it is a finite count.
+pub fn allowance(credits: Option<f64>) -> Option<f64> {
+    credits.filter(|credits| credits.is_finite() && *credits >= 0.0)
+}
+
+/// The summary numbers, in name order (as the tests compare them).
+#[derive(Serialize, Debug, PartialEq, Eq)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct Summary {
+    pub bad_lines: u64,
+    pub cost_usd_micros: u64,
+    pub files: u64,
+    pub rows: u64,
+    pub sessions: u64,
+    pub total_tokens: u64,
+    /// usage.jsonl's rows (one per day, agent and model).
+    pub usage_rows: usize,
+}
+
+pub fn summary(outputs: &Outputs) -> Summary {
+    let totals = &outputs.report.totals;
+    let usage = outputs.usage.table(GroupBy::Day, DayRange { agents_apart: true, ..DayRange::default() });
+    let counted = usage.totals.get(&Kind::Counted);
+    Summary {
+        files: totals.files_found,
+        sessions: totals.sessions,
+        rows: totals.rows,
+        usage_rows: usage.rows.len(),
+        bad_lines: totals.bad_lines,
+        total_tokens: counted.map_or(0, |row| row.total),
+        cost_usd_micros: counted.and_then(|row| row.cost_usd_micros).unwrap_or(0),
+    }
+}
+
+/// The usage table as the Usage view asks for it.
+#[derive(Deserialize, Debug, Default)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct UsageQuery {
+    pub by: GroupBy,
+    /// Days (`YYYY-MM-DD`) to show, both included; empty for open.
+    pub since: String,
+    pub until: String,
+    /// One agent's figures; empty for every agent's, added up.
+    pub agent: String,
+}
+
+#[derive(Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct UsageView<'a> {
+    #[cfg_attr(test, ts(type = "Array<Record<string, unknown>>"))]
+    pub rows: Vec<UsageRow>,
+    #[cfg_attr(test, ts(type = "Record<string, Record<string, unknown>>"))]
+    pub totals: BTreeMap<Kind, UsageRow>,
+    /// The one money figure, by the Month's rule (`usage::credits`).
+    #[cfg_attr(test, ts(type = "Record<string, unknown>"))]
+    pub credits_used: crate::usage::credits::CreditsUsed,
+    pub unknown_usage_sessions: &'a [String],
+    /// Sessions whose figures leave out counters that cannot be token counts.
+    pub implausible_counter_sessions: Vec<&'a str>,
+    /// The report's diagnostics of counter lines (left out, without modelMetrics, undated).
+    #[cfg_attr(test, ts(type = "Array<Record<string, unknown>>"))]
+    pub counter_problems: Vec<&'a Diagnostic>,
+    pub rates: &'a str,
+}
+
+/// The usage table grouped `by`, between two days, of one agent or all, with the
+/// unknown-usage sessions and the counter problems.
+pub fn usage_view<'a>(outputs: &'a Outputs, query: &UsageQuery) -> Result<UsageView<'a>, String> {
+    let open_day = |text: &str| if text.is_empty() { Ok(None) } else { day(text).map(Some) };
+    let range = DayRange {
+        since: open_day(&query.since)?,
+        until: open_day(&query.until)?,
+        agent: agent_named(&query.agent)?,
+        agents_apart: false,
+    };
+    let usage = &outputs.usage;
+    let table = usage.table(query.by, range);
+    Ok(UsageView {
+        rows: table.rows,
+        totals: table.totals,
+        credits_used: table.credits_used,
+        unknown_usage_sessions: &usage.unknown,
+        implausible_counter_sessions: sessions_flagged(&usage.ledgers, IMPLAUSIBLE_COUNTER),
+        counter_problems: outputs
+            .report
+            .diagnostics
+            .iter()
+            .filter(|diagnostic| diagnostic.kind.is_about_usage_counters())
+            .collect(),
+        rates: &usage.rates.source,
+    })
+}
+
+/// An agent by its name (none for the empty name: every agent).
+fn agent_named(name: &str) -> Result<Option<&'static str>, String> {
+    if name.is_empty() {
+        return Ok(None);
+    }
+    let agent = sources::SOURCES.iter().map(|source| source.agent()).find(|agent| *agent == name);
+    agent.map(Some).ok_or_else(|| format!("unknown agent {name:?}"))
+}
+
+/// The report to share, as the page asks for it.
+#[derive(Deserialize, Debug)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct ShareAsked {
+    /// `YYYY-MM-DD`, by the page's clock in UTC.
+    pub today: String,
+    pub allowance: Option<f64>,
+    pub short_project_names: bool,
+    /// The sessions whose transcripts go in, their secrets scrubbed.
+    pub sessions: Vec<String>,
+}
+
+impl ShareAsked {
+    pub fn options(&self) -> Result<ShareOptions, String> {
+        Ok(ShareOptions {
+            today: day(&self.today)?,
+            allowance: allowance(self.allowance),
+            short_project_names: self.short_project_names,
+            bill: None,
+        })
+    }
+}
+
+/// A team export, as the page asks for it.
+#[derive(Deserialize, Debug)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct TeamAsked {
+    /// `team.csv` or `team.jsonl`.
+    pub what: String,
+    /// The login the rows name (none or blank: the one each home signed in with).
+    pub user: Option<String>,
+    /// The machine the rows name (none or blank: each home's folder name).
+    pub machine: Option<String>,
+    pub share_projects: bool,
+    /// RFC 3339, by the page's clock (the core has none).
+    pub exported_at: String,
+}
+
+impl TeamAsked {
+    pub fn options(&self) -> Result<TeamOptions, String> {
+        let given =
+            |text: &Option<String>| text.as_deref().map(str::trim).filter(|text| !text.is_empty()).map(String::from);
+        Ok(TeamOptions {
+            user: given(&self.user),
+            machine: given(&self.machine),
+            share_projects: self.share_projects,
+            exported_at: team_export::exported_at(&self.exported_at)
+                .ok_or_else(|| format!("not a time: {:?}", self.exported_at))?,
+            range: DayRange::default(),
+        })
+    }
+}
+
+/// Rows with their whole texts, and why a text could not be read again (it stays cut).
+pub struct FullRows {
+    pub rows: Vec<OwnedRow>,
+    /// By the row's place in `rows`.
+    pub errors: BTreeMap<usize, String>,
+}
+
+impl FullRows {
+    /// The rows for a file: one whose text cannot be read again whole fails the file rather
+    /// than leaving a text cut in it.
+    pub fn whole(self) -> Result<Vec<OwnedRow>, String> {
+        match self.errors.into_iter().next() {
+            Some((slot, error)) => {
+                let row = &self.rows[slot];
+                Err(format!("the text of {}:{} could not be read again whole: {error}", row.source, row.source_line))
+            }
+            None => Ok(self.rows),
+        }
+    }
+}
+
+#[derive(Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct RowsPage {
+    /// The rows passing the filter, all of them.
+    pub total: usize,
+    pub rows: Vec<ShownRow>,
+}
+
+/// A row as a view gets it.
+#[derive(Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct ShownRow {
+    #[serde(flatten)]
+    pub row: TableRow,
+    /// The whole text's length, where the text was cut to the `text_limit` asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
+    pub text_bytes: Option<usize>,
+    /// Why the whole text could not be read again (the text is then its start).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
+    pub text_error: Option<String>,
+}
+
+/// The rows at `indices` of `table` as a view shows them. A `text_limit` above 0 cuts longer
+/// texts to about that many bytes; asking for more than the table keeps (`INLINE_TEXT`), or 0
+/// for everything, reads the cut texts again whole with `full_rows`.
+pub fn shown_rows(
+    table: &RowTable,
+    indices: &[u32],
+    text_limit: u32,
+    full_rows: impl FnOnce(&[u32]) -> FullRows,
+) -> Vec<ShownRow> {
+    let whole = text_limit == 0 || text_limit as usize > INLINE_TEXT;
+    let (rows, mut errors) = if whole {
+        let full = full_rows(indices);
+        (full.rows, full.errors)
+    } else {
+        (indices.iter().filter_map(|&index| table.row(index)).collect(), Default::default())
+    };
+    indices
+        .iter()
+        .zip(rows)
+        .enumerate()
+        .map(|(slot, (&index, mut row))| {
+            let text_error = errors.remove(&slot);
+            let cut_here = table.cut_text(index).is_some() && (!whole || text_error.is_some());
+            let text_bytes = cut_text(&mut row.text, text_limit as usize);
+            ShownRow { row: TableRow::new(table, index, row, cut_here), text_bytes, text_error }
+        })
+        .collect()
+}
+
+/// Cuts `text` to at most `limit` bytes (0: no limit) on a character's boundary; returns the
+/// whole text's length when it was cut.
+pub fn cut_text(text: &mut String, limit: usize) -> Option<usize> {
+    let bytes = text.len();
+    if limit == 0 || bytes <= limit {
+        return None;
+    }
+    text.truncate(text.floor_char_boundary(limit));
+    Some(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::memory::{MemoryRoot, MemoryRoots};
+    use crate::model::{LineLocator, Row, RowMark, RowSink, TurnType};
+
+    #[test]
+    fn a_text_is_cut_on_a_character_boundary_and_says_its_length() {
+        let mut text = "ab€cd".to_string(); // '€' is bytes 2..5
+        assert_eq!(cut_text(&mut text, 3), Some(7));
+        assert_eq!(text, "ab");
+        let mut text = "ab€cd".to_string();
+        assert_eq!(cut_text(&mut text, 5), Some(7));
+        assert_eq!(text, "ab€");
+        let mut short = "abc".to_string();
+        assert_eq!(cut_text(&mut short, 3), None);
+        assert_eq!(cut_text(&mut short, 0), None);
+        assert_eq!(short, "abc");
+    }
+
+    /// A table of a short row and a long one (kept in part: its log is where it is whole).
+    fn table_of_two(long: &str) -> RowTable {
+        let mut table = RowTable::default();
+        for (line, text) in [(1, "hello"), (2, long)] {
+            table.push(&Row {
+                agent: "copilot-cli",
+                timestamp_utc: format!("2026-10-01T09:00:0{line}.000Z").into(),
+                session_id: "s",
+                project_path: "/p",
+                git_branch: "",
+                model: "m",
+                tool_name: "",
+                tool_use_id: "",
+                turn_type: TurnType::User,
+                text: text.into(),
+                source: "events.jsonl",
+                source_line: line,
+                mark: RowMark::Plain,
+                locator: Some(LineLocator { file: 0, offset: 0, ordinal: 0 }),
+            });
+        }
+        table.seal();
+        table
+    }
+
+    #[test]
+    fn rows_are_cut_to_the_limit_asked_and_read_again_whole_past_what_the_table_keeps() {
+        let long = "é".repeat(600); // 1,200 bytes; the table keeps 512
+        let table = table_of_two(&long);
+        let shown = |rows: &[ShownRow]| -> Vec<(usize, bool, Option<usize>, Option<String>)> {
+            rows.iter().map(|r| (r.row.row.text.len(), r.row.text_cut, r.text_bytes, r.text_error.clone())).collect()
+        };
+
+        // A table's line: the kept start, cut again; nothing is read again.
+        let one_line = shown_rows(&table, &[0, 1], 101, |_| panic!("read again for a line"));
+        assert_eq!(shown(&one_line), [(5, false, None, None), (100, true, Some(INLINE_TEXT), None)]);
+
+        // Whole: read again, no longer cut.
+        let whole = |indices: &[u32]| FullRows {
+            rows: indices.iter().map(|&index| OwnedRow { text: long.clone(), ..table.row(index).unwrap() }).collect(),
+            errors: BTreeMap::new(),
+        };
+        assert_eq!(shown(&shown_rows(&table, &[1], 0, whole)), [(1200, false, None, None)]);
+
+        // A text that cannot be read again stays cut and says why.
+        let failing = |indices: &[u32]| FullRows {
+            rows: indices.iter().map(|&index| table.row(index).unwrap()).collect(),
+            errors: BTreeMap::from([(1, "gone".to_string())]),
+        };
+        let failed = shown_rows(&table, &[0, 1], 0, failing);
+        assert_eq!(shown(&failed), [(5, false, None, None), (INLINE_TEXT, true, None, Some("gone".to_string()))]);
+        let error = FullRows { rows: vec![table.row(1).unwrap()], errors: BTreeMap::from([(0, "gone".into())]) };
+        assert_eq!(error.whole().unwrap_err(), "the text of events.jsonl:2 could not be read again whole: gone");
+    }
+
+    #[test]
+    fn the_memory_guard_stops_past_the_limit_only() {
+        assert!(memory_check(3072, 3072).is_ok());
+        let error = memory_check(3073, 3072).unwrap_err();
+        assert!(error.contains("more than the 3072 MiB") && error.contains("(3073 MiB in use)"), "{error}");
+    }
+
+    #[test]
+    fn page_options_read_zones_rates_and_today() {
+        let (options, limit) = PageOptions::default().options().unwrap();
+        assert_eq!((options.zone, options.today, limit), (Zone::Utc, None, DEFAULT_MEMORY_LIMIT_MIB));
+
+        let given: PageOptions = serde_json::from_str(
+            r#"{"timezone":"Europe/Nowhere","zone_offsets":[[0,3600]],"memory_limit_mib":10,"today":"2026-12-02"}"#,
+        )
+        .unwrap();
+        let (options, limit) = given.options().unwrap();
+        assert_eq!(limit, 10);
+        assert_eq!(options.today, NaiveDate::from_ymd_opt(2026, 12, 2));
+        let Zone::Offsets(offsets) = options.zone else { panic!("not the offsets given: {:?}", options.zone) };
+        assert_eq!(offsets.0, [(0, 3600)]);
+        // The same offsets again are the ones kept (a page makes an engine per analysis).
+        let again: PageOptions = serde_json::from_str(r#"{"timezone":"X/Y","zone_offsets":[[0,3600]]}"#).unwrap();
+        let Zone::Offsets(kept) = again.options().unwrap().0.zone else { panic!("not offsets") };
+        assert!(std::ptr::eq(offsets, kept));
+
+        let unknown: PageOptions = serde_json::from_str(r#"{"timezone":"X/Y"}"#).unwrap();
+        assert!(unknown.options().is_err());
+        let bad_day: PageOptions = serde_json::from_str(r#"{"today":"2 Dec"}"#).unwrap();
+        assert_eq!(bad_day.options().unwrap_err(), r#"not a day (YYYY-MM-DD): "2 Dec""#);
+    }
+
+    #[test]
+    fn usage_queries_check_their_days_and_agent() {
+        let outputs = {
+            let mut home = MemoryRoot::new("home");
+            home.insert(".copilot/config.json", "{}", None);
+            let mut roots = MemoryRoots(vec![home]);
+            crate::analysis::analyze(roots.listings(), &mut roots, Options::default(), &mut Vec::new()).unwrap()
+        };
+        let query = |json: &str| serde_json::from_str::<UsageQuery>(json).unwrap();
+        let view = usage_view(&outputs, &query(r#"{"by":"month","since":"","until":"","agent":""}"#)).unwrap();
+        assert!(view.rows.is_empty());
+        let bad_day = usage_view(&outputs, &query(r#"{"by":"day","since":"May","until":"","agent":""}"#));
+        assert_eq!(bad_day.err().unwrap(), r#"not a day (YYYY-MM-DD): "May""#);
+        let bad_agent = usage_view(&outputs, &query(r#"{"by":"day","since":"","until":"","agent":"nobody"}"#));
+        assert_eq!(bad_agent.err().unwrap(), r#"unknown agent "nobody""#);
+        let bad_grouping = serde_json::from_str::<UsageQuery>(r#"{"by":"week","since":"","until":"","agent":""}"#);
+        assert!(bad_grouping.is_err());
+    }
+}

@@ -1,0 +1,229 @@
+// Generated from the Rust types of the page's boundary (src/protocol.rs) by `cargo test --lib
+// protocol`: do not edit. The JavaScript files use them through JSDoc, as
+// `@typedef {import('./types').Request} Request`.
+
+export type EngineFacts = { 
+/**
+ * The folders of a home the sources' files are in; a walk of a home looks only there.
+ */
+home_folders: Array<string>, 
+/**
+ * The files at a home's top the sources read, listed beside those folders.
+ */
+home_files: Array<string>, 
+/**
+ * The data folders among them: a folder holding one is a home.
+ */
+data_folders: Array<string>, 
+/**
+ * The only child folders walked below some folders (VS Code's user data).
+ */
+walk_rules: Array<{ dir: string, only: Array<string> }>, 
+/**
+ * The largest log the page reads whole; a larger one is handed over as a File.
+ */
+log_given_whole_max_bytes: number, 
+/**
+ * Rows made at a time for a rows export.
+ */
+rows_per_part: number, 
+/**
+ * Every output file, named once.
+ */
+outputs: Array<OutputFile>, turn_types: Array<TurnType>, groupings: Array<Grouping>, marks: Array<RowMark>, 
+/**
+ * Copilot plans and their monthly allowances in AI credits, with their source.
+ */
+plans: Record<string, unknown>, 
+/**
+ * What is never in local files, and what each reconciliation status means (`usage::bill`).
+ */
+never_in_local_files: Array<string>, bill_statuses: Array<[string, string]>, };
+
+export type Grouping = { name: GroupBy, column: string | null, };
+
+export type OutputFile = { name: string, mime: string, 
+/**
+ * What it holds, for a person choosing it.
+ */
+what: string, 
+/**
+ * Whether `copilot-lens analyze --out` writes it (the rest are the page's exports).
+ */
+written_by_cli: boolean, made_from: MadeFrom, 
+/**
+ * Whether the page makes it a part at a time (`ROWS_PER_PART` rows a part), so that a
+ * large file never needs one string.
+ */
+in_parts: boolean, };
+
+export type MadeFrom = "analysis" | "session" | "choices" | "team";
+
+export type GroupBy = "day" | "month" | "session" | "model" | "home" | "project" | "subagent" | "agent";
+
+export type TurnType = "user" | "assistant" | "system" | "thinking" | "tool_use" | "tool_result";
+
+export type RowMark = "plain" | "failed_tool_result" | "permission_request" | "permission_denied" | "permission_granted" | "permission_decision" | "permission_setting" | "model_change" | "bad_line" | "session_synced" | "scratch_directory";
+
+export type HandOver = { files: Array<FileAt>, small: Array<FileAt>, logs: Array<LogToGive>, };
+
+export type FileAt = { root: number, path: string, };
+
+export type LogToGive = { 
+/**
+ * Its number for `parse_log`.
+ */
+index: number, root: number, path: string, 
+/**
+ * Whether the page hands it over: as bytes, or as a File when it is larger than
+ * `log_given_whole_max_bytes` (from a zip, as bytes by `entry`; a larger entry is not
+ * given); else the engine reads it from its root.
+ */
+given: boolean, entry?: RawEntry, };
+
+export type RawEntry = { header_start: number, span: number, packed: number, size: number, crc32: number, };
+
+export type Need = { "need": "roots" } | { "need": "files" } | { "need": "logs", left: number, } | { "need": "last_files" } | { "need": "done" };
+
+export type PageOptions = { include_thinking: boolean, timezone: string | null, 
+/**
+ * The named zone's offsets, `[[from_epoch_ms, offset_seconds], ...]`, from the browser's
+ * Intl: this build carries no time-zone database.
+ */
+zone_offsets: Array<[number, number]> | null, 
+/**
+ * A user's rates file (JSON), replacing or adding to the pinned table.
+ */
+rates: string | null, 
+/**
+ * The most memory the engine may use, in MiB (default `DEFAULT_MEMORY_LIMIT_MIB`).
+ */
+memory_limit_mib: number | null, 
+/**
+ * Today in UTC by the page's clock (`YYYY-MM-DD`): usage after tomorrow is flagged.
+ */
+today: string | null, };
+
+export type Request = "summary" | { "rows": { filter: Partial<RowFilter>, offset: number, limit: number, text_limit: number, } } | "facets" | "sessions" | "inventory" | "report" | { "usage": UsageQuery } | { "month": { month: string, today: string, allowance: number | null, } } | "row_count" | { "export": { what: string, session_id: string, } } | { "export_rows": { what: string, offset: number, limit: number, } } | { "share_report": ShareAsked } | { "team_export": TeamAsked } | "session_credits" | { "reconcile_bill": { files: Array<NamedText>, user: string | null, } };
+
+export type RowFilter = { turn_types: Array<TurnType>, 
+/**
+ * The agent whose rows to keep (`copilot-cli`, ...).
+ */
+agent: string, session_id: string, project_path: string, model: string, tool_name: string, 
+/**
+ * Days, `YYYY-MM-DD`, both included (UTC).
+ */
+since: string, until: string, 
+/**
+ * Case-insensitive text to find in the row's text.
+ */
+search: string, 
+/**
+ * Rows with any of these marks (`["bad_line"]`: the bad lines).
+ */
+marks: Array<RowMark>, };
+
+export type UsageQuery = { by: GroupBy, 
+/**
+ * Days (`YYYY-MM-DD`) to show, both included; empty for open.
+ */
+since: string, until: string, 
+/**
+ * One agent's figures; empty for every agent's, added up.
+ */
+agent: string, };
+
+export type ShareAsked = { 
+/**
+ * `YYYY-MM-DD`, by the page's clock in UTC.
+ */
+today: string, allowance: number | null, short_project_names: boolean, 
+/**
+ * The sessions whose transcripts go in, their secrets scrubbed.
+ */
+sessions: Array<string>, };
+
+export type NamedText = { name: string, text: string, };
+
+export type TeamAsked = { 
+/**
+ * `team.csv` or `team.jsonl`.
+ */
+what: string, 
+/**
+ * The login the rows name (none or blank: the one each home signed in with).
+ */
+user: string | null, 
+/**
+ * The machine the rows name (none or blank: each home's folder name).
+ */
+machine: string | null, share_projects: boolean, 
+/**
+ * RFC 3339, by the page's clock (the core has none).
+ */
+exported_at: string, };
+
+export type Answer = { "answer": "summary", "value": Summary } | { "answer": "rows", "value": RowsPage } | { "answer": "facets", "value": Facets } | { "answer": "sessions", "value": Array<Record<string, unknown>> } | { "answer": "inventory", "value": Record<string, unknown> } | { "answer": "report", "value": Record<string, unknown> } | { "answer": "usage", "value": UsageView } | { "answer": "month", "value": Record<string, unknown> } | { "answer": "row_count", "value": number } | { "answer": "text", "value": string } | { "answer": "session_credits", "value": Record<string, Record<string, unknown>> } | { "answer": "bill", "value": Record<string, unknown> };
+
+export type Summary = { bad_lines: number, cost_usd_micros: number, files: number, rows: number, sessions: number, total_tokens: number, 
+/**
+ * usage.jsonl's rows (one per day, agent and model).
+ */
+usage_rows: number, };
+
+export type RowsPage = { 
+/**
+ * The rows passing the filter, all of them.
+ */
+total: number, rows: Array<ShownRow>, };
+
+export type ShownRow = { 
+/**
+ * The whole text's length, where the text was cut to the `text_limit` asked for.
+ */
+text_bytes?: number, 
+/**
+ * Why the whole text could not be read again (the text is then its start).
+ */
+text_error?: string, index: number, 
+/**
+ * The text is only its start: read the rest with the row's locator.
+ */
+text_cut: boolean, 
+/**
+ * What the row means beyond its text (`"permission_denied"`, `"bad_line"`, ...).
+ */
+mark: RowMark, agent: string, timestamp_utc: string, session_id: string, project_path: string, git_branch: string, model: string, tool_name: string, tool_use_id: string, turn_type: TurnType, text: string, source: string, source_line: number, };
+
+export type TableRow = { index: number, 
+/**
+ * The text is only its start: read the rest with the row's locator.
+ */
+text_cut: boolean, 
+/**
+ * What the row means beyond its text (`"permission_denied"`, `"bad_line"`, ...).
+ */
+mark: RowMark, agent: string, timestamp_utc: string, session_id: string, project_path: string, git_branch: string, model: string, tool_name: string, tool_use_id: string, turn_type: TurnType, text: string, source: string, source_line: number, };
+
+export type OwnedRow = { agent: string, timestamp_utc: string, session_id: string, project_path: string, git_branch: string, model: string, tool_name: string, tool_use_id: string, turn_type: TurnType, text: string, source: string, source_line: number, };
+
+export type Facets = { 
+/**
+ * The agents whose rows the table holds (`copilot-cli`, ...).
+ */
+agents: Array<string>, sessions: Array<string>, projects: Array<string>, models: Array<string>, tools: Array<string>, };
+
+export type UsageView = { rows: Array<Record<string, unknown>>, totals: Record<string, Record<string, unknown>>, 
+/**
+ * The one money figure, by the Month's rule (`usage::credits`).
+ */
+credits_used: Record<string, unknown>, unknown_usage_sessions: Array<string>, 
+/**
+ * Sessions whose figures leave out counters that cannot be token counts.
+ */
+implausible_counter_sessions: Array<string>, 
+/**
+ * The report's diagnostics of counter lines (left out, without modelMetrics, undated).
+ */
+counter_problems: Array<Record<string, unknown>>, rates: string, };
