@@ -4,112 +4,12 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
+use crate::facts::home::Description;
+use crate::facts::home::{CustomizationFile, Grant, HomeFacts, PluginManifest, ServerConfig};
+use crate::facts::log::{SkillUse, ToolTally};
+use crate::facts::session::SessionFacts;
 use crate::order;
-use crate::sessions::{SessionFacts, SessionRecord};
-use crate::sources::copilot_cli::logs::McpServerSeen;
-use crate::sources::front_matter::Description;
-use crate::sources::log::{McpCalls, SkillUse, ToolTally};
-
-/// What the files of one home say beyond its sessions.
-#[derive(Debug, Default)]
-pub struct HomeFacts {
-    pub tools: BTreeMap<String, ToolTally>,
-    /// Calls of MCP servers' tools in the logs.
-    pub mcp_calls: McpCalls,
-    /// MCP servers the process logs saw connect or fail.
-    pub mcp_from_logs: BTreeMap<String, McpServerSeen>,
-    /// MCP servers as configured (names only), in file order.
-    pub mcp_configured: Vec<ConfiguredServer>,
-    /// Keys of the configuration files whose values were not read (for the report).
-    pub skipped_keys: Vec<SkippedKey>,
-    pub skill_files: Vec<CustomizationFile>,
-    pub skill_uses: BTreeMap<String, SkillUse>,
-    pub agent_files: Vec<CustomizationFile>,
-    pub agent_uses: BTreeMap<String, u64>,
-    pub instruction_files: Vec<InstructionFile>,
-    pub plugins: Vec<PluginManifest>,
-    pub grants: Vec<Grant>,
-    pub accounts: BTreeSet<(String, String)>,
-    /// The project of the sessions below a folder (VS Code's `workspaceStorage/<hash>`, by its
-    /// `workspace.json`), for logs that do not name their own.
-    pub folder_projects: BTreeMap<String, String>,
-}
-
-/// An MCP server as a configuration file names it; never a value of its `env`, `headers` or
-/// `args` (counted only), nor more of its command than the file name or of its URL than the host.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ConfiguredServer {
-    pub name: String,
-    /// The file's path in its home.
-    pub configured_in: String,
-    /// The folder of the plugin that brings it.
-    pub plugin_root: Option<String>,
-    pub config: ServerConfig,
-}
-
-/// What the inventory shows of a server's configuration.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct ServerConfig {
-    /// `type` as written, else `stdio` for a command and `http` for a URL.
-    #[serde(rename = "type")]
-    pub kind: String,
-    pub command: String,
-    pub url_host: String,
-    /// The tool allowlist, as written.
-    pub tools: Option<Vec<String>>,
-    /// How many arguments, environment variables and headers it has (never their values).
-    pub args: u64,
-    pub env: u64,
-    pub headers: u64,
-}
-
-/// A key of a configuration file whose values were not read: how many there were.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-pub struct SkippedKey {
-    pub file: String,
-    pub key: String,
-    pub values: u64,
-}
-
-/// A skill's `SKILL.md` or a custom agent's file.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CustomizationFile {
-    pub name: String,
-    pub description: Description,
-    pub path: String,
-    pub plugin_root: Option<String>,
-    pub bytes: u64,
-}
-
-/// An instructions file, by its first line only.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct InstructionFile {
-    pub path: String,
-    pub first_line: String,
-    pub bytes: u64,
-}
-
-/// An installed plugin's manifest.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PluginManifest {
-    /// The plugin's folder in the home (`.copilot/installed-plugins/<marketplace>/<plugin>`).
-    pub root: String,
-    pub manifest: String,
-    pub name: String,
-    pub version: String,
-    pub description: Description,
-    pub marketplace: String,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-pub struct Grant {
-    /// `permissions-config.json` or `settings.json`.
-    pub file: String,
-    /// The project location, empty for settings.json's URL lists.
-    pub location: String,
-    pub list: String,
-    pub entry: String,
-}
+use crate::sessions::SessionRecord;
 
 #[derive(Debug, Serialize)]
 pub struct Inventory {
@@ -359,12 +259,12 @@ fn agent_inventory(
     let mut scratch: BTreeMap<&str, u64> = BTreeMap::new();
     let mut models: BTreeMap<&str, u64> = BTreeMap::new();
     for (session, record) in sessions {
-        for worktree in session.vscode_worktrees() {
+        for worktree in session.worktrees() {
             *scratch.entry(worktree).or_default() += 1;
         }
         if let Some(directory) = session.scratch_directory() {
             *scratch.entry(directory).or_default() += 1;
-        } else if !record.project_path.is_empty() && !session.is_vscode_worktree(&record.project_path) {
+        } else if !record.project_path.is_empty() && !session.is_worktree(&record.project_path) {
             let first = if record.first_event.is_empty() { &record.created_at } else { &record.first_event };
             let last = if record.last_event.is_empty() { &record.updated_at } else { &record.last_event };
             let key = (record.project_path.as_str(), record.remote.as_str());

@@ -9,6 +9,7 @@
 pub mod analysis;
 pub mod dedup;
 pub mod export;
+pub mod facts;
 pub mod input;
 pub mod inventory;
 pub mod json;

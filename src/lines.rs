@@ -10,6 +10,16 @@ pub const MAX_LINE_BYTES: usize = 64 << 20;
 
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
+/// Bytes without the UTF-8 byte-order mark they may open with.
+pub fn without_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(UTF8_BOM).unwrap_or(bytes)
+}
+
+/// The text of a file that should be UTF-8, without the byte-order mark it may open with.
+pub fn utf8_text(bytes: &[u8]) -> Result<&str, String> {
+    std::str::from_utf8(without_bom(bytes)).map_err(|error| format!("not UTF-8: {error}"))
+}
+
 /// A line longer than this is given the whole line cap's room at once.
 const LONG_LINE_BYTES: usize = 1 << 20;
 
@@ -291,7 +301,7 @@ impl<R: BufRead> LineReader<R> {
             full_len -= 1;
         }
         // The file's first line, or the first of a file joined to another, may open with one.
-        let bom = if self.buf.starts_with(UTF8_BOM) { UTF8_BOM.len() } else { 0 };
+        let bom = self.buf.len() - without_bom(&self.buf).len();
         self.number += 1;
         Ok(Some(Line {
             number: self.number,

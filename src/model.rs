@@ -6,9 +6,6 @@ use serde::Serialize;
 
 use crate::time;
 
-/// The catalog name of the agent whose files this crate reads.
-pub const AGENT: &str = "copilot-cli";
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[cfg_attr(test, derive(ts_rs::TS))]

@@ -33,6 +33,8 @@ pub const LOG_GIVEN_WHOLE_MAX_BYTES: u64 = 16 << 20;
 pub struct EngineFacts {
     /// The folders of a home the sources' files are in; a walk of a home looks only there.
     pub home_folders: Vec<&'static str>,
+    /// The files at a home's top the sources read, listed beside those folders.
+    pub home_files: Vec<&'static str>,
     /// The data folders among them: a folder holding one is a home.
     pub data_folders: Vec<&'static str>,
     /// The only child folders walked below some folders (VS Code's user data).
@@ -67,6 +69,7 @@ pub struct Grouping {
 pub fn engine_facts() -> EngineFacts {
     EngineFacts {
         home_folders: sources::home_folders(),
+        home_files: sources::home_files(),
         data_folders: sources::data_folders(),
         walk_rules: sources::walk_rules(),
         log_given_whole_max_bytes: LOG_GIVEN_WHOLE_MAX_BYTES,

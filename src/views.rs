@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::analysis::{Options, Outputs};
 use crate::model::OwnedRow;
-use crate::report::Diagnostic;
+use crate::facts::diagnostics::Diagnostic;
 use crate::share::ShareOptions;
 use crate::table::{INLINE_TEXT, RowTable, TableRow};
 use crate::usage::Kind;

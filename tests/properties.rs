@@ -475,7 +475,7 @@ proptest! {
         prop_assert!(columns.iter().all(|&count| count <= 2 * copilot_lens::usage::counters::MAX_PLAUSIBLE_COUNT), "saturated: {:?}", row);
         let flagged = row.flags.contains(&"implausible_counter");
         let session_flagged = outputs.usage.ledgers.values().any(|ledger| ledger.flags.contains("implausible_counter"));
-        let diagnosed = outputs.report.diagnostics.iter().any(|d| d.line == Some(1) && d.kind == copilot_lens::report::DiagnosticKind::ImplausibleCounter);
+        let diagnosed = outputs.report.diagnostics.iter().any(|d| d.line == Some(1) && d.kind == copilot_lens::facts::diagnostics::DiagnosticKind::ImplausibleCounter);
         // Reasoning is part of output: more of it than the 7 output contradicts the record.
         let counted = plausible(&value).filter(|count| name != "reasoningTokens" || *count <= 7);
         match counted {

@@ -9,9 +9,9 @@ use std::path::Path;
 use chrono::NaiveDate;
 
 use copilot_lens::analysis::{Options, Planned, UsageData, analyze, usage_only};
+use copilot_lens::facts::diagnostics::DiagnosticKind;
 use copilot_lens::input::memory::MemoryRoots;
 use copilot_lens::model::OwnedRow;
-use copilot_lens::report::DiagnosticKind;
 use copilot_lens::usage::Kind;
 use copilot_lens::usage::summary::{self, DayRange, GroupBy, UsageRow};
 

@@ -10,11 +10,11 @@
 // The folders of a home that hold the sources' files, and the data folders among them, as the
 // engine says (engine_facts; the native tool walks the same). Until the engine has said, a home
 // is listed whole: the engine still reads only its own files, it only takes longer.
-let layout = { home: [], data: [], walkRules: [] };
+let layout = { home: [], files: [], data: [], walkRules: [] };
 
 /** Takes the folder lists and walk rules from the engine's facts. */
 export function useLayout(facts) {
-  layout = { home: facts.home_folders, data: facts.data_folders, walkRules: facts.walk_rules };
+  layout = { home: facts.home_folders, files: facts.home_files, data: facts.data_folders, walkRules: facts.walk_rules };
 }
 
 // Below some folders only some child folders are walked (VS Code's user data is mostly other
@@ -60,9 +60,9 @@ function zipRoot(file) {
   return { kind: 'zip', label: file.name, file, count: 1 };
 }
 
-/** Is a root-relative path inside a home's Copilot folders? */
+/** Is a root-relative path inside a home's Copilot folders, or one of the files at its top? */
 function inHomeFolders(path) {
-  return layout.home.some((folder) => path.startsWith(folder + '/'));
+  return layout.home.some((folder) => path.startsWith(folder + '/')) || layout.files.includes(path);
 }
 
 /** Keeps only the home folders if the listing is a home's, as the native tool does. */

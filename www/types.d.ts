@@ -8,6 +8,10 @@ export type EngineFacts = {
  */
 home_folders: Array<string>, 
 /**
+ * The files at a home's top the sources read, listed beside those folders.
+ */
+home_files: Array<string>, 
+/**
  * The data folders among them: a folder holding one is a home.
  */
 data_folders: Array<string>, 

@@ -5,7 +5,8 @@
 use std::io::{self, Read};
 use std::sync::Arc;
 
-use copilot_lens::sources::copilot_cli::store::{self, StoreFiles, StoreScope};
+use copilot_lens::sources::copilot_cli::store;
+use copilot_lens::sources::store::{PositionalFiles, StoreFiles, StoreScope};
 use copilot_lens::input::ReadAt;
 use libfuzzer_sys::fuzz_target;
 
@@ -29,7 +30,7 @@ impl StoreFiles for Files<'_> {
     fn open_wal(&mut self) -> io::Result<Box<dyn Read + '_>> {
         Ok(Box::new(self.wal.unwrap_or_default()))
     }
-    fn positional(&mut self) -> Option<io::Result<store::PositionalFiles>> {
+    fn positional(&mut self) -> Option<io::Result<PositionalFiles>> {
         let at = |bytes: Option<&[u8]>| bytes.map(|bytes| Box::new(Arc::<[u8]>::from(bytes)) as Box<dyn ReadAt>);
         self.paged.then(|| Ok((at(self.main), at(self.wal))))
     }

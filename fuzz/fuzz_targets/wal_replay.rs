@@ -2,7 +2,7 @@
 //! The write-ahead log replay on any bytes: scan, then apply onto an image of the size the
 //! scan reports (capped so the fuzzer does not spend its time allocating).
 
-use copilot_lens::sources::copilot_cli::store::wal;
+use copilot_lens::sources::store::wal;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -10,17 +10,16 @@ use super::state::State;
 use super::stores::StoreOnDisk;
 use super::{Outputs, UsageData};
 use crate::dedup;
+use crate::facts::diagnostics::{Diagnostic, DiagnosticKind};
+use crate::facts::files::FileStatus;
+use crate::facts::files::Role;
 use crate::input::FileReader;
 use crate::inventory;
 use crate::model::{HeldRow, PendingRow, Row, RowSink, TurnType, mtime_text};
 use crate::order;
-use crate::report::{
-    Diagnostic, DiagnosticKind, ExcludedTree, FileReport, FileStatus, HomeReport, Report, ReportSkippedKey, RootReport,
-    Totals,
-};
+use crate::report::{ExcludedTree, FileReport, HomeReport, Report, ReportSkippedKey, RootReport, Totals};
 use crate::sessions::SessionRecord;
-use crate::sources::Role;
-use crate::sources::copilot_cli::store::TurnReader;
+use crate::sources::store::TurnReader;
 use crate::usage::ledger::SessionLedger;
 use crate::usage::plausible;
 use crate::usage::summary;
@@ -216,7 +215,7 @@ impl State {
             .sessions
             .iter()
             .map(|(id, facts)| {
-                let mut record = facts.record(id);
+                let mut record = SessionRecord::new(facts, id);
                 record.homes = facts.homes.iter().map(|&home| self.homes[home].label.clone()).collect();
                 record.usage = usage.ledgers.get(id).map(|ledger| summary::session_usage(ledger, &usage.rates));
                 // A session whose counters name requests or tokens had a model answer, whatever
@@ -248,7 +247,7 @@ impl State {
         let mut ledgers = BTreeMap::new();
         let mut unknown = Vec::new();
         for (id, facts) in &mut self.sessions {
-            let log_exists = facts.has_events_log();
+            let log_exists = facts.has_log;
             let store = store_ledgers.remove(id.as_str());
             if !log_exists && store.is_none() {
                 continue;

@@ -7,12 +7,14 @@ use std::io::BufReader;
 use super::Options;
 use super::state::State;
 use super::tally::{Copies, CopyKeys, Tally};
+use crate::facts::diagnostics::{Diagnostic, DiagnosticKind};
+use crate::facts::files::Role;
+use crate::facts::log::LogSummary;
 use crate::input::FileReader;
 use crate::model::{HeldRow, RowSink};
-use crate::report::{Diagnostic, DiagnosticKind};
 use crate::sources::log::ScanStats;
-use crate::sources::log::{LogContext, LogOutcome, LogSummary};
-use crate::sources::{Role, SOURCES, Source, SourceId};
+use crate::sources::log::{LogContext, LogOutcome};
+use crate::sources::{SOURCES, Source, SourceId};
 use crate::usage::ledger::SessionLedger;
 
 /// One event log to parse, with what its rows need from the other files.
@@ -149,7 +151,7 @@ impl Parsing {
             entry.calls += counts.calls;
             entry.failures += counts.failures;
         }
-        crate::sources::log::add_mcp_calls(&mut home.mcp_calls, &outcome.mcp_calls);
+        crate::facts::log::add_mcp_calls(&mut home.mcp_calls, &outcome.mcp_calls);
         for (skill, uses) in &outcome.skill_uses {
             let entry = home.skill_uses.entry(skill.clone()).or_default();
             entry.by_person += uses.by_person;

@@ -8,13 +8,16 @@ use super::logs::Parsing;
 use super::state::{Home, HomePlaces, PlannedFile, RootState, State};
 use super::stores::StoreOnDisk;
 use super::{AnalysisError, Options};
+use crate::facts::diagnostics::DiagnosticKind;
+use crate::facts::files::FileStatus;
+use crate::facts::files::Role;
 use crate::input::layout::Rebase;
 use crate::input::{FileReader, RootListing, read_all};
 use crate::model::HeldRow;
 use crate::order;
-use crate::report::{DiagnosticKind, FileStatus, Problem, Report};
-use crate::sources::copilot_cli::store::{self, StoreScope};
-use crate::sources::{self, Importing, MetadataInput, Role};
+use crate::report::{Problem, Report};
+use crate::sources::store::{self, StoreScope};
+use crate::sources::{self, Importing, MetadataInput};
 
 /// Size limit for files read whole.
 const SMALL_FILE_LIMIT: u64 = 64 << 20;

@@ -7,14 +7,17 @@ use super::Options;
 use super::tally::{CopyKeys, Tally};
 use std::ops::Range;
 
+use crate::facts::diagnostics::{Diagnostic, DiagnosticKind};
+use crate::facts::files::FileKind;
+use crate::facts::files::FileStatus;
+use crate::facts::home::HomeFacts;
+use crate::facts::log::LineAccount;
+use crate::facts::session::SessionFacts;
 use crate::input::layout::{self, Rebase};
-use crate::inventory::HomeFacts;
 use crate::model::HeldRow;
-use crate::report::{Diagnostic, DiagnosticKind, FileStatus, Problem};
-use crate::sessions::SessionFacts;
-use crate::sources::copilot_cli::store::wal::WalStats;
-use crate::sources::log::LineAccount;
-use crate::sources::{FileKind, SOURCES, Source, SourceId, session_entry};
+use crate::report::Problem;
+use crate::sources::store::wal::WalStats;
+use crate::sources::{SOURCES, Source, SourceId, session_entry};
 use crate::usage::ledger::SessionLedger;
 
 pub(super) struct State {

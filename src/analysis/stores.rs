@@ -6,12 +6,13 @@ use std::io::BufReader;
 
 use super::Options;
 use super::state::State;
+use crate::facts::diagnostics::DiagnosticKind;
+use crate::facts::files::Role;
 use crate::input::FileReader;
 use crate::model::HeldRow;
-use crate::report::DiagnosticKind;
-use crate::sources::copilot_cli::store::wal::WalIndex;
-use crate::sources::copilot_cli::store::{self, StoreFailure, StoreFiles, StoreScope, StoreUsageEvent};
-use crate::sources::{Role, SOURCES, Source, SourceId, StoreSupport};
+use crate::sources::store::wal::WalIndex;
+use crate::sources::store::{self, StoreFailure, StoreFiles, StoreScope, StoreUsageEvent};
+use crate::sources::{SOURCES, Source, SourceId, StoreSupport};
 use crate::usage::ledger::SessionLedger;
 
 /// The store's files as its source reads them.
@@ -54,6 +55,12 @@ impl StoreFiles for StoreOnDisk<'_> {
 
     fn scanned_wal(&mut self) -> Option<Result<WalIndex, String>> {
         self.scanned_wal.take()
+    }
+
+    fn database_name(&self) -> &str {
+        let log_main = self.wal.as_deref().map(|wal| wal.strip_suffix("-wal").unwrap_or(wal));
+        let path = self.main.as_ref().map(|(path, _)| path.as_str()).or(log_main).unwrap_or_default();
+        path.rsplit('/').next().unwrap_or(path)
     }
 }
 
@@ -133,7 +140,7 @@ impl State {
     /// main file is missing.
     pub(super) fn store_jobs(&self, scope: StoreScope) -> Vec<StoreJob> {
         let find = |home: usize, path: &str| {
-            self.file_index(home, path).filter(|&at| self.files[at].status == crate::report::FileStatus::Read)
+            self.file_index(home, path).filter(|&at| self.files[at].status == crate::facts::files::FileStatus::Read)
         };
         self.read_files()
             .filter(|(_, file)| matches!(file.kind.role, Role::Store | Role::StoreWal))
@@ -160,8 +167,11 @@ impl State {
     pub(super) fn add_store(&mut self, read: StoreRead) {
         let StoreRead { job, result, ledgers } = read;
         let wal = job.wal.as_ref().map(|(at, _)| *at);
+        // A store is read only through its source's support: without one, the read failed.
+        let support = job.support().ok();
+        let found_in = support.map_or("", |support| support.found_in);
         for (session, ledger) in ledgers {
-            self.session(&session, job.home, job.source().agent(), "session-store.db");
+            self.session(&session, job.home, job.source().agent(), found_in);
             // The same session in two stores (two homes): the one with more calls counts.
             match self.store_ledgers.entry(session) {
                 std::collections::btree_map::Entry::Vacant(entry) => {
@@ -196,9 +206,9 @@ impl State {
             self.warn(job.index, DiagnosticKind::Store, contents.problems.join("; "));
         }
         for session in &contents.sessions {
-            let facts = self.session(&session.id, job.home, job.source().agent(), "session-store.db");
-            if facts.store.is_none() {
-                facts.store = Some(Box::new(session.clone()));
+            let facts = self.session(&session.id, job.home, job.source().agent(), found_in);
+            if let Some(support) = support {
+                (support.claim_session)(session, facts);
             }
         }
         let mut session_ids = contents.session_ids.clone();
@@ -207,7 +217,7 @@ impl State {
             HeldRow::Turn(_) => None,
         }));
         for id in session_ids.iter().filter(|id| !id.is_empty()) {
-            self.session(id, job.home, job.source().agent(), "session-store.db");
+            self.session(id, job.home, job.source().agent(), found_in);
         }
         self.hold_rows(job.index, contents.rows);
     }

@@ -4,8 +4,8 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::dedup::{self, PrimaryKeys};
+use crate::facts::session::SessionCounts;
 use crate::model::{Row, RowSink};
-use crate::sessions::SessionCounts;
 
 /// The same session's log in several homes (a home given twice, a session copied onto two
 /// machines): the first copy's rows all count; a later copy, taken after every first copy,

@@ -11,13 +11,14 @@ use super::plan::Planned;
 use super::state::State;
 use super::stores::StoreJob;
 use super::{Options, UsageData};
+use crate::facts::diagnostics::{Diagnostic, DiagnosticKind};
+use crate::facts::files::Role;
 use crate::input::FileReader;
 use crate::lines;
 use crate::order;
-use crate::report::{Diagnostic, DiagnosticKind};
-use crate::sources::copilot_cli::store::StoreScope;
+use crate::sources;
 use crate::sources::log::ScanStats;
-use crate::sources::{self, Role};
+use crate::sources::store::StoreScope;
 use crate::usage::ledger::{CounterProblem, Place};
 
 /// What a usage-only run found.

@@ -4,8 +4,9 @@
 
 use std::collections::HashMap;
 
+use crate::facts::files::Role;
 use crate::order;
-use crate::sources::{HomeLayout, OwnFolderMarker, Role, SOURCES};
+use crate::sources::{HomeLayout, OwnFolderMarker, SOURCES};
 
 /// How the paths of one root map onto a home: the prefix to strip, and what is below it.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,8 +1,6 @@
 //! The Markdown files that shape Copilot's answers (skills' `SKILL.md`, custom agents,
 //! instructions): the name and description of their YAML front matter, and a first line.
 
-use serde::Serialize;
-
 use super::yaml;
 
 /// The fields of a front matter the inventory shows; one that is not a scalar is none.
@@ -10,29 +8,6 @@ use super::yaml;
 pub struct FrontMatter {
     pub name: Option<String>,
     pub description: Option<String>,
-}
-
-/// The longest description shown (of a skill, an agent or a plugin), in characters.
-pub const MAX_DESCRIPTION_CHARS: usize = 500;
-
-/// A description as the inventory shows it: a longer one than `MAX_DESCRIPTION_CHARS` is cut
-/// there, ends with `…`, and says it was cut (a 50 MB one went whole into inventory.json).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Description {
-    pub description: String,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub description_cut: bool,
-}
-
-impl Description {
-    pub fn new(text: &str) -> Description {
-        // Scrubbed before the cut, so that a secret the cut runs through is still found whole.
-        let (text, _) = crate::scrub::scrub_cow(text);
-        match text.char_indices().nth(MAX_DESCRIPTION_CHARS) {
-            Some((at, _)) => Description { description: format!("{}…", &text[..at]), description_cut: true },
-            None => Description { description: text.to_string(), description_cut: false },
-        }
-    }
 }
 
 /// Reads the front matter (`---` lines around YAML, at the very start). A file without one has
@@ -58,7 +33,6 @@ pub fn first_line(text: &str) -> String {
 
 /// A text's front matter (the YAML between its `---` lines), if it has one, and its body.
 fn split(text: &str) -> Result<(Option<&str>, &str), String> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut lines = text.split_inclusive('\n');
     if lines.next().map(str::trim_end) != Some("---") {
         return Ok((None, text));
@@ -100,15 +74,5 @@ mod tests {
         assert!(read("---\nname: x\n").is_err());
         assert!(read("---\nname: : :\n  - x\n---\n").is_err());
         assert_eq!(first_line(&"x".repeat(300)).len(), MAX_FIRST_LINE);
-    }
-
-    #[test]
-    fn a_long_description_is_cut_on_a_character_and_says_so() {
-        let short = Description::new(&"é".repeat(MAX_DESCRIPTION_CHARS));
-        assert_eq!((short.description.chars().count(), short.description_cut), (MAX_DESCRIPTION_CHARS, false));
-        let long = Description::new(&"é".repeat(MAX_DESCRIPTION_CHARS + 1));
-        assert_eq!(long.description, format!("{}…", "é".repeat(MAX_DESCRIPTION_CHARS)));
-        assert!(long.description_cut);
-        assert_eq!(serde_json::to_string(&Description::new("x")).unwrap(), r#"{"description":"x"}"#);
     }
 }

@@ -6,7 +6,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::inventory::{ConfiguredServer, ServerConfig, SkippedKey};
+use crate::facts::home::{ConfiguredServer, ServerConfig, SkippedKey};
 
 /// The keys of a server whose values are kept (the command and URL only in part).
 const READ_KEYS: [&str; 4] = ["type", "command", "url", "tools"];
@@ -30,7 +30,7 @@ pub struct ConfigPlace<'a> {
 
 /// A configuration file's text as JSON (with comments and trailing commas, as VS Code allows).
 pub fn parse_document(bytes: &[u8]) -> Result<Value, String> {
-    crate::json::from_jsonc(crate::sources::copilot_cli::utf8_text(bytes)?).map_err(|error| error.to_string())
+    crate::json::from_jsonc(crate::lines::utf8_text(bytes)?).map_err(|error| error.to_string())
 }
 
 /// Reads the servers under `place.servers_key` of a parsed file; every other top-level key is

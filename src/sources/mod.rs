@@ -1,6 +1,6 @@
 //! The sources: one module per agent whose files copilot-lens reads, each saying where its
 //! files live under a home, what each file is, and how each kind is imported into the shared
-//! model (rows, session facts, home facts, usage ledgers). Everything after the importers (the
+//! model (rows, and the facts of `crate::facts`: session claims, home facts, usage ledgers). Everything after the importers (the
 //! joins, deduplication, usage accounting, outputs) is in `crate::analysis` and works the same
 //! whatever the source.
 //!
@@ -13,7 +13,7 @@ pub mod folder_uri;
 pub mod front_matter;
 pub mod log;
 pub mod mcp_servers;
-pub mod sqlite_image;
+pub mod store;
 pub mod yaml;
 
 use std::collections::BTreeMap;
@@ -21,73 +21,22 @@ use std::io::{self, BufRead, Read};
 
 use serde::Serialize;
 
-use crate::inventory::HomeFacts;
+use crate::facts::files::{FileKind, Role};
+use crate::facts::home::HomeFacts;
+use crate::facts::session::SessionFacts;
 use crate::model::{OwnedRow, PendingRow, RowSink};
-use crate::sessions::SessionFacts;
 use crate::usage::ledger::SessionLedger;
 use crate::usage::rates::RateTable;
-use copilot_cli::store::wal::WalIndex;
-use copilot_cli::store::{StoreContents, StoreFailure, StoreFiles, StoreScope, StoreUsageEvent, TurnReader};
 use log::ScanStats;
 use log::{LogContext, LogOutcome};
+use store::wal::WalIndex;
+use store::{StoreContents, StoreFailure, StoreFiles, StoreScope, StoreSession, StoreUsageEvent, TurnReader};
 
 /// Every source. A path of a home is offered to each in turn; the first that claims it owns it.
 pub static SOURCES: [&dyn Source; 2] = [&copilot_cli::CopilotCli, &copilot_vscode::CopilotVscode];
 
 /// A source by its place in [`SOURCES`].
 pub type SourceId = usize;
-
-/// What the analysis does with a file, whatever its source.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Role {
-    /// A session's event log: streamed line by line, its rows primary (step "logs").
-    EventLog,
-    /// A SQLite store's main file and its write-ahead log, read first (step "stores").
-    Store,
-    StoreWal,
-    /// Read whole (up to a size limit) and handed to the source's importer (step "metadata").
-    Metadata,
-    /// Handed to the importer as a stream: it can be large (process logs).
-    MetadataInParts,
-    /// A SQLite database of its own, handed to the importer as a read-only connection: read
-    /// page by page where the root allows positional reads (only the pages a query needs,
-    /// whatever the file's size), else from a copy in memory.
-    Database,
-    /// Never read: only its name goes to the importer (a session's artifacts).
-    Listed,
-    /// A file of the source that carries nothing (locks, caches, trackers).
-    NotWanted,
-    /// A file that can hold credentials: never read.
-    Secret,
-    /// Not needed (a store's shared-memory index, rebuilt from the log by SQLite itself).
-    NotNeeded,
-    /// Inside a tree that is never read (packages, plugin copies); counted by tree.
-    Excluded,
-    /// Not this source's.
-    Outside,
-}
-
-/// A kind of file: its name in the report, what the analysis does with it, and whether its
-/// rows are secondary copies (deduplicated against the primary rows).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct FileKind {
-    pub name: &'static str,
-    pub role: Role,
-    pub secondary: bool,
-}
-
-impl FileKind {
-    pub const EXCLUDED: FileKind = FileKind { name: "excluded", role: Role::Excluded, secondary: false };
-    pub const SECRET: FileKind = FileKind { name: "secret", role: Role::Secret, secondary: false };
-    pub const NOT_WANTED: FileKind = FileKind { name: "not_wanted", role: Role::NotWanted, secondary: false };
-    pub const OUTSIDE: FileKind = FileKind { name: "outside", role: Role::Outside, secondary: false };
-}
-
-impl Serialize for FileKind {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.name)
-    }
-}
 
 /// What a home-relative path is, with the session id or excluded tree it names.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -110,6 +59,9 @@ pub struct HomeLayout {
     /// Folders of a home the source reads that other programs share (`~/.agents`): walked in a
     /// home, but holding one does not make a folder a home.
     pub shared_folders: &'static [&'static str],
+    /// Files at a home's top the source reads (a tool keeping its settings in `~/.<tool>.json`):
+    /// listed in a home beside its folders; holding one does not make a folder a home.
+    pub top_files: &'static [&'static str],
     /// How a root that is the source's own folder rather than a home is told apart (what
     /// `COPILOT_HOME` points at, a VS Code `User` folder): by entries only such a folder holds.
     pub own_folder_markers: &'static [OwnFolderMarker],
@@ -202,6 +154,11 @@ pub fn home_folders() -> Vec<&'static str> {
     folders
 }
 
+/// The files at a home's top that the sources read.
+pub fn home_files() -> Vec<&'static str> {
+    SOURCES.iter().flat_map(|source| source.layout().top_files).copied().collect()
+}
+
 /// The data folders only (what a usage-only walk needs).
 pub fn data_folders() -> Vec<&'static str> {
     SOURCES.iter().flat_map(|source| source.layout().data_folders).copied().collect()
@@ -259,6 +216,7 @@ pub fn session_entry<'a>(
     let facts = sessions.entry(session_id.to_string()).or_insert_with(|| SessionFacts::of(agent));
     facts.homes.insert(home);
     facts.found_in.insert(found_in);
+    facts.has_log |= found_in_log(found_in);
     facts
 }
 
@@ -282,12 +240,16 @@ pub enum MetadataInput<'a> {
 /// A source's SQLite store (a main file and its write-ahead log), as its store module's
 /// functions.
 pub struct StoreSupport {
+    /// What a session's `found_in` says when the store names it.
+    pub found_in: &'static str,
     /// Reads a store: its sessions, held rows and per-call usage rows.
     pub read: ReadStore,
     /// The write-ahead log scanned ahead of the read (on another thread natively).
     pub scan_wal: fn(&mut dyn StoreFiles) -> Result<WalIndex, String>,
     /// The store opened again to read its kept turns whole.
     pub reopen: fn(&mut dyn StoreFiles) -> Result<TurnReader, String>,
+    /// A session the store names, as claims on its facts (ranked by the source).
+    pub claim_session: fn(&StoreSession, &mut SessionFacts),
 }
 
 /// Reads a store, handing each per-call usage row to the callback as it goes.

@@ -28,7 +28,7 @@ use super::counters::{
 use super::rates::RateTable;
 use super::resumes::Counting;
 use super::{Entries, Entry, EntryKey, Kind, Tokens, Zone};
-use crate::report::{Diagnostic, DiagnosticKind};
+use crate::facts::diagnostics::{Diagnostic, DiagnosticKind};
 
 /// Where a log's counter line is: its number (a whole parse), or where it starts (a
 /// usage-only scan, which counts lines only for the few it must name).

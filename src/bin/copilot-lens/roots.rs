@@ -228,12 +228,31 @@ fn list_directory(base: &Path, label: &str, scope: Scope, threads: usize) -> Roo
         for folder in folders.into_iter().filter(exists) {
             walk(base, Path::new(folder), scope, threads, &mut listing);
         }
+        if scope == Scope::Everything {
+            list_top_files(base, &mut listing);
+        }
     } else {
         walk(base, Path::new(""), scope, threads, &mut listing);
     }
     listing.files.sort_by(|a, b| a.path.cmp(&b.path));
     listing.problems.sort();
     listing
+}
+
+/// The files at a home's top that the sources read (`HomeLayout::top_files`), where they are
+/// files (a link is not followed, as in the walk).
+fn list_top_files(base: &Path, listing: &mut RootListing) {
+    for name in sources::home_files() {
+        match fs::symlink_metadata(base.join(name)) {
+            Ok(metadata) if metadata.is_file() => listing.files.push(listed_file_from(name.to_string(), &metadata)),
+            Ok(metadata) if metadata.is_symlink() => {
+                listing.problems.push((name.to_string(), "symbolic link, not followed".into()))
+            }
+            Ok(_) => {}
+            Err(error) if error.kind() == io::ErrorKind::NotFound => {}
+            Err(error) => listing.problems.push((name.to_string(), format!("cannot read metadata: {error}"))),
+        }
+    }
 }
 
 /// Whether a usage-only walk needs a path below the walk's start (`inside` is relative to it):

@@ -5,11 +5,14 @@
 use serde_json::Value;
 
 use super::layout::{CUSTOM_AGENT, INSTRUCTIONS, MCP_CONFIG, PLUGIN_MANIFEST, SKILL};
-use super::{plugins, utf8_text};
-use crate::inventory::{CustomizationFile, InstructionFile};
-use crate::sources::front_matter::{self, Description};
+use super::plugins;
+use crate::facts::files::FileKind;
+use crate::facts::home::Description;
+use crate::facts::home::{CustomizationFile, InstructionFile};
+use crate::lines::utf8_text;
+use crate::sources::Importing;
+use crate::sources::front_matter;
 use crate::sources::mcp_servers::{self, ConfigPlace, ReadConfig};
-use crate::sources::{FileKind, Importing};
 
 /// Whether this importer reads files of `kind`.
 pub fn reads(kind: FileKind) -> bool {

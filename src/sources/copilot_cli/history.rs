@@ -3,7 +3,7 @@
 
 use serde::Deserialize;
 
-use super::utf8_text;
+use crate::lines::utf8_text;
 use crate::model::PendingRow;
 use crate::model::TurnType;
 

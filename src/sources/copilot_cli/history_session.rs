@@ -7,9 +7,9 @@
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::events::tool_use_text;
+use super::events::texts::tool_use_text;
+use crate::facts::log::LogSummary;
 use crate::model::{PendingRow, TurnType};
-use crate::sources::log::LogSummary;
 use crate::time;
 
 #[derive(Deserialize)]

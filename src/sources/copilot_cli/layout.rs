@@ -2,7 +2,8 @@
 //! "Exclusions" and "Credentials" in the format specification).
 
 use super::plugins;
-use crate::sources::{Classified, FileKind, HomeLayout, OwnFolderMarker, Role};
+use crate::facts::files::{FileKind, Role};
+use crate::sources::{Classified, HomeLayout, OwnFolderMarker};
 
 /// The Copilot directories of a home: `~/.copilot` and the two that predate the XDG migration.
 pub const COPILOT_DIRS: [&str; 3] = [".copilot", ".local/state/.copilot", ".config/.copilot"];
@@ -34,6 +35,7 @@ pub static LAYOUT: HomeLayout = HomeLayout {
     shared_folders: &SHARED_DIRS,
     own_folder_markers: &COPILOT_DIR_MARKERS,
     loose_log: Some(loose_log_path),
+    top_files: &[],
     walk_rules: &[],
     // The older layouts' files are listed too: the flat logs are read (in any folder: one given
     // alone is its session), the sessions from before event logs are named as found and holding

@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{self, BufRead};
 
+use crate::facts::home::McpServerSeen;
 use crate::lines::LineReader;
 use crate::model::PendingRow;
 use crate::model::TurnType;
@@ -26,12 +27,6 @@ pub struct SignIn {
     pub host: String,
     pub login: String,
     pub line: u64,
-}
-
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-pub struct McpServerSeen {
-    pub connected: u64,
-    pub failed: u64,
 }
 
 pub fn scan(reader: impl BufRead) -> io::Result<LogFacts> {

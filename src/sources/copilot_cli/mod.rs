@@ -1,6 +1,6 @@
 //! The Copilot CLI source: where its files live under a home, what each one is, and one
-//! importer per artifact turning it into the shared model (`crate::model`, `crate::sessions`,
-//! `crate::inventory`). Joins and deduplication happen after the importers, in
+//! importer per artifact turning it into the shared model (`crate::model`, `crate::facts`; its
+//! session claims ranked in `ranks.rs`). Joins and deduplication happen after the importers, in
 //! `crate::analysis`, whatever the source.
 
 pub mod customizations;
@@ -11,6 +11,7 @@ pub mod layout;
 pub mod logs;
 pub mod permissions;
 pub mod plugins;
+pub mod ranks;
 pub mod session_files;
 pub mod settings;
 pub mod sidebar;
@@ -22,9 +23,9 @@ pub mod workspace;
 
 use std::io::{self, BufRead, Read};
 
-use crate::inventory::Grant;
+use crate::facts::home::Grant;
+use crate::lines::utf8_text;
 use crate::model::{OwnedRow, RowSink};
-use crate::sessions::WorkspaceFacts;
 use crate::sources::log::ScanStats;
 use crate::sources::log::{LogContext, LogOutcome};
 use crate::usage::ledger::SessionLedger;
@@ -33,15 +34,8 @@ use layout::{
     ARTIFACT, CHECKPOINTS_INDEX, HISTORY, HISTORY_SESSION, PERMISSIONS, PLAN, SETTINGS, SIDEBAR, SNAPSHOTS,
     VSCODE_METADATA, WORKSPACE,
 };
-use store::TurnReader;
 
 use super::{Classified, HomeLayout, Importing, LogAgain, MetadataInput, Source, StoreSupport};
-
-/// Text of a file that should be UTF-8, with a byte-order mark dropped.
-pub fn utf8_text(bytes: &[u8]) -> Result<&str, String> {
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    std::str::from_utf8(bytes).map_err(|error| format!("not UTF-8: {error}"))
-}
 
 /// GitHub Copilot CLI's `~/.copilot`.
 pub struct CopilotCli;
@@ -76,25 +70,14 @@ impl Source for CopilotCli {
                 let parsed = workspace::parse(bytes)?;
                 let rows = parsed.rows(session_id, into.session_has_log);
                 let facts = into.session(session_id, "workspace.yaml");
-                if facts.workspace.is_none() {
-                    facts.workspace = Some(Box::new(WorkspaceFacts {
-                        name: parsed.title().to_string(),
-                        cwd: parsed.text("cwd").to_string(),
-                        client_name: parsed.text("client_name").to_string(),
-                        created_at: parsed.text("created_at").to_string(),
-                        updated_at: parsed.text("updated_at").to_string(),
-                        synced: parsed.is_synced(),
-                    }));
-                }
+                parsed.claim(facts);
                 rows
             }
             VSCODE_METADATA => {
                 let parsed = vscode_metadata::parse(bytes)?;
                 let rows = parsed.rows(session_id);
                 let facts = into.session(session_id, "vscode.metadata.json");
-                if facts.vscode_metadata.is_none() {
-                    facts.vscode_metadata = Some(Box::new(parsed.facts()));
-                }
+                parsed.facts().claim(facts);
                 rows
             }
             SNAPSHOTS => {
@@ -135,8 +118,8 @@ impl Source for CopilotCli {
                 let parsed = sidebar::parse(bytes)?;
                 for id in &parsed.session_ids {
                     let facts = into.session(id, "sidebar-sessions-state");
-                    if facts.sidebar_cwd.is_none() {
-                        facts.sidebar_cwd = parsed.cwd.clone();
+                    if let Some(cwd) = &parsed.cwd {
+                        facts.project.claim(ranks::PROJECT_FROM_SIDEBAR, cwd.as_str());
                     }
                 }
                 Vec::new()
@@ -188,7 +171,13 @@ impl Source for CopilotCli {
 }
 
 /// `session-store.db` and its `-wal`.
-static STORE: StoreSupport = StoreSupport { read: store::read, scan_wal: store::scan_wal, reopen: TurnReader::open };
+static STORE: StoreSupport = StoreSupport {
+    found_in: "session-store.db",
+    read: store::read,
+    scan_wal: crate::sources::store::scan_wal,
+    reopen: store::reopen,
+    claim_session: store::claim_session,
+};
 
 /// A file known by its name only: a session's artifact.
 fn import_listed(into: &mut Importing<'_>) -> Result<(), String> {

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::utf8_text;
+use crate::lines::utf8_text;
 use crate::model::{PendingRow, RowMark, TurnType};
 
 /// The per-location lists that hold grants.

@@ -6,10 +6,10 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::layout::{CUSTOM_AGENT, MCP_CONFIG, PLUGIN_MANIFEST, SKILL, is_agent_file, is_skill_file};
-use super::utf8_text;
-use crate::inventory::PluginManifest;
-use crate::sources::FileKind;
-use crate::sources::front_matter::Description;
+use crate::facts::files::FileKind;
+use crate::facts::home::Description;
+use crate::facts::home::PluginManifest;
+use crate::lines::utf8_text;
 
 /// Where a plugin's manifest can be, below its folder.
 const MANIFESTS: [&str; 3] = ["plugin.json", ".github/plugin/plugin.json", ".claude-plugin/plugin.json"];

@@ -3,7 +3,7 @@
 
 use serde::Deserialize;
 
-use super::utf8_text;
+use crate::lines::utf8_text;
 
 #[derive(Debug, Default, Deserialize, PartialEq, Eq)]
 pub struct Sidebar {

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use super::utf8_text;
+use crate::lines::utf8_text;
 use crate::model::PendingRow;
 use crate::model::TurnType;
 use crate::order;

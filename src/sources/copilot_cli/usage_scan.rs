@@ -171,8 +171,7 @@ fn apply_line(
     rates: &RateTable,
     counter: Counter,
 ) -> Option<bool> {
-    let text = std::str::from_utf8(line).ok()?;
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let text = std::str::from_utf8(crate::lines::without_bom(line)).ok()?;
     let mut spare = String::new();
     if let Counter::Start = counter {
         let line: CounterLine<'_, StartData> = crate::json::from_str(text, &mut spare).ok()?;

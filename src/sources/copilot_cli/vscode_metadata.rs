@@ -14,11 +14,39 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 
-use super::utf8_text;
+use super::ranks;
+use crate::facts::session::{FolderRemote, SessionFacts};
+use crate::lines::utf8_text;
 use crate::model::{PendingRow, RowMark, TurnType};
-use crate::sessions::VscodeMetadataFacts;
 use crate::sources::folder_uri::{self, Folder};
 use crate::time;
+
+/// What the session record and the inventory take of the file.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct VscodeMetadataFacts {
+    /// `customTitle`: the name the person sees in VS Code.
+    pub title: String,
+    /// The repository (or workspace folder) and branch: the project's fallback.
+    pub repository: String,
+    /// The remote machine the repository is on (`ssh-remote+mybox`), if it is remote.
+    pub remote: String,
+    pub branch: String,
+    /// The git worktrees VS Code made for the session: scratch directories of the agent.
+    pub worktrees: Vec<String>,
+}
+
+impl VscodeMetadataFacts {
+    /// Its claims on the session (the first file read of a session speaks for it).
+    pub fn claim(self, facts: &mut SessionFacts) {
+        facts.title.claim(ranks::TITLE_FROM_VSCODE_METADATA, self.title);
+        facts.project.claim(ranks::PROJECT_FROM_VSCODE_METADATA, self.repository.as_str());
+        facts.branch.claim(ranks::BRANCH_FROM_VSCODE_METADATA, self.branch);
+        facts
+            .folder_remote
+            .get_or_insert_with(|| Box::new(FolderRemote { folder: self.repository, remote: self.remote }));
+        facts.worktrees.get_or_insert(self.worktrees);
+    }
+}
 
 /// The keys copilot-lens reads; every other key (`writtenToDisc`, `firstUserMessage`,
 /// `requestDetails`, a worktree's `changes`, ...) is skipped.

@@ -1,7 +1,9 @@
 //! `session-state/<id>/workspace.yaml`: the session's name, working directory, counts and
 //! the Mission Control sync keys (see "workspace.yaml" and "Sync, relay and origin rows").
 
-use super::utf8_text;
+use super::ranks;
+use crate::facts::session::{MadeAhead, SessionFacts};
+use crate::lines::utf8_text;
 use crate::model::PendingRow;
 use crate::model::{RowMark, TurnType};
 use crate::sources::yaml::{self, Field};
@@ -35,6 +37,19 @@ impl Workspace {
 
     pub fn is_synced(&self) -> bool {
         !self.text("mc_session_id").is_empty()
+    }
+
+    /// Its claims on the session (the first file read of a session speaks for it): a session
+    /// with a workspace.yaml was made ahead of its first prompt.
+    pub fn claim(&self, facts: &mut SessionFacts) {
+        let cwd = self.text("cwd");
+        facts.title.claim(ranks::TITLE_FROM_WORKSPACE, self.title());
+        facts.project.claim(ranks::PROJECT_FROM_WORKSPACE, cwd);
+        facts.client_name.claim(ranks::CLIENT_FROM_WORKSPACE, self.text("client_name"));
+        facts.created_at.claim(ranks::TIMES_FROM_WORKSPACE, self.text("created_at"));
+        facts.updated_at.claim(ranks::TIMES_FROM_WORKSPACE, self.text("updated_at"));
+        let made = MadeAhead { cwd: cwd.to_string(), synced: self.is_synced() };
+        facts.made_ahead.get_or_insert_with(|| Box::new(made));
     }
 
     /// The rows of "Other files": name, metadata, the scratch directory of a session that was

@@ -5,7 +5,9 @@
 //! Chat storage is not per profile: VS Code keeps every profile's chats in the `User` folder's
 //! `workspaceStorage` and in the default profile's `globalStorage` (`chatSessionStore.ts`).
 
-use crate::sources::{Classified, FileKind, HomeLayout, OwnFolderMarker, Role, WalkRule};
+use crate::sources::{Classified, HomeLayout, OwnFolderMarker, WalkRule};
+
+use crate::facts::files::{FileKind, Role};
 
 /// The `User` folders of a home: Linux, macOS and Windows, stable and Insiders, and the
 /// remote server's.
@@ -51,6 +53,7 @@ pub static LAYOUT: HomeLayout = HomeLayout {
     shared_folders: &[],
     own_folder_markers: &MARKERS,
     loose_log: None,
+    top_files: &[],
     walk_rules: &WALK_RULES,
     usage_log: |folder, name| is_chat_folder(folder) && session_file_id(name).is_some(),
 };

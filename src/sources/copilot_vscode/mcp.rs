@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::layout::{MCP_CONFIG, SETTINGS};
-use crate::inventory::SkippedKey;
+use crate::facts::home::SkippedKey;
 use crate::sources::Importing;
 use crate::sources::mcp_servers::{self, ConfigPlace, ReadConfig};
 

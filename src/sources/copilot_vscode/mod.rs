@@ -12,11 +12,13 @@ use std::io::{self, BufRead, Read};
 
 use serde::Deserialize;
 
+use crate::facts::diagnostics::DiagnosticKind;
+use crate::facts::log::LogProblem;
+use crate::facts::session::{LOG_TITLE_RANK, Rank};
 use crate::lines::LineReader;
 use crate::model::{OwnedRow, RowSink};
-use crate::report::DiagnosticKind;
 use crate::sources::folder_uri;
-use crate::sources::log::{LogContext, LogOutcome, LogProblem, ScanStats};
+use crate::sources::log::{LogContext, LogOutcome, ScanStats, bad_line_text, each_line};
 use crate::usage::ledger::{CounterProblem, Place, SessionLedger};
 use crate::usage::rates::RateTable;
 use replay::Replay;
@@ -66,7 +68,7 @@ impl Source for CopilotVscode {
         }
         let mut spare = String::new();
         let workspace: Workspace =
-            crate::json::from_slice(strip_bom(bytes), &mut spare).map_err(|error| error.to_string())?;
+            crate::json::from_slice(crate::lines::without_bom(bytes), &mut spare).map_err(|error| error.to_string())?;
         // A multi-root workspace has no one folder: its sessions stay without a project.
         if let Some(folder) = workspace.folder.as_ref().and_then(folder_uri::from_json)
             && let Some((storage, _)) = into.path.rsplit_once('/')
@@ -148,6 +150,9 @@ impl Source for CopilotVscode {
     }
 }
 
+/// VS Code's chat index names a session after every file of it (`facts::session`).
+const TITLE_FROM_CHAT_INDEX: Rank = LOG_TITLE_RANK + 10;
+
 /// The key of VS Code's index of chat sessions in a `state.vscdb`'s `ItemTable`.
 const INDEX_KEY: &str = "chat.ChatSessionStore.index";
 
@@ -177,7 +182,9 @@ fn import_index(connection: &rusqlite::Connection, into: &mut Importing<'_>) -> 
         if entry.get("isEmpty").and_then(serde_json::Value::as_bool) == Some(true) || title.is_none() {
             continue;
         }
-        into.session(id, "chat index").index_title = title.map(str::to_string);
+        if let Some(title) = title {
+            into.session(id, "chat index").title.claim_latest(TITLE_FROM_CHAT_INDEX, title);
+        }
     }
     Ok(())
 }
@@ -186,10 +193,6 @@ fn import_index(connection: &rusqlite::Connection, into: &mut Importing<'_>) -> 
 #[derive(Deserialize)]
 struct Workspace {
     folder: Option<serde_json::Value>,
-}
-
-fn strip_bom(bytes: &[u8]) -> &[u8] {
-    bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
 }
 
 /// A chat session file read: its replayed state and the lines that could not be replayed
@@ -209,21 +212,10 @@ fn read_log(path: &str, reader: &mut dyn BufRead, outcome: &mut LogOutcome) -> R
         return log;
     }
     let account = &mut outcome.account;
-    let mut lines = LineReader::with_limit(reader, MAX_ENTRY_BYTES);
     let mut before_initial: Option<(u64, u64)> = None;
-    loop {
-        let line = match lines.next_line() {
-            Ok(Some(line)) => line,
-            Ok(None) => break,
-            Err(error) => {
-                outcome.read_error = Some(error.to_string());
-                break;
-            }
-        };
-        account.lines += 1;
-        if line.bytes.iter().all(u8::is_ascii_whitespace) {
-            *account.skipped_by_rule.entry("<blank>".into()).or_default() += 1;
-            continue;
+    let read_error = each_line(&mut LineReader::with_limit(reader, MAX_ENTRY_BYTES), |line| {
+        if !account.open_line(line) {
+            return;
         }
         let applied = if line.is_cut() {
             Err(format!("a line of {} bytes, longer than the {} MiB read", line.full_len, MAX_ENTRY_BYTES >> 20))
@@ -239,15 +231,11 @@ fn read_log(path: &str, reader: &mut dyn BufRead, outcome: &mut LogOutcome) -> R
             }
             Err(why) => {
                 account.bad_lines += 1;
-                let quoted = &line.bytes[..line.bytes.len().min(BAD_LINE_QUOTE_BYTES)];
-                let mut text = format!("parser: unparseable line ({why}): {}", String::from_utf8_lossy(quoted));
-                if quoted.len() < line.bytes.len() || line.is_cut() {
-                    text.push_str(&format!(" [... {} bytes in all]", line.full_len));
-                }
-                log.bad_lines.push((line.number, text));
+                log.bad_lines.push((line.number, bad_line_text(line, &why, BAD_LINE_QUOTE_BYTES)));
             }
         }
-    }
+    });
+    outcome.read_error = read_error;
     let problem = match before_initial {
         None if log.replay.state().is_none() => {
             Some((None, "an empty log: there is no session state to replay".to_string()))
@@ -278,7 +266,7 @@ fn read_snapshot(reader: &mut dyn BufRead, log: &mut ReadLog, outcome: &mut LogO
     let account = &mut outcome.account;
     account.lines = 1;
     let mut spare = String::new();
-    match crate::json::from_slice::<serde_json::Value>(strip_bom(&bytes), &mut spare) {
+    match crate::json::from_slice::<serde_json::Value>(crate::lines::without_bom(&bytes), &mut spare) {
         Ok(state) if state.is_object() => {
             log.replay = Replay::whole(state);
             account.with_rows = 1;
@@ -313,7 +301,7 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
-    use crate::inventory::HomeFacts;
+    use crate::facts::home::HomeFacts;
 
     fn index_database(value: &str) -> rusqlite::Connection {
         let connection = rusqlite::Connection::open_in_memory().unwrap();
@@ -337,7 +325,10 @@ mod tests {
             dated: false,
         };
         CopilotVscode.import(MetadataInput::Database(connection), &mut into)?;
-        Ok(sessions.into_iter().map(|(id, facts)| (id, facts.index_title)).collect())
+        Ok(sessions
+            .into_iter()
+            .map(|(id, facts)| (id, facts.title.at(TITLE_FROM_CHAT_INDEX).map(str::to_string)))
+            .collect())
     }
 
     #[test]

@@ -9,10 +9,11 @@ use serde_json::Value;
 
 use super::ReadLog;
 use super::replay::Replay;
+use crate::facts::diagnostics::DiagnosticKind;
+use crate::facts::log::LogProblem;
 use crate::model::{LineLocator, Row, RowMark, RowSink, TurnType};
-use crate::report::DiagnosticKind;
 use crate::sources::folder_uri;
-use crate::sources::log::{LogContext, LogOutcome, LogProblem};
+use crate::sources::log::{LogContext, LogOutcome};
 use crate::time;
 use crate::usage::Entry;
 use crate::usage::NANO_AIU_PER_CREDIT;

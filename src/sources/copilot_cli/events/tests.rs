@@ -1,6 +1,6 @@
 use super::*;
+use crate::facts::log::{SkillUse, ToolTally};
 use crate::model::OwnedRow;
-use crate::sources::log::{SkillUse, ToolTally};
 use crate::usage::Zone;
 
 /// Rows with the mark each was made with (an `OwnedRow` does not carry it).

@@ -1,106 +1,21 @@
-//! `session-store.db`, the cross-session SQLite store. Its rows live in the `-wal` sidecar:
-//! the log is replayed onto a copy of the main file in memory (`wal`), and the copy is read
-//! with SQLite, columns by name, any storage class. The user's files are never opened.
+//! `session-store.db`, the cross-session SQLite store: its tables, read through the store
+//! contract (`sources::store`: its rows live in the `-wal` sidecar, replayed as SQLite would),
+//! columns by name, any storage class. The user's files are never opened.
 //! A secondary source: its turns mostly repeat the event logs (see "Other stores").
-
-pub mod vfs;
-pub mod wal;
 
 use std::collections::BTreeMap;
 
-use rusqlite::types::ValueRef;
-use std::io::{self, Read};
-
-use crate::input::ReadAt;
 use rusqlite::Connection;
+use rusqlite::types::ValueRef;
 
-use crate::sources::sqlite_image::{open_image, sqlite_buffer};
-
+use super::ranks;
 use crate::dedup;
-use crate::model::TurnType;
-use crate::model::{HeldRow, PendingRow, StoreTurn};
+use crate::facts::session::SessionFacts;
+use crate::model::{HeldRow, PendingRow, StoreTurn, TurnType};
+use crate::sources::store::{
+    StoreContents, StoreFailure, StoreFiles, StoreScope, StoreSession, StoreUsageEvent, TurnReader, open_store,
+};
 use crate::usage::counters::{Amount, CopilotUsage, Count, UsageCounts};
-
-/// One row of the `sessions` table.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct StoreSession {
-    pub id: String,
-    pub cwd: String,
-    pub branch: String,
-    pub repository: String,
-    pub summary: String,
-    pub created_at: String,
-    pub updated_at: String,
-}
-
-/// One row of `assistant_usage_events`: one model call with its tokens.
-#[derive(Clone, Debug, Default)]
-pub struct StoreUsageEvent {
-    pub rowid: i64,
-    pub session_id: String,
-    pub agent_id: String,
-    pub created_at: String,
-    pub counts: UsageCounts,
-}
-
-/// What to read of the store.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum StoreScope {
-    Everything,
-    /// Only the per-call rows of `assistant_usage_events`, and not those of these sessions
-    /// (whose logs have their own per-call records): usage-only runs.
-    UsageExcept(std::collections::BTreeSet<String>),
-}
-
-#[derive(Debug, Default)]
-pub struct StoreContents {
-    pub wal: Option<wal::WalStats>,
-    pub sessions: Vec<StoreSession>,
-    pub rows: Vec<HeldRow>,
-    /// Sessions the row tables name (the turns' rows are held without theirs).
-    pub session_ids: std::collections::BTreeSet<String>,
-    /// Rows per table read.
-    pub tables: BTreeMap<String, u64>,
-    /// Tables that could not be read, with SQLite's message; the others are still read.
-    pub problems: Vec<String>,
-    /// Why the write-ahead log was not replayed, when it was not.
-    pub wal_problem: Option<String>,
-}
-
-/// The main file and the write-ahead log, each opened for positional reads where it exists.
-pub type PositionalFiles = (Option<Box<dyn ReadAt>>, Option<Box<dyn ReadAt>>);
-
-/// The store's two files as the reader opens them, each as often as it needs.
-pub trait StoreFiles {
-    /// The main file's size, or `None` when there is no main file.
-    fn main_size(&self) -> Option<u64>;
-    fn open_main(&mut self) -> io::Result<Box<dyn Read + '_>>;
-    fn has_wal(&self) -> bool;
-    fn open_wal(&mut self) -> io::Result<Box<dyn Read + '_>>;
-    /// Positional access to both files, where the source allows it: the database is then read
-    /// page by page through `vfs` instead of being built in memory.
-    fn positional(&mut self) -> Option<io::Result<PositionalFiles>> {
-        None
-    }
-
-    /// The log's scan when it was made ahead (`scan_wal`).
-    fn scanned_wal(&mut self) -> Option<Result<wal::WalIndex, String>> {
-        None
-    }
-}
-
-/// The largest database image built in memory.
-pub const IMAGE_LIMIT: u64 = 2 << 30;
-
-/// A database shorter than its header cannot be opened (and its header bytes cannot be set).
-const SQLITE_HEADER_BYTES: u64 = 100;
-
-/// Why the store could not be read, and the log's own problem if it had one.
-#[derive(Debug)]
-pub struct StoreFailure {
-    pub message: String,
-    pub wal_problem: Option<String>,
-}
 
 /// Reads the store: the log (if any) is replayed onto the main file's bytes in a buffer
 /// SQLite owns, which SQLite then opens read-only. Memory is the size of the database.
@@ -111,14 +26,8 @@ pub fn read(
 ) -> Result<StoreContents, StoreFailure> {
     let mut contents = StoreContents::default();
     read_into(files, scope, &mut contents, on_usage)
-        .map(|()| contents.take())
+        .map(|()| std::mem::take(&mut contents))
         .map_err(|message| StoreFailure { message, wal_problem: contents.wal_problem.take() })
-}
-
-impl StoreContents {
-    fn take(&mut self) -> StoreContents {
-        std::mem::take(self)
-    }
 }
 
 fn read_into(
@@ -155,172 +64,32 @@ fn read_into(
     }
 }
 
-/// A SQLite database of its own (no write-ahead log is read), opened as the store is. The
-/// registration of a VFS database lives as long as the connection, and is dropped after it.
-pub struct OpenDatabase {
-    pub connection: Connection,
-    _registration: Option<vfs::Registration>,
+/// The claims of a session the store names (the first store read that names it speaks for it).
+pub fn claim_session(session: &StoreSession, facts: &mut SessionFacts) {
+    facts.title.claim(ranks::TITLE_FROM_STORE, session.summary.as_str());
+    facts.project.claim(ranks::PROJECT_FROM_STORE, session.cwd.as_str());
+    facts.branch.claim(ranks::BRANCH_FROM_STORE, session.branch.as_str());
+    facts.created_at.claim(ranks::TIMES_FROM_STORE, session.created_at.as_str());
+    facts.updated_at.claim(ranks::TIMES_FROM_STORE, session.updated_at.as_str());
 }
 
-pub fn open_database(files: &mut dyn StoreFiles) -> Result<OpenDatabase, String> {
-    let (connection, registration, _) = open_store(files, &mut StoreContents::default())?;
-    Ok(OpenDatabase { connection, _registration: registration })
+/// The store opened again to read its kept turns whole.
+pub fn reopen(files: &mut dyn StoreFiles) -> Result<TurnReader, String> {
+    TurnReader::open(files, read_turn)
 }
 
-/// Why a log read without its main file lacks pages, when it does.
-fn main_file_missing(main_size: u64, index: Option<&wal::WalIndex>) -> Option<String> {
-    let index = index?;
-    let (pages, held) = (index.database_pages?, index.pages_held());
-    (main_size == 0 && held < pages).then(|| {
-        format!(
-            "the main session-store.db is missing and its write-ahead log holds only {held} of the database's {pages} pages (the rest were in the main file)"
-        )
-    })
-}
-
-/// Pass one over the write-ahead log (its committed frames), which can be made ahead of the
-/// read, on another thread.
-pub fn scan_wal(files: &mut dyn StoreFiles) -> Result<wal::WalIndex, String> {
-    files.open_wal().map_err(|error| format!("cannot open the write-ahead log: {error}")).and_then(wal::scan)
-}
-
-/// Opens the store read-only: page by page through `vfs` where the files allow positional
-/// reads, else as an image built in memory. The registration keeps a VFS database alive.
-fn open_store(
-    files: &mut dyn StoreFiles,
-    contents: &mut StoreContents,
-) -> Result<(Connection, Option<vfs::Registration>, Option<String>), String> {
-    let main_size = files.main_size().unwrap_or(0);
-    let index = committed_wal(files, main_size, contents);
-    let without_main = main_file_missing(main_size, index.as_ref());
-    let size = match index.as_ref().and_then(|index| Some(index.database_pages? * index.page_size as u64)) {
-        Some(size) => size,
-        None if main_size > 0 => main_size,
-        None => {
-            let why = contents.wal_problem.clone().unwrap_or_else(|| "it holds no committed transaction".into());
-            return Err(format!("there is no database, and the write-ahead log cannot stand in for it: {why}"));
-        }
+/// A kept prompt or reply of `turns`.
+fn read_turn(
+    connection: &Connection,
+    turn: &StoreTurn,
+) -> rusqlite::Result<(Option<String>, Option<String>, Option<String>)> {
+    let sql = match turn.turn_type {
+        TurnType::User => "SELECT session_id, timestamp, user_message FROM turns WHERE rowid = ?1",
+        _ => "SELECT session_id, timestamp, assistant_response FROM turns WHERE rowid = ?1",
     };
-    if size < SQLITE_HEADER_BYTES {
-        return Err(format!(
-            "the database is {size} bytes, too short for the {SQLITE_HEADER_BYTES} byte SQLite header"
-        ));
-    }
-    if let Some(opened) = files.positional() {
-        let (main, wal) = opened.map_err(|error| format!("cannot open the store: {error}"))?;
-        let database = vfs::PagedDatabase { main, main_size, wal: wal.zip(index), read_error: None };
-        let (connection, registration) = vfs::open(database)?;
-        return Ok((connection, Some(registration), without_main));
-    }
-    if size > IMAGE_LIMIT {
-        return Err(format!("the database is {size} bytes, more than the {IMAGE_LIMIT} bytes copilot-lens reads"));
-    }
-    let mut image = sqlite_buffer(size as usize)?;
-    image.fill(0);
-    if main_size > 0 {
-        let mut main = files.open_main().map_err(|error| format!("cannot open the database: {error}"))?;
-        let wanted = (main_size.min(size)) as usize;
-        main.read_exact(&mut image[..wanted]).map_err(|error| format!("cannot read the database: {error}"))?;
-    }
-    if let Some(index) = &index {
-        let log = files.open_wal().map_err(|error| format!("cannot open the write-ahead log: {error}"))?;
-        wal::apply(log, index, &mut image)?;
-    }
-    // Header bytes 18 and 19 say WAL (2), which an in-memory image cannot be opened in; 1 is
-    // the rollback journal.
-    image[18] = 1;
-    image[19] = 1;
-    Ok((open_image(image)?, None, without_main))
-}
-
-/// The write-ahead log's committed frames, if there is a log, it belongs to the database and
-/// it committed anything. A log that cannot be used is noted in `contents` and the database
-/// is read as if there were none, as SQLite does; the log's figures are noted when it is used.
-fn committed_wal(files: &mut dyn StoreFiles, main_size: u64, contents: &mut StoreContents) -> Option<wal::WalIndex> {
-    if !files.has_wal() {
-        return None;
-    }
-    let scanned = files.scanned_wal().unwrap_or_else(|| scan_wal(files));
-    let checked = scanned.and_then(|index| match main_page_size(files) {
-        // A database in WAL mode cannot change its page size, so a log of another page size
-        // is another database's (SQLite does not check this; it would read the log's pages
-        // into the wrong places, or read the other database).
-        Some(page_size) if index.database_pages.is_some() && page_size != index.page_size => Err(format!(
-            "the write-ahead log's pages are {} bytes but the database's are {page_size}, so the log belongs to another database",
-            index.page_size
-        )),
-        _ if index.pages_held_by_nothing(main_size) > 0 => Err(format!(
-            "the write-ahead log's last commit says the database has {} pages of {} bytes, {} more than the log \
-             and the database file hold",
-            index.database_pages.unwrap_or(0),
-            index.page_size,
-            index.pages_held_by_nothing(main_size)
-        )),
-        _ => Ok(index),
-    });
-    match checked {
-        Ok(index) => {
-            contents.wal = Some(index.stats.clone());
-            index.database_pages.is_some().then_some(index)
-        }
-        Err(why) if main_size > 0 => {
-            contents.wal_problem =
-                Some(format!("{why}; the log was ignored and the database file was read without it"));
-            None
-        }
-        Err(why) => {
-            contents.wal_problem = Some(why);
-            None
-        }
-    }
-}
-
-/// The page size the main file's header declares, where it has a header. A main file that
-/// cannot be read has none here; reading the database says why.
-fn main_page_size(files: &mut dyn StoreFiles) -> Option<usize> {
-    files.main_size().filter(|&size| size > 0)?;
-    let mut header = [0u8; SQLITE_HEADER_BYTES as usize];
-    files.open_main().ok()?.read_exact(&mut header).ok()?;
-    wal::database_page_size(&header)
-}
-
-/// The store opened again to read kept turns whole, one at a time.
-pub struct TurnReader {
-    connection: Connection,
-    registration: Option<vfs::Registration>,
-}
-
-impl TurnReader {
-    pub fn open(files: &mut dyn StoreFiles) -> Result<TurnReader, String> {
-        let (connection, registration, _) = open_store(files, &mut StoreContents::default())?;
-        Ok(TurnReader { connection, registration })
-    }
-
-    /// The turn as a row; project and branch are left for the joins.
-    pub fn read(&self, turn: &StoreTurn) -> Result<PendingRow, String> {
-        let sql = match turn.turn_type {
-            TurnType::User => "SELECT session_id, timestamp, user_message FROM turns WHERE rowid = ?1",
-            _ => "SELECT session_id, timestamp, assistant_response FROM turns WHERE rowid = ?1",
-        };
-        let (session_id, stamp, text) = self
-            .connection
-            .prepare_cached(sql)
-            .and_then(|mut statement| {
-                statement.query_row([turn.rowid as i64], |row| {
-                    Ok((value_text(row.get_ref(0)?), value_text(row.get_ref(1)?), value_text(row.get_ref(2)?)))
-                })
-            })
-            .map_err(|error| {
-                let message = format!("reading turn {} again: {error}", turn.rowid);
-                match &self.registration {
-                    Some(registration) => registration.explain(message),
-                    None => message,
-                }
-            })?;
-        let row =
-            PendingRow::new(turn.turn_type, text.unwrap_or_default(), stamp.as_deref().unwrap_or_default(), turn.rowid);
-        Ok(row.in_session(session_id.as_deref().unwrap_or_default()))
-    }
+    connection.prepare_cached(sql)?.query_row([turn.rowid as i64], |row| {
+        Ok((value_text(row.get_ref(0)?), value_text(row.get_ref(1)?), value_text(row.get_ref(2)?)))
+    })
 }
 
 fn read_connection(
@@ -599,9 +368,12 @@ fn value_text(value: ValueRef<'_>) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    use std::io::{self, Read};
     use std::sync::Arc;
 
     use super::*;
+    use crate::input::ReadAt;
+    use crate::sources::store::{PositionalFiles, wal};
 
     /// How a test store's files are read.
     #[derive(Clone, Copy)]
