@@ -25,7 +25,9 @@ fi
 # DuckDB's Python package reads the team exports back (scripts/team-test.py, scripts/team-scale.py).
 DUCKDB_VERSION=2.0.1
 if [ "$(python3 -c 'import duckdb; print(duckdb.__version__)' 2>/dev/null)" != "$DUCKDB_VERSION" ]; then
-  python3 -m pip install --user --quiet "duckdb==$DUCKDB_VERSION"
+  # A Python whose packages the system manages (PEP 668) refuses --user alone.
+  python3 -m pip install --user --quiet "duckdb==$DUCKDB_VERSION" \
+    || python3 -m pip install --user --quiet --break-system-packages "duckdb==$DUCKDB_VERSION"
 fi
 
 if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $WASM_BINDGEN_VERSION" ]; then
