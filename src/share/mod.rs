@@ -186,7 +186,8 @@ fn summary(out: &mut String, title: &str, used: &CreditsUsed, allowance: Option<
         format!("{title}: {} credits (≈ ${})", grouped_decimal(used.credits), grouped_decimal(used.usd))
     };
     if let Some(allowance) = allowance.filter(|allowance| *allowance > 0.0) {
-        let _ = write!(sentence, ", {:.0}% of a {}-credit allowance", used.credits / allowance * 100.0, number(allowance));
+        let _ =
+            write!(sentence, ", {:.0}% of a {}-credit allowance", used.credits / allowance * 100.0, number(allowance));
     }
     if let Some(project) = top.projects.first() {
         let _ = write!(sentence, "; top project {}", if project.id.is_empty() { "(none known)" } else { &project.id });

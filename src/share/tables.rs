@@ -169,8 +169,7 @@ pub fn usage(out: &mut String, outputs: &Outputs, chosen: &Chosen, short_project
             head.extend(kinds.iter().map(|kind| kind.name()));
         }
         head.extend(["credits", "≈ USD", "flags"]);
-        let numeric: Vec<bool> =
-            head.iter().map(|name| !["project", "day", "model", "flags"].contains(name)).collect();
+        let numeric: Vec<bool> = head.iter().map(|name| !["project", "day", "model", "flags"].contains(name)).collect();
         table(out, caption, &head, &numeric, &rows);
     }
     out.push_str("<h3>Flags</h3><dl class=\"legend\" data-figure=\"legend\">");
@@ -187,7 +186,9 @@ fn cells(group: &str, model: &str, slot: &Merged, kinds: &[Kind], parts_apart: b
     }
     cells.extend([model.to_string(), number(slot.ranked.requests as f64), number(slot.ranked.tokens as f64)]);
     if parts_apart {
-        cells.extend(kinds.iter().map(|kind| slot.parts.get(kind).map(|credits| hundredths(*credits)).unwrap_or_default()));
+        cells.extend(
+            kinds.iter().map(|kind| slot.parts.get(kind).map(|credits| hundredths(*credits)).unwrap_or_default()),
+        );
     }
     cells.extend([
         slot.ranked.credits_text(),

@@ -262,7 +262,8 @@ fn parse_allowance(text: &str) -> Result<f64, String> {
 
 /// A month, `2026-11`: its first day.
 fn parse_month(text: &str) -> Result<NaiveDate, String> {
-    NaiveDate::parse_from_str(&format!("{text}-01"), "%Y-%m-%d").map_err(|_| format!("{text:?} is not a month like 2026-11"))
+    NaiveDate::parse_from_str(&format!("{text}-01"), "%Y-%m-%d")
+        .map_err(|_| format!("{text:?} is not a month like 2026-11"))
 }
 
 fn parse_day(text: &str) -> Result<NaiveDate, String> {
