@@ -226,6 +226,19 @@ fn the_period_is_the_datas_first_and_last_day_of_the_latest_month_or_the_month_a
     // 5.25 credits (partial) + 7.50 on 2026-10-31 (EXPECTED.md): the month's and the summary's figure.
     assert_eq!(figure(&october, "month_used"), "12.75");
     assert!(figure(&october, "summary").starts_with("October 2026: 12.75 credits (≈ $0.13)"));
+    // Made on 2026-10-20, 2026-10-31's usage is on a day it cannot be on: left out of every figure.
+    let early = run(
+        dir.path(),
+        &["report", "home03", "home07", "home08", "--out", "early.html", "--month", "2026-10", "--today", "2026-10-20"],
+    );
+    assert!(early.status.success());
+    let early = read(&dir.path().join("early.html"));
+    assert_eq!(figure(&early, "period"), "2026-10-09 to 2026-10-09 (UTC days)");
+    assert!(
+        figure(&early, "summary").starts_with(
+            "October 2026: 5.25 credits (≈ $0.05); top project /home/mona/code/shop; top model gpt-5.4-mini"
+        )
+    );
     // Days across two months: no billing month, and the data's days within the bounds.
     let days = report_of(dir.path(), &homes, &["--since", "2026-10-20", "--until", "2026-11-03"]);
     assert_eq!(figure(&days, "period"), "2026-10-31 to 2026-11-03 (UTC days)");

@@ -353,7 +353,7 @@ fn day_charts(out: &mut String, chosen: &Chosen, rows: &[UsageRow]) {
     let (start, end) = (chosen.since.unwrap_or(first), chosen.until.unwrap_or(last));
     let mut tokens: BTreeMap<NaiveDate, f64> = BTreeMap::new();
     let mut credits: BTreeMap<NaiveDate, f64> = BTreeMap::new();
-    for row in rows {
+    for row in rows.iter().filter(|row| tables::counts(row)) {
         let Some(day) = row.day.as_deref().and_then(crate::time::parse_day) else { continue };
         *tokens.entry(day).or_default() += row.total as f64;
         *credits.entry(day).or_default() += row.credits.unwrap_or_default();

@@ -45,8 +45,9 @@ pub struct Ranked {
 
 impl Ranked {
     fn add(&mut self, row: &UsageRow) {
-        // The ambiguous part of a resumed session is not credits used (the one money rule).
-        if row.kind != Kind::AmbiguousResume {
+        // The ambiguous part of a resumed session, and usage on a day it cannot be on, are not
+        // credits used (the one money rule).
+        if counts(row) {
             self.credits += row.credits.unwrap_or_default();
             self.estimated |= row.credits.is_some() && row.credits_from != "recorded";
         }
@@ -136,7 +137,9 @@ pub fn usage(out: &mut String, outputs: &Outputs, chosen: &Chosen, short_project
             };
             let slot = merged.entry((group, row.model.clone())).or_default();
             slot.ranked.add(row);
-            *slot.parts.entry(row.kind).or_default() += row.credits.unwrap_or_default();
+            if counts(row) {
+                *slot.parts.entry(row.kind).or_default() += row.credits.unwrap_or_default();
+            }
         }
         // The parts get columns only when there is more than the counted one.
         let kinds: Vec<Kind> = usage.totals.keys().copied().collect();
@@ -177,6 +180,11 @@ pub fn usage(out: &mut String, outputs: &Outputs, chosen: &Chosen, short_project
         let _ = write!(out, "<dt>{}</dt><dd>{}</dd>", escape(flag), escape(meaning));
     }
     out.push_str("</dl>");
+}
+
+/// Whether a row's credits count in credits used, as `usage::credits::counts` says of entries.
+pub fn counts(row: &UsageRow) -> bool {
+    row.kind != Kind::AmbiguousResume && !row.flags.contains(&"implausible_date")
 }
 
 fn cells(group: &str, model: &str, slot: &Merged, kinds: &[Kind], parts_apart: bool, by: GroupBy) -> Vec<String> {
