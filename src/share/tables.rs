@@ -175,7 +175,7 @@ pub fn usage(out: &mut String, outputs: &Outputs, chosen: &Chosen, short_project
         let numeric: Vec<bool> = head.iter().map(|name| !["project", "day", "model", "flags"].contains(name)).collect();
         table(out, caption, &head, &numeric, &rows);
     }
-    out.push_str("<h3>Flags</h3><dl class=\"legend\" data-figure=\"legend\">");
+    out.push_str("<h2>What the flags mean</h2><dl class=\"legend\" data-figure=\"legend\">");
     for (flag, meaning) in FLAGS {
         let _ = write!(out, "<dt>{}</dt><dd>{}</dd>", escape(flag), escape(meaning));
     }
