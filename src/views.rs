@@ -11,9 +11,9 @@ use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::{Options, Outputs};
-use crate::model::OwnedRow;
 use crate::facts::diagnostics::Diagnostic;
-use crate::share::ShareOptions;
+use crate::model::OwnedRow;
+use crate::share::{Period, ShareOptions};
 use crate::table::{INLINE_TEXT, RowTable, TableRow};
 use crate::usage::Kind;
 use crate::usage::ledger::IMPLAUSIBLE_COUNTER;
@@ -205,21 +205,44 @@ fn agent_named(name: &str) -> Result<Option<&'static str>, String> {
 pub struct ShareAsked {
     /// `YYYY-MM-DD`, by the page's clock in UTC.
     pub today: String,
+    /// The billing month `YYYY-MM` (none or blank, and no days: the latest month with usage).
+    pub month: Option<String>,
+    /// A period of days instead, `YYYY-MM-DD`, both included.
+    pub since: Option<String>,
+    pub until: Option<String>,
     pub allowance: Option<f64>,
     pub short_project_names: bool,
     /// The sessions whose transcripts go in, their secrets scrubbed.
     pub sessions: Vec<String>,
+    /// Transcripts keep their system prompts.
+    pub with_system_prompt: bool,
 }
 
 impl ShareAsked {
     pub fn options(&self) -> Result<ShareOptions, String> {
+        let period = match (given(&self.month), given(&self.since), given(&self.until)) {
+            (Some(month), None, None) => Period::Month(day(&format!("{month}-01"))?),
+            (None, None, None) => Period::LatestMonth,
+            (None, since, until) => {
+                Period::Days { since: since.map(day).transpose()?, until: until.map(day).transpose()? }
+            }
+            (Some(_), ..) => return Err("a month or a period of days, not both".to_string()),
+        };
         Ok(ShareOptions {
             today: day(&self.today)?,
+            period,
             allowance: allowance(self.allowance),
+            plan: None,
             short_project_names: self.short_project_names,
+            with_system_prompt: self.with_system_prompt,
             bill: None,
         })
     }
+}
+
+/// A text the page gave, none when blank.
+fn given(text: &Option<String>) -> Option<&str> {
+    text.as_deref().filter(|text| !text.trim().is_empty())
 }
 
 /// A team export, as the page asks for it.

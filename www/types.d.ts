@@ -138,11 +138,23 @@ export type ShareAsked = {
 /**
  * `YYYY-MM-DD`, by the page's clock in UTC.
  */
-today: string, allowance: number | null, short_project_names: boolean, 
+today: string, 
+/**
+ * The billing month `YYYY-MM` (none or blank, and no days: the latest month with usage).
+ */
+month: string | null, 
+/**
+ * A period of days instead, `YYYY-MM-DD`, both included.
+ */
+since: string | null, until: string | null, allowance: number | null, short_project_names: boolean, 
 /**
  * The sessions whose transcripts go in, their secrets scrubbed.
  */
-sessions: Array<string>, };
+sessions: Array<string>, 
+/**
+ * Transcripts keep their system prompts.
+ */
+with_system_prompt: boolean, };
 
 export type NamedText = { name: string, text: string, };
 

@@ -2,6 +2,8 @@
 
 use std::fmt::Write;
 
+use chrono::{Datelike, NaiveDate, Weekday};
+
 use super::html::escape;
 
 const WIDTH: f64 = 720.0;
@@ -10,32 +12,52 @@ const LEFT: f64 = 64.0;
 const BOTTOM: f64 = 24.0;
 const TOP: f64 = 12.0;
 
-/// A bar per label, with the value's text as each bar's tooltip (`<title>`).
-pub fn bars(title: &str, points: &[(String, f64)], unit: &str) -> String {
+/// A bar per day with usage on a time axis from `start` to `end`: a day without usage is a gap,
+/// and the weeks (Mondays) are labelled.
+pub fn day_bars(title: &str, (start, end): (NaiveDate, NaiveDate), points: &[(NaiveDate, f64)], unit: &str) -> String {
     let max = points.iter().map(|(_, value)| *value).fold(0.0, f64::max);
     let mut svg = open(title);
     axis(&mut svg, max, unit);
-    let plot = WIDTH - LEFT - 8.0;
-    let step = plot / points.len().max(1) as f64;
-    for (index, (label, value)) in points.iter().enumerate() {
+    let slots = ((end - start).num_days() + 1).max(1);
+    let step = (WIDTH - LEFT - 8.0) / slots as f64;
+    for (day, value) in points.iter().filter(|(day, _)| (start..=end).contains(day)) {
         let height = if max > 0.0 { value / max * (HEIGHT - TOP - BOTTOM) } else { 0.0 };
-        let x = LEFT + index as f64 * step + step * 0.1;
-        let y = HEIGHT - BOTTOM - height;
+        let x = LEFT + (*day - start).num_days() as f64 * step + step * 0.1;
         let _ = write!(
             svg,
-            r#"<rect class="bar" x="{x:.1}" y="{y:.1}" width="{:.1}" height="{height:.1}"><title>{}: {} {}</title></rect>"#,
+            r#"<rect class="bar" x="{x:.1}" y="{:.1}" width="{:.1}" height="{height:.1}"><title>{day}: {} {}</title></rect>"#,
+            HEIGHT - BOTTOM - height,
             step * 0.8,
-            escape(label),
             number(*value),
             escape(unit)
         );
     }
-    if let (Some((first, _)), Some((last, _))) = (points.first(), points.last()) {
-        let last = (points.len() > 1).then_some((last.as_str(), LEFT + points.len() as f64 * step));
-        labels(&mut svg, (first, LEFT), last);
-    }
+    week_labels(&mut svg, start, slots, step);
     svg.push_str("</svg>");
     svg
+}
+
+/// A tick and a label (`Nov 2`) at each Monday from `start` on, every so many weeks when there
+/// are more than fit.
+fn week_labels(svg: &mut String, start: NaiveDate, slots: i64, step: f64) {
+    let weeks = slots / 7 + 1;
+    let every = (weeks + 11) / 12;
+    let base = HEIGHT - BOTTOM;
+    let mondays = (0..slots).filter(|offset| {
+        let day = start + chrono::Days::new(*offset as u64);
+        day.weekday() == Weekday::Mon && (day - start).num_days() / 7 % every == 0
+    });
+    for offset in mondays {
+        let day = start + chrono::Days::new(offset as u64);
+        let x = LEFT + offset as f64 * step;
+        let _ = write!(
+            svg,
+            r#"<line class="axis" x1="{x:.1}" y1="{base}" x2="{x:.1}" y2="{:.1}"/><text class="tick" x="{x:.1}" y="{}">{}</text>"#,
+            base + 4.0,
+            HEIGHT - 6.0,
+            day.format("%b %-d")
+        );
+    }
 }
 
 /// Two bars per label side by side (the first series, then the second, lighter), each with its
@@ -115,9 +137,14 @@ pub fn cumulative(
             number(allowance)
         );
     }
-    if let Some((first, _)) = days.first() {
-        let last = (last_index > 0).then(|| (last_day, x(last_index) + step / 2.0));
-        labels(&mut svg, (first, LEFT), last);
+    match days.first().and_then(|(first, _)| crate::time::parse_day(first)) {
+        Some(start) => week_labels(&mut svg, start, slots as i64, step),
+        None => {
+            if let Some((first, _)) = days.first() {
+                let last = (last_index > 0).then(|| (last_day, x(last_index) + step / 2.0));
+                labels(&mut svg, (first, LEFT), last);
+            }
+        }
     }
     svg.push_str("</svg>");
     svg
@@ -195,10 +222,20 @@ mod tests {
 
     #[test]
     fn charts_are_plain_svg_with_escaped_labels() {
-        let svg = bars("Tokens <by day>", &[("2026-11-01".into(), 10.0), ("<b>".into(), 5.0)], "tokens");
+        let day = |text: &str| crate::time::parse_day(text).unwrap();
+        let points = [(day("2026-11-01"), 10.0), (day("2026-11-20"), 5.0)];
+        let svg = day_bars("Tokens <by day>", (day("2026-11-01"), day("2026-11-30")), &points, "<b>");
         assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
-        assert_eq!(svg.matches("<rect").count(), 2);
         assert!(!svg.contains("<b>") && svg.contains("&lt;b&gt;"));
+        // Two bars on a 30-day axis: the second is 19 days to the right; the days between are gaps.
+        assert_eq!(svg.matches("<rect").count(), 2);
+        let step = (WIDTH - LEFT - 8.0) / 30.0;
+        assert!(svg.contains(&format!(r#"x="{:.1}""#, LEFT + 19.0 * step + step * 0.1)));
+        // November 2026's Mondays: the 2nd, 9th, 16th, 23rd and 30th.
+        for monday in ["Nov 2", "Nov 9", "Nov 16", "Nov 23", "Nov 30"] {
+            assert!(svg.contains(&format!(">{monday}</text>")), "{monday} is labelled");
+        }
+        assert!(!svg.contains(">Nov 1</text>"));
         let line = cumulative("Month", &[("1".into(), 1.0), ("2".into(), 3.0)], Some(10.0), Some((29, 45.0)), "30");
         assert!(line.contains("polyline") && line.contains("projection") && line.contains("allowance"));
     }

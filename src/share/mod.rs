@@ -7,33 +7,42 @@
 mod charts;
 mod html;
 mod paths;
+mod period;
+mod tables;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
 use chrono::NaiveDate;
 
 use crate::analysis::Outputs;
-use crate::model::{OwnedRow, Row, RowSink};
+use crate::model::{OwnedRow, Row, RowSink, TurnType};
 use crate::order;
 use crate::sessions::SessionRecord;
 use crate::usage::Kind;
 use crate::usage::bill::{LEGEND, NEVER_IN_LOCAL_FILES, Reconciliation, differences};
-use crate::usage::credits::{CreditsUsed, USD_PER_CREDIT};
-use crate::usage::summary::{DayRange, GroupBy, UsageRow};
+use crate::usage::credits::{CreditsUsed, USD_PER_CREDIT, grouped_decimal};
+use crate::usage::summary::{GroupBy, UsageRow};
 use charts::{hundredths, number};
 use html::{escape, table};
 use paths::PathSpellings;
+pub use period::{Chosen, Period};
 
 /// What the person chose for the report.
 #[derive(Clone, Debug)]
 pub struct ShareOptions {
-    /// Today (UTC), by the caller's clock: the month shown is today's.
+    /// Today (UTC), by the caller's clock: whether the month is still in progress.
     pub today: NaiveDate,
+    /// The period the report covers.
+    pub period: Period,
     /// The monthly allowance in AI credits, if the person gave one.
     pub allowance: Option<f64>,
+    /// The plan the allowance is of, when it was given by plan.
+    pub plan: Option<String>,
     /// Project paths replaced by stable short names (`project-3fa2c1`, from the path's hash).
     pub short_project_names: bool,
+    /// Transcripts keep their system prompts (left out unless asked).
+    pub with_system_prompt: bool,
     /// GitHub's usage report reconciled with this machine, shown with the month.
     pub bill: Option<Reconciliation>,
 }
@@ -76,7 +85,8 @@ pub struct Transcript<'a> {
 }
 
 const STYLE: &str = "body{font:15px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:64rem;padding:0 1rem;color:#1b1f24;background:#fff}\
-h1{font-size:1.6rem}h2{margin-top:2.2rem;border-bottom:1px solid #d0d7de}.meta{color:#57606a}\
+h1{font-size:1.6rem}.summary{font-size:1.15rem;font-weight:600}\
+dl.legend{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem}dl.legend dd{font-size:.9rem;font-weight:400}h2{margin-top:2.2rem;border-bottom:1px solid #d0d7de}.meta{color:#57606a}\
 dl.tiles{display:grid;grid-template-columns:repeat(auto-fill,minmax(10rem,1fr));gap:.8rem}\
 dl.tiles div{border:1px solid #d0d7de;border-radius:6px;padding:.6rem}dt{color:#57606a;font-size:.85rem}dd{margin:0;font-size:1.3rem;font-weight:600}\
 table{border-collapse:collapse;margin:1rem 0;width:100%;font-size:.9rem}caption{text-align:left;font-weight:600;padding:.3rem 0}\
@@ -90,29 +100,41 @@ svg.chart{width:100%;height:auto;max-height:16rem}.bar{fill:#0969da}.bar.second{
 /// The whole report.
 pub fn write(outputs: &Outputs, transcripts: &[Transcript<'_>], options: &ShareOptions) -> String {
     let usage = &outputs.usage;
-    let by_day = usage.table(GroupBy::Day, DayRange::default());
+    let chosen = Chosen::of(usage, &options.period, options.today);
+    let by_day = usage.table(GroupBy::Day, chosen.range());
     let counted = by_day.totals.get(&Kind::Counted);
-    let days: Vec<&str> = by_day.rows.iter().filter_map(|row| row.day.as_deref()).collect();
-    let period = match (days.first(), days.last()) {
-        (Some(first), Some(last)) => format!("{first} to {last} (UTC days)"),
-        _ => "no usage counted".to_string(),
+    // The data's first and last days, whatever order the rows come in.
+    let period = match chosen.data_days {
+        Some((first, last)) => format!("{first} to {last} (UTC days)"),
+        None => "no usage in this period".to_string(),
     };
+    let title = chosen.title();
     let mut out = String::new();
     let _ = write!(
         out,
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">\
          <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-         <title>Copilot usage report</title><style>{STYLE}</style></head><body><h1>Copilot usage report</h1>\
-         <p class=\"meta\">{} · as of {} · made by copilot-lens {} on this machine, from its own files</p>",
+         <meta name=\"file-name\" content=\"{}\">\
+         <title>Copilot usage report, {}</title><style>{STYLE}</style></head><body><h1>Copilot usage report: {}</h1>\
+         <p class=\"meta\"><span data-figure=\"period\">{}</span> · as of {} · made by copilot-lens {} on this machine, from its own files</p>",
+        escape(&chosen.file_name()),
+        escape(&title),
+        escape(&title),
         escape(&period),
         options.today,
         env!("CARGO_PKG_VERSION")
     );
-    overview(&mut out, outputs, counted, &by_day.credits_used);
-    month(&mut out, outputs, options);
-    day_charts(&mut out, &by_day.rows);
-    usage_tables(&mut out, outputs, options);
+    whose(&mut out, outputs, options);
+    let top = tables::Top::of(outputs, &chosen, options.short_project_names);
+    summary(&mut out, &title, &by_day.credits_used, options.allowance, &top);
+    overview(&mut out, outputs, &chosen, counted, &by_day.credits_used);
+    if let Some(first) = chosen.month {
+        month(&mut out, outputs, first, options);
+    }
+    top.write(&mut out, by_day.credits_used.credits);
+    day_charts(&mut out, &chosen, &by_day.rows);
+    tables::usage(&mut out, outputs, &chosen, options.short_project_names);
     let scrubbed = transcripts_section(&mut out, transcripts, options);
     let _ = writeln!(
         out,
@@ -129,8 +151,61 @@ pub fn write(outputs: &Outputs, transcripts: &[Transcript<'_>], options: &ShareO
     out
 }
 
-fn overview(out: &mut String, outputs: &Outputs, counted: Option<&UsageRow>, used: &CreditsUsed) {
-    let sessions = &outputs.sessions;
+/// The name the report is given by its period (`copilot-report-2026-11.html`).
+pub fn file_name(outputs: &Outputs, options: &ShareOptions) -> String {
+    Chosen::of(&outputs.usage, &options.period, options.today).file_name()
+}
+
+/// Whose figures these are: the logins the homes signed in with, the allowance (and its plan),
+/// and the machines (the homes' labels).
+fn whose(out: &mut String, outputs: &Outputs, options: &ShareOptions) {
+    let logins = crate::usage::bill::logins(&outputs.inventory);
+    // A home's folder name, as the team export names the machine.
+    let machines: BTreeSet<String> =
+        outputs.usage.home_labels.iter().map(|label| crate::team_export::machine_name(label)).collect();
+    let allowance = match (options.allowance, &options.plan) {
+        (Some(credits), Some(plan)) => format!("{} credits a month (plan {plan})", hundredths(credits)),
+        (Some(credits), None) => format!("{} credits a month", hundredths(credits)),
+        (None, _) => "none given".to_string(),
+    };
+    let or_unknown = |list: Vec<&str>| if list.is_empty() { "unknown".to_string() } else { list.join(", ") };
+    let _ = write!(
+        out,
+        "<p class=\"meta\" data-figure=\"whose\">Login: {} · allowance: {} · machines: {}</p>",
+        escape(&or_unknown(logins.iter().map(String::as_str).collect())),
+        escape(&allowance),
+        escape(&or_unknown(machines.iter().map(String::as_str).collect()))
+    );
+}
+
+/// The opening sentence: `November 2026: 2,715.00 credits (≈ $27.15), 181% of a 1,500-credit
+/// allowance; top project octo-world; top model gpt-5.4`.
+fn summary(out: &mut String, title: &str, used: &CreditsUsed, allowance: Option<f64>, top: &tables::Top) {
+    let mut sentence = if used.credits == 0.0 && used.own_key_tokens > 0 {
+        format!("{title}: {}", used.headline())
+    } else {
+        format!("{title}: {} credits (≈ ${})", grouped_decimal(used.credits), grouped_decimal(used.usd))
+    };
+    if let Some(allowance) = allowance.filter(|allowance| *allowance > 0.0) {
+        let _ =
+            write!(sentence, ", {:.0}% of a {}-credit allowance", used.credits / allowance * 100.0, number(allowance));
+    }
+    if let Some(project) = top.projects.first() {
+        let _ = write!(sentence, "; top project {}", if project.id.is_empty() { "(none known)" } else { &project.id });
+    }
+    if let Some(model) = top.models.first() {
+        let _ = write!(sentence, "; top model {}", model.id);
+    }
+    let _ = write!(out, "<p class=\"summary\" data-figure=\"summary\">{}</p>", escape(&sentence));
+}
+
+fn overview(out: &mut String, outputs: &Outputs, chosen: &Chosen, counted: Option<&UsageRow>, used: &CreditsUsed) {
+    // The sessions that began in the period (an undated one counts in every period).
+    let range = chosen.range();
+    let began_in = |session: &&SessionRecord| {
+        crate::time::parse_day(session.first_event.get(..10).unwrap_or_default()).is_none_or(|day| range.contains(day))
+    };
+    let sessions: Vec<&SessionRecord> = outputs.sessions.iter().filter(began_in).collect();
     let tiles = [
         ("sessions", "Sessions", sessions.len() as f64),
         ("prompts", "Prompts", sessions.iter().map(|s| s.counts.prompts).sum::<u64>() as f64),
@@ -152,8 +227,8 @@ fn overview(out: &mut String, outputs: &Outputs, counted: Option<&UsageRow>, use
     out.push_str("</dl>");
 }
 
-fn month(out: &mut String, outputs: &Outputs, options: &ShareOptions) {
-    let month = outputs.usage.month(options.today, options.today, options.allowance);
+fn month(out: &mut String, outputs: &Outputs, first: NaiveDate, options: &ShareOptions) {
+    let month = outputs.usage.month(first, options.today, options.allowance);
     let _ = write!(out, "<h2>Billing month {} (UTC)</h2>", escape(&month.month));
     let share = month.allowance.filter(|allowance| *allowance > 0.0).map(|allowance| month.used / allowance * 100.0);
     let mut facts = vec![
@@ -171,7 +246,8 @@ fn month(out: &mut String, outputs: &Outputs, options: &ShareOptions) {
     if let Some(projected) = month.projected {
         facts.push(("month_projected", "Projected by the month's end", hundredths(projected)));
     }
-    if let Some(day) = &month.runs_out_on {
+    // When the allowance runs out is news only while the month goes on.
+    if let Some(day) = month.runs_out_on.as_ref().filter(|_| !month.finished) {
         facts.push(("month_runs_out", "Allowance runs out on", day.clone()));
     }
     out.push_str("<dl class=\"tiles\">");
@@ -271,89 +347,22 @@ fn bill_section(out: &mut String, bill: Option<&Reconciliation>) {
     let _ = write!(out, "<p class=\"meta\">{}</p>", escape(&legend.join("; ")));
 }
 
-fn day_charts(out: &mut String, rows: &[UsageRow]) {
-    let mut tokens: BTreeMap<&str, f64> = BTreeMap::new();
-    let mut credits: BTreeMap<&str, f64> = BTreeMap::new();
-    for row in rows {
-        let Some(day) = row.day.as_deref() else { continue };
+/// Tokens and credits by day on a time axis: every day of the period has its place, so a day
+/// without usage is a gap.
+fn day_charts(out: &mut String, chosen: &Chosen, rows: &[UsageRow]) {
+    let Some((first, last)) = chosen.data_days else { return };
+    let (start, end) = (chosen.since.unwrap_or(first), chosen.until.unwrap_or(last));
+    let mut tokens: BTreeMap<NaiveDate, f64> = BTreeMap::new();
+    let mut credits: BTreeMap<NaiveDate, f64> = BTreeMap::new();
+    for row in rows.iter().filter(|row| tables::counts(row)) {
+        let Some(day) = row.day.as_deref().and_then(crate::time::parse_day) else { continue };
         *tokens.entry(day).or_default() += row.total as f64;
         *credits.entry(day).or_default() += row.credits.unwrap_or_default();
     }
-    if tokens.is_empty() {
-        return;
-    }
-    let points = |by: &BTreeMap<&str, f64>| by.iter().map(|(day, value)| (day.to_string(), *value)).collect::<Vec<_>>();
+    let points = |by: &BTreeMap<NaiveDate, f64>| by.iter().map(|(day, value)| (*day, *value)).collect::<Vec<_>>();
     out.push_str("<h2>By day</h2>");
-    out.push_str(&charts::bars("Tokens per day (counted)", &points(&tokens), "tokens"));
-    out.push_str(&charts::bars("AI credits per day", &points(&credits), "credits"));
-}
-
-fn usage_tables(out: &mut String, outputs: &Outputs, options: &ShareOptions) {
-    out.push_str("<h2>Usage</h2>");
-    for (by, caption) in [
-        (GroupBy::Model, "By model"),
-        (GroupBy::Month, "By month"),
-        (GroupBy::Project, "By project"),
-        (GroupBy::Day, "By day"),
-    ] {
-        let usage = outputs.usage.table(by, DayRange::default());
-        let group = |row: &UsageRow| match (by, row.group()) {
-            (GroupBy::Project, Some(path)) => project_name(path, options.short_project_names),
-            (_, group) => group.unwrap_or_default().to_string(),
-        };
-        let mut rows: Vec<Vec<String>> = usage.rows.iter().map(|row| usage_cells(group(row), row)).collect();
-        for (kind, total) in &usage.totals {
-            rows.push(usage_cells(format!("total ({})", Kind::name(*kind)), total));
-        }
-        if by == GroupBy::Model {
-            // The model table has no group column: its totals say what they are where the model is.
-            for (row, kind) in rows.iter_mut().skip(usage.rows.len()).zip(usage.totals.keys()) {
-                row[1] = format!("total ({})", Kind::name(*kind));
-            }
-        }
-        let first = if by == GroupBy::Model { "" } else { "group" };
-        let head = [
-            first,
-            "model",
-            "requests",
-            "input",
-            "cache read",
-            "cache write",
-            "output",
-            "reasoning",
-            "total",
-            "credits",
-            "cost USD",
-            "flags",
-        ];
-        let numeric = [false, false, true, true, true, true, true, true, true, true, true, false];
-        let (head, numeric, rows) = if by == GroupBy::Model {
-            (&head[1..], &numeric[1..], rows.into_iter().map(|row| row[1..].to_vec()).collect())
-        } else {
-            (&head[..], &numeric[..], rows)
-        };
-        table(out, caption, head, numeric, &rows);
-    }
-}
-
-fn usage_cells(group: String, row: &UsageRow) -> Vec<String> {
-    let model = if row.model.is_empty() && group.starts_with("total") { String::new() } else { row.model.clone() };
-    vec![
-        group,
-        model,
-        number(row.requests as f64),
-        number(row.input as f64),
-        number(row.cache_read as f64),
-        number(row.cache_write as f64),
-        number(row.output as f64),
-        number(row.reasoning as f64),
-        number(row.total as f64),
-        row.credits
-            .map(|credits| format!("{}{}", if row.credits_from == "recorded" { "" } else { "~" }, hundredths(credits)))
-            .unwrap_or_default(),
-        row.cost_usd_micros.map(|micros| format!("{:.2}", micros as f64 / 1e6)).unwrap_or_default(),
-        row.flags.join(" "),
-    ]
+    out.push_str(&charts::day_bars("Tokens per day", (start, end), &points(&tokens), "tokens"));
+    out.push_str(&charts::day_bars("AI credits per day", (start, end), &points(&credits), "credits"));
 }
 
 /// A project as the report names it: its path, or a short name that stays the same for the
@@ -363,6 +372,12 @@ pub fn project_name(path: &str, short: bool) -> String {
         return path.to_string();
     }
     format!("project-{:06x}", xxhash_rust::xxh3::xxh3_64(path.as_bytes()) >> 40)
+}
+
+/// A system prompt (or developer message) row: the CLI's `system.message` events.
+fn is_system_prompt(row: &OwnedRow) -> bool {
+    row.turn_type == TurnType::System
+        && (row.text.starts_with("system prompt: ") || row.text.starts_with("developer message: "))
 }
 
 /// The chosen sessions' rows (scrubbed by the analysis, as every text an output shows); returns
@@ -403,7 +418,7 @@ fn transcripts_section(out: &mut String, transcripts: &[Transcript<'_>], options
         // In time order (undated rows last), whatever order the caller's rows came in.
         let mut rows: Vec<&OwnedRow> = transcript.rows.iter().collect();
         order::sort_by_key(&mut rows, |row| (row.timestamp_utc.is_empty(), row.timestamp_utc.as_str()));
-        for row in rows {
+        for row in rows.into_iter().filter(|row| options.with_system_prompt || !is_system_prompt(row)) {
             let text = shown(&row.text);
             scrubbed += crate::scrub::redacted_in(&text);
             let kind = row.turn_type.as_str();

@@ -99,7 +99,7 @@ pub struct DayRange {
 }
 
 impl DayRange {
-    fn contains(&self, day: NaiveDate) -> bool {
+    pub fn contains(&self, day: NaiveDate) -> bool {
         self.since.is_none_or(|since| day >= since) && self.until.is_none_or(|until| day <= until)
     }
 

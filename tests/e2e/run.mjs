@@ -1472,7 +1472,7 @@ test('the report to share: the page writes the bytes the native report writes; f
     await page.check('#report-short-names');
     await page.selectOption('#report-sessions', [chosen]);
     const file = await download(page, () => page.click('#make-report'));
-    assertEqual(file.name, 'report.html', 'the file name');
+    assertEqual(file.name, 'copilot-report-2026-11.html', 'the file named by its period');
     assertEqual(file.text, readFileSync(nativeReport, 'utf8'), 'the page writes the native report, byte for byte');
     assert((await page.textContent('#export-status')).includes('1 transcript'), 'the status says a transcript went in');
     assertEqual(errors, [], 'no page errors');

@@ -30,14 +30,19 @@ export async function render(container, ctx) {
       .map((s) => h('option', { value: s.session_id }, `${s.name || '(unnamed)'} · ${s.session_id.slice(0, 8)} · ${s.project_path}`)),
   );
   const shortNames = h('input#report-short-names', { type: 'checkbox' });
+  const reportMonth = h('input#report-month', { type: 'month', attrs: { 'aria-label': 'Month to report' } });
+  const withSystemPrompt = h('input#report-system-prompt', { type: 'checkbox' });
   const transcriptSelect = h('select#report-sessions', { multiple: true, size: 4, attrs: { 'aria-label': 'Sessions whose transcripts go in the report' } }, [...sessionSelect.options].map((option) => h('option', { value: option.value }, option.textContent)));
   const makeReport = async () => {
     status.textContent = `Making ${shared}…`;
     try {
       const sessions = [...transcriptSelect.selectedOptions].map((option) => option.value);
-      const blob = await ctx.engine.shareReport({ today: ctx.today(), allowance: savedAllowance(), short_project_names: shortNames.checked, sessions });
-      ctx.download(blob, shared);
-      status.textContent = `${shared}: ${fmtBytes(blob.size)}${sessions.length ? `, with ${sessions.length} transcript(s), secrets scrubbed` : ''}.`;
+      const asked = { today: ctx.today(), month: reportMonth.value || null, since: null, until: null, allowance: savedAllowance(), short_project_names: shortNames.checked, sessions, with_system_prompt: withSystemPrompt.checked };
+      const blob = await ctx.engine.shareReport(asked);
+      // The report names itself by its period, as the CLI names it in a folder.
+      const name = (await blob.text()).match(/<meta name="file-name" content="([^"]+)">/)?.[1] || shared;
+      ctx.download(blob, name);
+      status.textContent = `${name}: ${fmtBytes(blob.size)}${sessions.length ? `, with ${sessions.length} transcript(s), secrets scrubbed` : ''}.`;
     } catch (error) {
       status.textContent = `${shared} failed: ${error.message || error}`;
     }
@@ -93,11 +98,13 @@ export async function render(container, ctx) {
     ),
     section(
       'A report to share',
-      h('p.muted', null, 'One HTML file that opens anywhere, with scripts off: the overview, the usage tables, the charts and this billing month. Prompts, replies, tool output and file contents are left out, but for the transcripts you choose, whose secrets are scrubbed.'),
+      h('p.muted', null, 'One HTML file that opens anywhere, with scripts off: a summary, the top sessions, projects and models by credits, the usage tables and charts of one billing month. Prompts, replies, tool output and file contents are left out, but for the transcripts you choose, whose secrets are scrubbed.'),
       h(
         'div.controls',
         null,
+        h('label', null, 'Month ', reportMonth, ' (blank: the latest with usage)'),
         h('label', null, shortNames, ' Replace project paths by short names'),
+        h('label', null, withSystemPrompt, ' Keep system prompts in the transcripts'),
         h('label', { attrs: { for: 'report-sessions' } }, 'Transcripts to include (none by default)'),
         transcriptSelect,
         h('button#make-report.button', { dataset: { export: shared }, on: { click: makeReport } }, 'Export a report'),

@@ -17,7 +17,7 @@ use copilot_lens::analysis::{self, Options, Outputs, Planned};
 use copilot_lens::facts::files::FileStatus;
 use copilot_lens::model::JsonlRowWriter;
 use copilot_lens::outputs::{self, CATALOGUE, ROWS_JSONL};
-use copilot_lens::share::{self, ChosenRows, ShareOptions};
+use copilot_lens::share::{self, ChosenRows, Period, ShareOptions};
 use copilot_lens::usage::Zone;
 use copilot_lens::usage::bill::{self, BillFile};
 use copilot_lens::usage::counters::MAX_PLAUSIBLE_BILLED;
@@ -105,19 +105,34 @@ enum Command {
         #[command(flatten)]
         team: team::TeamArgs,
     },
-    /// Write a report to share: one self-contained HTML file (no script, no request) with the
-    /// overview, the usage tables, the charts and the billing month. Prompts, replies, tool
-    /// output and file contents are left out, but for the sessions given with --session,
-    /// whose transcripts are included with their secrets scrubbed.
+    /// Write a report to share: one self-contained HTML file (no script, no request) with a
+    /// summary, the top sessions, projects and models by credits, the usage tables, the charts
+    /// and the billing month, for one month (the latest with usage unless --month) or the days
+    /// of --since/--until. Prompts, replies, tool output and file contents are left out, but for
+    /// the sessions given with --session, whose transcripts are included with their secrets
+    /// scrubbed.
     Report {
         #[arg(required = true, value_name = "ROOT")]
         roots: Vec<PathBuf>,
-        /// The HTML file to write.
-        #[arg(long, value_name = "FILE")]
+        /// The HTML file to write, or a folder to write it in named by its period
+        /// (copilot-report-2026-11.html).
+        #[arg(long, value_name = "FILE|FOLDER")]
         out: PathBuf,
+        /// The billing month to report (default: the latest month with usage).
+        #[arg(long, value_name = "YYYY-MM", value_parser = parse_month, conflicts_with_all = ["since", "until"])]
+        month: Option<NaiveDate>,
+        /// Report the days from this one (UTC) instead of a month.
+        #[arg(long, value_parser = parse_day)]
+        since: Option<NaiveDate>,
+        /// Report the days up to this one (UTC, included) instead of a month.
+        #[arg(long, value_parser = parse_day)]
+        until: Option<NaiveDate>,
         /// Include this session's transcript (repeat for several), secrets scrubbed.
         #[arg(long = "session", value_name = "ID")]
         sessions: Vec<String>,
+        /// Keep the system prompts in the transcripts (left out by default).
+        #[arg(long)]
+        with_system_prompt: bool,
         /// Replace project paths by stable short names (project-3fa2c1).
         #[arg(long)]
         short_project_names: bool,
@@ -133,7 +148,7 @@ enum Command {
         /// Whose rows of the report to reconcile (default: the login this machine signed in with).
         #[arg(long, value_name = "LOGIN", requires = "bills")]
         user: Option<String>,
-        /// The day the report is made for (YYYY-MM-DD; default: today, UTC): its month is shown.
+        /// Today (YYYY-MM-DD; default: today, UTC): whether the month is still in progress.
         #[arg(long, value_parser = parse_day)]
         today: Option<NaiveDate>,
         /// A rates file (the format of src/usage/default-rates.json).
@@ -245,6 +260,12 @@ fn parse_allowance(text: &str) -> Result<f64, String> {
     }
 }
 
+/// A month, `2026-11`: its first day.
+fn parse_month(text: &str) -> Result<NaiveDate, String> {
+    NaiveDate::parse_from_str(&format!("{text}-01"), "%Y-%m-%d")
+        .map_err(|_| format!("{text:?} is not a month like 2026-11"))
+}
+
 fn parse_day(text: &str) -> Result<NaiveDate, String> {
     NaiveDate::parse_from_str(text, "%Y-%m-%d")
         .or_else(|_| NaiveDate::parse_from_str(text, "%Y%m%d"))
@@ -263,10 +284,18 @@ fn main() -> ExitCode {
                 Err(message) => fail(USAGE_ERROR, &message),
             }
         }
+        Command::Report { since: Some(since), until: Some(until), .. } if since > until => fail(
+            USAGE_ERROR,
+            &format!("--since {since} is after --until {until}: no day is in that range; give the earlier day first"),
+        ),
         Command::Report {
             roots,
             out,
+            month,
+            since,
+            until,
             sessions,
+            with_system_prompt,
             short_project_names,
             allowance,
             plan,
@@ -289,7 +318,20 @@ fn main() -> ExitCode {
                 Ok((mut options, allowance)) => {
                     let today = today.unwrap_or_else(today_utc);
                     options.today = Some(today);
-                    let share = ShareOptions { today, allowance, short_project_names, bill: None };
+                    let period = match (month, since, until) {
+                        (Some(month), ..) => Period::Month(month),
+                        (None, None, None) => Period::LatestMonth,
+                        (None, since, until) => Period::Days { since, until },
+                    };
+                    let share = ShareOptions {
+                        today,
+                        period,
+                        allowance,
+                        plan: plan.filter(|_| allowance.is_some()),
+                        short_project_names,
+                        with_system_prompt,
+                        bill: None,
+                    };
                     run_report(&roots, &out, options, (share, sessions, bill), thread_count(threads))
                 }
                 Err(message) => fail(USAGE_ERROR, &message),
@@ -584,6 +626,14 @@ fn run_report(
     }
     let transcripts = chosen.transcripts(&outputs.sessions, &sessions);
     let html = share::write(&outputs, &transcripts, &share);
+    // A folder is given the report named by its period.
+    let named;
+    let out = if out.is_dir() {
+        named = out.join(share::file_name(&outputs, &share));
+        named.as_path()
+    } else {
+        out
+    };
     if let Err(error) = fs::write(out, html) {
         return fail(1, &format!("{}: {error}", out.display()));
     }

@@ -1,0 +1,207 @@
+//! The report's tables: the top sessions, projects and models by credits (as the page's Month
+//! view shows them), and the usage by model, project and day with one row per model of a group
+//! (its counted, partial and recovered parts in columns) and one money column.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write;
+
+use super::charts::{hundredths, number};
+use super::html::{escape, table};
+use super::period::Chosen;
+use super::project_name;
+use crate::analysis::Outputs;
+use crate::usage::Kind;
+use crate::usage::credits::USD_PER_CREDIT;
+use crate::usage::summary::{GroupBy, UsageRow};
+
+/// How many rows each top table shows.
+const TOP: usize = 5;
+
+/// What each flag a row can carry means.
+const FLAGS: [(&str, &str); 11] = [
+    ("~", "estimated at GitHub's published rates: Copilot recorded no credits for these calls"),
+    ("byok", "calls on the person's own model key: GitHub bills no credits for them"),
+    ("auto", "Auto chose the model: its 10% discount is applied"),
+    ("differs", "the estimate and the credits Copilot recorded differ by more than 5%"),
+    ("partial", "a session that ended without its shutdown counters: a lower bound from its checkpoints"),
+    ("recovered", "a session whose log is gone, recovered from Copilot's session store"),
+    ("no_rate", "a model without a published rate and without recorded credits: not in the credits"),
+    ("long_context", "some calls priced at the long-context tier"),
+    ("ambiguous_resume", "a resumed session whose counters may have restarted: the lower reading is counted"),
+    ("implausible_counter", "a counter that cannot be a token count was left out"),
+    ("implausible_date", "usage dated before 2020 or after tomorrow: left out of the month"),
+];
+
+/// A session, project or model, its figures added up over every row of it.
+#[derive(Default)]
+pub struct Ranked {
+    pub id: String,
+    credits: f64,
+    estimated: bool,
+    requests: u64,
+    tokens: u64,
+    flags: BTreeSet<&'static str>,
+}
+
+impl Ranked {
+    fn add(&mut self, row: &UsageRow) {
+        // The ambiguous part of a resumed session, and usage on a day it cannot be on, are not
+        // credits used (the one money rule).
+        if counts(row) {
+            self.credits += row.credits.unwrap_or_default();
+            self.estimated |= row.credits.is_some() && row.credits_from != "recorded";
+        }
+        self.requests += row.requests;
+        self.tokens += row.total;
+        self.flags.extend(row.flags.iter().copied());
+    }
+
+    fn credits_text(&self) -> String {
+        format!("{}{}", if self.estimated { "~" } else { "" }, hundredths(self.credits))
+    }
+}
+
+/// The period's top sessions, projects and models by credits.
+pub struct Top {
+    pub sessions: Vec<Ranked>,
+    pub projects: Vec<Ranked>,
+    pub models: Vec<Ranked>,
+}
+
+impl Top {
+    pub fn of(outputs: &Outputs, chosen: &Chosen, short_project_names: bool) -> Top {
+        let ranked = |by: GroupBy| {
+            let mut groups: BTreeMap<String, Ranked> = BTreeMap::new();
+            for row in outputs.usage.table(by, chosen.range()).rows {
+                let id = match by {
+                    GroupBy::Model => row.model.clone(),
+                    GroupBy::Project => project_name(row.group().unwrap_or_default(), short_project_names),
+                    _ => row.group().unwrap_or_default().to_string(),
+                };
+                groups.entry(id.clone()).or_insert_with(|| Ranked { id, ..Ranked::default() }).add(&row);
+            }
+            let mut ranked: Vec<Ranked> = groups.into_values().collect();
+            // The most credits first; ties by tokens, then by name (the map's order, kept).
+            ranked.sort_by(|a, b| b.credits.total_cmp(&a.credits).then(b.tokens.cmp(&a.tokens)));
+            ranked.truncate(TOP);
+            ranked
+        };
+        Top { sessions: ranked(GroupBy::Session), projects: ranked(GroupBy::Project), models: ranked(GroupBy::Model) }
+    }
+
+    pub fn write(&self, out: &mut String, used: f64) {
+        out.push_str("<h2>Where the credits went</h2>");
+        let head = ["credits", "≈ USD", "share of used", "requests", "tokens", "flags"];
+        for (name, ranked) in [("session", &self.sessions), ("project", &self.projects), ("model", &self.models)] {
+            let rows: Vec<Vec<String>> = ranked
+                .iter()
+                .map(|group| {
+                    let share = if used > 0.0 { format!("{:.1}%", group.credits / used * 100.0) } else { "-".into() };
+                    let id = if group.id.is_empty() { "(none known)".to_string() } else { group.id.clone() };
+                    vec![
+                        id,
+                        group.credits_text(),
+                        hundredths(group.credits * USD_PER_CREDIT),
+                        share,
+                        number(group.requests as f64),
+                        number(group.tokens as f64),
+                        group.flags.iter().copied().collect::<Vec<_>>().join(" "),
+                    ]
+                })
+                .collect();
+            let head: Vec<&str> = std::iter::once(name).chain(head).collect();
+            let numeric = [false, true, true, true, true, true, false];
+            table(out, &format!("Top {TOP} {name}s by credits"), &head, &numeric, &rows);
+        }
+    }
+}
+
+/// A group's model, its parts (counted, partial, recovered, ...) side by side.
+#[derive(Default)]
+struct Merged {
+    ranked: Ranked,
+    parts: BTreeMap<Kind, f64>,
+}
+
+/// The usage by model, by project and by day, then the legend of the flags.
+pub fn usage(out: &mut String, outputs: &Outputs, chosen: &Chosen, short_project_names: bool) {
+    out.push_str("<h2>Usage</h2>");
+    for (by, caption) in [(GroupBy::Model, "By model"), (GroupBy::Project, "By project"), (GroupBy::Day, "By day")] {
+        let usage = outputs.usage.table(by, chosen.range());
+        let mut merged: BTreeMap<(String, String), Merged> = BTreeMap::new();
+        for row in &usage.rows {
+            let group = match by {
+                GroupBy::Model => String::new(),
+                GroupBy::Project => project_name(row.group().unwrap_or_default(), short_project_names),
+                _ => row.group().unwrap_or_default().to_string(),
+            };
+            let slot = merged.entry((group, row.model.clone())).or_default();
+            slot.ranked.add(row);
+            if counts(row) {
+                *slot.parts.entry(row.kind).or_default() += row.credits.unwrap_or_default();
+            }
+        }
+        // The parts get columns only when there is more than the counted one.
+        let kinds: Vec<Kind> = usage.totals.keys().copied().collect();
+        let parts_apart = kinds != [Kind::Counted];
+        let mut total = Merged::default();
+        let mut rows: Vec<Vec<String>> = Vec::new();
+        for ((group, model), slot) in &merged {
+            rows.push(cells(group, model, slot, &kinds, parts_apart, by));
+            total.ranked.credits += slot.ranked.credits;
+            total.ranked.estimated |= slot.ranked.estimated;
+            total.ranked.requests += slot.ranked.requests;
+            total.ranked.tokens += slot.ranked.tokens;
+            for (kind, credits) in &slot.parts {
+                *total.parts.entry(*kind).or_default() += credits;
+            }
+        }
+        if !merged.is_empty() {
+            rows.push(cells("total", "", &total, &kinds, parts_apart, by));
+            if by == GroupBy::Model {
+                let last = rows.len() - 1;
+                rows[last][0] = "total".to_string();
+            }
+        }
+        let mut head: Vec<&str> = Vec::new();
+        if by != GroupBy::Model {
+            head.push(if by == GroupBy::Project { "project" } else { "day" });
+        }
+        head.extend(["model", "requests", "tokens"]);
+        if parts_apart {
+            head.extend(kinds.iter().map(|kind| kind.name()));
+        }
+        head.extend(["credits", "≈ USD", "flags"]);
+        let numeric: Vec<bool> = head.iter().map(|name| !["project", "day", "model", "flags"].contains(name)).collect();
+        table(out, caption, &head, &numeric, &rows);
+    }
+    out.push_str("<h2>What the flags mean</h2><dl class=\"legend\" data-figure=\"legend\">");
+    for (flag, meaning) in FLAGS {
+        let _ = write!(out, "<dt>{}</dt><dd>{}</dd>", escape(flag), escape(meaning));
+    }
+    out.push_str("</dl>");
+}
+
+/// Whether a row's credits count in credits used, as `usage::credits::counts` says of entries.
+pub fn counts(row: &UsageRow) -> bool {
+    row.kind != Kind::AmbiguousResume && !row.flags.contains(&"implausible_date")
+}
+
+fn cells(group: &str, model: &str, slot: &Merged, kinds: &[Kind], parts_apart: bool, by: GroupBy) -> Vec<String> {
+    let mut cells = Vec::new();
+    if by != GroupBy::Model {
+        cells.push(group.to_string());
+    }
+    cells.extend([model.to_string(), number(slot.ranked.requests as f64), number(slot.ranked.tokens as f64)]);
+    if parts_apart {
+        cells.extend(
+            kinds.iter().map(|kind| slot.parts.get(kind).map(|credits| hundredths(*credits)).unwrap_or_default()),
+        );
+    }
+    cells.extend([
+        slot.ranked.credits_text(),
+        hundredths(slot.ranked.credits * USD_PER_CREDIT),
+        slot.ranked.flags.iter().copied().collect::<Vec<_>>().join(" "),
+    ]);
+    cells
+}
