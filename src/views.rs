@@ -11,8 +11,8 @@ use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::{Options, Outputs};
-use crate::model::OwnedRow;
 use crate::facts::diagnostics::Diagnostic;
+use crate::model::OwnedRow;
 use crate::share::ShareOptions;
 use crate::table::{INLINE_TEXT, RowTable, TableRow};
 use crate::usage::Kind;
