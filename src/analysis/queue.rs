@@ -97,6 +97,16 @@ pub struct LogJob<T: TakesLogs = Parsing> {
     start: T::Start,
 }
 
+impl<T: TakesLogs<Start: std::fmt::Debug>> std::fmt::Debug for LogJob<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LogJob")
+            .field("index", &self.index)
+            .field("task", &self.task)
+            .field("start", &self.start)
+            .finish()
+    }
+}
+
 /// A log parsed, to take back (`LogQueue::take_back`).
 pub struct ParsedLog<T: TakesLogs = Parsing> {
     index: usize,
