@@ -370,7 +370,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(8))]
 
     /// The native tool's threads, sessions copied over homes among them: any number gives the
-    /// bytes of one thread.
+    /// bytes of one thread, for an analysis and for a usage-only run.
     #[test]
     fn threads_give_the_bytes_of_one_thread_with_copied_sessions((_, spread) in spread(), threads in 2usize..5) {
         let scratch = tempfile::tempdir().unwrap();
@@ -393,6 +393,16 @@ proptest! {
             outputs.push((read("rows.jsonl"), read("report.json"), read("sessions.jsonl"), read("usage.jsonl")));
         }
         prop_assert!(outputs[0] == outputs[1], "output differs between 1 and {} threads", threads);
+        let mut usages = Vec::new();
+        for threads in ["1".to_string(), threads.to_string()] {
+            for by in ["session", "day"] {
+                let args: Vec<&str> = ["usage"].into_iter().chain(labels.iter().copied()).chain(["--by", by, "--json", "--threads", &threads]).collect();
+                // A home with nothing that counts is refused: the same for any number of threads.
+                let result = common::run(scratch.path(), &args);
+                usages.push((result.status.success(), result.stdout));
+            }
+        }
+        prop_assert!(usages[..2] == usages[2..], "usage --json differs between 1 and {} threads", threads);
     }
 }
 

@@ -3,6 +3,9 @@
 //! A later copy of a session's log (`Copies::Later`) is parsed only once the copies before it
 //! are added, since its rows are checked against theirs.
 //!
+//! The same queue serves a usage-only run ([`UsageRun`]), whose scans are added in task order
+//! too: what the logs go to is a [`TakesLogs`].
+//!
 //! A caller either asks for the next log to parse ([`LogQueue::next_job`]: the native CLI's
 //! threads) or hands logs in as they come ([`LogQueue::give`]: the page, which reads a zip's
 //! logs in the archive's order); a log given too early waits in the queue with its input `G`.
@@ -10,19 +13,64 @@
 use std::collections::HashMap;
 
 use super::Options;
-use super::logs::{LogTask, Parsing};
+use super::logs::{LogTask, Parsing, UsageScan};
 use super::tally::{Copies, Tally, TallySink};
+use super::usage_only::UsageRun;
 use crate::input::FileReader;
 use crate::model::RowSink;
 use crate::sources::log::LogOutcome;
 
-/// The event logs of a [`Parsing`], each parsed once, in any order; `R` is what the caller
-/// keeps of a log's rows until they may go out, `G` what it hands in with a log (`give`).
-pub struct LogQueue<R, G = ()> {
+/// What the logs of a queue are added to, in task order.
+pub trait TakesLogs {
+    /// What a log's work starts from (a whole analysis's tally of its rows).
+    type Start;
+    /// What a log's work gives back.
+    type Done;
+    fn log_tasks(&self) -> Vec<LogTask>;
+    fn start(&mut self, task: &LogTask) -> Self::Start;
+    fn add(&mut self, task: &LogTask, done: Self::Done);
+}
+
+impl TakesLogs for Parsing {
+    type Start = Tally;
+    type Done = (LogOutcome, Tally);
+
+    fn log_tasks(&self) -> Vec<LogTask> {
+        self.state.log_tasks()
+    }
+
+    fn start(&mut self, task: &LogTask) -> Tally {
+        self.tally_for(task)
+    }
+
+    fn add(&mut self, task: &LogTask, (outcome, tally): (LogOutcome, Tally)) {
+        self.add_log(task, outcome, tally);
+    }
+}
+
+impl TakesLogs for UsageRun {
+    type Start = ();
+    type Done = UsageScan;
+
+    fn log_tasks(&self) -> Vec<LogTask> {
+        UsageRun::log_tasks(self)
+    }
+
+    fn start(&mut self, _: &LogTask) {}
+
+    fn add(&mut self, task: &LogTask, scanned: UsageScan) {
+        self.add_scan(task, scanned);
+    }
+}
+
+/// The event logs of a [`TakesLogs`] (a [`Parsing`] unless said), each parsed once, in any
+/// order; `R` is what the caller keeps of a log's rows until they may go out, `G` what it
+/// hands in with a log (`give`).
+pub struct LogQueue<R, G = (), T: TakesLogs = Parsing> {
     tasks: Vec<LogTask>,
     /// Of a later copy, the copy of its session just before it.
     previous_copy: Vec<Option<usize>>,
-    slots: Vec<Slot<R, G>>,
+    slots: Vec<Slot<R, G, T::Done>>,
     /// The logs before this one are added (or will never come).
     added: usize,
     /// No log before this one is still to hand out.
@@ -31,57 +79,72 @@ pub struct LogQueue<R, G = ()> {
     waiting: Vec<usize>,
 }
 
-enum Slot<R, G> {
+enum Slot<R, G, D> {
     /// Neither handed out nor given.
     Open,
     /// Given, waiting for the copies before it.
     Waiting(G),
     Parsing,
-    Parsed(Box<(LogOutcome, Tally)>, R),
+    Parsed(Box<D>, R),
     /// Added, or never to come.
     Done,
 }
 
-/// A log that may be parsed now, with the tally its rows go through.
-#[derive(Debug)]
-pub struct LogJob {
+/// A log that may be parsed now, with what its work starts from (the tally its rows go through).
+pub struct LogJob<T: TakesLogs = Parsing> {
     index: usize,
     pub task: LogTask,
-    tally: Tally,
+    start: T::Start,
+}
+
+impl<T: TakesLogs<Start: std::fmt::Debug>> std::fmt::Debug for LogJob<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LogJob")
+            .field("index", &self.index)
+            .field("task", &self.task)
+            .field("start", &self.start)
+            .finish()
+    }
 }
 
 /// A log parsed, to take back (`LogQueue::take_back`).
-pub struct ParsedLog {
+pub struct ParsedLog<T: TakesLogs = Parsing> {
     index: usize,
-    outcome: LogOutcome,
-    tally: Tally,
+    done: T::Done,
 }
 
 /// What taking a log back released: the rows of the logs added now, in task order, and the
 /// logs given that may be parsed now.
-pub struct Released<R, G> {
+pub struct Released<R, G, T: TakesLogs = Parsing> {
     pub rows: Vec<R>,
-    pub ready: Vec<(LogJob, G)>,
+    pub ready: Vec<(LogJob<T>, G)>,
 }
 
 impl LogJob {
     /// Opens and parses the log; its rows, tallied and scrubbed, go to `rows`.
     pub fn parse(mut self, reader: &mut dyn FileReader, options: &Options, rows: &mut dyn RowSink) -> ParsedLog {
-        let outcome = self.task.parse(reader, options, &mut TallySink::new(&mut self.tally, rows));
-        ParsedLog { index: self.index, outcome, tally: self.tally }
+        let outcome = self.task.parse(reader, options, &mut TallySink::new(&mut self.start, rows));
+        ParsedLog { index: self.index, done: (outcome, self.start) }
     }
 
     /// Parses the log from its bytes (read by someone else: the page).
     pub fn parse_bytes(mut self, bytes: &[u8], options: &Options, rows: &mut dyn RowSink) -> ParsedLog {
-        let outcome = self.task.parse_bytes(bytes, options, &mut TallySink::new(&mut self.tally, rows));
-        ParsedLog { index: self.index, outcome, tally: self.tally }
+        let outcome = self.task.parse_bytes(bytes, options, &mut TallySink::new(&mut self.start, rows));
+        ParsedLog { index: self.index, done: (outcome, self.start) }
     }
 }
 
-impl<R, G> LogQueue<R, G> {
+impl LogJob<UsageRun> {
+    /// Reads only the log's counter lines.
+    pub fn scan_usage(self, reader: &mut dyn FileReader, options: &Options) -> ParsedLog<UsageRun> {
+        ParsedLog { index: self.index, done: self.task.scan_usage(reader, options) }
+    }
+}
+
+impl<R, G, T: TakesLogs> LogQueue<R, G, T> {
     /// The logs of step 3, none parsed yet.
-    pub fn new(parsing: &Parsing) -> LogQueue<R, G> {
-        let tasks = parsing.state.log_tasks();
+    pub fn new(parsing: &T) -> LogQueue<R, G, T> {
+        let tasks = parsing.log_tasks();
         let mut last_copy: HashMap<usize, usize> = HashMap::new();
         let previous_copy = tasks
             .iter()
@@ -108,7 +171,7 @@ impl<R, G> LogQueue<R, G> {
 
     /// The first log not handed out that may be parsed now, among the `ahead` logs from the
     /// first not added (which bounds what waits to be added).
-    pub fn next_job(&mut self, parsing: &mut Parsing, ahead: usize) -> Option<LogJob> {
+    pub fn next_job(&mut self, parsing: &mut T, ahead: usize) -> Option<LogJob<T>> {
         while self.slots.get(self.first_open).is_some_and(|slot| !matches!(slot, Slot::Open)) {
             self.first_open += 1;
         }
@@ -120,7 +183,7 @@ impl<R, G> LogQueue<R, G> {
 
     /// Log `index` handed in with `input`: returned when it may be parsed now, else kept until
     /// the copies before it are added (`Released::ready`).
-    pub fn give(&mut self, parsing: &mut Parsing, index: usize, input: G) -> Result<Option<(LogJob, G)>, String> {
+    pub fn give(&mut self, parsing: &mut T, index: usize, input: G) -> Result<Option<(LogJob<T>, G)>, String> {
         match self.slots.get(index) {
             None => return Err(format!("there is no log {index}")),
             Some(Slot::Open) => {}
@@ -136,16 +199,16 @@ impl<R, G> LogQueue<R, G> {
 
     /// Takes a parsed log back, with what the caller keeps of its rows: the logs now in turn
     /// are added to the analysis.
-    pub fn take_back(&mut self, parsing: &mut Parsing, parsed: ParsedLog, rows: R) -> Released<R, G> {
-        let ParsedLog { index, outcome, tally } = parsed;
+    pub fn take_back(&mut self, parsing: &mut T, parsed: ParsedLog<T>, rows: R) -> Released<R, G, T> {
+        let ParsedLog { index, done } = parsed;
         debug_assert!(matches!(self.slots[index], Slot::Parsing), "log {index} taken back but not handed out");
-        self.slots[index] = Slot::Parsed(Box::new((outcome, tally)), rows);
+        self.slots[index] = Slot::Parsed(Box::new(done), rows);
         self.release(parsing)
     }
 
     /// The logs not given will never come (a page that stopped early): the logs after them are
     /// added as they are parsed.
-    pub fn skip_missing(&mut self, parsing: &mut Parsing) -> Released<R, G> {
+    pub fn skip_missing(&mut self, parsing: &mut T) -> Released<R, G, T> {
         for slot in &mut self.slots {
             if matches!(slot, Slot::Open) {
                 *slot = Slot::Done;
@@ -159,21 +222,20 @@ impl<R, G> LogQueue<R, G> {
         self.previous_copy[index].is_none_or(|previous| previous < self.added)
     }
 
-    fn hand_out(&mut self, parsing: &mut Parsing, index: usize) -> LogJob {
+    fn hand_out(&mut self, parsing: &mut T, index: usize) -> LogJob<T> {
         self.slots[index] = Slot::Parsing;
         let task = self.tasks[index].clone();
-        let tally = parsing.tally_for(&task);
-        LogJob { index, task, tally }
+        let start = parsing.start(&task);
+        LogJob { index, task, start }
     }
 
     /// Adds the parsed logs now in turn, and hands out the given logs that may now be parsed.
-    fn release(&mut self, parsing: &mut Parsing) -> Released<R, G> {
+    fn release(&mut self, parsing: &mut T) -> Released<R, G, T> {
         let mut released = Released { rows: Vec::new(), ready: Vec::new() };
         while let Some(slot) = self.slots.get_mut(self.added) {
             match std::mem::replace(slot, Slot::Done) {
-                Slot::Parsed(parsed, rows) => {
-                    let (outcome, tally) = *parsed;
-                    parsing.add_log(&self.tasks[self.added], outcome, tally);
+                Slot::Parsed(done, rows) => {
+                    parsing.add(&self.tasks[self.added], *done);
                     released.rows.push(rows);
                 }
                 Slot::Done => {}

@@ -87,11 +87,14 @@ pub fn each_line<R: BufRead>(lines: &mut LineReader<R>, mut each: impl FnMut(&Li
     }
 }
 
+/// The longest bad line quoted whole, for every source; longer ones keep this prefix and their
+/// length.
+const BAD_LINE_QUOTE_BYTES: usize = 64 << 10;
+
 /// The row text of a line that cannot be read, for every source: why, and the line's start up
-/// to `quote_bytes` (the source's own cap: one cap for both would change a golden either way),
-/// with the line's length when it is quoted in part.
-pub fn bad_line_text(line: &Line<'_>, reason: &str, quote_bytes: usize) -> String {
-    let quoted = &line.bytes[..line.bytes.len().min(quote_bytes)];
+/// to `BAD_LINE_QUOTE_BYTES`, with the line's length when it is quoted in part.
+pub fn bad_line_text(line: &Line<'_>, reason: &str) -> String {
+    let quoted = &line.bytes[..line.bytes.len().min(BAD_LINE_QUOTE_BYTES)];
     let mut text = format!("parser: unparseable line ({reason}): {}", String::from_utf8_lossy(quoted));
     if quoted.len() < line.bytes.len() || line.is_cut() {
         text.push_str(&format!(" [... {} bytes in all]", line.full_len));

@@ -73,6 +73,19 @@ pub struct HomeLayout {
     /// Whether a file, by its folder's and its own name, is a session log a usage-only walk
     /// needs wherever it is.
     pub usage_log: fn(folder: &str, name: &str) -> bool,
+    /// Folders holding one folder per session, by name, with the one file of each a usage-only
+    /// walk needs: it is looked up by name rather than the session's folder listed.
+    pub session_folders: &'static [SessionFolders],
+    /// The names of a store-backed source's SQLite files (`Role::Store`, its journal and shared
+    /// memory): a usage-only walk needs them wherever they are.
+    pub store_files: &'static [&'static str],
+}
+
+/// A folder of session folders (`session-state/<id>/`) and the session log in each.
+#[derive(Debug, PartialEq, Eq)]
+pub struct SessionFolders {
+    pub folder: &'static str,
+    pub log: &'static str,
 }
 
 /// A layout is its source's static: the same one is the same place.
@@ -126,6 +139,17 @@ pub fn walk_rules() -> Vec<&'static WalkRule> {
 /// Whether any source's session log is a file of this folder and name (usage-only walks).
 pub fn is_usage_log(folder: &str, name: &str) -> bool {
     SOURCES.iter().any(|source| (source.layout().usage_log)(folder, name))
+}
+
+/// Whether any source's store is a file of this name (usage-only walks).
+pub fn is_store_file(name: &str) -> bool {
+    SOURCES.iter().any(|source| source.layout().store_files.contains(&name))
+}
+
+/// The session log in each session folder of a folder of this name, if a source keeps one
+/// folder per session there (usage-only walks look it up by name).
+pub fn session_folder_log(folder: &str) -> Option<&'static str> {
+    SOURCES.iter().flat_map(|source| source.layout().session_folders).find(|it| it.folder == folder).map(|it| it.log)
 }
 
 /// Whether a session was found in a session log of its source (`found_in` names it).

@@ -1,15 +1,14 @@
 //! Event logs worked on by several threads, each with its own reader, while this thread hands
-//! the work out and takes the results back. For an analysis the `LogQueue` says which logs may
-//! be parsed now and puts the parsed ones back in task order, so the output is the same bytes
+//! the work out and takes the results back. The core's `LogQueue` says which logs may be
+//! parsed (or scanned) now and puts them back in task order, so the output is the same bytes
 //! whatever the number of threads.
 
-use std::collections::BTreeMap;
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, PoisonError, mpsc};
 
 use copilot_lens::analysis::usage_only::UsageRun;
-use copilot_lens::analysis::{LogJob, LogQueue, LogTask, Parsing, UsageScan};
+use copilot_lens::analysis::{LogJob, LogQueue, Parsing};
 use copilot_lens::model::JsonlRowWriter;
 
 use crate::roots::DiskRoots;
@@ -51,36 +50,22 @@ pub fn parse_logs<W: Write>(
     Ok(())
 }
 
-/// A usage-only run's scans, taken back in task order.
-struct Scans<'a> {
-    run: &'a mut UsageRun,
-    tasks: &'a [LogTask],
-    handed: usize,
-    taken: usize,
-    pending: BTreeMap<usize, UsageScan>,
-}
-
-/// Scans every log for its counters only, handing the ledgers back in order.
+/// Scans every log for its counters only, the scans added to the run in task order.
 pub fn scan_usage(run: &mut UsageRun, roots: &DiskRoots, threads: usize) {
-    let tasks = run.log_tasks();
     let options = run.options().clone();
-    let mut scans = Scans { run, tasks: &tasks, handed: 0, taken: 0, pending: BTreeMap::new() };
-    let next = |scans: &mut Scans| {
-        let end = (scans.taken + WINDOW).min(scans.tasks.len());
-        let from = scans.handed;
-        scans.handed = end.max(from);
-        (from..end).collect()
-    };
-    let work = |index: usize, reader: &mut DiskRoots| (index, tasks[index].scan_usage(reader, &options));
-    let consumed = pool(&mut scans, roots, threads, next, work, |scans, (index, scanned)| {
-        scans.pending.insert(index, scanned);
-        while let Some(scanned) = scans.pending.remove(&scans.taken) {
-            scans.run.add_scan(&scans.tasks[scans.taken], scanned);
-            scans.taken += 1;
-        }
-        Ok(())
-    });
-    debug_assert!(consumed.is_ok(), "the consumer never fails");
+    let mut state = (LogQueue::<(), (), UsageRun>::new(run), run);
+    let consumed = pool(
+        &mut state,
+        roots,
+        threads,
+        |(queue, run)| std::iter::from_fn(|| queue.next_job(run, WINDOW)).collect(),
+        |job: LogJob<UsageRun>, reader: &mut DiskRoots| job.scan_usage(reader, &options),
+        |(queue, run), scanned| {
+            queue.take_back(run, scanned, ());
+            Ok(())
+        },
+    );
+    debug_assert!(consumed.is_ok() && state.0.is_done(), "every log is scanned");
 }
 
 /// Runs jobs on `threads` threads, each with its own reader. On this thread, `next` hands out

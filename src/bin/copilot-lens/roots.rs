@@ -256,7 +256,7 @@ fn list_top_files(base: &Path, listing: &mut RootListing) {
 }
 
 /// Whether a usage-only walk needs a path below the walk's start (`inside` is relative to it):
-/// the event logs and the store, at any depth (the start may be a Copilot folder, a home, a
+/// the event logs and the stores, at any depth (the start may be a Copilot folder, a home, a
 /// folder of several homes, or of loose logs).
 fn needed_for_usage(inside: &Path, is_dir: bool) -> bool {
     let name = inside.file_name().map(|name| name.to_string_lossy());
@@ -268,7 +268,7 @@ fn needed_for_usage(inside: &Path, is_dir: bool) -> bool {
     let folder = inside.parent().and_then(Path::file_name).map(|folder| folder.to_string_lossy());
     // A zip too: one outside the homes is read as a root of its own (`zips_outside_homes`).
     sources::is_usage_log(folder.as_deref().unwrap_or_default(), &name)
-        || name.starts_with("session-store.db")
+        || sources::is_store_file(&name)
         || name.to_ascii_lowercase().ends_with(".zip")
 }
 
@@ -314,11 +314,12 @@ struct Listed {
 fn list_some(base: &Path, relative: &Path, scope: Scope, directories: &[PathBuf]) -> Listed {
     let mut listed = Listed::default();
     for directory in directories {
+        let parent = directory.parent().and_then(Path::file_name).map(|name| name.to_string_lossy());
         if scope == Scope::Usage
-            && directory.parent().and_then(Path::file_name).is_some_and(|name| name == "session-state")
+            && let Some(log_name) = parent.as_deref().and_then(sources::session_folder_log)
         {
             // A session folder: its log is looked up by name rather than the folder listed.
-            let log = directory.join("events.jsonl");
+            let log = directory.join(log_name);
             match fs::symlink_metadata(base.join(&log)) {
                 Ok(metadata) if metadata.is_file() => listed.files.push(listed_file_from(slash_path(&log), &metadata)),
                 Ok(metadata) if metadata.is_symlink() => {

@@ -3,7 +3,7 @@
 
 use super::plugins;
 use crate::facts::files::{FileKind, Role};
-use crate::sources::{Classified, HomeLayout, OwnFolderMarker};
+use crate::sources::{Classified, HomeLayout, OwnFolderMarker, SessionFolders};
 
 /// The Copilot directories of a home: `~/.copilot` and the two that predate the XDG migration.
 pub const COPILOT_DIRS: [&str; 3] = [".copilot", ".local/state/.copilot", ".config/.copilot"];
@@ -45,6 +45,8 @@ pub static LAYOUT: HomeLayout = HomeLayout {
             || flat_log_id(name).is_some()
             || (folder == "history-session-state" && history_session_id(name).is_some())
     },
+    session_folders: &[SessionFolders { folder: "session-state", log: "events.jsonl" }],
+    store_files: &["session-store.db", "session-store.db-wal", "session-store.db-shm"],
 };
 
 /// Where a log read alone goes: `events.jsonl` into its session folder, named as the folder it
@@ -302,6 +304,18 @@ mod tests {
         assert!((LAYOUT.usage_log)("history-session-state", &format!("session_{ID}_1759309200000.json")));
         assert!((LAYOUT.usage_log)("dropped", &format!("{ID}.jsonl")), "a flat log given alone");
         assert!(!(LAYOUT.usage_log)("logs", &format!("session-{ID}.jsonl")));
+    }
+
+    #[test]
+    fn the_files_a_usage_walk_takes_by_name_are_the_store_and_the_session_logs() {
+        let roles: Vec<Role> =
+            LAYOUT.store_files.iter().map(|name| classify(&format!(".copilot/{name}")).kind.role).collect();
+        assert_eq!(roles, [Role::Store, Role::StoreWal, Role::NotNeeded]);
+        assert!(crate::sources::is_store_file("session-store.db-wal"));
+        assert!(!crate::sources::is_store_file("session-store.db.bak"));
+        let log = crate::sources::session_folder_log("session-state").expect("a folder of session folders");
+        assert_eq!(classify(&format!(".copilot/session-state/{ID}/{log}")).kind, EVENTS_LOG);
+        assert_eq!(crate::sources::session_folder_log("chatSessions"), None);
     }
 
     #[test]

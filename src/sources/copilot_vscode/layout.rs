@@ -56,6 +56,8 @@ pub static LAYOUT: HomeLayout = HomeLayout {
     top_files: &[],
     walk_rules: &WALK_RULES,
     usage_log: |folder, name| is_chat_folder(folder) && session_file_id(name).is_some(),
+    session_folders: &[],
+    store_files: &[],
 };
 
 pub const CHAT_SESSION: FileKind = FileKind { name: "chat_session", role: Role::EventLog, secondary: false };

@@ -28,8 +28,6 @@ use super::{Classified, HomeLayout, Importing, LogAgain, MetadataInput, Source};
 /// The longest line of a chat session log read: an initial entry holds the whole session,
 /// tool output included, and VS Code cuts what it saves only past 100 MiB of text.
 const MAX_ENTRY_BYTES: usize = 256 << 20;
-/// How much of a line that could not be replayed its row quotes.
-const BAD_LINE_QUOTE_BYTES: usize = 200;
 
 /// VS Code's Copilot Chat.
 pub struct CopilotVscode;
@@ -231,7 +229,7 @@ fn read_log(path: &str, reader: &mut dyn BufRead, outcome: &mut LogOutcome) -> R
             }
             Err(why) => {
                 account.bad_lines += 1;
-                log.bad_lines.push((line.number, bad_line_text(line, &why, BAD_LINE_QUOTE_BYTES)));
+                log.bad_lines.push((line.number, bad_line_text(line, &why)));
             }
         }
     });

@@ -154,9 +154,6 @@ struct LogParser<'c, 's> {
     outcome: LogOutcome,
 }
 
-/// The longest bad line quoted whole; longer ones keep this prefix and their length.
-const BAD_LINE_QUOTE_BYTES: usize = 64 << 10;
-
 impl LogParser<'_, '_> {
     fn line(&mut self, line: &Line<'_>) {
         self.emitter.rows = 0;
@@ -219,7 +216,7 @@ impl LogParser<'_, '_> {
 
     fn bad_line(&mut self, line: &Line<'_>, reason: &str) {
         self.outcome.account.bad_lines += 1;
-        let parts = RowParts::system(bad_line_text(line, reason, BAD_LINE_QUOTE_BYTES)).mark(RowMark::BadLine);
+        let parts = RowParts::system(bad_line_text(line, reason)).mark(RowMark::BadLine);
         self.emitter.emit(self.context, &self.tracked, line.number, "", parts);
         self.emitter.rows = 0;
     }
