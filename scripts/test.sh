@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every test, on a fresh machine too: installs what is missing, then runs the native tests, the
+# Every test, on a fresh machine too: installs what is missing, then checks the import graph, runs the native tests, the
 # team exports read back by DuckDB, the WebAssembly build, the core's tests under WebAssembly in Node, each fuzz target briefly,
 # the page's end-to-end tests in headless Chromium (against the native CLI's numbers on the same inputs),
 # and the bytes of the page's first load.
@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 
 scripts/setup.sh
 
+# The house rule: no import circle of more than three files in the library.
+python3 scripts/import-graph.py --max 3
 cargo test --all-targets
 # The team exports of generated people read back by DuckDB (issue 28).
 python3 scripts/team-test.py
