@@ -1941,7 +1941,12 @@ test('no secret of the inventory fixture reaches the page: not the DOM of any vi
     // page does not read either: the worker never asks for their bytes.
     const read = new Set(native(home, { byName: true }).report.files.filter((f) => f.status === 'read').map((f) => f.path));
     const unread = filesUnder(home).filter((rel) => !read.has(rel));
-    const asked = await page.evaluate(() => window.__workerMessages.filter((m) => m.type === 'serve').flatMap((m) => [...m.files, ...m.small, ...m.logs].map((entry) => entry[1])));
+    const asked = await page.evaluate(() =>
+      window.__workerMessages
+        .filter((m) => m.type === 'serve')
+        .flatMap((m) => m.hand_over.steps.flatMap((step) => step.parts.flatMap((part) => part.files || part.logs || [])))
+        .map((entry) => entry.path),
+    );
     assert(asked.length > 0, 'the worker asked for the files it reads');
     assertEqual(asked.filter((rel) => unread.includes(rel)), [], `none of the ${unread.length} files not read natively is asked for`);
 
