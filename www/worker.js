@@ -176,8 +176,8 @@ async function analyzeUntilSettled({ id, options, roots }) {
   let need;
   for (need = fresh.need(); need.need !== 'done'; need = fresh.need()) {
     if (need.need === 'files') {
-      const { given } = need;
-      await until(() => stepsGiven >= given);
+      const wanted = need.given;
+      await until(() => stepsGiven >= wanted);
       lap('small_files');
       self.postMessage({ type: 'times', id, files: fresh.read_metadata().map(forPage) });
       lap('other_files');
@@ -201,8 +201,8 @@ async function analyzeUntilSettled({ id, options, roots }) {
       lap('logs');
       timings.logs_waiting = waited / 1000;
     } else if (need.need === 'last_files') {
-      const { given } = need;
-      await until(() => stepsGiven >= given);
+      const wanted = need.given;
+      await until(() => stepsGiven >= wanted);
       lap('last_files');
       summary = fresh.finish();
       lap('joins');
@@ -220,8 +220,8 @@ async function analyzeUntilSettled({ id, options, roots }) {
     timings,
     memory: instance.memory.buffer.byteLength,
   });
-  const { given } = need;
-  await until(() => stepsGiven >= given);
+  const wanted = need.given;
+  await until(() => stepsGiven >= wanted);
   self.postMessage({ type: 'settled', id, seconds: (performance.now() - started) / 1000 });
 }
 
