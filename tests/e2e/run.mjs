@@ -290,6 +290,7 @@ test('folder pick of the spec fixture equals the native CLI; transcript; exports
     assertEqual(report, expected.report, "report.json equals the native one (but the root's label, which starts its homes')");
     const md = await download(page, () => page.click('#view-exports button[data-export="session.md"]'));
     assert(md.text.startsWith('# Fix failing test\n\nSession `5e55a0a1-0000-4000-8000-000000000001`'), 'session.md export');
+    assertEqual(md.name, 'session-5e55a0a1-0000-4000-8000-000000000001.md', "session.md is saved under the catalogue's name for the session");
 
     assertEqual(errors, [], 'no page errors');
     noNetworkAfterLoad(net, server, 'spec folder');
