@@ -13,7 +13,9 @@ use crate::input::RootListing;
 use crate::input::browser::{BrowserFile, BrowserRoot, BrowserRoots};
 use crate::model::OwnedRow;
 use crate::outputs::{self, ROWS_CSV, ROWS_JSONL, ROWS_PER_PART, SESSION_MD};
-use crate::protocol::{Answer, FileAt, HandOver, LOG_GIVEN_WHOLE_MAX_BYTES, LogToGive, Need, Request};
+use crate::protocol::{
+    Answer, FileAt, Give, HandOver, HandOverStep, LOG_GIVEN_WHOLE_MAX_BYTES, LogToGive, Need, Request,
+};
 use crate::share::{self, Transcript};
 use crate::table::{RowFilter, RowTable};
 use crate::team_export;
@@ -25,6 +27,12 @@ use crate::{export, order};
 /// A zip's entries up to this size are inflated in the archive's order before the metadata
 /// files are read (see `ZipRoot::read_ahead`); larger ones (the store) are read when asked for.
 const READ_AHEAD_MAX_BYTES: u64 = 1 << 20;
+
+/// How many of the hand-over's steps (`PlannedRun::new`) each need waits for: the files
+/// besides the logs (in parts, then as bytes); then the logs and the times; then the rest.
+const STEPS_BEFORE_METADATA: usize = 2;
+const STEPS_BEFORE_FINISH: usize = 3;
+const STEPS_IN_ALL: usize = 4;
 
 /// Where an analysis is.
 pub enum Stage {
@@ -45,10 +53,10 @@ impl Stage {
     pub fn need(&self) -> Need {
         match self {
             Stage::Adding { .. } => Need::Roots,
-            Stage::Planned(_) => Need::Files,
+            Stage::Planned(_) => Need::Files { given: STEPS_BEFORE_METADATA },
             Stage::Parsing(run) if run.left > 0 => Need::Logs { left: run.left },
-            Stage::Parsing(_) => Need::LastFiles,
-            Stage::Done(_) => Need::Done,
+            Stage::Parsing(_) => Need::LastFiles { given: STEPS_BEFORE_FINISH },
+            Stage::Done(_) => Need::Done { given: STEPS_IN_ALL },
         }
     }
 }
@@ -110,7 +118,17 @@ impl PlannedRun {
                 LogToGive { index, root, path: path.to_string(), given, entry }
             })
             .collect();
-        (PlannedRun { planned, roots, stores }, HandOver { files: in_parts, small, logs })
+        let now = |parts| HandOverStep { after_done: false, parts };
+        let steps = vec![
+            now(vec![Give::Files { files: in_parts }]),
+            now(vec![Give::Bytes { files: small }]),
+            now(vec![Give::Logs { logs }, Give::Times]),
+            // The browser charges the page for each File handed over, as much as the analysis'
+            // own reads: the rest (for the report's sizes and long texts) waits for the end.
+            HandOverStep { after_done: true, parts: vec![Give::Rest] },
+        ];
+        debug_assert_eq!(steps.len(), STEPS_IN_ALL);
+        (PlannedRun { planned, roots, stores }, HandOver { steps })
     }
 
     /// A file of a folder root handed over; the stores are read once the last of theirs is in.

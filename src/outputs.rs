@@ -26,6 +26,8 @@ pub struct OutputFile {
     /// Whether the page makes it a part at a time (`ROWS_PER_PART` rows a part), so that a
     /// large file never needs one string.
     pub in_parts: bool,
+    /// The name the page saves it as; `{session_id}` stands for the session's id.
+    pub save_as: &'static str,
 }
 
 /// What an output is made of, besides the analysis.
@@ -44,7 +46,7 @@ pub enum MadeFrom {
 }
 
 const fn file(name: &'static str, mime: &'static str, what: &'static str, written_by_cli: bool) -> OutputFile {
-    OutputFile { name, mime, what, written_by_cli, made_from: MadeFrom::Analysis, in_parts: false }
+    OutputFile { name, mime, what, written_by_cli, made_from: MadeFrom::Analysis, in_parts: false, save_as: name }
 }
 
 const JSONL: &str = "application/x-ndjson";
@@ -64,6 +66,7 @@ pub const REPORT_JSON: OutputFile = file("report.json", JSON, "Every file found 
 /// One session as a readable conversation (the page's, for the session it names).
 pub const SESSION_MD: OutputFile = OutputFile {
     made_from: MadeFrom::Session,
+    save_as: "session-{session_id}.md",
     ..file("session.md", "text/markdown", "One session as a conversation.", false)
 };
 /// The report to share (`copilot-lens report`, `share::write`).

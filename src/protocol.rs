@@ -49,6 +49,8 @@ pub struct EngineFacts {
     pub turn_types: Vec<TurnType>,
     pub groupings: Vec<Grouping>,
     pub marks: Vec<RowMark>,
+    /// The mark of a bad line's row, which the diagnostics list.
+    pub bad_line_mark: RowMark,
     /// Copilot plans and their monthly allowances in AI credits, with their source.
     #[cfg_attr(test, ts(type = "Record<string, unknown>"))]
     pub plans: Plans,
@@ -81,22 +83,46 @@ pub fn engine_facts() -> EngineFacts {
             .map(|by| Grouping { name: by, column: by.column().or((by == GroupBy::Agent).then_some("agent")) })
             .collect(),
         marks: RowMark::ALL.to_vec(),
+        bad_line_mark: RowMark::BadLine,
         plans: Plans::default_table(),
         never_in_local_files: bill::NEVER_IN_LOCAL_FILES.to_vec(),
         bill_statuses: bill::LEGEND.to_vec(),
     }
 }
 
-/// What the page is to hand over from its folder roots once the analysis is planned, in this
-/// order: `files` as Files (read in parts), `small` as bytes (the stores' files first: a store
-/// is read as soon as its files are in), then the `logs`, in any order. Every other file is
-/// handed over as a File once the analysis is done.
+/// What the page is to hand over from its folder roots once the analysis is planned: the
+/// steps in this order, each once the one before is given (the page says so after each, and
+/// `Need` names the steps it waits for).
 #[derive(Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct HandOver {
-    pub files: Vec<FileAt>,
-    pub small: Vec<FileAt>,
-    pub logs: Vec<LogToGive>,
+    pub steps: Vec<HandOverStep>,
+}
+
+#[derive(Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct HandOverStep {
+    /// Whether the step also waits for the analysis to be done (`Need::Done`).
+    pub after_done: bool,
+    /// Given side by side.
+    pub parts: Vec<Give>,
+}
+
+/// A part of a step, and how the page hands it over.
+#[derive(Serialize)]
+#[serde(tag = "how", rename_all = "snake_case")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub enum Give {
+    /// As Files, in parts (the browser fetches a File's metadata as it is posted).
+    Files { files: Vec<FileAt> },
+    /// Read by the page, many at once, and handed over as bytes, in this order.
+    Bytes { files: Vec<FileAt> },
+    /// The logs, in any order, read ahead of the parser by a bounded number of bytes.
+    Logs { logs: Vec<LogToGive> },
+    /// The modification times of the files `read_metadata` names.
+    Times,
+    /// Every other file of the folder roots, as Files in parts.
+    Rest,
 }
 
 /// A file by its root's number and its path in the root.
@@ -130,15 +156,16 @@ pub struct LogToGive {
 pub enum Need {
     /// Roots (`add_zip`, `add_listing`), then `begin`, which names what to hand over.
     Roots,
-    /// The `files` and `small` files `begin` named; then `read_metadata`, which names the files
-    /// whose times the rows need.
-    Files,
+    /// The hand-over's first `given` steps (the files besides the logs); then `read_metadata`,
+    /// which names the files whose times the rows need.
+    Files { given: usize },
     /// The logs `begin` named (`parse_log`, in any order), `left` of them still to come.
     Logs { left: usize },
-    /// Every other file the analysis reads (the times asked for); then `finish`.
-    LastFiles,
-    /// Nothing: the analysis is done and answers `Request`s.
-    Done,
+    /// The hand-over's first `given` steps (the times asked for among them); then `finish`.
+    LastFiles { given: usize },
+    /// Nothing: the analysis is done and answers `Request`s; those that need every file
+    /// (`Request::needs_every_file`) wait for the hand-over's first `given` steps.
+    Done { given: usize },
 }
 
 /// What the page asks of a finished analysis, tagged by its name: `"summary"`, `{"rows":
@@ -276,6 +303,8 @@ mod tests {
             TurnType::decl(&config),
             RowMark::decl(&config),
             HandOver::decl(&config),
+            HandOverStep::decl(&config),
+            Give::decl(&config),
             FileAt::decl(&config),
             LogToGive::decl(&config),
             crate::input::zip::RawEntry::decl(&config),
@@ -344,6 +373,13 @@ mod tests {
         assert!(outputs.contains(&"report.html") && outputs.contains(&"session.md"), "{outputs:?}");
         assert_eq!(names("turn_types"), ["user", "assistant", "tool_use", "tool_result", "system", "thinking"]);
         assert!(names("marks").contains(&"bad_line".to_string()));
+        assert_eq!(facts["bad_line_mark"], "bad_line");
+        // The page saves each file under its name, and a session's under the session's id.
+        let saved_as: Vec<(&str, &str)> = (facts["outputs"].as_array().unwrap().iter())
+            .map(|o| (o["name"].as_str().unwrap(), o["save_as"].as_str().unwrap()))
+            .filter(|(name, save_as)| name != save_as)
+            .collect();
+        assert_eq!(saved_as, [("session.md", "session-{session_id}.md")]);
         let groupings: Vec<(&str, Option<&str>)> = facts["groupings"]
             .as_array()
             .unwrap()

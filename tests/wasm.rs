@@ -110,34 +110,44 @@ fn engine_run(files: &[(&str, &[u8])]) -> Engine {
     assert_eq!(need(&engine), json!({"need": "roots"}));
     engine.add_listing("home".into(), files.iter().map(|(path, _)| path.to_string()).collect()).unwrap();
     let plan = js(engine.begin(Function::new_no_args("")).map_err(fails).unwrap());
-    assert_eq!(need(&engine), json!({"need": "files"}));
-    for file in plan["files"].as_array().unwrap().iter().chain(plan["small"].as_array().unwrap()) {
-        let path = file["path"].as_str().unwrap();
+    // The hand-over's steps: the files besides the logs (as Files, then as bytes), the logs
+    // beside the times, and the rest once the analysis is done.
+    let steps = plan["steps"].as_array().unwrap();
+    let hows: Vec<(bool, Vec<&str>)> = (steps.iter())
+        .map(|step| {
+            let parts = step["parts"].as_array().unwrap();
+            (step["after_done"] == true, parts.iter().map(|part| part["how"].as_str().unwrap()).collect())
+        })
+        .collect();
+    let now = |hows: &[&'static str]| (false, hows.to_vec());
+    assert_eq!(hows, [now(&["files"]), now(&["bytes"]), now(&["logs", "times"]), (true, vec!["rest"])]);
+    let (in_parts, small, logs) =
+        (&steps[0]["parts"][0]["files"], &steps[1]["parts"][0]["files"], &steps[2]["parts"][0]["logs"]);
+    // The metadata is read once the first two steps are given.
+    assert_eq!(need(&engine), json!({"need": "files", "given": 2}));
+    let mut handed: Vec<&str> = (in_parts.as_array().unwrap().iter())
+        .chain(small.as_array().unwrap())
+        .map(|file| file["path"].as_str().unwrap())
+        .collect();
+    for path in &handed {
         engine.give_bytes(0, path.to_string(), bytes_of(path)).map_err(fails).unwrap();
     }
     for file in js(engine.read_metadata().map_err(fails).unwrap()).as_array().unwrap() {
         engine.give_time(0, file["path"].as_str().unwrap(), FIXED_MTIME_MS as f64).map_err(fails).unwrap();
     }
-    let mut handed: Vec<&str> = plan["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .chain(plan["small"].as_array().unwrap())
-        .map(|file| file["path"].as_str().unwrap())
-        .collect();
-    for (index, log) in plan["logs"].as_array().unwrap().iter().enumerate().rev() {
+    for (index, log) in logs.as_array().unwrap().iter().enumerate().rev() {
         assert_eq!(need(&engine), json!({"need": "logs", "left": index + 1}));
         assert_eq!(log["index"], index);
         let path = log["path"].as_str().unwrap();
         engine.parse_log(index, bytes_of(path).into()).map_err(fails).unwrap();
         handed.push(path);
     }
-    assert_eq!(need(&engine), json!({"need": "last_files"}));
+    assert_eq!(need(&engine), json!({"need": "last_files", "given": 3}));
     let summary = js(engine.finish().map_err(fails).unwrap());
-    assert_eq!(need(&engine), json!({"need": "done"}));
+    assert_eq!(need(&engine), json!({"need": "done", "given": 4}));
     assert_eq!(ask(&engine, json!("summary")).unwrap(), summary);
     let (blobs, paths) = (js_sys::Array::new(), js_sys::Array::new());
-    let logs: Vec<&str> = plan["logs"].as_array().unwrap().iter().map(|log| log["path"].as_str().unwrap()).collect();
+    let logs: Vec<&str> = logs.as_array().unwrap().iter().map(|log| log["path"].as_str().unwrap()).collect();
     for (path, bytes) in files.iter().filter(|(path, _)| !handed.contains(path) || logs.contains(path)) {
         let parts = js_sys::Array::of1(&Uint8Array::from(*bytes));
         blobs.push(&web_sys::Blob::new_with_u8_array_sequence(&parts).unwrap());

@@ -2,12 +2,12 @@
 // every worker, so a restarted worker fetches nothing), starts the worker, and turns its messages
 // into promises. Cancel and crash both end the worker and start a fresh one.
 
-// Handing a folder's files to the worker as the analysis asks for them (see worker.js). A
-// browser pays for every file it opens or hands to a worker, about a tenth of a millisecond
-// each, so the small files are read many at once, the logs a few at once ahead of the parser
-// (at most LOG_BUDGET bytes read and not yet parsed; a log larger than the engine's
-// log_given_whole_max_bytes goes over as a File, which the worker reads in windows), and the
-// other Files in parts once the analysis is done (the worker answers what needs them after that).
+// Handing a folder's files to the worker as the engine's hand-over says (protocol::HandOver:
+// the steps, in order, and how each part goes over). A browser pays for every file it opens or
+// hands to a worker, about a tenth of a millisecond each, so files read as bytes are read many
+// at once, the logs a few at once ahead of the parser (at most LOG_BUDGET bytes read and not
+// yet parsed; a log larger than the engine's log_given_whole_max_bytes goes over as a File,
+// which the worker reads in windows), and Files go over in parts.
 const SMALL_AT_ONCE = 16;
 const LOGS_AT_ONCE = 8;
 const LOG_BUDGET = 64 * 1024 * 1024;
@@ -23,6 +23,8 @@ const RUNS_AT_ONCE = 2;
 // The values are the Rust boundary's types (www/types.d.ts, generated from src/protocol.rs).
 /** @typedef {import('./types').EngineFacts} EngineFacts */
 /** @typedef {import('./types').FileAt} FileAt */
+/** @typedef {import('./types').Give} Give */
+/** @typedef {import('./types').HandOver} HandOver */
 /** @typedef {import('./types').LogToGive} LogToGive */
 /** @typedef {import('./types').Request} Request */
 
@@ -133,8 +135,8 @@ export class EngineClient {
       const entry = this.pending.get(message.id);
       if (!entry) return;
       if (message.type === 'consumed') entry.server.consumed(message.bytes);
-      else if (message.type === 'times') entry.server.giveTimes(message.files).catch((error) => this.crash(`handing the files over failed: ${error.message || error}`));
-      else entry.server.serve(message).catch((error) => this.crash(`handing the files over failed: ${error.message || error}`));
+      else if (message.type === 'times') entry.server.askTimes(message.files);
+      else entry.server.serve(message.hand_over).catch((error) => this.crash(`handing the files over failed: ${error.message || error}`));
       return;
     }
     if (message.type === 'crash') {
@@ -148,8 +150,7 @@ export class EngineClient {
     const entry = this.pending.get(message.id);
     if (!entry) return;
     this.pending.delete(message.id);
-    // The Files the analysis did not read go over once it is done (see FileServer).
-    if (message.type === 'done' && entry.server) entry.server.giveRestAfterDone().catch((error) => this.crash(`handing the files over failed: ${error.message || error}`));
+    if (message.type === 'done' && entry.server) entry.server.done();
     if (message.type === 'error') entry.reject(new Error(message.message));
     else entry.resolve(message);
   }
@@ -239,9 +240,15 @@ export class EngineClient {
     return (await this.send({ type: 'bill', files, user: user || '' })).value;
   }
 
-  /** A file of the outputs catalogue, as a Blob; `session.md` is the session `sessionId`'s. */
+  /** A file of the outputs catalogue, as a Blob; a session's file is the session `sessionId`'s. */
   exportFile(what, sessionId) {
     return this.ask({ export: { what, session_id: sessionId || '' } });
+  }
+
+  /** The catalogue's file of one session: its name, and the name it is saved as for `sessionId`. */
+  sessionFile(sessionId) {
+    const file = this.facts.outputs.find((output) => output.made_from === 'session');
+    return { name: file.name, saveAs: file.save_as.replace('{session_id}', sessionId) };
   }
 
   /** The report to share (a Blob): options as a ShareAsked. */
@@ -340,7 +347,10 @@ class Inflater {
   }
 }
 
-/** Serves one analysis: the folders' files, in the order the worker asks for them. */
+/**
+ * Serves one analysis: the folders' files, as the engine's hand-over says (what, in which
+ * order, and how), each step said to the worker once it is given.
+ */
 class FileServer {
   constructor(roots, post, alive, inflater, wholeLogMax) {
     this.roots = roots;
@@ -354,28 +364,51 @@ class FileServer {
     // Log bytes read and not yet parsed, and the readers waiting for that to fall.
     this.held = 0;
     this.waiting = [];
-    this.timesGiven = new Promise((resolve) => (this.timesWereGiven = resolve));
-  }
-
-  /** @param {{files: FileAt[], small: FileAt[], logs: LogToGive[]}} handOver */
-  async serve({ files, small, logs }) {
-    await this.giveInParts(files);
-    await this.giveSmall(small);
-    this.post({ kind: 'small-given' });
-    await Promise.all([this.giveLogs(logs), this.timesGiven]);
-    this.post({ kind: 'all-given' });
+    this.timesAsked = new Promise((resolve) => (this.askTimes = resolve));
+    this.analysisDone = new Promise((resolve) => (this.done = resolve));
   }
 
   /**
-   * Every other File, once the analysis is done: the logs, read again for their long texts,
-   * and the files not read, for their sizes in the report. The browser charges this thread
-   * for each File handed over, as much as the analysis' own reads, so this waits for them.
+   * Each step once the one before is given (and, if it says so, once the analysis is done),
+   * its parts side by side.
+   * @param {HandOver} handOver
    */
-  async giveRestAfterDone() {
+  async serve({ steps }) {
+    for (const [step, { after_done: afterDone, parts }] of steps.entries()) {
+      if (afterDone) await this.analysisDone;
+      await Promise.all(parts.map((part) => this.give(part)));
+      if (!this.alive()) return;
+      this.post({ kind: 'step-given', step });
+    }
+  }
+
+  /** @param {Give} part */
+  async give(part) {
+    switch (part.how) {
+      case 'files':
+        return this.giveInParts(part.files);
+      case 'bytes':
+        return this.giveBytes(part.files);
+      case 'logs':
+        return this.giveLogs(part.logs);
+      case 'times':
+        return this.giveTimes(await this.timesAsked);
+      case 'rest':
+        return this.giveRest();
+      default:
+        throw new Error(`the engine asks for a hand-over this page cannot make: ${/** @type {any} */ (part).how}`);
+    }
+  }
+
+  /**
+   * Every File not handed over yet: the logs, read again for their long texts, and the files
+   * not read, for their sizes in the report. (The browser charges this thread for each File
+   * handed over, as much as the analysis' own reads: the engine asks for these after it is done.)
+   */
+  async giveRest() {
     for (const [root, files] of this.byPath.entries()) {
       await this.giveInParts([...files.keys()].filter((path) => !this.handed[root].has(path)).map((path) => ({ root, path })));
     }
-    this.post({ kind: 'rest-given' });
   }
 
   /**
@@ -390,7 +423,6 @@ class FileServer {
       const items = part.map(({ root, path }) => ({ root, path, modified: this.byPath[root].get(path).lastModified || 0 }));
       this.post({ kind: 'times', items });
     });
-    this.timesWereGiven();
   }
 
   /** The worker has parsed a log of `bytes`. */
@@ -414,9 +446,9 @@ class FileServer {
     for (const [root, { files, paths }] of byRoot) this.post({ kind: 'files', root, files, paths });
   }
 
-  /** Reads the small files, many at once, and hands their bytes over in batches. */
+  /** Reads files, SMALL_AT_ONCE at once, and hands their bytes over in batches. */
   /** @param {FileAt[]} wanted */
-  async giveSmall(wanted) {
+  async giveBytes(wanted) {
     let next = 0;
     let batch = [];
     const flush = () => {

@@ -32,6 +32,10 @@ rows_per_part: number,
  */
 outputs: Array<OutputFile>, turn_types: Array<TurnType>, groupings: Array<Grouping>, marks: Array<RowMark>, 
 /**
+ * The mark of a bad line's row, which the diagnostics list.
+ */
+bad_line_mark: RowMark, 
+/**
  * Copilot plans and their monthly allowances in AI credits, with their source.
  */
 plans: Record<string, unknown>, 
@@ -55,7 +59,11 @@ written_by_cli: boolean, made_from: MadeFrom,
  * Whether the page makes it a part at a time (`ROWS_PER_PART` rows a part), so that a
  * large file never needs one string.
  */
-in_parts: boolean, };
+in_parts: boolean, 
+/**
+ * The name the page saves it as; `{session_id}` stands for the session's id.
+ */
+save_as: string, };
 
 export type MadeFrom = "analysis" | "session" | "choices" | "team";
 
@@ -65,7 +73,19 @@ export type TurnType = "user" | "assistant" | "system" | "thinking" | "tool_use"
 
 export type RowMark = "plain" | "failed_tool_result" | "permission_request" | "permission_denied" | "permission_granted" | "permission_decision" | "permission_setting" | "model_change" | "bad_line" | "session_synced" | "scratch_directory";
 
-export type HandOver = { files: Array<FileAt>, small: Array<FileAt>, logs: Array<LogToGive>, };
+export type HandOver = { steps: Array<HandOverStep>, };
+
+export type HandOverStep = { 
+/**
+ * Whether the step also waits for the analysis to be done (`Need::Done`).
+ */
+after_done: boolean, 
+/**
+ * Given side by side.
+ */
+parts: Array<Give>, };
+
+export type Give = { "how": "files", files: Array<FileAt>, } | { "how": "bytes", files: Array<FileAt>, } | { "how": "logs", logs: Array<LogToGive>, } | { "how": "times" } | { "how": "rest" };
 
 export type FileAt = { root: number, path: string, };
 
@@ -83,7 +103,7 @@ given: boolean, entry?: RawEntry, };
 
 export type RawEntry = { header_start: number, span: number, packed: number, size: number, crc32: number, };
 
-export type Need = { "need": "roots" } | { "need": "files" } | { "need": "logs", left: number, } | { "need": "last_files" } | { "need": "done" };
+export type Need = { "need": "roots" } | { "need": "files", given: number, } | { "need": "logs", left: number, } | { "need": "last_files", given: number, } | { "need": "done", given: number, };
 
 export type PageOptions = { include_thinking: boolean, timezone: string | null, 
 /**

@@ -2,16 +2,18 @@
 // are handed over by the page while the analysis runs (see engine.js); Files are read lazily,
 // a slice at a time, with FileReaderSync (which exists only in a Worker).
 // The messages: {type:'init', module} -> {type:'ready', facts}; {type:'analyze', id, options,
-// roots} -> 'serve' (what to hand over), then the page's {type:'give', id, kind, ...} as the
-// engine's Need asks, -> 'times', 'progress', 'consumed', 'done', 'settled'; {type:'ask', id,
-// request} -> {type:'result', id, value} (the Answer's value, a Blob for a file); {type:
-// 'inflate', id, buffer, entries} -> {type:'inflated', id, items} (the second worker's); {type:
-// 'bill', id, files, user} -> {type:'result', id, value} (usage reports read here as text); errors
-// -> {type:'error', id, message}, or {type:'crash', message} when the instance trapped.
+// roots} -> 'serve' (the engine's HandOver), then the page's {type:'give', id, kind, ...} (the
+// files, and 'step-given' after each step) as the engine's Need asks, -> 'times', 'progress',
+// 'consumed', 'done', 'settled'; {type:'ask', id, request} -> {type:'result', id, value} (the
+// Answer's value, a Blob for a file); {type:'inflate', id, buffer, entries} -> {type:'inflated',
+// id, items} (the second worker's); {type:'bill', id, files, user} -> {type:'result', id, value}
+// (usage reports read here as text); errors -> {type:'error', id, message}, or {type:'crash',
+// message} when the instance trapped.
 // The values are the Rust boundary's types (www/types.d.ts, generated from src/protocol.rs).
 /** @typedef {import('./types').EngineFacts} EngineFacts */
 /** @typedef {import('./types').HandOver} HandOver */
 /** @typedef {import('./types').FileAt} FileAt */
+/** @typedef {import('./types').Give} Give */
 /** @typedef {import('./types').Need} Need */
 /** @typedef {import('./types').Request} Request */
 /** @typedef {import('./types').Answer} Answer */
@@ -135,23 +137,23 @@ async function analyzeUntilSettled({ id, options, roots }) {
   const plan = fresh.begin(progress);
   /** @param {FileAt} file */
   const forPage = (file) => ({ ...file, root: toPage[file.root] });
-  self.postMessage({ type: 'serve', id, files: plan.files.map(forPage), small: plan.small.map(forPage), logs: plan.logs.map(forPage) });
+  /** @param {Give} part */
+  const partForPage = (part) =>
+    'files' in part ? { ...part, files: part.files.map(forPage) } : 'logs' in part ? { ...part, logs: part.logs.map(forPage) } : part;
+  const steps = plan.steps.map((step) => ({ ...step, parts: step.parts.map(partForPage) }));
+  self.postMessage({ type: 'serve', id, hand_over: { steps } });
 
   // The page's files, taken as they come; `until` waits for more when `done()` is not yet true.
   const logs = [];
   let nextLog = 0;
-  let smallGiven = false;
-  let allGiven = false;
-  let restGiven = false;
+  let stepsGiven = 0; // of the hand-over's steps, which the page gives in order
   const take = (message) => {
     if (message.id !== id) return;
     if (message.kind === 'files') fresh.give_files(toEngine.get(message.root), message.files, message.paths);
     else if (message.kind === 'bytes') for (const item of message.items) fresh.give_bytes(toEngine.get(item.root), item.path, item.bytes);
-    else if (message.kind === 'small-given') smallGiven = true;
     else if (message.kind === 'logs') logs.push(...message.items);
     else if (message.kind === 'times') for (const item of message.items) fresh.give_time(toEngine.get(item.root), item.path, item.modified);
-    else if (message.kind === 'all-given') allGiven = true;
-    else if (message.kind === 'rest-given') restGiven = true;
+    else if (message.kind === 'step-given') stepsGiven = message.step + 1;
   };
   const until = async (done) => {
     for (;;) {
@@ -168,10 +170,14 @@ async function analyzeUntilSettled({ id, options, roots }) {
     consumed = 0;
   };
   let summary = null;
-  // The engine says what it needs next; each step hands it that.
-  for (let /** @type {Need} */ need = fresh.need(); need.need !== 'done'; need = fresh.need()) {
+  // The engine says what it needs next, and after which of the hand-over's steps; each step
+  // hands it that.
+  /** @type {Need} */
+  let need;
+  for (need = fresh.need(); need.need !== 'done'; need = fresh.need()) {
     if (need.need === 'files') {
-      await until(() => smallGiven);
+      const wanted = need.given;
+      await until(() => stepsGiven >= wanted);
       lap('small_files');
       self.postMessage({ type: 'times', id, files: fresh.read_metadata().map(forPage) });
       lap('other_files');
@@ -195,7 +201,8 @@ async function analyzeUntilSettled({ id, options, roots }) {
       lap('logs');
       timings.logs_waiting = waited / 1000;
     } else if (need.need === 'last_files') {
-      await until(() => allGiven);
+      const wanted = need.given;
+      await until(() => stepsGiven >= wanted);
       lap('last_files');
       summary = fresh.finish();
       lap('joins');
@@ -213,7 +220,8 @@ async function analyzeUntilSettled({ id, options, roots }) {
     timings,
     memory: instance.memory.buffer.byteLength,
   });
-  await until(() => restGiven);
+  const wanted = need.given;
+  await until(() => stepsGiven >= wanted);
   self.postMessage({ type: 'settled', id, seconds: (performance.now() - started) / 1000 });
 }
 

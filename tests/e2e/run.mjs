@@ -290,6 +290,7 @@ test('folder pick of the spec fixture equals the native CLI; transcript; exports
     assertEqual(report, expected.report, "report.json equals the native one (but the root's label, which starts its homes')");
     const md = await download(page, () => page.click('#view-exports button[data-export="session.md"]'));
     assert(md.text.startsWith('# Fix failing test\n\nSession `5e55a0a1-0000-4000-8000-000000000001`'), 'session.md export');
+    assertEqual(md.name, 'session-5e55a0a1-0000-4000-8000-000000000001.md', "session.md is saved under the catalogue's name for the session");
 
     assertEqual(errors, [], 'no page errors');
     noNetworkAfterLoad(net, server, 'spec folder');
@@ -1948,7 +1949,12 @@ test('no secret of the inventory fixture reaches the page: not the DOM of any vi
     // page does not read either: the worker never asks for their bytes.
     const read = new Set(native(home, { byName: true }).report.files.filter((f) => f.status === 'read').map((f) => f.path));
     const unread = filesUnder(home).filter((rel) => !read.has(rel));
-    const asked = await page.evaluate(() => window.__workerMessages.filter((m) => m.type === 'serve').flatMap((m) => [...m.files, ...m.small, ...m.logs].map((entry) => entry[1])));
+    const asked = await page.evaluate(() =>
+      window.__workerMessages
+        .filter((m) => m.type === 'serve')
+        .flatMap((m) => m.hand_over.steps.flatMap((step) => step.parts.flatMap((part) => part.files || part.logs || [])))
+        .map((entry) => entry.path),
+    );
     assert(asked.length > 0, 'the worker asked for the files it reads');
     assertEqual(asked.filter((rel) => unread.includes(rel)), [], `none of the ${unread.length} files not read natively is asked for`);
 

@@ -150,10 +150,11 @@ export async function render(container, ctx) {
     filesSection(report),
   );
 
-  // Bad lines are rows too (marked bad_line by the core): ask the worker.
-  const page = await ctx.ask({ rows: { filter: { marks: ['bad_line'] }, offset: 0, limit: 500, text_limit: 600 } });
+  // Bad lines are rows too (with the mark the core gives them): ask the worker.
+  const badLine = ctx.engine.facts.bad_line_mark;
+  const page = await ctx.ask({ rows: { filter: { marks: [badLine] }, offset: 0, limit: 500, text_limit: 600 } });
   if (!ctx.alive()) return;
-  const bad = page.rows.filter((r) => r.mark === 'bad_line');
+  const bad = page.rows.filter((r) => r.mark === badLine);
   add(clear(badLines), 
     table(
       [

@@ -8,7 +8,7 @@ export async function render(container, ctx) {
   if (!ctx.alive()) return;
   // The catalogue's files of one session and of the person's choices (the report to share).
   const { outputs } = ctx.engine.facts;
-  const sessionFile = outputs.find((file) => file.made_from === 'session').name;
+  const sessionFile = ctx.engine.sessionFile('').name;
   const shared = outputs.find((file) => file.made_from === 'choices').name;
   const status = h('p#export-status.muted', { attrs: { 'aria-live': 'polite' } });
   const run = async (what, sessionId, name) => {
@@ -81,7 +81,7 @@ export async function render(container, ctx) {
         'div.controls',
         null,
         sessionSelect,
-        h('button.button', { dataset: { export: sessionFile }, on: { click: () => run(sessionFile, sessionSelect.value, `session-${sessionSelect.value}.md`) } }, sessionFile),
+        h('button.button', { dataset: { export: sessionFile }, on: { click: () => run(sessionFile, sessionSelect.value, ctx.engine.sessionFile(sessionSelect.value).saveAs) } }, sessionFile),
       ),
     ),
     section(

@@ -115,8 +115,8 @@ export async function renderTranscript(container, ctx, sessionId, index = null) 
         {
           on: {
             click: async () => {
-              const blob = await ctx.engine.exportFile('session.md', sessionId);
-              download(blob, `session-${sessionId}.md`);
+              const { name, saveAs } = ctx.engine.sessionFile(sessionId);
+              download(await ctx.engine.exportFile(name, sessionId), saveAs);
             },
           },
         },
