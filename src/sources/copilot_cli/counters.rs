@@ -309,4 +309,46 @@ mod tests {
             assert_eq!(serde_json::from_str::<ShutdownCounters>(missing).unwrap().model_metrics, None);
         }
     }
+
+    #[test]
+    fn a_usage_record_reads_into_one_call_with_its_flags_and_billed_figures() {
+        let record: UsageRecordData = serde_json::from_str(
+            r#"{"usage":{"model":"m","inputTokens":900,"outputTokens":50,"isByok":true,"isAuto":"yes","cost":2,
+                "copilotUsage":{"totalNanoAiu":1500}}}"#,
+        )
+        .unwrap();
+        let call = record.call();
+        assert_eq!(record.model(), "m");
+        assert_eq!(call.reading.tokens, Tokens { requests: 1, input: 900, output: 50, ..Tokens::default() });
+        assert_eq!(call.recorded, Recorded { nano_aiu: Some(1500), premium_milli: Some(2000), implausible: false });
+        // A flag that is not a bool is not one (read leniently as absent).
+        assert_eq!((call.byok, call.auto), (true, false));
+        // A `usage` that is not an object is a call whose counters are all left out.
+        let spoiled: UsageRecordData = serde_json::from_str(r#"{"usage":[1]}"#).unwrap();
+        let call = spoiled.call();
+        assert_eq!(spoiled.model(), "");
+        assert_eq!(call.reading.left_out, LeftOut { requests: false, input: true, output: true });
+        assert_eq!(call.reading.tokens, Tokens { requests: 1, ..Tokens::default() });
+        assert_eq!((call.recorded, call.byok, call.auto), (Recorded::default(), false, false));
+    }
+
+    #[test]
+    fn a_shutdown_gives_its_models_its_agents_by_label_and_its_session_totals() {
+        let shutdown: ShutdownCounters = serde_json::from_str(
+            r#"{"modelMetrics":{"m":{"requests":{"count":2}}},"totalNanoAiu":3e9,
+                "agentMetrics":{"main":{"agentName":"x","modelMetrics":{"m":{}}},"a1":{"agentName":"explore"},"a2":{}}}"#,
+        )
+        .unwrap();
+        let models = shutdown.per_model().unwrap();
+        assert_eq!(models.keys().collect::<Vec<_>>(), ["m"]);
+        assert_eq!(models["m"].read().tokens.requests, 2);
+        let agents: Vec<_> = shutdown.per_agent().map(|(id, label, models)| (id, label, models.len())).collect();
+        assert_eq!(agents, [("a1", "explore", 0), ("a2", "a2", 0), ("main", "main", 1)]);
+        assert_eq!(shutdown.session_recorded().nano_aiu, Some(3_000_000_000));
+        let not_an_object: ShutdownCounters = serde_json::from_str(r#"{"modelMetrics":7}"#).unwrap();
+        assert_eq!(not_an_object.per_model().err(), Some(Some(Written::Integer(7))));
+        assert_eq!(not_an_object.per_agent().count(), 0);
+        let missing: ShutdownCounters = serde_json::from_str("{}").unwrap();
+        assert_eq!(missing.per_model().err(), Some(None));
+    }
 }
