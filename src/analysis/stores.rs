@@ -125,7 +125,7 @@ impl StoreJob {
         let mut ledgers: BTreeMap<String, SessionLedger> = BTreeMap::new();
         let mut on_usage = |event: StoreUsageEvent| {
             let ledger = ledgers.entry(event.session_id).or_insert_with(|| SessionLedger::new(options.zone));
-            ledger.call(crate::time::parse_millis(&event.created_at), &event.counts, &options.rates);
+            ledger.call(crate::time::parse_millis(&event.created_at), &event.model, event.call, &options.rates);
         };
         let result = match support {
             Ok(support) => (support.read)(&mut files, self.scope.clone(), &mut on_usage),

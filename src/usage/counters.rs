@@ -1,12 +1,13 @@
-//! The token counters as the logs write them: `session.shutdown` `data.modelMetrics`
-//! (cumulative per model) and `session.usage_record` `data.usage` (one model call).
+//! The source-neutral reading of token counters and billed figures: a [`Count`], an
+//! [`Amount`], what a record's counters came to ([`Reading`]) and what was recorded as billed
+//! ([`Recorded`]). A source's own record shapes read into these (the Copilot CLI's are in
+//! `sources::copilot_cli::counters`).
 //!
 //! Counts are read leniently but never guessed: a value that cannot be a token count (a
 //! negative or fractional number, one above [`MAX_PLAUSIBLE_COUNT`], a string, a bool, an
 //! object) is never added, and a wrongly shaped object spoils the counters inside it, not the
 //! line. [`Reading`] says which counters of a record were left out, and why.
 
-use std::collections::BTreeMap;
 use std::fmt;
 use std::marker::PhantomData;
 
@@ -215,44 +216,6 @@ impl<'de, T: Deserialize<'de> + Default> Deserialize<'de> for Shaped<T> {
     }
 }
 
-/// `usage` of a model metric, and of a usage record (which also names its model).
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-pub struct UsageCounts {
-    pub model: Option<String>,
-    pub input_tokens: Count,
-    pub output_tokens: Count,
-    pub cache_read_tokens: Count,
-    pub cache_write_tokens: Count,
-    pub reasoning_tokens: Count,
-    /// A call made with the person's own model key, which GitHub does not bill (usage records).
-    #[serde(deserialize_with = "crate::json::lenient")]
-    pub is_byok: Option<bool>,
-    /// A call whose model Auto chose, billed at Auto's discount (usage records).
-    #[serde(deserialize_with = "crate::json::lenient")]
-    pub is_auto: Option<bool>,
-    /// The call's premium requests (usage records; the store's `request_multiplier`).
-    pub cost: Amount,
-    /// What Copilot billed for the call (usage records; the store's `total_nano_aiu`).
-    #[serde(deserialize_with = "crate::json::lenient")]
-    pub copilot_usage: Option<CopilotUsage>,
-}
-
-/// A call's `copilotUsage`: its billed amount in nano-AIU.
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-pub struct CopilotUsage {
-    pub total_nano_aiu: Amount,
-}
-
-impl UsageCounts {
-    /// What Copilot recorded as billed for one call.
-    pub fn recorded(&self) -> Recorded {
-        let nano_aiu = self.copilot_usage.as_ref().map_or(Amount::Absent, |usage| usage.total_nano_aiu);
-        Recorded::read(nano_aiu, 1.0, self.cost)
-    }
-}
-
 /// What Copilot itself recorded as billed: nano-AIU (10^9 to the AI credit) and premium
 /// requests (legacy plans; in thousandths, since a request can count a fraction). Cumulative
 /// in a shutdown's model metrics, like the tokens.
@@ -413,7 +376,7 @@ pub struct LeftOut {
 }
 
 #[derive(Clone, Copy)]
-enum Group {
+pub(crate) enum Group {
     Requests,
     Input,
     Output,
@@ -484,7 +447,7 @@ pub struct Reading {
 
 impl Reading {
     /// A count's value, or 0 with its group left out and the field noted.
-    fn take(&mut self, object: &'static str, field: &'static str, count: Count, group: Group) -> u64 {
+    pub(crate) fn take(&mut self, object: &'static str, field: &'static str, count: Count, group: Group) -> u64 {
         match count {
             Count::Read(value) => value,
             Count::Unusable(written) => {
@@ -494,7 +457,7 @@ impl Reading {
         }
     }
 
-    fn spoil(&mut self, object: &'static str, field: &'static str, written: Written, groups: &[Group]) {
+    pub(crate) fn spoil(&mut self, object: &'static str, field: &'static str, written: Written, groups: &[Group]) {
         groups.iter().for_each(|group| self.left_out.leave_out(*group));
         self.unusable.push(Unusable { object, field, written });
     }
@@ -512,210 +475,15 @@ impl Reading {
     }
 
     /// The counts of a group left out are 0, even the parts of it that were read.
-    fn finish(mut self) -> Reading {
+    pub(crate) fn finish(mut self) -> Reading {
         self.tokens = self.left_out.fill(self.tokens, Tokens::default());
         self
     }
 }
 
-impl UsageCounts {
-    fn read_into(&self, object: &'static str, reading: &mut Reading) {
-        let tokens = Tokens {
-            requests: reading.tokens.requests,
-            input: reading.take(object, "inputTokens", self.input_tokens, Group::Input),
-            cache_read: reading.take(object, "cacheReadTokens", self.cache_read_tokens, Group::Input),
-            cache_write: reading.take(object, "cacheWriteTokens", self.cache_write_tokens, Group::Input),
-            output: reading.take(object, "outputTokens", self.output_tokens, Group::Output),
-            reasoning: reading.take(object, "reasoningTokens", self.reasoning_tokens, Group::Output),
-        };
-        reading.tokens = tokens;
-        reading.hold_reasoning_inside_output(&Tokens::default(), object, "reasoningTokens");
-    }
-
-    /// One call's counters (a store's per-call row).
-    pub fn read_call(&self) -> Reading {
-        let mut reading = Reading { tokens: Tokens { requests: 1, ..Tokens::default() }, ..Reading::default() };
-        self.read_into("", &mut reading);
-        reading.finish()
-    }
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
-#[serde(default)]
-pub struct Requests {
-    pub count: Count,
-    /// Premium requests (legacy plans).
-    pub cost: Amount,
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-pub struct ModelMetric {
-    pub requests: Shaped<Requests>,
-    pub usage: Shaped<UsageCounts>,
-    pub total_nano_aiu: Amount,
-}
-
-impl Shaped<ModelMetric> {
-    /// What Copilot recorded as billed, cumulative (none where it wrote nothing readable).
-    pub fn recorded(&self) -> Recorded {
-        match self {
-            Shaped::Object(metric) => {
-                let cost = match &metric.requests {
-                    Shaped::Object(requests) => requests.cost,
-                    Shaped::Not(_) => Amount::Absent,
-                };
-                Recorded::read(metric.total_nano_aiu, 1.0, cost)
-            }
-            Shaped::Not(_) => Recorded::default(),
-        }
-    }
-
-    /// The metric's cumulative counters; field paths are relative to the metric.
-    pub fn read(&self) -> Reading {
-        let mut reading = Reading::default();
-        match self {
-            Shaped::Not(written) => reading.spoil("", "", *written, &[Group::Requests, Group::Input, Group::Output]),
-            Shaped::Object(metric) => {
-                match &metric.requests {
-                    Shaped::Object(requests) => {
-                        reading.tokens.requests = reading.take("requests", "count", requests.count, Group::Requests)
-                    }
-                    Shaped::Not(written) => reading.spoil("requests", "", *written, &[Group::Requests]),
-                }
-                read_usage(&metric.usage, &mut reading);
-            }
-        }
-        reading.finish()
-    }
-}
-
-fn read_usage(usage: &Shaped<UsageCounts>, reading: &mut Reading) {
-    match usage {
-        Shaped::Object(usage) => usage.read_into("usage", reading),
-        Shaped::Not(written) => reading.spoil("usage", "", *written, &[Group::Input, Group::Output]),
-    }
-}
-
-/// `session.shutdown` `data.modelMetrics`: cumulative totals per model since the session began.
-pub type ModelMetrics = BTreeMap<String, Shaped<ModelMetric>>;
-
-/// `session.usage_record` `data`.
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
-#[serde(default)]
-pub struct UsageRecordData {
-    pub usage: Shaped<UsageCounts>,
-}
-
-impl UsageRecordData {
-    /// What Copilot recorded as billed for the call.
-    pub fn recorded(&self) -> Recorded {
-        match &self.usage {
-            Shaped::Object(usage) => usage.recorded(),
-            Shaped::Not(_) => Recorded::default(),
-        }
-    }
-
-    /// Whether the call was made with the person's own key, and whether Auto chose its model.
-    pub fn byok_auto(&self) -> (bool, bool) {
-        match &self.usage {
-            Shaped::Object(usage) => (usage.is_byok == Some(true), usage.is_auto == Some(true)),
-            Shaped::Not(_) => (false, false),
-        }
-    }
-
-    /// The call's model (empty when unnamed).
-    pub fn model(&self) -> &str {
-        match &self.usage {
-            Shaped::Object(usage) => usage.model.as_deref().unwrap_or_default(),
-            Shaped::Not(_) => "",
-        }
-    }
-
-    /// The call's counters (one request); field paths are relative to `data`.
-    pub fn read(&self) -> Reading {
-        let mut reading = Reading { tokens: Tokens { requests: 1, ..Tokens::default() }, ..Reading::default() };
-        read_usage(&self.usage, &mut reading);
-        reading.finish()
-    }
-}
-
-/// The counters of one shutdown line, as the ledger takes them. `None`: no `modelMetrics`
-/// (absent or `null`), which counts nothing (an empty object counts a session without calls).
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-pub struct ShutdownCounters {
-    pub model_metrics: Option<Shaped<ModelMetrics>>,
-    /// The same per agent instance: `main` and each sub-agent (none when not written, or not
-    /// in its shape).
-    #[serde(deserialize_with = "crate::json::lenient")]
-    pub agent_metrics: Option<BTreeMap<String, AgentMetric>>,
-    /// The session-wide billed totals (1.0.40 and later), which can exceed the per-model sum
-    /// when a process before it ended without a shutdown.
-    pub total_nano_aiu: Amount,
-    pub total_premium_requests: Amount,
-}
-
-impl ShutdownCounters {
-    /// The session-wide billed totals as written.
-    pub fn session_recorded(&self) -> Recorded {
-        Recorded::read(self.total_nano_aiu, 1.0, self.total_premium_requests)
-    }
-}
-
-/// `session.usage_checkpoint` `data`: the session's running billed totals, written while it
-/// runs (a lower bound for a session that never shuts down).
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-pub struct UsageCheckpointData {
-    pub total_nano_aiu: Amount,
-    pub total_premium_requests: Amount,
-    /// The models whose prompt cache it tracks (1.0.75 and later), the latest expiry last.
-    #[serde(deserialize_with = "crate::json::lenient")]
-    pub model_cache_state: Option<Vec<ModelCacheState>>,
-}
-
-/// One entry of a checkpoint's `modelCacheState`.
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-pub struct ModelCacheState {
-    #[serde(deserialize_with = "crate::json::lenient")]
-    pub model_id: Option<String>,
-    #[serde(deserialize_with = "crate::json::lenient")]
-    pub cache_expires_at: Option<String>,
-}
-
-impl UsageCheckpointData {
-    pub fn recorded(&self) -> Recorded {
-        Recorded::read(self.total_nano_aiu, 1.0, self.total_premium_requests)
-    }
-
-    /// The model the checkpoint was last used with: of its cache states, the latest to
-    /// expire (none when it names none).
-    pub fn model(&self) -> Option<&str> {
-        let states = self.model_cache_state.as_deref().unwrap_or_default();
-        let named =
-            states.iter().filter_map(|state| Some((state.cache_expires_at.as_deref(), state.model_id.as_deref()?)));
-        named.max_by_key(|(expires, _)| *expires).map(|(_, model)| model).filter(|model| !model.is_empty())
-    }
-}
-
-/// One agent's share of a shutdown's cumulative totals (`agentMetrics[id]`).
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-pub struct AgentMetric {
-    #[serde(deserialize_with = "crate::json::lenient")]
-    pub agent_name: Option<String>,
-    pub model_metrics: ModelMetrics,
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn metric(json: &str) -> Reading {
-        serde_json::from_str::<Shaped<ModelMetric>>(json).unwrap().read()
-    }
 
     #[test]
     fn only_plausible_whole_numbers_are_counts() {
@@ -749,56 +517,5 @@ mod tests {
         assert_eq!(told(Written::Number(-0.5)), "-0.5 (a negative number)");
         assert_eq!(told(Written::Negative(-3)), "-3 (a negative number)");
         assert_eq!(told(Written::Bool(false)), "false (not a number)");
-    }
-
-    #[test]
-    fn an_unreadable_part_leaves_out_its_group_only() {
-        let reading = metric(
-            r#"{"requests":{"count":3},"usage":{"inputTokens":900,"cacheReadTokens":-1,"outputTokens":50,"reasoningTokens":10}}"#,
-        );
-        assert_eq!(reading.left_out, LeftOut { requests: false, input: true, output: false });
-        assert_eq!(reading.tokens, Tokens { requests: 3, output: 50, reasoning: 10, ..Tokens::default() });
-        assert_eq!(reading.unusable.iter().map(Unusable::path).collect::<Vec<_>>(), ["usage.cacheReadTokens"]);
-    }
-
-    #[test]
-    fn reasoning_above_output_leaves_out_the_output_group() {
-        let reading =
-            metric(r#"{"requests":{"count":1},"usage":{"inputTokens":900,"outputTokens":50,"reasoningTokens":80}}"#);
-        assert_eq!(reading.left_out, LeftOut { requests: false, input: false, output: true });
-        assert_eq!(reading.tokens, Tokens { requests: 1, input: 900, ..Tokens::default() });
-        let [unusable] = reading.unusable.as_slice() else { panic!("{:?}", reading.unusable) };
-        assert_eq!(
-            format!("{} is {} ({})", unusable.path(), unusable.written, unusable.why()),
-            "usage.reasoningTokens is 80, more than the output's 50 (reasoning is part of output)"
-        );
-        // Since earlier totals: 40 more reasoning against 20 more output.
-        let mut reading = metric(r#"{"usage":{"outputTokens":120,"reasoningTokens":60}}"#);
-        reading.hold_reasoning_inside_output(&Tokens { output: 100, reasoning: 20, ..Tokens::default() }, "usage", "r");
-        assert!(reading.left_out.output);
-        let mut whole = metric(r#"{"usage":{"outputTokens":120,"reasoningTokens":60}}"#);
-        whole.hold_reasoning_inside_output(&Tokens { output: 60, reasoning: 20, ..Tokens::default() }, "usage", "r");
-        assert_eq!(whole.left_out, LeftOut::default());
-        // An output that went down is the ledger's `total_went_down`, not this.
-        let mut lower = metric(r#"{"usage":{"outputTokens":80,"reasoningTokens":60}}"#);
-        lower.hold_reasoning_inside_output(&Tokens { output: 100, reasoning: 20, ..Tokens::default() }, "usage", "r");
-        assert_eq!(lower.left_out, LeftOut::default());
-    }
-
-    #[test]
-    fn a_wrongly_shaped_object_spoils_what_it_holds() {
-        let reading = metric(r#"{"requests":true,"usage":{"inputTokens":900}}"#);
-        assert_eq!(reading.left_out, LeftOut { requests: true, ..LeftOut::default() });
-        assert_eq!(reading.tokens.input, 900);
-        assert_eq!(reading.unusable, [Unusable { object: "requests", field: "", written: Written::Bool(true) }]);
-        let reading = metric(r#"{"requests":{"count":2},"usage":[1]}"#);
-        assert_eq!(reading.left_out, LeftOut { requests: false, input: true, output: true });
-        assert_eq!(reading.tokens.requests, 2);
-        assert_eq!(metric("7").left_out, LeftOut { requests: true, input: true, output: true });
-        let shutdown: ShutdownCounters = serde_json::from_str(r#"{"modelMetrics":"none"}"#).unwrap();
-        assert_eq!(shutdown.model_metrics, Some(Shaped::Not(Written::Text)));
-        for missing in ["{}", r#"{"modelMetrics":null}"#] {
-            assert_eq!(serde_json::from_str::<ShutdownCounters>(missing).unwrap().model_metrics, None);
-        }
     }
 }

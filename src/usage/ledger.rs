@@ -22,9 +22,8 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use chrono::NaiveDate;
 
-use super::counters::{
-    AgentMetric, LeftOut, ModelMetric, Reading, Recorded, Shaped, ShutdownCounters, UsageCounts, UsageRecordData,
-};
+use super::counters::{LeftOut, Reading, Recorded};
+use super::inputs::{Call, ModelTotal, ShutdownTotals};
 use super::rates::RateTable;
 use super::resumes::Counting;
 use super::{Entries, Entry, EntryKey, Kind, Tokens, Zone};
@@ -175,13 +174,13 @@ impl SessionLedger {
     }
 
     /// One model call of a log (`session.usage_record`).
-    pub fn logged_call(&mut self, at: LoggedAt<'_>, data: &UsageRecordData, rates: &RateTable) {
+    pub fn logged_call(&mut self, at: LoggedAt<'_>, model: &str, call: Call, rates: &RateTable) {
         const RECORD: &str = "session.usage_record";
         let millis = self.millis(at, RECORD, || {
             "its tokens cannot be put on a day, so they are in no usage row (only in the session's per-call sum)"
                 .to_string()
         });
-        let reading = data.read();
+        let Call { reading, recorded, byok, auto } = call;
         if !reading.unusable.is_empty() {
             self.note(Some(at.place), DiagnosticKind::ImplausibleCounter, || {
                 let (problem, left_out) = (unusable_text(RECORD, &reading), left_out_text(reading.left_out));
@@ -191,11 +190,9 @@ impl SessionLedger {
                 )
             });
         }
-        let (byok, auto) = data.byok_auto();
-        self.note_model(data.model(), byok, auto);
-        let recorded = data.recorded();
+        self.note_model(model, byok, auto);
         self.billed_figure(Some(at.place), RECORD, recorded);
-        self.call_reading(millis, data.model(), reading, recorded, rates);
+        self.call_reading(millis, model, reading, recorded, rates);
         self.written_by_cumulative_version();
     }
 
@@ -263,11 +260,10 @@ impl SessionLedger {
 
     /// One model call of a store's per-call rows. `rates` tells whether it ran above its
     /// model's long-context threshold.
-    pub fn call(&mut self, millis: Option<i64>, counts: &UsageCounts, rates: &RateTable) {
-        let model = counts.model.as_deref().unwrap_or_default();
-        let recorded = counts.recorded();
+    pub fn call(&mut self, millis: Option<i64>, model: &str, call: Call, rates: &RateTable) {
+        let Call { reading, recorded, .. } = call;
         self.billed_figure(None, "the store's usage row", recorded);
-        let entry = self.call_reading(millis, model, counts.read_call(), recorded, rates);
+        let entry = self.call_reading(millis, model, reading, recorded, rates);
         if let Some(millis) = millis {
             self.timed_calls.push((millis, model.to_string(), entry));
         }
@@ -399,7 +395,7 @@ impl SessionLedger {
     }
 
     /// One `session.shutdown`.
-    pub fn checkpoint(&mut self, at: LoggedAt<'_>, event_id: &str, by_subagent: bool, counters: &ShutdownCounters) {
+    pub fn checkpoint<S: ShutdownTotals>(&mut self, at: LoggedAt<'_>, event_id: &str, by_subagent: bool, counters: &S) {
         const RECORD: &str = "session.shutdown";
         if by_subagent {
             self.flags.insert("subagent_checkpoint_not_counted");
@@ -409,14 +405,14 @@ impl SessionLedger {
             self.flags.insert("repeated_checkpoint_not_counted");
             return;
         }
-        let metrics = match &counters.model_metrics {
-            Some(Shaped::Object(metrics)) => metrics,
-            missing => {
+        let metrics = match counters.per_model() {
+            Ok(metrics) => metrics,
+            Err(missing) => {
                 self.flags.insert("shutdown_without_counters");
                 self.note(Some(at.place), DiagnosticKind::MissingCounters, || {
                     let what = match missing {
-                        Some(Shaped::Not(written)) => format!("a modelMetrics that is {written}, not an object"),
-                        _ => "no modelMetrics (missing or null)".to_string(),
+                        Some(written) => format!("a modelMetrics that is {written}, not an object"),
+                        None => "no modelMetrics (missing or null)".to_string(),
                     };
                     format!(
                         "{RECORD} with {what}: it counts no tokens, so the session's figure rests on its per-call \
@@ -523,14 +519,12 @@ impl SessionLedger {
         self.uncovered.clear();
         self.billed_figure(Some(at.place), RECORD, counters.session_recorded());
         self.session_totals(day, metrics, counters.session_recorded());
-        if let Some(agents) = &counters.agent_metrics {
-            self.agent_checkpoint(day, agents);
-        }
+        self.agent_checkpoint(day, counters.per_agent());
     }
 
     /// Whether a shutdown of a process whose version cannot tell holds only its own counters:
     /// a total below the last one, or a model counted before and missing now.
-    fn restarted(&self, metrics: &BTreeMap<String, Shaped<ModelMetric>>) -> bool {
+    fn restarted(&self, metrics: &BTreeMap<String, impl ModelTotal>) -> bool {
         self.last_totals.iter().any(|(model, (previous, _))| match metrics.get(model) {
             None => !previous.is_zero(),
             Some(metric) => {
@@ -554,7 +548,7 @@ impl SessionLedger {
     /// above the per-model sum (a process that ended without a shutdown, whose per-model
     /// counters the next process never saw) is counted, on the day and model of the usage
     /// checkpoints that recorded it.
-    fn session_totals(&mut self, day: NaiveDate, metrics: &BTreeMap<String, Shaped<ModelMetric>>, session: Recorded) {
+    fn session_totals(&mut self, day: NaiveDate, metrics: &BTreeMap<String, impl ModelTotal>, session: Recorded) {
         let mut per_model = Recorded::default();
         for (_, recorded) in self.last_totals.values() {
             per_model.add(recorded);
@@ -600,11 +594,14 @@ impl SessionLedger {
 
     /// A counted checkpoint's increase per agent and model, by the same rules as per model: a
     /// total that cannot be read or went down adds nothing.
-    fn agent_checkpoint(&mut self, day: NaiveDate, agents: &BTreeMap<String, AgentMetric>) {
-        for (id, agent) in agents {
-            let label = if id == "main" { "main" } else { agent.agent_name.as_deref().unwrap_or(id) };
-            for (model, metric) in &agent.model_metrics {
-                let key = (id.clone(), model.clone());
+    fn agent_checkpoint<'a, M: ModelTotal + 'a>(
+        &mut self,
+        day: NaiveDate,
+        agents: impl Iterator<Item = (&'a str, &'a str, &'a BTreeMap<String, M>)>,
+    ) {
+        for (id, label, models) in agents {
+            for (model, metric) in models {
+                let key = (id.to_string(), model.clone());
                 let shares = self.agents.get_or_insert_with(Default::default);
                 let (previous, earlier) = shares.last_totals.get(&key).copied().unwrap_or_default();
                 let mut reading = metric.read();

@@ -17,6 +17,7 @@ pub const NANO_DOLLARS_PER_CREDIT: f64 = 1e7;
 pub mod bill;
 pub mod counters;
 pub mod credits;
+pub mod inputs;
 pub mod ledger;
 pub mod month;
 pub mod plans;

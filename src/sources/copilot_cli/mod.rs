@@ -3,6 +3,7 @@
 //! session claims ranked in `ranks.rs`). Joins and deduplication happen after the importers, in
 //! `crate::analysis`, whatever the source.
 
+pub mod counters;
 pub mod customizations;
 pub mod events;
 pub mod history;

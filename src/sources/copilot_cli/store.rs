@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use rusqlite::Connection;
 use rusqlite::types::ValueRef;
 
+use super::counters::{CopilotUsage, UsageCounts};
 use super::ranks;
 use crate::dedup;
 use crate::facts::session::SessionFacts;
@@ -15,7 +16,7 @@ use crate::model::{HeldRow, PendingRow, StoreTurn, TurnType};
 use crate::sources::store::{
     StoreContents, StoreFailure, StoreFiles, StoreScope, StoreSession, StoreUsageEvent, TurnReader, open_store,
 };
-use crate::usage::counters::{Amount, CopilotUsage, Count, UsageCounts};
+use crate::usage::counters::{Amount, Count};
 
 /// Reads the store: the log (if any) is replayed onto the main file's bytes in a buffer
 /// SQLite owns, which SQLite then opens read-only. Memory is the size of the database.
@@ -323,8 +324,8 @@ fn read_usage(
             session_id: take(&v[0]),
             agent_id: take(&v[1]),
             created_at: take(&v[8]),
-            counts: UsageCounts {
-                model: v[2].clone(),
+            model: take(&v[2]),
+            call: UsageCounts {
                 input_tokens: count(&v[3]),
                 output_tokens: count(&v[4]),
                 cache_read_tokens: count(&v[5]),
@@ -334,7 +335,8 @@ fn read_usage(
                 copilot_usage: Some(CopilotUsage { total_nano_aiu: Amount::from_text(v[9].as_deref()) }),
                 cost: Amount::from_text(v[10].as_deref()),
                 ..UsageCounts::default()
-            },
+            }
+            .call(),
         })
     };
     if known.is_empty() {

@@ -7,7 +7,7 @@ use std::io::{self, Read};
 
 use memchr::memmem::Finder;
 
-use crate::usage::counters::{ShutdownCounters, UsageCheckpointData, UsageRecordData};
+use super::counters::{ShutdownCounters, UsageCheckpointData, UsageRecordData};
 use crate::usage::ledger::{LoggedAt, Place, SessionLedger};
 use crate::usage::rates::RateTable;
 use crate::usage::resumes::{ResumeData, StartData};
@@ -199,7 +199,7 @@ fn apply_line(
             return Some(false);
         }
         let data = line.data.unwrap_or_default();
-        ledger.logged_call(LoggedAt { place, timestamp: line.timestamp.or_empty() }, &data, rates);
+        ledger.logged_call(LoggedAt { place, timestamp: line.timestamp.or_empty() }, data.model(), data.call(), rates);
     } else {
         let line: CounterLine<'_, ShutdownCounters> = crate::json::from_str(text, &mut spare).ok()?;
         if line.kind.get() != Some("session.shutdown") {

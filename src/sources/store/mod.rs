@@ -16,7 +16,7 @@ use rusqlite::Connection;
 
 use crate::input::ReadAt;
 use crate::model::{HeldRow, PendingRow, StoreTurn};
-use crate::usage::counters::UsageCounts;
+use crate::usage::inputs::Call;
 use sqlite_image::{open_image, sqlite_buffer};
 
 /// A session as a store names it (a row of its sessions table).
@@ -38,7 +38,9 @@ pub struct StoreUsageEvent {
     pub session_id: String,
     pub agent_id: String,
     pub created_at: String,
-    pub counts: UsageCounts,
+    /// The call's model (empty when unnamed).
+    pub model: String,
+    pub call: Call,
 }
 
 /// What to read of the store.

@@ -1,7 +1,7 @@
 //! Usage counters of the log (checkpoints and per-call records) into the session's ledger.
 
 use super::LogParser;
-use crate::usage::counters::{UsageCheckpointData, UsageRecordData};
+use crate::sources::copilot_cli::counters::{UsageCheckpointData, UsageRecordData};
 use crate::usage::ledger::{LoggedAt, Place};
 
 impl LogParser<'_, '_> {
@@ -21,7 +21,8 @@ impl LogParser<'_, '_> {
         let context = self.context;
         let record: UsageRecordData = serde_json::from_str(data)?;
         if let Some(ledger) = &mut self.outcome.usage {
-            ledger.logged_call(LoggedAt { place: Place::Line(line), timestamp: stamp }, &record, context.rates);
+            let at = LoggedAt { place: Place::Line(line), timestamp: stamp };
+            ledger.logged_call(at, record.model(), record.call(), context.rates);
         }
         Ok(())
     }

@@ -6,7 +6,7 @@ use serde_json::value::RawValue;
 use super::records::*;
 use super::{Envelope, LogParser, RowParts, Text, before_counting, history_session};
 use crate::model::RowMark;
-use crate::usage::counters::ShutdownCounters;
+use crate::sources::copilot_cli::counters::ShutdownCounters;
 use crate::usage::ledger::{LoggedAt, Place};
 use crate::usage::resumes::{ResumeData, StartData};
 
