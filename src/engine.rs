@@ -317,7 +317,7 @@ impl Done {
                 let files = (files.iter())
                     .map(|file| bill::read(&file.name, file.text.as_bytes()))
                     .collect::<Result<Vec<_>, _>>()?;
-                let logins = bill::logins(&outputs.inventory);
+                let logins = outputs.inventory.logins();
                 let user = user.filter(|user| !user.is_empty());
                 let usage = &outputs.usage;
                 Answer::Bill(bill::reconcile_for(

@@ -183,6 +183,17 @@ pub struct Account {
 
 /// A file's modification time as the inventory shows it, by home index and path.
 impl Inventory {
+    /// The logins the homes signed in with (their accounts), each once, in order: whose rows
+    /// of GitHub's usage report are this machine's, and whose report this is.
+    pub fn logins(&self) -> Vec<String> {
+        let logins: BTreeSet<&str> = (self.homes.iter())
+            .flat_map(|home| &home.agents)
+            .flat_map(|agent| &agent.accounts)
+            .map(|account| account.login.as_str())
+            .collect();
+        logins.into_iter().map(String::from).collect()
+    }
+
     /// Scrubs every text read from a file (`crate::scrub`): names, descriptions, first lines,
     /// commands, grants, logins.
     pub fn scrub(&mut self) {

@@ -159,7 +159,7 @@ pub fn file_name(outputs: &Outputs, options: &ShareOptions) -> String {
 /// Whose figures these are: the logins the homes signed in with, the allowance (and its plan),
 /// and the machines (the homes' labels).
 fn whose(out: &mut String, outputs: &Outputs, options: &ShareOptions) {
-    let logins = crate::usage::bill::logins(&outputs.inventory);
+    let logins = outputs.inventory.logins();
     // A home's folder name, as the team export names the machine.
     let machines: BTreeSet<String> =
         outputs.usage.home_labels.iter().map(|label| crate::team_export::machine_name(label)).collect();

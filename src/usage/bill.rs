@@ -492,16 +492,6 @@ pub fn differences(bill: &Reconciliation) -> Vec<String> {
         .collect()
 }
 
-/// The logins this machine signed in with (the homes' accounts), for `pick_user`.
-pub fn logins(inventory: &crate::inventory::Inventory) -> Vec<String> {
-    let logins: BTreeSet<String> = (inventory.homes.iter())
-        .flat_map(|home| &home.agents)
-        .flat_map(|agent| &agent.accounts)
-        .map(|account| account.login.clone())
-        .collect();
-    logins.into_iter().collect()
-}
-
 /// What each status means, for the table's legend and the page.
 pub const LEGEND: [(&str, &str); 5] = [
     ("matched", "within 0.01 credits or 1%"),

@@ -518,7 +518,7 @@ fn run_usage_in_full(
         Ok(outputs) => outputs,
         Err(error) => return fail(1, &format!("reading: {error}")),
     };
-    if let Err(code) = print_usage(&outputs.usage, &bill::logins(&outputs.inventory), &view) {
+    if let Err(code) = print_usage(&outputs.usage, &outputs.inventory.logins(), &view) {
         return code;
     }
     if let Some(export) = export {
@@ -618,7 +618,7 @@ fn run_report(
     }
     if let Some((files, asked)) = bill {
         let usage = &outputs.usage;
-        let logins = bill::logins(&outputs.inventory);
+        let logins = outputs.inventory.logins();
         match bill::reconcile_for(&files, asked.as_deref(), &logins, usage.ledgers.values(), &usage.rates) {
             Ok(reconciled) => share.bill = Some(reconciled),
             Err(message) => return fail(USAGE_ERROR, &message),
