@@ -86,6 +86,23 @@ pub const SESSION_TOTAL_ABOVE_MODELS: &str = "session_total_above_models";
 /// Per model, totals and what was recorded as billed.
 type ModelTotals = BTreeMap<String, (Tokens, Recorded)>;
 
+/// One of a store's calls with its time: what makes its `Entry` again.
+#[derive(Debug, Clone)]
+struct TimedCall {
+    millis: i64,
+    model: u32,
+    tokens: Tokens,
+    long: bool,
+    implausible: bool,
+    recorded: Recorded,
+}
+
+impl TimedCall {
+    fn entry(&self) -> Entry {
+        Entry { recorded: self.recorded, ..Entry::of(self.tokens, self.long, self.implausible) }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct SessionLedger {
     /// The agent whose session it is, and the home (by the analysis's index) it is counted in:
@@ -109,8 +126,11 @@ pub struct SessionLedger {
     /// over the per-model sum has been counted.
     shutdown_recorded: Recorded,
     excess_counted: Recorded,
-    /// A store's calls with their times, to tell those after a log's last shutdown.
-    timed_calls: Vec<(i64, String, Entry)>,
+    /// A store's calls with their times, to tell those after a log's last shutdown (a store
+    /// holds hundreds of thousands: each kept as what makes its entry again, its model by index
+    /// into `call_models`).
+    timed_calls: Vec<TimedCall>,
+    call_models: Vec<String>,
     /// The shares of the main agent and the sub-agents, for sessions whose shutdowns give them
     /// (boxed: most do not, and thousands of ledgers wait for the end).
     pub agents: Option<Box<AgentShares>>,
@@ -152,6 +172,7 @@ impl SessionLedger {
             shutdown_recorded: Recorded::default(),
             excess_counted: Recorded::default(),
             timed_calls: Vec::new(),
+            call_models: Vec::new(),
             agents: None,
             billing_models: Vec::new(),
             usage_checkpoint: None,
@@ -265,7 +286,21 @@ impl SessionLedger {
         self.billed_figure(None, "the store's usage row", recorded);
         let entry = self.call_reading(millis, model, reading, recorded, rates);
         if let Some(millis) = millis {
-            self.timed_calls.push((millis, model.to_string(), entry));
+            let model = match self.call_models.iter().position(|known| known == model) {
+                Some(index) => index,
+                None => {
+                    self.call_models.push(model.to_string());
+                    self.call_models.len() - 1
+                }
+            };
+            self.timed_calls.push(TimedCall {
+                millis,
+                model: model as u32,
+                tokens: entry.tokens,
+                long: entry.long != Tokens::default(),
+                implausible: entry.implausible,
+                recorded,
+            });
         }
     }
 
@@ -739,9 +774,10 @@ impl SessionLedger {
             // Calls after the last shutdown stay a partial lower bound; the others reconcile.
             self.uncovered.clear();
             let mut covered = store.calls;
-            for (millis, model, entry) in store.timed_calls.iter().filter(|(millis, ..)| *millis > last) {
-                covered = covered.minus(&entry.tokens);
-                self.uncovered.entry((self.zone.day(*millis), model.clone())).or_default().add(entry);
+            for call in store.timed_calls.iter().filter(|call| call.millis > last) {
+                covered = covered.minus(&call.tokens);
+                let model = store.call_models[call.model as usize].clone();
+                self.uncovered.entry((self.zone.day(call.millis), model)).or_default().add(&call.entry());
             }
             if covered.counters() != counted.counters() {
                 self.flags.insert("per_call_mismatch");
