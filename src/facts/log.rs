@@ -110,6 +110,24 @@ impl LineAccount {
 pub struct ToolTally {
     pub calls: u64,
     pub failures: u64,
+    /// When it was last called (epoch milliseconds), where a call's line is dated.
+    #[serde(skip)]
+    pub last_ms: Option<i64>,
+}
+
+impl ToolTally {
+    /// Counts a call at a time (none when its line is undated).
+    pub fn call(&mut self, at_ms: Option<i64>) {
+        self.calls += 1;
+        self.last_ms = self.last_ms.max(at_ms);
+    }
+
+    /// Adds another tally of the same tool into this one.
+    pub fn add(&mut self, other: &ToolTally) {
+        self.calls += other.calls;
+        self.failures += other.failures;
+        self.last_ms = self.last_ms.max(other.last_ms);
+    }
 }
 
 /// Tool calls of each MCP server, by server then tool.
@@ -120,9 +138,7 @@ pub fn add_mcp_calls(into: &mut McpCalls, from: &McpCalls) {
     for (server, tools) in from {
         let server = into.entry(server.clone()).or_default();
         for (tool, tally) in tools {
-            let entry = server.entry(tool.clone()).or_default();
-            entry.calls += tally.calls;
-            entry.failures += tally.failures;
+            server.entry(tool.clone()).or_default().add(tally);
         }
     }
 }
@@ -132,6 +148,17 @@ pub fn add_mcp_calls(into: &mut McpCalls, from: &McpCalls) {
 pub struct SkillUse {
     pub by_person: u64,
     pub by_model: u64,
+    /// When it was last invoked (epoch milliseconds), where an invocation's line is dated.
+    pub last_ms: Option<i64>,
+}
+
+impl SkillUse {
+    /// Adds another tally of the same skill into this one.
+    pub fn add(&mut self, other: &SkillUse) {
+        self.by_person += other.by_person;
+        self.by_model += other.by_model;
+        self.last_ms = self.last_ms.max(other.last_ms);
+    }
 }
 
 /// A problem of a log for the report, at a line when there is one.

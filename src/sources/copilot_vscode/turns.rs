@@ -88,7 +88,7 @@ fn read_turns(
         {
             folder = Some(directory);
         }
-        tally_tools(request, outcome);
+        tally_tools(request, turn.millis, outcome);
         add_usage(context, request, &turn, replay.request_line(index), outcome);
         if let Some(emitter) = emitter.as_deref_mut() {
             emitter.project.clone_from(folder.as_ref().map_or(&String::new(), |folder| &folder.path));
@@ -171,18 +171,18 @@ fn tool_failed(part: &Value) -> bool {
     part.pointer("/resultDetails/isError").and_then(Value::as_bool) == Some(true)
 }
 
-fn tally_tools(request: &Value, outcome: &mut LogOutcome) {
+fn tally_tools(request: &Value, at_ms: Option<i64>, outcome: &mut LogOutcome) {
     for part in parts(request).iter().filter(|part| is_tool_invocation(part)) {
         let Some(tool) = text(part.get("toolId")).filter(|tool| !tool.is_empty()) else { continue };
         let failed = u64::from(tool_failed(part));
         let tally = outcome.tools.entry(tool.to_string()).or_default();
-        tally.calls += 1;
+        tally.call(at_ms);
         tally.failures += failed;
         if text(part.pointer("/source/type")) == Some("mcp")
             && let Some(server) = text(part.pointer("/source/label")).filter(|label| !label.is_empty())
         {
             let tally = outcome.mcp_calls.entry(server.to_string()).or_default().entry(tool.to_string()).or_default();
-            tally.calls += 1;
+            tally.call(at_ms);
             tally.failures += failed;
         }
     }
