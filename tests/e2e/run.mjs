@@ -1618,6 +1618,8 @@ function inventoryHome() {
 
 /** A verdict as the inventory view words it. */
 const verdictWords = (verdict) => verdict.replaceAll('_', ' ');
+// A last use as the page shows it in UTC, a dash for none.
+const utcShown = (iso) => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, '') : '—');
 
 /** Every agent part of an inventory.json, in order: {home, agent: the part}. */
 const inventoryParts = (inventory) => inventory.homes.flatMap((home) => home.agents.map((agent) => ({ home: home.home, agent })));
@@ -1718,6 +1720,7 @@ test('the inventory fixture: the inventory view and the session view show what t
             plugin: m.plugin || '',
             calls: fmtInt(m.calls),
             failures: fmtInt(m.failures),
+            'last used': utcShown(m.last_used),
             connected: fmtInt(m.connected),
             'failed starts': fmtInt(m.failed_to_start),
             verdict: verdictWords(m.verdict),
@@ -1789,10 +1792,10 @@ test('the inventory fixture: the inventory view and the session view show what t
     const idsShown = async (key) => (await inventoryShown(page)).flatMap((p) => (p.sections[key] ? p.sections[key].rows.map((r) => r.id) : []));
     const serverOptions = await page.$$eval('#inv-server-verdict option', (options) => options.map((o) => o.value).filter(Boolean));
     const serverVerdicts = [...new Set(all('mcp_servers').map((m) => m.verdict))].sort();
-    assertEqual(serverOptions, [...serverVerdicts, 'failed_to_start'], 'the servers by verdict, and those that failed to start');
+    assertEqual(serverOptions, [...serverVerdicts, 'any_failed_start'], 'the servers by verdict, and those that ever failed to start');
     for (const value of serverOptions) {
       await page.selectOption('#inv-server-verdict', value);
-      const want = all('mcp_servers').filter((m) => (value === 'failed_to_start' ? m.failed_to_start > 0 : m.verdict === value)).map((m) => m.name);
+      const want = all('mcp_servers').filter((m) => (value === 'any_failed_start' ? m.failed_to_start > 0 : m.verdict === value)).map((m) => m.name);
       assertEqual(await idsShown('mcp_servers'), want, `servers: ${value}`);
       if (value === 'configured_never_used') await shot(page, 'inventory-never-used.png');
     }
