@@ -265,7 +265,7 @@ pub enum Answer<'a> {
     Summary(Summary),
     Rows(RowsPage),
     Facets(Facets),
-    Sessions(#[cfg_attr(test, ts(type = "Array<Record<string, unknown>>"))] &'a [SessionRecord]),
+    Sessions(#[cfg_attr(test, ts(type = "Array<Record<string, unknown>>"))] Vec<SessionShown<'a>>),
     Inventory(#[cfg_attr(test, ts(type = "Record<string, unknown>"))] &'a Inventory),
     Report(#[cfg_attr(test, ts(type = "Record<string, unknown>"))] &'a Report),
     Usage(UsageView<'a>),
@@ -277,6 +277,21 @@ pub enum Answer<'a> {
         #[cfg_attr(test, ts(type = "Record<string, Record<string, unknown>>"))] BTreeMap<&'a str, CreditsUsed>,
     ),
     Bill(#[cfg_attr(test, ts(type = "Record<string, unknown>"))] Reconciliation),
+}
+
+/// A session as the page shows it: its record, and what names it where it is shown
+/// (`SessionRecord::display_name`: its name, else its first prompt, else its id).
+#[derive(Serialize)]
+pub struct SessionShown<'a> {
+    #[serde(flatten)]
+    pub record: &'a SessionRecord,
+    pub display_name: &'a str,
+}
+
+impl<'a> SessionShown<'a> {
+    pub fn of(record: &'a SessionRecord) -> Self {
+        SessionShown { record, display_name: record.display_name() }
+    }
 }
 
 #[cfg(test)]

@@ -17,6 +17,8 @@ pub struct LogSummary {
     pub copilot_version: Option<String>,
     /// The session's title as the log names it (VS Code's `customTitle`).
     pub title: Option<String>,
+    /// The first prompt's first line, cut (`prompt_line`): what names a session that has no title.
+    pub first_prompt: Option<String>,
     /// When the session was created, as the log says (VS Code's `creationDate`).
     pub created_ms: Option<i64>,
     /// The project and branch the log left tracked ("latest context.cwd").
@@ -51,6 +53,8 @@ impl LogSummary {
         let latest = [self.last_event_ms, imported.last_event_ms].into_iter().flatten().max();
         (self.first_event_ms, self.last_event_ms) = (earliest, latest);
         self.created_ms = self.created_ms.or(imported.created_ms);
+        // The imported history came before the log.
+        self.first_prompt = imported.first_prompt.or(self.first_prompt.take());
         self.models.extend(imported.models);
         self.chosen_models.extend(imported.chosen_models);
         self.answered |= imported.answered;
@@ -68,6 +72,7 @@ impl LogSummary {
             if other.lines > self.lines { (other, std::mem::take(self)) } else { (std::mem::take(self), other) };
         longer.copilot_version = longer.copilot_version.or(shorter.copilot_version);
         longer.title = longer.title.or(shorter.title);
+        longer.first_prompt = longer.first_prompt.or(shorter.first_prompt);
         longer.created_ms = longer.created_ms.or(shorter.created_ms);
         if longer.project.is_none() {
             (longer.project, longer.remote) = (shorter.project, shorter.remote);
@@ -79,6 +84,27 @@ impl LogSummary {
         longer.answered |= shorter.answered;
         (longer.first_event_ms, longer.last_event_ms) = (first_event_ms, last_event_ms);
         *self = longer;
+    }
+}
+
+/// The longest first prompt kept, in characters.
+pub const PROMPT_LINE_CHARS: usize = 80;
+
+impl LogSummary {
+    /// Notes a prompt's text: the first one that says something names the session.
+    pub fn note_prompt(&mut self, text: &str) {
+        if self.first_prompt.is_none() {
+            self.first_prompt = prompt_line(text);
+        }
+    }
+}
+
+/// A prompt's first line that says something, cut at `PROMPT_LINE_CHARS` with `…`.
+pub fn prompt_line(text: &str) -> Option<String> {
+    let line = text.lines().map(str::trim).find(|line| !line.is_empty())?;
+    match line.char_indices().nth(PROMPT_LINE_CHARS) {
+        Some((cut, _)) => Some(format!("{}…", line[..cut].trim_end())),
+        None => Some(line.to_string()),
     }
 }
 
@@ -167,4 +193,20 @@ pub struct LogProblem {
     pub line: Option<u64>,
     pub kind: DiagnosticKind,
     pub message: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_prompt_names_a_session_by_its_first_line_that_says_something_cut() {
+        assert_eq!(prompt_line("\n  \n  fix the build  \nthen test"), Some("fix the build".into()));
+        assert_eq!(prompt_line(" \n\t"), None);
+        let long = "é".repeat(PROMPT_LINE_CHARS + 5);
+        assert_eq!(prompt_line(&long), Some(format!("{}…", "é".repeat(PROMPT_LINE_CHARS))));
+        let mut summary = LogSummary::default();
+        ["", "first", "second"].into_iter().for_each(|text| summary.note_prompt(text));
+        assert_eq!(summary.first_prompt.as_deref(), Some("first"), "an empty prompt names nothing");
+    }
 }

@@ -26,7 +26,7 @@ export async function render(container, ctx) {
   const facets = await ctx.get('facets');
   if (!ctx.alive()) return;
   const sessions = await ctx.get('sessions');
-  const names = new Map(sessions.map((s) => [s.session_id, s.name]));
+  const names = new Map(sessions.map((s) => [s.session_id, s.display_name]));
 
   const typeBoxes = ctx.engine.facts.turn_types.map((type) => h('input', { type: 'checkbox', value: type, dataset: { type } }));
   const select = (id, label, values) =>

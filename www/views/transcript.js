@@ -73,7 +73,7 @@ export async function renderTranscript(container, ctx, sessionId, index = null) 
   const header = h(
     'div.transcript-head',
     null,
-    h('h2.view-title', null, session && session.name ? session.name : 'Session'),
+    h('h2.view-title', null, session ? session.display_name : 'Session'),
     h('p.mono.muted', null, sessionId),
     session
       ? h(

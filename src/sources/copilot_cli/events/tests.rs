@@ -413,6 +413,7 @@ fn every_line_is_accounted_for() {
         requested_calls: HashSet::new(),
         mcp_call_ids: HashMap::new(),
         skill_asked: None,
+        line_ms: None,
         outcome: LogOutcome::default(),
     };
     let mut reader = reader;
