@@ -186,7 +186,7 @@ pub fn usage_view<'a>(outputs: &'a Outputs, query: &UsageQuery) -> Result<UsageV
             .iter()
             .filter(|diagnostic| diagnostic.kind.is_about_usage_counters())
             .collect(),
-        rates: &usage.rates.source,
+        rates: &usage.rates.title,
     })
 }
 

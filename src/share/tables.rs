@@ -2,7 +2,6 @@
 //! view shows them), and the usage by model, project and day with one row per model of a group
 //! (its counted, partial and recovered parts in columns) and one money column.
 
-use crate::sessions::SessionRecord;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
@@ -87,16 +86,7 @@ impl Top {
             ranked.truncate(TOP);
             ranked
         };
-        let mut sessions = ranked(GroupBy::Session);
-        // A session by what names it (its name, else its first prompt), with its id's start.
-        for session in &mut sessions {
-            let record = outputs.sessions.iter().find(|record| record.session_id == session.id);
-            if let Some(name) = record.map(SessionRecord::display_name).filter(|name| *name != session.id) {
-                let short: String = session.id.chars().take(8).collect();
-                session.id = format!("{name} ({short})");
-            }
-        }
-        Top { sessions, projects: ranked(GroupBy::Project), models: ranked(GroupBy::Model) }
+        Top { sessions: ranked(GroupBy::Session), projects: ranked(GroupBy::Project), models: ranked(GroupBy::Model) }
     }
 
     pub fn write(&self, out: &mut String, used: f64) {
