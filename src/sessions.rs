@@ -62,6 +62,7 @@ impl SessionRecord {
         texts.chain(&mut self.artifacts).chain(&mut self.checkpoint_titles).for_each(|text| {
             crate::scrub::scrub_in_place(text);
         });
+        crate::facts::log::cut_prompt_line(&mut self.first_prompt);
     }
 }
 

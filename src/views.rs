@@ -338,9 +338,11 @@ impl NoteFields {
     /// after a space and runs to the next; none when no word is one.
     pub fn of(text: &str) -> Option<NoteFields> {
         let is_key = |word: &str| {
-            word.split_once('=').is_some_and(|(key, _)| !key.is_empty() && key.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'))
+            word.split_once('=')
+                .is_some_and(|(key, _)| !key.is_empty() && key.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'))
         };
-        let starts: Vec<usize> = text.match_indices(' ').map(|(at, _)| at + 1).filter(|&at| is_key(&text[at..])).collect();
+        let starts: Vec<usize> =
+            text.match_indices(' ').map(|(at, _)| at + 1).filter(|&at| is_key(&text[at..])).collect();
         let first = *starts.first()?;
         let ends = starts.iter().skip(1).map(|&at| at - 1).chain([text.len()]);
         let fields = starts.iter().zip(ends).map(|(&start, end)| {
@@ -405,7 +407,11 @@ mod tests {
         let tip = NoteFields::of("session.info tip: Try /model url=https://docs.example tip=t1").unwrap();
         assert_eq!((tip.lead.as_str(), tip.fields.len()), ("session.info tip: Try /model", 2));
         assert_eq!(NoteFields::of("model: gpt-5.4"), None, "no pairs: the text as it is");
-        assert_eq!(NoteFields::of("a =b x=y").unwrap().fields, [("x".to_string(), "y".to_string())], "`=b` names no key");
+        assert_eq!(
+            NoteFields::of("a =b x=y").unwrap().fields,
+            [("x".to_string(), "y".to_string())],
+            "`=b` names no key"
+        );
     }
     use crate::input::memory::{MemoryRoot, MemoryRoots};
     use crate::model::{LineLocator, Row, RowMark, RowSink, TurnType};

@@ -87,24 +87,34 @@ impl LogSummary {
     }
 }
 
-/// The longest first prompt kept, in characters.
+/// The longest first prompt shown, in characters.
 pub const PROMPT_LINE_CHARS: usize = 80;
+/// The first prompt's line is kept this much longer until it is scrubbed, so that a secret
+/// crossing the cut is whole when the scrubber reads it (a cut one may no longer look like one).
+const PROMPT_KEPT_CHARS: usize = PROMPT_LINE_CHARS + 1024;
 
 impl LogSummary {
-    /// Notes a prompt's text: the first one that says something names the session.
+    /// Notes a prompt's text: the first line of the first one that says something names the
+    /// session (cut for showing by `cut_prompt_line` once scrubbed).
     pub fn note_prompt(&mut self, text: &str) {
-        if self.first_prompt.is_none() {
-            self.first_prompt = prompt_line(text);
+        if self.first_prompt.is_none()
+            && let Some(line) = text.lines().map(str::trim).find(|line| !line.is_empty())
+        {
+            self.first_prompt = Some(cut_at(line, PROMPT_KEPT_CHARS).to_string());
         }
     }
 }
 
-/// A prompt's first line that says something, cut at `PROMPT_LINE_CHARS` with `…`.
-pub fn prompt_line(text: &str) -> Option<String> {
-    let line = text.lines().map(str::trim).find(|line| !line.is_empty())?;
-    match line.char_indices().nth(PROMPT_LINE_CHARS) {
-        Some((cut, _)) => Some(format!("{}…", line[..cut].trim_end())),
-        None => Some(line.to_string()),
+/// A text's first `chars` characters.
+fn cut_at(text: &str, chars: usize) -> &str {
+    text.char_indices().nth(chars).map_or(text, |(cut, _)| &text[..cut])
+}
+
+/// A scrubbed first prompt as it is shown: cut at `PROMPT_LINE_CHARS`, with `…` where it was.
+pub fn cut_prompt_line(line: &mut String) {
+    let cut = cut_at(line, PROMPT_LINE_CHARS);
+    if cut.len() < line.len() {
+        *line = format!("{}…", cut.trim_end());
     }
 }
 
@@ -200,13 +210,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_prompt_names_a_session_by_its_first_line_that_says_something_cut() {
-        assert_eq!(prompt_line("\n  \n  fix the build  \nthen test"), Some("fix the build".into()));
-        assert_eq!(prompt_line(" \n\t"), None);
-        let long = "é".repeat(PROMPT_LINE_CHARS + 5);
-        assert_eq!(prompt_line(&long), Some(format!("{}…", "é".repeat(PROMPT_LINE_CHARS))));
-        let mut summary = LogSummary::default();
-        ["", "first", "second"].into_iter().for_each(|text| summary.note_prompt(text));
-        assert_eq!(summary.first_prompt.as_deref(), Some("first"), "an empty prompt names nothing");
+    fn a_prompt_names_a_session_by_its_first_line_that_says_something_cut_once_scrubbed() {
+        let first = |texts: &[&str]| {
+            let mut summary = LogSummary::default();
+            texts.iter().for_each(|text| summary.note_prompt(text));
+            summary.first_prompt
+        };
+        assert_eq!(first(&["\n  \n  fix the build  \nthen test"]).as_deref(), Some("fix the build"));
+        assert_eq!(first(&[" \n\t", "first", "second"]).as_deref(), Some("first"), "an empty prompt names nothing");
+        // A secret across the cut is kept whole for the scrubber, then the line is cut.
+        let secret = "ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8";
+        let mut line = first(&[&format!("{}{secret} and more", "x ".repeat(36))]).unwrap();
+        assert!(line.contains(secret));
+        crate::scrub::scrub_in_place(&mut line);
+        cut_prompt_line(&mut line);
+        assert_eq!(
+            line,
+            format!("{}[redacted] and more", "x ".repeat(36)).chars().take(PROMPT_LINE_CHARS).collect::<String>() + "…"
+        );
+        let mut short = "é".repeat(PROMPT_LINE_CHARS);
+        cut_prompt_line(&mut short);
+        assert_eq!(short, "é".repeat(PROMPT_LINE_CHARS), "a line that fits is whole");
     }
 }

@@ -2385,6 +2385,179 @@ test('the single-file build from file:// analyses a folder and its embedded demo
   }
 });
 
+// ---- issue 27, plain words ---------------------------------------------------------------------
+
+// Field names of the data that the page shows in words instead.
+const RAW_NAMES = ['tool_use', 'tool_result', 'user_prompt', 'timestamp_utc', 'turn_type', 'session_id', 'project_path', 'git_branch', 'tool_name', 'tool_use_id', 'source_line'];
+const rawNamesIn = (text) => RAW_NAMES.filter((name) => text.includes(name));
+
+test('words: the timeline filters, its rows and a row\'s detail show no raw field name; a note of key=value pairs shows labelled', async () => {
+  const browser = await launch();
+  try {
+    const { page, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
+    await pick(page, SPEC);
+    await showView(page, 'timeline');
+    const labels = await page.$$eval('#view-timeline .type-boxes label', (all) => all.map((l) => l.textContent.trim()));
+    const facts = await page.evaluate(() => window.copilotLens);
+    assertEqual(labels, ['Prompt', 'Reply', 'Tool call', 'Tool result', 'Note', 'Thinking'], 'the turn types by the engine\'s words');
+    assertEqual(rawNamesIn(await page.textContent('#view-timeline .tl-filters')), [], `no field name in the filters (${facts.state})`);
+    await page.waitForSelector('#view-timeline .vt-row .c-type:not(:empty)');
+    const kinds = await page.$$eval('#view-timeline .vt-row:not([hidden]) .c-type', (all) => [...new Set(all.map((c) => c.textContent))]);
+    assert(kinds.includes('Tool call') && kinds.includes('Tool result'), `the rows' kinds in words: ${kinds}`);
+    assertEqual(kinds.filter((k) => k.includes('_')), [], 'no row shows a field name as its kind');
+    // A tool call's detail: labelled fields.
+    await page.fill('#tl-search', 'npm test');
+    await page.check('#view-timeline input[data-type="tool_use"]');
+    await page.waitForFunction(() => /^[1-9]/.test(document.getElementById('tl-count').textContent));
+    await page.click('#view-timeline .vt-row:not([hidden])');
+    await page.waitForSelector('#tl-detail:not([hidden])');
+    const terms = await page.$$eval('#tl-detail dl.facts dt', (all) => all.map((dt) => dt.textContent));
+    assert(terms.includes('Time') && terms.includes('Kind') && terms.includes('Session') && terms.includes('Tool'), `the detail's labels: ${terms}`);
+    assertEqual(rawNamesIn(await page.textContent('#tl-detail')), [], 'no field name in a row\'s detail');
+    assertEqual(await page.textContent('#tl-detail dl.facts dd:nth-of-type(2)'), 'Tool call', 'the kind in words');
+    await shot(page, 'words-row-detail.png', false);
+    // A note of key=value pairs: its lead, then each value under its key.
+    await page.uncheck('#view-timeline input[data-type="tool_use"]');
+    await page.check('#view-timeline input[data-type="system"]');
+    await page.fill('#tl-search', 'intention=');
+    await page.waitForFunction(() => document.getElementById('tl-count').textContent === '1 rows');
+    await page.click('#view-timeline .vt-row:not([hidden])');
+    await page.waitForSelector('#tl-detail .note-fields');
+    const note = await page.$eval('#tl-detail .note-fields', (el) => ({
+      lead: el.querySelector('p').textContent,
+      pairs: [...el.querySelectorAll('dt')].map((dt) => [dt.textContent, dt.nextElementSibling.textContent]),
+    }));
+    assertEqual(note, { lead: 'permission request: shell npm test', pairs: [['intention', 'Run the test suite']] }, 'the note as its lead and labelled value');
+    assert(await page.$eval('#tl-detail pre.detail-text', (pre) => pre.hidden), 'the raw text is not shown beside it');
+    await shot(page, 'words-note-detail.png', false);
+    assertEqual(errors, [], 'no page errors');
+    return `labels ${labels.join(', ')}; detail terms ${terms.join(', ')}`;
+  } finally {
+    await browser.close();
+  }
+});
+
+test('words: "Show thinking" without the option says so and analyses again with it; then the thinking shows', async () => {
+  const browser = await launch();
+  try {
+    const { page, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
+    await pick(page, SPEC);
+    const openFirstSession = async () => {
+      await showView(page, 'sessions');
+      await page.click('#session-list tbody tr:first-child button.link');
+      await page.waitForSelector('#transcript[data-loaded]');
+    };
+    await openFirstSession();
+    assert(await page.$eval('#thinking-off', (el) => el.hidden), 'nothing said before the toggle is used');
+    await page.check('#show-thinking');
+    assert(await page.isVisible('#thinking-off'), 'the toggle says the analysis left the reasoning out');
+    assert((await page.textContent('#thinking-off')).includes('Include the model\u2019s reasoning'), 'it names the option');
+    await shot(page, 'words-thinking-off.png', false);
+    await page.click('#analyse-with-thinking');
+    await waitForState(page, ['done'], 120_000);
+    assert(await page.isChecked('#opt-thinking'), 'the option is now on');
+    await openFirstSession();
+    await page.check('#show-thinking');
+    assert(await page.$eval('#thinking-off', (el) => el.hidden), 'with the option, nothing to say');
+    const shown = await page.$$eval('#conversation .msg.thinking', (all) => all.filter((e) => e.offsetParent !== null).length);
+    assert(shown > 0, 'the thinking rows show');
+    assertEqual(errors, [], 'no page errors');
+    return `${shown} thinking rows after analysing again`;
+  } finally {
+    await browser.close();
+  }
+});
+
+test('words: an unnamed session shows its first prompt in the Sessions view, the transcript and the timeline', async () => {
+  const id = '0a27e27e-0000-4000-8000-000000000001';
+  const home = path.join(TMP, 'unnamed-home');
+  const log = path.join(home, '.copilot/session-state', id, 'events.jsonl');
+  mkdirSync(path.dirname(log), { recursive: true });
+  const line = (type, data, at) => JSON.stringify({ type, data, id: `e-${at}`, timestamp: `2026-11-02T10:00:0${at}.000Z`, parentId: null });
+  const secret = 'ghp_' + 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8';
+  const prompt = `please touch a file named notes.txt and keep ${secret} out of it, and then tell me about it in a very long sentence`;
+  writeFileSync(log, [line('session.start', { sessionId: id, version: 1, copilotVersion: '1.0.104', startTime: '2026-11-02T10:00:00.000Z', context: { cwd: '/w' } }, 0), line('user.message', { content: `\n${prompt}\nsecond line` }, 1)].join('\n') + '\n');
+  const browser = await launch();
+  try {
+    const { page, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
+    await pick(page, home);
+    const sessions = await page.evaluate(() => window.copilotLens);
+    await showView(page, 'sessions');
+    const shown = await page.textContent('#session-list tbody tr:first-child button.link');
+    assert(shown.startsWith('please touch a file named notes.txt'), `the first prompt names it: ${shown} (${sessions.state})`);
+    assert(!shown.includes(id) && !shown.includes('second line'), 'not its id, one line only');
+    assert(!shown.includes(secret) && shown.includes('[redacted]'), 'scrubbed');
+    assert(shown.endsWith('…') && [...shown].length <= 81, `cut to a line (${[...shown].length} characters)`);
+    await page.click('#session-list tbody tr:first-child button.link');
+    await page.waitForSelector('#transcript[data-loaded]');
+    assertEqual(await page.textContent('#transcript .view-title'), shown, 'the transcript header says the same');
+    await showView(page, 'timeline');
+    await page.waitForSelector('#view-timeline .vt-row .c-session:not(:empty)');
+    assertEqual(await page.textContent('#view-timeline .vt-row:not([hidden]) .c-session'), shown, 'so do the timeline\'s rows');
+    await shot(page, 'words-unnamed-session.png', false);
+    assertEqual(errors, [], 'no page errors');
+    return shown;
+  } finally {
+    await browser.close();
+  }
+});
+
+test('words: the inventory shows a built-in server, servers that failed to start, when each server and skill was last used, and a legend', async () => {
+  const browser = await launch();
+  try {
+    const { page, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
+    await pick(page, path.join(ROOT, 'fixtures/inventory/home'));
+    await showView(page, 'inventory');
+    const cells = (name) =>
+      page.$eval(`#view-inventory .inv-part[data-agent="copilot-cli"] table.inv-mcp_servers tr[data-id="${name}"]`, (row) => {
+        const heads = [...row.closest('table').querySelectorAll('thead th')].map((th) => th.textContent);
+        return Object.fromEntries([...row.children].map((td, i) => [heads[i], td.textContent]));
+      });
+    const builtIn = await cells('github-mcp-server');
+    assertEqual([builtIn.verdict, builtIn.connected, builtIn.calls], ['built in', '1', '0'], 'the CLI\'s own server is built in');
+    assertEqual((await cells('playwright')).verdict, 'failed to start', 'a server that only failed to start says so');
+    assertEqual((await cells('aws-kb')).verdict, 'failed to start', 'configured, and it failed to start');
+    assertEqual((await cells('github'))['last used'], '2026-10-05 09:01:04', 'the last call of a used server');
+    assertEqual((await cells('vault'))['last used'], '—', 'never used');
+    const deploy = await page.$eval('#view-inventory table.inv-skills tr[data-id="deploy"]', (row) => {
+      const heads = [...row.closest('table').querySelectorAll('thead th')].map((th) => th.textContent);
+      return row.children[heads.indexOf('last used')].textContent;
+    });
+    assertEqual(deploy, '2026-10-05 09:01:02', 'a skill\'s last invocation');
+    const legend = await page.textContent('#view-inventory .inv-part[data-agent="copilot-cli"] [data-section="mcp_servers"] .inv-legend');
+    assert(legend.includes('args · env · headers') && legend.includes('never kept'), `the legend says what is counted and that values are never kept: ${legend}`);
+    await page.waitForTimeout(150);
+    await shot(page, 'words-inventory.png');
+    assertEqual(errors, [], 'no page errors');
+    return 'built in, failed to start, last used and the legend shown';
+  } finally {
+    await browser.close();
+  }
+});
+
+test('words: the developer figures are in Diagnostics and not on the Overview', async () => {
+  const browser = await launch();
+  try {
+    const { page, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
+    await pick(page, SPEC);
+    const summary = await summaryOf(page);
+    await showView(page, 'overview');
+    const overview = await tiles(page);
+    for (const metric of ['rows', 'files', 'bad_lines']) assertEqual(overview[metric], undefined, `no ${metric} tile on the Overview`);
+    const overviewText = await page.textContent('#view-overview');
+    assert(!/engine memory|timeline rows|files found|bad lines|Rows by/.test(overviewText), 'no developer figure in the Overview\'s text');
+    await showView(page, 'diagnostics');
+    const diagnostics = await tiles(page, 'diagnostics');
+    assertEqual([diagnostics.rows.value, diagnostics.files.value, diagnostics.bad_lines.value], [summary.rows, summary.files, summary.bad_lines], 'Diagnostics shows them');
+    assert(/engine memory \d+ MiB/.test(await page.textContent('#diag-run')), 'and the engine\'s memory');
+    await shot(page, 'words-diagnostics.png');
+    assertEqual(errors, [], 'no page errors');
+    return `Diagnostics: ${summary.rows} rows, ${summary.files} files, ${summary.bad_lines} bad lines`;
+  } finally {
+    await browser.close();
+  }
+});
+
 // ---- runner ----------------------------------------------------------------------------------------
 
 const only = process.argv[2];
