@@ -2408,7 +2408,10 @@ test('words: the timeline filters, its rows and a row\'s detail show no raw fiel
     // A tool call's detail: labelled fields.
     await page.fill('#tl-search', 'npm test');
     await page.check('#view-timeline input[data-type="tool_use"]');
-    await page.waitForFunction(() => /^[1-9]/.test(document.getElementById('tl-count').textContent));
+    await page.waitForFunction(() => {
+      const kinds = [...document.querySelectorAll('#view-timeline .vt-row:not([hidden]) .c-type')].map((c) => c.textContent);
+      return kinds.length > 0 && kinds.every((kind) => kind === 'Tool call');
+    });
     await page.click('#view-timeline .vt-row:not([hidden])');
     await page.waitForSelector('#tl-detail:not([hidden])');
     const terms = await page.$$eval('#tl-detail dl.facts dt', (all) => all.map((dt) => dt.textContent));
