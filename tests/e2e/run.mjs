@@ -2418,12 +2418,15 @@ test('words: the timeline filters, its rows and a row\'s detail show no raw fiel
     assert(terms.includes('Time') && terms.includes('Kind') && terms.includes('Session') && terms.includes('Tool'), `the detail's labels: ${terms}`);
     assertEqual(rawNamesIn(await page.textContent('#tl-detail')), [], 'no field name in a row\'s detail');
     assertEqual(await page.textContent('#tl-detail dl.facts dd:nth-of-type(2)'), 'Tool call', 'the kind in words');
-    await shot(page, 'words-row-detail.png', false);
+    await page.locator('#tl-detail').screenshot({ path: path.join(SHOTS, 'words-row-detail.png') });
     // A note of key=value pairs: its lead, then each value under its key.
     await page.uncheck('#view-timeline input[data-type="tool_use"]');
     await page.check('#view-timeline input[data-type="system"]');
     await page.fill('#tl-search', 'intention=');
-    await page.waitForFunction(() => document.getElementById('tl-count').textContent === '1 rows');
+    await page.waitForFunction(() => {
+      const rows = [...document.querySelectorAll('#view-timeline .vt-row:not([hidden])')];
+      return rows.length > 0 && rows.every((row) => row.querySelector('.c-type').textContent === 'Note' && row.querySelector('.c-text').textContent.includes('intention='));
+    });
     await page.click('#view-timeline .vt-row:not([hidden])');
     await page.waitForSelector('#tl-detail .note-fields');
     const note = await page.$eval('#tl-detail .note-fields', (el) => ({
@@ -2432,7 +2435,7 @@ test('words: the timeline filters, its rows and a row\'s detail show no raw fiel
     }));
     assertEqual(note, { lead: 'permission request: shell npm test', pairs: [['intention', 'Run the test suite']] }, 'the note as its lead and labelled value');
     assert(await page.$eval('#tl-detail pre.detail-text', (pre) => pre.hidden), 'the raw text is not shown beside it');
-    await shot(page, 'words-note-detail.png', false);
+    await page.locator('#tl-detail').screenshot({ path: path.join(SHOTS, 'words-note-detail.png') });
     assertEqual(errors, [], 'no page errors');
     return `labels ${labels.join(', ')}; detail terms ${terms.join(', ')}`;
   } finally {
