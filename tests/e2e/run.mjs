@@ -2436,6 +2436,11 @@ test('words: the timeline filters, its rows and a row\'s detail show no raw fiel
     assertEqual(note, { lead: 'permission request: shell npm test', pairs: [['intention', 'Run the test suite']] }, 'the note as its lead and labelled value');
     assert(await page.$eval('#tl-detail pre.detail-text', (pre) => pre.hidden), 'the raw text is not shown beside it');
     await page.locator('#tl-detail').screenshot({ path: path.join(SHOTS, 'words-note-detail.png') });
+    // The transcript shows the same note labelled.
+    await page.click('#tl-to-transcript');
+    await page.waitForSelector('#transcript[data-loaded]');
+    const inTranscript = await page.$$eval('#conversation .sys .sys-text', (all) => all.map((el) => el.textContent));
+    assert(inTranscript.includes('permission request: shell npm test · intention Run the test suite'), `the transcript's note labelled: ${inTranscript.filter((t) => t.includes('intention'))}`);
     assertEqual(errors, [], 'no page errors');
     return `labels ${labels.join(', ')}; detail terms ${terms.join(', ')}`;
   } finally {

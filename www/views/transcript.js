@@ -188,9 +188,12 @@ export async function renderTranscript(container, ctx, sessionId, index = null) 
       default: {
         const [kind, label] = SYSTEM_SHOW[row.mark] || NOTE;
         const long = row.text.length > 240 || row.text.includes('\n');
+        // A note of `key=value` pairs (the engine's reading): its lead, then each value labelled.
         const body = long
           ? h('details.sys-text', null, h('summary', null, firstLine(row.text, 160)), h('pre', null, row.text))
-          : h('span.sys-text', null, row.text);
+          : row.note_fields
+            ? h('span.sys-text', null, row.note_fields.lead, row.note_fields.fields.map(([key, value]) => [' · ', h('span.muted', null, `${key.replaceAll('_', ' ')} `), value]))
+            : h('span.sys-text', null, row.text);
         add(conversation, h('div.sys', { class: kind, dataset }, h('span.sys-label', null, label), h('span.sys-time', null, fmtTime(row.timestamp_utc)), body, jump));
       }
     }
