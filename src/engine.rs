@@ -14,7 +14,7 @@ use crate::input::browser::{BrowserFile, BrowserRoot, BrowserRoots};
 use crate::model::OwnedRow;
 use crate::outputs::{self, ROWS_CSV, ROWS_JSONL, ROWS_PER_PART, SESSION_MD};
 use crate::protocol::{
-    Answer, FileAt, Give, HandOver, HandOverStep, LOG_GIVEN_WHOLE_MAX_BYTES, LogToGive, Need, Request,
+    Answer, FileAt, Give, HandOver, HandOverStep, LOG_GIVEN_WHOLE_MAX_BYTES, LogToGive, Need, Request, SessionShown,
 };
 use crate::share::{self, Transcript};
 use crate::table::{RowFilter, RowTable};
@@ -280,7 +280,7 @@ impl Done {
                 Answer::Rows(self.rows(filter, offset, limit, text_limit))
             }
             Request::Facets => Answer::Facets(self.table.facets()),
-            Request::Sessions => Answer::Sessions(&outputs.sessions),
+            Request::Sessions => Answer::Sessions(outputs.sessions.iter().map(SessionShown::of).collect()),
             Request::Inventory => Answer::Inventory(&outputs.inventory),
             Request::Report => Answer::Report(&outputs.report),
             Request::Usage(query) => Answer::Usage(views::usage_view(outputs, &query)?),

@@ -83,6 +83,8 @@ pub struct McpServer {
     pub config: ServerConfig,
     pub calls: u64,
     pub failures: u64,
+    /// When a tool of it was last called (UTC), empty when never or undated.
+    pub last_used: String,
     pub tools_used: Vec<ToolUse>,
     pub connected: u64,
     pub failed_to_start: u64,
@@ -94,8 +96,12 @@ pub struct McpServer {
 pub enum ServerVerdict {
     ConfiguredAndUsed,
     ConfiguredNeverUsed,
-    /// Seen in the logs (called, started or failed to start) but in no configuration file.
+    /// Seen in the logs (called or started) but in no configuration file.
     UsedNotConfigured,
+    /// The agent's own server (the CLI's `github-mcp-server`), which no file configures.
+    BuiltIn,
+    /// It failed to start and never started nor was called.
+    FailedToStart,
 }
 
 /// A skill's or custom agent's file as the inventory shows it (none for a skill invoked but
@@ -132,6 +138,8 @@ pub struct Skill {
     pub invocations: u64,
     pub by_person: u64,
     pub by_model: u64,
+    /// When it was last invoked (UTC), empty when never or undated.
+    pub last_used: String,
     pub verdict: SkillVerdict,
 }
 
@@ -231,6 +239,9 @@ impl Inventory {
 
 pub type ModifiedTime<'a> = &'a dyn Fn(usize, &str) -> String;
 
+/// An agent's own MCP servers, by the agent's name (`Source::built_in_mcp_servers`).
+pub type BuiltInServers<'a> = &'a dyn Fn(&str) -> &'static [&'static str];
+
 /// Builds the inventory of each home, given as `(label, facts by agent)` in the analysis's
 /// order, from its sessions and facts: one part per agent found in the home.
 pub fn build<'a>(
@@ -238,6 +249,7 @@ pub fn build<'a>(
     sessions: &BTreeMap<String, SessionFacts>,
     records: &BTreeMap<String, SessionRecord>,
     modified: ModifiedTime<'_>,
+    built_in: BuiltInServers<'_>,
 ) -> Inventory {
     let homes: Vec<Home> = homes
         .enumerate()
@@ -250,7 +262,7 @@ pub fn build<'a>(
                         .filter(|(_, s)| s.agent == agent && s.homes.contains(&index))
                         .map(|(id, s)| (s, &records[id]))
                         .collect();
-                    agent_inventory(agent, facts, &in_home, &|path| modified(index, path))
+                    agent_inventory(agent, facts, &in_home, &|path| modified(index, path), built_in(agent))
                 })
                 .collect();
             Home { home: label.to_string(), agents }
@@ -265,6 +277,7 @@ fn agent_inventory(
     facts: &HomeFacts,
     sessions: &[(&SessionFacts, &SessionRecord)],
     modified: &dyn Fn(&str) -> String,
+    built_in: &[&str],
 ) -> AgentInventory {
     let mut projects: BTreeMap<(&str, &str), Project> = BTreeMap::new();
     let mut scratch: BTreeMap<&str, u64> = BTreeMap::new();
@@ -312,7 +325,7 @@ fn agent_inventory(
         synced_sessions: sessions.iter().filter(|(s, _)| s.is_synced()).count() as u64,
         models: models.into_iter().map(|(model, sessions)| ModelUse { model: model.to_string(), sessions }).collect(),
         tools: tool_uses(&facts.tools),
-        mcp_servers: mcp_servers(facts, &plugin_names),
+        mcp_servers: mcp_servers(facts, &plugin_names, built_in),
         skills: skills(facts, &plugin_names, modified),
         custom_agents: custom_agents(facts, &plugin_names, modified),
         instructions: facts
@@ -356,7 +369,7 @@ impl<'a> PluginNames<'a> {
 
 /// One server per name: the first configuration (in path order) describes it, every file
 /// naming it is listed; the logs' calls and starts are joined by name.
-fn mcp_servers(facts: &HomeFacts, plugins: &PluginNames<'_>) -> Vec<McpServer> {
+fn mcp_servers(facts: &HomeFacts, plugins: &PluginNames<'_>, built_in: &[&str]) -> Vec<McpServer> {
     let mut servers: BTreeMap<&str, McpServer> = BTreeMap::new();
     let unconfigured = |name: &str| McpServer {
         name: name.to_string(),
@@ -365,6 +378,7 @@ fn mcp_servers(facts: &HomeFacts, plugins: &PluginNames<'_>) -> Vec<McpServer> {
         config: ServerConfig::default(),
         calls: 0,
         failures: 0,
+        last_used: String::new(),
         tools_used: Vec::new(),
         connected: 0,
         failed_to_start: 0,
@@ -385,6 +399,7 @@ fn mcp_servers(facts: &HomeFacts, plugins: &PluginNames<'_>) -> Vec<McpServer> {
         server.tools_used = tool_uses(tools);
         server.calls = tools.values().map(|tally| tally.calls).sum();
         server.failures = tools.values().map(|tally| tally.failures).sum();
+        server.last_used = last_used(tools.values().filter_map(|tally| tally.last_ms).max());
     }
     for (name, seen) in &facts.mcp_from_logs {
         let server = servers.entry(name).or_insert_with(|| unconfigured(name));
@@ -394,14 +409,30 @@ fn mcp_servers(facts: &HomeFacts, plugins: &PluginNames<'_>) -> Vec<McpServer> {
     servers
         .into_values()
         .map(|mut server| {
-            server.verdict = match (server.configured_in.is_empty(), server.calls) {
-                (true, _) => ServerVerdict::UsedNotConfigured,
-                (false, 0) => ServerVerdict::ConfiguredNeverUsed,
-                (false, _) => ServerVerdict::ConfiguredAndUsed,
-            };
+            server.verdict = server.verdict(built_in.contains(&server.name.as_str()));
             server
         })
         .collect()
+}
+
+impl McpServer {
+    /// Its verdict from its configurations, calls and starts. A configured server that was
+    /// called is used whatever its failed starts; one that only ever failed to start says so.
+    fn verdict(&self, built_in: bool) -> ServerVerdict {
+        let only_failed = self.calls == 0 && self.connected == 0 && self.failed_to_start > 0;
+        match (self.configured_in.is_empty(), self.calls) {
+            (_, 0) if only_failed => ServerVerdict::FailedToStart,
+            (true, _) if built_in => ServerVerdict::BuiltIn,
+            (true, _) => ServerVerdict::UsedNotConfigured,
+            (false, 0) => ServerVerdict::ConfiguredNeverUsed,
+            (false, _) => ServerVerdict::ConfiguredAndUsed,
+        }
+    }
+}
+
+/// A last use as the inventory shows it: UTC, empty when there is none.
+fn last_used(at_ms: Option<i64>) -> String {
+    at_ms.map(crate::time::format_millis).unwrap_or_default()
 }
 
 /// Skills by name (then path); a skill's invocations go to the first file of its name, since
@@ -431,7 +462,8 @@ impl Skill {
             (false, 0) => SkillVerdict::NeverUsed,
             (false, _) => SkillVerdict::Used,
         };
-        Skill { file, invocations, by_person: uses.by_person, by_model: uses.by_model, verdict }
+        let last_used = last_used(uses.last_ms);
+        Skill { file, invocations, by_person: uses.by_person, by_model: uses.by_model, last_used, verdict }
     }
 }
 

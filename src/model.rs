@@ -39,7 +39,34 @@ impl TurnType {
             TurnType::ToolResult => "tool_result",
         }
     }
+
+    /// What the page calls it (rows.jsonl and the exports keep `as_str`).
+    pub fn label(self) -> &'static str {
+        match self {
+            TurnType::User => "Prompt",
+            TurnType::Assistant => "Reply",
+            TurnType::System => "Note",
+            TurnType::Thinking => "Thinking",
+            TurnType::ToolUse => "Tool call",
+            TurnType::ToolResult => "Tool result",
+        }
+    }
 }
+
+/// A row's fields as the page labels them in a row's detail, in that order.
+pub const ROW_FIELD_LABELS: [(&str, &str); 11] = [
+    ("timestamp_utc", "Time"),
+    ("turn_type", "Kind"),
+    ("agent", "Agent"),
+    ("session_id", "Session"),
+    ("project_path", "Project"),
+    ("git_branch", "Branch"),
+    ("model", "Model"),
+    ("tool_name", "Tool"),
+    ("tool_use_id", "Tool call id"),
+    ("source", "File"),
+    ("source_line", "Line in the file"),
+];
 
 /// One timeline row. Fields borrow from the importer's state so that a row costs no copies
 /// on its way to the sink; a sink that keeps rows converts them with [`Row::to_owned_row`].

@@ -47,6 +47,10 @@ pub struct EngineFacts {
     /// Every output file, named once.
     pub outputs: Vec<OutputFile>,
     pub turn_types: Vec<TurnType>,
+    /// What the page calls each turn type (`TurnType::label`).
+    pub turn_type_labels: Vec<(TurnType, &'static str)>,
+    /// A row's fields and their labels, in the order a row's detail shows them.
+    pub row_fields: Vec<(&'static str, &'static str)>,
     pub groupings: Vec<Grouping>,
     pub marks: Vec<RowMark>,
     /// The mark of a bad line's row, which the diagnostics list.
@@ -78,6 +82,8 @@ pub fn engine_facts() -> EngineFacts {
         rows_per_part: outputs::ROWS_PER_PART,
         outputs: outputs::CATALOGUE.to_vec(),
         turn_types: TurnType::ALL.to_vec(),
+        turn_type_labels: TurnType::ALL.iter().map(|turn_type| (*turn_type, turn_type.label())).collect(),
+        row_fields: crate::model::ROW_FIELD_LABELS.to_vec(),
         groupings: GroupBy::ALL
             .into_iter()
             .map(|by| Grouping { name: by, column: by.column().or((by == GroupBy::Agent).then_some("agent")) })
@@ -265,7 +271,7 @@ pub enum Answer<'a> {
     Summary(Summary),
     Rows(RowsPage),
     Facets(Facets),
-    Sessions(#[cfg_attr(test, ts(type = "Array<Record<string, unknown>>"))] &'a [SessionRecord]),
+    Sessions(#[cfg_attr(test, ts(type = "Array<Record<string, unknown>>"))] Vec<SessionShown<'a>>),
     Inventory(#[cfg_attr(test, ts(type = "Record<string, unknown>"))] &'a Inventory),
     Report(#[cfg_attr(test, ts(type = "Record<string, unknown>"))] &'a Report),
     Usage(UsageView<'a>),
@@ -277,6 +283,21 @@ pub enum Answer<'a> {
         #[cfg_attr(test, ts(type = "Record<string, Record<string, unknown>>"))] BTreeMap<&'a str, CreditsUsed>,
     ),
     Bill(#[cfg_attr(test, ts(type = "Record<string, unknown>"))] Reconciliation),
+}
+
+/// A session as the page shows it: its record, and what names it where it is shown
+/// (`SessionRecord::display_name`: its name, else its first prompt, else its id).
+#[derive(Serialize)]
+pub struct SessionShown<'a> {
+    #[serde(flatten)]
+    pub record: &'a SessionRecord,
+    pub display_name: &'a str,
+}
+
+impl<'a> SessionShown<'a> {
+    pub fn of(record: &'a SessionRecord) -> Self {
+        SessionShown { record, display_name: record.display_name() }
+    }
 }
 
 #[cfg(test)]
@@ -320,6 +341,7 @@ mod tests {
             Summary::decl(&config),
             RowsPage::decl(&config),
             crate::views::ShownRow::decl(&config),
+            crate::views::NoteFields::decl(&config),
             crate::table::TableRow::decl(&config),
             crate::model::OwnedRow::decl(&config),
             Facets::decl(&config),
@@ -373,6 +395,14 @@ mod tests {
         assert!(outputs.contains(&"report.html") && outputs.contains(&"session.md"), "{outputs:?}");
         assert_eq!(names("turn_types"), ["user", "assistant", "tool_use", "tool_result", "system", "thinking"]);
         assert!(names("marks").contains(&"bad_line".to_string()));
+        let labels = &facts["turn_type_labels"];
+        assert_eq!(labels[2], serde_json::json!(["tool_use", "Tool call"]), "the page shows words, not field names");
+        assert_eq!(labels.as_array().unwrap().len(), TurnType::ALL.len());
+        // Every labelled field is one a row has.
+        let row = crate::model::OwnedRow::decl(&Config::new());
+        for field in facts["row_fields"].as_array().unwrap() {
+            assert!(row.contains(&format!("{}: ", field[0].as_str().unwrap())), "{field} is not a row's field: {row}");
+        }
         assert_eq!(facts["bad_line_mark"], "bad_line");
         // The page saves each file under its name, and a session's under the session's id.
         let saved_as: Vec<(&str, &str)> = (facts["outputs"].as_array().unwrap().iter())

@@ -20,6 +20,7 @@ impl SessionRecord {
             agent: facts.agent,
             session_id: session_id.to_string(),
             name: facts.title.best_with(log_title).to_string(),
+            first_prompt: log.first_prompt.clone().unwrap_or_default(),
             project_path: facts.project().to_string(),
             remote: facts.remote().to_string(),
             git_branch: facts.branch().to_string(),
@@ -48,12 +49,20 @@ impl SessionRecord {
         }
     }
 
+    /// What names the session where it is shown: its name, else its first prompt's line, else
+    /// its id.
+    pub fn display_name(&self) -> &str {
+        [&self.name, &self.first_prompt].into_iter().find(|text| !text.is_empty()).unwrap_or(&self.session_id)
+    }
+
     /// Scrubs the texts read from the session's files (`crate::scrub`).
     pub fn scrub(&mut self) {
-        let texts = [&mut self.name, &mut self.client_name].into_iter().chain(self.plan.as_mut());
+        let texts =
+            [&mut self.name, &mut self.first_prompt, &mut self.client_name].into_iter().chain(self.plan.as_mut());
         texts.chain(&mut self.artifacts).chain(&mut self.checkpoint_titles).for_each(|text| {
             crate::scrub::scrub_in_place(text);
         });
+        crate::facts::log::cut_prompt_line(&mut self.first_prompt);
     }
 }
 
@@ -63,6 +72,10 @@ pub struct SessionRecord {
     pub agent: &'static str,
     pub session_id: String,
     pub name: String,
+    /// The first prompt's line (`LogSummary::first_prompt`), which names an unnamed session in
+    /// the page and the report; not a field of sessions.jsonl.
+    #[serde(skip)]
+    pub first_prompt: String,
     pub project_path: String,
     /// The remote machine the project is on (`ssh-remote+mybox`, `wsl+Ubuntu`: a VS Code
     /// remote folder's); absent when it is local.

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::analysis::{Options, Outputs};
 use crate::facts::diagnostics::Diagnostic;
-use crate::model::OwnedRow;
+use crate::model::{OwnedRow, TurnType};
 use crate::share::{Period, ShareOptions};
 use crate::table::{INLINE_TEXT, RowTable, TableRow};
 use crate::usage::Kind;
@@ -186,7 +186,7 @@ pub fn usage_view<'a>(outputs: &'a Outputs, query: &UsageQuery) -> Result<UsageV
             .iter()
             .filter(|diagnostic| diagnostic.kind.is_about_usage_counters())
             .collect(),
-        rates: &usage.rates.source,
+        rates: &usage.rates.title,
     })
 }
 
@@ -318,6 +318,39 @@ pub struct ShownRow {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(test, ts(optional))]
     pub text_error: Option<String>,
+    /// A note whose text ends in `key=value` pairs (`hook ... end: success=true output=...`),
+    /// as its lead and those pairs, for the page to show labelled; rows.jsonl keeps the text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
+    pub note_fields: Option<NoteFields>,
+}
+
+/// A note's text read as a lead and `key=value` pairs.
+#[derive(Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct NoteFields {
+    pub lead: String,
+    pub fields: Vec<(String, String)>,
+}
+
+impl NoteFields {
+    /// The pairs of a note's text: each starts at a word `key=` (lower-case letters and `_`)
+    /// after a space and runs to the next; none when no word is one.
+    pub fn of(text: &str) -> Option<NoteFields> {
+        let is_key = |word: &str| {
+            word.split_once('=')
+                .is_some_and(|(key, _)| !key.is_empty() && key.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'))
+        };
+        let starts: Vec<usize> =
+            text.match_indices(' ').map(|(at, _)| at + 1).filter(|&at| is_key(&text[at..])).collect();
+        let first = *starts.first()?;
+        let ends = starts.iter().skip(1).map(|&at| at - 1).chain([text.len()]);
+        let fields = starts.iter().zip(ends).map(|(&start, end)| {
+            let (key, value) = text[start..end].split_once('=').unwrap_or_default();
+            (key.to_string(), value.to_string())
+        });
+        Some(NoteFields { lead: text[..first].trim_end().to_string(), fields: fields.collect() })
+    }
 }
 
 /// The rows at `indices` of `table` as a view shows them. A `text_limit` above 0 cuts longer
@@ -344,7 +377,8 @@ pub fn shown_rows(
             let text_error = errors.remove(&slot);
             let cut_here = table.cut_text(index).is_some() && (!whole || text_error.is_some());
             let text_bytes = cut_text(&mut row.text, text_limit as usize);
-            ShownRow { row: TableRow::new(table, index, row, cut_here), text_bytes, text_error }
+            let note_fields = (row.turn_type == TurnType::System).then(|| NoteFields::of(&row.text)).flatten();
+            ShownRow { row: TableRow::new(table, index, row, cut_here), text_bytes, text_error, note_fields }
         })
         .collect()
 }
@@ -363,6 +397,22 @@ pub fn cut_text(text: &mut String, limit: usize) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_note_of_key_value_pairs_is_read_as_its_lead_and_the_pairs() {
+        let note = NoteFields::of(r#"hook preToolUse end: success=true output={} error={"message":"x y"}"#).unwrap();
+        assert_eq!(note.lead, "hook preToolUse end:");
+        let pairs: Vec<(&str, &str)> = note.fields.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        assert_eq!(pairs, [("success", "true"), ("output", "{}"), ("error", r#"{"message":"x y"}"#)]);
+        let tip = NoteFields::of("session.info tip: Try /model url=https://docs.example tip=t1").unwrap();
+        assert_eq!((tip.lead.as_str(), tip.fields.len()), ("session.info tip: Try /model", 2));
+        assert_eq!(NoteFields::of("model: gpt-5.4"), None, "no pairs: the text as it is");
+        assert_eq!(
+            NoteFields::of("a =b x=y").unwrap().fields,
+            [("x".to_string(), "y".to_string())],
+            "`=b` names no key"
+        );
+    }
     use crate::input::memory::{MemoryRoot, MemoryRoots};
     use crate::model::{LineLocator, Row, RowMark, RowSink, TurnType};
 

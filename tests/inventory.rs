@@ -101,6 +101,40 @@ fn the_inventory_is_the_one_worked_out_by_hand() {
     });
 }
 
+/// Issue 27: the CLI's own server is built in, a server that only failed to start says so
+/// (configured or not), and servers and skills carry their last call's time (EXPECTED.md).
+#[test]
+fn servers_are_built_in_or_failed_to_start_and_servers_and_skills_say_when_last_used() {
+    let (_scratch, run) = run_on_home();
+    let inventory = json_of(&run.out.join("inventory.json"));
+    let cli = &inventory["homes"][0]["agents"][0];
+    assert_eq!(cli["agent"], "copilot-cli");
+    let by_name = |list: &str, name: &str| -> Value {
+        let items = cli[list].as_array().unwrap();
+        items.iter().find(|item| item["name"] == name).cloned().unwrap_or_else(|| panic!("no {list} {name}"))
+    };
+    let server = |name: &str| {
+        let server = by_name("mcp_servers", name);
+        (
+            server["verdict"].clone(),
+            server["connected"].clone(),
+            server["failed_to_start"].clone(),
+            server["last_used"].clone(),
+        )
+    };
+    assert_eq!(server("github-mcp-server"), (json!("built_in"), json!(1), json!(0), json!("")));
+    assert_eq!(server("playwright"), (json!("failed_to_start"), json!(0), json!(1), json!("")));
+    assert_eq!(server("aws-kb"), (json!("failed_to_start"), json!(0), json!(1), json!("")));
+    // A:20 requests the call and A:21 starts it, 100 ms later: the later line's time.
+    assert_eq!(server("github"), (json!("configured_and_used"), json!(1), json!(0), json!("2026-10-05T09:01:04.100Z")));
+    assert_eq!(server("sentry").3, json!("2026-10-06T14:00:30.000Z"), "B:11, the later of its two calls");
+    assert_eq!(by_name("skills", "deploy")["last_used"], "2026-10-05T09:01:02.000Z", "A:19, the later invocation");
+    assert_eq!(by_name("skills", "vault")["last_used"], "", "never invoked");
+    let vscode = &inventory["homes"][0]["agents"][1];
+    let filesystem = &vscode["mcp_servers"].as_array().unwrap().iter().find(|s| s["name"] == "filesystem").unwrap();
+    assert_eq!(filesystem["last_used"], "2026-10-08T10:01:00.000Z", "V's request timestamp");
+}
+
 #[test]
 fn sessions_carry_their_plan_artifacts_checkpoints_and_whether_they_were_precreated() {
     let (scratch, run) = run_on_home();

@@ -143,7 +143,13 @@ function todayUtc() {
   return new Date().toISOString().slice(0, 10);
 }
 
-async function analyse(newRoots) {
+/** The same input analysed again with the model's reasoning (the transcript's offer). */
+function analyseWithThinking() {
+  $('opt-thinking').checked = true;
+  return analyse(currentRoots, { again: true });
+}
+
+async function analyse(newRoots, { again = false } = {}) {
   if (newRoots.bills && newRoots.bills.length) {
     lens.bills = newRoots.bills;
     // A report given alone, after the analysis: the Month view shows it, nothing is read again.
@@ -152,7 +158,7 @@ async function analyse(newRoots) {
       return showView('month');
     }
   }
-  const roots = $('opt-add').checked && lens.state === 'done' ? [...currentRoots, ...newRoots] : newRoots;
+  const roots = !again && $('opt-add').checked && lens.state === 'done' ? [...currentRoots, ...newRoots] : newRoots;
   if (!roots.length) return;
   const gen = ++analysisGen;
   currentRoots = roots;
@@ -176,7 +182,7 @@ async function analyse(newRoots) {
     lens.warnings = result.warnings;
     lens.seconds = result.seconds;
     lens.memory = result.memory;
-    ctx = makeContext(gen, result, opts.timezone);
+    ctx = makeContext(gen, result, opts);
     for (const id of Object.keys(VIEWS)) clear($(`view-${id}`)).dataset.rendered = '';
     setState('done');
     showView(activeView in VIEWS ? activeView : 'overview');
@@ -193,7 +199,7 @@ async function analyse(newRoots) {
   }
 }
 
-function makeContext(gen, result, zone) {
+function makeContext(gen, result, { timezone: zone, include_thinking: thinkingIncluded }) {
   const cache = new Map();
   const context = {
     gen,
@@ -205,6 +211,9 @@ function makeContext(gen, result, zone) {
     roots: currentRoots,
     /** The zone the analysis grouped its days in (the billing month needs UTC's). */
     zone,
+    /** Whether the analysis kept the model's reasoning (thinking rows), and how to run it again with it. */
+    thinkingIncluded,
+    analyseWithThinking,
     today: todayUtc,
     engine,
     /** The answer's value to a request. @param {import('./types').Request} request */

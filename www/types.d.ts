@@ -30,7 +30,15 @@ rows_per_part: number,
 /**
  * Every output file, named once.
  */
-outputs: Array<OutputFile>, turn_types: Array<TurnType>, groupings: Array<Grouping>, marks: Array<RowMark>, 
+outputs: Array<OutputFile>, turn_types: Array<TurnType>, 
+/**
+ * What the page calls each turn type (`TurnType::label`).
+ */
+turn_type_labels: Array<[TurnType, string]>, 
+/**
+ * A row's fields and their labels, in the order a row's detail shows them.
+ */
+row_fields: Array<[string, string]>, groupings: Array<Grouping>, marks: Array<RowMark>, 
 /**
  * The mark of a bad line's row, which the diagnostics list.
  */
@@ -218,7 +226,12 @@ text_bytes?: number,
 /**
  * Why the whole text could not be read again (the text is then its start).
  */
-text_error?: string, index: number, 
+text_error?: string, 
+/**
+ * A note whose text ends in `key=value` pairs (`hook ... end: success=true output=...`),
+ * as its lead and those pairs, for the page to show labelled; rows.jsonl keeps the text.
+ */
+note_fields?: NoteFields, index: number, 
 /**
  * The text is only its start: read the rest with the row's locator.
  */
@@ -227,6 +240,8 @@ text_cut: boolean,
  * What the row means beyond its text (`"permission_denied"`, `"bad_line"`, ...).
  */
 mark: RowMark, agent: string, timestamp_utc: string, session_id: string, project_path: string, git_branch: string, model: string, tool_name: string, tool_use_id: string, turn_type: TurnType, text: string, source: string, source_line: number, };
+
+export type NoteFields = { lead: string, fields: Array<[string, string]>, };
 
 export type TableRow = { index: number, 
 /**

@@ -230,7 +230,11 @@ impl State {
         let homes = self.homes.iter().map(|home| (home.label.as_str(), &home.facts));
         let modified =
             |home: usize, path: &str| mtime_text(self.file_index(home, path).and_then(|at| self.files[at].modified_ms));
-        let mut inventory = inventory::build(homes, &self.sessions, &records, &modified);
+        let built_in = |agent: &str| {
+            let source = crate::sources::SOURCES.iter().find(|source| source.agent() == agent);
+            source.map_or(&[][..], |source| source.built_in_mcp_servers())
+        };
+        let mut inventory = inventory::build(homes, &self.sessions, &records, &modified, &built_in);
         inventory.scrub();
         let mut report = self.report(secondary_kept, secondary_dropped);
         // A message can quote what it read.

@@ -147,15 +147,11 @@ impl Parsing {
         self.state.tally.merge(tally);
         let home = self.state.homes[task.home].facts_of(task.source().agent());
         for (name, counts) in &outcome.tools {
-            let entry = home.tools.entry(name.clone()).or_default();
-            entry.calls += counts.calls;
-            entry.failures += counts.failures;
+            home.tools.entry(name.clone()).or_default().add(counts);
         }
         crate::facts::log::add_mcp_calls(&mut home.mcp_calls, &outcome.mcp_calls);
         for (skill, uses) in &outcome.skill_uses {
-            let entry = home.skill_uses.entry(skill.clone()).or_default();
-            entry.by_person += uses.by_person;
-            entry.by_model += uses.by_model;
+            home.skill_uses.entry(skill.clone()).or_default().add(uses);
         }
         for (agent, uses) in &outcome.agent_uses {
             *home.agent_uses.entry(agent.clone()).or_default() += uses;

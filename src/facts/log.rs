@@ -17,6 +17,8 @@ pub struct LogSummary {
     pub copilot_version: Option<String>,
     /// The session's title as the log names it (VS Code's `customTitle`).
     pub title: Option<String>,
+    /// The first prompt's first line, cut (`prompt_line`): what names a session that has no title.
+    pub first_prompt: Option<String>,
     /// When the session was created, as the log says (VS Code's `creationDate`).
     pub created_ms: Option<i64>,
     /// The project and branch the log left tracked ("latest context.cwd").
@@ -51,6 +53,8 @@ impl LogSummary {
         let latest = [self.last_event_ms, imported.last_event_ms].into_iter().flatten().max();
         (self.first_event_ms, self.last_event_ms) = (earliest, latest);
         self.created_ms = self.created_ms.or(imported.created_ms);
+        // The imported history came before the log.
+        self.first_prompt = imported.first_prompt.or(self.first_prompt.take());
         self.models.extend(imported.models);
         self.chosen_models.extend(imported.chosen_models);
         self.answered |= imported.answered;
@@ -68,6 +72,7 @@ impl LogSummary {
             if other.lines > self.lines { (other, std::mem::take(self)) } else { (std::mem::take(self), other) };
         longer.copilot_version = longer.copilot_version.or(shorter.copilot_version);
         longer.title = longer.title.or(shorter.title);
+        longer.first_prompt = longer.first_prompt.or(shorter.first_prompt);
         longer.created_ms = longer.created_ms.or(shorter.created_ms);
         if longer.project.is_none() {
             (longer.project, longer.remote) = (shorter.project, shorter.remote);
@@ -79,6 +84,37 @@ impl LogSummary {
         longer.answered |= shorter.answered;
         (longer.first_event_ms, longer.last_event_ms) = (first_event_ms, last_event_ms);
         *self = longer;
+    }
+}
+
+/// The longest first prompt shown, in characters.
+pub const PROMPT_LINE_CHARS: usize = 80;
+/// The first prompt's line is kept this much longer until it is scrubbed, so that a secret
+/// crossing the cut is whole when the scrubber reads it (a cut one may no longer look like one).
+const PROMPT_KEPT_CHARS: usize = PROMPT_LINE_CHARS + 1024;
+
+impl LogSummary {
+    /// Notes a prompt's text: the first line of the first one that says something names the
+    /// session (cut for showing by `cut_prompt_line` once scrubbed).
+    pub fn note_prompt(&mut self, text: &str) {
+        if self.first_prompt.is_none()
+            && let Some(line) = text.lines().map(str::trim).find(|line| !line.is_empty())
+        {
+            self.first_prompt = Some(cut_at(line, PROMPT_KEPT_CHARS).to_string());
+        }
+    }
+}
+
+/// A text's first `chars` characters.
+fn cut_at(text: &str, chars: usize) -> &str {
+    text.char_indices().nth(chars).map_or(text, |(cut, _)| &text[..cut])
+}
+
+/// A scrubbed first prompt as it is shown: cut at `PROMPT_LINE_CHARS`, with `…` where it was.
+pub fn cut_prompt_line(line: &mut String) {
+    let cut = cut_at(line, PROMPT_LINE_CHARS);
+    if cut.len() < line.len() {
+        *line = format!("{}…", cut.trim_end());
     }
 }
 
@@ -110,6 +146,24 @@ impl LineAccount {
 pub struct ToolTally {
     pub calls: u64,
     pub failures: u64,
+    /// When it was last called (epoch milliseconds), where a call's line is dated.
+    #[serde(skip)]
+    pub last_ms: Option<i64>,
+}
+
+impl ToolTally {
+    /// Counts a call at a time (none when its line is undated).
+    pub fn call(&mut self, at_ms: Option<i64>) {
+        self.calls += 1;
+        self.last_ms = self.last_ms.max(at_ms);
+    }
+
+    /// Adds another tally of the same tool into this one.
+    pub fn add(&mut self, other: &ToolTally) {
+        self.calls += other.calls;
+        self.failures += other.failures;
+        self.last_ms = self.last_ms.max(other.last_ms);
+    }
 }
 
 /// Tool calls of each MCP server, by server then tool.
@@ -120,9 +174,7 @@ pub fn add_mcp_calls(into: &mut McpCalls, from: &McpCalls) {
     for (server, tools) in from {
         let server = into.entry(server.clone()).or_default();
         for (tool, tally) in tools {
-            let entry = server.entry(tool.clone()).or_default();
-            entry.calls += tally.calls;
-            entry.failures += tally.failures;
+            server.entry(tool.clone()).or_default().add(tally);
         }
     }
 }
@@ -132,6 +184,17 @@ pub fn add_mcp_calls(into: &mut McpCalls, from: &McpCalls) {
 pub struct SkillUse {
     pub by_person: u64,
     pub by_model: u64,
+    /// When it was last invoked (epoch milliseconds), where an invocation's line is dated.
+    pub last_ms: Option<i64>,
+}
+
+impl SkillUse {
+    /// Adds another tally of the same skill into this one.
+    pub fn add(&mut self, other: &SkillUse) {
+        self.by_person += other.by_person;
+        self.by_model += other.by_model;
+        self.last_ms = self.last_ms.max(other.last_ms);
+    }
 }
 
 /// A problem of a log for the report, at a line when there is one.
@@ -140,4 +203,33 @@ pub struct LogProblem {
     pub line: Option<u64>,
     pub kind: DiagnosticKind,
     pub message: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_prompt_names_a_session_by_its_first_line_that_says_something_cut_once_scrubbed() {
+        let first = |texts: &[&str]| {
+            let mut summary = LogSummary::default();
+            texts.iter().for_each(|text| summary.note_prompt(text));
+            summary.first_prompt
+        };
+        assert_eq!(first(&["\n  \n  fix the build  \nthen test"]).as_deref(), Some("fix the build"));
+        assert_eq!(first(&[" \n\t", "first", "second"]).as_deref(), Some("first"), "an empty prompt names nothing");
+        // A secret across the cut is kept whole for the scrubber, then the line is cut.
+        let secret = "ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8";
+        let mut line = first(&[&format!("{}{secret} and more", "x ".repeat(36))]).unwrap();
+        assert!(line.contains(secret));
+        crate::scrub::scrub_in_place(&mut line);
+        cut_prompt_line(&mut line);
+        assert_eq!(
+            line,
+            format!("{}[redacted] and more", "x ".repeat(36)).chars().take(PROMPT_LINE_CHARS).collect::<String>() + "…"
+        );
+        let mut short = "é".repeat(PROMPT_LINE_CHARS);
+        cut_prompt_line(&mut short);
+        assert_eq!(short, "é".repeat(PROMPT_LINE_CHARS), "a line that fits is whole");
+    }
 }

@@ -405,12 +405,12 @@ fn transcripts_section(out: &mut String, transcripts: &[Transcript<'_>], options
     out.push_str("<h2>Transcripts</h2>");
     for transcript in transcripts {
         let record = transcript.record;
-        let name = shown(&record.name);
+        let name = shown(record.display_name());
         scrubbed += crate::scrub::redacted_in(&name);
         let _ = write!(
             out,
             "<h3>{}</h3><p class=\"meta\">{} · {} · {}</p>",
-            escape(if name.is_empty() { &record.session_id } else { &name }),
+            escape(&name),
             escape(&project_name(&record.project_path, options.short_project_names)),
             escape(record.agent),
             escape(&record.first_event)

@@ -300,6 +300,10 @@ pub trait Source: Sync {
     /// start of long texts): the line there, or for a log whose rows come from its whole
     /// replayed state, all of them.
     fn rows_again(&self, context: &LogContext<'_>, log: &mut dyn LogAgain, offset: u64) -> io::Result<Vec<OwnedRow>>;
+    /// The MCP servers the agent brings itself, which no file configures.
+    fn built_in_mcp_servers(&self) -> &'static [&'static str] {
+        &[]
+    }
     /// Another file of the same session that is read instead of this one when both are in one
     /// folder (VS Code's `.jsonl` over its `.json`).
     fn read_instead(&self, _path: &str) -> Option<String> {

@@ -13,6 +13,8 @@ const DEFAULT_RATES: &str = include_str!("default-rates.json");
 #[derive(Debug, Clone)]
 pub struct RateTable {
     pub source: String,
+    /// The source by name and date, as the page shows it (`source` says where exactly).
+    pub title: String,
     models: Vec<ModelRate>,
     by_id: HashMap<String, usize>,
 }
@@ -53,6 +55,9 @@ pub struct LongContext {
 struct RateFile {
     #[serde(default)]
     source: String,
+    /// The source by name and date; a user's file without one is shown by its `source`.
+    #[serde(default)]
+    title: String,
     models: Vec<ModelRate>,
 }
 
@@ -66,7 +71,8 @@ impl RateTable {
     pub fn parse(text: &str) -> Result<RateTable, String> {
         let file: RateFile =
             crate::json::from_str(text, &mut String::new()).map_err(|error| format!("rates file: {error}"))?;
-        let mut table = RateTable { source: file.source, models: Vec::new(), by_id: HashMap::new() };
+        let title = if file.title.is_empty() { file.source.clone() } else { file.title };
+        let mut table = RateTable { source: file.source, title, models: Vec::new(), by_id: HashMap::new() };
         for model in file.models {
             table.insert(model)?;
         }
@@ -78,6 +84,7 @@ impl RateTable {
         let user = Self::parse(text)?;
         let mut table = Self::default_table();
         table.source = format!("{} (overridden by a user file: {})", table.source, user.source);
+        table.title = format!("{} (overridden by a user file: {})", table.title, user.title);
         for model in user.models {
             table.insert(model)?;
         }
@@ -186,6 +193,15 @@ mod tests {
         assert_eq!(table.lookup("gemini-3.1-pro-preview").unwrap().id, "gemini-3.1-pro");
         assert!(table.lookup("gpt-6.1-sol").is_none());
         assert!(table.lookup("auto").is_none());
+    }
+
+    #[test]
+    fn the_page_shows_the_source_by_name_and_date_and_a_users_file_beside_it() {
+        let table = RateTable::default_table();
+        assert_eq!(table.title, "GitHub Docs, models and pricing, 2026-11-30");
+        assert!(table.source.contains("commit"), "the provenance stays whole for the CLI: {}", table.source);
+        let mine = RateTable::with_overrides(r#"{"source":"my notes","models":[]}"#).unwrap();
+        assert_eq!(mine.title, "GitHub Docs, models and pricing, 2026-11-30 (overridden by a user file: my notes)");
     }
 
     #[test]

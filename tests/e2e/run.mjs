@@ -70,10 +70,11 @@ async function summaryOf(page) {
   return page.evaluate(() => window.copilotLens.summary);
 }
 
-/** The numbers the Overview shows, from its tiles (raw value and the text shown). */
-async function tiles(page) {
-  return page.evaluate(() =>
-    Object.fromEntries([...document.querySelectorAll('#view-overview .tile')].map((t) => [t.dataset.metric, { value: Number(t.dataset.value), text: t.querySelector('.tile-value').textContent }])),
+/** The numbers a view shows, from its tiles (raw value and the text shown). */
+async function tiles(page, view = 'overview') {
+  return page.evaluate((view) =>
+    Object.fromEntries([...document.querySelectorAll(`#view-${view} .tile`)].map((t) => [t.dataset.metric, { value: Number(t.dataset.value), text: t.querySelector('.tile-value').textContent }])),
+    view,
   );
 }
 
@@ -87,6 +88,9 @@ function fmtUSD(micros) {
 /** Checks the summary and the Overview against the native CLI's outputs. */
 async function checkNumbers(page, expected, label) {
   assertEqual(await summaryOf(page), sortKeys(expected.summary), `${label}: window.copilotLens.summary equals the native CLI's`);
+  await showView(page, 'diagnostics');
+  // The analysis's own figures are the Diagnostics view's; the Overview keeps what a person asks.
+  const developer = await tiles(page, 'diagnostics');
   await showView(page, 'overview');
   const shown = await tiles(page);
   const want = {
@@ -99,8 +103,9 @@ async function checkNumbers(page, expected, label) {
     bad_lines: expected.summary.bad_lines,
   };
   for (const [metric, value] of Object.entries(want)) {
-    assertEqual(shown[metric].value, value, `${label}: Overview ${metric}`);
-    assertEqual(shown[metric].text, fmtInt(value), `${label}: Overview ${metric} as shown`);
+    const where = ['rows', 'files', 'bad_lines'].includes(metric) ? ['Diagnostics', developer] : ['Overview', shown];
+    assertEqual(where[1][metric].value, value, `${label}: ${where[0]} ${metric}`);
+    assertEqual(where[1][metric].text, fmtInt(value), `${label}: ${where[0]} ${metric} as shown`);
   }
   // The one money figure: the native usage's credits used.
   if (expected.usage) assertEqual(shown.credits_used.value, expected.usage.credits_used.credits, `${label}: Overview credits used`);
@@ -1618,6 +1623,8 @@ function inventoryHome() {
 
 /** A verdict as the inventory view words it. */
 const verdictWords = (verdict) => verdict.replaceAll('_', ' ');
+// A last use as the page shows it in UTC, a dash for none.
+const utcShown = (iso) => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, '') : '—');
 
 /** Every agent part of an inventory.json, in order: {home, agent: the part}. */
 const inventoryParts = (inventory) => inventory.homes.flatMap((home) => home.agents.map((agent) => ({ home: home.home, agent })));
@@ -1718,6 +1725,7 @@ test('the inventory fixture: the inventory view and the session view show what t
             plugin: m.plugin || '',
             calls: fmtInt(m.calls),
             failures: fmtInt(m.failures),
+            'last used': utcShown(m.last_used),
             connected: fmtInt(m.connected),
             'failed starts': fmtInt(m.failed_to_start),
             verdict: verdictWords(m.verdict),
@@ -1789,10 +1797,10 @@ test('the inventory fixture: the inventory view and the session view show what t
     const idsShown = async (key) => (await inventoryShown(page)).flatMap((p) => (p.sections[key] ? p.sections[key].rows.map((r) => r.id) : []));
     const serverOptions = await page.$$eval('#inv-server-verdict option', (options) => options.map((o) => o.value).filter(Boolean));
     const serverVerdicts = [...new Set(all('mcp_servers').map((m) => m.verdict))].sort();
-    assertEqual(serverOptions, [...serverVerdicts, 'failed_to_start'], 'the servers by verdict, and those that failed to start');
+    assertEqual(serverOptions, [...serverVerdicts, 'any_failed_start'], 'the servers by verdict, and those that ever failed to start');
     for (const value of serverOptions) {
       await page.selectOption('#inv-server-verdict', value);
-      const want = all('mcp_servers').filter((m) => (value === 'failed_to_start' ? m.failed_to_start > 0 : m.verdict === value)).map((m) => m.name);
+      const want = all('mcp_servers').filter((m) => (value === 'any_failed_start' ? m.failed_to_start > 0 : m.verdict === value)).map((m) => m.name);
       assertEqual(await idsShown('mcp_servers'), want, `servers: ${value}`);
       if (value === 'configured_never_used') await shot(page, 'inventory-never-used.png');
     }
@@ -2372,6 +2380,190 @@ test('the single-file build from file:// analyses a folder and its embedded demo
     const requests = net.log.map((e) => e.url).filter((u) => !u.startsWith('blob:') && !u.startsWith('data:'));
     assertEqual(requests, [url], 'the only request is the file itself');
     return `${(html.length / 1e6).toFixed(1)} MB file; folder and demo summaries equal the native CLI's`;
+  } finally {
+    await browser.close();
+  }
+});
+
+// ---- issue 27, plain words ---------------------------------------------------------------------
+
+// Field names of the data that the page shows in words instead.
+const RAW_NAMES = ['tool_use', 'tool_result', 'user_prompt', 'timestamp_utc', 'turn_type', 'session_id', 'project_path', 'git_branch', 'tool_name', 'tool_use_id', 'source_line'];
+const rawNamesIn = (text) => RAW_NAMES.filter((name) => text.includes(name));
+
+test('words: the timeline filters, its rows and a row\'s detail show no raw field name; a note of key=value pairs shows labelled', async () => {
+  const browser = await launch();
+  try {
+    const { page, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
+    await pick(page, SPEC);
+    await showView(page, 'timeline');
+    const labels = await page.$$eval('#view-timeline .type-boxes label', (all) => all.map((l) => l.textContent.trim()));
+    const facts = await page.evaluate(() => window.copilotLens);
+    assertEqual(labels, ['Prompt', 'Reply', 'Tool call', 'Tool result', 'Note', 'Thinking'], 'the turn types by the engine\'s words');
+    assertEqual(rawNamesIn(await page.textContent('#view-timeline .tl-filters')), [], `no field name in the filters (${facts.state})`);
+    await page.waitForSelector('#view-timeline .vt-row .c-type:not(:empty)');
+    const kinds = await page.$$eval('#view-timeline .vt-row:not([hidden]) .c-type', (all) => [...new Set(all.map((c) => c.textContent))]);
+    assert(kinds.includes('Tool call') && kinds.includes('Tool result'), `the rows' kinds in words: ${kinds}`);
+    assertEqual(kinds.filter((k) => k.includes('_')), [], 'no row shows a field name as its kind');
+    // A tool call's detail: labelled fields.
+    await page.fill('#tl-search', 'npm test');
+    await page.check('#view-timeline input[data-type="tool_use"]');
+    await page.waitForFunction(() => {
+      const kinds = [...document.querySelectorAll('#view-timeline .vt-row:not([hidden]) .c-type')].map((c) => c.textContent);
+      return kinds.length > 0 && kinds.every((kind) => kind === 'Tool call');
+    });
+    await page.click('#view-timeline .vt-row:not([hidden])');
+    await page.waitForSelector('#tl-detail:not([hidden])');
+    const terms = await page.$$eval('#tl-detail dl.facts dt', (all) => all.map((dt) => dt.textContent));
+    assert(terms.includes('Time') && terms.includes('Kind') && terms.includes('Session') && terms.includes('Tool'), `the detail's labels: ${terms}`);
+    assertEqual(rawNamesIn(await page.textContent('#tl-detail')), [], 'no field name in a row\'s detail');
+    assertEqual(await page.textContent('#tl-detail dl.facts dd:nth-of-type(2)'), 'Tool call', 'the kind in words');
+    await page.locator('#tl-detail').screenshot({ path: path.join(SHOTS, 'words-row-detail.png') });
+    // A note of key=value pairs: its lead, then each value under its key.
+    await page.uncheck('#view-timeline input[data-type="tool_use"]');
+    await page.check('#view-timeline input[data-type="system"]');
+    await page.fill('#tl-search', 'intention=');
+    await page.waitForFunction(() => {
+      const rows = [...document.querySelectorAll('#view-timeline .vt-row:not([hidden])')];
+      return rows.length > 0 && rows.every((row) => row.querySelector('.c-type').textContent === 'Note' && row.querySelector('.c-text').textContent.includes('intention='));
+    });
+    await page.click('#view-timeline .vt-row:not([hidden])');
+    await page.waitForSelector('#tl-detail .note-fields');
+    const note = await page.$eval('#tl-detail .note-fields', (el) => ({
+      lead: el.querySelector('p').textContent,
+      pairs: [...el.querySelectorAll('dt')].map((dt) => [dt.textContent, dt.nextElementSibling.textContent]),
+    }));
+    assertEqual(note, { lead: 'permission request: shell npm test', pairs: [['intention', 'Run the test suite']] }, 'the note as its lead and labelled value');
+    assert(await page.$eval('#tl-detail pre.detail-text', (pre) => pre.hidden), 'the raw text is not shown beside it');
+    await page.locator('#tl-detail').screenshot({ path: path.join(SHOTS, 'words-note-detail.png') });
+    // The transcript shows the same note labelled.
+    await page.click('#tl-to-transcript');
+    await page.waitForSelector('#transcript[data-loaded]');
+    const inTranscript = await page.$$eval('#conversation .sys .sys-text', (all) => all.map((el) => el.textContent));
+    assert(inTranscript.includes('permission request: shell npm test · intention Run the test suite'), `the transcript's note labelled: ${inTranscript.filter((t) => t.includes('intention'))}`);
+    assertEqual(errors, [], 'no page errors');
+    return `labels ${labels.join(', ')}; detail terms ${terms.join(', ')}`;
+  } finally {
+    await browser.close();
+  }
+});
+
+test('words: "Show thinking" without the option says so and analyses again with it; then the thinking shows', async () => {
+  const browser = await launch();
+  try {
+    const { page, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
+    await pick(page, SPEC);
+    const openFirstSession = async () => {
+      await showView(page, 'sessions');
+      await page.click('#session-list tbody tr:first-child button.link');
+      await page.waitForSelector('#transcript[data-loaded]');
+    };
+    await openFirstSession();
+    assert(await page.$eval('#thinking-off', (el) => el.hidden), 'nothing said before the toggle is used');
+    await page.check('#show-thinking');
+    assert(await page.isVisible('#thinking-off'), 'the toggle says the analysis left the reasoning out');
+    assert((await page.textContent('#thinking-off')).includes('Include the model\u2019s reasoning'), 'it names the option');
+    await shot(page, 'words-thinking-off.png', false);
+    await page.click('#analyse-with-thinking');
+    await waitForState(page, ['done'], 120_000);
+    assert(await page.isChecked('#opt-thinking'), 'the option is now on');
+    await openFirstSession();
+    await page.check('#show-thinking');
+    assert(await page.$eval('#thinking-off', (el) => el.hidden), 'with the option, nothing to say');
+    const shown = await page.$$eval('#conversation .msg.thinking', (all) => all.filter((e) => e.offsetParent !== null).length);
+    assert(shown > 0, 'the thinking rows show');
+    assertEqual(errors, [], 'no page errors');
+    return `${shown} thinking rows after analysing again`;
+  } finally {
+    await browser.close();
+  }
+});
+
+test('words: an unnamed session shows its first prompt in the Sessions view, the transcript and the timeline', async () => {
+  const id = '0a27e27e-0000-4000-8000-000000000001';
+  const home = path.join(TMP, 'unnamed-home');
+  const log = path.join(home, '.copilot/session-state', id, 'events.jsonl');
+  mkdirSync(path.dirname(log), { recursive: true });
+  const line = (type, data, at) => JSON.stringify({ type, data, id: `e-${at}`, timestamp: `2026-11-02T10:00:0${at}.000Z`, parentId: null });
+  const secret = 'ghp_' + 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8';
+  const prompt = `please touch a file named notes.txt and keep ${secret} out of it, and then tell me about it in a very long sentence`;
+  writeFileSync(log, [line('session.start', { sessionId: id, version: 1, copilotVersion: '1.0.104', startTime: '2026-11-02T10:00:00.000Z', context: { cwd: '/w' } }, 0), line('user.message', { content: `\n${prompt}\nsecond line` }, 1)].join('\n') + '\n');
+  const browser = await launch();
+  try {
+    const { page, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
+    await pick(page, home);
+    const sessions = await page.evaluate(() => window.copilotLens);
+    await showView(page, 'sessions');
+    const shown = await page.textContent('#session-list tbody tr:first-child button.link');
+    assert(shown.startsWith('please touch a file named notes.txt'), `the first prompt names it: ${shown} (${sessions.state})`);
+    assert(!shown.includes(id) && !shown.includes('second line'), 'not its id, one line only');
+    assert(!shown.includes(secret) && shown.includes('[redacted]'), 'scrubbed');
+    assert(shown.endsWith('…') && [...shown].length <= 81, `cut to a line (${[...shown].length} characters)`);
+    await page.click('#session-list tbody tr:first-child button.link');
+    await page.waitForSelector('#transcript[data-loaded]');
+    assertEqual(await page.textContent('#transcript .view-title'), shown, 'the transcript header says the same');
+    await showView(page, 'timeline');
+    await page.waitForSelector('#view-timeline .vt-row .c-session:not(:empty)');
+    assertEqual(await page.textContent('#view-timeline .vt-row:not([hidden]) .c-session'), shown, 'so do the timeline\'s rows');
+    await shot(page, 'words-unnamed-session.png', false);
+    assertEqual(errors, [], 'no page errors');
+    return shown;
+  } finally {
+    await browser.close();
+  }
+});
+
+test('words: the inventory shows a built-in server, servers that failed to start, when each server and skill was last used, and a legend', async () => {
+  const browser = await launch();
+  try {
+    const { page, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
+    await pick(page, path.join(ROOT, 'fixtures/inventory/home'));
+    await showView(page, 'inventory');
+    const cells = (name) =>
+      page.$eval(`#view-inventory .inv-part[data-agent="copilot-cli"] table.inv-mcp_servers tr[data-id="${name}"]`, (row) => {
+        const heads = [...row.closest('table').querySelectorAll('thead th')].map((th) => th.textContent);
+        return Object.fromEntries([...row.children].map((td, i) => [heads[i], td.textContent]));
+      });
+    const builtIn = await cells('github-mcp-server');
+    assertEqual([builtIn.verdict, builtIn.connected, builtIn.calls], ['built in', '1', '0'], 'the CLI\'s own server is built in');
+    assertEqual((await cells('playwright')).verdict, 'failed to start', 'a server that only failed to start says so');
+    assertEqual((await cells('aws-kb')).verdict, 'failed to start', 'configured, and it failed to start');
+    assertEqual((await cells('github'))['last used'], '2026-10-05 09:01:04', 'the last call of a used server');
+    assertEqual((await cells('vault'))['last used'], '—', 'never used');
+    const deploy = await page.$eval('#view-inventory table.inv-skills tr[data-id="deploy"]', (row) => {
+      const heads = [...row.closest('table').querySelectorAll('thead th')].map((th) => th.textContent);
+      return row.children[heads.indexOf('last used')].textContent;
+    });
+    assertEqual(deploy, '2026-10-05 09:01:02', 'a skill\'s last invocation');
+    const legend = await page.textContent('#view-inventory .inv-part[data-agent="copilot-cli"] [data-section="mcp_servers"] .inv-legend');
+    assert(legend.includes('args · env · headers') && legend.includes('never kept'), `the legend says what is counted and that values are never kept: ${legend}`);
+    await page.waitForTimeout(150);
+    await shot(page, 'words-inventory.png');
+    assertEqual(errors, [], 'no page errors');
+    return 'built in, failed to start, last used and the legend shown';
+  } finally {
+    await browser.close();
+  }
+});
+
+test('words: the developer figures are in Diagnostics and not on the Overview', async () => {
+  const browser = await launch();
+  try {
+    const { page, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
+    await pick(page, SPEC);
+    const summary = await summaryOf(page);
+    await showView(page, 'overview');
+    const overview = await tiles(page);
+    for (const metric of ['rows', 'files', 'bad_lines']) assertEqual(overview[metric], undefined, `no ${metric} tile on the Overview`);
+    const overviewText = await page.textContent('#view-overview');
+    assert(!/engine memory|timeline rows|files found|bad lines|Rows by/.test(overviewText), 'no developer figure in the Overview\'s text');
+    await showView(page, 'diagnostics');
+    const diagnostics = await tiles(page, 'diagnostics');
+    assertEqual([diagnostics.rows.value, diagnostics.files.value, diagnostics.bad_lines.value], [summary.rows, summary.files, summary.bad_lines], 'Diagnostics shows them');
+    assert(/engine memory \d+ MiB/.test(await page.textContent('#diag-run')), 'and the engine\'s memory');
+    await shot(page, 'words-diagnostics.png');
+    assertEqual(errors, [], 'no page errors');
+    return `Diagnostics: ${summary.rows} rows, ${summary.files} files, ${summary.bad_lines} bad lines`;
   } finally {
     await browser.close();
   }

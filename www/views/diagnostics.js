@@ -2,8 +2,38 @@
 // and what happened to it, lines per event type, unknown types, bad lines, the store's WAL
 // frames, the roots and homes and what could not be listed.
 import { add, badge, clear, fmtBytes, fmtInt, h, section, table } from '../dom.js';
+import { tile } from './overview.js';
 
 const LIMIT = 1000;
+
+/** The worker's steps, in seconds: " (small files 1.2 s, other files 0.3 s, ...)". */
+function stepsText(timings) {
+  if (!timings) return '';
+  const names = { small_files: 'small files', other_files: 'other files', logs: 'event logs', last_files: 'last files', joins: 'joins' };
+  const parts = Object.entries(names)
+    .filter(([key]) => typeof timings[key] === 'number')
+    .map(([key, name]) => `${name} ${timings[key].toFixed(2)} s`);
+  return parts.length ? ` (${parts.join(', ')})` : '';
+}
+
+// The analysis's own figures, for whoever checks the tool: what it read and made, how long and how
+// much memory it took (the Overview keeps what a person asks: what, when, cost).
+function analysisFigures(ctx, t) {
+  const s = ctx.summary;
+  const labels = new Map(ctx.engine.facts.turn_type_labels);
+  return section(
+    'This analysis',
+    h(
+      'div#diag-tiles.tiles',
+      null,
+      tile('rows', 'timeline rows', s.rows, fmtInt(s.rows)),
+      tile('files', 'files found', s.files, fmtInt(s.files), `${fmtInt(t.files_read)} read`),
+      tile('bad_lines', 'bad lines', s.bad_lines, fmtInt(s.bad_lines), s.bad_lines ? 'listed below' : null),
+    ),
+    h('p#diag-run.muted', null, `Analysed in ${ctx.seconds.toFixed(2)} s in the worker${stepsText(ctx.timings)}; engine memory ${fmtInt(Math.round(ctx.memory / 1048576))} MiB.`),
+    h('p.muted', null, 'Rows by kind: ', Object.entries(t.rows_by_turn_type).map(([k, v]) => `${labels.get(k) || k} ${fmtInt(v)}`).join(', ')),
+  );
+}
 
 function statusBadge(status) {
   return badge(status, status === 'error' ? 'bad' : status === 'read' ? 'ok' : '');
@@ -31,6 +61,7 @@ export async function render(container, ctx) {
   const badLines = h('div', null, h('p.muted', null, 'Looking for bad lines…'));
   add(container, 
     h('h2.view-title', null, 'Diagnostics'),
+    analysisFigures(ctx, t),
     ctx.warnings.length || walkProblems.length
       ? section('Inputs that could not be used', table([{ label: 'input', value: (w) => w.root }, { label: 'problem', value: (w) => w.message, className: 'mono' }], [...ctx.warnings, ...walkProblems]))
       : null,
@@ -100,7 +131,6 @@ export async function render(container, ctx) {
           [...[...skipped].map(([k, v]) => [k, v, 'skipped by rule']), ...[...unknown].map(([k, v]) => [k, v, badge('unknown type', 'warn')])].sort((a, b) => b[1] - a[1]),
           { empty: 'No event lines skipped.' },
         ),
-        h('p.muted', null, 'Rows by type: ', Object.entries(t.rows_by_turn_type).map(([k, v]) => `${k} ${fmtInt(v)}`).join(', ')),
       ),
       section(
         `Unknown event types (${unknown.size})`,

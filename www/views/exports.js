@@ -27,7 +27,7 @@ export async function render(container, ctx) {
     [...sessions]
       .filter((s) => s.events_log || s.prompts)
       .sort((a, b) => (b.first_event || b.created_at || '').localeCompare(a.first_event || a.created_at || ''))
-      .map((s) => h('option', { value: s.session_id }, `${s.name || '(unnamed)'} · ${s.session_id.slice(0, 8)} · ${s.project_path}`)),
+      .map((s) => h('option', { value: s.session_id }, `${s.display_name} · ${s.session_id.slice(0, 8)} · ${s.project_path}`)),
   );
   const shortNames = h('input#report-short-names', { type: 'checkbox' });
   const reportMonth = h('input#report-month', { type: 'month', attrs: { 'aria-label': 'Month to report' } });

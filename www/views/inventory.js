@@ -6,12 +6,15 @@ import { add, badge, clear, fmtBytes, fmtInt, fmtTime, h, section, table } from 
 
 const words = (name) => name.replaceAll('_', ' ');
 
-// How a verdict shows: what is used is fine, what sits unused wants a look, what was used but
-// is not (or no longer) set up is a note. Any other verdict shows plain.
+// How a verdict shows: what is used or built in is fine, what sits unused wants a look, what
+// failed to start is bad, what was used but is not (or no longer) set up is a note. Any other
+// verdict shows plain.
 const VERDICT_KIND = {
   configured_and_used: 'ok',
   configured_never_used: 'warn',
   used_not_configured: 'info',
+  built_in: 'ok',
+  failed_to_start: 'bad',
   used: 'ok',
   never_used: 'warn',
   used_not_found: 'info',
@@ -21,6 +24,7 @@ const verdict = (item) => badge(words(item.verdict), VERDICT_KIND[item.verdict] 
 // A home-relative path that may break after each `/`, never inside a name.
 const pathText = (path) => path.split('/').flatMap((name, i) => (i ? ['/', h('wbr'), name] : [name]));
 const paths = (list) => list.map((path) => h('div', null, pathText(path)));
+const lastUsed = (item) => (item.last_used ? fmtTime(item.last_used) : '—');
 const failedStarts = (m) => (m.failed_to_start ? badge(fmtInt(m.failed_to_start), 'bad') : '0');
 
 // A server's tools, with their calls and failures, in a row below it shown on demand.
@@ -81,17 +85,20 @@ const SECTIONS = [
       { label: 'command or host', value: (m) => m.command || m.url_host, className: 'mono keep-names' },
       // `tools` as written in the configuration; null where it names none.
       { label: 'allowed tools', value: (m) => (m.tools ? m.tools.join(', ') : '—'), className: 'mono keep-names' },
-      { label: 'args · env · headers', value: (m) => h('span', { title: 'how many are configured; their values are never read' }, `${m.args} · ${m.env} · ${m.headers}`), num: true },
+      { label: 'args · env · headers', value: (m) => `${m.args} · ${m.env} · ${m.headers}`, num: true },
       { label: 'configured in', value: (m) => paths(m.configured_in), className: 'mono keep-names' },
       { label: 'plugin', value: (m) => m.plugin || '', className: 'mono nowrap' },
       { label: 'calls', value: (m) => fmtInt(m.calls), num: true },
       { label: 'failures', value: (m) => fmtInt(m.failures), num: true },
+      { label: 'last used', value: lastUsed, className: 'nowrap' },
       { label: 'connected', value: (m) => fmtInt(m.connected), num: true },
       { label: 'failed starts', value: failedStarts, num: true },
       { label: 'verdict', value: verdict, className: 'nowrap' },
       { label: 'tools used', value: toolsToggle, className: 'nowrap' },
     ],
     after: toolsRow,
+    legend:
+      'args · env · headers: how many arguments, environment variables and headers the configuration gives the server. Only the count is read: their values are never kept or shown. Built in: the agent’s own server, which no file configures.',
     text: (m) => [m.name, m.type, m.command, m.url_host, ...(m.tools || []), ...m.configured_in, m.plugin, words(m.verdict), ...m.tools_used.map((t) => t.name)],
   },
   {
@@ -109,6 +116,7 @@ const SECTIONS = [
       { label: 'invocations', value: (s) => fmtInt(s.invocations), num: true },
       { label: 'by the person', value: (s) => fmtInt(s.by_person), num: true },
       { label: 'by the model', value: (s) => fmtInt(s.by_model), num: true },
+      { label: 'last used', value: lastUsed, className: 'nowrap' },
       { label: 'verdict', value: verdict, className: 'nowrap' },
     ],
     text: (s) => [s.name, s.description, s.path, s.plugin, words(s.verdict)],
@@ -222,10 +230,11 @@ const SECTIONS = [
   },
 ];
 
-// The verdict filters: the verdicts the data holds, and for servers those that failed to start.
-const FAILED_TO_START = 'failed_to_start';
+// The verdict filters: the verdicts the data holds, and for servers those that ever failed to
+// start (also ones that started another time).
+const ANY_FAILED_START = 'any_failed_start';
 const VERDICT_FILTERS = {
-  server: { label: 'servers', title: 'MCP servers', matches: (m, wanted) => (wanted === FAILED_TO_START ? m.failed_to_start > 0 : m.verdict === wanted) },
+  server: { label: 'servers', title: 'MCP servers', matches: (m, wanted) => (wanted === ANY_FAILED_START ? m.failed_to_start > 0 : m.verdict === wanted) },
   skill: { label: 'skills', title: 'Skills', matches: (s, wanted) => s.verdict === wanted },
 };
 
@@ -234,7 +243,7 @@ function verdictSelect(id, kind, items) {
   for (const item of items) counts.set(item.verdict, (counts.get(item.verdict) || 0) + 1);
   const options = [...counts].sort(([a], [b]) => (a < b ? -1 : 1)).map(([value, n]) => [value, `${words(value)} (${fmtInt(n)})`]);
   const failed = items.filter((m) => m.failed_to_start > 0).length;
-  if (kind === 'server' && failed) options.push([FAILED_TO_START, `failed to start (${fmtInt(failed)})`]);
+  if (kind === 'server' && failed) options.push([ANY_FAILED_START, `any failed start (${fmtInt(failed)})`]);
   return h(
     `select#${id}`,
     { hidden: !items.length, attrs: { 'aria-label': `${VERDICT_FILTERS[kind].title} by verdict` } },
@@ -288,7 +297,8 @@ export async function render(container, ctx) {
           continue;
         }
         const title = `${s.title} (${shown.length === list.length ? fmtInt(list.length) : `${fmtInt(shown.length)} of ${fmtInt(list.length)}`})`;
-        const card = section(title, table(s.columns, shown, { className: `inv-${s.key}`, row: s.id && ((item) => ({ dataset: { id: s.id(item) } })), after: s.after }));
+        const legend = s.legend ? h('p.muted.inv-legend', null, s.legend) : null;
+        const card = section(title, table(s.columns, shown, { className: `inv-${s.key}`, row: s.id && ((item) => ({ dataset: { id: s.id(item) } })), after: s.after }), legend);
         card.dataset.section = s.key;
         if (s.wide) card.classList.add('wide');
         cards.push(card);

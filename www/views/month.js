@@ -237,9 +237,9 @@ export async function render(container, ctx) {
     billOut,
   );
 
-  const names = new Map(sessions.map((s) => [s.session_id, s.name]));
+  const names = new Map(sessions.map((s) => [s.session_id, s.display_name]));
   const sessionLink = (id) =>
-    h('button.link', { on: { click: () => ctx.openSession(id) }, title: id }, names.get(id) ? `${names.get(id)} (${id.slice(0, 8)})` : id);
+    h('button.link', { on: { click: () => ctx.openSession(id) }, title: id }, names.get(id) && names.get(id) !== id ? `${names.get(id)} (${id.slice(0, 8)})` : id);
   const fromCell = (r) => (r.credits_from === 'recorded' ? badge('recorded', 'ok') : badge(r.credits_from === 'both' ? 'partly est.' : 'est.', 'info'));
 
   let shown = 0;

@@ -8,16 +8,6 @@ import { fmtCredits } from './month.js';
 const PALETTE = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac', '#86bcb6', '#d37295'];
 let charts = [];
 
-/** The worker's steps, in seconds: " (small files 1.2 s, other files 0.3 s, ...)". */
-function stepsText(timings) {
-  if (!timings) return '';
-  const names = { small_files: 'small files', other_files: 'other files', logs: 'event logs', last_files: 'last files', joins: 'joins' };
-  const parts = Object.entries(names)
-    .filter(([key]) => typeof timings[key] === 'number')
-    .map(([key, name]) => `${name} ${timings[key].toFixed(2)} s`);
-  return parts.length ? ` (${parts.join(', ')})` : '';
-}
-
 export function colorFor(models) {
   const sorted = [...new Set(models)].sort();
   return (model) => PALETTE[sorted.indexOf(model) % PALETTE.length];
@@ -25,7 +15,7 @@ export function colorFor(models) {
 
 const counted = (row) => !row.flags.includes('partial') && !row.flags.includes('recovered');
 
-function tile(metric, label, value, text, note) {
+export function tile(metric, label, value, text, note) {
   return h('div.tile', { dataset: { metric, value: String(value) } }, h('div.tile-value', null, text), h('div.tile-label', null, label), note ? h('div.tile-note', null, note) : null);
 }
 
@@ -69,9 +59,8 @@ function moneyTile(used) {
 export async function render(container, ctx) {
   for (const chart of charts) chart.destroy();
   charts = [];
-  const [sessions, report, byDay, bySession, byModel, byAgent] = await Promise.all([
+  const [sessions, byDay, bySession, byModel, byAgent] = await Promise.all([
     ctx.get('sessions'),
-    ctx.get('report'),
     ctx.get({ usage: { by: 'day', since: '', until: '', agent: '' } }),
     ctx.get({ usage: { by: 'session', since: '', until: '', agent: '' } }),
     ctx.get({ usage: { by: 'model', since: '', until: '', agent: '' } }),
@@ -95,9 +84,6 @@ export async function render(container, ctx) {
     tile('tool_calls', 'tool calls', toolCalls, fmtInt(toolCalls)),
     tile('total_tokens', 'tokens', s.total_tokens, fmtInt(s.total_tokens), partial ? `+ ${fmtInt(partial.total)} partial (lower bound)` : null),
     moneyTile(byDay.credits_used),
-    tile('rows', 'timeline rows', s.rows, fmtInt(s.rows)),
-    tile('files', 'files found', s.files, fmtInt(s.files), `${fmtInt(report.totals.files_read)} read`),
-    tile('bad_lines', 'bad lines', s.bad_lines, fmtInt(s.bad_lines), s.bad_lines ? 'see Diagnostics' : null),
   );
 
   const warnings = ctx.warnings.length
@@ -141,18 +127,11 @@ export async function render(container, ctx) {
   }
 
   const modelRows = byModel.rows.filter(counted);
-  const byTurn = report.totals.rows_by_turn_type;
 
   add(container, 
     h('h2.view-title', null, 'Overview'),
     warnings,
     tiles,
-    h(
-      'p.muted',
-      null,
-      `Analysed in ${ctx.seconds.toFixed(2)} s in the worker${stepsText(ctx.timings)}; engine memory ${fmtInt(Math.round(ctx.memory / 1048576))} MiB. `,
-      `Rows by type: ${Object.entries(byTurn).map(([k, v]) => `${k} ${fmtInt(v)}`).join(', ')}.`,
-    ),
     h(
       'div.grid2',
       null,

@@ -11,7 +11,7 @@ const tokens = (s) => (s.usage ? s.usage.total : -1);
 const credits = (s) => (s.credits_used ? s.credits_used.credits : -1);
 
 const COLUMNS = [
-  { key: 'name', label: 'session', sort: (s) => (s.name || '').toLowerCase() || '\uffff' },
+  { key: 'name', label: 'session', sort: (s) => s.display_name.toLowerCase() },
   { key: 'project', label: 'project', sort: (s) => s.project_path },
   { key: 'branch', label: 'branch', sort: (s) => s.git_branch },
   { key: 'started', label: 'started (UTC)', sort: started },
@@ -49,7 +49,7 @@ function projectLabel(s) {
 
 function cells(s, ctx, agents) {
   return [
-    h('td.c-name', null, h('button.link', { on: { click: () => open(s.session_id, ctx) }, title: s.session_id }, s.name || s.session_id.slice(0, 8) + '…')),
+    h('td.c-name', null, h('button.link', { on: { click: () => open(s.session_id, ctx) }, title: s.session_id }, s.display_name)),
     h('td.mono.clip', { title: projectLabel(s) }, projectLabel(s)),
     h('td.mono.clip', { title: s.git_branch }, s.git_branch),
     h('td.nowrap', null, fmtTime(started(s))),

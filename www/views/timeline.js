@@ -26,8 +26,10 @@ export async function render(container, ctx) {
   const facets = await ctx.get('facets');
   if (!ctx.alive()) return;
   const sessions = await ctx.get('sessions');
-  const names = new Map(sessions.map((s) => [s.session_id, s.name]));
+  const names = new Map(sessions.map((s) => [s.session_id, s.display_name]));
 
+  // The engine's words for the turn types and a row's fields.
+  const typeLabels = new Map(ctx.engine.facts.turn_type_labels);
   const typeBoxes = ctx.engine.facts.turn_types.map((type) => h('input', { type: 'checkbox', value: type, dataset: { type } }));
   const select = (id, label, values) =>
     h(`select#${id}`, { title: label, attrs: { 'aria-label': label } }, h('option', { value: '' }, `all ${label}`), values.map((v) => h('option', { value: v }, v)));
@@ -56,7 +58,7 @@ export async function render(container, ctx) {
     h(
       'div.controls.tl-filters',
       null,
-      h('span.type-boxes', null, typeBoxes.map((box) => h('label', null, box, ' ', box.value))),
+      h('span.type-boxes', null, typeBoxes.map((box) => h('label', null, box, ' ', typeLabels.get(box.value)))),
       agent,
       sessionInput,
       sessionList,
@@ -88,6 +90,8 @@ export async function render(container, ctx) {
     count,
     detail,
     names,
+    typeLabels,
+    rowFields: ctx.engine.facts.row_fields,
     controls: { typeBoxes, agent, sessionInput, project, model, tool, since, until, search },
   };
 
@@ -296,7 +300,7 @@ function draw(mayFetch = true) {
     el.className = `vt-row t-${row.turn_type}`;
     el.dataset.index = String(row.index);
     cells[0].textContent = fmtTime(row.timestamp_utc);
-    cells[1].textContent = row.turn_type;
+    cells[1].textContent = s.typeLabels.get(row.turn_type);
     cells[2].textContent = s.names.get(row.session_id) || row.session_id.slice(0, 8);
     cells[2].title = row.session_id;
     cells[3].textContent = row.project_path;
@@ -324,14 +328,25 @@ async function showDetail(position) {
     h(
       'dl.facts',
       null,
-      ['timestamp_utc', 'turn_type', 'agent', 'session_id', 'project_path', 'git_branch', 'model', 'tool_name', 'tool_use_id', 'source', 'source_line'].map((key) =>
-        row[key] === '' ? null : [h('dt', null, key), h('dd.mono', null, String(row[key]))],
-      ),
+      s.rowFields.map(([key, label]) => (row[key] === '' ? null : [h('dt', null, label), h('dd.mono', null, shownField(key, row, s))])),
     ),
-    h('pre.detail-text', null, row.text, row.text_bytes ? ` … (${fmtInt(row.text_bytes)} bytes in all)` : ''),
+    row.note_fields ? noteFields(row.note_fields) : null,
+    h('pre.detail-text', { hidden: Boolean(row.note_fields) }, row.text, row.text_bytes ? ` … (${fmtInt(row.text_bytes)} bytes in all)` : ''),
     row.session_id ? h('button#tl-to-transcript.button.small', { on: { click: () => s.ctx.openSession(row.session_id, row.index) } }, 'Show in the transcript') : null,
   );
   s.detail.hidden = false;
+}
+
+/** A note of `key=value` pairs (the engine's reading of its text) as its lead and labelled values. */
+function noteFields(note) {
+  return h('div.note-fields', null, h('p', null, note.lead), h('dl.facts', null, note.fields.map(([key, value]) => [h('dt', null, key.replaceAll('_', ' ')), h('dd.mono', null, value)])));
+}
+
+/** A row's field as its detail shows it: the time as the page shows times, the kind in words. */
+function shownField(key, row, s) {
+  if (key === 'timestamp_utc') return fmtTime(row[key]);
+  if (key === 'turn_type') return s.typeLabels.get(row[key]);
+  return String(row[key]);
 }
 
 export function shown() {

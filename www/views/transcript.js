@@ -73,7 +73,7 @@ export async function renderTranscript(container, ctx, sessionId, index = null) 
   const header = h(
     'div.transcript-head',
     null,
-    h('h2.view-title', null, session && session.name ? session.name : 'Session'),
+    h('h2.view-title', null, session ? session.display_name : 'Session'),
     h('p.mono.muted', null, sessionId),
     session
       ? h(
@@ -124,8 +124,22 @@ export async function renderTranscript(container, ctx, sessionId, index = null) 
       ),
     ),
   );
-  add(container, header, status, conversation, more);
-  showThinking.addEventListener('change', () => conversation.classList.toggle('show-thinking', showThinking.checked));
+  // Without the option the analysis kept no thinking rows: the toggle says so and offers to
+  // analyse again with it, rather than showing nothing.
+  const thinkingOff = h(
+    'p#thinking-off.warning',
+    { hidden: true },
+    'This analysis left out the model\u2019s reasoning (the option “Include the model\u2019s reasoning”). ',
+    h('button#analyse-with-thinking.button.small', { on: { click: () => ctx.analyseWithThinking() } }, 'Analyse again with it'),
+  );
+  add(container, header, thinkingOff, status, conversation, more);
+  showThinking.addEventListener('change', () => {
+    if (!ctx.thinkingIncluded) {
+      thinkingOff.hidden = !showThinking.checked;
+      return;
+    }
+    conversation.classList.toggle('show-thinking', showThinking.checked);
+  });
 
   const calls = new Map();
   let loaded = 0;
@@ -174,9 +188,12 @@ export async function renderTranscript(container, ctx, sessionId, index = null) 
       default: {
         const [kind, label] = SYSTEM_SHOW[row.mark] || NOTE;
         const long = row.text.length > 240 || row.text.includes('\n');
+        // A note of `key=value` pairs (the engine's reading): its lead, then each value labelled.
         const body = long
           ? h('details.sys-text', null, h('summary', null, firstLine(row.text, 160)), h('pre', null, row.text))
-          : h('span.sys-text', null, row.text);
+          : row.note_fields
+            ? h('span.sys-text', null, row.note_fields.lead, row.note_fields.fields.map(([key, value]) => [' · ', h('span.muted', null, `${key.replaceAll('_', ' ')} `), value]))
+            : h('span.sys-text', null, row.text);
         add(conversation, h('div.sys', { class: kind, dataset }, h('span.sys-label', null, label), h('span.sys-time', null, fmtTime(row.timestamp_utc)), body, jump));
       }
     }
@@ -188,7 +205,7 @@ export async function renderTranscript(container, ctx, sessionId, index = null) 
     total = page.total;
     page.rows.forEach((row, i) => addRow(row, loaded + i));
     loaded += page.rows.length;
-    status.textContent = `${fmtInt(total)} rows${thinkingRows ? `, ${fmtInt(thinkingRows)} of them thinking` : ''}.` + (ctx.summary && !thinkingRows ? ' Thinking rows appear when the analysis includes the model\u2019s reasoning (Options).' : '');
+    status.textContent = `${fmtInt(total)} rows${thinkingRows ? `, ${fmtInt(thinkingRows)} of them thinking` : ''}.`;
     clear(more);
     if (loaded < total) {
       add(more, h('button#transcript-more.button', { on: { click: () => load() } }, `Load ${fmtInt(Math.min(PAGE, total - loaded))} more of ${fmtInt(total - loaded)}`));

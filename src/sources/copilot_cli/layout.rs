@@ -10,6 +10,9 @@ pub const COPILOT_DIRS: [&str; 3] = [".copilot", ".local/state/.copilot", ".conf
 /// Folders of a home read for Copilot's customizations that do not make a home of their own
 /// (`~/.agents/skills`, which other agents read too).
 pub const SHARED_DIRS: [&str; 1] = [".agents"];
+/// The CLI's own GitHub MCP server: its process log says `Service initialized as client for
+/// the github-mcp-server remote MCP server` (seed 000, "Process logs") with no file configuring it.
+pub const BUILT_IN_MCP_SERVERS: &[&str] = &["github-mcp-server"];
 /// The package caches beside the home, whose `pkg/` and `marketplaces/` trees are excluded.
 pub const CACHE_DIRS: [&str; 3] = [".cache/copilot", "Library/Caches/copilot", "AppData/Local/copilot"];
 /// Entries that only a Copilot directory holds: how a root that is `~/.copilot` itself is told

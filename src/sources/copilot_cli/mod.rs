@@ -148,6 +148,10 @@ impl Source for CopilotCli {
         layout::read_instead(path)
     }
 
+    fn built_in_mcp_servers(&self) -> &'static [&'static str] {
+        layout::BUILT_IN_MCP_SERVERS
+    }
+
     fn log_found_in(&self) -> &'static str {
         "events.jsonl"
     }

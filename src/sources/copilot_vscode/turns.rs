@@ -77,6 +77,9 @@ fn read_turns(
             summary.first_event_ms = Some(summary.first_event_ms.map_or(millis, |first| first.min(millis)));
             summary.last_event_ms = summary.last_event_ms.max(Some(millis));
         }
+        if let Some(message) = prompt(request) {
+            summary.note_prompt(message);
+        }
         if !turn.model.is_empty() {
             summary.models.insert(turn.model.to_string());
         }
@@ -88,7 +91,7 @@ fn read_turns(
         {
             folder = Some(directory);
         }
-        tally_tools(request, outcome);
+        tally_tools(request, turn.millis, outcome);
         add_usage(context, request, &turn, replay.request_line(index), outcome);
         if let Some(emitter) = emitter.as_deref_mut() {
             emitter.project.clone_from(folder.as_ref().map_or(&String::new(), |folder| &folder.path));
@@ -171,18 +174,24 @@ fn tool_failed(part: &Value) -> bool {
     part.pointer("/resultDetails/isError").and_then(Value::as_bool) == Some(true)
 }
 
-fn tally_tools(request: &Value, outcome: &mut LogOutcome) {
+/// A request's prompt: its `message`, a text or an object with one.
+fn prompt(request: &Value) -> Option<&str> {
+    let message = request.get("message");
+    text(message).or_else(|| text(message.and_then(|m| m.get("text"))))
+}
+
+fn tally_tools(request: &Value, at_ms: Option<i64>, outcome: &mut LogOutcome) {
     for part in parts(request).iter().filter(|part| is_tool_invocation(part)) {
         let Some(tool) = text(part.get("toolId")).filter(|tool| !tool.is_empty()) else { continue };
         let failed = u64::from(tool_failed(part));
         let tally = outcome.tools.entry(tool.to_string()).or_default();
-        tally.calls += 1;
+        tally.call(at_ms);
         tally.failures += failed;
         if text(part.pointer("/source/type")) == Some("mcp")
             && let Some(server) = text(part.pointer("/source/label")).filter(|label| !label.is_empty())
         {
             let tally = outcome.mcp_calls.entry(server.to_string()).or_default().entry(tool.to_string()).or_default();
-            tally.calls += 1;
+            tally.call(at_ms);
             tally.failures += failed;
         }
     }
@@ -206,8 +215,7 @@ impl Emitter<'_, '_> {
         fn row(turn_type: TurnType, text: Cow<'_, str>) -> RowParts<'_> {
             (turn_type, text, "", "", RowMark::Plain)
         }
-        let message = request.get("message");
-        if let Some(message) = text(message).or_else(|| text(message.and_then(|m| m.get("text")))) {
+        if let Some(message) = prompt(request) {
             self.emit(turn, line, row(TurnType::User, message.into()));
         }
         if let Some(command) = text(request.pointer("/slashCommand/name")).filter(|name| !name.is_empty()) {

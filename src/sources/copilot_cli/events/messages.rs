@@ -35,7 +35,10 @@ impl LogParser<'_, '_> {
             self.skill_asked = skill_asked(message.source.or_empty(), content);
         }
         let parts = match label {
-            None => RowParts::new(TurnType::User, content),
+            None => {
+                self.outcome.summary.note_prompt(content);
+                RowParts::new(TurnType::User, content)
+            }
             Some(label) => RowParts::system(format!("{label}: {content}")),
         };
         self.emit(line, stamp, parts);

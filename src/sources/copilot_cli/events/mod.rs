@@ -53,6 +53,7 @@ pub fn parse_log(context: &LogContext<'_>, reader: impl BufRead, sink: &mut dyn 
         requested_calls: HashSet::new(),
         mcp_call_ids: HashMap::new(),
         skill_asked: None,
+        line_ms: None,
         outcome: LogOutcome { usage: Some(SessionLedger::new(context.zone)), ..LogOutcome::default() },
     };
     parser.outcome.read_error = each_line(&mut LineReader::new(reader), |line| parser.line(line));
@@ -151,6 +152,8 @@ struct LogParser<'c, 's> {
     /// The skill the latest prompt asked for (`source: skill-<name>`, or `/<name>`), until a
     /// `skill.invoked` of it: that invocation is the person's choice, others the model's.
     skill_asked: Option<String>,
+    /// The current line's time (epoch milliseconds), when it has one: a call's or a skill's.
+    line_ms: Option<i64>,
     outcome: LogOutcome,
 }
 
@@ -192,7 +195,8 @@ impl LogParser<'_, '_> {
             return Ok(Err("no event type".into()));
         };
         let stamp = envelope.timestamp.or_empty();
-        if let Some(millis) = time::parse_millis(stamp) {
+        self.line_ms = time::parse_millis(stamp);
+        if let Some(millis) = self.line_ms {
             let summary = &mut self.outcome.summary;
             summary.first_event_ms = Some(summary.first_event_ms.map_or(millis, |first| first.min(millis)));
             summary.last_event_ms = Some(summary.last_event_ms.map_or(millis, |last| last.max(millis)));
@@ -309,7 +313,8 @@ impl LogParser<'_, '_> {
                 self.outcome.mcp_calls.remove(counted_server);
             }
         }
-        self.outcome.mcp_calls.entry(server.to_string()).or_default().entry(tool.to_string()).or_default().calls += 1;
+        let tools = self.outcome.mcp_calls.entry(server.to_string()).or_default();
+        tools.entry(tool.to_string()).or_default().call(self.line_ms);
         self.mcp_call_ids.insert(id.to_string(), (server.to_string(), tool.to_string()));
     }
 
@@ -320,6 +325,7 @@ impl LogParser<'_, '_> {
             "skill.invoked" => {
                 let Some(skill) = name("name") else { return };
                 let uses = self.outcome.skill_uses.entry(skill.to_string()).or_default();
+                uses.last_ms = uses.last_ms.max(self.line_ms);
                 if self.skill_asked.as_deref() == Some(skill) {
                     self.skill_asked = None;
                     uses.by_person += 1;
@@ -337,7 +343,7 @@ impl LogParser<'_, '_> {
     }
 
     fn count_call(&mut self, name: &str) {
-        self.outcome.tools.entry(name.to_string()).or_default().calls += 1;
+        self.outcome.tools.entry(name.to_string()).or_default().call(self.line_ms);
     }
 
     /// A model the person or the CLI chose; whether any call used it is the record's to say.

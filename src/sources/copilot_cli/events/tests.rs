@@ -39,8 +39,16 @@ fn parse(lines: &[&str], include_thinking: bool) -> (Vec<OwnedRow>, LogOutcome) 
     (rows, outcome)
 }
 
+/// The time of every line `line` makes.
+const LINE_STAMP: &str = "2026-10-01T09:00:00.000Z";
+
 fn line(kind: &str, data: &str) -> String {
-    format!(r#"{{"id":"x","timestamp":"2026-10-01T09:00:00.000Z","type":"{kind}","data":{data}}}"#)
+    format!(r#"{{"id":"x","timestamp":"{LINE_STAMP}","type":"{kind}","data":{data}}}"#)
+}
+
+/// `LINE_STAMP` in epoch milliseconds: when a call or a skill counted at a line was last used.
+fn line_ms() -> Option<i64> {
+    crate::time::parse_millis(LINE_STAMP)
 }
 
 fn texts(rows: &[OwnedRow]) -> Vec<(TurnType, &str)> {
@@ -102,8 +110,12 @@ fn a_tool_start_without_a_request_is_a_call_and_results_use_the_remembered_name(
     );
     assert_eq!((rows[2].tool_name.as_str(), rows[3].tool_name.as_str()), ("view", "bash"));
     assert_eq!(marks, [RowMark::Plain, RowMark::Plain, RowMark::FailedToolResult, RowMark::Plain]);
-    assert_eq!(outcome.tools["view"], ToolTally { calls: 1, failures: 1 });
-    assert_eq!(outcome.mcp_calls["fs"]["view"], ToolTally { calls: 1, failures: 1 }, "the failure is the server's too");
+    assert_eq!(outcome.tools["view"], ToolTally { calls: 1, failures: 1, last_ms: line_ms() });
+    assert_eq!(
+        outcome.mcp_calls["fs"]["view"],
+        ToolTally { calls: 1, failures: 1, last_ms: line_ms() },
+        "the failure is the server's too"
+    );
 }
 
 #[test]
@@ -123,8 +135,8 @@ fn an_mcp_call_requested_then_started_counts_once_under_its_mcp_tool_name() {
         false,
     );
     assert_eq!(outcome.mcp_calls["github"].len(), 1, "{:?}", outcome.mcp_calls);
-    assert_eq!(outcome.mcp_calls["github"]["get_issue"], ToolTally { calls: 1, failures: 1 });
-    assert_eq!(outcome.tools["github-get_issue"], ToolTally { calls: 1, failures: 1 });
+    assert_eq!(outcome.mcp_calls["github"]["get_issue"], ToolTally { calls: 1, failures: 1, last_ms: line_ms() });
+    assert_eq!(outcome.tools["github-get_issue"], ToolTally { calls: 1, failures: 1, last_ms: line_ms() });
 }
 
 #[test]
@@ -316,7 +328,7 @@ fn hooks_mode_changes_and_other_types() {
     assert_eq!(rows[0].tool_use_id, "p");
     let marked: Vec<_> = marks.iter().enumerate().filter(|(_, mark)| **mark != RowMark::Plain).collect();
     assert_eq!(marked, [(3, &RowMark::PermissionSetting)], "a tip and an agent mode are plain notes");
-    assert_eq!(outcome.skill_uses["pdf"], SkillUse { by_person: 0, by_model: 1 });
+    assert_eq!(outcome.skill_uses["pdf"], SkillUse { by_person: 0, by_model: 1, last_ms: line_ms() });
     assert_eq!(outcome.agent_uses["explore"], 1);
 }
 
@@ -334,8 +346,8 @@ fn a_skill_the_prompt_asked_for_is_the_persons_choice_once() {
         ],
         false,
     );
-    assert_eq!(outcome.skill_uses["deploy"], SkillUse { by_person: 1, by_model: 1 });
-    assert_eq!(outcome.skill_uses["lint"], SkillUse { by_person: 1, by_model: 1 });
+    assert_eq!(outcome.skill_uses["deploy"], SkillUse { by_person: 1, by_model: 1, last_ms: line_ms() });
+    assert_eq!(outcome.skill_uses["lint"], SkillUse { by_person: 1, by_model: 1, last_ms: line_ms() });
 }
 
 #[test]
@@ -401,6 +413,7 @@ fn every_line_is_accounted_for() {
         requested_calls: HashSet::new(),
         mcp_call_ids: HashMap::new(),
         skill_asked: None,
+        line_ms: None,
         outcome: LogOutcome::default(),
     };
     let mut reader = reader;
