@@ -10,6 +10,9 @@ use serde::Serialize;
 use crate::table::{Needle, RowFilter, RowTable};
 use crate::views::FullRows;
 
+/// How many times its budget a part of the reading may grow to finish the log it is in.
+const LOG_END_SLACK: usize = 4;
+
 /// A filter's matches in the order shown, and the cut texts still to be read for its search.
 pub struct Matches {
     pub filter: RowFilter,
@@ -55,13 +58,19 @@ impl Matches {
     }
 
     /// Reads about `budget` more cut texts again whole (`whole` reads rows again, as
-    /// `Done::full_rows`), always to the end of the last log begun, and adds those holding the
-    /// search to the matches.
+    /// `Done::full_rows`), and adds those holding the search to the matches. The last log begun
+    /// is read to its end when that is at most `LOG_END_SLACK` times `budget` (a log is opened
+    /// once, and a zip's entry cannot be sought in); beyond, it goes on in the next part, so the
+    /// texts held at once stay what a part reads.
     pub fn read_more(&mut self, table: &RowTable, budget: usize, whole: impl FnOnce(&[u32]) -> FullRows) {
         let log = |index: u32| table.cut_text(index).map(|at| at.file);
-        let mut end = (self.read + budget.max(1)).min(self.unread.len());
-        while end < self.unread.len() && end > self.read && log(self.unread[end]) == log(self.unread[end - 1]) {
-            end += 1;
+        let budget = budget.max(1);
+        let most = (self.read + budget * LOG_END_SLACK).min(self.unread.len());
+        let mut end = (self.read + budget).min(self.unread.len());
+        let last_log = self.unread.get(end.wrapping_sub(1)).map(|&index| log(index));
+        let log_end = end + self.unread[end..most].iter().take_while(|&&index| Some(log(index)) == last_log).count();
+        if log_end < most || most == self.unread.len() {
+            end = log_end;
         }
         let batch = &self.unread[self.read..end];
         let full = whole(batch);
@@ -152,12 +161,49 @@ mod tests {
 
         let mut batches = Vec::new();
         matches.read_more(&table, 1, reader(&table, &texts, &[], &mut batches));
-        assert_eq!(batches, [vec![1, 2]], "a budget of 1 still reads log 0 to its end");
+        assert_eq!(batches, [vec![1, 2]], "a budget of 1 still reads log 0 to its end, 2 rows");
         assert_eq!(matches.rows, [0, 1]);
         matches.read_more(&table, 10, reader(&table, &texts, &[], &mut batches));
         assert_eq!(batches[1], [3]);
         assert_eq!(matches.rows, [0, 1, 3], "found case-insensitively, in time order");
         assert_eq!(matches.progress(), SearchProgress { total: 3, read: 3, left: 0, unreadable: 0 });
+    }
+
+    #[test]
+    fn a_log_longer_than_the_slack_is_read_in_parts() {
+        let mut table = RowTable::default();
+        let texts: Vec<String> = (0..6).map(|_| long_result("needle")).collect();
+        for (line, text) in texts.iter().enumerate() {
+            table.push(&Row {
+                agent: "copilot-cli",
+                timestamp_utc: format!("2026-10-01T09:0{line}:00.000Z").into(),
+                session_id: "s",
+                project_path: "/p",
+                git_branch: "",
+                model: "m",
+                tool_name: "",
+                tool_use_id: "",
+                turn_type: TurnType::ToolResult,
+                text: text.as_str().into(),
+                source: "events.jsonl",
+                source_line: line as u64 + 1,
+                mark: RowMark::Plain,
+                locator: Some(LineLocator { file: 0, offset: line as u64 * 100, ordinal: 0 }),
+            });
+        }
+        table.seal();
+        let search = RowFilter { search: "needle".into(), ..RowFilter::default() };
+        let parts = |budget: usize| {
+            let mut matches = Matches::new(&table, search.clone());
+            let mut batches = Vec::new();
+            while matches.progress().left > 0 {
+                matches.read_more(&table, budget, reader(&table, &texts, &[], &mut batches));
+            }
+            assert_eq!(matches.rows, [0, 1, 2, 3, 4, 5]);
+            batches.iter().map(Vec::len).collect::<Vec<_>>()
+        };
+        assert_eq!(parts(1), [1, 1, 4], "parts of 1 until the log's rest is within 4 times 1");
+        assert_eq!(parts(2), [6], "within 4 times 2: the log to its end at once");
     }
 
     #[test]
