@@ -114,8 +114,9 @@ impl RowSink for RowTable {
         let millis = crate::time::parse_millis(&row.timestamp_utc);
         let canonical = millis.is_some_and(|millis| crate::time::format_millis(millis) == row.timestamp_utc);
         let raw_timestamp = (!canonical && !row.timestamp_utc.is_empty()).then(|| self.store_text(&row.timestamp_utc));
+        let cut = row.locator.is_some() && row.text.len() > INLINE_TEXT;
         let text = match row.locator {
-            Some(locator) if row.text.len() > INLINE_TEXT => {
+            Some(locator) if cut => {
                 self.cut.insert(self.rows.len() as u32, locator);
                 let mut end = INLINE_TEXT;
                 while !row.text.is_char_boundary(end) {
@@ -125,7 +126,6 @@ impl RowSink for RowTable {
             }
             _ => self.store_text(&row.text),
         };
-        let cut = self.cut.contains_key(&(self.rows.len() as u32));
         let stored = StoredRow {
             millis,
             raw_timestamp,
