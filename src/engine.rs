@@ -3,7 +3,7 @@
 //! it holds allows, and the finished analysis as the views query it (a row table, the outputs,
 //! and the inputs kept to read long texts again). `crate::wasm` exports it.
 
-use std::cell::RefCell;
+use std::cell::{RefCell, RefMut};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use web_sys::Blob;
@@ -16,6 +16,7 @@ use crate::outputs::{self, ROWS_CSV, ROWS_JSONL, ROWS_PER_PART, SESSION_MD};
 use crate::protocol::{
     Answer, FileAt, Give, HandOver, HandOverStep, LOG_GIVEN_WHOLE_MAX_BYTES, LogToGive, Need, Request, SessionShown,
 };
+use crate::search::Matches;
 use crate::share::{self, Transcript};
 use crate::table::{RowFilter, RowTable};
 use crate::team_export;
@@ -262,8 +263,8 @@ pub struct Done {
     pub outputs: Outputs,
     /// For the files the page hands over after `finish`: their sizes go into the report.
     pub late_sizes: LateSizes,
-    /// The last filter's matches, so that scrolling is cheap.
-    pub last_filter: RefCell<Option<(RowFilter, Vec<u32>)>>,
+    /// The last filter's matches, so that scrolling is cheap, and its search's progress.
+    pub last_filter: RefCell<Option<Matches>>,
     /// The inputs and the logs, kept to read whole the long texts the table holds the start of.
     pub roots: RefCell<BrowserRoots>,
     logs: HashMap<u32, LogTask>,
@@ -278,6 +279,19 @@ impl Done {
             Request::Summary => Answer::Summary(views::summary(outputs)),
             Request::Rows { filter, offset, limit, text_limit } => {
                 Answer::Rows(self.rows(filter, offset, limit, text_limit))
+            }
+            Request::SearchWhole { filter, budget } => {
+                let mut matches = self.matches_of(filter);
+                matches.read_more(&self.table, budget as usize, |indices| self.full_rows(indices));
+                Answer::Searched(matches.progress())
+            }
+            Request::SessionsWithPrompt { search } => {
+                let prompts = RowFilter { search, prompts_only: true, ..RowFilter::default() };
+                let mut ids: Vec<&str> =
+                    self.table.filter(&prompts).into_iter().filter_map(|index| self.table.session(index)).collect();
+                order::sort(&mut ids);
+                ids.dedup();
+                Answer::SessionIds(ids)
             }
             Request::Facets => Answer::Facets(self.table.facets()),
             Request::Sessions => Answer::Sessions(outputs.sessions.iter().map(SessionShown::of).collect()),
@@ -334,15 +348,21 @@ impl Done {
     /// The `limit` rows from `offset` of those passing `filter`; the last filter's matches
     /// are kept, so scrolling is cheap.
     fn rows(&self, filter: RowFilter, offset: u32, limit: u32, text_limit: u32) -> RowsPage {
-        let mut cache = self.last_filter.borrow_mut();
-        if cache.as_ref().is_none_or(|(cached, _)| *cached != filter) {
-            let matches = self.table.filter(&filter);
-            *cache = Some((filter, matches));
-        }
-        let matches = cache.as_ref().map_or(&[][..], |(_, matches)| matches.as_slice());
-        let indices: Vec<u32> = matches.iter().skip(offset as usize).take(limit as usize).copied().collect();
+        let matches = self.matches_of(filter);
+        let indices: Vec<u32> = matches.rows.iter().skip(offset as usize).take(limit as usize).copied().collect();
+        let progress = matches.progress();
+        drop(matches); // reading whole texts borrows the roots, not the matches
         let rows = views::shown_rows(&self.table, &indices, text_limit, |indices| self.full_rows(indices));
-        RowsPage { total: matches.len(), rows }
+        RowsPage { total: progress.total, unread: progress.left, rows }
+    }
+
+    /// The matches of `filter`, kept from the last request when it asked the same.
+    fn matches_of(&self, filter: RowFilter) -> RefMut<'_, Matches> {
+        let mut cache = self.last_filter.borrow_mut();
+        if cache.as_ref().is_some_and(|matches| matches.filter != filter) {
+            *cache = None;
+        }
+        RefMut::map(cache, |cache| cache.get_or_insert_with(|| Matches::new(&self.table, filter)))
     }
 
     /// A file to save, by its name in the outputs catalogue; `session.md` is the session

@@ -20,6 +20,7 @@ pub mod outputs;
 pub mod protocol;
 pub mod report;
 pub mod scrub;
+pub mod search;
 pub mod sessions;
 pub mod share;
 pub mod sources;

@@ -12,6 +12,7 @@ use crate::inventory::Inventory;
 use crate::model::{RowMark, TurnType};
 use crate::outputs::{self, OutputFile};
 use crate::report::Report;
+use crate::search::SearchProgress;
 use crate::sessions::SessionRecord;
 use crate::sources::{self, WalkRule};
 use crate::table::{Facets, INLINE_TEXT, RowFilter};
@@ -183,15 +184,28 @@ pub enum Need {
 pub enum Request {
     /// The summary numbers.
     Summary,
-    /// The `limit` rows from `offset` of those passing `filter`, in time order. A `text_limit`
-    /// above 0 cuts longer texts to about that many bytes; asking for more than the table
-    /// keeps of long texts, or 0 for everything, reads them again whole.
+    /// The `limit` rows from `offset` of those passing `filter`, in the order it asks. A
+    /// `text_limit` above 0 cuts longer texts to about that many bytes; asking for more than
+    /// the table keeps of long texts, or 0 for everything, reads them again whole. A search
+    /// finds what the table keeps of the texts at first; `SearchWhole` reads the rest.
     Rows {
         #[cfg_attr(test, ts(type = "Partial<RowFilter>"))]
         filter: RowFilter,
         offset: u32,
         limit: u32,
         text_limit: u32,
+    },
+    /// Reads about `budget` more cut texts of the rows passing `filter` (the last one asked)
+    /// again whole, for its search; the page asks until none is left, or a new filter.
+    SearchWhole {
+        #[cfg_attr(test, ts(type = "Partial<RowFilter>"))]
+        filter: RowFilter,
+        budget: u32,
+    },
+    /// The sessions one of whose prompts holds `search` (case-insensitive), for the Sessions
+    /// filter.
+    SessionsWithPrompt {
+        search: String,
     },
     /// The values the timeline's filters offer.
     Facets,
@@ -249,6 +263,7 @@ impl Request {
         match self {
             Request::Rows { text_limit, .. } => *text_limit == 0 || *text_limit as usize > INLINE_TEXT,
             Request::Summary
+            | Request::SessionsWithPrompt { .. }
             | Request::Facets
             | Request::Sessions
             | Request::Inventory
@@ -258,7 +273,11 @@ impl Request {
             | Request::SessionCredits
             | Request::ReconcileBill { .. }
             | Request::TeamExport(_) => false,
-            Request::Report | Request::Export { .. } | Request::ExportRows { .. } | Request::ShareReport(_) => true,
+            Request::SearchWhole { .. }
+            | Request::Report
+            | Request::Export { .. }
+            | Request::ExportRows { .. }
+            | Request::ShareReport(_) => true,
         }
     }
 }
@@ -270,6 +289,9 @@ impl Request {
 pub enum Answer<'a> {
     Summary(Summary),
     Rows(RowsPage),
+    Searched(SearchProgress),
+    /// Session ids.
+    SessionIds(Vec<&'a str>),
     Facets(Facets),
     Sessions(#[cfg_attr(test, ts(type = "Array<Record<string, unknown>>"))] Vec<SessionShown<'a>>),
     Inventory(#[cfg_attr(test, ts(type = "Record<string, unknown>"))] &'a Inventory),
@@ -340,6 +362,7 @@ mod tests {
             Answer::decl(&config),
             Summary::decl(&config),
             RowsPage::decl(&config),
+            SearchProgress::decl(&config),
             crate::views::ShownRow::decl(&config),
             crate::views::NoteFields::decl(&config),
             crate::table::TableRow::decl(&config),

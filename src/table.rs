@@ -5,14 +5,18 @@
 //!
 //! A long text of an event-log row keeps only its first `INLINE_TEXT` bytes here, with the
 //! row's `LineLocator`; the viewer reads the whole text again from its line when it shows it
-//! (`events::reparse_line`). Search covers what is kept.
+//! (`events::reparse_line`). A filter finds a search in what is kept and names the cut rows
+//! whose whole texts are still to be read for it (`Filtered::unread`, read by `crate::search`).
 
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
+use chrono::{Days, NaiveDate};
+
 use crate::model::{LineLocator, OwnedRow, Row, RowMark, RowSink, TurnType};
 use crate::order;
+use crate::usage::{Zone, ZoneOffsets};
 
 /// Bytes of a long text kept in memory; the rest is read again from the source when shown.
 pub const INLINE_TEXT: usize = 512;
@@ -51,6 +55,8 @@ struct StoredRow {
     text: Span,
     turn_type: TurnType,
     mark: RowMark,
+    /// Only the text's start is kept (`RowTable::cut` says where the rest is).
+    cut: bool,
     line: u64,
 }
 
@@ -66,11 +72,18 @@ pub struct RowFilter {
     pub project_path: String,
     pub model: String,
     pub tool_name: String,
-    /// Days, `YYYY-MM-DD`, both included (UTC).
+    /// Days, `YYYY-MM-DD`, both included, in the zone of `zone_offsets`.
     pub since: String,
     pub until: String,
+    /// The zone `since` and `until` are days of, as the page's `zone.js` gives the browser's:
+    /// `[[from_epoch_ms, offset_seconds], ...]`; empty for UTC.
+    pub zone_offsets: Vec<(i64, i32)>,
     /// Case-insensitive text to find in the row's text.
     pub search: String,
+    /// Only the prompts (user turns): the search then finds prompts only.
+    pub prompts_only: bool,
+    /// The newest row first (undated rows still last); else the oldest first.
+    pub newest_first: bool,
     /// Rows with any of these marks (`["bad_line"]`: the bad lines).
     pub marks: Vec<RowMark>,
 }
@@ -101,8 +114,9 @@ impl RowSink for RowTable {
         let millis = crate::time::parse_millis(&row.timestamp_utc);
         let canonical = millis.is_some_and(|millis| crate::time::format_millis(millis) == row.timestamp_utc);
         let raw_timestamp = (!canonical && !row.timestamp_utc.is_empty()).then(|| self.store_text(&row.timestamp_utc));
+        let cut = row.locator.is_some() && row.text.len() > INLINE_TEXT;
         let text = match row.locator {
-            Some(locator) if row.text.len() > INLINE_TEXT => {
+            Some(locator) if cut => {
                 self.cut.insert(self.rows.len() as u32, locator);
                 let mut end = INLINE_TEXT;
                 while !row.text.is_char_boundary(end) {
@@ -126,6 +140,7 @@ impl RowSink for RowTable {
             text,
             turn_type: row.turn_type,
             mark: row.mark,
+            cut,
             line: row.source_line,
         };
         self.rows.push(stored);
@@ -231,8 +246,14 @@ impl RowTable {
         })
     }
 
-    /// Indices of the rows that pass `filter`, in time order.
+    /// Indices of the rows that pass `filter` on their kept texts, in the order asked.
     pub fn filter(&self, filter: &RowFilter) -> Vec<u32> {
+        self.filter_kept(filter).rows
+    }
+
+    /// The rows passing `filter` on their kept texts, in the order asked, and the cut rows that
+    /// pass all but the search, whose whole texts may yet hold it.
+    pub fn filter_kept(&self, filter: &RowFilter) -> Filtered {
         let name_id = |name: &str| -> Option<Option<u32>> {
             if name.is_empty() { Some(None) } else { self.name_ids.get(name).map(|&id| Some(id)) }
         };
@@ -243,30 +264,65 @@ impl RowTable {
             name_id(&filter.model),
             name_id(&filter.tool_name),
         ) else {
-            return Vec::new(); // a name no row has
+            return Filtered::default(); // a name no row has
         };
-        let day_start = |day: &str| crate::time::parse_millis(&format!("{day}T00:00:00.000Z"));
-        let since = day_start(&filter.since);
-        let until = day_start(&filter.until).map(|start| start + 86_400_000);
-        let needle = filter.search.to_lowercase();
-        let ascii_needle = needle.is_ascii();
-        self.chronological
-            .iter()
-            .copied()
-            .filter(|&index| {
-                let row = &self.rows[index as usize];
-                (filter.turn_types.is_empty() || filter.turn_types.contains(&row.turn_type))
-                    && agent.is_none_or(|id| row.agent == id)
-                    && session.is_none_or(|id| row.session == id)
-                    && project.is_none_or(|id| row.project == id)
-                    && model.is_none_or(|id| row.model == id)
-                    && tool.is_none_or(|id| row.tool == id)
-                    && since.is_none_or(|since| row.millis.is_some_and(|m| m >= since))
-                    && until.is_none_or(|until| row.millis.is_some_and(|m| m < until))
-                    && (filter.marks.is_empty() || filter.marks.contains(&row.mark))
-                    && (needle.is_empty() || contains_folded(self.text(row.text), &needle, ascii_needle))
-            })
-            .collect()
+        let zone = filter.zone();
+        let since = crate::time::parse_day(&filter.since).map(|day| day_start(zone, day));
+        let until = crate::time::parse_day(&filter.until).and_then(|day| day.checked_add_days(Days::new(1)));
+        let until = until.map(|next| day_start(zone, next));
+        let needle = Needle::new(&filter.search);
+        let mut filtered = Filtered::default();
+        for &index in &self.chronological {
+            let row = &self.rows[index as usize];
+            let passes = (filter.turn_types.is_empty() || filter.turn_types.contains(&row.turn_type))
+                && (!filter.prompts_only || row.turn_type == TurnType::User)
+                && agent.is_none_or(|id| row.agent == id)
+                && session.is_none_or(|id| row.session == id)
+                && project.is_none_or(|id| row.project == id)
+                && model.is_none_or(|id| row.model == id)
+                && tool.is_none_or(|id| row.tool == id)
+                && since.is_none_or(|since| row.millis.is_some_and(|m| m >= since))
+                && until.is_none_or(|until| row.millis.is_some_and(|m| m < until))
+                && (filter.marks.is_empty() || filter.marks.contains(&row.mark));
+            if !passes {
+            } else if needle.finds(self.text(row.text)) {
+                filtered.rows.push(index);
+            } else if row.cut {
+                filtered.unread.push(index);
+            }
+        }
+        if filter.newest_first {
+            let dated = filtered.rows.partition_point(|&index| self.rows[index as usize].millis.is_some());
+            filtered.rows[..dated].reverse();
+        }
+        filtered
+    }
+
+    /// Adds `found` to `rows` (both in the order `newest_first` asks) where they belong.
+    pub fn merge_in_order(&self, rows: &mut Vec<u32>, mut found: Vec<u32>, newest_first: bool) {
+        let key = |index: u32| -> (bool, i64, i64) {
+            match self.rows[index as usize].millis {
+                Some(millis) if newest_first => (false, -millis, -i64::from(index)),
+                Some(millis) => (false, millis, i64::from(index)),
+                None => (true, 0, i64::from(index)),
+            }
+        };
+        order::sort_by_key(&mut found, |&index| key(index));
+        let mut merged = Vec::with_capacity(rows.len() + found.len());
+        let mut found = found.into_iter().peekable();
+        for &row in rows.iter() {
+            while let Some(earlier) = found.next_if(|&next| key(next) < key(row)) {
+                merged.push(earlier);
+            }
+            merged.push(row);
+        }
+        merged.extend(found);
+        *rows = merged;
+    }
+
+    /// The session id of row `index`.
+    pub fn session(&self, index: u32) -> Option<&str> {
+        self.rows.get(index as usize).map(|row| self.names[row.session as usize].as_str())
     }
 
     /// The distinct values of the filterable columns, for the viewer's pickers.
@@ -310,7 +366,62 @@ pub struct Facets {
     pub tools: Vec<String>,
 }
 
-/// Case-insensitive containment; `needle` is already lowercase.
+/// The rows passing a filter (`RowTable::filter_kept`).
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Filtered {
+    /// In the order asked.
+    pub rows: Vec<u32>,
+    /// Cut rows passing all but the search, which their kept start lacks, in time order.
+    pub unread: Vec<u32>,
+}
+
+impl RowFilter {
+    /// The zone `since` and `until` are days of.
+    fn zone(&self) -> Zone {
+        if self.zone_offsets.is_empty() {
+            Zone::Utc
+        } else {
+            Zone::Offsets(crate::views::kept_zone_offsets(ZoneOffsets(self.zone_offsets.clone())))
+        }
+    }
+}
+
+/// The first instant (epoch milliseconds) of `day` in `zone`: a zone's day only grows with
+/// time, so it is searched for in the two days either side of UTC's midnight (no offset is
+/// larger than a day).
+pub fn day_start(zone: Zone, day: NaiveDate) -> i64 {
+    const DAY: i64 = 86_400_000;
+    let midnight = day.and_hms_opt(0, 0, 0).unwrap_or_default().and_utc().timestamp_millis();
+    let (mut before, mut on_or_after) = (midnight - 2 * DAY, midnight + 2 * DAY);
+    while on_or_after - before > 1 {
+        let middle = before + (on_or_after - before) / 2;
+        if zone.day(middle) < day { before = middle } else { on_or_after = middle }
+    }
+    on_or_after
+}
+
+/// A search, case-insensitive: empty finds everything.
+pub struct Needle {
+    lower: String,
+    ascii: bool,
+}
+
+impl Needle {
+    pub fn new(search: &str) -> Needle {
+        let lower = search.to_lowercase();
+        Needle { ascii: lower.is_ascii(), lower }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.lower.is_empty()
+    }
+
+    pub fn finds(&self, text: &str) -> bool {
+        self.lower.is_empty() || contains_folded(text, &self.lower, self.ascii)
+    }
+}
+
+/// Case-insensitive containment; `needle` is already lowercase and not empty.
 fn contains_folded(haystack: &str, needle: &str, ascii_needle: bool) -> bool {
     if ascii_needle {
         let (hay, pin) = (haystack.as_bytes(), needle.as_bytes());
@@ -372,10 +483,64 @@ mod tests {
         assert_eq!(table.filter(&prompts), [0, 1]);
         let day = RowFilter { since: "2026-10-02".into(), until: "2026-10-02".into(), ..RowFilter::default() };
         assert_eq!(table.filter(&day), [0]);
+        let newest = RowFilter { newest_first: true, ..RowFilter::default() };
+        assert_eq!(table.filter(&newest), [0, 2, 1], "newest first, the undated row still last");
         assert!(table.filter(&RowFilter { session_id: "zzz".into(), ..RowFilter::default() }).is_empty());
         assert_eq!(table.row(2).unwrap().text, "earlier reply");
         assert_eq!(table.row(0).unwrap().timestamp_utc, "2026-10-02T00:00:00.000Z");
         assert_eq!(table.facets().sessions, ["a", "b"]);
+    }
+
+    #[test]
+    fn days_are_those_of_the_zone_given_around_its_midnight() {
+        let mut table = RowTable::default();
+        // UTC instants either side of midnight in Tokyo (+09:00) and New York (-05:00).
+        let stamps = [
+            "2026-12-01T14:59:59.999Z", // Tokyo 12-01 23:59:59.999
+            "2026-12-01T15:00:00.000Z", // Tokyo 12-02 00:00; New York 12-01 10:00
+            "2026-12-02T04:59:59.999Z", // New York 12-01 23:59:59.999
+            "2026-12-02T05:00:00.000Z", // New York 12-02 00:00
+        ];
+        for stamp in stamps {
+            push(&mut table, stamp, "a", TurnType::User, "prompt");
+        }
+        table.seal();
+        // As zone.js gives a zone: from an instant on, an offset in seconds.
+        let on = |day: &str, offset: i32, since: &str| RowFilter {
+            since: since.into(),
+            until: day.into(),
+            zone_offsets: vec![(0, offset)],
+            ..RowFilter::default()
+        };
+        let tokyo = 9 * 3600;
+        assert_eq!(table.filter(&on("2026-12-01", tokyo, "2026-12-01")), [0]);
+        assert_eq!(table.filter(&on("2026-12-02", tokyo, "2026-12-02")), [1, 2, 3]);
+        let new_york = -5 * 3600;
+        assert_eq!(table.filter(&on("2026-12-01", new_york, "2026-12-01")), [0, 1, 2]);
+        assert_eq!(table.filter(&on("2026-12-02", new_york, "2026-12-02")), [3]);
+        assert_eq!(table.filter(&on("2026-12-02", new_york, "2026-11-26")), [0, 1, 2, 3], "seven days");
+        let utc = RowFilter { since: "2026-12-02".into(), until: "2026-12-02".into(), ..RowFilter::default() };
+        assert_eq!(table.filter(&utc), [2, 3], "no zone: UTC days");
+        // A zone whose offset goes from +01:00 to 00:00 at 22:00 UTC on 12-01.
+        let changing = vec![(0, 3600), (crate::time::parse_millis("2026-12-01T22:00:00Z").unwrap(), 0)];
+        let day = |day: &str| crate::time::parse_day(day).unwrap();
+        let zone = Zone::Offsets(crate::views::kept_zone_offsets(ZoneOffsets(changing)));
+        assert_eq!(crate::time::format_millis(day_start(zone, day("2026-12-01"))), "2026-11-30T23:00:00.000Z");
+        assert_eq!(crate::time::format_millis(day_start(zone, day("2026-12-02"))), "2026-12-02T00:00:00.000Z");
+    }
+
+    #[test]
+    fn prompts_only_keeps_the_user_turns_and_finds_the_search_in_them() {
+        let mut table = RowTable::default();
+        push(&mut table, "2026-10-01T00:00:00.000Z", "a", TurnType::User, "please touch a file");
+        push(&mut table, "2026-10-01T00:00:01.000Z", "a", TurnType::ToolUse, "touch a.txt");
+        push(&mut table, "2026-10-01T00:00:02.000Z", "b", TurnType::User, "read it");
+        table.seal();
+        let search = |prompts_only| RowFilter { search: "TOUCH".into(), prompts_only, ..RowFilter::default() };
+        assert_eq!(table.filter(&search(false)), [0, 1]);
+        assert_eq!(table.filter(&search(true)), [0]);
+        assert_eq!(table.filter(&RowFilter { prompts_only: true, ..RowFilter::default() }), [0, 2]);
+        assert_eq!(table.session(0), Some("a"));
     }
 
     #[test]

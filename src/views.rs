@@ -68,7 +68,7 @@ thread_local! {
     static ZONE_OFFSETS: RefCell<Vec<&'static ZoneOffsets>> = const { RefCell::new(Vec::new()) };
 }
 
-fn kept_zone_offsets(offsets: ZoneOffsets) -> &'static ZoneOffsets {
+pub(crate) fn kept_zone_offsets(offsets: ZoneOffsets) -> &'static ZoneOffsets {
     ZONE_OFFSETS.with_borrow_mut(|known| match known.iter().find(|&&k| *k == offsets) {
         Some(&kept) => kept,
         None => {
@@ -299,8 +299,11 @@ impl FullRows {
 #[derive(Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct RowsPage {
-    /// The rows passing the filter, all of them.
+    /// The rows passing the filter, all of them (those found so far, while `unread` is not 0).
     pub total: usize,
+    /// Cut texts whose rows pass all but the search, still to be read whole for it
+    /// (`Request::SearchWhole`).
+    pub unread: usize,
     pub rows: Vec<ShownRow>,
 }
 

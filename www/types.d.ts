@@ -132,7 +132,7 @@ memory_limit_mib: number | null,
  */
 today: string | null, };
 
-export type Request = "summary" | { "rows": { filter: Partial<RowFilter>, offset: number, limit: number, text_limit: number, } } | "facets" | "sessions" | "inventory" | "report" | { "usage": UsageQuery } | { "month": { month: string, today: string, allowance: number | null, } } | "row_count" | { "export": { what: string, session_id: string, } } | { "export_rows": { what: string, offset: number, limit: number, } } | { "share_report": ShareAsked } | { "team_export": TeamAsked } | "session_credits" | { "reconcile_bill": { files: Array<NamedText>, user: string | null, } };
+export type Request = "summary" | { "rows": { filter: Partial<RowFilter>, offset: number, limit: number, text_limit: number, } } | { "search_whole": { filter: Partial<RowFilter>, budget: number, } } | { "sessions_with_prompt": { search: string, } } | "facets" | "sessions" | "inventory" | "report" | { "usage": UsageQuery } | { "month": { month: string, today: string, allowance: number | null, } } | "row_count" | { "export": { what: string, session_id: string, } } | { "export_rows": { what: string, offset: number, limit: number, } } | { "share_report": ShareAsked } | { "team_export": TeamAsked } | "session_credits" | { "reconcile_bill": { files: Array<NamedText>, user: string | null, } };
 
 export type RowFilter = { turn_types: Array<TurnType>, 
 /**
@@ -140,13 +140,26 @@ export type RowFilter = { turn_types: Array<TurnType>,
  */
 agent: string, session_id: string, project_path: string, model: string, tool_name: string, 
 /**
- * Days, `YYYY-MM-DD`, both included (UTC).
+ * Days, `YYYY-MM-DD`, both included, in the zone of `zone_offsets`.
  */
 since: string, until: string, 
+/**
+ * The zone `since` and `until` are days of, as the page's `zone.js` gives the browser's:
+ * `[[from_epoch_ms, offset_seconds], ...]`; empty for UTC.
+ */
+zone_offsets: Array<[number, number]>, 
 /**
  * Case-insensitive text to find in the row's text.
  */
 search: string, 
+/**
+ * Only the prompts (user turns): the search then finds prompts only.
+ */
+prompts_only: boolean, 
+/**
+ * The newest row first (undated rows still last); else the oldest first.
+ */
+newest_first: boolean, 
 /**
  * Rows with any of these marks (`["bad_line"]`: the bad lines).
  */
@@ -204,7 +217,7 @@ machine: string | null, share_projects: boolean,
  */
 exported_at: string, };
 
-export type Answer = { "answer": "summary", "value": Summary } | { "answer": "rows", "value": RowsPage } | { "answer": "facets", "value": Facets } | { "answer": "sessions", "value": Array<Record<string, unknown>> } | { "answer": "inventory", "value": Record<string, unknown> } | { "answer": "report", "value": Record<string, unknown> } | { "answer": "usage", "value": UsageView } | { "answer": "month", "value": Record<string, unknown> } | { "answer": "row_count", "value": number } | { "answer": "text", "value": string } | { "answer": "session_credits", "value": Record<string, Record<string, unknown>> } | { "answer": "bill", "value": Record<string, unknown> };
+export type Answer = { "answer": "summary", "value": Summary } | { "answer": "rows", "value": RowsPage } | { "answer": "searched", "value": SearchProgress } | { "answer": "session_ids", "value": Array<string> } | { "answer": "facets", "value": Facets } | { "answer": "sessions", "value": Array<Record<string, unknown>> } | { "answer": "inventory", "value": Record<string, unknown> } | { "answer": "report", "value": Record<string, unknown> } | { "answer": "usage", "value": UsageView } | { "answer": "month", "value": Record<string, unknown> } | { "answer": "row_count", "value": number } | { "answer": "text", "value": string } | { "answer": "session_credits", "value": Record<string, Record<string, unknown>> } | { "answer": "bill", "value": Record<string, unknown> };
 
 export type Summary = { bad_lines: number, cost_usd_micros: number, files: number, rows: number, sessions: number, total_tokens: number, 
 /**
@@ -214,9 +227,28 @@ usage_rows: number, };
 
 export type RowsPage = { 
 /**
- * The rows passing the filter, all of them.
+ * The rows passing the filter, all of them (those found so far, while `unread` is not 0).
  */
-total: number, rows: Array<ShownRow>, };
+total: number, 
+/**
+ * Cut texts whose rows pass all but the search, still to be read whole for it
+ * (`Request::SearchWhole`).
+ */
+unread: number, rows: Array<ShownRow>, };
+
+export type SearchProgress = { 
+/**
+ * The rows found so far.
+ */
+total: number, 
+/**
+ * The cut texts read again, and those still to read.
+ */
+read: number, left: number, 
+/**
+ * Cut texts that could not be read again (a log no longer there).
+ */
+unreadable: number, };
 
 export type ShownRow = { 
 /**

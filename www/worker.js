@@ -20,6 +20,8 @@
 import { Engine, engine_facts, inflate, initSync, needs_every_file, zips_in_folder } from './pkg/copilot_lens.js';
 
 let instance = null;
+// The engine's memory in bytes, for tests/e2e/perf.mjs (a worker's module scope is out of its reach).
+self.engineMemory = () => (instance ? instance.memory.buffer.byteLength : 0);
 let engine = null;
 let lastConsoleError = '';
 

@@ -5,7 +5,10 @@
 //   scripts/gen-corpus.py /tmp/c500 --size 500MB --seed 2
 //   node tests/e2e/perf.mjs /tmp/c500 [--zip|--zip-only] [--native-runs N] [--analysis-only]
 //     --zip: also as a zip, picked as a file; --native-runs: the CLI's timed runs (3);
-//     --analysis-only: the analysis alone, without the timeline and the rows.csv export.
+//     --analysis-only: the analysis alone, without the timeline and the rows.csv export;
+//     --page-only: the page alone, no native runs to compare with (a loaded machine, a quick figure);
+//     --search TEXT (repeatable): times a timeline search for TEXT through the whole texts (the long
+//     ones read again in the worker), with the engine's memory before and after (with --analysis-only too).
 //   COPILOT_LENS_CLI and COPILOT_LENS_WWW time another build's CLI and page (A/B).
 // Any generated home works, a VS Code one too (scripts/gen-corpus.py /tmp/v200 --sessions 0 --vscode
 // 200MB; scripts/bench-vscode.sh --page): MB/s is given both of the corpus on disk and of the bytes
@@ -27,6 +30,30 @@ const withZip = zipOnly || process.argv.includes('--zip');
 const analysisOnly = process.argv.includes('--analysis-only');
 const runsAt = process.argv.indexOf('--native-runs');
 const nativeRuns = runsAt > 0 ? Number(process.argv[runsAt + 1]) : 3;
+const pageOnly = process.argv.includes('--page-only');
+const searchTexts = process.argv.flatMap((arg, at) => (arg === '--search' ? [process.argv[at + 1]] : []));
+
+/** A timeline search for `text` to its end (the long texts read again), and the engine's memory around it. */
+async function wholeSearch(page, text) {
+  // The engine's worker (a zip's logs have a second one, inflating, whose memory is small).
+  const memory = async () => Math.max(...(await Promise.all(page.workers().map((worker) => worker.evaluate(() => self.engineMemory())))));
+  await showView(page, 'timeline');
+  await page.waitForFunction(() => /^[\d,]+ rows$/.test(document.getElementById('tl-count').textContent));
+  const before = await memory();
+  const started = Date.now();
+  await page.fill('#tl-search', text);
+  await page.waitForFunction((text) => {
+    const count = document.getElementById('tl-count');
+    return count.dataset.key && JSON.parse(count.dataset.key).search === text;
+  }, text);
+  const firstCount = { seconds: (Date.now() - started) / 1000, shown: await page.textContent('#tl-count') };
+  await page.waitForFunction(() => {
+    const count = document.getElementById('tl-count');
+    return count.dataset.searching === undefined && /^[\d,]+ rows/.test(count.textContent);
+  }, null, { timeout: 30 * 60_000, polling: 100 });
+  const seconds = (Date.now() - started) / 1000;
+  return { seconds, shown: await page.textContent('#tl-count'), kept: firstCount, before, after: await memory() };
+}
 /** A file's SHA-256 (its start), read in parts: an export can be more than one Buffer holds. */
 function shaOfFile(file) {
   const hash = createHash('sha256');
@@ -98,8 +125,9 @@ async function inBrowser(server, input, kind) {
       requestAnimationFrame(tick);
     });
     const t0 = Date.now();
-    if (kind === 'folder') await page.setInputFiles('#pick-folder', input);
-    else await page.setInputFiles('#pick-files', input);
+    // Setting 40,000 files on the input takes Playwright more than its 30 s on a busy machine.
+    if (kind === 'folder') await page.setInputFiles('#pick-folder', input, { timeout: 10 * 60_000 });
+    else await page.setInputFiles('#pick-files', input, { timeout: 10 * 60_000 });
     const picked = Date.now();
     // The machine's cores from the change event to done: how much of them the analysis had.
     const meter = cpuMeter();
@@ -119,6 +147,8 @@ async function inBrowser(server, input, kind) {
     await page.waitForFunction(() => window.copilotLens.settled !== null, null, { timeout: 10 * 60_000 });
     const lens = await page.evaluate(() => ({ settled: window.copilotLens.settled, summary: window.copilotLens.summary, seconds: window.copilotLens.seconds, timings: window.copilotLens.timings, memory: window.copilotLens.memory, heap: performance.memory ? performance.memory.usedJSHeapSize : null }));
     const result = { wall, pickSeconds: (picked - t0) / 1000, ...lens, peak, frames: result0.frames, cpu };
+    result.whole = [];
+    for (const text of searchTexts) result.whole.push({ text, ...(await wholeSearch(page, text)) });
     if (analysisOnly) return result;
 
     // The timeline on it.
@@ -185,6 +215,13 @@ async function inBrowser(server, input, kind) {
   }
 }
 
+function printSearches(page) {
+  for (const w of page.whole) {
+    const mib = (bytes) => (bytes / 1048576).toFixed(0);
+    console.log(`search ${JSON.stringify(w.text)} through whole texts: ${w.seconds.toFixed(2)} s to "${w.shown}" (the kept starts: ${w.kept.seconds.toFixed(2)} s to "${w.kept.shown}"); engine memory ${mib(w.before)} MiB before, ${mib(w.after)} MiB after`);
+  }
+}
+
 const { bytes, files } = sizeOf(corpus);
 console.log(`corpus ${corpus}: ${files} files, ${(bytes / 1e6).toFixed(0)} MB`);
 // A warm page cache for both.
@@ -202,6 +239,12 @@ if (withZip) {
 }
 for (const [kind, input] of inputs) {
   const times = [];
+  if (pageOnly) {
+    const page = await inBrowser(server, input, kind);
+    console.log(`\n== ${kind}: ${input}\npage: ${page.wall.toFixed(2)} s from the pick to done; engine memory ${(page.memory / 1048576).toFixed(0)} MiB; summary ${JSON.stringify(page.summary)}`);
+    printSearches(page);
+    continue;
+  }
   let expected;
   for (let run = 0; run < Math.max(1, nativeRuns); run++) {
     expected = native(input);
@@ -234,6 +277,7 @@ for (const [kind, input] of inputs) {
   console.log(`page memory: WebAssembly ${(page.memory / 1048576).toFixed(0)} MiB; main JS heap ${page.heap ? (page.heap / 1048576).toFixed(0) + ' MiB' : '?'}; peak RSS of all Chromium processes ${(page.peak.total / 1048576).toFixed(0)} MiB (largest renderer ${(page.peak.renderer / 1048576).toFixed(0)} MiB)`);
   console.log(`summary equal: ${JSON.stringify(page.summary)}`);
   console.log(`main-thread frames from the change event to done: ${JSON.stringify(page.frames)}`);
+  printSearches(page);
   if (analysisOnly) continue;
   console.log(`timeline: open ${page.timelineOpen.toFixed(2)} s; jump to the middle (row ${page.jump.position}) filled in ${page.jump.ms.toFixed(0)} ms; scroll 4000 px/frame ${JSON.stringify(page.scroll)}; flick 600 px/frame ${JSON.stringify(page.flick)}; search "npm test" ${page.search.seconds.toFixed(2)} s -> ${page.search.shown}`);
   console.log(`rows.csv: ${(page.csv.bytes / 1e6).toFixed(0)} MB in ${page.csv.seconds.toFixed(1)} s; sha ${page.csv.sha} vs native rows as CSV ${csvSha}: ${page.csv.sha === csvSha ? 'identical' : 'DIFFERENT'}`);

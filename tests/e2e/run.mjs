@@ -209,17 +209,27 @@ async function dropFiles(page, files) {
   await page.dispatchEvent('#drop-zone', 'drop', { dataTransfer });
 }
 
+/** What the timeline's search looks at: the whole text (the worker reads long texts again for it). */
+const searchable = (row) => row.text;
+
 /**
- * What the timeline's search looks at: the whole text, but for the long texts of event-log rows
- * the first INLINE_TEXT (512) bytes the worker's row table keeps (src/table.rs).
+ * A home in TMP/`name` with one CLI session per entry of `sessions` ({id, events: [[timestamp,
+ * type, data]]}): the events.jsonl lines made from the spec fixture's shapes.
  */
-function searchable(row) {
-  const bytes = Buffer.from(row.text, 'utf8');
-  if (!row.source.endsWith('/events.jsonl') || bytes.length <= 512) return row.text;
-  let end = 512;
-  while (end > 0 && (bytes[end] & 0xc0) === 0x80) end--;
-  return bytes.subarray(0, end).toString('utf8');
+function homeOf(name, sessions) {
+  const home = path.join(TMP, name);
+  for (const { id, events } of sessions) {
+    const dir = path.join(home, '.copilot/session-state', id);
+    mkdirSync(dir, { recursive: true });
+    const start = [events[0][0], 'session.start', { sessionId: id, version: 1, producer: 'copilot-agent', copilotVersion: '1.0.98', startTime: events[0][0], context: { cwd: '/srv/search', gitRoot: '/srv/search', branch: 'main' } }];
+    const lines = [start, ...events].map(([timestamp, type, data], at) => JSON.stringify({ id: `${id.slice(0, 8)}-0000-4000-8000-${String(at).padStart(12, '0')}`, parentId: null, timestamp, type, data }));
+    writeFileSync(path.join(dir, 'events.jsonl'), lines.join('\n') + '\n');
+  }
+  return home;
 }
+const prompt = (content) => ({ content, transformedContent: content, messageId: randomBytes(8).toString('hex'), interactionId: 'i1', turnId: '0' });
+const toolCall = (id, command) => ({ toolCallId: id, toolName: 'bash', toolTitle: 'Run shell command', arguments: { command }, turnId: '0' });
+const toolResult = (id, content) => ({ toolCallId: id, success: true, result: { content, detailedContent: content }, turnId: '0' });
 
 // ---- tests ------------------------------------------------------------------------------------------
 
@@ -2564,6 +2574,134 @@ test('words: the developer figures are in Diagnostics and not on the Overview', 
     await shot(page, 'words-diagnostics.png');
     assertEqual(errors, [], 'no page errors');
     return `Diagnostics: ${summary.rows} rows, ${summary.files} files, ${summary.bad_lines} bad lines`;
+  } finally {
+    await browser.close();
+  }
+});
+
+// ---- search -----------------------------------------------------------------------------------------
+
+test('search: a word past the first 512 bytes of a tool result is found; matches are highlighted; prompts only; newest first', async () => {
+  // The word comes after 2,000 bytes of output: the row table keeps only the first 512.
+  const output = `${'compiling module\n'.repeat(120)}error: zebracorn failed to link\n${'more output\n'.repeat(50)}`;
+  const home = homeOf('search-long', [
+    {
+      id: '5ea4c000-0000-4000-8000-000000000001',
+      events: [
+        ['2026-10-01T09:00:00.000Z', 'user.message', prompt('build it and tell me about zebracorn')],
+        ['2026-10-01T09:00:01.000Z', 'tool.execution_start', toolCall('call_1', 'cargo build')],
+        ['2026-10-01T09:00:05.000Z', 'tool.execution_complete', toolResult('call_1', output)],
+      ],
+    },
+  ]);
+  const expected = native(home);
+  const rows = expected.rowsJsonl.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const withWord = rows.filter((r) => r.text.toLowerCase().includes('zebracorn'));
+  const pastStart = withWord.filter((r) => Buffer.from(r.text).indexOf('zebracorn') > 512);
+  assert(pastStart.length === 1 && pastStart[0].turn_type === 'tool_result', 'the fixture has the word only past 512 bytes of a tool result');
+  const browser = await launch();
+  try {
+    const { page, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
+    await pick(page, home);
+    await showView(page, 'timeline');
+    const countIs = (text) => page.waitForFunction((t) => document.getElementById('tl-count').textContent === t, text);
+    await countIs(`${fmtInt(rows.length)} rows`);
+    const shownTimes = () => page.$$eval('#tl-scroll .vt-row:not([hidden])', (all) => all.map((r) => r.firstChild.textContent));
+    const times = await shownTimes();
+    assertEqual(times, [...times].sort().reverse(), 'newest first by default');
+    assertEqual(await page.textContent('#view-timeline .vt-head .c-time'), 'time (UTC)', 'the header says the times are UTC');
+
+    await page.fill('#tl-search', 'ZEBRACORN');
+    await countIs(`${fmtInt(withWord.length)} rows`);
+    await page.waitForFunction((n) => document.querySelectorAll('#tl-scroll .vt-row[data-filled]:not([data-filled=""]):not([hidden])').length === n, withWord.length);
+    const types = await page.$$eval('#tl-scroll .vt-row:not([hidden])', (all) => all.map((r) => r.children[1].textContent));
+    assert(types.includes('tool_result'), `the tool result is among the rows found: ${types}`);
+    const marks = await page.$$eval('#tl-scroll .vt-row:not([hidden]) mark', (all) => all.map((m) => m.textContent));
+    assert(marks.length >= 1 && marks.every((m) => m === 'zebracorn'), `matches highlighted in the rows: ${marks}`);
+    await page.click('#tl-scroll .vt-row.t-tool_result');
+    await page.waitForSelector('#tl-detail:not([hidden]) mark');
+    assertEqual(await page.$$eval('#tl-detail mark', (all) => all.map((m) => m.textContent)), ['zebracorn'], 'the whole text in the detail, its match highlighted');
+    await shot(page, 'search-long-text.png');
+
+    await page.check('#tl-prompts-only');
+    await countIs(`${fmtInt(withWord.filter((r) => r.turn_type === 'user').length)} rows`);
+    assertEqual(await page.$$eval('#tl-scroll .vt-row:not([hidden])', (all) => all.map((r) => r.children[1].textContent)), ['user'], 'prompts only');
+    await page.uncheck('#tl-prompts-only');
+    await page.fill('#tl-search', '');
+    await page.uncheck('#tl-newest-first');
+    await countIs(`${fmtInt(rows.length)} rows`);
+    const oldest = await shownTimes();
+    assertEqual(oldest, [...oldest].sort(), 'oldest first when asked');
+    assertEqual(errors, [], 'no page errors');
+    return `"zebracorn" at byte ${Buffer.from(pastStart[0].text).indexOf('zebracorn')} of a tool result found; ${withWord.length} rows, marks ${marks.length}`;
+  } finally {
+    await browser.close();
+  }
+});
+
+test('search: "Yesterday" in a non-UTC zone finds the rows shown with yesterday\'s local date; headers follow "Times in"', async () => {
+  // Now is 2026-12-02 03:00 UTC, 2026-12-01 22:00 in New York (-05:00): yesterday is 11-30 there, 12-01 in UTC.
+  const now = '2026-12-02T03:00:00.000Z';
+  const stamps = ['2026-11-30T04:59:59.000Z', '2026-11-30T05:00:00.000Z', '2026-12-01T04:59:59.000Z', '2026-12-01T05:00:00.000Z', '2026-12-02T01:00:00.000Z'];
+  const home = homeOf('search-days', [{ id: '5ea4c000-0000-4000-8000-000000000002', events: stamps.map((at, n) => [at, 'user.message', prompt(`prompt ${n}`)]) }]);
+  const rows = native(home).rowsJsonl.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const dayIn = (zone) => (iso) => new Intl.DateTimeFormat('sv-SE', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(iso));
+  const localYesterday = rows.filter((r) => r.timestamp_utc && dayIn('America/New_York')(r.timestamp_utc) === '2026-11-30');
+  const utcYesterday = rows.filter((r) => r.timestamp_utc && dayIn('UTC')(r.timestamp_utc) === '2026-12-01');
+  assertEqual(localYesterday.length, 2, 'two rows on 11-30 in New York');
+  const browser = await launch({ timezoneId: 'America/New_York' });
+  try {
+    const { page, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
+    await page.clock.setFixedTime(new Date(now));
+    await pick(page, home);
+    const shownDays = () => page.$$eval('#tl-scroll .vt-row[data-filled]:not([data-filled=""]):not([hidden])', (all) => all.map((r) => r.firstChild.textContent.slice(0, 10)));
+    const yesterday = async (expectedRows) => {
+      await page.selectOption('#tl-when', 'yesterday');
+      await page.waitForFunction((t) => document.getElementById('tl-count').textContent === t, `${fmtInt(expectedRows.length)} rows`);
+      await page.waitForFunction((n) => document.querySelectorAll('#tl-scroll .vt-row[data-filled]:not([data-filled=""]):not([hidden])').length === n, expectedRows.length);
+      return shownDays();
+    };
+    await showView(page, 'timeline');
+    assertEqual(await yesterday(utcYesterday), utcYesterday.map(() => '2026-12-01'), 'in UTC, yesterday is 12-01');
+
+    await page.selectOption('#opt-times', 'local');
+    await showView(page, 'timeline');
+    assertEqual(await page.textContent('#view-timeline .vt-head .c-time'), 'time (local)', 'the header says local');
+    assertEqual(await yesterday(localYesterday), ['2026-11-30', '2026-11-30'], 'in New York, yesterday is 11-30: the rows shown with that date');
+    assertEqual([await page.inputValue('#tl-since'), await page.inputValue('#tl-until')], ['2026-11-30', '2026-11-30'], 'the days filled in');
+    await page.selectOption('#tl-when', 'week');
+    const week = rows.filter((r) => r.timestamp_utc && dayIn('America/New_York')(r.timestamp_utc) >= '2026-11-25');
+    await page.waitForFunction((t) => document.getElementById('tl-count').textContent === t, `${fmtInt(week.length)} rows`);
+    await page.selectOption('#tl-when', 'today');
+    const today = rows.filter((r) => r.timestamp_utc && dayIn('America/New_York')(r.timestamp_utc) === '2026-12-01');
+    await page.waitForFunction((t) => document.getElementById('tl-count').textContent === t, `${fmtInt(today.length)} rows`);
+    await shot(page, 'search-today-local.png', false);
+    await showView(page, 'sessions');
+    assert((await page.textContent('#session-list thead')).includes('started (local)'), 'the Sessions header says local');
+    assertEqual(errors, [], 'no page errors');
+    return `UTC yesterday ${utcYesterday.length} rows, New York yesterday ${localYesterday.length}, last 7 days ${week.length}, today ${today.length}`;
+  } finally {
+    await browser.close();
+  }
+});
+
+test('search: the Sessions filter finds the session whose prompt says it', async () => {
+  const home = homeOf('search-sessions', [
+    { id: '5ea4c000-0000-4000-8000-000000000003', events: [['2026-10-01T09:00:00.000Z', 'user.message', prompt('list the files')], ['2026-10-01T09:01:00.000Z', 'user.message', prompt('now please touch a file')]] },
+    { id: '5ea4c000-0000-4000-8000-000000000004', events: [['2026-10-02T09:00:00.000Z', 'user.message', prompt('read the readme')]] },
+  ]);
+  const browser = await launch();
+  try {
+    const { page, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
+    await pick(page, home);
+    await showView(page, 'sessions');
+    await page.fill('#session-filter', 'TOUCH');
+    await page.waitForFunction(() => document.querySelector('#session-list .controls .muted').textContent === '1 of 2 sessions');
+    assertEqual(await page.$$eval('#session-list tbody tr', (all) => all.map((tr) => tr.dataset.session)), ['5ea4c000-0000-4000-8000-000000000003'], 'the session whose second prompt says "touch"');
+    await page.fill('#session-filter', 'nothing says this');
+    await page.waitForFunction(() => document.querySelector('#session-list .controls .muted').textContent === '0 of 2 sessions');
+    assertEqual(errors, [], 'no page errors');
+    return '"touch" finds 1 of 2 sessions';
   } finally {
     await browser.close();
   }

@@ -1,5 +1,5 @@
 // Sessions: a sortable, filterable list; opening one shows its transcript (transcript.js).
-import { add, badge, clear, fmtInt, fmtTime, h } from '../dom.js';
+import { add, badge, clear, debounce, fmtInt, fmtTime, h, timeDisplay } from '../dom.js';
 import { creditsUsedText, fmtCredits } from './month.js';
 import { PRECREATED, modelsShown, renderTranscript } from './transcript.js';
 
@@ -14,7 +14,7 @@ const COLUMNS = [
   { key: 'name', label: 'session', sort: (s) => s.display_name.toLowerCase() },
   { key: 'project', label: 'project', sort: (s) => s.project_path },
   { key: 'branch', label: 'branch', sort: (s) => s.git_branch },
-  { key: 'started', label: 'started (UTC)', sort: started },
+  { key: 'started', label: 'started', sort: started },
   { key: 'last', label: 'last event', sort: (s) => s.last_event || s.updated_at || '' },
   { key: 'prompts', label: 'prompts', sort: (s) => s.prompts, num: true },
   { key: 'tool_calls', label: 'tool calls', sort: (s) => s.tool_calls, num: true },
@@ -71,7 +71,9 @@ export async function render(container, ctx) {
   if (!ctx.alive()) return;
   const list = records.map((s) => ({ ...s, credits_used: byId[s.session_id] || null }));
   const state = { sort: 'started', desc: true, text: '', project: '', home: '', agent: '', all: false };
-  const filter = h('input#session-filter', { type: 'search', placeholder: 'Filter: name, id, project, branch, model…' });
+  const filter = h('input#session-filter', { type: 'search', placeholder: 'Filter: name, id, project, branch, model, prompt…' });
+  // The sessions one of whose prompts holds the filter's text (the engine's answer to it).
+  let withPrompt = { text: '', ids: new Set() };
   const projects = [...new Set(list.map((s) => s.project_path).filter(Boolean))].sort();
   const project = h('select#session-project', { attrs: { 'aria-label': 'Project' } }, h('option', { value: '' }, 'all projects'), projects.map((p) => h('option', { value: p }, p)));
   // Several homes (machines, or the same data given twice): which holds the session.
@@ -83,8 +85,10 @@ export async function render(container, ctx) {
   const count = h('span.muted');
   const tbody = h('tbody');
   const more = h('p');
+  // Times follow "Times in": the column says which.
+  const label = (c) => (c.key === 'started' ? `started (${timeDisplay() === 'local' ? 'local' : 'UTC'})` : c.label);
   const headers = COLUMNS.map((c) =>
-    h('th', { class: c.num ? 'num sortable' : 'sortable', dataset: { key: c.key }, tabIndex: 0 }, c.label),
+    h('th', { class: c.num ? 'num sortable' : 'sortable', dataset: { key: c.key }, tabIndex: 0 }, label(c)),
   );
   const listBox = h(
     'div#session-list',
@@ -106,7 +110,8 @@ export async function render(container, ctx) {
         (!state.home || (s.homes || []).includes(state.home)) &&
         (!state.agent || s.agent === state.agent) &&
         (!needle ||
-          [s.name, s.session_id, s.project_path, s.remote, s.git_branch, modelsShown(s).join(' '), s.client_name].some((v) => (v || '').toLowerCase().includes(needle))),
+          [s.name, s.session_id, s.project_path, s.remote, s.git_branch, modelsShown(s).join(' '), s.client_name].some((v) => (v || '').toLowerCase().includes(needle)) ||
+          (withPrompt.text === state.text && withPrompt.ids.has(s.session_id))),
     );
     const column = COLUMNS.find((c) => c.key === state.sort);
     rows = rows
@@ -138,7 +143,17 @@ export async function render(container, ctx) {
     th.addEventListener('click', sortBy);
     th.addEventListener('keydown', (e) => e.key === 'Enter' && sortBy());
   }
-  filter.addEventListener('input', () => ((state.text = filter.value), draw()));
+  const askPrompts = debounce(async (text) => {
+    const ids = text ? await ctx.ask({ sessions_with_prompt: { search: text } }) : [];
+    if (!ctx.alive() || text !== state.text) return;
+    withPrompt = { text, ids: new Set(ids) };
+    draw();
+  }, 200);
+  filter.addEventListener('input', () => {
+    state.text = filter.value;
+    draw();
+    askPrompts(state.text);
+  });
   project.addEventListener('change', () => ((state.project = project.value), draw()));
   home.addEventListener('change', () => ((state.home = home.value), draw()));
   agent.addEventListener('change', () => ((state.agent = agent.value), draw()));

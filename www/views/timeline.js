@@ -1,13 +1,18 @@
 // Timeline: every row in a virtualised table. Only the visible slice is in the DOM, and only
 // it (plus a margin) is asked of the worker, which keeps the filtered order; so hundreds of
 // thousands of rows scroll like a hundred. Beyond MAX_HEIGHT pixels the scrollbar is scaled.
-import { add, clear, debounce, fmtInt, fmtTime, h } from '../dom.js';
+import { add, clear, debounce, fmtInt, fmtTime, h, timeDisplay } from '../dom.js';
+import { zoneOffsets } from '../zone.js';
 
 const ROW_HEIGHT = 26;
 const MAX_HEIGHT = 8_000_000;
 const TEXT_LIMIT = 400;
+// Cut texts read again whole per search step at first; then as many as take about STEP_MS.
+const FIRST_BUDGET = 200;
+const STEP_MS = 150;
+const DAY_MS = 86_400_000;
 const COLUMNS = [
-  ['time', 'time (UTC)'],
+  ['time', 'time'],
   ['type', 'type'],
   ['session', 'session'],
   ['project', 'project'],
@@ -19,7 +24,43 @@ const COLUMNS = [
 let state = null;
 
 function emptyFilter() {
-  return { turn_types: [], agent: '', session_id: '', project_path: '', model: '', tool_name: '', since: '', until: '', search: '' };
+  return { turn_types: [], agent: '', session_id: '', project_path: '', model: '', tool_name: '', since: '', until: '', zone_offsets: [], search: '', prompts_only: false, newest_first: true };
+}
+
+const zoneName = () => (timeDisplay() === 'local' ? 'local' : 'UTC');
+
+// The browser's zone as the engine takes it, for days in local time (looked up once).
+let browserOffsets = null;
+function daysZone() {
+  if (timeDisplay() !== 'local') return [];
+  browserOffsets ||= zoneOffsets(Intl.DateTimeFormat().resolvedOptions().timeZone);
+  return browserOffsets;
+}
+
+/** Today (`YYYY-MM-DD`) by this page's clock, in the zone times are shown in. */
+const today = () => fmtTime(new Date().toISOString()).slice(0, 10);
+/** The calendar day `days` before `day`. */
+const daysBefore = (day, days) => new Date(Date.parse(`${day}T00:00:00Z`) - days * DAY_MS).toISOString().slice(0, 10);
+// The presets' first and last day, from today.
+const PRESETS = {
+  today: (day) => [day, day],
+  yesterday: (day) => [daysBefore(day, 1), daysBefore(day, 1)],
+  week: (day) => [daysBefore(day, 6), day],
+};
+
+/** `text` as nodes, each case-insensitive match of `needle` in a <mark> (text nodes only). */
+function highlighted(text, needle) {
+  if (!needle) return [text];
+  const pattern = new RegExp(needle.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'giu');
+  const nodes = [];
+  let from = 0;
+  for (const match of text.matchAll(pattern)) {
+    if (!match[0]) break;
+    nodes.push(text.slice(from, match.index), h('mark', null, match[0]));
+    from = match.index + match[0].length;
+  }
+  nodes.push(text.slice(from));
+  return nodes;
 }
 
 export async function render(container, ctx) {
@@ -41,13 +82,24 @@ export async function render(container, ctx) {
   const project = select('tl-project', 'projects', facets.projects);
   const model = select('tl-model', 'models', facets.models);
   const tool = select('tl-tool', 'tools', facets.tools);
-  const since = h('input#tl-since', { type: 'date', title: 'from (UTC day)' });
-  const until = h('input#tl-until', { type: 'date', title: 'to (UTC day)' });
+  const since = h('input#tl-since', { type: 'date', title: `from (${zoneName()} day)` });
+  const until = h('input#tl-until', { type: 'date', title: `to (${zoneName()} day)` });
+  const preset = h(
+    'select#tl-when',
+    { title: `days in ${zoneName()} time`, attrs: { 'aria-label': 'When' } },
+    h('option', { value: '' }, 'any day'),
+    h('option', { value: 'today' }, 'Today'),
+    h('option', { value: 'yesterday' }, 'Yesterday'),
+    h('option', { value: 'week' }, 'Last 7 days'),
+  );
   const search = h('input#tl-search', { type: 'search', placeholder: 'Search the text…' });
+  const promptsOnly = h('input#tl-prompts-only', { type: 'checkbox' });
+  const newestFirst = h('input#tl-newest-first', { type: 'checkbox', checked: true });
   const reset = h('button.button.small', null, 'Clear filters');
   const count = h('span#tl-count.muted');
 
-  const head = h('div.vt-head', null, COLUMNS.map(([key, label]) => h(`div.vt-cell.c-${key}`, null, label)));
+  const label = (key, text) => (key === 'time' ? `time (${zoneName()})` : text);
+  const head = h('div.vt-head', null, COLUMNS.map(([key, text]) => h(`div.vt-cell.c-${key}`, null, label(key, text))));
   const spacer = h('div.vt-spacer');
   const layer = h('div.vt-layer');
   const scroller = h('div#tl-scroll.vt-scroll', { tabIndex: 0, attrs: { role: 'region', 'aria-label': 'timeline rows' } }, spacer, layer);
@@ -65,9 +117,12 @@ export async function render(container, ctx) {
       project,
       model,
       tool,
+      preset,
       h('label', null, 'from ', since),
       h('label', null, 'to ', until),
       search,
+      h('label', null, promptsOnly, ' prompts only'),
+      h('label', null, newestFirst, ' newest first'),
       reset,
       count,
     ),
@@ -92,7 +147,7 @@ export async function render(container, ctx) {
     names,
     typeLabels,
     rowFields: ctx.engine.facts.row_fields,
-    controls: { typeBoxes, agent, sessionInput, project, model, tool, since, until, search },
+    controls: { typeBoxes, agent, sessionInput, project, model, tool, since, until, preset, search, promptsOnly, newestFirst },
   };
 
   const readControls = () => {
@@ -105,10 +160,18 @@ export async function render(container, ctx) {
     f.tool_name = tool.value;
     f.since = since.value;
     f.until = until.value;
+    if (f.since || f.until) f.zone_offsets = daysZone();
     f.search = search.value;
+    f.prompts_only = promptsOnly.checked;
+    f.newest_first = newestFirst.checked;
     setFilter(f);
   };
-  for (const el of [...typeBoxes, agent, project, model, tool, since, until]) el.addEventListener('change', readControls);
+  preset.addEventListener('change', () => {
+    [since.value, until.value] = preset.value ? PRESETS[preset.value](today()) : ['', ''];
+    readControls();
+  });
+  for (const el of [since, until]) el.addEventListener('change', () => (preset.value = ''));
+  for (const el of [...typeBoxes, agent, project, model, tool, since, until, promptsOnly, newestFirst]) el.addEventListener('change', readControls);
   sessionInput.addEventListener('change', readControls);
   search.addEventListener('input', debounce(readControls, 250));
   reset.addEventListener('click', () => {
@@ -131,7 +194,10 @@ function writeControls(f) {
   c.tool.value = f.tool_name;
   c.since.value = f.since;
   c.until.value = f.until;
+  c.preset.value = '';
   c.search.value = f.search;
+  c.promptsOnly.checked = f.prompts_only;
+  c.newestFirst.checked = f.newest_first;
 }
 
 /** From elsewhere (a transcript's "Show in timeline"): sets the filter and shows it. */
@@ -142,9 +208,9 @@ export async function applyFilter(partial, ctx) {
   await setFilter(f);
 }
 
-/** From a transcript: the rows of `partial`'s filter, scrolled to `position`, its detail open. */
+/** From a transcript: the rows of `partial`'s filter, scrolled to `position` (in time order), its detail open. */
 export async function showRow(partial, position, ctx) {
-  await applyFilter(partial, ctx);
+  await applyFilter({ newest_first: false, ...partial }, ctx);
   const s = state;
   if (!s || s.ctx !== ctx) return;
   const { height } = geometry();
@@ -209,6 +275,7 @@ async function fetchSlice(first) {
         s.count.textContent = `${fmtInt(page.total)} rows`;
         s.count.dataset.key = key;
       }
+      if (page.unread && s.searching !== key) searchWhole(key, page.unread);
     }
   } catch (error) {
     s.count.textContent = String(error.message || error);
@@ -223,6 +290,45 @@ async function fetchSlice(first) {
     await fetchSlice(0);
   }
   draw(false);
+}
+
+/**
+ * The search in the long texts the table keeps only the start of: the worker reads them again
+ * a part at a time, the rows it finds join the table in their place, the count says how far it
+ * is; a new filter ends it (the worker answers in order, each part briefly).
+ */
+async function searchWhole(key, unread) {
+  const s = state;
+  const ctx = s.ctx;
+  s.searching = key;
+  s.count.dataset.searching = '';
+  let budget = FIRST_BUDGET;
+  let progress = { total: s.total, read: 0, left: unread, unreadable: 0 };
+  try {
+    while (progress.left && key === s.filterKey && state === s && ctx.alive()) {
+      const started = performance.now();
+      progress = await ctx.ask({ search_whole: { filter: s.filter, budget } });
+      if (key !== s.filterKey || state !== s) return;
+      const took = performance.now() - started;
+      budget = Math.max(1, Math.round((budget * STEP_MS) / Math.max(took, 1)));
+      const done = progress.read / Math.max(1, progress.read + progress.left);
+      s.count.textContent = progress.left
+        ? `${fmtInt(progress.total)} rows · searching long texts ${Math.floor(done * 100)}%`
+        : `${fmtInt(progress.total)} rows` + (progress.unreadable ? ` (${fmtInt(progress.unreadable)} long texts could not be read again)` : '');
+      if (progress.total !== s.total) {
+        s.total = progress.total;
+        s.cache = new Map();
+        draw();
+      }
+    }
+  } catch (error) {
+    if (key === s.filterKey) s.count.textContent = String(error.message || error);
+  } finally {
+    if (s.searching === key) {
+      s.searching = null;
+      delete s.count.dataset.searching;
+    }
+  }
 }
 
 /** The rows from the keyboard: arrows (and Page Up/Down, Home, End) move between rows, Enter opens one. */
@@ -307,7 +413,8 @@ function draw(mayFetch = true) {
     cells[3].title = row.project_path;
     cells[4].textContent = row.model;
     cells[5].textContent = row.tool_name;
-    cells[6].textContent = row.text.replace(/\s+/g, ' ').slice(0, 300);
+    clear(cells[6]);
+    add(cells[6], highlighted(visibleText(row.text, s.filter.search), s.filter.search));
   });
   if (missing && mayFetch) fetchSlice(first);
   else if (mayFetch) {
@@ -331,7 +438,7 @@ async function showDetail(position) {
       s.rowFields.map(([key, label]) => (row[key] === '' ? null : [h('dt', null, label), h('dd.mono', null, shownField(key, row, s))])),
     ),
     row.note_fields ? noteFields(row.note_fields) : null,
-    h('pre.detail-text', { hidden: Boolean(row.note_fields) }, row.text, row.text_bytes ? ` … (${fmtInt(row.text_bytes)} bytes in all)` : ''),
+    h('pre.detail-text', { hidden: Boolean(row.note_fields) }, highlighted(row.text, s.filter.search), row.text_bytes ? ` … (${fmtInt(row.text_bytes)} bytes in all)` : ''),
     row.session_id ? h('button#tl-to-transcript.button.small', { on: { click: () => s.ctx.openSession(row.session_id, row.index) } }, 'Show in the transcript') : null,
   );
   s.detail.hidden = false;
@@ -347,6 +454,14 @@ function shownField(key, row, s) {
   if (key === 'timestamp_utc') return fmtTime(row[key]);
   if (key === 'turn_type') return s.typeLabels.get(row[key]);
   return String(row[key]);
+}
+
+/** A row's text on one line, from a little before the first match when it is far in. */
+function visibleText(text, needle) {
+  const line = text.replace(/\s+/g, ' ');
+  const at = needle ? line.toLowerCase().indexOf(needle.toLowerCase()) : -1;
+  const from = at > 200 ? at - 40 : 0;
+  return (from ? '…' : '') + line.slice(from, from + 300);
 }
 
 export function shown() {
