@@ -27,6 +27,7 @@ import {
   waitForState,
   zipDirectory,
 } from './lib.mjs';
+import { phoneTests } from './phone.mjs';
 
 const SPEC = path.join(ROOT, 'fixtures/spec-sample');
 const HOSTILE = path.join(ROOT, 'fixtures/hostile-html');
@@ -2376,6 +2377,8 @@ test('the single-file build from file:// analyses a folder and its embedded demo
     await browser.close();
   }
 });
+
+phoneTests(test, { views: VIEWS, serverUrl: () => server.url, pick });
 
 // ---- runner ----------------------------------------------------------------------------------------
 

@@ -288,7 +288,7 @@ export async function render(container, ctx) {
           continue;
         }
         const title = `${s.title} (${shown.length === list.length ? fmtInt(list.length) : `${fmtInt(shown.length)} of ${fmtInt(list.length)}`})`;
-        const card = section(title, table(s.columns, shown, { className: `inv-${s.key}`, row: s.id && ((item) => ({ dataset: { id: s.id(item) } })), after: s.after }));
+        const card = section(title, table(s.columns, shown, { className: `inv-${s.key} cards`, row: s.id && ((item) => ({ dataset: { id: s.id(item) } })), after: s.after }));
         card.dataset.section = s.key;
         if (s.wide) card.classList.add('wide');
         cards.push(card);

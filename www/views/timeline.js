@@ -3,7 +3,8 @@
 // thousands of rows scroll like a hundred. Beyond MAX_HEIGHT pixels the scrollbar is scaled.
 import { add, clear, debounce, fmtInt, fmtTime, h } from '../dom.js';
 
-const ROW_HEIGHT = 26;
+// A row's height in pixels: style.css's --vt-row-height (two lines at phone width), read on resize.
+let ROW_HEIGHT = 26;
 const MAX_HEIGHT = 8_000_000;
 const TEXT_LIMIT = 400;
 const COLUMNS = [
@@ -113,7 +114,10 @@ export async function render(container, ctx) {
   });
   scroller.addEventListener('scroll', () => draw(), { passive: true });
   scroller.addEventListener('keydown', keyboard);
-  new ResizeObserver(() => draw()).observe(scroller);
+  new ResizeObserver(() => {
+    ROW_HEIGHT = parseFloat(getComputedStyle(scroller).getPropertyValue('--vt-row-height')) || ROW_HEIGHT;
+    draw();
+  }).observe(scroller);
   await setFilter(emptyFilter());
 }
 
