@@ -80,24 +80,33 @@ async function phoneShot(page, name, full = true) {
   await page.screenshot({ path: path.join(SHOTS, name), ...(full ? { fullPage: true, clip: { x: 0, y: 0, width: PHONE.width, height } } : {}) });
 }
 
-/** The session of `rowsJsonl` with the most rows other than prompts, replies and tools (notes, permissions). */
+/**
+ * The session of `rowsJsonl` with the most rows other than prompts, replies and tools (notes,
+ * permissions): [its id, its notes, its rows].
+ */
 function sessionWithMostNotes(rowsJsonl) {
-  const notes = new Map();
+  const counts = new Map();
   for (const line of rowsJsonl.split('\n').filter(Boolean)) {
     const row = JSON.parse(line);
     if (!row.session_id) continue;
-    const note = !['user', 'assistant', 'tool_use', 'tool_result', 'thinking'].includes(row.turn_type);
-    notes.set(row.session_id, (notes.get(row.session_id) || 0) + (note ? 1 : 0));
+    const count = counts.get(row.session_id) || { notes: 0, rows: 0 };
+    count.rows++;
+    if (!['user', 'assistant', 'tool_use', 'tool_result', 'thinking'].includes(row.turn_type)) count.notes++;
+    counts.set(row.session_id, count);
   }
-  return [...notes].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0];
+  const [id, { notes, rows }] = [...counts].sort((a, b) => b[1].notes - a[1].notes || (a[0] < b[0] ? -1 : 1))[0];
+  return [id, notes, rows];
 }
+
+/** At most this many pixels a row on average: a transcript's notes on one or two lines, not a letter a line. */
+const TRANSCRIPT_ROW_PX = 100;
 
 /**
  * Every view of the analysed page fits the phone (screenshots `<prefix>-<view>.png`), its main
- * figures on screen; then a transcript, the session with the most notes, fits too: its height
- * is returned.
+ * figures on screen; then a transcript, of `session` ([id, notes, rows]), fits too and is not
+ * over TRANSCRIPT_ROW_PX a row: what it measured is returned.
  */
-async function checkEveryView(page, { prefix, views, session, month = null, mcpServer = null }) {
+async function checkEveryView(page, { prefix, views, session: [session, notes, rows], month = null, mcpServer = null }) {
   for (const view of views) {
     await showView(page, view);
     if (view === 'month' && month) {
@@ -123,7 +132,7 @@ async function checkEveryView(page, { prefix, views, session, month = null, mcpS
   await assertFits(page, `${prefix} timeline row detail`);
   if (month) {
     await showView(page, 'month');
-    assert(await onScreen(page, '#view-month .month-sessions tbody tr td.num'), `${prefix}: the Month's top session's credits are on the screen`);
+    assert(await onScreen(page, '#view-month .month-sessions tbody tr td[data-label="credits"]'), `${prefix}: the Month's top session's credits are on the screen`);
   }
   if (mcpServer) {
     await showView(page, 'inventory');
@@ -136,9 +145,10 @@ async function checkEveryView(page, { prefix, views, session, month = null, mcpS
   await page.waitForFunction((id) => document.getElementById('transcript').dataset.loaded === id, session);
   await phoneShot(page, `${prefix}-transcript.png`);
   await assertFits(page, `${prefix} transcript of ${session}`);
-  const height = await page.$eval('#transcript', (el) => el.getBoundingClientRect().height);
+  const height = Math.round(await page.$eval('#conversation', (el) => el.getBoundingClientRect().height));
+  assert(height <= rows * TRANSCRIPT_ROW_PX, `${prefix}: the transcript of ${rows} rows is ${height} px tall, over ${TRANSCRIPT_ROW_PX} px a row`);
   await page.click('#transcript-back');
-  return Math.round(height);
+  return `the transcript of ${session} (${rows} rows, of them ${notes} notes) ${height} px tall below its header`;
 }
 
 async function phonePage(browser, url, colorScheme = 'light') {
@@ -156,7 +166,7 @@ async function phonePage(browser, url, colorScheme = 'light') {
 export function phoneTests(test, { views, serverUrl, pick }) {
   test('phone: the demo at 390 × 844 in every view and a transcript, light and dark: nothing wider than the screen, no text squeezed, the main figures on screen; chart labels shortened', async () => {
     const demo = path.join(ROOT, 'www/demo/copilot-demo.zip');
-    const [session, notes] = sessionWithMostNotes(native(demo).rowsJsonl);
+    const session = sessionWithMostNotes(native(demo).rowsJsonl);
     const browser = await launch();
     try {
       const { page, errors } = await phonePage(browser, serverUrl());
@@ -164,7 +174,7 @@ export function phoneTests(test, { views, serverUrl, pick }) {
       await phoneShot(page, 'phone-start.png');
       await page.click('#demo');
       assertEqual(await waitForState(page, ['done', 'error']), 'done', 'the demo is analysed');
-      const height = await checkEveryView(page, { prefix: 'phone-demo', views, session, month: '2026-11' });
+      const transcript = await checkEveryView(page, { prefix: 'phone-demo', views, session, month: '2026-11' });
 
       // The project chart's axis shows the paths' last parts; its data (the tooltips) keeps them whole.
       await showView(page, 'overview');
@@ -190,7 +200,7 @@ export function phoneTests(test, { views, serverUrl, pick }) {
         await assertFits(dark.page, `dark ${view}`);
       }
       assertEqual([...errors, ...dark.errors], [], 'no page errors');
-      return `${views.length} views, a row's detail and the transcript of ${session} (${notes} notes, ${height} px tall) fit 390 px; project ticks ${JSON.stringify(project.ticks.slice(0, 3))}`;
+      return `${views.length} views, a row's detail and ${transcript} fit 390 px; project ticks ${JSON.stringify(project.ticks.slice(0, 3))}`;
     } finally {
       await browser.close();
     }
@@ -200,17 +210,19 @@ export function phoneTests(test, { views, serverUrl, pick }) {
     const browser = await launch();
     const notes = [];
     try {
-      const inventoryHome = path.join(ROOT, 'fixtures/inventory/home');
-      for (const [name, folder, mcpServer] of [
-        ['real-cli', path.join(ROOT, 'fixtures/real-cli-1.0.102'), null],
-        ['inventory', inventoryHome, firstMcpServer(inventoryHome)],
+      for (const [name, folder] of [
+        ['real-cli', path.join(ROOT, 'fixtures/real-cli-1.0.102')],
+        ['inventory', path.join(ROOT, 'fixtures/inventory/home')],
       ]) {
-        const [session, count] = sessionWithMostNotes(native(folder).rowsJsonl);
+        const expected = native(folder);
+        const session = sessionWithMostNotes(expected.rowsJsonl);
+        const mcpServer = JSON.parse(expected.inventoryJson).homes.flatMap((home) => home.agents.flatMap((agent) => agent.mcp_servers))[0]?.name ?? null;
+        if (name === 'inventory') assert(mcpServer, 'the inventory fixture lists an MCP server');
         const { page, errors } = await phonePage(browser, serverUrl());
         await pick(page, folder);
-        const height = await checkEveryView(page, { prefix: `phone-${name}`, views, session, mcpServer });
+        const transcript = await checkEveryView(page, { prefix: `phone-${name}`, views, session, mcpServer });
         assertEqual(errors, [], `${name}: no page errors`);
-        notes.push(`${name}: transcript of ${session} (${count} notes) ${height} px tall`);
+        notes.push(`${name}: ${transcript}${mcpServer ? `, the verdict of ${mcpServer} on screen` : ''}`);
         await page.close();
       }
       return notes.join('; ');
@@ -235,12 +247,4 @@ export function phoneTests(test, { views, serverUrl, pick }) {
       await browser.close();
     }
   });
-}
-
-/** The name of the first MCP server the native inventory of `home` lists. */
-function firstMcpServer(home) {
-  const inventory = JSON.parse(native(home).inventoryJson);
-  const servers = JSON.stringify(inventory).match(/"mcp_servers":\[\{"name":"([^"]+)"/);
-  assert(servers, 'the inventory fixture has an MCP server');
-  return servers[1];
 }
