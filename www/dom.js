@@ -147,7 +147,8 @@ export function table(columns, rows, { className = '', empty = 'Nothing here.', 
         h(
           'tr',
           rowProps && rowProps(row),
-          columns.map((c) => h('td', { class: c.num ? 'num' : c.className || '' }, c.value(row))),
+          // data-label: a table shown as cards (class `cards`, at phone width) labels each cell.
+          columns.map((c) => h('td', { class: c.num ? 'num' : c.className || '', dataset: { label: c.label } }, c.value(row))),
         ),
         after && after(row, columns.length),
       ]),

@@ -27,6 +27,7 @@ import {
   waitForState,
   zipDirectory,
 } from './lib.mjs';
+import { phoneTests } from './phone.mjs';
 
 const SPEC = path.join(ROOT, 'fixtures/spec-sample');
 const HOSTILE = path.join(ROOT, 'fixtures/hostile-html');
@@ -2706,6 +2707,7 @@ test('search: the Sessions filter finds the session whose prompt says it', async
     await browser.close();
   }
 });
+phoneTests(test, { views: VIEWS, serverUrl: () => server.url, pick });
 
 // ---- runner ----------------------------------------------------------------------------------------
 

@@ -76,7 +76,7 @@ export async function render(container, ctx) {
               { label: 'message', value: (d) => d.message },
             ],
             report.diagnostics.slice(0, LIMIT),
-            { className: 'problems-table' },
+            { className: 'problems-table cards' },
           ),
         )
       : null,

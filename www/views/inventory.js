@@ -298,7 +298,7 @@ export async function render(container, ctx) {
         }
         const title = `${s.title} (${shown.length === list.length ? fmtInt(list.length) : `${fmtInt(shown.length)} of ${fmtInt(list.length)}`})`;
         const legend = s.legend ? h('p.muted.inv-legend', null, s.legend) : null;
-        const card = section(title, table(s.columns, shown, { className: `inv-${s.key}`, row: s.id && ((item) => ({ dataset: { id: s.id(item) } })), after: s.after }), legend);
+        const card = section(title, table(s.columns, shown, { className: `inv-${s.key} cards`, row: s.id && ((item) => ({ dataset: { id: s.id(item) } })), after: s.after }), legend);
         card.dataset.section = s.key;
         if (s.wide) card.classList.add('wide');
         cards.push(card);

@@ -300,15 +300,15 @@ export async function render(container, ctx) {
         null,
         section(
           `Top ${TOP} sessions by credits`,
-          table([{ label: 'session', value: (r) => sessionLink(r.id) }, { label: 'models', value: (r) => r.models.join(', ') }, ...creditColumns], sessionRows, { className: 'month-sessions', empty: 'No session used credits this month.' }),
+          table([{ label: 'session', value: (r) => sessionLink(r.id) }, { label: 'models', value: (r) => r.models.join(', ') }, ...creditColumns], sessionRows, { className: 'month-sessions cards', empty: 'No session used credits this month.' }),
         ),
         section(
           `Top ${TOP} projects by credits`,
-          table([{ label: 'project', value: (r) => r.id || '(no project known)' }, { label: 'models', value: (r) => r.models.join(', ') }, ...creditColumns], projectRows, { className: 'month-projects', empty: 'No project used credits this month.' }),
+          table([{ label: 'project', value: (r) => r.id || '(no project known)' }, { label: 'models', value: (r) => r.models.join(', ') }, ...creditColumns], projectRows, { className: 'month-projects cards', empty: 'No project used credits this month.' }),
         ),
         section(
           `Top ${TOP} models by credits`,
-          table([{ label: 'model', value: (r) => r.id }, ...creditColumns], modelRows, { className: 'month-models', empty: 'No model used credits this month.' }),
+          table([{ label: 'model', value: (r) => r.id }, ...creditColumns], modelRows, { className: 'month-models cards', empty: 'No model used credits this month.' }),
         ),
       ),
       h('p.muted', null, '~ and est.: estimated at the published rates where Copilot recorded no credits; recorded: as Copilot recorded them. BYOK calls (on your own model key) cost no Copilot credits; Auto\'s estimate has its 10% discount.', ` Rates: ${bySession.rates}`),

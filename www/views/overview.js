@@ -1,7 +1,7 @@
 // Overview: totals and the charts (Chart.js from www/vendor): tokens and cost per day stacked by
 // model (by agent when there are several), by project, by model. Charts show the counted
 // figures (the totals); partial and recovered figures are in the Usage view.
-import { chartLibrary, chartReady } from '../charts.js';
+import { chartLibrary, chartReady, shortTicks } from '../charts.js';
 import { add, fmtInt, fmtUSD, h, section } from '../dom.js';
 import { fmtCredits } from './month.js';
 
@@ -165,7 +165,7 @@ export async function render(container, ctx) {
     makeChart(Chart, container.querySelector('#chart-project'), {
       type: 'bar',
       data: {
-        labels: shown.map((p) => (p.length > 40 ? '…' + p.slice(-39) : p)),
+        labels: shown,
         datasets: models.map((model) => ({
           label: model,
           data: projects.map((p) => p.perModel.get(model) || 0),
@@ -175,7 +175,7 @@ export async function render(container, ctx) {
       },
       options: {
         indexAxis: 'y',
-        scales: { x: { stacked: true, ticks: tokenTicks }, y: { stacked: true } },
+        scales: { x: { stacked: true, ticks: tokenTicks }, y: { stacked: true, ticks: shortTicks } },
         plugins: {
           legend: { position: 'bottom' },
           tooltip: { callbacks: { footer: (items) => `cost ${fmtUSD(projectCost.get(shown[items[0].dataIndex]))}` } },
@@ -194,7 +194,7 @@ export async function render(container, ctx) {
         ],
       },
       options: {
-        scales: { y: { ticks: tokenTicks, title: { display: true, text: 'tokens' } }, cost: { position: 'right', grid: { drawOnChartArea: false }, ticks: usdTicks, title: { display: true, text: 'USD' } } },
+        scales: { x: { ticks: shortTicks }, y: { ticks: tokenTicks, title: { display: true, text: 'tokens' } }, cost: { position: 'right', grid: { drawOnChartArea: false }, ticks: usdTicks, title: { display: true, text: 'USD' } } },
         plugins: { legend: { position: 'bottom' } },
       },
     });

@@ -48,7 +48,7 @@ function projectLabel(s) {
 }
 
 function cells(s, ctx, agents) {
-  return [
+  const tds = [
     h('td.c-name', null, h('button.link', { on: { click: () => open(s.session_id, ctx) }, title: s.session_id }, s.display_name)),
     h('td.mono.clip', { title: projectLabel(s) }, projectLabel(s)),
     h('td.mono.clip', { title: s.git_branch }, s.git_branch),
@@ -62,6 +62,9 @@ function cells(s, ctx, agents) {
     h('td.num.c-credits', { title: s.credits_used ? `$${fmtCredits(s.credits_used.usd)}` : '', dataset: { credits: s.credits_used ? s.credits_used.credits : 0 } }, s.credits_used ? creditsUsedText(s.credits_used) : '—'),
     h('td', null, status(s, agents)),
   ];
+  // Named for the cards the table becomes at phone width (style.css).
+  tds.forEach((td, i) => (td.dataset.label = COLUMNS[i].label));
+  return tds;
 }
 
 let view = null;
@@ -95,7 +98,7 @@ export async function render(container, ctx) {
     null,
     h('h2.view-title', null, 'Sessions'),
     h('div.controls', null, filter, project, home, agent, count),
-    h('div.table-wrap', null, h('table.data.sessions-table', null, h('thead', null, h('tr', null, headers)), tbody)),
+    h('div.table-wrap', null, h('table.data.sessions-table.cards', null, h('thead', null, h('tr', null, headers)), tbody)),
     more,
   );
   const transcript = h('div#transcript', { hidden: true });

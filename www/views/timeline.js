@@ -4,7 +4,8 @@
 import { add, clear, debounce, fmtInt, fmtTime, h, timeDisplay } from '../dom.js';
 import { zoneOffsets } from '../zone.js';
 
-const ROW_HEIGHT = 26;
+// A row's height in pixels: style.css's --vt-row-height (two lines at phone width), read on resize.
+let ROW_HEIGHT = 26;
 const MAX_HEIGHT = 8_000_000;
 const TEXT_LIMIT = 400;
 // Cut texts read again whole per search step at first; then as many as take about STEP_MS.
@@ -180,7 +181,10 @@ export async function render(container, ctx) {
   });
   scroller.addEventListener('scroll', () => draw(), { passive: true });
   scroller.addEventListener('keydown', keyboard);
-  new ResizeObserver(() => draw()).observe(scroller);
+  new ResizeObserver(() => {
+    ROW_HEIGHT = parseFloat(getComputedStyle(scroller).getPropertyValue('--vt-row-height')) || ROW_HEIGHT;
+    draw();
+  }).observe(scroller);
   await setFilter(emptyFilter());
 }
 
