@@ -2,8 +2,9 @@
 // document.body.dataset.state is idle | working | done | error, and when done,
 // window.copilotLens.summary is {files, sessions, rows, usage_rows, bad_lines, total_tokens,
 // cost_usd_micros}; window.copilotLens.handedOver is {paths, files}: the paths listed to the
-// worker and the Files (or their bytes) posted to it; window.copilotLens.settled is set (seconds from the start) once the Files
-// the analysis did not read are in too (the report's sizes, whole long texts).
+// worker and the Files (or their bytes) posted to it; window.copilotLens.settled is set (seconds
+// from the start) once the Files the analysis did not read are in too (the report's sizes,
+// whole long texts).
 import { clear, download, fmtBytes, fmtInt, h, setTimeDisplay, timeDisplay } from './dom.js';
 import { Cancelled, EngineClient, WorkerCrash, embeddedDemo } from './engine.js';
 import { canRemember, forgetFolder, mayRead, rememberFolder, rememberedFolder } from './remember.js';

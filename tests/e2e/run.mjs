@@ -929,7 +929,7 @@ test('data in: the main action says first that the files stay in this browser, t
     await page.click('#open-copilot');
     assert(await page.isVisible('#before-prompt-text'), 'the word comes first there too');
     const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.click('#before-prompt-go')]);
-    assert(chooser.isMultiple(), 'the folder input is the one opened');
+    assertEqual(await (await chooser.element()).getAttribute('id'), 'pick-folder', 'the folder input is the one opened');
     await chooser.setFiles(SPEC);
     assertEqual(await waitForState(page, ['done', 'error']), 'done', 'the folder input is analysed');
     assertEqual(await summaryOf(page), sortKeys(expected.summary), "and equals the native CLI's");
@@ -958,10 +958,16 @@ test('data in: a home with 30,000 unrelated files is analysed with only its Copi
   try {
     const { page, net, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
     await markLoaded(net);
+    // When the browser hands the page its list (it lists the whole home first), and when done.
+    await page.evaluate(() => {
+      document.getElementById('pick-folder').addEventListener('change', () => (window.__listedAt = performance.now()), { capture: true });
+      new MutationObserver(() => document.body.dataset.state === 'done' && (window.__doneAt ??= performance.now())).observe(document.body, { attributes: true });
+    });
     const started = Date.now();
     await page.setInputFiles('#pick-folder', home);
     assertEqual(await waitForState(page, ['done', 'error'], 300_000), 'done', 'the home is analysed');
     const seconds = (Date.now() - started) / 1000;
+    const afterList = await page.evaluate(() => (window.__doneAt - window.__listedAt) / 1000);
     await page.waitForFunction(() => window.copilotLens.settled !== null, null, { timeout: 120_000 });
     assertEqual(await summaryOf(page), sortKeys(expected.summary), "the summary equals the native CLI's on the home");
     const handed = await page.evaluate(() => window.copilotLens.handedOver);
@@ -975,17 +981,63 @@ test('data in: a home with 30,000 unrelated files is analysed with only its Copi
     await page.evaluate(() => document.body.appendChild(Object.assign(document.createElement('input'), { type: 'file', id: 'measure', webkitdirectory: true })));
     await page.setInputFiles('#measure', home);
     const postAll = await page.evaluate(async () => {
+      const { rootsFromFolderInput } = await import('./input.js');
+      const filterStarted = performance.now();
+      const [root] = rootsFromFolderInput(document.getElementById('measure').files);
+      const filter = { kept: root.count, seconds: (performance.now() - filterStarted) / 1000 };
       const files = [...document.getElementById('measure').files];
       const { port1, port2 } = new MessageChannel();
       const started = performance.now();
       const got = new Promise((resolve) => (port2.onmessage = (event) => resolve(event.data.length)));
       port2.start();
       port1.postMessage(files);
-      return { files: await got, seconds: (performance.now() - started) / 1000 };
+      return { files: await got, seconds: (performance.now() - started) / 1000, filter };
     });
+    assertEqual(postAll.filter.kept, copilotFiles, "the page's filter keeps the Copilot files");
     assertEqual(postAll.files, unrelated + copilotFiles, 'the whole pick, for comparison');
+
+    // The same home as a directory handle (the main action where File System Access is): only
+    // its Copilot folders are listed, the others never opened.
+    await page.click('#start-over');
+    const copilot = filesUnder(path.join(home, '.copilot')).map((rel) => ({ path: `.copilot/${rel}`, b64: readFileSync(path.join(home, '.copilot', rel)).toString('base64') }));
+    await page.evaluate(({ list, folders }) => {
+      window.__listed = [];
+      const dir = (name, at) => ({ kind: 'directory', name, at, dirs: new Map(), files: [] });
+      const top = dir('big-home', '');
+      const place = (filePath, file) => {
+        const parts = filePath.split('/');
+        let node = top;
+        for (const part of parts.slice(0, -1)) {
+          if (!node.dirs.has(part)) node.dirs.set(part, dir(part, node.at + part + '/'));
+          node = node.dirs.get(part);
+        }
+        node.files.push({ kind: 'file', name: parts[parts.length - 1], getFile: async () => file });
+      };
+      for (const f of list) place(f.path, new File([Uint8Array.from(atob(f.b64), (c) => c.charCodeAt(0))], f.path.split('/').pop()));
+      for (let folder = 0; folder < folders; folder++) {
+        for (let file = 0; file < 100; file++) place(`${folder % 2 ? 'Documents' : 'src'}/project-${folder}/note-${file}.txt`, new File([`unrelated ${folder}/${file}\n`], `note-${file}.txt`));
+      }
+      const handle = (node) => ({
+        kind: 'directory',
+        name: node.name,
+        async *values() {
+          window.__listed.push(node.at);
+          for (const child of node.dirs.values()) yield handle(child);
+          yield* node.files;
+        },
+      });
+      window.showDirectoryPicker = async () => handle(top);
+    }, { list: copilot, folders: unrelated / 100 });
+    const handleStarted = Date.now();
+    await openMain(page);
+    assertEqual(await waitForState(page, ['done', 'error'], 300_000), 'done', 'the home as a handle is analysed');
+    const handleSeconds = (Date.now() - handleStarted) / 1000;
+    assertEqual(await summaryOf(page), sortKeys(expected.summary), "as a handle too, the summary equals the native CLI's");
+    const listedFolders = await page.evaluate(() => window.__listed);
+    assertEqual(listedFolders.filter((at) => !(at === '' || at.startsWith('.copilot/'))), [], 'no folder outside .copilot was listed');
+    assert(await page.isVisible('#pick-hint'), 'the suggestion is shown for a handle too');
     assertEqual(errors, [], 'no page errors');
-    return `${fmtInt(unrelated + copilotFiles)} files picked: done in ${seconds.toFixed(1)} s with ${handed.paths} paths and ${handed.files} files posted (native ${expected.seconds.toFixed(2)} s, its .copilot alone ${alone.seconds.toFixed(2)} s); posting all ${fmtInt(postAll.files)} Files would take ${postAll.seconds.toFixed(1)} s`;
+    return `${fmtInt(unrelated + copilotFiles)} files picked: done in ${seconds.toFixed(1)} s (${afterList.toFixed(2)} s after the browser's list) with ${handed.paths} paths and ${handed.files} files posted (native ${expected.seconds.toFixed(2)} s, its .copilot alone ${alone.seconds.toFixed(2)} s); filtering the list took ${postAll.filter.seconds.toFixed(2)} s, posting all ${fmtInt(postAll.files)} Files would take ${postAll.seconds.toFixed(1)} s; as a directory handle ${handleSeconds.toFixed(1)} s, ${listedFolders.length} folders listed`;
   } finally {
     await browser.close();
     rmSync(home, { recursive: true, force: true });
