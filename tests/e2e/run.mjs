@@ -2611,6 +2611,7 @@ test('the single-file build from file:// analyses a folder and its embedded demo
     const { page, net, errors } = await openPage(browser, url, url);
     await pick(page, SPEC);
     await checkNumbers(page, expected, 'single file, folder');
+    await page.click('#input-expand');
     await page.click('#demo');
     await page.waitForFunction((rows) => window.copilotLens.summary && window.copilotLens.summary.rows === rows, demo.summary.rows, { timeout: 60_000 });
     await checkNumbers(page, demo, 'single file, embedded demo');
