@@ -38,6 +38,9 @@ pub struct EngineFacts {
     pub home_files: Vec<&'static str>,
     /// The data folders among them: a folder holding one is a home.
     pub data_folders: Vec<&'static str>,
+    /// Each source's folders, where they are on each system, and its own folder with the
+    /// entries that make a folder it: the page's steps and its suggestion after a pick.
+    pub sources: Vec<SourceFolders>,
     /// The only child folders walked below some folders (VS Code's user data).
     #[cfg_attr(test, ts(type = "Array<{ dir: string, only: Array<string> }>"))]
     pub walk_rules: Vec<&'static WalkRule>,
@@ -64,6 +67,53 @@ pub struct EngineFacts {
     pub bill_statuses: Vec<(&'static str, &'static str)>,
 }
 
+/// A source's folders as the page explains them.
+#[derive(Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct SourceFolders {
+    pub agent: &'static str,
+    pub title: &'static str,
+    /// Its data folders in a home, each with the system it is on.
+    pub folders: Vec<FolderPlace>,
+    /// The name of its own folder (`.copilot`, `User`), and the entries only that folder holds.
+    pub own_folder: &'static str,
+    pub own_folder_holds: Vec<&'static str>,
+    /// The report's names of the homes found as its own folder (`HomeReport::layout`).
+    pub own_folder_layouts: Vec<&'static str>,
+}
+
+#[derive(Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct FolderPlace {
+    pub path: &'static str,
+    pub system: sources::System,
+}
+
+fn source_folders() -> Vec<SourceFolders> {
+    sources::SOURCES
+        .iter()
+        .map(|source| {
+            let layout = source.layout();
+            let (own_folder, own_folder_holds) = sources::own_folder(layout);
+            let mut own_folder_layouts: Vec<_> = layout.own_folder_markers.iter().map(|marker| marker.layout).collect();
+            own_folder_layouts.dedup();
+            SourceFolders {
+                agent: source.agent(),
+                title: layout.title,
+                folders: layout
+                    .data_folders
+                    .iter()
+                    .zip(layout.data_folder_systems)
+                    .map(|(&path, &system)| FolderPlace { path, system })
+                    .collect(),
+                own_folder,
+                own_folder_holds,
+                own_folder_layouts,
+            }
+        })
+        .collect()
+}
+
 /// A way to group usage, and the row field that holds its group (none: the model's, which
 /// every row has).
 #[derive(Serialize)]
@@ -78,6 +128,7 @@ pub fn engine_facts() -> EngineFacts {
         home_folders: sources::home_folders(),
         home_files: sources::home_files(),
         data_folders: sources::data_folders(),
+        sources: source_folders(),
         walk_rules: sources::walk_rules(),
         log_given_whole_max_bytes: LOG_GIVEN_WHOLE_MAX_BYTES,
         rows_per_part: outputs::ROWS_PER_PART,
@@ -339,6 +390,9 @@ mod tests {
         );
         let declarations = [
             EngineFacts::decl(&config),
+            SourceFolders::decl(&config),
+            FolderPlace::decl(&config),
+            crate::sources::System::decl(&config),
             Grouping::decl(&config),
             OutputFile::decl(&config),
             outputs::MadeFrom::decl(&config),
@@ -446,5 +500,41 @@ mod tests {
             assert_eq!(by.name().parse::<GroupBy>(), Ok(by));
             assert_eq!(serde_json::to_value(by).unwrap(), by.name());
         }
+    }
+
+    #[test]
+    fn the_facts_say_where_each_source_keeps_its_folders_and_what_makes_one() {
+        let facts = engine_facts();
+        let cli = &facts.sources[0];
+        assert_eq!((cli.agent, cli.title, cli.own_folder), ("copilot-cli", "Copilot CLI", ".copilot"));
+        assert_eq!((cli.folders[0].path, cli.folders[0].system), (".copilot", sources::System::Any));
+        assert!(cli.own_folder_holds.contains(&"session-state") && cli.own_folder_holds.contains(&"session-store.db"));
+        assert_eq!(cli.own_folder_layouts, ["copilot_directory"]);
+        let vscode = &facts.sources[1];
+        assert_eq!((vscode.title, vscode.own_folder), ("VS Code", "User"));
+        // Every data folder has its system, and each system VS Code runs on is named.
+        for source in sources::SOURCES {
+            assert_eq!(source.layout().data_folders.len(), source.layout().data_folder_systems.len());
+        }
+        let place = |path: &str| vscode.folders.iter().find(|f| f.path == path).map(|f| f.system);
+        assert_eq!(place("AppData/Roaming/Code/User"), Some(sources::System::Windows));
+        assert_eq!(place("Library/Application Support/Code - Insiders/User"), Some(sources::System::Macos));
+        assert_eq!(place(".config/Code/User"), Some(sources::System::Linux));
+        assert_eq!(place(".vscode-server/data/User"), Some(sources::System::Remote));
+        // A folder that is VS Code's User folder itself is told by these, not by its parent's.
+        assert_eq!(vscode.own_folder_holds, ["workspaceStorage", "globalStorage/emptyWindowChatSessions"]);
+        assert_eq!(vscode.own_folder_layouts, ["vscode_user_data", "vscode_user_folder"]);
+    }
+
+    #[test]
+    fn a_root_with_no_copilot_data_names_both_sources_and_what_was_looked_for() {
+        let message = crate::analysis::AnalysisError::NoCopilotData("photos".into()).to_string();
+        assert_eq!(
+            message,
+            "photos: no Copilot data here: looked for Copilot CLI's .copilot folder (holding session-state, \
+             history-session-state, session-store.db, session-store.db-wal, command-history-state.json, \
+             permissions-config.json, sidebar-sessions-state) and VS Code's User folder (holding workspaceStorage, \
+             globalStorage/emptyWindowChatSessions), or a home folder holding either (or a zip of any of them)"
+        );
     }
 }

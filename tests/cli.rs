@@ -78,7 +78,7 @@ fn unusable_input_is_a_clear_error_with_status_2() {
     let mut cases = vec![
         ("missing", "No such file or directory"),
         ("empty", "empty"),
-        ("photos", "no Copilot CLI data found"),
+        ("photos", "photos: no Copilot data here: looked for Copilot CLI's .copilot folder"),
         ("broken.zip", "broken.zip: this zip archive is cut short"),
     ];
     #[cfg(unix)]

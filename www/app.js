@@ -1,8 +1,10 @@
 // The page: input, the engine worker, progress, and the views. The stable surface for tests:
 // document.body.dataset.state is idle | working | done | error, and when done,
 // window.copilotLens.summary is {files, sessions, rows, usage_rows, bad_lines, total_tokens,
-// cost_usd_micros}; window.copilotLens.settled is set (seconds from the start) once the Files
-// the analysis did not read are in too (the report's sizes, whole long texts).
+// cost_usd_micros}; window.copilotLens.handedOver is {paths, files}: the paths listed to the
+// worker and the Files (or their bytes) posted to it; window.copilotLens.settled is set (seconds
+// from the start) once the Files the analysis did not read are in too (the report's sizes,
+// whole long texts).
 import { clear, download, fmtBytes, fmtInt, h, setTimeDisplay, timeDisplay } from './dom.js';
 import { Cancelled, EngineClient, WorkerCrash, embeddedDemo } from './engine.js';
 import { canRemember, forgetFolder, mayRead, rememberFolder, rememberedFolder } from './remember.js';
@@ -13,7 +15,9 @@ import {
   rootsFromFiles,
   rootsFromFolderInput,
   useLayout,
+  whatIsIn,
 } from './input.js';
+import { drawWhere } from './where.js';
 import { zoneOffsets } from './zone.js';
 import * as overview from './views/overview.js';
 
@@ -66,6 +70,36 @@ function setState(state) {
     if (el.id !== 'rerun') el.disabled = state === 'working';
   }
   $('rerun').disabled = state === 'working' || !currentRoots.length;
+  foldInput(state === 'done');
+  mainActionLabel();
+}
+
+// ---- the input panel ---------------------------------------------------------------------------
+
+/** After an analysis the panel folds to one line saying what is in; a button opens it again. */
+function foldInput(folded) {
+  $('input-collapsed').hidden = !folded;
+  $('input-body').hidden = folded;
+  $('input-expand').setAttribute('aria-expanded', 'false');
+  if (!folded) return;
+  $('inputs-line').hidden = true;
+  $('input-summary').textContent = `Analysed: ${whatIsIn(currentRoots)}`;
+  const home = currentRoots.find((root) => root.wholeHome);
+  $('pick-hint').hidden = !home;
+  if (home) {
+    const folders = (engine.facts?.sources || []).map((source) => `${source.title}'s ${source.own_folder} folder`).join(' or ');
+    const skipped = home.skipped ? ` (${fmtInt(home.skipped)} of its other files were left unread)` : '';
+    $('pick-hint').textContent = `${home.label} is a whole home folder: only its Copilot folders were read${skipped}. Next time, open its ${folders} itself: the browser then lists only those files and it starts sooner.`;
+  }
+}
+
+/** The main action opens the first folder; after an analysis it adds one. */
+function mainActionLabel() {
+  const sources = engine.facts?.sources;
+  if (!sources) return;
+  const [cli, ...others] = sources;
+  $('open-copilot').textContent =
+    lens.state === 'done' ? `Add a folder (${others.map((source) => `${source.title}'s ${source.own_folder} folder`).join(', ')}, or another)` : `Open your ${cli.own_folder} folder`;
 }
 
 function showError(title, message) {
@@ -107,6 +141,8 @@ function startEngine() {
   engine.start().then(
     () => {
       useLayout(engine.facts);
+      drawWhere($('where-steps'), engine.facts);
+      mainActionLabel();
       lens.engineReady = true;
       body.dataset.engine = 'ready';
       $('engine-status').textContent = 'Engine ready (WebAssembly, in a worker).';
@@ -146,10 +182,11 @@ function todayUtc() {
 /** The same input analysed again with the model's reasoning (the transcript's offer). */
 function analyseWithThinking() {
   $('opt-thinking').checked = true;
-  return analyse(currentRoots, { again: true });
+  return analyse(currentRoots);
 }
 
-async function analyse(newRoots, { again = false } = {}) {
+/** Analyses `newRoots`, with the roots already in when `add`. */
+async function analyse(newRoots, add = false) {
   if (newRoots.bills && newRoots.bills.length) {
     lens.bills = newRoots.bills;
     // A report given alone, after the analysis: the Month view shows it, nothing is read again.
@@ -158,7 +195,7 @@ async function analyse(newRoots, { again = false } = {}) {
       return showView('month');
     }
   }
-  const roots = !again && $('opt-add').checked && lens.state === 'done' ? [...currentRoots, ...newRoots] : newRoots;
+  const roots = add ? [...currentRoots, ...newRoots] : newRoots;
   if (!roots.length) return;
   const gen = ++analysisGen;
   currentRoots = roots;
@@ -182,6 +219,7 @@ async function analyse(newRoots, { again = false } = {}) {
     lens.warnings = result.warnings;
     lens.seconds = result.seconds;
     lens.memory = result.memory;
+    lens.handedOver = engine.handedOver;
     ctx = makeContext(gen, result, opts);
     for (const id of Object.keys(VIEWS)) clear($(`view-${id}`)).dataset.rendered = '';
     setState('done');
@@ -323,10 +361,56 @@ $('tabs').addEventListener('keydown', (event) => {
 
 // ---- input -------------------------------------------------------------------------------------
 
-$('pick-folder').addEventListener('change', (event) => {
-  const roots = rootsFromFolderInput(event.target.files);
-  event.target.value = '';
-  analyse(roots);
+for (const [id, add] of [['pick-folder', false], ['add-folder', true]]) {
+  $(id).addEventListener('change', (event) => {
+    const roots = rootsFromFolderInput(event.target.files);
+    event.target.value = '';
+    analyse(roots, add);
+  });
+}
+
+// The main action: first a word on what the browser is about to ask, then its folder picker
+// (File System Access where there is one, else <input webkitdirectory>).
+$('open-copilot').addEventListener('click', () => {
+  $('before-prompt').hidden = false;
+  $('before-prompt').dataset.adding = String(lens.state === 'done');
+  $('before-prompt-go').focus();
+});
+$('before-prompt-cancel').addEventListener('click', () => {
+  $('before-prompt').hidden = true;
+  $('open-copilot').focus();
+});
+$('before-prompt-go').addEventListener('click', async () => {
+  const add = $('before-prompt').dataset.adding === 'true';
+  $('before-prompt').hidden = true;
+  if (typeof window.showDirectoryPicker !== 'function') return $(add ? 'add-folder' : 'pick-folder').click();
+  let handle;
+  try {
+    handle = await window.showDirectoryPicker({ mode: 'read' });
+  } catch {
+    return; // the user closed the picker
+  }
+  if ($('remember-folder').checked && !add) await rememberFolder(handle).catch(() => {});
+  analyseHandle(handle, add);
+});
+
+$('input-expand').addEventListener('click', () => {
+  const open = $('input-body').hidden;
+  $('input-body').hidden = !open;
+  $('input-expand').setAttribute('aria-expanded', String(open));
+});
+
+// Start over: nothing in, the start screen.
+$('start-over').addEventListener('click', () => {
+  analysisGen += 1;
+  currentRoots = [];
+  ctx = null;
+  lens.summary = null;
+  lens.bills = [];
+  for (const id of Object.keys(VIEWS)) clear($(`view-${id}`)).dataset.rendered = '';
+  $('inputs-line').hidden = true;
+  setState('idle');
+  $('open-copilot').focus();
 });
 
 $('pick-files').addEventListener('change', (event) => {
@@ -336,13 +420,13 @@ $('pick-files').addEventListener('change', (event) => {
 });
 
 /** Lists a directory handle's folder and analyses it. */
-async function analyseHandle(handle) {
+async function analyseHandle(handle, add = false) {
   $('inputs-line').hidden = false;
   $('inputs-line').textContent = `Listing ${handle.name}…`;
   const root = await rootFromDirectoryHandle(handle, (n) => {
     $('inputs-line').textContent = `Listing ${handle.name}: ${fmtInt(n)} files…`;
   });
-  analyse([root]);
+  analyse([root], add);
 }
 
 /** Offers the folder remembered from a visit before, if any. */
@@ -355,18 +439,7 @@ async function offerRemembered() {
 }
 
 if (typeof window.showDirectoryPicker === 'function') {
-  $('open-directory').hidden = false;
   $('remember-line').hidden = !canRemember();
-  $('open-directory').addEventListener('click', async () => {
-    let handle;
-    try {
-      handle = await window.showDirectoryPicker({ mode: 'read' });
-    } catch {
-      return; // the user closed the picker
-    }
-    if ($('remember-folder').checked) await rememberFolder(handle).catch(() => {});
-    analyseHandle(handle);
-  });
   $('reopen-folder').addEventListener('click', async () => {
     const handle = await rememberedFolder();
     if (!handle) return offerRemembered();
@@ -439,16 +512,9 @@ $('start-again').addEventListener('click', () => {
   startEngine();
 });
 
-$('retry').addEventListener('click', () => {
-  $('opt-add').checked = false;
-  analyse(currentRoots);
-});
+$('retry').addEventListener('click', () => analyse(currentRoots));
 
-$('rerun').addEventListener('click', () => {
-  const roots = currentRoots;
-  $('opt-add').checked = false;
-  analyse(roots);
-});
+$('rerun').addEventListener('click', () => analyse(currentRoots));
 
 // The zone the usage days are grouped in: UTC, as the command-line tool, or this browser's.
 {

@@ -201,7 +201,14 @@ export class EngineClient {
     );
     return new Promise((resolve, reject) => {
       const alive = () => this.worker === worker && this.server === server;
-      const post = (message, transfer) => alive() && worker.postMessage({ type: 'give', id, ...message }, transfer || []);
+      // What the worker is given of the folders' files (each once), for the page to say and tests to check.
+      const handed = (this.handedOver = { paths: listing.reduce((n, root) => n + (root.paths?.length || 0), 0), files: 0 });
+      const post = (message, transfer) => {
+        if (!alive()) return false;
+        if (message.kind === 'files') handed.files += message.files.length;
+        else if (message.kind === 'bytes' || message.kind === 'logs') handed.files += message.items.filter((item) => item.bytes || item.file).length;
+        return worker.postMessage({ type: 'give', id, ...message }, transfer || []);
+      };
       const server = new FileServer(roots, post, alive, this.inflater, this.facts.log_given_whole_max_bytes);
       this.server = server; // a newer analysis stops this one's hand-over
       this.pending.set(id, { resolve, reject, server });

@@ -10,11 +10,11 @@
 // The folders of a home that hold the sources' files, and the data folders among them, as the
 // engine says (engine_facts; the native tool walks the same). Until the engine has said, a home
 // is listed whole: the engine still reads only its own files, it only takes longer.
-let layout = { home: [], files: [], data: [], walkRules: [] };
+let layout = { home: [], files: [], data: [], walkRules: [], sources: [] };
 
 /** Takes the folder lists and walk rules from the engine's facts. */
 export function useLayout(facts) {
-  layout = { home: facts.home_folders, files: facts.home_files, data: facts.data_folders, walkRules: facts.walk_rules };
+  layout = { home: facts.home_folders, files: facts.home_files, data: facts.data_folders, walkRules: facts.walk_rules, sources: facts.sources };
 }
 
 // Below some folders only some child folders are walked (VS Code's user data is mostly other
@@ -65,26 +65,36 @@ function inHomeFolders(path) {
   return layout.home.some((folder) => path.startsWith(folder + '/')) || layout.files.includes(path);
 }
 
-/** Keeps only the home folders if the listing is a home's, as the native tool does. */
-function homeFilter(entries) {
+/**
+ * Keeps only the home folders if the listing is a home's, as the native tool does; the root
+ * says it was a whole home, and how many of its files were left out, unread and never posted.
+ */
+function homeRoot(label, entries, skipped) {
   const isHome = entries.some((e) => layout.data.some((folder) => e.path.startsWith(folder + '/')));
-  return isHome ? entries.filter((e) => inHomeFolders(e.path)) : entries;
+  const kept = isHome ? entries.filter((e) => inHomeFolders(e.path)) : entries;
+  const root = filesRoot(label, kept);
+  root.wholeHome = isHome;
+  root.skipped = skipped + entries.length - kept.length;
+  return root;
 }
 
 /** Files of one <input webkitdirectory> pick: one root named after the picked folder. */
 export function rootsFromFolderInput(fileList) {
   const byTop = new Map();
+  let skipped = 0;
   for (const file of fileList) {
     const relative = file.webkitRelativePath || file.name;
     const slash = relative.indexOf('/');
     const top = slash >= 0 ? relative.slice(0, slash) : '';
     const path = slash >= 0 ? relative.slice(slash + 1) : relative;
-    if (path.split('/').some((part) => SKIP_DIRS.has(part)) && !inHomeFolders(path)) continue;
-    if (!walkReaches(top, path)) continue;
+    if ((path.split('/').some((part) => SKIP_DIRS.has(part)) && !inHomeFolders(path)) || !walkReaches(top, path)) {
+      skipped += 1;
+      continue;
+    }
     if (!byTop.has(top)) byTop.set(top, []);
     byTop.get(top).push({ file, path });
   }
-  return [...byTop].map(([top, entries]) => filesRoot(top || 'folder', homeFilter(entries)));
+  return [...byTop].map(([top, entries]) => homeRoot(top || 'folder', entries, skipped));
 }
 
 /** GitHub's usage report (a CSV given beside the data): reconciled in the Month view, never a root. */
@@ -185,6 +195,7 @@ export async function rootFromDirectoryEntry(directory, onCount = () => {}) {
   onCount(entries.length);
   const root = filesRoot(directory.name, entries);
   root.problems = problems;
+  root.wholeHome = Boolean(homeWanted);
   return root;
 }
 
@@ -247,4 +258,25 @@ export async function rootsFromDataTransfer(dataTransfer, onCount) {
 export function describeRoots(roots) {
   const kind = (root) => (/\.zip$/i.test(root.label) ? 'zip' : 'archive');
   return roots.map((root) => (root.kind === 'zip' ? `${root.label} (${kind(root)})` : `${root.label} (${root.count} files)`)).join(', ');
+}
+
+/** The sources whose folders a folder root holds (in a home, or as the folder itself), by title. */
+function sourcesIn(root) {
+  const holds = (path, entry) => path.startsWith(entry + '/') || path === entry || path.includes('/' + entry + '/');
+  return layout.sources
+    .filter((source) =>
+      root.paths.some((path) => source.folders.some((folder) => path.startsWith(folder.path + '/')) || source.own_folder_holds.some((entry) => holds(path, entry))),
+    )
+    .map((source) => source.title);
+}
+
+/** What is in, one part a root: "copilot-home (Copilot CLI) + User (VS Code) + backup.zip". */
+export function whatIsIn(roots) {
+  return roots
+    .map((root) => {
+      if (root.kind === 'zip') return root.label;
+      const titles = sourcesIn(root);
+      return titles.length ? `${root.label} (${titles.join(' and ')})` : root.label;
+    })
+    .join(' + ');
 }

@@ -16,6 +16,11 @@ home_files: Array<string>,
  */
 data_folders: Array<string>, 
 /**
+ * Each source's folders, where they are on each system, and its own folder with the
+ * entries that make a folder it: the page's steps and its suggestion after a pick.
+ */
+sources: Array<SourceFolders>, 
+/**
  * The only child folders walked below some folders (VS Code's user data).
  */
 walk_rules: Array<{ dir: string, only: Array<string> }>, 
@@ -51,6 +56,24 @@ plans: Record<string, unknown>,
  * What is never in local files, and what each reconciliation status means (`usage::bill`).
  */
 never_in_local_files: Array<string>, bill_statuses: Array<[string, string]>, };
+
+export type SourceFolders = { agent: string, title: string, 
+/**
+ * Its data folders in a home, each with the system it is on.
+ */
+folders: Array<FolderPlace>, 
+/**
+ * The name of its own folder (`.copilot`, `User`), and the entries only that folder holds.
+ */
+own_folder: string, own_folder_holds: Array<string>, 
+/**
+ * The report's names of the homes found as its own folder (`HomeReport::layout`).
+ */
+own_folder_layouts: Array<string>, };
+
+export type FolderPlace = { path: string, system: System, };
+
+export type System = "any" | "windows" | "macos" | "linux" | "remote" | "older";
 
 export type Grouping = { name: GroupBy, column: string | null, };
 

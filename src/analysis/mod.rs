@@ -84,10 +84,9 @@ impl fmt::Display for AnalysisError {
                 f.write_str("nothing to analyse: give a home folder, a .copilot folder or a zip of either")
             }
             AnalysisError::EmptyRoot(root) => write!(f, "{root}: the folder or archive is empty"),
-            AnalysisError::NoCopilotData(root) => write!(
-                f,
-                "{root}: no Copilot CLI data found (expected a home folder holding .copilot, a .copilot folder, or a zip of either)"
-            ),
+            AnalysisError::NoCopilotData(root) => {
+                write!(f, "{root}: no Copilot data here: {} (or a zip of any of them)", crate::sources::looked_for())
+            }
         }
     }
 }

@@ -51,9 +51,13 @@ pub struct Classified<'a> {
 /// Where a source's files live under a home.
 #[derive(Debug)]
 pub struct HomeLayout {
+    /// The source as a person names it ("Copilot CLI"), in the page's steps and messages.
+    pub title: &'static str,
     /// Folders of a home holding the source's data (`.copilot` and its older places). A folder
     /// holding one of them is a home.
     pub data_folders: &'static [&'static str],
+    /// The system each of `data_folders` is found on, in the same order.
+    pub data_folder_systems: &'static [System],
     /// Folders of a home holding only caches of the source (read for their exclusions).
     pub cache_folders: &'static [&'static str],
     /// Folders of a home the source reads that other programs share (`~/.agents`): walked in a
@@ -96,6 +100,20 @@ impl PartialEq for HomeLayout {
 }
 
 impl Eq for HomeLayout {}
+
+/// Where a data folder is found, for the page's steps: on every system, one, a remote
+/// machine VS Code connects to, or only where an older version left it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub enum System {
+    Any,
+    Windows,
+    Macos,
+    Linux,
+    Remote,
+    Older,
+}
 
 /// An entry (one or more path components) that only a source's own folder holds, the folder
 /// a root holding it at its top is read as, in a home, and how the report names that layout.
@@ -181,6 +199,32 @@ pub fn home_folders() -> Vec<&'static str> {
 /// The files at a home's top that the sources read.
 pub fn home_files() -> Vec<&'static str> {
     SOURCES.iter().flat_map(|source| source.layout().top_files).copied().collect()
+}
+
+/// What a source's own folder (`.copilot`, VS Code's `User`) is called, and the entries of
+/// it that make a root that folder itself.
+pub fn own_folder(layout: &HomeLayout) -> (&'static str, Vec<&'static str>) {
+    let name = layout.data_folders[0].rsplit('/').next().unwrap_or_default();
+    let markers = layout
+        .own_folder_markers
+        .iter()
+        .filter(|marker| layout.data_folders.contains(&marker.read_as))
+        .map(|marker| marker.entry)
+        .collect();
+    (name, markers)
+}
+
+/// What a root holding no source's files was looked at for, every source's own folder and
+/// what makes one, from the layouts: the end of the "no Copilot data" message.
+pub fn looked_for() -> String {
+    let each: Vec<String> = SOURCES
+        .iter()
+        .map(|source| {
+            let (name, markers) = own_folder(source.layout());
+            format!("{}'s {name} folder (holding {})", source.layout().title, markers.join(", "))
+        })
+        .collect();
+    format!("looked for {}, or a home folder holding either", each.join(" and "))
 }
 
 /// The data folders only (what a usage-only walk needs).

@@ -110,14 +110,16 @@ export function nativeRefusal(input) {
 export function native(input, { includeThinking = false, byName = false } = {}) {
   const out = mkdtempSync(path.join(os.tmpdir(), 'copilot-lens-native-'));
   const started = process.hrtime.bigint();
-  const root = byName ? path.basename(input) : input;
-  const cwd = byName ? path.dirname(input) : undefined;
-  const args = ['analyze', root, '--out', out];
+  // Several roots (an array) are given in that order; by name, from the first one's folder.
+  const inputs = [input].flat();
+  const roots = byName ? inputs.map((one) => path.basename(one)) : inputs;
+  const cwd = byName ? path.dirname(inputs[0]) : undefined;
+  const args = ['analyze', ...roots, '--out', out];
   if (includeThinking) args.push('--include-thinking');
   const stderr = execFileSync(CLI, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   // `usage` refuses a root with no session log nor store (a home of skills alone): no usage.
-  const usageRun = spawnSync(CLI, ['usage', root, '--json'], { cwd, encoding: 'utf8' });
+  const usageRun = spawnSync(CLI, ['usage', ...roots, '--json'], { cwd, encoding: 'utf8' });
   if (usageRun.status !== 0 && usageRun.status !== 2) throw new Error(`${input}: usage ended with ${usageRun.status}: ${usageRun.stderr}`);
   // No usage: no credits used either.
   const usage = usageRun.status === 0 ? JSON.parse(usageRun.stdout) : { totals: {}, credits_used: { credits: 0 } };

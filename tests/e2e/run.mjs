@@ -797,6 +797,12 @@ test('a dropped folder (directory entries walked) equals the native CLI; a home 
   }
 });
 
+/** The main action: "Open your .copilot folder", then, after its word on the browser's prompt, the picker. */
+async function openMain(page) {
+  await page.click('#open-copilot');
+  await page.click('#before-prompt-go');
+}
+
 /**
  * The File System Access picker's dialog cannot be driven headless: this one returns a real
  * FileSystemDirectoryHandle named `name`, made in the origin private file system, holding `files`
@@ -824,9 +830,8 @@ test('a folder opened with showDirectoryPicker (a real directory handle, from th
   try {
     const { page, net, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
     await markLoaded(net);
-    assert(await page.isVisible('#open-directory'), 'Chromium offers the File System Access button');
     await pickerReturning(page, 'spec-sample', files);
-    await page.click('#open-directory');
+    await openMain(page);
     assertEqual(await waitForState(page, ['done', 'error']), 'done', 'the opened folder is analysed');
     // Modification times are the copies' own, so the numbers are compared, not the rows' stamps.
     assertEqual(await summaryOf(page), sortKeys(expected.summary), 'the summary equals the native CLI\'s');
@@ -848,7 +853,7 @@ test('a folder opened with File System Access can be remembered: the next visit 
     assert(await page.isHidden('#remembered'), 'nothing remembered on a first visit');
     await pickerReturning(page, 'remembered-home', files);
     await page.check('#remember-folder');
-    await page.click('#open-directory');
+    await openMain(page);
     assertEqual(await waitForState(page, ['done', 'error']), 'done', 'the opened folder is analysed');
     const stored = await page.evaluate(() => new Promise((resolve) => {
       const open = indexedDB.open('copilot-lens');
@@ -889,6 +894,253 @@ test('a folder opened with File System Access can be remembered: the next visit 
     assert(await third.isHidden('#remembered'), 'forgotten: nothing offered on the next visit');
     assertEqual([...errors, ...nextErrors], [], 'no page errors');
     return 'remembered, analysed again after asking, forgotten';
+  } finally {
+    await browser.close();
+  }
+});
+
+test('data in: the main action says first that the files stay in this browser, then opens the folder picker, and the folder is analysed', async () => {
+  const expected = native(SPEC);
+  const files = filesUnder(SPEC).map((rel) => ({ path: rel, b64: readFileSync(path.join(SPEC, rel)).toString('base64') }));
+  const browser = await launch();
+  try {
+    const { page, net, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
+    await markLoaded(net);
+    assertEqual(await page.textContent('#open-copilot'), 'Open your .copilot folder', 'one main action, named from the engine');
+    await shot(page, 'data-in-start-desktop.png');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await shot(page, 'data-in-start-390.png');
+    assertEqual(await page.evaluate(() => document.documentElement.scrollWidth), 390, 'the start screen fits 390 px');
+    await page.setViewportSize({ width: 1400, height: 1000 });
+    // The steps of every system, from the engine's folders: this one's open.
+    const steps = await page.$$eval('#where-steps details', (all) => all.map((d) => [d.dataset.system, d.textContent]));
+    assertEqual(steps.map(([system]) => system), ['windows', 'macos', 'linux'], 'steps for Windows, macOS and Linux');
+    const on = Object.fromEntries(steps);
+    for (const want of ['%USERPROFILE%\\.copilot', '%APPDATA%\\Code\\User', '%APPDATA%\\Code - Insiders\\User', '~/.vscode-server/data/User']) assert(on.windows.includes(want), `Windows: ${want}`);
+    for (const want of ['~/.copilot', 'Cmd+Shift+.', '~/Library/Application Support/Code/User', '~/.vscode-server/data/User', 'workspaceStorage/*/chatSessions']) assert(on.macos.includes(want), `macOS: ${want}`);
+    for (const want of ['~/.copilot', '~/.config/Code/User', '~/.config/Code - Insiders/User']) assert(on.linux.includes(want), `Linux: ${want}`);
+
+    await pickerReturning(page, '.copilot-picked', files);
+    await page.evaluate(() => {
+      const pick = window.showDirectoryPicker;
+      window.__picker = [];
+      window.showDirectoryPicker = (options) => {
+        window.__picker.push(document.getElementById('before-prompt-text').textContent);
+        return pick(options);
+      };
+    });
+    await page.click('#open-copilot');
+    const word = await page.textContent('#before-prompt-text');
+    assert(await page.isVisible('#before-prompt-text'), 'the word before the prompt is shown');
+    assert(/read here, in this browser, and nothing is sent/.test(word), word);
+    assertEqual(await page.evaluate(() => window.__picker.length), 0, 'the picker is not open yet');
+    await page.click('#before-prompt-go');
+    assertEqual(await waitForState(page, ['done', 'error']), 'done', 'the picked folder is analysed');
+    assertEqual(await page.evaluate(() => window.__picker.length), 1, 'the picker opened once, after the word');
+    assertEqual(await summaryOf(page), sortKeys(expected.summary), "the summary equals the native CLI's");
+
+    // Without File System Access (Firefox, Safari) the same action opens <input webkitdirectory>.
+    await page.click('#start-over');
+    await page.evaluate(() => delete window.showDirectoryPicker);
+    await page.click('#open-copilot');
+    assert(await page.isVisible('#before-prompt-text'), 'the word comes first there too');
+    const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.click('#before-prompt-go')]);
+    assertEqual(await (await chooser.element()).getAttribute('id'), 'pick-folder', 'the folder input is the one opened');
+    await chooser.setFiles(SPEC);
+    assertEqual(await waitForState(page, ['done', 'error']), 'done', 'the folder input is analysed');
+    assertEqual(await summaryOf(page), sortKeys(expected.summary), "and equals the native CLI's");
+    assertEqual(errors, [], 'no page errors');
+    noNetworkAfterLoad(net, server, 'main action');
+    return 'word shown, then the picker; both pickers analyse the folder as the CLI does';
+  } finally {
+    await browser.close();
+  }
+});
+
+test('data in: a home with 30,000 unrelated files is analysed with only its Copilot files given to the worker, and picking its .copilot folder is suggested', async () => {
+  const home = path.join(TMP, 'big-home');
+  mkdirSync(home, { recursive: true });
+  execFileSync('cp', ['-r', path.join(SPEC, '.copilot'), home]);
+  const unrelated = 30_000;
+  for (let folder = 0; folder < unrelated / 100; folder++) {
+    const dir = path.join(home, folder % 2 ? 'Documents' : 'src', `project-${folder}`);
+    mkdirSync(dir, { recursive: true });
+    for (let file = 0; file < 100; file++) writeFileSync(path.join(dir, `note-${file}.txt`), `unrelated ${folder}/${file}\n`);
+  }
+  const copilotFiles = filesUnder(path.join(home, '.copilot')).length;
+  const expected = native(home);
+  const alone = native(path.join(home, '.copilot'));
+  const browser = await launch();
+  try {
+    const { page, net, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
+    await markLoaded(net);
+    // When the browser hands the page its list (it lists the whole home first), and when done.
+    await page.evaluate(() => {
+      document.getElementById('pick-folder').addEventListener('change', () => (window.__listedAt = performance.now()), { capture: true });
+      new MutationObserver(() => document.body.dataset.state === 'done' && (window.__doneAt ??= performance.now())).observe(document.body, { attributes: true });
+    });
+    const started = Date.now();
+    await page.setInputFiles('#pick-folder', home);
+    assertEqual(await waitForState(page, ['done', 'error'], 300_000), 'done', 'the home is analysed');
+    const seconds = (Date.now() - started) / 1000;
+    const afterList = await page.evaluate(() => (window.__doneAt - window.__listedAt) / 1000);
+    await page.waitForFunction(() => window.copilotLens.settled !== null, null, { timeout: 120_000 });
+    assertEqual(await summaryOf(page), sortKeys(expected.summary), "the summary equals the native CLI's on the home");
+    const handed = await page.evaluate(() => window.copilotLens.handedOver);
+    assertEqual(handed.paths, copilotFiles, 'the worker was told only the Copilot files of the home');
+    assert(handed.files <= 2 * copilotFiles, `only those were posted (each at most twice, a log read again): ${JSON.stringify(handed)} of ${copilotFiles}`);
+    const hint = await page.textContent('#pick-hint');
+    assert(await page.isVisible('#pick-hint'), 'the suggestion is shown');
+    assert(hint.includes(`${fmtInt(unrelated)} of its other files were left unread`) && hint.includes("Copilot CLI's .copilot folder"), hint);
+
+    // What posting every File of the pick would cost: the same FileList sent over a channel once.
+    await page.evaluate(() => document.body.appendChild(Object.assign(document.createElement('input'), { type: 'file', id: 'measure', webkitdirectory: true })));
+    await page.setInputFiles('#measure', home);
+    const postAll = await page.evaluate(async () => {
+      const { rootsFromFolderInput } = await import('./input.js');
+      const filterStarted = performance.now();
+      const [root] = rootsFromFolderInput(document.getElementById('measure').files);
+      const filter = { kept: root.count, seconds: (performance.now() - filterStarted) / 1000 };
+      const files = [...document.getElementById('measure').files];
+      const { port1, port2 } = new MessageChannel();
+      const started = performance.now();
+      const got = new Promise((resolve) => (port2.onmessage = (event) => resolve(event.data.length)));
+      port2.start();
+      port1.postMessage(files);
+      return { files: await got, seconds: (performance.now() - started) / 1000, filter };
+    });
+    assertEqual(postAll.filter.kept, copilotFiles, "the page's filter keeps the Copilot files");
+    assertEqual(postAll.files, unrelated + copilotFiles, 'the whole pick, for comparison');
+
+    // The same home as a directory handle (the main action where File System Access is): only
+    // its Copilot folders are listed, the others never opened.
+    await page.click('#start-over');
+    const copilot = filesUnder(path.join(home, '.copilot')).map((rel) => ({ path: `.copilot/${rel}`, b64: readFileSync(path.join(home, '.copilot', rel)).toString('base64') }));
+    await page.evaluate(({ list, folders }) => {
+      window.__listed = [];
+      const dir = (name, at) => ({ kind: 'directory', name, at, dirs: new Map(), files: [] });
+      const top = dir('big-home', '');
+      const place = (filePath, file) => {
+        const parts = filePath.split('/');
+        let node = top;
+        for (const part of parts.slice(0, -1)) {
+          if (!node.dirs.has(part)) node.dirs.set(part, dir(part, node.at + part + '/'));
+          node = node.dirs.get(part);
+        }
+        node.files.push({ kind: 'file', name: parts[parts.length - 1], getFile: async () => file });
+      };
+      for (const f of list) place(f.path, new File([Uint8Array.from(atob(f.b64), (c) => c.charCodeAt(0))], f.path.split('/').pop()));
+      for (let folder = 0; folder < folders; folder++) {
+        for (let file = 0; file < 100; file++) place(`${folder % 2 ? 'Documents' : 'src'}/project-${folder}/note-${file}.txt`, new File([`unrelated ${folder}/${file}\n`], `note-${file}.txt`));
+      }
+      const handle = (node) => ({
+        kind: 'directory',
+        name: node.name,
+        async *values() {
+          window.__listed.push(node.at);
+          for (const child of node.dirs.values()) yield handle(child);
+          yield* node.files;
+        },
+      });
+      window.showDirectoryPicker = async () => handle(top);
+    }, { list: copilot, folders: unrelated / 100 });
+    const handleStarted = Date.now();
+    await openMain(page);
+    assertEqual(await waitForState(page, ['done', 'error'], 300_000), 'done', 'the home as a handle is analysed');
+    const handleSeconds = (Date.now() - handleStarted) / 1000;
+    assertEqual(await summaryOf(page), sortKeys(expected.summary), "as a handle too, the summary equals the native CLI's");
+    const listedFolders = await page.evaluate(() => window.__listed);
+    assertEqual(listedFolders.filter((at) => !(at === '' || at.startsWith('.copilot/'))), [], 'no folder outside .copilot was listed');
+    assert(await page.isVisible('#pick-hint'), 'the suggestion is shown for a handle too');
+    assertEqual(errors, [], 'no page errors');
+    return `${fmtInt(unrelated + copilotFiles)} files picked: done in ${seconds.toFixed(1)} s (${afterList.toFixed(2)} s after the browser's list) with ${handed.paths} paths and ${handed.files} files posted (native ${expected.seconds.toFixed(2)} s, its .copilot alone ${alone.seconds.toFixed(2)} s); filtering the list took ${postAll.filter.seconds.toFixed(2)} s, posting all ${fmtInt(postAll.files)} Files would take ${postAll.seconds.toFixed(1)} s; as a directory handle ${handleSeconds.toFixed(1)} s, ${listedFolders.length} folders listed`;
+  } finally {
+    await browser.close();
+    rmSync(home, { recursive: true, force: true });
+  }
+});
+
+test("data in: VS Code's User folder added after a .copilot folder gives both agents' rows, equal to the native CLI given both; start over empties it", async () => {
+  const both = path.join(TMP, 'both');
+  mkdirSync(both, { recursive: true });
+  execFileSync('cp', ['-r', path.join(SPEC, '.copilot'), both]);
+  execFileSync('cp', ['-r', path.join(ROOT, 'fixtures/vscode/03-json-and-jsonl/.config/Code/User'), both]);
+  const cli = path.join(both, '.copilot');
+  const user = path.join(both, 'User');
+  const expected = native([cli, user], { byName: true });
+  const agents = [...new Set(expected.rowsJsonl.split('\n').filter(Boolean).map((line) => JSON.parse(line).agent))].sort();
+  assertEqual(agents, ['copilot-cli', 'copilot-vscode'], 'the native rows are of both agents');
+  const browser = await launch();
+  try {
+    const { page, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
+    await pick(page, cli);
+    assertEqual(await page.textContent('#input-summary'), 'Analysed: .copilot (Copilot CLI)', 'what is in: the CLI folder');
+    assert((await page.textContent('#open-copilot')).startsWith("Add a folder (VS Code's User folder"), 'the main action now adds');
+    // The second folder through the main action: the input it opens without File System Access adds.
+    await page.evaluate(() => delete window.showDirectoryPicker);
+    await page.click('#input-expand');
+    await page.click('#open-copilot');
+    const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.click('#before-prompt-go')]);
+    await chooser.setFiles(user);
+    assertEqual(await waitForState(page, ['done', 'error']), 'done', 'both are analysed');
+    assertEqual(await page.textContent('#input-summary'), 'Analysed: .copilot (Copilot CLI) + User (VS Code)', 'what is in: both');
+    assertEqual(await summaryOf(page), sortKeys(expected.summary), "the summary equals the native CLI's given both roots");
+    assert((await exportFile(page, 'rows.jsonl')).text === expected.rowsJsonl, "rows.jsonl (both agents' rows) equals the native one byte for byte");
+    await page.click('#start-over');
+    assertEqual(await page.evaluate(() => window.copilotLens.state), 'idle', 'start over: back to the start screen');
+    assertEqual(await page.textContent('#open-copilot'), 'Open your .copilot folder', 'the main action opens a first folder again');
+    await pick(page, user);
+    assertEqual(await page.textContent('#input-summary'), 'Analysed: User (VS Code)', 'a pick after starting over is alone');
+    assertEqual(errors, [], 'no page errors');
+    return `${expected.summary.rows} rows of ${agents.join(' and ')}`;
+  } finally {
+    await browser.close();
+  }
+});
+
+test('data in: the input panel folds to one line after an analysis and opens again', async () => {
+  const browser = await launch();
+  try {
+    const { page, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
+    assert(await page.isVisible('#input-body') && (await page.isHidden('#input-collapsed')), 'open before an analysis');
+    await page.click('#demo');
+    assertEqual(await waitForState(page, ['done', 'error']), 'done', 'the demo is analysed');
+    assert(await page.isHidden('#input-body'), 'folded after it');
+    assertEqual(await page.textContent('#input-summary'), 'Analysed: copilot-demo.zip', 'one line says what is in');
+    const height = await page.$eval('#input-panel', (el) => el.getBoundingClientRect().height);
+    assert(height < 60, `the folded panel is one line high: ${height} px`);
+    assertEqual(await page.getAttribute('#input-expand', 'aria-expanded'), 'false', 'its button says it is closed');
+    await page.click('#input-expand');
+    assert(await page.isVisible('#input-body') && (await page.isVisible('#open-copilot')), 'open again on its button');
+    assertEqual(await page.getAttribute('#input-expand', 'aria-expanded'), 'true', 'and says so');
+    await page.click('#input-expand');
+    assert(await page.isHidden('#input-body'), 'and folded again');
+    await shot(page, 'data-in-folded.png', false);
+    assertEqual(errors, [], 'no page errors');
+    return 'folded, opened, folded';
+  } finally {
+    await browser.close();
+  }
+});
+
+test('data in: a folder with no Copilot data names both sources and what was looked for, as the native CLI does', async () => {
+  const photos = path.join(TMP, 'photos');
+  mkdirSync(photos, { recursive: true });
+  writeFileSync(path.join(photos, 'cat.jpg'), 'meow');
+  const refusal = nativeRefusal(photos);
+  const browser = await launch();
+  try {
+    const { page, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
+    await page.setInputFiles('#pick-folder', photos);
+    assertEqual(await waitForState(page, ['done', 'error']), 'error', 'refused');
+    const shown = await page.textContent('#error-message');
+    assertEqual(shown, refusal, 'the page says what the CLI says');
+    for (const want of ["Copilot CLI's .copilot folder", 'session-state', 'session-store.db', "VS Code's User folder", 'workspaceStorage', 'a home folder']) {
+      assert(shown.includes(want), `it names ${want}: ${shown}`);
+    }
+    await shot(page, 'data-in-wrong-folder.png', false);
+    assertEqual(errors, [], 'no page errors');
+    return shown;
   } finally {
     await browser.close();
   }
@@ -1126,7 +1378,7 @@ test('agents: the timeline, sessions and usage filter by agent, usage splits by 
   try {
     const { page, net, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
     await markLoaded(net);
-    const hint = await page.textContent('#vscode-hint');
+    const hint = await page.textContent('#where-steps');
     for (const where of ['~/.config/Code/User', '~/Library/Application Support/Code/User', '%APPDATA%\\Code\\User', 'Code - Insiders', 'chatSessions']) {
       assert(hint.includes(where), `the start screen says where VS Code keeps its chats: ${where}`);
     }
@@ -2378,6 +2630,7 @@ test('the single-file build from file:// analyses a folder and its embedded demo
     const { page, net, errors } = await openPage(browser, url, url);
     await pick(page, SPEC);
     await checkNumbers(page, expected, 'single file, folder');
+    await page.click('#input-expand');
     await page.click('#demo');
     await page.waitForFunction((rows) => window.copilotLens.summary && window.copilotLens.summary.rows === rows, demo.summary.rows, { timeout: 60_000 });
     await checkNumbers(page, demo, 'single file, embedded demo');

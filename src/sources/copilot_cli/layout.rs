@@ -3,7 +3,7 @@
 
 use super::plugins;
 use crate::facts::files::{FileKind, Role};
-use crate::sources::{Classified, HomeLayout, OwnFolderMarker, SessionFolders};
+use crate::sources::{Classified, HomeLayout, OwnFolderMarker, SessionFolders, System};
 
 /// The Copilot directories of a home: `~/.copilot` and the two that predate the XDG migration.
 pub const COPILOT_DIRS: [&str; 3] = [".copilot", ".local/state/.copilot", ".config/.copilot"];
@@ -33,7 +33,10 @@ const fn copilot_dir_marker(entry: &'static str) -> OwnFolderMarker {
 
 /// The folders of a home that hold Copilot CLI's files.
 pub static LAYOUT: HomeLayout = HomeLayout {
+    title: "Copilot CLI",
     data_folders: &COPILOT_DIRS,
+    // `%USERPROFILE%\.copilot` on Windows; the XDG places only before the migration.
+    data_folder_systems: &[System::Any, System::Older, System::Older],
     cache_folders: &CACHE_DIRS,
     shared_folders: &SHARED_DIRS,
     own_folder_markers: &COPILOT_DIR_MARKERS,

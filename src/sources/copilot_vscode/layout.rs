@@ -5,7 +5,7 @@
 //! Chat storage is not per profile: VS Code keeps every profile's chats in the `User` folder's
 //! `workspaceStorage` and in the default profile's `globalStorage` (`chatSessionStore.ts`).
 
-use crate::sources::{Classified, HomeLayout, OwnFolderMarker, WalkRule};
+use crate::sources::{Classified, HomeLayout, OwnFolderMarker, System, WalkRule};
 
 use crate::facts::files::{FileKind, Role};
 
@@ -48,7 +48,18 @@ const WALK_RULES: [WalkRule; 7] = [
 ];
 
 pub static LAYOUT: HomeLayout = HomeLayout {
+    title: "VS Code",
     data_folders: &USER_DIRS,
+    data_folder_systems: &[
+        System::Linux,
+        System::Linux,
+        System::Macos,
+        System::Macos,
+        System::Windows,
+        System::Windows,
+        System::Remote,
+        System::Remote,
+    ],
     cache_folders: &[],
     shared_folders: &[],
     own_folder_markers: &MARKERS,
