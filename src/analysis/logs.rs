@@ -68,8 +68,10 @@ impl LogTask {
             .open(self.root, &self.listed_path)
             .and_then(|mut file| self.source().scan_usage(&self.source, &mut file, &mut ledger, &options.rates));
         match scanned {
-            Ok(stats) => UsageScan { ledger, stats, error: None },
-            Err(error) => UsageScan { ledger, stats: ScanStats::default(), error: Some(error.to_string()) },
+            Ok(stats) => UsageScan { ledger, stats, error: None, cache_ignored: None },
+            Err(error) => {
+                UsageScan { ledger, stats: ScanStats::default(), error: Some(error.to_string()), cache_ignored: None }
+            }
         }
     }
 
@@ -96,6 +98,8 @@ pub struct UsageScan {
     pub ledger: SessionLedger,
     pub stats: ScanStats,
     pub error: Option<String>,
+    /// Why the log's cache entry was ignored (`crate::cache`), for its diagnostic.
+    pub cache_ignored: Option<String>,
 }
 
 impl Parsing {

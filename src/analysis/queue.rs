@@ -16,9 +16,14 @@ use super::Options;
 use super::logs::{LogTask, Parsing, UsageScan};
 use super::tally::{Copies, Tally, TallySink};
 use super::usage_only::UsageRun;
+use crate::cache::entry::RecordingSink;
+use crate::cache::{CacheStore, CacheTally, CacheUse, FileKey, Miss, Purpose, Recorded};
+use crate::facts::diagnostics::DiagnosticKind;
+use crate::facts::log::LogProblem;
 use crate::input::FileReader;
 use crate::model::RowSink;
-use crate::sources::log::LogOutcome;
+use crate::sources::log::{LogOutcome, ScanStats};
+use crate::usage::ledger::SessionLedger;
 
 /// What the logs of a queue are added to, in task order.
 pub trait TakesLogs {
@@ -134,10 +139,138 @@ impl LogJob {
     }
 }
 
+/// Where a log's bytes come from: the reader, or bytes read by someone else (the page).
+pub enum LogInput<'a> {
+    Reader(&'a mut dyn FileReader),
+    Bytes(&'a [u8]),
+}
+
+impl LogJob {
+    /// Feeds the log's cache entry (`crate::cache`) to `rows` and the analysis as its parse
+    /// would have; gives the job back, with why, when the entry cannot be used.
+    pub fn replay(
+        mut self,
+        entry: &[u8],
+        key: &FileKey,
+        cache: &CacheUse,
+        options: &Options,
+        rows: &mut dyn RowSink,
+    ) -> Result<ParsedLog, (LogJob, Miss)> {
+        let replayed = cache.decode::<LogOutcome>(entry, key, cache.context(&self.task)).and_then(|(outcome, kept)| {
+            crate::cache::entry::replay_rows(kept, &self.task, &mut TallySink::new(&mut self.start, rows))?;
+            Ok(outcome)
+        });
+        match replayed {
+            Ok(mut outcome) => {
+                if let Some(ledger) = &mut outcome.usage {
+                    ledger.set_zone(options.zone);
+                }
+                Ok(ParsedLog { index: self.index, done: (outcome, self.start) })
+            }
+            Err(miss) => Err((self, miss)),
+        }
+    }
+
+    /// Parses the log, recording its cache entry for `key` (none when reading failed); an
+    /// entry that was `ignored` becomes the log's `cache_ignored` diagnostic.
+    pub fn parse_recording(
+        mut self,
+        input: LogInput<'_>,
+        key: &FileKey,
+        cache: &CacheUse,
+        ignored: Option<Miss>,
+        options: &Options,
+        rows: &mut dyn RowSink,
+    ) -> (ParsedLog, Recorded) {
+        let mut tallied = TallySink::new(&mut self.start, rows);
+        let mut recording = RecordingSink::new(&mut tallied, self.task.source().agent());
+        let mut outcome = match input {
+            LogInput::Reader(reader) => self.task.parse(reader, options, &mut recording),
+            LogInput::Bytes(bytes) => self.task.parse_bytes(bytes, options, &mut recording),
+        };
+        let kept = recording.rows();
+        let entry = match (&outcome.read_error, kept) {
+            (None, Some(kept)) => cache.encode(key, cache.context(&self.task), &outcome, &kept),
+            _ => None,
+        };
+        if let Some(Miss::Ignored(why)) = ignored {
+            let message = format!("{why}: ignored, the log was parsed again");
+            outcome.problems.push(LogProblem { line: None, kind: DiagnosticKind::CacheIgnored, message });
+        }
+        (ParsedLog { index: self.index, done: (outcome, self.start) }, entry)
+    }
+
+    /// The log from `store`'s entry for `key` when it can be used, else parsed and its entry
+    /// put; without a key (the file cannot be keyed), parsed.
+    pub fn parse_through(
+        self,
+        reader: &mut dyn FileReader,
+        store: &dyn CacheStore,
+        key: Option<&FileKey>,
+        cache: &CacheUse,
+        options: &Options,
+        rows: &mut dyn RowSink,
+    ) -> (ParsedLog, CacheTally) {
+        let Some(key) = key else {
+            return (self.parse(reader, options, rows), CacheTally { parsed: 1, ..CacheTally::default() });
+        };
+        let name = key.name(Purpose::Analyze);
+        let (job, miss) = match store.get(&name) {
+            None => (self, None),
+            Some(entry) => match self.replay(&entry, key, cache, options, rows) {
+                Ok(parsed) => return (parsed, CacheTally { cached: 1, cached_bytes: key.size, ..CacheTally::default() }),
+                Err((job, miss)) => (job, Some(miss)),
+            },
+        };
+        let (parsed, entry) = job.parse_recording(LogInput::Reader(reader), key, cache, miss, options, rows);
+        if let Some(entry) = entry {
+            store.put(&name, &entry);
+        }
+        (parsed, CacheTally { parsed: 1, ..CacheTally::default() })
+    }
+}
+
 impl LogJob<UsageRun> {
     /// Reads only the log's counter lines.
     pub fn scan_usage(self, reader: &mut dyn FileReader, options: &Options) -> ParsedLog<UsageRun> {
         ParsedLog { index: self.index, done: self.task.scan_usage(reader, options) }
+    }
+
+    /// The scan from `store`'s entry for `key` when it can be used, else scanned and its entry
+    /// put; without a key, scanned.
+    pub fn scan_through(
+        self,
+        reader: &mut dyn FileReader,
+        store: &dyn CacheStore,
+        key: Option<&FileKey>,
+        cache: &CacheUse,
+        options: &Options,
+    ) -> (ParsedLog<UsageRun>, CacheTally) {
+        let Some(key) = key else {
+            return (self.scan_usage(reader, options), CacheTally { parsed: 1, ..CacheTally::default() });
+        };
+        let (name, context) = (key.name(Purpose::Usage), cache.context(&self.task));
+        let mut ignored = None;
+        if let Some(entry) = store.get(&name) {
+            match cache.decode::<(SessionLedger, ScanStats)>(&entry, key, context) {
+                Ok(((mut ledger, stats), _)) => {
+                    ledger.set_zone(options.zone);
+                    let scan = UsageScan { ledger, stats, error: None, cache_ignored: None };
+                    let tally = CacheTally { cached: 1, cached_bytes: key.size, ..CacheTally::default() };
+                    return (ParsedLog { index: self.index, done: scan }, tally);
+                }
+                Err(Miss::Ignored(why)) => ignored = Some(format!("{why}: ignored, the log was scanned again")),
+                Err(Miss::Changed) => {}
+            }
+        }
+        let mut scan = self.task.scan_usage(reader, options);
+        if scan.error.is_none()
+            && let Some(entry) = cache.encode(key, context, &(&scan.ledger, &scan.stats), &[])
+        {
+            store.put(&name, &entry);
+        }
+        scan.cache_ignored = ignored;
+        (ParsedLog { index: self.index, done: scan }, CacheTally { parsed: 1, ..CacheTally::default() })
     }
 }
 
