@@ -5,6 +5,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::io::BufReader;
 
 use super::Options;
+use super::queue::LogInput;
 use super::state::State;
 use super::tally::{Copies, CopyKeys, Tally};
 use crate::facts::diagnostics::{Diagnostic, DiagnosticKind};
@@ -83,6 +84,14 @@ impl LogTask {
                 self.source().parse_log(&self.context(options), &mut lines, sink)
             }
             Err(error) => LogOutcome { read_error: Some(error.to_string()), ..LogOutcome::default() },
+        }
+    }
+
+    /// Parses the log from the reader or from bytes.
+    pub fn parse_input(&self, input: LogInput<'_>, options: &Options, sink: &mut dyn RowSink) -> LogOutcome {
+        match input {
+            LogInput::Reader(reader) => self.parse(reader, options, sink),
+            LogInput::Bytes(bytes) => self.parse_bytes(bytes, options, sink),
         }
     }
 

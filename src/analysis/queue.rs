@@ -21,7 +21,7 @@ use crate::cache::{CacheStore, CacheTally, CacheUse, FileKey, Miss, Purpose, Rec
 use crate::facts::diagnostics::DiagnosticKind;
 use crate::facts::log::LogProblem;
 use crate::input::FileReader;
-use crate::model::RowSink;
+use crate::model::{JsonlRowWriter, RowSink};
 use crate::sources::log::{LogOutcome, ScanStats};
 use crate::usage::ledger::SessionLedger;
 
@@ -145,6 +145,11 @@ pub enum LogInput<'a> {
     Bytes(&'a [u8]),
 }
 
+/// What an analyze entry holds besides its rows: the log's outcome, and its tally when the
+/// rows after it are as rows.jsonl writes them (`LogJob::parse_through_jsonl`, a session's only
+/// copy), not as the parser fed them.
+type LogParts = (LogOutcome, Option<Tally>);
+
 impl LogJob {
     /// Feeds the log's cache entry (`crate::cache`) to `rows` and the analysis as its parse
     /// would have; gives the job back, with why, when the entry cannot be used.
@@ -156,17 +161,13 @@ impl LogJob {
         options: &Options,
         rows: &mut dyn RowSink,
     ) -> Result<ParsedLog, (LogJob, Miss)> {
-        let replayed = cache.decode::<LogOutcome>(entry, key, cache.context(&self.task)).and_then(|(outcome, kept)| {
+        let replayed = cache.decode::<LogParts>(entry, key, cache.context(&self.task)).and_then(|(parts, kept)| {
+            let (outcome, None) = parts else { return Err(Miss::Changed) };
             crate::cache::entry::replay_rows(kept, &self.task, &mut TallySink::new(&mut self.start, rows))?;
             Ok(outcome)
         });
         match replayed {
-            Ok(mut outcome) => {
-                if let Some(ledger) = &mut outcome.usage {
-                    ledger.set_zone(options.zone);
-                }
-                Ok(ParsedLog { index: self.index, done: (outcome, self.start) })
-            }
+            Ok(outcome) => Ok(self.parsed(outcome, options)),
             Err(miss) => Err((self, miss)),
         }
     }
@@ -184,49 +185,96 @@ impl LogJob {
     ) -> (ParsedLog, Recorded) {
         let mut tallied = TallySink::new(&mut self.start, rows);
         let mut recording = RecordingSink::new(&mut tallied, self.task.source().agent());
-        let mut outcome = match input {
-            LogInput::Reader(reader) => self.task.parse(reader, options, &mut recording),
-            LogInput::Bytes(bytes) => self.task.parse_bytes(bytes, options, &mut recording),
-        };
+        let mut outcome = self.task.parse_input(input, options, &mut recording);
         let kept = recording.rows();
         let entry = match (&outcome.read_error, kept) {
-            (None, Some(kept)) => cache.encode(key, cache.context(&self.task), &outcome, &kept),
+            (None, Some(kept)) => cache.encode(key, cache.context(&self.task), &(&outcome, None::<&Tally>), &kept),
             _ => None,
         };
-        if let Some(Miss::Ignored(why)) = ignored {
-            let message = format!("{why}: ignored, the log was parsed again");
-            outcome.problems.push(LogProblem { line: None, kind: DiagnosticKind::CacheIgnored, message });
-        }
+        say_ignored(&mut outcome, ignored);
         (ParsedLog { index: self.index, done: (outcome, self.start) }, entry)
     }
 
-    /// The log from `store`'s entry for `key` when it can be used, else parsed and its entry
-    /// put; without a key (the file cannot be keyed), parsed.
-    pub fn parse_through(
-        self,
+    /// The log's rows as rows.jsonl writes them (the native CLI), from `store`'s entry for
+    /// `key` when it can be used, else parsed and its entry put; without a key, parsed. A
+    /// session's only copy keeps its rows as written and its tally, so that they are neither
+    /// scrubbed nor encoded again; a copy keeps its rows as parsed, checked against the others'.
+    pub fn parse_through_jsonl(
+        mut self,
         reader: &mut dyn FileReader,
         store: &dyn CacheStore,
         key: Option<&FileKey>,
         cache: &CacheUse,
         options: &Options,
-        rows: &mut dyn RowSink,
-    ) -> (ParsedLog, CacheTally) {
+    ) -> (ParsedLog, std::io::Result<Vec<u8>>, CacheTally) {
+        let mut written = JsonlRowWriter::new(Vec::new());
+        let parsed_one = CacheTally { parsed: 1, ..CacheTally::default() };
         let Some(key) = key else {
-            return (self.parse(reader, options, rows), CacheTally { parsed: 1, ..CacheTally::default() });
+            let parsed = self.parse(reader, options, &mut written);
+            return (parsed, written.finish(), parsed_one);
         };
-        let name = key.name(Purpose::Analyze);
-        let (job, miss) = match store.get(&name) {
-            None => (self, None),
-            Some(entry) => match self.replay(&entry, key, cache, options, rows) {
-                Ok(parsed) => return (parsed, CacheTally { cached: 1, cached_bytes: key.size, ..CacheTally::default() }),
-                Err((job, miss)) => (job, Some(miss)),
-            },
+        let (name, context) = (key.name(Purpose::Analyze), cache.context(&self.task));
+        let mut miss = None;
+        if let Some(entry) = store.get(&name) {
+            let replayed = cache.decode::<LogParts>(&entry, key, context).and_then(|(parts, kept)| match parts {
+                (outcome, Some(tally)) if self.task.copies == Copies::Only => {
+                    written.write_encoded(kept).map_err(|_| Miss::Changed)?;
+                    Ok((outcome, Some(tally)))
+                }
+                (outcome, None) => {
+                    let mut tallied = TallySink::new(&mut self.start, &mut written);
+                    crate::cache::entry::replay_rows(kept, &self.task, &mut tallied)?;
+                    Ok((outcome, None))
+                }
+                (_, Some(_)) => Err(Miss::Changed),
+            });
+            match replayed {
+                Ok((outcome, tally)) => {
+                    if let Some(tally) = tally {
+                        self.start = tally;
+                    }
+                    let done = CacheTally { cached: 1, cached_bytes: key.size, ..CacheTally::default() };
+                    return (self.parsed(outcome, options), written.finish(), done);
+                }
+                Err(why) => miss = Some(why),
+            }
+        }
+        let (parsed, entry, written) = if self.task.copies == Copies::Only {
+            let mut tallied = TallySink::new(&mut self.start, &mut written);
+            let mut outcome = self.task.parse(reader, options, &mut tallied);
+            let rows = written.finish();
+            let entry = match (&outcome.read_error, &rows) {
+                (None, Ok(rows)) => cache.encode(key, context, &(&outcome, Some(&self.start)), rows),
+                _ => None,
+            };
+            say_ignored(&mut outcome, miss);
+            (ParsedLog { index: self.index, done: (outcome, self.start) }, entry, rows)
+        } else {
+            let (parsed, entry) =
+                self.parse_recording(LogInput::Reader(reader), key, cache, miss, options, &mut written);
+            (parsed, entry, written.finish())
         };
-        let (parsed, entry) = job.parse_recording(LogInput::Reader(reader), key, cache, miss, options, rows);
         if let Some(entry) = entry {
             store.put(&name, &entry);
         }
-        (parsed, CacheTally { parsed: 1, ..CacheTally::default() })
+        (parsed, written, parsed_one)
+    }
+
+    /// The job done from a cached outcome (its ledger counts in the run's zone, which the
+    /// entry's context holds).
+    fn parsed(self, mut outcome: LogOutcome, options: &Options) -> ParsedLog {
+        if let Some(ledger) = &mut outcome.usage {
+            ledger.set_zone(options.zone);
+        }
+        ParsedLog { index: self.index, done: (outcome, self.start) }
+    }
+}
+
+/// An entry that could not be used for a reason the run must tell: the log's diagnostic.
+fn say_ignored(outcome: &mut LogOutcome, miss: Option<Miss>) {
+    if let Some(Miss::Ignored(why)) = miss {
+        let message = format!("{why}: ignored, the log was parsed again");
+        outcome.problems.push(LogProblem { line: None, kind: DiagnosticKind::CacheIgnored, message });
     }
 }
 

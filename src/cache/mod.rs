@@ -93,3 +93,86 @@ impl CacheTally {
         self.cached_bytes += other.cached_bytes;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::cell::RefCell;
+    use std::collections::HashMap;
+
+    use super::*;
+    use crate::analysis::{LogInput, LogQueue, Options, Planned};
+    use crate::input::memory::{MemoryRoot, MemoryRoots};
+    use crate::model::OwnedRow;
+
+    const LOG: &str = ".copilot/session-state/00000001-0000-4000-8000-000000000000/events.jsonl";
+
+    #[derive(Default)]
+    struct MapStore(RefCell<HashMap<String, Vec<u8>>>);
+
+    impl CacheStore for MapStore {
+        fn get(&self, name: &str) -> Option<Vec<u8>> {
+            self.0.borrow().get(name).cloned()
+        }
+        fn put(&self, name: &str, entry: &[u8]) {
+            self.0.borrow_mut().insert(name.to_string(), entry.to_vec());
+        }
+    }
+
+    fn said(text: &str, at: &str) -> String {
+        let line = serde_json::json!({"type": "user.message", "id": at, "data": {"content": text}, "timestamp": at});
+        format!("{line}\n")
+    }
+
+    /// One analysis of the roots through `store`: its rows, report and what the cache did.
+    fn analyze(reader: &mut MemoryRoots, store: &MapStore) -> (Vec<OwnedRow>, String, CacheTally) {
+        let planned = Planned::new(reader.listings(), Options::default()).unwrap();
+        let cache = CacheUse::new("test", &Options::default());
+        let mut parsing = planned.read_metadata(reader);
+        let mut queue = LogQueue::<Vec<OwnedRow>>::new(&parsing);
+        let (mut rows, mut tally) = (Vec::new(), CacheTally::default());
+        while let Some(job) = queue.next_job(&mut parsing, 1) {
+            let root = reader.listings()[job.task.root].label.clone();
+            let bytes = reader.0[job.task.root].files[&job.task.listed_path].0.to_vec();
+            let key = FileKey::new(&root, &job.task.listed_path, bytes.len() as u64, Some(0), &bytes, &bytes);
+            let (name, options, mut kept) = (key.name(Purpose::Analyze), parsing.options().clone(), Vec::new());
+            let replayed = match store.get(&name) {
+                Some(entry) => job.replay(&entry, &key, &cache, &options, &mut kept),
+                None => Err((job, Miss::Changed)),
+            };
+            let parsed = match replayed {
+                Ok(parsed) => {
+                    tally.cached += 1;
+                    parsed
+                }
+                Err((job, miss)) => {
+                    tally.parsed += 1;
+                    let input = LogInput::Bytes(&bytes);
+                    let (parsed, entry) = job.parse_recording(input, &key, &cache, Some(miss), &options, &mut kept);
+                    store.put(&name, &entry.expect("an entry"));
+                    parsed
+                }
+            };
+            rows.extend(queue.take_back(&mut parsing, parsed, kept).rows.into_iter().flatten());
+        }
+        let outputs = parsing.finish(reader, &mut rows);
+        (rows, serde_json::to_string(&outputs.report).unwrap(), tally)
+    }
+
+    #[test]
+    fn replayed_copies_give_only_the_rows_the_copies_before_lacked_as_their_parse_did() {
+        // The same session in two homes: the second copy has one line more.
+        let (mut first, mut later) = (MemoryRoot::new("a"), MemoryRoot::new("b"));
+        let hello = said("hello ghp_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "2026-10-01T09:00:00.000Z");
+        first.insert(LOG, hello.clone(), Some(0));
+        later.insert(LOG, hello + &said("again", "2026-10-01T09:01:00.000Z"), Some(0));
+        let mut reader = MemoryRoots(vec![first, later]);
+        let store = MapStore::default();
+        let cold = analyze(&mut reader, &store);
+        assert_eq!(cold.2, CacheTally { parsed: 2, ..CacheTally::default() });
+        assert_eq!(cold.0.len(), 2, "hello once, again once: {:?}", cold.0);
+        assert!(!cold.0[0].text.contains("ghp_"), "scrubbed: {}", cold.0[0].text);
+        let cached = analyze(&mut reader, &store);
+        assert_eq!(cached.2, CacheTally { cached: 2, ..CacheTally::default() }, "both from the cache");
+        assert_eq!((cached.0, cached.1), (cold.0, cold.1));
+    }
+}

@@ -35,16 +35,16 @@ pub fn parse_logs<W: Write>(
 ) -> io::Result<CacheTally> {
     let options = parsing.options().clone();
     let mut state = (LogQueue::<Vec<u8>>::new(parsing), parsing, out, CacheTally::default());
-    let work = |job: LogJob, reader: &mut DiskRoots| {
-        let mut rows = JsonlRowWriter::new(Vec::new());
-        let (parsed, tally) = match cache {
-            Some((store, cache)) => {
-                let key = reader.cache_key(job.task.root, &job.task.listed_path);
-                job.parse_through(reader, store, key.as_ref(), cache, &options, &mut rows)
-            }
-            None => (job.parse(reader, &options, &mut rows), CacheTally::default()),
-        };
-        (parsed, rows.finish(), tally)
+    let work = |job: LogJob, reader: &mut DiskRoots| match cache {
+        Some((store, cache)) => {
+            let key = reader.cache_key(job.task.root, &job.task.listed_path);
+            job.parse_through_jsonl(reader, store, key.as_ref(), cache, &options)
+        }
+        None => {
+            let mut rows = JsonlRowWriter::new(Vec::new());
+            let parsed = job.parse(reader, &options, &mut rows);
+            (parsed, rows.finish(), CacheTally::default())
+        }
     };
     pool(
         &mut state,

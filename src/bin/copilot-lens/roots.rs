@@ -23,6 +23,8 @@ enum Root {
 #[derive(Clone)]
 pub struct DiskRoots {
     roots: Vec<Root>,
+    /// Each folder root's canonical path: its identity in the cache's keys.
+    identities: Vec<Option<Arc<str>>>,
 }
 
 /// What a walk lists.
@@ -81,14 +83,20 @@ impl DiskRoots {
         for message in left_out {
             eprintln!("copilot-lens: warning: {message} (left out)");
         }
-        Ok((DiskRoots { roots }, listings))
+        let identities = roots
+            .iter()
+            .map(|root| match root {
+                Root::Directory(path) => fs::canonicalize(path).ok().map(|path| path.to_string_lossy().into()),
+                Root::Zip(_) => None,
+            })
+            .collect();
+        Ok((DiskRoots { roots, identities }, listings))
     }
 
     /// The cache's key of a file (`copilot_lens::cache`): only a folder's files have one (a
     /// zip's entries are read again); none when it cannot be read.
     pub fn cache_key(&self, root: usize, path: &str) -> Option<FileKey> {
-        let Root::Directory(base) = &self.roots[root] else { return None };
-        let identity = fs::canonicalize(base).ok()?;
+        let (Root::Directory(base), Some(identity)) = (&self.roots[root], &self.identities[root]) else { return None };
         let full = base.join(path);
         let mut file = File::open(&full).ok()?;
         let listed = listed_file_from(String::new(), &file.metadata().ok()?);
@@ -102,8 +110,7 @@ impl DiskRoots {
             file.read_exact(&mut tail).ok()?;
             tail
         };
-        let identity = identity.to_string_lossy();
-        Some(FileKey::new(&identity, path, listed.size, listed.modified_ms, &head, &tail))
+        Some(FileKey::new(identity, path, listed.size, listed.modified_ms, &head, &tail))
     }
 
     /// The directories among the roots, to keep the output folder out of them.
