@@ -31,16 +31,31 @@ fn logs(home: &Path) -> Vec<PathBuf> {
 #[derive(Clone, Debug)]
 enum Change {
     /// Lines of the log (from `from`, a share of its lines) appended to it.
-    Append { log: usize, from: u8 },
+    Append {
+        log: usize,
+        from: u8,
+    },
     /// The log cut to a share of its bytes (maybe mid-line).
-    Truncate { log: usize, keep: u8 },
+    Truncate {
+        log: usize,
+        keep: u8,
+    },
     /// A byte in the log's middle changed, its size kept.
-    RewriteSameSize { log: usize, at: u8 },
-    Delete { log: usize },
+    RewriteSameSize {
+        log: usize,
+        at: u8,
+    },
+    Delete {
+        log: usize,
+    },
     /// A session's log added (a new session folder).
-    Add { name: u8 },
+    Add {
+        name: u8,
+    },
     /// Only the modification time changed.
-    Touch { log: usize },
+    Touch {
+        log: usize,
+    },
     /// Bytes appended to the store's write-ahead log (a frame cut short).
     GrowWal,
     /// A VS Code chat log rewritten as its first line: the session's state as one snapshot.

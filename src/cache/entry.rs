@@ -109,8 +109,7 @@ impl CacheUse {
         if xxh3_64(body) != header.checksum {
             return Err(Miss::Ignored("the cache's entry is damaged (its checksum differs)".to_string()));
         }
-        let ((entry_key, entry_context), rest) =
-            postcard::take_from_bytes::<(FileKey, u64)>(body).map_err(damaged)?;
+        let ((entry_key, entry_context), rest) = postcard::take_from_bytes::<(FileKey, u64)>(body).map_err(damaged)?;
         if entry_key != *key || entry_context != context {
             return Err(Miss::Changed);
         }
