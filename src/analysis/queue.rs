@@ -160,7 +160,7 @@ impl LogJob {
         cache: &CacheUse,
         options: &Options,
         rows: &mut dyn RowSink,
-    ) -> Result<ParsedLog, (LogJob, Miss)> {
+    ) -> Result<ParsedLog, Box<(LogJob, Miss)>> {
         let replayed = cache.decode::<LogParts>(entry, key, cache.context(&self.task)).and_then(|(parts, kept)| {
             let (outcome, None) = parts else { return Err(Miss::Changed) };
             crate::cache::entry::replay_rows(kept, &self.task, &mut TallySink::new(&mut self.start, rows))?;
@@ -168,7 +168,7 @@ impl LogJob {
         });
         match replayed {
             Ok(outcome) => Ok(self.parsed(outcome, options)),
-            Err(miss) => Err((self, miss)),
+            Err(miss) => Err(Box::new((self, miss))),
         }
     }
 

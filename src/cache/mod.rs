@@ -137,14 +137,15 @@ mod tests {
             let (name, options, mut kept) = (key.name(Purpose::Analyze), parsing.options().clone(), Vec::new());
             let replayed = match store.get(&name) {
                 Some(entry) => job.replay(&entry, &key, &cache, &options, &mut kept),
-                None => Err((job, Miss::Changed)),
+                None => Err(Box::new((job, Miss::Changed))),
             };
             let parsed = match replayed {
                 Ok(parsed) => {
                     tally.cached += 1;
                     parsed
                 }
-                Err((job, miss)) => {
+                Err(missed) => {
+                    let (job, miss) = *missed;
                     tally.parsed += 1;
                     let input = LogInput::Bytes(&bytes);
                     let (parsed, entry) = job.parse_recording(input, &key, &cache, Some(miss), &options, &mut kept);
