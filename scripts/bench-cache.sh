@@ -25,13 +25,14 @@ trap 'rm -rf "$work"' EXIT
 cp -al "$(realpath "$corpus")" "$work/home"
 cache="$work/cache"
 
-# run NAME ARGS...: times one analyze into $work/NAME, printing "seconds peak_kib".
+# run NAME ARGS...: times one analyze into $work/NAME, printing "seconds peak_kib cpu_seconds"
+# (user + system: on a busy machine the wall time says more of the machine than of the run).
 run() {
   local name="$1"
   shift
-  /usr/bin/time -f '%e %M' -o "$work/$name.time" "$cli" analyze "$work/home" --out "$work/$name" --threads 1 "$@" \
+  /usr/bin/time -f '%e %M %U %S' -o "$work/$name.time" "$cli" analyze "$work/home" --out "$work/$name" --threads 1 "$@" \
     2>"$work/$name.err" >/dev/null
-  cat "$work/$name.time"
+  awk '{ printf "%s %s %.2f\n", $1, $2, $3 + $4 }' "$work/$name.time"
 }
 
 same() {
@@ -45,9 +46,9 @@ logs=$(find "$work/home" -name events.jsonl | sort)
 count=$(echo "$logs" | wc -l)
 echo "$(nproc) cores; corpus $corpus: $count event logs, $(du -shL "$corpus" | cut -f1); one thread"
 
-read -r cold_s cold_kib < <(run cold --no-cache)
-read -r fill_s fill_kib < <(run fill --cache "$cache")
-read -r same_s same_kib < <(run unchanged --cache "$cache")
+read -r cold_s cold_kib cold_cpu < <(run cold --no-cache)
+read -r fill_s fill_kib fill_cpu < <(run fill --cache "$cache")
+read -r same_s same_kib same_cpu < <(run unchanged --cache "$cache")
 grep -h "cache:" "$work/unchanged.err" | sed 's/^/  unchanged run: /'
 same cold unchanged > "$work/unchanged.cmp" || true
 
@@ -64,20 +65,21 @@ for log in grown:
     log.write_bytes(data + (b"" if data.endswith(b"\n") else b"\n") + b"".join(fresh))
 print(f"  grown: {len(grown)} logs of {len(logs)}", file=sys.stderr)
 EOF
-read -r grown_s grown_kib < <(run grown --cache "$cache")
+read -r grown_s grown_kib grown_cpu < <(run grown --cache "$cache")
 grep -h "cache:" "$work/grown.err" | sed 's/^/  grown run: /'
 run grown-cold --no-cache > /dev/null
 same grown-cold grown > "$work/grown.cmp" || true
 
-python3 - "$cold_s" "$cold_kib" "$fill_s" "$fill_kib" "$same_s" "$same_kib" "$grown_s" "$grown_kib" \
+python3 - "$cold_s $cold_kib $cold_cpu" "$fill_s $fill_kib $fill_cpu" "$same_s $same_kib $same_cpu" "$grown_s $grown_kib $grown_cpu" \
   "$(cat "$work/unchanged.cmp")" "$(cat "$work/grown.cmp")" <<'EOF'
 import sys
 a = sys.argv[1:]
-cold = float(a[0])
-runs = [("cold (no cache)", a[0], a[1], "-"), ("first, filling the cache", a[2], a[3], "-"),
-        ("unchanged, cached", a[4], a[5], a[8]), ("1% of logs grown, cached", a[6], a[7], a[9])]
-print(f"{'run':<28} {'seconds':>8} {'peak MiB':>9} {'of cold':>8}  outputs against a cold run")
-for name, seconds, kib, same in runs:
-    print(f"{name:<28} {float(seconds):>8.2f} {int(kib) / 1024:>9.1f} {100 * float(seconds) / cold:>7.0f}%  {same}")
+(cold, _, cold_cpu), *_ = [[float(x) for x in run.split()] for run in a[:4]]
+names = ["cold (no cache)", "first, filling the cache", "unchanged, cached", "1% of logs grown, cached"]
+outputs = ["-", "-", a[4], a[5]]
+print(f"{'run':<26} {'wall s':>7} {'of cold':>7} {'CPU s':>6} {'of cold':>7} {'peak MiB':>8}  outputs against a cold run")
+for name, run, same in zip(names, a[:4], outputs):
+    wall, kib, cpu = [float(x) for x in run.split()]
+    print(f"{name:<26} {wall:>7.2f} {100 * wall / cold:>6.0f}% {cpu:>6.2f} {100 * cpu / cold_cpu:>6.0f}% {kib / 1024:>8.1f}  {same}")
 EOF
 echo "cache: $(du -sh "$cache" | cut -f1) in $(find "$cache" -name '*.entry' | wc -l) entries"
