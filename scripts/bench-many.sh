@@ -5,6 +5,8 @@
 # time and peak memory on one thread and on every core (/usr/bin/time -v).
 #   scripts/bench-many.sh [SESSIONS]      default 200000 (about 1 GB of logs, 600,000 files)
 set -euo pipefail
+# Cold runs: the CLI reads and writes no cache (scripts/bench-cache.sh times the cache).
+export COPILOT_LENS_CACHE=off
 cd "$(dirname "$0")/.."
 
 sessions="${1:-200000}"

@@ -6,6 +6,8 @@
 #     timeline (tests/e2e/perf.mjs), against the native CLI.
 #   scripts/bench-scale.sh [SIZE]
 set -euo pipefail
+# Cold runs: the CLI reads and writes no cache (scripts/bench-cache.sh times the cache).
+export COPILOT_LENS_CACHE=off
 cd "$(dirname "$0")/.."
 
 size="${1:-2GB}"

@@ -14,6 +14,8 @@
 # input both tools read; copilot-lens' own stderr line (which also counts the session store it
 # reads) is shown for the last run.
 set -euo pipefail
+# Cold runs: the CLI reads and writes no cache (scripts/bench-cache.sh times the cache).
+export COPILOT_LENS_CACHE=off
 cd "$(dirname "$0")/.."
 
 size="${1:-1GB}"

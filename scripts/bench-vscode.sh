@@ -7,6 +7,8 @@
 # (scripts/check-vscode-usage.py). --page also times both in the page (tests/e2e/perf.mjs).
 #   scripts/bench-vscode.sh [SIZE] [--runs N] [--page]      SIZE default 200MB, RUNS 3
 set -euo pipefail
+# Cold runs: the CLI reads and writes no cache (scripts/bench-cache.sh times the cache).
+export COPILOT_LENS_CACHE=off
 cd "$(dirname "$0")/.."
 
 size=200MB

@@ -4,6 +4,8 @@
 #   scripts/bench.sh [SIZE]        SIZE of events.jsonl to generate, default 1GB
 # Prints the tool's own summary (MB/s of input and peak memory) for three runs of each.
 set -euo pipefail
+# Cold runs: the CLI reads and writes no cache (scripts/bench-cache.sh times the cache).
+export COPILOT_LENS_CACHE=off
 cd "$(dirname "$0")/.."
 
 size="${1:-1GB}"

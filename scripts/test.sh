@@ -4,6 +4,8 @@
 # the page's end-to-end tests in headless Chromium (against the native CLI's numbers on the same inputs),
 # and the bytes of the page's first load.
 set -euo pipefail
+# Cold runs: the CLI reads and writes no cache (scripts/bench-cache.sh times the cache).
+export COPILOT_LENS_CACHE=off
 cd "$(dirname "$0")/.."
 
 scripts/setup.sh

@@ -62,7 +62,7 @@ pub fn has_secondary_copies(turn_type: TurnType, text: &str) -> bool {
 }
 
 /// The keys of the primary rows.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct PrimaryKeys {
     dated: Vec<(u64, i64)>,
     global: HashSet<u64>,

@@ -7,6 +7,7 @@
 //! Start reading at [`analysis`]; ARCHITECTURE.md has the map.
 
 pub mod analysis;
+pub mod cache;
 pub mod dedup;
 pub mod export;
 pub mod facts;

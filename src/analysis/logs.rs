@@ -5,6 +5,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::io::BufReader;
 
 use super::Options;
+use super::queue::LogInput;
 use super::state::State;
 use super::tally::{Copies, CopyKeys, Tally};
 use crate::facts::diagnostics::{Diagnostic, DiagnosticKind};
@@ -68,8 +69,10 @@ impl LogTask {
             .open(self.root, &self.listed_path)
             .and_then(|mut file| self.source().scan_usage(&self.source, &mut file, &mut ledger, &options.rates));
         match scanned {
-            Ok(stats) => UsageScan { ledger, stats, error: None },
-            Err(error) => UsageScan { ledger, stats: ScanStats::default(), error: Some(error.to_string()) },
+            Ok(stats) => UsageScan { ledger, stats, error: None, cache_ignored: None },
+            Err(error) => {
+                UsageScan { ledger, stats: ScanStats::default(), error: Some(error.to_string()), cache_ignored: None }
+            }
         }
     }
 
@@ -81,6 +84,14 @@ impl LogTask {
                 self.source().parse_log(&self.context(options), &mut lines, sink)
             }
             Err(error) => LogOutcome { read_error: Some(error.to_string()), ..LogOutcome::default() },
+        }
+    }
+
+    /// Parses the log from the reader or from bytes.
+    pub fn parse_input(&self, input: LogInput<'_>, options: &Options, sink: &mut dyn RowSink) -> LogOutcome {
+        match input {
+            LogInput::Reader(reader) => self.parse(reader, options, sink),
+            LogInput::Bytes(bytes) => self.parse_bytes(bytes, options, sink),
         }
     }
 
@@ -96,6 +107,8 @@ pub struct UsageScan {
     pub ledger: SessionLedger,
     pub stats: ScanStats,
     pub error: Option<String>,
+    /// Why the log's cache entry was ignored (`crate::cache`), for its diagnostic.
+    pub cache_ignored: Option<String>,
 }
 
 impl Parsing {

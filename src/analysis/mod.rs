@@ -35,7 +35,7 @@ use std::fmt;
 
 pub use logs::{LogTask, Parsing, UsageScan};
 pub use plan::{LateSizes, Planned};
-pub use queue::{LogJob, LogQueue, ParsedLog, Released, TakesLogs};
+pub use queue::{LogInput, LogJob, LogQueue, ParsedLog, Released, TakesLogs};
 pub use stores::StoreJob;
 pub use tally::Copies;
 

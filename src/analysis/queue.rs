@@ -16,9 +16,14 @@ use super::Options;
 use super::logs::{LogTask, Parsing, UsageScan};
 use super::tally::{Copies, Tally, TallySink};
 use super::usage_only::UsageRun;
+use crate::cache::entry::RecordingSink;
+use crate::cache::{CacheStore, CacheTally, CacheUse, FileKey, Miss, Purpose, Recorded};
+use crate::facts::diagnostics::DiagnosticKind;
+use crate::facts::log::LogProblem;
 use crate::input::FileReader;
-use crate::model::RowSink;
-use crate::sources::log::LogOutcome;
+use crate::model::{JsonlRowWriter, RowSink};
+use crate::sources::log::{LogOutcome, ScanStats};
+use crate::usage::ledger::SessionLedger;
 
 /// What the logs of a queue are added to, in task order.
 pub trait TakesLogs {
@@ -134,10 +139,186 @@ impl LogJob {
     }
 }
 
+/// Where a log's bytes come from: the reader, or bytes read by someone else (the page).
+pub enum LogInput<'a> {
+    Reader(&'a mut dyn FileReader),
+    Bytes(&'a [u8]),
+}
+
+/// What an analyze entry holds besides its rows: the log's outcome, and its tally when the
+/// rows after it are as rows.jsonl writes them (`LogJob::parse_through_jsonl`, a session's only
+/// copy), not as the parser fed them.
+type LogParts = (LogOutcome, Option<Tally>);
+
+impl LogJob {
+    /// Feeds the log's cache entry (`crate::cache`) to `rows` and the analysis as its parse
+    /// would have; gives the job back, with why, when the entry cannot be used.
+    pub fn replay(
+        mut self,
+        entry: &[u8],
+        key: &FileKey,
+        cache: &CacheUse,
+        options: &Options,
+        rows: &mut dyn RowSink,
+    ) -> Result<ParsedLog, Box<(LogJob, Miss)>> {
+        let replayed = cache.decode::<LogParts>(entry, key, cache.context(&self.task)).and_then(|(parts, kept)| {
+            let (outcome, None) = parts else { return Err(Miss::Changed) };
+            crate::cache::entry::replay_rows(kept, &self.task, &mut TallySink::new(&mut self.start, rows))?;
+            Ok(outcome)
+        });
+        match replayed {
+            Ok(outcome) => Ok(self.parsed(outcome, options)),
+            Err(miss) => Err(Box::new((self, miss))),
+        }
+    }
+
+    /// Parses the log, recording its cache entry for `key` (none when reading failed); an
+    /// entry that was `ignored` becomes the log's `cache_ignored` diagnostic.
+    pub fn parse_recording(
+        mut self,
+        input: LogInput<'_>,
+        key: &FileKey,
+        cache: &CacheUse,
+        ignored: Option<Miss>,
+        options: &Options,
+        rows: &mut dyn RowSink,
+    ) -> (ParsedLog, Recorded) {
+        let mut tallied = TallySink::new(&mut self.start, rows);
+        let mut recording = RecordingSink::new(&mut tallied, self.task.source().agent());
+        let mut outcome = self.task.parse_input(input, options, &mut recording);
+        let kept = recording.rows();
+        let entry = match (&outcome.read_error, kept) {
+            (None, Some(kept)) => cache.encode(key, cache.context(&self.task), &(&outcome, None::<&Tally>), &kept),
+            _ => None,
+        };
+        say_ignored(&mut outcome, ignored);
+        (ParsedLog { index: self.index, done: (outcome, self.start) }, entry)
+    }
+
+    /// The log's rows as rows.jsonl writes them (the native CLI), from `store`'s entry for
+    /// `key` when it can be used, else parsed and its entry put; without a key, parsed. A
+    /// session's only copy keeps its rows as written and its tally, so that they are neither
+    /// scrubbed nor encoded again; a copy keeps its rows as parsed, checked against the others'.
+    pub fn parse_through_jsonl(
+        mut self,
+        reader: &mut dyn FileReader,
+        store: &dyn CacheStore,
+        key: Option<&FileKey>,
+        cache: &CacheUse,
+        options: &Options,
+    ) -> (ParsedLog, std::io::Result<Vec<u8>>, CacheTally) {
+        let mut written = JsonlRowWriter::new(Vec::new());
+        let parsed_one = CacheTally { parsed: 1, ..CacheTally::default() };
+        let Some(key) = key else {
+            let parsed = self.parse(reader, options, &mut written);
+            return (parsed, written.finish(), parsed_one);
+        };
+        let (name, context) = (key.name(Purpose::Analyze), cache.context(&self.task));
+        let mut miss = None;
+        if let Some(entry) = store.get(&name) {
+            let replayed = cache.decode::<LogParts>(&entry, key, context).and_then(|(parts, kept)| match parts {
+                (outcome, Some(tally)) if self.task.copies == Copies::Only => {
+                    written.write_encoded(kept).map_err(|_| Miss::Changed)?;
+                    Ok((outcome, Some(tally)))
+                }
+                (outcome, None) => {
+                    let mut tallied = TallySink::new(&mut self.start, &mut written);
+                    crate::cache::entry::replay_rows(kept, &self.task, &mut tallied)?;
+                    Ok((outcome, None))
+                }
+                (_, Some(_)) => Err(Miss::Changed),
+            });
+            match replayed {
+                Ok((outcome, tally)) => {
+                    if let Some(tally) = tally {
+                        self.start = tally;
+                    }
+                    let done = CacheTally { cached: 1, cached_bytes: key.size, ..CacheTally::default() };
+                    return (self.parsed(outcome, options), written.finish(), done);
+                }
+                Err(why) => miss = Some(why),
+            }
+        }
+        let (parsed, entry, written) = if self.task.copies == Copies::Only {
+            let mut tallied = TallySink::new(&mut self.start, &mut written);
+            let mut outcome = self.task.parse(reader, options, &mut tallied);
+            let rows = written.finish();
+            let entry = match (&outcome.read_error, &rows) {
+                (None, Ok(rows)) => cache.encode(key, context, &(&outcome, Some(&self.start)), rows),
+                _ => None,
+            };
+            say_ignored(&mut outcome, miss);
+            (ParsedLog { index: self.index, done: (outcome, self.start) }, entry, rows)
+        } else {
+            let (parsed, entry) =
+                self.parse_recording(LogInput::Reader(reader), key, cache, miss, options, &mut written);
+            (parsed, entry, written.finish())
+        };
+        if let Some(entry) = entry {
+            store.put(&name, &entry);
+        }
+        (parsed, written, parsed_one)
+    }
+
+    /// The job done from a cached outcome (its ledger counts in the run's zone, which the
+    /// entry's context holds).
+    fn parsed(self, mut outcome: LogOutcome, options: &Options) -> ParsedLog {
+        if let Some(ledger) = &mut outcome.usage {
+            ledger.set_zone(options.zone);
+        }
+        ParsedLog { index: self.index, done: (outcome, self.start) }
+    }
+}
+
+/// An entry that could not be used for a reason the run must tell: the log's diagnostic.
+fn say_ignored(outcome: &mut LogOutcome, miss: Option<Miss>) {
+    if let Some(Miss::Ignored(why)) = miss {
+        let message = format!("{why}: ignored, the log was parsed again");
+        outcome.problems.push(LogProblem { line: None, kind: DiagnosticKind::CacheIgnored, message });
+    }
+}
+
 impl LogJob<UsageRun> {
     /// Reads only the log's counter lines.
     pub fn scan_usage(self, reader: &mut dyn FileReader, options: &Options) -> ParsedLog<UsageRun> {
         ParsedLog { index: self.index, done: self.task.scan_usage(reader, options) }
+    }
+
+    /// The scan from `store`'s entry for `key` when it can be used, else scanned and its entry
+    /// put; without a key, scanned.
+    pub fn scan_through(
+        self,
+        reader: &mut dyn FileReader,
+        store: &dyn CacheStore,
+        key: Option<&FileKey>,
+        cache: &CacheUse,
+        options: &Options,
+    ) -> (ParsedLog<UsageRun>, CacheTally) {
+        let Some(key) = key else {
+            return (self.scan_usage(reader, options), CacheTally { parsed: 1, ..CacheTally::default() });
+        };
+        let (name, context) = (key.name(Purpose::Usage), cache.context(&self.task));
+        let mut ignored = None;
+        if let Some(entry) = store.get(&name) {
+            match cache.decode::<(SessionLedger, ScanStats)>(&entry, key, context) {
+                Ok(((mut ledger, stats), _)) => {
+                    ledger.set_zone(options.zone);
+                    let scan = UsageScan { ledger, stats, error: None, cache_ignored: None };
+                    let tally = CacheTally { cached: 1, cached_bytes: key.size, ..CacheTally::default() };
+                    return (ParsedLog { index: self.index, done: scan }, tally);
+                }
+                Err(Miss::Ignored(why)) => ignored = Some(format!("{why}: ignored, the log was scanned again")),
+                Err(Miss::Changed) => {}
+            }
+        }
+        let mut scan = self.task.scan_usage(reader, options);
+        if scan.error.is_none()
+            && let Some(entry) = cache.encode(key, context, &(&scan.ledger, &scan.stats), &[])
+        {
+            store.put(&name, &entry);
+        }
+        scan.cache_ignored = ignored;
+        (ParsedLog { index: self.index, done: scan }, CacheTally { parsed: 1, ..CacheTally::default() })
     }
 }
 

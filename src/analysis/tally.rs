@@ -21,19 +21,25 @@ pub enum Copies {
     },
 }
 
-/// What the analysis keeps of the rows that pass by: counts and deduplication keys.
-#[derive(Debug, Default)]
+/// What the analysis keeps of the rows that pass by: counts and deduplication keys. The cache
+/// keeps a log's whole when it is its session's only copy (`crate::cache`): what copies share
+/// is not kept.
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Tally {
     pub rows: u64,
     pub by_turn_type: [u64; 6],
     pub sessions: BTreeMap<String, SessionCounts>,
     pub keys: PrimaryKeys,
+    #[serde(skip)]
     copies: Copies,
     /// A copied session's rows so far (`Copies`), by `dedup::copy_key`, with how many times.
+    #[serde(skip)]
     pub(super) copy_keys: CopyKeys,
     /// A later copy's rows so far, by `dedup::copy_key`.
+    #[serde(skip)]
     this_copy: CopyKeys,
     /// Rows of a later copy left out as already given.
+    #[serde(skip)]
     pub(super) copies_dropped: u64,
 }
 

@@ -92,6 +92,9 @@ impl UsageRun {
         if let Some(error) = scanned.error {
             self.state.fail(task.file, DiagnosticKind::Unreadable, error);
         }
+        if let Some(why) = scanned.cache_ignored {
+            self.state.warn(task.file, DiagnosticKind::CacheIgnored, why);
+        }
         let source = task.source();
         self.state.session(&task.session_id, task.home, source.agent(), source.log_found_in()).add_log_usage(ledger);
     }

@@ -25,7 +25,7 @@ impl std::fmt::Display for Diagnostic {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DiagnosticKind {
     /// The root could not list an entry (an unreadable folder, an unsafe zip entry name).
@@ -67,6 +67,9 @@ pub enum DiagnosticKind {
     /// Texts the writing program cut when it saved them (VS Code cuts strings over 1 MiB):
     /// shown as saved.
     CutWhenSaved,
+    /// A cache entry that could not be used (written by another version or build of the tool,
+    /// or damaged): ignored, and the file parsed again.
+    CacheIgnored,
 }
 
 impl DiagnosticKind {

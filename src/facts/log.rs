@@ -7,7 +7,7 @@ use super::diagnostics::DiagnosticKind;
 use crate::lines::Line;
 
 /// What the session record takes from a log.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LogSummary {
     /// The session id the log names, when it was read alone (`LogContext::session_id_from_log`).
     pub session_id: Option<String>,
@@ -119,7 +119,7 @@ pub fn cut_prompt_line(line: &mut String) {
 }
 
 /// How every line of a log was used; the parts add up to `lines`.
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LineAccount {
     pub lines: u64,
     pub with_rows: u64,
@@ -142,7 +142,7 @@ impl LineAccount {
     }
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ToolTally {
     pub calls: u64,
     pub failures: u64,
@@ -180,7 +180,7 @@ pub fn add_mcp_calls(into: &mut McpCalls, from: &McpCalls) {
 }
 
 /// Who chose the skills invoked: the person (a `/skill` prompt) or the model.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SkillUse {
     pub by_person: u64,
     pub by_model: u64,
@@ -198,7 +198,7 @@ impl SkillUse {
 }
 
 /// A problem of a log for the report, at a line when there is one.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LogProblem {
     pub line: Option<u64>,
     pub kind: DiagnosticKind,

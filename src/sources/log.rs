@@ -33,8 +33,8 @@ pub struct LogContext<'a> {
     pub file: u32,
 }
 
-/// What a log says about its session beyond its rows.
-#[derive(Debug, Default)]
+/// What a log says about its session beyond its rows (kept in the cache: `crate::cache`).
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct LogOutcome {
     pub account: LineAccount,
     pub summary: LogSummary,
@@ -55,7 +55,7 @@ pub struct LogOutcome {
 }
 
 /// What a usage-only scan of a log read and parsed (`Source::scan_usage`).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ScanStats {
     pub bytes: u64,
     /// Lines with counters that were applied.

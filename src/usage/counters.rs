@@ -219,7 +219,7 @@ impl<'de, T: Deserialize<'de> + Default> Deserialize<'de> for Shaped<T> {
 /// What Copilot itself recorded as billed: nano-AIU (10^9 to the AI credit) and premium
 /// requests (legacy plans; in thousandths, since a request can count a fraction). Cumulative
 /// in a shutdown's model metrics, like the tokens.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Recorded {
     pub nano_aiu: Option<u64>,
     pub premium_milli: Option<u64>,

@@ -31,7 +31,7 @@ use crate::facts::diagnostics::{Diagnostic, DiagnosticKind};
 
 /// Where a log's counter line is: its number (a whole parse), or where it starts (a
 /// usage-only scan, which counts lines only for the few it must name).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub enum Place {
     Line(u64),
     Byte(u64),
@@ -46,7 +46,7 @@ pub struct LoggedAt<'a> {
 
 /// Each counted checkpoint's increase per agent (the main agent, or a sub-agent by its name)
 /// and model, on its day: where the credits went (`--by subagent`).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct AgentShares {
     /// The last checkpoint's totals per agent (`main` or a sub-agent's id) and model.
     last_totals: BTreeMap<(String, String), (Tokens, Recorded)>,
@@ -54,7 +54,7 @@ pub struct AgentShares {
 }
 
 /// What was wrong with a counter line of the log, for the report.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CounterProblem {
     pub at: Place,
     pub kind: DiagnosticKind,
@@ -83,11 +83,46 @@ pub const USAGE_CHECKPOINT_WENT_DOWN: &str = "usage_checkpoint_went_down";
 /// The flag of the credits a shutdown's session-wide totals hold above its per-model ones.
 pub const SESSION_TOTAL_ABOVE_MODELS: &str = "session_total_above_models";
 
+/// Every flag a ledger can carry: a cached ledger's flags are read back as these.
+const FLAGS: [&str; 20] = [
+    IMPLAUSIBLE_COUNTER,
+    AMBIGUOUS_RESUME,
+    USAGE_CHECKPOINT_WENT_DOWN,
+    SESSION_TOTAL_ABOVE_MODELS,
+    super::plausible::IMPLAUSIBLE_DATE,
+    "cache_above_input",
+    "calls_after_last_shutdown",
+    "counters_restarted_on_resume",
+    "partial_turns",
+    "per_call_from_store",
+    "per_call_mismatch",
+    "recorded_from_usage_checkpoint",
+    "recorded_total_went_down",
+    "repeated_checkpoint_not_counted",
+    "several_logs_most_complete_counted",
+    "shutdown_without_counters",
+    "subagent_checkpoint_not_counted",
+    "total_went_down",
+    "undated_call",
+    "undated_checkpoint_not_counted",
+];
+
+/// Reads flags back as the ledger's own (`FLAGS`); an unknown one fails the entry.
+fn known_flags<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<BTreeSet<&'static str>, D::Error> {
+    let names: Vec<String> = serde::Deserialize::deserialize(deserializer)?;
+    names
+        .iter()
+        .map(|name| {
+            FLAGS.iter().find(|flag| **flag == name).copied().ok_or_else(|| serde::de::Error::custom("unknown flag"))
+        })
+        .collect()
+}
+
 /// Per model, totals and what was recorded as billed.
 type ModelTotals = BTreeMap<String, (Tokens, Recorded)>;
 
 /// One of a store's calls with its time: what makes its `Entry` again.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct TimedCall {
     millis: i64,
     model: u32,
@@ -103,14 +138,18 @@ impl TimedCall {
     }
 }
 
-#[derive(Debug, Clone)]
+/// Serialized for the cache (`crate::cache`): the agent and the zone are the log's context's,
+/// set again when an entry is read; the flags are read back as the ledger's own constants.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct SessionLedger {
     /// The agent whose session it is, and the home (by the analysis's index) it is counted in:
     /// the first that holds it (both set when the session's usage is finished).
+    #[serde(skip)]
     pub agent: &'static str,
     pub home: usize,
     /// The session's project (set with its agent), for `--by project`.
     pub project: String,
+    #[serde(skip)]
     zone: Zone,
     /// The last checkpoint's totals per model, and what it recorded as billed (cumulative too).
     last_totals: ModelTotals,
@@ -152,6 +191,7 @@ pub struct SessionLedger {
     /// Long-context thresholds of the models seen, looked up once.
     thresholds: Vec<(String, Option<u64>)>,
     pub calls: Tokens,
+    #[serde(deserialize_with = "known_flags")]
     pub flags: BTreeSet<&'static str>,
     /// The log's counter lines the report must name, until the analysis takes them.
     pub problems: Vec<CounterProblem>,
@@ -192,6 +232,11 @@ impl SessionLedger {
     /// The zone its days are counted in.
     pub fn zone(&self) -> Zone {
         self.zone
+    }
+
+    /// A ledger read from the cache counts in the zone of the run (the entry was made in it).
+    pub(crate) fn set_zone(&mut self, zone: Zone) {
+        self.zone = zone;
     }
 
     /// One model call of a log (`session.usage_record`).

@@ -30,7 +30,7 @@ use chrono::{FixedOffset, NaiveDate, Offset, TimeZone, Utc};
 use serde::Serialize;
 
 /// Token counters. `input` is as the logs report it: it includes cache reads and writes.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Tokens {
     pub requests: u64,
     pub input: u64,
@@ -108,7 +108,7 @@ impl Tokens {
 }
 
 /// What a figure rests on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
     /// Shutdown checkpoints, counted by the rules: the default figures.
@@ -136,7 +136,7 @@ impl Kind {
 
 /// Tokens with the part of them that ran above their model's long-context threshold, and
 /// whether a record behind them had a counter left out (`implausible_counter`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Entry {
     pub tokens: Tokens,
     pub long: Tokens,
@@ -195,7 +195,7 @@ impl Entry {
 
 /// A session's entries by key. A session has few (its days times its models), so they are kept
 /// sorted in a vector: a map's node would cost over a kilobyte for each of thousands of sessions.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Entries(Vec<(EntryKey, Entry)>);
 
 impl Entries {
@@ -219,7 +219,7 @@ impl Entries {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
 pub struct EntryKey {
     pub day: NaiveDate,
     pub model: String,

@@ -62,6 +62,11 @@ struct RateFile {
 }
 
 impl RateTable {
+    /// What the table says, for the cache to tell whether an entry was made with the same one.
+    pub fn fingerprint(&self) -> String {
+        format!("{}{:?}", self.source, self.models)
+    }
+
     /// The table pinned in the repository.
     pub fn default_table() -> RateTable {
         Self::parse(DEFAULT_RATES).expect("the pinned rate table parses")

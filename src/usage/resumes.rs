@@ -17,7 +17,7 @@
 use serde::{Deserialize, Deserializer};
 
 /// How the shutdown of the process being read counts.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, Deserialize)]
 pub enum Counting {
     /// Its totals include the earlier processes' (1.0.66 and later).
     #[default]

@@ -35,7 +35,13 @@ pub fn copy_tree(from: &Path, to: &Path) {
 
 /// Runs the copilot-lens binary in `dir`.
 pub fn run(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_copilot-lens")).current_dir(dir).args(args).output().unwrap()
+    // Hermetic: no user's cache is read or written (tests/cache.rs passes --cache itself).
+    Command::new(env!("CARGO_BIN_EXE_copilot-lens"))
+        .current_dir(dir)
+        .env("COPILOT_LENS_CACHE", "off")
+        .args(args)
+        .output()
+        .unwrap()
 }
 
 pub fn read(path: &Path) -> String {

@@ -11,6 +11,9 @@ import { createHash } from 'node:crypto';
 import { chromium } from 'playwright-core';
 import { serve } from '../../scripts/serve.mjs';
 
+// The native CLI's runs here are cold ones: no user's cache is read or written.
+process.env.COPILOT_LENS_CACHE = 'off';
+
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 // Another build's CLI and page (COPILOT_LENS_CLI, COPILOT_LENS_WWW), to time one against another.
 export const CLI = process.env.COPILOT_LENS_CLI || path.join(ROOT, 'target/release/copilot-lens');

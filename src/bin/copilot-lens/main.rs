@@ -1,5 +1,6 @@
 //! The native command-line tool on the copilot-lens core.
 
+mod cache;
 mod parallel;
 mod roots;
 mod table;
@@ -14,6 +15,7 @@ use std::time::Instant;
 use chrono::NaiveDate;
 use clap::{Args, Parser, Subcommand};
 use copilot_lens::analysis::{self, Options, Outputs, Planned};
+use copilot_lens::cache::{CacheTally, CacheUse};
 use copilot_lens::facts::files::FileStatus;
 use copilot_lens::model::JsonlRowWriter;
 use copilot_lens::outputs::{self, CATALOGUE, ROWS_JSONL};
@@ -25,6 +27,7 @@ use copilot_lens::usage::plans::Plans;
 use copilot_lens::usage::rates::RateTable;
 use copilot_lens::usage::summary::{DayRange, GroupBy};
 
+use crate::cache::FolderStore;
 use crate::roots::{DiskRoots, Scope};
 
 #[derive(Parser)]
@@ -56,6 +59,8 @@ enum Command {
         threads: Option<usize>,
         #[command(flatten)]
         accounting: Accounting,
+        #[command(flatten)]
+        cache: CacheArgs,
     },
     /// Tokens and estimated cost per day (or month, session, model, home, agent), by the
     /// counting rules; the agents' figures are added up unless split with `--by agent`. Reads
@@ -104,6 +109,8 @@ enum Command {
         threads: Option<usize>,
         #[command(flatten)]
         team: team::TeamArgs,
+        #[command(flatten)]
+        cache: CacheArgs,
     },
     /// Write a report to share: one self-contained HTML file (no script, no request) with a
     /// summary, the top sessions, projects and models by credits, the usage tables, the charts
@@ -195,6 +202,29 @@ fn thread_count(asked: Option<usize>) -> usize {
     }
 }
 
+/// The cache of parsed event logs (`analyze`, `usage`).
+#[derive(Args)]
+struct CacheArgs {
+    /// Keep what parsing each event log gave in DIR and read it back while the log is unchanged
+    /// (default: $COPILOT_LENS_CACHE, else the user cache folder's copilot-lens, e.g.
+    /// ~/.cache/copilot-lens). The outputs are the same with or without it.
+    #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
+    cache: Option<PathBuf>,
+    /// Read and write no cache: every event log is parsed.
+    #[arg(long)]
+    no_cache: bool,
+}
+
+impl CacheArgs {
+    /// The store, if any; one that cannot be opened is said and the run goes on without it.
+    fn open(self) -> Option<FolderStore> {
+        let folder = cache::folder(self.cache, self.no_cache)?;
+        FolderStore::open(&folder)
+            .map_err(|error| eprintln!("copilot-lens: the cache {} cannot be used: {error}", folder.display()))
+            .ok()
+    }
+}
+
 #[derive(Args)]
 struct Accounting {
     /// Zone whose days group the usage: UTC (default), an offset like +02:00, or a name like
@@ -278,9 +308,9 @@ const USAGE_ERROR: u8 = 2;
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Analyze { roots, out, include_thinking, threads, accounting } => {
+        Command::Analyze { roots, out, include_thinking, threads, accounting, cache } => {
             match accounting.options(include_thinking) {
-                Ok(options) => run_analyze(&roots, &out, options, thread_count(threads)),
+                Ok(options) => run_analyze(&roots, &out, options, thread_count(threads), cache.open()),
                 Err(message) => fail(USAGE_ERROR, &message),
             }
         }
@@ -371,6 +401,7 @@ fn main() -> ExitCode {
             json,
             threads,
             team,
+            cache,
         } => {
             if user.is_some() && bills.is_empty() && team.export.is_none() {
                 return fail(
@@ -393,7 +424,7 @@ fn main() -> ExitCode {
                     let today = today_utc();
                     let month = allowance.map(|allowance| (until.unwrap_or(today), today, allowance));
                     let view = UsageView { by, range, json, month, bill };
-                    run_usage(&roots, options, view, thread_count(threads), export)
+                    run_usage(&roots, options, view, (thread_count(threads), cache.open()), export)
                 }
                 Err(message) => fail(USAGE_ERROR, &message),
             }
@@ -418,12 +449,13 @@ fn run_usage(
     root_paths: &[PathBuf],
     options: Options,
     view: UsageView,
-    threads: usize,
+    (threads, store): (usize, Option<FolderStore>),
     export: Option<team::Export>,
 ) -> ExitCode {
     if view.by == GroupBy::Project || view.bill.is_some() || export.is_some() {
-        return run_usage_in_full(root_paths, options, view, threads, export);
+        return run_usage_in_full(root_paths, options, view, (threads, store), export);
     }
+    let cache_use = store.as_ref().map(|_| CacheUse::new(&cache::build_identity(), &options));
     let started = Instant::now();
     let (mut roots, listings) = match DiskRoots::open(root_paths, Scope::Usage, threads) {
         Ok(opened) => opened,
@@ -435,11 +467,11 @@ fn run_usage(
     };
     // The store's log is scanned on a thread of its own while the event logs are.
     let mut store_jobs = usage_run.store_jobs();
-    std::thread::scope(|scope| {
+    let cache_tally = std::thread::scope(|scope| {
         let mut reader = roots.clone();
         let jobs = &mut store_jobs;
         scope.spawn(move || jobs.iter_mut().for_each(|job| job.scan_wal_ahead(&mut reader)));
-        parallel::scan_usage(&mut usage_run, &roots, threads);
+        parallel::scan_usage(&mut usage_run, &roots, threads, store.as_ref().zip(cache_use.as_ref()))
     });
     usage_run.read_stores(&mut roots, store_jobs);
     let run = usage_run.finish(&mut roots);
@@ -448,6 +480,10 @@ fn run_usage(
     }
     for problem in &run.problems {
         eprintln!("copilot-lens: {problem}");
+    }
+    if let Some(store) = &store {
+        eprintln!("copilot-lens: {}", cache::summary(&cache_tally));
+        store.finish();
     }
     let seconds = started.elapsed().as_secs_f64();
     eprintln!(
@@ -493,10 +529,11 @@ fn run_usage_in_full(
     root_paths: &[PathBuf],
     options: Options,
     view: UsageView,
-    threads: usize,
+    (threads, store): (usize, Option<FolderStore>),
     export: Option<team::Export>,
 ) -> ExitCode {
     let started = Instant::now();
+    let cache_use = store.as_ref().map(|_| CacheUse::new(&cache::build_identity(), &options));
     let planned = match &export {
         Some(export) => plan_writing_to(root_paths, &export.file, options, threads),
         None => DiskRoots::open(root_paths, Scope::Everything, threads)
@@ -511,8 +548,10 @@ fn run_usage_in_full(
         Err(code) => return code,
     };
     let mut no_rows = JsonlRowWriter::new(std::io::sink());
+    let mut cache_tally = CacheTally::default();
     let outputs = analysis::drive(planned, &mut roots, &mut no_rows, |parsing, roots, rows| {
-        parallel::parse_logs(parsing, roots, threads, rows)
+        cache_tally = parallel::parse_logs(parsing, roots, threads, store.as_ref().zip(cache_use.as_ref()), rows)?;
+        Ok::<(), std::io::Error>(())
     });
     let outputs = match outputs {
         Ok(outputs) => outputs,
@@ -527,6 +566,10 @@ fn run_usage_in_full(
             Ok(rows) => eprintln!("copilot-lens: {rows} rows exported to {file}"),
             Err(message) => return fail(1, &message),
         }
+    }
+    if let Some(store) = &store {
+        eprintln!("copilot-lens: {}", cache::summary(&cache_tally));
+        store.finish();
     }
     eprintln!(
         "copilot-lens: {} sessions, every file read for their projects in {:.3} s; peak memory {}",
@@ -559,8 +602,15 @@ fn plan_writing_to(
     Ok((roots, planned))
 }
 
-fn run_analyze(root_paths: &[PathBuf], out: &Path, options: Options, threads: usize) -> ExitCode {
+fn run_analyze(
+    root_paths: &[PathBuf],
+    out: &Path,
+    options: Options,
+    threads: usize,
+    store: Option<FolderStore>,
+) -> ExitCode {
     let started = Instant::now();
+    let cache_use = store.as_ref().map(|_| CacheUse::new(&cache::build_identity(), &options));
     let (mut roots, planned) = match plan_writing_to(root_paths, out, options, threads) {
         Ok(planned) => planned,
         Err(code) => return code,
@@ -573,8 +623,10 @@ fn run_analyze(root_paths: &[PathBuf], out: &Path, options: Options, threads: us
         Ok(file) => JsonlRowWriter::new(BufWriter::with_capacity(1 << 20, file)),
         Err(error) => return fail(1, &format!("{}: {error}", rows_path.display())),
     };
+    let mut cache_tally = CacheTally::default();
     let finished = analysis::drive(planned, &mut roots, &mut rows, |parsing, roots, rows| {
-        parallel::parse_logs(parsing, roots, threads, rows)
+        cache_tally = parallel::parse_logs(parsing, roots, threads, store.as_ref().zip(cache_use.as_ref()), rows)?;
+        Ok::<(), std::io::Error>(())
     });
     let written = finished.and_then(|outputs| {
         rows.finish()?.flush()?;
@@ -583,6 +635,10 @@ fn run_analyze(root_paths: &[PathBuf], out: &Path, options: Options, threads: us
     });
     match written {
         Ok(outputs) => {
+            if let Some(store) = &store {
+                eprintln!("copilot-lens: {}", cache::summary(&cache_tally));
+                store.finish();
+            }
             print_summary(&outputs, out, started, threads);
             ExitCode::SUCCESS
         }

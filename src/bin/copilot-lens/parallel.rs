@@ -9,8 +9,10 @@ use std::sync::{Mutex, PoisonError, mpsc};
 
 use copilot_lens::analysis::usage_only::UsageRun;
 use copilot_lens::analysis::{LogJob, LogQueue, Parsing};
+use copilot_lens::cache::{CacheTally, CacheUse};
 use copilot_lens::model::JsonlRowWriter;
 
+use crate::cache::FolderStore;
 use crate::roots::DiskRoots;
 
 /// How far ahead of the first log not taken back the threads may run, in logs: bounds what
@@ -19,27 +21,39 @@ const WINDOW: usize = 64;
 /// Most logs a thread takes at a time, so that handing work over costs little beside small logs.
 const BATCH: usize = 8;
 
-/// Parses every log, writing its rows to `out` and its outcome to the analysis, in order.
+/// The cache a run reads and writes (`--cache`), and what its entries must agree with.
+pub type Cache<'a> = Option<(&'a FolderStore, &'a CacheUse)>;
+
+/// Parses every log, writing its rows to `out` and its outcome to the analysis, in order; with
+/// a cache, a log's entry stands for it when it can.
 pub fn parse_logs<W: Write>(
     parsing: &mut Parsing,
     roots: &DiskRoots,
     threads: usize,
+    cache: Cache<'_>,
     out: &mut JsonlRowWriter<W>,
-) -> io::Result<()> {
+) -> io::Result<CacheTally> {
     let options = parsing.options().clone();
-    let mut state = (LogQueue::<Vec<u8>>::new(parsing), parsing, out);
-    let work = |job: LogJob, reader: &mut DiskRoots| {
-        let mut rows = JsonlRowWriter::new(Vec::new());
-        let parsed = job.parse(reader, &options, &mut rows);
-        (parsed, rows.finish())
+    let mut state = (LogQueue::<Vec<u8>>::new(parsing), parsing, out, CacheTally::default());
+    let work = |job: LogJob, reader: &mut DiskRoots| match cache {
+        Some((store, cache)) => {
+            let key = reader.cache_key(job.task.root, &job.task.listed_path);
+            job.parse_through_jsonl(reader, store, key.as_ref(), cache, &options)
+        }
+        None => {
+            let mut rows = JsonlRowWriter::new(Vec::new());
+            let parsed = job.parse(reader, &options, &mut rows);
+            (parsed, rows.finish(), CacheTally::default())
+        }
     };
     pool(
         &mut state,
         roots,
         threads,
-        |(queue, parsing, _)| std::iter::from_fn(|| queue.next_job(parsing, WINDOW)).collect(),
+        |(queue, parsing, ..)| std::iter::from_fn(|| queue.next_job(parsing, WINDOW)).collect(),
         work,
-        |(queue, parsing, out), (parsed, rows)| {
+        |(queue, parsing, out, total), (parsed, rows, tally)| {
+            total.add(&tally);
             for rows in queue.take_back(parsing, parsed, rows?).rows {
                 out.write_encoded(&rows)?;
             }
@@ -47,25 +61,34 @@ pub fn parse_logs<W: Write>(
         },
     )?;
     debug_assert!(state.0.is_done(), "every log is parsed");
-    Ok(())
+    Ok(state.3)
 }
 
-/// Scans every log for its counters only, the scans added to the run in task order.
-pub fn scan_usage(run: &mut UsageRun, roots: &DiskRoots, threads: usize) {
+/// Scans every log for its counters only, the scans added to the run in task order; with a
+/// cache, a log's entry stands for its scan when it can.
+pub fn scan_usage(run: &mut UsageRun, roots: &DiskRoots, threads: usize, cache: Cache<'_>) -> CacheTally {
     let options = run.options().clone();
-    let mut state = (LogQueue::<(), (), UsageRun>::new(run), run);
+    let mut state = (LogQueue::<(), (), UsageRun>::new(run), run, CacheTally::default());
     let consumed = pool(
         &mut state,
         roots,
         threads,
-        |(queue, run)| std::iter::from_fn(|| queue.next_job(run, WINDOW)).collect(),
-        |job: LogJob<UsageRun>, reader: &mut DiskRoots| job.scan_usage(reader, &options),
-        |(queue, run), scanned| {
+        |(queue, run, _)| std::iter::from_fn(|| queue.next_job(run, WINDOW)).collect(),
+        |job: LogJob<UsageRun>, reader: &mut DiskRoots| match cache {
+            Some((store, cache)) => {
+                let key = reader.cache_key(job.task.root, &job.task.listed_path);
+                job.scan_through(reader, store, key.as_ref(), cache, &options)
+            }
+            None => (job.scan_usage(reader, &options), CacheTally::default()),
+        },
+        |(queue, run, total), (scanned, tally)| {
+            total.add(&tally);
             queue.take_back(run, scanned, ());
             Ok(())
         },
     );
     debug_assert!(consumed.is_ok() && state.0.is_done(), "every log is scanned");
+    state.2
 }
 
 /// Runs jobs on `threads` threads, each with its own reader. On this thread, `next` hands out

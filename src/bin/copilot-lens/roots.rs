@@ -6,6 +6,7 @@ use std::io::{self, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use copilot_lens::cache::{ENDS_BYTES, FileKey};
 use copilot_lens::input::layout::zips_outside_homes;
 use copilot_lens::input::zip::ZipRoot;
 use copilot_lens::input::{FileReader, ListedFile, ReadAt, RootListing};
@@ -22,6 +23,8 @@ enum Root {
 #[derive(Clone)]
 pub struct DiskRoots {
     roots: Vec<Root>,
+    /// Each folder root's canonical path: its identity in the cache's keys.
+    identities: Vec<Option<Arc<str>>>,
 }
 
 /// What a walk lists.
@@ -80,7 +83,34 @@ impl DiskRoots {
         for message in left_out {
             eprintln!("copilot-lens: warning: {message} (left out)");
         }
-        Ok((DiskRoots { roots }, listings))
+        let identities = roots
+            .iter()
+            .map(|root| match root {
+                Root::Directory(path) => fs::canonicalize(path).ok().map(|path| path.to_string_lossy().into()),
+                Root::Zip(_) => None,
+            })
+            .collect();
+        Ok((DiskRoots { roots, identities }, listings))
+    }
+
+    /// The cache's key of a file (`copilot_lens::cache`): only a folder's files have one (a
+    /// zip's entries are read again); none when it cannot be read.
+    pub fn cache_key(&self, root: usize, path: &str) -> Option<FileKey> {
+        let (Root::Directory(base), Some(identity)) = (&self.roots[root], &self.identities[root]) else { return None };
+        let full = base.join(path);
+        let mut file = File::open(&full).ok()?;
+        let listed = listed_file_from(String::new(), &file.metadata().ok()?);
+        let mut head = vec![0; ENDS_BYTES.min(listed.size as usize)];
+        file.read_exact(&mut head).ok()?;
+        let tail = if listed.size as usize <= ENDS_BYTES {
+            head.clone()
+        } else {
+            file.seek(SeekFrom::End(-(ENDS_BYTES as i64))).ok()?;
+            let mut tail = vec![0; ENDS_BYTES];
+            file.read_exact(&mut tail).ok()?;
+            tail
+        };
+        Some(FileKey::new(identity, path, listed.size, listed.modified_ms, &head, &tail))
     }
 
     /// The directories among the roots, to keep the output folder out of them.

@@ -1,0 +1,174 @@
+//! The native cache store (`copilot_lens::cache`): a folder with one file per entry, named by
+//! the entry's name. Writes are atomic (a temporary file renamed over the entry); an entry read
+//! is touched, so that the folder's size is held under a cap by dropping the entries least
+//! recently used once a run is done.
+
+use std::fs::{self, File};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::SystemTime;
+
+use copilot_lens::cache::{CacheStore, CacheTally};
+
+/// The folder's size past which the least recently used entries are dropped.
+const SIZE_CAP_BYTES: u64 = 2 << 30;
+/// Entries' files end so; anything else in the folder is left alone.
+const EXTENSION: &str = "entry";
+
+/// Where the cache is: `--no-cache` none; `--cache DIR`; else `COPILOT_LENS_CACHE` (a folder,
+/// or `off`); else the platform's user cache folder's `copilot-lens`.
+pub fn folder(asked: Option<PathBuf>, off: bool) -> Option<PathBuf> {
+    if off {
+        return None;
+    }
+    if asked.is_some() {
+        return asked;
+    }
+    match std::env::var_os("COPILOT_LENS_CACHE") {
+        Some(value) if value == "off" || value.is_empty() => None,
+        Some(value) => Some(PathBuf::from(value)),
+        None => dirs::cache_dir().map(|dir| dir.join("copilot-lens")),
+    }
+}
+
+/// This executable's identity for the entries' header: its size and modification time, so that
+/// a rebuilt tool never reads the entries of another build.
+pub fn build_identity() -> String {
+    let metadata = std::env::current_exe().and_then(fs::metadata);
+    match metadata {
+        Ok(metadata) => {
+            let modified = metadata.modified().ok().and_then(|time| time.duration_since(SystemTime::UNIX_EPOCH).ok());
+            format!("{}-{}", metadata.len(), modified.map_or(0, |since| since.as_nanos()))
+        }
+        Err(_) => "unknown".to_string(),
+    }
+}
+
+/// A cache folder.
+pub struct FolderStore {
+    folder: PathBuf,
+    /// For the temporary files' names.
+    next_temporary: AtomicU64,
+}
+
+impl FolderStore {
+    /// The store in `folder`, created if missing.
+    pub fn open(folder: &Path) -> std::io::Result<FolderStore> {
+        fs::create_dir_all(folder)?;
+        Ok(FolderStore { folder: folder.to_path_buf(), next_temporary: AtomicU64::new(0) })
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.folder.join(format!("{name}.{EXTENSION}"))
+    }
+
+    /// Drops the least recently used entries while the folder is over `cap` bytes.
+    pub fn evict(&self, cap: u64) -> std::io::Result<()> {
+        let mut entries = Vec::new();
+        for found in fs::read_dir(&self.folder)? {
+            let found = found?;
+            let path = found.path();
+            if path.extension().is_some_and(|extension| extension == EXTENSION) {
+                let metadata = found.metadata()?;
+                entries.push((metadata.modified()?, metadata.len(), path));
+            }
+        }
+        let mut total: u64 = entries.iter().map(|(_, size, _)| size).sum();
+        entries.sort();
+        for (_, size, path) in entries {
+            if total <= cap {
+                break;
+            }
+            fs::remove_file(path)?;
+            total -= size;
+        }
+        Ok(())
+    }
+
+    /// Drops what is over the default cap; a failure is said, never fatal.
+    pub fn finish(&self) {
+        if let Err(error) = self.evict(SIZE_CAP_BYTES) {
+            eprintln!("copilot-lens: the cache in {} could not be trimmed: {error}", self.folder.display());
+        }
+    }
+}
+
+impl CacheStore for FolderStore {
+    fn get(&self, name: &str) -> Option<Vec<u8>> {
+        let path = self.path(name);
+        let bytes = fs::read(&path).ok()?;
+        // Touched: the least recently used go first.
+        if let Ok(file) = File::options().append(true).open(&path) {
+            let _ = file.set_modified(SystemTime::now());
+        }
+        Some(bytes)
+    }
+
+    fn put(&self, name: &str, entry: &[u8]) {
+        let number = self.next_temporary.fetch_add(1, Ordering::Relaxed);
+        let temporary = self.folder.join(format!(".{name}.{}.{number}.tmp", std::process::id()));
+        let written = File::create(&temporary)
+            .and_then(|mut file| file.write_all(entry))
+            .and_then(|()| fs::rename(&temporary, self.path(name)));
+        if written.is_err() {
+            // A cache that cannot be written only costs the next run its time.
+            let _ = fs::remove_file(&temporary);
+        }
+    }
+}
+
+/// What the cache did, for the summary line: "cache: 3 files parsed, 2,777 from the cache (41 MB)".
+pub fn summary(tally: &CacheTally) -> String {
+    format!(
+        "cache: {} parsed, {} from the cache ({:.0} MB)",
+        files(tally.parsed),
+        thousands(tally.cached),
+        tally.cached_bytes as f64 / 1e6
+    )
+}
+
+fn files(count: u64) -> String {
+    if count == 1 { "1 file".to_string() } else { format!("{} files", thousands(count)) }
+}
+
+fn thousands(count: u64) -> String {
+    let digits = count.to_string();
+    let mut out = String::new();
+    for (at, digit) in digits.chars().enumerate() {
+        if at > 0 && (digits.len() - at).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_are_replaced_atomically_and_the_least_recently_used_dropped_over_the_cap() {
+        let folder = tempfile::tempdir().unwrap();
+        let store = FolderStore::open(folder.path()).unwrap();
+        store.put("a", &[1; 100]);
+        store.put("b", &[2; 100]);
+        store.put("a", &[3; 50]);
+        assert_eq!(store.get("a"), Some(vec![3; 50]), "the later put replaced the entry");
+        // "b" is older than "a", which was just read.
+        let old = SystemTime::now() - std::time::Duration::from_secs(60);
+        File::options().append(true).open(store.path("b")).unwrap().set_modified(old).unwrap();
+        store.evict(120).unwrap();
+        assert_eq!(store.get("b"), None, "the least recently used went");
+        assert_eq!(store.get("a"), Some(vec![3; 50]));
+        let names: Vec<_> = fs::read_dir(folder.path()).unwrap().map(|found| found.unwrap().file_name()).collect();
+        assert_eq!(names.len(), 1, "no temporary file is left: {names:?}");
+    }
+
+    #[test]
+    fn the_summary_counts_files_and_megabytes() {
+        let tally = CacheTally { parsed: 1, cached: 2777, cached_bytes: 41_000_000 };
+        assert_eq!(summary(&tally), "cache: 1 file parsed, 2,777 from the cache (41 MB)");
+    }
+}

@@ -1,0 +1,217 @@
+//! An entry's bytes, in postcard: a [`Header`], then the body its checksum covers: the
+//! file's key, the context's fingerprint, what the log's work gave (a parse's `LogOutcome`
+//! and its rows as the parser fed them, or a usage scan's ledger and stats).
+
+use std::borrow::Cow;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use xxhash_rust::xxh3::xxh3_64;
+
+use super::FileKey;
+use crate::analysis::{LogTask, Options};
+use crate::model::{LineLocator, Row, RowMark, RowSink, TurnType};
+
+const MAGIC: [u8; 4] = *b"CLc1";
+/// Raised whenever what an entry holds changes shape.
+pub const FORMAT: u32 = 1;
+
+/// What every entry starts with.
+#[derive(Serialize, Deserialize)]
+struct Header<'a> {
+    magic: [u8; 4],
+    format: u32,
+    version: &'a str,
+    build: &'a str,
+    /// xxh3 of the body: a damaged entry is never read as another one.
+    checksum: u64,
+}
+
+/// What a run's entries must agree with, made once per run: the build that writes and reads
+/// them, and the options every entry's context includes.
+#[derive(Clone, Debug)]
+pub struct CacheUse {
+    build: String,
+    options: u64,
+}
+
+/// Why an entry was not used.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Miss {
+    /// None, or its file or context changed: a plain miss.
+    Changed,
+    /// Written by another version or build, or damaged: the run says so (`cache_ignored`).
+    Ignored(String),
+}
+
+/// An entry made while a log was worked on, to put in the store.
+pub type Recorded = Option<Vec<u8>>;
+
+impl CacheUse {
+    /// `build` names the build (natively the executable's size and time, in the page the
+    /// module's hash): entries of another one are ignored.
+    pub fn new(build: &str, options: &Options) -> CacheUse {
+        let options = format!("{}\0{:?}\0{}", options.include_thinking, options.zone, options.rates.fingerprint());
+        CacheUse { build: build.to_string(), options: xxh3_64(options.as_bytes()) }
+    }
+
+    /// The fingerprint of what a log's rows and outcome depend on beyond its bytes.
+    pub(crate) fn context(&self, task: &LogTask) -> u64 {
+        let text = format!(
+            "{}\0{}\0{}\0{}\0{}\0{}\0{}\0{}",
+            self.options,
+            task.source().agent(),
+            task.session_id,
+            task.session_id_from_log,
+            task.source,
+            task.fallback_project,
+            task.fallback_branch,
+            task.listed_path,
+        );
+        xxh3_64(text.as_bytes())
+    }
+
+    /// An entry: the header, then `key`, `context` and `parts`, then `rows` as they are.
+    pub(crate) fn encode<T: Serialize>(&self, key: &FileKey, context: u64, parts: &T, rows: &[u8]) -> Recorded {
+        let mut body = postcard::to_allocvec(&(key, context, parts)).ok()?;
+        body.extend_from_slice(rows);
+        let header = Header {
+            magic: MAGIC,
+            format: FORMAT,
+            version: env!("CARGO_PKG_VERSION"),
+            build: &self.build,
+            checksum: xxh3_64(&body),
+        };
+        let mut entry = postcard::to_allocvec(&header).ok()?;
+        entry.extend_from_slice(&body);
+        Some(entry)
+    }
+
+    /// The parts of an entry made for `key` in `context`, and the bytes after them (the rows).
+    pub(crate) fn decode<'e, T: DeserializeOwned>(
+        &self,
+        entry: &'e [u8],
+        key: &FileKey,
+        context: u64,
+    ) -> Result<(T, &'e [u8]), Miss> {
+        let damaged = |_| Miss::Ignored("the cache's entry is damaged".to_string());
+        let (header, body) = postcard::take_from_bytes::<Header>(entry).map_err(damaged)?;
+        if header.magic != MAGIC {
+            return Err(Miss::Ignored("the cache's entry is not one".to_string()));
+        }
+        let version = env!("CARGO_PKG_VERSION");
+        if (header.format, header.version, header.build) != (FORMAT, version, self.build.as_str()) {
+            return Err(Miss::Ignored(format!(
+                "the cache's entry was written by copilot-lens {} (cache format {}, build {}), not by this one ({version}, {FORMAT}, {})",
+                header.version, header.format, header.build, self.build
+            )));
+        }
+        if xxh3_64(body) != header.checksum {
+            return Err(Miss::Ignored("the cache's entry is damaged (its checksum differs)".to_string()));
+        }
+        let ((entry_key, entry_context), rest) = postcard::take_from_bytes::<(FileKey, u64)>(body).map_err(damaged)?;
+        if entry_key != *key || entry_context != context {
+            return Err(Miss::Changed);
+        }
+        postcard::take_from_bytes::<T>(rest).map_err(damaged)
+    }
+}
+
+/// A row as the cache keeps it: the log's agent and its file's index are the run's.
+#[derive(Serialize, Deserialize)]
+struct CachedRow<'a> {
+    timestamp_utc: &'a str,
+    session_id: &'a str,
+    project_path: &'a str,
+    git_branch: &'a str,
+    model: &'a str,
+    tool_name: &'a str,
+    tool_use_id: &'a str,
+    turn_type: TurnType,
+    text: &'a str,
+    source: &'a str,
+    source_line: u64,
+    mark: RowMark,
+    /// The locator's offset and ordinal.
+    locator: Option<(u64, u32)>,
+}
+
+/// A sink that keeps the rows a parser feeds, as the cache keeps them, on their way to another.
+pub(crate) struct RecordingSink<'a> {
+    inner: &'a mut dyn RowSink,
+    agent: &'static str,
+    rows: Vec<u8>,
+    /// False once a row cannot be kept as the cache keeps rows: no entry is made.
+    usable: bool,
+}
+
+impl<'a> RecordingSink<'a> {
+    pub(crate) fn new(inner: &'a mut dyn RowSink, agent: &'static str) -> Self {
+        RecordingSink { inner, agent, rows: Vec::new(), usable: true }
+    }
+
+    /// The rows kept, if every one could be.
+    pub(crate) fn rows(self) -> Option<Vec<u8>> {
+        self.usable.then_some(self.rows)
+    }
+}
+
+impl RowSink for RecordingSink<'_> {
+    fn push(&mut self, row: &Row<'_>) {
+        if self.usable {
+            let cached = CachedRow {
+                timestamp_utc: &row.timestamp_utc,
+                session_id: row.session_id,
+                project_path: row.project_path,
+                git_branch: row.git_branch,
+                model: row.model,
+                tool_name: row.tool_name,
+                tool_use_id: row.tool_use_id,
+                turn_type: row.turn_type,
+                text: &row.text,
+                source: row.source,
+                source_line: row.source_line,
+                mark: row.mark,
+                locator: row.locator.map(|locator| (locator.offset, locator.ordinal)),
+            };
+            self.usable = row.agent == self.agent;
+            match postcard::to_extend(&cached, std::mem::take(&mut self.rows)) {
+                Ok(rows) => self.rows = rows,
+                Err(_) => self.usable = false,
+            }
+        }
+        self.inner.push(row);
+    }
+}
+
+/// Feeds the rows an entry kept to `sink` as the parser fed them; nothing is fed unless every
+/// row reads.
+pub(crate) fn replay_rows(mut rows: &[u8], task: &LogTask, sink: &mut dyn RowSink) -> Result<(), Miss> {
+    let mut read = Vec::new();
+    while !rows.is_empty() {
+        let (row, rest) = postcard::take_from_bytes::<CachedRow>(rows)
+            .map_err(|_| Miss::Ignored("the cache's entry is damaged".to_string()))?;
+        read.push(row);
+        rows = rest;
+    }
+    let agent = task.source().agent();
+    for row in read {
+        sink.push(&Row {
+            agent,
+            timestamp_utc: Cow::Borrowed(row.timestamp_utc),
+            session_id: row.session_id,
+            project_path: row.project_path,
+            git_branch: row.git_branch,
+            model: row.model,
+            tool_name: row.tool_name,
+            tool_use_id: row.tool_use_id,
+            turn_type: row.turn_type,
+            text: Cow::Borrowed(row.text),
+            source: row.source,
+            source_line: row.source_line,
+            mark: row.mark,
+            locator: row.locator.map(|(offset, ordinal)| LineLocator { file: task.file as u32, offset, ordinal }),
+        });
+    }
+    Ok(())
+}
