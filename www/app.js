@@ -5,7 +5,7 @@
 // the analysis did not read are in too (the report's sizes, whole long texts).
 import { clear, download, fmtBytes, fmtInt, h, setTimeDisplay, timeDisplay } from './dom.js';
 import { Cancelled, EngineClient, WorkerCrash, embeddedDemo } from './engine.js';
-import { canRemember, forgetFolder, mayRead, rememberFolder, rememberedFolder } from './remember.js';
+import { canRemember, forgetFolder, mayRead, rememberFolder, rememberedFolder, rememberedId } from './remember.js';
 import {
   describeRoots,
   rootFromDirectoryHandle,
@@ -44,6 +44,8 @@ const lens = {
   timings: null,
   memory: null,
   settled: null,
+  /** What the page's cache did in the last analysis (the worker's `cache`). */
+  cache: null,
   error: null,
   engineReady: false,
   crashWorkerForTest: () => engine.crashForTest(),
@@ -143,6 +145,31 @@ function todayUtc() {
   return new Date().toISOString().slice(0, 10);
 }
 
+/**
+ * The inputs' key in the page's cache: each root's id, one a line. A remembered folder has an
+ * id of its own; another folder is known by its name, a zip by its name and size (the engine
+ * checks every file it takes from the cache against the file itself, so a name is enough).
+ */
+function cacheKey(roots) {
+  const idOf = (root) => root.cacheId || (root.kind === 'zip' ? `zip:${root.label}:${root.file.size}` : `folder:${root.label}`);
+  return roots.map(idOf).join('\n');
+}
+
+/** The cache line: what the last analysis took from the cache and kept, or why it could not. */
+function showCache(cache, seconds) {
+  lens.cache = cache;
+  $('cache-line').hidden = !cache;
+  if (!cache) return;
+  let text;
+  if (cache.unavailable) text = `Not cached: ${cache.unavailable}.`;
+  else if (cache.from_cache > 0) {
+    text = `Analysed again in ${seconds.toFixed(1)} s: ${fmtInt(cache.changed)} ${cache.changed === 1 ? 'file' : 'files'} changed, ${fmtInt(cache.from_cache)} from the cache.`;
+  } else text = `Analysed in ${seconds.toFixed(1)} s; kept in this browser's cache for the next time.`;
+  if (cache.problem) text += ` ${cache.problem}`;
+  $('cache-status').textContent = text;
+  $('clear-cache').hidden = Boolean(cache.unavailable);
+}
+
 async function analyse(newRoots) {
   if (newRoots.bills && newRoots.bills.length) {
     lens.bills = newRoots.bills;
@@ -158,6 +185,7 @@ async function analyse(newRoots) {
   currentRoots = roots;
   lens.summary = null;
   lens.settled = null;
+  showCache(null);
   lens.error = null;
   $('inputs-line').hidden = false;
   $('inputs-line').textContent = `Input: ${describeRoots(roots)}`;
@@ -168,7 +196,7 @@ async function analyse(newRoots) {
   setState('working');
   const opts = options();
   try {
-    const result = await engine.analyze(roots, opts);
+    const result = await engine.analyze(roots, opts, cacheKey(roots));
     if (gen !== analysisGen) return;
     // Seconds: the worker's steps, and the whole run as this page saw it.
     lens.timings = { ...result.timings, total: (performance.now() - progressStarted) / 1000 };
@@ -176,6 +204,7 @@ async function analyse(newRoots) {
     lens.warnings = result.warnings;
     lens.seconds = result.seconds;
     lens.memory = result.memory;
+    showCache(result.cache, lens.timings.total);
     ctx = makeContext(gen, result, opts.timezone);
     for (const id of Object.keys(VIEWS)) clear($(`view-${id}`)).dataset.rendered = '';
     setState('done');
@@ -326,14 +355,35 @@ $('pick-files').addEventListener('change', (event) => {
   analyse(roots);
 });
 
-/** Lists a directory handle's folder and analyses it. */
-async function analyseHandle(handle) {
+/** Lists a directory handle's folder and analyses it; `cacheId` is a remembered folder's. */
+async function analyseHandle(handle, cacheId = null) {
   $('inputs-line').hidden = false;
   $('inputs-line').textContent = `Listing ${handle.name}…`;
   const root = await rootFromDirectoryHandle(handle, (n) => {
     $('inputs-line').textContent = `Listing ${handle.name}: ${fmtInt(n)} files…`;
   });
-  analyse([root]);
+  if (cacheId) root.cacheId = cacheId;
+  await analyse([root]);
+  // Analysed once here, the remembered folder is refreshed with one click (from the cache).
+  $('refresh-folder').hidden = !cacheId || lens.state !== 'done';
+}
+
+/** Analyses the remembered folder again, once the browser allows reading it. */
+async function reopenRemembered() {
+  const handle = await rememberedFolder();
+  if (!handle) return offerRemembered();
+  if (await mayRead(handle).catch(() => false)) analyseHandle(handle, rememberedId());
+  else {
+    $('inputs-line').hidden = false;
+    $('inputs-line').textContent = `The browser did not allow reading ${handle.name}: open it again with the button above.`;
+  }
+}
+
+/** Forgets the remembered folder, and what the page's cache kept of it. */
+async function forgetRemembered() {
+  const id = await forgetFolder().catch(() => null);
+  $('refresh-folder').hidden = true;
+  if (id) await engine.cache('forget', id).catch(() => {});
 }
 
 /** Offers the folder remembered from a visit before, if any. */
@@ -355,25 +405,23 @@ if (typeof window.showDirectoryPicker === 'function') {
     } catch {
       return; // the user closed the picker
     }
-    if ($('remember-folder').checked) await rememberFolder(handle).catch(() => {});
-    analyseHandle(handle);
-  });
-  $('reopen-folder').addEventListener('click', async () => {
-    const handle = await rememberedFolder();
-    if (!handle) return offerRemembered();
-    if (await mayRead(handle).catch(() => false)) analyseHandle(handle);
-    else {
-      $('inputs-line').hidden = false;
-      $('inputs-line').textContent = `The browser did not allow reading ${handle.name}: open it again with the button above.`;
+    let cacheId = null;
+    if ($('remember-folder').checked) {
+      await forgetRemembered();
+      cacheId = await rememberFolder(handle).then(rememberedId, () => null);
+      offerRemembered();
     }
+    analyseHandle(handle, cacheId);
   });
+  $('reopen-folder').addEventListener('click', reopenRemembered);
+  $('refresh-folder').addEventListener('click', reopenRemembered);
   $('forget-folder').addEventListener('click', async () => {
-    await forgetFolder().catch(() => {});
+    await forgetRemembered();
     offerRemembered();
   });
   $('remember-folder').addEventListener('change', async (event) => {
     if (!event.target.checked) {
-      await forgetFolder().catch(() => {});
+      await forgetRemembered();
       offerRemembered();
     }
   });
@@ -419,6 +467,12 @@ $('demo').addEventListener('click', async () => {
   } catch (error) {
     showError('The demo could not be loaded', String(error.message || error));
   }
+});
+
+$('clear-cache').addEventListener('click', async () => {
+  const after = await engine.cache('clear').catch((error) => ({ unavailable: String(error.message || error) }));
+  $('cache-status').textContent = after.unavailable ? `Not cleared: ${after.unavailable}.` : 'The cache is cleared: the next analysis reads every file.';
+  $('clear-cache').hidden = true;
 });
 
 $('cancel').addEventListener('click', () => {
