@@ -16,10 +16,10 @@ use crate::analysis::{
 use crate::cache::{CacheTally, ENDS_BYTES, FileKey};
 use crate::input::RootListing;
 use crate::input::browser::{BrowserFile, BrowserRoot, BrowserRoots, SourceReader};
-use crate::model::RowSink;
-use crate::page_cache::{self, PageCache};
 use crate::model::OwnedRow;
+use crate::model::RowSink;
 use crate::outputs::{self, ROWS_CSV, ROWS_JSONL, ROWS_PER_PART, SESSION_MD};
+use crate::page_cache::{self, PageCache};
 use crate::protocol::{
     Answer, CacheReport, FileAt, Give, HandOver, HandOverStep, LOG_GIVEN_WHOLE_MAX_BYTES, LogCache, LogToGive, Need,
     Request,
@@ -133,7 +133,11 @@ impl PlannedRun {
                 };
                 let cache = match &cache {
                     Some(cached) if given_by_page(root) => {
-                        if cached.cache.has(&cached.labels[root], path) { LogCache::Kept } else { LogCache::Made }
+                        if cached.cache.has(&cached.labels[root], path) {
+                            LogCache::Kept
+                        } else {
+                            LogCache::Made
+                        }
                     }
                     _ => LogCache::None,
                 };
@@ -232,26 +236,35 @@ impl ParsingRun {
         let task = &job.task;
         let options = self.parsing.options();
         // Only a folder's files are keyed (a zip's entries are parsed again, as natively).
-        let cache = self.cache.as_mut().filter(|_| matches!(self.roots.roots.get(task.root), Some(BrowserRoot::Files(_))));
+        let cache =
+            self.cache.as_mut().filter(|_| matches!(self.roots.roots.get(task.root), Some(BrowserRoot::Files(_))));
         match given {
             GivenLog::Bytes(bytes, modified_ms) => {
                 self.roots.progress.add_file(task.root, &task.listed_path, bytes.len() as f64);
                 match cache {
                     Some(Cached { cache, labels }) => {
                         let key = page_cache::key_of_bytes(&labels[task.root], &task.listed_path, modified_ms, &bytes);
-                        through_cache(cache, job, &key, LogInput::Bytes(&bytes), options, rows)
+                        through_cache(cache, job, &key, LogInput::Bytes(&bytes), options, rows).0
                     }
                     None => job.parse_bytes(&bytes, options, rows),
                 }
             }
             GivenLog::File(blob) => {
-                let key = cache.as_ref().and_then(|cached| key_of_blob(&cached.labels[task.root], &task.listed_path, &blob));
+                let (task_root, task_path) = (task.root, task.listed_path.clone());
+                let key =
+                    cache.as_ref().and_then(|cached| key_of_blob(&cached.labels[task.root], &task.listed_path, &blob));
                 if let Some(BrowserRoot::Files(files)) = self.roots.roots.get_mut(task.root) {
                     files.insert(task.listed_path.clone(), BrowserFile::Blob(blob));
                 }
                 match (cache, key) {
                     (Some(Cached { cache, .. }), Some(key)) => {
-                        through_cache(cache, job, &key, LogInput::Reader(&mut self.roots), options, rows)
+                        let (parsed, replayed) =
+                            through_cache(cache, job, &key, LogInput::Reader(&mut self.roots), options, rows);
+                        if replayed {
+                            // Not opened, but done: the progress counts it as read.
+                            self.roots.progress.add_file(task_root, &task_path, key.size as f64);
+                        }
+                        parsed
                     }
                     _ => job.parse(&mut self.roots, options, rows),
                 }
@@ -311,7 +324,7 @@ pub struct Done {
 }
 
 /// A log through the page's cache: its entry replayed when it can be, else parsed, its entry
-/// kept for the next run.
+/// kept for the next run. Says whether it was replayed.
 fn through_cache(
     cache: &mut PageCache,
     job: LogJob,
@@ -319,14 +332,14 @@ fn through_cache(
     input: LogInput<'_>,
     options: &Options,
     rows: &mut dyn RowSink,
-) -> ParsedLog {
+) -> (ParsedLog, bool) {
     let (job, miss) = match cache.entry(key) {
         None => (job, None),
         Some(entry) => match job.replay(entry, key, &cache.cache_use, options, rows) {
             Ok(parsed) => {
                 cache.keep_old(key);
                 cache.tally.add(&CacheTally { cached: 1, cached_bytes: key.size, ..CacheTally::default() });
-                return parsed;
+                return (parsed, true);
             }
             Err((job, miss)) => (job, Some(miss)),
         },
@@ -336,7 +349,7 @@ fn through_cache(
         cache.put(key, &entry);
     }
     cache.tally.parsed += 1;
-    parsed
+    (parsed, false)
 }
 
 /// The key of a log handed over as a File: its size and time, and its two ends read here.

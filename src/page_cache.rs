@@ -217,7 +217,8 @@ mod tests {
         assert_ne!(base, key_of_bytes("home", "log", Some(5), &tail_changed));
         assert_ne!(base, key_of_bytes("home", "log", Some(6), &long), "the time is part of the key");
         // The same as a key from the ends read apart (the page's Files, the CLI's files).
-        let ends = FileKey::new("home", "log", long.len() as u64, Some(5), &long[..ENDS_BYTES], &long[2 * ENDS_BYTES..]);
+        let ends =
+            FileKey::new("home", "log", long.len() as u64, Some(5), &long[..ENDS_BYTES], &long[2 * ENDS_BYTES..]);
         assert_eq!(base, ends);
         let short = b"a short log\n";
         assert_eq!(key_of_bytes("home", "log", None, short), FileKey::new("home", "log", 12, None, short, short));

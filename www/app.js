@@ -228,6 +228,8 @@ function makeContext(gen, result, zone) {
     gen,
     summary: result.summary,
     warnings: result.warnings,
+    /** What the page's cache did, or why it was not used (the worker's `cache`). */
+    cache: result.cache,
     seconds: result.seconds,
     timings: result.timings,
     memory: result.memory,

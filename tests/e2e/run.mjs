@@ -922,6 +922,14 @@ async function cacheFolder(page) {
   });
 }
 
+/** Clicks Refresh and waits for that analysis to end (the page was done before it). */
+async function refresh(page) {
+  await page.evaluate(() => (window.copilotLens.cache = 'before the refresh'));
+  await page.click('#refresh-folder');
+  await page.waitForFunction(() => window.copilotLens.cache !== 'before the refresh' && ['done', 'error'].includes(document.body.dataset.state), null, { timeout: 120_000 });
+  return page.evaluate(() => document.body.dataset.state);
+}
+
 /** Every export of the analysis shown (but a session's), by name. */
 async function everyExport(page) {
   await showView(page, 'exports');
@@ -932,7 +940,7 @@ async function everyExport(page) {
 }
 
 test('the cache: a remembered folder changed between analyses and refreshed equals a cold analysis and the CLI, and says how many files came from the cache; Clear the cache makes the next run cold; Forget it removes the cache', async () => {
-  // A home of four sessions (the spec sample's, copied under other ids) and the store with its WAL.
+  // A home of five sessions (the spec sample's, copied under other ids) and the store with its WAL.
   const home = path.join(TMP, 'cached-home');
   rmSync(home, { recursive: true, force: true });
   cpSync(SPEC, home, { recursive: true });
@@ -947,7 +955,8 @@ test('the cache: a remembered folder changed between analyses and refreshed equa
     }
     return id;
   };
-  const [second, third] = [sessionLike(2), sessionLike(3)];
+  // Sessions 5 and 6 stay as they are.
+  const [second, third] = [sessionLike(2), sessionLike(3), sessionLike(5), sessionLike(6)];
   const encoded = (rel) => ({ path: rel, b64: readFileSync(path.join(home, rel)).toString('base64') });
   const log = (id) => `.copilot/session-state/${id}/events.jsonl`;
 
@@ -957,7 +966,8 @@ test('the cache: a remembered folder changed between analyses and refreshed equa
     await pickerReturning(page, 'cached-home', filesUnder(home).map(encoded));
     // The disk copy takes the folder's times, so that the CLI's rows dated by a file's time are the page's.
     const align = (times) => {
-      for (const [rel, ms] of Object.entries(times)) utimesSync(path.join(home, rel), ms / 1000, ms / 1000);
+      // Half a millisecond more: seconds as a double would otherwise round some times down a millisecond.
+      for (const [rel, ms] of Object.entries(times)) utimesSync(path.join(home, rel), (ms + 0.5) / 1000, (ms + 0.5) / 1000);
     };
     align(await writeIntoOpfs(page, 'cached-home', []));
     await page.check('#remember-folder');
@@ -999,14 +1009,13 @@ shutil.rmtree(work)`, store]);
     const changed = [log(first), log(third), ...filesUnder(path.join(state, fourth)).map((rel) => `.copilot/session-state/${fourth}/${rel}`), '.copilot/session-store.db', '.copilot/session-store.db-wal'];
     align(await writeIntoOpfs(page, 'cached-home', changed.map(encoded), [log(second)]));
 
-    await page.click('#refresh-folder');
-    assertEqual(await waitForState(page, ['done', 'error']), 'done', 'refreshed');
+    assertEqual(await refresh(page), 'done', 'refreshed');
     const refreshed = await page.evaluate(() => window.copilotLens.cache);
     const message = await page.textContent('#cache-status');
     const said = message.match(/^Analysed again in \d+\.\d s: ([\d,]+) files? changed, ([\d,]+) from the cache\.$/);
     assert(said, `the page says what the cache did: ${message}`);
     assertEqual([Number(said[1].replace(/,/g, '')), Number(said[2].replace(/,/g, ''))], [refreshed.changed, refreshed.from_cache], 'the message gives the engine\'s numbers');
-    assert(refreshed.from_cache > 0, 'files came from the cache');
+    assertEqual([refreshed.changed, refreshed.from_cache], [3, 2], 'the logs appended to, rewritten and added were parsed, the two unchanged ones came from the cache');
     await shot(page, 'cache-refreshed.png', false);
     const cached = await everyExport(page);
     const expected = native(home, { byName: true });
@@ -1019,8 +1028,7 @@ shutil.rmtree(work)`, store]);
     await page.click('#clear-cache');
     await page.waitForFunction(() => document.getElementById('cache-status').textContent.startsWith('The cache is cleared'));
     assertEqual((await cacheFolder(page)).files, [], 'the cache folder is empty');
-    await page.click('#refresh-folder');
-    assertEqual(await waitForState(page, ['done', 'error']), 'done', 'analysed cold');
+    assertEqual(await refresh(page), 'done', 'analysed cold');
     const cold = await page.evaluate(() => window.copilotLens.cache);
     assertEqual(cold.from_cache, 0, 'after Clear the cache nothing comes from it');
     assert(cold.changed >= filesRead, 'every file is read again');
@@ -1040,6 +1048,26 @@ shutil.rmtree(work)`, store]);
     assertEqual((await cacheFolder(page)).files, ['index.json'], 'nothing but the empty index is left');
     assertEqual(errors, [], 'no page errors');
     return `${refreshed.from_cache} files from the cache and ${refreshed.changed} changed after the changes; ${Object.keys(cached).length} exports equal cold; cleared, forgotten`;
+  } finally {
+    await browser.close();
+  }
+});
+
+test('the cache: the single-file build from file://, where the browser has no private file system for the page, analyses without it and says why, in the cache line and in Diagnostics', async () => {
+  const expected = native(SPEC);
+  const browser = await launch();
+  try {
+    const url = 'file://' + SINGLE;
+    const { page, errors } = await openPage(browser, url, url);
+    await pick(page, SPEC);
+    assertEqual(await summaryOf(page), sortKeys(expected.summary), "the summary equals the native CLI's");
+    const line = await page.textContent('#cache-status');
+    assert(/^Not cached: .+\.$/.test(line), `the cache line says why: ${line}`);
+    assert(await page.isHidden('#clear-cache'), 'nothing to clear');
+    await showView(page, 'diagnostics');
+    assertEqual(await page.textContent('#cache-note'), `Not used: ${line.slice('Not cached: '.length, -1)}. Every file was read.`, 'Diagnostics says why');
+    assertEqual(errors, [], 'no page errors');
+    return line;
   } finally {
     await browser.close();
   }
