@@ -976,6 +976,9 @@ test('the cache: a remembered folder changed between analyses and refreshed equa
     const firstRun = await page.evaluate(() => window.copilotLens.cache);
     assertEqual(firstRun.from_cache, 0, 'the first analysis takes nothing from the cache');
     assert(await page.isVisible('#refresh-folder'), 'the remembered folder offers Refresh');
+    // The worker keeps the cache after done, before it says the analysis settled.
+    const settled = () => page.waitForFunction(() => window.copilotLens.settled !== null);
+    await settled();
     assertEqual((await cacheFolder(page)).inputs.length, 1, 'the analysis is kept in the cache');
     const filesRead = firstRun.changed;
 
@@ -1037,6 +1040,7 @@ shutil.rmtree(work)`, store]);
     for (const name of Object.keys(coldExports)) assert(cached[name] === coldExports[name], `${name}: the cached analysis's equals the cold one's, byte for byte`);
 
     // Forget it: the folder and what the cache kept of it go.
+    await settled();
     assertEqual((await cacheFolder(page)).inputs.length, 1, 'kept again');
     await page.click('#forget-folder');
     await page.waitForSelector('#remembered[hidden]', { state: 'attached' });
