@@ -36,11 +36,12 @@ const IMPORT = /^import\s+(\{[\s\S]*?\}|\*\s+as\s+\w+)\s+from\s+'([^']+)';?[ \t]
 const DYNAMIC_IMPORT = /(?<!\{)\bimport\('([^']+)'\)/g;
 const EXPORT = /^export\s+(?:async\s+function|function|class|const|let)\s+(\w+)/gm;
 
-function bundle(entry) {
+/** `entry` and what it imports, joined; an import of one of `globals` is dropped (its names are the script's globals). */
+function bundle(entry, globals = []) {
   const order = [];
   const ids = new Map();
   const visit = (file, stack = []) => {
-    if (ids.has(file)) return;
+    if (ids.has(file) || globals.includes(file)) return;
     if (stack.includes(file)) throw new Error(`import cycle: ${[...stack, file].join(' -> ')}`);
     const source = readFileSync(file, 'utf8');
     for (const match of source.matchAll(IMPORT)) visit(path.resolve(path.dirname(file), match[2]), [...stack, file]);
@@ -56,6 +57,7 @@ function bundle(entry) {
     let source = readFileSync(file, 'utf8');
     const exported = [...source.matchAll(EXPORT)].map((match) => match[1]);
     source = source.replace(IMPORT, (_, what, from) => {
+      if (globals.includes(path.resolve(path.dirname(file), from))) return '';
       const id = ids.get(path.resolve(path.dirname(file), from));
       if (what.startsWith('*')) return `const ${what.split(/\s+/).pop()} = ${id};`;
       const names = what
@@ -83,10 +85,9 @@ function workerScript() {
   glue = glue.replace(/^export\s*\{[^}]*\};?\s*$/gm, '');
   glue = glue.replaceAll('import.meta.url', 'self.location.href');
   if (/^\s*(export|import)\s/m.test(glue)) throw new Error('pkg/copilot_lens.js: an import or export is left');
-  let worker = read('worker.js');
-  worker = worker.replace(/^import\s+\{[^}]*\}\s+from\s+'\.\/pkg\/copilot_lens\.js';\s*$/m, '');
-  if (/^\s*(export|import)\s/m.test(worker)) throw new Error('worker.js: an import or export is left');
-  return `// wasm-bindgen glue (pkg/copilot_lens.js) and worker.js (in a block of its own), as one classic worker script.\n${glue}\n{\n${worker}\n}\n`;
+  // worker.js and the modules it imports, joined as the page's are; the glue's names are globals.
+  const worker = bundle(path.join(WWW, 'worker.js'), [path.join(WWW, 'pkg/copilot_lens.js')]);
+  return `// wasm-bindgen glue (pkg/copilot_lens.js) and worker.js with its modules (in a block of their own), as one classic worker script.\n${glue}\n{\n${worker}\n}\n`;
 }
 
 // ---- the page ------------------------------------------------------------------------------------

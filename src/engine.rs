@@ -5,16 +5,24 @@
 
 use std::cell::{RefCell, RefMut};
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::io::SeekFrom;
 
+use wasm_bindgen::JsCast;
 use web_sys::Blob;
 
-use crate::analysis::{LateSizes, LogJob, LogQueue, LogTask, Options, Outputs, ParsedLog, Parsing, Planned, Released};
+use crate::analysis::{
+    LateSizes, LogInput, LogJob, LogQueue, LogTask, Options, Outputs, ParsedLog, Parsing, Planned, Released,
+};
+use crate::cache::{CacheTally, ENDS_BYTES, FileKey};
 use crate::input::RootListing;
-use crate::input::browser::{BrowserFile, BrowserRoot, BrowserRoots};
+use crate::input::browser::{BrowserFile, BrowserRoot, BrowserRoots, SourceReader};
 use crate::model::OwnedRow;
+use crate::model::RowSink;
 use crate::outputs::{self, ROWS_CSV, ROWS_JSONL, ROWS_PER_PART, SESSION_MD};
+use crate::page_cache::{self, PageCache};
 use crate::protocol::{
-    Answer, FileAt, Give, HandOver, HandOverStep, LOG_GIVEN_WHOLE_MAX_BYTES, LogToGive, Need, Request, SessionShown,
+    Answer, CacheReport, FileAt, Give, HandOver, HandOverStep, LOG_GIVEN_WHOLE_MAX_BYTES, LogCache, LogToGive, Need,
+    Request, SessionShown,
 };
 use crate::search::Matches;
 use crate::share::{self, Transcript};
@@ -66,11 +74,19 @@ pub struct PlannedRun {
     pub planned: Planned,
     pub roots: BrowserRoots,
     pub stores: Stores,
+    pub cache: Option<Cached>,
+}
+
+/// The page's cache in a run, and the roots' labels, which name them there.
+pub struct Cached {
+    pub cache: PageCache,
+    pub labels: Vec<String>,
 }
 
 pub struct ParsingRun {
     pub parsing: Parsing,
     pub roots: BrowserRoots,
+    cache: Option<Cached>,
     pub table: RowTable,
     /// The page hands a zip's logs over in the archive's order (one read for many entries,
     /// where a read for each costs the browser a millisecond): each log is parsed into a table
@@ -89,7 +105,7 @@ pub enum Stores {
 }
 
 impl PlannedRun {
-    pub fn new(planned: Planned, roots: BrowserRoots) -> (PlannedRun, HandOver) {
+    pub fn new(planned: Planned, roots: BrowserRoots, cache: Option<Cached>) -> (PlannedRun, HandOver) {
         let given_by_page = |root: usize| matches!(roots.roots.get(root), Some(BrowserRoot::Files(_)));
         let (mut in_parts, mut small) = (Vec::new(), Vec::new());
         for (root, path, read_in_parts) in planned.metadata_files().filter(|(root, _, _)| given_by_page(*root)) {
@@ -116,7 +132,17 @@ impl PlannedRun {
                     }
                     _ => (given_by_page(root), None),
                 };
-                LogToGive { index, root, path: path.to_string(), given, entry }
+                let cache = match &cache {
+                    Some(cached) if given_by_page(root) => {
+                        if cached.cache.has(&cached.labels[root], path) {
+                            LogCache::Kept
+                        } else {
+                            LogCache::Made
+                        }
+                    }
+                    _ => LogCache::None,
+                };
+                LogToGive { index, root, path: path.to_string(), given, entry, cache }
             })
             .collect();
         let now = |parts| HandOverStep { after_done: false, parts };
@@ -129,7 +155,7 @@ impl PlannedRun {
             HandOverStep { after_done: true, parts: vec![Give::Rest] },
         ];
         debug_assert_eq!(steps.len(), STEPS_IN_ALL);
-        (PlannedRun { planned, roots, stores }, HandOver { steps })
+        (PlannedRun { planned, roots, stores, cache }, HandOver { steps })
     }
 
     /// A file of a folder root handed over; the stores are read once the last of theirs is in.
@@ -155,7 +181,7 @@ impl PlannedRun {
     /// Step 2: every file but the logs. Returns the next step and the files handed over as
     /// bytes whose modification times the rows need.
     pub fn read_metadata(self) -> (ParsingRun, Vec<FileAt>) {
-        let PlannedRun { planned, mut roots, .. } = self;
+        let PlannedRun { planned, mut roots, cache, .. } = self;
         for (root, browser_root) in roots.roots.iter_mut().enumerate() {
             if let BrowserRoot::Zip(zip) = browser_root {
                 let small = planned.metadata_files().filter(|(of, _, _)| *of == root).map(|(_, path, _)| path);
@@ -167,14 +193,14 @@ impl PlannedRun {
             parsing.files_needing_times().map(|(root, path)| FileAt { root, path: path.to_string() }).collect();
         let logs = LogQueue::new(&parsing);
         let left = logs.tasks().len();
-        (ParsingRun { parsing, roots, table: RowTable::default(), logs, left }, needed)
+        (ParsingRun { parsing, roots, cache, table: RowTable::default(), logs, left }, needed)
     }
 }
 
 /// A log as the page hands it over.
 pub enum GivenLog {
-    /// The whole file, read by the page.
-    Bytes(Vec<u8>),
+    /// The whole file, read by the page, with its modification time.
+    Bytes(Vec<u8>, Option<i64>),
     /// A File of a folder root, read here in windows.
     File(Blob),
     /// Nothing: read from its root (a zip entry the page does not inflate, or a File handed
@@ -209,18 +235,42 @@ impl ParsingRun {
 
     fn parse_given(&mut self, job: LogJob, given: GivenLog, rows: &mut RowTable) -> ParsedLog {
         let task = &job.task;
+        let options = self.parsing.options();
+        // Only a folder's files are keyed (a zip's entries are parsed again, as natively).
+        let cache =
+            self.cache.as_mut().filter(|_| matches!(self.roots.roots.get(task.root), Some(BrowserRoot::Files(_))));
         match given {
-            GivenLog::Bytes(bytes) => {
+            GivenLog::Bytes(bytes, modified_ms) => {
                 self.roots.progress.add_file(task.root, &task.listed_path, bytes.len() as f64);
-                job.parse_bytes(&bytes, self.parsing.options(), rows)
+                match cache {
+                    Some(Cached { cache, labels }) => {
+                        let key = page_cache::key_of_bytes(&labels[task.root], &task.listed_path, modified_ms, &bytes);
+                        through_cache(cache, job, &key, LogInput::Bytes(&bytes), options, rows).0
+                    }
+                    None => job.parse_bytes(&bytes, options, rows),
+                }
             }
             GivenLog::File(blob) => {
+                let (task_root, task_path) = (task.root, task.listed_path.clone());
+                let key =
+                    cache.as_ref().and_then(|cached| key_of_blob(&cached.labels[task.root], &task.listed_path, &blob));
                 if let Some(BrowserRoot::Files(files)) = self.roots.roots.get_mut(task.root) {
                     files.insert(task.listed_path.clone(), BrowserFile::Blob(blob));
                 }
-                job.parse(&mut self.roots, self.parsing.options(), rows)
+                match (cache, key) {
+                    (Some(Cached { cache, .. }), Some(key)) => {
+                        let (parsed, replayed) =
+                            through_cache(cache, job, &key, LogInput::Reader(&mut self.roots), options, rows);
+                        if replayed {
+                            // Not opened, but done: the progress counts it as read.
+                            self.roots.progress.add_file(task_root, &task_path, key.size as f64);
+                        }
+                        parsed
+                    }
+                    _ => job.parse(&mut self.roots, options, rows),
+                }
             }
-            GivenLog::FromRoot => job.parse(&mut self.roots, self.parsing.options(), rows),
+            GivenLog::FromRoot => job.parse(&mut self.roots, options, rows),
         }
     }
 
@@ -229,7 +279,7 @@ impl ParsingRun {
         // Logs never given (a page that stopped early) leave a gap; the rest are added in order.
         let released = self.logs.skip_missing(&mut self.parsing);
         self.parse_ready(released);
-        let ParsingRun { parsing, mut roots, mut table, logs: queue, .. } = self;
+        let ParsingRun { parsing, mut roots, mut table, logs: queue, cache, .. } = self;
         let options = parsing.options().clone();
         let late_sizes = parsing.late_sizes();
         let outputs = parsing.finish(&mut roots, &mut table);
@@ -253,6 +303,7 @@ impl ParsingRun {
             roots: RefCell::new(roots),
             logs: tasks.iter().map(|task| (task.file as u32, task.clone())).collect(),
             options,
+            cache: cache.map(|cached| cached.cache),
         }
     }
 }
@@ -269,9 +320,72 @@ pub struct Done {
     pub roots: RefCell<BrowserRoots>,
     logs: HashMap<u32, LogTask>,
     options: Options,
+    /// The page's cache, until its next pack is taken.
+    pub cache: Option<PageCache>,
+}
+
+/// A log through the page's cache: its entry replayed when it can be, else parsed, its entry
+/// kept for the next run. Says whether it was replayed.
+fn through_cache(
+    cache: &mut PageCache,
+    job: LogJob,
+    key: &FileKey,
+    input: LogInput<'_>,
+    options: &Options,
+    rows: &mut dyn RowSink,
+) -> (ParsedLog, bool) {
+    let (job, miss) = match cache.entry(key) {
+        None => (job, None),
+        Some(entry) => match job.replay(entry, key, &cache.cache_use, options, rows) {
+            Ok(parsed) => {
+                cache.keep_old(key);
+                cache.tally.add(&CacheTally { cached: 1, cached_bytes: key.size, ..CacheTally::default() });
+                return (parsed, true);
+            }
+            Err((job, miss)) => (job, Some(miss)),
+        },
+    };
+    let (parsed, entry) = job.parse_recording(input, key, &cache.cache_use, miss, options, rows);
+    if let Some(entry) = entry {
+        cache.put(key, &entry);
+    }
+    cache.tally.parsed += 1;
+    (parsed, false)
+}
+
+/// The key of a log handed over as a File: its size and time, and its two ends read here.
+fn key_of_blob(root: &str, path: &str, blob: &Blob) -> Option<FileKey> {
+    let size = blob.size() as u64;
+    let modified = blob.dyn_ref::<web_sys::File>().map(web_sys::File::last_modified).filter(|ms| *ms > 0.0);
+    let mut reader = BrowserFile::Blob(blob.clone()).reader().ok()?;
+    let mut head = vec![0; ENDS_BYTES.min(size as usize)];
+    read_exactly(&mut *reader, 0, &mut head)?;
+    let tail = if size as usize <= ENDS_BYTES {
+        head.clone()
+    } else {
+        let mut tail = vec![0; ENDS_BYTES];
+        read_exactly(&mut *reader, size - ENDS_BYTES as u64, &mut tail)?;
+        tail
+    };
+    Some(FileKey::new(root, path, size, modified.map(|ms| ms as i64), &head, &tail))
+}
+
+fn read_exactly(reader: &mut dyn SourceReader, offset: u64, buffer: &mut [u8]) -> Option<()> {
+    reader.seek(SeekFrom::Start(offset)).ok()?;
+    let mut reader = reader;
+    (crate::input::fill(&mut reader, buffer).ok()? == buffer.len()).then_some(())
 }
 
 impl Done {
+    /// What the page's cache did in this run.
+    pub fn cache_report(&self) -> Option<CacheReport> {
+        self.cache.as_ref().map(|cache| CacheReport {
+            from_cache: cache.tally.cached,
+            changed: cache.tally.parsed,
+            problem: cache.problem.clone(),
+        })
+    }
+
     /// Answers the page's request.
     pub fn answer(&self, request: Request) -> Result<Answer<'_>, String> {
         let outputs = &self.outputs;

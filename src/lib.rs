@@ -18,6 +18,7 @@ pub mod lines;
 pub mod model;
 pub mod order;
 pub mod outputs;
+pub mod page_cache;
 pub mod protocol;
 pub mod report;
 pub mod scrub;

@@ -205,6 +205,34 @@ pub struct LogToGive {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(test, ts(optional))]
     pub entry: Option<crate::input::zip::RawEntry>,
+    /// What the page's cache does with it.
+    pub cache: LogCache,
+}
+
+/// What the page's cache does with a log a folder's page hands over.
+#[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub enum LogCache {
+    /// Nothing: no cache in this run, or not a folder's log.
+    None,
+    /// Its entry is made: the page gives its time with its bytes, for its key.
+    Made,
+    /// It may be in the cache: it goes over as a File, whose two ends the engine reads for its
+    /// key, and the rest only if it changed.
+    Kept,
+}
+
+/// What the page's cache did in an analysis (`Engine::cache_report`).
+#[derive(Serialize, Debug)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct CacheReport {
+    /// Logs taken from the cache.
+    pub from_cache: u64,
+    /// Logs parsed: new, changed, or without an entry that could be used.
+    pub changed: u64,
+    /// Why the cache the page kept could not be used at all, if it could not.
+    pub problem: Option<String>,
 }
 
 /// What the analysis needs next: the page's worker loops on it.
@@ -404,6 +432,8 @@ mod tests {
             Give::decl(&config),
             FileAt::decl(&config),
             LogToGive::decl(&config),
+            LogCache::decl(&config),
+            CacheReport::decl(&config),
             crate::input::zip::RawEntry::decl(&config),
             Need::decl(&config),
             crate::views::PageOptions::decl(&config),

@@ -15,10 +15,12 @@ use wasm_bindgen::prelude::*;
 use web_sys::Blob;
 
 use crate::analysis::{Options, Planned};
-use crate::engine::{Done, GivenLog, PlannedRun, Stage};
+use crate::cache::CacheUse;
+use crate::engine::{Cached, Done, GivenLog, PlannedRun, Stage};
 use crate::input::browser::{BrowserFile, BrowserRoot, BrowserRoots, Progress, ProgressState};
 use crate::input::zip::ZipRoot;
 use crate::input::{ListedFile, RootListing, blob::BlobReader};
+use crate::page_cache::PageCache;
 use crate::protocol::{self, Request};
 use crate::views::{self, PageOptions};
 
@@ -84,6 +86,8 @@ pub struct Engine {
     options: Options,
     memory_limit_mib: u32,
     stage: Stage,
+    /// The pack the page's cache kept and the page's build, taken before `begin`.
+    cache: Option<(Vec<u8>, String)>,
 }
 
 #[wasm_bindgen]
@@ -94,7 +98,12 @@ impl Engine {
         let given: PageOptions =
             if options.is_undefined() || options.is_null() { PageOptions::default() } else { from_js(&options)? };
         let (options, memory_limit_mib) = given.options().map_err(js_error)?;
-        Ok(Engine { options, memory_limit_mib, stage: Stage::Adding { roots: Vec::new(), listings: Vec::new() } })
+        Ok(Engine {
+            options,
+            memory_limit_mib,
+            stage: Stage::Adding { roots: Vec::new(), listings: Vec::new() },
+            cache: None,
+        })
     }
 
     /// What the analysis needs next: a `protocol::Need`.
@@ -128,12 +137,49 @@ impl Engine {
         Ok(())
     }
 
+    /// Uses the page's cache (`crate::page_cache`): `pack` is what it kept for these inputs
+    /// (empty for nothing), `build` names the page's build. Before `begin`.
+    pub fn use_cache(&mut self, pack: Vec<u8>, build: String) -> Result<(), JsError> {
+        if !matches!(self.stage, Stage::Adding { .. }) {
+            return Err(js_error("the cache comes before begin"));
+        }
+        self.cache = Some((pack, build));
+        Ok(())
+    }
+
+    /// What the page's cache did (a `protocol::CacheReport`), null without one. After `finish`.
+    pub fn cache_report(&self) -> Result<JsValue, JsError> {
+        to_js(&self.done()?.cache_report())
+    }
+
+    /// The pack to keep for the next analysis of these inputs (once: it is then let go), or
+    /// nothing without a cache. Made outside the engine's memory, which it could double.
+    pub fn take_cache(&mut self) -> Result<Option<Uint8Array>, JsError> {
+        let Stage::Done(done) = &mut self.stage else { return Err(js_error("run the analysis first")) };
+        let Some(cache) = done.cache.take() else { return Ok(None) };
+        let pieces = cache.pack_pieces();
+        let length = pieces.iter().map(|piece| piece.len()).sum::<usize>();
+        let length = u32::try_from(length).map_err(|_| js_error("the cache is too large to keep"))?;
+        let pack = Uint8Array::new_with_length(length);
+        let mut at = 0;
+        for piece in pieces {
+            let end = at + piece.len() as u32;
+            pack.subarray(at, end).copy_from(piece);
+            at = end;
+        }
+        Ok(Some(pack))
+    }
+
     /// Plans the analysis; `progress` is called with `{bytes, total, files, files_total, file}`.
     /// Returns what the page is to hand over from its folder roots: a `protocol::HandOver`.
     pub fn begin(&mut self, progress: Function) -> Result<JsValue, JsError> {
         let Stage::Adding { roots, listings } = self.take_stage() else {
             return Err(js_error("this engine has begun already"));
         };
+        let cache = self.cache.take().map(|(pack, build)| Cached {
+            cache: PageCache::new(pack, &build, CacheUse::new(&build, &self.options)),
+            labels: listings.iter().map(|listing| listing.label.clone()).collect(),
+        });
         let planned = Planned::new(listings, self.options.clone()).map_err(js_error)?;
         let state = ProgressState {
             callback: progress,
@@ -146,7 +192,7 @@ impl Engine {
             finished: false,
         };
         let roots = BrowserRoots { roots, progress: Progress { state: std::rc::Rc::new(RefCell::new(state)) } };
-        let (run, hand_over) = PlannedRun::new(planned, roots);
+        let (run, hand_over) = PlannedRun::new(planned, roots, cache);
         self.stage = Stage::Planned(Box::new(run));
         to_js(&hand_over)
     }
@@ -204,12 +250,13 @@ impl Engine {
     }
 
     /// Parses log `index` of the `logs` `begin` named (in any order: their rows and facts are
-    /// taken in that order): from `log`, a Uint8Array of the whole file (read by the page) or a
-    /// File (read here in windows: a log above `log_given_whole_max_bytes`), else from its root.
-    pub fn parse_log(&mut self, index: usize, log: JsValue) -> Result<(), JsError> {
+    /// taken in that order): from `log`, a Uint8Array of the whole file (read by the page, which
+    /// gives its time, `modified_ms`, for the cache's key) or a File (read here in windows: a log
+    /// above `log_given_whole_max_bytes`, or one the cache may have), else from its root.
+    pub fn parse_log(&mut self, index: usize, log: JsValue, modified_ms: Option<f64>) -> Result<(), JsError> {
         let Stage::Parsing(run) = &mut self.stage else { return Err(js_error("read the metadata first")) };
         let given = if let Some(bytes) = log.dyn_ref::<Uint8Array>() {
-            GivenLog::Bytes(bytes.to_vec())
+            GivenLog::Bytes(bytes.to_vec(), modified_ms.filter(|ms| *ms > 0.0).map(|ms| ms as i64))
         } else if let Ok(file) = log.dyn_into::<Blob>() {
             GivenLog::File(file)
         } else {

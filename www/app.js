@@ -7,7 +7,7 @@
 // whole long texts).
 import { clear, download, fmtBytes, fmtInt, h, setTimeDisplay, timeDisplay } from './dom.js';
 import { Cancelled, EngineClient, WorkerCrash, embeddedDemo } from './engine.js';
-import { canRemember, forgetFolder, mayRead, rememberFolder, rememberedFolder } from './remember.js';
+import { canRemember, forgetFolder, mayRead, rememberFolder, rememberedFolder, rememberedId } from './remember.js';
 import {
   describeRoots,
   rootFromDirectoryHandle,
@@ -48,6 +48,8 @@ const lens = {
   timings: null,
   memory: null,
   settled: null,
+  /** What the page's cache did in the last analysis (the worker's `cache`). */
+  cache: null,
   error: null,
   engineReady: false,
   crashWorkerForTest: () => engine.crashForTest(),
@@ -185,6 +187,31 @@ function analyseWithThinking() {
   return analyse(currentRoots);
 }
 
+/**
+ * The inputs' key in the page's cache: each root's id, one a line. A remembered folder has an
+ * id of its own; another folder is known by its name, a zip by its name and size (the engine
+ * checks every file it takes from the cache against the file itself, so a name is enough).
+ */
+function cacheKey(roots) {
+  const idOf = (root) => root.cacheId || (root.kind === 'zip' ? `zip:${root.label}:${root.file.size}` : `folder:${root.label}`);
+  return roots.map(idOf).join('\n');
+}
+
+/** The cache line: what the last analysis took from the cache and kept, or why it could not. */
+function showCache(cache, seconds) {
+  lens.cache = cache;
+  $('cache-line').hidden = !cache;
+  if (!cache) return;
+  let text;
+  if (cache.unavailable) text = `Not cached: ${cache.unavailable}.`;
+  else if (cache.from_cache > 0) {
+    text = `Analysed again in ${seconds.toFixed(1)} s: ${fmtInt(cache.changed)} ${cache.changed === 1 ? 'file' : 'files'} changed, ${fmtInt(cache.from_cache)} from the cache.`;
+  } else text = `Analysed in ${seconds.toFixed(1)} s; kept in this browser's cache for the next time.`;
+  if (cache.problem) text += ` ${cache.problem}`;
+  $('cache-status').textContent = text;
+  $('clear-cache').hidden = Boolean(cache.unavailable);
+}
+
 /** Analyses `newRoots`, with the roots already in when `add`. */
 async function analyse(newRoots, add = false) {
   if (newRoots.bills && newRoots.bills.length) {
@@ -201,6 +228,7 @@ async function analyse(newRoots, add = false) {
   currentRoots = roots;
   lens.summary = null;
   lens.settled = null;
+  showCache(null);
   lens.error = null;
   $('inputs-line').hidden = false;
   $('inputs-line').textContent = `Input: ${describeRoots(roots)}`;
@@ -211,7 +239,7 @@ async function analyse(newRoots, add = false) {
   setState('working');
   const opts = options();
   try {
-    const result = await engine.analyze(roots, opts);
+    const result = await engine.analyze(roots, opts, cacheKey(roots));
     if (gen !== analysisGen) return;
     // Seconds: the worker's steps, and the whole run as this page saw it.
     lens.timings = { ...result.timings, total: (performance.now() - progressStarted) / 1000 };
@@ -220,6 +248,7 @@ async function analyse(newRoots, add = false) {
     lens.seconds = result.seconds;
     lens.memory = result.memory;
     lens.handedOver = engine.handedOver;
+    showCache(result.cache, lens.timings.total);
     ctx = makeContext(gen, result, opts);
     for (const id of Object.keys(VIEWS)) clear($(`view-${id}`)).dataset.rendered = '';
     setState('done');
@@ -243,6 +272,8 @@ function makeContext(gen, result, { timezone: zone, include_thinking: thinkingIn
     gen,
     summary: result.summary,
     warnings: result.warnings,
+    /** What the page's cache did, or why it was not used (the worker's `cache`). */
+    cache: result.cache,
     seconds: result.seconds,
     timings: result.timings,
     memory: result.memory,
@@ -390,8 +421,13 @@ $('before-prompt-go').addEventListener('click', async () => {
   } catch {
     return; // the user closed the picker
   }
-  if ($('remember-folder').checked && !add) await rememberFolder(handle).catch(() => {});
-  analyseHandle(handle, add);
+  let cacheId = null;
+  if ($('remember-folder').checked && !add) {
+    await forgetRemembered();
+    cacheId = await rememberFolder(handle).then(rememberedId, () => null);
+    offerRemembered();
+  }
+  analyseHandle(handle, { add, cacheId });
 });
 
 $('input-expand').addEventListener('click', () => {
@@ -419,14 +455,38 @@ $('pick-files').addEventListener('change', (event) => {
   analyse(roots);
 });
 
-/** Lists a directory handle's folder and analyses it. */
-async function analyseHandle(handle, add = false) {
+/**
+ * Lists a directory handle's folder and analyses it, with the roots already in when `add`;
+ * `cacheId` is a remembered folder's.
+ */
+async function analyseHandle(handle, { add = false, cacheId = null } = {}) {
   $('inputs-line').hidden = false;
   $('inputs-line').textContent = `Listing ${handle.name}…`;
   const root = await rootFromDirectoryHandle(handle, (n) => {
     $('inputs-line').textContent = `Listing ${handle.name}: ${fmtInt(n)} files…`;
   });
-  analyse([root], add);
+  if (cacheId) root.cacheId = cacheId;
+  await analyse([root], add);
+  // Analysed once here, the remembered folder is refreshed with one click (from the cache).
+  $('refresh-folder').hidden = !cacheId || lens.state !== 'done';
+}
+
+/** Analyses the remembered folder again, once the browser allows reading it. */
+async function reopenRemembered() {
+  const handle = await rememberedFolder();
+  if (!handle) return offerRemembered();
+  if (await mayRead(handle).catch(() => false)) analyseHandle(handle, { cacheId: rememberedId() });
+  else {
+    $('inputs-line').hidden = false;
+    $('inputs-line').textContent = `The browser did not allow reading ${handle.name}: open it again with the button above.`;
+  }
+}
+
+/** Forgets the remembered folder, and what the page's cache kept of it. */
+async function forgetRemembered() {
+  const id = await forgetFolder().catch(() => null);
+  $('refresh-folder').hidden = true;
+  if (id) await engine.cache('forget', id).catch(() => {});
 }
 
 /** Offers the folder remembered from a visit before, if any. */
@@ -440,22 +500,15 @@ async function offerRemembered() {
 
 if (typeof window.showDirectoryPicker === 'function') {
   $('remember-line').hidden = !canRemember();
-  $('reopen-folder').addEventListener('click', async () => {
-    const handle = await rememberedFolder();
-    if (!handle) return offerRemembered();
-    if (await mayRead(handle).catch(() => false)) analyseHandle(handle);
-    else {
-      $('inputs-line').hidden = false;
-      $('inputs-line').textContent = `The browser did not allow reading ${handle.name}: open it again with the button above.`;
-    }
-  });
+  $('reopen-folder').addEventListener('click', reopenRemembered);
+  $('refresh-folder').addEventListener('click', reopenRemembered);
   $('forget-folder').addEventListener('click', async () => {
-    await forgetFolder().catch(() => {});
+    await forgetRemembered();
     offerRemembered();
   });
   $('remember-folder').addEventListener('change', async (event) => {
     if (!event.target.checked) {
-      await forgetFolder().catch(() => {});
+      await forgetRemembered();
       offerRemembered();
     }
   });
@@ -501,6 +554,12 @@ $('demo').addEventListener('click', async () => {
   } catch (error) {
     showError('The demo could not be loaded', String(error.message || error));
   }
+});
+
+$('clear-cache').addEventListener('click', async () => {
+  const after = await engine.cache('clear').catch((error) => ({ unavailable: String(error.message || error) }));
+  $('cache-status').textContent = after.unavailable ? `Not cleared: ${after.unavailable}.` : 'The cache is cleared: the next analysis reads every file.';
+  $('clear-cache').hidden = true;
 });
 
 $('cancel').addEventListener('click', () => {

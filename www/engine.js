@@ -59,16 +59,35 @@ export function embeddedDemo() {
   return block ? new Blob([base64Bytes(block.textContent)], { type: 'application/zip' }) : null;
 }
 
+/**
+ * The module's bytes' SHA-256 (its start, in hex), which names the build in the page's cache:
+ * entries another build made are not read. Empty where the browser cannot hash.
+ */
+async function buildOf(bytes) {
+  try {
+    const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', await bytes));
+    return [...digest.slice(0, 8)].map((byte) => byte.toString(16).padStart(2, '0')).join('');
+  } catch {
+    return '';
+  }
+}
+
+/** The module, compiled, and its build's name. */
 async function compileModule() {
   const block = embedded('embedded-wasm');
-  if (block) return WebAssembly.compile(base64Bytes(block.textContent));
+  if (block) {
+    const bytes = base64Bytes(block.textContent);
+    return Promise.all([WebAssembly.compile(bytes), buildOf(bytes)]);
+  }
   const url = new URL('./pkg/copilot_lens_bg.wasm', import.meta.url);
   const response = await fetch(url);
   if (!response.ok) throw new Error(`cannot load the engine (${response.status} ${url})`);
   if (WebAssembly.compileStreaming && response.headers.get('content-type') === 'application/wasm') {
-    return WebAssembly.compileStreaming(response);
+    const copy = response.clone();
+    return Promise.all([WebAssembly.compileStreaming(response), buildOf(copy.arrayBuffer())]);
   }
-  return WebAssembly.compile(await response.arrayBuffer());
+  const bytes = await response.arrayBuffer();
+  return Promise.all([WebAssembly.compile(bytes), buildOf(bytes)]);
 }
 
 function workerUrl() {
@@ -84,6 +103,7 @@ export class EngineClient {
     this.onSettled = onSettled || (() => {});
     this.server = null;
     this.module = null;
+    this.build = '';
     this.worker = null;
     this.inflater = null;
     this.ready = null;
@@ -95,7 +115,7 @@ export class EngineClient {
   start() {
     if (this.ready) return this.ready;
     this.ready = (async () => {
-      if (!this.module) this.module = await compileModule();
+      if (!this.module) [this.module, this.build] = await compileModule();
       const { url, options } = workerUrl();
       const worker = new Worker(url, options);
       this.worker = worker;
@@ -108,7 +128,7 @@ export class EngineClient {
           } else if (event.data.type === 'error' || event.data.type === 'crash') reject(new Error(event.data.message));
         };
         worker.onerror = (event) => reject(new Error(event.message || 'the engine worker failed to start'));
-        worker.postMessage({ type: 'init', module: this.module });
+        worker.postMessage({ type: 'init', module: this.module, build: this.build });
       });
       // Started with the engine, so that nothing is fetched once the page has loaded.
       this.inflater = new Inflater(this.module);
@@ -189,9 +209,10 @@ export class EngineClient {
 
   /**
    * roots: [{kind:'zip', label, file} | {kind:'files', label, files, paths}]. The worker gets
-   * the folders' paths first; their files follow as it asks for them.
+   * the folders' paths first; their files follow as it asks for them. `cacheKey` names the
+   * input in the page's cache (cache.js), null for none.
    */
-  async analyze(roots, options) {
+  async analyze(roots, options, cacheKey = null) {
     await this.start();
     roots = await this.withFolderZips(roots);
     const worker = this.worker;
@@ -212,7 +233,7 @@ export class EngineClient {
       const server = new FileServer(roots, post, alive, this.inflater, this.facts.log_given_whole_max_bytes);
       this.server = server; // a newer analysis stops this one's hand-over
       this.pending.set(id, { resolve, reject, server });
-      worker.postMessage({ type: 'analyze', id, options, roots: listing });
+      worker.postMessage({ type: 'analyze', id, options, roots: listing, cache: cacheKey });
     });
   }
 
@@ -235,6 +256,14 @@ export class EngineClient {
       for (const path of zips) expanded.push({ kind: 'zip', label: `${root.label}/${path}`, file: fileAt.get(path), count: 1 });
     }
     return expanded;
+  }
+
+  /**
+   * The page's cache: `clear` drops it, `forget` what the inputs naming `root` kept, `contents`
+   * says what it holds; each answers `{cap, inputs: [{id, bytes}]}`, or `{unavailable}`.
+   */
+  async cache(op, root = null) {
+    return (await this.send({ type: 'cache', op, root })).value;
   }
 
   /** The answer's value to a request of the finished analysis (a Blob for a file). @param {Request} request */
@@ -512,17 +541,22 @@ class FileServer {
       while (next < logs.length && this.alive()) {
         await this.roomForLogs();
         if (next >= logs.length) break;
-        const { root, path, index } = logs[next++];
+        const { root, path, index, cache } = logs[next++];
         const file = this.byPath[root].get(path);
         let item = { index, file }; // the engine reads it itself and reports what fails
-        try {
-          const bytes = new Uint8Array(await file.arrayBuffer());
-          if (bytes.byteLength <= this.wholeLogMax) {
-            item = { index, bytes };
-            this.held += bytes.byteLength;
+        // One the cache may have goes over as a File: the engine reads its two ends for its
+        // key, and the rest only if it changed.
+        if (cache !== 'kept') {
+          try {
+            const bytes = new Uint8Array(await file.arrayBuffer());
+            if (bytes.byteLength <= this.wholeLogMax) {
+              // Its time is part of its key in the cache (a File's costs a round trip).
+              item = cache === 'made' ? { index, bytes, modified: file.lastModified } : { index, bytes };
+              this.held += bytes.byteLength;
+            }
+          } catch {
+            // as above
           }
-        } catch {
-          // as above
         }
         this.post({ kind: 'logs', items: [item] }, item.bytes ? [item.bytes.buffer] : []);
       }

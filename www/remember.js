@@ -32,9 +32,25 @@ async function transact(mode, work) {
 /** Whether this browser can keep a folder's handle. */
 export const canRemember = () => typeof window.showDirectoryPicker === 'function' && typeof indexedDB !== 'undefined';
 
-export const rememberFolder = (handle) => transact('readwrite', (store) => store.put(handle, KEY));
+// The remembered folder's id, its name in the page's cache (cache.js): a handle has none of
+// its own, and the folder's name alone could be another folder's.
+const ID_KEY = 'copilot-lens.remembered-id';
 
-export const forgetFolder = () => transact('readwrite', (store) => store.delete(KEY));
+/** The remembered folder's id in the page's cache, or null. */
+export const rememberedId = () => localStorage.getItem(ID_KEY);
+
+export async function rememberFolder(handle) {
+  await transact('readwrite', (store) => store.put(handle, KEY));
+  localStorage.setItem(ID_KEY, `remembered:${crypto.randomUUID()}`);
+}
+
+/** Forgets the folder; returns the id it had, whose cache goes too. */
+export async function forgetFolder() {
+  const id = rememberedId();
+  localStorage.removeItem(ID_KEY);
+  await transact('readwrite', (store) => store.delete(KEY));
+  return id;
+}
 
 /** The remembered folder's handle, or null (none kept, or storage refused). */
 export async function rememberedFolder() {

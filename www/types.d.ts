@@ -130,7 +130,27 @@ index: number, root: number, path: string,
  * `log_given_whole_max_bytes` (from a zip, as bytes by `entry`; a larger entry is not
  * given); else the engine reads it from its root.
  */
-given: boolean, entry?: RawEntry, };
+given: boolean, entry?: RawEntry, 
+/**
+ * What the page's cache does with it.
+ */
+cache: LogCache, };
+
+export type LogCache = "none" | "made" | "kept";
+
+export type CacheReport = { 
+/**
+ * Logs taken from the cache.
+ */
+from_cache: number, 
+/**
+ * Logs parsed: new, changed, or without an entry that could be used.
+ */
+changed: number, 
+/**
+ * Why the cache the page kept could not be used at all, if it could not.
+ */
+problem: string | null, };
 
 export type RawEntry = { header_start: number, span: number, packed: number, size: number, crc32: number, };
 

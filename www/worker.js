@@ -2,13 +2,15 @@
 // are handed over by the page while the analysis runs (see engine.js); Files are read lazily,
 // a slice at a time, with FileReaderSync (which exists only in a Worker).
 // The messages: {type:'init', module} -> {type:'ready', facts}; {type:'analyze', id, options,
-// roots} -> 'serve' (the engine's HandOver), then the page's {type:'give', id, kind, ...} (the
+// roots, cache} -> 'serve' (the engine's HandOver), then the page's {type:'give', id, kind, ...} (the
 // files, and 'step-given' after each step) as the engine's Need asks, -> 'times', 'progress',
 // 'consumed', 'done', 'settled'; {type:'ask', id, request} -> {type:'result', id, value} (the
 // Answer's value, a Blob for a file); {type:'inflate', id, buffer, entries} -> {type:'inflated',
 // id, items} (the second worker's); {type:'bill', id, files, user} -> {type:'result', id, value}
-// (usage reports read here as text); errors -> {type:'error', id, message}, or {type:'crash',
-// message} when the instance trapped.
+// (usage reports read here as text); {type:'cache', id, op, root} -> {type:'result', id, value}
+// (the page's cache, cache.js: clear, forget, contents); an analysis's `cache` is its input's key
+// there, and 'done' says what the cache did. Errors -> {type:'error', id, message}, or
+// {type:'crash', message} when the instance trapped.
 // The values are the Rust boundary's types (www/types.d.ts, generated from src/protocol.rs).
 /** @typedef {import('./types').EngineFacts} EngineFacts */
 /** @typedef {import('./types').HandOver} HandOver */
@@ -18,11 +20,14 @@
 /** @typedef {import('./types').Request} Request */
 /** @typedef {import('./types').Answer} Answer */
 import { Engine, engine_facts, inflate, initSync, needs_every_file, zips_in_folder } from './pkg/copilot_lens.js';
+import { openCache } from './cache.js';
 
 let instance = null;
 // The engine's memory in bytes, for tests/e2e/perf.mjs (a worker's module scope is out of its reach).
 self.engineMemory = () => (instance ? instance.memory.buffer.byteLength : 0);
 let engine = null;
+/** The page's build (its module's hash), which names what it keeps in the cache. */
+let build = '';
 let lastConsoleError = '';
 
 // A Rust panic is printed by console_error_panic_hook before the trap: keep its text.
@@ -80,7 +85,30 @@ async function analyze(message) {
   }
 }
 
-async function analyzeUntilSettled({ id, options, roots }) {
+/**
+ * The page's cache operations, one at a time (an analysis keeping its entries while the page
+ * clears the cache would otherwise interleave with it).
+ */
+let cacheQueue = Promise.resolve();
+function serially(work) {
+  const run = cacheQueue.then(work);
+  cacheQueue = run.catch(() => {});
+  return run;
+}
+
+/** What the cache kept for the input `key`: `{cache, bytes}` (bytes null if nothing), or `{unavailable}`. */
+function keptFor(key) {
+  return serially(async () => {
+    try {
+      const cache = await openCache();
+      return { cache, bytes: await cache.read(key) };
+    } catch (error) {
+      return { unavailable: String(error.message || error) };
+    }
+  });
+}
+
+async function analyzeUntilSettled({ id, options, roots, cache: cacheKey }) {
   const started = performance.now();
   given = [];
   current = id;
@@ -120,6 +148,11 @@ async function analyzeUntilSettled({ id, options, roots }) {
     fresh.free();
     throw new Error(warnings.map((w) => `${w.root}: ${w.message}`).join('; ') || 'nothing to analyse');
   }
+  // What an earlier analysis of the same input kept: the engine takes from it each file whose
+  // key (path, size, time, head and tail) still matches.
+  const kept = cacheKey ? await keptFor(cacheKey) : null;
+  if (kept && kept.cache) fresh.use_cache(kept.bytes || new Uint8Array(0), build);
+  if (kept) kept.bytes = null;
   let last = 0;
   const progress = (p) => {
     const now = performance.now();
@@ -193,9 +226,9 @@ async function analyzeUntilSettled({ id, options, roots }) {
           await until(() => nextLog < logs.length);
           waited += performance.now() - asked;
         }
-        const { index, bytes, file } = logs[nextLog];
+        const { index, bytes, file, modified } = logs[nextLog];
         logs[nextLog++] = null;
-        fresh.parse_log(index, bytes || file);
+        fresh.parse_log(index, bytes || file, modified);
         if (bytes) consumed += bytes.byteLength;
         if (consumed >= 1 << 20) sayConsumed();
       }
@@ -213,6 +246,8 @@ async function analyzeUntilSettled({ id, options, roots }) {
     }
   }
   engine = fresh;
+  // What the cache did (the engine's numbers), or why it was not used.
+  const cache = !kept ? null : kept.unavailable ? { unavailable: kept.unavailable } : fresh.cache_report();
   self.postMessage({
     type: 'done',
     id,
@@ -221,10 +256,34 @@ async function analyzeUntilSettled({ id, options, roots }) {
     seconds: (performance.now() - started) / 1000,
     timings,
     memory: instance.memory.buffer.byteLength,
+    cache,
   });
+  // Kept for the next analysis once the views can open; a failure costs only the next run's time.
+  if (kept && kept.cache) {
+    const bytes = fresh.take_cache();
+    if (bytes) await serially(() => kept.cache.write(cacheKey, bytes)).catch((error) => console.warn(`the cache was not kept: ${error.message || error}`));
+  }
   const wanted = need.given;
   await until(() => stepsGiven >= wanted);
   self.postMessage({ type: 'settled', id, seconds: (performance.now() - started) / 1000 });
+}
+
+/**
+ * The page's cache (cache.js): `clear` drops it all, `forget` what the inputs naming `root`
+ * kept, `contents` says what it holds; where it cannot be used, `{unavailable}` says why.
+ */
+async function cacheOperation({ op, root }) {
+  let cache;
+  try {
+    cache = await openCache();
+  } catch (error) {
+    return { unavailable: String(error.message || error) };
+  }
+  return serially(async () => {
+    if (op === 'clear') await cache.clear();
+    else if (op === 'forget') await cache.forgetRoot(root);
+    return cache.contents();
+  });
 }
 
 /** @param {Request} request */
@@ -260,6 +319,7 @@ self.onmessage = async (event) => {
     switch (message.type) {
       case 'init':
         instance = initSync({ module: message.module });
+        build = message.build || '';
         facts = engine_facts();
         self.postMessage({ type: 'ready', facts });
         break;
@@ -298,6 +358,9 @@ self.onmessage = async (event) => {
         self.postMessage({ type: 'result', id: message.id, value: answer(request) });
         break;
       }
+      case 'cache':
+        self.postMessage({ type: 'result', id: message.id, value: await cacheOperation(message) });
+        break;
       case 'zips-in-folder':
         self.postMessage({ type: 'result', id: message.id, value: zips_in_folder(message.paths) });
         break;

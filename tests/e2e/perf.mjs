@@ -10,13 +10,17 @@
 //     --search TEXT (repeatable): times a timeline search for TEXT through the whole texts (the long
 //     ones read again in the worker), with the engine's memory before and after (with --analysis-only too).
 //   COPILOT_LENS_CLI and COPILOT_LENS_WWW time another build's CLI and page (A/B).
+//   --cached: the folder three times in one browser, side by side: cold, again unchanged (from
+//     the page's cache), and again after 1% of the session logs grew (a line appended to each).
+//     It runs on a copy of the corpus made of hard links (no room taken), the grown logs real
+//     copies, removed at the end; the corpus itself is never changed.
 // Any generated home works, a VS Code one too (scripts/gen-corpus.py /tmp/v200 --sessions 0 --vscode
 // 200MB; scripts/bench-vscode.sh --page): MB/s is given both of the corpus on disk and of the bytes
 // the CLI read (report.json), which leaves out what no reader opens (a .json beside its .jsonl,
 // VS Code's state.vscdb), with the VS Code chat sessions' share of them.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { closeSync, existsSync, mkdtempSync, openSync, readSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { createHash, randomUUID } from 'node:crypto';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, readSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { CLI, SHOTS, assertEqual, cpuMeter, launch, native, showView, startServer, waitEngine, waitForState } from './lib.mjs';
@@ -28,6 +32,7 @@ const corpus = realpathSync(path.resolve(process.argv[2] || '/tmp/c500'));
 const zipOnly = process.argv.includes('--zip-only');
 const withZip = zipOnly || process.argv.includes('--zip');
 const analysisOnly = process.argv.includes('--analysis-only');
+const cached = process.argv.includes('--cached');
 const runsAt = process.argv.indexOf('--native-runs');
 const nativeRuns = runsAt > 0 ? Number(process.argv[runsAt + 1]) : 3;
 const pageOnly = process.argv.includes('--page-only');
@@ -99,8 +104,8 @@ function sampleRss(marker) {
   return { total: total * 1024, renderer: renderer * 1024 };
 }
 
-async function inBrowser(server, input, kind) {
-  const browser = await launch();
+async function inBrowser(server, input, kind, shared = null) {
+  const browser = shared || (await launch());
   try {
     const page = await browser.context.newPage();
     await page.goto(server.url);
@@ -149,7 +154,11 @@ async function inBrowser(server, input, kind) {
     const result = { wall, pickSeconds: (picked - t0) / 1000, ...lens, peak, frames: result0.frames, cpu };
     result.whole = [];
     for (const text of searchTexts) result.whole.push({ text, ...(await wholeSearch(page, text)) });
-    if (analysisOnly) return result;
+    result.cache = await page.evaluate(() => ({ ...window.copilotLens.cache, status: document.getElementById('cache-status').textContent }));
+    if (analysisOnly || shared) {
+      await page.close();
+      return result;
+    }
 
     // The timeline on it.
     const t1 = Date.now();
@@ -211,7 +220,52 @@ async function inBrowser(server, input, kind) {
     result.csv = { seconds: (Date.now() - t3) / 1000, bytes: statSync(saved).size, sha: shaOfFile(saved) };
     return result;
   } finally {
+    if (!shared) await browser.close();
+  }
+}
+
+/** A line appended to 1% of the session logs of `dir` (each made a real copy first, so that its hard link's target is never changed); returns how many. */
+function growLogs(dir) {
+  const logs = execFileSync('find', [dir, '-name', 'events.jsonl'], { encoding: 'utf8', maxBuffer: 64 << 20 }).split('\n').filter(Boolean).sort();
+  const grown = logs.filter((_, at) => at % 100 === 0);
+  for (const log of grown) {
+    const text = readFileSync(log, 'utf8');
+    const last = text.trimEnd().split('\n').at(-1);
+    rmSync(log);
+    // A copy of its last line under a fresh id: a realistic event of the same session.
+    writeFileSync(log, text + last.replace(/"id":"[^"]*"/, `"id":"${randomUUID()}"`) + '\n');
+  }
+  return grown.length;
+}
+
+/** Cold, unchanged from the cache, 1% of the logs grown: one browser, one run each, on a hard-linked copy. */
+async function cachedRuns(server) {
+  const farm = mkdtempSync(path.join(os.tmpdir(), 'copilot-lens-perf-cached-'));
+  const copy = path.join(farm, path.basename(corpus));
+  const browser = await launch();
+  try {
+    execFileSync('cp', ['-al', corpus, copy]);
+    const cold = await inBrowser(server, copy, 'folder', browser);
+    const unchanged = await inBrowser(server, copy, 'folder', browser);
+    const count = growLogs(copy);
+    const expected = native(copy);
+    const grown = await inBrowser(server, copy, 'folder', browser);
+    const sorted = (summary) => Object.fromEntries(Object.entries(summary).sort(([a], [b]) => (a < b ? -1 : 1)));
+    assertEqual(grown.summary, sorted(expected.summary), 'after the logs grew: the page\'s summary equals the native CLI\'s');
+    assertEqual(unchanged.summary, cold.summary, 'unchanged: the cached summary equals the cold one');
+    console.log(`\n== --cached: ${corpus} (a hard-linked copy), one browser; ${count} logs grown for the third run`);
+    const row = (name, run) =>
+      `${name.padEnd(10)} ${run.timings.total.toFixed(2).padStart(7)} s  ${(run.memory / 1048576).toFixed(0).padStart(5)} MiB wasm  ${(run.peak.total / 1048576).toFixed(0).padStart(6)} MiB peak RSS  ${run.cache.status}`;
+    console.log(`${'run'.padEnd(10)} ${'from change event'.padStart(9)}  memory`);
+    console.log(row('cold', cold));
+    console.log(row('unchanged', unchanged));
+    console.log(row('1% grown', grown));
+    for (const [name, run] of [['cold', cold], ['unchanged', unchanged], ['1% grown', grown]]) {
+      console.log(`  ${name}: ${Object.entries(run.timings).map(([step, seconds]) => `${step} ${seconds.toFixed(2)}`).join(', ')}`);
+    }
+  } finally {
     await browser.close();
+    rmSync(farm, { recursive: true, force: true });
   }
 }
 
@@ -227,6 +281,11 @@ console.log(`corpus ${corpus}: ${files} files, ${(bytes / 1e6).toFixed(0)} MB`);
 // A warm page cache for both.
 execFileSync('sh', ['-c', zipOnly && existsSync(`${corpus}.zip`) ? `cat '${corpus}.zip' > /dev/null` : `find '${corpus}' -type f -exec cat {} + > /dev/null`]);
 const server = await startServer();
+if (cached) {
+  await cachedRuns(server);
+  await server.close();
+  process.exit(0);
+}
 const inputs = zipOnly ? [] : [['folder', corpus]];
 if (withZip) {
   const zip = `${corpus}.zip`;

@@ -6,7 +6,7 @@
 //   node tests/e2e/run.mjs [NAME_FILTER]
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
@@ -894,6 +894,205 @@ test('a folder opened with File System Access can be remembered: the next visit 
     assert(await third.isHidden('#remembered'), 'forgotten: nothing offered on the next visit');
     assertEqual([...errors, ...nextErrors], [], 'no page errors');
     return 'remembered, analysed again after asking, forgotten';
+  } finally {
+    await browser.close();
+  }
+});
+
+// ---- the cache ------------------------------------------------------------------------------------
+
+/** Writes `files` ({path, b64}) into the origin private folder `name` and removes `gone`; returns every file's lastModified there, by path. */
+async function writeIntoOpfs(page, name, files, gone = []) {
+  return page.evaluate(async ({ name, list, gone }) => {
+    const top = await (await navigator.storage.getDirectory()).getDirectoryHandle(name, { create: true });
+    const folderOf = async (parts, create) => {
+      let dir = top;
+      for (const part of parts) dir = await dir.getDirectoryHandle(part, { create });
+      return dir;
+    };
+    for (const f of list) {
+      const parts = f.path.split('/');
+      const writable = await (await (await folderOf(parts.slice(0, -1), true)).getFileHandle(parts.at(-1), { create: true })).createWritable();
+      await writable.write(Uint8Array.from(atob(f.b64), (c) => c.charCodeAt(0)));
+      await writable.close();
+    }
+    for (const p of gone) {
+      const parts = p.split('/');
+      await (await folderOf(parts.slice(0, -1), false)).removeEntry(parts.at(-1));
+    }
+    const times = {};
+    const walk = async (dir, prefix) => {
+      for await (const child of dir.values()) {
+        if (child.kind === 'directory') await walk(child, `${prefix}${child.name}/`);
+        else times[`${prefix}${child.name}`] = (await child.getFile()).lastModified;
+      }
+    };
+    await walk(top, '');
+    return times;
+  }, { name, list: files.map((rel) => ({ path: rel.path, b64: rel.b64 })), gone });
+}
+
+/** What the page's cache folder holds: its index's inputs and the files in it. */
+async function cacheFolder(page) {
+  return page.evaluate(async () => {
+    const dir = await (await navigator.storage.getDirectory()).getDirectoryHandle('copilot-lens-cache', { create: true });
+    const files = [];
+    for await (const name of dir.keys()) files.push(name);
+    const index = files.includes('index.json') ? JSON.parse(await (await (await dir.getFileHandle('index.json')).getFile()).text()) : { inputs: {} };
+    return { files: files.sort(), inputs: Object.keys(index.inputs) };
+  });
+}
+
+/** Clicks Refresh and waits for that analysis to end (the page was done before it). */
+async function refresh(page) {
+  await page.evaluate(() => (window.copilotLens.cache = 'before the refresh'));
+  await page.click('#refresh-folder');
+  await page.waitForFunction(() => window.copilotLens.cache !== 'before the refresh' && ['done', 'error'].includes(document.body.dataset.state), null, { timeout: 120_000 });
+  return page.evaluate(() => document.body.dataset.state);
+}
+
+/** Every export of the analysis shown (but a session's), by name. */
+async function everyExport(page) {
+  await showView(page, 'exports');
+  const names = await page.$$eval('#view-exports button[data-export]', (buttons) => buttons.map((b) => b.dataset.export).filter((name) => name !== 'session.md'));
+  const texts = {};
+  for (const what of names) texts[what] = (await exportFile(page, what)).text;
+  return texts;
+}
+
+test('the cache: a remembered folder changed between analyses and refreshed equals a cold analysis and the CLI, and says how many files came from the cache; Clear the cache makes the next run cold; Forget it removes the cache', async () => {
+  // A home of five sessions (the spec sample's, copied under other ids) and the store with its WAL.
+  const home = path.join(TMP, 'cached-home');
+  rmSync(home, { recursive: true, force: true });
+  cpSync(SPEC, home, { recursive: true });
+  const state = path.join(home, '.copilot/session-state');
+  const first = '5e55a0a1-0000-4000-8000-000000000001';
+  const sessionLike = (n) => {
+    const id = first.replace(/1$/, String(n));
+    cpSync(path.join(state, first), path.join(state, id), { recursive: true });
+    for (const rel of filesUnder(path.join(state, id))) {
+      const file = path.join(state, id, rel);
+      writeFileSync(file, readFileSync(file, 'utf8').replaceAll(first, id));
+    }
+    return id;
+  };
+  // Sessions 5 and 6 stay as they are.
+  const [second, third] = [sessionLike(2), sessionLike(3), sessionLike(5), sessionLike(6)];
+  const encoded = (rel) => ({ path: rel, b64: readFileSync(path.join(home, rel)).toString('base64') });
+  const log = (id) => `.copilot/session-state/${id}/events.jsonl`;
+
+  const browser = await launch();
+  try {
+    const { page, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
+    await pickerReturning(page, 'cached-home', filesUnder(home).map(encoded));
+    // The disk copy takes the folder's times, so that the CLI's rows dated by a file's time are the page's.
+    const align = (times) => {
+      // Half a millisecond more: seconds as a double would otherwise round some times down a millisecond.
+      for (const [rel, ms] of Object.entries(times)) utimesSync(path.join(home, rel), (ms + 0.5) / 1000, (ms + 0.5) / 1000);
+    };
+    align(await writeIntoOpfs(page, 'cached-home', []));
+    await page.check('#remember-folder');
+    await openMain(page);
+    assertEqual(await waitForState(page, ['done', 'error']), 'done', 'the remembered folder is analysed');
+    const firstRun = await page.evaluate(() => window.copilotLens.cache);
+    assertEqual(firstRun.from_cache, 0, 'the first analysis takes nothing from the cache');
+    assert(await page.isVisible('#refresh-folder'), 'the remembered folder offers Refresh');
+    // The worker keeps the cache after done, before it says the analysis settled.
+    const settled = () => page.waitForFunction(() => window.copilotLens.settled !== null);
+    await settled();
+    assertEqual((await cacheFolder(page)).inputs.length, 1, 'the analysis is kept in the cache');
+    const filesRead = firstRun.changed;
+
+    // The changes: a log appended to, a log rewritten with the same size, a log deleted, one
+    // added, the store's WAL grown.
+    const appended = readFileSync(path.join(home, log(first)), 'utf8').split('\n')[3]
+      .replace('e0000000-0000-4000-8000-000000000004', 'e0000000-0000-4000-8000-000000000099')
+      .replace('2026-10-01T09:00:01.200Z', '2026-10-01T09:30:00.000Z');
+    writeFileSync(path.join(home, log(first)), readFileSync(path.join(home, log(first)), 'utf8') + appended + '\n');
+    const rewritten = readFileSync(path.join(home, log(third)), 'utf8');
+    assert(rewritten.includes('fix the failing test'), 'the log to rewrite holds the prompt');
+    writeFileSync(path.join(home, log(third)), rewritten.replace('fix the failing test', 'fix the passing test'));
+    rmSync(path.join(home, log(second)));
+    const fourth = sessionLike(4);
+    const store = path.join(home, '.copilot/session-store.db');
+    const walBefore = statSync(`${store}-wal`).size;
+    // SQLite appends frames to the WAL and, with no checkpoint, leaves the database file as it
+    // was: both are copied while the connection is open (closing it would checkpoint).
+    execFileSync('python3', ['-c', `import sqlite3,shutil,sys,tempfile,os
+store=sys.argv[1]
+work=tempfile.mkdtemp()
+for suffix in ('','-wal'): shutil.copy(store+suffix, os.path.join(work,'s.db'+suffix))
+c=sqlite3.connect(os.path.join(work,'s.db'))
+c.execute('pragma wal_autocheckpoint=0')
+c.execute("insert into turns(session_id,turn_index,user_message,timestamp) values('${first}',9,'one more turn','2026-10-01T09:31:00.000Z')")
+c.commit()
+for suffix in ('','-wal'): shutil.copy(os.path.join(work,'s.db'+suffix), store+suffix)
+c.close()
+shutil.rmtree(work)`, store]);
+    assert(statSync(`${store}-wal`).size > walBefore, 'the WAL grew');
+    const changed = [log(first), log(third), ...filesUnder(path.join(state, fourth)).map((rel) => `.copilot/session-state/${fourth}/${rel}`), '.copilot/session-store.db', '.copilot/session-store.db-wal'];
+    align(await writeIntoOpfs(page, 'cached-home', changed.map(encoded), [log(second)]));
+
+    assertEqual(await refresh(page), 'done', 'refreshed');
+    const refreshed = await page.evaluate(() => window.copilotLens.cache);
+    const message = await page.textContent('#cache-status');
+    const said = message.match(/^Analysed again in \d+\.\d s: ([\d,]+) files? changed, ([\d,]+) from the cache\.$/);
+    assert(said, `the page says what the cache did: ${message}`);
+    assertEqual([Number(said[1].replace(/,/g, '')), Number(said[2].replace(/,/g, ''))], [refreshed.changed, refreshed.from_cache], 'the message gives the engine\'s numbers');
+    assertEqual([refreshed.changed, refreshed.from_cache], [3, 2], 'the logs appended to, rewritten and added were parsed, the two unchanged ones came from the cache');
+    await shot(page, 'cache-refreshed.png', false);
+    const cached = await everyExport(page);
+    const expected = native(home, { byName: true });
+    assertEqual(await summaryOf(page), sortKeys(expected.summary), "the refreshed summary equals the native CLI's");
+    for (const [name, text] of [['rows.jsonl', expected.rowsJsonl], ['sessions.jsonl', expected.sessionsJsonl], ['inventory.json', expected.inventoryJson], ['usage.csv', expected.usageCsv]]) {
+      assert(cached[name] === text, `${name} of the refreshed analysis equals the native CLI's`);
+    }
+
+    // Clear the cache: the next analysis reads every file, and its every export equals the cached one's.
+    await page.click('#clear-cache');
+    await page.waitForFunction(() => document.getElementById('cache-status').textContent.startsWith('The cache is cleared'));
+    assertEqual((await cacheFolder(page)).files, [], 'the cache folder is empty');
+    assertEqual(await refresh(page), 'done', 'analysed cold');
+    const cold = await page.evaluate(() => window.copilotLens.cache);
+    assertEqual(cold.from_cache, 0, 'after Clear the cache nothing comes from it');
+    assert(cold.changed >= filesRead, 'every file is read again');
+    const coldExports = await everyExport(page);
+    assertEqual(Object.keys(cached).sort(), Object.keys(coldExports).sort(), 'the same exports');
+    for (const name of Object.keys(coldExports)) assert(cached[name] === coldExports[name], `${name}: the cached analysis's equals the cold one's, byte for byte`);
+
+    // Forget it: the folder and what the cache kept of it go.
+    await settled();
+    assertEqual((await cacheFolder(page)).inputs.length, 1, 'kept again');
+    await page.click('#forget-folder');
+    await page.waitForSelector('#remembered[hidden]', { state: 'attached' });
+    await page.waitForFunction(async () => {
+      const dir = await (await navigator.storage.getDirectory()).getDirectoryHandle('copilot-lens-cache');
+      const index = JSON.parse(await (await (await dir.getFileHandle('index.json')).getFile()).text());
+      return Object.keys(index.inputs).length === 0;
+    });
+    assertEqual((await cacheFolder(page)).files, ['index.json'], 'nothing but the empty index is left');
+    assertEqual(errors, [], 'no page errors');
+    return `${refreshed.from_cache} files from the cache and ${refreshed.changed} changed after the changes; ${Object.keys(cached).length} exports equal cold; cleared, forgotten`;
+  } finally {
+    await browser.close();
+  }
+});
+
+test('the cache: the single-file build from file://, where the browser has no private file system for the page, analyses without it and says why, in the cache line and in Diagnostics', async () => {
+  const expected = native(SPEC);
+  const browser = await launch();
+  try {
+    const url = 'file://' + SINGLE;
+    const { page, errors } = await openPage(browser, url, url);
+    await pick(page, SPEC);
+    assertEqual(await summaryOf(page), sortKeys(expected.summary), "the summary equals the native CLI's");
+    const line = await page.textContent('#cache-status');
+    assert(/^Not cached: .+\.$/.test(line), `the cache line says why: ${line}`);
+    assert(await page.isHidden('#clear-cache'), 'nothing to clear');
+    await showView(page, 'diagnostics');
+    assertEqual(await page.textContent('#cache-note'), `Not used: ${line.slice('Not cached: '.length, -1)}. Every file was read.`, 'Diagnostics says why');
+    assertEqual(errors, [], 'no page errors');
+    return line;
   } finally {
     await browser.close();
   }

@@ -65,6 +65,10 @@ export async function render(container, ctx) {
     ctx.warnings.length || walkProblems.length
       ? section('Inputs that could not be used', table([{ label: 'input', value: (w) => w.root }, { label: 'problem', value: (w) => w.message, className: 'mono' }], [...ctx.warnings, ...walkProblems]))
       : null,
+    // The page's cache is never a reason for a failure: where it could not be used, why.
+    ctx.cache && (ctx.cache.unavailable || ctx.cache.problem)
+      ? section('The cache', h('p#cache-note', null, ctx.cache.unavailable ? `Not used: ${ctx.cache.unavailable}. Every file was read.` : ctx.cache.problem))
+      : null,
     report.diagnostics.length
       ? section(
           `Problems (${fmtInt(report.diagnostics.length)})`,
