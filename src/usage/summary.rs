@@ -182,6 +182,8 @@ pub struct UsageTable {
     pub rows: Vec<UsageRow>,
     pub totals: BTreeMap<Kind, UsageRow>,
     pub credits_used: CreditsUsed,
+    /// Grouped by project: each project's credits used, in the rows' order (the most first).
+    pub project_credits: Vec<(String, CreditsUsed)>,
 }
 
 /// The price of an entry in nano-dollars, or `None` when its model has no rate: nothing for
@@ -400,18 +402,21 @@ pub fn summarize<'a>(
             row
         })
         .collect();
+    // The project that used the most credits first, a project's rows together; ties keep the
+    // name order (the sorts are stable).
+    let mut project_credits: Vec<(String, CreditsUsed)> = project_credits.into_iter().collect();
+    project_credits.sort_by(|(_, a), (_, b)| b.credits.total_cmp(&a.credits));
     if by == GroupBy::Project {
-        // The project that used the most credits first, a project's rows together; ties keep
-        // the name order (the sort is stable).
-        let credits = |row: &UsageRow| project_credits.get(row.group().unwrap_or_default()).map_or(0.0, |used| used.credits);
-        rows.sort_by(|a, b| credits(b).total_cmp(&credits(a)));
+        let rank: BTreeMap<&str, usize> =
+            project_credits.iter().enumerate().map(|(rank, (project, _))| (project.as_str(), rank)).collect();
+        rows.sort_by_key(|row| rank.get(row.group().unwrap_or_default()).copied());
     }
     let agent = if agents.len() == 1 { agents.first().copied().unwrap_or_default() } else { "" };
     let totals = totals
         .into_iter()
         .map(|(kind, accumulator)| (kind, UsageRow { agent, ..accumulator.row(String::new(), kind) }))
         .collect();
-    UsageTable { rows, totals, credits_used }
+    UsageTable { rows, totals, credits_used, project_credits }
 }
 
 /// The figures by agent (the main agent, or a sub-agent by its name) and model: the counted
@@ -454,7 +459,7 @@ pub fn summarize_subagents<'a>(
         .map(|((label, model, kind), accumulator)| UsageRow { subagent: Some(label), ..accumulator.row(model, kind) })
         .collect();
     let totals = totals.into_iter().map(|(kind, accumulator)| (kind, accumulator.row(String::new(), kind))).collect();
-    UsageTable { rows, totals, credits_used }
+    UsageTable { rows, totals, credits_used, project_credits: Vec::new() }
 }
 
 /// The sessions (by id) whose ledgers carry `flag`, such as `implausible_counter`.
@@ -583,7 +588,8 @@ mod tests {
 
     /// Counted entries of `(day, model, input, output)`.
     fn entries(records: &[(&str, &str, u64, u64)]) -> Entries {
-        let counted: Vec<_> = records.iter().map(|&(day, model, input, output)| (day, model, input, output, Kind::Counted)).collect();
+        let counted: Vec<_> =
+            records.iter().map(|&(day, model, input, output)| (day, model, input, output, Kind::Counted)).collect();
         entries_of(&counted)
     }
 
@@ -743,7 +749,13 @@ mod tests {
         let sessions = [
             SessionEntries { id: "a", agent: "copilot-cli", home: "home", project: "/a-small", entries: &small },
             SessionEntries { id: "b", agent: "copilot-cli", home: "home", project: "/b-large", entries: &large },
-            SessionEntries { id: "c", agent: "copilot-vscode", home: "home", project: "/c-partial", entries: &partial_only },
+            SessionEntries {
+                id: "c",
+                agent: "copilot-vscode",
+                home: "home",
+                project: "/c-partial",
+                entries: &partial_only,
+            },
             SessionEntries { id: "d", agent: "copilot-cli", home: "home", project: "/0-tied", entries: &tied },
         ];
         let table = summarize(sessions.into_iter(), &RateTable::default_table(), GroupBy::Project, DayRange::default());
@@ -761,5 +773,8 @@ mod tests {
                 ("/a-small", "gpt-5-mini", Kind::Counted, Some(0.25)),
             ]
         );
+        let projects: Vec<_> =
+            table.project_credits.iter().map(|(project, used)| (project.as_str(), used.credits)).collect();
+        assert_eq!(projects, [("/b-large", 300.3), ("/c-partial", 150.0), ("/0-tied", 30.25), ("/a-small", 30.25)]);
     }
 }

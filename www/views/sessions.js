@@ -1,6 +1,6 @@
 // Sessions: a sortable, filterable list; opening one shows its transcript (transcript.js).
-import { add, badge, clear, fmtInt, fmtTime, h } from '../dom.js';
-import { creditsUsedText, fmtCredits } from './month.js';
+import { add, badge, clear, fmtInt, fmtTime, fmtUsd, h } from '../dom.js';
+import { creditsUsedText } from './month.js';
 import { PRECREATED, modelsShown, renderTranscript } from './transcript.js';
 
 const LIMIT = 1000;
@@ -59,7 +59,7 @@ function cells(s, ctx, agents) {
     h('td.num', null, fmtInt(s.denials)),
     h('td.models', null, modelsShown(s).join('\n')),
     h('td.num', null, s.usage ? fmtInt(s.usage.total) : '—'),
-    h('td.num.c-credits', { title: s.credits_used ? `$${fmtCredits(s.credits_used.usd)}` : '', dataset: { credits: s.credits_used ? s.credits_used.credits : 0 } }, s.credits_used ? creditsUsedText(s.credits_used) : '—'),
+    h('td.num.c-credits', { title: s.credits_used ? fmtUsd(s.credits_used.usd) : '', dataset: { credits: s.credits_used ? s.credits_used.credits : 0 } }, s.credits_used ? creditsUsedText(s.credits_used) : '—'),
     h('td', null, status(s, agents)),
   ];
 }
@@ -96,7 +96,7 @@ export async function render(container, ctx) {
   );
   const transcript = h('div#transcript', { hidden: true });
   add(container, listBox, transcript);
-  view = { container, listBox, transcript, ctx };
+  view = { container, listBox, transcript, ctx, filterProject: null };
 
   const draw = () => {
     const needle = state.text.toLowerCase();
@@ -142,7 +142,19 @@ export async function render(container, ctx) {
   project.addEventListener('change', () => ((state.project = project.value), draw()));
   home.addEventListener('change', () => ((state.home = home.value), draw()));
   agent.addEventListener('change', () => ((state.agent = agent.value), draw()));
+  view.filterProject = (path) => {
+    project.value = path;
+    state.project = path;
+    transcript.hidden = true;
+    listBox.hidden = false;
+    draw();
+  };
   draw();
+}
+
+/** Shows the list filtered to one project (the Overview's project bars open it so). */
+export function showProject(path, ctx) {
+  if (view && view.ctx === ctx) view.filterProject(path);
 }
 
 /** Shows one session's transcript (the Sessions view must be rendered), at a row if given. */
