@@ -2485,7 +2485,7 @@ test('figures: the Usage view by project over a period equals the native usage -
     const project = chart.projects[0];
     await page.waitForFunction((p) => !document.getElementById('view-sessions').hidden && document.getElementById('session-project')?.value === p, project);
     const listed = await page.$$eval('#session-list tbody tr', (trs) => trs.map((tr) => tr.dataset.session).sort());
-    assertEqual(listed, expected.sessions.filter((s) => s.project_path === project).map((s) => s.session_id).sort(), `the bar opens the sessions of ${project}`);
+    assertEqual(listed, expected.sessions.filter((s) => (s.remote ? `${s.remote}:${s.project_path}` : s.project_path) === project).map((s) => s.session_id).sort(), `the bar opens the sessions of ${project}`);
     await shot(page, 'figures-project-sessions.png');
     assertEqual(errors, [], 'no page errors');
     noNetworkAfterLoad(net, server, 'demo', ['/demo/copilot-demo.zip']);

@@ -47,6 +47,11 @@ function projectLabel(s) {
   return s.remote ? `${s.remote}: ${s.project_path}` : s.project_path;
 }
 
+/** The project as usage groups it (`ssh-remote+mybox:/home/me/app`): the Overview's bars name it so. */
+function usageProject(s) {
+  return s.remote ? `${s.remote}:${s.project_path}` : s.project_path;
+}
+
 function cells(s, ctx, agents) {
   return [
     h('td.c-name', null, h('button.link', { on: { click: () => open(s.session_id, ctx) }, title: s.session_id }, s.name || s.session_id.slice(0, 8) + '…')),
@@ -72,8 +77,9 @@ export async function render(container, ctx) {
   const list = records.map((s) => ({ ...s, credits_used: byId[s.session_id] || null }));
   const state = { sort: 'started', desc: true, text: '', project: '', home: '', agent: '', all: false };
   const filter = h('input#session-filter', { type: 'search', placeholder: 'Filter: name, id, project, branch, model…' });
-  const projects = [...new Set(list.map((s) => s.project_path).filter(Boolean))].sort();
-  const project = h('select#session-project', { attrs: { 'aria-label': 'Project' } }, h('option', { value: '' }, 'all projects'), projects.map((p) => h('option', { value: p }, p)));
+  const labels = new Map(list.filter((s) => s.project_path).map((s) => [usageProject(s), projectLabel(s)]));
+  const projects = [...labels.keys()].sort();
+  const project = h('select#session-project', { attrs: { 'aria-label': 'Project' } }, h('option', { value: '' }, 'all projects'), projects.map((p) => h('option', { value: p }, labels.get(p))));
   // Several homes (machines, or the same data given twice): which holds the session.
   const homes = [...new Set(list.flatMap((s) => s.homes || []))].sort();
   const home = h('select#session-home', { hidden: homes.length < 2 }, h('option', { value: '' }, 'all homes'), homes.map((p) => h('option', { value: p }, p)));
@@ -102,7 +108,7 @@ export async function render(container, ctx) {
     const needle = state.text.toLowerCase();
     let rows = list.filter(
       (s) =>
-        (!state.project || s.project_path === state.project) &&
+        (!state.project || usageProject(s) === state.project) &&
         (!state.home || (s.homes || []).includes(state.home)) &&
         (!state.agent || s.agent === state.agent) &&
         (!needle ||
