@@ -2480,7 +2480,7 @@ test('figures: the Usage view by project over a period equals the native usage -
     await page.waitForTimeout(200);
     await shot(page, 'figures-overview.png');
     // A click on the first bar opens the Sessions view filtered to that project.
-    const box = await page.$eval('#chart-project', (c) => c.getBoundingClientRect().toJSON());
+    const box = await page.$eval('#chart-project', (c) => (c.scrollIntoView({ block: 'center' }), c.getBoundingClientRect().toJSON()));
     await page.mouse.click(box.x + chart.bar.x, box.y + chart.bar.y);
     const project = chart.projects[0];
     await page.waitForFunction((p) => !document.getElementById('view-sessions').hidden && document.getElementById('session-project')?.value === p, project);

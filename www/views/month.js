@@ -159,7 +159,7 @@ async function drawChart(canvas, m) {
       interaction: { mode: 'index', intersect: false },
       scales: {
         x: { stacked: true, ticks: { callback: (_, i) => labels[i].slice(8) } },
-        y: { stacked: true, beginAtZero: true, title: { display: true, text: 'AI credits' }, ticks: { callback: fmtCredits } },
+        y: { stacked: true, beginAtZero: true, title: { display: true, text: 'AI credits' } },
       },
       plugins: {
         legend: { position: 'bottom' },

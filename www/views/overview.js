@@ -2,8 +2,8 @@
 // model (by agent when there are several), by model, and the projects ranked by credits used
 // (the one money figure; a bar opens the project's sessions). The day and model charts show the
 // counted figures (the totals); partial and recovered figures are in the Usage view.
-import { chartLibrary, chartReady } from '../charts.js';
-import { add, fmtCredits, fmtDollars, fmtInt, fmtUsd, h, section } from '../dom.js';
+import { chartLibrary, chartReady, dollarTicks } from '../charts.js';
+import { add, fmtCredits, fmtInt, fmtUsd, h, section } from '../dom.js';
 
 const PALETTE = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac', '#86bcb6', '#d37295'];
 let charts = [];
@@ -51,8 +51,6 @@ function makeChart(Chart, canvas, config) {
   charts.push(new Chart(canvas, config));
 }
 
-const tokenTicks = { callback: fmtInt };
-const usdTicks = { callback: fmtDollars };
 /** The projects the chart shows, the most credits first. */
 const TOP_PROJECTS = 20;
 const NO_PROJECT = '(no project)';
@@ -160,13 +158,13 @@ export async function render(container, ctx) {
     makeChart(Chart, container.querySelector('#chart-tokens-day'), {
       type: 'bar',
       data: { labels: days, datasets: perDay('total') },
-      options: { scales: { x: { stacked: true }, y: { stacked: true, ticks: tokenTicks } }, plugins: { legend: { position: 'bottom' } } },
+      options: { scales: { x: { stacked: true }, y: { stacked: true } }, plugins: { legend: { position: 'bottom' } } },
     });
     makeChart(Chart, container.querySelector('#chart-cost-day'), {
       type: 'bar',
       data: { labels: days, datasets: perDay('cost_usd_micros', 1e6) },
       options: {
-        scales: { x: { stacked: true }, y: { stacked: true, ticks: usdTicks } },
+        scales: { x: { stacked: true }, y: { stacked: true, ticks: dollarTicks(Chart) } },
         plugins: { legend: { position: 'bottom' }, tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${fmtUsd(c.parsed.y)}` } } },
       },
     });
@@ -184,7 +182,7 @@ export async function render(container, ctx) {
       },
       options: {
         indexAxis: 'y',
-        scales: { x: { ticks: { callback: fmtCredits }, title: { display: true, text: 'AI credits' } } },
+        scales: { x: { title: { display: true, text: 'AI credits' } } },
         plugins: {
           legend: { display: false },
           tooltip: {
@@ -211,7 +209,7 @@ export async function render(container, ctx) {
         ],
       },
       options: {
-        scales: { y: { ticks: tokenTicks, title: { display: true, text: 'tokens' } }, cost: { position: 'right', grid: { drawOnChartArea: false }, ticks: usdTicks, title: { display: true, text: 'USD' } } },
+        scales: { y: { title: { display: true, text: 'tokens' } }, cost: { position: 'right', grid: { drawOnChartArea: false }, ticks: dollarTicks(Chart), title: { display: true, text: 'USD' } } },
         plugins: { legend: { position: 'bottom' } },
       },
     });
