@@ -404,13 +404,15 @@ pub fn summarize<'a>(
         .collect();
     // The project that used the most credits first, a project's rows together; ties keep the
     // name order (the sorts are stable).
-    let mut project_credits: Vec<(String, CreditsUsed)> = project_credits.into_iter().collect();
-    project_credits.sort_by(|(_, a), (_, b)| b.credits.total_cmp(&a.credits));
+    // (`order::sort_by`: one copy of the sort in the page's WebAssembly.)
+    let credits = |project: &str| project_credits.get(project).map_or(0.0, |used| used.credits);
     if by == GroupBy::Project {
-        let rank: BTreeMap<&str, usize> =
-            project_credits.iter().enumerate().map(|(rank, (project, _))| (project.as_str(), rank)).collect();
-        rows.sort_by_key(|row| rank.get(row.group().unwrap_or_default()).copied());
+        let group = |row: &UsageRow| credits(row.group().unwrap_or_default());
+        crate::order::sort_by(&mut rows, |a, b| group(b).total_cmp(&group(a)));
     }
+    let mut ranked: Vec<(String, CreditsUsed)> = project_credits.into_iter().collect();
+    crate::order::sort_by(&mut ranked, |(_, a), (_, b)| b.credits.total_cmp(&a.credits));
+    let project_credits = ranked;
     let agent = if agents.len() == 1 { agents.first().copied().unwrap_or_default() } else { "" };
     let totals = totals
         .into_iter()
