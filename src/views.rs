@@ -153,6 +153,9 @@ pub struct UsageView<'a> {
     /// The one money figure, by the Month's rule (`usage::credits`).
     #[cfg_attr(test, ts(type = "Record<string, unknown>"))]
     pub credits_used: crate::usage::credits::CreditsUsed,
+    /// Grouped by project: each project's credits used, the most first (the rows' order).
+    #[cfg_attr(test, ts(type = "Array<[string, Record<string, unknown>]>"))]
+    pub project_credits: Vec<(String, crate::usage::credits::CreditsUsed)>,
     pub unknown_usage_sessions: &'a [String],
     /// Sessions whose figures leave out counters that cannot be token counts.
     pub implausible_counter_sessions: Vec<&'a str>,
@@ -178,6 +181,7 @@ pub fn usage_view<'a>(outputs: &'a Outputs, query: &UsageQuery) -> Result<UsageV
         rows: table.rows,
         totals: table.totals,
         credits_used: table.credits_used,
+        project_credits: table.project_credits,
         unknown_usage_sessions: &usage.unknown,
         implausible_counter_sessions: sessions_flagged(&usage.ledgers, IMPLAUSIBLE_COUNTER),
         counter_problems: outputs

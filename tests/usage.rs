@@ -341,8 +341,8 @@ fn a_shutdown_without_model_metrics_counts_nothing() {
     let usage = check(
         "usage/shutdown-without-metrics",
         &[
-            ("2026-10-18", "gpt-5.4", &["implausible_counter"], [0, 4000, 1000, 0, 0, 0, 5000], Some(10250)),
             ("2026-10-18", "gpt-5-mini", &["partial"], [1, 500, 0, 0, 50, 0, 550], Some(225)),
+            ("2026-10-18", "gpt-5.4", &["implausible_counter"], [0, 4000, 1000, 0, 0, 0, 5000], Some(10250)),
             ("2026-10-18", "gpt-5.4", &["partial"], [2, 3000, 1000, 0, 300, 0, 4300], Some(12250)),
         ],
     );
@@ -458,10 +458,10 @@ fn reasoning_is_never_shown_above_output() {
         "hostile/cli-reasoning-above-output",
         &[
             ("2026-10-20", "gpt-5.4", flagged, [1, 1000, 0, 0, 0, 0, 1000], Some(2500)),
+            ("2026-10-20", "gpt-5.4", &["partial", "implausible_counter"], [2, 800, 0, 0, 50, 10, 850], Some(2750)),
             ("2026-10-21", "gpt-5.4", &[], [1, 2000, 0, 0, 700, 450, 2700], Some(15500)),
             ("2026-10-22", "gpt-5.4", flagged, [1, 1000, 0, 0, 0, 0, 1000], Some(2500)),
             ("2026-10-23", "gpt-5.4", &[], [1, 1000, 0, 0, 300, 200, 1300], Some(7000)),
-            ("2026-10-20", "gpt-5.4", &["partial", "implausible_counter"], [2, 800, 0, 0, 50, 10, 850], Some(2750)),
         ],
     );
     assert_eq!(flags(&usage, "4ea50000-0000-4000-8000-000000000001"), flagged);

@@ -312,6 +312,11 @@ function makeContext(gen, result, { timezone: zone, include_thinking: thinkingIn
       await showView('sessions');
       await (await view('sessions')).open(id, context, index);
     },
+    /** The Sessions view's list, filtered to one project. */
+    async openProject(project) {
+      await showView('sessions');
+      (await view('sessions')).showProject(project, context);
+    },
     async showTimeline(filter) {
       await showView('timeline');
       await (await view('timeline')).applyFilter(filter, context);

@@ -67,16 +67,24 @@ export function clear(el) {
   return el;
 }
 
-const intFormat = new Intl.NumberFormat('en-US');
+// Every figure the usage, month, overview and sessions views show in text is formatted here, one
+// precision per kind: tokens and counts as whole numbers, credits to the hundredth, dollars to
+// the cent, all with thousands separators. Chart axes keep Chart.js's numbers (en-US: the same
+// separators, one precision for every tick of an axis).
+const intFormat = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+const hundredthsFormat = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+
+/** A count (tokens, requests): "12,345". */
 export const fmtInt = (n) => (n === null || n === undefined ? '' : intFormat.format(n));
 
-/** Micro-dollars as dollars: two decimals, four below a dollar. */
-export function fmtUSD(micros) {
-  if (micros === null || micros === undefined) return '—';
-  const dollars = micros / 1e6;
-  const digits = Math.abs(dollars) < 1 && dollars !== 0 ? 4 : 2;
-  return '$' + dollars.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
-}
+/** AI credits to the hundredth: "3,600.00". */
+export const fmtCredits = (n) => (n === null || n === undefined ? '—' : hundredthsFormat.format(n));
+
+/** Micro-dollars (the engine's `cost_usd_micros`) as dollars; null stays null. */
+export const dollarsOfMicros = (micros) => (micros === null || micros === undefined ? null : micros / 1e6);
+
+/** Dollars that are an estimate or credits × 0.01, to the cent: "≈ $1,234.56". */
+export const fmtUsd = (dollars) => (dollars === null || dollars === undefined ? '—' : `≈ $${hundredthsFormat.format(dollars)}`);
 
 export function fmtBytes(n) {
   if (n === null || n === undefined) return '';

@@ -340,7 +340,11 @@ export type UsageView = { rows: Array<Record<string, unknown>>, totals: Record<s
 /**
  * The one money figure, by the Month's rule (`usage::credits`).
  */
-credits_used: Record<string, unknown>, unknown_usage_sessions: Array<string>, 
+credits_used: Record<string, unknown>, 
+/**
+ * Grouped by project: each project's credits used, the most first (the rows' order).
+ */
+project_credits: Array<[string, Record<string, unknown>]>, unknown_usage_sessions: Array<string>, 
 /**
  * Sessions whose figures leave out counters that cannot be token counts.
  */

@@ -182,6 +182,8 @@ pub struct UsageTable {
     pub rows: Vec<UsageRow>,
     pub totals: BTreeMap<Kind, UsageRow>,
     pub credits_used: CreditsUsed,
+    /// Grouped by project: each project's credits used, in the rows' order (the most first).
+    pub project_credits: Vec<(String, CreditsUsed)>,
 }
 
 /// The price of an entry in nano-dollars, or `None` when its model has no rate: nothing for
@@ -346,16 +348,19 @@ pub struct SessionEntries<'a> {
 }
 
 /// Groups the entries of every session by the group asked for and model, adding the agents
-/// up unless grouping by agent.
+/// up unless grouping by agent. Rows come by group (projects by credits used, the most first),
+/// model and kind, so a day's partial and recovered rows sit with its counted ones.
 pub fn summarize<'a>(
     sessions: impl Iterator<Item = SessionEntries<'a>>,
     rates: &RateTable,
     by: GroupBy,
     range: DayRange,
 ) -> UsageTable {
-    // By kind, group, the agent when grouping by agent (else empty: the agents are added up)
-    // and model.
-    let mut groups: BTreeMap<(Kind, String, &'static str, String), Accumulator> = BTreeMap::new();
+    // By group, the agent when grouping by agent (else empty: the agents are added up), model
+    // and kind: a day's partial and recovered rows sit with its counted ones.
+    let mut groups: BTreeMap<(String, &'static str, String, Kind), Accumulator> = BTreeMap::new();
+    // Each project's credits used, which rank the projects.
+    let mut project_credits: BTreeMap<String, CreditsUsed> = BTreeMap::new();
     let mut totals: BTreeMap<Kind, Accumulator> = BTreeMap::new();
     let mut credits_used = CreditsUsed::default();
     // The totals' agent: the one agent of every session, or none when they differ.
@@ -373,15 +378,17 @@ pub fn summarize<'a>(
                 GroupBy::Model | GroupBy::Agent => String::new(),
             };
             let split = if by == GroupBy::Agent || range.agents_apart { agent } else { "" };
-            groups.entry((key.kind, group, split, key.model.clone())).or_default().add(rates, agent, &key.model, entry);
+            if by == GroupBy::Project {
+                project_credits.entry(group.clone()).or_default().add(rates, key, entry);
+            }
+            groups.entry((group, split, key.model.clone(), key.kind)).or_default().add(rates, agent, &key.model, entry);
             totals.entry(key.kind).or_default().add(rates, agent, &key.model, entry);
             credits_used.add(rates, key, entry);
         }
     }
-    // Counted rows first, then partial, then recovered; within each, by group (or agent) and model.
-    let rows = groups
+    let mut rows: Vec<UsageRow> = groups
         .into_iter()
-        .map(|((kind, group, _, model), accumulator)| {
+        .map(|((group, _, model, kind), accumulator)| {
             let mut row = accumulator.row(model, kind);
             match by {
                 GroupBy::Day => row.day = Some(group),
@@ -395,12 +402,23 @@ pub fn summarize<'a>(
             row
         })
         .collect();
+    // The project that used the most credits first, a project's rows together; ties keep the
+    // name order (the sorts are stable).
+    // (`order::sort_by`: one copy of the sort in the page's WebAssembly.)
+    let credits = |project: &str| project_credits.get(project).map_or(0.0, |used| used.credits);
+    if by == GroupBy::Project {
+        let group = |row: &UsageRow| credits(row.group().unwrap_or_default());
+        crate::order::sort_by(&mut rows, |a, b| group(b).total_cmp(&group(a)));
+    }
+    let mut ranked: Vec<(String, CreditsUsed)> = project_credits.into_iter().collect();
+    crate::order::sort_by(&mut ranked, |(_, a), (_, b)| b.credits.total_cmp(&a.credits));
+    let project_credits = ranked;
     let agent = if agents.len() == 1 { agents.first().copied().unwrap_or_default() } else { "" };
     let totals = totals
         .into_iter()
         .map(|(kind, accumulator)| (kind, UsageRow { agent, ..accumulator.row(String::new(), kind) }))
         .collect();
-    UsageTable { rows, totals, credits_used }
+    UsageTable { rows, totals, credits_used, project_credits }
 }
 
 /// The figures by agent (the main agent, or a sub-agent by its name) and model: the counted
@@ -413,11 +431,12 @@ pub fn summarize_subagents<'a>(
     range: DayRange,
 ) -> UsageTable {
     const MAIN: &str = "main";
-    let mut groups: BTreeMap<(Kind, String, String), Accumulator> = BTreeMap::new();
+    // By agent, model and kind, as `summarize` orders its rows.
+    let mut groups: BTreeMap<(String, String, Kind), Accumulator> = BTreeMap::new();
     let mut totals: BTreeMap<Kind, Accumulator> = BTreeMap::new();
     let mut credits_used = CreditsUsed::default();
     let mut add = |kind: Kind, label: &str, agent: &'static str, model: &str, entry: &Entry| {
-        groups.entry((kind, label.to_string(), model.to_string())).or_default().add(rates, agent, model, entry);
+        groups.entry((label.to_string(), model.to_string(), kind)).or_default().add(rates, agent, model, entry);
         totals.entry(kind).or_default().add(rates, agent, model, entry);
     };
     for ledger in ledgers.filter(|ledger| range.keeps(ledger.agent)) {
@@ -439,10 +458,10 @@ pub fn summarize_subagents<'a>(
     }
     let rows = groups
         .into_iter()
-        .map(|((kind, label, model), accumulator)| UsageRow { subagent: Some(label), ..accumulator.row(model, kind) })
+        .map(|((label, model, kind), accumulator)| UsageRow { subagent: Some(label), ..accumulator.row(model, kind) })
         .collect();
     let totals = totals.into_iter().map(|(kind, accumulator)| (kind, accumulator.row(String::new(), kind))).collect();
-    UsageTable { rows, totals, credits_used }
+    UsageTable { rows, totals, credits_used, project_credits: Vec::new() }
 }
 
 /// The sessions (by id) whose ledgers carry `flag`, such as `implausible_counter`.
@@ -571,9 +590,16 @@ mod tests {
 
     /// Counted entries of `(day, model, input, output)`.
     fn entries(records: &[(&str, &str, u64, u64)]) -> Entries {
+        let counted: Vec<_> =
+            records.iter().map(|&(day, model, input, output)| (day, model, input, output, Kind::Counted)).collect();
+        entries_of(&counted)
+    }
+
+    /// Entries of `(day, model, input, output, kind)`.
+    fn entries_of(records: &[(&str, &str, u64, u64, Kind)]) -> Entries {
         let mut entries = Entries::default();
-        for &(day, model, input, output) in records {
-            let key = EntryKey { day: day.parse().unwrap(), model: model.to_string(), kind: Kind::Counted };
+        for &(day, model, input, output, kind) in records {
+            let key = EntryKey { day: day.parse().unwrap(), model: model.to_string(), kind };
             let tokens = Tokens { requests: 1, input, output, ..Tokens::default() };
             entries.add(key, &Entry { tokens, ..Entry::default() });
         }
@@ -681,5 +707,76 @@ mod tests {
         let cli = table(GroupBy::Month, DayRange { since: "2026-10-02".parse().ok(), ..only("copilot-cli") });
         assert_eq!(shown(&cli), [(Some("2026-10"), "copilot-cli", "claude-sonnet-4.5", 220)]);
         assert!(table(GroupBy::Day, only("another")).rows.is_empty());
+    }
+
+    #[test]
+    fn a_days_partial_and_recovered_rows_sit_with_its_counted_ones() {
+        let live = entries_of(&[
+            ("2026-10-02", "claude-sonnet-4", 100, 10, Kind::Partial),
+            ("2026-10-01", "claude-sonnet-4", 100, 10, Kind::Counted),
+            ("2026-10-02", "claude-sonnet-4", 300, 30, Kind::Counted),
+            ("2026-10-01", "claude-sonnet-4", 10, 1, Kind::Partial),
+        ]);
+        let deleted = entries_of(&[("2026-10-01", "gpt-5-mini", 1000, 100, Kind::Recovered)]);
+        let sessions = [
+            SessionEntries { id: "live", agent: "copilot-cli", home: "home", project: "/p", entries: &live },
+            SessionEntries { id: "deleted", agent: "copilot-cli", home: "home", project: "/p", entries: &deleted },
+        ];
+        let table = summarize(sessions.into_iter(), &RateTable::default_table(), GroupBy::Day, DayRange::default());
+        let order: Vec<_> = table.rows.iter().map(|row| (row.group().unwrap(), row.model.as_str(), row.kind)).collect();
+        assert_eq!(
+            order,
+            [
+                ("2026-10-01", "claude-sonnet-4", Kind::Counted),
+                ("2026-10-01", "claude-sonnet-4", Kind::Partial),
+                ("2026-10-01", "gpt-5-mini", Kind::Recovered),
+                ("2026-10-02", "claude-sonnet-4", Kind::Counted),
+                ("2026-10-02", "claude-sonnet-4", Kind::Partial),
+            ]
+        );
+    }
+
+    #[test]
+    fn projects_come_by_credits_used_the_most_first_each_with_its_rows_together() {
+        // claude-sonnet-4 at 3.00 in per million tokens: 1,000,000 input is 300 credits.
+        let small = entries(&[("2026-10-01", "claude-sonnet-4", 100_000, 0), ("2026-10-02", "gpt-5-mini", 10_000, 0)]);
+        let large = entries_of(&[
+            ("2026-10-01", "claude-sonnet-4", 1_000_000, 0, Kind::Counted),
+            ("2026-10-03", "claude-sonnet-4", 1_000, 0, Kind::Partial),
+        ]);
+        // A project whose only figures are a partial session's: partial credits count too.
+        let partial_only = entries_of(&[("2026-10-01", "claude-sonnet-4", 500_000, 0, Kind::Partial)]);
+        // Two projects with the same credits keep their names' order.
+        let tied = entries(&[("2026-10-01", "claude-sonnet-4", 100_000, 0), ("2026-10-03", "gpt-5-mini", 10_000, 0)]);
+        let sessions = [
+            SessionEntries { id: "a", agent: "copilot-cli", home: "home", project: "/a-small", entries: &small },
+            SessionEntries { id: "b", agent: "copilot-cli", home: "home", project: "/b-large", entries: &large },
+            SessionEntries {
+                id: "c",
+                agent: "copilot-vscode",
+                home: "home",
+                project: "/c-partial",
+                entries: &partial_only,
+            },
+            SessionEntries { id: "d", agent: "copilot-cli", home: "home", project: "/0-tied", entries: &tied },
+        ];
+        let table = summarize(sessions.into_iter(), &RateTable::default_table(), GroupBy::Project, DayRange::default());
+        let order: Vec<_> =
+            table.rows.iter().map(|row| (row.group().unwrap(), row.model.as_str(), row.kind, row.credits)).collect();
+        assert_eq!(
+            order,
+            [
+                ("/b-large", "claude-sonnet-4", Kind::Counted, Some(300.0)),
+                ("/b-large", "claude-sonnet-4", Kind::Partial, Some(0.3)),
+                ("/c-partial", "claude-sonnet-4", Kind::Partial, Some(150.0)),
+                ("/0-tied", "claude-sonnet-4", Kind::Counted, Some(30.0)),
+                ("/0-tied", "gpt-5-mini", Kind::Counted, Some(0.25)),
+                ("/a-small", "claude-sonnet-4", Kind::Counted, Some(30.0)),
+                ("/a-small", "gpt-5-mini", Kind::Counted, Some(0.25)),
+            ]
+        );
+        let projects: Vec<_> =
+            table.project_credits.iter().map(|(project, used)| (project.as_str(), used.credits)).collect();
+        assert_eq!(projects, [("/b-large", 300.3), ("/c-partial", 150.0), ("/0-tied", 30.25), ("/a-small", 30.25)]);
     }
 }

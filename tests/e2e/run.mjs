@@ -80,11 +80,9 @@ async function tiles(page, view = 'overview') {
 }
 
 const fmtInt = (n) => new Intl.NumberFormat('en-US').format(n);
-function fmtUSD(micros) {
-  const dollars = micros / 1e6;
-  const digits = Math.abs(dollars) < 1 && dollars !== 0 ? 4 : 2;
-  return '$' + dollars.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
-}
+const hundredths = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+/** Micro-dollars as the page shows an estimate: "≈ $1,234.56". */
+const fmtUSD = (micros) => `≈ $${hundredths.format(micros / 1e6)}`;
 
 /** Checks the summary and the Overview against the native CLI's outputs. */
 async function checkNumbers(page, expected, label) {
@@ -1540,7 +1538,7 @@ function usageCells(row) {
     fmtInt(row.total),
     row.cost_usd_micros === null ? '—' : fmtUSD(row.cost_usd_micros),
     // Credits as the CLI's table shows them: `~` where some are estimated.
-    row.credits === null ? '—' : (row.credits_from === 'recorded' ? '' : '~') + row.credits.toFixed(2),
+    row.credits === null ? '—' : (row.credits_from === 'recorded' ? '' : '~') + hundredths.format(row.credits),
     row.flags.join(''),
   ];
 }
@@ -2038,7 +2036,7 @@ test('the month view of the demo equals the native usage --allowance month; top 
     const headers = await page.$$eval('#view-usage .usage-table thead th', (ths) => ths.map((th) => th.textContent));
     assertEqual(headers.slice(-3), ['cost USD', 'credits', 'flags'], 'credits beside the cost');
     const credits = await page.$$eval('#view-usage .usage-table tbody tr', (trs) => trs.map((tr) => tr.children[tr.children.length - 2].textContent));
-    assert(credits.length > 0 && credits.every((c) => c === '—' || /^~?\d+\.\d\d$/.test(c)), `credits as the CLI shows them: ${credits.join(' ')}`);
+    assert(credits.length > 0 && credits.every((c) => c === '—' || /^~?\d{1,3}(,\d{3})*\.\d\d$/.test(c)), `credits as the CLI shows them: ${credits.join(' ')}`);
     assert(usage.rows.some((r) => r.credits_from !== 'recorded') === credits.some((c) => c.startsWith('~')), 'the ~ marker where the native rows are estimated');
     // Days in a named zone: the page gives the engine the zone's offsets from the browser's Intl
     // (the WebAssembly build carries no zone database), the CLI takes them from chrono-tz.
@@ -3160,6 +3158,154 @@ test('search: the Sessions filter finds the session whose prompt says it', async
   }
 });
 phoneTests(test, { views: VIEWS, serverUrl: () => server.url, pick });
+
+// ---- figures: usage by project, the Overview's projects, number formats, row order ------------
+
+/** Thousands separators and one precision per column: counts, dollars to the cent, credits to the hundredth. */
+const FIGURE_FORMATS = {
+  count: /^\d{1,3}(,\d{3})*$/,
+  usd: /^(≈ \$\d{1,3}(,\d{3})*\.\d\d|—)$/,
+  credits: /^(~?\d{1,3}(,\d{3})*\.\d\d|—)$/,
+};
+
+/** Every cell of `rows` (text arrays) in the columns `columns` ({index: format}) has its column's format. */
+function checkFormats(rows, columns, label) {
+  for (const row of rows) {
+    for (const [index, format] of Object.entries(columns)) {
+      const cell = row[Number(index)];
+      assert(FIGURE_FORMATS[format].test(cell), `${label}: "${cell}" is a ${format} figure (row ${row.join(' | ')})`);
+    }
+  }
+}
+
+/** The credits a native row adds to its project's credits used (the one money rule). */
+const nativeCredits = (row) => (row.flags.includes('implausible_date') ? 0 : row.credits || 0);
+
+/** Native rows' projects in the order they come, each once, with their credits added up. */
+function projectsInOrder(rows) {
+  const order = [];
+  const credits = new Map();
+  for (const row of rows) {
+    if (!credits.has(row.project_path)) order.push(row.project_path);
+    credits.set(row.project_path, (credits.get(row.project_path) || 0) + nativeCredits(row));
+  }
+  return order.map((project) => ({ project, credits: credits.get(project) }));
+}
+
+test('figures: the Usage view by project over a period equals the native usage --by project, by credits; numbers have separators and one precision per column; the Overview ranks projects by credits and a bar opens their sessions', async () => {
+  const expected = native(DEMO);
+  const [since, until] = ['2026-11-01', '2026-11-30'];
+  const cli = nativeUsage(DEMO, ['--by', 'project', '--since', since, '--until', until]);
+  const cliProjects = projectsInOrder(cli.rows);
+  assert(cliProjects.length > 2, `the demo has several projects in November: ${cliProjects.length}`);
+  for (let i = 1; i < cliProjects.length; i++) {
+    // Row credits are to the hundredth: a project's sum may be off by half a hundredth a row.
+    assert(cliProjects[i].credits <= cliProjects[i - 1].credits + 0.005 * cli.rows.length, `the native projects come by credits: ${JSON.stringify(cliProjects)}`);
+  }
+  const browser = await launch();
+  try {
+    const origin = server.url.replace(/\/$/, '');
+    const { page, net, errors } = await openPage(browser, `${origin}/?today=2026-11-30`, origin);
+    await markLoaded(net);
+    await page.click('#demo');
+    assertEqual(await waitForState(page, ['done', 'error'], 300_000), 'done', 'the demo is analysed');
+
+    // Usage by project over November.
+    await showView(page, 'usage');
+    await page.selectOption('#usage-by', 'project');
+    await page.fill('#usage-since', since);
+    await page.dispatchEvent('#usage-since', 'change');
+    await page.fill('#usage-until', until);
+    await page.dispatchEvent('#usage-until', 'change');
+    await page.waitForFunction(([s, u]) => document.getElementById('usage-since').value === s && document.getElementById('usage-until').value === u, [since, until]);
+    await page.waitForTimeout(500);
+    const shown = await usageShown(page, 'Usage by project');
+    const pageProjects = [];
+    for (const row of shown.rows) if (pageProjects[pageProjects.length - 1] !== row[0]) pageProjects.push(row[0]);
+    assertEqual(pageProjects, cliProjects.map(({ project }) => project || '(no project)'), 'the projects in the native order, by credits, each once');
+    // The native JSON keeps the agents apart; the page adds them up: one row per project, model and kind.
+    const kinds = new Set(cli.rows.map((r) => JSON.stringify([r.project_path, r.model, r.flags.filter((f) => f === 'partial' || f === 'recovered')])));
+    assertEqual(shown.rows.length, kinds.size, 'one row per project, model and kind');
+    for (const { project, credits } of cliProjects) {
+      const rows = shown.rows.filter((r) => r[0] === (project || '(no project)'));
+      const pageCredits = rows.reduce((sum, r) => sum + (r[10] === '—' ? 0 : Number(r[10].replace(/[~,]/g, ''))), 0);
+      assert(Math.abs(pageCredits - credits) <= 0.01 * rows.length + 0.005, `${project}: ${pageCredits} credits on the page, ${credits} native`);
+    }
+    // One format per column: counts (requests to total), dollars, credits.
+    const columns = { 2: 'count', 3: 'count', 4: 'count', 5: 'count', 6: 'count', 7: 'count', 8: 'count', 9: 'usd', 10: 'credits' };
+    checkFormats(shown.rows, columns, 'usage by project');
+    checkFormats(shown.totals, { 1: 'count', 7: 'count', 8: 'usd', 9: 'credits' }, 'usage totals');
+    assert(shown.rows.some((r) => r[8].includes(',')), 'a token total in the thousands shows its separator');
+    const headline = await page.textContent('#usage-credits-used');
+    assert(/^Credits used: \d{1,3}(,\d{3})*\.\d\d \(≈ \$\d{1,3}(,\d{3})*\.\d\d\)/.test(headline), `the headline's figures: ${headline}`);
+    await shot(page, 'figures-usage-by-project.png');
+
+    // The Sessions view: tokens as counts, credits to the hundredth.
+    await showView(page, 'sessions');
+    const sessionCells = await page.$$eval('#session-list tbody tr', (trs) => trs.map((tr) => [tr.querySelector('td:nth-child(10)').textContent, tr.querySelector('td.c-credits').textContent]));
+    checkFormats(sessionCells.filter(([tokens]) => tokens !== '—'), { 0: 'count' }, 'sessions tokens');
+    checkFormats(sessionCells, { 1: 'credits' }, 'sessions credits');
+
+    // The Overview: the projects of all the data by credits used, as the native --by project ranks them.
+    const allCli = projectsInOrder(nativeUsage(DEMO, ['--by', 'project']).rows).filter(({ credits }) => credits > 0);
+    await showView(page, 'overview');
+    await page.waitForFunction(() => window.Chart && window.Chart.getChart(document.querySelector('#chart-project')));
+    const chart = await page.evaluate(() => {
+      const canvas = document.querySelector('#chart-project');
+      const drawn = window.Chart.getChart(canvas);
+      const bar = drawn.getDatasetMeta(0).data[0];
+      return { projects: JSON.parse(canvas.dataset.projects), values: drawn.data.datasets[0].data, labels: drawn.data.labels, bar: { x: (bar.x + bar.base) / 2, y: bar.y } };
+    });
+    assertEqual(chart.projects, allCli.slice(0, 20).map(({ project }) => project), "the Overview's project bars in the native order by credits");
+    assertEqual(chart.values, [...chart.values].sort((a, b) => b - a), 'the bars rank by credits, the most first');
+    const tile = await page.$eval('#view-overview .tile[data-metric="credits_used"]', (t) => [t.querySelector('.tile-value').textContent, t.querySelector('.tile-note').textContent]);
+    checkFormats([tile], { 0: 'credits' }, 'the credits tile');
+    assert(/^≈ \$\d{1,3}(,\d{3})*\.\d\d/.test(tile[1]), `the tile's dollars: ${tile[1]}`);
+    await page.waitForTimeout(200);
+    await shot(page, 'figures-overview.png');
+    // A click on the first bar opens the Sessions view filtered to that project.
+    const box = await page.$eval('#chart-project', (c) => (c.scrollIntoView({ block: 'center' }), c.getBoundingClientRect().toJSON()));
+    await page.mouse.click(box.x + chart.bar.x, box.y + chart.bar.y);
+    const project = chart.projects[0];
+    await page.waitForFunction((p) => !document.getElementById('view-sessions').hidden && document.getElementById('session-project')?.value === p, project);
+    const listed = await page.$$eval('#session-list tbody tr', (trs) => trs.map((tr) => tr.dataset.session).sort());
+    assertEqual(listed, expected.sessions.filter((s) => (s.remote ? `${s.remote}:${s.project_path}` : s.project_path) === project).map((s) => s.session_id).sort(), `the bar opens the sessions of ${project}`);
+    await shot(page, 'figures-project-sessions.png');
+    assertEqual(errors, [], 'no page errors');
+    noNetworkAfterLoad(net, server, 'demo', ['/demo/copilot-demo.zip']);
+    return `${pageProjects.length} projects in November (first ${pageProjects[0]}); ${chart.projects.length} bars; ${listed.length} sessions of ${project}`;
+  } finally {
+    await browser.close();
+  }
+});
+
+test('figures: partial and recovered rows sit with their day in the Usage view, in the native usage order', async () => {
+  const fixture = path.join(ROOT, 'fixtures/hostile/cli-reasoning-above-output');
+  const zip = zipDirectory(fixture, 'reasoning-home');
+  const zipPath = path.join(TMP, 'reasoning.zip');
+  writeFileSync(zipPath, zip);
+  const cli = nativeUsage(zipPath, []);
+  const browser = await launch();
+  try {
+    const { page, net, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
+    await markLoaded(net);
+    await dropFiles(page, [{ name: 'reasoning.zip', bytes: zip }]);
+    assertEqual(await waitForState(page, ['done', 'error']), 'done', 'analysed');
+    await showView(page, 'usage');
+    const shown = await usageShown(page, 'Usage by day');
+    const days = shown.rows.map((r) => r[0]);
+    assertEqual(days, [...days].sort(), "each day's rows together, the days in order");
+    const partial = shown.rows.findIndex((r) => r[r.length - 1].includes('partial'));
+    assert(partial > 0 && shown.rows[partial - 1][0] === shown.rows[partial][0], `the partial row follows its day's counted row: ${JSON.stringify(shown.rows.map((r) => [r[0], r[r.length - 1]]))}`);
+    assert(partial < shown.rows.length - 1, 'and is not put after every counted row');
+    assertEqual(shown.rows.map((r) => [r[0], r[1], r[r.length - 1]]), cli.rows.map((r) => [r.day, r.model, r.flags.join('')]), 'the native usage order');
+    await shot(page, 'figures-usage-partial-with-day.png');
+    assertEqual(errors, [], 'no page errors');
+    return `${shown.rows.length} rows, the partial one at ${partial + 1}`;
+  } finally {
+    await browser.close();
+  }
+});
 
 // ---- runner ----------------------------------------------------------------------------------------
 

@@ -5,15 +5,11 @@
 // so "today" is this page's (in UTC; `?today=YYYY-MM-DD` fixes it for tests). Where the credits
 // went: the top sessions, projects and models of the month from the usage table.
 import { chartLibrary, chartReady } from '../charts.js';
-import { add, badge, clear, debounce, fmtInt, h, section, table } from '../dom.js';
+import { add, badge, clear, debounce, fmtCredits, fmtInt, fmtUsd, h, section, table } from '../dom.js';
 
 const ALLOWANCE_KEY = 'copilot-lens.allowance';
 const TOP = 5;
 let chart = null;
-
-const creditFormat = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-/** Credits to the hundredth, grouped: "3,600.00". */
-export const fmtCredits = (n) => (n === null || n === undefined ? '—' : creditFormat.format(n));
 
 function loadAllowance() {
   try {
@@ -262,7 +258,7 @@ export async function render(container, ctx) {
       'div#month-tiles.tiles',
       null,
       tile('used', `credits used${m.finished ? '' : ` by ${m.as_of}`}`, m.used, fmtCredits(m.used), m.allowance !== null ? `of ${fmtCredits(m.allowance)} allowed` : 'no allowance given'),
-      tile('usd', 'dollars (credits × 0.01)', m.used * 0.01, `$${fmtCredits(m.used * 0.01)}`),
+      tile('usd', 'dollars (credits × 0.01)', m.used * 0.01, fmtUsd(m.used * 0.01)),
       tile('share', 'of the allowance', share, share === null ? '—' : `${(share * 100).toFixed(share < 0.1 ? 1 : 0)}%`, share !== null && share >= 1 ? 'used up' : null),
       tile('recorded', 'as Copilot recorded them', m.recorded, fmtCredits(m.recorded)),
       tile('estimated', 'estimated at the published rates', m.estimated, fmtCredits(m.estimated), 'for what Copilot recorded nothing of'),
@@ -282,7 +278,7 @@ export async function render(container, ctx) {
     ];
     add(
       clear(out),
-      h('p#month-headline.headline', null, `${monthName(m.month).split(' ')[0]}: ${fmtCredits(m.used)} credits${m.finished ? '' : ' so far'} ($${fmtCredits(m.used * 0.01)})`),
+      h('p#month-headline.headline', null, `${monthName(m.month).split(' ')[0]}: ${fmtCredits(m.used)} credits${m.finished ? '' : ' so far'} (${fmtUsd(m.used * 0.01)})`),
       tiles,
       h('div.month-outlook', null, outlook(m)),
       h(

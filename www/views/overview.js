@@ -1,9 +1,9 @@
 // Overview: totals and the charts (Chart.js from www/vendor): tokens and cost per day stacked by
-// model (by agent when there are several), by project, by model. Charts show the counted
-// figures (the totals); partial and recovered figures are in the Usage view.
-import { chartLibrary, chartReady, shortTicks } from '../charts.js';
-import { add, fmtInt, fmtUSD, h, section } from '../dom.js';
-import { fmtCredits } from './month.js';
+// model (by agent when there are several), by model, and the projects ranked by credits used
+// (the one money figure; a bar opens the project's sessions). The day and model charts show the
+// counted figures (the totals); partial and recovered figures are in the Usage view.
+import { chartLibrary, chartReady, dollarTicks, shortTicks } from '../charts.js';
+import { add, fmtCredits, fmtInt, fmtUsd, h, section } from '../dom.js';
 
 const PALETTE = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac', '#86bcb6', '#d37295'];
 let charts = [];
@@ -41,8 +41,9 @@ function makeChart(Chart, canvas, config) {
   charts.push(new Chart(canvas, config));
 }
 
-const tokenTicks = { callback: (v) => (v >= 1e6 ? `${v / 1e6}M` : v >= 1e3 ? `${v / 1e3}k` : v) };
-const usdTicks = { callback: (v) => `$${v}` };
+/** The projects the chart shows, the most credits first. */
+const TOP_PROJECTS = 20;
+const NO_PROJECT = '(no project)';
 
 /**
  * The one money figure: credits used by the Month's rule (recorded else estimated, partial and
@@ -52,17 +53,17 @@ const usdTicks = { callback: (v) => `$${v}` };
 function moneyTile(used) {
   const ownKeyOnly = used.credits === 0 && used.own_key_tokens > 0;
   const text = ownKeyOnly ? `${fmtInt(used.own_key_tokens)} tokens on your own key, no Copilot charge` : fmtCredits(used.credits);
-  const note = ownKeyOnly ? null : `$${fmtCredits(used.usd)}${used.partial || used.recovered ? `; ${fmtCredits(used.partial)} partial and ${fmtCredits(used.recovered)} recovered included` : ''}`;
+  const note = ownKeyOnly ? null : `${fmtUsd(used.usd)}${used.partial || used.recovered ? `; ${fmtCredits(used.partial)} partial and ${fmtCredits(used.recovered)} recovered included` : ''}`;
   return tile('credits_used', 'credits used', used.credits, text, note);
 }
 
 export async function render(container, ctx) {
   for (const chart of charts) chart.destroy();
   charts = [];
-  const [sessions, byDay, bySession, byModel, byAgent] = await Promise.all([
+  const [sessions, byDay, byProject, byModel, byAgent] = await Promise.all([
     ctx.get('sessions'),
     ctx.get({ usage: { by: 'day', since: '', until: '', agent: '' } }),
-    ctx.get({ usage: { by: 'session', since: '', until: '', agent: '' } }),
+    ctx.get({ usage: { by: 'project', since: '', until: '', agent: '' } }),
     ctx.get({ usage: { by: 'model', since: '', until: '', agent: '' } }),
     ctx.get({ usage: { by: 'agent', since: '', until: '', agent: '' } }),
   ]);
@@ -107,24 +108,8 @@ export async function render(container, ctx) {
       return { label, data: days.map((d) => values.get(d) || 0), backgroundColor: seriesColor(label), stack: 's' };
     });
 
-  // By project: the per-session usage joined with each session's project.
-  const projectOf = new Map(sessions.map((r) => [r.session_id, r.project_path || '(no project)']));
-  const projectTotals = new Map();
-  for (const r of bySession.rows.filter(counted)) {
-    const project = projectOf.get(r.session_id) || '(no project)';
-    if (!projectTotals.has(project)) projectTotals.set(project, new Map());
-    const perModel = projectTotals.get(project);
-    perModel.set(r.model, (perModel.get(r.model) || 0) + r.total);
-  }
-  const projects = [...projectTotals]
-    .map(([project, perModel]) => ({ project, total: [...perModel.values()].reduce((a, b) => a + b, 0), perModel }))
-    .sort((a, b) => b.total - a.total)
-    .slice(0, 20);
-  const projectCost = new Map();
-  for (const r of bySession.rows.filter(counted)) {
-    const project = projectOf.get(r.session_id) || '(no project)';
-    projectCost.set(project, (projectCost.get(project) || 0) + (r.cost_usd_micros || 0));
-  }
+  // The projects by credits used, as the engine ranks them (the Usage view's order by project).
+  const projects = byProject.project_credits.filter(([, used]) => used.credits > 0).slice(0, TOP_PROJECTS);
 
   const modelRows = byModel.rows.filter(counted);
 
@@ -137,7 +122,10 @@ export async function render(container, ctx) {
       null,
       section(`Tokens per day, by ${stackBy}`, dayRows.length ? chartBox('chart-tokens-day') : h('p.empty', null, 'No token counts in this data.')),
       section(`Cost per day (USD), by ${stackBy}`, dayRows.length ? chartBox('chart-cost-day') : h('p.empty', null, 'No token counts in this data.')),
-      section('Tokens by project', projects.length ? chartBox('chart-project') : h('p.empty', null, 'No token counts in this data.')),
+      section(
+        'Credits used by project',
+        projects.length ? [chartBox('chart-project'), h('p.muted', null, 'A bar opens the project\'s sessions.')] : h('p.empty', null, 'No credits used in this data.'),
+      ),
       section('Tokens and cost by model', modelRows.length ? chartBox('chart-model') : h('p.empty', null, 'No token counts in this data.')),
     ),
     h('p.muted.rates-source', null, `Costs are estimates at the published rates (none for calls on your own key, Auto's 10% off): ${byDay.rates}`),
@@ -149,37 +137,43 @@ export async function render(container, ctx) {
     makeChart(Chart, container.querySelector('#chart-tokens-day'), {
       type: 'bar',
       data: { labels: days, datasets: perDay('total') },
-      options: { scales: { x: { stacked: true }, y: { stacked: true, ticks: tokenTicks } }, plugins: { legend: { position: 'bottom' } } },
+      options: { scales: { x: { stacked: true }, y: { stacked: true } }, plugins: { legend: { position: 'bottom' } } },
     });
     makeChart(Chart, container.querySelector('#chart-cost-day'), {
       type: 'bar',
       data: { labels: days, datasets: perDay('cost_usd_micros', 1e6) },
       options: {
-        scales: { x: { stacked: true }, y: { stacked: true, ticks: usdTicks } },
-        plugins: { legend: { position: 'bottom' }, tooltip: { callbacks: { label: (c) => `${c.dataset.label}: $${c.parsed.y.toFixed(4)}` } } },
+        scales: { x: { stacked: true }, y: { stacked: true, ticks: dollarTicks(Chart) } },
+        plugins: { legend: { position: 'bottom' }, tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${fmtUsd(c.parsed.y)}` } } },
       },
     });
   }
   if (projects.length) {
-    const shown = projects.map((p) => p.project);
-    makeChart(Chart, container.querySelector('#chart-project'), {
+    const paths = projects.map(([path]) => path);
+    const canvas = container.querySelector('#chart-project');
+    canvas.dataset.projects = JSON.stringify(paths);
+    const open = (index) => paths[index] && ctx.openProject(paths[index]);
+    makeChart(Chart, canvas, {
       type: 'bar',
       data: {
-        labels: shown,
-        datasets: models.map((model) => ({
-          label: model,
-          data: projects.map((p) => p.perModel.get(model) || 0),
-          backgroundColor: color(model),
-          stack: 's',
-        })),
+        labels: paths.map((p) => p || NO_PROJECT),
+        datasets: [{ label: 'credits used', data: projects.map(([, used]) => used.credits), backgroundColor: PALETTE[0] }],
       },
       options: {
         indexAxis: 'y',
-        scales: { x: { stacked: true, ticks: tokenTicks }, y: { stacked: true, ticks: shortTicks } },
+        scales: { x: { title: { display: true, text: 'AI credits' } }, y: { ticks: shortTicks } },
         plugins: {
-          legend: { position: 'bottom' },
-          tooltip: { callbacks: { footer: (items) => `cost ${fmtUSD(projectCost.get(shown[items[0].dataIndex]))}` } },
+          legend: { display: false },
+          tooltip: {
+            callbacks: {
+              title: (items) => paths[items[0].dataIndex] || NO_PROJECT,
+              label: (c) => `${fmtCredits(c.parsed.x)} credits (${fmtUsd(projects[c.dataIndex][1].usd)})`,
+            },
+          },
         },
+        // The sessions of a project that has a path (those without one have no filter).
+        onClick: (_, bars) => bars.length && open(bars[0].index),
+        onHover: (event, bars) => (event.native.target.style.cursor = bars.length && paths[bars[0].index] ? 'pointer' : ''),
       },
     });
   }
@@ -194,7 +188,7 @@ export async function render(container, ctx) {
         ],
       },
       options: {
-        scales: { x: { ticks: shortTicks }, y: { ticks: tokenTicks, title: { display: true, text: 'tokens' } }, cost: { position: 'right', grid: { drawOnChartArea: false }, ticks: usdTicks, title: { display: true, text: 'USD' } } },
+        scales: { x: { ticks: shortTicks }, y: { title: { display: true, text: 'tokens' } }, cost: { position: 'right', grid: { drawOnChartArea: false }, ticks: dollarTicks(Chart), title: { display: true, text: 'USD' } } },
         plugins: { legend: { position: 'bottom' } },
       },
     });

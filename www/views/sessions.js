@@ -1,6 +1,6 @@
 // Sessions: a sortable, filterable list; opening one shows its transcript (transcript.js).
-import { add, badge, clear, debounce, fmtInt, fmtTime, h, timeDisplay } from '../dom.js';
-import { creditsUsedText, fmtCredits } from './month.js';
+import { add, badge, clear, debounce, fmtInt, fmtTime, fmtUsd, h, timeDisplay } from '../dom.js';
+import { creditsUsedText } from './month.js';
 import { PRECREATED, modelsShown, renderTranscript } from './transcript.js';
 
 const LIMIT = 1000;
@@ -47,6 +47,11 @@ function projectLabel(s) {
   return s.remote ? `${s.remote}: ${s.project_path}` : s.project_path;
 }
 
+/** The project as usage groups it (`ssh-remote+mybox:/home/me/app`): the Overview's bars name it so. */
+function usageProject(s) {
+  return s.remote ? `${s.remote}:${s.project_path}` : s.project_path;
+}
+
 function cells(s, ctx, agents) {
   const tds = [
     h('td.c-name', null, h('button.link', { on: { click: () => open(s.session_id, ctx) }, title: s.session_id }, s.display_name)),
@@ -59,7 +64,7 @@ function cells(s, ctx, agents) {
     h('td.num', null, fmtInt(s.denials)),
     h('td.models', null, modelsShown(s).join('\n')),
     h('td.num', null, s.usage ? fmtInt(s.usage.total) : '—'),
-    h('td.num.c-credits', { title: s.credits_used ? `$${fmtCredits(s.credits_used.usd)}` : '', dataset: { credits: s.credits_used ? s.credits_used.credits : 0 } }, s.credits_used ? creditsUsedText(s.credits_used) : '—'),
+    h('td.num.c-credits', { title: s.credits_used ? fmtUsd(s.credits_used.usd) : '', dataset: { credits: s.credits_used ? s.credits_used.credits : 0 } }, s.credits_used ? creditsUsedText(s.credits_used) : '—'),
     h('td', null, status(s, agents)),
   ];
   // Named for the cards the table becomes at phone width (style.css).
@@ -77,8 +82,9 @@ export async function render(container, ctx) {
   const filter = h('input#session-filter', { type: 'search', placeholder: 'Filter: name, id, project, branch, model, prompt…' });
   // The sessions one of whose prompts holds the filter's text (the engine's answer to it).
   let withPrompt = { text: '', ids: new Set() };
-  const projects = [...new Set(list.map((s) => s.project_path).filter(Boolean))].sort();
-  const project = h('select#session-project', { attrs: { 'aria-label': 'Project' } }, h('option', { value: '' }, 'all projects'), projects.map((p) => h('option', { value: p }, p)));
+  const labels = new Map(list.filter((s) => s.project_path).map((s) => [usageProject(s), projectLabel(s)]));
+  const projects = [...labels.keys()].sort();
+  const project = h('select#session-project', { attrs: { 'aria-label': 'Project' } }, h('option', { value: '' }, 'all projects'), projects.map((p) => h('option', { value: p }, labels.get(p))));
   // Several homes (machines, or the same data given twice): which holds the session.
   const homes = [...new Set(list.flatMap((s) => s.homes || []))].sort();
   const home = h('select#session-home', { hidden: homes.length < 2 }, h('option', { value: '' }, 'all homes'), homes.map((p) => h('option', { value: p }, p)));
@@ -103,13 +109,13 @@ export async function render(container, ctx) {
   );
   const transcript = h('div#transcript', { hidden: true });
   add(container, listBox, transcript);
-  view = { container, listBox, transcript, ctx };
+  view = { container, listBox, transcript, ctx, filterProject: null };
 
   const draw = () => {
     const needle = state.text.toLowerCase();
     let rows = list.filter(
       (s) =>
-        (!state.project || s.project_path === state.project) &&
+        (!state.project || usageProject(s) === state.project) &&
         (!state.home || (s.homes || []).includes(state.home)) &&
         (!state.agent || s.agent === state.agent) &&
         (!needle ||
@@ -160,7 +166,19 @@ export async function render(container, ctx) {
   project.addEventListener('change', () => ((state.project = project.value), draw()));
   home.addEventListener('change', () => ((state.home = home.value), draw()));
   agent.addEventListener('change', () => ((state.agent = agent.value), draw()));
+  view.filterProject = (path) => {
+    project.value = path;
+    state.project = path;
+    transcript.hidden = true;
+    listBox.hidden = false;
+    draw();
+  };
   draw();
+}
+
+/** Shows the list filtered to one project (the Overview's project bars open it so). */
+export function showProject(path, ctx) {
+  if (view && view.ctx === ctx) view.filterProject(path);
 }
 
 /** Shows one session's transcript (the Sessions view must be rendered), at a row if given. */

@@ -1,10 +1,10 @@
 // One session as a conversation: prompts and replies, tool calls with their results folded
 // (<details>), permission requests and decisions, model changes and other notes, thinking
 // behind a toggle. Rows come from the worker a page at a time.
-import { add, badge, clear, download, fmtInt, fmtTime, fmtUSD, firstLine, h } from '../dom.js';
+import { add, badge, clear, dollarsOfMicros, download, fmtCredits, fmtInt, fmtTime, fmtUsd, firstLine, h } from '../dom.js';
 import { diffView, looksLikeDiff } from '../diff.js';
 import { markdown, markdownReady } from '../markdown.js';
-import { creditsUsedText, fmtCredits } from './month.js';
+import { creditsUsedText } from './month.js';
 
 /** A session's models, with those chosen but never answering marked so. */
 export function modelsShown(session) {
@@ -91,8 +91,8 @@ export async function renderTranscript(container, ctx, sessionId, index = null) 
           fact('prompts / replies / tool calls', `${session.prompts} / ${session.replies} / ${session.tool_calls} (${session.failed_tool_calls} failed)`),
           fact('permission requests / denials', `${session.permission_requests} / ${session.denials}`),
           fact('shutdown', session.shutdown),
-          fact('credits used', used ? `${creditsUsedText(used)}${used.credits ? ` ($${fmtCredits(used.usd)})` : ''}` : null),
-          fact('usage', session.usage ? `${fmtInt(session.usage.total)} tokens, ${fmtUSD(session.usage.cost_usd_micros)} (${session.usage.source})` : 'unknown'),
+          fact('credits used', used ? `${creditsUsedText(used)}${used.credits ? ` (${fmtUsd(used.usd)})` : ''}` : null),
+          fact('usage', session.usage ? `${fmtInt(session.usage.total)} tokens, ${fmtUsd(dollarsOfMicros(session.usage.cost_usd_micros))} (${session.usage.source})` : 'unknown'),
           fact('found in', session.found_in.join(', ')),
           fact('checkpoints', session.checkpoint_titles.length ? h('ol#session-checkpoints.checkpoints', null, session.checkpoint_titles.map((title) => h('li', null, title))) : null),
           fact('artifacts', session.artifacts.length ? h('ul#session-artifacts.plain.mono', null, session.artifacts.map((name) => h('li', null, name))) : null),

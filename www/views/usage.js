@@ -2,7 +2,7 @@
 // the other groupings add the agents up, `--agent` keeps one), with their flags, the totals per
 // kind of figure, the sessions whose usage nothing counts, and those whose figures leave out
 // counters that cannot be token counts.
-import { add, badge, clear, fmtInt, fmtUSD, h, section, table } from '../dom.js';
+import { add, badge, clear, dollarsOfMicros, fmtCredits, fmtInt, fmtUsd, h, section, table } from '../dom.js';
 
 const FLAG_HELP = {
   no_rate: 'no rate for this model: no cost',
@@ -43,7 +43,7 @@ const numbers = [
   { label: 'output', value: (r) => fmtInt(r.output), num: true },
   { label: 'reasoning', value: (r) => fmtInt(r.reasoning), num: true },
   { label: 'total', value: (r) => fmtInt(r.total), num: true },
-  { label: 'cost USD', value: (r) => fmtUSD(r.cost_usd_micros), num: true },
+  { label: 'cost USD', value: (r) => fmtUsd(dollarsOfMicros(r.cost_usd_micros)), num: true },
   { label: 'credits', value: credits, num: true },
 ];
 
@@ -56,9 +56,9 @@ const CREDITS_FROM = {
 /** AI credits used, as the CLI shows them: `~` where some are estimated. */
 function credits(row) {
   if (row.credits === null || row.credits === undefined) return '—';
-  const text = (row.credits_from === 'recorded' ? '' : '~') + row.credits.toFixed(2);
-  const recorded = row.recorded_nano_aiu === null || row.recorded_nano_aiu === undefined ? '' : `; recorded ${(row.recorded_nano_aiu / 1e9).toFixed(2)}`;
-  const estimate = row.cost_ai_credits === null || row.cost_ai_credits === undefined ? '' : `; estimate ${row.cost_ai_credits.toFixed(2)}`;
+  const text = (row.credits_from === 'recorded' ? '' : '~') + fmtCredits(row.credits);
+  const recorded = row.recorded_nano_aiu === null || row.recorded_nano_aiu === undefined ? '' : `; recorded ${fmtCredits(row.recorded_nano_aiu / 1e9)}`;
+  const estimate = row.cost_ai_credits === null || row.cost_ai_credits === undefined ? '' : `; estimate ${fmtCredits(row.cost_ai_credits)}`;
   return h('span', { title: `${CREDITS_FROM[row.credits_from] || row.credits_from}${recorded}${estimate}`, dataset: { from: row.credits_from } }, text);
 }
 
@@ -98,7 +98,7 @@ export async function render(container, ctx) {
     if (!ctx.alive()) return;
     // The group's column, as the engine names it (none for the model's, which every row has).
     const { column } = groupings.find(({ name }) => name === grouping);
-    const shown = { session_id: (r) => sessionLink(r.session_id) };
+    const shown = { session_id: (r) => sessionLink(r.session_id), project_path: (r) => r.project_path || '(no project)' };
     const mono = column === 'home' || column === 'project_path';
     const group = column ? [{ label: grouping, value: shown[column] || ((r) => r[column]), ...(mono ? { className: 'mono' } : {}) }] : [];
     const columns = [...group, { label: 'model', value: (r) => r.model }, ...numbers, { label: 'flags', value: flags }];
@@ -108,7 +108,7 @@ export async function render(container, ctx) {
     const headline =
       used.credits === 0 && used.own_key_tokens > 0
         ? `${fmtInt(used.own_key_tokens)} tokens on your own key, no Copilot charge`
-        : `Credits used: ${used.credits.toFixed(2)} ($${used.usd.toFixed(2)}): ${used.recorded.toFixed(2)} as Copilot recorded them, ${used.estimated.toFixed(2)} estimated${used.partial || used.recovered ? `; ${used.partial.toFixed(2)} of partial sessions and ${used.recovered.toFixed(2)} recovered included` : ''}`;
+        : `Credits used: ${fmtCredits(used.credits)} (${fmtUsd(used.usd)}): ${fmtCredits(used.recorded)} as Copilot recorded them, ${fmtCredits(used.estimated)} estimated${used.partial || used.recovered ? `; ${fmtCredits(used.partial)} of partial sessions and ${fmtCredits(used.recovered)} recovered included` : ''}`;
     add(clear(out), 
       h('p#usage-credits-used.headline', { dataset: { credits: String(used.credits) } }, headline),
       section(
