@@ -5,7 +5,6 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::io::BufReader;
 
 use super::Options;
-use super::queue::LogInput;
 use super::state::State;
 use super::tally::{Copies, CopyKeys, Tally};
 use crate::facts::diagnostics::{Diagnostic, DiagnosticKind};
@@ -17,6 +16,12 @@ use crate::sources::log::ScanStats;
 use crate::sources::log::{LogContext, LogOutcome};
 use crate::sources::{SOURCES, Source, SourceId};
 use crate::usage::ledger::SessionLedger;
+
+/// Where a log's bytes come from: the reader, or bytes read by someone else (the page).
+pub enum LogInput<'a> {
+    Reader(&'a mut dyn FileReader),
+    Bytes(&'a [u8]),
+}
 
 /// One event log to parse, with what its rows need from the other files.
 #[derive(Clone, Debug)]

@@ -33,9 +33,9 @@ pub mod usage_only;
 use std::collections::BTreeMap;
 use std::fmt;
 
-pub use logs::{LogTask, Parsing, UsageScan};
+pub use logs::{LogInput, LogTask, Parsing, UsageScan};
 pub use plan::{LateSizes, Planned};
-pub use queue::{LogInput, LogJob, LogQueue, ParsedLog, Released, TakesLogs};
+pub use queue::{LogJob, LogQueue, ParsedLog, Released, TakesLogs};
 pub use stores::StoreJob;
 pub use tally::Copies;
 

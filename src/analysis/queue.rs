@@ -13,7 +13,7 @@
 use std::collections::HashMap;
 
 use super::Options;
-use super::logs::{LogTask, Parsing, UsageScan};
+use super::logs::{LogInput, LogTask, Parsing, UsageScan};
 use super::tally::{Copies, Tally, TallySink};
 use super::usage_only::UsageRun;
 use crate::cache::entry::RecordingSink;
@@ -137,12 +137,6 @@ impl LogJob {
         let outcome = self.task.parse_bytes(bytes, options, &mut TallySink::new(&mut self.start, rows));
         ParsedLog { index: self.index, done: (outcome, self.start) }
     }
-}
-
-/// Where a log's bytes come from: the reader, or bytes read by someone else (the page).
-pub enum LogInput<'a> {
-    Reader(&'a mut dyn FileReader),
-    Bytes(&'a [u8]),
 }
 
 /// What an analyze entry holds besides its rows: the log's outcome, and its tally when the
