@@ -342,7 +342,10 @@ fn through_cache(
                 cache.tally.add(&CacheTally { cached: 1, cached_bytes: key.size, ..CacheTally::default() });
                 return (parsed, true);
             }
-            Err((job, miss)) => (job, Some(miss)),
+            Err(refused) => {
+                let (job, miss) = *refused;
+                (job, Some(miss))
+            }
         },
     };
     let (parsed, entry) = job.parse_recording(input, key, &cache.cache_use, miss, options, rows);
