@@ -139,7 +139,7 @@ fn engine_run(files: &[(&str, &[u8])]) -> Engine {
         assert_eq!(need(&engine), json!({"need": "logs", "left": index + 1}));
         assert_eq!(log["index"], index);
         let path = log["path"].as_str().unwrap();
-        engine.parse_log(index, bytes_of(path).into()).map_err(fails).unwrap();
+        engine.parse_log(index, bytes_of(path).into(), None).map_err(fails).unwrap();
         handed.push(path);
     }
     assert_eq!(need(&engine), json!({"need": "last_files", "given": 3}));
