@@ -154,7 +154,7 @@ async function inBrowser(server, input, kind, shared = null) {
     const result = { wall, pickSeconds: (picked - t0) / 1000, ...lens, peak, frames: result0.frames, cpu };
     result.whole = [];
     for (const text of searchTexts) result.whole.push({ text, ...(await wholeSearch(page, text)) });
-    result.cache = await page.evaluate(() => ({ ...window.copilotLens.cache, status: document.getElementById('cache-status').textContent }));
+    result.cache = await page.evaluate(() => ({ ...window.copilotLens.cache, status: document.getElementById('cache-status')?.textContent ?? '' }));
     if (analysisOnly || shared) {
       await page.close();
       return result;

@@ -1061,6 +1061,8 @@ shutil.rmtree(work)`, store]);
     // Forget it: the folder and what the cache kept of it go.
     await settled();
     assertEqual((await cacheFolder(page)).inputs.length, 1, 'kept again');
+    // "Forget it" is in the input panel, folded to a line after an analysis.
+    if (await page.isHidden('#input-body')) await page.click('#input-expand');
     await page.click('#forget-folder');
     await page.waitForSelector('#remembered[hidden]', { state: 'attached' });
     await page.waitForFunction(async () => {
@@ -2883,10 +2885,10 @@ test('words: the timeline filters, its rows and a row\'s detail show no raw fiel
     // A note of key=value pairs: its lead, then each value under its key.
     await page.uncheck('#view-timeline input[data-type="tool_use"]');
     await page.check('#view-timeline input[data-type="system"]');
-    await page.fill('#tl-search', 'intention=');
+    await page.fill('#tl-search', 'intention=Run');
     await page.waitForFunction(() => {
       const rows = [...document.querySelectorAll('#view-timeline .vt-row:not([hidden])')];
-      return rows.length > 0 && rows.every((row) => row.querySelector('.c-type').textContent === 'Note' && row.querySelector('.c-text').textContent.includes('intention='));
+      return rows.length > 0 && rows.every((row) => row.querySelector('.c-type').textContent === 'Note' && row.querySelector('.c-text').textContent.includes('intention=Run'));
     });
     await page.click('#view-timeline .vt-row:not([hidden])');
     await page.waitForSelector('#tl-detail .note-fields');
@@ -3066,7 +3068,7 @@ test('search: a word past the first 512 bytes of a tool result is found; matches
     await countIs(`${fmtInt(withWord.length)} rows`);
     await page.waitForFunction((n) => document.querySelectorAll('#tl-scroll .vt-row[data-filled]:not([data-filled=""]):not([hidden])').length === n, withWord.length);
     const types = await page.$$eval('#tl-scroll .vt-row:not([hidden])', (all) => all.map((r) => r.children[1].textContent));
-    assert(types.includes('tool_result'), `the tool result is among the rows found: ${types}`);
+    assert(types.includes('Tool result'), `the tool result is among the rows found: ${types}`);
     const marks = await page.$$eval('#tl-scroll .vt-row:not([hidden]) mark', (all) => all.map((m) => m.textContent));
     assert(marks.length >= 1 && marks.every((m) => m === 'zebracorn'), `matches highlighted in the rows: ${marks}`);
     await page.click('#tl-scroll .vt-row.t-tool_result');
@@ -3076,7 +3078,7 @@ test('search: a word past the first 512 bytes of a tool result is found; matches
 
     await page.check('#tl-prompts-only');
     await countIs(`${fmtInt(withWord.filter((r) => r.turn_type === 'user').length)} rows`);
-    assertEqual(await page.$$eval('#tl-scroll .vt-row:not([hidden])', (all) => all.map((r) => r.children[1].textContent)), ['user'], 'prompts only');
+    assertEqual(await page.$$eval('#tl-scroll .vt-row:not([hidden])', (all) => all.map((r) => r.children[1].textContent)), ['Prompt'], 'prompts only');
     await page.uncheck('#tl-prompts-only');
     await page.fill('#tl-search', '');
     await page.uncheck('#tl-newest-first');
