@@ -13,7 +13,7 @@ use web_sys::Blob;
 use crate::analysis::{
     LateSizes, LogInput, LogJob, LogQueue, LogTask, Options, Outputs, ParsedLog, Parsing, Planned, Released,
 };
-use crate::cache::{CacheTally, ENDS_BYTES, FileKey};
+use crate::cache::{ENDS_BYTES, EntryAfter, FileKey};
 use crate::input::RootListing;
 use crate::input::browser::{BrowserFile, BrowserRoot, BrowserRoots, SourceReader};
 use crate::model::OwnedRow;
@@ -259,9 +259,9 @@ impl ParsingRun {
                 }
                 match (cache, key) {
                     (Some(Cached { cache, .. }), Some(key)) => {
-                        let (parsed, replayed) =
+                        let (parsed, through_entry) =
                             through_cache(cache, job, &key, LogInput::Reader(&mut self.roots), options, rows);
-                        if replayed {
+                        if through_entry {
                             // Not opened, but done: the progress counts it as read.
                             self.roots.progress.add_file(task_root, &task_path, key.size as f64);
                         }
@@ -324,8 +324,9 @@ pub struct Done {
     pub cache: Option<PageCache>,
 }
 
-/// A log through the page's cache: its entry replayed when it can be, else parsed, its entry
-/// kept for the next run. Says whether it was replayed.
+/// A log through the page's cache (`LogJob::through_cache`): its entry replayed when it can be
+/// (and the log parsed on from where it ended when it only grew), else parsed, the entry kept
+/// for the next run. Says whether the log was read through its entry (not opened whole).
 fn through_cache(
     cache: &mut PageCache,
     job: LogJob,
@@ -334,26 +335,14 @@ fn through_cache(
     options: &Options,
     rows: &mut dyn RowSink,
 ) -> (ParsedLog, bool) {
-    let (job, miss) = match cache.entry(key) {
-        None => (job, None),
-        Some(entry) => match job.replay(entry, key, &cache.cache_use, options, rows) {
-            Ok(parsed) => {
-                cache.keep_old(key);
-                cache.tally.add(&CacheTally { cached: 1, cached_bytes: key.size, ..CacheTally::default() });
-                return (parsed, true);
-            }
-            Err(refused) => {
-                let (job, miss) = *refused;
-                (job, Some(miss))
-            }
-        },
-    };
-    let (parsed, entry) = job.parse_recording(input, key, &cache.cache_use, miss, options, rows);
-    if let Some(entry) = entry {
-        cache.put(key, &entry);
+    let (parsed, after, tally) = job.through_cache(cache.entry(key), input, key, &cache.cache_use, options, rows);
+    match after {
+        EntryAfter::Kept => cache.keep_old(key),
+        EntryAfter::Made(entry) => cache.put(key, &entry),
+        EntryAfter::NotMade => {}
     }
-    cache.tally.parsed += 1;
-    (parsed, false)
+    cache.tally.add(&tally);
+    (parsed, tally.parsed == 0)
 }
 
 /// The key of a log handed over as a File: its size and time, and its two ends read here.
@@ -384,7 +373,8 @@ impl Done {
     pub fn cache_report(&self) -> Option<CacheReport> {
         self.cache.as_ref().map(|cache| CacheReport {
             from_cache: cache.tally.cached,
-            changed: cache.tally.parsed,
+            changed: cache.tally.parsed + cache.tally.resumed,
+            grown: cache.tally.resumed,
             problem: cache.problem.clone(),
         })
     }

@@ -223,6 +223,16 @@ pub struct LineReader<R: Read> {
     /// Bytes consumed so far: where the next line starts (in a UTF-16 file, in its text as
     /// UTF-8, which is what `utf16_as_utf8` gives to read it again).
     offset: u64,
+    /// The bytes consumed end with a line's `\n` (or there are none).
+    at_line_start: bool,
+}
+
+/// Where a reading of lines stopped at a line's end: how many lines it read, and the bytes
+/// they took. A reading of the same bytes grown goes on from there (`LineReader::resumed`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct LinesEnd {
+    pub lines: u64,
+    pub offset: u64,
 }
 
 /// One line without its `\n` (or `\r\n`).
@@ -253,7 +263,29 @@ impl<R: BufRead> LineReader<R> {
             Ok(start) if may_be_utf16(start) => Input::Utf16(BufReader::new(utf16_as_utf8(inner))),
             _ => Input::Bytes(inner),
         };
-        LineReader { inner, buf: Vec::new(), max_len, number: 0, offset: 0 }
+        LineReader { inner, buf: Vec::new(), max_len, number: 0, offset: 0, at_line_start: true }
+    }
+
+    /// Lines read on from where an earlier reading of the same bytes stopped (`inner` is
+    /// there): their numbers and offsets are those a reading from the start gives. The bytes
+    /// are read as they are, since only a reading that was not of UTF-16 text gives an end.
+    pub fn resumed(inner: R, end: LinesEnd) -> Self {
+        LineReader {
+            inner: Input::Bytes(inner),
+            buf: Vec::new(),
+            max_len: MAX_LINE_BYTES,
+            number: end.lines,
+            offset: end.offset,
+            at_line_start: true,
+        }
+    }
+
+    /// Where the reading is, if a reading of these bytes grown may go on from there: after at
+    /// least one byte, at a line's end (a line still being written is read again whole), and
+    /// not in UTF-16 text (which is decoded from its start).
+    pub fn clean_end(&self) -> Option<LinesEnd> {
+        let plain = matches!(self.inner, Input::Bytes(_));
+        (plain && self.at_line_start && self.offset > 0).then_some(LinesEnd { lines: self.number, offset: self.offset })
     }
 
     pub fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
@@ -288,6 +320,7 @@ impl<R: BufRead> LineReader<R> {
             full_len += take as u64;
             let consumed = if done { take + 1 } else { take };
             self.offset += consumed as u64;
+            self.at_line_start = done;
             self.inner.consume(consumed);
             if done {
                 break;
@@ -335,6 +368,38 @@ mod tests {
         );
         assert!(collect(b"", 4).is_empty());
         assert_eq!(collect(b"x\n", 4), [(1, b"x".to_vec(), 1)]);
+    }
+
+    /// A line as (number, offset, bytes).
+    type Numbered = (u64, u64, Vec<u8>);
+
+    /// Every line a reader gives, and where it ended.
+    fn lines_of<R: BufRead>(mut reader: LineReader<R>) -> (Vec<Numbered>, Option<LinesEnd>) {
+        let mut out = Vec::new();
+        while let Some(line) = reader.next_line().unwrap() {
+            out.push((line.number, line.offset, line.bytes.to_vec()));
+        }
+        (out, reader.clean_end())
+    }
+
+    #[test]
+    fn a_reading_resumed_at_a_clean_end_numbers_and_places_lines_as_a_whole_reading_does() {
+        let whole = b"\xEF\xBB\xBFone\r\n\ntwo\nthree\n\xEF\xBB\xBFfour\nfive";
+        let (expected, end) = lines_of(LineReader::new(io::BufReader::with_capacity(3, &whole[..])));
+        assert_eq!(end, None, "the last line is still being written");
+        for cut in 1..whole.len() {
+            let (before, end) = lines_of(LineReader::new(io::BufReader::with_capacity(3, &whole[..cut])));
+            let Some(end) = end else {
+                assert_ne!(whole[cut - 1], b'\n', "a reading that stopped at a line's end at {cut} gives its end");
+                continue;
+            };
+            assert_eq!(end.offset, cut as u64);
+            let (after, _) = lines_of(LineReader::resumed(io::BufReader::with_capacity(3, &whole[cut..]), end));
+            assert_eq!([before, after].concat(), expected, "resumed at {cut}");
+        }
+        assert_eq!(lines_of(LineReader::new(&b""[..])).1, None, "nothing read: no end to go on from");
+        let utf16: Vec<u8> = "\u{FEFF}a\n".encode_utf16().flat_map(u16::to_le_bytes).collect();
+        assert_eq!(lines_of(LineReader::new(&utf16[..])).1, None, "UTF-16 text is decoded from its start");
     }
 
     #[test]

@@ -231,6 +231,9 @@ pub struct CacheReport {
     pub from_cache: u64,
     /// Logs parsed: new, changed, or without an entry that could be used.
     pub changed: u64,
+    /// Of those, the logs that only grew since their entries were made: taken from the cache,
+    /// then parsed from where their entries ended.
+    pub grown: u64,
     /// Why the cache the page kept could not be used at all, if it could not.
     pub problem: Option<String>,
 }

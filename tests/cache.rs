@@ -199,6 +199,46 @@ proptest! {
     }
 }
 
+/// The line `analyze` writes of what the cache did.
+fn cache_line(scratch: &Path) -> String {
+    let analyzed = run(scratch, &["analyze", "home", "--out", "lines", "--cache", "cache"]);
+    assert!(analyzed.status.success(), "{}", String::from_utf8_lossy(&analyzed.stderr));
+    fs::remove_dir_all(scratch.join("lines")).unwrap();
+    let stderr = String::from_utf8(analyzed.stderr).unwrap();
+    stderr.lines().find(|line| line.starts_with("copilot-lens: cache: ")).expect("a cache line").to_string()
+}
+
+#[test]
+fn a_log_appended_to_is_parsed_from_where_its_entry_ended_and_the_outputs_are_a_cold_runs() {
+    let scratch = tempfile::tempdir().unwrap();
+    let home = scratch.path().join("home");
+    make_home(&home);
+    cache_line(scratch.path());
+    // A session's only copy (its entry keeps rows as rows.jsonl writes them): lines of its own
+    // appended, a tool call's request among them, its result in the next append.
+    let log = home.join(".copilot/session-state/16389f9e-9896-4928-b559-7fadd9312083/events.jsonl");
+    let before = fs::read_to_string(&log).unwrap();
+    assert!(before.ends_with('\n'));
+    let lines: Vec<&str> = before.lines().collect();
+    fs::write(&log, format!("{before}{}\n{}\n", lines[1], lines[6])).unwrap();
+    bump_time(&log, 1);
+    let said = cache_line(scratch.path());
+    assert!(said.contains(", 1 grown log parsed from where it ended (0 MB new)"), "{said}");
+    assert!(said.starts_with("copilot-lens: cache: 0 files parsed, "), "{said}");
+    let grown = fs::read_to_string(&log).unwrap();
+    fs::write(&log, format!("{grown}{}\n", lines[7])).unwrap();
+    bump_time(&log, 2);
+    assert!(
+        cache_line(scratch.path()).contains(", 1 grown log parsed from where it ended"),
+        "again, from the new entry"
+    );
+    assert_same(
+        &outputs(scratch.path(), &["--cache", "cache"], "cached"),
+        &outputs(scratch.path(), &["--no-cache"], "cold"),
+        "two appends",
+    );
+}
+
 /// The entries of a cache folder.
 fn entries(cache: &Path) -> Vec<PathBuf> {
     common::files_below(cache).into_iter().filter(|path| path.extension().is_some_and(|e| e == "entry")).collect()

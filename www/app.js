@@ -204,8 +204,10 @@ function showCache(cache, seconds) {
   if (!cache) return;
   let text;
   if (cache.unavailable) text = `Not cached: ${cache.unavailable}.`;
-  else if (cache.from_cache > 0) {
-    text = `Analysed again in ${seconds.toFixed(1)} s: ${fmtInt(cache.changed)} ${cache.changed === 1 ? 'file' : 'files'} changed, ${fmtInt(cache.from_cache)} from the cache.`;
+  else if (cache.from_cache > 0 || cache.grown > 0) {
+    const grown = cache.grown === 0 ? ''
+      : ` (${fmtInt(cache.grown)} grown ${cache.grown === 1 ? 'log parsed from where it ended' : 'logs parsed from where they ended'})`;
+    text = `Analysed again in ${seconds.toFixed(1)} s: ${fmtInt(cache.changed)} ${cache.changed === 1 ? 'file' : 'files'} changed${grown}, ${fmtInt(cache.from_cache)} from the cache.`;
   } else if (cache.changed > 0) text = `Analysed in ${seconds.toFixed(1)} s; kept in this browser's cache for the next time.`;
   else text = `Analysed in ${seconds.toFixed(1)} s; nothing kept in the cache (a zip's logs are read again each time).`;
   if (cache.problem) text += ` ${cache.problem}`;

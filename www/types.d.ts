@@ -148,6 +148,11 @@ from_cache: number,
  */
 changed: number, 
 /**
+ * Of those, the logs that only grew since their entries were made: taken from the cache,
+ * then parsed from where their entries ended.
+ */
+grown: number, 
+/**
  * Why the cache the page kept could not be used at all, if it could not.
  */
 problem: string | null, };

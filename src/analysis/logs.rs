@@ -2,7 +2,7 @@
 //! log added to the analysis (in task order: `queue.rs` alone calls `add_log`).
 
 use std::collections::{BTreeSet, HashMap, HashSet};
-use std::io::BufReader;
+use std::io::{self, BufRead, BufReader};
 
 use super::Options;
 use super::state::State;
@@ -10,10 +10,10 @@ use super::tally::{Copies, CopyKeys, Tally};
 use crate::facts::diagnostics::{Diagnostic, DiagnosticKind};
 use crate::facts::files::Role;
 use crate::facts::log::LogSummary;
-use crate::input::FileReader;
+use crate::input::{FileReader, ReadAt, ReadFrom};
 use crate::model::{HeldRow, RowSink};
 use crate::sources::log::ScanStats;
-use crate::sources::log::{LogContext, LogOutcome};
+use crate::sources::log::{LogContext, LogEnd, LogOutcome};
 use crate::sources::{SOURCES, Source, SourceId};
 use crate::usage::ledger::SessionLedger;
 
@@ -83,26 +83,75 @@ impl LogTask {
 
     /// Opens and parses the log; an unopenable log gives an outcome with its error.
     pub fn parse(&self, reader: &mut dyn FileReader, options: &Options, sink: &mut dyn RowSink) -> LogOutcome {
-        match reader.open(self.root, &self.listed_path) {
-            Ok(file) => {
-                let mut lines = BufReader::with_capacity(1 << 18, file);
-                self.source().parse_log(&self.context(options), &mut lines, sink)
-            }
-            Err(error) => LogOutcome { read_error: Some(error.to_string()), ..LogOutcome::default() },
-        }
+        self.parse_input(LogInput::Reader(reader), options, sink)
+    }
+
+    /// Parses the log from its bytes (read by someone else: the page).
+    pub fn parse_bytes(&self, bytes: &[u8], options: &Options, sink: &mut dyn RowSink) -> LogOutcome {
+        self.parse_input(LogInput::Bytes(bytes), options, sink)
     }
 
     /// Parses the log from the reader or from bytes.
     pub fn parse_input(&self, input: LogInput<'_>, options: &Options, sink: &mut dyn RowSink) -> LogOutcome {
-        match input {
-            LogInput::Reader(reader) => self.parse(reader, options, sink),
-            LogInput::Bytes(bytes) => self.parse_bytes(bytes, options, sink),
-        }
+        let context = self.context(options);
+        let parsed = self.read_input(input, |lines| self.source().parse_log(&context, lines, sink));
+        parsed.unwrap_or_else(unopened)
     }
 
-    /// Parses the log from its bytes (read by someone else: the page).
-    pub fn parse_bytes(&self, mut bytes: &[u8], options: &Options, sink: &mut dyn RowSink) -> LogOutcome {
-        self.source().parse_log(&self.context(options), &mut bytes, sink)
+    /// As `parse_input`, and where the parse stopped with the parser's state there, when a
+    /// parse of the log grown may go on from it (`resume`).
+    pub fn parse_input_resumable(
+        &self,
+        input: LogInput<'_>,
+        options: &Options,
+        sink: &mut dyn RowSink,
+    ) -> (LogOutcome, Option<LogEnd>) {
+        let context = self.context(options);
+        let parsed = self.read_input(input, |lines| self.source().parse_log_resumable(&context, lines, sink));
+        parsed.unwrap_or_else(|error| (unopened(error), None))
+    }
+
+    /// Parses the log on from where an earlier parse stopped (`end`, which gave `outcome`),
+    /// reading `file` from there; `None`, having fed no row, when the source cannot go on.
+    pub fn resume(
+        &self,
+        file: Box<dyn ReadAt + '_>,
+        outcome: LogOutcome,
+        end: &LogEnd,
+        options: &Options,
+        sink: &mut dyn RowSink,
+    ) -> Option<(LogOutcome, Option<LogEnd>)> {
+        let mut lines = BufReader::with_capacity(READ_BUFFER_BYTES, ReadFrom::new(file, end.at.offset));
+        self.source().resume_log(&self.context(options), outcome, end, &mut lines, sink)
+    }
+
+    /// Reads the log from its start.
+    fn read_input<T>(&self, input: LogInput<'_>, read: impl FnOnce(&mut dyn BufRead) -> T) -> io::Result<T> {
+        match input {
+            LogInput::Reader(reader) => {
+                let file = reader.open(self.root, &self.listed_path)?;
+                Ok(read(&mut BufReader::with_capacity(READ_BUFFER_BYTES, file)))
+            }
+            LogInput::Bytes(mut bytes) => Ok(read(&mut bytes)),
+        }
+    }
+}
+
+/// How much of a log is read at a time.
+const READ_BUFFER_BYTES: usize = 1 << 18;
+
+/// The outcome of a log that could not be opened.
+fn unopened(error: io::Error) -> LogOutcome {
+    LogOutcome { read_error: Some(error.to_string()), ..LogOutcome::default() }
+}
+
+impl<'a> LogInput<'a> {
+    /// The log's bytes at any offset, where its input gives them (a zip's entry does not).
+    pub fn positional(&mut self, task: &LogTask) -> Option<io::Result<Box<dyn ReadAt + 'a>>> {
+        match self {
+            LogInput::Reader(reader) => reader.open_at(task.root, &task.listed_path),
+            LogInput::Bytes(bytes) => Some(Ok(Box::new(*bytes))),
+        }
     }
 }
 

@@ -16,13 +16,13 @@ use super::Options;
 use super::logs::{LogInput, LogTask, Parsing, UsageScan};
 use super::tally::{Copies, Tally, TallySink};
 use super::usage_only::UsageRun;
-use crate::cache::entry::RecordingSink;
-use crate::cache::{CacheStore, CacheTally, CacheUse, FileKey, Miss, Purpose, Recorded};
+use crate::cache::entry::{self, RecordingSink, ReplayFirst};
+use crate::cache::{CacheStore, CacheTally, CacheUse, EntryAfter, FileKey, Miss, Purpose, Recorded};
 use crate::facts::diagnostics::DiagnosticKind;
 use crate::facts::log::LogProblem;
-use crate::input::FileReader;
+use crate::input::{FileReader, ReadAt};
 use crate::model::{JsonlRowWriter, RowSink};
-use crate::sources::log::{LogOutcome, ScanStats};
+use crate::sources::log::{LogEnd, LogOutcome, ScanStats};
 use crate::usage::ledger::SessionLedger;
 
 /// What the logs of a queue are added to, in task order.
@@ -139,62 +139,147 @@ impl LogJob {
     }
 }
 
-/// What an analyze entry holds besides its rows: the log's outcome, and its tally when the
-/// rows after it are as rows.jsonl writes them (`LogJob::parse_through_jsonl`, a session's only
-/// copy), not as the parser fed them.
-type LogParts = (LogOutcome, Option<Tally>);
+/// What an analyze entry holds besides its rows: the log's outcome; its tally when the rows
+/// after it are as rows.jsonl writes them (`LogJob::parse_through_jsonl`, a session's only
+/// copy), not as the parser fed them; and where its parse stopped with the parser's state
+/// there, when a parse of the log grown may go on from it.
+type LogParts = (LogOutcome, Option<Tally>, Option<LogEnd>);
+
+/// An analyze entry that can serve a log.
+enum Usable<'e, 'f> {
+    /// Made for the file as it is: replayed.
+    Same(LogParts, &'e [u8]),
+    /// Made for the file before it grew.
+    Grown(Grown<'e, 'f>),
+}
+
+/// An entry made for a file before it grew: replayed, then the log is parsed on from `end`
+/// (which gave `outcome`, `tally` and `rows`), reading `file`.
+struct Grown<'e, 'f> {
+    outcome: LogOutcome,
+    tally: Option<Tally>,
+    end: LogEnd,
+    rows: &'e [u8],
+    file: Box<dyn ReadAt + 'f>,
+}
+
+impl<'e, 'f> Usable<'e, 'f> {
+    /// How `entry` can serve the log of `task`, whose file is `key` now, or why it cannot.
+    fn of(
+        entry: &'e [u8],
+        key: &FileKey,
+        cache: &CacheUse,
+        task: &LogTask,
+        input: &mut LogInput<'f>,
+    ) -> Result<Usable<'e, 'f>, Miss> {
+        let (made_for, rest) = cache.open(entry, cache.context(task))?;
+        if made_for == *key {
+            let (parts, rows) = entry::parts(rest)?;
+            return Ok(Usable::Same(parts, rows));
+        }
+        // Told before the parts are read: most changed files did not grow.
+        if made_for.size >= key.size {
+            return Err(Miss::Changed);
+        }
+        let ((outcome, tally, Some(end)), rows) = entry::parts::<LogParts>(rest)? else { return Err(Miss::Changed) };
+        let Some(Ok(mut file)) = input.positional(task) else { return Err(Miss::Changed) };
+        if !key.grew_from(&made_for, &mut file) {
+            return Err(Miss::Changed);
+        }
+        Ok(Usable::Grown(Grown { outcome, tally, end, rows, file }))
+    }
+}
+
+/// The entry of `task`'s log for `key`: its parts and its `rows`; none when reading failed or
+/// a row could not be kept. Where the parse stopped is kept only at the end of the bytes `key`
+/// was made from (a file that changed while it was read is parsed whole next time).
+fn record(
+    task: &LogTask,
+    key: &FileKey,
+    cache: &CacheUse,
+    (outcome, tally, end): (&LogOutcome, Option<&Tally>, Option<LogEnd>),
+    rows: Option<&[u8]>,
+) -> Recorded {
+    let rows = rows.filter(|_| outcome.read_error.is_none())?;
+    let end = end.filter(|end| end.at.offset == key.size);
+    cache.encode(key, cache.context(task), &(outcome, tally, end), rows)
+}
 
 impl LogJob {
-    /// Feeds the log's cache entry (`crate::cache`) to `rows` and the analysis as its parse
-    /// would have; gives the job back, with why, when the entry cannot be used.
-    pub fn replay(
+    /// The log through the cache: `entry` (the one its store keeps under `key`'s name, if any)
+    /// replayed when it was made for the file as it is; when the file only grew since,
+    /// replayed, and the log parsed on from where the entry's parse stopped; else the log is
+    /// parsed whole from `input`. An entry that was ignored becomes the log's `cache_ignored`
+    /// diagnostic. Gives what becomes of the entry, and what the cache did.
+    pub fn through_cache(
         mut self,
-        entry: &[u8],
+        entry: Option<&[u8]>,
+        mut input: LogInput<'_>,
         key: &FileKey,
         cache: &CacheUse,
         options: &Options,
         rows: &mut dyn RowSink,
-    ) -> Result<ParsedLog, Box<(LogJob, Miss)>> {
-        let replayed = cache.decode::<LogParts>(entry, key, cache.context(&self.task)).and_then(|(parts, kept)| {
-            let (outcome, None) = parts else { return Err(Miss::Changed) };
-            crate::cache::entry::replay_rows(kept, &self.task, &mut TallySink::new(&mut self.start, rows))?;
-            Ok(outcome)
-        });
-        match replayed {
-            Ok(outcome) => Ok(self.parsed(outcome, options)),
-            Err(miss) => Err(Box::new((self, miss))),
+    ) -> (ParsedLog, EntryAfter, CacheTally) {
+        let mut miss = None;
+        if let Some(entry) = entry {
+            match Usable::of(entry, key, cache, &self.task, &mut input) {
+                Ok(Usable::Same((outcome, None, _), kept)) => {
+                    match entry::replay_rows(kept, &self.task, &mut TallySink::new(&mut self.start, rows)) {
+                        Ok(()) => return (self.parsed(outcome, options), EntryAfter::Kept, cached(key)),
+                        Err(why) => miss = Some(why),
+                    }
+                }
+                Ok(Usable::Grown(grown)) if grown.tally.is_none() => {
+                    let resumed_from = grown.end.at.offset;
+                    match self.resume(grown, key, cache, options, rows) {
+                        Ok((outcome, entry)) => return (self.done(outcome), entry.into(), resumed(key, resumed_from)),
+                        Err(why) => miss = Some(why),
+                    }
+                }
+                // An entry of a session's only copy, its rows as rows.jsonl writes them.
+                Ok(_) => miss = Some(Miss::Changed),
+                Err(why) => miss = Some(why),
+            }
         }
+        let mut tallied = TallySink::new(&mut self.start, rows);
+        let mut recording = RecordingSink::new(&mut tallied, self.task.source().agent(), &[]);
+        let (mut outcome, end) = self.task.parse_input_resumable(input, options, &mut recording);
+        let kept = recording.rows();
+        let entry = record(&self.task, key, cache, (&outcome, None, end), kept.as_deref());
+        say_ignored(&mut outcome, miss);
+        (self.done(outcome), entry.into(), parsed_whole())
     }
 
-    /// Parses the log, recording its cache entry for `key` (none when reading failed); an
-    /// entry that was `ignored` becomes the log's `cache_ignored` diagnostic.
-    pub fn parse_recording(
-        mut self,
-        input: LogInput<'_>,
+    /// Feeds the rows an entry kept for the file before it grew, then parses the log on from
+    /// where the entry's parse stopped; gives the outcome of the whole log and its entry now
+    /// (the rows before and after). Feeds nothing when the log cannot be parsed on.
+    fn resume(
+        &mut self,
+        grown: Grown<'_, '_>,
         key: &FileKey,
         cache: &CacheUse,
-        ignored: Option<Miss>,
         options: &Options,
         rows: &mut dyn RowSink,
-    ) -> (ParsedLog, Recorded) {
+    ) -> Result<(LogOutcome, Recorded), Miss> {
+        let Grown { mut outcome, end, rows: kept, file, .. } = grown;
+        set_zone(&mut outcome, options);
+        let before = entry::read_rows(kept)?;
         let mut tallied = TallySink::new(&mut self.start, rows);
-        let mut recording = RecordingSink::new(&mut tallied, self.task.source().agent());
-        let mut outcome = self.task.parse_input(input, options, &mut recording);
+        let mut replayed = ReplayFirst::new(before, &self.task, &mut tallied);
+        let mut recording = RecordingSink::new(&mut replayed, self.task.source().agent(), kept);
+        let (outcome, end) = self.task.resume(file, outcome, &end, options, &mut recording).ok_or(Miss::Changed)?;
         let kept = recording.rows();
-        let entry = match (&outcome.read_error, kept) {
-            (None, Some(kept)) => cache.encode(key, cache.context(&self.task), &(&outcome, None::<&Tally>), &kept),
-            _ => None,
-        };
-        say_ignored(&mut outcome, ignored);
-        (ParsedLog { index: self.index, done: (outcome, self.start) }, entry)
+        replayed.finish();
+        let entry = record(&self.task, key, cache, (&outcome, None, end), kept.as_deref());
+        Ok((outcome, entry))
     }
 
-    /// The log's rows as rows.jsonl writes them (the native CLI), from `store`'s entry for
-    /// `key` when it can be used, else parsed and its entry put; without a key, parsed. A
-    /// session's only copy keeps its rows as written and its tally, so that they are neither
-    /// scrubbed nor encoded again; a copy keeps its rows as parsed, checked against the others'.
+    /// The log's rows as rows.jsonl writes them (the native CLI), through `store`'s entry for
+    /// `key` as `through_cache` says; without a key, parsed. A session's only copy keeps its
+    /// rows as written and its tally, so that they are neither scrubbed nor encoded again; a
+    /// copy keeps its rows as parsed, checked against the others'.
     pub fn parse_through_jsonl(
-        mut self,
+        self,
         reader: &mut dyn FileReader,
         store: &dyn CacheStore,
         key: Option<&FileKey>,
@@ -202,66 +287,108 @@ impl LogJob {
         options: &Options,
     ) -> (ParsedLog, std::io::Result<Vec<u8>>, CacheTally) {
         let mut written = JsonlRowWriter::new(Vec::new());
-        let parsed_one = CacheTally { parsed: 1, ..CacheTally::default() };
         let Some(key) = key else {
             let parsed = self.parse(reader, options, &mut written);
-            return (parsed, written.finish(), parsed_one);
+            return (parsed, written.finish(), parsed_whole());
         };
-        let (name, context) = (key.name(Purpose::Analyze), cache.context(&self.task));
+        let name = key.name(Purpose::Analyze);
+        let entry = store.get(&name);
+        let (parsed, written, after, tally) = if self.task.copies == Copies::Only {
+            self.written_through_cache(entry.as_deref(), LogInput::Reader(reader), key, cache, options)
+        } else {
+            let input = LogInput::Reader(reader);
+            let (parsed, after, tally) = self.through_cache(entry.as_deref(), input, key, cache, options, &mut written);
+            (parsed, written.finish(), after, tally)
+        };
+        if let EntryAfter::Made(entry) = after {
+            store.put(&name, &entry);
+        }
+        (parsed, written, tally)
+    }
+
+    /// `through_cache` for a session's only copy, whose entry keeps its rows as rows.jsonl
+    /// writes them and its tally: a replay is a copy of bytes, and a log that grew has the
+    /// rows of the bytes after the entry's end written after them, its tally going on from the
+    /// entry's.
+    fn written_through_cache(
+        mut self,
+        entry: Option<&[u8]>,
+        mut input: LogInput<'_>,
+        key: &FileKey,
+        cache: &CacheUse,
+        options: &Options,
+    ) -> (ParsedLog, std::io::Result<Vec<u8>>, EntryAfter, CacheTally) {
         let mut miss = None;
-        if let Some(entry) = store.get(&name) {
-            let replayed = cache.decode::<LogParts>(&entry, key, context).and_then(|(parts, kept)| match parts {
-                (outcome, Some(tally)) if self.task.copies == Copies::Only => {
-                    written.write_encoded(kept).map_err(|_| Miss::Changed)?;
-                    Ok((outcome, Some(tally)))
+        if let Some(entry) = entry {
+            match Usable::of(entry, key, cache, &self.task, &mut input) {
+                Ok(Usable::Same((outcome, Some(tally), _), written)) => {
+                    self.start = tally;
+                    return (self.parsed(outcome, options), Ok(written.to_vec()), EntryAfter::Kept, cached(key));
                 }
-                (outcome, None) => {
-                    let mut tallied = TallySink::new(&mut self.start, &mut written);
-                    crate::cache::entry::replay_rows(kept, &self.task, &mut tallied)?;
-                    Ok((outcome, None))
-                }
-                (_, Some(_)) => Err(Miss::Changed),
-            });
-            match replayed {
-                Ok((outcome, tally)) => {
-                    if let Some(tally) = tally {
-                        self.start = tally;
+                Ok(Usable::Grown(Grown { mut outcome, tally: Some(mut tally), end, rows: before, file })) => {
+                    set_zone(&mut outcome, options);
+                    let mut written = JsonlRowWriter::new(Vec::new());
+                    let went_on = written.write_encoded(before).ok().and_then(|()| {
+                        self.task.resume(file, outcome, &end, options, &mut TallySink::new(&mut tally, &mut written))
+                    });
+                    match went_on {
+                        Some((outcome, new_end)) => {
+                            self.start = tally;
+                            let written = written.finish();
+                            let parts = (&outcome, Some(&self.start), new_end);
+                            let entry = record(&self.task, key, cache, parts, written.as_deref().ok());
+                            return (self.done(outcome), written, entry.into(), resumed(key, end.at.offset));
+                        }
+                        None => miss = Some(Miss::Changed),
                     }
-                    let done = CacheTally { cached: 1, cached_bytes: key.size, ..CacheTally::default() };
-                    return (self.parsed(outcome, options), written.finish(), done);
                 }
+                // An entry of a copy, its rows as the parser fed them.
+                Ok(_) => miss = Some(Miss::Changed),
                 Err(why) => miss = Some(why),
             }
         }
-        let (parsed, entry, written) = if self.task.copies == Copies::Only {
-            let mut tallied = TallySink::new(&mut self.start, &mut written);
-            let mut outcome = self.task.parse(reader, options, &mut tallied);
-            let rows = written.finish();
-            let entry = match (&outcome.read_error, &rows) {
-                (None, Ok(rows)) => cache.encode(key, context, &(&outcome, Some(&self.start)), rows),
-                _ => None,
-            };
-            say_ignored(&mut outcome, miss);
-            (ParsedLog { index: self.index, done: (outcome, self.start) }, entry, rows)
-        } else {
-            let (parsed, entry) =
-                self.parse_recording(LogInput::Reader(reader), key, cache, miss, options, &mut written);
-            (parsed, entry, written.finish())
-        };
-        if let Some(entry) = entry {
-            store.put(&name, &entry);
-        }
-        (parsed, written, parsed_one)
+        let mut written = JsonlRowWriter::new(Vec::new());
+        let (mut outcome, end) =
+            self.task.parse_input_resumable(input, options, &mut TallySink::new(&mut self.start, &mut written));
+        let written = written.finish();
+        let entry = record(&self.task, key, cache, (&outcome, Some(&self.start), end), written.as_deref().ok());
+        say_ignored(&mut outcome, miss);
+        (self.done(outcome), written, entry.into(), parsed_whole())
     }
 
     /// The job done from a cached outcome (its ledger counts in the run's zone, which the
     /// entry's context holds).
     fn parsed(self, mut outcome: LogOutcome, options: &Options) -> ParsedLog {
-        if let Some(ledger) = &mut outcome.usage {
-            ledger.set_zone(options.zone);
-        }
+        set_zone(&mut outcome, options);
+        self.done(outcome)
+    }
+
+    /// The job done, with the log's outcome and the tally its rows went through.
+    fn done(self, outcome: LogOutcome) -> ParsedLog {
         ParsedLog { index: self.index, done: (outcome, self.start) }
     }
+}
+
+/// A cached outcome's ledger counts in the run's zone (the entry's context holds it).
+fn set_zone(outcome: &mut LogOutcome, options: &Options) {
+    if let Some(ledger) = &mut outcome.usage {
+        ledger.set_zone(options.zone);
+    }
+}
+
+/// What the cache did for a log parsed whole.
+fn parsed_whole() -> CacheTally {
+    CacheTally { parsed: 1, ..CacheTally::default() }
+}
+
+/// What the cache did for a log replayed from its entry.
+fn cached(key: &FileKey) -> CacheTally {
+    CacheTally { cached: 1, cached_bytes: key.size, ..CacheTally::default() }
+}
+
+/// What the cache did for a log that grew, parsed on from `resumed_from`.
+fn resumed(key: &FileKey, resumed_from: u64) -> CacheTally {
+    CacheTally { resumed: 1, resumed_bytes: key.size - resumed_from, ..CacheTally::default() }
 }
 
 /// An entry that could not be used for a reason the run must tell: the log's diagnostic.
@@ -279,7 +406,8 @@ impl LogJob<UsageRun> {
     }
 
     /// The scan from `store`'s entry for `key` when it can be used, else scanned and its entry
-    /// put; without a key, scanned.
+    /// put; without a key, scanned. A log that grew is scanned whole again: a usage entry keeps
+    /// no place to go on from.
     pub fn scan_through(
         self,
         reader: &mut dyn FileReader,
@@ -289,7 +417,7 @@ impl LogJob<UsageRun> {
         options: &Options,
     ) -> (ParsedLog<UsageRun>, CacheTally) {
         let Some(key) = key else {
-            return (self.scan_usage(reader, options), CacheTally { parsed: 1, ..CacheTally::default() });
+            return (self.scan_usage(reader, options), parsed_whole());
         };
         let (name, context) = (key.name(Purpose::Usage), cache.context(&self.task));
         let mut ignored = None;
@@ -298,8 +426,7 @@ impl LogJob<UsageRun> {
                 Ok(((mut ledger, stats), _)) => {
                     ledger.set_zone(options.zone);
                     let scan = UsageScan { ledger, stats, error: None, cache_ignored: None };
-                    let tally = CacheTally { cached: 1, cached_bytes: key.size, ..CacheTally::default() };
-                    return (ParsedLog { index: self.index, done: scan }, tally);
+                    return (ParsedLog { index: self.index, done: scan }, cached(key));
                 }
                 Err(Miss::Ignored(why)) => ignored = Some(format!("{why}: ignored, the log was scanned again")),
                 Err(Miss::Changed) => {}
@@ -312,7 +439,7 @@ impl LogJob<UsageRun> {
             store.put(&name, &entry);
         }
         scan.cache_ignored = ignored;
-        (ParsedLog { index: self.index, done: scan }, CacheTally { parsed: 1, ..CacheTally::default() })
+        (ParsedLog { index: self.index, done: scan }, parsed_whole())
     }
 }
 

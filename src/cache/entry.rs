@@ -1,6 +1,7 @@
 //! An entry's bytes, in postcard: a [`Header`], then the body its checksum covers: the
-//! file's key, the context's fingerprint, what the log's work gave (a parse's `LogOutcome`
-//! and its rows as the parser fed them, or a usage scan's ledger and stats).
+//! file's key, the context's fingerprint, what the log's work gave (a parse's `LogOutcome`,
+//! where it stopped with its parser's state there, and its rows as the parser fed them; or a
+//! usage scan's ledger and stats).
 
 use std::borrow::Cow;
 
@@ -14,7 +15,7 @@ use crate::model::{LineLocator, Row, RowMark, RowSink, TurnType};
 
 const MAGIC: [u8; 4] = *b"CLc1";
 /// Raised whenever what an entry holds changes shape.
-pub const FORMAT: u32 = 1;
+pub const FORMAT: u32 = 2;
 
 /// What every entry starts with.
 #[derive(Serialize, Deserialize)]
@@ -46,6 +47,23 @@ pub enum Miss {
 
 /// An entry made while a log was worked on, to put in the store.
 pub type Recorded = Option<Vec<u8>>;
+
+/// What became of a log's entry when the log went through the cache.
+#[derive(Debug, PartialEq, Eq)]
+pub enum EntryAfter {
+    /// Replayed as it is: the store keeps it.
+    Kept,
+    /// Made for the file as it is now (parsed, or grown and parsed on): the store puts it.
+    Made(Vec<u8>),
+    /// None could be made (reading failed): the store keeps nothing for the file.
+    NotMade,
+}
+
+impl From<Recorded> for EntryAfter {
+    fn from(recorded: Recorded) -> EntryAfter {
+        recorded.map_or(EntryAfter::NotMade, EntryAfter::Made)
+    }
+}
 
 impl CacheUse {
     /// `build` names the build (natively the executable's size and time, in the page the
@@ -87,14 +105,9 @@ impl CacheUse {
         Some(entry)
     }
 
-    /// The parts of an entry made for `key` in `context`, and the bytes after them (the rows).
-    pub(crate) fn decode<'e, T: DeserializeOwned>(
-        &self,
-        entry: &'e [u8],
-        key: &FileKey,
-        context: u64,
-    ) -> Result<(T, &'e [u8]), Miss> {
-        let damaged = |_| Miss::Ignored("the cache's entry is damaged".to_string());
+    /// The key of the file an entry was made for in `context`, and the bytes after it (the
+    /// entry's parts, then its rows).
+    pub(crate) fn open<'e>(&self, entry: &'e [u8], context: u64) -> Result<(FileKey, &'e [u8]), Miss> {
         let (header, body) = postcard::take_from_bytes::<Header>(entry).map_err(damaged)?;
         if header.magic != MAGIC {
             return Err(Miss::Ignored("the cache's entry is not one".to_string()));
@@ -109,17 +122,39 @@ impl CacheUse {
         if xxh3_64(body) != header.checksum {
             return Err(Miss::Ignored("the cache's entry is damaged (its checksum differs)".to_string()));
         }
-        let ((entry_key, entry_context), rest) = postcard::take_from_bytes::<(FileKey, u64)>(body).map_err(damaged)?;
-        if entry_key != *key || entry_context != context {
+        let ((made_for, entry_context), rest) = postcard::take_from_bytes::<(FileKey, u64)>(body).map_err(damaged)?;
+        if entry_context != context {
             return Err(Miss::Changed);
         }
-        postcard::take_from_bytes::<T>(rest).map_err(damaged)
+        Ok((made_for, rest))
     }
+
+    /// The parts of an entry made for `key` in `context`, and the bytes after them (the rows).
+    pub(crate) fn decode<'e, T: DeserializeOwned>(
+        &self,
+        entry: &'e [u8],
+        key: &FileKey,
+        context: u64,
+    ) -> Result<(T, &'e [u8]), Miss> {
+        match self.open(entry, context)? {
+            (made_for, rest) if made_for == *key => parts(rest),
+            _ => Err(Miss::Changed),
+        }
+    }
+}
+
+/// The parts of an opened entry (`CacheUse::open`), and the bytes after them (the rows).
+pub(crate) fn parts<T: DeserializeOwned>(rest: &[u8]) -> Result<(T, &[u8]), Miss> {
+    postcard::take_from_bytes::<T>(rest).map_err(damaged)
+}
+
+fn damaged<E>(_: E) -> Miss {
+    Miss::Ignored("the cache's entry is damaged".to_string())
 }
 
 /// A row as the cache keeps it: the log's agent and its file's index are the run's.
 #[derive(Serialize, Deserialize)]
-struct CachedRow<'a> {
+pub(crate) struct CachedRow<'a> {
     timestamp_utc: &'a str,
     session_id: &'a str,
     project_path: &'a str,
@@ -146,8 +181,9 @@ pub(crate) struct RecordingSink<'a> {
 }
 
 impl<'a> RecordingSink<'a> {
-    pub(crate) fn new(inner: &'a mut dyn RowSink, agent: &'static str) -> Self {
-        RecordingSink { inner, agent, rows: Vec::new(), usable: true }
+    /// The rows after `before`, the rows kept already (those of a log's part parsed before).
+    pub(crate) fn new(inner: &'a mut dyn RowSink, agent: &'static str, before: &[u8]) -> Self {
+        RecordingSink { inner, agent, rows: before.to_vec(), usable: true }
     }
 
     /// The rows kept, if every one could be.
@@ -184,18 +220,21 @@ impl RowSink for RecordingSink<'_> {
     }
 }
 
-/// Feeds the rows an entry kept to `sink` as the parser fed them; nothing is fed unless every
-/// row reads.
-pub(crate) fn replay_rows(mut rows: &[u8], task: &LogTask, sink: &mut dyn RowSink) -> Result<(), Miss> {
+/// The rows an entry kept, every one read before any is fed.
+pub(crate) fn read_rows(mut rows: &[u8]) -> Result<Vec<CachedRow<'_>>, Miss> {
     let mut read = Vec::new();
     while !rows.is_empty() {
-        let (row, rest) = postcard::take_from_bytes::<CachedRow>(rows)
-            .map_err(|_| Miss::Ignored("the cache's entry is damaged".to_string()))?;
+        let (row, rest) = postcard::take_from_bytes::<CachedRow>(rows).map_err(damaged)?;
         read.push(row);
         rows = rest;
     }
+    Ok(read)
+}
+
+/// Feeds rows an entry kept to `sink` as the parser fed them.
+fn feed_rows(rows: Vec<CachedRow<'_>>, task: &LogTask, sink: &mut dyn RowSink) {
     let agent = task.source().agent();
-    for row in read {
+    for row in rows {
         sink.push(&Row {
             agent,
             timestamp_utc: Cow::Borrowed(row.timestamp_utc),
@@ -213,5 +252,44 @@ pub(crate) fn replay_rows(mut rows: &[u8], task: &LogTask, sink: &mut dyn RowSin
             locator: row.locator.map(|(offset, ordinal)| LineLocator { file: task.file as u32, offset, ordinal }),
         });
     }
+}
+
+/// Feeds the rows an entry kept to `sink` as the parser fed them; nothing is fed unless every
+/// row reads.
+pub(crate) fn replay_rows(rows: &[u8], task: &LogTask, sink: &mut dyn RowSink) -> Result<(), Miss> {
+    feed_rows(read_rows(rows)?, task, sink);
     Ok(())
+}
+
+/// A sink that feeds the rows of a log's part parsed before (an entry's) to another ahead of
+/// the first row pushed to it, or when it is finished if none was: a parse that goes on from
+/// there may still give up before its first row, having fed nothing.
+pub(crate) struct ReplayFirst<'a, 'e> {
+    before: Option<Vec<CachedRow<'e>>>,
+    task: &'a LogTask,
+    inner: &'a mut dyn RowSink,
+}
+
+impl<'a, 'e> ReplayFirst<'a, 'e> {
+    pub(crate) fn new(before: Vec<CachedRow<'e>>, task: &'a LogTask, inner: &'a mut dyn RowSink) -> Self {
+        ReplayFirst { before: Some(before), task, inner }
+    }
+
+    fn feed_before(&mut self) {
+        if let Some(before) = self.before.take() {
+            feed_rows(before, self.task, self.inner);
+        }
+    }
+
+    /// The parse went on: the rows before are fed if no row came after them.
+    pub(crate) fn finish(mut self) {
+        self.feed_before();
+    }
+}
+
+impl RowSink for ReplayFirst<'_, '_> {
+    fn push(&mut self, row: &Row<'_>) {
+        self.feed_before();
+        self.inner.push(row);
+    }
 }

@@ -4,10 +4,14 @@
 //! The core keeps no store and does no I/O: the caller makes a log's [`FileKey`] (from its
 //! listing and its first and last [`ENDS_BYTES`]), finds the entry named [`FileKey::name`] in
 //! its own store (a folder natively, the page's OPFS) and hands it to the log's job
-//! (`LogJob::replay`), which feeds the rows and outcome it holds through the same tally and
-//! sink as a parse would. On a miss the job parses while recording (`LogJob::parse_recording`)
-//! and gives the entry to put back. [`CacheStore`] is that lookup for a caller whose store
-//! answers at once (`LogJob::parse_through`).
+//! (`LogJob::through_cache`), which feeds the rows and outcome it holds through the same tally
+//! and sink as a parse would. A log that only grew since its entry was made (its first bytes
+//! and the bytes up to the entry's size hash as they did: [`FileKey::grew_from`]) is replayed
+//! and then parsed on from where the entry's parse stopped, with the parser's state as it was
+//! there (`Source::resume_log`; a source that cannot go on, VS Code's, has its log parsed
+//! whole). Otherwise the job parses the log whole while recording, and gives the entry to put
+//! back. [`CacheStore`] is that lookup for a caller whose store answers at once
+//! (`LogJob::parse_through_jsonl`).
 //!
 //! An entry ([`entry`]) is a header (format, the tool's version, the caller's build identity,
 //! a checksum of the rest), then the key of the file it was made from, the context its rows
@@ -21,13 +25,15 @@ pub mod entry;
 use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed};
 
-pub use entry::{CacheUse, Miss, Recorded};
+pub use entry::{CacheUse, EntryAfter, Miss, Recorded};
+
+use crate::input::ReadAt;
 
 /// How many bytes of a file's start and of its end its key hashes.
 pub const ENDS_BYTES: usize = 64 << 10;
 
 /// A file as the cache knows it: where it is (its root's identity and its path under it), and
-/// what says it did not change (size, modification time, a hash of its two ends).
+/// what says it did not change (size, modification time, a hash of each of its two ends).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileKey {
     /// The root's identity, as the caller names it (natively its canonical path).
@@ -35,8 +41,10 @@ pub struct FileKey {
     pub path: String,
     pub size: u64,
     pub modified_ms: Option<i64>,
-    /// xxh3 of the first [`ENDS_BYTES`] and of the last (the whole file when it is shorter).
-    pub ends: u64,
+    /// xxh3 of the first [`ENDS_BYTES`] and of the last (the whole file when it is shorter),
+    /// apart: a file that grew is told by its old ends (`grew_from`).
+    pub head: u64,
+    pub tail: u64,
 }
 
 /// What an entry is for: a whole analysis's, or a usage-only run's (counter lines only).
@@ -50,8 +58,26 @@ impl FileKey {
     /// The key of a file from its `head` (its first `ENDS_BYTES`, or all of it) and `tail` (its
     /// last `ENDS_BYTES`, or all of it).
     pub fn new(root: &str, path: &str, size: u64, modified_ms: Option<i64>, head: &[u8], tail: &[u8]) -> FileKey {
-        let ends = xxh3_64_with_seed(tail, xxh3_64(head));
-        FileKey { root: root.to_string(), path: path.to_string(), size, modified_ms, ends }
+        let (head, tail) = (xxh3_64(head), xxh3_64(tail));
+        FileKey { root: root.to_string(), path: path.to_string(), size, modified_ms, head, tail }
+    }
+
+    /// Whether this file is `before`'s file grown since: longer, and its first bytes and its
+    /// bytes up to `before`'s size hash as `before`'s two ends did. `file` reads this file's
+    /// bytes (the caller's reader: the core does no I/O). An empty file never grew into
+    /// another: a log is read from its start to tell UTF-16 text.
+    pub fn grew_from(&self, before: &FileKey, file: &mut dyn ReadAt) -> bool {
+        let longer = before.size > 0 && self.size > before.size;
+        if !longer || (&self.root, &self.path) != (&before.root, &before.path) {
+            return false;
+        }
+        let length = before.size.min(ENDS_BYTES as u64);
+        let mut end = vec![0; length as usize];
+        let mut hash_at = |offset: u64| {
+            let read = file.read_at(offset, &mut end);
+            matches!(read, Ok(count) if count == end.len()).then(|| xxh3_64(&end))
+        };
+        hash_at(0) == Some(before.head) && hash_at(before.size - length) == Some(before.tail)
     }
 
     /// The name of the file's entry in a store: the same whatever the file's content, so that
@@ -76,14 +102,18 @@ pub trait CacheStore {
     fn put(&self, name: &str, entry: &[u8]);
 }
 
-/// What the cache did for one log.
+/// What the cache did for one log, or for several.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CacheTally {
-    /// Logs parsed (no entry, or one that could not be used).
+    /// Logs parsed whole (no entry, or one that could not be used).
     pub parsed: u64,
     /// Logs replayed from their entries, and their size.
     pub cached: u64,
     pub cached_bytes: u64,
+    /// Logs that grew since their entries were made: replayed, then parsed from where their
+    /// entries ended; and the bytes parsed after those ends.
+    pub resumed: u64,
+    pub resumed_bytes: u64,
 }
 
 impl CacheTally {
@@ -91,6 +121,8 @@ impl CacheTally {
         self.parsed += other.parsed;
         self.cached += other.cached;
         self.cached_bytes += other.cached_bytes;
+        self.resumed += other.resumed;
+        self.resumed_bytes += other.resumed_bytes;
     }
 }
 
@@ -103,6 +135,7 @@ mod tests {
     use crate::analysis::{LogInput, LogQueue, Options, Planned};
     use crate::input::memory::{MemoryRoot, MemoryRoots};
     use crate::model::OwnedRow;
+    use crate::usage::summary::{DayRange, GroupBy};
 
     const LOG: &str = ".copilot/session-state/00000001-0000-4000-8000-000000000000/events.jsonl";
 
@@ -123,7 +156,8 @@ mod tests {
         format!("{line}\n")
     }
 
-    /// One analysis of the roots through `store`: its rows, report and what the cache did.
+    /// One analysis of the roots through `store`: its rows, its other outputs (the report,
+    /// sessions, inventory and usage by session, as JSON) and what the cache did.
     fn analyze(reader: &mut MemoryRoots, store: &MapStore) -> (Vec<OwnedRow>, String, CacheTally) {
         let planned = Planned::new(reader.listings(), Options::default()).unwrap();
         let cache = CacheUse::new("test", &Options::default());
@@ -133,30 +167,33 @@ mod tests {
         while let Some(job) = queue.next_job(&mut parsing, 1) {
             let root = reader.listings()[job.task.root].label.clone();
             let bytes = reader.0[job.task.root].files[&job.task.listed_path].0.to_vec();
-            let key = FileKey::new(&root, &job.task.listed_path, bytes.len() as u64, Some(0), &bytes, &bytes);
+            let key = crate::page_cache::key_of_bytes(&root, &job.task.listed_path, Some(0), &bytes);
             let (name, options, mut kept) = (key.name(Purpose::Analyze), parsing.options().clone(), Vec::new());
-            let replayed = match store.get(&name) {
-                Some(entry) => job.replay(&entry, &key, &cache, &options, &mut kept),
-                None => Err(Box::new((job, Miss::Changed))),
-            };
-            let parsed = match replayed {
-                Ok(parsed) => {
-                    tally.cached += 1;
-                    parsed
-                }
-                Err(missed) => {
-                    let (job, miss) = *missed;
-                    tally.parsed += 1;
-                    let input = LogInput::Bytes(&bytes);
-                    let (parsed, entry) = job.parse_recording(input, &key, &cache, Some(miss), &options, &mut kept);
-                    store.put(&name, &entry.expect("an entry"));
-                    parsed
-                }
-            };
+            let entry = store.get(&name);
+            let input = LogInput::Bytes(&bytes);
+            let (parsed, after, done) = job.through_cache(entry.as_deref(), input, &key, &cache, &options, &mut kept);
+            match after {
+                EntryAfter::Kept => {}
+                EntryAfter::Made(entry) => store.put(&name, &entry),
+                EntryAfter::NotMade => panic!("no entry made for {name}"),
+            }
+            tally.add(&done);
             rows.extend(queue.take_back(&mut parsing, parsed, kept).rows.into_iter().flatten());
         }
         let outputs = parsing.finish(reader, &mut rows);
-        (rows, serde_json::to_string(&outputs.report).unwrap(), tally)
+        let usage = outputs.usage.table(GroupBy::Session, DayRange::default());
+        let json = serde_json::json!({
+            "report": outputs.report,
+            "sessions": outputs.sessions,
+            "inventory": outputs.inventory,
+            "usage": usage,
+        });
+        (rows, json.to_string(), tally)
+    }
+
+    /// What the cache did: (parsed whole, replayed, grown and parsed on).
+    fn did(tally: &CacheTally) -> (u64, u64, u64) {
+        (tally.parsed, tally.cached, tally.resumed)
     }
 
     #[test]
@@ -165,15 +202,139 @@ mod tests {
         let (mut first, mut later) = (MemoryRoot::new("a"), MemoryRoot::new("b"));
         let hello = said("hello ghp_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "2026-10-01T09:00:00.000Z");
         first.insert(LOG, hello.clone(), Some(0));
-        later.insert(LOG, hello + &said("again", "2026-10-01T09:01:00.000Z"), Some(0));
+        later.insert(LOG, hello.clone() + &said("again", "2026-10-01T09:01:00.000Z"), Some(0));
         let mut reader = MemoryRoots(vec![first, later]);
         let store = MapStore::default();
         let cold = analyze(&mut reader, &store);
-        assert_eq!(cold.2, CacheTally { parsed: 2, ..CacheTally::default() });
+        assert_eq!(did(&cold.2), (2, 0, 0));
         assert_eq!(cold.0.len(), 2, "hello once, again once: {:?}", cold.0);
         assert!(!cold.0[0].text.contains("ghp_"), "scrubbed: {}", cold.0[0].text);
         let cached = analyze(&mut reader, &store);
-        assert_eq!(cached.2, CacheTally { cached: 2, ..CacheTally::default() }, "both from the cache");
+        assert_eq!(did(&cached.2), (0, 2, 0), "both from the cache");
         assert_eq!((cached.0, cached.1), (cold.0, cold.1));
+
+        // The later copy grows: parsed on from its end, still checked against the first copy.
+        let grown = hello + &said("again", "2026-10-01T09:01:00.000Z") + &said("more", "2026-10-01T09:02:00.000Z");
+        reader.0[1].insert(LOG, grown, Some(1));
+        let resumed = analyze(&mut reader, &store);
+        assert_eq!(did(&resumed.2), (0, 1, 1));
+        let cold = analyze(&mut reader, &MapStore::default());
+        assert_eq!(cold.0.len(), 3, "hello, again and more once each: {:?}", cold.0);
+        assert_eq!((resumed.0, resumed.1), (cold.0, cold.1));
+    }
+
+    /// A line of the log, its data given as JSON.
+    fn event(kind: &str, at: &str, data: serde_json::Value) -> String {
+        let line = serde_json::json!({"type": kind, "id": format!("{kind}-{at}"), "data": data, "timestamp": at});
+        format!("{line}\n")
+    }
+
+    /// A log in two parts, the second appended to the first, whose lines change what the
+    /// parser carries: a session started, a skill asked for, tool calls (one an MCP server's)
+    /// requested and started, a model chosen, a permission mode set, counters; then the calls'
+    /// results, the skill invoked, a reply in the model chosen, more counters. Past 64 KiB
+    /// before and after, so that its two ends are apart.
+    fn log_in_two_parts() -> (String, String) {
+        let real = include_str!(
+            "../../fixtures/real-cli-1.0.102/.copilot/session-state/16389f9e-9896-4928-b559-7fadd9312083/events.jsonl"
+        );
+        let (real_before, real_after) = real.split_at(real.match_indices('\n').nth(9).unwrap().0 + 1);
+        let padding = |at: &str| {
+            (0..600).map(|n| said(&format!("line {n} of a long log {}", "x".repeat(200)), at)).collect::<String>()
+        };
+        let before = [
+            real_before.to_string(),
+            padding("2026-11-30T03:07:00.000Z"),
+            event("user.message", "2026-11-30T03:08:00.000Z", serde_json::json!({"content": "ship it", "source": "skill-deploy"})),
+            event("assistant.message", "2026-11-30T03:08:01.000Z", serde_json::json!({"content": "", "toolRequests": [
+                {"toolCallId": "b1", "name": "bash", "arguments": {"command": "make deploy"}},
+                {"toolCallId": "m1", "name": "github-get_issue", "mcpServerName": "github"},
+            ]})),
+            event("tool.execution_start", "2026-11-30T03:08:02.000Z", serde_json::json!(
+                {"toolCallId": "m1", "toolName": "github-get_issue", "mcpServerName": "github", "mcpToolName": "get_issue"})),
+            event("session.model_change", "2026-11-30T03:08:03.000Z", serde_json::json!({"newModel": "gpt-5.4"})),
+            event("session.permissions_changed", "2026-11-30T03:08:04.000Z", serde_json::json!({"previousMode": "manual", "mode": "allow-all"})),
+        ]
+        .concat();
+        let after = [
+            event(
+                "tool.execution_complete",
+                "2026-11-30T03:09:00.000Z",
+                serde_json::json!(
+                {"toolCallId": "b1", "success": true, "result": {"content": "deployed"}}),
+            ),
+            event(
+                "tool.execution_complete",
+                "2026-11-30T03:09:01.000Z",
+                serde_json::json!({"toolCallId": "m1", "success": false}),
+            ),
+            event(
+                "skill.invoked",
+                "2026-11-30T03:09:02.000Z",
+                serde_json::json!({"name": "deploy", "path": "/s", "content": "x"}),
+            ),
+            event("assistant.message", "2026-11-30T03:09:03.000Z", serde_json::json!({"content": "done"})),
+            padding("2026-11-30T03:10:00.000Z"),
+            real_after.to_string(),
+        ]
+        .concat();
+        assert!(before.len() > 2 * ENDS_BYTES && after.len() > ENDS_BYTES);
+        (before, after)
+    }
+
+    /// The roots holding `log` as the session's only log.
+    fn home_with(log: &str) -> MemoryRoots {
+        let mut home = MemoryRoot::new("home");
+        home.insert(LOG, log, Some(0));
+        MemoryRoots(vec![home])
+    }
+
+    #[test]
+    fn a_log_that_only_grew_is_parsed_from_where_its_entry_ended_as_a_cold_parse_reads_it() {
+        let (before, after) = log_in_two_parts();
+        let store = MapStore::default();
+        analyze(&mut home_with(&before), &store);
+        let grown = before.clone() + &after;
+        let resumed = analyze(&mut home_with(&grown), &store);
+        assert_eq!(did(&resumed.2), (0, 0, 1), "parsed from where the entry ended");
+        assert_eq!(resumed.2.resumed_bytes, after.len() as u64);
+        let cold = analyze(&mut home_with(&grown), &MapStore::default());
+        assert_eq!(resumed.0, cold.0, "the rows");
+        assert_eq!(resumed.1, cold.1, "the other outputs");
+        // What the parser carried over the old end shows in them.
+        let result = cold.0.iter().find(|row| row.text == "deployed").expect("the call's result");
+        assert_eq!(result.tool_name, "bash", "the result named by its request before the end");
+        let reply = cold.0.iter().find(|row| row.text == "done").expect("the reply");
+        assert_eq!(reply.model, "gpt-5.4", "the model chosen before the end");
+        assert!(cold.1.contains(r#""by_person":1"#), "the skill asked for before the end: {}", cold.1);
+
+        // The entry made for the grown log is the whole log's.
+        let again = analyze(&mut home_with(&grown), &store);
+        assert_eq!(did(&again.2), (0, 1, 0));
+        assert_eq!((again.0, again.1), (cold.0, cold.1));
+    }
+
+    #[test]
+    fn a_log_changed_before_its_old_end_or_whose_old_end_cut_a_line_is_parsed_whole() {
+        let (before, after) = log_in_two_parts();
+        let mut changed_tail = before.clone().into_bytes();
+        let at = before.len() - ENDS_BYTES / 2;
+        changed_tail[at] = if changed_tail[at] == b'x' { b'y' } else { b'x' };
+        let changed_tail = String::from_utf8(changed_tail).unwrap() + &after;
+        let changed_head = before.replacen("say hi", "say ho", 1) + &after;
+        let cut = before.len() - 40;
+        let cases = [
+            ("the bytes before the old end changed", before.clone(), changed_tail),
+            ("the first bytes changed", before.clone(), changed_head),
+            ("the old end in a line", before[..cut].to_string(), before.clone() + &after),
+        ];
+        for (case, old, new) in cases {
+            let store = MapStore::default();
+            analyze(&mut home_with(&old), &store);
+            let cached = analyze(&mut home_with(&new), &store);
+            assert_eq!(did(&cached.2), (1, 0, 0), "{case}: parsed whole");
+            let cold = analyze(&mut home_with(&new), &MapStore::default());
+            assert_eq!((cached.0, cached.1), (cold.0, cold.1), "{case}");
+        }
     }
 }

@@ -147,7 +147,6 @@ pub struct ToolTally {
     pub calls: u64,
     pub failures: u64,
     /// When it was last called (epoch milliseconds), where a call's line is dated.
-    #[serde(skip)]
     pub last_ms: Option<i64>,
 }
 

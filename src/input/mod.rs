@@ -77,9 +77,42 @@ pub fn fill(reader: &mut impl Read, buffer: &mut [u8]) -> io::Result<usize> {
 
 impl ReadAt for std::sync::Arc<[u8]> {
     fn read_at(&mut self, offset: u64, buffer: &mut [u8]) -> io::Result<usize> {
+        (&self[..]).read_at(offset, buffer)
+    }
+}
+
+impl<R: ReadAt + ?Sized> ReadAt for Box<R> {
+    fn read_at(&mut self, offset: u64, buffer: &mut [u8]) -> io::Result<usize> {
+        (**self).read_at(offset, buffer)
+    }
+}
+
+impl ReadAt for &[u8] {
+    fn read_at(&mut self, offset: u64, buffer: &mut [u8]) -> io::Result<usize> {
         let start = usize::try_from(offset).unwrap_or(usize::MAX).min(self.len());
         let count = (self.len() - start).min(buffer.len());
         buffer[..count].copy_from_slice(&self[start..start + count]);
+        Ok(count)
+    }
+}
+
+/// A file with positional reads read in order from an offset (a log read on from where an
+/// earlier parse stopped).
+pub struct ReadFrom<R> {
+    file: R,
+    at: u64,
+}
+
+impl<R: ReadAt> ReadFrom<R> {
+    pub fn new(file: R, at: u64) -> Self {
+        ReadFrom { file, at }
+    }
+}
+
+impl<R: ReadAt> Read for ReadFrom<R> {
+    fn read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
+        let count = self.file.read_at(self.at, buffer)?;
+        self.at += count as u64;
         Ok(count)
     }
 }

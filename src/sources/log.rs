@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::io::BufRead;
 
 use crate::facts::log::{LineAccount, LogProblem, LogSummary, McpCalls, SkillUse, ToolTally};
-use crate::lines::{Line, LineReader};
+use crate::lines::{Line, LineReader, LinesEnd};
 use crate::usage::Zone;
 use crate::usage::ledger::SessionLedger;
 use crate::usage::rates::RateTable;
@@ -52,6 +52,15 @@ pub struct LogOutcome {
     pub problems: Vec<LogProblem>,
     /// The session's usage from its checkpoints and per-call records (not yet finished).
     pub usage: Option<SessionLedger>,
+}
+
+/// Where a parse of a log stopped, at a line's end, and its parser's state there, in the
+/// source's own form (`Source::parse_log_resumable`): a parse of the log grown goes on from it
+/// (`Source::resume_log`). Kept in the log's cache entry (`crate::cache`).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct LogEnd {
+    pub at: LinesEnd,
+    pub state: Vec<u8>,
 }
 
 /// What a usage-only scan of a log read and parsed (`Source::scan_usage`).

@@ -28,7 +28,7 @@ use crate::model::{OwnedRow, PendingRow, RowSink};
 use crate::usage::ledger::SessionLedger;
 use crate::usage::rates::RateTable;
 use log::ScanStats;
-use log::{LogContext, LogOutcome};
+use log::{LogContext, LogEnd, LogOutcome};
 use store::wal::WalIndex;
 use store::{StoreContents, StoreFailure, StoreFiles, StoreScope, StoreSession, StoreUsageEvent, TurnReader};
 
@@ -340,6 +340,31 @@ pub trait Source: Sync {
     fn log_found_in(&self) -> &'static str;
     /// Streams an event log's rows to `sink`, accounting for every line.
     fn parse_log(&self, context: &LogContext<'_>, reader: &mut dyn BufRead, sink: &mut dyn RowSink) -> LogOutcome;
+    /// As `parse_log`, and where the parse stopped with the parser's state there, when a parse
+    /// of the log grown may go on from it (`resume_log`): none after a line still being
+    /// written, UTF-16 text or a read error. A source whose rows come from a log's final state
+    /// (VS Code's chat logs) gives none: its grown log is parsed whole again.
+    fn parse_log_resumable(
+        &self,
+        context: &LogContext<'_>,
+        reader: &mut dyn BufRead,
+        sink: &mut dyn RowSink,
+    ) -> (LogOutcome, Option<LogEnd>) {
+        (self.parse_log(context, reader, sink), None)
+    }
+    /// Goes on parsing a log that grew from where an earlier parse stopped (`end`, which gave
+    /// `outcome`), `reader` being at `end`'s offset: the rows after it, and what a parse of the
+    /// whole log gives. `None`, having fed no row, when `end`'s state cannot be read.
+    fn resume_log(
+        &self,
+        _context: &LogContext<'_>,
+        _outcome: LogOutcome,
+        _end: &LogEnd,
+        _reader: &mut dyn BufRead,
+        _sink: &mut dyn RowSink,
+    ) -> Option<(LogOutcome, Option<LogEnd>)> {
+        None
+    }
     /// The rows a log gave at a row locator's `offset` again, whole (a viewer keeps only the
     /// start of long texts): the line there, or for a log whose rows come from its whole
     /// replayed state, all of them.

@@ -118,18 +118,31 @@ impl CacheStore for FolderStore {
     }
 }
 
-/// What the cache did, for the summary line: "cache: 3 files parsed, 2,777 from the cache (41 MB)".
+/// What the cache did, for the summary line: "cache: 3 files parsed, 2,777 from the cache
+/// (41 MB)", and when logs grew, ", 2 grown logs parsed from where they ended (1 MB new)".
 pub fn summary(tally: &CacheTally) -> String {
-    format!(
-        "cache: {} parsed, {} from the cache ({:.0} MB)",
-        files(tally.parsed),
+    let mut line = format!(
+        "cache: {} parsed, {} from the cache ({})",
+        counted(tally.parsed, "file", "files"),
         thousands(tally.cached),
-        tally.cached_bytes as f64 / 1e6
-    )
+        megabytes(tally.cached_bytes)
+    );
+    if tally.resumed > 0 {
+        let (logs, ended) = match tally.resumed {
+            1 => ("1 grown log".to_string(), "it ended"),
+            count => (format!("{} grown logs", thousands(count)), "they ended"),
+        };
+        line.push_str(&format!(", {logs} parsed from where {ended} ({} new)", megabytes(tally.resumed_bytes)));
+    }
+    line
 }
 
-fn files(count: u64) -> String {
-    if count == 1 { "1 file".to_string() } else { format!("{} files", thousands(count)) }
+fn counted(count: u64, one: &str, many: &str) -> String {
+    if count == 1 { format!("1 {one}") } else { format!("{} {many}", thousands(count)) }
+}
+
+fn megabytes(bytes: u64) -> String {
+    format!("{:.0} MB", bytes as f64 / 1e6)
 }
 
 fn thousands(count: u64) -> String {
@@ -168,7 +181,17 @@ mod tests {
 
     #[test]
     fn the_summary_counts_files_and_megabytes() {
-        let tally = CacheTally { parsed: 1, cached: 2777, cached_bytes: 41_000_000 };
+        let tally = CacheTally { parsed: 1, cached: 2777, cached_bytes: 41_000_000, ..CacheTally::default() };
         assert_eq!(summary(&tally), "cache: 1 file parsed, 2,777 from the cache (41 MB)");
+        let grown = CacheTally { resumed: 2, resumed_bytes: 1_400_000, ..tally };
+        assert_eq!(
+            summary(&grown),
+            "cache: 1 file parsed, 2,777 from the cache (41 MB), 2 grown logs parsed from where they ended (1 MB new)"
+        );
+        let one = CacheTally { parsed: 3, resumed: 1, ..CacheTally::default() };
+        assert_eq!(
+            summary(&one),
+            "cache: 3 files parsed, 0 from the cache (0 MB), 1 grown log parsed from where it ended (0 MB new)"
+        );
     }
 }

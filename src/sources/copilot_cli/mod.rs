@@ -28,7 +28,7 @@ use crate::facts::home::Grant;
 use crate::lines::utf8_text;
 use crate::model::{OwnedRow, RowSink};
 use crate::sources::log::ScanStats;
-use crate::sources::log::{LogContext, LogOutcome};
+use crate::sources::log::{LogContext, LogEnd, LogOutcome};
 use crate::usage::ledger::SessionLedger;
 use crate::usage::rates::RateTable;
 use layout::{
@@ -142,6 +142,26 @@ impl Source for CopilotCli {
 
     fn parse_log(&self, context: &LogContext<'_>, reader: &mut dyn BufRead, sink: &mut dyn RowSink) -> LogOutcome {
         events::parse_log(context, reader, sink)
+    }
+
+    fn parse_log_resumable(
+        &self,
+        context: &LogContext<'_>,
+        reader: &mut dyn BufRead,
+        sink: &mut dyn RowSink,
+    ) -> (LogOutcome, Option<LogEnd>) {
+        events::parse_log_resumable(context, reader, sink)
+    }
+
+    fn resume_log(
+        &self,
+        context: &LogContext<'_>,
+        outcome: LogOutcome,
+        end: &LogEnd,
+        reader: &mut dyn BufRead,
+        sink: &mut dyn RowSink,
+    ) -> Option<(LogOutcome, Option<LogEnd>)> {
+        events::resume_log(context, outcome, end, reader, sink)
     }
 
     fn read_instead(&self, path: &str) -> Option<String> {

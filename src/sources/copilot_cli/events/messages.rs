@@ -32,7 +32,7 @@ impl LogParser<'_, '_> {
             message.source.non_empty().filter(|source| *source != "user")
         };
         if envelope.agent_id.non_empty().is_none() {
-            self.skill_asked = skill_asked(message.source.or_empty(), content);
+            self.state.skill_asked = skill_asked(message.source.or_empty(), content);
         }
         let parts = match label {
             None => {
@@ -71,8 +71,8 @@ impl LogParser<'_, '_> {
         }
         for request in &message.tool_requests {
             let (id, name) = (request.tool_call_id.or_empty(), request.name.or_empty());
-            self.requested_calls.insert(id.to_string());
-            self.tool_names.insert(id.to_string(), name.to_string());
+            self.state.requested_calls.insert(id.to_string());
+            self.state.tool_names.insert(id.to_string(), name.to_string());
             self.count_mcp_call(id, &request.mcp_server_name, &request.mcp_tool_name, name);
             self.count_call(name);
             let text = tool_use_text(request.arguments);

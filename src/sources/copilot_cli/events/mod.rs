@@ -16,6 +16,7 @@ use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::io::BufRead;
 
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
@@ -26,7 +27,7 @@ use super::history_session;
 use crate::json::ReadError;
 use crate::lines::{Line, LineReader};
 use crate::model::{LineLocator, Row, RowMark, RowSink, TurnType};
-use crate::sources::log::{LogContext, LogOutcome, bad_line_text, each_line};
+use crate::sources::log::{LogContext, LogEnd, LogOutcome, bad_line_text, each_line};
 use crate::time;
 use crate::usage::ledger::SessionLedger;
 
@@ -40,28 +41,62 @@ pub fn reparse_line(context: &LogContext<'_>, line: &[u8]) -> Vec<crate::model::
 
 /// Reads one log, handing each row to `sink` as it is made.
 pub fn parse_log(context: &LogContext<'_>, reader: impl BufRead, sink: &mut dyn RowSink) -> LogOutcome {
-    let mut parser = LogParser {
-        context,
-        emitter: Emitter { sink, rows: 0, offset: 0 },
-        tracked: Tracked {
-            session_id: context.session_id.to_string(),
-            project: context.fallback_project.to_string(),
-            branch: context.fallback_branch.to_string(),
-            ..Tracked::default()
-        },
-        tool_names: HashMap::new(),
-        requested_calls: HashSet::new(),
-        mcp_call_ids: HashMap::new(),
-        skill_asked: None,
-        line_ms: None,
-        outcome: LogOutcome { usage: Some(SessionLedger::new(context.zone)), ..LogOutcome::default() },
-    };
-    parser.outcome.read_error = each_line(&mut LineReader::new(reader), |line| parser.line(line));
+    let mut lines = LineReader::new(reader);
+    let mut parser = LogParser::first(context, sink);
+    parser.read(&mut lines);
     parser.outcome
 }
 
+/// As [`parse_log`], and where it stopped with the parser's state there, for a parse of the log
+/// grown to go on from ([`resume_log`]). There is no end-of-log step: the state after the last
+/// line is all a parse needs to go on.
+pub fn parse_log_resumable(
+    context: &LogContext<'_>,
+    reader: impl BufRead,
+    sink: &mut dyn RowSink,
+) -> (LogOutcome, Option<LogEnd>) {
+    let mut lines = LineReader::new(reader);
+    let mut parser = LogParser::first(context, sink);
+    parser.read(&mut lines);
+    let end = parser.end(&lines);
+    (parser.outcome, end)
+}
+
+/// Goes on parsing a log from where [`parse_log_resumable`] stopped (`end`, which gave
+/// `outcome`), `reader` being there; `None`, before any row, when `end`'s state cannot be read.
+pub fn resume_log(
+    context: &LogContext<'_>,
+    outcome: LogOutcome,
+    end: &LogEnd,
+    reader: impl BufRead,
+    sink: &mut dyn RowSink,
+) -> Option<(LogOutcome, Option<LogEnd>)> {
+    let state = postcard::from_bytes(&end.state).ok()?;
+    let mut lines = LineReader::resumed(reader, end.at);
+    let mut parser = LogParser::new(context, sink, state, outcome);
+    parser.read(&mut lines);
+    let end = parser.end(&lines);
+    Some((parser.outcome, end))
+}
+
+/// What a log's parser carries from line to line besides its outcome: all a parse that goes
+/// on from a line's end needs (kept in the log's cache entry as a `LogEnd`'s state).
+#[derive(Default, Serialize, Deserialize)]
+struct LogState {
+    tracked: Tracked,
+    /// Tool names by toolCallId, for results and permission rows.
+    tool_names: HashMap<String, String>,
+    /// toolCallIds an assistant message already gave a tool_use row.
+    requested_calls: HashSet<String>,
+    /// toolCallIds counted as calls of an MCP server's tool, with that server and tool.
+    mcp_call_ids: HashMap<String, (String, String)>,
+    /// The skill the latest prompt asked for (`source: skill-<name>`, or `/<name>`), until a
+    /// `skill.invoked` of it: that invocation is the person's choice, others the model's.
+    skill_asked: Option<String>,
+}
+
 /// The state a log carries from line to line.
-#[derive(Default)]
+#[derive(Default, Serialize, Deserialize)]
 struct Tracked {
     session_id: String,
     project: String,
@@ -142,19 +177,39 @@ impl Emitter<'_> {
 struct LogParser<'c, 's> {
     context: &'c LogContext<'c>,
     emitter: Emitter<'s>,
-    tracked: Tracked,
-    /// Tool names by toolCallId, for results and permission rows.
-    tool_names: HashMap<String, String>,
-    /// toolCallIds an assistant message already gave a tool_use row.
-    requested_calls: HashSet<String>,
-    /// toolCallIds counted as calls of an MCP server's tool, with that server and tool.
-    mcp_call_ids: HashMap<String, (String, String)>,
-    /// The skill the latest prompt asked for (`source: skill-<name>`, or `/<name>`), until a
-    /// `skill.invoked` of it: that invocation is the person's choice, others the model's.
-    skill_asked: Option<String>,
+    state: LogState,
     /// The current line's time (epoch milliseconds), when it has one: a call's or a skill's.
     line_ms: Option<i64>,
     outcome: LogOutcome,
+}
+
+impl<'c, 's> LogParser<'c, 's> {
+    fn new(context: &'c LogContext<'c>, sink: &'s mut dyn RowSink, state: LogState, outcome: LogOutcome) -> Self {
+        LogParser { context, emitter: Emitter { sink, rows: 0, offset: 0 }, state, line_ms: None, outcome }
+    }
+
+    /// The parser before a log's first line: its session, project and branch the context's.
+    fn first(context: &'c LogContext<'c>, sink: &'s mut dyn RowSink) -> Self {
+        let tracked = Tracked {
+            session_id: context.session_id.to_string(),
+            project: context.fallback_project.to_string(),
+            branch: context.fallback_branch.to_string(),
+            ..Tracked::default()
+        };
+        let outcome = LogOutcome { usage: Some(SessionLedger::new(context.zone)), ..LogOutcome::default() };
+        LogParser::new(context, sink, LogState { tracked, ..LogState::default() }, outcome)
+    }
+
+    /// Reads every line; a read error ends the reading and is the outcome's.
+    fn read<R: BufRead>(&mut self, lines: &mut LineReader<R>) {
+        self.outcome.read_error = each_line(lines, |line| self.line(line));
+    }
+
+    /// Where the reading stopped and the state there, if a parse may go on from it.
+    fn end<R: BufRead>(&self, lines: &LineReader<R>) -> Option<LogEnd> {
+        let at = lines.clean_end().filter(|_| self.outcome.read_error.is_none())?;
+        Some(LogEnd { at, state: postcard::to_allocvec(&self.state).ok()? })
+    }
 }
 
 impl LogParser<'_, '_> {
@@ -221,7 +276,7 @@ impl LogParser<'_, '_> {
     fn bad_line(&mut self, line: &Line<'_>, reason: &str) {
         self.outcome.account.bad_lines += 1;
         let parts = RowParts::system(bad_line_text(line, reason)).mark(RowMark::BadLine);
-        self.emitter.emit(self.context, &self.tracked, line.number, "", parts);
+        self.emitter.emit(self.context, &self.state.tracked, line.number, "", parts);
         self.emitter.rows = 0;
     }
 
@@ -277,16 +332,16 @@ impl LogParser<'_, '_> {
     }
 
     fn emit(&mut self, line: u64, stamp: &str, parts: RowParts<'_>) {
-        self.emitter.emit(self.context, &self.tracked, line, stamp, parts);
+        self.emitter.emit(self.context, &self.state.tracked, line, stamp, parts);
     }
 
     fn track_directory(&mut self, directory: &WorkingDirectory<'_>) {
         if let Some(cwd) = directory.cwd.non_empty() {
-            self.tracked.project = cwd.to_string();
+            self.state.tracked.project = cwd.to_string();
             self.outcome.summary.project = Some(cwd.to_string());
         }
         if let Some(branch) = directory.branch.non_empty() {
-            self.tracked.branch = branch.to_string();
+            self.state.tracked.branch = branch.to_string();
             self.outcome.summary.branch = Some(branch.to_string());
         }
     }
@@ -296,7 +351,7 @@ impl LogParser<'_, '_> {
     fn count_mcp_call(&mut self, id: &str, server: &Text<'_>, mcp_tool: &Text<'_>, name: &str) {
         let Some(server) = server.non_empty() else { return };
         let tool = mcp_tool.non_empty().unwrap_or(name);
-        if let Some((counted_server, counted_tool)) = self.mcp_call_ids.get(id) {
+        if let Some((counted_server, counted_tool)) = self.state.mcp_call_ids.get(id) {
             // The request line that named the call first may lack `mcpToolName`, which its start
             // line carries: the call is counted once, under the tool's own name.
             if mcp_tool.non_empty().is_none() || (counted_server == server && counted_tool == tool) {
@@ -315,7 +370,7 @@ impl LogParser<'_, '_> {
         }
         let tools = self.outcome.mcp_calls.entry(server.to_string()).or_default();
         tools.entry(tool.to_string()).or_default().call(self.line_ms);
-        self.mcp_call_ids.insert(id.to_string(), (server.to_string(), tool.to_string()));
+        self.state.mcp_call_ids.insert(id.to_string(), (server.to_string(), tool.to_string()));
     }
 
     /// A skill invoked (by the person or the model) or a custom agent run.
@@ -326,8 +381,8 @@ impl LogParser<'_, '_> {
                 let Some(skill) = name("name") else { return };
                 let uses = self.outcome.skill_uses.entry(skill.to_string()).or_default();
                 uses.last_ms = uses.last_ms.max(self.line_ms);
-                if self.skill_asked.as_deref() == Some(skill) {
-                    self.skill_asked = None;
+                if self.state.skill_asked.as_deref() == Some(skill) {
+                    self.state.skill_asked = None;
                     uses.by_person += 1;
                 } else {
                     uses.by_model += 1;

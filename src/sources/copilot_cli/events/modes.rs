@@ -16,7 +16,7 @@ impl LogParser<'_, '_> {
             let current = change.allow_all_permission_mode.get().unwrap_or("-");
             (format!("permission mode: allow-all {previous} -> {current}"), format!("allow-all {current}"))
         };
-        self.tracked.permission_mode = Some(mode);
+        self.state.tracked.permission_mode = Some(mode);
         self.emit(line, stamp, RowParts::system(text).mark(RowMark::PermissionSetting));
         Ok(())
     }
@@ -24,7 +24,7 @@ impl LogParser<'_, '_> {
     pub(super) fn mode_changed(&mut self, line: u64, stamp: &str, data: &str) -> serde_json::Result<()> {
         let change: ModeChanged<'_> = serde_json::from_str(data)?;
         let (previous, new) = (change.previous_mode.get().unwrap_or("-"), change.new_mode.or_empty());
-        self.tracked.agent_mode = Some(new.to_string());
+        self.state.tracked.agent_mode = Some(new.to_string());
         self.emit(line, stamp, RowParts::system(format!("agent mode: {previous} -> {new}")));
         Ok(())
     }
@@ -33,7 +33,7 @@ impl LogParser<'_, '_> {
         let change: ModelChange<'_> = serde_json::from_str(data)?;
         let new = change.new_model.or_empty();
         let previous =
-            change.previous_model.non_empty().or(Some(self.tracked.model.as_str()).filter(|m| !m.is_empty()));
+            change.previous_model.non_empty().or(Some(self.state.tracked.model.as_str()).filter(|m| !m.is_empty()));
         let mut text = match previous {
             Some(previous) => format!("model: {previous} -> {new}"),
             None => format!("model: {new}"),
@@ -44,7 +44,7 @@ impl LogParser<'_, '_> {
                 text.push_str(&format!(" {key}={value}"));
             }
         }
-        self.tracked.model = new.to_string();
+        self.state.tracked.model = new.to_string();
         self.note_chosen_model(new);
         self.emit(line, stamp, RowParts::system(text).mark(RowMark::ModelChange));
         Ok(())
@@ -53,9 +53,9 @@ impl LogParser<'_, '_> {
     pub(super) fn auto_mode_resolved(&mut self, line: u64, stamp: &str, data: &str) -> serde_json::Result<()> {
         let resolved: AutoModeResolved<'_> = serde_json::from_str(data)?;
         let chosen = resolved.chosen_model.or_empty();
-        let previous = Some(self.tracked.model.as_str()).filter(|m| !m.is_empty()).unwrap_or("-");
+        let previous = Some(self.state.tracked.model.as_str()).filter(|m| !m.is_empty()).unwrap_or("-");
         let text = format!("model: {previous} -> {chosen} (auto, {})", resolved.routing_method.get().unwrap_or("-"));
-        self.tracked.model = chosen.to_string();
+        self.state.tracked.model = chosen.to_string();
         self.emit(line, stamp, RowParts::system(text).mark(RowMark::ModelChange));
         Ok(())
     }

@@ -22,7 +22,7 @@ impl LogParser<'_, '_> {
         let start = start?;
         let id = start.session_id.or_empty();
         if context.session_id_from_log && self.outcome.summary.session_id.is_none() && !id.is_empty() {
-            self.tracked.session_id = id.to_string();
+            self.state.tracked.session_id = id.to_string();
             self.outcome.summary.session_id = Some(id.to_string());
         }
         if let Some(directory) = &start.context {

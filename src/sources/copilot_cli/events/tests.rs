@@ -404,22 +404,9 @@ fn every_line_is_accounted_for() {
         input.push(b'\n');
     }
     let mut sink = Marked::default();
-    let reader = crate::lines::LineReader::with_limit(&input[..], 128);
-    let mut parser = LogParser {
-        context: &context,
-        emitter: Emitter { sink: &mut sink, rows: 0, offset: 0 },
-        tracked: Tracked::default(),
-        tool_names: HashMap::new(),
-        requested_calls: HashSet::new(),
-        mcp_call_ids: HashMap::new(),
-        skill_asked: None,
-        line_ms: None,
-        outcome: LogOutcome::default(),
-    };
-    let mut reader = reader;
-    while let Some(line) = reader.next_line().unwrap() {
-        parser.line(&line);
-    }
+    let mut reader = crate::lines::LineReader::with_limit(&input[..], 128);
+    let mut parser = LogParser::new(&context, &mut sink, LogState::default(), LogOutcome::default());
+    parser.read(&mut reader);
     let account = parser.outcome.account;
     assert_eq!(account.lines, 9);
     assert_eq!(account.with_rows, 2);

@@ -15,11 +15,11 @@ impl LogParser<'_, '_> {
         let id = start.tool_call_id.or_empty();
         let name = start.tool_name.or_empty();
         if !name.is_empty() {
-            self.tool_names.insert(id.to_string(), name.to_string());
+            self.state.tool_names.insert(id.to_string(), name.to_string());
         }
         self.count_mcp_call(id, &start.mcp_server_name, &start.mcp_tool_name, name);
         let user_requested = kind == "tool.user_requested";
-        if user_requested || !self.requested_calls.contains(id) {
+        if user_requested || !self.state.requested_calls.contains(id) {
             let mut text = tool_use_text(start.arguments);
             if user_requested {
                 text = format!("user requested: {text}");
@@ -48,10 +48,10 @@ impl LogParser<'_, '_> {
             text.push('\n');
             text.push_str(message);
         }
-        let name = self.tool_names.get(id).cloned().unwrap_or_default();
+        let name = self.state.tool_names.get(id).cloned().unwrap_or_default();
         if failed {
             self.outcome.tools.entry(name.clone()).or_default().failures += 1;
-            if let Some((server, tool)) = self.mcp_call_ids.get(id) {
+            if let Some((server, tool)) = self.state.mcp_call_ids.get(id) {
                 let tools = self.outcome.mcp_calls.entry(server.clone()).or_default();
                 tools.entry(tool.clone()).or_default().failures += 1;
             }
@@ -88,24 +88,24 @@ impl LogParser<'_, '_> {
             text.push_str(&format!(" intention={intention}"));
         }
         let id = request.tool_call_id.or_empty();
-        let name = self.tool_names.get(id).cloned().unwrap_or_default();
+        let name = self.state.tool_names.get(id).cloned().unwrap_or_default();
         self.emit(line, stamp, RowParts::system(text).tool(&name, id).mark(RowMark::PermissionRequest));
 
         let (mode, agent) = (requested.permission_mode.non_empty(), requested.agent_mode.non_empty());
-        let mode_text = match (&self.tracked.permission_mode, mode) {
+        let mode_text = match (&self.state.tracked.permission_mode, mode) {
             (None, Some(mode)) => Some(format!("permission mode: {mode} agent={}", agent.unwrap_or("-"))),
             (Some(old), Some(mode)) if old != mode => Some(format!("permission mode: {old} -> {mode}")),
             _ => None,
         };
-        let agent_text = match (&self.tracked.agent_mode, agent) {
+        let agent_text = match (&self.state.tracked.agent_mode, agent) {
             (Some(old), Some(agent)) if old != agent => Some(format!("agent mode: {old} -> {agent}")),
             _ => None,
         };
         if let Some(mode) = mode {
-            self.tracked.permission_mode = Some(mode.to_string());
+            self.state.tracked.permission_mode = Some(mode.to_string());
         }
         if let Some(agent) = agent {
-            self.tracked.agent_mode = Some(agent.to_string());
+            self.state.tracked.agent_mode = Some(agent.to_string());
         }
         if let Some(text) = mode_text {
             self.emit(line, stamp, RowParts::system(text).mark(RowMark::PermissionSetting));
@@ -126,7 +126,7 @@ impl LogParser<'_, '_> {
         let decision: PermissionDecision<'_> = serde_json::from_str(data)?;
         let (text, mark) = decision_text(kind, &decision);
         let id = decision.tool_call_id.or_empty();
-        let name = self.tool_names.get(id).cloned().unwrap_or_default();
+        let name = self.state.tool_names.get(id).cloned().unwrap_or_default();
         self.emit(line, stamp, RowParts::system(text).tool(&name, id).mark(mark));
         Ok(())
     }
