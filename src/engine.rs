@@ -11,7 +11,7 @@ use wasm_bindgen::JsCast;
 use web_sys::Blob;
 
 use crate::analysis::{
-    LateSizes, LogInput, LogJob, LogQueue, LogTask, Options, Outputs, ParsedLog, Parsing, Planned, Released,
+    LateSizes, LogInput, LogJob, LogQueue, LogTask, Options, Outputs, ParsedLog, Parsing, Planned, Released, StoreCache,
 };
 use crate::cache::{ENDS_BYTES, EntryAfter, FileKey};
 use crate::input::RootListing;
@@ -102,6 +102,8 @@ pub enum Stores {
     Awaiting(Vec<(usize, String)>),
     /// With the other metadata (a store in a zip, read ahead with the zip's small files).
     WithMetadata,
+    /// Read already.
+    Read,
 }
 
 impl PlannedRun {
@@ -168,26 +170,55 @@ impl PlannedRun {
                 pending.retain(|(of, at)| (*of, at.as_str()) != (root, path.as_str()));
                 pending.is_empty()
             }
-            Stores::WithMetadata => false,
+            Stores::WithMetadata | Stores::Read => false,
         };
         if let Some(BrowserRoot::Files(files)) = self.roots.roots.get_mut(root) {
             files.insert(path, file);
         }
         if stores_complete {
-            self.planned.read_stores(&mut self.roots);
+            self.read_stores();
         }
+    }
+
+    /// The stores, through the page's cache when there is one: a folder's store whose files
+    /// did not change is taken from its entry.
+    fn read_stores(&mut self) {
+        let Some(Cached { cache, labels }) = &mut self.cache else {
+            self.planned.read_stores(&mut self.roots, None);
+            self.stores = Stores::Read;
+            return;
+        };
+        // Made before the read, which borrows the roots.
+        let keys: HashMap<(usize, String), FileKey> = (self.planned.store_files())
+            .filter_map(|(root, path)| {
+                let Some(BrowserRoot::Files(files)) = self.roots.roots.get(root) else { return None };
+                Some(((root, path.to_string()), key_of_given(&labels[root], path, files.get(path)?)?))
+            })
+            .collect();
+        let key_of = |root: usize, path: &str| keys.get(&(root, path.to_string())).cloned();
+        let mut through = StoreCache { key_of: &key_of, entries: cache };
+        let tally = self.planned.read_stores(&mut self.roots, Some(&mut through));
+        cache.tally.add(&tally);
+        // Read or taken from the cache, the stores' files are done (a file counts once).
+        for ((root, path), key) in &keys {
+            self.roots.progress.add_file(*root, path, key.size as f64);
+        }
+        self.stores = Stores::Read;
     }
 
     /// Step 2: every file but the logs. Returns the next step and the files handed over as
     /// bytes whose modification times the rows need.
-    pub fn read_metadata(self) -> (ParsingRun, Vec<FileAt>) {
-        let PlannedRun { planned, mut roots, cache, .. } = self;
-        for (root, browser_root) in roots.roots.iter_mut().enumerate() {
+    pub fn read_metadata(mut self) -> (ParsingRun, Vec<FileAt>) {
+        for (root, browser_root) in self.roots.roots.iter_mut().enumerate() {
             if let BrowserRoot::Zip(zip) = browser_root {
-                let small = planned.metadata_files().filter(|(of, _, _)| *of == root).map(|(_, path, _)| path);
+                let small = self.planned.metadata_files().filter(|(of, _, _)| *of == root).map(|(_, path, _)| path);
                 zip.read_ahead(small, READ_AHEAD_MAX_BYTES);
             }
         }
+        if !matches!(self.stores, Stores::Read) {
+            self.read_stores();
+        }
+        let PlannedRun { planned, mut roots, cache, .. } = self;
         let parsing = planned.read_metadata(&mut roots);
         let needed =
             parsing.files_needing_times().map(|(root, path)| FileAt { root, path: path.to_string() }).collect();
@@ -347,9 +378,22 @@ fn through_cache(
 
 /// The key of a log handed over as a File: its size and time, and its two ends read here.
 fn key_of_blob(root: &str, path: &str, blob: &Blob) -> Option<FileKey> {
-    let size = blob.size() as u64;
     let modified = blob.dyn_ref::<web_sys::File>().map(web_sys::File::last_modified).filter(|ms| *ms > 0.0);
-    let mut reader = BrowserFile::Blob(blob.clone()).reader().ok()?;
+    key_of_ends(root, path, &BrowserFile::Blob(blob.clone()), blob.size() as u64, modified.map(|ms| ms as i64))
+}
+
+/// The key of a file handed over as a File or as bytes (a store's: the page gives no time with
+/// them, so its size and two ends alone say it did not change).
+fn key_of_given(root: &str, path: &str, file: &BrowserFile) -> Option<FileKey> {
+    match file {
+        BrowserFile::Blob(blob) => key_of_blob(root, path, blob),
+        BrowserFile::Bytes(bytes) => key_of_ends(root, path, file, bytes.length() as u64, None),
+    }
+}
+
+/// The key of a file of `size` bytes, from its two ends read here.
+fn key_of_ends(root: &str, path: &str, file: &BrowserFile, size: u64, modified: Option<i64>) -> Option<FileKey> {
+    let mut reader = file.reader().ok()?;
     let mut head = vec![0; ENDS_BYTES.min(size as usize)];
     read_exactly(&mut *reader, 0, &mut head)?;
     let tail = if size as usize <= ENDS_BYTES {
@@ -359,7 +403,7 @@ fn key_of_blob(root: &str, path: &str, blob: &Blob) -> Option<FileKey> {
         read_exactly(&mut *reader, size - ENDS_BYTES as u64, &mut tail)?;
         tail
     };
-    Some(FileKey::new(root, path, size, modified.map(|ms| ms as i64), &head, &tail))
+    Some(FileKey::new(root, path, size, modified, &head, &tail))
 }
 
 fn read_exactly(reader: &mut dyn SourceReader, offset: u64, buffer: &mut [u8]) -> Option<()> {

@@ -248,7 +248,7 @@ impl<W: std::io::Write> RowSink for JsonlRowWriter<W> {
 /// agent and `source` are its file's, given when it goes out; an empty `project_path` or
 /// `git_branch` is filled from the session by the join. (Not an `OwnedRow` inside: a store
 /// holds many of these, and the two columns it lacks would cost its memory for nothing.)
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct PendingRow {
     pub timestamp_utc: String,
     pub session_id: String,
@@ -267,7 +267,7 @@ pub struct PendingRow {
 }
 
 /// A row of a file other than an event log, as held until every log has been read.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub enum HeldRow {
     Row(PendingRow),
     /// A prompt or reply of the store's `turns`, held as its keys and where to read it: only
@@ -276,7 +276,7 @@ pub enum HeldRow {
 }
 
 /// One text cell of a `turns` row.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, serde::Deserialize)]
 pub struct StoreTurn {
     pub rowid: u64,
     pub turn_type: TurnType,

@@ -1,18 +1,20 @@
 //! The page's cache (issue 26): the entries (`crate::cache`) of one input, which the page's
 //! worker keeps as one pack in the Origin Private File System (`www/cache.js`). The engine takes
-//! the pack before it begins, looks each log's entry up in it, and gives back a pack of the
-//! entries this run used or made, so that an entry no log used (a deleted or renamed file) goes.
+//! the pack before it begins, looks each log's and store's entry up in it, and gives back a pack
+//! of the entries this run used or made, so that an entry no file used (a deleted or renamed
+//! file) goes.
 //!
 //! A pack, in postcard: a header (the tool's version and the page's build: a pack of another
 //! is dropped whole, with one note rather than a diagnostic for every log), then the entries,
 //! each a (name, entry) pair, until the end.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
 
-use crate::cache::{CacheTally, CacheUse, ENDS_BYTES, FileKey, Purpose};
+use crate::cache::{CacheTally, CacheUse, ENDS_BYTES, FileKey, Purpose, RunCache};
 
 const MAGIC: [u8; 4] = *b"CLpk";
 
@@ -77,21 +79,33 @@ impl PageCache {
         self.stored.contains_key(&entry_name(root, path))
     }
 
-    /// The entry kept for `key`'s file, if any.
+    /// The entry kept for `key`'s log, if any.
     pub fn entry(&self, key: &FileKey) -> Option<&[u8]> {
-        self.stored.get(&key.name(Purpose::Analyze)).map(|stored| &self.pack[stored.entry.clone()])
+        self.entry_named(&key.name(Purpose::Analyze))
     }
 
-    /// The entry of `key`'s file was used: it goes into the next pack.
+    /// The entry of `key`'s log was used: it goes into the next pack.
     pub fn keep_old(&mut self, key: &FileKey) {
-        if let Some(stored) = self.stored.get(&key.name(Purpose::Analyze)) {
+        self.keep_named(&key.name(Purpose::Analyze));
+    }
+
+    /// An entry made in this run for `key`'s log.
+    pub fn put(&mut self, key: &FileKey, entry: &[u8]) {
+        self.put_named(&key.name(Purpose::Analyze), entry);
+    }
+
+    fn entry_named(&self, name: &str) -> Option<&[u8]> {
+        self.stored.get(name).map(|stored| &self.pack[stored.entry.clone()])
+    }
+
+    fn keep_named(&mut self, name: &str) {
+        if let Some(stored) = self.stored.get(name) {
             self.kept.push(Kept::Old(stored.pair.clone()));
         }
     }
 
-    /// An entry made in this run for `key`'s file.
-    pub fn put(&mut self, key: &FileKey, entry: &[u8]) {
-        if let Ok(pair) = postcard::to_allocvec(&(key.name(Purpose::Analyze).as_str(), entry)) {
+    fn put_named(&mut self, name: &str, entry: &[u8]) {
+        if let Ok(pair) = postcard::to_allocvec(&(name, entry)) {
             self.kept.push(Kept::New(pair));
         }
     }
@@ -105,6 +119,25 @@ impl PageCache {
             Kept::New(pair) => pair.as_slice(),
         }));
         pieces
+    }
+}
+
+/// The stores' entries (`StoreJob::read_through`), by name.
+impl RunCache for PageCache {
+    fn cache_use(&self) -> &CacheUse {
+        &self.cache_use
+    }
+
+    fn entry(&self, name: &str) -> Option<Cow<'_, [u8]>> {
+        self.entry_named(name).map(Cow::Borrowed)
+    }
+
+    fn used(&mut self, name: &str) {
+        self.keep_named(name);
+    }
+
+    fn put(&mut self, name: &str, entry: &[u8]) {
+        self.put_named(name, entry);
     }
 }
 

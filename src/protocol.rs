@@ -227,9 +227,9 @@ pub enum LogCache {
 #[derive(Serialize, Debug)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct CacheReport {
-    /// Logs taken from the cache.
+    /// Logs and stores taken from the cache (a store, main file and log, counts as one).
     pub from_cache: u64,
-    /// Logs parsed: new, changed, or without an entry that could be used.
+    /// Logs parsed and stores read: new, changed, or without an entry that could be used.
     pub changed: u64,
     /// Of those, the logs that only grew since their entries were made: taken from the cache,
     /// then parsed from where their entries ended.

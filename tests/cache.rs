@@ -199,13 +199,12 @@ proptest! {
     }
 }
 
-/// The line `analyze` writes of what the cache did.
-fn cache_line(scratch: &Path) -> String {
+/// The line a cached `analyze` of the scratch's home writes of what the cache did.
+fn analyzed_cache_line(scratch: &Path) -> String {
     let analyzed = run(scratch, &["analyze", "home", "--out", "lines", "--cache", "cache"]);
     assert!(analyzed.status.success(), "{}", String::from_utf8_lossy(&analyzed.stderr));
     fs::remove_dir_all(scratch.join("lines")).unwrap();
-    let stderr = String::from_utf8(analyzed.stderr).unwrap();
-    stderr.lines().find(|line| line.starts_with("copilot-lens: cache: ")).expect("a cache line").to_string()
+    cache_line(&analyzed)
 }
 
 #[test]
@@ -213,7 +212,7 @@ fn a_log_appended_to_is_parsed_from_where_its_entry_ended_and_the_outputs_are_a_
     let scratch = tempfile::tempdir().unwrap();
     let home = scratch.path().join("home");
     make_home(&home);
-    cache_line(scratch.path());
+    analyzed_cache_line(scratch.path());
     // A session's only copy (its entry keeps rows as rows.jsonl writes them): lines of its own
     // appended, a tool call's request among them, its result in the next append.
     let log = home.join(".copilot/session-state/16389f9e-9896-4928-b559-7fadd9312083/events.jsonl");
@@ -222,14 +221,14 @@ fn a_log_appended_to_is_parsed_from_where_its_entry_ended_and_the_outputs_are_a_
     let lines: Vec<&str> = before.lines().collect();
     fs::write(&log, format!("{before}{}\n{}\n", lines[1], lines[6])).unwrap();
     bump_time(&log, 1);
-    let said = cache_line(scratch.path());
+    let said = analyzed_cache_line(scratch.path());
     assert!(said.contains(", 1 grown log parsed from where it ended (0 MB new)"), "{said}");
     assert!(said.starts_with("copilot-lens: cache: 0 files parsed, "), "{said}");
     let grown = fs::read_to_string(&log).unwrap();
     fs::write(&log, format!("{grown}{}\n", lines[7])).unwrap();
     bump_time(&log, 2);
     assert!(
-        cache_line(scratch.path()).contains(", 1 grown log parsed from where it ended"),
+        analyzed_cache_line(scratch.path()).contains(", 1 grown log parsed from where it ended"),
         "again, from the new entry"
     );
     assert_same(
@@ -237,11 +236,100 @@ fn a_log_appended_to_is_parsed_from_where_its_entry_ended_and_the_outputs_are_a_
         &outputs(scratch.path(), &["--no-cache"], "cold"),
         "two appends",
     );
+
+/// The line an analyze or usage run says what the cache did in.
+fn cache_line(output: &std::process::Output) -> String {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let line = stderr.lines().find(|line| line.starts_with("copilot-lens: cache: "));
+    line.unwrap_or_else(|| panic!("no cache line: {stderr}")).to_string()
+}
+
+/// Commits a turn to the home's store as Copilot CLI would: into its write-ahead log, which
+/// grows, the main file left as it was (the log is copied back while the connection is open:
+/// closing it would checkpoint).
+fn commit_a_turn(home: &Path, text: &str, step: u64) {
+    let store = home.join(".copilot/session-store.db");
+    let wal = home.join(".copilot/session-store.db-wal");
+    let work = tempfile::tempdir().unwrap();
+    let (work_store, work_wal) = (work.path().join("s.db"), work.path().join("s.db-wal"));
+    fs::copy(&store, &work_store).unwrap();
+    fs::copy(&wal, &work_wal).unwrap();
+    let before = fs::metadata(&wal).unwrap().len();
+    let connection = rusqlite::Connection::open(&work_store).unwrap();
+    connection.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
+    connection
+        .execute(
+            "insert into turns(session_id, turn_index, user_message, timestamp) \
+             values(?1, (select max(turn_index) + 1 from turns), ?2, ?3)",
+            ("b91a8a02-7efe-4edd-87a6-eb2e306bf3c7", text, "2026-11-30T03:31:00.000Z"),
+        )
+        .unwrap();
+    assert!(fs::read(&work_store).unwrap() == fs::read(&store).unwrap(), "the main file is as it was");
+    fs::copy(&work_wal, &wal).unwrap();
+    drop(connection);
+    assert!(fs::metadata(&wal).unwrap().len() > before, "the log grew");
+    bump_time(&wal, step);
+}
+
+#[test]
+fn an_unchanged_store_comes_from_the_cache_and_one_whose_wal_grew_is_read_again_whole() {
+    let scratch = tempfile::tempdir().unwrap();
+    let home = scratch.path().join("home");
+    make_home(&home);
+    let analyze = |cache: &[&str]| {
+        let analyzed = run(scratch.path(), &[&["analyze", "home", "--out", "out"], cache].concat());
+        assert!(analyzed.status.success(), "{}", String::from_utf8_lossy(&analyzed.stderr));
+        let rows = read(&scratch.path().join("out/rows.jsonl"));
+        (analyzed, rows)
+    };
+    let cache = ["--cache", "cache"];
+    // Five session logs and the store (its main file and log count as one).
+    let (first, cold_rows) = analyze(&cache);
+    assert_eq!(cache_line(&first), "copilot-lens: cache: 6 files parsed, 0 from the cache (0 MB)");
+    let kept = entries(&scratch.path().join("cache"));
+    assert_eq!(kept.iter().filter(|path| entry_kind(path) == "store").count(), 1, "the store's entry: {kept:?}");
+    let (unchanged, rows) = analyze(&cache);
+    assert_eq!(cache_line(&unchanged), "copilot-lens: cache: 0 files parsed, 6 from the cache (0 MB)");
+    assert!(rows == cold_rows, "the same rows");
+
+    let said = "one more turn, committed to the grown log";
+    assert!(!cold_rows.contains(said));
+    commit_a_turn(&home, said, 1);
+    let (grown, rows) = analyze(&cache);
+    assert_eq!(cache_line(&grown), "copilot-lens: cache: 1 file parsed, 5 from the cache (0 MB)", "the store is read");
+    assert!(rows.contains(said), "the grown log's turn is a row");
+    let (_, cold) = analyze(&["--no-cache"]);
+    assert!(rows == cold, "the rows are a cold run's");
+    let (again, rows) = analyze(&cache);
+    assert_eq!(
+        cache_line(&again),
+        "copilot-lens: cache: 0 files parsed, 6 from the cache (0 MB)",
+        "its entry was made again"
+    );
+    assert!(rows == cold);
+
+    // A usage-only run reads only the store's per-call rows: its entries are its own.
+    let usage = |cache: &[&str]| run(scratch.path(), &[&["usage", "home", "--json"], cache].concat());
+    let (filled, cold) = (usage(&cache), usage(&["--no-cache"]));
+    assert_eq!(cache_line(&filled), "copilot-lens: cache: 6 files parsed, 0 from the cache (0 MB)");
+    let cached = usage(&cache);
+    assert_eq!(cache_line(&cached), "copilot-lens: cache: 0 files parsed, 6 from the cache (0 MB)");
+    assert!(filled.stdout == cold.stdout && cached.stdout == cold.stdout, "the usage is a cold run's");
+    commit_a_turn(&home, "and one more", 2);
+    let grown = usage(&cache);
+    assert_eq!(cache_line(&grown), "copilot-lens: cache: 1 file parsed, 5 from the cache (0 MB)");
+    assert!(grown.stdout == usage(&["--no-cache"]).stdout);
 }
 
 /// The entries of a cache folder.
 fn entries(cache: &Path) -> Vec<PathBuf> {
     common::files_below(cache).into_iter().filter(|path| path.extension().is_some_and(|e| e == "entry")).collect()
+}
+
+/// What an entry is for, by its name: `log`, `usage`, `store` or `store-usage`.
+fn entry_kind(path: &Path) -> String {
+    let name = path.file_stem().unwrap().to_string_lossy();
+    name.rsplit_once('-').map_or(name.to_string(), |(kind, _)| kind.to_string())
 }
 
 /// The report's diagnostics of one kind, as (file, message).
@@ -266,10 +354,11 @@ fn ignored_entries(spoil: impl Fn(&mut Vec<u8>)) -> Vec<(String, String)> {
     let cold = outputs(scratch.path(), &["--no-cache"], "cold");
     outputs(scratch.path(), &cache, "cached");
     let spoilt = entries(&scratch.path().join("cache"));
-    // One analyze entry per session log (VS Code's `.json` ones too), one usage entry per log
-    // with counters.
-    let analyzed = spoilt.iter().filter(|path| path.file_name().unwrap().to_string_lossy().starts_with("log-")).count();
-    assert_eq!(analyzed, 5);
+    // One analyze entry per session log (VS Code's `.json` ones too) and the store's, one usage
+    // entry per log with counters and the store's.
+    let of_kind = |kind: &str| spoilt.iter().filter(|path| entry_kind(path) == kind).count();
+    assert_eq!((of_kind("log"), of_kind("store"), of_kind("store-usage")), (5, 1, 1), "{spoilt:?}");
+    let analyzed = of_kind("log") + of_kind("store");
     assert!(spoilt.len() > analyzed, "usage entries too: {spoilt:?}");
     for path in &spoilt {
         let mut bytes = fs::read(path).unwrap();
@@ -286,7 +375,7 @@ fn ignored_entries(spoil: impl Fn(&mut Vec<u8>)) -> Vec<(String, String)> {
     let ignored = diagnostics_of(&report, "cache_ignored");
     let mut files: Vec<String> = ignored.iter().map(|(file, _)| file.clone()).collect();
     files.dedup();
-    assert_eq!(files.len(), analyzed, "one diagnostic per log: {ignored:?}");
+    assert_eq!(files.len(), analyzed, "one diagnostic per log and store: {ignored:?}");
     assert_same(&outputs(scratch.path(), &cache, "cached"), &cold, "the entries were written again");
     ignored
 }
@@ -298,10 +387,9 @@ fn a_damaged_entry_is_ignored_with_its_diagnostic_and_the_outputs_are_right() {
         bytes[last] ^= 0x20;
     });
     for (file, message) in ignored {
-        assert_eq!(
-            message, "the cache's entry is damaged (its checksum differs): ignored, the log was parsed again",
-            "{file}"
-        );
+        let again =
+            if file.ends_with("session-store.db") { "the store was read again" } else { "the log was parsed again" };
+        assert_eq!(message, format!("the cache's entry is damaged (its checksum differs): ignored, {again}"), "{file}");
     }
 }
 
@@ -314,6 +402,8 @@ fn an_entry_of_another_version_is_ignored_with_its_diagnostic_and_the_outputs_ar
     });
     for (file, message) in ignored {
         assert!(message.starts_with("the cache's entry was written by copilot-lens 9.9."), "{file}: {message}");
-        assert!(message.ends_with(": ignored, the log was parsed again"), "{file}: {message}");
+        let again =
+            if file.ends_with("session-store.db") { "the store was read again" } else { "the log was parsed again" };
+        assert!(message.ends_with(&format!(": ignored, {again}")), "{file}: {message}");
     }
 }

@@ -140,11 +140,11 @@ export type LogCache = "none" | "made" | "kept";
 
 export type CacheReport = { 
 /**
- * Logs taken from the cache.
+ * Logs and stores taken from the cache (a store, main file and log, counts as one).
  */
 from_cache: number, 
 /**
- * Logs parsed: new, changed, or without an entry that could be used.
+ * Logs parsed and stores read: new, changed, or without an entry that could be used.
  */
 changed: number, 
 /**

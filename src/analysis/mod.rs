@@ -36,7 +36,7 @@ use std::fmt;
 pub use logs::{LogInput, LogTask, Parsing, UsageScan};
 pub use plan::{LateSizes, Planned};
 pub use queue::{LogJob, LogQueue, ParsedLog, Released, TakesLogs};
-pub use stores::StoreJob;
+pub use stores::{StoreCache, StoreJob};
 pub use tally::Copies;
 
 use crate::input::{FileReader, RootListing};

@@ -6,8 +6,9 @@ use std::io::BufReader;
 
 use super::logs::Parsing;
 use super::state::{Home, HomePlaces, PlannedFile, RootState, State};
-use super::stores::StoreOnDisk;
+use super::stores::{StoreCache, StoreOnDisk};
 use super::{AnalysisError, Options};
+use crate::cache::CacheTally;
 use crate::facts::diagnostics::DiagnosticKind;
 use crate::facts::files::FileStatus;
 use crate::facts::files::Role;
@@ -260,20 +261,24 @@ impl Planned {
     }
 
     /// The first part of step 2, which may come early: the stores (a browser reads them as soon
-    /// as their bytes are in, while the page still reads the small files).
-    pub fn read_stores(&mut self, reader: &mut dyn FileReader) {
+    /// as their bytes are in, while the page still reads the small files), through the cache
+    /// when there is one (`StoreJob::read_through`). Returns what the cache did.
+    pub fn read_stores(&mut self, reader: &mut dyn FileReader, mut cache: Option<&mut StoreCache<'_>>) -> CacheTally {
+        let mut tally = CacheTally::default();
         if std::mem::replace(&mut self.stores_read, true) {
-            return;
+            return tally;
         }
         for job in self.state.store_jobs(StoreScope::Everything) {
-            let read = job.read(reader, &self.state.options);
+            let (read, done) = job.read_through(reader, &self.state.options, cache.as_deref_mut());
+            tally.add(&done);
             self.state.add_store(read);
         }
+        tally
     }
 
     /// Step 2: the stores (unless read already) and every other file but the event logs.
     pub fn read_metadata(mut self, reader: &mut dyn FileReader) -> Parsing {
-        self.read_stores(reader);
+        self.read_stores(reader, None);
         let mut state = self.state;
         // The sessions with a log, by home: workspace.yaml rows say whether the log is there.
         let logged: HashSet<(usize, String)> = state

@@ -9,8 +9,9 @@ use std::io::{BufRead, BufReader};
 use super::logs::{LogTask, UsageScan};
 use super::plan::Planned;
 use super::state::State;
-use super::stores::StoreJob;
+use super::stores::{StoreCache, StoreJob};
 use super::{Options, UsageData};
+use crate::cache::CacheTally;
 use crate::facts::diagnostics::{Diagnostic, DiagnosticKind};
 use crate::facts::files::Role;
 use crate::input::FileReader;
@@ -55,7 +56,7 @@ pub fn run(planned: Planned, reader: &mut dyn FileReader) -> UsageOnly {
         run.add_scan(&task, scanned);
     }
     let jobs = run.store_jobs();
-    run.read_stores(reader, jobs);
+    run.read_stores(reader, jobs, None);
     run.finish(reader)
 }
 
@@ -99,8 +100,15 @@ impl UsageRun {
         self.state.session(&task.session_id, task.home, source.agent(), source.log_found_in()).add_log_usage(ledger);
     }
 
-    /// The stores' per-call rows of the sessions whose logs had none.
-    pub fn read_stores(&mut self, reader: &mut dyn FileReader, jobs: Vec<StoreJob>) {
+    /// The stores' per-call rows of the sessions whose logs had none, through the cache when
+    /// there is one. Returns what the cache did.
+    pub fn read_stores(
+        &mut self,
+        reader: &mut dyn FileReader,
+        jobs: Vec<StoreJob>,
+        mut cache: Option<&mut StoreCache<'_>>,
+    ) -> CacheTally {
+        let mut tally = CacheTally::default();
         let known: BTreeSet<String> = self
             .state
             .sessions
@@ -110,9 +118,11 @@ impl UsageRun {
             .collect();
         for mut job in jobs {
             job.set_scope(StoreScope::UsageExcept(known.clone()));
-            let read = job.read(reader, &self.state.options);
+            let (read, done) = job.read_through(reader, &self.state.options, cache.as_deref_mut());
+            tally.add(&done);
             self.state.add_store(read);
         }
+        tally
     }
 
     /// The usage, with every problem placed: a counter line's number is counted here, by

@@ -89,6 +89,14 @@ impl CacheUse {
         xxh3_64(text.as_bytes())
     }
 
+    /// The fingerprint of what a store's read depends on beyond its main file: the options and
+    /// `also` (its write-ahead log's key, what it reads).
+    pub(crate) fn store_context(&self, also: &impl Serialize) -> Option<u64> {
+        let mut text = postcard::to_allocvec(also).ok()?;
+        text.extend_from_slice(&self.options.to_le_bytes());
+        Some(xxh3_64(&text))
+    }
+
     /// An entry: the header, then `key`, `context` and `parts`, then `rows` as they are.
     pub(crate) fn encode<T: Serialize>(&self, key: &FileKey, context: u64, parts: &T, rows: &[u8]) -> Recorded {
         let mut body = postcard::to_allocvec(&(key, context, parts)).ok()?;

@@ -13,6 +13,11 @@
 //! back. [`CacheStore`] is that lookup for a caller whose store answers at once
 //! (`LogJob::parse_through_jsonl`).
 //!
+//! A store (a SQLite main file and its `-wal`) is cached as what its read gave
+//! (`StoreJob::read_through`): the entry is made for the main file's key (the log's when there
+//! is no main file), and its context holds the log's key, so that a store whose log grew is
+//! read again whole. The caller gives the files' keys and its cache as a [`RunCache`].
+//!
 //! An entry ([`entry`]) is a header (format, the tool's version, the caller's build identity,
 //! a checksum of the rest), then the key of the file it was made from, the context its rows
 //! were made in (the log's fallbacks, the options) and what parsing gave. An entry of another
@@ -21,6 +26,8 @@
 //! file is parsed: the cache is never a reason for a different output.
 
 pub mod entry;
+
+use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed};
@@ -47,11 +54,15 @@ pub struct FileKey {
     pub tail: u64,
 }
 
-/// What an entry is for: a whole analysis's, or a usage-only run's (counter lines only).
+/// What an entry is for: a log's in a whole analysis, or in a usage-only run (counter lines
+/// only); a store's read (`StoreJob::read_through`) in a whole analysis, or in a usage-only run
+/// (its per-call rows only). The two runs keep apart entries, so that neither replaces the other's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Purpose {
     Analyze,
     Usage,
+    Store,
+    StoreUsage,
 }
 
 impl FileKey {
@@ -86,6 +97,8 @@ impl FileKey {
         let prefix = match purpose {
             Purpose::Analyze => "log",
             Purpose::Usage => "usage",
+            Purpose::Store => "store",
+            Purpose::StoreUsage => "store-usage",
         };
         let place = xxh3_64_with_seed(self.path.as_bytes(), xxh3_64(self.root.as_bytes()));
         format!("{prefix}-{place:016x}")
@@ -102,12 +115,42 @@ pub trait CacheStore {
     fn put(&self, name: &str, entry: &[u8]);
 }
 
-/// What the cache did for one log, or for several.
+/// A run's cache as a store's read uses it (`StoreJob::read_through`): natively a
+/// [`CacheStore`] with the run's [`CacheUse`], in the page its pack (`PageCache`).
+pub trait RunCache {
+    fn cache_use(&self) -> &CacheUse;
+    /// The entry of that name, if there is one.
+    fn entry(&self, name: &str) -> Option<Cow<'_, [u8]>>;
+    /// The entry of that name was used (the page's next pack keeps it).
+    fn used(&mut self, name: &str);
+    /// Keeps an entry under that name, replacing any.
+    fn put(&mut self, name: &str, entry: &[u8]);
+}
+
+impl<S: CacheStore + ?Sized> RunCache for (&S, &CacheUse) {
+    fn cache_use(&self) -> &CacheUse {
+        self.1
+    }
+
+    fn entry(&self, name: &str) -> Option<Cow<'_, [u8]>> {
+        self.0.get(name).map(Cow::Owned)
+    }
+
+    /// Nothing to do: the store keeps its entries until they are replaced (the folder touched
+    /// this one as it read it).
+    fn used(&mut self, _: &str) {}
+
+    fn put(&mut self, name: &str, entry: &[u8]) {
+        self.0.put(name, entry);
+    }
+}
+
+/// What the cache did for logs and stores (a store, main file and log, counts as one file).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CacheTally {
-    /// Logs parsed whole (no entry, or one that could not be used).
+    /// Logs parsed whole and stores read (no entry, or one that could not be used).
     pub parsed: u64,
-    /// Logs replayed from their entries, and their size.
+    /// Logs and stores taken from their entries, and their size.
     pub cached: u64,
     pub cached_bytes: u64,
     /// Logs that grew since their entries were made: replayed, then parsed from where their

@@ -9,7 +9,11 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::SystemTime;
 
+use copilot_lens::analysis::StoreCache;
 use copilot_lens::cache::{CacheStore, CacheTally};
+
+use crate::parallel::Cache;
+use crate::roots::DiskRoots;
 
 /// The folder's size past which the least recently used entries are dropped.
 const SIZE_CAP_BYTES: u64 = 2 << 30;
@@ -116,6 +120,15 @@ impl CacheStore for FolderStore {
             let _ = fs::remove_file(&temporary);
         }
     }
+}
+
+/// Calls `read` with what reading the stores through the run's cache needs (none without a
+/// cache): their files' keys come from `roots`.
+pub fn stores_through<T>(roots: DiskRoots, cache: Cache<'_>, read: impl FnOnce(Option<&mut StoreCache<'_>>) -> T) -> T {
+    let Some((store, cache_use)) = cache else { return read(None) };
+    let key_of = |root: usize, path: &str| roots.cache_key(root, path);
+    let mut entries = (store, cache_use);
+    read(Some(&mut StoreCache { key_of: &key_of, entries: &mut entries }))
 }
 
 /// What the cache did, for the summary line: "cache: 3 files parsed, 2,777 from the cache

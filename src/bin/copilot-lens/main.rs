@@ -15,7 +15,7 @@ use std::time::Instant;
 use chrono::NaiveDate;
 use clap::{Args, Parser, Subcommand};
 use copilot_lens::analysis::{self, Options, Outputs, Planned};
-use copilot_lens::cache::{CacheTally, CacheUse};
+use copilot_lens::cache::CacheUse;
 use copilot_lens::facts::files::FileStatus;
 use copilot_lens::model::JsonlRowWriter;
 use copilot_lens::outputs::{self, CATALOGUE, ROWS_JSONL};
@@ -467,13 +467,16 @@ fn run_usage(
     };
     // The store's log is scanned on a thread of its own while the event logs are.
     let mut store_jobs = usage_run.store_jobs();
-    let cache_tally = std::thread::scope(|scope| {
+    let mut cache_tally = std::thread::scope(|scope| {
         let mut reader = roots.clone();
         let jobs = &mut store_jobs;
         scope.spawn(move || jobs.iter_mut().for_each(|job| job.scan_wal_ahead(&mut reader)));
         parallel::scan_usage(&mut usage_run, &roots, threads, store.as_ref().zip(cache_use.as_ref()))
     });
-    usage_run.read_stores(&mut roots, store_jobs);
+    let cache = store.as_ref().zip(cache_use.as_ref());
+    let stores_tally =
+        cache::stores_through(roots.clone(), cache, |through| usage_run.read_stores(&mut roots, store_jobs, through));
+    cache_tally.add(&stores_tally);
     let run = usage_run.finish(&mut roots);
     if let Err(code) = print_usage(&run.usage, &[], &view) {
         return code;
@@ -543,14 +546,16 @@ fn run_usage_in_full(
                 Err(error) => Err(fail(USAGE_ERROR, &error.to_string())),
             }),
     };
-    let (mut roots, planned) = match planned {
+    let (mut roots, mut planned) = match planned {
         Ok(planned) => planned,
         Err(code) => return code,
     };
     let mut no_rows = JsonlRowWriter::new(std::io::sink());
-    let mut cache_tally = CacheTally::default();
+    let cache = store.as_ref().zip(cache_use.as_ref());
+    let mut cache_tally =
+        cache::stores_through(roots.clone(), cache, |through| planned.read_stores(&mut roots, through));
     let outputs = analysis::drive(planned, &mut roots, &mut no_rows, |parsing, roots, rows| {
-        cache_tally = parallel::parse_logs(parsing, roots, threads, store.as_ref().zip(cache_use.as_ref()), rows)?;
+        cache_tally.add(&parallel::parse_logs(parsing, roots, threads, cache, rows)?);
         Ok::<(), std::io::Error>(())
     });
     let outputs = match outputs {
@@ -611,7 +616,7 @@ fn run_analyze(
 ) -> ExitCode {
     let started = Instant::now();
     let cache_use = store.as_ref().map(|_| CacheUse::new(&cache::build_identity(), &options));
-    let (mut roots, planned) = match plan_writing_to(root_paths, out, options, threads) {
+    let (mut roots, mut planned) = match plan_writing_to(root_paths, out, options, threads) {
         Ok(planned) => planned,
         Err(code) => return code,
     };
@@ -623,9 +628,11 @@ fn run_analyze(
         Ok(file) => JsonlRowWriter::new(BufWriter::with_capacity(1 << 20, file)),
         Err(error) => return fail(1, &format!("{}: {error}", rows_path.display())),
     };
-    let mut cache_tally = CacheTally::default();
+    let cache = store.as_ref().zip(cache_use.as_ref());
+    let mut cache_tally =
+        cache::stores_through(roots.clone(), cache, |through| planned.read_stores(&mut roots, through));
     let finished = analysis::drive(planned, &mut roots, &mut rows, |parsing, roots, rows| {
-        cache_tally = parallel::parse_logs(parsing, roots, threads, store.as_ref().zip(cache_use.as_ref()), rows)?;
+        cache_tally.add(&parallel::parse_logs(parsing, roots, threads, cache, rows)?);
         Ok::<(), std::io::Error>(())
     });
     let written = finished.and_then(|outputs| {

@@ -20,7 +20,7 @@ use crate::usage::inputs::Call;
 use sqlite_image::{open_image, sqlite_buffer};
 
 /// A session as a store names it (a row of its sessions table).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct StoreSession {
     pub id: String,
     pub cwd: String,
@@ -52,7 +52,8 @@ pub enum StoreScope {
     UsageExcept(std::collections::BTreeSet<String>),
 }
 
-#[derive(Debug, Default)]
+/// What a store's read gives; kept whole in its cache entry (`crate::cache`).
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct StoreContents {
     pub wal: Option<wal::WalStats>,
     pub sessions: Vec<StoreSession>,

@@ -22,7 +22,7 @@ const MAGIC_BIG_ENDIAN: u32 = 0x377f_0683;
 const FORMAT_VERSION: u32 = 3_007_000;
 
 /// What the replay found in the log.
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct WalStats {
     /// Whole frames present in the file.
     pub frames: u64,
