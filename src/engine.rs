@@ -134,16 +134,7 @@ impl PlannedRun {
                     }
                     _ => (given_by_page(root), None),
                 };
-                let cache = match &cache {
-                    Some(cached) if given_by_page(root) => {
-                        if cached.cache.has(&cached.labels[root], path) {
-                            LogCache::Kept
-                        } else {
-                            LogCache::Made
-                        }
-                    }
-                    _ => LogCache::None,
-                };
+                let cache = if cache.is_some() && given_by_page(root) { LogCache::Keyed } else { LogCache::None };
                 LogToGive { index, root, path: path.to_string(), given, entry, cache }
             })
             .collect();
@@ -267,9 +258,11 @@ impl ParsingRun {
     fn parse_given(&mut self, job: LogJob, given: GivenLog, rows: &mut RowTable) -> ParsedLog {
         let task = &job.task;
         let options = self.parsing.options();
-        // Only a folder's files are keyed (a zip's entries are parsed again, as natively).
-        let cache =
-            self.cache.as_mut().filter(|_| matches!(self.roots.roots.get(task.root), Some(BrowserRoot::Files(_))));
+        // Only a folder's files are keyed (a zip's entries are parsed again, as natively), and
+        // only while the entries fit in the page's cache.
+        let cache = self.cache.as_mut().filter(|cached| {
+            cached.cache.recording() && matches!(self.roots.roots.get(task.root), Some(BrowserRoot::Files(_)))
+        });
         match given {
             GivenLog::Bytes(bytes, modified_ms) => {
                 self.roots.progress.add_file(task.root, &task.listed_path, bytes.len() as f64);
@@ -420,6 +413,7 @@ impl Done {
             changed: cache.tally.parsed + cache.tally.resumed,
             grown: cache.tally.resumed,
             problem: cache.problem.clone(),
+            kept: cache.recording(),
         })
     }
 

@@ -23,6 +23,9 @@ struct PackHeader<'a> {
     magic: [u8; 4],
     version: &'a str,
     build: &'a str,
+    /// The input's entries outgrew the cap: the pack holds none, and the next runs record none
+    /// (recording them would cost time and memory for a pack that could not be kept).
+    full: bool,
 }
 
 /// An entry of the old pack: where its (name, entry) pair is, and its entry.
@@ -41,8 +44,13 @@ pub struct PageCache {
     pack: Vec<u8>,
     stored: HashMap<String, Stored>,
     kept: Vec<Kept>,
-    /// The next pack's header, in postcard.
+    /// The next pack's header, in postcard, and the page's build, which it names.
     header: Vec<u8>,
+    build: String,
+    /// The largest pack the page keeps, and the next pack's size so far.
+    cap: usize,
+    next_size: usize,
+    full: bool,
     pub cache_use: CacheUse,
     pub tally: CacheTally,
     /// Why the pack given could not be used, if it could not.
@@ -51,32 +59,61 @@ pub struct PageCache {
 
 impl PageCache {
     /// The cache of a run, from the pack the page kept (empty for none); `build` names the page's
-    /// build (its module's hash).
-    pub fn new(pack: Vec<u8>, build: &str, cache_use: CacheUse) -> PageCache {
+    /// build (its module's hash); `cap` is the largest pack the page keeps.
+    pub fn new(pack: Vec<u8>, build: &str, cache_use: CacheUse, cap: usize) -> PageCache {
         let mut cache = PageCache {
             pack: Vec::new(),
             stored: HashMap::new(),
             kept: Vec::new(),
-            header: postcard::to_allocvec(&header(build)).unwrap_or_default(),
+            header: postcard::to_allocvec(&header(build, false)).unwrap_or_default(),
+            build: build.to_string(),
+            cap,
+            next_size: 0,
+            full: false,
             cache_use,
             tally: CacheTally::default(),
             problem: None,
         };
         if !pack.is_empty() {
             match read_pack(&pack, build) {
-                Ok(stored) => {
+                Ok(Read::Entries(stored)) => {
                     cache.stored = stored;
                     cache.pack = pack;
                 }
+                Ok(Read::Full) => cache.fill(),
                 Err(problem) => cache.problem = Some(problem),
             }
         }
         cache
     }
 
-    /// Whether the pack has an entry for the file at `path` of the root named `root`.
-    pub fn has(&self, root: &str, path: &str) -> bool {
-        self.stored.contains_key(&entry_name(root, path))
+    /// Whether this run records entries: not once they outgrew the cap.
+    pub fn recording(&self) -> bool {
+        !self.full
+    }
+
+    /// No more entries: the next pack says the input's outgrew the cap.
+    fn fill(&mut self) {
+        self.full = true;
+        self.kept = Vec::new();
+        self.header = postcard::to_allocvec(&header(&self.build, true)).unwrap_or_default();
+        self.problem = Some(format!(
+            "What this input's logs gave is more than the {} MiB this browser's cache holds for it: it is analysed without the cache (\"Clear the cache\" tries again).",
+            self.cap >> 20
+        ));
+    }
+
+    /// Keeps a pair in the next pack, unless it makes the pack outgrow the cap.
+    fn keep(&mut self, length: usize, kept: Kept) {
+        if self.full {
+            return;
+        }
+        self.next_size += length;
+        if self.next_size > self.cap {
+            self.fill();
+        } else {
+            self.kept.push(kept);
+        }
     }
 
     /// The entry kept for `key`'s log, if any.
@@ -100,13 +137,16 @@ impl PageCache {
 
     fn keep_named(&mut self, name: &str) {
         if let Some(stored) = self.stored.get(name) {
-            self.kept.push(Kept::Old(stored.pair.clone()));
+            let pair = stored.pair.clone();
+            self.keep(pair.len(), Kept::Old(pair));
         }
     }
 
     fn put_named(&mut self, name: &str, entry: &[u8]) {
-        if let Ok(pair) = postcard::to_allocvec(&(name, entry)) {
-            self.kept.push(Kept::New(pair));
+        if !self.full
+            && let Ok(pair) = postcard::to_allocvec(&(name, entry))
+        {
+            self.keep(pair.len(), Kept::New(pair));
         }
     }
 
@@ -141,13 +181,15 @@ impl RunCache for PageCache {
     }
 }
 
-fn header(build: &str) -> PackHeader<'_> {
-    PackHeader { magic: MAGIC, version: env!("CARGO_PKG_VERSION"), build }
+fn header(build: &str, full: bool) -> PackHeader<'_> {
+    PackHeader { magic: MAGIC, version: env!("CARGO_PKG_VERSION"), build, full }
 }
 
-/// The name of a file's entry (`FileKey::name`), from where it is alone.
-fn entry_name(root: &str, path: &str) -> String {
-    FileKey::new(root, path, 0, None, &[], &[]).name(Purpose::Analyze)
+/// What a pack holds.
+enum Read {
+    Entries(HashMap<String, Stored>),
+    /// None: the input's outgrew the cap.
+    Full,
 }
 
 /// The key of a log the page read whole: its size and ends from its bytes.
@@ -158,15 +200,18 @@ pub fn key_of_bytes(root: &str, path: &str, modified_ms: Option<i64>, bytes: &[u
 }
 
 /// The entries of a pack by name, or why it cannot be used.
-fn read_pack(pack: &[u8], build: &str) -> Result<HashMap<String, Stored>, String> {
+fn read_pack(pack: &[u8], build: &str) -> Result<Read, String> {
     let damaged = |_| "the cache kept in this browser is damaged: analysed anew".to_string();
     let (found, mut rest) = postcard::take_from_bytes::<PackHeader>(pack).map_err(damaged)?;
-    let expected = header(build);
+    let expected = header(build, false);
     if (found.magic, found.version, found.build) != (expected.magic, expected.version, expected.build) {
         return Err(format!(
             "the cache kept in this browser was written by another version of this page ({} {}): analysed anew",
             found.version, found.build
         ));
+    }
+    if found.full {
+        return Ok(Read::Full);
     }
     let offset = |part: &[u8]| part.as_ptr() as usize - pack.as_ptr() as usize;
     let mut stored = HashMap::new();
@@ -177,7 +222,7 @@ fn read_pack(pack: &[u8], build: &str) -> Result<HashMap<String, Stored>, String
         stored.insert(name.to_string(), Stored { pair: start..offset(after), entry: at..at + entry.len() });
         rest = after;
     }
-    Ok(stored)
+    Ok(Read::Entries(stored))
 }
 
 #[cfg(test)]
@@ -186,7 +231,7 @@ mod tests {
     use crate::analysis::Options;
 
     fn cache(pack: Vec<u8>, build: &str) -> PageCache {
-        PageCache::new(pack, build, CacheUse::new(build, &Options::default()))
+        PageCache::new(pack, build, CacheUse::new(build, &Options::default()), 1 << 20)
     }
 
     fn joined(cache: &PageCache) -> Vec<u8> {
@@ -204,7 +249,6 @@ mod tests {
 
         let mut second = cache(joined(&first), "build-1");
         assert_eq!(second.problem, None);
-        assert!(second.has("home", "a/events.jsonl") && !second.has("other", "a/events.jsonl"));
         assert_eq!(second.entry(&a), Some(&b"entry of a"[..]));
         assert_eq!(second.entry(&b), Some(&b"entry of b"[..]));
         // This run used a's entry and made c's; b's file is gone.
@@ -216,6 +260,25 @@ mod tests {
         assert_eq!(third.entry(&a), Some(&b"entry of a"[..]));
         assert_eq!(third.entry(&b), None, "an entry no log used is dropped");
         assert_eq!(third.entry(&c), Some(&b"entry of c"[..]));
+    }
+
+    #[test]
+    fn entries_that_outgrow_the_cap_are_not_recorded_and_the_next_runs_record_none() {
+        let key = |path: &str| key_of_bytes("home", path, Some(1_000), path.as_bytes());
+        let mut first = PageCache::new(Vec::new(), "build-1", CacheUse::new("build-1", &Options::default()), 100);
+        first.put(&key("a/events.jsonl"), &[1; 40]);
+        assert!(first.recording() && first.problem.is_none());
+        first.put(&key("b/events.jsonl"), &[2; 40]);
+        assert!(!first.recording(), "two entries and their names are over 100 bytes");
+        let problem = first.problem.clone().unwrap_or_default();
+        assert!(problem.contains("more than the 0 MiB this browser's cache holds"), "{problem}");
+
+        let pack = joined(&first);
+        let second = PageCache::new(pack, "build-1", CacheUse::new("build-1", &Options::default()), 100);
+        assert!(!second.recording(), "the pack says the input outgrew the cap");
+        assert_eq!(second.entry(&key("a/events.jsonl")), None);
+        assert_eq!(second.problem, first.problem);
+        assert!(joined(&second).len() < 40, "it holds no entry");
     }
 
     #[test]

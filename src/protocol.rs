@@ -216,11 +216,10 @@ pub struct LogToGive {
 pub enum LogCache {
     /// Nothing: no cache in this run, or not a folder's log.
     None,
-    /// Its entry is made: the page gives its time with its bytes, for its key.
-    Made,
-    /// It may be in the cache: it goes over as a File, whose two ends the engine reads for its
-    /// key, and the rest only if it changed.
-    Kept,
+    /// Looked up in the cache and kept there: the page gives its time with its bytes, for its
+    /// key. (A browser reads a log whole in less time than its two ends: what it charges is
+    /// per read, about a millisecond, not per byte; a File read in a worker costs more still.)
+    Keyed,
 }
 
 /// What the page's cache did in an analysis (`Engine::cache_report`).
@@ -236,6 +235,8 @@ pub struct CacheReport {
     pub grown: u64,
     /// Why the cache the page kept could not be used at all, if it could not.
     pub problem: Option<String>,
+    /// Whether this run's entries are kept for the next (not when they outgrew the cap).
+    pub kept: bool,
 }
 
 /// What the analysis needs next: the page's worker loops on it.

@@ -86,8 +86,9 @@ pub struct Engine {
     options: Options,
     memory_limit_mib: u32,
     stage: Stage,
-    /// The pack the page's cache kept and the page's build, taken before `begin`.
-    cache: Option<(Vec<u8>, String)>,
+    /// The pack the page's cache kept, the page's build and the largest pack it keeps, taken
+    /// before `begin`.
+    cache: Option<(Vec<u8>, String, usize)>,
 }
 
 #[wasm_bindgen]
@@ -138,12 +139,13 @@ impl Engine {
     }
 
     /// Uses the page's cache (`crate::page_cache`): `pack` is what it kept for these inputs
-    /// (empty for nothing), `build` names the page's build. Before `begin`.
-    pub fn use_cache(&mut self, pack: Vec<u8>, build: String) -> Result<(), JsError> {
+    /// (empty for nothing), `build` names the page's build, `cap` is the largest pack it keeps
+    /// (entries beyond it are not recorded). Before `begin`.
+    pub fn use_cache(&mut self, pack: Vec<u8>, build: String, cap: f64) -> Result<(), JsError> {
         if !matches!(self.stage, Stage::Adding { .. }) {
             return Err(js_error("the cache comes before begin"));
         }
-        self.cache = Some((pack, build));
+        self.cache = Some((pack, build, cap as usize));
         Ok(())
     }
 
@@ -176,8 +178,8 @@ impl Engine {
         let Stage::Adding { roots, listings } = self.take_stage() else {
             return Err(js_error("this engine has begun already"));
         };
-        let cache = self.cache.take().map(|(pack, build)| Cached {
-            cache: PageCache::new(pack, &build, CacheUse::new(&build, &self.options)),
+        let cache = self.cache.take().map(|(pack, build, cap)| Cached {
+            cache: PageCache::new(pack, &build, CacheUse::new(&build, &self.options), cap),
             labels: listings.iter().map(|listing| listing.label.clone()).collect(),
         });
         let planned = Planned::new(listings, self.options.clone()).map_err(js_error)?;

@@ -236,6 +236,7 @@ fn a_log_appended_to_is_parsed_from_where_its_entry_ended_and_the_outputs_are_a_
         &outputs(scratch.path(), &["--no-cache"], "cold"),
         "two appends",
     );
+}
 
 /// The line an analyze or usage run says what the cache did in.
 fn cache_line(output: &std::process::Output) -> String {

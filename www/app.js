@@ -208,7 +208,7 @@ function showCache(cache, seconds) {
     const grown = cache.grown === 0 ? ''
       : ` (${fmtInt(cache.grown)} grown ${cache.grown === 1 ? 'log parsed from where it ended' : 'logs parsed from where they ended'})`;
     text = `Analysed again in ${seconds.toFixed(1)} s: ${fmtInt(cache.changed)} ${cache.changed === 1 ? 'file' : 'files'} changed${grown}, ${fmtInt(cache.from_cache)} from the cache.`;
-  } else if (cache.changed > 0) text = `Analysed in ${seconds.toFixed(1)} s; kept in this browser's cache for the next time.`;
+  } else if (cache.changed > 0) text = `Analysed in ${seconds.toFixed(1)} s${cache.kept ? "; kept in this browser's cache for the next time" : ''}.`;
   else text = `Analysed in ${seconds.toFixed(1)} s; nothing kept in the cache (a zip's logs are read again each time).`;
   if (cache.problem) text += ` ${cache.problem}`;
   $('cache-status').textContent = text;

@@ -544,19 +544,17 @@ class FileServer {
         const { root, path, index, cache } = logs[next++];
         const file = this.byPath[root].get(path);
         let item = { index, file }; // the engine reads it itself and reports what fails
-        // One the cache may have goes over as a File: the engine reads its two ends for its
-        // key, and the rest only if it changed.
-        if (cache !== 'kept') {
-          try {
-            const bytes = new Uint8Array(await file.arrayBuffer());
-            if (bytes.byteLength <= this.wholeLogMax) {
-              // Its time is part of its key in the cache (a File's costs a round trip).
-              item = cache === 'made' ? { index, bytes, modified: file.lastModified } : { index, bytes };
-              this.held += bytes.byteLength;
-            }
-          } catch {
-            // as above
+        // One the cache keeps is read whole too: the browser charges per read, not per byte,
+        // so its two ends alone would cost more (LogCache in src/protocol.rs).
+        try {
+          const bytes = new Uint8Array(await file.arrayBuffer());
+          if (bytes.byteLength <= this.wholeLogMax) {
+            // Its time is part of its key in the cache (a File's costs a round trip).
+            item = cache === 'keyed' ? { index, bytes, modified: file.lastModified } : { index, bytes };
+            this.held += bytes.byteLength;
           }
+        } catch {
+          // as above
         }
         this.post({ kind: 'logs', items: [item] }, item.bytes ? [item.bytes.buffer] : []);
       }

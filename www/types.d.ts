@@ -136,7 +136,7 @@ given: boolean, entry?: RawEntry,
  */
 cache: LogCache, };
 
-export type LogCache = "none" | "made" | "kept";
+export type LogCache = "none" | "keyed";
 
 export type CacheReport = { 
 /**
@@ -155,7 +155,11 @@ grown: number,
 /**
  * Why the cache the page kept could not be used at all, if it could not.
  */
-problem: string | null, };
+problem: string | null, 
+/**
+ * Whether this run's entries are kept for the next (not when they outgrew the cap).
+ */
+kept: boolean, };
 
 export type RawEntry = { header_start: number, span: number, packed: number, size: number, crc32: number, };
 

@@ -151,7 +151,7 @@ async function analyzeUntilSettled({ id, options, roots, cache: cacheKey }) {
   // What an earlier analysis of the same input kept: the engine takes from it each file whose
   // key (path, size, time, head and tail) still matches.
   const kept = cacheKey ? await keptFor(cacheKey) : null;
-  if (kept && kept.cache) fresh.use_cache(kept.bytes || new Uint8Array(0), build);
+  if (kept && kept.cache) fresh.use_cache(kept.bytes || new Uint8Array(0), build, kept.cache.cap);
   if (kept) kept.bytes = null;
   let last = 0;
   const progress = (p) => {
