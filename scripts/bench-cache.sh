@@ -46,6 +46,8 @@ logs=$(find "$work/home" -name events.jsonl | sort)
 count=$(echo "$logs" | wc -l)
 echo "$(nproc) cores; corpus $corpus: $count event logs, $(du -shL "$corpus" | cut -f1); one thread"
 
+# Every run reads the corpus from memory, the cold one too (else it pays the disk alone).
+find "$work/home/" -type f -exec cat {} + > /dev/null
 read -r cold_s cold_kib cold_cpu < <(run cold --no-cache)
 read -r fill_s fill_kib fill_cpu < <(run fill --cache "$cache")
 read -r same_s same_kib same_cpu < <(run unchanged --cache "$cache")

@@ -13,7 +13,7 @@ use web_sys::Blob;
 use crate::analysis::{
     LateSizes, LogInput, LogJob, LogQueue, LogTask, Options, Outputs, ParsedLog, Parsing, Planned, Released, StoreCache,
 };
-use crate::cache::{ENDS_BYTES, EntryAfter, FileKey};
+use crate::cache::{ENDS_BYTES, EntryAfter, FileKey, Purpose, RunCache};
 use crate::input::RootListing;
 use crate::input::browser::{BrowserFile, BrowserRoot, BrowserRoots, SourceReader};
 use crate::model::OwnedRow;
@@ -174,7 +174,8 @@ impl PlannedRun {
     /// The stores, through the page's cache when there is one: a folder's store whose files
     /// did not change is taken from its entry.
     fn read_stores(&mut self) {
-        let Some(Cached { cache, labels }) = &mut self.cache else {
+        // Not once the entries outgrew the cache: its keys would be read for nothing.
+        let Some(Cached { cache, labels }) = self.cache.as_mut().filter(|cached| cached.cache.recording()) else {
             self.planned.read_stores(&mut self.roots, None);
             self.stores = Stores::Read;
             return;
@@ -344,7 +345,7 @@ pub struct Done {
     pub roots: RefCell<BrowserRoots>,
     logs: HashMap<u32, LogTask>,
     options: Options,
-    /// The page's cache, until its next pack is taken.
+    /// The page's cache, until its pack is finished (`finish_cache`).
     pub cache: Option<PageCache>,
 }
 
@@ -359,10 +360,12 @@ fn through_cache(
     options: &Options,
     rows: &mut dyn RowSink,
 ) -> (ParsedLog, bool) {
-    let (parsed, after, tally) = job.through_cache(cache.entry(key), input, key, &cache.cache_use, options, rows);
+    let name = key.name(Purpose::Analyze);
+    let entry = cache.entry(&name);
+    let (parsed, after, tally) = job.through_cache(entry.as_deref(), input, key, &cache.cache_use, options, rows);
     match after {
-        EntryAfter::Kept => cache.keep_old(key),
-        EntryAfter::Made(entry) => cache.put(key, &entry),
+        EntryAfter::Kept => cache.used(&name),
+        EntryAfter::Made(entry) => cache.put(&name, &entry),
         EntryAfter::NotMade => {}
     }
     cache.tally.add(&tally);

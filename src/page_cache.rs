@@ -1,12 +1,16 @@
-//! The page's cache (issue 26): the entries (`crate::cache`) of one input, which the page's
-//! worker keeps as one pack in the Origin Private File System (`www/cache.js`). The engine takes
-//! the pack before it begins, looks each log's and store's entry up in it, and gives back a pack
-//! of the entries this run used or made, so that an entry no file used (a deleted or renamed
-//! file) goes.
+//! The page's cache (issue 26): the entries (`crate::cache`) of one input, kept by the page's
+//! worker in one file of the Origin Private File System (`www/cache.js`). The engine reads and
+//! writes that file at offsets through the worker's sync access handle ([`PackFile`]): an entry
+//! is read when its file comes, and a new one is appended as soon as it is made, so the engine
+//! holds the pack's index alone, whatever the pack's size.
 //!
-//! A pack, in postcard: a header (the tool's version and the page's build: a pack of another
-//! is dropped whole, with one note rather than a diagnostic for every log), then the entries,
-//! each a (name, entry) pair, until the end.
+//! A pack: its entries back to back from its start, then its index (postcard: the tool's
+//! version and the page's build, whose pack of another is dropped whole with one note, and
+//! each entry's name and place), then the index's length (8 bytes, little-endian) and
+//! [`MAGIC`]. A run appends what it makes after the old pack and writes the new index after
+//! that, so a run that stops early leaves the old pack whole once the page cuts the file back
+//! to its old size. The entries no file used (a deleted file, a changed log's old entry) stay
+//! where they are until they are half as large as the kept ones; then the kept ones move down.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -14,182 +18,263 @@ use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
 
-use crate::cache::{CacheTally, CacheUse, ENDS_BYTES, FileKey, Purpose, RunCache};
+use crate::cache::{CacheTally, CacheUse, ENDS_BYTES, FileKey, RunCache};
 
-const MAGIC: [u8; 4] = *b"CLpk";
+/// The pack's last bytes (format 2: the index at the end).
+const MAGIC: [u8; 8] = *b"CLpack02";
+/// The index's length and the magic.
+const TRAILER_BYTES: u64 = 16;
+
+/// The page's file of an input's pack, read and written at offsets: the worker's
+/// `FileSystemSyncAccessHandle` (`crate::wasm`). Errors are the browser's, as text.
+pub trait PackFile {
+    fn size(&self) -> Result<u64, String>;
+    /// Fills `buffer` from `at`: all of it, or an error.
+    fn read_at(&self, at: u64, buffer: &mut [u8]) -> Result<(), String>;
+    fn write_at(&self, at: u64, bytes: &[u8]) -> Result<(), String>;
+    fn truncate(&self, size: u64) -> Result<(), String>;
+    fn flush(&self) -> Result<(), String>;
+}
 
 #[derive(Serialize, Deserialize)]
-struct PackHeader<'a> {
-    magic: [u8; 4],
+struct PackIndex<'a> {
     version: &'a str,
     build: &'a str,
     /// The input's entries outgrew the cap: the pack holds none, and the next runs record none
-    /// (recording them would cost time and memory for a pack that could not be kept).
+    /// (recording them would cost time and a file that could not be kept).
     full: bool,
+    /// Each entry's name, where it starts and its length.
+    #[serde(borrow)]
+    entries: Vec<(&'a str, u64, u64)>,
 }
 
-/// An entry of the old pack: where its (name, entry) pair is, and its entry.
-struct Stored {
-    pair: Range<usize>,
-    entry: Range<usize>,
-}
-
-/// What the next pack holds: a pair of the old pack, or one made in this run.
-enum Kept {
-    Old(Range<usize>),
-    New(Vec<u8>),
+/// Whether this run records entries.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Recording {
+    Yes,
+    /// Not past the cap: the next pack says so.
+    Full,
+    /// Not since the browser refused a write: the next pack is empty.
+    Failed,
 }
 
 pub struct PageCache {
-    pack: Vec<u8>,
-    stored: HashMap<String, Stored>,
-    kept: Vec<Kept>,
-    /// The next pack's header, in postcard, and the page's build, which it names.
-    header: Vec<u8>,
+    file: Box<dyn PackFile>,
     build: String,
-    /// The largest pack the page keeps, and the next pack's size so far.
-    cap: usize,
-    next_size: usize,
-    full: bool,
+    /// The old pack's entries by name.
+    stored: HashMap<String, Range<u64>>,
+    /// Where the old pack's index starts (its entries end), and its size.
+    old_index_at: u64,
+    old_size: u64,
+    /// The next pack's entries by name: old ones used and new ones made.
+    next: HashMap<String, Range<u64>>,
+    /// Where the next new entry goes.
+    end: u64,
+    /// The bytes of the next pack's entries, which the cap bounds.
+    kept_bytes: u64,
+    cap: u64,
+    recording: Recording,
     pub cache_use: CacheUse,
     pub tally: CacheTally,
-    /// Why the pack given could not be used, if it could not.
+    /// Why the pack could not be used or kept, if so.
     pub problem: Option<String>,
 }
 
 impl PageCache {
-    /// The cache of a run, from the pack the page kept (empty for none); `build` names the page's
-    /// build (its module's hash); `cap` is the largest pack the page keeps.
-    pub fn new(pack: Vec<u8>, build: &str, cache_use: CacheUse, cap: usize) -> PageCache {
+    /// The cache of a run, from the pack in `file` (empty for none); `build` names the page's
+    /// build (its module's hash); `cap` bounds the pack's entries.
+    pub fn new(file: Box<dyn PackFile>, build: &str, cache_use: CacheUse, cap: u64) -> PageCache {
         let mut cache = PageCache {
-            pack: Vec::new(),
-            stored: HashMap::new(),
-            kept: Vec::new(),
-            header: postcard::to_allocvec(&header(build, false)).unwrap_or_default(),
+            file,
             build: build.to_string(),
+            stored: HashMap::new(),
+            old_index_at: 0,
+            old_size: 0,
+            next: HashMap::new(),
+            end: 0,
+            kept_bytes: 0,
             cap,
-            next_size: 0,
-            full: false,
+            recording: Recording::Yes,
             cache_use,
             tally: CacheTally::default(),
             problem: None,
         };
-        if !pack.is_empty() {
-            match read_pack(&pack, build) {
-                Ok(Read::Entries(stored)) => {
-                    cache.stored = stored;
-                    cache.pack = pack;
-                }
-                Ok(Read::Full) => cache.fill(),
-                Err(problem) => cache.problem = Some(problem),
+        match read_index(&*cache.file, build) {
+            Ok(Read::Empty) => {}
+            Ok(Read::Entries { entries, index_at, size }) => {
+                cache.stored = entries;
+                (cache.old_index_at, cache.old_size, cache.end) = (index_at, size, size);
             }
+            Ok(Read::Full) => cache.stop(Recording::Full),
+            // Written anew from its start.
+            Err(problem) => cache.problem = Some(problem),
         }
         cache
     }
 
     /// Whether this run records entries: not once they outgrew the cap.
     pub fn recording(&self) -> bool {
-        !self.full
+        self.recording == Recording::Yes
     }
 
-    /// No more entries: the next pack says the input's outgrew the cap.
-    fn fill(&mut self) {
-        self.full = true;
-        self.kept = Vec::new();
-        self.header = postcard::to_allocvec(&header(&self.build, true)).unwrap_or_default();
-        self.problem = Some(format!(
-            "What this input's logs gave is more than the {} MiB this browser's cache holds for it: it is analysed without the cache (\"Clear the cache\" tries again).",
-            self.cap >> 20
-        ));
-    }
-
-    /// Keeps a pair in the next pack, unless it makes the pack outgrow the cap.
-    fn keep(&mut self, length: usize, kept: Kept) {
-        if self.full {
+    fn stop(&mut self, why: Recording) {
+        if !self.recording() {
             return;
         }
-        self.next_size += length;
-        if self.next_size > self.cap {
-            self.fill();
-        } else {
-            self.kept.push(kept);
+        self.recording = why;
+        self.next = HashMap::new();
+        self.problem = Some(match why {
+            Recording::Full => format!(
+                "What this input's logs gave is more than the {} MiB this browser's cache holds for it: it is analysed without the cache (\"Clear the cache\" tries again).",
+                self.cap >> 20
+            ),
+            _ => "The browser refused to write its cache: nothing is kept of this analysis.".to_string(),
+        });
+    }
+
+    /// Keeps an entry at `place` in the next pack under `name`, unless the pack outgrows the cap.
+    fn keep_at(&mut self, name: &str, place: Range<u64>) {
+        self.kept_bytes += place.end - place.start;
+        if let Some(replaced) = self.next.insert(name.to_string(), place) {
+            self.kept_bytes -= replaced.end - replaced.start;
+        }
+        if self.kept_bytes > self.cap {
+            self.stop(Recording::Full);
         }
     }
 
-    /// The entry kept for `key`'s log, if any.
-    pub fn entry(&self, key: &FileKey) -> Option<&[u8]> {
-        self.entry_named(&key.name(Purpose::Analyze))
+    /// Writes the next pack's index (moving its entries down first when the unused ones are
+    /// half as large), and returns the pack's size. Once, at the end of the run.
+    pub fn finish(&mut self) -> Result<u64, String> {
+        let result = match self.recording {
+            Recording::Failed => self.file.truncate(0).map(|()| 0),
+            Recording::Full => self.write_index(0, &[], true),
+            Recording::Yes => {
+                let mut entries: Vec<(String, Range<u64>)> = std::mem::take(&mut self.next).into_iter().collect();
+                entries.sort_by_key(|(_, place)| place.start);
+                // Nothing appended: the new index replaces the old one.
+                let mut data_end = if self.end == self.old_size { self.old_index_at } else { self.end };
+                if data_end - self.kept_bytes > self.kept_bytes / 2 {
+                    data_end = self.compact(&mut entries)?;
+                }
+                let entries: Vec<(&str, u64, u64)> =
+                    entries.iter().map(|(name, place)| (name.as_str(), place.start, place.end - place.start)).collect();
+                self.write_index(data_end, &entries, false)
+            }
+        };
+        result.and_then(|size| self.file.flush().map(|()| size))
     }
 
-    /// The entry of `key`'s log was used: it goes into the next pack.
-    pub fn keep_old(&mut self, key: &FileKey) {
-        self.keep_named(&key.name(Purpose::Analyze));
-    }
-
-    /// An entry made in this run for `key`'s log.
-    pub fn put(&mut self, key: &FileKey, entry: &[u8]) {
-        self.put_named(&key.name(Purpose::Analyze), entry);
-    }
-
-    fn entry_named(&self, name: &str) -> Option<&[u8]> {
-        self.stored.get(name).map(|stored| &self.pack[stored.entry.clone()])
-    }
-
-    fn keep_named(&mut self, name: &str) {
-        if let Some(stored) = self.stored.get(name) {
-            let pair = stored.pair.clone();
-            self.keep(pair.len(), Kept::Old(pair));
+    /// Moves the entries (in the order of their places) down to the pack's start; returns
+    /// where they end.
+    fn compact(&self, entries: &mut [(String, Range<u64>)]) -> Result<u64, String> {
+        let mut end = 0;
+        for (_, place) in entries {
+            let length = place.end - place.start;
+            if place.start != end {
+                let mut bytes = vec![0; length as usize];
+                self.file.read_at(place.start, &mut bytes)?;
+                self.file.write_at(end, &bytes)?;
+                *place = end..end + length;
+            }
+            end += length;
         }
+        Ok(end)
     }
 
-    fn put_named(&mut self, name: &str, entry: &[u8]) {
-        if !self.full
-            && let Ok(pair) = postcard::to_allocvec(&(name, entry))
-        {
-            self.keep(pair.len(), Kept::New(pair));
-        }
-    }
-
-    /// The next pack, in pieces (the caller joins them where it keeps them: the page, outside
-    /// the engine's memory).
-    pub fn pack_pieces(&self) -> Vec<&[u8]> {
-        let mut pieces = vec![self.header.as_slice()];
-        pieces.extend(self.kept.iter().map(|kept| match kept {
-            Kept::Old(pair) => &self.pack[pair.clone()],
-            Kept::New(pair) => pair.as_slice(),
-        }));
-        pieces
+    /// Writes the index and trailer at `at`, and cuts the file there; returns its size.
+    fn write_index(&self, at: u64, entries: &[(&str, u64, u64)], full: bool) -> Result<u64, String> {
+        let index = PackIndex { version: env!("CARGO_PKG_VERSION"), build: &self.build, full, entries: entries.to_vec() };
+        let mut bytes = postcard::to_allocvec(&index).map_err(|error| error.to_string())?;
+        bytes.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+        bytes.extend_from_slice(&MAGIC);
+        self.file.write_at(at, &bytes)?;
+        let size = at + bytes.len() as u64;
+        self.file.truncate(size)?;
+        Ok(size)
     }
 }
 
-/// The stores' entries (`StoreJob::read_through`), by name.
+/// The entries by name: the stores' (`StoreJob::read_through`) and the logs' (`engine`).
 impl RunCache for PageCache {
     fn cache_use(&self) -> &CacheUse {
         &self.cache_use
     }
 
+    /// Read from the pack; one the browser cannot read is a miss.
     fn entry(&self, name: &str) -> Option<Cow<'_, [u8]>> {
-        self.entry_named(name).map(Cow::Borrowed)
+        let place = self.stored.get(name)?;
+        let mut bytes = vec![0; (place.end - place.start) as usize];
+        self.file.read_at(place.start, &mut bytes).ok()?;
+        Some(Cow::Owned(bytes))
     }
 
     fn used(&mut self, name: &str) {
-        self.keep_named(name);
+        if let (true, Some(place)) = (self.recording(), self.stored.get(name).cloned()) {
+            self.keep_at(name, place);
+        }
     }
 
     fn put(&mut self, name: &str, entry: &[u8]) {
-        self.put_named(name, entry);
+        if !self.recording() {
+            return;
+        }
+        match self.file.write_at(self.end, entry) {
+            Ok(()) => {
+                let place = self.end..self.end + entry.len() as u64;
+                self.end = place.end;
+                self.keep_at(name, place);
+            }
+            Err(_) => self.stop(Recording::Failed),
+        }
     }
-}
-
-fn header(build: &str, full: bool) -> PackHeader<'_> {
-    PackHeader { magic: MAGIC, version: env!("CARGO_PKG_VERSION"), build, full }
 }
 
 /// What a pack holds.
 enum Read {
-    Entries(HashMap<String, Stored>),
+    Empty,
+    Entries { entries: HashMap<String, Range<u64>>, index_at: u64, size: u64 },
     /// None: the input's outgrew the cap.
     Full,
+}
+
+/// The entries of the pack in `file`, or why it cannot be used.
+fn read_index(file: &dyn PackFile, build: &str) -> Result<Read, String> {
+    let damaged = || "the cache kept in this browser is damaged: analysed anew".to_string();
+    let unreadable = |error: String| format!("the cache kept in this browser could not be read ({error}): analysed anew");
+    let size = file.size().map_err(unreadable)?;
+    if size == 0 {
+        return Ok(Read::Empty);
+    }
+    let mut trailer = [0; TRAILER_BYTES as usize];
+    if size < TRAILER_BYTES {
+        return Err(damaged());
+    }
+    file.read_at(size - TRAILER_BYTES, &mut trailer).map_err(unreadable)?;
+    let (length, magic) = trailer.split_at(8);
+    let length = u64::from_le_bytes(length.try_into().expect("eight bytes"));
+    if magic != MAGIC || length > size - TRAILER_BYTES {
+        return Err(damaged());
+    }
+    let index_at = size - TRAILER_BYTES - length;
+    let mut bytes = vec![0; length as usize];
+    file.read_at(index_at, &mut bytes).map_err(unreadable)?;
+    let index: PackIndex = postcard::from_bytes(&bytes).map_err(|_| damaged())?;
+    if (index.version, index.build) != (env!("CARGO_PKG_VERSION"), build) {
+        return Err(format!(
+            "the cache kept in this browser was written by another version of this page ({} {}): analysed anew",
+            index.version, index.build
+        ));
+    }
+    if index.full {
+        return Ok(Read::Full);
+    }
+    let mut entries = HashMap::with_capacity(index.entries.len());
+    for (name, start, length) in index.entries {
+        let end = start.checked_add(length).filter(|end| *end <= index_at).ok_or_else(damaged)?;
+        entries.insert(name.to_string(), start..end);
+    }
+    Ok(Read::Entries { entries, index_at, size })
 }
 
 /// The key of a log the page read whole: its size and ends from its bytes.
@@ -199,106 +284,195 @@ pub fn key_of_bytes(root: &str, path: &str, modified_ms: Option<i64>, bytes: &[u
     FileKey::new(root, path, bytes.len() as u64, modified_ms, head, tail)
 }
 
-/// The entries of a pack by name, or why it cannot be used.
-fn read_pack(pack: &[u8], build: &str) -> Result<Read, String> {
-    let damaged = |_| "the cache kept in this browser is damaged: analysed anew".to_string();
-    let (found, mut rest) = postcard::take_from_bytes::<PackHeader>(pack).map_err(damaged)?;
-    let expected = header(build, false);
-    if (found.magic, found.version, found.build) != (expected.magic, expected.version, expected.build) {
-        return Err(format!(
-            "the cache kept in this browser was written by another version of this page ({} {}): analysed anew",
-            found.version, found.build
-        ));
-    }
-    if found.full {
-        return Ok(Read::Full);
-    }
-    let offset = |part: &[u8]| part.as_ptr() as usize - pack.as_ptr() as usize;
-    let mut stored = HashMap::new();
-    while !rest.is_empty() {
-        let start = offset(rest);
-        let ((name, entry), after) = postcard::take_from_bytes::<(&str, &[u8])>(rest).map_err(damaged)?;
-        let at = offset(entry);
-        stored.insert(name.to_string(), Stored { pair: start..offset(after), entry: at..at + entry.len() });
-        rest = after;
-    }
-    Ok(Read::Entries(stored))
-}
-
 #[cfg(test)]
 mod tests {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
     use super::*;
     use crate::analysis::Options;
 
-    fn cache(pack: Vec<u8>, build: &str) -> PageCache {
-        PageCache::new(pack, build, CacheUse::new(build, &Options::default()), 1 << 20)
+    /// A pack file in memory, shared with the test that reads it afterwards.
+    #[derive(Clone, Default)]
+    struct Memory(Rc<RefCell<Vec<u8>>>);
+
+    impl PackFile for Memory {
+        fn size(&self) -> Result<u64, String> {
+            Ok(self.0.borrow().len() as u64)
+        }
+        fn read_at(&self, at: u64, buffer: &mut [u8]) -> Result<(), String> {
+            let file = self.0.borrow();
+            let bytes = file.get(at as usize..at as usize + buffer.len()).ok_or("past the end")?;
+            buffer.copy_from_slice(bytes);
+            Ok(())
+        }
+        fn write_at(&self, at: u64, bytes: &[u8]) -> Result<(), String> {
+            let mut file = self.0.borrow_mut();
+            let end = at as usize + bytes.len();
+            if file.len() < end {
+                file.resize(end, 0);
+            }
+            file[at as usize..end].copy_from_slice(bytes);
+            Ok(())
+        }
+        fn truncate(&self, size: u64) -> Result<(), String> {
+            self.0.borrow_mut().resize(size as usize, 0);
+            Ok(())
+        }
+        fn flush(&self) -> Result<(), String> {
+            Ok(())
+        }
     }
 
-    fn joined(cache: &PageCache) -> Vec<u8> {
-        cache.pack_pieces().concat()
+    impl Memory {
+        fn bytes(&self) -> Vec<u8> {
+            self.0.borrow().clone()
+        }
+        fn holding(bytes: &[u8]) -> Memory {
+            Memory(Rc::new(RefCell::new(bytes.to_vec())))
+        }
+    }
+
+    fn cache_with_cap(file: &Memory, build: &str, cap: u64) -> PageCache {
+        PageCache::new(Box::new(file.clone()), build, CacheUse::new(build, &Options::default()), cap)
+    }
+
+    fn cache(file: &Memory, build: &str) -> PageCache {
+        cache_with_cap(file, build, 1 << 20)
+    }
+
+    fn entry(cache: &PageCache, name: &str) -> Option<Vec<u8>> {
+        cache.entry(name).map(Cow::into_owned)
     }
 
     #[test]
     fn a_pack_keeps_the_entries_a_run_used_or_made_and_drops_the_others() {
-        let key = |path: &str, bytes: &[u8]| key_of_bytes("home", path, Some(1_000), bytes);
-        let (a, b) = (key("a/events.jsonl", b"one\n"), key("b/events.jsonl", b"two\n"));
-        let mut first = cache(Vec::new(), "build-1");
-        assert!(first.problem.is_none() && first.entry(&a).is_none());
-        first.put(&a, b"entry of a");
-        first.put(&b, b"entry of b");
+        let file = Memory::default();
+        let mut first = cache(&file, "build-1");
+        assert!(first.problem.is_none() && entry(&first, "log-a").is_none());
+        first.put("log-a", b"entry of a");
+        first.put("log-b", b"entry of b");
+        first.finish().expect("kept");
 
-        let mut second = cache(joined(&first), "build-1");
+        let mut second = cache(&file, "build-1");
         assert_eq!(second.problem, None);
-        assert_eq!(second.entry(&a), Some(&b"entry of a"[..]));
-        assert_eq!(second.entry(&b), Some(&b"entry of b"[..]));
+        assert_eq!(entry(&second, "log-a").as_deref(), Some(&b"entry of a"[..]));
+        assert_eq!(entry(&second, "log-b").as_deref(), Some(&b"entry of b"[..]));
         // This run used a's entry and made c's; b's file is gone.
-        let c = key("c/events.jsonl", b"three\n");
-        second.keep_old(&a);
-        second.put(&c, b"entry of c");
+        second.used("log-a");
+        second.put("log-c", b"entry of c");
+        second.finish().expect("kept");
 
-        let third = cache(joined(&second), "build-1");
-        assert_eq!(third.entry(&a), Some(&b"entry of a"[..]));
-        assert_eq!(third.entry(&b), None, "an entry no log used is dropped");
-        assert_eq!(third.entry(&c), Some(&b"entry of c"[..]));
+        let third = cache(&file, "build-1");
+        assert_eq!(entry(&third, "log-a").as_deref(), Some(&b"entry of a"[..]));
+        assert_eq!(entry(&third, "log-b"), None, "an entry no log used is dropped");
+        assert_eq!(entry(&third, "log-c").as_deref(), Some(&b"entry of c"[..]));
+    }
+
+    #[test]
+    fn a_run_that_changed_nothing_leaves_the_pack_as_it_was_and_one_cut_back_keeps_the_old_pack() {
+        let file = Memory::default();
+        let mut first = cache(&file, "build-1");
+        first.put("log-a", &[1; 100]);
+        first.put("log-b", &[2; 100]);
+        let size = first.finish().expect("kept");
+        let pack = file.bytes();
+        assert_eq!(size, pack.len() as u64);
+
+        let mut unchanged = cache(&file, "build-1");
+        unchanged.used("log-a");
+        unchanged.used("log-b");
+        assert_eq!(unchanged.finish(), Ok(size));
+        assert_eq!(file.bytes(), pack, "the same pack, not a second index after the first");
+
+        // A run that stopped before its end appended entries only: cut back, the old pack reads.
+        let mut stopped = cache(&file, "build-1");
+        stopped.put("log-a", &[3; 100]);
+        stopped.put("log-c", &[4; 100]);
+        assert_eq!(file.bytes()[..pack.len()], pack[..], "the old pack's bytes are untouched");
+        file.truncate(size).expect("cut");
+        let after = cache(&file, "build-1");
+        assert_eq!((entry(&after, "log-a"), entry(&after, "log-c")), (Some(vec![1; 100]), None));
+    }
+
+    #[test]
+    fn entries_no_file_uses_are_moved_out_once_half_as_large_as_the_kept_ones() {
+        let file = Memory::default();
+        let mut first = cache(&file, "build-1");
+        for name in ["log-a", "log-b", "log-c", "log-d"] {
+            first.put(name, &[name.as_bytes()[4]; 1000]);
+        }
+        let full_size = first.finish().expect("kept");
+
+        // b's log changed (its new entry is appended) and d's is gone: 2,000 unused bytes
+        // against 3,000 kept, more than half: the kept entries move down.
+        let mut second = cache(&file, "build-1");
+        second.used("log-a");
+        second.used("log-c");
+        second.put("log-b", &[b'B'; 1000]);
+        let size = second.finish().expect("kept");
+        assert!(size < full_size, "{size} against {full_size}");
+
+        let third = cache(&file, "build-1");
+        assert_eq!(entry(&third, "log-a"), Some(vec![b'a'; 1000]));
+        assert_eq!(entry(&third, "log-b"), Some(vec![b'B'; 1000]));
+        assert_eq!(entry(&third, "log-c"), Some(vec![b'c'; 1000]));
+        assert_eq!(entry(&third, "log-d"), None);
+
+        // One unused entry against three kept is left where it is.
+        let mut fourth = cache(&file, "build-1");
+        fourth.used("log-a");
+        fourth.used("log-c");
+        fourth.put("log-b", &[b'b'; 1000]);
+        assert!(fourth.finish().expect("kept") > size, "the old b stays until the unused ones are larger");
+        assert_eq!(entry(&cache(&file, "build-1"), "log-b"), Some(vec![b'b'; 1000]));
     }
 
     #[test]
     fn entries_that_outgrow_the_cap_are_not_recorded_and_the_next_runs_record_none() {
-        let key = |path: &str| key_of_bytes("home", path, Some(1_000), path.as_bytes());
-        let mut first = PageCache::new(Vec::new(), "build-1", CacheUse::new("build-1", &Options::default()), 100);
-        first.put(&key("a/events.jsonl"), &[1; 40]);
+        let file = Memory::default();
+        let mut first = cache_with_cap(&file, "build-1", 100);
+        first.put("log-a", &[1; 60]);
         assert!(first.recording() && first.problem.is_none());
-        first.put(&key("b/events.jsonl"), &[2; 40]);
-        assert!(!first.recording(), "two entries and their names are over 100 bytes");
+        first.put("log-b", &[2; 60]);
+        assert!(!first.recording(), "two entries are over 100 bytes");
         let problem = first.problem.clone().unwrap_or_default();
         assert!(problem.contains("more than the 0 MiB this browser's cache holds"), "{problem}");
+        first.finish().expect("kept");
 
-        let pack = joined(&first);
-        let second = PageCache::new(pack, "build-1", CacheUse::new("build-1", &Options::default()), 100);
+        let mut second = cache_with_cap(&file, "build-1", 100);
         assert!(!second.recording(), "the pack says the input outgrew the cap");
-        assert_eq!(second.entry(&key("a/events.jsonl")), None);
+        assert_eq!(entry(&second, "log-a"), None);
         assert_eq!(second.problem, first.problem);
-        assert!(joined(&second).len() < 40, "it holds no entry");
+        second.put("log-a", &[1; 10]);
+        assert!(second.finish().expect("kept") < 60, "it holds no entry");
     }
 
     #[test]
     fn a_pack_of_another_build_or_a_damaged_one_is_dropped_whole_with_a_note() {
-        let key = key_of_bytes("home", "a/events.jsonl", None, b"one\n");
-        let mut kept = cache(Vec::new(), "build-1");
-        kept.put(&key, b"entry");
-        let pack = joined(&kept);
+        let file = Memory::default();
+        let mut kept = cache(&file, "build-1");
+        kept.put("log-a", b"entry");
+        kept.finish().expect("kept");
+        let pack = file.bytes();
 
-        let other = cache(pack.clone(), "build-2");
-        assert_eq!(other.entry(&key), None);
+        let other = cache(&Memory::holding(&pack), "build-2");
+        assert_eq!(entry(&other, "log-a"), None);
         let problem = other.problem.as_deref().unwrap_or_default();
         assert!(problem.contains("another version of this page") && problem.contains("build-1"), "{problem}");
 
-        let damaged = cache(pack[..pack.len() - 2].to_vec(), "build-1");
-        assert_eq!(damaged.entry(&key), None);
-        assert!(damaged.problem.as_deref().unwrap_or_default().contains("damaged"));
+        for damaged in [&pack[..pack.len() - 2], &pack[2..], b"not a pack at all"] {
+            let damaged = cache(&Memory::holding(damaged), "build-1");
+            assert_eq!(entry(&damaged, "log-a"), None);
+            assert!(damaged.problem.as_deref().unwrap_or_default().contains("damaged"));
+        }
 
-        let garbage = cache(b"not a pack at all".to_vec(), "build-1");
-        assert!(garbage.problem.is_some() && garbage.entry(&key).is_none());
+        // It is written anew from its start.
+        let rewritten = Memory::holding(b"not a pack at all, and a long one at that");
+        let mut again = cache(&rewritten, "build-1");
+        again.put("log-a", b"entry");
+        again.finish().expect("kept");
+        assert_eq!(rewritten.bytes(), pack);
     }
 
     #[test]

@@ -20,7 +20,7 @@ use crate::engine::{Cached, Done, GivenLog, PlannedRun, Stage};
 use crate::input::browser::{BrowserFile, BrowserRoot, BrowserRoots, Progress, ProgressState};
 use crate::input::zip::ZipRoot;
 use crate::input::{ListedFile, RootListing, blob::BlobReader};
-use crate::page_cache::PageCache;
+use crate::page_cache::{PackFile, PageCache};
 use crate::protocol::{self, Request};
 use crate::views::{self, PageOptions};
 
@@ -80,15 +80,67 @@ pub fn zips_in_folder(paths: Vec<String>) -> Result<JsValue, JsError> {
     to_js(&crate::input::layout::zips_outside_homes(paths.iter().map(String::as_str)))
 }
 
+#[wasm_bindgen]
+extern "C" {
+    /// The worker's `FileSystemSyncAccessHandle` of an input's pack (`www/cache.js`).
+    pub type SyncAccessHandle;
+    #[wasm_bindgen(method, catch, js_name = getSize)]
+    fn get_size(this: &SyncAccessHandle) -> Result<f64, JsValue>;
+    #[wasm_bindgen(method, catch)]
+    fn read(this: &SyncAccessHandle, buffer: &mut [u8], options: &JsValue) -> Result<f64, JsValue>;
+    #[wasm_bindgen(method, catch)]
+    fn write(this: &SyncAccessHandle, buffer: &[u8], options: &JsValue) -> Result<f64, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = truncate)]
+    fn cut(this: &SyncAccessHandle, size: f64) -> Result<(), JsValue>;
+    #[wasm_bindgen(method, catch, js_name = flush)]
+    fn flush_writes(this: &SyncAccessHandle) -> Result<(), JsValue>;
+}
+
+/// `{at}`, where a handle reads or writes.
+fn at(offset: u64) -> JsValue {
+    let options = js_sys::Object::new();
+    // Setting a property of a new plain object cannot fail.
+    let _ = js_sys::Reflect::set(&options, &"at".into(), &(offset as f64).into());
+    options.into()
+}
+
+fn browser_error(error: JsValue) -> String {
+    // A DOMException is an Error; the glue's debug printer is not worth its download.
+    error.dyn_ref::<js_sys::Error>().map_or_else(|| "the browser refused".to_string(), |error| error.message().into())
+}
+
+impl PackFile for SyncAccessHandle {
+    fn size(&self) -> Result<u64, String> {
+        self.get_size().map(|size| size as u64).map_err(browser_error)
+    }
+
+    fn read_at(&self, offset: u64, buffer: &mut [u8]) -> Result<(), String> {
+        let read = self.read(buffer, &at(offset)).map_err(browser_error)?;
+        (read as usize == buffer.len()).then_some(()).ok_or_else(|| "the file ended early".to_string())
+    }
+
+    fn write_at(&self, offset: u64, bytes: &[u8]) -> Result<(), String> {
+        let written = self.write(bytes, &at(offset)).map_err(browser_error)?;
+        (written as usize == bytes.len()).then_some(()).ok_or_else(|| "the browser wrote part of it".to_string())
+    }
+
+    fn truncate(&self, size: u64) -> Result<(), String> {
+        self.cut(size as f64).map_err(browser_error)
+    }
+
+    fn flush(&self) -> Result<(), String> {
+        self.flush_writes().map_err(browser_error)
+    }
+}
+
 /// One analysis in the browser: add roots, begin, hand over what `need` says, then `ask`.
 #[wasm_bindgen]
 pub struct Engine {
     options: Options,
     memory_limit_mib: u32,
     stage: Stage,
-    /// The pack the page's cache kept, the page's build and the largest pack it keeps, taken
-    /// before `begin`.
-    cache: Option<(Vec<u8>, String, usize)>,
+    /// The page's cache: its pack's file, the page's build and the cap, taken before `begin`.
+    cache: Option<(SyncAccessHandle, String, u64)>,
 }
 
 #[wasm_bindgen]
@@ -138,14 +190,14 @@ impl Engine {
         Ok(())
     }
 
-    /// Uses the page's cache (`crate::page_cache`): `pack` is what it kept for these inputs
-    /// (empty for nothing), `build` names the page's build, `cap` is the largest pack it keeps
-    /// (entries beyond it are not recorded). Before `begin`.
-    pub fn use_cache(&mut self, pack: Vec<u8>, build: String, cap: f64) -> Result<(), JsError> {
+    /// Uses the page's cache (`crate::page_cache`): `pack` is the sync access handle of the file
+    /// it keeps for these inputs (read and written during the run), `build` names the page's
+    /// build, `cap` bounds the pack's entries (beyond it none are recorded). Before `begin`.
+    pub fn use_cache(&mut self, pack: SyncAccessHandle, build: String, cap: f64) -> Result<(), JsError> {
         if !matches!(self.stage, Stage::Adding { .. }) {
             return Err(js_error("the cache comes before begin"));
         }
-        self.cache = Some((pack, build, cap as usize));
+        self.cache = Some((pack, build, cap as u64));
         Ok(())
     }
 
@@ -154,22 +206,12 @@ impl Engine {
         to_js(&self.done()?.cache_report())
     }
 
-    /// The pack to keep for the next analysis of these inputs (once: it is then let go), or
-    /// nothing without a cache. Made outside the engine's memory, which it could double.
-    pub fn take_cache(&mut self) -> Result<Option<Uint8Array>, JsError> {
+    /// Writes the pack's index, once, after `finish`: returns the pack's size, or nothing
+    /// without a cache. (A run that ends before cuts the file back to its size before the run.)
+    pub fn finish_cache(&mut self) -> Result<Option<f64>, JsError> {
         let Stage::Done(done) = &mut self.stage else { return Err(js_error("run the analysis first")) };
-        let Some(cache) = done.cache.take() else { return Ok(None) };
-        let pieces = cache.pack_pieces();
-        let length = pieces.iter().map(|piece| piece.len()).sum::<usize>();
-        let length = u32::try_from(length).map_err(|_| js_error("the cache is too large to keep"))?;
-        let pack = Uint8Array::new_with_length(length);
-        let mut at = 0;
-        for piece in pieces {
-            let end = at + piece.len() as u32;
-            pack.subarray(at, end).copy_from(piece);
-            at = end;
-        }
-        Ok(Some(pack))
+        let Some(mut cache) = done.cache.take() else { return Ok(None) };
+        Ok(Some(cache.finish().map_err(js_error)? as f64))
     }
 
     /// Plans the analysis; `progress` is called with `{bytes, total, files, files_total, file}`.
@@ -179,7 +221,7 @@ impl Engine {
             return Err(js_error("this engine has begun already"));
         };
         let cache = self.cache.take().map(|(pack, build, cap)| Cached {
-            cache: PageCache::new(pack, &build, CacheUse::new(&build, &self.options), cap),
+            cache: PageCache::new(Box::new(pack), &build, CacheUse::new(&build, &self.options), cap),
             labels: listings.iter().map(|listing| listing.label.clone()).collect(),
         });
         let planned = Planned::new(listings, self.options.clone()).map_err(js_error)?;

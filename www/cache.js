@@ -1,19 +1,21 @@
 // The page's cache of earlier analyses, in the Origin Private File System (per origin, never
 // uploaded), used by the engine's worker only. An input (what the person gave: a remembered
 // folder, a picked folder, a zip, or several at once; its key is their ids, one a line) keeps
-// one file, the bytes the engine gave for it; the engine
-// alone knows what they hold and checks them (their format, version and each file's key). An
-// index says which file is whose, its size and when it was last used; past the cap the least
-// recently used inputs go. Where OPFS is missing or refused (file://, a private window, another
-// tab holding the cache) the analysis runs without it and says why.
+// one file, its pack, which the engine reads and writes itself during an analysis through the
+// file's sync access handle (it alone knows what the pack holds and checks it: its format,
+// version and each file's key). An index says which file is whose, its size and when it was
+// last used; past the cap the least recently used inputs go. Where OPFS is missing or refused
+// (file://, a private window, another tab holding the cache) the analysis runs without it and
+// says why.
 
 const FOLDER = 'copilot-lens-cache';
 const INDEX = 'index.json';
-const INDEX_FORMAT = 1;
-// The cap: a fifth of what the browser grants this origin, at most 512 MiB (256 MiB when the
-// browser does not say).
+// 2: the engine reads and writes the packs in place (format 1's were read whole; they go).
+const INDEX_FORMAT = 2;
+// The cap: a fifth of what the browser grants this origin, at most 2 GiB (256 MiB when the
+// browser does not say). A pack is read an entry at a time, so its size is disk, not memory.
 const CAP_SHARE = 0.2;
-const CAP_MAX_BYTES = 512 * 1024 * 1024;
+const CAP_MAX_BYTES = 2 * 1024 * 1024 * 1024;
 const CAP_UNKNOWN_BYTES = 256 * 1024 * 1024;
 
 /** Why the cache cannot be used here, or null when it can. */
@@ -100,6 +102,8 @@ class Cache {
       try {
         const index = JSON.parse(new TextDecoder().decode(bytes));
         if (index && index.format === INDEX_FORMAT && index.inputs && Number.isSafeInteger(index.next)) return index;
+        // Another format's packs cannot be read: they go with their index.
+        await this.clear();
       } catch {
         // written by something else: started again below
       }
@@ -111,47 +115,58 @@ class Cache {
     await writeFile(this.folder, INDEX, new TextEncoder().encode(JSON.stringify(index)));
   }
 
-  /** What input `id` kept, or null; it becomes the most recently used. */
-  async read(id) {
+  /**
+   * Opens input `id`'s pack for an analysis, made empty if it has none: `{file, handle, size}`,
+   * the handle held (the file locked) until `release`. It becomes the most recently used.
+   */
+  async open(id) {
     const index = await this.index();
-    const entry = index.inputs[id];
-    if (!entry) return null;
-    const bytes = await readFile(this.folder, entry.file);
-    if (!bytes || bytes.byteLength !== entry.bytes) {
-      delete index.inputs[id];
-      await removeFile(this.folder, entry.file);
-      await this.saveIndex(index);
-      return null;
-    }
+    const entry = index.inputs[id] || (index.inputs[id] = { file: `${index.next++}.bin`, bytes: 0 });
     entry.used = Date.now();
     await this.saveIndex(index);
-    return bytes;
+    const handle = await (await this.folder.getFileHandle(entry.file, { create: true })).createSyncAccessHandle();
+    return { file: entry.file, handle, size: handle.getSize() };
   }
 
   /**
-   * Keeps `bytes` for input `id`, then drops the least recently used inputs until all fit under
-   * the cap. Returns the ids dropped; `bytes` larger than the cap are not kept (its own id then).
+   * Lets an input's pack go at once: `bytes` is its size after the analysis, or null for an
+   * analysis that ended before its end, whose pack is cut back to its size before it.
    */
-  async write(id, bytes) {
-    const index = await this.index();
-    const old = index.inputs[id];
-    if (old) await removeFile(this.folder, old.file);
-    delete index.inputs[id];
-    const dropped = [];
-    if (bytes.byteLength > this.cap) {
-      await this.saveIndex(index);
-      return [id];
+  release(pack, bytes) {
+    try {
+      if (bytes === null) pack.handle.truncate(pack.size);
+    } catch {
+      // a damaged pack is dropped by the next analysis
     }
-    const file = `${index.next++}.bin`;
-    await writeFile(this.folder, file, bytes);
-    index.inputs[id] = { file, bytes: bytes.byteLength, used: Date.now() };
+    try {
+      pack.handle.close();
+    } catch {
+      // closed already
+    }
+  }
+
+  /**
+   * The index after an input's pack was let go (`release`): its size, then the least recently
+   * used inputs dropped until all fit under the cap. Returns their ids.
+   */
+  async closed(id, pack, bytes) {
+    const index = await this.index();
+    const entry = index.inputs[id];
+    // Cleared or forgotten while it was open.
+    if (!entry || entry.file !== pack.file) {
+      await removeFile(this.folder, pack.file);
+      return [];
+    }
+    if (bytes !== null) entry.bytes = bytes;
     const byAge = Object.entries(index.inputs).sort(([, a], [, b]) => a.used - b.used);
-    let total = byAge.reduce((sum, [, entry]) => sum + entry.bytes, 0);
-    for (const [other, entry] of byAge) {
-      if (total <= this.cap || other === id) break;
-      total -= entry.bytes;
+    let total = byAge.reduce((sum, [, input]) => sum + input.bytes, 0);
+    const dropped = [];
+    for (const [other, input] of byAge) {
+      if (total <= this.cap) break;
+      if (other === id) continue;
+      total -= input.bytes;
       delete index.inputs[other];
-      await removeFile(this.folder, entry.file);
+      await removeFile(this.folder, input.file);
       dropped.push(other);
     }
     await this.saveIndex(index);

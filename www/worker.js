@@ -81,6 +81,8 @@ async function analyze(message) {
   try {
     await analyzeUntilSettled(message);
   } finally {
+    // A pack still open here is of an analysis that failed or was replaced: cut back.
+    if (openPack && openPack.id === message.id) closePack(null);
     settle();
   }
 }
@@ -96,16 +98,38 @@ function serially(work) {
   return run;
 }
 
-/** What the cache kept for the input `key`: `{cache, bytes}` (bytes null if nothing), or `{unavailable}`. */
-function keptFor(key) {
+/** The pack the analysis `id` holds open (`{id, key, cache, pack}`), until `closePack`. */
+let openPack = null;
+
+/**
+ * Opens the pack the cache keeps for the input `key` for analysis `id` (`openPack`): returns
+ * `{cache, pack}`, or `{unavailable}` saying why it cannot be used.
+ */
+function keptFor(id, key) {
   return serially(async () => {
     try {
       const cache = await openCache();
-      return { cache, bytes: await cache.read(key) };
+      const pack = await cache.open(key);
+      openPack = { id, key, cache, pack };
+      // Replaced while it opened: the newer analysis waits for this pack.
+      if (current !== id) closePack(null);
+      return { cache, pack };
     } catch (error) {
       return { unavailable: String(error.message || error) };
     }
   });
+}
+
+/**
+ * Closes the open pack at once (its file is free for the next analysis), `bytes` its size
+ * after the analysis, or null to cut it back to its size before; the index follows.
+ */
+function closePack(bytes) {
+  const open = openPack;
+  openPack = null;
+  if (!open) return Promise.resolve();
+  open.cache.release(open.pack, bytes);
+  return serially(() => open.cache.closed(open.key, open.pack, bytes));
 }
 
 async function analyzeUntilSettled({ id, options, roots, cache: cacheKey }) {
@@ -113,6 +137,7 @@ async function analyzeUntilSettled({ id, options, roots, cache: cacheKey }) {
   given = [];
   current = id;
   wakeWaiting(); // an earlier analysis still waiting for its files ends
+  closePack(null); // and lets its pack go
   if (engine) {
     try {
       engine.free();
@@ -150,9 +175,8 @@ async function analyzeUntilSettled({ id, options, roots, cache: cacheKey }) {
   }
   // What an earlier analysis of the same input kept: the engine takes from it each file whose
   // key (path, size, time, head and tail) still matches.
-  const kept = cacheKey ? await keptFor(cacheKey) : null;
-  if (kept && kept.cache) fresh.use_cache(kept.bytes || new Uint8Array(0), build, kept.cache.cap);
-  if (kept) kept.bytes = null;
+  const kept = cacheKey ? await keptFor(id, cacheKey) : null;
+  if (kept && kept.cache) fresh.use_cache(kept.pack.handle, build, kept.cache.cap);
   let last = 0;
   const progress = (p) => {
     const now = performance.now();
@@ -258,10 +282,15 @@ async function analyzeUntilSettled({ id, options, roots, cache: cacheKey }) {
     memory: instance.memory.buffer.byteLength,
     cache,
   });
-  // Kept for the next analysis once the views can open; a failure costs only the next run's time.
-  if (kept && kept.cache) {
-    const bytes = fresh.take_cache();
-    if (bytes) await serially(() => kept.cache.write(cacheKey, bytes)).catch((error) => console.warn(`the cache was not kept: ${error.message || error}`));
+  // The pack's index, once the views can open; a failure costs only the next run's time.
+  if (openPack && openPack.id === id) {
+    let bytes = null;
+    try {
+      bytes = fresh.finish_cache();
+    } catch (error) {
+      console.warn(`the cache was not kept: ${error.message || error}`);
+    }
+    await closePack(bytes).catch((error) => console.warn(`the cache's index was not kept: ${error.message || error}`));
   }
   const wanted = need.given;
   await until(() => stepsGiven >= wanted);

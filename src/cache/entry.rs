@@ -7,7 +7,7 @@ use std::borrow::Cow;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use xxhash_rust::xxh3::xxh3_64;
+use xxhash_rust::xxh3::{Xxh3, xxh3_64};
 
 use super::FileKey;
 use crate::analysis::{LogTask, Options};
@@ -99,17 +99,23 @@ impl CacheUse {
 
     /// An entry: the header, then `key`, `context` and `parts`, then `rows` as they are.
     pub(crate) fn encode<T: Serialize>(&self, key: &FileKey, context: u64, parts: &T, rows: &[u8]) -> Recorded {
-        let mut body = postcard::to_allocvec(&(key, context, parts)).ok()?;
-        body.extend_from_slice(rows);
+        let parts = postcard::to_allocvec(&(key, context, parts)).ok()?;
+        // The body (`parts`, then `rows`) hashed in its two pieces: the rows, most of an
+        // entry, are copied once.
+        let mut body = Xxh3::new();
+        body.update(&parts);
+        body.update(rows);
         let header = Header {
             magic: MAGIC,
             format: FORMAT,
             version: env!("CARGO_PKG_VERSION"),
             build: &self.build,
-            checksum: xxh3_64(&body),
+            checksum: body.digest(),
         };
         let mut entry = postcard::to_allocvec(&header).ok()?;
-        entry.extend_from_slice(&body);
+        entry.reserve_exact(parts.len() + rows.len());
+        entry.extend_from_slice(&parts);
+        entry.extend_from_slice(rows);
         Some(entry)
     }
 
