@@ -195,10 +195,12 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
 });
 
 /// Where the rules' keywords are in a text: one pass over every other byte of it. Each keyword
-/// (three bytes at least) holds a pair of bytes (in lower case) at an even offset of the text,
-/// its first two or its second and third; the pairs that do are looked up in a bit set.
+/// (three bytes at least) holds a pair of bytes at an even offset of the text, its first two or
+/// its second and third; each pair is looked up as written in a bit set of those pairs in every
+/// case (the pass does no case folding), and a pair found then by its lower case.
 struct Prefilter {
-    /// The pairs that are a keyword's first two or second and third bytes.
+    /// The pairs that are a keyword's first two or second and third bytes, in every case (the
+    /// pass looks a text's bytes up as they are).
     pairs: Box<[u64; 1024]>,
     /// For each pair, and each of those two offsets in the keyword, 1 + its entry in `by_pair`,
     /// or 0 where no keyword has the pair there.
@@ -215,8 +217,14 @@ static PREFILTER: LazyLock<Prefilter> = LazyLock::new(|| {
             let bytes = keyword.as_bytes();
             assert!(bytes.len() >= 3, "a keyword holds a pair at an even offset");
             for offset in 0..2 {
-                let pair = pair_index(bytes[offset], bytes[offset + 1]);
-                prefilter.pairs[pair / 64] |= 1 << (pair % 64);
+                let (first, second) = (bytes[offset], bytes[offset + 1]);
+                for first in [first.to_ascii_lowercase(), first.to_ascii_uppercase()] {
+                    for second in [second.to_ascii_lowercase(), second.to_ascii_uppercase()] {
+                        let raw = raw_pair(first, second);
+                        prefilter.pairs[raw / 64] |= 1 << (raw % 64);
+                    }
+                }
+                let pair = pair_index(first, second);
                 let slot = &mut prefilter.pair_slot[offset][pair];
                 if *slot == 0 {
                     prefilter.by_pair.push(Vec::new());
@@ -229,6 +237,10 @@ static PREFILTER: LazyLock<Prefilter> = LazyLock::new(|| {
     }
     prefilter
 });
+
+fn raw_pair(first: u8, second: u8) -> usize {
+    (first as usize) << 8 | second as usize
+}
 
 fn pair_index(first: u8, second: u8) -> usize {
     (first.to_ascii_lowercase() as usize) << 8 | second.to_ascii_lowercase() as usize
@@ -244,10 +256,11 @@ impl Prefilter {
     fn hits(&self, text: &[u8]) -> Vec<Hit> {
         let mut hits = Vec::new();
         for (index, pair) in text.chunks_exact(2).enumerate() {
-            let pair = pair_index(pair[0], pair[1]);
-            if self.pairs[pair / 64] & (1 << (pair % 64)) == 0 {
+            let raw = raw_pair(pair[0], pair[1]);
+            if self.pairs[raw / 64] & (1 << (raw % 64)) == 0 {
                 continue;
             }
+            let pair = pair_index(pair[0], pair[1]);
             let at = index * 2;
             // The keywords starting here, then those starting a byte before.
             for (offset, start) in [(0, Some(at)), (1, at.checked_sub(1))] {
