@@ -184,7 +184,8 @@ impl PageCache {
 
     /// Writes the index and trailer at `at`, and cuts the file there; returns its size.
     fn write_index(&self, at: u64, entries: &[(&str, u64, u64)], full: bool) -> Result<u64, String> {
-        let index = PackIndex { version: env!("CARGO_PKG_VERSION"), build: &self.build, full, entries: entries.to_vec() };
+        let index =
+            PackIndex { version: env!("CARGO_PKG_VERSION"), build: &self.build, full, entries: entries.to_vec() };
         let mut bytes = postcard::to_allocvec(&index).map_err(|error| error.to_string())?;
         bytes.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
         bytes.extend_from_slice(&MAGIC);
@@ -233,7 +234,11 @@ impl RunCache for PageCache {
 /// What a pack holds.
 enum Read {
     Empty,
-    Entries { entries: HashMap<String, Range<u64>>, index_at: u64, size: u64 },
+    Entries {
+        entries: HashMap<String, Range<u64>>,
+        index_at: u64,
+        size: u64,
+    },
     /// None: the input's outgrew the cap.
     Full,
 }
@@ -241,7 +246,8 @@ enum Read {
 /// The entries of the pack in `file`, or why it cannot be used.
 fn read_index(file: &dyn PackFile, build: &str) -> Result<Read, String> {
     let damaged = || "the cache kept in this browser is damaged: analysed anew".to_string();
-    let unreadable = |error: String| format!("the cache kept in this browser could not be read ({error}): analysed anew");
+    let unreadable =
+        |error: String| format!("the cache kept in this browser could not be read ({error}): analysed anew");
     let size = file.size().map_err(unreadable)?;
     if size == 0 {
         return Ok(Read::Empty);
