@@ -174,8 +174,8 @@ impl PlannedRun {
     /// The stores, through the page's cache when there is one: a folder's store whose files
     /// did not change is taken from its entry.
     fn read_stores(&mut self) {
-        // Not once the entries outgrew the cache: its keys would be read for nothing.
-        let Some(Cached { cache, labels }) = self.cache.as_mut().filter(|cached| cached.cache.recording()) else {
+        // Not once the cache neither records nor holds entries: its keys would be read for nothing.
+        let Some(Cached { cache, labels }) = self.cache.as_mut().filter(|cached| cached.cache.in_use()) else {
             self.planned.read_stores(&mut self.roots, None);
             self.stores = Stores::Read;
             return;
@@ -260,9 +260,9 @@ impl ParsingRun {
         let task = &job.task;
         let options = self.parsing.options();
         // Only a folder's files are keyed (a zip's entries are parsed again, as natively), and
-        // only while the entries fit in the page's cache.
+        // only while the cache records or holds entries.
         let cache = self.cache.as_mut().filter(|cached| {
-            cached.cache.recording() && matches!(self.roots.roots.get(task.root), Some(BrowserRoot::Files(_)))
+            cached.cache.in_use() && matches!(self.roots.roots.get(task.root), Some(BrowserRoot::Files(_)))
         });
         match given {
             GivenLog::Bytes(bytes, modified_ms) => {

@@ -112,9 +112,15 @@ impl PageCache {
         cache
     }
 
-    /// Whether this run records entries: not once they outgrew the cap.
+    /// Whether this run records entries: not once they outgrew the cap or a write failed.
     pub fn recording(&self) -> bool {
         self.recording == Recording::Yes
+    }
+
+    /// Whether a log's key can still be of use: the run records, or the old pack has entries
+    /// to read (still read once recording stopped: a refused write costs the run no hit).
+    pub fn in_use(&self) -> bool {
+        self.recording() || !self.stored.is_empty()
     }
 
     fn stop(&mut self, why: Recording) {
@@ -292,15 +298,16 @@ pub fn key_of_bytes(root: &str, path: &str, modified_ms: Option<i64>, bytes: &[u
 
 #[cfg(test)]
 mod tests {
-    use std::cell::RefCell;
+    use std::cell::{Cell, RefCell};
     use std::rc::Rc;
 
     use super::*;
     use crate::analysis::Options;
 
-    /// A pack file in memory, shared with the test that reads it afterwards.
+    /// A pack file in memory, shared with the test that reads it afterwards; its writes are
+    /// refused (as a browser out of quota does) while the second field is set.
     #[derive(Clone, Default)]
-    struct Memory(Rc<RefCell<Vec<u8>>>);
+    struct Memory(Rc<RefCell<Vec<u8>>>, Rc<Cell<bool>>);
 
     impl PackFile for Memory {
         fn size(&self) -> Result<u64, String> {
@@ -313,6 +320,9 @@ mod tests {
             Ok(())
         }
         fn write_at(&self, at: u64, bytes: &[u8]) -> Result<(), String> {
+            if self.1.get() {
+                return Err("QuotaExceededError".to_string());
+            }
             let mut file = self.0.borrow_mut();
             let end = at as usize + bytes.len();
             if file.len() < end {
@@ -335,7 +345,7 @@ mod tests {
             self.0.borrow().clone()
         }
         fn holding(bytes: &[u8]) -> Memory {
-            Memory(Rc::new(RefCell::new(bytes.to_vec())))
+            Memory(Rc::new(RefCell::new(bytes.to_vec())), Rc::default())
         }
     }
 
@@ -454,13 +464,32 @@ mod tests {
         assert!(second.finish().expect("kept") < 60, "it holds no entry");
     }
 
+    /// A pack of build-1 holding one entry.
+    fn pack_of(name: &str, entry: &[u8]) -> Memory {
+        let file = Memory::default();
+        let mut first = cache(&file, "build-1");
+        first.put(name, entry);
+        first.finish().expect("kept");
+        file
+    }
+
+    #[test]
+    fn a_refused_write_stops_the_recording_not_the_reads_and_the_next_pack_is_empty() {
+        let file = pack_of("log-a", b"entry of a");
+        let mut second = cache(&file, "build-1");
+        file.1.set(true);
+        second.put("log-b", b"entry of b");
+        assert!(!second.recording() && second.in_use(), "not recording, still reading");
+        assert!(second.problem.as_deref().unwrap_or_default().contains("refused"));
+        assert_eq!(entry(&second, "log-a").as_deref(), Some(&b"entry of a"[..]), "the old entry still reads");
+        file.1.set(false);
+        assert_eq!(second.finish(), Ok(0), "nothing is kept of a run whose writes failed");
+        assert!(file.bytes().is_empty(), "the next run starts a pack anew");
+    }
+
     #[test]
     fn a_pack_of_another_build_or_a_damaged_one_is_dropped_whole_with_a_note() {
-        let file = Memory::default();
-        let mut kept = cache(&file, "build-1");
-        kept.put("log-a", b"entry");
-        kept.finish().expect("kept");
-        let pack = file.bytes();
+        let pack = pack_of("log-a", b"entry").bytes();
 
         let other = cache(&Memory::holding(&pack), "build-2");
         assert_eq!(entry(&other, "log-a"), None);

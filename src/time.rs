@@ -90,6 +90,12 @@ fn epoch_millis(text: &str) -> Option<i64> {
     whole.parse().ok()
 }
 
+/// Whether `text` is a time in the canonical form (`format_millis`'s), checked without
+/// formatting one.
+pub fn is_canonical(text: &str) -> bool {
+    canonical_millis(text.as_bytes()).is_some()
+}
+
 /// Reads exactly `YYYY-MM-DDTHH:MM:SS.mmmZ` without allocating: nearly every stamp in a log.
 fn canonical_millis(b: &[u8]) -> Option<i64> {
     if b.len() != 24
@@ -157,6 +163,31 @@ mod tests {
             assert_eq!(canonical_millis(stamp.as_bytes()), Some(expected), "{stamp}");
         }
         assert_eq!(canonical_millis(b"2025-02-29T00:00:00.000Z"), None);
+    }
+
+    proptest::proptest! {
+        /// `is_canonical` says what formatting the time read and comparing would (the table's
+        /// raw stamps), for canonical stamps, near misses and other forms alike.
+        #[test]
+        fn canonical_is_what_formatting_the_time_read_gives_back(
+            millis in -62_167_219_200_000i64..253_402_300_799_999,
+            edit in 0usize..6,
+            at in 0usize..24,
+            byte in proptest::prelude::any::<u8>(),
+        ) {
+            let mut stamp = format_millis(millis).into_bytes();
+            match edit {
+                0 => {}
+                1 => stamp[at] = byte,
+                2 => stamp.truncate(at),
+                3 => stamp.push(b' '),
+                4 => stamp = normalize(&format!("{}+00:00", &format_millis(millis)[..23])).into_owned().into_bytes(),
+                _ => stamp = (millis / 1000).to_string().into_bytes(),
+            }
+            let Ok(stamp) = String::from_utf8(stamp) else { return Ok(()) };
+            let formatted_back = parse_millis(&stamp).is_some_and(|read| format_millis(read) == stamp);
+            proptest::prop_assert_eq!(is_canonical(&stamp), formatted_back, "{}", stamp);
+        }
     }
 
     #[test]

@@ -4,10 +4,10 @@
 //! recently used once a run is done.
 
 use std::fs::{self, File};
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 use copilot_lens::analysis::StoreCache;
 use copilot_lens::cache::{CacheStore, CacheTally};
@@ -17,6 +17,9 @@ use crate::roots::DiskRoots;
 
 /// The folder's size past which the least recently used entries are dropped.
 const SIZE_CAP_BYTES: u64 = 2 << 30;
+/// An entry used more lately than this is not touched again when read: eviction goes by the
+/// hour, not by the run.
+const TOUCHED_LATELY: Duration = Duration::from_secs(60 * 60);
 /// Entries' files end so; anything else in the folder is left alone.
 const EXTENSION: &str = "entry";
 
@@ -101,10 +104,21 @@ impl FolderStore {
 impl CacheStore for FolderStore {
     fn get(&self, name: &str) -> Option<Vec<u8>> {
         let path = self.path(name);
-        let bytes = fs::read(&path).ok()?;
-        // Touched: the least recently used go first.
-        if let Ok(file) = File::options().append(true).open(&path) {
-            let _ = file.set_modified(SystemTime::now());
+        let mut file = File::open(&path).ok()?;
+        let metadata = file.metadata().ok()?;
+        let mut bytes = Vec::with_capacity(metadata.len() as usize);
+        file.read_to_end(&mut bytes).ok()?;
+        // Touched, on the file already open, unless it was lately: the least recently used go
+        // first, and a run's reads need not each write the folder.
+        let now = SystemTime::now();
+        let lately = metadata
+            .modified()
+            .is_ok_and(|modified| now.duration_since(modified).is_ok_and(|age| age < TOUCHED_LATELY));
+        if !lately && file.set_modified(now).is_err() {
+            // A system that sets times only through a handle opened for writing.
+            if let Ok(file) = File::options().append(true).open(&path) {
+                let _ = file.set_modified(now);
+            }
         }
         Some(bytes)
     }
@@ -190,6 +204,24 @@ mod tests {
         assert_eq!(store.get("a"), Some(vec![3; 50]));
         let names: Vec<_> = fs::read_dir(folder.path()).unwrap().map(|found| found.unwrap().file_name()).collect();
         assert_eq!(names.len(), 1, "no temporary file is left: {names:?}");
+    }
+
+    #[test]
+    fn an_entry_read_is_kept_over_one_read_less_lately() {
+        let folder = tempfile::tempdir().unwrap();
+        let store = FolderStore::open(folder.path()).unwrap();
+        let hours_ago = |hours: u64| SystemTime::now() - Duration::from_secs(hours * 60 * 60);
+        for (name, hours) in [("a", 3), ("b", 2)] {
+            store.put(name, &[1; 100]);
+            File::options().append(true).open(store.path(name)).unwrap().set_modified(hours_ago(hours)).unwrap();
+        }
+        assert_eq!(store.get("a"), Some(vec![1; 100]));
+        store.evict(150).unwrap();
+        assert_eq!(
+            (store.get("a").is_some(), store.get("b").is_some()),
+            (true, false),
+            "b was used less lately than a"
+        );
     }
 
     #[test]
