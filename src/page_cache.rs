@@ -33,7 +33,6 @@ pub trait PackFile {
     fn read_at(&self, at: u64, buffer: &mut [u8]) -> Result<(), String>;
     fn write_at(&self, at: u64, bytes: &[u8]) -> Result<(), String>;
     fn truncate(&self, size: u64) -> Result<(), String>;
-    fn flush(&self) -> Result<(), String>;
 }
 
 #[derive(Serialize, Deserialize)]
@@ -168,7 +167,10 @@ impl PageCache {
                 self.write_index(data_end, &entries, false)
             }
         };
-        result.and_then(|size| self.file.flush().map(|()| size))
+        // Not flushed to disk: a pack a crash cut short reads as damaged (its trailer, its
+        // entries' checksums) and is written anew, while a flush held the worker after `done`
+        // (0.69 s for a 600 MB folder's first visit).
+        result
     }
 
     /// Moves the entries (in the order of their places) down to the pack's start; returns
@@ -333,9 +335,6 @@ mod tests {
         }
         fn truncate(&self, size: u64) -> Result<(), String> {
             self.0.borrow_mut().resize(size as usize, 0);
-            Ok(())
-        }
-        fn flush(&self) -> Result<(), String> {
             Ok(())
         }
     }

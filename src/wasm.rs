@@ -92,8 +92,6 @@ extern "C" {
     fn write(this: &SyncAccessHandle, buffer: &[u8], options: &JsValue) -> Result<f64, JsValue>;
     #[wasm_bindgen(method, catch, js_name = truncate)]
     fn cut(this: &SyncAccessHandle, size: f64) -> Result<(), JsValue>;
-    #[wasm_bindgen(method, catch, js_name = flush)]
-    fn flush_writes(this: &SyncAccessHandle) -> Result<(), JsValue>;
 }
 
 /// `{at}`, where a handle reads or writes.
@@ -126,10 +124,6 @@ impl PackFile for SyncAccessHandle {
 
     fn truncate(&self, size: u64) -> Result<(), String> {
         self.cut(size as f64).map_err(browser_error)
-    }
-
-    fn flush(&self) -> Result<(), String> {
-        self.flush_writes().map_err(browser_error)
     }
 }
 
