@@ -325,6 +325,16 @@ export async function waitForState(page, states, timeout = 120_000) {
   return page.evaluate(() => document.body.dataset.state);
 }
 
+/** A fresh browser on the page served from www/ (or COPILOT_LENS_WWW), its engine ready. */
+export async function openPage() {
+  const server = await startServer();
+  const browser = await launch();
+  const page = await browser.context.newPage();
+  await page.goto(server.url);
+  await waitEngine(page);
+  return { server, browser, page };
+}
+
 export async function waitEngine(page) {
   await page.waitForFunction(() => document.body.dataset.engine === 'ready', null, { timeout: 60_000 });
 }

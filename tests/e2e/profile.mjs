@@ -10,7 +10,7 @@
 //   COPILOT_LENS_WWW=/tmp/www-named node tests/e2e/profile.mjs bench-corpus/600MB [--out DIR] [--top N]
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { launch, startServer, waitEngine, waitForState } from './lib.mjs';
+import { openPage, waitForState } from './lib.mjs';
 
 const input = path.resolve(process.argv[2] || 'bench-corpus/600MB');
 const option = (name, fallback) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : fallback);
@@ -42,12 +42,8 @@ function report(name, profile) {
 }
 
 mkdirSync(out, { recursive: true });
-const server = await startServer();
-const browser = await launch();
+const { server, browser, page } = await openPage();
 try {
-  const page = await browser.context.newPage();
-  await page.goto(server.url);
-  await waitEngine(page);
   // The workers are reached through the page's session: attached (not flattened), each is
   // spoken to by messages carrying its session id.
   const cdp = await browser.context.newCDPSession(page);

@@ -5,15 +5,11 @@
 // and once timed, with the machine's processor time. Not part of scripts/test.sh.
 //   node tests/e2e/read-cost.mjs bench-corpus/2GB
 import path from 'node:path';
-import { cpuMeter, launch, startServer, waitEngine } from './lib.mjs';
+import { cpuMeter, openPage } from './lib.mjs';
 
 const folder = path.resolve(process.argv[2] || 'bench-corpus/2GB');
-const server = await startServer();
-const browser = await launch();
+const { server, browser, page } = await openPage();
 try {
-  const page = await browser.context.newPage();
-  await page.goto(server.url);
-  await waitEngine(page);
   // An input of the test's own, so the app does not start an analysis.
   await page.evaluate(() => {
     const input = Object.assign(document.createElement('input'), { type: 'file', id: 'read-cost', webkitdirectory: true });
