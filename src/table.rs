@@ -111,8 +111,7 @@ impl TableRow {
 
 impl RowSink for RowTable {
     fn push(&mut self, row: &Row<'_>) {
-        let millis = crate::time::parse_millis(&row.timestamp_utc);
-        let canonical = crate::time::is_canonical(&row.timestamp_utc);
+        let (millis, canonical) = crate::time::parse_millis_noting_canonical(&row.timestamp_utc);
         let raw_timestamp = (!canonical && !row.timestamp_utc.is_empty()).then(|| self.store_text(&row.timestamp_utc));
         let cut = row.locator.is_some() && row.text.len() > INLINE_TEXT;
         let text = match row.locator {

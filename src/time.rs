@@ -90,10 +90,13 @@ fn epoch_millis(text: &str) -> Option<i64> {
     whole.parse().ok()
 }
 
-/// Whether `text` is a time in the canonical form (`format_millis`'s), checked without
-/// formatting one.
-pub fn is_canonical(text: &str) -> bool {
-    canonical_millis(text.as_bytes()).is_some()
+/// `parse_millis`, and whether `text` was in the canonical form (`format_millis`'s), told in
+/// the same pass without formatting a time.
+pub fn parse_millis_noting_canonical(text: &str) -> (Option<i64>, bool) {
+    match canonical_millis(text.as_bytes()) {
+        Some(millis) => (Some(millis), true),
+        None => (parse_millis(text), false),
+    }
 }
 
 /// Reads exactly `YYYY-MM-DDTHH:MM:SS.mmmZ` without allocating: nearly every stamp in a log.
@@ -166,7 +169,7 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// `is_canonical` says what formatting the time read and comparing would (the table's
+        /// The canonical flag says what formatting the time read and comparing would (the table's
         /// raw stamps), for canonical stamps, near misses and other forms alike.
         #[test]
         fn canonical_is_what_formatting_the_time_read_gives_back(
@@ -186,7 +189,9 @@ mod tests {
             }
             let Ok(stamp) = String::from_utf8(stamp) else { return Ok(()) };
             let formatted_back = parse_millis(&stamp).is_some_and(|read| format_millis(read) == stamp);
-            proptest::prop_assert_eq!(is_canonical(&stamp), formatted_back, "{}", stamp);
+            let (millis, canonical) = parse_millis_noting_canonical(&stamp);
+            proptest::prop_assert_eq!(millis, parse_millis(&stamp), "{}", stamp);
+            proptest::prop_assert_eq!(canonical, formatted_back, "{}", stamp);
         }
     }
 
