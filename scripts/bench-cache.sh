@@ -3,7 +3,7 @@
 # cache), then with a cache: the run that fills it, a run with nothing changed, and a run after
 # 1% of the event logs grew (lines of their own appended with fresh ids). Prints each run's
 # time and peak memory beside the cold run's, and compares the cached runs' outputs with cold
-# runs' byte for byte.
+# runs' byte for byte; then the least any cached run does (examples/cache_floor.rs).
 #
 #   scripts/bench-cache.sh [SIZE]    (default 600MB; the corpus is $CORPUS_DIR/SIZE, default
 #                                     bench-corpus/SIZE, made by scripts/bench.sh)
@@ -17,6 +17,8 @@ corpus="${CORPUS_DIR:-bench-corpus}/$size"
 cli="$PWD/target/release/copilot-lens"
 [ -d "$corpus" ] || { echo "no corpus at $corpus (scripts/bench.sh $size makes it)" >&2; exit 2; }
 [ -x "$cli" ] || { echo "build it first: cargo build --release" >&2; exit 2; }
+cargo build --release --quiet --example cache_floor
+floor="$PWD/target/release/examples/cache_floor"
 
 # On the corpus's file system (hard links), never inside the corpus; removed at the end.
 mkdir -p target
@@ -85,3 +87,7 @@ for name, run, same in zip(names, a[:4], outputs):
     print(f"{name:<26} {wall:>7.2f} {100 * wall / cold:>6.0f}% {cpu:>6.2f} {100 * cpu / cold_cpu:>6.0f}% {kib / 1024:>8.1f}  {same}")
 EOF
 echo "cache: $(du -sh "$cache" | cut -f1) in $(find "$cache" -name '*.entry' | wc -l) entries"
+# What no cache takes away: listing, the keys' reads, the entries' reads, the outputs' writes.
+echo "the least a cached run does (examples/cache_floor.rs, on the unchanged home):"
+output_bytes=$(cat "$work"/unchanged/* | wc -c)
+"$floor" "$work/home" "$cache" "$output_bytes" "$work/floor.out" | awk -v cold="$cold_s" '{ printf "  %s (%.0f%% of cold)\n", $0, 100 * $1 / cold }'

@@ -38,7 +38,8 @@ use crate::{export, order};
 const READ_AHEAD_MAX_BYTES: u64 = 1 << 20;
 
 /// How many of the hand-over's steps (`PlannedRun::new`) each need waits for: the files
-/// besides the logs (in parts, then as bytes); then the logs and the times; then the rest.
+/// besides the logs (in parts, then as bytes); then the logs, the times and the files read
+/// after the logs; then the rest.
 const STEPS_BEFORE_METADATA: usize = 2;
 const STEPS_BEFORE_FINISH: usize = 3;
 const STEPS_IN_ALL: usize = 4;
@@ -113,6 +114,10 @@ impl PlannedRun {
         for (root, path, read_in_parts) in planned.metadata_files().filter(|(root, _, _)| given_by_page(*root)) {
             if read_in_parts { &mut in_parts } else { &mut small }.push(FileAt { root, path: path.to_string() });
         }
+        let late: Vec<FileAt> = (planned.late_metadata_files())
+            .filter(|(root, _)| given_by_page(*root))
+            .map(|(root, path)| FileAt { root, path: path.to_string() })
+            .collect();
         // The stores first: they are read as soon as they are in, while the rest comes; a
         // store in a zip is read with the zip's other small files.
         let stores: Vec<FileAt> =
@@ -142,7 +147,8 @@ impl PlannedRun {
         let steps = vec![
             now(vec![Give::Files { files: in_parts }]),
             now(vec![Give::Bytes { files: small }]),
-            now(vec![Give::Logs { logs }, Give::Times]),
+            // The files read after the logs come while the logs are parsed.
+            now(vec![Give::Logs { logs }, Give::Times, Give::Bytes { files: late }]),
             // The browser charges the page for each File handed over, as much as the analysis'
             // own reads: the rest (for the report's sizes and long texts) waits for the end.
             HandOverStep { after_done: true, parts: vec![Give::Rest] },
@@ -153,9 +159,7 @@ impl PlannedRun {
 
     /// A file of a folder root handed over; the stores are read once the last of theirs is in.
     pub fn give(&mut self, root: usize, path: String, file: BrowserFile, size: u64, modified_ms: Option<i64>) {
-        if self.planned.set_file_facts(root, &path, size, modified_ms) {
-            self.roots.progress.state.borrow_mut().total += size as f64;
-        }
+        let read = self.planned.set_file_facts(root, &path, size, modified_ms);
         let stores_complete = match &mut self.stores {
             Stores::Awaiting(pending) => {
                 pending.retain(|(of, at)| (*of, at.as_str()) != (root, path.as_str()));
@@ -163,9 +167,7 @@ impl PlannedRun {
             }
             Stores::WithMetadata | Stores::Read => false,
         };
-        if let Some(BrowserRoot::Files(files)) = self.roots.roots.get_mut(root) {
-            files.insert(path, file);
-        }
+        self.roots.take(root, path, file, size, read);
         if stores_complete {
             self.read_stores();
         }
@@ -203,8 +205,11 @@ impl PlannedRun {
     pub fn read_metadata(mut self) -> (ParsingRun, Vec<FileAt>) {
         for (root, browser_root) in self.roots.roots.iter_mut().enumerate() {
             if let BrowserRoot::Zip(zip) = browser_root {
-                let small = self.planned.metadata_files().filter(|(of, _, _)| *of == root).map(|(_, path, _)| path);
-                zip.read_ahead(small, READ_AHEAD_MAX_BYTES);
+                // Those read after the logs too: one pass in the archive's order.
+                let planned = &self.planned;
+                let early = planned.metadata_files().map(|(of, path, _)| (of, path));
+                let small = early.chain(planned.late_metadata_files()).filter(|(of, _)| *of == root);
+                zip.read_ahead(small.map(|(_, path)| path), READ_AHEAD_MAX_BYTES);
             }
         }
         if !matches!(self.stores, Stores::Read) {
@@ -232,6 +237,12 @@ pub enum GivenLog {
 }
 
 impl ParsingRun {
+    /// A file read after the logs (`Role::LateMetadata`), handed over while they are parsed.
+    pub fn give(&mut self, root: usize, path: String, file: BrowserFile, size: u64, modified_ms: Option<i64>) {
+        let read = self.parsing.set_file_facts(root, &path, size, modified_ms);
+        self.roots.take(root, path, file, size, read);
+    }
+
     /// Parses log `index` (of the `logs` `begin` named), as given; the logs come in any order.
     /// A later copy of a session's log (`Copies::Later`) waits for the copies before it.
     pub fn parse_log(&mut self, index: usize, given: GivenLog) -> Result<(), String> {

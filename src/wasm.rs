@@ -102,6 +102,12 @@ fn at(offset: u64) -> JsValue {
     options.into()
 }
 
+/// A File's modification time, if the Blob is one and the browser knows it.
+fn modified_of(blob: &Blob) -> Option<i64> {
+    let modified_ms = blob.dyn_ref::<web_sys::File>().map_or(0.0, web_sys::File::last_modified);
+    (modified_ms > 0.0).then_some(modified_ms as i64)
+}
+
 fn browser_error(error: JsValue) -> String {
     // A DOMException is an Error; the glue's debug printer is not worth its download.
     error.dyn_ref::<js_sys::Error>().map_or_else(|| "the browser refused".to_string(), |error| error.message().into())
@@ -235,12 +241,17 @@ impl Engine {
         to_js(&hand_over)
     }
 
-    /// A file of a folder root handed over as bytes (read by the page). Its time is asked for
-    /// only if its rows need it (`read_metadata`).
+    /// A file of a folder root handed over as bytes (read by the page), before the metadata is
+    /// read or, for one read after the logs, while they are parsed. Its time is asked for only
+    /// if its rows need it (`read_metadata`).
     pub fn give_bytes(&mut self, root: usize, path: String, bytes: Uint8Array) -> Result<(), JsError> {
-        let Stage::Planned(run) = &mut self.stage else { return Err(js_error("files come after begin")) };
         let size = bytes.length() as u64;
-        run.give(root, path, BrowserFile::Bytes(bytes), size, None);
+        let file = BrowserFile::Bytes(bytes);
+        match &mut self.stage {
+            Stage::Planned(run) => run.give(root, path, file, size, None),
+            Stage::Parsing(run) => run.give(root, path, file, size, None),
+            Stage::Adding { .. } | Stage::Done(_) => return Err(js_error("files come after begin, and before finish")),
+        }
         Ok(())
     }
 
@@ -254,12 +265,15 @@ impl Engine {
             let size = blob.size() as u64;
             match &mut self.stage {
                 Stage::Planned(run) => {
-                    let modified_ms = blob.dyn_ref::<web_sys::File>().map_or(0.0, web_sys::File::last_modified);
-                    let modified = (modified_ms > 0.0).then_some(modified_ms as i64);
+                    let modified = modified_of(&blob);
+                    run.give(root, path, BrowserFile::Blob(blob), size, modified);
+                }
+                Stage::Parsing(run) => {
+                    let modified = modified_of(&blob);
                     run.give(root, path, BrowserFile::Blob(blob), size, modified);
                 }
                 Stage::Done(done) => done.give_late(root, path, blob, size),
-                _ => return Err(js_error("files are handed over before read_metadata, or after finish")),
+                Stage::Adding { .. } => return Err(js_error("files come after begin")),
             }
         }
         Ok(())

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::logs::Parsing;
 use super::logs::rows_counted;
-use super::plan::LateSizes;
+use super::plan::{LateSizes, Step};
 use super::state::State;
 use super::stores::StoreOnDisk;
 use super::{Outputs, UsageData};
@@ -25,9 +25,11 @@ use crate::usage::plausible;
 use crate::usage::summary;
 
 impl Parsing {
-    /// Step 4: the held rows, deduplicated and joined, then the other outputs. The reader is
-    /// needed again for the store's turns that survive deduplication.
-    pub fn finish(self, reader: &mut dyn FileReader, sink: &mut dyn RowSink) -> Outputs {
+    /// Step 4: the files read after the logs (`Role::LateMetadata`), then the held rows,
+    /// deduplicated and joined, then the other outputs. The reader is needed again for the
+    /// store's turns that survive deduplication.
+    pub fn finish(mut self, reader: &mut dyn FileReader, sink: &mut dyn RowSink) -> Outputs {
+        self.state.import(Step::Joins, reader);
         self.state.join_held_rows(reader, sink)
     }
 

@@ -270,6 +270,12 @@ impl Parsing {
             .map(|index| (files[index].root, files[index].listed_path.as_str()))
     }
 
+    /// A file handed over while the logs are parsed (one read after them, `Role::LateMetadata`):
+    /// as `Planned::set_file_facts`.
+    pub fn set_file_facts(&mut self, root: usize, listed_path: &str, size: u64, modified_ms: Option<i64>) -> bool {
+        self.state.set_file_facts(root, listed_path, size, modified_ms)
+    }
+
     /// Sets a file's modification time learnt after it was read.
     pub fn set_file_time(&mut self, root: usize, listed_path: &str, modified_ms: i64) {
         let found = self.state.places.find(root, listed_path);

@@ -2,16 +2,19 @@
 //!
 //! 1. **plan** ([`Planned::new`]): every listed file classified by its source; nothing read.
 //! 2. **stores and metadata** ([`Planned::read_stores`], [`Planned::read_metadata`]): every file
-//!    but the event logs, giving the joins the logs need (a session's project before its log
-//!    names one) and the rows of those files, held until step 4. Only this step makes a
-//!    [`Parsing`], so no log can be parsed before the facts its rows fall back on are known.
+//!    but the event logs and those step 4 reads, giving the joins the logs need (a session's
+//!    project before its log names one) and the rows of those files, held until step 4. Only
+//!    this step makes a [`Parsing`], so no log can be parsed before the facts its rows fall
+//!    back on are known.
 //! 3. **logs** ([`LogQueue`]): the event logs, parsed in any order (on several threads, or as
 //!    the page hands them in) and taken back in any order; the queue adds them to the analysis
 //!    in task order and hands their rows back in that order, a later copy of a session's log
 //!    parsed only once the copies before it are added.
-//! 4. **joins and outputs** ([`Parsing::finish`]): joins fill the held rows, secondary rows are
-//!    deduplicated against everything primary, the rest go to the sink; then sessions,
-//!    inventory, usage and report ([`Outputs`]).
+//! 4. **joins and outputs** ([`Parsing::finish`]): the files read after the logs are imported
+//!    (`Role::LateMetadata`: nothing a log's rows fall back on, so a browser reads them while
+//!    the logs are parsed); joins fill the held rows, secondary rows are deduplicated against
+//!    everything primary, the rest go to the sink; then sessions, inventory, usage and report
+//!    ([`Outputs`]).
 //!
 //! [`drive`] runs the steps in that order for `analyze()` and the native CLI (which parses the
 //! logs on threads); the browser's engine, fed by the page's messages, holds the same step

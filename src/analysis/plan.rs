@@ -154,6 +154,7 @@ impl Planned {
                     | Role::Store
                     | Role::StoreWal
                     | Role::Metadata
+                    | Role::LateMetadata
                     | Role::MetadataInParts
                     | Role::Database => FileStatus::Read,
                 };
@@ -209,31 +210,25 @@ impl Planned {
     /// them only as each file is handed over). Files not read may be given after the analysis
     /// instead (`LateSizes`). Returns whether the analysis reads the file.
     pub fn set_file_facts(&mut self, root: usize, listed_path: &str, size: u64, modified_ms: Option<i64>) -> bool {
-        let state = &mut self.state;
-        match size_slot(&state.places, root, listed_path) {
-            SizeSlot::Outside => {
-                if let Some(root_state) = state.roots.get_mut(root) {
-                    root_state.outside_bytes += size;
-                }
-            }
-            SizeSlot::Excluded(home, tree) => state.excluded.entry((home, tree)).or_default().1 += size,
-            SizeSlot::Home(home, path) => {
-                if let Some(index) = state.file_index(home, &path) {
-                    let file = &mut state.files[index];
-                    (file.size, file.modified_ms) = (size, modified_ms);
-                    return file.status == FileStatus::Read;
-                }
-            }
-        }
-        false
+        self.state.set_file_facts(root, listed_path, size, modified_ms)
     }
 
-    /// The files other than event logs that step 2 opens, as `(root, listed path, whether it is
-    /// read in parts)`: some are (line by line, or a database page by page; they can be large).
+    /// The files other than event logs that step 2 opens (the stores' among them), as `(root,
+    /// listed path, whether it is read in parts)`: some are (line by line, or a database page
+    /// by page; they can be large).
     pub fn metadata_files(&self) -> impl Iterator<Item = (usize, &str, bool)> {
-        self.state.read_files().filter(|(_, file)| file.kind.role != Role::EventLog).map(|(_, file)| {
+        let step_2 = |role| !matches!(role, Role::EventLog | Role::LateMetadata);
+        self.state.read_files().filter(move |(_, file)| step_2(file.kind.role)).map(|(_, file)| {
             (file.root, file.listed_path.as_str(), matches!(file.kind.role, Role::MetadataInParts | Role::Database))
         })
+    }
+
+    /// The files step 4 reads whole before the joins (`Role::LateMetadata`), `(root, listed
+    /// path)`: a browser reads them while the logs are parsed.
+    pub fn late_metadata_files(&self) -> impl Iterator<Item = (usize, &str)> {
+        (self.state.read_files())
+            .filter(|(_, file)| Step::Joins.imports(file.kind.role))
+            .map(|(_, file)| (file.root, file.listed_path.as_str()))
     }
 
     /// The files of the stores, `(root, listed path)`.
@@ -276,26 +271,82 @@ impl Planned {
         tally
     }
 
-    /// Step 2: the stores (unless read already) and every other file but the event logs.
+    /// Step 2: the stores (unless read already) and every other file but the event logs and
+    /// those read after them (`Role::LateMetadata`).
     pub fn read_metadata(mut self, reader: &mut dyn FileReader) -> Parsing {
         self.read_stores(reader, None);
         let mut state = self.state;
+        state.import(Step::Metadata, reader);
+        Parsing { state }
+    }
+}
+
+/// The steps that hand files to their source's importer.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Step {
+    /// Step 2, before the logs.
+    Metadata,
+    /// Step 4, before the joins.
+    Joins,
+}
+
+impl Step {
+    fn imports(self, role: Role) -> bool {
+        match self {
+            Step::Metadata => matches!(role, Role::Metadata | Role::MetadataInParts | Role::Database | Role::Listed),
+            Step::Joins => role == Role::LateMetadata,
+        }
+    }
+}
+
+impl State {
+    /// `Planned::set_file_facts`, also for the files read after the logs (`Parsing::set_file_facts`).
+    pub(super) fn set_file_facts(
+        &mut self,
+        root: usize,
+        listed_path: &str,
+        size: u64,
+        modified_ms: Option<i64>,
+    ) -> bool {
+        match size_slot(&self.places, root, listed_path) {
+            SizeSlot::Outside => {
+                if let Some(root_state) = self.roots.get_mut(root) {
+                    root_state.outside_bytes += size;
+                }
+            }
+            SizeSlot::Excluded(home, tree) => self.excluded.entry((home, tree)).or_default().1 += size,
+            SizeSlot::Home(home, path) => {
+                if let Some(index) = self.file_index(home, &path) {
+                    let file = &mut self.files[index];
+                    (file.size, file.modified_ms) = (size, modified_ms);
+                    return file.status == FileStatus::Read;
+                }
+            }
+        }
+        false
+    }
+
+    /// Hands each file `step` imports to its source's importer, in path order, holding the
+    /// rows it gives until the joins.
+    pub(super) fn import(&mut self, step: Step, reader: &mut dyn FileReader) {
         // The sessions with a log, by home: workspace.yaml rows say whether the log is there.
-        let logged: HashSet<(usize, String)> = state
+        let logged: HashSet<(usize, String)> = self
             .files
             .iter()
             .filter(|file| file.kind.role == Role::EventLog)
             .filter_map(|file| Some((file.home, file.session_id.clone()?)))
             .collect();
-        for index in 0..state.files.len() {
-            let file = &state.files[index];
-            if !matches!(file.status, FileStatus::Read | FileStatus::Listed) {
+        for index in 0..self.files.len() {
+            let file = &self.files[index];
+            if !matches!(file.status, FileStatus::Read | FileStatus::Listed) || !step.imports(file.kind.role) {
                 continue;
             }
             let (kind, root, home, source) = (file.kind, file.root, file.home, file.source());
             let session_id = file.session_id.clone().unwrap_or_default();
             let opened = match kind.role {
-                Role::Metadata => read_all(reader, root, &file.listed_path, SMALL_FILE_LIMIT).map(Input::Bytes),
+                Role::Metadata | Role::LateMetadata => {
+                    read_all(reader, root, &file.listed_path, SMALL_FILE_LIMIT).map(Input::Bytes)
+                }
                 Role::MetadataInParts => reader.open(root, &file.listed_path).map(Input::Stream),
                 Role::Database => {
                     let main = Some((file.listed_path.clone(), file.size));
@@ -308,7 +359,7 @@ impl Planned {
             let input = match opened {
                 Ok(input) => input,
                 Err(error) => {
-                    state.fail(index, DiagnosticKind::Unreadable, error.to_string());
+                    self.fail(index, DiagnosticKind::Unreadable, error.to_string());
                     continue;
                 }
             };
@@ -320,8 +371,8 @@ impl Planned {
                 session_id: &session_id,
                 agent: source.agent(),
                 session_has_log,
-                sessions: &mut state.sessions,
-                home: state.homes[home].facts_of(source.agent()),
+                sessions: &mut self.sessions,
+                home: self.homes[home].facts_of(source.agent()),
                 rows: Vec::new(),
                 dated: false,
             };
@@ -334,15 +385,20 @@ impl Planned {
                 Input::Database(database) => source.import(MetadataInput::Database(&database.connection), &mut into),
             };
             let (rows, dated) = (into.rows, into.dated);
+            // A browser gives the times a file's rows need before the logs (`files_needing_times`).
+            debug_assert!(
+                step == Step::Metadata || !dated && rows.iter().all(|row| !row.at_file_time),
+                "{} is read after the logs, but its rows are dated by its file's time",
+                kind.name
+            );
             if dated {
-                state.dated_files.insert(index);
+                self.dated_files.insert(index);
             }
             match imported {
-                Ok(()) => state.hold_rows(index, rows.into_iter().map(HeldRow::Row).collect()),
-                Err(message) => state.fail(index, DiagnosticKind::Unparsable, message),
+                Ok(()) => self.hold_rows(index, rows.into_iter().map(HeldRow::Row).collect()),
+                Err(message) => self.fail(index, DiagnosticKind::Unparsable, message),
             }
         }
-        Parsing { state }
     }
 }
 

@@ -14,6 +14,10 @@ pub enum Role {
     Metadata,
     /// Handed to the importer as a stream: it can be large (process logs).
     MetadataInParts,
+    /// Read whole like `Metadata`, but after the logs (step "joins"): nothing a log's rows fall
+    /// back on (a session folder's plan, checkpoint titles, snapshots), and no row of it dated
+    /// by its file's time. A browser reads these while the logs are parsed.
+    LateMetadata,
     /// A SQLite database of its own, handed to the importer as a read-only connection: read
     /// page by page where the root allows positional reads (only the pages a query needs,
     /// whatever the file's size), else from a copy in memory.

@@ -123,6 +123,16 @@ impl crate::sources::LogAgain for LineSource<'_> {
 }
 
 impl BrowserRoots {
+    /// A file of a folder root handed over; one the analysis reads counts in the progress.
+    pub fn take(&mut self, root: usize, path: String, file: BrowserFile, size: u64, read: bool) {
+        if read {
+            self.progress.state.borrow_mut().total += size as f64;
+        }
+        if let Some(BrowserRoot::Files(files)) = self.roots.get_mut(root) {
+            files.insert(path, file);
+        }
+    }
+
     /// A log opened again, its lines at the offsets `LineReader` gave them: a UTF-16 log's
     /// are in its text as UTF-8, so that one is decoded again from its start.
     pub fn open_lines(&mut self, root: usize, path: &str) -> io::Result<LineSource<'_>> {

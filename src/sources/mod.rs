@@ -324,8 +324,8 @@ pub struct StoreSupport {
 pub type ReadStore =
     fn(&mut dyn StoreFiles, StoreScope, &mut dyn FnMut(StoreUsageEvent)) -> Result<StoreContents, StoreFailure>;
 
-/// One agent's files. Each method is one importer: files of [`Role::Metadata`] and
-/// [`Role::MetadataInParts`] go to `import`, event logs to `parse_log` (and, for usage-only
+/// One agent's files. Each method is one importer: files of [`Role::Metadata`],
+/// [`Role::LateMetadata`] and [`Role::MetadataInParts`] go to `import`, event logs to `parse_log` (and, for usage-only
 /// runs, `scan_usage`), stores to its `store()`. A source without stores never classifies a
 /// file as one.
 pub trait Source: Sync {

@@ -1,11 +1,15 @@
 #!/usr/bin/env node
 // What Chromium charges for handing a folder's files to JavaScript, apart from any analysis: the
 // page reads a picked folder's event logs (8 at once, as engine.js does) and then its other files
-// (16 at once), each pass once untimed (the browser learns each File's metadata on first use)
+// (16 at once), then only the two ends of each event log that the cache's key hashes (the
+// least a cached analysis reads of a log), each pass once untimed (the browser learns each File's metadata on first use)
 // and once timed, with the machine's processor time. Not part of scripts/test.sh.
 //   node tests/e2e/read-cost.mjs bench-corpus/2GB
 import path from 'node:path';
 import { cpuMeter, openPage } from './lib.mjs';
+
+/** The bytes of each end of a file that the cache's key hashes (src/cache/mod.rs, ENDS_BYTES). */
+const ENDS = 64 << 10;
 
 const folder = path.resolve(process.argv[2] || 'bench-corpus/2GB');
 const { server, browser, page } = await openPage();
@@ -18,24 +22,31 @@ try {
   await page.setInputFiles('#read-cost', folder);
   const pass = (which, atOnce) =>
     page.evaluate(
-      async ({ which, atOnce }) => {
+      async ({ which, atOnce, ENDS }) => {
         const all = [...document.getElementById('read-cost').files];
-        const files = all.filter((file) => (file.name === 'events.jsonl') === (which === 'event logs'));
+        const ends = which === 'event log ends';
+        const files = all.filter((file) => (file.name === 'events.jsonl') === (which !== 'every other file'));
+        const read = (file) =>
+          ends && file.size > 2 * ENDS
+            ? Promise.all([file.slice(0, ENDS).arrayBuffer(), file.slice(file.size - ENDS).arrayBuffer()]).then(
+                ([head, tail]) => ({ byteLength: head.byteLength + tail.byteLength }),
+              )
+            : file.arrayBuffer();
         let next = 0;
         let bytes = 0;
         const reader = async () => {
           while (next < files.length) {
-            const read = await files[next++].arrayBuffer();
-            bytes += read.byteLength;
+            const { byteLength } = await read(files[next++]);
+            bytes += byteLength;
           }
         };
         const started = performance.now();
         await Promise.all(Array.from({ length: atOnce }, reader));
         return { files: files.length, bytes, seconds: (performance.now() - started) / 1000 };
       },
-      { which, atOnce },
+      { which, atOnce, ENDS },
     );
-  for (const [which, atOnce] of [['event logs', 8], ['every other file', 16]]) {
+  for (const [which, atOnce] of [['event logs', 8], ['every other file', 16], ['event log ends', 16]]) {
     await pass(which, atOnce);
     const meter = cpuMeter();
     const read = await pass(which, atOnce);

@@ -78,7 +78,7 @@ const fn kind(name: &'static str, role: Role, secondary: bool) -> FileKind {
 pub const EVENTS_LOG: FileKind = kind("events_log", Role::EventLog, false);
 pub const WORKSPACE: FileKind = kind("workspace", Role::Metadata, false);
 pub const VSCODE_METADATA: FileKind = kind("vscode_metadata", Role::Metadata, false);
-pub const SNAPSHOTS: FileKind = kind("snapshots", Role::Metadata, true);
+pub const SNAPSHOTS: FileKind = kind("snapshots", Role::LateMetadata, true);
 pub const STORE: FileKind = kind("store", Role::Store, true);
 pub const STORE_WAL: FileKind = kind("store_wal", Role::StoreWal, true);
 pub const STORE_SHM: FileKind = kind("store_shm", Role::NotNeeded, false);
@@ -96,8 +96,8 @@ pub const SKILL: FileKind = kind("skill", Role::Metadata, false);
 pub const CUSTOM_AGENT: FileKind = kind("custom_agent", Role::Metadata, false);
 pub const INSTRUCTIONS: FileKind = kind("instructions", Role::Metadata, false);
 pub const PLUGIN_MANIFEST: FileKind = kind("plugin_manifest", Role::Metadata, false);
-pub const PLAN: FileKind = kind("plan", Role::Metadata, false);
-pub const CHECKPOINTS_INDEX: FileKind = kind("checkpoints_index", Role::Metadata, false);
+pub const PLAN: FileKind = kind("plan", Role::LateMetadata, false);
+pub const CHECKPOINTS_INDEX: FileKind = kind("checkpoints_index", Role::LateMetadata, false);
 /// A session's artifact (`files/`): named in its record, never read.
 pub const ARTIFACT: FileKind = kind("artifact", Role::Listed, false);
 

@@ -1,0 +1,85 @@
+//! The least a cached `analyze` run does, with nothing else: list the home, read each event
+//! log's two ends (the cache's key) and every other file whole, read every cache entry whole,
+//! and write as many bytes as the run's outputs. `scripts/bench-cache.sh` prints it beside the
+//! cached runs: the part of their time no cache can take away.
+//!
+//!   cargo run --release --example cache_floor -- HOME CACHE_DIR OUTPUT_BYTES OUT_FILE
+
+use std::fs::{self, File};
+use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use copilot_lens::cache::ENDS_BYTES;
+
+fn walk(dir: &Path, files: &mut Vec<(PathBuf, u64)>) -> std::io::Result<()> {
+    for entry in fs::read_dir(dir)? {
+        let entry = entry?;
+        let metadata = entry.metadata()?;
+        if metadata.is_dir() {
+            walk(&entry.path(), files)?;
+        } else {
+            metadata.modified()?;
+            files.push((entry.path(), metadata.len()));
+        }
+    }
+    Ok(())
+}
+
+fn main() -> std::io::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [home, cache, output_bytes, out] = args.as_slice() else {
+        eprintln!("usage: cache_floor HOME CACHE_DIR OUTPUT_BYTES OUT_FILE");
+        std::process::exit(2);
+    };
+    let started = Instant::now();
+    let mut files = Vec::new();
+    walk(Path::new(home), &mut files)?;
+    let listed = started.elapsed().as_secs_f64();
+
+    let mut end = vec![0; ENDS_BYTES];
+    let mut whole = Vec::new();
+    for (path, size) in &files {
+        let mut file = File::open(path)?;
+        if path.ends_with("events.jsonl") && *size > 2 * ENDS_BYTES as u64 {
+            file.read_exact(&mut end)?;
+            file.seek(SeekFrom::End(-(ENDS_BYTES as i64)))?;
+            file.read_exact(&mut end)?;
+        } else {
+            whole.clear();
+            file.read_to_end(&mut whole)?;
+        }
+    }
+    let read = started.elapsed().as_secs_f64();
+
+    let mut entries = Vec::new();
+    walk(Path::new(cache), &mut entries)?;
+    for (path, _) in &entries {
+        whole.clear();
+        File::open(path)?.read_to_end(&mut whole)?;
+    }
+    let cached = started.elapsed().as_secs_f64();
+
+    let output_bytes: u64 = output_bytes.parse().expect("OUTPUT_BYTES is a number");
+    let mut writer = BufWriter::with_capacity(1 << 20, File::create(out)?);
+    let chunk = vec![b'.'; 1 << 20];
+    let mut left = output_bytes;
+    while left > 0 {
+        let part = left.min(chunk.len() as u64) as usize;
+        writer.write_all(&chunk[..part])?;
+        left -= part as u64;
+    }
+    writer.flush()?;
+    drop(writer);
+    let written = started.elapsed().as_secs_f64();
+    println!(
+        "{written:.2} s: {} files listed {listed:.2} s, their keys and small files read {:.2} s, {} entries read {:.2} s, {} MB written {:.2} s",
+        files.len(),
+        read - listed,
+        entries.len(),
+        cached - read,
+        output_bytes / 1_000_000,
+        written - cached
+    );
+    Ok(())
+}
