@@ -111,7 +111,8 @@ fn engine_run(files: &[(&str, &[u8])]) -> Engine {
     engine.add_listing("home".into(), files.iter().map(|(path, _)| path.to_string()).collect()).unwrap();
     let plan = js(engine.begin(Function::new_no_args("")).map_err(fails).unwrap());
     // The hand-over's steps: the files besides the logs (as Files, then as bytes), the logs
-    // beside the times, and the rest once the analysis is done.
+    // beside the times and the files read after the logs, and the rest once the analysis is
+    // done.
     let steps = plan["steps"].as_array().unwrap();
     let hows: Vec<(bool, Vec<&str>)> = (steps.iter())
         .map(|step| {
@@ -120,9 +121,16 @@ fn engine_run(files: &[(&str, &[u8])]) -> Engine {
         })
         .collect();
     let now = |hows: &[&'static str]| (false, hows.to_vec());
-    assert_eq!(hows, [now(&["files"]), now(&["bytes"]), now(&["logs", "times"]), (true, vec!["rest"])]);
+    assert_eq!(hows, [now(&["files"]), now(&["bytes"]), now(&["logs", "times", "bytes"]), (true, vec!["rest"])]);
     let (in_parts, small, logs) =
         (&steps[0]["parts"][0]["files"], &steps[1]["parts"][0]["files"], &steps[2]["parts"][0]["logs"]);
+    let late: Vec<&str> =
+        (steps[2]["parts"][2]["files"].as_array().unwrap().iter()).map(|file| file["path"].as_str().unwrap()).collect();
+    let give_late = |engine: &mut Engine| {
+        for path in &late {
+            engine.give_bytes(0, path.to_string(), bytes_of(path)).map_err(fails).unwrap();
+        }
+    };
     // The metadata is read once the first two steps are given.
     assert_eq!(need(&engine), json!({"need": "files", "given": 2}));
     let mut handed: Vec<&str> = (in_parts.as_array().unwrap().iter())
@@ -141,7 +149,15 @@ fn engine_run(files: &[(&str, &[u8])]) -> Engine {
         let path = log["path"].as_str().unwrap();
         engine.parse_log(index, bytes_of(path).into(), None).map_err(fails).unwrap();
         handed.push(path);
+        // The files read after the logs come while the logs are parsed.
+        if index + 1 == logs.as_array().unwrap().len() {
+            give_late(&mut engine);
+        }
     }
+    if logs.as_array().unwrap().is_empty() {
+        give_late(&mut engine);
+    }
+    handed.extend(&late);
     assert_eq!(need(&engine), json!({"need": "last_files", "given": 3}));
     let summary = js(engine.finish().map_err(fails).unwrap());
     assert_eq!(need(&engine), json!({"need": "done", "given": 4}));
