@@ -217,7 +217,7 @@ impl Planned {
     /// listed path, whether it is read in parts)`: some are (line by line, or a database page
     /// by page; they can be large).
     pub fn metadata_files(&self) -> impl Iterator<Item = (usize, &str, bool)> {
-        let step_2 = |role| !matches!(role, Role::EventLog | Role::LateMetadata);
+        let step_2 = |role| role != Role::EventLog && !Step::Joins.imports(role);
         self.state.read_files().filter(move |(_, file)| step_2(file.kind.role)).map(|(_, file)| {
             (file.root, file.listed_path.as_str(), matches!(file.kind.role, Role::MetadataInParts | Role::Database))
         })
