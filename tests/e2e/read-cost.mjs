@@ -3,7 +3,11 @@
 // page reads a picked folder's event logs (8 at once, as engine.js does) and then its other files
 // (16 at once), then only the two ends of each event log that the cache's key hashes (the
 // least a cached analysis reads of a log), each pass once untimed (the browser learns each File's metadata on first use)
-// and once timed, with the machine's processor time. Not part of scripts/test.sh.
+// and once timed, with the machine's processor time. Before them, timed once since only the first
+// use costs: every file's size and time alone (what a cache that trusted them would still pay).
+// Last, the same for a remembered folder (a FileSystemDirectoryHandle): as many empty files, ten
+// to a folder, made in the Origin Private File System, walked and each one's File taken, all at once.
+// Not part of scripts/test.sh.
 //   node tests/e2e/read-cost.mjs bench-corpus/2GB
 import path from 'node:path';
 import { cpuMeter, openPage } from './lib.mjs';
@@ -46,6 +50,19 @@ try {
       },
       { which, atOnce, ENDS },
     );
+  const meter = cpuMeter();
+  const metadata = await page.evaluate(() => {
+    const files = [...document.getElementById('read-cost').files];
+    const started = performance.now();
+    let sum = 0;
+    for (const file of files) sum += file.size + file.lastModified;
+    return { files: files.length, seconds: (performance.now() - started) / 1000, sum };
+  });
+  const cpu = meter.stop();
+  console.log(
+    `every file's size and time, first use: ${metadata.files} files in ${metadata.seconds.toFixed(2)} s ` +
+      `(${((metadata.seconds * 1000) / metadata.files).toFixed(3)} ms a file); the ${cpu.cores} cores ${(cpu.busy * 100).toFixed(0)}% busy`,
+  );
   for (const [which, atOnce] of [['event logs', 8], ['every other file', 16], ['event log ends', 16]]) {
     await pass(which, atOnce);
     const meter = cpuMeter();
@@ -59,6 +76,32 @@ try {
         `${(cpu.coreSeconds / (read.bytes / 1e9)).toFixed(1)} per GB, ${((cpu.coreSeconds * 1000) / read.files).toFixed(2)} ms a file`,
     );
   }
+  const handles = await page.evaluate(async (count) => {
+    const top = await (await navigator.storage.getDirectory()).getDirectoryHandle('read-cost', { create: true });
+    for (let made = 0; made < count; made += 10) {
+      const folder = await top.getDirectoryHandle(`s${made}`, { create: true });
+      await Promise.all(Array.from({ length: Math.min(10, count - made) }, (_, at) => folder.getFileHandle(`f${at}`, { create: true })));
+    }
+    const started = performance.now();
+    let files = 0;
+    let sum = 0;
+    const walk = async (folder) => {
+      const pending = [];
+      for await (const child of folder.values()) {
+        if (child.kind === 'directory') pending.push(walk(child));
+        else pending.push(child.getFile().then((file) => ((files += 1), (sum += file.size + file.lastModified))));
+      }
+      await Promise.all(pending);
+    };
+    await walk(top);
+    const seconds = (performance.now() - started) / 1000;
+    await (await navigator.storage.getDirectory()).removeEntry('read-cost', { recursive: true });
+    return { files, seconds, sum };
+  }, metadata.files);
+  console.log(
+    `a remembered folder's walk, each File's size and time: ${handles.files} files in ${handles.seconds.toFixed(2)} s ` +
+      `(${((handles.seconds * 1000) / handles.files).toFixed(3)} ms a file)`,
+  );
 } finally {
   await browser.close();
   await server.close();
