@@ -187,11 +187,22 @@ impl Row<'_> {
 /// Where rows go: a JSONL writer natively, a row table in the browser, a vector in tests.
 pub trait RowSink {
     fn push(&mut self, row: &Row<'_>);
+
+    /// `row`, with `scrubbed`, the same row as the secret scrubber leaves it
+    /// (`crate::scrub::row`), so that a sink that scrubs does not scrub it again.
+    fn push_scrubbed(&mut self, row: &Row<'_>, scrubbed: &Row<'_>) {
+        let _ = scrubbed;
+        self.push(row);
+    }
 }
 
 impl<T: RowSink + ?Sized> RowSink for &mut T {
     fn push(&mut self, row: &Row<'_>) {
         (**self).push(row);
+    }
+
+    fn push_scrubbed(&mut self, row: &Row<'_>, scrubbed: &Row<'_>) {
+        (**self).push_scrubbed(row, scrubbed);
     }
 }
 

@@ -125,12 +125,27 @@ impl<'a> TallySink<'a> {
     }
 }
 
+impl TallySink<'_> {
+    /// Tallies `row`; false when it is left out (a later copy's row already given).
+    fn tallied(&mut self, row: &Row<'_>) -> bool {
+        let given = !self.tally.already_given(row);
+        if given {
+            self.tally.observe(row, true);
+        }
+        given
+    }
+}
+
 impl RowSink for TallySink<'_> {
     fn push(&mut self, row: &Row<'_>) {
-        if self.tally.already_given(row) {
-            return;
+        if self.tallied(row) {
+            self.inner.push(&crate::scrub::row(row));
         }
-        self.tally.observe(row, true);
-        self.inner.push(&crate::scrub::row(row));
+    }
+
+    fn push_scrubbed(&mut self, row: &Row<'_>, scrubbed: &Row<'_>) {
+        if self.tallied(row) {
+            self.inner.push(scrubbed);
+        }
     }
 }

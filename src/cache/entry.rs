@@ -15,7 +15,7 @@ use crate::model::{LineLocator, Row, RowMark, RowSink, TurnType};
 
 const MAGIC: [u8; 4] = *b"CLc1";
 /// Raised whenever what an entry holds changes shape.
-pub const FORMAT: u32 = 2;
+pub const FORMAT: u32 = 3;
 
 /// What every entry starts with.
 #[derive(Serialize, Deserialize)]
@@ -183,6 +183,9 @@ pub(crate) struct CachedRow<'a> {
     mark: RowMark,
     /// The locator's offset and ordinal.
     locator: Option<(u64, u32)>,
+    /// The text as the scrubber leaves it, when it changes it: a replay gives the sink the row
+    /// scrubbed already (scrubbing again was most of what replaying a log cost).
+    scrubbed: Option<&'a str>,
 }
 
 /// A sink that keeps the rows a parser feeds, as the cache keeps them, on their way to another.
@@ -207,7 +210,10 @@ impl<'a> RecordingSink<'a> {
 }
 
 impl RowSink for RecordingSink<'_> {
+    /// Keeps `row` with its text scrubbed, if the scrubber changes it, scrubbing it here for
+    /// the sink within.
     fn push(&mut self, row: &Row<'_>) {
+        let scrubbed = crate::scrub::row(row);
         if self.usable {
             let cached = CachedRow {
                 timestamp_utc: &row.timestamp_utc,
@@ -223,6 +229,10 @@ impl RowSink for RecordingSink<'_> {
                 source_line: row.source_line,
                 mark: row.mark,
                 locator: row.locator.map(|locator| (locator.offset, locator.ordinal)),
+                scrubbed: match &scrubbed {
+                    Cow::Borrowed(_) => None,
+                    Cow::Owned(scrubbed) => Some(&scrubbed.text),
+                },
             };
             self.usable = row.agent == self.agent;
             match postcard::to_extend(&cached, std::mem::take(&mut self.rows)) {
@@ -230,7 +240,7 @@ impl RowSink for RecordingSink<'_> {
                 Err(_) => self.usable = false,
             }
         }
-        self.inner.push(row);
+        self.inner.push_scrubbed(row, &scrubbed);
     }
 }
 
@@ -249,7 +259,7 @@ pub(crate) fn read_rows(mut rows: &[u8]) -> Result<Vec<CachedRow<'_>>, Miss> {
 fn feed_rows(rows: Vec<CachedRow<'_>>, task: &LogTask, sink: &mut dyn RowSink) {
     let agent = task.source().agent();
     for row in rows {
-        sink.push(&Row {
+        let fed = Row {
             agent,
             timestamp_utc: Cow::Borrowed(row.timestamp_utc),
             session_id: row.session_id,
@@ -264,7 +274,11 @@ fn feed_rows(rows: Vec<CachedRow<'_>>, task: &LogTask, sink: &mut dyn RowSink) {
             source_line: row.source_line,
             mark: row.mark,
             locator: row.locator.map(|(offset, ordinal)| LineLocator { file: task.file as u32, offset, ordinal }),
-        });
+        };
+        match row.scrubbed {
+            None => sink.push_scrubbed(&fed, &fed),
+            Some(text) => sink.push_scrubbed(&fed, &Row { text: Cow::Borrowed(text), ..fed.clone() }),
+        }
     }
 }
 
@@ -305,5 +319,10 @@ impl RowSink for ReplayFirst<'_, '_> {
     fn push(&mut self, row: &Row<'_>) {
         self.feed_before();
         self.inner.push(row);
+    }
+
+    fn push_scrubbed(&mut self, row: &Row<'_>, scrubbed: &Row<'_>) {
+        self.feed_before();
+        self.inner.push_scrubbed(row, scrubbed);
     }
 }
