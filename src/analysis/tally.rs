@@ -123,9 +123,7 @@ impl<'a> TallySink<'a> {
     pub fn new(tally: &'a mut Tally, inner: &'a mut dyn RowSink) -> Self {
         TallySink { tally, inner }
     }
-}
 
-impl TallySink<'_> {
     /// Tallies `row`; false when it is left out (a later copy's row already given).
     fn tallied(&mut self, row: &Row<'_>) -> bool {
         let given = !self.tally.already_given(row);
