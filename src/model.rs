@@ -194,6 +194,14 @@ pub trait RowSink {
         let _ = scrubbed;
         self.push(row);
     }
+
+    /// The bytes of `row`'s text this sink keeps when it keeps only their start (a viewer that
+    /// reads a long text again whole to show it), or none when it keeps all: the scrubber need
+    /// scrub no further (`crate::scrub::row`).
+    fn text_kept(&self, row: &Row<'_>) -> Option<usize> {
+        let _ = row;
+        None
+    }
 }
 
 impl<T: RowSink + ?Sized> RowSink for &mut T {
@@ -203,6 +211,10 @@ impl<T: RowSink + ?Sized> RowSink for &mut T {
 
     fn push_scrubbed(&mut self, row: &Row<'_>, scrubbed: &Row<'_>) {
         (**self).push_scrubbed(row, scrubbed);
+    }
+
+    fn text_kept(&self, row: &Row<'_>) -> Option<usize> {
+        (**self).text_kept(row)
     }
 }
 

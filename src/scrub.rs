@@ -194,6 +194,18 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     ]
 });
 
+/// The most bytes before its keyword that a match can start (the JWT rule's header).
+static FARTHEST_BACK: LazyLock<usize> = LazyLock::new(|| {
+    let back = |rule: &Rule| match rule.finder {
+        Finder::Pattern { back, .. } => back,
+        Finder::Assignment => 0,
+    };
+    RULES.iter().map(back).max().unwrap_or(0)
+});
+
+/// Longer than any rule's keyword.
+const LONGEST_KEYWORD: usize = 16;
+
 /// Where the rules' keywords are in a text: one pass over every other byte of it. Each keyword
 /// (three bytes at least) holds a pair of bytes at an even offset of the text, its first two or
 /// its second and third; each pair is looked up as written in a bit set of those pairs in every
@@ -309,8 +321,9 @@ fn assignment_name_end(text: &[u8], separator: usize, names: &[&str]) -> Option<
     names.iter().any(named).then_some(end)
 }
 
-/// The value of `NAME=value` whose name ends at `end` (see `Finder::Assignment`).
-fn assignment_value(text: &[u8], end: usize) -> Option<Range<usize>> {
+/// The value of `NAME=value` whose name ends at `end` (see `Finder::Assignment`); `Err` with
+/// where the value starts when `more` (the text goes on past its end) and the end cut it.
+fn assignment_value(text: &[u8], end: usize, more: bool) -> Result<Option<Range<usize>>, usize> {
     let mut at = end;
     let skip = |at: &mut usize, what: &dyn Fn(u8) -> bool| {
         while text.get(*at).is_some_and(|&byte| what(byte)) {
@@ -326,7 +339,7 @@ fn assignment_value(text: &[u8], end: usize) -> Option<Range<usize>> {
     optional(&mut at, b"\"'");
     skip(&mut at, &|byte| byte.is_ascii_whitespace());
     if !matches!(text.get(at), Some(b'=' | b':')) {
-        return None;
+        return Ok(None);
     }
     at += 1;
     skip(&mut at, &|byte| byte.is_ascii_whitespace());
@@ -334,17 +347,20 @@ fn assignment_value(text: &[u8], end: usize) -> Option<Range<usize>> {
     optional(&mut at, b"\"'");
     let start = at;
     skip(&mut at, &|byte| !byte.is_ascii_whitespace() && !b"\"'\\,;&()<>[]{}".contains(&byte));
+    if more && at == text.len() {
+        return Err(start);
+    }
     // Code, not a value: `key = render("cache")`, `token: Option<&str>`.
     if matches!(text.get(at), Some(b'(' | b'<' | b'[' | b'{')) {
-        return None;
+        return Ok(None);
     }
     // Four characters at least (the value's bytes end on an ASCII byte, a character's boundary),
     // not a word alone (gitleaks' generic-api-key allows those: `key = 'current_phase'`) nor a
     // number.
-    let value = std::str::from_utf8(&text[start..at]).ok()?;
+    let Ok(value) = std::str::from_utf8(&text[start..at]) else { return Ok(None) };
     let word = value.bytes().all(|byte| byte.is_ascii_alphabetic() || b"_.-".contains(&byte));
     let number = value.bytes().all(|byte| byte.is_ascii_digit());
-    (value.chars().count() >= 4 && !word && !number).then_some(start..at)
+    Ok((value.chars().count() >= 4 && !word && !number).then_some(start..at))
 }
 
 /// The char boundary at or before `at`, or at or after it.
@@ -362,21 +378,28 @@ struct Decoded {
     written_at: Vec<usize>,
 }
 
+/// The value of the `%XX` escape of an ASCII character at `at`, if one is there.
+fn ascii_escape(bytes: &[u8], at: usize) -> Option<u8> {
+    let hex = bytes.get(at + 1..at + 3)?;
+    let value = u8::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()?;
+    value.is_ascii().then_some(value)
+}
+
+/// Where the text's first `%XX` escape of an ASCII character is.
+fn first_escape(bytes: &[u8]) -> Option<usize> {
+    memchr::memchr_iter(b'%', bytes).find(|&at| ascii_escape(bytes, at).is_some())
+}
+
 fn url_decoded(text: &str) -> Option<Decoded> {
     let bytes = text.as_bytes();
-    let ascii_escape = |at: usize| -> Option<u8> {
-        let hex = bytes.get(at + 1..at + 3)?;
-        let value = u8::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()?;
-        value.is_ascii().then_some(value)
-    };
-    let first = memchr::memchr_iter(b'%', bytes).find(|&at| ascii_escape(at).is_some())?;
+    let first = first_escape(bytes)?;
     let mut decoded = Vec::with_capacity(bytes.len());
     let mut written_at = Vec::with_capacity(bytes.len() + 1);
     decoded.extend_from_slice(&bytes[..first]);
     written_at.extend(0..first);
     let mut at = first;
     while at < bytes.len() {
-        match (bytes[at] == b'%').then(|| ascii_escape(at)).flatten() {
+        match (bytes[at] == b'%').then(|| ascii_escape(bytes, at)).flatten() {
             Some(value) => {
                 decoded.push(value);
                 written_at.push(at);
@@ -395,9 +418,14 @@ fn url_decoded(text: &str) -> Option<Decoded> {
     Some(Decoded { text, written_at })
 }
 
-/// The byte ranges of the secrets in `text`, sorted, overlapping ones merged.
-fn secret_ranges(text: &str) -> Vec<Range<usize>> {
+/// The byte ranges of the secrets in `text`, sorted, overlapping ones merged, and how far they
+/// are settled. `more` says that `text` is the start of a longer text: then the ranges that
+/// start before the byte this gives are exactly the longer text's there (none of them reaches
+/// it), and a window its end cuts is not read. Without `more` every range is settled.
+fn secret_ranges(text: &str, more: bool) -> (Vec<Range<usize>>, usize) {
     let bytes = text.as_bytes();
+    // A keyword past the end may start a match up to `FARTHEST_BACK` bytes before it.
+    let mut settled = if more { text.len().saturating_sub(*FARTHEST_BACK + LONGEST_KEYWORD) } else { text.len() };
     let mut ranges = Vec::new();
     for hit in PREFILTER.hits(bytes) {
         let rule = &RULES[hit.rule];
@@ -408,6 +436,11 @@ fn secret_ranges(text: &str) -> Vec<Range<usize>> {
             Finder::Assignment => {}
             Finder::Pattern { pattern, back, span } => {
                 let start = boundary(text, hit.at.saturating_sub(*back), false);
+                // A character's end lies at most 3 bytes past a window's.
+                if more && hit.at + span + 3 > text.len() {
+                    settled = settled.min(start);
+                    continue;
+                }
                 let end = boundary(text, (hit.at + span).min(text.len()), true);
                 for captures in pattern.captures_iter(&text[start..end]) {
                     let secret = captures.get(1).or_else(|| captures.get(0)).expect("a match");
@@ -419,7 +452,10 @@ fn secret_ranges(text: &str) -> Vec<Range<usize>> {
     for rule in RULES.iter().filter(|rule| matches!(rule.finder, Finder::Assignment)) {
         for separator in memchr::memchr2_iter(b'=', b':', bytes) {
             if let Some(end) = assignment_name_end(bytes, separator, rule.keywords) {
-                ranges.extend(assignment_value(bytes, end));
+                match assignment_value(bytes, end, more) {
+                    Ok(value) => ranges.extend(value),
+                    Err(cut) => settled = settled.min(cut),
+                }
             }
         }
     }
@@ -433,7 +469,27 @@ fn secret_ranges(text: &str) -> Vec<Range<usize>> {
             _ => merged.push(range),
         }
     }
-    merged
+    // A range that reaches what is not settled may go on, or join one the longer text holds.
+    if more {
+        if let Some(open) = merged.iter().find(|range| range.start < settled && range.end >= settled) {
+            settled = open.start;
+        }
+        merged.retain(|range| range.start < settled);
+    }
+    (merged, settled)
+}
+
+/// `text` with each of `ranges` (sorted, apart) written [`REDACTED`].
+fn redacted(text: &str, ranges: &[Range<usize>]) -> String {
+    let mut scrubbed = String::with_capacity(text.len());
+    let mut from = 0;
+    for range in ranges {
+        scrubbed.push_str(&text[from..range.start]);
+        scrubbed.push_str(REDACTED);
+        from = range.end;
+    }
+    scrubbed.push_str(&text[from..]);
+    scrubbed
 }
 
 /// A text with its secrets replaced, and how many there were; borrowed when there were none.
@@ -451,9 +507,9 @@ pub fn scrub_cow(text: &str) -> (Cow<'_, str>, usize) {
         });
     }
     let ranges = match decoded {
-        None => secret_ranges(text),
+        None => secret_ranges(text, false).0,
         Some(decoded) => {
-            let ranges = secret_ranges(&decoded.text);
+            let (ranges, _) = secret_ranges(&decoded.text, false);
             let written = |range: Range<usize>| decoded.written_at[range.start]..decoded.written_at[range.end];
             ranges.into_iter().map(written).collect()
         }
@@ -461,15 +517,39 @@ pub fn scrub_cow(text: &str) -> (Cow<'_, str>, usize) {
     if ranges.is_empty() {
         return (Cow::Borrowed(text), 0);
     }
-    let mut scrubbed = String::with_capacity(text.len());
-    let mut from = 0;
-    for range in &ranges {
-        scrubbed.push_str(&text[from..range.start]);
-        scrubbed.push_str(REDACTED);
-        from = range.end;
+    (Cow::Owned(redacted(text, &ranges)), ranges.len())
+}
+
+/// Bytes of a long text read first for its start (`scrub_start`), beyond the start kept.
+const START_WINDOW: usize = 2048;
+
+/// The start of `text` scrubbed, for a sink that keeps only its first `keep` bytes: the text
+/// itself when the scrubber changes nothing there, else a start of its scrubbed text that is
+/// longer than `keep` bytes, or all of it. Either begins as `scrub_cow(text)` does, for `keep`
+/// bytes and the character after them (a kept start ends on a character's boundary), and is
+/// longer than `keep` bytes exactly when that is. A long tool output is scrubbed this far, not
+/// whole: a window from its start, made larger while what it holds is not settled that far.
+pub fn scrub_start(text: &str, keep: usize) -> Cow<'_, str> {
+    let mut window = keep + START_WINDOW;
+    while window < text.len() {
+        let part = &text[..boundary(text, window, false)];
+        // Positions in URL-decoded text are not the text's: such a text is scrubbed whole.
+        if first_escape(part.as_bytes()).is_some() {
+            break;
+        }
+        let (ranges, settled) = secret_ranges(part, true);
+        let settled = boundary(part, settled, false);
+        let taken: usize = ranges.iter().map(Range::len).sum();
+        // `keep` bytes and a character more, whole.
+        if settled + ranges.len() * REDACTED.len() >= keep + 4 + taken {
+            return match ranges.is_empty() {
+                true => Cow::Borrowed(text),
+                false => Cow::Owned(redacted(&text[..settled], &ranges)),
+            };
+        }
+        window *= 2;
     }
-    scrubbed.push_str(&text[from..]);
-    (Cow::Owned(scrubbed), ranges.len())
+    scrub_cow(text).0
 }
 
 /// A text with its secrets replaced, and how many were.
@@ -487,12 +567,17 @@ pub fn scrub_in_place(text: &mut String) -> usize {
     count
 }
 
-/// A row with its text scrubbed, for a sink. Rows are keyed for deduplication before this, on
-/// their texts as written, and every copy of a text scrubs alike.
-pub fn row<'r, 'a>(row: &'r Row<'a>) -> Cow<'r, Row<'a>> {
-    match scrub_cow(&row.text) {
-        (Cow::Borrowed(_), _) => Cow::Borrowed(row),
-        (Cow::Owned(text), _) => Cow::Owned(Row { text: Cow::Owned(text), ..row.clone() }),
+/// A row with its text scrubbed, for a sink that keeps `kept` bytes of it (its
+/// `RowSink::text_kept`: none for all). Rows are keyed for deduplication before this, on their
+/// texts as written, and every copy of a text scrubs alike.
+pub fn row<'r, 'a>(row: &'r Row<'a>, kept: Option<usize>) -> Cow<'r, Row<'a>> {
+    let scrubbed = match kept {
+        Some(keep) => scrub_start(&row.text, keep),
+        None => scrub_cow(&row.text).0,
+    };
+    match scrubbed {
+        Cow::Borrowed(_) => Cow::Borrowed(row),
+        Cow::Owned(text) => Cow::Owned(Row { text: Cow::Owned(text), ..row.clone() }),
     }
 }
 
@@ -652,6 +737,78 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Pieces of a long text: filler (some of it not ASCII), and secrets in every shape the
+    /// rules find, a window's length apart or side by side.
+    fn piece() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let filler = (0usize..800, any::<u8>()).prop_map(|(length, seed)| {
+            let words = [
+                "lorem ", "ipsum ", "é ", "日本 ", "\\\\n", "\\n", "x=1 ", "key: ", "dolor ", "tokens ", "ey", "sit ",
+                "sk-", "%", "a-b ", "amet ",
+            ];
+            (0..length).map(|at| words[(at * 7 + seed as usize) % words.len()]).collect::<String>()
+        });
+        let secret =
+            (0..KINDS.len(), 0usize..10).prop_map(|(kind, spelling)| spellings(KINDS[kind]).swap_remove(spelling));
+        let shaped = (0usize..8, 0usize..5000).prop_map(|(shape, length)| {
+            let body = "QUJD".repeat(length / 4 + 1);
+            match shape {
+                0 => format!("-----BEGIN RSA PRIVATE KEY-----\\n{body}\\n-----END RSA PRIVATE KEY-----"),
+                1 => format!("-----BEGIN OPENSSH PRIVATE KEY-----\n{body}"),
+                2 => format!(" eyJ{}.eyJ{}.c2ln{} ", "a".repeat(length % 900 + 17), "b".repeat(17), "c".repeat(10)),
+                3 => format!("GITHUB_TOKEN={body}2"),
+                4 => format!("password = \"{}9\" ", "p".repeat(length)),
+                5 => format!("https://mona:{}@example.com", "h".repeat(length % 300 + 1)),
+                6 => format!("Authorization: Bearer {}", "t".repeat(length % 200 + 8)),
+                _ => format!("{REDACTED}{body}"),
+            }
+        });
+        prop_oneof![3 => filler, 1 => secret, 1 => shaped]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(150))]
+
+        /// What `scrub_start` gives begins as the whole text scrubbed does, for the bytes kept
+        /// and a character more, and is longer than them exactly when that is.
+        #[test]
+        fn a_start_scrubbed_is_the_start_of_the_text_scrubbed(
+            pieces in proptest::collection::vec(piece(), 1..12),
+            keep in 0usize..700,
+        ) {
+            let text = pieces.concat();
+            let (whole, _) = scrub_cow(&text);
+            let start = scrub_start(&text, keep);
+            let shown: &str = match &start {
+                Cow::Borrowed(_) => &text,
+                Cow::Owned(start) => start,
+            };
+            let same = whole.len().min(keep + 4);
+            proptest::prop_assert!(shown.len() >= same);
+            proptest::prop_assert_eq!(&shown.as_bytes()[..same], &whole.as_bytes()[..same]);
+            proptest::prop_assert_eq!(shown.len() > keep, whole.len() > keep);
+            if matches!(start, Cow::Borrowed(_)) {
+                proptest::prop_assert_eq!(&text.as_bytes()[..same], &whole.as_bytes()[..same]);
+            }
+        }
+    }
+
+    #[test]
+    fn a_start_is_scrubbed_from_a_window_unless_a_secret_runs_past_it() {
+        let tail = "lorem ipsum ".repeat(2000);
+        // Nothing in reach of the start: the text itself, even with a secret far past it.
+        let text = format!("{tail}GITHUB_TOKEN=abc123def");
+        assert!(matches!(scrub_start(&text, 512), Cow::Borrowed(_)));
+        // A secret at the start: only a window is scrubbed and given.
+        let text = format!("GITHUB_TOKEN=abc123def {tail}");
+        let start = scrub_start(&text, 512);
+        assert!(start.starts_with("GITHUB_TOKEN=[redacted] lorem") && start.len() < 4096, "{}", start.len());
+        // A private key block, read 64 KiB on: the window grows until that fits in it.
+        let key = format!("-----BEGIN RSA PRIVATE KEY-----\n{}", "QUJD".repeat(20_000));
+        let start = scrub_start(&key, 512);
+        assert!(start.starts_with(REDACTED) && scrub(&key).0.starts_with(&*start), "{}", start.len());
     }
 
     #[test]

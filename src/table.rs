@@ -144,6 +144,11 @@ impl RowSink for RowTable {
         };
         self.rows.push(stored);
     }
+
+    /// A long event-log text is kept to its start (`INLINE_TEXT`).
+    fn text_kept(&self, row: &Row<'_>) -> Option<usize> {
+        row.locator.is_some().then_some(INLINE_TEXT)
+    }
 }
 
 impl RowTable {

@@ -158,7 +158,7 @@ impl State {
                 continue;
             }
             self.tally.observe(&row, false);
-            sink.push(&crate::scrub::row(&row));
+            sink.push(&crate::scrub::row(&row, sink.text_kept(&row)));
         }
         if let Some(first) = copy_of {
             let (rows, label) = (rows_counted(copies), self.file_label(first));

@@ -137,7 +137,7 @@ impl<'a> TallySink<'a> {
 impl RowSink for TallySink<'_> {
     fn push(&mut self, row: &Row<'_>) {
         if self.tallied(row) {
-            self.inner.push(&crate::scrub::row(row));
+            self.inner.push(&crate::scrub::row(row, self.inner.text_kept(row)));
         }
     }
 
@@ -145,5 +145,9 @@ impl RowSink for TallySink<'_> {
         if self.tallied(row) {
             self.inner.push(scrubbed);
         }
+    }
+
+    fn text_kept(&self, row: &Row<'_>) -> Option<usize> {
+        self.inner.text_kept(row)
     }
 }

@@ -15,7 +15,7 @@ use crate::model::{LineLocator, Row, RowMark, RowSink, TurnType};
 
 const MAGIC: [u8; 4] = *b"CLc1";
 /// Raised whenever what an entry holds changes shape.
-pub const FORMAT: u32 = 3;
+pub const FORMAT: u32 = 4;
 
 /// What every entry starts with.
 #[derive(Serialize, Deserialize)]
@@ -186,6 +186,9 @@ pub(crate) struct CachedRow<'a> {
     /// The text as the scrubber leaves it, when it changes it: a replay gives the sink the row
     /// scrubbed already (scrubbing again was most of what replaying a log cost).
     scrubbed: Option<&'a str>,
+    /// How much of the text `scrubbed` was made for (the sink's `RowSink::text_kept`): only
+    /// its start, or all. A sink that keeps more gets the row scrubbed again.
+    kept: Option<u64>,
 }
 
 /// A sink that keeps the rows a parser feeds, as the cache keeps them, on their way to another.
@@ -213,7 +216,8 @@ impl RowSink for RecordingSink<'_> {
     /// Keeps `row` with its text scrubbed, if the scrubber changes it, scrubbing it here for
     /// the sink within.
     fn push(&mut self, row: &Row<'_>) {
-        let scrubbed = crate::scrub::row(row);
+        let kept = self.inner.text_kept(row);
+        let scrubbed = crate::scrub::row(row, kept);
         if self.usable {
             let cached = CachedRow {
                 timestamp_utc: &row.timestamp_utc,
@@ -233,6 +237,7 @@ impl RowSink for RecordingSink<'_> {
                     Cow::Borrowed(_) => None,
                     Cow::Owned(scrubbed) => Some(&scrubbed.text),
                 },
+                kept: kept.map(|kept| kept as u64),
             };
             self.usable = row.agent == self.agent;
             match postcard::to_extend(&cached, std::mem::take(&mut self.rows)) {
@@ -241,6 +246,10 @@ impl RowSink for RecordingSink<'_> {
             }
         }
         self.inner.push_scrubbed(row, &scrubbed);
+    }
+
+    fn text_kept(&self, row: &Row<'_>) -> Option<usize> {
+        self.inner.text_kept(row)
     }
 }
 
@@ -275,7 +284,9 @@ fn feed_rows(rows: Vec<CachedRow<'_>>, task: &LogTask, sink: &mut dyn RowSink) {
             mark: row.mark,
             locator: row.locator.map(|(offset, ordinal)| LineLocator { file: task.file as u32, offset, ordinal }),
         };
+        let kept = sink.text_kept(&fed);
         match row.scrubbed {
+            _ if kept.map(|kept| kept as u64) != row.kept => sink.push_scrubbed(&fed, &crate::scrub::row(&fed, kept)),
             None => sink.push_scrubbed(&fed, &fed),
             Some(text) => sink.push_scrubbed(&fed, &Row { text: Cow::Borrowed(text), ..fed.clone() }),
         }
@@ -324,5 +335,9 @@ impl RowSink for ReplayFirst<'_, '_> {
     fn push_scrubbed(&mut self, row: &Row<'_>, scrubbed: &Row<'_>) {
         self.feed_before();
         self.inner.push_scrubbed(row, scrubbed);
+    }
+
+    fn text_kept(&self, row: &Row<'_>) -> Option<usize> {
+        self.inner.text_kept(row)
     }
 }

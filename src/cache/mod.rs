@@ -175,9 +175,9 @@ mod tests {
     use std::collections::HashMap;
 
     use super::*;
-    use crate::analysis::{LogInput, LogQueue, Options, Planned};
+    use crate::analysis::{LogInput, LogQueue, Options, Parsing, Planned};
     use crate::input::memory::{MemoryRoot, MemoryRoots};
-    use crate::model::OwnedRow;
+    use crate::model::{OwnedRow, RowSink};
     use crate::usage::summary::{DayRange, GroupBy};
 
     const LOG: &str = ".copilot/session-state/00000001-0000-4000-8000-000000000000/events.jsonl";
@@ -203,26 +203,8 @@ mod tests {
     /// sessions, inventory and usage by session, as JSON) and what the cache did.
     fn analyze(reader: &mut MemoryRoots, store: &MapStore) -> (Vec<OwnedRow>, String, CacheTally) {
         let planned = Planned::new(reader.listings(), Options::default()).unwrap();
-        let cache = CacheUse::new("test", &Options::default());
         let mut parsing = planned.read_metadata(reader);
-        let mut queue = LogQueue::<Vec<OwnedRow>>::new(&parsing);
-        let (mut rows, mut tally) = (Vec::new(), CacheTally::default());
-        while let Some(job) = queue.next_job(&mut parsing, 1) {
-            let root = reader.listings()[job.task.root].label.clone();
-            let bytes = reader.0[job.task.root].files[&job.task.listed_path].0.to_vec();
-            let key = crate::page_cache::key_of_bytes(&root, &job.task.listed_path, Some(0), &bytes);
-            let (name, options, mut kept) = (key.name(Purpose::Analyze), parsing.options().clone(), Vec::new());
-            let entry = store.get(&name);
-            let input = LogInput::Bytes(&bytes);
-            let (parsed, after, done) = job.through_cache(entry.as_deref(), input, &key, &cache, &options, &mut kept);
-            match after {
-                EntryAfter::Kept => {}
-                EntryAfter::Made(entry) => store.put(&name, &entry),
-                EntryAfter::NotMade => panic!("no entry made for {name}"),
-            }
-            tally.add(&done);
-            rows.extend(queue.take_back(&mut parsing, parsed, kept).rows.into_iter().flatten());
-        }
+        let (mut rows, tally) = through_logs::<Vec<OwnedRow>>(reader, store, &mut parsing, |rows| rows);
         let outputs = parsing.finish(reader, &mut rows);
         let usage = outputs.usage.table(GroupBy::Session, DayRange::default());
         let json = serde_json::json!({
@@ -232,6 +214,36 @@ mod tests {
             "usage": usage,
         });
         (rows, json.to_string(), tally)
+    }
+
+    /// The logs of `parsing` through `store`, each into an `R`: the rows as `R` keeps them
+    /// (`rows_of`), and what the cache did.
+    fn through_logs<R: RowSink + Default>(
+        reader: &mut MemoryRoots,
+        store: &MapStore,
+        parsing: &mut Parsing,
+        rows_of: fn(R) -> Vec<OwnedRow>,
+    ) -> (Vec<OwnedRow>, CacheTally) {
+        let cache = CacheUse::new("test", &Options::default());
+        let mut queue = LogQueue::<R>::new(parsing);
+        let (mut rows, mut tally) = (Vec::new(), CacheTally::default());
+        while let Some(job) = queue.next_job(parsing, 1) {
+            let root = reader.listings()[job.task.root].label.clone();
+            let bytes = reader.0[job.task.root].files[&job.task.listed_path].0.to_vec();
+            let key = crate::page_cache::key_of_bytes(&root, &job.task.listed_path, Some(0), &bytes);
+            let (name, options, mut kept) = (key.name(Purpose::Analyze), parsing.options().clone(), R::default());
+            let entry = store.get(&name);
+            let input = LogInput::Bytes(&bytes);
+            let (parsed, after, done) = job.through_cache(entry.as_deref(), input, &key, &cache, &options, &mut kept);
+            match after {
+                EntryAfter::Kept => {}
+                EntryAfter::Made(entry) => store.put(&name, &entry),
+                EntryAfter::NotMade => panic!("no entry made for {name}"),
+            }
+            tally.add(&done);
+            rows.extend(queue.take_back(parsing, parsed, kept).rows.into_iter().flat_map(rows_of));
+        }
+        (rows, tally)
     }
 
     /// What the cache did: (parsed whole, replayed, grown and parsed on).
@@ -264,6 +276,50 @@ mod tests {
         let cold = analyze(&mut reader, &MapStore::default());
         assert_eq!(cold.0.len(), 3, "hello, again and more once each: {:?}", cold.0);
         assert_eq!((resumed.0, resumed.1), (cold.0, cold.1));
+    }
+
+    /// The rows of one analysis's logs through `store` into `R`, as `R` keeps them.
+    fn kept_through<R: RowSink + Default>(
+        reader: &mut MemoryRoots,
+        store: &MapStore,
+        rows_of: fn(R) -> Vec<OwnedRow>,
+    ) -> (Vec<OwnedRow>, CacheTally) {
+        let mut parsing = Planned::new(reader.listings(), Options::default()).unwrap().read_metadata(reader);
+        through_logs(reader, store, &mut parsing, rows_of)
+    }
+
+    #[test]
+    fn a_sink_that_keeps_a_long_text_s_start_gets_that_start_scrubbed_cold_and_replayed() {
+        use crate::table::{INLINE_TEXT, RowTable};
+        let table_rows = |table: RowTable| (0..table.len() as u32).filter_map(|index| table.row(index)).collect();
+        let all_rows = |rows: Vec<OwnedRow>| rows;
+        // Secrets at the start, in reach of it, and far past it.
+        let long = format!("ghp_{} {} GITHUB_TOKEN=abc123def", "a".repeat(36), "lorem ".repeat(2000));
+        let mut home = MemoryRoot::new("home");
+        home.insert(LOG, said(&long, "2026-10-01T09:00:00.000Z"), Some(0));
+        let mut reader = MemoryRoots(vec![home]);
+        let whole = crate::scrub::scrub(&long).0;
+
+        let store = MapStore::default();
+        let cold = kept_through::<RowTable>(&mut reader, &store, table_rows);
+        assert_eq!(did(&cold.1), (1, 0, 0));
+        assert_eq!(cold.0.len(), 1);
+        assert!(cold.0[0].text.len() <= INLINE_TEXT && whole.starts_with(&cold.0[0].text), "{}", cold.0[0].text);
+        assert!(cold.0[0].text.starts_with("[redacted] lorem"));
+        // Its entry keeps the start the scrubber changed, not the whole text scrubbed again.
+        let whole_kept = MapStore::default();
+        kept_through::<Vec<OwnedRow>>(&mut reader, &whole_kept, all_rows);
+        let size = |store: &MapStore| store.0.borrow().values().map(Vec::len).sum::<usize>();
+        assert!(size(&store) + whole.len() - 4096 < size(&whole_kept), "{} and {}", size(&store), size(&whole_kept));
+        let replayed = kept_through::<RowTable>(&mut reader, &store, table_rows);
+        assert_eq!(did(&replayed.1), (0, 1, 0));
+        assert_eq!(replayed.0, cold.0);
+
+        // The same entry replayed into a sink that keeps whole texts: scrubbed whole again.
+        let all = kept_through::<Vec<OwnedRow>>(&mut reader, &store, all_rows);
+        assert_eq!(did(&all.1), (0, 1, 0));
+        assert_eq!(all.0[0].text, whole);
+        assert!(whole.ends_with("GITHUB_TOKEN=[redacted]"));
     }
 
     /// A line of the log, its data given as JSON.
