@@ -39,7 +39,10 @@ node tests/e2e/run.mjs
 # in place through the worker's file handle: the handle's bindings, the index and its moving
 # down; the engine's memory with the cache fell from 513-676 MiB to 159-203 MiB at 600 MB) to
 # 1.112 MB, stop 36's (a replay hands rows on scrubbed: the kept scrubbed texts and
-# RowSink::push_scrubbed; the worker replaying 2 GB busy 14.2 s, not 16.4 s) to 1.1133 MB. Held
+# RowSink::push_scrubbed; the worker replaying 2 GB busy 14.2 s, not 16.4 s) to 1.1133 MB, stop
+# 37's (the scrubber scrubs only the start of a long text that the page's table keeps:
+# scrub::scrub_start; the worker's scrubbing of the cold 2 GB folder 3.05 s, not 6.91 s) to
+# 1.1145 MB. Held
 # at the measured figure until the code itself is smaller (opt-level 3 for this crate would make
 # the page 9-25% faster and this 1.287 MB: not taken).
-node scripts/first-load.mjs --budget 1114000
+node scripts/first-load.mjs --budget 1115000
