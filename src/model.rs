@@ -188,8 +188,9 @@ impl Row<'_> {
 pub trait RowSink {
     fn push(&mut self, row: &Row<'_>);
 
-    /// `row`, with `scrubbed`, the same row as the secret scrubber leaves it
-    /// (`crate::scrub::row`), so that a sink that scrubs does not scrub it again.
+    /// `row`, with `scrubbed`, the same row as the secret scrubber leaves it as far as this
+    /// sink keeps its text (`crate::scrub::row`, `text_kept`), so that a sink that scrubs does
+    /// not scrub it again.
     fn push_scrubbed(&mut self, row: &Row<'_>, scrubbed: &Row<'_>) {
         let _ = scrubbed;
         self.push(row);

@@ -194,17 +194,16 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     ]
 });
 
-/// The most bytes before its keyword that a match can start (the JWT rule's header).
-static FARTHEST_BACK: LazyLock<usize> = LazyLock::new(|| {
+/// How far before a text's end a keyword that runs past it can start a match: the longest
+/// keyword, and the most bytes before its keyword that a match can start (the JWT rule's header).
+static REACH_BACK: LazyLock<usize> = LazyLock::new(|| {
     let back = |rule: &Rule| match rule.finder {
         Finder::Pattern { back, .. } => back,
         Finder::Assignment => 0,
     };
-    RULES.iter().map(back).max().unwrap_or(0)
+    let longest = |rule: &Rule| rule.keywords.iter().map(|keyword| keyword.len()).max().unwrap_or(0);
+    RULES.iter().map(back).max().unwrap_or(0) + RULES.iter().map(longest).max().unwrap_or(0)
 });
-
-/// Longer than any rule's keyword.
-const LONGEST_KEYWORD: usize = 16;
 
 /// Where the rules' keywords are in a text: one pass over every other byte of it. Each keyword
 /// (three bytes at least) holds a pair of bytes at an even offset of the text, its first two or
@@ -424,8 +423,8 @@ fn url_decoded(text: &str) -> Option<Decoded> {
 /// it), and a window its end cuts is not read. Without `more` every range is settled.
 fn secret_ranges(text: &str, more: bool) -> (Vec<Range<usize>>, usize) {
     let bytes = text.as_bytes();
-    // A keyword past the end may start a match up to `FARTHEST_BACK` bytes before it.
-    let mut settled = if more { text.len().saturating_sub(*FARTHEST_BACK + LONGEST_KEYWORD) } else { text.len() };
+    // A keyword past the end may start a match up to `REACH_BACK` bytes before it.
+    let mut settled = if more { text.len().saturating_sub(*REACH_BACK) } else { text.len() };
     let mut ranges = Vec::new();
     for hit in PREFILTER.hits(bytes) {
         let rule = &RULES[hit.rule];
