@@ -16,7 +16,7 @@
 use std::collections::HashSet;
 use std::hash::Hasher;
 
-use xxhash_rust::xxh3::Xxh3;
+use xxhash_rust::xxh3::{Xxh3, xxh3_64};
 
 use crate::model::{Row, TurnType};
 use crate::order;
@@ -24,34 +24,60 @@ use crate::order;
 /// 3600 s: the store writes a turn when it ends, and a turn with many tools can run long.
 pub const SECONDARY_TOLERANCE_MS: i64 = 3_600_000;
 
+/// A text as deduplication compares it: its hash. Every key of a row is made of it, so a row
+/// whose text is not at hand whole (the page's cache keeps only a long text's start) is keyed
+/// as its text was.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TextKey(u64);
+
+impl TextKey {
+    pub fn of(text: &str) -> TextKey {
+        TextKey(xxh3_64(text.as_bytes()))
+    }
+}
+
+/// What the tallies read of a row's text: its key, and whether a secondary source can hold a
+/// copy of the row (`has_secondary_copies`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct RowText {
+    pub key: TextKey,
+    pub secondary: bool,
+}
+
+impl RowText {
+    pub fn of(row: &Row<'_>) -> RowText {
+        RowText { key: TextKey::of(&row.text), secondary: has_secondary_copies(row.turn_type, &row.text) }
+    }
+}
+
 /// The key of a row within its session.
-pub fn session_key(session_id: &str, turn_type: TurnType, text: &str) -> u64 {
+pub fn session_key(session_id: &str, turn_type: TurnType, text: TextKey) -> u64 {
     let mut hasher = Xxh3::new();
     hasher.write(session_id.as_bytes());
     hasher.write_u8(0xff);
     hasher.write_u8(turn_type as u8);
-    hasher.write(text.as_bytes());
+    hasher.write_u64(text.0);
     hasher.finish()
 }
 
 /// The key of a row whatever its session.
-pub fn global_key(turn_type: TurnType, text: &str) -> u64 {
+pub fn global_key(turn_type: TurnType, text: TextKey) -> u64 {
     let mut hasher = Xxh3::new();
     hasher.write_u8(turn_type as u8);
-    hasher.write(text.as_bytes());
+    hasher.write_u64(text.0);
     hasher.finish()
 }
 
 /// The key of a row given twice (the same session's log, or the same file, in two homes):
-/// everything a row says but where it was read.
-pub fn copy_key(row: &Row<'_>) -> u64 {
+/// everything a row says but where it was read; `text` is its text's.
+pub fn copy_key(row: &Row<'_>, text: TextKey) -> u64 {
     let mut hasher = Xxh3::new();
     for part in [row.session_id, &row.timestamp_utc, row.model, row.tool_name, row.tool_use_id] {
         hasher.write(part.as_bytes());
         hasher.write_u8(0xff);
     }
     hasher.write_u8(row.turn_type as u8);
-    hasher.write(row.text.as_bytes());
+    hasher.write_u64(text.0);
     hasher.finish()
 }
 
@@ -69,7 +95,7 @@ pub struct PrimaryKeys {
 }
 
 impl PrimaryKeys {
-    pub fn add(&mut self, session_id: &str, turn_type: TurnType, text: &str, millis: Option<i64>) {
+    pub fn add(&mut self, session_id: &str, turn_type: TurnType, text: TextKey, millis: Option<i64>) {
         if let Some(millis) = millis {
             self.dated.push((session_key(session_id, turn_type, text), millis));
         }
@@ -99,7 +125,7 @@ pub struct Candidate {
 }
 
 impl Candidate {
-    pub fn new(session_id: &str, turn_type: TurnType, text: &str, millis: Option<i64>) -> Self {
+    pub fn new(session_id: &str, turn_type: TurnType, text: TextKey, millis: Option<i64>) -> Self {
         Candidate {
             session_key: session_key(session_id, turn_type, text),
             global_key: global_key(turn_type, text),
@@ -198,12 +224,12 @@ mod tests {
     #[test]
     fn undated_rows_drop_when_any_copy_exists() {
         let mut primary = PrimaryKeys::default();
-        primary.add("s", TurnType::User, "fix it", Some(0));
+        primary.add("s", TurnType::User, TextKey::of("fix it"), Some(0));
         let candidates = [
-            Candidate::new("s", TurnType::User, "lint", Some(10)),
-            Candidate::new("", TurnType::User, "lint", None),
-            Candidate::new("", TurnType::User, "fix it", None),
-            Candidate::new("", TurnType::User, "/model", None),
+            Candidate::new("s", TurnType::User, TextKey::of("lint"), Some(10)),
+            Candidate::new("", TurnType::User, TextKey::of("lint"), None),
+            Candidate::new("", TurnType::User, TextKey::of("fix it"), None),
+            Candidate::new("", TurnType::User, TextKey::of("/model"), None),
         ];
         assert_eq!(keep_secondary(primary, &candidates, HOUR), [true, false, false, true]);
     }

@@ -4,6 +4,7 @@ use std::borrow::Cow;
 
 use serde::Serialize;
 
+use crate::dedup::TextKey;
 use crate::time;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
@@ -313,7 +314,9 @@ impl HeldRow {
     /// The row as deduplication sees it.
     pub fn candidate(&self) -> crate::dedup::Candidate {
         match self {
-            HeldRow::Row(row) => crate::dedup::Candidate::new(&row.session_id, row.turn_type, &row.text, row.millis()),
+            HeldRow::Row(row) => {
+                crate::dedup::Candidate::new(&row.session_id, row.turn_type, TextKey::of(&row.text), row.millis())
+            }
             HeldRow::Turn(turn) => crate::dedup::Candidate {
                 session_key: turn.session_key,
                 global_key: turn.global_key,

@@ -51,7 +51,9 @@ struct StoredRow {
     model: u32,
     tool: u32,
     source: u32,
-    tool_use_id: u32,
+    /// In the arena: nearly every call's is its own, two rows' at most (interning it cost more
+    /// than it saved).
+    tool_use_id: Span,
     text: Span,
     turn_type: TurnType,
     mark: RowMark,
@@ -135,7 +137,7 @@ impl RowSink for RowTable {
             model: self.intern(row.model),
             tool: self.intern(row.tool_name),
             source: self.intern(row.source),
-            tool_use_id: self.intern(row.tool_use_id),
+            tool_use_id: self.store_text(row.tool_use_id),
             text,
             turn_type: row.turn_type,
             mark: row.mark,
@@ -178,7 +180,7 @@ impl RowTable {
             model: id(row.model),
             tool: id(row.tool),
             source: id(row.source),
-            tool_use_id: id(row.tool_use_id),
+            tool_use_id: moved(row.tool_use_id),
             text: moved(row.text),
             ..row
         }));
@@ -242,7 +244,7 @@ impl RowTable {
             git_branch: name(row.branch),
             model: name(row.model),
             tool_name: name(row.tool),
-            tool_use_id: name(row.tool_use_id),
+            tool_use_id: self.text(row.tool_use_id).to_string(),
             turn_type: row.turn_type,
             text: self.text(row.text).to_string(),
             source: name(row.source),

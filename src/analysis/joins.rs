@@ -9,7 +9,7 @@ use super::plan::{LateSizes, Step};
 use super::state::State;
 use super::stores::StoreOnDisk;
 use super::{Outputs, UsageData};
-use crate::dedup;
+use crate::dedup::{self, TextKey};
 use crate::facts::diagnostics::{Diagnostic, DiagnosticKind};
 use crate::facts::files::FileStatus;
 use crate::facts::files::Role;
@@ -92,7 +92,7 @@ impl State {
                 match row {
                     _ if self.files[index].kind.secondary => candidates.push(row.candidate()),
                     HeldRow::Row(row) if dedup::has_secondary_copies(row.turn_type, &row.text) => {
-                        primary.add(&row.session_id, row.turn_type, &row.text, row.millis())
+                        primary.add(&row.session_id, row.turn_type, TextKey::of(&row.text), row.millis())
                     }
                     _ => {}
                 }
@@ -151,13 +151,17 @@ impl State {
                 mark: row.mark,
                 locator: None,
             };
-            let first = if several_homes { *given.entry(dedup::copy_key(&row)).or_insert(index) } else { index };
+            let first = if several_homes {
+                *given.entry(dedup::copy_key(&row, TextKey::of(&row.text))).or_insert(index)
+            } else {
+                index
+            };
             if self.files[first].home != home {
                 copies += 1;
                 copy_of.get_or_insert(first);
                 continue;
             }
-            self.tally.observe(&row, false);
+            self.tally.observe(&row);
             sink.push(&crate::scrub::row(&row, sink.text_kept(&row)));
         }
         if let Some(first) = copy_of {

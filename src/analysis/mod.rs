@@ -41,6 +41,7 @@ pub use plan::{LateSizes, Planned};
 pub use queue::{LogJob, LogQueue, ParsedLog, Released, TakesLogs};
 pub use stores::{StoreCache, StoreJob};
 pub use tally::Copies;
+pub(crate) use tally::TallySink;
 
 use crate::input::{FileReader, RootListing};
 use crate::inventory::Inventory;

@@ -263,8 +263,8 @@ impl LogJob {
     ) -> Result<(LogOutcome, Recorded), Miss> {
         let Grown { mut outcome, end, rows: kept, file, .. } = grown;
         set_zone(&mut outcome, options);
-        let before = entry::read_rows(kept)?;
         let mut tallied = TallySink::new(&mut self.start, rows);
+        let before = entry::read_rows(kept, &self.task, &tallied)?;
         let mut replayed = ReplayFirst::new(before, &self.task, &mut tallied);
         let mut recording = RecordingSink::new(&mut replayed, self.task.source().agent(), kept);
         let (outcome, end) = self.task.resume(file, outcome, &end, options, &mut recording).ok_or(Miss::Changed)?;

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::dedup::{self, PrimaryKeys};
+use crate::dedup::{self, PrimaryKeys, RowText};
 use crate::facts::session::SessionCounts;
 use crate::model::{Row, RowSink};
 
@@ -63,16 +63,16 @@ impl Tally {
     }
 
     /// Whether a row of this log is to be left out, as a later copy's row already given.
-    fn already_given(&mut self, row: &Row<'_>) -> bool {
+    fn already_given(&mut self, row: &Row<'_>, text: RowText) -> bool {
         match self.copies {
             Copies::Only => false,
             Copies::First => {
-                *self.copy_keys.entry(dedup::copy_key(row)).or_default() += 1;
+                *self.copy_keys.entry(dedup::copy_key(row, text.key)).or_default() += 1;
                 false
             }
             Copies::Later { .. } => {
                 // The copies so far gave the row `known` times; this copy has given it `seen`.
-                let key = dedup::copy_key(row);
+                let key = dedup::copy_key(row, text.key);
                 let seen = self.this_copy.entry(key).or_default();
                 *seen += 1;
                 let known = self.copy_keys.entry(key).or_default();
@@ -86,7 +86,8 @@ impl Tally {
         }
     }
 
-    pub(super) fn observe(&mut self, row: &Row<'_>, record_key: bool) {
+    /// Counts `row`.
+    pub(super) fn observe(&mut self, row: &Row<'_>) {
         self.rows += 1;
         self.by_turn_type[row.turn_type as usize] += 1;
         if !row.session_id.is_empty() {
@@ -95,8 +96,14 @@ impl Tally {
                 None => self.sessions.entry(row.session_id.to_string()).or_default().observe(row),
             }
         }
-        if record_key && dedup::has_secondary_copies(row.turn_type, &row.text) {
-            self.keys.add(row.session_id, row.turn_type, &row.text, crate::time::parse_millis(&row.timestamp_utc));
+    }
+
+    /// Counts `row` of an event log, a primary source: its key is what secondary rows are
+    /// checked against.
+    fn observe_primary(&mut self, row: &Row<'_>, text: RowText) {
+        self.observe(row);
+        if text.secondary {
+            self.keys.add(row.session_id, row.turn_type, text.key, crate::time::parse_millis(&row.timestamp_utc));
         }
     }
 
@@ -124,25 +131,34 @@ impl<'a> TallySink<'a> {
         TallySink { tally, inner }
     }
 
-    /// Tallies `row`; false when it is left out (a later copy's row already given).
-    fn tallied(&mut self, row: &Row<'_>) -> bool {
-        let given = !self.tally.already_given(row);
+    /// Tallies `row`, whose text is `text`; false when it is left out (a later copy's row
+    /// already given).
+    fn tallied(&mut self, row: &Row<'_>, text: RowText) -> bool {
+        let given = !self.tally.already_given(row, text);
         if given {
-            self.tally.observe(row, true);
+            self.tally.observe_primary(row, text);
         }
         given
+    }
+
+    /// A row the cache kept only as its sink is given it (`scrubbed`: scrubbed, its text's start
+    /// alone), with what the tally reads of its whole text.
+    pub(crate) fn push_replayed(&mut self, scrubbed: &Row<'_>, text: RowText) {
+        if self.tallied(scrubbed, text) {
+            self.inner.push(scrubbed);
+        }
     }
 }
 
 impl RowSink for TallySink<'_> {
     fn push(&mut self, row: &Row<'_>) {
-        if self.tallied(row) {
+        if self.tallied(row, RowText::of(row)) {
             self.inner.push(&crate::scrub::row(row, self.inner.text_kept(row)));
         }
     }
 
     fn push_scrubbed(&mut self, row: &Row<'_>, scrubbed: &Row<'_>) {
-        if self.tallied(row) {
+        if self.tallied(row, RowText::of(row)) {
             self.inner.push(scrubbed);
         }
     }

@@ -10,12 +10,13 @@ use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::{Xxh3, xxh3_64};
 
 use super::FileKey;
-use crate::analysis::{LogTask, Options};
+use crate::analysis::{LogTask, Options, TallySink};
+use crate::dedup::RowText;
 use crate::model::{LineLocator, Row, RowMark, RowSink, TurnType};
 
 const MAGIC: [u8; 4] = *b"CLc1";
 /// Raised whenever what an entry holds changes shape.
-pub const FORMAT: u32 = 4;
+pub const FORMAT: u32 = 5;
 
 /// What every entry starts with.
 #[derive(Serialize, Deserialize)]
@@ -177,18 +178,40 @@ pub(crate) struct CachedRow<'a> {
     tool_name: &'a str,
     tool_use_id: &'a str,
     turn_type: TurnType,
-    text: &'a str,
+    text: CachedText<'a>,
     source: &'a str,
     source_line: u64,
     mark: RowMark,
     /// The locator's offset and ordinal.
     locator: Option<(u64, u32)>,
-    /// The text as the scrubber leaves it, when it changes it: a replay gives the sink the row
-    /// scrubbed already (scrubbing again was most of what replaying a log cost).
-    scrubbed: Option<&'a str>,
-    /// How much of the text `scrubbed` was made for (the sink's `RowSink::text_kept`): only
-    /// its start, or all. A sink that keeps more gets the row scrubbed again.
-    kept: Option<u64>,
+}
+
+/// A row's text as the cache keeps it: as much as the sink it was made for keeps
+/// (`RowSink::text_kept`), scrubbed already (scrubbing again was most of what replaying a log
+/// cost).
+#[derive(Serialize, Deserialize)]
+enum CachedText<'a> {
+    /// For a sink that keeps texts whole: the text, and the scrubber's text of it where that
+    /// differs.
+    Whole { text: &'a str, scrubbed: Option<&'a str> },
+    /// For a sink that keeps a text's first `kept` bytes (the page's table, which reads a long
+    /// text again from its log to show it): the start of the scrubbed text it keeps, as long as
+    /// the whole is up to `kept` bytes and a character more, and what the tally reads of the
+    /// whole text. The page's entries are a fraction of the size so.
+    Start { kept: u64, scrubbed: &'a str, tally: RowText },
+}
+
+/// `text` up to its byte `kept` and the character there: what a sink that keeps `kept` bytes
+/// reads of it, longer than `kept` bytes exactly when the text is.
+fn start_of(text: &str, kept: usize) -> &str {
+    if text.len() <= kept {
+        return text;
+    }
+    let mut end = kept + 1;
+    while !text.is_char_boundary(end) {
+        end += 1;
+    }
+    &text[..end]
 }
 
 /// A sink that keeps the rows a parser feeds, as the cache keeps them, on their way to another.
@@ -213,12 +236,26 @@ impl<'a> RecordingSink<'a> {
 }
 
 impl RowSink for RecordingSink<'_> {
-    /// Keeps `row` with its text scrubbed, if the scrubber changes it, scrubbing it here for
-    /// the sink within.
+    /// Keeps `row` with its text scrubbed as far as the sink within keeps it, scrubbing it
+    /// here for that sink.
     fn push(&mut self, row: &Row<'_>) {
         let kept = self.inner.text_kept(row);
         let scrubbed = crate::scrub::row(row, kept);
         if self.usable {
+            let text = match kept {
+                None => CachedText::Whole {
+                    text: &row.text,
+                    scrubbed: match &scrubbed {
+                        Cow::Borrowed(_) => None,
+                        Cow::Owned(scrubbed) => Some(&scrubbed.text),
+                    },
+                },
+                Some(kept) => CachedText::Start {
+                    kept: kept as u64,
+                    scrubbed: start_of(&scrubbed.text, kept),
+                    tally: RowText::of(row),
+                },
+            };
             let cached = CachedRow {
                 timestamp_utc: &row.timestamp_utc,
                 session_id: row.session_id,
@@ -228,21 +265,16 @@ impl RowSink for RecordingSink<'_> {
                 tool_name: row.tool_name,
                 tool_use_id: row.tool_use_id,
                 turn_type: row.turn_type,
-                text: &row.text,
+                text,
                 source: row.source,
                 source_line: row.source_line,
                 mark: row.mark,
                 locator: row.locator.map(|locator| (locator.offset, locator.ordinal)),
-                scrubbed: match &scrubbed {
-                    Cow::Borrowed(_) => None,
-                    Cow::Owned(scrubbed) => Some(&scrubbed.text),
-                },
-                kept: kept.map(|kept| kept as u64),
             };
             self.usable = row.agent == self.agent;
-            match postcard::to_extend(&cached, std::mem::take(&mut self.rows)) {
-                Ok(rows) => self.rows = rows,
-                Err(_) => self.usable = false,
+            // Through `io::Write`, which appends a string at once (`to_extend` goes byte by byte).
+            if postcard::to_io(&cached, &mut self.rows).is_err() {
+                self.usable = false;
             }
         }
         self.inner.push_scrubbed(row, &scrubbed);
@@ -253,64 +285,79 @@ impl RowSink for RecordingSink<'_> {
     }
 }
 
-/// The rows an entry kept, every one read before any is fed.
-pub(crate) fn read_rows(mut rows: &[u8]) -> Result<Vec<CachedRow<'_>>, Miss> {
+/// The rows an entry kept, every one read before any is fed, for `sink`: an entry made for a
+/// sink that kept less of a text than this one does is of no use (`Miss::Changed`).
+pub(crate) fn read_rows<'e>(mut rows: &'e [u8], task: &LogTask, sink: &TallySink) -> Result<Vec<CachedRow<'e>>, Miss> {
     let mut read = Vec::new();
     while !rows.is_empty() {
         let (row, rest) = postcard::take_from_bytes::<CachedRow>(rows).map_err(damaged)?;
+        if let CachedText::Start { kept, scrubbed, .. } = row.text
+            && sink.text_kept(&as_row(&row, scrubbed, task)).map(|kept| kept as u64) != Some(kept)
+        {
+            return Err(Miss::Changed);
+        }
         read.push(row);
         rows = rest;
     }
     Ok(read)
 }
 
-/// Feeds rows an entry kept to `sink` as the parser fed them.
-fn feed_rows(rows: Vec<CachedRow<'_>>, task: &LogTask, sink: &mut dyn RowSink) {
-    let agent = task.source().agent();
+/// The row `row` of the cache is, with `text`.
+fn as_row<'e>(row: &CachedRow<'e>, text: &'e str, task: &LogTask) -> Row<'e> {
+    Row {
+        agent: task.source().agent(),
+        timestamp_utc: Cow::Borrowed(row.timestamp_utc),
+        session_id: row.session_id,
+        project_path: row.project_path,
+        git_branch: row.git_branch,
+        model: row.model,
+        tool_name: row.tool_name,
+        tool_use_id: row.tool_use_id,
+        turn_type: row.turn_type,
+        text: Cow::Borrowed(text),
+        source: row.source,
+        source_line: row.source_line,
+        mark: row.mark,
+        locator: row.locator.map(|(offset, ordinal)| LineLocator { file: task.file as u32, offset, ordinal }),
+    }
+}
+
+/// Feeds rows an entry kept (`read_rows` for `sink`) to `sink` as the parser fed them.
+fn feed_rows(rows: Vec<CachedRow<'_>>, task: &LogTask, sink: &mut TallySink) {
     for row in rows {
-        let fed = Row {
-            agent,
-            timestamp_utc: Cow::Borrowed(row.timestamp_utc),
-            session_id: row.session_id,
-            project_path: row.project_path,
-            git_branch: row.git_branch,
-            model: row.model,
-            tool_name: row.tool_name,
-            tool_use_id: row.tool_use_id,
-            turn_type: row.turn_type,
-            text: Cow::Borrowed(row.text),
-            source: row.source,
-            source_line: row.source_line,
-            mark: row.mark,
-            locator: row.locator.map(|(offset, ordinal)| LineLocator { file: task.file as u32, offset, ordinal }),
-        };
-        let kept = sink.text_kept(&fed);
-        match row.scrubbed {
-            _ if kept.map(|kept| kept as u64) != row.kept => sink.push_scrubbed(&fed, &crate::scrub::row(&fed, kept)),
-            None => sink.push_scrubbed(&fed, &fed),
-            Some(text) => sink.push_scrubbed(&fed, &Row { text: Cow::Borrowed(text), ..fed.clone() }),
+        match row.text {
+            CachedText::Whole { text, scrubbed } => {
+                let fed = as_row(&row, text, task);
+                match (sink.text_kept(&fed), scrubbed) {
+                    // A sink that keeps only a start: scrubbed for it (an entry of the CLI's).
+                    (Some(kept), _) => sink.push_scrubbed(&fed, &crate::scrub::row(&fed, Some(kept))),
+                    (None, None) => sink.push_scrubbed(&fed, &fed),
+                    (None, Some(text)) => sink.push_scrubbed(&fed, &Row { text: Cow::Borrowed(text), ..fed.clone() }),
+                }
+            }
+            CachedText::Start { scrubbed, tally, .. } => sink.push_replayed(&as_row(&row, scrubbed, task), tally),
         }
     }
 }
 
 /// Feeds the rows an entry kept to `sink` as the parser fed them; nothing is fed unless every
-/// row reads.
-pub(crate) fn replay_rows(rows: &[u8], task: &LogTask, sink: &mut dyn RowSink) -> Result<(), Miss> {
-    feed_rows(read_rows(rows)?, task, sink);
+/// row reads and fits the sink.
+pub(crate) fn replay_rows(rows: &[u8], task: &LogTask, sink: &mut TallySink) -> Result<(), Miss> {
+    feed_rows(read_rows(rows, task, sink)?, task, sink);
     Ok(())
 }
 
 /// A sink that feeds the rows of a log's part parsed before (an entry's) to another ahead of
 /// the first row pushed to it, or when it is finished if none was: a parse that goes on from
 /// there may still give up before its first row, having fed nothing.
-pub(crate) struct ReplayFirst<'a, 'e> {
+pub(crate) struct ReplayFirst<'a, 'e, 's> {
     before: Option<Vec<CachedRow<'e>>>,
     task: &'a LogTask,
-    inner: &'a mut dyn RowSink,
+    inner: &'a mut TallySink<'s>,
 }
 
-impl<'a, 'e> ReplayFirst<'a, 'e> {
-    pub(crate) fn new(before: Vec<CachedRow<'e>>, task: &'a LogTask, inner: &'a mut dyn RowSink) -> Self {
+impl<'a, 'e, 's> ReplayFirst<'a, 'e, 's> {
+    pub(crate) fn new(before: Vec<CachedRow<'e>>, task: &'a LogTask, inner: &'a mut TallySink<'s>) -> Self {
         ReplayFirst { before: Some(before), task, inner }
     }
 
@@ -326,7 +373,7 @@ impl<'a, 'e> ReplayFirst<'a, 'e> {
     }
 }
 
-impl RowSink for ReplayFirst<'_, '_> {
+impl RowSink for ReplayFirst<'_, '_, '_> {
     fn push(&mut self, row: &Row<'_>) {
         self.feed_before();
         self.inner.push(row);

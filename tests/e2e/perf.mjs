@@ -154,7 +154,12 @@ async function inBrowser(server, input, kind, shared = null) {
     const result = { wall, pickSeconds: (picked - t0) / 1000, ...lens, peak, frames: result0.frames, cpu };
     result.whole = [];
     for (const text of searchTexts) result.whole.push({ text, ...(await wholeSearch(page, text)) });
-    result.cache = await page.evaluate(() => ({ ...window.copilotLens.cache, status: document.getElementById('cache-status')?.textContent ?? '' }));
+    // What this origin stores (the cache's packs): the browser's own estimate.
+    result.cache = await page.evaluate(async () => ({
+      ...window.copilotLens.cache,
+      status: document.getElementById('cache-status')?.textContent ?? '',
+      stored: (await navigator.storage.estimate()).usage,
+    }));
     if (analysisOnly || shared) {
       await page.close();
       return result;
@@ -255,7 +260,7 @@ async function cachedRuns(server) {
     assertEqual(unchanged.summary, cold.summary, 'unchanged: the cached summary equals the cold one');
     console.log(`\n== --cached: ${corpus} (a hard-linked copy), one browser; ${count} logs grown for the third run`);
     const row = (name, run) =>
-      `${name.padEnd(10)} ${run.timings.total.toFixed(2).padStart(7)} s  ${(run.memory / 1048576).toFixed(0).padStart(5)} MiB wasm  ${(run.peak.total / 1048576).toFixed(0).padStart(6)} MiB peak RSS  ${run.cache.status}`;
+      `${name.padEnd(10)} ${run.timings.total.toFixed(2).padStart(7)} s  ${(run.memory / 1048576).toFixed(0).padStart(5)} MiB wasm  ${(run.peak.total / 1048576).toFixed(0).padStart(6)} MiB peak RSS  ${(run.cache.stored / 1048576).toFixed(0).padStart(5)} MiB stored  ${run.cache.status}`;
     console.log(`${'run'.padEnd(10)} ${'from change event'.padStart(9)}  memory`);
     console.log(row('cold', cold));
     console.log(row('unchanged', unchanged));

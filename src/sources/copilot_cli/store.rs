@@ -10,7 +10,7 @@ use rusqlite::types::ValueRef;
 
 use super::counters::{CopilotUsage, UsageCounts};
 use super::ranks;
-use crate::dedup;
+use crate::dedup::{self, TextKey};
 use crate::facts::session::SessionFacts;
 use crate::model::{HeldRow, PendingRow, StoreTurn, TurnType};
 use crate::sources::store::{
@@ -225,6 +225,7 @@ fn read_row_tables(tables: &mut Tables<'_>) {
             let millis = v[3].as_deref().and_then(crate::time::parse_millis);
             for (value, turn_type) in [(&v[1], TurnType::User), (&v[2], TurnType::Assistant)] {
                 let Some(text) = value else { continue };
+                let text = TextKey::of(text);
                 turns.push(HeldRow::Turn(StoreTurn {
                     rowid,
                     turn_type,
