@@ -14,6 +14,7 @@ use crate::analysis::{
     LateSizes, LogInput, LogJob, LogQueue, LogTask, Options, Outputs, ParsedLog, Parsing, Planned, Released, StoreCache,
 };
 use crate::cache::{ENDS_BYTES, EntryAfter, FileKey, Purpose, RunCache};
+use crate::facts::files::Role;
 use crate::input::RootListing;
 use crate::input::browser::{BrowserFile, BrowserRoot, BrowserRoots, SourceReader};
 use crate::model::OwnedRow;
@@ -21,8 +22,8 @@ use crate::model::RowSink;
 use crate::outputs::{self, ROWS_CSV, ROWS_JSONL, ROWS_PER_PART, SESSION_MD};
 use crate::page_cache::{self, PageCache};
 use crate::protocol::{
-    Answer, CacheReport, FileAt, Give, HandOver, HandOverStep, LOG_GIVEN_WHOLE_MAX_BYTES, LogCache, LogToGive, Need,
-    Request, SessionShown,
+    Answer, CacheReport, FileAt, Give, HandOver, HandOverStep, IN_PARTS_GIVEN_WHOLE_MAX_BYTES,
+    LOG_GIVEN_WHOLE_MAX_BYTES, LogCache, LogToGive, Need, Request, SessionShown,
 };
 use crate::search::Matches;
 use crate::share::{self, Transcript};
@@ -110,9 +111,14 @@ pub enum Stores {
 impl PlannedRun {
     pub fn new(planned: Planned, roots: BrowserRoots, cache: Option<Cached>) -> (PlannedRun, HandOver) {
         let given_by_page = |root: usize| matches!(roots.roots.get(root), Some(BrowserRoot::Files(_)));
-        let (mut in_parts, mut small) = (Vec::new(), Vec::new());
-        for (root, path, read_in_parts) in planned.metadata_files().filter(|(root, _, _)| given_by_page(*root)) {
-            if read_in_parts { &mut in_parts } else { &mut small }.push(FileAt { root, path: path.to_string() });
+        let (mut pages, mut lines, mut small) = (Vec::new(), Vec::new(), Vec::new());
+        for (root, path, role) in planned.metadata_files().filter(|(root, _, _)| given_by_page(*root)) {
+            let files = match role {
+                Role::Database => &mut pages,
+                Role::MetadataInParts => &mut lines,
+                _ => &mut small,
+            };
+            files.push(FileAt { root, path: path.to_string() });
         }
         let late: Vec<FileAt> = (planned.late_metadata_files())
             .filter(|(root, _)| given_by_page(*root))
@@ -145,7 +151,12 @@ impl PlannedRun {
             .collect();
         let now = |parts| HandOverStep { after_done: false, parts };
         let steps = vec![
-            now(vec![Give::Files { files: in_parts }]),
+            // A database as a File (SQLite reads the pages it needs); a file read line by line
+            // as bytes while it is small (most are).
+            now(vec![
+                Give::Files { files: pages },
+                Give::BytesUpTo { files: lines, max_bytes: IN_PARTS_GIVEN_WHOLE_MAX_BYTES },
+            ]),
             now(vec![Give::Bytes { files: small }]),
             // The files read after the logs come while the logs are parsed.
             now(vec![Give::Logs { logs }, Give::Times, Give::Bytes { files: late }]),

@@ -27,6 +27,8 @@ use crate::views::{RowsPage, ShareAsked, Summary, TeamAsked, UsageQuery, UsageVi
 /// second worker). A larger one is read by the engine in windows (a File, or a zip entry
 /// inflated as it is read), so that the memory a log takes does not grow with its size.
 pub const LOG_GIVEN_WHOLE_MAX_BYTES: u64 = 16 << 20;
+/// The largest file read line by line (a process log) that the page hands over as bytes.
+pub const IN_PARTS_GIVEN_WHOLE_MAX_BYTES: u64 = 1 << 20;
 
 /// What the page needs to know of the core, so that it keeps no copy.
 #[derive(Serialize)]
@@ -175,6 +177,10 @@ pub enum Give {
     Files { files: Vec<FileAt> },
     /// Read by the page, many at once, and handed over as bytes, in this order.
     Bytes { files: Vec<FileAt> },
+    /// As `Bytes` each file of at most `max_bytes`, the others as Files (read in parts): a
+    /// worker's read of a File costs it a round trip to the browser (3 ms for a process log of
+    /// 3 KB), the page's reads many at once cost far less.
+    BytesUpTo { files: Vec<FileAt>, max_bytes: u64 },
     /// The logs, in any order, read ahead of the parser by a bounded number of bytes.
     Logs { logs: Vec<LogToGive> },
     /// The modification times of the files `read_metadata` names.

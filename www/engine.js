@@ -425,6 +425,8 @@ class FileServer {
         return this.giveInParts(part.files);
       case 'bytes':
         return this.giveBytes(part.files);
+      case 'bytes_up_to':
+        return this.giveBytes(part.files, part.max_bytes);
       case 'logs':
         return this.giveLogs(part.logs);
       case 'times':
@@ -482,9 +484,13 @@ class FileServer {
     for (const [root, { files, paths }] of byRoot) this.post({ kind: 'files', root, files, paths });
   }
 
-  /** Reads files, SMALL_AT_ONCE at once, and hands their bytes over in batches. */
-  /** @param {FileAt[]} wanted */
-  async giveBytes(wanted) {
+  /**
+   * Reads files, SMALL_AT_ONCE at once, and hands their bytes over in batches; with `max`, a
+   * file longer than `max` bytes goes over as a File instead (a slice a byte longer tells).
+   * @param {FileAt[]} wanted
+   * @param {number} [max]
+   */
+  async giveBytes(wanted, max) {
     let next = 0;
     let batch = [];
     const flush = () => {
@@ -497,7 +503,11 @@ class FileServer {
         const { root, path } = wanted[next++];
         const file = this.byPath[root].get(path);
         try {
-          const bytes = new Uint8Array(await file.arrayBuffer());
+          const bytes = new Uint8Array(await (max === undefined ? file : file.slice(0, max + 1)).arrayBuffer());
+          if (bytes.byteLength > max) {
+            this.giveFiles([{ root, path }]);
+            continue;
+          }
           this.handed[root].add(path);
           batch.push({ root, path, bytes });
           if (batch.length >= 64) flush();

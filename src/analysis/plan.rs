@@ -214,13 +214,13 @@ impl Planned {
     }
 
     /// The files other than event logs that step 2 opens (the stores' among them), as `(root,
-    /// listed path, whether it is read in parts)`: some are (line by line, or a database page
-    /// by page; they can be large).
-    pub fn metadata_files(&self) -> impl Iterator<Item = (usize, &str, bool)> {
+    /// listed path, role)`: the role says how it is read (whole; or in parts, line by line or a
+    /// database page by page, as it can be large).
+    pub fn metadata_files(&self) -> impl Iterator<Item = (usize, &str, Role)> {
         let step_2 = |role| role != Role::EventLog && !Step::Joins.imports(role);
-        self.state.read_files().filter(move |(_, file)| step_2(file.kind.role)).map(|(_, file)| {
-            (file.root, file.listed_path.as_str(), matches!(file.kind.role, Role::MetadataInParts | Role::Database))
-        })
+        (self.state.read_files())
+            .filter(move |(_, file)| step_2(file.kind.role))
+            .map(|(_, file)| (file.root, file.listed_path.as_str(), file.kind.role))
     }
 
     /// The files step 4 reads whole before the joins (`Role::LateMetadata`), `(root, listed
