@@ -285,8 +285,8 @@ impl RowSink for RecordingSink<'_> {
     }
 }
 
-/// The rows an entry kept, every one read before any is fed, for `sink`: an entry made for a
-/// sink that kept less of a text than this one does is of no use (`Miss::Changed`).
+/// The rows an entry kept, every one read before any is fed, for `sink`: an entry that kept a
+/// text's start for a sink that keeps another length of it is of no use (`Miss::Changed`).
 pub(crate) fn read_rows<'e>(mut rows: &'e [u8], task: &LogTask, sink: &TallySink) -> Result<Vec<CachedRow<'e>>, Miss> {
     let mut read = Vec::new();
     while !rows.is_empty() {
