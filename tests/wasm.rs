@@ -110,9 +110,9 @@ fn engine_run(files: &[(&str, &[u8])]) -> Engine {
     assert_eq!(need(&engine), json!({"need": "roots"}));
     engine.add_listing("home".into(), files.iter().map(|(path, _)| path.to_string()).collect()).unwrap();
     let plan = js(engine.begin(Function::new_no_args("")).map_err(fails).unwrap());
-    // The hand-over's steps: the files besides the logs (as Files, then as bytes), the logs
-    // beside the times and the files read after the logs, and the rest once the analysis is
-    // done.
+    // The hand-over's steps: the files besides the logs (those read in parts as Files, or as
+    // bytes while small; then the others as bytes), the logs beside the times and the files
+    // read after the logs, and the rest once the analysis is done.
     let steps = plan["steps"].as_array().unwrap();
     let hows: Vec<(bool, Vec<&str>)> = (steps.iter())
         .map(|step| {
@@ -121,9 +121,17 @@ fn engine_run(files: &[(&str, &[u8])]) -> Engine {
         })
         .collect();
     let now = |hows: &[&'static str]| (false, hows.to_vec());
-    assert_eq!(hows, [now(&["files"]), now(&["bytes"]), now(&["logs", "times", "bytes"]), (true, vec!["rest"])]);
-    let (in_parts, small, logs) =
-        (&steps[0]["parts"][0]["files"], &steps[1]["parts"][0]["files"], &steps[2]["parts"][0]["logs"]);
+    assert_eq!(
+        hows,
+        [now(&["files", "bytes_up_to"]), now(&["bytes"]), now(&["logs", "times", "bytes"]), (true, vec!["rest"])]
+    );
+    assert_eq!(steps[0]["parts"][1]["max_bytes"], 1 << 20);
+    let (pages, lines, small, logs) = (
+        &steps[0]["parts"][0]["files"],
+        &steps[0]["parts"][1]["files"],
+        &steps[1]["parts"][0]["files"],
+        &steps[2]["parts"][0]["logs"],
+    );
     let late: Vec<&str> =
         (steps[2]["parts"][2]["files"].as_array().unwrap().iter()).map(|file| file["path"].as_str().unwrap()).collect();
     let give_late = |engine: &mut Engine| {
@@ -133,7 +141,8 @@ fn engine_run(files: &[(&str, &[u8])]) -> Engine {
     };
     // The metadata is read once the first two steps are given.
     assert_eq!(need(&engine), json!({"need": "files", "given": 2}));
-    let mut handed: Vec<&str> = (in_parts.as_array().unwrap().iter())
+    let mut handed: Vec<&str> = (pages.as_array().unwrap().iter())
+        .chain(lines.as_array().unwrap())
         .chain(small.as_array().unwrap())
         .map(|file| file["path"].as_str().unwrap())
         .collect();
