@@ -72,8 +72,8 @@ pub struct PageCache {
     /// Where the next new entry goes.
     end: u64,
     /// New entries not written yet, which end at `end`: the browser charges each write (a
-    /// quarter of a millisecond in Chromium, about as much as writing 64 KiB), so entries go
-    /// a few MiB at once.
+    /// quarter of a millisecond in Chromium, about as much as writing half a MiB), so entries
+    /// go a few MiB at once.
     pending: Vec<u8>,
     /// The bytes of the next pack's entries, which the cap bounds.
     kept_bytes: u64,
