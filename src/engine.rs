@@ -13,7 +13,7 @@ use web_sys::Blob;
 use crate::analysis::{
     LateSizes, LogInput, LogJob, LogQueue, LogTask, Options, Outputs, ParsedLog, Parsing, Planned, Released, StoreCache,
 };
-use crate::cache::{ENDS_BYTES, EntryAfter, FileKey, Purpose, RunCache};
+use crate::cache::{ENDS_BYTES, EntryAfter, FileKey, Purpose, RunCache, Stored, entry_name};
 use crate::facts::files::Role;
 use crate::input::RootListing;
 use crate::input::browser::{BrowserFile, BrowserRoot, BrowserRoots, SourceReader};
@@ -40,10 +40,11 @@ const READ_AHEAD_MAX_BYTES: u64 = 1 << 20;
 
 /// How many of the hand-over's steps (`PlannedRun::new`) each need waits for: the files
 /// besides the logs (in parts, then as bytes); then the logs, the times and the files read
-/// after the logs; then the rest.
+/// after the logs; then the times of the logs the cache made entries for; then the rest.
 const STEPS_BEFORE_METADATA: usize = 2;
 const STEPS_BEFORE_FINISH: usize = 3;
-const STEPS_IN_ALL: usize = 4;
+const STEPS_BEFORE_PACK: usize = 4;
+const STEPS_IN_ALL: usize = 5;
 
 /// Where an analysis is.
 pub enum Stage {
@@ -67,7 +68,7 @@ impl Stage {
             Stage::Planned(_) => Need::Files { given: STEPS_BEFORE_METADATA },
             Stage::Parsing(run) if run.left > 0 => Need::Logs { left: run.left },
             Stage::Parsing(_) => Need::LastFiles { given: STEPS_BEFORE_FINISH },
-            Stage::Done(_) => Need::Done { given: STEPS_IN_ALL },
+            Stage::Done(_) => Need::Done { pack_after: STEPS_BEFORE_PACK, given: STEPS_IN_ALL },
         }
     }
 }
@@ -145,7 +146,16 @@ impl PlannedRun {
                     }
                     _ => (given_by_page(root), None),
                 };
-                let cache = if cache.is_some() && given_by_page(root) { LogCache::Keyed } else { LogCache::None };
+                let cache = match &cache {
+                    Some(Cached { cache, labels }) if given_by_page(root) => {
+                        if cache.has_entry(&entry_name(&labels[root], path, Purpose::Analyze)) {
+                            LogCache::Keyed
+                        } else {
+                            LogCache::Recorded
+                        }
+                    }
+                    _ => LogCache::None,
+                };
                 LogToGive { index, root, path: path.to_string(), given, entry, cache }
             })
             .collect();
@@ -160,8 +170,10 @@ impl PlannedRun {
             now(vec![Give::Bytes { files: small }]),
             // The files read after the logs come while the logs are parsed.
             now(vec![Give::Logs { logs }, Give::Times, Give::Bytes { files: late }]),
-            // The browser charges the page for each File handed over, as much as the analysis'
-            // own reads: the rest (for the report's sizes and long texts) waits for the end.
+            // The browser charges the page for a picked File's time and for each File handed
+            // over, as much as the analysis' own reads: the new entries' times and the rest
+            // (for the report's sizes and long texts) wait for the end.
+            HandOverStep { after_done: true, parts: vec![Give::LogTimes] },
             HandOverStep { after_done: true, parts: vec![Give::Rest] },
         ];
         debug_assert_eq!(steps.len(), STEPS_IN_ALL);
@@ -291,23 +303,31 @@ impl ParsingRun {
                 self.roots.progress.add_file(task.root, &task.listed_path, bytes.len() as f64);
                 match cache {
                     Some(Cached { cache, labels }) => {
-                        let key = page_cache::key_of_bytes(&labels[task.root], &task.listed_path, modified_ms, &bytes);
-                        through_cache(cache, job, &key, LogInput::Bytes(&bytes), options, rows).0
+                        let key = page_cache::key_of_bytes(&labels[task.root], &task.listed_path, None, &bytes);
+                        through_cache(cache, job, &key, modified_ms, LogInput::Bytes(&bytes), options, rows).0
                     }
                     None => job.parse_bytes(&bytes, options, rows),
                 }
             }
             GivenLog::File(blob) => {
                 let (task_root, task_path) = (task.root, task.listed_path.clone());
-                let key =
-                    cache.as_ref().and_then(|cached| key_of_blob(&cached.labels[task.root], &task.listed_path, &blob));
+                let key = cache.as_ref().and_then(|cached| {
+                    let key = key_of_ends(
+                        &cached.labels[task.root],
+                        &task.listed_path,
+                        &BrowserFile::Blob(blob.clone()),
+                        blob.size() as u64,
+                        None,
+                    )?;
+                    Some((key, time_of(&blob)))
+                });
                 if let Some(BrowserRoot::Files(files)) = self.roots.roots.get_mut(task.root) {
                     files.insert(task.listed_path.clone(), BrowserFile::Blob(blob));
                 }
                 match (cache, key) {
-                    (Some(Cached { cache, .. }), Some(key)) => {
+                    (Some(Cached { cache, .. }), Some((key, time))) => {
                         let (parsed, through_entry) =
-                            through_cache(cache, job, &key, LogInput::Reader(&mut self.roots), options, rows);
+                            through_cache(cache, job, &key, time, LogInput::Reader(&mut self.roots), options, rows);
                         if through_entry {
                             // Not opened, but done: the progress counts it as read.
                             self.roots.progress.add_file(task_root, &task_path, key.size as f64);
@@ -350,7 +370,7 @@ impl ParsingRun {
             roots: RefCell::new(roots),
             logs: tasks.iter().map(|task| (task.file as u32, task.clone())).collect(),
             options,
-            cache: cache.map(|cached| cached.cache),
+            cache,
         }
     }
 }
@@ -368,43 +388,50 @@ pub struct Done {
     logs: HashMap<u32, LogTask>,
     options: Options,
     /// The page's cache, until its pack is finished (`finish_cache`).
-    pub cache: Option<PageCache>,
+    pub cache: Option<Cached>,
 }
 
 /// A log through the page's cache (`LogJob::through_cache`): its entry replayed when it can be
 /// (and the log parsed on from where it ended when it only grew), else parsed, the entry kept
-/// for the next run. Says whether the log was read through its entry (not opened whole).
+/// for the next run. `key` leaves the log's time out: the pack keeps it beside the entry
+/// (`PageCache::time_of`), and `time` is the log's now, if the page gave it with the log (it
+/// gives a new log's after the analysis, `Give::LogTimes`). Says whether the log was read
+/// through its entry (not opened whole).
 fn through_cache(
     cache: &mut PageCache,
     job: LogJob,
     key: &FileKey,
+    time: Option<i64>,
     input: LogInput<'_>,
     options: &Options,
     rows: &mut dyn RowSink,
 ) -> (ParsedLog, bool) {
     let name = key.name(Purpose::Analyze);
     let entry = cache.entry(&name);
-    let (parsed, after, tally) = job.through_cache(entry.as_deref(), input, key, &cache.cache_use, options, rows);
+    let same_time = time.is_some() && cache.time_of(&name) == time;
+    let stored = entry.as_deref().map(|entry| Stored { entry, same_time });
+    let (parsed, after, tally) = job.through_cache(stored, input, key, &cache.cache_use, options, rows);
     match after {
         EntryAfter::Kept => cache.used(&name),
-        EntryAfter::Made(entry) => cache.put(&name, &entry),
+        EntryAfter::Made(entry) => cache.put_timed(&name, &entry, time),
         EntryAfter::NotMade => {}
     }
     cache.tally.add(&tally);
     (parsed, tally.parsed == 0)
 }
 
-/// The key of a log handed over as a File: its size and time, and its two ends read here.
-fn key_of_blob(root: &str, path: &str, blob: &Blob) -> Option<FileKey> {
+/// A File's modification time, if the browser gives one.
+fn time_of(blob: &Blob) -> Option<i64> {
     let modified = blob.dyn_ref::<web_sys::File>().map(web_sys::File::last_modified).filter(|ms| *ms > 0.0);
-    key_of_ends(root, path, &BrowserFile::Blob(blob.clone()), blob.size() as u64, modified.map(|ms| ms as i64))
+    modified.map(|ms| ms as i64)
 }
 
-/// The key of a file handed over as a File or as bytes (a store's: the page gives no time with
-/// them, so its size and two ends alone say it did not change).
+/// The key of a file handed over as a File (its size and time, and its two ends read here) or
+/// as bytes (a store's: the page gives no time with them, so its size and two ends alone say
+/// it did not change).
 fn key_of_given(root: &str, path: &str, file: &BrowserFile) -> Option<FileKey> {
     match file {
-        BrowserFile::Blob(blob) => key_of_blob(root, path, blob),
+        BrowserFile::Blob(blob) => key_of_ends(root, path, file, blob.size() as u64, time_of(blob)),
         BrowserFile::Bytes(bytes) => key_of_ends(root, path, file, bytes.length() as u64, None),
     }
 }
@@ -433,13 +460,23 @@ fn read_exactly(reader: &mut dyn SourceReader, offset: u64, buffer: &mut [u8]) -
 impl Done {
     /// What the page's cache did in this run.
     pub fn cache_report(&self) -> Option<CacheReport> {
-        self.cache.as_ref().map(|cache| CacheReport {
+        self.cache.as_ref().map(|Cached { cache, .. }| CacheReport {
             from_cache: cache.tally.cached,
             changed: cache.tally.parsed + cache.tally.resumed,
             grown: cache.tally.resumed,
             problem: cache.problem.clone(),
             kept: cache.recording(),
         })
+    }
+
+    /// The time of a log the cache made an entry for (`Give::LogTimes`), its entry's key having
+    /// left it out.
+    pub fn give_log_time(&mut self, root: usize, path: &str, modified_ms: i64) {
+        if let Some(Cached { cache, labels }) = &mut self.cache
+            && let Some(label) = labels.get(root)
+        {
+            cache.set_time(&entry_name(label, path, Purpose::Analyze), modified_ms);
+        }
     }
 
     /// Answers the page's request.

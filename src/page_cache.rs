@@ -6,7 +6,7 @@
 //!
 //! A pack: its entries back to back from its start, then its index (postcard: the tool's
 //! version and the page's build, whose pack of another is dropped whole with one note, and
-//! each entry's name and place), then the index's length (8 bytes, little-endian) and
+//! each entry's name, place and file time), then the index's length (8 bytes, little-endian) and
 //! [`MAGIC`]. A run appends what it makes after the old pack and writes the new index after
 //! that, so a run that stops early leaves the old pack whole once the page cuts the file back
 //! to its old size. The entries no file used (a deleted file, a changed log's old entry) stay
@@ -20,8 +20,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::cache::{CacheTally, CacheUse, ENDS_BYTES, FileKey, RunCache};
 
-/// The pack's last bytes (format 2: the index at the end).
-const MAGIC: [u8; 8] = *b"CLpack02";
+/// The pack's last bytes (format 3: the index at the end, with each entry's file time).
+const MAGIC: [u8; 8] = *b"CLpack03";
+/// The start of another format's last bytes.
+const MAGIC_OF_ANY_FORMAT: &[u8] = b"CLpack";
 /// The index's length and the magic.
 const TRAILER_BYTES: u64 = 16;
 /// How many bytes of new entries are written at once (`PageCache::pending`).
@@ -44,9 +46,20 @@ struct PackIndex<'a> {
     /// The input's entries outgrew the cap: the pack holds none, and the next runs record none
     /// (recording them would cost time and a file that could not be kept).
     full: bool,
-    /// Each entry's name, where it starts and its length.
+    /// Each entry's name, where it starts, its length, and its file's time where the entry's
+    /// key leaves it out (`EntryAt::time`).
     #[serde(borrow)]
-    entries: Vec<(&'a str, u64, u64)>,
+    entries: Vec<(&'a str, u64, u64, Option<i64>)>,
+}
+
+/// Where an entry is in the pack, and the time of the file it was made for when its key
+/// leaves that out: a log's entry is made before the page gives the log's time (a picked
+/// File's time costs the page's thread a round trip to the browser, 3 s for 9,500 logs), and
+/// the time comes once the analysis is done (`PageCache::set_time`).
+#[derive(Clone)]
+struct EntryAt {
+    place: Range<u64>,
+    time: Option<i64>,
 }
 
 /// Whether this run records entries.
@@ -63,12 +76,12 @@ pub struct PageCache {
     file: Box<dyn PackFile>,
     build: String,
     /// The old pack's entries by name.
-    stored: HashMap<String, Range<u64>>,
+    stored: HashMap<String, EntryAt>,
     /// Where the old pack's index starts (its entries end), and its size.
     old_index_at: u64,
     old_size: u64,
     /// The next pack's entries by name: old ones used and new ones made.
-    next: HashMap<String, Range<u64>>,
+    next: HashMap<String, EntryAt>,
     /// Where the next new entry goes.
     end: u64,
     /// New entries not written yet, which end at `end`: the browser charges each write (a
@@ -144,11 +157,11 @@ impl PageCache {
         });
     }
 
-    /// Keeps an entry at `place` in the next pack under `name`, unless the pack outgrows the cap.
-    fn keep_at(&mut self, name: &str, place: Range<u64>) {
-        self.kept_bytes += place.end - place.start;
-        if let Some(replaced) = self.next.insert(name.to_string(), place) {
-            self.kept_bytes -= replaced.end - replaced.start;
+    /// Keeps an entry in the next pack under `name`, unless the pack outgrows the cap.
+    fn keep_at(&mut self, name: &str, at: EntryAt) {
+        self.kept_bytes += at.place.end - at.place.start;
+        if let Some(replaced) = self.next.insert(name.to_string(), at) {
+            self.kept_bytes -= replaced.place.end - replaced.place.start;
         }
         if self.kept_bytes > self.cap {
             self.stop(Recording::Full);
@@ -163,15 +176,16 @@ impl PageCache {
             Recording::Failed => self.file.truncate(0).map(|()| 0),
             Recording::Full => self.write_index(0, &[], true),
             Recording::Yes => {
-                let mut entries: Vec<(String, Range<u64>)> = std::mem::take(&mut self.next).into_iter().collect();
-                entries.sort_by_key(|(_, place)| place.start);
+                let mut entries: Vec<(String, EntryAt)> = std::mem::take(&mut self.next).into_iter().collect();
+                entries.sort_by_key(|(_, at)| at.place.start);
                 // Nothing appended: the new index replaces the old one.
                 let mut data_end = if self.end == self.old_size { self.old_index_at } else { self.end };
                 if data_end - self.kept_bytes > self.kept_bytes / 2 {
                     data_end = self.compact(&mut entries)?;
                 }
-                let entries: Vec<(&str, u64, u64)> =
-                    entries.iter().map(|(name, place)| (name.as_str(), place.start, place.end - place.start)).collect();
+                let entries: Vec<(&str, u64, u64, Option<i64>)> = (entries.iter())
+                    .map(|(name, at)| (name.as_str(), at.place.start, at.place.end - at.place.start, at.time))
+                    .collect();
                 self.write_index(data_end, &entries, false)
             }
         };
@@ -183,9 +197,9 @@ impl PageCache {
 
     /// Moves the entries (in the order of their places) down to the pack's start; returns
     /// where they end.
-    fn compact(&self, entries: &mut [(String, Range<u64>)]) -> Result<u64, String> {
+    fn compact(&self, entries: &mut [(String, EntryAt)]) -> Result<u64, String> {
         let mut end = 0;
-        for (_, place) in entries {
+        for (_, EntryAt { place, .. }) in entries {
             let length = place.end - place.start;
             if place.start != end {
                 let mut bytes = vec![0; length as usize];
@@ -210,7 +224,7 @@ impl PageCache {
     }
 
     /// Writes the index and trailer at `at`, and cuts the file there; returns its size.
-    fn write_index(&self, at: u64, entries: &[(&str, u64, u64)], full: bool) -> Result<u64, String> {
+    fn write_index(&self, at: u64, entries: &[(&str, u64, u64, Option<i64>)], full: bool) -> Result<u64, String> {
         let index =
             PackIndex { version: env!("CARGO_PKG_VERSION"), build: &self.build, full, entries: entries.to_vec() };
         let mut bytes = postcard::to_allocvec(&index).map_err(|error| error.to_string())?;
@@ -231,28 +245,56 @@ impl RunCache for PageCache {
 
     /// Read from the pack; one the browser cannot read is a miss.
     fn entry(&self, name: &str) -> Option<Cow<'_, [u8]>> {
-        let place = self.stored.get(name)?;
+        let place = &self.stored.get(name)?.place;
         let mut bytes = vec![0; (place.end - place.start) as usize];
         self.file.read_at(place.start, &mut bytes).ok()?;
         Some(Cow::Owned(bytes))
     }
 
     fn used(&mut self, name: &str) {
-        if let (true, Some(place)) = (self.recording(), self.stored.get(name).cloned()) {
-            self.keep_at(name, place);
+        if let (true, Some(at)) = (self.recording(), self.stored.get(name).cloned()) {
+            self.keep_at(name, at);
         }
     }
 
+    /// An entry whose key holds its file's time (a store's).
     fn put(&mut self, name: &str, entry: &[u8]) {
+        self.put_timed(name, entry, None);
+    }
+}
+
+impl PageCache {
+    /// Whether the old pack has an entry of that name.
+    pub fn has_entry(&self, name: &str) -> bool {
+        self.stored.contains_key(name)
+    }
+
+    /// The time of the file the old pack's entry of that name was made for, where its key
+    /// leaves it out and the page gave it.
+    pub fn time_of(&self, name: &str) -> Option<i64> {
+        self.stored.get(name)?.time
+    }
+
+    /// Keeps an entry whose key leaves its file's `time` out (a log's): none yet when the page
+    /// gives it after the analysis (`set_time`).
+    pub fn put_timed(&mut self, name: &str, entry: &[u8], time: Option<i64>) {
         if !self.recording() {
             return;
         }
         let place = self.end..self.end + entry.len() as u64;
         self.pending.extend_from_slice(entry);
         self.end = place.end;
-        self.keep_at(name, place);
+        self.keep_at(name, EntryAt { place, time });
         if self.pending.len() >= WRITE_BYTES {
             self.write_pending();
+        }
+    }
+
+    /// The time of the file the next pack's entry of that name was made for, given after the
+    /// analysis.
+    pub fn set_time(&mut self, name: &str, time: i64) {
+        if let Some(at) = self.next.get_mut(name) {
+            at.time = Some(time);
         }
     }
 }
@@ -261,7 +303,7 @@ impl RunCache for PageCache {
 enum Read {
     Empty,
     Entries {
-        entries: HashMap<String, Range<u64>>,
+        entries: HashMap<String, EntryAt>,
         index_at: u64,
         size: u64,
     },
@@ -285,6 +327,11 @@ fn read_index(file: &dyn PackFile, build: &str) -> Result<Read, String> {
     file.read_at(size - TRAILER_BYTES, &mut trailer).map_err(unreadable)?;
     let (length, magic) = trailer.split_at(8);
     let length = u64::from_le_bytes(length.try_into().expect("eight bytes"));
+    if magic != MAGIC && magic.starts_with(MAGIC_OF_ANY_FORMAT) {
+        return Err(
+            "the cache kept in this browser was written by another version of this page: analysed anew".to_string()
+        );
+    }
     if magic != MAGIC || length > size - TRAILER_BYTES {
         return Err(damaged());
     }
@@ -302,9 +349,9 @@ fn read_index(file: &dyn PackFile, build: &str) -> Result<Read, String> {
         return Ok(Read::Full);
     }
     let mut entries = HashMap::with_capacity(index.entries.len());
-    for (name, start, length) in index.entries {
+    for (name, start, length, time) in index.entries {
         let end = start.checked_add(length).filter(|end| *end <= index_at).ok_or_else(damaged)?;
-        entries.insert(name.to_string(), start..end);
+        entries.insert(name.to_string(), EntryAt { place: start..end, time });
     }
     Ok(Read::Entries { entries, index_at, size })
 }
@@ -400,6 +447,31 @@ mod tests {
         assert_eq!(entry(&third, "log-a").as_deref(), Some(&b"entry of a"[..]));
         assert_eq!(entry(&third, "log-b"), None, "an entry no log used is dropped");
         assert_eq!(entry(&third, "log-c").as_deref(), Some(&b"entry of c"[..]));
+    }
+
+    #[test]
+    fn a_log_s_time_given_after_its_entry_was_made_is_kept_beside_it_for_the_next_runs() {
+        let file = Memory::default();
+        let mut first = cache(&file, "build-1");
+        first.put_timed("log-a", b"entry of a", None);
+        first.put_timed("log-b", b"entry of b", Some(7));
+        first.put_timed("log-c", b"entry of c", None);
+        first.set_time("log-a", 5);
+        first.set_time("log-gone", 6);
+        first.finish().expect("kept");
+
+        let mut second = cache(&file, "build-1");
+        assert!(second.has_entry("log-a") && !second.has_entry("log-gone"));
+        let times = |cache: &PageCache| ["log-a", "log-b", "log-c"].map(|name| cache.time_of(name));
+        assert_eq!(times(&second), [Some(5), Some(7), None], "a time never given is none");
+        second.used("log-a");
+        second.put_timed("log-b", b"entry of b grown", Some(8));
+        second.used("log-c");
+        second.finish().expect("kept");
+
+        let third = cache(&file, "build-1");
+        assert_eq!(times(&third), [Some(5), Some(8), None]);
+        assert_eq!(entry(&third, "log-b").as_deref(), Some(&b"entry of b grown"[..]));
     }
 
     #[test]
@@ -522,6 +594,12 @@ mod tests {
         assert_eq!(entry(&other, "log-a"), None);
         let problem = other.problem.as_deref().unwrap_or_default();
         assert!(problem.contains("another version of this page") && problem.contains("build-1"), "{problem}");
+        let mut older_format = pack.clone();
+        let at = older_format.len() - MAGIC.len();
+        older_format[at..].copy_from_slice(b"CLpack02");
+        let older = cache(&Memory::holding(&older_format), "build-1");
+        assert_eq!(entry(&older, "log-a"), None);
+        assert!(older.problem.as_deref().unwrap_or_default().contains("another version of this page"));
 
         for damaged in [&pack[..pack.len() - 2], &pack[2..], b"not a pack at all"] {
             let damaged = cache(&Memory::holding(damaged), "build-1");

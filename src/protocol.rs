@@ -185,6 +185,9 @@ pub enum Give {
     Logs { logs: Vec<LogToGive> },
     /// The modification times of the files `read_metadata` names.
     Times,
+    /// The modification times of the logs of `Logs` marked `LogCache::Recorded`
+    /// (`give_log_time`), for their entries.
+    LogTimes,
     /// Every other file of the folder roots, as Files in parts.
     Rest,
 }
@@ -226,6 +229,9 @@ pub enum LogCache {
     /// key. (A browser reads a log whole in less time than its two ends: what it charges is
     /// per read, about a millisecond, not per byte; a File read in a worker costs more still.)
     Keyed,
+    /// Not in the cache: its entry is made, and the page gives its time once the analysis is
+    /// done (`Give::LogTimes`; a picked File's time costs the page a round trip to the browser).
+    Recorded,
 }
 
 /// What the page's cache did in an analysis (`Engine::cache_report`).
@@ -260,8 +266,9 @@ pub enum Need {
     /// The hand-over's first `given` steps (the times asked for among them); then `finish`.
     LastFiles { given: usize },
     /// Nothing: the analysis is done and answers `Request`s; those that need every file
-    /// (`Request::needs_every_file`) wait for the hand-over's first `given` steps.
-    Done { given: usize },
+    /// (`Request::needs_every_file`) wait for the hand-over's first `given` steps. The cache's
+    /// pack is finished (`finish_cache`) once the first `pack_after` are given.
+    Done { pack_after: usize, given: usize },
 }
 
 /// What the page asks of a finished analysis, tagged by its name: `"summary"`, `{"rows":

@@ -210,8 +210,18 @@ impl Engine {
     /// without a cache. (A run that ends before cuts the file back to its size before the run.)
     pub fn finish_cache(&mut self) -> Result<Option<f64>, JsError> {
         let Stage::Done(done) = &mut self.stage else { return Err(js_error("run the analysis first")) };
-        let Some(mut cache) = done.cache.take() else { return Ok(None) };
-        Ok(Some(cache.finish().map_err(js_error)? as f64))
+        let Some(mut cached) = done.cache.take() else { return Ok(None) };
+        Ok(Some(cached.cache.finish().map_err(js_error)? as f64))
+    }
+
+    /// The time (ms since the epoch) of a log `begin` marked `LogCache::Recorded`, for its entry:
+    /// after `finish`, before `finish_cache`.
+    pub fn give_log_time(&mut self, root: usize, path: &str, modified_ms: f64) -> Result<(), JsError> {
+        let Stage::Done(done) = &mut self.stage else { return Err(js_error("run the analysis first")) };
+        if modified_ms > 0.0 {
+            done.give_log_time(root, path, modified_ms as i64);
+        }
+        Ok(())
     }
 
     /// Plans the analysis; `progress` is called with `{bytes, total, files, files_total, file}`.

@@ -112,7 +112,8 @@ fn engine_run(files: &[(&str, &[u8])]) -> Engine {
     let plan = js(engine.begin(Function::new_no_args("")).map_err(fails).unwrap());
     // The hand-over's steps: the files besides the logs (those read in parts as Files, or as
     // bytes while small; then the others as bytes), the logs beside the times and the files
-    // read after the logs, and the rest once the analysis is done.
+    // read after the logs, and once the analysis is done the times of the logs the cache made
+    // entries for (none here: no cache), then the rest.
     let steps = plan["steps"].as_array().unwrap();
     let hows: Vec<(bool, Vec<&str>)> = (steps.iter())
         .map(|step| {
@@ -123,7 +124,13 @@ fn engine_run(files: &[(&str, &[u8])]) -> Engine {
     let now = |hows: &[&'static str]| (false, hows.to_vec());
     assert_eq!(
         hows,
-        [now(&["files", "bytes_up_to"]), now(&["bytes"]), now(&["logs", "times", "bytes"]), (true, vec!["rest"])]
+        [
+            now(&["files", "bytes_up_to"]),
+            now(&["bytes"]),
+            now(&["logs", "times", "bytes"]),
+            (true, vec!["log_times"]),
+            (true, vec!["rest"])
+        ]
     );
     assert_eq!(steps[0]["parts"][1]["max_bytes"], 1 << 20);
     let (pages, lines, small, logs) = (
@@ -169,7 +176,7 @@ fn engine_run(files: &[(&str, &[u8])]) -> Engine {
     handed.extend(&late);
     assert_eq!(need(&engine), json!({"need": "last_files", "given": 3}));
     let summary = js(engine.finish().map_err(fails).unwrap());
-    assert_eq!(need(&engine), json!({"need": "done", "given": 4}));
+    assert_eq!(need(&engine), json!({"need": "done", "pack_after": 4, "given": 5}));
     assert_eq!(ask(&engine, json!("summary")).unwrap(), summary);
     let (blobs, paths) = (js_sys::Array::new(), js_sys::Array::new());
     let logs: Vec<&str> = logs.as_array().unwrap().iter().map(|log| log["path"].as_str().unwrap()).collect();

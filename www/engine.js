@@ -400,6 +400,8 @@ class FileServer {
     // Log bytes read and not yet parsed, and the readers waiting for that to fall.
     this.held = 0;
     this.waiting = [];
+    /** @type {LogToGive[]} the logs the engine asked for */
+    this.logs = [];
     this.timesAsked = new Promise((resolve) => (this.askTimes = resolve));
     this.analysisDone = new Promise((resolve) => (this.done = resolve));
   }
@@ -431,6 +433,8 @@ class FileServer {
         return this.giveLogs(part.logs);
       case 'times':
         return this.giveTimes(await this.timesAsked);
+      case 'log_times':
+        return this.giveLogTimes();
       case 'rest':
         return this.giveRest();
       default:
@@ -460,6 +464,18 @@ class FileServer {
     await this.inParts(known, (part) => {
       const items = part.map(({ root, path }) => ({ root, path, modified: this.byPath[root].get(path).lastModified || 0 }));
       this.post({ kind: 'times', items });
+    });
+  }
+
+  /**
+   * The times of the logs the cache made entries for (LogCache 'recorded'), once the analysis
+   * is done: a picked File's time costs this thread a round trip to the browser.
+   */
+  giveLogTimes() {
+    const recorded = this.logs.filter((log) => log.cache === 'recorded');
+    return this.inParts(recorded, (part) => {
+      const items = part.map(({ root, path }) => ({ root, path, modified: this.byPath[root].get(path)?.lastModified || 0 }));
+      this.post({ kind: 'log-times', items });
     });
   }
 
@@ -531,6 +547,7 @@ class FileServer {
    */
   /** @param {LogToGive[]} logs */
   async giveLogs(logs) {
+    this.logs = logs;
     const fromRoot = logs.filter((log) => !log.given).map(({ index }) => ({ index }));
     if (fromRoot.length) this.post({ kind: 'logs', items: fromRoot });
     const given = logs.filter((log) => log.given);

@@ -116,7 +116,7 @@ after_done: boolean,
  */
 parts: Array<Give>, };
 
-export type Give = { "how": "files", files: Array<FileAt>, } | { "how": "bytes", files: Array<FileAt>, } | { "how": "bytes_up_to", files: Array<FileAt>, max_bytes: number, } | { "how": "logs", logs: Array<LogToGive>, } | { "how": "times" } | { "how": "rest" };
+export type Give = { "how": "files", files: Array<FileAt>, } | { "how": "bytes", files: Array<FileAt>, } | { "how": "bytes_up_to", files: Array<FileAt>, max_bytes: number, } | { "how": "logs", logs: Array<LogToGive>, } | { "how": "times" } | { "how": "log_times" } | { "how": "rest" };
 
 export type FileAt = { root: number, path: string, };
 
@@ -136,7 +136,7 @@ given: boolean, entry?: RawEntry,
  */
 cache: LogCache, };
 
-export type LogCache = "none" | "keyed";
+export type LogCache = "none" | "keyed" | "recorded";
 
 export type CacheReport = { 
 /**
@@ -163,7 +163,7 @@ kept: boolean, };
 
 export type RawEntry = { header_start: number, span: number, packed: number, size: number, crc32: number, };
 
-export type Need = { "need": "roots" } | { "need": "files", given: number, } | { "need": "logs", left: number, } | { "need": "last_files", given: number, } | { "need": "done", given: number, };
+export type Need = { "need": "roots" } | { "need": "files", given: number, } | { "need": "logs", left: number, } | { "need": "last_files", given: number, } | { "need": "done", pack_after: number, given: number, };
 
 export type PageOptions = { include_thinking: boolean, timezone: string | null, 
 /**

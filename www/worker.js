@@ -212,6 +212,7 @@ async function analyzeUntilSettled({ id, options, roots, cache: cacheKey }) {
     else if (message.kind === 'bytes') for (const item of message.items) fresh.give_bytes(toEngine.get(item.root), item.path, item.bytes);
     else if (message.kind === 'logs') logs.push(...message.items);
     else if (message.kind === 'times') for (const item of message.items) fresh.give_time(toEngine.get(item.root), item.path, item.modified);
+    else if (message.kind === 'log-times') for (const item of message.items) fresh.give_log_time(toEngine.get(item.root), item.path, item.modified);
     else if (message.kind === 'step-given') stepsGiven = message.step + 1;
   };
   const until = async (done) => {
@@ -282,7 +283,9 @@ async function analyzeUntilSettled({ id, options, roots, cache: cacheKey }) {
     memory: instance.memory.buffer.byteLength,
     cache,
   });
-  // The pack's index, once the views can open; a failure costs only the next run's time.
+  // The pack's index, once the views can open and the new entries' times are in; a failure
+  // costs only the next run's time.
+  await until(() => stepsGiven >= need.pack_after);
   if (openPack && openPack.id === id) {
     let bytes = null;
     try {

@@ -17,7 +17,7 @@ use super::logs::{LogInput, LogTask, Parsing, UsageScan};
 use super::tally::{Copies, Tally, TallySink};
 use super::usage_only::UsageRun;
 use crate::cache::entry::{self, RecordingSink, ReplayFirst};
-use crate::cache::{CacheStore, CacheTally, CacheUse, EntryAfter, FileKey, Miss, Purpose, Recorded};
+use crate::cache::{CacheStore, CacheTally, CacheUse, EntryAfter, FileKey, Miss, Purpose, Recorded, Stored};
 use crate::facts::diagnostics::DiagnosticKind;
 use crate::facts::log::LogProblem;
 use crate::input::{FileReader, ReadAt};
@@ -166,14 +166,14 @@ struct Grown<'e, 'f> {
 impl<'e, 'f> Usable<'e, 'f> {
     /// How `entry` can serve the log of `task`, whose file is `key` now, or why it cannot.
     fn of(
-        entry: &'e [u8],
+        stored: Stored<'e>,
         key: &FileKey,
         cache: &CacheUse,
         task: &LogTask,
         input: &mut LogInput<'f>,
     ) -> Result<Usable<'e, 'f>, Miss> {
-        let (made_for, rest) = cache.open(entry, cache.context(task))?;
-        if made_for == *key {
+        let (made_for, rest) = cache.open(stored.entry, cache.context(task))?;
+        if made_for == *key && stored.same_time {
             let (parts, rows) = entry::parts(rest)?;
             return Ok(Usable::Same(parts, rows));
         }
@@ -213,7 +213,7 @@ impl LogJob {
     /// diagnostic. Gives what becomes of the entry, and what the cache did.
     pub fn through_cache(
         mut self,
-        entry: Option<&[u8]>,
+        entry: Option<Stored<'_>>,
         mut input: LogInput<'_>,
         key: &FileKey,
         cache: &CacheUse,
@@ -294,10 +294,17 @@ impl LogJob {
         let name = key.name(Purpose::Analyze);
         let entry = store.get(&name);
         let (parsed, written, after, tally) = if self.task.copies == Copies::Only {
-            self.written_through_cache(entry.as_deref(), LogInput::Reader(reader), key, cache, options)
+            self.written_through_cache(
+                entry.as_deref().map(Stored::keyed),
+                LogInput::Reader(reader),
+                key,
+                cache,
+                options,
+            )
         } else {
             let input = LogInput::Reader(reader);
-            let (parsed, after, tally) = self.through_cache(entry.as_deref(), input, key, cache, options, &mut written);
+            let (parsed, after, tally) =
+                self.through_cache(entry.as_deref().map(Stored::keyed), input, key, cache, options, &mut written);
             (parsed, written.finish(), after, tally)
         };
         if let EntryAfter::Made(entry) = after {
@@ -312,7 +319,7 @@ impl LogJob {
     /// entry's.
     fn written_through_cache(
         mut self,
-        entry: Option<&[u8]>,
+        entry: Option<Stored<'_>>,
         mut input: LogInput<'_>,
         key: &FileKey,
         cache: &CacheUse,

@@ -91,17 +91,39 @@ impl FileKey {
         hash_at(0) == Some(before.head) && hash_at(before.size - length) == Some(before.tail)
     }
 
-    /// The name of the file's entry in a store: the same whatever the file's content, so that
-    /// a changed file's entry replaces the old one.
+    /// The name of the file's entry in a store (`entry_name`).
     pub fn name(&self, purpose: Purpose) -> String {
-        let prefix = match purpose {
-            Purpose::Analyze => "log",
-            Purpose::Usage => "usage",
-            Purpose::Store => "store",
-            Purpose::StoreUsage => "store-usage",
-        };
-        let place = xxh3_64_with_seed(self.path.as_bytes(), xxh3_64(self.root.as_bytes()));
-        format!("{prefix}-{place:016x}")
+        entry_name(&self.root, &self.path, purpose)
+    }
+}
+
+/// The name of the entry of the file at `path` under `root`: the same whatever the file's
+/// content, so that a changed file's entry replaces the old one.
+pub fn entry_name(root: &str, path: &str, purpose: Purpose) -> String {
+    let prefix = match purpose {
+        Purpose::Analyze => "log",
+        Purpose::Usage => "usage",
+        Purpose::Store => "store",
+        Purpose::StoreUsage => "store-usage",
+    };
+    let place = xxh3_64_with_seed(path.as_bytes(), xxh3_64(root.as_bytes()));
+    format!("{prefix}-{place:016x}")
+}
+
+/// A log's entry as its store holds it.
+#[derive(Clone, Copy)]
+pub struct Stored<'a> {
+    pub entry: &'a [u8],
+    /// Whether the log still has the time the entry was made at, where the store keeps that
+    /// time beside the entry and not in its key (the page's pack: a log's entry is made before
+    /// the browser gives the log's time). An entry of another time serves only a log that grew.
+    pub same_time: bool,
+}
+
+impl<'a> Stored<'a> {
+    /// An entry whose key holds its file's time.
+    pub fn keyed(entry: &'a [u8]) -> Stored<'a> {
+        Stored { entry, same_time: true }
     }
 }
 
@@ -202,18 +224,20 @@ mod tests {
     /// One analysis of the roots through `store`: its rows, its other outputs (the report,
     /// sessions, inventory and usage by session, as JSON) and what the cache did.
     fn analyze(reader: &mut MemoryRoots, store: &MapStore) -> (Vec<OwnedRow>, String, CacheTally) {
-        analyze_into::<Vec<OwnedRow>>(reader, store, |rows| rows)
+        analyze_into::<Vec<OwnedRow>>(reader, store, |rows| rows, true)
     }
 
-    /// `analyze`, the logs' rows into an `R` each, as `R` keeps them (`rows_of`).
+    /// `analyze`, the logs' rows into an `R` each, as `R` keeps them (`rows_of`); the store says
+    /// whether each log has its entry's time (`Stored::same_time`).
     fn analyze_into<R: RowSink + Default>(
         reader: &mut MemoryRoots,
         store: &MapStore,
         rows_of: fn(R) -> Vec<OwnedRow>,
+        same_time: bool,
     ) -> (Vec<OwnedRow>, String, CacheTally) {
         let planned = Planned::new(reader.listings(), Options::default()).unwrap();
         let mut parsing = planned.read_metadata(reader);
-        let (mut rows, tally) = through_logs::<R>(reader, store, &mut parsing, rows_of);
+        let (mut rows, tally) = through_logs::<R>(reader, store, &mut parsing, rows_of, same_time);
         let outputs = parsing.finish(reader, &mut rows);
         let usage = outputs.usage.table(GroupBy::Session, DayRange::default());
         let json = serde_json::json!({
@@ -232,6 +256,7 @@ mod tests {
         store: &MapStore,
         parsing: &mut Parsing,
         rows_of: fn(R) -> Vec<OwnedRow>,
+        same_time: bool,
     ) -> (Vec<OwnedRow>, CacheTally) {
         let cache = CacheUse::new("test", &Options::default());
         let mut queue = LogQueue::<R>::new(parsing);
@@ -243,7 +268,8 @@ mod tests {
             let (name, options, mut kept) = (key.name(Purpose::Analyze), parsing.options().clone(), R::default());
             let entry = store.get(&name);
             let input = LogInput::Bytes(&bytes);
-            let (parsed, after, done) = job.through_cache(entry.as_deref(), input, &key, &cache, &options, &mut kept);
+            let stored = entry.as_deref().map(|entry| Stored { entry, same_time });
+            let (parsed, after, done) = job.through_cache(stored, input, &key, &cache, &options, &mut kept);
             match after {
                 EntryAfter::Kept => {}
                 EntryAfter::Made(entry) => store.put(&name, &entry),
@@ -270,7 +296,7 @@ mod tests {
     }
 
     fn copies_replayed_as_parsed<R: RowSink + Default>(rows_of: fn(R) -> Vec<OwnedRow>) {
-        let analyze = |reader: &mut MemoryRoots, store: &MapStore| analyze_into::<R>(reader, store, rows_of);
+        let analyze = |reader: &mut MemoryRoots, store: &MapStore| analyze_into::<R>(reader, store, rows_of, true);
         // The same session in two homes: the second copy has one line more.
         let (mut first, mut later) = (MemoryRoot::new("a"), MemoryRoot::new("b"));
         let hello = said("hello ghp_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "2026-10-01T09:00:00.000Z");
@@ -303,7 +329,7 @@ mod tests {
         rows_of: fn(R) -> Vec<OwnedRow>,
     ) -> (Vec<OwnedRow>, CacheTally) {
         let mut parsing = Planned::new(reader.listings(), Options::default()).unwrap().read_metadata(reader);
-        through_logs(reader, store, &mut parsing, rows_of)
+        through_logs(reader, store, &mut parsing, rows_of, true)
     }
 
     #[test]
@@ -435,6 +461,27 @@ mod tests {
         let again = analyze(&mut home_with(&grown), &store);
         assert_eq!(did(&again.2), (0, 1, 0));
         assert_eq!((again.0, again.1), (cold.0, cold.1));
+    }
+
+    /// The page's pack keeps a log's time beside its entry: a log whose time is another is
+    /// parsed again, unless it grew.
+    #[test]
+    fn an_entry_made_at_another_time_serves_only_a_log_that_grew() {
+        let (before, after) = log_in_two_parts();
+        let store = MapStore::default();
+        let at_another_time =
+            |reader: &mut MemoryRoots| analyze_into::<Vec<OwnedRow>>(reader, &store, |rows| rows, false);
+        analyze(&mut home_with(&before), &store);
+        let touched = at_another_time(&mut home_with(&before));
+        assert_eq!(did(&touched.2), (1, 0, 0), "the same bytes at another time: parsed whole");
+        let grown = before.clone() + &after;
+        let resumed = at_another_time(&mut home_with(&grown));
+        assert_eq!(did(&resumed.2), (0, 0, 1), "grown: parsed from where the entry ended");
+        let cold_before = analyze(&mut home_with(&before), &MapStore::default());
+        assert_eq!((touched.0, touched.1), (cold_before.0, cold_before.1));
+        let cold = analyze(&mut home_with(&grown), &MapStore::default());
+        assert_eq!((resumed.0, resumed.1), (cold.0, cold.1));
+        assert_eq!(did(&analyze(&mut home_with(&grown), &store).2), (0, 1, 0), "at its entry's time: replayed");
     }
 
     #[test]

@@ -974,8 +974,8 @@ test('the cache: a remembered folder changed between analyses and refreshed equa
     }
     return id;
   };
-  // Sessions 5 and 6 stay as they are.
-  const [second, third] = [sessionLike(2), sessionLike(3), sessionLike(5), sessionLike(6)];
+  // Session 5's log is only touched (written again as it was); session 6 stays as it is.
+  const [second, third, fifth] = [sessionLike(2), sessionLike(3), sessionLike(5), sessionLike(6)];
   const encoded = (rel) => ({ path: rel, b64: readFileSync(path.join(home, rel)).toString('base64') });
   const log = (id) => `.copilot/session-state/${id}/events.jsonl`;
   // The sample's log ends in a line cut short: ended here, so that the line appended below makes
@@ -1004,8 +1004,8 @@ test('the cache: a remembered folder changed between analyses and refreshed equa
     assertEqual((await cacheFolder(page)).inputs.length, 1, 'the analysis is kept in the cache');
     const filesRead = firstRun.changed;
 
-    // The changes: a log appended to, a log rewritten with the same size, a log deleted, one
-    // added, the store's WAL grown.
+    // The changes: a log appended to, a log rewritten with the same size, a log only touched, a
+    // log deleted, one added, the store's WAL grown.
     const appended = readFileSync(path.join(home, log(first)), 'utf8').split('\n')[3]
       .replace('e0000000-0000-4000-8000-000000000004', 'e0000000-0000-4000-8000-000000000099')
       .replace('2026-10-01T09:00:01.200Z', '2026-10-01T09:30:00.000Z');
@@ -1031,7 +1031,7 @@ for suffix in ('','-wal'): shutil.copy(os.path.join(work,'s.db'+suffix), store+s
 c.close()
 shutil.rmtree(work)`, store]);
     assert(statSync(`${store}-wal`).size > walBefore, 'the WAL grew');
-    const changed = [log(first), log(third), ...filesUnder(path.join(state, fourth)).map((rel) => `.copilot/session-state/${fourth}/${rel}`), '.copilot/session-store.db', '.copilot/session-store.db-wal'];
+    const changed = [log(first), log(third), log(fifth), ...filesUnder(path.join(state, fourth)).map((rel) => `.copilot/session-state/${fourth}/${rel}`), '.copilot/session-store.db', '.copilot/session-store.db-wal'];
     align(await writeIntoOpfs(page, 'cached-home', changed.map(encoded), [log(second)]));
 
     assertEqual(await refresh(page), 'done', 'refreshed');
@@ -1041,7 +1041,7 @@ shutil.rmtree(work)`, store]);
     assert(said, `the page says what the cache did: ${message}`);
     const number = (text) => Number(text.replace(/,/g, ''));
     assertEqual(said.slice(1).map(number), [refreshed.changed, refreshed.grown, refreshed.from_cache], 'the message gives the engine\'s numbers');
-    assertEqual([refreshed.changed, refreshed.grown, refreshed.from_cache], [4, 1, 2], 'the logs appended to, rewritten and added were parsed (the one appended to from where it ended) and the store whose WAL grew read again, the two unchanged logs came from the cache');
+    assertEqual([refreshed.changed, refreshed.grown, refreshed.from_cache], [5, 1, 1], 'the logs appended to, rewritten, touched and added were parsed (the one appended to from where it ended) and the store whose WAL grew read again; the unchanged log came from the cache (its time, given after the first analysis, kept beside its entry)');
     await shot(page, 'cache-refreshed.png', false);
     const cached = await everyExport(page);
     const expected = native(home, { byName: true });
