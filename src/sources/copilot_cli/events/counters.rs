@@ -17,13 +17,11 @@ impl LogParser<'_, '_> {
         Ok(())
     }
 
-    pub(super) fn usage_record(&mut self, line: u64, stamp: &str, data: &str) -> serde_json::Result<()> {
+    pub(super) fn usage_record(&mut self, line: u64, stamp: &str, record: UsageRecordData) {
         let context = self.context;
-        let record: UsageRecordData = serde_json::from_str(data)?;
         if let Some(ledger) = &mut self.outcome.usage {
             let at = LoggedAt { place: Place::Line(line), timestamp: stamp };
             ledger.logged_call(at, record.model(), record.call(), context.rates);
         }
-        Ok(())
     }
 }

@@ -45,8 +45,7 @@ impl LogParser<'_, '_> {
         Ok(())
     }
 
-    pub(super) fn assistant_message(&mut self, line: u64, stamp: &str, data: &str) -> serde_json::Result<()> {
-        let message: AssistantMessage<'_> = serde_json::from_str(data)?;
+    pub(super) fn assistant_message(&mut self, line: u64, stamp: &str, message: AssistantMessage<'_>) {
         let model = message.model.or_empty();
         self.note_model(model);
         self.outcome.summary.answered = true;
@@ -78,7 +77,6 @@ impl LogParser<'_, '_> {
             let text = tool_use_text(request.arguments);
             self.emit(line, stamp, RowParts::new(TurnType::ToolUse, text).model(model).tool(name, id));
         }
-        Ok(())
     }
 
     pub(super) fn reasoning(&mut self, line: u64, stamp: &str, data: &str) -> serde_json::Result<()> {

@@ -245,23 +245,70 @@ impl LogParser<'_, '_> {
     /// its reason. Nothing is counted before the whole event is read (its times are a minimum
     /// and a maximum), so reading again counts once.
     fn event_line(&mut self, line: u64, text: &str) -> serde_json::Result<Result<(), String>> {
+        if self.event_read_at_once(line, text) {
+            return Ok(Ok(()));
+        }
         let envelope: Envelope<'_> = serde_json::from_str(text)?;
         let Some(kind) = envelope.kind.non_empty() else {
             return Ok(Err("no event type".into()));
         };
         let stamp = envelope.timestamp.or_empty();
-        self.line_ms = time::parse_millis(stamp);
-        if let Some(millis) = self.line_ms {
-            let summary = &mut self.outcome.summary;
-            summary.first_event_ms = Some(summary.first_event_ms.map_or(millis, |first| first.min(millis)));
-            summary.last_event_ms = Some(summary.last_event_ms.map_or(millis, |last| last.max(millis)));
-        }
+        self.note_time(stamp);
         let data = envelope.data.map_or("{}", RawValue::get);
         match self.event(line, kind, stamp, &envelope, data) {
             Err(error) if error.is_lone_surrogate() => return Err(error),
             Err(error) => return Ok(Err(format!("data of {kind}: {error}"))),
             Ok(()) => {}
         }
+        self.account_event(kind);
+        Ok(Ok(()))
+    }
+
+    /// Reads a line of the types most of a log's bytes are (a tool's result, a reply, a call's
+    /// usage, a call) in one pass when its type comes first, as the CLI writes it: its data
+    /// straight into its record, where `event_line` keeps the data raw and reads it again.
+    /// False when it did not, leaving the line to `event_line`, which reports anything this
+    /// pass could not take as it always has.
+    fn event_read_at_once(&mut self, line: u64, text: &str) -> bool {
+        let Some(kind) = leading_type(text) else { return false };
+        match kind {
+            "tool.execution_complete" => self.read_at_once(line, kind, text, Self::tool_complete),
+            "assistant.message" => self.read_at_once(line, kind, text, Self::assistant_message),
+            "session.usage_record" => self.read_at_once(line, kind, text, Self::usage_record),
+            "tool.execution_start" => self.read_at_once(line, kind, text, |parser, line, stamp, start| {
+                parser.tool_start(kind, line, stamp, start)
+            }),
+            _ => false,
+        }
+    }
+
+    fn read_at_once<'t, D: Deserialize<'t> + Default>(
+        &mut self,
+        line: u64,
+        kind: &str,
+        text: &'t str,
+        handle: impl FnOnce(&mut Self, u64, &str, D),
+    ) -> bool {
+        let Ok(event) = serde_json::from_str::<Envelope<'t, D>>(text) else { return false };
+        let stamp = event.timestamp.or_empty();
+        self.note_time(stamp);
+        handle(self, line, stamp, event.data.unwrap_or_default());
+        self.account_event(kind);
+        true
+    }
+
+    /// The line's time, where the log's first and last times are kept.
+    fn note_time(&mut self, stamp: &str) {
+        self.line_ms = time::parse_millis(stamp);
+        if let Some(millis) = self.line_ms {
+            let summary = &mut self.outcome.summary;
+            summary.first_event_ms = Some(summary.first_event_ms.map_or(millis, |first| first.min(millis)));
+            summary.last_event_ms = Some(summary.last_event_ms.map_or(millis, |last| last.max(millis)));
+        }
+    }
+
+    /// Accounts for a line whose event of type `kind` was read.
+    fn account_event(&mut self, kind: &str) {
         let account = &mut self.outcome.account;
         if self.emitter.rows > 0 {
             account.with_rows += 1;
@@ -270,7 +317,6 @@ impl LogParser<'_, '_> {
         } else {
             *account.unknown_types.entry(kind.to_string()).or_default() += 1;
         }
-        Ok(Ok(()))
     }
 
     fn bad_line(&mut self, line: &Line<'_>, reason: &str) {
@@ -296,10 +342,12 @@ impl LogParser<'_, '_> {
             "session.context_changed" => self.context_changed(line, stamp, data),
             "system.message" => self.system_message(line, stamp, data),
             "user.message" => self.user_message(line, stamp, envelope, data),
-            "assistant.message" => self.assistant_message(line, stamp, data),
+            "assistant.message" => read(data).map(|message| self.assistant_message(line, stamp, message)),
             "assistant.reasoning" => self.reasoning(line, stamp, data),
-            "tool.execution_start" | "tool.user_requested" => self.tool_start(kind, line, stamp, data),
-            "tool.execution_complete" => self.tool_complete(line, stamp, data),
+            "tool.execution_start" | "tool.user_requested" => {
+                read(data).map(|start| self.tool_start(kind, line, stamp, start))
+            }
+            "tool.execution_complete" => read(data).map(|complete| self.tool_complete(line, stamp, complete)),
             "permission.requested" => self.permission_requested(line, stamp, data),
             "permission.completed" | "permission.carriedForward" => self.permission_decision(kind, line, stamp, data),
             "session.permissions_changed" => self.permissions_changed(line, stamp, data),
@@ -312,7 +360,7 @@ impl LogParser<'_, '_> {
             "abort" | "session.error" | "session.warning" => self.problem(kind, line, stamp, data),
             "hook.start" | "hook.end" => self.hook(kind, line, stamp, data),
             "session.usage_checkpoint" => self.usage_checkpoint(line, stamp, data),
-            "session.usage_record" => self.usage_record(line, stamp, data),
+            "session.usage_record" => read(data).map(|record| self.usage_record(line, stamp, record)),
             "session.shutdown" => self.session_shutdown(line, stamp, envelope, data),
             _ => self.other_event(kind, line, stamp, data),
         }
@@ -413,6 +461,18 @@ impl LogParser<'_, '_> {
             self.outcome.summary.models.insert(model.to_string());
         }
     }
+}
+
+fn read<'a, T: Deserialize<'a>>(data: &'a str) -> serde_json::Result<T> {
+    serde_json::from_str(data)
+}
+
+/// The type of a line that starts with it, as the CLI writes every line (`{"type":"...`), when
+/// it holds no escape.
+fn leading_type(text: &str) -> Option<&str> {
+    let rest = text.strip_prefix(r#"{"type":""#)?;
+    let kind = &rest[..rest.find('"')?];
+    (!kind.contains('\\')).then_some(kind)
 }
 
 /// An event's row fields, read before its counters are counted: a lone surrogate in them is the

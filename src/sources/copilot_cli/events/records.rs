@@ -82,9 +82,11 @@ impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
     }
 }
 
-/// The top level of every line: `{id, parentId, timestamp, type, data, agentId?}`.
+/// The top level of every line: `{id, parentId, timestamp, type, data, agentId?}`, its data kept
+/// raw, or read as its type says when the line is read in one pass
+/// (`LogParser::event_read_at_once`).
 #[derive(Deserialize)]
-pub struct Envelope<'a> {
+pub struct Envelope<'a, D = &'a RawValue> {
     #[serde(rename = "type", borrow, default)]
     pub kind: Text<'a>,
     #[serde(borrow, default)]
@@ -93,8 +95,7 @@ pub struct Envelope<'a> {
     pub id: Text<'a>,
     #[serde(rename = "agentId", borrow, default)]
     pub agent_id: Text<'a>,
-    #[serde(borrow, default)]
-    pub data: Option<&'a RawValue>,
+    pub data: Option<D>,
 }
 
 #[derive(Deserialize, Default)]

@@ -460,3 +460,59 @@ fn the_sample_log_marks_its_rows() {
         ]
     );
 }
+
+/// A line whose type comes first, as the CLI writes it, is read in one pass
+/// (`LogParser::event_read_at_once`); with its type after its data, the usual way. Both give
+/// the same rows, marks and outcome, whatever the data holds (the quote of a bad line aside,
+/// and where the envelope itself fails, the column, which is the line's).
+#[test]
+fn a_line_read_in_one_pass_gives_what_the_usual_read_gives() {
+    let datas = [
+        r#"{"toolCallId":"c1","toolName":"bash","arguments":{"command":"ls -l"},"model":"gpt-5"}"#,
+        r#"{"toolCallId":"c1","toolName":"github-get_issue","mcpServerName":"github","mcpToolName":"get_issue"}"#,
+        r#"{"toolCallId":"c1","success":true,"result":{"content":"a\nb \"q\" \u00e9","detailedContent":"x"},"model":"gpt-5"}"#,
+        r#"{"toolCallId":"c1","success":false,"error":{"message":"denied"},"shellExecution":{"exitCode":2}}"#,
+        r#"{"content":"hi","model":"gpt-5","reasoningText":"think","toolRequests":[{"toolCallId":"c2","name":"view","arguments":{"path":"/a"}}]}"#,
+        r#"{"usage":{"model":"gpt-4.1","inputTokens":1001,"outputTokens":21,"cacheReadTokens":100,"reasoningTokens":5,"isByok":false}}"#,
+        r#"{"usage":5}"#,
+        r#"{"content":5,"toolCallId":{"a":1},"success":"maybe"}"#,
+        r#"{"toolRequests":"none"}"#,
+        r#"{"content":"lone \ud800 surrogate"}"#,
+        r#""a string""#,
+        "[1, 2]",
+        "7",
+        "null",
+        "{}",
+    ];
+    let kinds = ["tool.execution_start", "tool.execution_complete", "assistant.message", "session.usage_record"];
+    let columns = regex_lite::Regex::new(r"column \d+").unwrap();
+    let read = |line: &str, envelope_fails: bool| {
+        let (rows, marks, outcome) = parse_marked(&[line], true);
+        let rows: Vec<_> = (rows.into_iter())
+            .map(|row| {
+                let text = row.text.replace(line, "<line>");
+                let text = if envelope_fails { columns.replace_all(&text, "column _").into_owned() } else { text };
+                (row.turn_type, text, row.model, row.tool_name)
+            })
+            .collect();
+        (rows, marks, format!("{outcome:?}"))
+    };
+    for kind in kinds {
+        let tail = format!(r#""id":"e1","timestamp":"{LINE_STAMP}","parentId":null"#);
+        let mut pairs: Vec<(String, String, bool)> = (datas.iter())
+            .map(|data| {
+                let first = format!(r#"{{"type":"{kind}","data":{data},{tail}}}"#);
+                (first, format!(r#"{{"data":{data},"type":"{kind}",{tail}}}"#), false)
+            })
+            .collect();
+        pairs.push((format!(r#"{{"type":"{kind}",{tail}}}"#), format!(r#"{{{tail},"type":"{kind}"}}"#), false));
+        let (time, twice) = (r#""data":{},"timestamp":5"#, r#""data":{},"data":{}"#);
+        pairs.push((format!(r#"{{"type":"{kind}",{time}}}"#), format!(r#"{{{time},"type":"{kind}"}}"#), false));
+        pairs.push((format!(r#"{{"type":"{kind}",{twice}}}"#), format!(r#"{{{twice},"type":"{kind}"}}"#), true));
+        for (first, after, envelope_fails) in pairs {
+            assert_eq!(leading_type(&first), Some(kind));
+            assert_eq!(leading_type(&after), None);
+            assert_eq!(read(&first, envelope_fails), read(&after, envelope_fails), "{first}");
+        }
+    }
+}

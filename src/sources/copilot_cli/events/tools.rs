@@ -10,8 +10,7 @@ use super::{LogParser, RowParts};
 use crate::model::{RowMark, TurnType};
 
 impl LogParser<'_, '_> {
-    pub(super) fn tool_start(&mut self, kind: &str, line: u64, stamp: &str, data: &str) -> serde_json::Result<()> {
-        let start: ToolStart<'_> = serde_json::from_str(data)?;
+    pub(super) fn tool_start(&mut self, kind: &str, line: u64, stamp: &str, start: ToolStart<'_>) {
         let id = start.tool_call_id.or_empty();
         let name = start.tool_name.or_empty();
         if !name.is_empty() {
@@ -27,11 +26,9 @@ impl LogParser<'_, '_> {
             self.count_call(name);
             self.emit(line, stamp, RowParts::new(TurnType::ToolUse, text).model(start.model.or_empty()).tool(name, id));
         }
-        Ok(())
     }
 
-    pub(super) fn tool_complete(&mut self, line: u64, stamp: &str, data: &str) -> serde_json::Result<()> {
-        let complete: ToolComplete<'_> = serde_json::from_str(data)?;
+    pub(super) fn tool_complete(&mut self, line: u64, stamp: &str, complete: ToolComplete<'_>) {
         let id = complete.tool_call_id.or_empty();
         let failed = complete.success.get() == Some("false");
         let mut text = String::new();
@@ -60,7 +57,6 @@ impl LogParser<'_, '_> {
         self.note_model(model);
         let mark = if failed { RowMark::FailedToolResult } else { RowMark::Plain };
         self.emit(line, stamp, RowParts::new(TurnType::ToolResult, text).model(model).tool(&name, id).mark(mark));
-        Ok(())
     }
 
     pub(super) fn permission_requested(&mut self, line: u64, stamp: &str, data: &str) -> serde_json::Result<()> {
