@@ -22,7 +22,7 @@ use crate::model::RowSink;
 use crate::outputs::{self, ROWS_CSV, ROWS_JSONL, ROWS_PER_PART, SESSION_MD};
 use crate::page_cache::{self, PageCache};
 use crate::protocol::{
-    Answer, CacheReport, FileAt, Give, HandOver, HandOverStep, IN_PARTS_GIVEN_WHOLE_MAX_BYTES,
+    AfterMetadata, Answer, CacheReport, FileAt, Give, HandOver, HandOverStep, IN_PARTS_GIVEN_WHOLE_MAX_BYTES,
     LOG_GIVEN_WHOLE_MAX_BYTES, LogCache, LogToGive, Need, Request, SessionShown,
 };
 use crate::search::Matches;
@@ -121,10 +121,6 @@ impl PlannedRun {
             };
             files.push(FileAt { root, path: path.to_string() });
         }
-        let late: Vec<FileAt> = (planned.late_metadata_files())
-            .filter(|(root, _)| given_by_page(*root))
-            .map(|(root, path)| FileAt { root, path: path.to_string() })
-            .collect();
         // The stores first: they are read as soon as they are in, while the rest comes; a
         // store in a zip is read with the zip's other small files.
         let stores: Vec<FileAt> =
@@ -169,7 +165,7 @@ impl PlannedRun {
             ]),
             now(vec![Give::Bytes { files: small }]),
             // The files read after the logs come while the logs are parsed.
-            now(vec![Give::Logs { logs }, Give::Times, Give::Bytes { files: late }]),
+            now(vec![Give::Logs { logs }, Give::Times, Give::Late]),
             // The browser charges the page for a picked File's time and for each File handed
             // over, as much as the analysis' own reads: the new entries' times and the rest
             // (for the report's sizes and long texts) wait for the end.
@@ -223,9 +219,9 @@ impl PlannedRun {
         self.stores = Stores::Read;
     }
 
-    /// Step 2: every file but the logs. Returns the next step and the files handed over as
-    /// bytes whose modification times the rows need.
-    pub fn read_metadata(mut self) -> (ParsingRun, Vec<FileAt>) {
+    /// Step 2: every file but the logs. Returns the next step and what the page is to give
+    /// of step 3 besides the logs.
+    pub fn read_metadata(mut self) -> (ParsingRun, AfterMetadata) {
         for (root, browser_root) in self.roots.roots.iter_mut().enumerate() {
             if let BrowserRoot::Zip(zip) = browser_root {
                 // Those read after the logs too: one pass in the archive's order.
@@ -239,12 +235,18 @@ impl PlannedRun {
             self.read_stores();
         }
         let PlannedRun { planned, mut roots, cache, .. } = self;
+        let late_planned = planned.late_metadata_files().count();
         let parsing = planned.read_metadata(&mut roots);
-        let needed =
-            parsing.files_needing_times().map(|(root, path)| FileAt { root, path: path.to_string() }).collect();
+        let file_at = |(root, path): (usize, &str)| FileAt { root, path: path.to_string() };
+        let times = parsing.files_needing_times().map(file_at).collect();
+        let given_by_page = |root: usize| matches!(roots.roots.get(root), Some(BrowserRoot::Files(_)));
+        let late: Vec<FileAt> =
+            parsing.late_metadata_files().filter(|(root, _)| given_by_page(*root)).map(file_at).collect();
+        // The files the metadata showed hold nothing are not read: the progress counts without them.
+        roots.progress.not_reading(late_planned - parsing.late_metadata_files().count());
         let logs = LogQueue::new(&parsing);
         let left = logs.tasks().len();
-        (ParsingRun { parsing, roots, cache, table: RowTable::default(), logs, left }, needed)
+        (ParsingRun { parsing, roots, cache, table: RowTable::default(), logs, left }, AfterMetadata { times, late })
     }
 }
 

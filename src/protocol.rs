@@ -183,13 +183,26 @@ pub enum Give {
     BytesUpTo { files: Vec<FileAt>, max_bytes: u64 },
     /// The logs, in any order, read ahead of the parser by a bounded number of bytes.
     Logs { logs: Vec<LogToGive> },
-    /// The modification times of the files `read_metadata` names.
+    /// The modification times of the files `read_metadata` names (`AfterMetadata::times`).
     Times,
+    /// As `Bytes`, the files read after the logs that `read_metadata` names (`AfterMetadata::late`).
+    Late,
     /// The modification times of the logs of `Logs` marked `LogCache::Recorded`
     /// (`give_log_time`), for their entries.
     LogTimes,
     /// Every other file of the folder roots, as Files in parts.
     Rest,
+}
+
+/// What `read_metadata` asks the page for while the logs are parsed: the metadata has said which
+/// files' times the rows need, and which files read after the logs hold something.
+#[derive(Serialize, Debug, PartialEq, Eq)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct AfterMetadata {
+    /// For `Give::Times`.
+    pub times: Vec<FileAt>,
+    /// For `Give::Late`.
+    pub late: Vec<FileAt>,
 }
 
 /// A file by its root's number and its path in the root.
@@ -448,6 +461,7 @@ mod tests {
             HandOverStep::decl(&config),
             Give::decl(&config),
             FileAt::decl(&config),
+            AfterMetadata::decl(&config),
             LogToGive::decl(&config),
             LogCache::decl(&config),
             CacheReport::decl(&config),

@@ -290,8 +290,9 @@ impl Engine {
     }
 
     /// Reads every file but the event logs (the page has handed over the `files` and `small`
-    /// files `begin` named). Returns the files handed over as bytes whose modification times
-    /// the rows need, `protocol::FileAt`s: the page gives them (`give_time`) before `finish`.
+    /// files `begin` named). Returns a `protocol::AfterMetadata`: the files handed over as bytes
+    /// whose modification times the rows need (the page gives them, `give_time`, before
+    /// `finish`), and the files read after the logs that hold something.
     pub fn read_metadata(&mut self) -> Result<JsValue, JsError> {
         let Stage::Planned(run) = self.take_stage() else {
             return Err(js_error("begin the analysis first"));

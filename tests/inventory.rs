@@ -253,8 +253,9 @@ fn the_report_names_every_skipped_key_and_the_secret_files_stay_unread() {
         (".copilot/skills/deploy/SKILL.md".to_string(), ("skill", "read")),
         (session(SESSION_A, "plan.md"), ("plan", "read")),
         (session(SESSION_A, "checkpoints/index.md"), ("checkpoints_index", "read")),
-        (session(SESSION_B, "checkpoints/index.md"), ("checkpoints_index", "read")),
-        (session(SESSION_C, "checkpoints/index.md"), ("checkpoints_index", "read")),
+        // Their workspace.yaml counts no compaction (summary_count: 0): the table is empty.
+        (session(SESSION_B, "checkpoints/index.md"), ("checkpoints_index", "not_needed")),
+        (session(SESSION_C, "checkpoints/index.md"), ("checkpoints_index", "not_needed")),
         (session(SESSION_A, "files/notes.md"), ("artifact", "listed")),
         (session(SESSION_A, "files/out/report.csv"), ("artifact", "listed")),
         (".copilot/config.json".to_string(), ("secret", "not_read_secret")),

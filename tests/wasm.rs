@@ -112,7 +112,7 @@ fn engine_run(files: &[(&str, &[u8])]) -> Engine {
     let plan = js(engine.begin(Function::new_no_args("")).map_err(fails).unwrap());
     // The hand-over's steps: the files besides the logs (those read in parts as Files, or as
     // bytes while small; then the others as bytes), the logs beside the times and the files
-    // read after the logs, and once the analysis is done the times of the logs the cache made
+    // read after the logs (both named by `read_metadata`), and once the analysis is done the times of the logs the cache made
     // entries for (none here: no cache), then the rest.
     let steps = plan["steps"].as_array().unwrap();
     let hows: Vec<(bool, Vec<&str>)> = (steps.iter())
@@ -127,7 +127,7 @@ fn engine_run(files: &[(&str, &[u8])]) -> Engine {
         [
             now(&["files", "bytes_up_to"]),
             now(&["bytes"]),
-            now(&["logs", "times", "bytes"]),
+            now(&["logs", "times", "late"]),
             (true, vec!["log_times"]),
             (true, vec!["rest"])
         ]
@@ -139,13 +139,6 @@ fn engine_run(files: &[(&str, &[u8])]) -> Engine {
         &steps[1]["parts"][0]["files"],
         &steps[2]["parts"][0]["logs"],
     );
-    let late: Vec<&str> =
-        (steps[2]["parts"][2]["files"].as_array().unwrap().iter()).map(|file| file["path"].as_str().unwrap()).collect();
-    let give_late = |engine: &mut Engine| {
-        for path in &late {
-            engine.give_bytes(0, path.to_string(), bytes_of(path)).map_err(fails).unwrap();
-        }
-    };
     // The metadata is read once the first two steps are given.
     assert_eq!(need(&engine), json!({"need": "files", "given": 2}));
     let mut handed: Vec<&str> = (pages.as_array().unwrap().iter())
@@ -156,9 +149,17 @@ fn engine_run(files: &[(&str, &[u8])]) -> Engine {
     for path in &handed {
         engine.give_bytes(0, path.to_string(), bytes_of(path)).map_err(fails).unwrap();
     }
-    for file in js(engine.read_metadata().map_err(fails).unwrap()).as_array().unwrap() {
+    let asked = js(engine.read_metadata().map_err(fails).unwrap());
+    for file in asked["times"].as_array().unwrap() {
         engine.give_time(0, file["path"].as_str().unwrap(), FIXED_MTIME_MS as f64).map_err(fails).unwrap();
     }
+    let late: Vec<&str> =
+        (asked["late"].as_array().unwrap().iter()).map(|file| file["path"].as_str().unwrap()).collect();
+    let give_late = |engine: &mut Engine| {
+        for path in &late {
+            engine.give_bytes(0, path.to_string(), bytes_of(path)).map_err(fails).unwrap();
+        }
+    };
     for (index, log) in logs.as_array().unwrap().iter().enumerate().rev() {
         assert_eq!(need(&engine), json!({"need": "logs", "left": index + 1}));
         assert_eq!(log["index"], index);

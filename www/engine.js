@@ -23,6 +23,7 @@ const RUNS_AT_ONCE = 2;
 // The values are the Rust boundary's types (www/types.d.ts, generated from src/protocol.rs).
 /** @typedef {import('./types').EngineFacts} EngineFacts */
 /** @typedef {import('./types').FileAt} FileAt */
+/** @typedef {import('./types').AfterMetadata} AfterMetadata */
 /** @typedef {import('./types').Give} Give */
 /** @typedef {import('./types').HandOver} HandOver */
 /** @typedef {import('./types').LogToGive} LogToGive */
@@ -151,11 +152,11 @@ export class EngineClient {
       this.onProgress(message);
       return;
     }
-    if (message.type === 'serve' || message.type === 'consumed' || message.type === 'times') {
+    if (message.type === 'serve' || message.type === 'consumed' || message.type === 'after-metadata') {
       const entry = this.pending.get(message.id);
       if (!entry) return;
       if (message.type === 'consumed') entry.server.consumed(message.bytes);
-      else if (message.type === 'times') entry.server.askTimes(message.files);
+      else if (message.type === 'after-metadata') entry.server.afterMetadata({ times: message.times, late: message.late });
       else entry.server.serve(message.hand_over).catch((error) => this.crash(`handing the files over failed: ${error.message || error}`));
       return;
     }
@@ -402,7 +403,8 @@ class FileServer {
     this.waiting = [];
     /** @type {LogToGive[]} the logs the engine asked for */
     this.logs = [];
-    this.timesAsked = new Promise((resolve) => (this.askTimes = resolve));
+    /** @type {Promise<AfterMetadata>} what the worker asks for once it has read the metadata */
+    this.metadataRead = new Promise((resolve) => (this.afterMetadata = resolve));
     this.analysisDone = new Promise((resolve) => (this.done = resolve));
   }
 
@@ -432,7 +434,9 @@ class FileServer {
       case 'logs':
         return this.giveLogs(part.logs);
       case 'times':
-        return this.giveTimes(await this.timesAsked);
+        return this.giveTimes((await this.metadataRead).times);
+      case 'late':
+        return this.giveBytes((await this.metadataRead).late);
       case 'log_times':
         return this.giveLogTimes();
       case 'rest':

@@ -116,9 +116,19 @@ after_done: boolean,
  */
 parts: Array<Give>, };
 
-export type Give = { "how": "files", files: Array<FileAt>, } | { "how": "bytes", files: Array<FileAt>, } | { "how": "bytes_up_to", files: Array<FileAt>, max_bytes: number, } | { "how": "logs", logs: Array<LogToGive>, } | { "how": "times" } | { "how": "log_times" } | { "how": "rest" };
+export type Give = { "how": "files", files: Array<FileAt>, } | { "how": "bytes", files: Array<FileAt>, } | { "how": "bytes_up_to", files: Array<FileAt>, max_bytes: number, } | { "how": "logs", logs: Array<LogToGive>, } | { "how": "times" } | { "how": "late" } | { "how": "log_times" } | { "how": "rest" };
 
 export type FileAt = { root: number, path: string, };
+
+export type AfterMetadata = { 
+/**
+ * For `Give::Times`.
+ */
+times: Array<FileAt>, 
+/**
+ * For `Give::Late`.
+ */
+late: Array<FileAt>, };
 
 export type LogToGive = { 
 /**

@@ -2,19 +2,20 @@
 // are handed over by the page while the analysis runs (see engine.js); Files are read lazily,
 // a slice at a time, with FileReaderSync (which exists only in a Worker).
 // The messages: {type:'init', module} -> {type:'ready', facts}; {type:'analyze', id, options,
-// roots, cache} -> 'serve' (the engine's HandOver), then the page's {type:'give', id, kind, ...} (the
-// files, and 'step-given' after each step) as the engine's Need asks, -> 'times', 'progress',
-// 'consumed', 'done', 'settled'; {type:'ask', id, request} -> {type:'result', id, value} (the
-// Answer's value, a Blob for a file); {type:'inflate', id, buffer, entries} -> {type:'inflated',
-// id, items} (the second worker's); {type:'bill', id, files, user} -> {type:'result', id, value}
-// (usage reports read here as text); {type:'cache', id, op, root} -> {type:'result', id, value}
-// (the page's cache, cache.js: clear, forget, contents); an analysis's `cache` is its input's key
-// there, and 'done' says what the cache did. Errors -> {type:'error', id, message}, or
-// {type:'crash', message} when the instance trapped.
+// roots, cache} -> 'serve' (the engine's HandOver), then the page's {type:'give', id, kind, ...}
+// (the files, and 'step-given' after each step) as the engine's Need asks, -> 'after-metadata'
+// (what it asks for once the metadata is read), 'progress', 'consumed', 'done', 'settled';
+// {type:'ask', id, request} -> {type:'result', id, value} (the Answer's value, a Blob for a file);
+// {type:'inflate', id, buffer, entries} -> {type:'inflated', id, items} (the second worker's);
+// {type:'bill', id, files, user} -> {type:'result', id, value} (usage reports read here as text);
+// {type:'cache', id, op, root} -> {type:'result', id, value} (the page's cache, cache.js: clear,
+// forget, contents); an analysis's `cache` is its input's key there, and 'done' says what the cache
+// did. Errors -> {type:'error', id, message}, or {type:'crash', message} when the instance trapped.
 // The values are the Rust boundary's types (www/types.d.ts, generated from src/protocol.rs).
 /** @typedef {import('./types').EngineFacts} EngineFacts */
 /** @typedef {import('./types').HandOver} HandOver */
 /** @typedef {import('./types').FileAt} FileAt */
+/** @typedef {import('./types').AfterMetadata} AfterMetadata */
 /** @typedef {import('./types').Give} Give */
 /** @typedef {import('./types').Need} Need */
 /** @typedef {import('./types').Request} Request */
@@ -239,7 +240,9 @@ async function analyzeUntilSettled({ id, options, roots, cache: cacheKey }) {
       const wanted = need.given;
       await until(() => stepsGiven >= wanted);
       lap('small_files');
-      self.postMessage({ type: 'times', id, files: fresh.read_metadata().map(forPage) });
+      /** @type {AfterMetadata} */
+      const asked = fresh.read_metadata();
+      self.postMessage({ type: 'after-metadata', id, times: asked.times.map(forPage), late: asked.late.map(forPage) });
       lap('other_files');
     } else if (need.need === 'logs') {
       // Every log, in the order the page hands them over.

@@ -256,6 +256,12 @@ impl Parsing {
         }
     }
 
+    /// The files step 4 reads whole before the joins (`Role::LateMetadata`), `(root, listed
+    /// path)`, now that the metadata has said which of them hold nothing (`Importing::not_needed`).
+    pub fn late_metadata_files(&self) -> impl Iterator<Item = (usize, &str)> {
+        self.state.late_metadata_files()
+    }
+
     /// Files whose rows are at their modification time, where the listing did not give it
     /// (see `set_file_time`).
     pub fn files_needing_times(&self) -> impl Iterator<Item = (usize, &str)> {

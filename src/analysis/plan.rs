@@ -224,11 +224,10 @@ impl Planned {
     }
 
     /// The files step 4 reads whole before the joins (`Role::LateMetadata`), `(root, listed
-    /// path)`: a browser reads them while the logs are parsed.
+    /// path)`, as far as the plan knows: the metadata may show some hold nothing
+    /// (`Parsing::late_metadata_files`).
     pub fn late_metadata_files(&self) -> impl Iterator<Item = (usize, &str)> {
-        (self.state.read_files())
-            .filter(|(_, file)| Step::Joins.imports(file.kind.role))
-            .map(|(_, file)| (file.root, file.listed_path.as_str()))
+        self.state.late_metadata_files()
     }
 
     /// The files of the stores, `(root, listed path)`.
@@ -300,6 +299,23 @@ impl Step {
 }
 
 impl State {
+    pub(super) fn late_metadata_files(&self) -> impl Iterator<Item = (usize, &str)> {
+        (self.read_files())
+            .filter(|(_, file)| Step::Joins.imports(file.kind.role))
+            .map(|(_, file)| (file.root, file.listed_path.as_str()))
+    }
+
+    /// A file an importer says holds nothing (`Importing::not_needed`): not read, if it was
+    /// still to be read after the logs.
+    fn not_needed(&mut self, home: usize, path: &str, why: String) {
+        let Some(index) = self.file_index(home, path) else { return };
+        let file = &mut self.files[index];
+        if file.status == FileStatus::Read && file.kind.role == Role::LateMetadata {
+            file.status = FileStatus::NotNeeded;
+            file.message = Some(format!("not read: {why}"));
+        }
+    }
+
     /// `Planned::set_file_facts`, also for the files read after the logs (`Parsing::set_file_facts`).
     pub(super) fn set_file_facts(
         &mut self,
@@ -375,6 +391,7 @@ impl State {
                 home: self.homes[home].facts_of(source.agent()),
                 rows: Vec::new(),
                 dated: false,
+                not_needed: Vec::new(),
             };
             let imported = match input {
                 Input::Bytes(bytes) => source.import(MetadataInput::Bytes(&bytes), &mut into),
@@ -384,7 +401,10 @@ impl State {
                 Input::Listed => source.import(MetadataInput::Listed, &mut into),
                 Input::Database(database) => source.import(MetadataInput::Database(&database.connection), &mut into),
             };
-            let (rows, dated) = (into.rows, into.dated);
+            let (rows, dated, not_needed) = (into.rows, into.dated, into.not_needed);
+            for (path, why) in not_needed {
+                self.not_needed(home, &path, why);
+            }
             // A browser gives the times a file's rows need before the logs (`files_needing_times`).
             debug_assert!(
                 step == Step::Metadata || !dated && rows.iter().all(|row| !row.at_file_time),
@@ -447,4 +467,53 @@ enum Input<'a> {
     Stream(Box<dyn std::io::Read + 'a>),
     Listed,
     Database(store::OpenDatabase),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::memory::{MemoryRoot, MemoryRoots};
+
+    /// A checkpoint table with one row, which the CLI writes at a compaction.
+    const ONE_CHECKPOINT: &str =
+        "# Checkpoint History\n\n| # | Title | File |\n|---|-------|------|\n| 1 | Ship it | 001-ship-it.md |\n";
+
+    #[test]
+    fn a_checkpoint_table_is_read_unless_its_workspace_counts_no_compaction() {
+        let folder = |id: char| format!(".copilot/session-state/{id}0000000-0000-4000-8000-000000000001");
+        let workspace = |count: &str| format!("id: x\ncwd: /srv/proj\n{count}created_at: 2026-10-01T09:00:00.000Z\n");
+        let mut home = MemoryRoot::new("home");
+        // a: none (the table is the header alone as the CLI writes it; this one is not, to show it
+        // goes unread); b: one; c: an older workspace.yaml without the count; d: none at all.
+        for (id, count) in
+            [('a', Some("summary_count: 0\n")), ('b', Some("summary_count: 1\n")), ('c', Some("")), ('d', None)]
+        {
+            if let Some(count) = count {
+                home.insert(&format!("{}/workspace.yaml", folder(id)), workspace(count), Some(0));
+            }
+            home.insert(&format!("{}/checkpoints/index.md", folder(id)), ONE_CHECKPOINT, Some(0));
+        }
+        let mut reader = MemoryRoots(vec![home]);
+        let parsing = Planned::new(reader.listings(), Options::default()).unwrap().read_metadata(&mut reader);
+        // What a browser is asked for while the logs are parsed.
+        let late: Vec<&str> = parsing.late_metadata_files().map(|(_, path)| path).collect();
+        let index = |id| format!("{}/checkpoints/index.md", folder(id));
+        assert_eq!(late, [index('b'), index('c'), index('d')]);
+
+        let outputs = parsing.finish(&mut reader, &mut Vec::new());
+        let status = |id| {
+            let file = outputs.report.files.iter().find(|file| file.path == index(id)).unwrap();
+            (file.status, file.message.as_deref())
+        };
+        let why = "not read: its session's workspace.yaml counts no compaction (summary_count: 0)";
+        assert_eq!(status('a'), (FileStatus::NotNeeded, Some(why)));
+        for id in ['b', 'c', 'd'] {
+            assert_eq!(status(id), (FileStatus::Read, None));
+        }
+        let titles: Vec<(char, &[String])> = (outputs.sessions.iter())
+            .map(|record| (record.session_id.chars().next().unwrap(), record.checkpoint_titles.as_slice()))
+            .collect();
+        let shipped = ["Ship it".to_string()];
+        assert_eq!(titles, [('a', &[][..]), ('b', &shipped[..]), ('c', &shipped[..]), ('d', &shipped[..])]);
+    }
 }

@@ -181,6 +181,12 @@ pub struct ProgressState {
 }
 
 impl Progress {
+    /// Files planned to be read that turned out not to be needed: the total counts without them.
+    pub fn not_reading(&self, files: usize) {
+        let mut state = self.state.borrow_mut();
+        state.files_total = state.files_total.saturating_sub(files as u32);
+    }
+
     /// A file the worker read itself and handed over whole.
     pub fn add_file(&self, root: usize, path: &str, bytes: f64) {
         let first = {

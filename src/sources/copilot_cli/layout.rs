@@ -98,6 +98,9 @@ pub const INSTRUCTIONS: FileKind = kind("instructions", Role::Metadata, false);
 pub const PLUGIN_MANIFEST: FileKind = kind("plugin_manifest", Role::Metadata, false);
 pub const PLAN: FileKind = kind("plan", Role::LateMetadata, false);
 pub const CHECKPOINTS_INDEX: FileKind = kind("checkpoints_index", Role::LateMetadata, false);
+/// Where a session folder's `WORKSPACE` and `CHECKPOINTS_INDEX` are in it.
+pub const WORKSPACE_FILE: &str = "workspace.yaml";
+pub const CHECKPOINTS_INDEX_FILE: &str = "checkpoints/index.md";
 /// A session's artifact (`files/`): named in its record, never read.
 pub const ARTIFACT: FileKind = kind("artifact", Role::Listed, false);
 
@@ -134,11 +137,11 @@ fn classify_in_copilot_dir<'a>(path: &'a str, dir: &str, rest: &'a str) -> Class
         {
             let kind = match file {
                 "events.jsonl" => EVENTS_LOG,
-                "workspace.yaml" => WORKSPACE,
+                WORKSPACE_FILE => WORKSPACE,
                 "vscode.metadata.json" => VSCODE_METADATA,
                 "rewind-file-snapshots/index.json" => SNAPSHOTS,
                 "plan.md" => PLAN,
-                "checkpoints/index.md" => CHECKPOINTS_INDEX,
+                CHECKPOINTS_INDEX_FILE => CHECKPOINTS_INDEX,
                 _ if file.strip_prefix("files/").is_some_and(|name| !name.is_empty()) => ARTIFACT,
                 _ => FileKind::NOT_WANTED,
             };

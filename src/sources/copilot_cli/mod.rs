@@ -32,8 +32,8 @@ use crate::sources::log::{LogContext, LogEnd, LogOutcome};
 use crate::usage::ledger::SessionLedger;
 use crate::usage::rates::RateTable;
 use layout::{
-    ARTIFACT, CHECKPOINTS_INDEX, HISTORY, HISTORY_SESSION, PERMISSIONS, PLAN, SETTINGS, SIDEBAR, SNAPSHOTS,
-    VSCODE_METADATA, WORKSPACE,
+    ARTIFACT, CHECKPOINTS_INDEX, CHECKPOINTS_INDEX_FILE, HISTORY, HISTORY_SESSION, PERMISSIONS, PLAN, SETTINGS,
+    SIDEBAR, SNAPSHOTS, VSCODE_METADATA, WORKSPACE, WORKSPACE_FILE,
 };
 
 use super::{Classified, HomeLayout, Importing, LogAgain, MetadataInput, Source, StoreSupport};
@@ -72,6 +72,13 @@ impl Source for CopilotCli {
                 let rows = parsed.rows(session_id, into.session_has_log);
                 let facts = into.session(session_id, "workspace.yaml");
                 parsed.claim(facts);
+                if parsed.compactions() == Some(0)
+                    && let Some(folder) = into.path.strip_suffix(WORKSPACE_FILE)
+                {
+                    // Its checkpoint table is the header alone: a browser pays for every file read.
+                    let why = "its session's workspace.yaml counts no compaction (summary_count: 0)";
+                    into.not_needed(format!("{folder}{CHECKPOINTS_INDEX_FILE}"), why.to_string());
+                }
                 rows
             }
             VSCODE_METADATA => {

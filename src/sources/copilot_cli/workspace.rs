@@ -35,6 +35,12 @@ impl Workspace {
         Some(self.text("name")).filter(|name| !name.is_empty()).unwrap_or_else(|| self.text("summary"))
     }
 
+    /// How many times the session was compacted (`summary_count`), if the file says: each
+    /// compaction adds a checkpoint to `checkpoints/index.md`.
+    pub fn compactions(&self) -> Option<u64> {
+        self.text("summary_count").parse().ok()
+    }
+
     pub fn is_synced(&self) -> bool {
         !self.text("mc_session_id").is_empty()
     }

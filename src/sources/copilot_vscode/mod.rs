@@ -321,6 +321,7 @@ mod tests {
             home: &mut home,
             rows: Vec::new(),
             dated: false,
+            not_needed: Vec::new(),
         };
         CopilotVscode.import(MetadataInput::Database(connection), &mut into)?;
         Ok(sessions
