@@ -264,17 +264,12 @@ pub struct Importing<'a> {
     /// Set when the outputs show the file's modification time (a browser then sends it).
     pub dated: bool,
     /// Files of the same home read after the logs (`Role::LateMetadata`) that this file shows
-    /// hold nothing, by path in the home, with why: they are not read (`Importing::not_needed`).
+    /// hold nothing it does not already say, by path in the home, with why: they are not read
+    /// (a browser pays for each file it reads).
     pub not_needed: Vec<(String, String)>,
 }
 
 impl Importing<'_> {
-    /// Says that the file at `path` (in this file's home, read after the logs) holds nothing
-    /// this file does not already say, so it is not read: a browser pays for each file it reads.
-    pub fn not_needed(&mut self, path: String, why: String) {
-        self.not_needed.push((path, why));
-    }
-
     /// A session's facts, noting where it was found.
     pub fn session(&mut self, session_id: &str, found_in: &'static str) -> &mut SessionFacts {
         session_entry(self.sessions, session_id, self.home_index, self.agent, found_in)

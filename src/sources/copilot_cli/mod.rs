@@ -77,7 +77,7 @@ impl Source for CopilotCli {
                 {
                     // Its checkpoint table is the header alone: a browser pays for every file read.
                     let why = "its session's workspace.yaml counts no compaction (summary_count: 0)";
-                    into.not_needed(format!("{folder}{CHECKPOINTS_INDEX_FILE}"), why.to_string());
+                    into.not_needed.push((format!("{folder}{CHECKPOINTS_INDEX_FILE}"), why.to_string()));
                 }
                 rows
             }
