@@ -87,7 +87,7 @@ for name, run, same in zip(names, a[:4], outputs):
     print(f"{name:<26} {wall:>7.2f} {100 * wall / cold:>6.0f}% {cpu:>6.2f} {100 * cpu / cold_cpu:>6.0f}% {kib / 1024:>8.1f}  {same}")
 EOF
 echo "cache: $(du -sh "$cache" | cut -f1) in $(find "$cache" -name '*.entry' | wc -l) entries"
-# What no cache takes away: listing, the keys' reads, the entries' reads, the outputs' writes.
+# What no cache takes away: listing (an unchanged log's check), the other files' reads, the entries' reads, the outputs' writes.
 echo "the least a cached run does (examples/cache_floor.rs, on the unchanged home):"
 output_bytes=$(cat "$work"/unchanged/* | wc -c)
 "$floor" "$work/home" "$cache" "$output_bytes" "$work/floor.out" | awk -v cold="$cold_s" '{ printf "  %s (%.0f%% of cold)\n", $0, 100 * $1 / cold }'

@@ -3,6 +3,7 @@
 //! it holds allows, and the finished analysis as the views query it (a row table, the outputs,
 //! and the inputs kept to read long texts again). `crate::wasm` exports it.
 
+use std::borrow::Cow;
 use std::cell::{RefCell, RefMut};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::SeekFrom;
@@ -13,7 +14,7 @@ use web_sys::Blob;
 use crate::analysis::{
     LateSizes, LogInput, LogJob, LogQueue, LogTask, Options, Outputs, ParsedLog, Parsing, Planned, Released, StoreCache,
 };
-use crate::cache::{ENDS_BYTES, EntryAfter, FileKey, Purpose, RunCache, Stored, entry_name};
+use crate::cache::{ENDS_BYTES, EntryAfter, FileKey, Keyed, Purpose, RunCache, Stat, Stored, entry_name};
 use crate::facts::files::Role;
 use crate::input::RootListing;
 use crate::input::browser::{BrowserFile, BrowserRoot, BrowserRoots, SourceReader};
@@ -22,7 +23,7 @@ use crate::model::RowSink;
 use crate::outputs::{self, ROWS_CSV, ROWS_JSONL, ROWS_PER_PART, SESSION_MD};
 use crate::page_cache::{self, PageCache};
 use crate::protocol::{
-    AfterMetadata, Answer, CacheReport, FileAt, Give, HandOver, HandOverStep, IN_PARTS_GIVEN_WHOLE_MAX_BYTES,
+    AfterMetadata, Answer, CacheReport, FileAt, FileStat, Give, HandOver, HandOverStep, IN_PARTS_GIVEN_WHOLE_MAX_BYTES,
     LOG_GIVEN_WHOLE_MAX_BYTES, LogCache, LogToGive, Need, Request, SessionShown,
 };
 use crate::search::Matches;
@@ -142,17 +143,21 @@ impl PlannedRun {
                     }
                     _ => (given_by_page(root), None),
                 };
-                let cache = match &cache {
+                let (cache, unread_if) = match &cache {
                     Some(Cached { cache, labels }) if given_by_page(root) => {
-                        if cache.has_entry(&entry_name(&labels[root], path, Purpose::Analyze)) {
-                            LogCache::Keyed
+                        let name = entry_name(&labels[root], path, Purpose::Analyze);
+                        if cache.has_entry(&name) {
+                            let unread_if = cache
+                                .unread_if(&name)
+                                .and_then(|stat| Some(FileStat { size: stat.size, modified: stat.modified_ms? }));
+                            (LogCache::Keyed, unread_if)
                         } else {
-                            LogCache::Recorded
+                            (LogCache::Recorded, None)
                         }
                     }
-                    _ => LogCache::None,
+                    _ => (LogCache::None, None),
                 };
-                LogToGive { index, root, path: path.to_string(), given, entry, cache }
+                LogToGive { index, root, path: path.to_string(), given, entry, cache, unread_if }
             })
             .collect();
         let now = |parts| HandOverStep { after_done: false, parts };
@@ -306,33 +311,43 @@ impl ParsingRun {
                 match cache {
                     Some(Cached { cache, labels }) => {
                         let key = page_cache::key_of_bytes(&labels[task.root], &task.listed_path, None, &bytes);
-                        through_cache(cache, job, &key, modified_ms, LogInput::Bytes(&bytes), options, rows).0
+                        let entry = cache.entry(&key.name(Purpose::Analyze)).map(Cow::into_owned);
+                        let keyed = Keyed { key, entry, unread: false };
+                        through_cache(cache, job, keyed, modified_ms, LogInput::Bytes(&bytes), options, rows).0
                     }
                     None => job.parse_bytes(&bytes, options, rows),
                 }
             }
             GivenLog::File(blob) => {
                 let (task_root, task_path) = (task.root, task.listed_path.clone());
-                let key = cache.as_ref().and_then(|cached| {
-                    let key = key_of_ends(
-                        &cached.labels[task.root],
-                        &task.listed_path,
-                        &BrowserFile::Blob(blob.clone()),
-                        blob.size() as u64,
-                        None,
-                    )?;
-                    Some((key, time_of(&blob)))
+                // Its entry stands for it when its size and time are as the entry says (the
+                // page handed it over unread so); else its two ends are read here.
+                let keyed = cache.as_ref().and_then(|cached| {
+                    let (label, size, time) = (&cached.labels[task.root], blob.size() as u64, time_of(&blob));
+                    let name = entry_name(label, &task.listed_path, Purpose::Analyze);
+                    let now = Stat { size, modified_ms: time };
+                    let (entry, unread_key) = cached.cache.entry_and_key(&name, (label, &task.listed_path), now);
+                    let keyed = match unread_key {
+                        Some(key) => Keyed { key, entry, unread: true },
+                        None => {
+                            let file = BrowserFile::Blob(blob.clone());
+                            let key = key_of_ends(label, &task.listed_path, &file, size, None)?;
+                            Keyed { key, entry, unread: false }
+                        }
+                    };
+                    Some((keyed, time))
                 });
                 if let Some(BrowserRoot::Files(files)) = self.roots.roots.get_mut(task.root) {
                     files.insert(task.listed_path.clone(), BrowserFile::Blob(blob));
                 }
-                match (cache, key) {
-                    (Some(Cached { cache, .. }), Some((key, time))) => {
+                match (cache, keyed) {
+                    (Some(Cached { cache, .. }), Some((keyed, time))) => {
+                        let size = keyed.key.size;
                         let (parsed, through_entry) =
-                            through_cache(cache, job, &key, time, LogInput::Reader(&mut self.roots), options, rows);
+                            through_cache(cache, job, keyed, time, LogInput::Reader(&mut self.roots), options, rows);
                         if through_entry {
                             // Not opened, but done: the progress counts it as read.
-                            self.roots.progress.add_file(task_root, &task_path, key.size as f64);
+                            self.roots.progress.add_file(task_root, &task_path, size as f64);
                         }
                         parsed
                     }
@@ -395,24 +410,24 @@ pub struct Done {
 
 /// A log through the page's cache (`LogJob::through_cache`): its entry replayed when it can be
 /// (and the log parsed on from where it ended when it only grew), else parsed, the entry kept
-/// for the next run. `key` leaves the log's time out: the pack keeps it beside the entry
+/// for the next run. The key leaves the log's time out: the pack keeps it beside the entry
 /// (`PageCache::time_of`), and `time` is the log's now, if the page gave it with the log (it
 /// gives a new log's after the analysis, `Give::LogTimes`). Says whether the log was read
 /// through its entry (not opened whole).
 fn through_cache(
     cache: &mut PageCache,
     job: LogJob,
-    key: &FileKey,
+    Keyed { key, entry, unread }: Keyed,
     time: Option<i64>,
     input: LogInput<'_>,
     options: &Options,
     rows: &mut dyn RowSink,
 ) -> (ParsedLog, bool) {
     let name = key.name(Purpose::Analyze);
-    let entry = cache.entry(&name);
     let same_time = time.is_some() && cache.time_of(&name) == time;
     let stored = entry.as_deref().map(|entry| Stored { entry, same_time });
-    let (parsed, after, tally) = job.through_cache(stored, input, key, &cache.cache_use, options, rows);
+    let (parsed, after, mut tally) = job.through_cache(stored, input, &key, &cache.cache_use, options, rows);
+    tally.unread = u64::from(unread && tally.cached == 1);
     match after {
         EntryAfter::Kept => cache.used(&name),
         EntryAfter::Made(entry) => cache.put_timed(&name, &entry, time),
@@ -464,6 +479,7 @@ impl Done {
     pub fn cache_report(&self) -> Option<CacheReport> {
         self.cache.as_ref().map(|Cached { cache, .. }| CacheReport {
             from_cache: cache.tally.cached,
+            unread: cache.tally.unread,
             changed: cache.tally.parsed + cache.tally.resumed,
             grown: cache.tally.resumed,
             problem: cache.problem.clone(),

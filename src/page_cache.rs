@@ -6,7 +6,9 @@
 //!
 //! A pack: its entries back to back from its start, then its index (postcard: the tool's
 //! version and the page's build, whose pack of another is dropped whole with one note, and
-//! each entry's name, place and file time), then the index's length (8 bytes, little-endian) and
+//! each entry's name, place, file time, file size and when the run that made it started: what
+//! says, before the file is handed over, whether its entry can stand for it unread,
+//! [`PageCache::unread_if`]), then the index's length (8 bytes, little-endian) and
 //! [`MAGIC`]. A run appends what it makes after the old pack and writes the new index after
 //! that, so a run that stops early leaves the old pack whole once the page cuts the file back
 //! to its old size. The entries no file used (a deleted file, a changed log's old entry) stay
@@ -18,10 +20,11 @@ use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
 
-use crate::cache::{CacheTally, CacheUse, ENDS_BYTES, FileKey, RunCache};
+use crate::cache::{CacheTally, CacheUse, ENDS_BYTES, FileKey, RunCache, Stat, settled};
 
-/// The pack's last bytes (format 3: the index at the end, with each entry's file time).
-const MAGIC: [u8; 8] = *b"CLpack03";
+/// The pack's last bytes (format 4: the index at the end, with each entry's file time, size
+/// and run start).
+const MAGIC: [u8; 8] = *b"CLpack04";
 /// The start of another format's last bytes.
 const MAGIC_OF_ANY_FORMAT: &[u8] = b"CLpack";
 /// The index's length and the magic.
@@ -46,11 +49,13 @@ struct PackIndex<'a> {
     /// The input's entries outgrew the cap: the pack holds none, and the next runs record none
     /// (recording them would cost time and a file that could not be kept).
     full: bool,
-    /// Each entry's name, where it starts, its length, and its file's time where the entry's
-    /// key leaves it out (`EntryAt::time`).
+    /// Each entry's name and `EntryAt`: where it starts, its length, its file's time where the
+    /// entry's key leaves it out, its file's size and when the run that made it started.
     #[serde(borrow)]
-    entries: Vec<(&'a str, u64, u64, Option<i64>)>,
+    entries: Vec<IndexedEntry<'a>>,
 }
+
+type IndexedEntry<'a> = (&'a str, u64, u64, Option<i64>, Option<(u64, i64)>);
 
 /// Where an entry is in the pack, and the time of the file it was made for when its key
 /// leaves that out: a log's entry is made before the page gives the log's time (a picked
@@ -60,6 +65,9 @@ struct PackIndex<'a> {
 struct EntryAt {
     place: Range<u64>,
     time: Option<i64>,
+    /// The size of the file it was made for and when the run that made it started (none for
+    /// an entry whose key could not be read: it never stands for its file unread).
+    made: Option<(u64, i64)>,
 }
 
 /// Whether this run records entries.
@@ -183,8 +191,11 @@ impl PageCache {
                 if data_end - self.kept_bytes > self.kept_bytes / 2 {
                     data_end = self.compact(&mut entries)?;
                 }
-                let entries: Vec<(&str, u64, u64, Option<i64>)> = (entries.iter())
-                    .map(|(name, at)| (name.as_str(), at.place.start, at.place.end - at.place.start, at.time))
+                let entries: Vec<IndexedEntry> = (entries.iter())
+                    .map(|(name, at)| {
+                        let length = at.place.end - at.place.start;
+                        (name.as_str(), at.place.start, length, at.time, at.made)
+                    })
                     .collect();
                 self.write_index(data_end, &entries, false)
             }
@@ -224,7 +235,7 @@ impl PageCache {
     }
 
     /// Writes the index and trailer at `at`, and cuts the file there; returns its size.
-    fn write_index(&self, at: u64, entries: &[(&str, u64, u64, Option<i64>)], full: bool) -> Result<u64, String> {
+    fn write_index(&self, at: u64, entries: &[IndexedEntry], full: bool) -> Result<u64, String> {
         let index =
             PackIndex { version: env!("CARGO_PKG_VERSION"), build: &self.build, full, entries: entries.to_vec() };
         let mut bytes = postcard::to_allocvec(&index).map_err(|error| error.to_string())?;
@@ -275,16 +286,42 @@ impl PageCache {
         self.stored.get(name)?.time
     }
 
+    /// The size and time a log must still have for the old pack's entry of that name to stand
+    /// for it unread (`crate::cache::settled`); none when it must be read whatever they are.
+    pub fn unread_if(&self, name: &str) -> Option<Stat> {
+        let at = self.stored.get(name)?;
+        let (size, started_ms) = at.made?;
+        let then = Stat { size, modified_ms: at.time };
+        settled(then, started_ms, then).then_some(then)
+    }
+
+    /// The old pack's entry of that name (`RunCache::entry`), and the key of the file at
+    /// `path` under `root` when the entry stands for it as listed `now`, the file unread
+    /// (`CacheUse::key_if_unchanged`).
+    pub fn entry_and_key(
+        &self,
+        name: &str,
+        (root, path): (&str, &str),
+        now: Stat,
+    ) -> (Option<Vec<u8>>, Option<FileKey>) {
+        let entry = self.entry(name).map(Cow::into_owned);
+        let key = entry
+            .as_deref()
+            .and_then(|entry| self.cache_use.key_if_unchanged(entry, (root, path), now, self.time_of(name)));
+        (entry, key)
+    }
+
     /// Keeps an entry whose key leaves its file's `time` out (a log's): none yet when the page
     /// gives it after the analysis (`set_time`).
     pub fn put_timed(&mut self, name: &str, entry: &[u8], time: Option<i64>) {
         if !self.recording() {
             return;
         }
+        let made = self.cache_use.made_for(entry).map(|(made_for, started_ms)| (made_for.size, started_ms));
         let place = self.end..self.end + entry.len() as u64;
         self.pending.extend_from_slice(entry);
         self.end = place.end;
-        self.keep_at(name, EntryAt { place, time });
+        self.keep_at(name, EntryAt { place, time, made });
         if self.pending.len() >= WRITE_BYTES {
             self.write_pending();
         }
@@ -349,9 +386,9 @@ fn read_index(file: &dyn PackFile, build: &str) -> Result<Read, String> {
         return Ok(Read::Full);
     }
     let mut entries = HashMap::with_capacity(index.entries.len());
-    for (name, start, length, time) in index.entries {
+    for (name, start, length, time, made) in index.entries {
         let end = start.checked_add(length).filter(|end| *end <= index_at).ok_or_else(damaged)?;
-        entries.insert(name.to_string(), EntryAt { place: start..end, time });
+        entries.insert(name.to_string(), EntryAt { place: start..end, time, made });
     }
     Ok(Read::Entries { entries, index_at, size })
 }
@@ -414,7 +451,7 @@ mod tests {
     }
 
     fn cache_with_cap(file: &Memory, build: &str, cap: u64) -> PageCache {
-        PageCache::new(Box::new(file.clone()), build, CacheUse::new(build, &Options::default()), cap)
+        PageCache::new(Box::new(file.clone()), build, CacheUse::new(build, &Options::default(), 0), cap)
     }
 
     fn cache(file: &Memory, build: &str) -> PageCache {
@@ -472,6 +509,39 @@ mod tests {
         let third = cache(&file, "build-1");
         assert_eq!(times(&third), [Some(5), Some(8), None]);
         assert_eq!(entry(&third, "log-b").as_deref(), Some(&b"entry of b grown"[..]));
+    }
+
+    #[test]
+    fn a_log_s_entry_stands_for_it_unread_by_its_size_and_time_once_its_time_was_settled_when_it_was_made() {
+        use crate::cache::{Purpose, SETTLED_MS};
+        let file = Memory::default();
+        let started = 10 * SETTLED_MS;
+        let made_at = |started_ms| {
+            PageCache::new(Box::new(file.clone()), "b", CacheUse::new("b", &Options::default(), started_ms), 1 << 20)
+        };
+        let mut first = made_at(started);
+        let key = |path: &str| FileKey::new("home", path, 40, None, b"head", b"tail");
+        let settled_time = started - SETTLED_MS;
+        for (path, time) in [("old", Some(settled_time)), ("recent", Some(settled_time + 1)), ("untimed", None)] {
+            let entry = first.cache_use.encode(&key(path), 0, &(), &[]).unwrap();
+            first.put_timed(&key(path).name(Purpose::Analyze), &entry, time);
+        }
+        first.put("not-an-entry", b"bytes");
+        first.finish().expect("kept");
+
+        let second = made_at(started + SETTLED_MS);
+        let unread_if = |path: &str| second.unread_if(&key(path).name(Purpose::Analyze));
+        assert_eq!(unread_if("old"), Some(Stat { size: 40, modified_ms: Some(settled_time) }));
+        assert_eq!(unread_if("recent"), None, "written a minute or less before the run that read it");
+        assert_eq!(unread_if("untimed"), None);
+        assert_eq!(second.unread_if("not-an-entry"), None);
+        let old = key("old").name(Purpose::Analyze);
+        let now = Stat { size: 40, modified_ms: Some(settled_time) };
+        let (entry, unread_key) = second.entry_and_key(&old, ("home", "old"), now);
+        assert!(entry.is_some());
+        assert_eq!(unread_key, Some(key("old")), "the entry's own key, the file unread");
+        let touched = Stat { modified_ms: Some(settled_time + 5), ..now };
+        assert_eq!(second.entry_and_key(&old, ("home", "old"), touched).1, None);
     }
 
     #[test]

@@ -229,6 +229,20 @@ pub struct LogToGive {
     pub entry: Option<crate::input::zip::RawEntry>,
     /// What the page's cache does with it.
     pub cache: LogCache,
+    /// For a `Keyed` log whose entry can stand for it unread: the size and time the File must
+    /// still have for the page to hand it over as a File, unread (the engine checks them again
+    /// before it uses the entry so); else it is read as any `Keyed` log.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
+    pub unread_if: Option<FileStat>,
+}
+
+/// A File's size and time (`File.lastModified`, milliseconds since the epoch).
+#[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct FileStat {
+    pub size: u64,
+    pub modified: i64,
 }
 
 /// What the page's cache does with a log a folder's page hands over.
@@ -253,6 +267,8 @@ pub enum LogCache {
 pub struct CacheReport {
     /// Logs and stores taken from the cache (a store, main file and log, counts as one).
     pub from_cache: u64,
+    /// Of those, the logs not read at all: their size and time were as their entries said.
+    pub unread: u64,
     /// Logs parsed and stores read: new, changed, or without an entry that could be used.
     pub changed: u64,
     /// Of those, the logs that only grew since their entries were made: taken from the cache,

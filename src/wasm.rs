@@ -230,8 +230,10 @@ impl Engine {
         let Stage::Adding { roots, listings } = self.take_stage() else {
             return Err(js_error("this engine has begun already"));
         };
+        // The run starts now by the page's clock (the core has none): before any log is read.
+        let started_ms = js_sys::Date::now() as i64;
         let cache = self.cache.take().map(|(pack, build, cap)| Cached {
-            cache: PageCache::new(Box::new(pack), &build, CacheUse::new(&build, &self.options), cap),
+            cache: PageCache::new(Box::new(pack), &build, CacheUse::new(&build, &self.options, started_ms), cap),
             labels: listings.iter().map(|listing| listing.label.clone()).collect(),
         });
         let planned = Planned::new(listings, self.options.clone()).map_err(js_error)?;

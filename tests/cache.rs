@@ -238,6 +238,47 @@ fn a_log_appended_to_is_parsed_from_where_its_entry_ended_and_the_outputs_are_a_
     );
 }
 
+/// Sets a file's time to `time`.
+fn set_time(path: &Path, time: SystemTime) {
+    fs::File::options().append(true).open(path).unwrap().set_modified(time).unwrap();
+}
+
+/// A byte of the file's middle changed, its size and time kept.
+fn rewrite_keeping_size_and_time(path: &Path) {
+    let time = fs::metadata(path).unwrap().modified().unwrap();
+    let mut bytes = fs::read(path).unwrap();
+    let at = (bytes.len() / 2..bytes.len()).find(|&at| bytes[at].is_ascii_lowercase()).unwrap();
+    bytes[at] = if bytes[at] == b'z' { b'a' } else { bytes[at] + 1 };
+    fs::write(path, bytes).unwrap();
+    set_time(path, time);
+}
+
+#[test]
+fn a_log_whose_size_and_time_are_as_cached_is_not_opened_unless_its_time_was_recent_when_it_was_cached() {
+    let scratch = tempfile::tempdir().unwrap();
+    let home = scratch.path().join("home");
+    make_home(&home);
+    // Every log's time is weeks before the first run (common::FIXED_MTIME_MS), but one's is now.
+    let recent = &logs(&home)[0];
+    set_time(recent, SystemTime::now());
+    // The logs and the store (its main file and log count as one).
+    assert_eq!(analyzed_cache_line(scratch.path()), "copilot-lens: cache: 6 files parsed, 0 from the cache (0 MB)");
+    assert_eq!(
+        analyzed_cache_line(scratch.path()),
+        "copilot-lens: cache: 0 files parsed, 6 from the cache (0 MB; 4 logs not opened)",
+        "the log whose time was recent was opened, its ends hashed"
+    );
+    // Rewritten in the same second as it was read, its size and time kept: still told.
+    rewrite_keeping_size_and_time(recent);
+    let said = analyzed_cache_line(scratch.path());
+    assert!(said.starts_with("copilot-lens: cache: 1 file parsed, "), "{said}");
+    assert_same(
+        &outputs(scratch.path(), &["--cache", "cache"], "cached"),
+        &outputs(scratch.path(), &["--no-cache"], "cold"),
+        "a rewrite that kept the size and a recent time",
+    );
+}
+
 /// The line an analyze or usage run says what the cache did in.
 fn cache_line(output: &std::process::Output) -> String {
     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -290,21 +331,28 @@ fn an_unchanged_store_comes_from_the_cache_and_one_whose_wal_grew_is_read_again_
     let kept = entries(&scratch.path().join("cache"));
     assert_eq!(kept.iter().filter(|path| entry_kind(path) == "store").count(), 1, "the store's entry: {kept:?}");
     let (unchanged, rows) = analyze(&cache);
-    assert_eq!(cache_line(&unchanged), "copilot-lens: cache: 0 files parsed, 6 from the cache (0 MB)");
+    assert_eq!(
+        cache_line(&unchanged),
+        "copilot-lens: cache: 0 files parsed, 6 from the cache (0 MB; 5 logs not opened)"
+    );
     assert!(rows == cold_rows, "the same rows");
 
     let said = "one more turn, committed to the grown log";
     assert!(!cold_rows.contains(said));
     commit_a_turn(&home, said, 1);
     let (grown, rows) = analyze(&cache);
-    assert_eq!(cache_line(&grown), "copilot-lens: cache: 1 file parsed, 5 from the cache (0 MB)", "the store is read");
+    assert_eq!(
+        cache_line(&grown),
+        "copilot-lens: cache: 1 file parsed, 5 from the cache (0 MB; 5 logs not opened)",
+        "the store is read"
+    );
     assert!(rows.contains(said), "the grown log's turn is a row");
     let (_, cold) = analyze(&["--no-cache"]);
     assert!(rows == cold, "the rows are a cold run's");
     let (again, rows) = analyze(&cache);
     assert_eq!(
         cache_line(&again),
-        "copilot-lens: cache: 0 files parsed, 6 from the cache (0 MB)",
+        "copilot-lens: cache: 0 files parsed, 6 from the cache (0 MB; 5 logs not opened)",
         "its entry was made again"
     );
     assert!(rows == cold);
@@ -314,11 +362,11 @@ fn an_unchanged_store_comes_from_the_cache_and_one_whose_wal_grew_is_read_again_
     let (filled, cold) = (usage(&cache), usage(&["--no-cache"]));
     assert_eq!(cache_line(&filled), "copilot-lens: cache: 6 files parsed, 0 from the cache (0 MB)");
     let cached = usage(&cache);
-    assert_eq!(cache_line(&cached), "copilot-lens: cache: 0 files parsed, 6 from the cache (0 MB)");
+    assert_eq!(cache_line(&cached), "copilot-lens: cache: 0 files parsed, 6 from the cache (0 MB; 5 logs not opened)");
     assert!(filled.stdout == cold.stdout && cached.stdout == cold.stdout, "the usage is a cold run's");
     commit_a_turn(&home, "and one more", 2);
     let grown = usage(&cache);
-    assert_eq!(cache_line(&grown), "copilot-lens: cache: 1 file parsed, 5 from the cache (0 MB)");
+    assert_eq!(cache_line(&grown), "copilot-lens: cache: 1 file parsed, 5 from the cache (0 MB; 5 logs not opened)");
     assert!(grown.stdout == usage(&["--no-cache"]).stdout);
 }
 

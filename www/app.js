@@ -190,7 +190,8 @@ function analyseWithThinking() {
 /**
  * The inputs' key in the page's cache: each root's id, one a line. A remembered folder has an
  * id of its own; another folder is known by its name, a zip by its name and size (the engine
- * checks every file it takes from the cache against the file itself, so a name is enough).
+ * checks every file it takes from the cache against the file itself, its size and time or its
+ * bytes, so a name is enough).
  */
 function cacheKey(roots) {
   const idOf = (root) => root.cacheId || (root.kind === 'zip' ? `zip:${root.label}:${root.file.size}` : `folder:${root.label}`);
@@ -207,7 +208,8 @@ function showCache(cache, seconds) {
   else if (cache.from_cache > 0 || cache.grown > 0) {
     const grown = cache.grown === 0 ? ''
       : ` (${fmtInt(cache.grown)} grown ${cache.grown === 1 ? 'log parsed from where it ended' : 'logs parsed from where they ended'})`;
-    text = `Analysed again in ${seconds.toFixed(1)} s: ${fmtInt(cache.changed)} ${cache.changed === 1 ? 'file' : 'files'} changed${grown}, ${fmtInt(cache.from_cache)} from the cache.`;
+    const unopened = cache.unread === 0 ? '' : ` (${fmtInt(cache.unread)} not opened)`;
+    text = `Analysed again in ${seconds.toFixed(1)} s: ${fmtInt(cache.changed)} ${cache.changed === 1 ? 'file' : 'files'} changed${grown}, ${fmtInt(cache.from_cache)} from the cache${unopened}.`;
   } else if (cache.changed > 0) text = `Analysed in ${seconds.toFixed(1)} s${cache.kept ? "; kept in this browser's cache for the next time" : ''}.`;
   else text = `Analysed in ${seconds.toFixed(1)} s; nothing kept in the cache (a zip's logs are read again each time).`;
   if (cache.problem) text += ` ${cache.problem}`;

@@ -572,9 +572,16 @@ class FileServer {
       while (next < logs.length && this.alive()) {
         await this.roomForLogs();
         if (next >= logs.length) break;
-        const { root, path, index, cache } = logs[next++];
+        const { root, path, index, cache, unread_if: unreadIf } = logs[next++];
         const file = this.byPath[root].get(path);
         let item = { index, file }; // the engine reads it itself and reports what fails
+        // Its entry in the cache stands for it while its size and time are as then: handed
+        // over unread, as a File (the engine checks them again, and reads it if they differ).
+        if (unreadIf && file.size === unreadIf.size && file.lastModified === unreadIf.modified) {
+          this.handed[root].add(path);
+          this.post({ kind: 'logs', items: [item] });
+          continue;
+        }
         // One the cache keeps is read whole too: the browser charges per read, not per byte,
         // so its two ends alone would cost more (LogCache in src/protocol.rs).
         try {

@@ -144,7 +144,13 @@ given: boolean, entry?: RawEntry,
 /**
  * What the page's cache does with it.
  */
-cache: LogCache, };
+cache: LogCache, 
+/**
+ * For a `Keyed` log whose entry can stand for it unread: the size and time the File must
+ * still have for the page to hand it over as a File, unread (the engine checks them again
+ * before it uses the entry so); else it is read as any `Keyed` log.
+ */
+unread_if?: FileStat, };
 
 export type LogCache = "none" | "keyed" | "recorded";
 
@@ -153,6 +159,10 @@ export type CacheReport = {
  * Logs and stores taken from the cache (a store, main file and log, counts as one).
  */
 from_cache: number, 
+/**
+ * Of those, the logs not read at all: their size and time were as their entries said.
+ */
+unread: number, 
 /**
  * Logs parsed and stores read: new, changed, or without an entry that could be used.
  */

@@ -17,7 +17,7 @@ use super::logs::{LogInput, LogTask, Parsing, UsageScan};
 use super::tally::{Copies, Tally, TallySink};
 use super::usage_only::UsageRun;
 use crate::cache::entry::{self, RecordingSink, ReplayFirst};
-use crate::cache::{CacheStore, CacheTally, CacheUse, EntryAfter, FileKey, Miss, Purpose, Recorded, Stored};
+use crate::cache::{CacheStore, CacheTally, CacheUse, EntryAfter, FileKey, Keyed, Miss, Purpose, Recorded, Stored};
 use crate::facts::diagnostics::DiagnosticKind;
 use crate::facts::log::LogProblem;
 use crate::input::{FileReader, ReadAt};
@@ -274,42 +274,35 @@ impl LogJob {
         Ok((outcome, entry))
     }
 
-    /// The log's rows as rows.jsonl writes them (the native CLI), through `store`'s entry for
-    /// `key` as `through_cache` says; without a key, parsed. A session's only copy keeps its
-    /// rows as written and its tally, so that they are neither scrubbed nor encoded again; a
-    /// copy keeps its rows as parsed, checked against the others'.
+    /// The log's rows as rows.jsonl writes them (the native CLI), through its entry in
+    /// `store` (`keyed`, looked up by the caller) as `through_cache` says; unkeyed, parsed. A
+    /// session's only copy keeps its rows as written and its tally, so that they are neither
+    /// scrubbed nor encoded again; a copy keeps its rows as parsed, checked against the others'.
     pub fn parse_through_jsonl(
         self,
         reader: &mut dyn FileReader,
         store: &dyn CacheStore,
-        key: Option<&FileKey>,
+        keyed: Option<Keyed>,
         cache: &CacheUse,
         options: &Options,
     ) -> (ParsedLog, std::io::Result<Vec<u8>>, CacheTally) {
         let mut written = JsonlRowWriter::new(Vec::new());
-        let Some(key) = key else {
+        let Some(Keyed { key, entry, unread }) = keyed else {
             let parsed = self.parse(reader, options, &mut written);
             return (parsed, written.finish(), parsed_whole());
         };
-        let name = key.name(Purpose::Analyze);
-        let entry = store.get(&name);
-        let (parsed, written, after, tally) = if self.task.copies == Copies::Only {
-            self.written_through_cache(
-                entry.as_deref().map(Stored::keyed),
-                LogInput::Reader(reader),
-                key,
-                cache,
-                options,
-            )
+        let stored = entry.as_deref().map(Stored::keyed);
+        let (parsed, written, after, mut tally) = if self.task.copies == Copies::Only {
+            self.written_through_cache(stored, LogInput::Reader(reader), &key, cache, options)
         } else {
             let input = LogInput::Reader(reader);
-            let (parsed, after, tally) =
-                self.through_cache(entry.as_deref().map(Stored::keyed), input, key, cache, options, &mut written);
+            let (parsed, after, tally) = self.through_cache(stored, input, &key, cache, options, &mut written);
             (parsed, written.finish(), after, tally)
         };
         if let EntryAfter::Made(entry) = after {
-            store.put(&name, &entry);
+            store.put(&key.name(Purpose::Analyze), &entry);
         }
+        tally.unread = u64::from(unread && tally.cached == 1);
         (parsed, written, tally)
     }
 
@@ -412,28 +405,29 @@ impl LogJob<UsageRun> {
         ParsedLog { index: self.index, done: self.task.scan_usage(reader, options) }
     }
 
-    /// The scan from `store`'s entry for `key` when it can be used, else scanned and its entry
-    /// put; without a key, scanned. A log that grew is scanned whole again: a usage entry keeps
-    /// no place to go on from.
+    /// The scan from its entry in `store` (`keyed`, looked up by the caller) when it can be
+    /// used, else scanned and its entry put; unkeyed, scanned. A log that grew is scanned whole
+    /// again: a usage entry keeps no place to go on from.
     pub fn scan_through(
         self,
         reader: &mut dyn FileReader,
         store: &dyn CacheStore,
-        key: Option<&FileKey>,
+        keyed: Option<Keyed>,
         cache: &CacheUse,
         options: &Options,
     ) -> (ParsedLog<UsageRun>, CacheTally) {
-        let Some(key) = key else {
+        let Some(Keyed { key, entry, unread }) = keyed else {
             return (self.scan_usage(reader, options), parsed_whole());
         };
         let (name, context) = (key.name(Purpose::Usage), cache.context(&self.task));
         let mut ignored = None;
-        if let Some(entry) = store.get(&name) {
-            match cache.decode::<(SessionLedger, ScanStats)>(&entry, key, context) {
+        if let Some(entry) = entry {
+            match cache.decode::<(SessionLedger, ScanStats)>(&entry, &key, context) {
                 Ok(((mut ledger, stats), _)) => {
                     ledger.set_zone(options.zone);
                     let scan = UsageScan { ledger, stats, error: None, cache_ignored: None };
-                    return (ParsedLog { index: self.index, done: scan }, cached(key));
+                    let tally = CacheTally { unread: u64::from(unread), ..cached(&key) };
+                    return (ParsedLog { index: self.index, done: scan }, tally);
                 }
                 Err(Miss::Ignored(why)) => ignored = Some(format!("{why}: ignored, the log was scanned again")),
                 Err(Miss::Changed) => {}
@@ -441,7 +435,7 @@ impl LogJob<UsageRun> {
         }
         let mut scan = self.task.scan_usage(reader, options);
         if scan.error.is_none()
-            && let Some(entry) = cache.encode(key, context, &(&scan.ledger, &scan.stats), &[])
+            && let Some(entry) = cache.encode(&key, context, &(&scan.ledger, &scan.stats), &[])
         {
             store.put(&name, &entry);
         }

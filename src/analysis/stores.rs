@@ -473,7 +473,7 @@ mod tests {
     fn a_read_that_met_an_io_error_is_not_kept() {
         let mut reader = home();
         let cold = analyze(&mut reader, None);
-        let mut entries = Entries(HashMap::new(), CacheUse::new("test", &Options::default()));
+        let mut entries = Entries(HashMap::new(), CacheUse::new("test", &Options::default(), 0));
         let mut planned = Planned::new(reader.listings(), Options::default()).unwrap();
         let key_of = keys(&reader);
         let through = &mut StoreCache { key_of: &key_of, entries: &mut entries };
@@ -494,7 +494,7 @@ mod tests {
         let mut reader = home();
         let cold = analyze(&mut reader, None);
         assert!(!cold.0.is_empty() && cold.2 == CacheTally::default());
-        let mut entries = Entries(HashMap::new(), CacheUse::new("test", &Options::default()));
+        let mut entries = Entries(HashMap::new(), CacheUse::new("test", &Options::default(), 0));
         let filled = analyze(&mut reader, Some(&mut entries));
         assert_eq!(filled.2, CacheTally { parsed: 1, ..CacheTally::default() }, "the store is read");
         assert_eq!((&filled.0, &filled.1), (&cold.0, &cold.1));

@@ -1,5 +1,6 @@
 //! An entry's bytes, in postcard: a [`Header`], then the body its checksum covers: the
-//! file's key, the context's fingerprint, what the log's work gave (a parse's `LogOutcome`,
+//! file's key, the context's fingerprint, when the run that read the file started (the
+//! caller's clock, [`CacheUse::new`]), what the log's work gave (a parse's `LogOutcome`,
 //! where it stopped with its parser's state there, and its rows as the parser fed them; or a
 //! usage scan's ledger and stats).
 
@@ -16,7 +17,7 @@ use crate::model::{LineLocator, Row, RowMark, RowSink, TurnType};
 
 const MAGIC: [u8; 4] = *b"CLc1";
 /// Raised whenever what an entry holds changes shape.
-pub const FORMAT: u32 = 5;
+pub const FORMAT: u32 = 6;
 
 /// What every entry starts with.
 #[derive(Serialize, Deserialize)]
@@ -30,12 +31,19 @@ struct Header<'a> {
 }
 
 /// What a run's entries must agree with, made once per run: the build that writes and reads
-/// them, and the options every entry's context includes.
+/// them, and the options every entry's context includes; and when the run started.
 #[derive(Clone, Debug)]
 pub struct CacheUse {
     build: String,
     options: u64,
+    /// Epoch milliseconds by the caller's clock, before any file was listed or read: the
+    /// entries this run makes say their files were read no earlier (`super::settled`).
+    started_ms: i64,
 }
+
+/// What an entry's body starts with: the key of the file it was made for, the context's
+/// fingerprint, and when the run that made it started.
+type EntryStart = (FileKey, u64, i64);
 
 /// Why an entry was not used.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -68,10 +76,16 @@ impl From<Recorded> for EntryAfter {
 
 impl CacheUse {
     /// `build` names the build (natively the executable's size and time, in the page the
-    /// module's hash): entries of another one are ignored.
-    pub fn new(build: &str, options: &Options) -> CacheUse {
+    /// module's hash): entries of another one are ignored. `started_ms` is when the run
+    /// started by the caller's clock (the core has none).
+    pub fn new(build: &str, options: &Options, started_ms: i64) -> CacheUse {
         let options = format!("{}\0{:?}\0{}", options.include_thinking, options.zone, options.rates.fingerprint());
-        CacheUse { build: build.to_string(), options: xxh3_64(options.as_bytes()) }
+        CacheUse { build: build.to_string(), options: xxh3_64(options.as_bytes()), started_ms }
+    }
+
+    /// When this run started (the time its new entries say their files were read after).
+    pub fn started_ms(&self) -> i64 {
+        self.started_ms
     }
 
     /// The fingerprint of what a log's rows and outcome depend on beyond its bytes.
@@ -98,9 +112,10 @@ impl CacheUse {
         Some(xxh3_64(&text))
     }
 
-    /// An entry: the header, then `key`, `context` and `parts`, then `rows` as they are.
+    /// An entry: the header, then `key`, `context`, when this run started and `parts`, then
+    /// `rows` as they are.
     pub(crate) fn encode<T: Serialize>(&self, key: &FileKey, context: u64, parts: &T, rows: &[u8]) -> Recorded {
-        let parts = postcard::to_allocvec(&(key, context, parts)).ok()?;
+        let parts = postcard::to_allocvec(&(key, context, self.started_ms, parts)).ok()?;
         // The body (`parts`, then `rows`) hashed in its two pieces: the rows, most of an
         // entry, are copied once.
         let mut body = Xxh3::new();
@@ -123,6 +138,27 @@ impl CacheUse {
     /// The key of the file an entry was made for in `context`, and the bytes after it (the
     /// entry's parts, then its rows).
     pub(crate) fn open<'e>(&self, entry: &'e [u8], context: u64) -> Result<(FileKey, &'e [u8]), Miss> {
+        let (checksum, body) = self.body(entry)?;
+        if xxh3_64(body) != checksum {
+            return Err(Miss::Ignored("the cache's entry is damaged (its checksum differs)".to_string()));
+        }
+        let ((made_for, entry_context, _), rest) = postcard::take_from_bytes::<EntryStart>(body).map_err(damaged)?;
+        if entry_context != context {
+            return Err(Miss::Changed);
+        }
+        Ok((made_for, rest))
+    }
+
+    /// The key of the file an entry was made for and when the run that made it started, read
+    /// without checking the rest of the entry (`open` does, before any of it is used).
+    pub(crate) fn made_for(&self, entry: &[u8]) -> Option<(FileKey, i64)> {
+        let ((made_for, _, started_ms), _) = postcard::take_from_bytes::<EntryStart>(self.body(entry).ok()?.1).ok()?;
+        Some((made_for, started_ms))
+    }
+
+    /// The checksum an entry's header gives and the bytes after the header, if this build
+    /// wrote it.
+    fn body<'e>(&self, entry: &'e [u8]) -> Result<(u64, &'e [u8]), Miss> {
         let (header, body) = postcard::take_from_bytes::<Header>(entry).map_err(damaged)?;
         if header.magic != MAGIC {
             return Err(Miss::Ignored("the cache's entry is not one".to_string()));
@@ -134,14 +170,7 @@ impl CacheUse {
                 header.version, header.format, header.build, self.build
             )));
         }
-        if xxh3_64(body) != header.checksum {
-            return Err(Miss::Ignored("the cache's entry is damaged (its checksum differs)".to_string()));
-        }
-        let ((made_for, entry_context), rest) = postcard::take_from_bytes::<(FileKey, u64)>(body).map_err(damaged)?;
-        if entry_context != context {
-            return Err(Miss::Changed);
-        }
-        Ok((made_for, rest))
+        Ok((header.checksum, body))
     }
 
     /// The parts of an entry made for `key` in `context`, and the bytes after them (the rows).

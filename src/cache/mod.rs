@@ -18,6 +18,14 @@
 //! is no main file), and its context holds the log's key, so that a store whose log grew is
 //! read again whole. The caller gives the files' keys and its cache as a [`RunCache`].
 //!
+//! A file whose size and time are as when its entry was made, and whose time was already
+//! [`SETTLED_MS`] old when the run that made the entry started, is taken to be as it was
+//! without reading it ([`settled`], [`CacheUse::key_if_unchanged`]): its key is its entry's. A
+//! file written after it was read gets a later time, however coarse its file system's clock
+//! (git trusts its index, and rsync a copy, on the same two facts). Only a file rewritten with
+//! its size kept and its time set back by hand escapes that; a file whose time is recent is
+//! read and its ends hashed, so one rewritten in the same second as it was read is still told.
+//!
 //! An entry ([`entry`]) is a header (format, the tool's version, the caller's build identity,
 //! a checksum of the rest), then the key of the file it was made from, the context its rows
 //! were made in (the log's fallbacks, the options) and what parsing gave. An entry of another
@@ -38,6 +46,25 @@ use crate::input::ReadAt;
 
 /// How many bytes of a file's start and of its end its key hashes.
 pub const ENDS_BYTES: usize = 64 << 10;
+
+/// How long before a run started a file's time must be for the file's size and time alone to
+/// stand for its bytes in later runs: beyond any file system's time granularity (FAT's two
+/// seconds) and a file server's clock a little off this machine's.
+pub const SETTLED_MS: i64 = 60_000;
+
+/// A file's size and modification time, as its listing gives them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stat {
+    pub size: u64,
+    pub modified_ms: Option<i64>,
+}
+
+/// Whether a file listed `now` is the file listed `then` by a run that started at
+/// `started_ms` (both by the caller's clock), unread: the same size and time, and a time
+/// [`SETTLED_MS`] older than that run, so that any write since would have changed it.
+pub fn settled(then: Stat, started_ms: i64, now: Stat) -> bool {
+    then == now && then.modified_ms.is_some_and(|modified| modified <= started_ms - SETTLED_MS)
+}
 
 /// A file as the cache knows it: where it is (its root's identity and its path under it), and
 /// what says it did not change (size, modification time, a hash of each of its two ends).
@@ -91,6 +118,11 @@ impl FileKey {
         hash_at(0) == Some(before.head) && hash_at(before.size - length) == Some(before.tail)
     }
 
+    /// Its size and time.
+    pub fn stat(&self) -> Stat {
+        Stat { size: self.size, modified_ms: self.modified_ms }
+    }
+
     /// The name of the file's entry in a store (`entry_name`).
     pub fn name(&self, purpose: Purpose) -> String {
         entry_name(&self.root, &self.path, purpose)
@@ -108,6 +140,56 @@ pub fn entry_name(root: &str, path: &str, purpose: Purpose) -> String {
     };
     let place = xxh3_64_with_seed(path.as_bytes(), xxh3_64(root.as_bytes()));
     format!("{prefix}-{place:016x}")
+}
+
+impl CacheUse {
+    /// The key of the file at `path` under `root`, listed `now`, when its `entry` (the one
+    /// kept under the file's name) was made for it as it still is ([`settled`]): the entry's
+    /// own key, the file unread. `time_beside` is the file's time where its store keeps it
+    /// beside the entry, not in its key (the page's pack, [`Stored::same_time`]). None when the
+    /// file must be read to be keyed.
+    pub fn key_if_unchanged(
+        &self,
+        entry: &[u8],
+        (root, path): (&str, &str),
+        now: Stat,
+        time_beside: Option<i64>,
+    ) -> Option<FileKey> {
+        let (made_for, started_ms) = self.made_for(entry)?;
+        let same_file = (made_for.root.as_str(), made_for.path.as_str()) == (root, path);
+        let then = Stat { size: made_for.size, modified_ms: made_for.modified_ms.or(time_beside) };
+        (same_file && settled(then, started_ms, now)).then_some(made_for)
+    }
+}
+
+/// A log's key and its entry in a store that answers at once ([`CacheStore`]), looked up
+/// before the log is worked on (`LogJob::parse_through_jsonl`, `LogJob::scan_through`).
+pub struct Keyed {
+    pub key: FileKey,
+    pub entry: Option<Vec<u8>>,
+    /// The key is the entry's, the file unread (`CacheUse::key_if_unchanged`).
+    pub unread: bool,
+}
+
+impl Keyed {
+    /// The log at `path` under the root `root` names, listed `now`: its entry for `purpose`
+    /// in `store`, and its key, the entry's when the file is as it was made for, else
+    /// `read_key`'s (its two ends read). None when the log cannot be keyed.
+    pub fn look_up(
+        store: &dyn CacheStore,
+        cache: &CacheUse,
+        purpose: Purpose,
+        (root, path): (&str, &str),
+        now: Stat,
+        read_key: impl FnOnce() -> Option<FileKey>,
+    ) -> Option<Keyed> {
+        let entry = store.get(&entry_name(root, path, purpose));
+        let unchanged = entry.as_deref().and_then(|entry| cache.key_if_unchanged(entry, (root, path), now, None));
+        match unchanged {
+            Some(key) => Some(Keyed { key, entry, unread: true }),
+            None => Some(Keyed { key: read_key()?, entry, unread: false }),
+        }
+    }
 }
 
 /// A log's entry as its store holds it.
@@ -175,6 +257,9 @@ pub struct CacheTally {
     /// Logs and stores taken from their entries, and their size.
     pub cached: u64,
     pub cached_bytes: u64,
+    /// Of those, the logs not read at all: their size and time were as their entries were
+    /// made for ([`settled`]).
+    pub unread: u64,
     /// Logs that grew since their entries were made: replayed, then parsed from where their
     /// entries ended; and the bytes parsed after those ends.
     pub resumed: u64,
@@ -186,6 +271,7 @@ impl CacheTally {
         self.parsed += other.parsed;
         self.cached += other.cached;
         self.cached_bytes += other.cached_bytes;
+        self.unread += other.unread;
         self.resumed += other.resumed;
         self.resumed_bytes += other.resumed_bytes;
     }
@@ -258,7 +344,7 @@ mod tests {
         rows_of: fn(R) -> Vec<OwnedRow>,
         same_time: bool,
     ) -> (Vec<OwnedRow>, CacheTally) {
-        let cache = CacheUse::new("test", &Options::default());
+        let cache = CacheUse::new("test", &Options::default(), 0);
         let mut queue = LogQueue::<R>::new(parsing);
         let (mut rows, mut tally) = (Vec::new(), CacheTally::default());
         while let Some(job) = queue.next_job(parsing, 1) {
@@ -284,6 +370,33 @@ mod tests {
     /// What the cache did: (parsed whole, replayed, grown and parsed on).
     fn did(tally: &CacheTally) -> (u64, u64, u64) {
         (tally.parsed, tally.cached, tally.resumed)
+    }
+
+    #[test]
+    fn a_file_is_unchanged_by_its_size_and_time_only_when_its_time_was_settled_before_its_entry_was_made() {
+        let started = 1_000_000;
+        let stat = |size, modified| Stat { size, modified_ms: Some(modified) };
+        let settled_time = started - SETTLED_MS;
+        assert!(settled(stat(10, settled_time), started, stat(10, settled_time)));
+        assert!(!settled(stat(10, settled_time + 1), started, stat(10, settled_time + 1)), "recent when read");
+        assert!(!settled(stat(10, 5), started, stat(11, 5)), "another size");
+        assert!(!settled(stat(10, 5), started, stat(10, 6)), "another time");
+        let untimed = Stat { size: 10, modified_ms: None };
+        assert!(!settled(untimed, started, untimed), "no time");
+
+        let cache = CacheUse::new("test", &Options::default(), started);
+        let key = FileKey::new("home", "log", 10, Some(5), b"head", b"tail");
+        let entry = cache.encode(&key, 0, &(), &[]).unwrap();
+        assert_eq!(cache.key_if_unchanged(&entry, ("home", "log"), stat(10, 5), None), Some(key.clone()));
+        assert_eq!(cache.key_if_unchanged(&entry, ("home", "other"), stat(10, 5), None), None, "another file's");
+        assert_eq!(cache.key_if_unchanged(&entry, ("home", "log"), stat(10, 6), None), None, "touched");
+        let other_build = CacheUse::new("other", &Options::default(), started);
+        assert_eq!(other_build.key_if_unchanged(&entry, ("home", "log"), stat(10, 5), None), None);
+        // The page's pack keeps a log's time beside its entry.
+        let untimed_key = FileKey { modified_ms: None, ..key };
+        let entry = cache.encode(&untimed_key, 0, &(), &[]).unwrap();
+        assert_eq!(cache.key_if_unchanged(&entry, ("home", "log"), stat(10, 5), Some(5)), Some(untimed_key));
+        assert_eq!(cache.key_if_unchanged(&entry, ("home", "log"), stat(10, 5), None), None);
     }
 
     #[test]

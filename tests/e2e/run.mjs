@@ -941,6 +941,32 @@ async function cacheFolder(page) {
   });
 }
 
+const SPEC_SESSION = '5e55a0a1-0000-4000-8000-000000000001';
+
+/** A fresh copy of the spec sample in TMP/`name`: the home, its session-state folder and its session's id. */
+function specHome(name) {
+  const home = path.join(TMP, name);
+  rmSync(home, { recursive: true, force: true });
+  cpSync(SPEC, home, { recursive: true });
+  return { home, state: path.join(home, '.copilot/session-state'), first: SPEC_SESSION };
+}
+
+/**
+ * Copies the spec sample's session in `home` (a copy of the sample, `specHome`) under another
+ * id, ending in `n`, the id replaced in its files. Returns the new id.
+ */
+function copySpecSession(home, n) {
+  const state = path.join(home, '.copilot/session-state');
+  const first = SPEC_SESSION;
+  const id = first.replace(/1$/, String(n));
+  cpSync(path.join(state, first), path.join(state, id), { recursive: true });
+  for (const rel of filesUnder(path.join(state, id))) {
+    const file = path.join(state, id, rel);
+    writeFileSync(file, readFileSync(file, 'utf8').replaceAll(first, id));
+  }
+  return id;
+}
+
 /** Clicks Refresh and waits for that analysis to end (the page was done before it). */
 async function refresh(page) {
   await page.evaluate(() => (window.copilotLens.cache = 'before the refresh'));
@@ -960,20 +986,8 @@ async function everyExport(page) {
 
 test('the cache: a remembered folder changed between analyses and refreshed equals a cold analysis and the CLI, and says how many files came from the cache; Clear the cache makes the next run cold; Forget it removes the cache', async () => {
   // A home of five sessions (the spec sample's, copied under other ids) and the store with its WAL.
-  const home = path.join(TMP, 'cached-home');
-  rmSync(home, { recursive: true, force: true });
-  cpSync(SPEC, home, { recursive: true });
-  const state = path.join(home, '.copilot/session-state');
-  const first = '5e55a0a1-0000-4000-8000-000000000001';
-  const sessionLike = (n) => {
-    const id = first.replace(/1$/, String(n));
-    cpSync(path.join(state, first), path.join(state, id), { recursive: true });
-    for (const rel of filesUnder(path.join(state, id))) {
-      const file = path.join(state, id, rel);
-      writeFileSync(file, readFileSync(file, 'utf8').replaceAll(first, id));
-    }
-    return id;
-  };
+  const { home, state, first } = specHome('cached-home');
+  const sessionLike = (n) => copySpecSession(home, n);
   // Session 5's log is only touched (written again as it was); session 6 stays as it is.
   const [second, third, fifth] = [sessionLike(2), sessionLike(3), sessionLike(5), sessionLike(6)];
   const encoded = (rel) => ({ path: rel, b64: readFileSync(path.join(home, rel)).toString('base64') });
@@ -1079,6 +1093,50 @@ shutil.rmtree(work)`, store]);
     return `${refreshed.from_cache} files from the cache and ${refreshed.changed} changed after the changes; ${Object.keys(cached).length} exports equal cold; cleared, forgotten`;
   } finally {
     await browser.close();
+  }
+});
+
+test('the cache: a picked folder analysed again opens none of the logs whose size and time are as when the cache took them, and reads the one edited since; its exports equal a cold analysis', async () => {
+  const { home, state, first } = specHome('unread-home');
+  for (const n of [2, 3]) copySpecSession(home, n);
+  // Every file as written two days ago: long settled when the first analysis reads it.
+  const twoDaysAgo = Date.now() / 1000 - 2 * 86400;
+  for (const rel of filesUnder(home)) utimesSync(path.join(home, rel), twoDaysAgo, twoDaysAgo);
+  const browser = await launch();
+  try {
+    const { page, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
+    const analysed = async () => {
+      await page.evaluate(() => (window.copilotLens.cache = 'before'));
+      await page.setInputFiles('#pick-folder', home);
+      await page.waitForFunction(() => window.copilotLens.cache !== 'before' && document.body.dataset.state === 'done', null, { timeout: 120_000 });
+      // The worker keeps the cache after done, before it says the analysis settled.
+      await page.waitForFunction(() => window.copilotLens.settled !== null);
+      return page.evaluate(() => window.copilotLens.cache);
+    };
+    const cold = await analysed();
+    assertEqual([cold.from_cache, cold.unread], [0, 0], 'the first analysis takes nothing from the cache');
+    const again = await analysed();
+    assertEqual([again.changed, again.from_cache, again.unread], [0, 4, 3], 'the three logs came from the cache unopened, and the store (keyed by its bytes)');
+    assert((await page.textContent('#cache-status')).endsWith(': 0 files changed, 4 from the cache (3 not opened).'), await page.textContent('#cache-status'));
+
+    // An edit: the log's time is now, its size kept.
+    const edited = path.join(state, first.replace(/1$/, '2'), 'events.jsonl');
+    const text = readFileSync(edited, 'utf8');
+    assert(text.includes('fix the failing test'), 'the log to edit holds the prompt');
+    writeFileSync(edited, text.replace('fix the failing test', 'fix the passing test'));
+    const refreshed = await analysed();
+    assertEqual([refreshed.changed, refreshed.from_cache, refreshed.unread], [1, 3, 2], 'the edited log was read, the other two not');
+    const exports = await everyExport(page);
+    const expected = native(home, { byName: true });
+    assert(expected.rowsJsonl.includes('fix the passing test'), 'the edit is in the native rows');
+    for (const [name, text] of [['rows.jsonl', expected.rowsJsonl], ['sessions.jsonl', expected.sessionsJsonl], ['inventory.json', expected.inventoryJson], ['usage.csv', expected.usageCsv]]) {
+      assert(exports[name] === text, `${name} of the analysis from the cache equals the native CLI's`);
+    }
+    assertEqual(errors, [], 'no page errors');
+    return `${again.unread} logs not opened when nothing changed; ${refreshed.unread} after one was edited`;
+  } finally {
+    await browser.close();
+    rmSync(home, { recursive: true, force: true });
   }
 });
 

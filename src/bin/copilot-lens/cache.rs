@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
 
 use copilot_lens::analysis::StoreCache;
-use copilot_lens::cache::{CacheStore, CacheTally};
+use copilot_lens::cache::{CacheStore, CacheTally, CacheUse, Keyed, Purpose};
 
 use crate::parallel::Cache;
 use crate::roots::DiskRoots;
@@ -136,6 +136,25 @@ impl CacheStore for FolderStore {
     }
 }
 
+/// A log's key and its entry in the run's cache (`Keyed::look_up`): none for a zip's log or
+/// one that cannot be read.
+pub fn keyed(
+    roots: &DiskRoots,
+    (store, cache): (&FolderStore, &CacheUse),
+    purpose: Purpose,
+    root: usize,
+    path: &str,
+) -> Option<Keyed> {
+    let (identity, now) = roots.cache_stat(root, path)?;
+    Keyed::look_up(store, cache, purpose, (identity, path), now, || roots.cache_key(root, path))
+}
+
+/// Epoch milliseconds now: when a run starts, for the entries it makes (`CacheUse::new`).
+pub fn now_ms() -> i64 {
+    let since = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH);
+    since.map_or(0, |since| since.as_millis() as i64)
+}
+
 /// Calls `read` with what reading the stores through the run's cache needs (none without a
 /// cache): their files' keys come from `roots`.
 pub fn stores_through<T>(roots: DiskRoots, cache: Cache<'_>, read: impl FnOnce(Option<&mut StoreCache<'_>>) -> T) -> T {
@@ -146,10 +165,15 @@ pub fn stores_through<T>(roots: DiskRoots, cache: Cache<'_>, read: impl FnOnce(O
 }
 
 /// What the cache did, for the summary line: "cache: 3 files parsed, 2,777 from the cache
-/// (41 MB)", and when logs grew, ", 2 grown logs parsed from where they ended (1 MB new)".
+/// (41 MB; 2,770 logs not opened)", and when logs grew, ", 2 grown logs parsed from where they
+/// ended (1 MB new)".
 pub fn summary(tally: &CacheTally) -> String {
+    let unopened = match tally.unread {
+        0 => String::new(),
+        count => format!("; {} not opened", counted(count, "log", "logs")),
+    };
     let mut line = format!(
-        "cache: {} parsed, {} from the cache ({})",
+        "cache: {} parsed, {} from the cache ({}{unopened})",
         counted(tally.parsed, "file", "files"),
         thousands(tally.cached),
         megabytes(tally.cached_bytes)
@@ -228,10 +252,10 @@ mod tests {
     fn the_summary_counts_files_and_megabytes() {
         let tally = CacheTally { parsed: 1, cached: 2777, cached_bytes: 41_000_000, ..CacheTally::default() };
         assert_eq!(summary(&tally), "cache: 1 file parsed, 2,777 from the cache (41 MB)");
-        let grown = CacheTally { resumed: 2, resumed_bytes: 1_400_000, ..tally };
+        let grown = CacheTally { resumed: 2, resumed_bytes: 1_400_000, unread: 2770, ..tally };
         assert_eq!(
             summary(&grown),
-            "cache: 1 file parsed, 2,777 from the cache (41 MB), 2 grown logs parsed from where they ended (1 MB new)"
+            "cache: 1 file parsed, 2,777 from the cache (41 MB; 2,770 logs not opened), 2 grown logs parsed from where they ended (1 MB new)"
         );
         let one = CacheTally { parsed: 3, resumed: 1, ..CacheTally::default() };
         assert_eq!(

@@ -455,7 +455,7 @@ fn run_usage(
     if view.by == GroupBy::Project || view.bill.is_some() || export.is_some() {
         return run_usage_in_full(root_paths, options, view, (threads, store), export);
     }
-    let cache_use = store.as_ref().map(|_| CacheUse::new(&cache::build_identity(), &options));
+    let cache_use = store.as_ref().map(|_| CacheUse::new(&cache::build_identity(), &options, cache::now_ms()));
     let started = Instant::now();
     let (mut roots, listings) = match DiskRoots::open(root_paths, Scope::Usage, threads) {
         Ok(opened) => opened,
@@ -536,7 +536,7 @@ fn run_usage_in_full(
     export: Option<team::Export>,
 ) -> ExitCode {
     let started = Instant::now();
-    let cache_use = store.as_ref().map(|_| CacheUse::new(&cache::build_identity(), &options));
+    let cache_use = store.as_ref().map(|_| CacheUse::new(&cache::build_identity(), &options, cache::now_ms()));
     let planned = match &export {
         Some(export) => plan_writing_to(root_paths, &export.file, options, threads),
         None => DiskRoots::open(root_paths, Scope::Everything, threads)
@@ -615,7 +615,7 @@ fn run_analyze(
     store: Option<FolderStore>,
 ) -> ExitCode {
     let started = Instant::now();
-    let cache_use = store.as_ref().map(|_| CacheUse::new(&cache::build_identity(), &options));
+    let cache_use = store.as_ref().map(|_| CacheUse::new(&cache::build_identity(), &options, cache::now_ms()));
     let (mut roots, mut planned) = match plan_writing_to(root_paths, out, options, threads) {
         Ok(planned) => planned,
         Err(code) => return code,

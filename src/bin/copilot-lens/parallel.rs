@@ -9,7 +9,7 @@ use std::sync::{Mutex, PoisonError, mpsc};
 
 use copilot_lens::analysis::usage_only::UsageRun;
 use copilot_lens::analysis::{LogJob, LogQueue, Parsing};
-use copilot_lens::cache::{CacheTally, CacheUse};
+use copilot_lens::cache::{CacheTally, CacheUse, Purpose};
 use copilot_lens::model::JsonlRowWriter;
 
 use crate::cache::FolderStore;
@@ -37,8 +37,9 @@ pub fn parse_logs<W: Write>(
     let mut state = (LogQueue::<Vec<u8>>::new(parsing), parsing, out, CacheTally::default());
     let work = |job: LogJob, reader: &mut DiskRoots| match cache {
         Some((store, cache)) => {
-            let key = reader.cache_key(job.task.root, &job.task.listed_path);
-            job.parse_through_jsonl(reader, store, key.as_ref(), cache, &options)
+            let keyed =
+                crate::cache::keyed(reader, (store, cache), Purpose::Analyze, job.task.root, &job.task.listed_path);
+            job.parse_through_jsonl(reader, store, keyed, cache, &options)
         }
         None => {
             let mut rows = JsonlRowWriter::new(Vec::new());
@@ -76,8 +77,9 @@ pub fn scan_usage(run: &mut UsageRun, roots: &DiskRoots, threads: usize, cache: 
         |(queue, run, _)| std::iter::from_fn(|| queue.next_job(run, WINDOW)).collect(),
         |job: LogJob<UsageRun>, reader: &mut DiskRoots| match cache {
             Some((store, cache)) => {
-                let key = reader.cache_key(job.task.root, &job.task.listed_path);
-                job.scan_through(reader, store, key.as_ref(), cache, &options)
+                let (root, path) = (job.task.root, &job.task.listed_path);
+                let keyed = crate::cache::keyed(reader, (store, cache), Purpose::Usage, root, path);
+                job.scan_through(reader, store, keyed, cache, &options)
             }
             None => (job.scan_usage(reader, &options), CacheTally::default()),
         },

@@ -6,7 +6,7 @@ use std::io::{self, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use copilot_lens::cache::{ENDS_BYTES, FileKey};
+use copilot_lens::cache::{ENDS_BYTES, FileKey, Stat};
 use copilot_lens::input::layout::zips_outside_homes;
 use copilot_lens::input::zip::ZipRoot;
 use copilot_lens::input::{FileReader, ListedFile, ReadAt, RootListing};
@@ -91,6 +91,15 @@ impl DiskRoots {
             })
             .collect();
         Ok((DiskRoots { roots, identities }, listings))
+    }
+
+    /// A folder's file as the cache looks its entry up (`copilot_lens::cache::Keyed`): its
+    /// root's identity, and its size and time now (the file unopened). None for a zip's
+    /// entries (read again) and a file that is gone.
+    pub fn cache_stat(&self, root: usize, path: &str) -> Option<(&str, Stat)> {
+        let (Root::Directory(base), Some(identity)) = (&self.roots[root], &self.identities[root]) else { return None };
+        let listed = listed_file_from(String::new(), &fs::metadata(base.join(path)).ok()?);
+        Some((identity, Stat { size: listed.size, modified_ms: listed.modified_ms }))
     }
 
     /// The cache's key of a file (`copilot_lens::cache`): only a folder's files have one (a
