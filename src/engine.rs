@@ -23,7 +23,7 @@ use crate::model::RowSink;
 use crate::outputs::{self, ROWS_CSV, ROWS_JSONL, ROWS_PER_PART, SESSION_MD};
 use crate::page_cache::{self, PageCache};
 use crate::protocol::{
-    AfterMetadata, Answer, CacheReport, FileAt, FileStat, Give, HandOver, HandOverStep, IN_PARTS_GIVEN_WHOLE_MAX_BYTES,
+    AfterMetadata, Answer, CacheReport, FileAt, Give, HandOver, HandOverStep, IN_PARTS_GIVEN_WHOLE_MAX_BYTES,
     LOG_GIVEN_WHOLE_MAX_BYTES, LogCache, LogToGive, Need, Request, SessionShown,
 };
 use crate::search::Matches;
@@ -143,21 +143,18 @@ impl PlannedRun {
                     }
                     _ => (given_by_page(root), None),
                 };
-                let (cache, unread_if) = match &cache {
+                let cache = match &cache {
                     Some(Cached { cache, labels }) if given_by_page(root) => {
                         let name = entry_name(&labels[root], path, Purpose::Analyze);
-                        if cache.has_entry(&name) {
-                            let unread_if = cache
-                                .unread_if(&name)
-                                .and_then(|stat| Some(FileStat { size: stat.size, modified: stat.modified_ms? }));
-                            (LogCache::Keyed, unread_if)
-                        } else {
-                            (LogCache::Recorded, None)
+                        match (cache.has_entry(&name), cache.can_stand_unread(&name)) {
+                            (true, true) => LogCache::Unread,
+                            (true, false) => LogCache::Keyed,
+                            (false, _) => LogCache::Recorded,
                         }
                     }
-                    _ => (LogCache::None, None),
+                    _ => LogCache::None,
                 };
-                LogToGive { index, root, path: path.to_string(), given, entry, cache, unread_if }
+                LogToGive { index, root, path: path.to_string(), given, entry, cache }
             })
             .collect();
         let now = |parts| HandOverStep { after_done: false, parts };
@@ -298,6 +295,7 @@ impl ParsingRun {
     }
 
     fn parse_given(&mut self, job: LogJob, given: GivenLog, rows: &mut RowTable) -> ParsedLog {
+        let given = self.read_whole_if_changed(&job.task, given);
         let task = &job.task;
         let options = self.parsing.options();
         // Only a folder's files are keyed (a zip's entries are parsed again, as natively), and
@@ -321,7 +319,8 @@ impl ParsingRun {
             GivenLog::File(blob) => {
                 let (task_root, task_path) = (task.root, task.listed_path.clone());
                 // Its entry stands for it when its size and time are as the entry says (the
-                // page handed it over unread so); else its two ends are read here.
+                // page hands such a log over unread, `LogCache::Unread`); else its two ends are
+                // read here.
                 let keyed = cache.as_ref().and_then(|cached| {
                     let (label, size, time) = (&cached.labels[task.root], blob.size() as u64, time_of(&blob));
                     let name = entry_name(label, &task.listed_path, Purpose::Analyze);
@@ -356,6 +355,24 @@ impl ParsingRun {
             }
             GivenLog::FromRoot => job.parse(&mut self.roots, options, rows),
         }
+    }
+
+    /// A log handed over unread for its cache entry (`LogCache::Unread`) whose size or time
+    /// changed since: read whole here, as the page would have read it (one read, where keying
+    /// it and parsing it through its File take several), the File kept for its long texts.
+    /// Any other log as given.
+    fn read_whole_if_changed(&mut self, task: &LogTask, given: GivenLog) -> GivenLog {
+        let GivenLog::File(blob) = given else { return given };
+        let Some(Cached { cache, labels }) = self.cache.as_ref() else { return GivenLog::File(blob) };
+        let (size, time) = (blob.size() as u64, time_of(&blob));
+        let name = entry_name(&labels[task.root], &task.listed_path, Purpose::Analyze);
+        let changed = cache.can_stand_unread(&name) && !cache.stands_unread(&name, Stat { size, modified_ms: time });
+        let read = (changed && size <= LOG_GIVEN_WHOLE_MAX_BYTES).then(|| read_whole(&blob)).flatten();
+        let Some(bytes) = read else { return GivenLog::File(blob) };
+        if let Some(BrowserRoot::Files(files)) = self.roots.roots.get_mut(task.root) {
+            files.insert(task.listed_path.clone(), BrowserFile::Blob(blob));
+        }
+        GivenLog::Bytes(bytes, time)
     }
 
     /// Step 4: joins and outputs.
@@ -435,6 +452,12 @@ fn through_cache(
     }
     cache.tally.add(&tally);
     (parsed, tally.parsed == 0)
+}
+
+/// A File read whole, in one read.
+fn read_whole(blob: &Blob) -> Option<Vec<u8>> {
+    let buffer = web_sys::FileReaderSync::new().ok()?.read_as_array_buffer(blob).ok()?;
+    Some(js_sys::Uint8Array::new(&buffer).to_vec())
 }
 
 /// A File's modification time, if the browser gives one.

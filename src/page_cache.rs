@@ -8,7 +8,7 @@
 //! version and the page's build, whose pack of another is dropped whole with one note, and
 //! each entry's name, place, file time, file size and when the run that made it started: what
 //! says, before the file is handed over, whether its entry can stand for it unread,
-//! [`PageCache::unread_if`]), then the index's length (8 bytes, little-endian) and
+//! [`PageCache::can_stand_unread`]), then the index's length (8 bytes, little-endian) and
 //! [`MAGIC`]. A run appends what it makes after the old pack and writes the new index after
 //! that, so a run that stops early leaves the old pack whole once the page cuts the file back
 //! to its old size. The entries no file used (a deleted file, a changed log's old entry) stay
@@ -286,13 +286,25 @@ impl PageCache {
         self.stored.get(name)?.time
     }
 
-    /// The size and time a log must still have for the old pack's entry of that name to stand
-    /// for it unread (`crate::cache::settled`); none when it must be read whatever they are.
-    pub fn unread_if(&self, name: &str) -> Option<Stat> {
-        let at = self.stored.get(name)?;
-        let (size, started_ms) = at.made?;
-        let then = Stat { size, modified_ms: at.time };
-        settled(then, started_ms, then).then_some(then)
+    /// Whether the old pack's entry of that name can stand for its log unread, while the log's
+    /// size and time are as then (`crate::cache::settled`); not when the log must be read
+    /// whatever they are.
+    pub fn can_stand_unread(&self, name: &str) -> bool {
+        self.unread_stat(name).is_some()
+    }
+
+    /// Whether the old pack's entry of that name stands for its log, listed `now`, unread (the
+    /// entry's own key says so again before it is used: `entry_and_key`).
+    pub fn stands_unread(&self, name: &str, now: Stat) -> bool {
+        self.unread_stat(name) == Some(now)
+    }
+
+    /// The size and time its log must still have for the old pack's entry of that name to
+    /// stand for it unread.
+    fn unread_stat(&self, name: &str) -> Option<Stat> {
+        let EntryAt { time, made: Some((size, started_ms)), .. } = self.stored.get(name)? else { return None };
+        let then = Stat { size: *size, modified_ms: *time };
+        settled(then, *started_ms, then).then_some(then)
     }
 
     /// The old pack's entry of that name (`RunCache::entry`), and the key of the file at
@@ -530,11 +542,14 @@ mod tests {
         first.finish().expect("kept");
 
         let second = made_at(started + SETTLED_MS);
-        let unread_if = |path: &str| second.unread_if(&key(path).name(Purpose::Analyze));
-        assert_eq!(unread_if("old"), Some(Stat { size: 40, modified_ms: Some(settled_time) }));
-        assert_eq!(unread_if("recent"), None, "written a minute or less before the run that read it");
-        assert_eq!(unread_if("untimed"), None);
-        assert_eq!(second.unread_if("not-an-entry"), None);
+        let unread = |path: &str| second.can_stand_unread(&key(path).name(Purpose::Analyze));
+        assert!(unread("old"));
+        assert!(!unread("recent"), "written a minute or less before the run that read it");
+        assert!(!unread("untimed"));
+        assert!(!second.can_stand_unread("not-an-entry"));
+        let old = key("old").name(Purpose::Analyze);
+        assert!(second.stands_unread(&old, Stat { size: 40, modified_ms: Some(settled_time) }));
+        assert!(!second.stands_unread(&old, Stat { size: 41, modified_ms: Some(settled_time) }));
         let old = key("old").name(Purpose::Analyze);
         let now = Stat { size: 40, modified_ms: Some(settled_time) };
         let (entry, unread_key) = second.entry_and_key(&old, ("home", "old"), now);

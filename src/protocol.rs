@@ -229,20 +229,6 @@ pub struct LogToGive {
     pub entry: Option<crate::input::zip::RawEntry>,
     /// What the page's cache does with it.
     pub cache: LogCache,
-    /// For a `Keyed` log whose entry can stand for it unread: the size and time the File must
-    /// still have for the page to hand it over as a File, unread (the engine checks them again
-    /// before it uses the entry so); else it is read as any `Keyed` log.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(test, ts(optional))]
-    pub unread_if: Option<FileStat>,
-}
-
-/// A File's size and time (`File.lastModified`, milliseconds since the epoch).
-#[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(test, derive(ts_rs::TS))]
-pub struct FileStat {
-    pub size: u64,
-    pub modified: i64,
 }
 
 /// What the page's cache does with a log a folder's page hands over.
@@ -256,6 +242,12 @@ pub enum LogCache {
     /// key. (A browser reads a log whole in less time than its two ends: what it charges is
     /// per read, about a millisecond, not per byte; a File read in a worker costs more still.)
     Keyed,
+    /// Looked up in the cache, whose entry can stand for it unread while its size and time are
+    /// as then (`cache::settled`): the page hands its File over unread, and the engine compares
+    /// the File's size and time (known to the worker once the File is posted, where asking them
+    /// on the page's thread costs a round trip to the browser each), reading it only when they
+    /// differ.
+    Unread,
     /// Not in the cache: its entry is made, and the page gives its time once the analysis is
     /// done (`Give::LogTimes`; a picked File's time costs the page a round trip to the browser).
     Recorded,

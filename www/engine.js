@@ -572,12 +572,12 @@ class FileServer {
       while (next < logs.length && this.alive()) {
         await this.roomForLogs();
         if (next >= logs.length) break;
-        const { root, path, index, cache, unread_if: unreadIf } = logs[next++];
+        const { root, path, index, cache } = logs[next++];
         const file = this.byPath[root].get(path);
         let item = { index, file }; // the engine reads it itself and reports what fails
-        // Its entry in the cache stands for it while its size and time are as then: handed
-        // over unread, as a File (the engine checks them again, and reads it if they differ).
-        if (unreadIf && file.size === unreadIf.size && file.lastModified === unreadIf.modified) {
+        // Its entry in the cache may stand for it: handed over unread, as a File, whose size
+        // and time the engine compares (LogCache in src/protocol.rs).
+        if (cache === 'unread') {
           this.handed[root].add(path);
           this.post({ kind: 'logs', items: [item] });
           continue;

@@ -144,15 +144,9 @@ given: boolean, entry?: RawEntry,
 /**
  * What the page's cache does with it.
  */
-cache: LogCache, 
-/**
- * For a `Keyed` log whose entry can stand for it unread: the size and time the File must
- * still have for the page to hand it over as a File, unread (the engine checks them again
- * before it uses the entry so); else it is read as any `Keyed` log.
- */
-unread_if?: FileStat, };
+cache: LogCache, };
 
-export type LogCache = "none" | "keyed" | "recorded";
+export type LogCache = "none" | "keyed" | "unread" | "recorded";
 
 export type CacheReport = { 
 /**

@@ -69,6 +69,8 @@ try {
   if (cached) {
     await page.setInputFiles('#pick-folder', input, { timeout: 10 * 60_000 });
     if ((await waitForState(page, ['done', 'error'], 30 * 60_000)) !== 'done') throw new Error('the first analysis failed');
+    // The worker keeps the cache after done: until it is kept, a second analysis finds none.
+    await page.waitForFunction(() => window.copilotLens.settled !== null, null, { timeout: 10 * 60_000 });
     await page.evaluate(() => (document.body.dataset.state = 'profiling')); // not 'done' until the second is
   }
   const workers = attached.filter((event) => event.targetInfo.url.endsWith('/worker.js')).map((event) => event.sessionId);
