@@ -576,9 +576,9 @@ class FileServer {
         const file = this.byPath[root].get(path);
         let item = { index, file }; // the engine reads it itself and reports what fails
         // Its entry in the cache may stand for it: handed over unread, as a File, whose size
-        // and time the engine compares (LogCache in src/protocol.rs).
+        // and time the engine compares (LogCache in src/protocol.rs). Handed over again after
+        // done, as a log read here is, for its size in the report.
         if (cache === 'unread') {
-          this.handed[root].add(path);
           this.post({ kind: 'logs', items: [item] });
           continue;
         }

@@ -1132,8 +1132,15 @@ test('the cache: a picked folder analysed again opens none of the logs whose siz
     for (const [name, text] of [['rows.jsonl', expected.rowsJsonl], ['sessions.jsonl', expected.sessionsJsonl], ['inventory.json', expected.inventoryJson], ['usage.csv', expected.usageCsv]]) {
       assert(exports[name] === text, `${name} of the analysis from the cache equals the native CLI's`);
     }
+    // Cold, after Clear the cache: every export is the same bytes (the report's file sizes too).
+    await page.click('#clear-cache');
+    await page.waitForFunction(() => document.getElementById('cache-status').textContent.startsWith('The cache is cleared'));
+    assertEqual((await analysed()).from_cache, 0, 'analysed cold');
+    const coldExports = await everyExport(page);
+    assertEqual(Object.keys(exports).sort(), Object.keys(coldExports).sort(), 'the same exports');
+    for (const name of Object.keys(coldExports)) assert(exports[name] === coldExports[name], `${name}: the analysis from the cache equals the cold one, byte for byte`);
     assertEqual(errors, [], 'no page errors');
-    return `${again.unread} logs not opened when nothing changed; ${refreshed.unread} after one was edited`;
+    return `${again.unread} logs not opened when nothing changed; ${refreshed.unread} after one was edited; ${Object.keys(exports).length} exports equal cold`;
   } finally {
     await browser.close();
     rmSync(home, { recursive: true, force: true });
