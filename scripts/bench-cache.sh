@@ -9,12 +9,13 @@
 #                                     bench-corpus/SIZE, made by scripts/bench.sh)
 #
 # The corpus itself is never changed: the runs read a copy made of hard links, and only the
-# grown logs are copied for real before they are appended to. Needs the release build.
+# grown logs are copied for real before they are appended to. Needs the release build;
+# COPILOT_LENS_CLI times another build's CLI (A/B).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 size="${1:-600MB}"
 corpus="${CORPUS_DIR:-bench-corpus}/$size"
-cli="$PWD/target/release/copilot-lens"
+cli="${COPILOT_LENS_CLI:-$PWD/target/release/copilot-lens}"
 [ -d "$corpus" ] || { echo "no corpus at $corpus (scripts/bench.sh $size makes it)" >&2; exit 2; }
 [ -x "$cli" ] || { echo "build it first: cargo build --release" >&2; exit 2; }
 cargo build --release --quiet --example cache_floor
