@@ -83,11 +83,6 @@ impl CacheUse {
         CacheUse { build: build.to_string(), options: xxh3_64(options.as_bytes()), started_ms }
     }
 
-    /// When this run started (the time its new entries say their files were read after).
-    pub fn started_ms(&self) -> i64 {
-        self.started_ms
-    }
-
     /// The fingerprint of what a log's rows and outcome depend on beyond its bytes.
     pub(crate) fn context(&self, task: &LogTask) -> u64 {
         let text = format!(
