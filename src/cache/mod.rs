@@ -118,11 +118,6 @@ impl FileKey {
         hash_at(0) == Some(before.head) && hash_at(before.size - length) == Some(before.tail)
     }
 
-    /// Its size and time.
-    pub fn stat(&self) -> Stat {
-        Stat { size: self.size, modified_ms: self.modified_ms }
-    }
-
     /// The name of the file's entry in a store (`entry_name`).
     pub fn name(&self, purpose: Purpose) -> String {
         entry_name(&self.root, &self.path, purpose)
@@ -185,10 +180,11 @@ impl Keyed {
     ) -> Option<Keyed> {
         let entry = store.get(&entry_name(root, path, purpose));
         let unchanged = entry.as_deref().and_then(|entry| cache.key_if_unchanged(entry, (root, path), now, None));
-        match unchanged {
-            Some(key) => Some(Keyed { key, entry, unread: true }),
-            None => Some(Keyed { key: read_key()?, entry, unread: false }),
-        }
+        let (key, unread) = match unchanged {
+            Some(key) => (key, true),
+            None => (read_key()?, false),
+        };
+        Some(Keyed { key, entry, unread })
     }
 }
 
