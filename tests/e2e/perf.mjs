@@ -14,6 +14,11 @@
 //     the page's cache), and again after 1% of the session logs grew (a line appended to each).
 //     It runs on a copy of the corpus made of hard links (no room taken), the grown logs real
 //     copies, removed at the end; the corpus itself is never changed.
+//   --remembered: the folder as a remembered folder (a real directory handle: the corpus copied
+//     into the origin private file system, as the picker's dialog cannot be driven headless),
+//     opened once and then refreshed unchanged, each timed from the click to done (the walk of
+//     the folder's handles included). The copy is left a minute first, as a person's logs are
+//     older than that (the cache's settled rule).
 // Any generated home works, a VS Code one too (scripts/gen-corpus.py /tmp/v200 --sessions 0 --vscode
 // 200MB; scripts/bench-vscode.sh --page): MB/s is given both of the corpus on disk and of the bytes
 // the CLI read (report.json), which leaves out what no reader opens (a .json beside its .jsonl,
@@ -33,6 +38,7 @@ const zipOnly = process.argv.includes('--zip-only');
 const withZip = zipOnly || process.argv.includes('--zip');
 const analysisOnly = process.argv.includes('--analysis-only');
 const cached = process.argv.includes('--cached');
+const remembered = process.argv.includes('--remembered');
 const runsAt = process.argv.indexOf('--native-runs');
 const nativeRuns = runsAt > 0 ? Number(process.argv[runsAt + 1]) : 3;
 const pageOnly = process.argv.includes('--page-only');
@@ -274,6 +280,70 @@ async function cachedRuns(server) {
   }
 }
 
+/** From a click on `button` to done, in seconds, with the app's own timings and cache report. */
+async function clickToDone(page, button) {
+  await page.evaluate(() => (window.copilotLens.cache = 'before'));
+  const started = Date.now();
+  await page.click(button);
+  await page.waitForFunction(() => window.copilotLens.cache !== 'before' && ['done', 'error'].includes(document.body.dataset.state), null, { timeout: 30 * 60_000 });
+  const seconds = (Date.now() - started) / 1000;
+  const lens = await page.evaluate(() => ({ state: document.body.dataset.state, error: window.copilotLens.error, summary: window.copilotLens.summary, timings: window.copilotLens.timings, cache: window.copilotLens.cache, status: document.getElementById('cache-status')?.textContent ?? '' }));
+  if (lens.state !== 'done') throw new Error(lens.error);
+  await page.waitForFunction(() => window.copilotLens.settled !== null, null, { timeout: 10 * 60_000 });
+  return { seconds, ...lens };
+}
+
+async function rememberedRuns(server) {
+  const browser = await launch();
+  try {
+    const page = await browser.context.newPage();
+    await page.goto(server.url);
+    await waitEngine(page);
+    await page.evaluate(() => document.body.append(Object.assign(document.createElement('input'), { type: 'file', id: 'perf-copy', webkitdirectory: true })));
+    await page.setInputFiles('#perf-copy', corpus, { timeout: 10 * 60_000 });
+    const t = Date.now();
+    const copied = await page.evaluate(async () => {
+      const top = await (await navigator.storage.getDirectory()).getDirectoryHandle('perf-home', { create: true });
+      const folders = new Map([['', Promise.resolve(top)]]);
+      const folder = (path) => {
+        if (!folders.has(path)) {
+          const cut = path.lastIndexOf('/');
+          folders.set(path, folder(path.slice(0, Math.max(cut, 0))).then((parent) => parent.getDirectoryHandle(path.slice(cut + 1), { create: true })));
+        }
+        return folders.get(path);
+      };
+      const files = [...document.getElementById('perf-copy').files];
+      let next = 0;
+      const copier = async () => {
+        while (next < files.length) {
+          const file = files[next++];
+          const path = file.webkitRelativePath.split('/').slice(1);
+          const dir = await folder(path.slice(0, -1).join('/'));
+          const writable = await (await dir.getFileHandle(path[path.length - 1], { create: true })).createWritable();
+          await writable.write(file);
+          await writable.close();
+        }
+      };
+      await Promise.all(Array.from({ length: 8 }, copier));
+      window.showDirectoryPicker = async () => top;
+      return files.length;
+    });
+    console.log(`\n== --remembered: ${corpus}, ${copied} files copied into the origin private file system in ${((Date.now() - t) / 1000).toFixed(0)} s`);
+    await page.waitForTimeout(61_000);
+    await page.check('#remember-folder');
+    await page.click('#open-copilot');
+    const cold = await clickToDone(page, '#before-prompt-go');
+    const again = await clickToDone(page, '#refresh-folder');
+    assertEqual(again.summary, cold.summary, 'refreshed unchanged: the summary equals the cold one');
+    for (const [name, run] of [['cold', cold], ['refreshed', again]]) {
+      const steps = Object.entries(run.timings).map(([step, seconds]) => `${step} ${seconds.toFixed(2)}`).join(', ');
+      console.log(`${name.padEnd(10)} ${run.seconds.toFixed(2).padStart(7)} s from the click to done (${steps}) ${run.status}`);
+    }
+  } finally {
+    await browser.close();
+  }
+}
+
 function printSearches(page) {
   for (const w of page.whole) {
     const mib = (bytes) => (bytes / 1048576).toFixed(0);
@@ -286,8 +356,8 @@ console.log(`corpus ${corpus}: ${files} files, ${(bytes / 1e6).toFixed(0)} MB`);
 // A warm page cache for both.
 execFileSync('sh', ['-c', zipOnly && existsSync(`${corpus}.zip`) ? `cat '${corpus}.zip' > /dev/null` : `find '${corpus}' -type f -exec cat {} + > /dev/null`]);
 const server = await startServer();
-if (cached) {
-  await cachedRuns(server);
+if (cached || remembered) {
+  await (cached ? cachedRuns(server) : rememberedRuns(server));
   await server.close();
   process.exit(0);
 }

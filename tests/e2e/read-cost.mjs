@@ -5,8 +5,9 @@
 // least a cached analysis reads of a log), each pass once untimed (the browser learns each File's metadata on first use)
 // and once timed, with the machine's processor time. Before them, timed once since only the first
 // use costs: every file's size and time alone (what a cache that trusted them would still pay).
-// Last, the same for a remembered folder (a FileSystemDirectoryHandle): as many empty files, ten
-// to a folder, made in the Origin Private File System, walked and each one's File taken, all at once.
+// Last, the same for a remembered folder (a FileSystemDirectoryHandle): as many empty files, four
+// to a folder, made in the Origin Private File System, walked by the page's own walk (input.js),
+// each one's File taken, and each File's size and time.
 // Not part of scripts/test.sh.
 //   node tests/e2e/read-cost.mjs bench-corpus/2GB
 import path from 'node:path';
@@ -14,6 +15,8 @@ import { cpuMeter, openPage } from './lib.mjs';
 
 /** The bytes of each end of a file that the cache's key hashes (src/cache/mod.rs, ENDS_BYTES). */
 const ENDS = 64 << 10;
+/** Files in each folder of the remembered folder made to walk (a session's folder holds four). */
+const FILES_A_FOLDER = 4;
 
 const folder = path.resolve(process.argv[2] || 'bench-corpus/2GB');
 const { server, browser, page } = await openPage();
@@ -76,28 +79,22 @@ try {
         `${(cpu.coreSeconds / (read.bytes / 1e9)).toFixed(1)} per GB, ${((cpu.coreSeconds * 1000) / read.files).toFixed(2)} ms a file`,
     );
   }
-  const handles = await page.evaluate(async (count) => {
+  const handles = await page.evaluate(async ({ count, perFolder }) => {
+    const { rootFromDirectoryHandle } = await import('./input.js');
     const top = await (await navigator.storage.getDirectory()).getDirectoryHandle('read-cost', { create: true });
-    for (let made = 0; made < count; made += 10) {
+    for (let made = 0; made < count; made += perFolder) {
       const folder = await top.getDirectoryHandle(`s${made}`, { create: true });
-      await Promise.all(Array.from({ length: Math.min(10, count - made) }, (_, at) => folder.getFileHandle(`f${at}`, { create: true })));
+      const here = Math.min(perFolder, count - made);
+      await Promise.all(Array.from({ length: here }, (_, at) => folder.getFileHandle(`f${at}`, { create: true })));
     }
     const started = performance.now();
-    let files = 0;
+    const root = await rootFromDirectoryHandle(top);
     let sum = 0;
-    const walk = async (folder) => {
-      const pending = [];
-      for await (const child of folder.values()) {
-        if (child.kind === 'directory') pending.push(walk(child));
-        else pending.push(child.getFile().then((file) => ((files += 1), (sum += file.size + file.lastModified))));
-      }
-      await Promise.all(pending);
-    };
-    await walk(top);
+    for (const file of root.files) sum += file.size + file.lastModified;
     const seconds = (performance.now() - started) / 1000;
     await (await navigator.storage.getDirectory()).removeEntry('read-cost', { recursive: true });
-    return { files, seconds, sum };
-  }, metadata.files);
+    return { files: root.files.length, seconds, sum };
+  }, { count: metadata.files, perFolder: FILES_A_FOLDER });
   console.log(
     `a remembered folder's walk, each File's size and time: ${handles.files} files in ${handles.seconds.toFixed(2)} s ` +
       `(${((handles.seconds * 1000) / handles.files).toFixed(3)} ms a file)`,

@@ -750,6 +750,7 @@ test('a dropped folder (directory entries walked) equals the native CLI; a home 
     const listed = await page.evaluate((list) => {
       // A FileSystemDirectoryEntry look-alike, handing out entries two at a time as readEntries may.
       const opened = [];
+      const inFlight = { now: 0, most: 0 };
       const tree = { name: 'home-folder', dirs: new Map(), files: [] };
       for (const f of list) {
         const parts = f.path.split('/');
@@ -768,7 +769,15 @@ test('a dropped folder (directory entries walked) equals the native CLI; a home 
         isDirectory: true,
         isFile: false,
         createReader() {
-          const all = [...[...node.dirs.values()].map((d) => dirEntry(d, prefix + d.name + '/')), ...node.files.map((f) => ({ name: f.name, isFile: true, isDirectory: false, file: (ok) => (opened.push(f.path), ok(f.file)) }))];
+          // Each File comes a little later, as the browser's round trip makes it: how many are
+          // asked for at once tells whether the walk waits for each before the next.
+          const open = (f, ok) => {
+            opened.push(f.path);
+            inFlight.now += 1;
+            inFlight.most = Math.max(inFlight.most, inFlight.now);
+            setTimeout(() => ((inFlight.now -= 1), ok(f.file)), 2);
+          };
+          const all = [...[...node.dirs.values()].map((d) => dirEntry(d, prefix + d.name + '/')), ...node.files.map((f) => ({ name: f.name, isFile: true, isDirectory: false, file: (ok) => open(f, ok) }))];
           let at = 0;
           return { readEntries: (ok) => setTimeout(() => ok(all.slice(at, (at += 2)))) };
         },
@@ -778,6 +787,7 @@ test('a dropped folder (directory entries walked) equals the native CLI; a home 
       Object.defineProperty(event, 'dataTransfer', { value: dataTransfer });
       document.getElementById('drop-zone').dispatchEvent(event);
       window.__opened = opened;
+      window.__inFlight = inFlight;
       return true;
     }, files);
     assert(listed, 'dropped');
@@ -786,10 +796,12 @@ test('a dropped folder (directory entries walked) equals the native CLI; a home 
     const opened = await page.evaluate(() => window.__opened);
     assert(!opened.some((p) => p.startsWith('node_modules/') || p.startsWith('Documents/')), 'nothing outside the Copilot folders was even opened as a File');
     assertEqual(opened.length, files.length - 2, 'every Copilot file listed');
+    const { most } = await page.evaluate(() => window.__inFlight);
+    assert(most > 1, `the walk asks for many Files at once, not one after another (at most ${most} at once)`);
     assert((await exportFile(page, 'rows.jsonl')).text === expected.rowsJsonl, 'rows.jsonl of the dropped folder equals the native one');
     assertEqual(errors, [], 'no page errors');
     noNetworkAfterLoad(net, server, 'folder drop');
-    return `${opened.length} files listed, node_modules and Documents skipped`;
+    return `${opened.length} files listed (up to ${most} asked for at once), node_modules and Documents skipped`;
   } finally {
     await browser.close();
   }
