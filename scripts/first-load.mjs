@@ -140,5 +140,5 @@ if (later.length) {
   console.log('\nfetched after that to draw the overview (not counted):');
   printTable(later);
 }
-console.log(`\n${(total / 1e6).toFixed(3)} MB gzipped against a budget of ${(budget / 1e6).toFixed(3)} MB: ${total <= budget ? 'within' : 'OVER'}`);
+console.log(`\n${(total / 1e6).toFixed(3)} MB gzipped (${total} bytes) against a budget of ${(budget / 1e6).toFixed(3)} MB: ${total <= budget ? 'within' : 'OVER'}`);
 process.exitCode = total <= budget ? 0 : 1;

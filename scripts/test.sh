@@ -48,7 +48,9 @@ node tests/e2e/run.mjs
 # log's bytes are read in one pass, its data straight into its record: Envelope<D> for each; the
 # native one-thread run of the 2 GB home 12% faster) to 1.1222 MB, stop 41's (a log whose size
 # and time are as its cache entry was made for is not opened: cache::settled, LogCache::Unread;
-# the cached 2 GB page 13-16 s, not 25 s) to 1.1248 MB. Held
+# the cached 2 GB page 13-16 s, not 25 s) to 1.1248 MB, stop 42's (a folder walked 64 round trips
+# at once: input.js's limiter; a remembered 600 MB folder refreshed in 7.9 s, not 12.8 s) to
+# 1.1250 MB. Held
 # at the measured figure until the code itself is smaller (opt-level 3 for this crate would make
 # the page 9-25% faster and this 1.287 MB: not taken).
-node scripts/first-load.mjs --budget 1125000
+node scripts/first-load.mjs --budget 1125200
