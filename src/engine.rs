@@ -53,6 +53,8 @@ pub enum Stage {
     Adding {
         roots: Vec<BrowserRoot>,
         listings: Vec<RootListing>,
+        /// Whether each root's listing gave its files' sizes (`BrowserRoots::sized`).
+        sized: Vec<bool>,
     },
     /// Planned; the page is handing the files over.
     Planned(Box<PlannedRun>),
@@ -85,6 +87,59 @@ pub struct PlannedRun {
 pub struct Cached {
     pub cache: PageCache,
     pub labels: Vec<String>,
+    /// The small files the page reads whole in this run that were listed with their times
+    /// (`take_kept`): kept for the next run as they come (`keep_given`).
+    to_keep: HashMap<(usize, String), Stat>,
+}
+
+impl Cached {
+    pub fn new(cache: PageCache, labels: Vec<String>) -> Cached {
+        Cached { cache, labels, to_keep: HashMap::new() }
+    }
+
+    /// Takes out of `files` (small files the page would read whole) those the cache's entries
+    /// stand for unread as `stat_of` says they are listed (a remembered folder's listing gives
+    /// each file's size and time at no cost, while a read costs the browser a round trip), and
+    /// returns them with their bytes. Those left that were listed are kept as they come.
+    fn take_kept(
+        &mut self,
+        files: &mut Vec<FileAt>,
+        stat_of: impl Fn(&FileAt) -> Option<Stat>,
+    ) -> Vec<(FileAt, Vec<u8>, Stat)> {
+        let mut kept = Vec::new();
+        files.retain(|file| {
+            let Some(stat) = stat_of(file) else { return true };
+            match self.cache.kept_file((&self.labels[file.root], &file.path), stat) {
+                Some(bytes) => kept.push((file.clone(), bytes, stat)),
+                None => {
+                    self.to_keep.insert((file.root, file.path.clone()), stat);
+                    return true;
+                }
+            }
+            false
+        });
+        kept
+    }
+
+    /// A file the page gave: its bytes are kept for the next run when `take_kept` said so and
+    /// they are as long as its listing said.
+    fn keep_given(&mut self, root: usize, path: &str, file: &BrowserFile) {
+        let BrowserFile::Bytes(bytes) = file else { return };
+        let Some(Stat { size, modified_ms: Some(time) }) = self.to_keep.remove(&(root, path.to_string())) else {
+            return;
+        };
+        if u64::from(bytes.length()) == size {
+            self.cache.keep_file((&self.labels[root], path), time, &bytes.to_vec());
+        }
+    }
+}
+
+/// Small files taken from the cache (`Cached::take_kept`), given as the page gives bytes (the
+/// progress counts them as read).
+fn give_kept(kept: Vec<(FileAt, Vec<u8>, Stat)>, mut give: impl FnMut(usize, String, BrowserFile, Stat)) {
+    for (FileAt { root, path }, bytes, stat) in kept {
+        give(root, path, BrowserFile::Bytes(js_sys::Uint8Array::from(&bytes[..])), stat);
+    }
 }
 
 pub struct ParsingRun {
@@ -127,6 +182,13 @@ impl PlannedRun {
         let stores: Vec<FileAt> =
             planned.store_files().map(|(root, path)| FileAt { root, path: path.to_string() }).collect();
         order::sort_by_key(&mut small, |file| !stores.contains(file));
+        let mut cache = cache;
+        let kept = match &mut cache {
+            Some(cached) => cached.take_kept(&mut small, |file| {
+                (!stores.contains(file)).then(|| planned.listed_stat(file.root, &file.path)).flatten()
+            }),
+            None => Vec::new(),
+        };
         let stores = if !stores.is_empty() && stores.iter().all(|file| given_by_page(file.root)) {
             Stores::Awaiting(stores.into_iter().map(|file| (file.root, file.path)).collect())
         } else {
@@ -144,7 +206,7 @@ impl PlannedRun {
                     _ => (given_by_page(root), None),
                 };
                 let cache = match &cache {
-                    Some(Cached { cache, labels }) if given_by_page(root) => {
+                    Some(Cached { cache, labels, .. }) if given_by_page(root) => {
                         let name = entry_name(&labels[root], path, Purpose::Analyze);
                         match (cache.has_entry(&name), cache.can_stand_unread(&name)) {
                             (true, true) => LogCache::Unread,
@@ -158,6 +220,9 @@ impl PlannedRun {
             })
             .collect();
         let now = |parts| HandOverStep { after_done: false, parts };
+        // A listing that gave every file's size (a remembered folder's) leaves the report
+        // nothing to learn from the files not read, and the logs come with step 3.
+        let sizes_from = (0..roots.roots.len()).filter(|&root| given_by_page(root) && !roots.is_sized(root)).collect();
         let steps = vec![
             // A database as a File (SQLite reads the pages it needs); a file read line by line
             // as bytes while it is small (most are).
@@ -172,14 +237,22 @@ impl PlannedRun {
             // over, as much as the analysis' own reads: the new entries' times and the rest
             // (for the report's sizes and long texts) wait for the end.
             HandOverStep { after_done: true, parts: vec![Give::LogTimes] },
-            HandOverStep { after_done: true, parts: vec![Give::Rest] },
+            HandOverStep { after_done: true, parts: vec![Give::Rest { sizes_from }] },
         ];
         debug_assert_eq!(steps.len(), STEPS_IN_ALL);
-        (PlannedRun { planned, roots, stores, cache }, HandOver { steps })
+        let mut run = PlannedRun { planned, roots, stores, cache };
+        give_kept(kept, |root, path, file, stat| {
+            run.roots.progress.add_file(root, &path, stat.size as f64);
+            run.give(root, path, file, stat.size, stat.modified_ms);
+        });
+        (run, HandOver { steps })
     }
 
     /// A file of a folder root handed over; the stores are read once the last of theirs is in.
     pub fn give(&mut self, root: usize, path: String, file: BrowserFile, size: u64, modified_ms: Option<i64>) {
+        if let Some(cached) = &mut self.cache {
+            cached.keep_given(root, &path, &file);
+        }
         let read = self.planned.set_file_facts(root, &path, size, modified_ms);
         let stores_complete = match &mut self.stores {
             Stores::Awaiting(pending) => {
@@ -198,7 +271,7 @@ impl PlannedRun {
     /// did not change is taken from its entry.
     fn read_stores(&mut self) {
         // Not once the cache neither records nor holds entries: its keys would be read for nothing.
-        let Some(Cached { cache, labels }) = self.cache.as_mut().filter(|cached| cached.cache.in_use()) else {
+        let Some(Cached { cache, labels, .. }) = self.cache.as_mut().filter(|cached| cached.cache.in_use()) else {
             self.planned.read_stores(&mut self.roots, None);
             self.stores = Stores::Read;
             return;
@@ -236,19 +309,28 @@ impl PlannedRun {
         if !matches!(self.stores, Stores::Read) {
             self.read_stores();
         }
-        let PlannedRun { planned, mut roots, cache, .. } = self;
+        let PlannedRun { planned, mut roots, mut cache, .. } = self;
         let late_planned = planned.late_metadata_files().count();
         let parsing = planned.read_metadata(&mut roots);
         let file_at = |(root, path): (usize, &str)| FileAt { root, path: path.to_string() };
         let times = parsing.files_needing_times().map(file_at).collect();
         let given_by_page = |root: usize| matches!(roots.roots.get(root), Some(BrowserRoot::Files(_)));
-        let late: Vec<FileAt> =
+        let mut late: Vec<FileAt> =
             parsing.late_metadata_files().filter(|(root, _)| given_by_page(*root)).map(file_at).collect();
+        let kept = match &mut cache {
+            Some(cached) => cached.take_kept(&mut late, |file| parsing.listed_stat(file.root, &file.path)),
+            None => Vec::new(),
+        };
         // The files the metadata showed hold nothing are not read: the progress counts without them.
         roots.progress.not_reading(late_planned - parsing.late_metadata_files().count());
         let logs = LogQueue::new(&parsing);
         let left = logs.tasks().len();
-        (ParsingRun { parsing, roots, cache, table: RowTable::default(), logs, left }, AfterMetadata { times, late })
+        let mut run = ParsingRun { parsing, roots, cache, table: RowTable::default(), logs, left };
+        give_kept(kept, |root, path, file, stat| {
+            run.roots.progress.add_file(root, &path, stat.size as f64);
+            run.give(root, path, file, stat.size, stat.modified_ms);
+        });
+        (run, AfterMetadata { times, late })
     }
 }
 
@@ -266,6 +348,9 @@ pub enum GivenLog {
 impl ParsingRun {
     /// A file read after the logs (`Role::LateMetadata`), handed over while they are parsed.
     pub fn give(&mut self, root: usize, path: String, file: BrowserFile, size: u64, modified_ms: Option<i64>) {
+        if let Some(cached) = &mut self.cache {
+            cached.keep_given(root, &path, &file);
+        }
         let read = self.parsing.set_file_facts(root, &path, size, modified_ms);
         self.roots.take(root, path, file, size, read);
     }
@@ -297,6 +382,7 @@ impl ParsingRun {
     fn parse_given(&mut self, job: LogJob, given: GivenLog, rows: &mut RowTable) -> ParsedLog {
         let given = self.read_whole_if_changed(&job.task, given);
         let task = &job.task;
+        let listed_time = self.parsing.listed_stat(task.root, &task.listed_path).and_then(|stat| stat.modified_ms);
         let options = self.parsing.options();
         // Only a folder's files are keyed (a zip's entries are parsed again, as natively), and
         // only while the cache records or holds entries.
@@ -307,11 +393,12 @@ impl ParsingRun {
             GivenLog::Bytes(bytes, modified_ms) => {
                 self.roots.progress.add_file(task.root, &task.listed_path, bytes.len() as f64);
                 match cache {
-                    Some(Cached { cache, labels }) => {
+                    Some(Cached { cache, labels, .. }) => {
                         let key = page_cache::key_of_bytes(&labels[task.root], &task.listed_path, None, &bytes);
                         let entry = cache.entry(&key.name(Purpose::Analyze)).map(Cow::into_owned);
                         let keyed = Keyed { key, entry, unread: false };
-                        through_cache(cache, job, keyed, modified_ms, LogInput::Bytes(&bytes), options, rows).0
+                        let time = modified_ms.or(listed_time);
+                        through_cache(cache, job, keyed, time, LogInput::Bytes(&bytes), options, rows).0
                     }
                     None => job.parse_bytes(&bytes, options, rows),
                 }
@@ -363,7 +450,7 @@ impl ParsingRun {
     /// Any other log as given.
     fn read_whole_if_changed(&mut self, task: &LogTask, given: GivenLog) -> GivenLog {
         let GivenLog::File(blob) = given else { return given };
-        let Some(Cached { cache, labels }) = self.cache.as_ref() else { return GivenLog::File(blob) };
+        let Some(Cached { cache, labels, .. }) = self.cache.as_ref() else { return GivenLog::File(blob) };
         let (size, time) = (blob.size() as u64, time_of(&blob));
         let name = entry_name(&labels[task.root], &task.listed_path, Purpose::Analyze);
         let changed = cache.can_stand_unread(&name) && !cache.stands_unread(&name, Stat { size, modified_ms: time });
@@ -513,7 +600,7 @@ impl Done {
     /// The time of a log the cache made an entry for (`Give::LogTimes`), its entry's key having
     /// left it out.
     pub fn give_log_time(&mut self, root: usize, path: &str, modified_ms: i64) {
-        if let Some(Cached { cache, labels }) = &mut self.cache
+        if let Some(Cached { cache, labels, .. }) = &mut self.cache
             && let Some(label) = labels.get(root)
         {
             cache.set_time(&entry_name(label, path, Purpose::Analyze), modified_ms);

@@ -20,7 +20,7 @@ use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
 
-use crate::cache::{CacheTally, CacheUse, ENDS_BYTES, FileKey, RunCache, Stat, settled};
+use crate::cache::{CacheTally, CacheUse, ENDS_BYTES, FileKey, Purpose, RunCache, Stat, entry_name, settled};
 
 /// The pack's last bytes (format 4: the index at the end, with each entry's file time, size
 /// and run start).
@@ -346,7 +346,46 @@ impl PageCache {
             at.time = Some(time);
         }
     }
+
+    /// The bytes of the small file at `path` under `root`, listed `now`, from the entry an
+    /// earlier run kept (`keep_file`) when it stands for the file unread; the next pack keeps
+    /// it. None when the file is to be read (a damaged entry among them: the page reads the file).
+    pub fn kept_file(&mut self, (root, path): (&str, &str), now: Stat) -> Option<Vec<u8>> {
+        let name = entry_name(root, path, Purpose::File);
+        if !self.stands_unread(&name, now) {
+            return None;
+        }
+        let (entry, key) = self.entry_and_key(&name, (root, path), now);
+        let (entry, key) = (entry?, key?);
+        let ((), bytes) = self.cache_use.decode(&entry, &key, FILE_CONTEXT).ok()?;
+        let bytes = bytes.to_vec();
+        self.used(&name);
+        self.tally.add(&CacheTally { cached: 1, cached_bytes: now.size, unread: 1, ..CacheTally::default() });
+        Some(bytes)
+    }
+
+    /// Keeps the bytes of a small file read in this run, listed with its time, for the next
+    /// (`kept_file`). One read as its entry has it (its time was too recent to stand unread)
+    /// counts as from the cache; its entry is made again all the same, this run's start
+    /// letting its time stand the next time.
+    pub fn keep_file(&mut self, (root, path): (&str, &str), modified_ms: i64, bytes: &[u8]) {
+        let key = key_of_bytes(root, path, Some(modified_ms), bytes);
+        let name = key.name(Purpose::File);
+        let made_for = self.entry(&name).and_then(|entry| self.cache_use.made_for(&entry));
+        self.tally.add(&match made_for {
+            Some((made_for, _)) if made_for == key => {
+                CacheTally { cached: 1, cached_bytes: key.size, ..CacheTally::default() }
+            }
+            _ => CacheTally { parsed: 1, ..CacheTally::default() },
+        });
+        if let Some(entry) = self.cache_use.encode(&key, FILE_CONTEXT, &(), bytes) {
+            self.put_timed(&name, &entry, Some(modified_ms));
+        }
+    }
 }
+
+/// The context of a small file's entry: its bytes depend on nothing but the file.
+const FILE_CONTEXT: u64 = 0;
 
 /// What a pack holds.
 enum Read {
@@ -557,6 +596,50 @@ mod tests {
         assert_eq!(unread_key, Some(key("old")), "the entry's own key, the file unread");
         let touched = Stat { modified_ms: Some(settled_time + 5), ..now };
         assert_eq!(second.entry_and_key(&old, ("home", "old"), touched).1, None);
+    }
+
+    #[test]
+    fn a_small_file_s_bytes_are_taken_unread_while_its_size_and_settled_time_are_as_kept() {
+        use crate::cache::SETTLED_MS;
+        let file = Memory::default();
+        let started = 10 * SETTLED_MS;
+        let made_at = |started_ms| {
+            PageCache::new(Box::new(file.clone()), "b", CacheUse::new("b", &Options::default(), started_ms), 1 << 20)
+        };
+        let settled_time = started - SETTLED_MS;
+        let mut first = made_at(started);
+        let bytes = b"cwd: /work/app\n";
+        let stat = |size: usize, time: i64| Stat { size: size as u64, modified_ms: Some(time) };
+        assert_eq!(first.kept_file(("home", "workspace.yaml"), stat(bytes.len(), settled_time)), None);
+        first.keep_file(("home", "workspace.yaml"), settled_time, bytes);
+        first.keep_file(("home", "recent.yaml"), settled_time + 1, bytes);
+        assert_eq!(first.tally.parsed, 2);
+        first.finish().expect("kept");
+
+        let mut second = made_at(started + SETTLED_MS);
+        let taken = second.kept_file(("home", "workspace.yaml"), stat(bytes.len(), settled_time));
+        assert_eq!(taken.as_deref(), Some(&bytes[..]));
+        assert_eq!((second.tally.cached, second.tally.unread, second.tally.cached_bytes), (1, 1, bytes.len() as u64));
+        assert_eq!(second.kept_file(("home", "workspace.yaml"), stat(bytes.len() + 1, settled_time)), None, "grown");
+        assert_eq!(second.kept_file(("home", "workspace.yaml"), stat(bytes.len(), settled_time + 5)), None, "touched");
+        assert_eq!(
+            second.kept_file(("other", "workspace.yaml"), stat(bytes.len(), settled_time)),
+            None,
+            "another root's"
+        );
+        let recent = second.kept_file(("home", "recent.yaml"), stat(bytes.len(), settled_time + 1));
+        assert_eq!(recent, None, "written a minute or less before the run that kept it: read again");
+        second.keep_file(("home", "recent.yaml"), settled_time + 1, bytes);
+        assert_eq!((second.tally.parsed, second.tally.cached), (0, 2), "read again as it was kept");
+        second.keep_file(("home", "changed.yaml"), settled_time, b"new");
+        assert_eq!(second.tally.parsed, 1);
+        second.finish().expect("kept");
+
+        let mut third = made_at(started + 2 * SETTLED_MS);
+        let again = third.kept_file(("home", "workspace.yaml"), stat(bytes.len(), settled_time));
+        assert_eq!(again.as_deref(), Some(&bytes[..]), "the run that took it keeps it");
+        let recent = third.kept_file(("home", "recent.yaml"), stat(bytes.len(), settled_time + 1));
+        assert_eq!(recent.as_deref(), Some(&bytes[..]), "kept again by a run its time was settled for");
     }
 
     #[test]

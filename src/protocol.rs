@@ -190,8 +190,10 @@ pub enum Give {
     /// The modification times of the logs of `Logs` marked `LogCache::Recorded`
     /// (`give_log_time`), for their entries.
     LogTimes,
-    /// Every other file of the folder roots, as Files in parts.
-    Rest,
+    /// As Files in parts, the logs not handed over as Files (their long texts are read again
+    /// from them), and every other file of the folder roots `sizes_from`, whose listings did not
+    /// give their sizes (the report learns them so).
+    Rest { sizes_from: Vec<usize> },
 }
 
 /// What `read_metadata` asks the page for while the logs are parsed: the metadata has said which

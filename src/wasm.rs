@@ -154,7 +154,7 @@ impl Engine {
         Ok(Engine {
             options,
             memory_limit_mib,
-            stage: Stage::Adding { roots: Vec::new(), listings: Vec::new() },
+            stage: Stage::Adding { roots: Vec::new(), listings: Vec::new(), sized: Vec::new() },
             cache: None,
         })
     }
@@ -167,26 +167,50 @@ impl Engine {
     /// A folder or loose files as one root, by their paths relative to the root
     /// (`webkitRelativePath` less the folder's name, or names). The files themselves are handed
     /// over once the analysis is planned (`give_bytes`, `give_files`): a browser pays for each
-    /// File it hands to a worker, so the page hands them while the analysis runs.
-    pub fn add_listing(&mut self, label: String, paths: Vec<String>) -> Result<(), JsError> {
-        let Stage::Adding { roots, listings } = &mut self.stage else {
+    /// File it hands to a worker, so the page hands them while the analysis runs. A listing
+    /// that knows each file's size and time (a remembered folder's: its walk got each File)
+    /// gives them (`sizes`, `times` in ms since the epoch, by path): the cache then stands for
+    /// the small files that did not change, unread, and the files not read need not come.
+    pub fn add_listing(
+        &mut self,
+        label: String,
+        paths: Vec<String>,
+        sizes: Option<Vec<f64>>,
+        times: Option<Vec<f64>>,
+    ) -> Result<(), JsError> {
+        let Stage::Adding { roots, listings, sized } = &mut self.stage else {
             return Err(js_error("roots come before begin"));
         };
-        let files = paths.into_iter().map(|path| ListedFile { path, size: 0, modified_ms: None }).collect();
-        listings.push(RootListing { label, files, problems: Vec::new() });
+        let stats = match (sizes, times) {
+            (Some(sizes), Some(times)) if sizes.len() == paths.len() && times.len() == paths.len() => {
+                Some((sizes, times))
+            }
+            (None, None) => None,
+            _ => return Err(js_error("a listing's sizes and times go together, one of each a path")),
+        };
+        let files = paths.into_iter().enumerate().map(|(at, path)| match &stats {
+            Some((sizes, times)) => {
+                let time = (times[at] > 0.0).then_some(times[at] as i64);
+                ListedFile { path, size: sizes[at] as u64, modified_ms: time }
+            }
+            None => ListedFile { path, size: 0, modified_ms: None },
+        });
+        listings.push(RootListing { label, files: files.collect(), problems: Vec::new() });
         roots.push(BrowserRoot::Files(Default::default()));
+        sized.push(stats.is_some());
         Ok(())
     }
 
     /// A zip of a home or of `~/.copilot` as one root, read entry by entry.
     pub fn add_zip(&mut self, label: String, file: Blob) -> Result<(), JsError> {
-        let Stage::Adding { roots, listings } = &mut self.stage else {
+        let Stage::Adding { roots, listings, sized } = &mut self.stage else {
             return Err(js_error("roots come before begin"));
         };
         let reader = BlobReader::new(file).map_err(js_error)?;
         let (zip, listing) = ZipRoot::open(reader, &label).map_err(js_error)?;
         listings.push(listing);
         roots.push(BrowserRoot::Zip(zip));
+        sized.push(true);
         Ok(())
     }
 
@@ -227,14 +251,16 @@ impl Engine {
     /// Plans the analysis; `progress` is called with `{bytes, total, files, files_total, file}`.
     /// Returns what the page is to hand over from its folder roots: a `protocol::HandOver`.
     pub fn begin(&mut self, progress: Function) -> Result<JsValue, JsError> {
-        let Stage::Adding { roots, listings } = self.take_stage() else {
+        let Stage::Adding { roots, listings, sized } = self.take_stage() else {
             return Err(js_error("this engine has begun already"));
         };
         // The run starts now by the page's clock (the core has none): before any log is read.
         let started_ms = js_sys::Date::now() as i64;
-        let cache = self.cache.take().map(|(pack, build, cap)| Cached {
-            cache: PageCache::new(Box::new(pack), &build, CacheUse::new(&build, &self.options, started_ms), cap),
-            labels: listings.iter().map(|listing| listing.label.clone()).collect(),
+        let cache = self.cache.take().map(|(pack, build, cap)| {
+            Cached::new(
+                PageCache::new(Box::new(pack), &build, CacheUse::new(&build, &self.options, started_ms), cap),
+                listings.iter().map(|listing| listing.label.clone()).collect(),
+            )
         });
         let planned = Planned::new(listings, self.options.clone()).map_err(js_error)?;
         let state = ProgressState {
@@ -247,7 +273,7 @@ impl Engine {
             last_report: 0.0,
             finished: false,
         };
-        let roots = BrowserRoots { roots, progress: Progress { state: std::rc::Rc::new(RefCell::new(state)) } };
+        let roots = BrowserRoots { roots, sized, progress: Progress { state: std::rc::Rc::new(RefCell::new(state)) } };
         let (run, hand_over) = PlannedRun::new(planned, roots, cache);
         self.stage = Stage::Planned(Box::new(run));
         to_js(&hand_over)
@@ -359,7 +385,7 @@ impl Engine {
 
     /// The stage, to move on from (a failed step leaves the engine empty, as a new one).
     fn take_stage(&mut self) -> Stage {
-        std::mem::replace(&mut self.stage, Stage::Adding { roots: Vec::new(), listings: Vec::new() })
+        std::mem::replace(&mut self.stage, Stage::Adding { roots: Vec::new(), listings: Vec::new(), sized: Vec::new() })
     }
 
     fn done(&self) -> Result<&Done, JsError> {

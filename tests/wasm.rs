@@ -103,12 +103,32 @@ fn engine_rows(files: &[(&str, &[u8])]) -> String {
 /// The `Engine` after `finish` and after the files it did not read were handed over as Blobs,
 /// as the page hands them once the analysis is done; each step is the one the engine needs.
 fn engine_run(files: &[(&str, &[u8])]) -> Engine {
+    engine_run_listed(files, Listed::PathsOnly)
+}
+
+/// What a root's listing gives: its paths alone (a picked folder's), or each file's size and
+/// time too (a remembered folder's).
+#[derive(PartialEq)]
+enum Listed {
+    PathsOnly,
+    WithStats,
+}
+
+fn engine_run_listed(files: &[(&str, &[u8])], listed: Listed) -> Engine {
     let bytes_of = |path: &str| Uint8Array::from(files.iter().find(|(at, _)| *at == path).unwrap().1);
     let options = js_sys::Object::new();
     js_sys::Reflect::set(&options, &"include_thinking".into(), &true.into()).unwrap();
     let mut engine = Engine::new(options.into()).map_err(fails).unwrap();
     assert_eq!(need(&engine), json!({"need": "roots"}));
-    engine.add_listing("home".into(), files.iter().map(|(path, _)| path.to_string()).collect()).unwrap();
+    let paths = files.iter().map(|(path, _)| path.to_string()).collect();
+    let (sizes, times) = match listed {
+        Listed::PathsOnly => (None, None),
+        Listed::WithStats => (
+            Some(files.iter().map(|(_, bytes)| bytes.len() as f64).collect()),
+            Some(vec![FIXED_MTIME_MS as f64; files.len()]),
+        ),
+    };
+    engine.add_listing("home".into(), paths, sizes, times).unwrap();
     let plan = js(engine.begin(Function::new_no_args("")).map_err(fails).unwrap());
     // The hand-over's steps: the files besides the logs (those read in parts as Files, or as
     // bytes while small; then the others as bytes), the logs beside the times and the files
@@ -133,6 +153,9 @@ fn engine_run(files: &[(&str, &[u8])]) -> Engine {
         ]
     );
     assert_eq!(steps[0]["parts"][1]["max_bytes"], 1 << 20);
+    // The files not read come after done for their sizes only where the listing did not give them.
+    let sizes_from = if listed == Listed::WithStats { json!([]) } else { json!([0]) };
+    assert_eq!(steps[4]["parts"][0]["sizes_from"], sizes_from);
     let (pages, lines, small, logs) = (
         &steps[0]["parts"][0]["files"],
         &steps[0]["parts"][1]["files"],
@@ -150,6 +173,9 @@ fn engine_run(files: &[(&str, &[u8])]) -> Engine {
         engine.give_bytes(0, path.to_string(), bytes_of(path)).map_err(fails).unwrap();
     }
     let asked = js(engine.read_metadata().map_err(fails).unwrap());
+    if listed == Listed::WithStats {
+        assert_eq!(asked["times"], json!([]), "the listing gave every file's time");
+    }
     for file in asked["times"].as_array().unwrap() {
         engine.give_time(0, file["path"].as_str().unwrap(), FIXED_MTIME_MS as f64).map_err(fails).unwrap();
     }
@@ -181,7 +207,11 @@ fn engine_run(files: &[(&str, &[u8])]) -> Engine {
     assert_eq!(ask(&engine, json!("summary")).unwrap(), summary);
     let (blobs, paths) = (js_sys::Array::new(), js_sys::Array::new());
     let logs: Vec<&str> = logs.as_array().unwrap().iter().map(|log| log["path"].as_str().unwrap()).collect();
-    for (path, bytes) in files.iter().filter(|(path, _)| !handed.contains(path) || logs.contains(path)) {
+    let after_done = |path: &&str| match listed {
+        Listed::PathsOnly => !handed.contains(path) || logs.contains(path),
+        Listed::WithStats => logs.contains(path),
+    };
+    for (path, bytes) in files.iter().filter(|(path, _)| after_done(path)) {
         let parts = js_sys::Array::of1(&Uint8Array::from(*bytes));
         blobs.push(&web_sys::Blob::new_with_u8_array_sequence(&parts).unwrap());
         paths.push(&JsValue::from_str(path));
@@ -219,6 +249,21 @@ fn sizes_given_after_finish_complete_the_report() {
     assert!(sizes.iter().all(|&size| size > 0), "{sizes:?}");
     assert!(engine_report["excluded_trees"][0]["bytes"].as_u64().unwrap() > 0);
     assert_eq!(engine_report["roots"][0]["outside_bytes"], 13);
+}
+
+/// A listing that gives each file's size and time (a remembered folder's) makes the report and
+/// the rows a picked folder's does, with only the logs handed over after `finish`.
+#[wasm_bindgen_test]
+fn a_listing_with_sizes_and_times_needs_only_the_logs_after_finish() {
+    let mut files = spec_fixture();
+    files.push((".copilot/pkg/linux-x64/1.0.102/cli-main.js", b"console.log('the CLI itself');\n"));
+    files.push(("Documents/notes.txt", b"not Copilot's"));
+    let engine = engine_run_listed(&files, Listed::WithStats);
+    let native = analyze_files(&files).1;
+    let report: Value = serde_json::from_str(&export(&engine, "report.json").unwrap()).unwrap();
+    assert_eq!(report, serde_json::to_value(&native.report).unwrap());
+    assert_eq!(export(&engine, "rows.jsonl").unwrap(), analyzed_rows(&files));
+    assert_eq!(report["roots"][0]["outside_bytes"], 13, "counted once, from the listing");
 }
 
 /// A log whose first lines come before any working directory: its rows take the project from

@@ -219,7 +219,9 @@ export class EngineClient {
     const worker = this.worker;
     const id = this.nextId++;
     const listing = roots.map((root) =>
-      root.kind === 'zip' ? { kind: 'zip', label: root.label, file: root.file } : { kind: 'listing', label: root.label, paths: root.paths },
+      root.kind === 'zip'
+        ? { kind: 'zip', label: root.label, file: root.file }
+        : { kind: 'listing', label: root.label, paths: root.paths, sizes: root.sizes, times: root.times },
     );
     return new Promise((resolve, reject) => {
       const alive = () => this.worker === worker && this.server === server;
@@ -440,20 +442,25 @@ class FileServer {
       case 'log_times':
         return this.giveLogTimes();
       case 'rest':
-        return this.giveRest();
+        return this.giveRest(part.sizes_from);
       default:
         throw new Error(`the engine asks for a hand-over this page cannot make: ${/** @type {any} */ (part).how}`);
     }
   }
 
   /**
-   * Every File not handed over yet: the logs, read again for their long texts, and the files
-   * not read, for their sizes in the report. (The browser charges this thread for each File
-   * handed over, as much as the analysis' own reads: the engine asks for these after it is done.)
+   * The Files not handed over yet of the logs, read again for their long texts, and of the
+   * roots `sizesFrom`, for the report's sizes of the files not read. (The browser charges this
+   * thread for each File handed over, as much as the analysis' own reads: the engine asks for
+   * these after it is done.)
+   * @param {number[]} sizesFrom
    */
-  async giveRest() {
+  async giveRest(sizesFrom) {
+    const logs = this.roots.map(() => new Set());
+    for (const { root, path } of this.logs) logs[root].add(path);
     for (const [root, files] of this.byPath.entries()) {
-      await this.giveInParts([...files.keys()].filter((path) => !this.handed[root].has(path)).map((path) => ({ root, path })));
+      const wanted = (path) => !this.handed[root].has(path) && (sizesFrom.includes(root) || logs[root].has(path));
+      await this.giveInParts([...files.keys()].filter(wanted).map((path) => ({ root, path })));
     }
   }
 

@@ -221,7 +221,11 @@ export async function rootFromDirectoryEntry(directory, onCount = () => {}) {
   return root;
 }
 
-/** Walks a FileSystemDirectoryHandle (showDirectoryPicker) into one root. */
+/**
+ * Walks a FileSystemDirectoryHandle (showDirectoryPicker) into one root. A File got from a
+ * handle knows its size and time (a picked one asks the browser for them), so the root gives
+ * them: the engine then takes from the cache each small file that did not change, unread.
+ */
 export async function rootFromDirectoryHandle(handle, onCount = () => {}) {
   const adapt = (dir) => ({
     name: dir.name,
@@ -248,7 +252,10 @@ export async function rootFromDirectoryHandle(handle, onCount = () => {}) {
       };
     },
   });
-  return rootFromDirectoryEntry(adapt(handle), onCount);
+  const root = await rootFromDirectoryEntry(adapt(handle), onCount);
+  root.sizes = root.files.map((file) => file.size);
+  root.times = root.files.map((file) => file.lastModified);
+  return root;
 }
 
 /**

@@ -161,7 +161,7 @@ async function analyzeUntilSettled({ id, options, roots, cache: cacheKey }) {
   for (const [index, root] of roots.entries()) {
     try {
       if (root.kind === 'zip') fresh.add_zip(root.label, root.file);
-      else fresh.add_listing(root.label, root.paths);
+      else fresh.add_listing(root.label, root.paths, root.sizes, root.times);
       toEngine.set(index, toPage.length);
       toPage.push(index);
     } catch (error) {
@@ -199,7 +199,13 @@ async function analyzeUntilSettled({ id, options, roots, cache: cacheKey }) {
   const forPage = (file) => ({ ...file, root: toPage[file.root] });
   /** @param {Give} part */
   const partForPage = (part) =>
-    'files' in part ? { ...part, files: part.files.map(forPage) } : 'logs' in part ? { ...part, logs: part.logs.map(forPage) } : part;
+    'files' in part
+      ? { ...part, files: part.files.map(forPage) }
+      : 'logs' in part
+        ? { ...part, logs: part.logs.map(forPage) }
+        : 'sizes_from' in part
+          ? { ...part, sizes_from: part.sizes_from.map((root) => toPage[root]) }
+          : part;
   const steps = plan.steps.map((step) => ({ ...step, parts: step.parts.map(partForPage) }));
   self.postMessage({ type: 'serve', id, hand_over: { steps } });
 

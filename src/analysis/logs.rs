@@ -7,6 +7,7 @@ use std::io::{self, BufRead, BufReader};
 use super::Options;
 use super::state::State;
 use super::tally::{Copies, CopyKeys, Tally};
+use crate::cache::Stat;
 use crate::facts::diagnostics::{Diagnostic, DiagnosticKind};
 use crate::facts::files::Role;
 use crate::facts::log::LogSummary;
@@ -280,6 +281,11 @@ impl Parsing {
     /// as `Planned::set_file_facts`.
     pub fn set_file_facts(&mut self, root: usize, listed_path: &str, size: u64, modified_ms: Option<i64>) -> bool {
         self.state.set_file_facts(root, listed_path, size, modified_ms)
+    }
+
+    /// `Planned::listed_stat`, for the files read after the logs and the logs themselves.
+    pub fn listed_stat(&self, root: usize, listed_path: &str) -> Option<Stat> {
+        self.state.listed_stat(root, listed_path)
     }
 
     /// Sets a file's modification time learnt after it was read.

@@ -8,7 +8,7 @@ use super::logs::Parsing;
 use super::state::{Home, HomePlaces, PlannedFile, RootState, State};
 use super::stores::{StoreCache, StoreOnDisk};
 use super::{AnalysisError, Options};
-use crate::cache::CacheTally;
+use crate::cache::{CacheTally, Stat};
 use crate::facts::diagnostics::DiagnosticKind;
 use crate::facts::files::FileStatus;
 use crate::facts::files::Role;
@@ -213,6 +213,11 @@ impl Planned {
         self.state.set_file_facts(root, listed_path, size, modified_ms)
     }
 
+    /// A file's size and time as its listing gave them, where it gave its time.
+    pub fn listed_stat(&self, root: usize, listed_path: &str) -> Option<Stat> {
+        self.state.listed_stat(root, listed_path)
+    }
+
     /// The files other than event logs that step 2 opens (the stores' among them), as `(root,
     /// listed path, role)`: the role says how it is read (whole; or in parts, line by line or a
     /// database page by page, as it can be large).
@@ -334,7 +339,9 @@ impl State {
             SizeSlot::Home(home, path) => {
                 if let Some(index) = self.file_index(home, &path) {
                     let file = &mut self.files[index];
-                    (file.size, file.modified_ms) = (size, modified_ms);
+                    // A time the listing gave stays when the file comes without one.
+                    file.size = size;
+                    file.modified_ms = modified_ms.or(file.modified_ms);
                     return file.status == FileStatus::Read;
                 }
             }

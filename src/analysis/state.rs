@@ -7,6 +7,7 @@ use super::Options;
 use super::tally::{CopyKeys, Tally};
 use std::ops::Range;
 
+use crate::cache::Stat;
 use crate::facts::diagnostics::{Diagnostic, DiagnosticKind};
 use crate::facts::files::FileKind;
 use crate::facts::files::FileStatus;
@@ -150,6 +151,14 @@ impl State {
     /// The planned file at `path` in `home`; the files are sorted by both.
     pub fn file_index(&self, home: usize, path: &str) -> Option<usize> {
         self.files.binary_search_by(|file| (file.home, file.path.as_str()).cmp(&(home, path))).ok()
+    }
+
+    /// A planned file's size and time as its listing gave them, where it gave its time (a
+    /// remembered folder's listing does; a picked one's gives neither).
+    pub fn listed_stat(&self, root: usize, listed_path: &str) -> Option<Stat> {
+        let (home, path) = self.places.find(root, listed_path)?;
+        let file = &self.files[self.file_index(home, &path)?];
+        file.modified_ms.map(|time| Stat { size: file.size, modified_ms: Some(time) })
     }
 
     /// How a person finds a file: its home's label, then its path there.

@@ -84,12 +84,15 @@ pub struct FileKey {
 /// What an entry is for: a log's in a whole analysis, or in a usage-only run (counter lines
 /// only); a store's read (`StoreJob::read_through`) in a whole analysis, or in a usage-only run
 /// (its per-call rows only). The two runs keep apart entries, so that neither replaces the other's.
+/// `File` keeps a small file's bytes as they are (the page's, `PageCache::kept_file`: a browser
+/// charges a read per file, whatever its size).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Purpose {
     Analyze,
     Usage,
     Store,
     StoreUsage,
+    File,
 }
 
 impl FileKey {
@@ -132,6 +135,7 @@ pub fn entry_name(root: &str, path: &str, purpose: Purpose) -> String {
         Purpose::Usage => "usage",
         Purpose::Store => "store",
         Purpose::StoreUsage => "store-usage",
+        Purpose::File => "file",
     };
     let place = xxh3_64_with_seed(path.as_bytes(), xxh3_64(root.as_bytes()));
     format!("{prefix}-{place:016x}")

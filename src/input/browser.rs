@@ -123,9 +123,13 @@ impl crate::sources::LogAgain for LineSource<'_> {
 }
 
 impl BrowserRoots {
+    pub fn is_sized(&self, root: usize) -> bool {
+        self.sized.get(root).copied().unwrap_or(false)
+    }
+
     /// A file of a folder root handed over; one the analysis reads counts in the progress.
     pub fn take(&mut self, root: usize, path: String, file: BrowserFile, size: u64, read: bool) {
-        if read {
+        if read && !self.is_sized(root) {
             self.progress.state.borrow_mut().total += size as f64;
         }
         if let Some(BrowserRoot::Files(files)) = self.roots.get_mut(root) {
@@ -158,6 +162,9 @@ impl BrowserRoots {
 /// The roots as the core reads them, reporting progress as bytes go by.
 pub struct BrowserRoots {
     pub roots: Vec<BrowserRoot>,
+    /// Whether each root's listing gave its files' sizes (a zip's, a remembered folder's): a
+    /// picked folder's sizes come with its files.
+    pub sized: Vec<bool>,
     pub progress: Progress,
 }
 

@@ -1039,6 +1039,9 @@ test('the cache: a remembered folder changed between analyses and refreshed equa
     const rewritten = readFileSync(path.join(home, log(third)), 'utf8');
     assert(rewritten.includes('fix the failing test'), 'the log to rewrite holds the prompt');
     writeFileSync(path.join(home, log(third)), rewritten.replace('fix the failing test', 'fix the passing test'));
+    // A small file changed: the session's name, which its record takes.
+    const workspace = (id) => `.copilot/session-state/${id}/workspace.yaml`;
+    writeFileSync(path.join(home, workspace(third)), readFileSync(path.join(home, workspace(third)), 'utf8').replace('name: Fix failing test', 'name: Fix the passing test'));
     rmSync(path.join(home, log(second)));
     const fourth = sessionLike(4);
     const store = path.join(home, '.copilot/session-store.db');
@@ -1057,7 +1060,7 @@ for suffix in ('','-wal'): shutil.copy(os.path.join(work,'s.db'+suffix), store+s
 c.close()
 shutil.rmtree(work)`, store]);
     assert(statSync(`${store}-wal`).size > walBefore, 'the WAL grew');
-    const changed = [log(first), log(third), log(fifth), ...filesUnder(path.join(state, fourth)).map((rel) => `.copilot/session-state/${fourth}/${rel}`), '.copilot/session-store.db', '.copilot/session-store.db-wal'];
+    const changed = [log(first), log(third), workspace(third), log(fifth), ...filesUnder(path.join(state, fourth)).map((rel) => `.copilot/session-state/${fourth}/${rel}`), '.copilot/session-store.db', '.copilot/session-store.db-wal'];
     align(await writeIntoOpfs(page, 'cached-home', changed.map(encoded), [log(second)]));
 
     assertEqual(await refresh(page), 'done', 'refreshed');
@@ -1067,7 +1070,15 @@ shutil.rmtree(work)`, store]);
     assert(said, `the page says what the cache did: ${message}`);
     const number = (text) => Number(text.replace(/,/g, ''));
     assertEqual(said.slice(1).map(number), [refreshed.changed, refreshed.grown, refreshed.from_cache], 'the message gives the engine\'s numbers');
-    assertEqual([refreshed.changed, refreshed.grown, refreshed.from_cache], [5, 1, 1], 'the logs appended to, rewritten, touched and added were parsed (the one appended to from where it ended) and the store whose WAL grew read again; the unchanged log came from the cache (its time, given after the first analysis, kept beside its entry)');
+    // The small files the engine reads whole (a session's workspace and checkpoints, the home's settings) are kept too.
+    const small = (dir) => filesUnder(dir).filter((rel) => /(^|\/)(workspace\.yaml|checkpoints\/index\.md)$|^\.copilot\/(config|settings|permissions-config|command-history-state)\.json$/.test(rel));
+    const [smallInHome, smallAdded] = [small(home).length, small(path.join(state, fourth)).length];
+    assertEqual([smallInHome, smallAdded], [16, 2], 'six sessions of two small files, and four at the top');
+    assertEqual(
+      [refreshed.changed, refreshed.grown, refreshed.from_cache],
+      [5 + 1 + smallAdded, 1, 1 + smallInHome - smallAdded - 1],
+      'the logs appended to, rewritten, touched and added were parsed (the one appended to from where it ended), the store whose WAL grew read again, the workspace changed and the added session\'s small files read; the unchanged log came from the cache (its time, given after the first analysis, kept beside its entry), and so did the other small files, read again (written less than a minute before, their times could not stand for them)',
+    );
     await shot(page, 'cache-refreshed.png', false);
     const cached = await everyExport(page);
     const expected = native(home, { byName: true });
