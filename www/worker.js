@@ -195,6 +195,7 @@ async function analyzeUntilSettled({ id, options, roots, cache: cacheKey }) {
   };
   /** @type {HandOver} */
   const plan = fresh.begin(progress);
+  lap('plan');
   /** @param {FileAt} file */
   const forPage = (file) => ({ ...file, root: toPage[file.root] });
   /** @param {Give} part */
