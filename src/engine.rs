@@ -184,9 +184,16 @@ impl PlannedRun {
         order::sort_by_key(&mut small, |file| !stores.contains(file));
         let mut cache = cache;
         let kept = match &mut cache {
-            Some(cached) => cached.take_kept(&mut small, |file| {
-                (!stores.contains(file)).then(|| planned.listed_stat(file.root, &file.path)).flatten()
-            }),
+            Some(cached) => {
+                let stat_of = |file: &FileAt| {
+                    (!stores.contains(file)).then(|| planned.listed_stat(file.root, &file.path)).flatten()
+                };
+                let mut kept = cached.take_kept(&mut small, stat_of);
+                // A file read line by line goes over as bytes while small (most process logs): kept so too.
+                let whole = |file: &FileAt| stat_of(file).filter(|stat| stat.size <= IN_PARTS_GIVEN_WHOLE_MAX_BYTES);
+                kept.extend(cached.take_kept(&mut lines, whole));
+                kept
+            }
             None => Vec::new(),
         };
         let stores = if !stores.is_empty() && stores.iter().all(|file| given_by_page(file.root)) {

@@ -348,6 +348,17 @@ export async function showView(page, view) {
   }, view);
 }
 
+/**
+ * Clicks `selector`, which starts an analysis of a page that was done, and waits for that
+ * analysis to end (its cache report replaces the marker set before the click); returns the state.
+ */
+export async function clickToEnd(page, selector, timeout = 120_000) {
+  await page.evaluate(() => (window.copilotLens.cache = 'before the click'));
+  await page.click(selector);
+  await page.waitForFunction(() => window.copilotLens.cache !== 'before the click' && ['done', 'error'].includes(document.body.dataset.state), null, { timeout });
+  return page.evaluate(() => document.body.dataset.state);
+}
+
 export function assert(condition, message) {
   if (!condition) throw new Error(`assertion failed: ${message}`);
 }

@@ -28,7 +28,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, readSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { CLI, SHOTS, assertEqual, cpuMeter, launch, native, showView, startServer, waitEngine, waitForState } from './lib.mjs';
+import { CLI, SHOTS, assertEqual, clickToEnd, cpuMeter, launch, native, showView, startServer, waitEngine, waitForState } from './lib.mjs';
 
 // Its real path: a corpus linked into bench-corpus/ was otherwise handed to the page's folder input
 // as the link, and the page never got to done (15 minutes on bench-corpus/200MB), nor did `find`
@@ -282,10 +282,8 @@ async function cachedRuns(server) {
 
 /** From a click on `button` to done, in seconds, with the app's own timings and cache report. */
 async function clickToDone(page, button) {
-  await page.evaluate(() => (window.copilotLens.cache = 'before'));
   const started = Date.now();
-  await page.click(button);
-  await page.waitForFunction(() => window.copilotLens.cache !== 'before' && ['done', 'error'].includes(document.body.dataset.state), null, { timeout: 30 * 60_000 });
+  await clickToEnd(page, button, 30 * 60_000);
   const seconds = (Date.now() - started) / 1000;
   const lens = await page.evaluate(() => ({ state: document.body.dataset.state, error: window.copilotLens.error, summary: window.copilotLens.summary, timings: window.copilotLens.timings, cache: window.copilotLens.cache, status: document.getElementById('cache-status')?.textContent ?? '' }));
   if (lens.state !== 'done') throw new Error(lens.error);

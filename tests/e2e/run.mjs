@@ -15,6 +15,7 @@ import {
   accessibilityProblems,
   assert,
   assertEqual,
+  clickToEnd,
   csvFromRowsJsonl,
   filesUnder,
   launch,
@@ -980,11 +981,8 @@ function copySpecSession(home, n) {
 }
 
 /** Clicks Refresh and waits for that analysis to end (the page was done before it). */
-async function refresh(page) {
-  await page.evaluate(() => (window.copilotLens.cache = 'before the refresh'));
-  await page.click('#refresh-folder');
-  await page.waitForFunction(() => window.copilotLens.cache !== 'before the refresh' && ['done', 'error'].includes(document.body.dataset.state), null, { timeout: 120_000 });
-  return page.evaluate(() => document.body.dataset.state);
+function refresh(page) {
+  return clickToEnd(page, '#refresh-folder');
 }
 
 /** Every export of the analysis shown (but a session's), by name. */
@@ -1070,10 +1068,11 @@ shutil.rmtree(work)`, store]);
     assert(said, `the page says what the cache did: ${message}`);
     const number = (text) => Number(text.replace(/,/g, ''));
     assertEqual(said.slice(1).map(number), [refreshed.changed, refreshed.grown, refreshed.from_cache], 'the message gives the engine\'s numbers');
-    // The small files the engine reads whole (a session's workspace and checkpoints, the home's settings) are kept too.
-    const small = (dir) => filesUnder(dir).filter((rel) => /(^|\/)(workspace\.yaml|checkpoints\/index\.md)$|^\.copilot\/(config|settings|permissions-config|command-history-state)\.json$/.test(rel));
+    // The small files the engine reads whole (a session's workspace and checkpoints, the home's settings and process log) are kept too.
+    const small = (dir) =>
+      filesUnder(dir).filter((rel) => /(^|\/)(workspace\.yaml|checkpoints\/index\.md)$|^\.copilot\/((config|settings|permissions-config|command-history-state)\.json|logs\/process-[^/]+\.log)$/.test(rel));
     const [smallInHome, smallAdded] = [small(home).length, small(path.join(state, fourth)).length];
-    assertEqual([smallInHome, smallAdded], [16, 2], 'six sessions of two small files, and four at the top');
+    assertEqual([smallInHome, smallAdded], [17, 2], 'six sessions of two small files, and five at the top');
     assertEqual(
       [refreshed.changed, refreshed.grown, refreshed.from_cache],
       [5 + 1 + smallAdded, 1, 1 + smallInHome - smallAdded - 1],
