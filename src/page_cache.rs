@@ -505,6 +505,11 @@ mod tests {
         PageCache::new(Box::new(file.clone()), build, CacheUse::new(build, &Options::default(), 0), cap)
     }
 
+    /// A run's cache that started at `started_ms`.
+    fn started_at(file: &Memory, started_ms: i64) -> PageCache {
+        PageCache::new(Box::new(file.clone()), "b", CacheUse::new("b", &Options::default(), started_ms), 1 << 20)
+    }
+
     fn cache(file: &Memory, build: &str) -> PageCache {
         cache_with_cap(file, build, 1 << 20)
     }
@@ -567,9 +572,7 @@ mod tests {
         use crate::cache::{Purpose, SETTLED_MS};
         let file = Memory::default();
         let started = 10 * SETTLED_MS;
-        let made_at = |started_ms| {
-            PageCache::new(Box::new(file.clone()), "b", CacheUse::new("b", &Options::default(), started_ms), 1 << 20)
-        };
+        let made_at = |started_ms| started_at(&file, started_ms);
         let mut first = made_at(started);
         let key = |path: &str| FileKey::new("home", path, 40, None, b"head", b"tail");
         let settled_time = started - SETTLED_MS;
@@ -603,9 +606,7 @@ mod tests {
         use crate::cache::SETTLED_MS;
         let file = Memory::default();
         let started = 10 * SETTLED_MS;
-        let made_at = |started_ms| {
-            PageCache::new(Box::new(file.clone()), "b", CacheUse::new("b", &Options::default(), started_ms), 1 << 20)
-        };
+        let made_at = |started_ms| started_at(&file, started_ms);
         let settled_time = started - SETTLED_MS;
         let mut first = made_at(started);
         let bytes = b"cwd: /work/app\n";
