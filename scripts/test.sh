@@ -52,7 +52,10 @@ node tests/e2e/run.mjs
 # at once: input.js's limiter; a remembered 600 MB folder refreshed in 7.9 s, not 12.8 s) to
 # 1.1250 MB, stop 43's (a remembered folder's listing gives each file's size and time, and its
 # unchanged small files come from the cache unread: PageCache::kept_file; a remembered 2 GB
-# folder refreshed in 22.3 s, not 38.5 s) to 1.1300 MB. Held
+# folder refreshed in 22.3 s, not 38.5 s) to 1.1300 MB, stop 44's (a remembered folder's walk
+# gets no File for the files no analysis opens: never_opened, FileServer.fileOf; the 2 GB walk
+# 14.8 s against 16.5 s, the browser's CPU 26.8 s against 30.5 s, means of 8 alternating runs) to
+# 1.1324 MB. Held
 # at the measured figure until the code itself is smaller (opt-level 3 for this crate would make
 # the page 9-25% faster and this 1.287 MB: not taken).
-node scripts/first-load.mjs --budget 1130100
+node scripts/first-load.mjs --budget 1132400

@@ -55,6 +55,8 @@ pub enum Stage {
         listings: Vec<RootListing>,
         /// Whether each root's listing gave its files' sizes (`BrowserRoots::sized`).
         sized: Vec<bool>,
+        /// The files such a listing gave no size for (`BrowserRoots::sized_later`).
+        sized_later: Vec<FileAt>,
     },
     /// Planned; the page is handing the files over.
     Planned(Box<PlannedRun>),
@@ -230,6 +232,7 @@ impl PlannedRun {
         // A listing that gave every file's size (a remembered folder's) leaves the report
         // nothing to learn from the files not read, and the logs come with step 3.
         let sizes_from = (0..roots.roots.len()).filter(|&root| given_by_page(root) && !roots.is_sized(root)).collect();
+        let files = roots.sized_later.clone();
         let steps = vec![
             // A database as a File (SQLite reads the pages it needs); a file read line by line
             // as bytes while it is small (most are).
@@ -244,7 +247,7 @@ impl PlannedRun {
             // over, as much as the analysis' own reads: the new entries' times and the rest
             // (for the report's sizes and long texts) wait for the end.
             HandOverStep { after_done: true, parts: vec![Give::LogTimes] },
-            HandOverStep { after_done: true, parts: vec![Give::Rest { sizes_from }] },
+            HandOverStep { after_done: true, parts: vec![Give::Rest { sizes_from, files }] },
         ];
         debug_assert_eq!(steps.len(), STEPS_IN_ALL);
         let mut run = PlannedRun { planned, roots, stores, cache };

@@ -191,9 +191,10 @@ pub enum Give {
     /// (`give_log_time`), for their entries.
     LogTimes,
     /// As Files in parts, the logs not handed over as Files (their long texts are read again
-    /// from them), and every other file of the folder roots `sizes_from`, whose listings did not
-    /// give their sizes (the report learns them so).
-    Rest { sizes_from: Vec<usize> },
+    /// from them), every other file of the folder roots `sizes_from`, whose listings did not
+    /// give their sizes, and the `files` of other roots whose listings left theirs out (the
+    /// report learns them so).
+    Rest { sizes_from: Vec<usize>, files: Vec<FileAt> },
 }
 
 /// What `read_metadata` asks the page for while the logs are parsed: the metadata has said which

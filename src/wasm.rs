@@ -1,8 +1,9 @@
 //! The browser boundary: the exported surface, and nothing else. `Engine` (one analysis, driven
 //! by the page's Web Worker through `crate::engine`: `need` says what it needs next, `ask`
 //! answers a `protocol::Request`), `inflate` (a zip entry, for the page's second worker),
-//! `engine_facts` (what the page needs to know), `needs_every_file` and `zips_in_folder`
-//! (which zips of a dropped folder are roots). Values cross as the serde types of
+//! `engine_facts` (what the page needs to know), `needs_every_file`, `zips_in_folder` (which
+//! zips of a dropped folder are roots) and `never_opened` (which of its files a walk need not
+//! open before the analysis). Values cross as the serde types of
 //! `crate::protocol` (typed for the page in `www/types.d.ts`); every error is a `js_sys::Error`.
 
 use std::cell::RefCell;
@@ -21,7 +22,7 @@ use crate::input::browser::{BrowserFile, BrowserRoot, BrowserRoots, Progress, Pr
 use crate::input::zip::ZipRoot;
 use crate::input::{ListedFile, RootListing, blob::BlobReader};
 use crate::page_cache::{PackFile, PageCache};
-use crate::protocol::{self, Request};
+use crate::protocol::{self, FileAt, Request};
 use crate::views::{self, PageOptions};
 
 fn js_error(error: impl std::fmt::Display) -> JsError {
@@ -70,6 +71,13 @@ pub fn needs_every_file(request: JsValue) -> Result<bool, JsError> {
 #[wasm_bindgen]
 pub fn inflate(bytes: &[u8], packed: f64, size: f64, crc32: u32) -> Result<Vec<u8>, JsError> {
     crate::input::zip::inflate_raw(bytes, packed as u64, size as u64, crc32).map_err(js_error)
+}
+
+/// The files of a folder's listing (their indices) no analysis opens
+/// (`input::layout::never_opened`): a remembered folder's walk gets their Files after it.
+#[wasm_bindgen]
+pub fn never_opened(paths: Vec<String>) -> Vec<u32> {
+    crate::input::layout::never_opened(paths.iter().map(String::as_str))
 }
 
 /// The zips of a folder the page lists that are read as roots of their own, and whether the
@@ -154,7 +162,12 @@ impl Engine {
         Ok(Engine {
             options,
             memory_limit_mib,
-            stage: Stage::Adding { roots: Vec::new(), listings: Vec::new(), sized: Vec::new() },
+            stage: Stage::Adding {
+                roots: Vec::new(),
+                listings: Vec::new(),
+                sized: Vec::new(),
+                sized_later: Vec::new(),
+            },
             cache: None,
         })
     }
@@ -170,7 +183,9 @@ impl Engine {
     /// File it hands to a worker, so the page hands them while the analysis runs. A listing
     /// that knows each file's size and time (a remembered folder's: its walk got each File)
     /// gives them (`sizes`, `times` in ms since the epoch, by path): the cache then stands for
-    /// the small files that did not change, unread, and the files not read need not come.
+    /// the small files that did not change, unread, and the files not read need not come. A
+    /// size of NaN is a file the walk got no File for (`never_opened`): it comes after the
+    /// analysis, for the report's size.
     pub fn add_listing(
         &mut self,
         label: String,
@@ -178,7 +193,7 @@ impl Engine {
         sizes: Option<Vec<f64>>,
         times: Option<Vec<f64>>,
     ) -> Result<(), JsError> {
-        let Stage::Adding { roots, listings, sized } = &mut self.stage else {
+        let Stage::Adding { roots, listings, sized, sized_later } = &mut self.stage else {
             return Err(js_error("roots come before begin"));
         };
         let stats = match (sizes, times) {
@@ -188,7 +203,13 @@ impl Engine {
             (None, None) => None,
             _ => return Err(js_error("a listing's sizes and times go together, one of each a path")),
         };
+        let root = roots.len();
         let files = paths.into_iter().enumerate().map(|(at, path)| match &stats {
+            // No size: a file the analysis never opens, whose File the page gets after it.
+            Some((sizes, _)) if sizes[at].is_nan() => {
+                sized_later.push(FileAt { root, path: path.clone() });
+                ListedFile { path, size: 0, modified_ms: None }
+            }
             Some((sizes, times)) => {
                 let time = (times[at] > 0.0).then_some(times[at] as i64);
                 ListedFile { path, size: sizes[at] as u64, modified_ms: time }
@@ -203,7 +224,7 @@ impl Engine {
 
     /// A zip of a home or of `~/.copilot` as one root, read entry by entry.
     pub fn add_zip(&mut self, label: String, file: Blob) -> Result<(), JsError> {
-        let Stage::Adding { roots, listings, sized } = &mut self.stage else {
+        let Stage::Adding { roots, listings, sized, .. } = &mut self.stage else {
             return Err(js_error("roots come before begin"));
         };
         let reader = BlobReader::new(file).map_err(js_error)?;
@@ -251,7 +272,7 @@ impl Engine {
     /// Plans the analysis; `progress` is called with `{bytes, total, files, files_total, file}`.
     /// Returns what the page is to hand over from its folder roots: a `protocol::HandOver`.
     pub fn begin(&mut self, progress: Function) -> Result<JsValue, JsError> {
-        let Stage::Adding { roots, listings, sized } = self.take_stage() else {
+        let Stage::Adding { roots, listings, sized, sized_later } = self.take_stage() else {
             return Err(js_error("this engine has begun already"));
         };
         // The run starts now by the page's clock (the core has none): before any log is read.
@@ -273,7 +294,12 @@ impl Engine {
             last_report: 0.0,
             finished: false,
         };
-        let roots = BrowserRoots { roots, sized, progress: Progress { state: std::rc::Rc::new(RefCell::new(state)) } };
+        let roots = BrowserRoots {
+            roots,
+            sized,
+            sized_later,
+            progress: Progress { state: std::rc::Rc::new(RefCell::new(state)) },
+        };
         let (run, hand_over) = PlannedRun::new(planned, roots, cache);
         self.stage = Stage::Planned(Box::new(run));
         to_js(&hand_over)
@@ -385,7 +411,10 @@ impl Engine {
 
     /// The stage, to move on from (a failed step leaves the engine empty, as a new one).
     fn take_stage(&mut self) -> Stage {
-        std::mem::replace(&mut self.stage, Stage::Adding { roots: Vec::new(), listings: Vec::new(), sized: Vec::new() })
+        std::mem::replace(
+            &mut self.stage,
+            Stage::Adding { roots: Vec::new(), listings: Vec::new(), sized: Vec::new(), sized_later: Vec::new() },
+        )
     }
 
     fn done(&self) -> Result<&Done, JsError> {

@@ -107,11 +107,13 @@ fn engine_run(files: &[(&str, &[u8])]) -> Engine {
 }
 
 /// What a root's listing gives: its paths alone (a picked folder's), or each file's size and
-/// time too (a remembered folder's).
+/// time too (a remembered folder's), or those of the files an analysis opens alone (a
+/// remembered folder's walk gets the others' Files after the analysis).
 #[derive(PartialEq)]
 enum Listed {
     PathsOnly,
     WithStats,
+    WithStatsOfOpened,
 }
 
 fn engine_run_listed(files: &[(&str, &[u8])], listed: Listed) -> Engine {
@@ -120,12 +122,19 @@ fn engine_run_listed(files: &[(&str, &[u8])], listed: Listed) -> Engine {
     js_sys::Reflect::set(&options, &"include_thinking".into(), &true.into()).unwrap();
     let mut engine = Engine::new(options.into()).map_err(fails).unwrap();
     assert_eq!(need(&engine), json!({"need": "roots"}));
-    let paths = files.iter().map(|(path, _)| path.to_string()).collect();
+    let paths: Vec<String> = files.iter().map(|(path, _)| path.to_string()).collect();
+    let never_opened: Vec<&str> = match listed {
+        Listed::WithStatsOfOpened => {
+            copilot_lens::wasm::never_opened(paths.clone()).into_iter().map(|at| files[at as usize].0).collect()
+        }
+        _ => Vec::new(),
+    };
+    let stat = |path: &str, known: f64| if never_opened.contains(&path) { f64::NAN } else { known };
     let (sizes, times) = match listed {
         Listed::PathsOnly => (None, None),
-        Listed::WithStats => (
-            Some(files.iter().map(|(_, bytes)| bytes.len() as f64).collect()),
-            Some(vec![FIXED_MTIME_MS as f64; files.len()]),
+        Listed::WithStats | Listed::WithStatsOfOpened => (
+            Some(files.iter().map(|(path, bytes)| stat(path, bytes.len() as f64)).collect()),
+            Some(files.iter().map(|(path, _)| stat(path, FIXED_MTIME_MS as f64)).collect()),
         ),
     };
     engine.add_listing("home".into(), paths, sizes, times).unwrap();
@@ -154,8 +163,10 @@ fn engine_run_listed(files: &[(&str, &[u8])], listed: Listed) -> Engine {
     );
     assert_eq!(steps[0]["parts"][1]["max_bytes"], 1 << 20);
     // The files not read come after done for their sizes only where the listing did not give them.
-    let sizes_from = if listed == Listed::WithStats { json!([]) } else { json!([0]) };
+    let sizes_from = if listed == Listed::PathsOnly { json!([0]) } else { json!([]) };
     assert_eq!(steps[4]["parts"][0]["sizes_from"], sizes_from);
+    let sized_later: Vec<Value> = never_opened.iter().map(|path| json!({"root": 0, "path": path})).collect();
+    assert_eq!(steps[4]["parts"][0]["files"], json!(sized_later));
     let (pages, lines, small, logs) = (
         &steps[0]["parts"][0]["files"],
         &steps[0]["parts"][1]["files"],
@@ -173,7 +184,7 @@ fn engine_run_listed(files: &[(&str, &[u8])], listed: Listed) -> Engine {
         engine.give_bytes(0, path.to_string(), bytes_of(path)).map_err(fails).unwrap();
     }
     let asked = js(engine.read_metadata().map_err(fails).unwrap());
-    if listed == Listed::WithStats {
+    if listed != Listed::PathsOnly {
         assert_eq!(asked["times"], json!([]), "the listing gave every file's time");
     }
     for file in asked["times"].as_array().unwrap() {
@@ -209,7 +220,7 @@ fn engine_run_listed(files: &[(&str, &[u8])], listed: Listed) -> Engine {
     let logs: Vec<&str> = logs.as_array().unwrap().iter().map(|log| log["path"].as_str().unwrap()).collect();
     let after_done = |path: &&str| match listed {
         Listed::PathsOnly => !handed.contains(path) || logs.contains(path),
-        Listed::WithStats => logs.contains(path),
+        Listed::WithStats | Listed::WithStatsOfOpened => logs.contains(path) || never_opened.contains(path),
     };
     for (path, bytes) in files.iter().filter(|(path, _)| after_done(path)) {
         let parts = js_sys::Array::of1(&Uint8Array::from(*bytes));
@@ -264,6 +275,24 @@ fn a_listing_with_sizes_and_times_needs_only_the_logs_after_finish() {
     assert_eq!(report, serde_json::to_value(&native.report).unwrap());
     assert_eq!(export(&engine, "rows.jsonl").unwrap(), analyzed_rows(&files));
     assert_eq!(report["roots"][0]["outside_bytes"], 13, "counted once, from the listing");
+}
+
+/// A remembered folder's walk gets no File for the files no analysis opens (a File costs a
+/// round trip to the browser): their sizes come after `finish` and the report is the same.
+#[wasm_bindgen_test]
+fn a_listing_without_the_never_opened_files_stats_learns_their_sizes_after_finish() {
+    let mut files = spec_fixture();
+    files.push((".copilot/pkg/linux-x64/1.0.102/cli-main.js", b"console.log('the CLI itself');\n"));
+    files.push(("Documents/notes.txt", b"not Copilot's"));
+    let paths = files.iter().map(|(path, _)| path.to_string()).collect();
+    let later = copilot_lens::wasm::never_opened(paths);
+    assert!(later.len() >= 3, "the excluded tree, a secret and a file not wanted at least: {later:?}");
+    let engine = engine_run_listed(&files, Listed::WithStatsOfOpened);
+    let native = analyze_files(&files).1;
+    let report: Value = serde_json::from_str(&export(&engine, "report.json").unwrap()).unwrap();
+    assert_eq!(report, serde_json::to_value(&native.report).unwrap());
+    assert_eq!(export(&engine, "rows.jsonl").unwrap(), analyzed_rows(&files));
+    assert!(report["excluded_trees"][0]["bytes"].as_u64().unwrap() > 0);
 }
 
 /// A log whose first lines come before any working directory: its rows take the project from

@@ -472,9 +472,13 @@ $('pick-files').addEventListener('change', (event) => {
 async function analyseHandle(handle, { add = false, cacheId = null } = {}) {
   $('inputs-line').hidden = false;
   $('inputs-line').textContent = `Listing ${handle.name}…`;
-  const root = await rootFromDirectoryHandle(handle, (n) => {
-    $('inputs-line').textContent = `Listing ${handle.name}: ${fmtInt(n)} files…`;
-  });
+  const root = await rootFromDirectoryHandle(
+    handle,
+    (n) => {
+      $('inputs-line').textContent = `Listing ${handle.name}: ${fmtInt(n)} files…`;
+    },
+    (paths) => engine.neverOpened(paths),
+  );
   if (cacheId) root.cacheId = cacheId;
   await analyse([root], add);
   // Analysed once here, the remembered folder is refreshed with one click (from the cache).

@@ -261,6 +261,12 @@ export class EngineClient {
     return expanded;
   }
 
+  /** The indices of a folder's `paths` whose files no analysis opens (the engine's `never_opened`). */
+  async neverOpened(paths) {
+    await this.start();
+    return [...(await this.send({ type: 'never-opened', paths })).value];
+  }
+
   /**
    * The page's cache: `clear` drops it, `forget` what the inputs naming `root` kept, `contents`
    * says what it holds; each answers `{cap, inputs: [{id, bytes}]}`, or `{unavailable}`.
@@ -450,7 +456,7 @@ class FileServer {
       case 'log_times':
         return this.giveLogTimes();
       case 'rest':
-        return this.giveRest(part.sizes_from);
+        return this.giveRest(part.sizes_from, part.files);
       default:
         throw new Error(`the engine asks for a hand-over this page cannot make: ${/** @type {any} */ (part).how}`);
     }
@@ -460,10 +466,12 @@ class FileServer {
    * The Files not handed over yet of the logs, read again for their long texts, and of the
    * roots `sizesFrom`, for the report's sizes of the files not read. (The browser charges this
    * thread for each File handed over, as much as the analysis' own reads: the engine asks for
-   * these after it is done.)
+   * these after it is done.) And `sizedLater`, the files a walk got no File for.
    * @param {number[]} sizesFrom
+   * @param {FileAt[]} sizedLater
    */
-  async giveRest(sizesFrom) {
+  async giveRest(sizesFrom, sizedLater) {
+    await this.giveInParts(sizedLater);
     const logs = this.roots.map(() => new Set());
     for (const { root, path } of this.logs) logs[root].add(path);
     for (const [root, files] of this.byPath.entries()) {
@@ -536,7 +544,8 @@ class FileServer {
     const reader = async () => {
       while (next < wanted.length && this.alive()) {
         const { root, path } = wanted[next++];
-        const file = this.byPath[root].get(path);
+        const file = await this.fileOf(root, path);
+        if (!file) continue;
         try {
           const bytes = new Uint8Array(await (max === undefined ? file : file.slice(0, max + 1)).arrayBuffer());
           if (bytes.byteLength > max) {
@@ -658,7 +667,29 @@ class FileServer {
   /** Hands Files over in parts: the browser fetches each File's metadata when it is posted. */
   /** @param {FileAt[]} files */
   giveInParts(files) {
-    return this.inParts(files, (part) => this.giveFiles(part));
+    return this.inParts(files, async (part) => this.giveFiles(await this.opened(part)));
+  }
+
+  /**
+   * The File of a folder's file: a remembered folder's walk left the files no analysis opens as
+   * their handles (`rootFromDirectoryHandle`), whose File is got here when it is asked for;
+   * undefined for one that is gone since.
+   */
+  async fileOf(root, path) {
+    const held = this.byPath[root].get(path);
+    if (typeof held?.getFile !== 'function') return held;
+    const file = await held.getFile().catch(() => undefined);
+    if (file) this.byPath[root].set(path, file);
+    return file;
+  }
+
+  /**
+   * Those of `wanted` whose File is in (`fileOf`).
+   * @param {FileAt[]} wanted
+   */
+  async opened(wanted) {
+    const files = await Promise.all(wanted.map(({ root, path }) => this.fileOf(root, path)));
+    return wanted.filter((_, index) => files[index]);
   }
 
   /**
@@ -667,7 +698,7 @@ class FileServer {
    */
   async inParts(items, each) {
     for (let at = 0; at < items.length && this.alive(); at += FILES_PER_PART) {
-      each(items.slice(at, at + FILES_PER_PART));
+      await each(items.slice(at, at + FILES_PER_PART));
       await nextTask();
     }
   }

@@ -159,8 +159,9 @@ function entryFile(entry) {
 /**
  * Walks a dropped directory entry (or anything shaped like one: isFile, isDirectory, name,
  * file(), createReader()) into one root. `onCount` is told how many files are listed so far.
+ * `open(child, path, atOnce)` gives a file's File (or what stands for it), through `atOnce`.
  */
-export async function rootFromDirectoryEntry(directory, onCount = () => {}) {
+export async function rootFromDirectoryEntry(directory, onCount = () => {}, open = (child, path, atOnce) => atOnce(() => entryFile(child))) {
   const entries = [];
   const problems = [];
   const top = await listDirectoryEntry(directory);
@@ -204,7 +205,7 @@ export async function rootFromDirectoryEntry(directory, onCount = () => {}) {
       } else if (child.isFile) {
         if (homeWanted && !inHomeFolders(path)) return;
         try {
-          entries.push({ file: await atOnce(() => entryFile(child)), path });
+          entries.push({ file: await open(child, path, atOnce), path });
         } catch (error) {
           problems.push(`${path}: cannot open (${error.message || error})`);
         }
@@ -221,12 +222,48 @@ export async function rootFromDirectoryEntry(directory, onCount = () => {}) {
   return root;
 }
 
+/** How many paths a walk asks `neverOpened` about at once (a round trip to the worker each). */
+const ASKED_AT_ONCE = 512;
+
+/**
+ * Opens a walk's files but those `neverOpened(paths)` (the engine's `never_opened`) names:
+ * their handles stand for them. The paths are asked in batches as the walk lists them, so
+ * the Files are got while the walk goes on (a walk that listed first and got the Files after
+ * took a third longer).
+ */
+function openingAllBut(neverOpened) {
+  let batch = [];
+  const ask = () => {
+    const asked = batch;
+    batch = [];
+    if (!asked.length) return;
+    neverOpened(asked.map((item) => item.path))
+      .catch(() => [])
+      .then((later) => {
+        const skip = new Set(later);
+        asked.forEach((item, index) => item.resolve(skip.has(index) ? item.handle : item.atOnce(() => item.handle.getFile())));
+      });
+  };
+  return async (child, path, atOnce) => {
+    const handle = await entryFile(child);
+    return new Promise((resolve) => {
+      if (!batch.length) setTimeout(ask);
+      batch.push({ handle, path, atOnce, resolve });
+      if (batch.length >= ASKED_AT_ONCE) ask();
+    });
+  };
+}
+
 /**
  * Walks a FileSystemDirectoryHandle (showDirectoryPicker) into one root. A File got from a
  * handle knows its size and time (a picked one asks the browser for them), so the root gives
  * them: the engine then takes from the cache each small file that did not change, unread.
+ * Each File costs a round trip to the browser, whose process does most of a walk's work, so
+ * the walk gets the Files of only the files an analysis may open (`openingAllBut`): the
+ * others stay handles, without a size or time (NaN), until the engine asks for them after
+ * the analysis.
  */
-export async function rootFromDirectoryHandle(handle, onCount = () => {}) {
+export async function rootFromDirectoryHandle(handle, onCount = () => {}, neverOpened = async () => []) {
   const adapt = (dir) => ({
     name: dir.name,
     isDirectory: true,
@@ -243,7 +280,7 @@ export async function rootFromDirectoryHandle(handle, onCount = () => {}) {
               list.push(
                 child.kind === 'directory'
                   ? adapt(child)
-                  : { name: child.name, isFile: true, isDirectory: false, file: (ok, fail) => child.getFile().then(ok, fail) },
+                  : { name: child.name, isFile: true, isDirectory: false, file: (ok) => ok(child) },
               );
             }
             return list;
@@ -252,9 +289,10 @@ export async function rootFromDirectoryHandle(handle, onCount = () => {}) {
       };
     },
   });
-  const root = await rootFromDirectoryEntry(adapt(handle), onCount);
-  root.sizes = root.files.map((file) => file.size);
-  root.times = root.files.map((file) => file.lastModified);
+  const root = await rootFromDirectoryEntry(adapt(handle), onCount, openingAllBut(neverOpened));
+  const got = (file) => typeof file.getFile !== 'function';
+  root.sizes = root.files.map((file) => (got(file) ? file.size : NaN));
+  root.times = root.files.map((file) => (got(file) ? file.lastModified : NaN));
   return root;
 }
 

@@ -116,7 +116,7 @@ after_done: boolean,
  */
 parts: Array<Give>, };
 
-export type Give = { "how": "files", files: Array<FileAt>, } | { "how": "bytes", files: Array<FileAt>, } | { "how": "bytes_up_to", files: Array<FileAt>, max_bytes: number, } | { "how": "logs", logs: Array<LogToGive>, } | { "how": "times" } | { "how": "late" } | { "how": "log_times" } | { "how": "rest", sizes_from: Array<number>, };
+export type Give = { "how": "files", files: Array<FileAt>, } | { "how": "bytes", files: Array<FileAt>, } | { "how": "bytes_up_to", files: Array<FileAt>, max_bytes: number, } | { "how": "logs", logs: Array<LogToGive>, } | { "how": "times" } | { "how": "late" } | { "how": "log_times" } | { "how": "rest", sizes_from: Array<number>, files: Array<FileAt>, };
 
 export type FileAt = { root: number, path: string, };
 

@@ -20,7 +20,7 @@
 /** @typedef {import('./types').Need} Need */
 /** @typedef {import('./types').Request} Request */
 /** @typedef {import('./types').Answer} Answer */
-import { Engine, engine_facts, inflate, initSync, needs_every_file, zips_in_folder } from './pkg/copilot_lens.js';
+import { Engine, engine_facts, inflate, initSync, needs_every_file, never_opened, zips_in_folder } from './pkg/copilot_lens.js';
 import { openCache } from './cache.js';
 
 let instance = null;
@@ -199,14 +199,12 @@ async function analyzeUntilSettled({ id, options, roots, cache: cacheKey }) {
   /** @param {FileAt} file */
   const forPage = (file) => ({ ...file, root: toPage[file.root] });
   /** @param {Give} part */
-  const partForPage = (part) =>
-    'files' in part
-      ? { ...part, files: part.files.map(forPage) }
-      : 'logs' in part
-        ? { ...part, logs: part.logs.map(forPage) }
-        : 'sizes_from' in part
-          ? { ...part, sizes_from: part.sizes_from.map((root) => toPage[root]) }
-          : part;
+  const partForPage = (part) => ({
+    ...part,
+    ...('files' in part && { files: part.files.map(forPage) }),
+    ...('logs' in part && { logs: part.logs.map(forPage) }),
+    ...('sizes_from' in part && { sizes_from: part.sizes_from.map((root) => toPage[root]) }),
+  });
   const steps = plan.steps.map((step) => ({ ...step, parts: step.parts.map(partForPage) }));
   self.postMessage({ type: 'serve', id, hand_over: { steps } });
 
@@ -405,6 +403,9 @@ self.onmessage = async (event) => {
         break;
       case 'zips-in-folder':
         self.postMessage({ type: 'result', id: message.id, value: zips_in_folder(message.paths) });
+        break;
+      case 'never-opened':
+        self.postMessage({ type: 'result', id: message.id, value: never_opened(message.paths) });
         break;
       case 'crash-test':
         setTimeout(() => {

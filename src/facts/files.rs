@@ -36,6 +36,17 @@ pub enum Role {
     Outside,
 }
 
+impl Role {
+    /// Whether an analysis opens a file of this role (reads it or hands it to an importer); the
+    /// others are only counted, named or sized in the report.
+    pub fn is_opened(self) -> bool {
+        !matches!(
+            self,
+            Role::Listed | Role::NotWanted | Role::Secret | Role::NotNeeded | Role::Excluded | Role::Outside
+        )
+    }
+}
+
 /// A kind of file: its name in the report, what the analysis does with it, and whether its
 /// rows are secondary copies (deduplicated against the primary rows).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

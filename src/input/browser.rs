@@ -14,6 +14,7 @@ use super::blob::BlobReader;
 use super::zip::ZipRoot;
 use super::{FileReader, ReadAt};
 use crate::lines::{self, MAX_LINE_BYTES};
+use crate::protocol::FileAt;
 
 pub enum BrowserRoot {
     Files(HashMap<String, BrowserFile>),
@@ -165,6 +166,9 @@ pub struct BrowserRoots {
     /// Whether each root's listing gave its files' sizes (a zip's, a remembered folder's): a
     /// picked folder's sizes come with its files.
     pub sized: Vec<bool>,
+    /// The files of those roots whose listing had no size for them: the page got no File for
+    /// them, as the analysis never opens them (`layout::never_opened`); it gives them after.
+    pub sized_later: Vec<FileAt>,
     pub progress: Progress,
 }
 

@@ -138,6 +138,18 @@ pub fn zips_outside_homes<'a>(paths: impl Iterator<Item = &'a str> + Clone) -> F
     FolderZips { zips, holds_data: !homes.is_empty() }
 }
 
+/// The files of a folder's listing, by index, that no analysis opens: inside a home, those its
+/// sources only count, name or size (`Role::is_opened`). A browser's walk gets their Files after
+/// the analysis, for the report's sizes: each File costs a round trip to the browser. (Files
+/// outside every home are few, and one may be a zip read as a root: they are not among them.)
+pub fn never_opened<'a>(paths: impl Iterator<Item = &'a str> + Clone) -> Vec<u32> {
+    let homes = Rebase::detect_all(paths.clone());
+    let opened = |path: &str| {
+        home_of(&homes, path).is_none_or(|(_, inside)| crate::sources::classify(&inside).1.kind.role.is_opened())
+    };
+    (0u32..).zip(paths).filter(|(_, path)| !opened(path)).map(|(index, _)| index).collect()
+}
+
 /// The byte offset at which `components` (one or more whole path components) start in `path`.
 fn find_component_path(path: &str, components: &str) -> Option<usize> {
     let mut start = 0;
@@ -185,6 +197,28 @@ mod tests {
         let mut homes = Rebase::detect_all(paths.iter().copied());
         assert_eq!(homes.len(), 1, "{homes:?}");
         homes.remove(0)
+    }
+
+    #[test]
+    fn never_opened_are_the_home_s_files_only_counted_named_or_sized() {
+        let id = "0cb916db-26aa-40f4-86b4-d0a3ec4dd4a2";
+        let session = format!("home/.copilot/session-state/{id}");
+        let paths = [
+            format!("{session}/events.jsonl"),
+            format!("{session}/workspace.yaml"),
+            format!("{session}/checkpoints/index.md"),
+            format!("{session}/rewind-file-snapshots/index.json"),
+            format!("{session}/rewind-file-snapshots/tracking.json"),
+            format!("{session}/files/report.pdf"),
+            format!("{session}/.workspace-fork.lock"),
+            "home/.copilot/config.json".to_string(),
+            "home/.copilot/session-store.db-shm".to_string(),
+            "home/.copilot/pkg/linux-x64/1.0.102/cli-main.js".to_string(),
+            "notes.txt".to_string(),
+            "old-home.zip".to_string(),
+        ];
+        // Not the log, workspace, checkpoints or snapshots (opened); nor what lies outside the home.
+        assert_eq!(never_opened(paths.iter().map(String::as_str)), [4, 5, 6, 7, 8, 9]);
     }
 
     #[test]

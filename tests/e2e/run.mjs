@@ -1061,7 +1061,24 @@ shutil.rmtree(work)`, store]);
     const changed = [log(first), log(third), workspace(third), log(fifth), ...filesUnder(path.join(state, fourth)).map((rel) => `.copilot/session-state/${fourth}/${rel}`), '.copilot/session-store.db', '.copilot/session-store.db-wal'];
     align(await writeIntoOpfs(page, 'cached-home', changed.map(encoded), [log(second)]));
 
+    // The walk gets no File for the files no analysis opens (the engine's never_opened): those
+    // asked for are held back until the analysis is done, which it is without them.
+    await page.evaluate(() => {
+      const getFile = FileSystemFileHandle.prototype.getFile;
+      window.heldFiles = [];
+      let release;
+      const released = new Promise((resolve) => (release = resolve));
+      window.releaseFiles = release;
+      FileSystemFileHandle.prototype.getFile = function () {
+        if (!['tracking.json', 'config.json'].includes(this.name)) return getFile.call(this);
+        window.heldFiles.push(this.name);
+        return released.then(() => getFile.call(this));
+      };
+    });
     assertEqual(await refresh(page), 'done', 'refreshed');
+    const heldAtDone = await page.evaluate(() => window.heldFiles.slice().sort());
+    assertEqual(heldAtDone, ['config.json', ...Array(6).fill('tracking.json')], 'done without the Files of a secret and of six sessions\' rewind trackers, asked for after it');
+    await page.evaluate(() => window.releaseFiles());
     const refreshed = await page.evaluate(() => window.copilotLens.cache);
     const message = await page.textContent('#cache-status');
     const said = message.match(/^Analysed again in \d+\.\d s: ([\d,]+) files? changed \(([\d,]+) grown logs? parsed from where (?:it|they) ended\), ([\d,]+) from the cache\.$/);
@@ -1085,6 +1102,7 @@ shutil.rmtree(work)`, store]);
     for (const [name, text] of [['rows.jsonl', expected.rowsJsonl], ['sessions.jsonl', expected.sessionsJsonl], ['inventory.json', expected.inventoryJson], ['usage.csv', expected.usageCsv]]) {
       assert(cached[name] === text, `${name} of the refreshed analysis equals the native CLI's`);
     }
+    assertEqual(JSON.parse(cached['report.json']), expected.report, "report.json of the refreshed analysis equals the native CLI's: the sizes of the files got after done are in");
 
     // Clear the cache: the next analysis reads every file, and its every export equals the cached one's.
     await page.click('#clear-cache');
