@@ -66,6 +66,11 @@ pub enum Stage {
 }
 
 impl Stage {
+    /// No root added yet.
+    pub fn adding() -> Stage {
+        Stage::Adding { roots: Vec::new(), listings: Vec::new(), sized: Vec::new(), sized_later: Vec::new() }
+    }
+
     /// What the analysis needs next (the page's worker loops on it).
     pub fn need(&self) -> Need {
         match self {

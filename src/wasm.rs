@@ -159,17 +159,7 @@ impl Engine {
         let given: PageOptions =
             if options.is_undefined() || options.is_null() { PageOptions::default() } else { from_js(&options)? };
         let (options, memory_limit_mib) = given.options().map_err(js_error)?;
-        Ok(Engine {
-            options,
-            memory_limit_mib,
-            stage: Stage::Adding {
-                roots: Vec::new(),
-                listings: Vec::new(),
-                sized: Vec::new(),
-                sized_later: Vec::new(),
-            },
-            cache: None,
-        })
+        Ok(Engine { options, memory_limit_mib, stage: Stage::adding(), cache: None })
     }
 
     /// What the analysis needs next: a `protocol::Need`.
@@ -411,10 +401,7 @@ impl Engine {
 
     /// The stage, to move on from (a failed step leaves the engine empty, as a new one).
     fn take_stage(&mut self) -> Stage {
-        std::mem::replace(
-            &mut self.stage,
-            Stage::Adding { roots: Vec::new(), listings: Vec::new(), sized: Vec::new(), sized_later: Vec::new() },
-        )
+        std::mem::replace(&mut self.stage, Stage::adding())
     }
 
     fn done(&self) -> Result<&Done, JsError> {
