@@ -33,6 +33,9 @@ cache="$work/cache"
 run() {
   local name="$1"
   shift
+  # Every run starts with no dirty pages: else a run pays for the writeback of the runs before
+  # it (a VM's disk may take ~320 MB/s once ~800 MB wait), and the cold run, first, would not.
+  sync
   /usr/bin/time -f '%e %M %U %S' -o "$work/$name.time" "$cli" analyze "$work/home" --out "$work/$name" --threads 1 "$@" \
     2>"$work/$name.err" >/dev/null
   awk '{ printf "%s %s %.2f\n", $1, $2, $3 + $4 }' "$work/$name.time"
@@ -53,9 +56,13 @@ echo "$(nproc) cores; corpus $corpus: $count event logs, $(du -shL "$corpus" | c
 find "$work/home/" -type f -exec cat {} + > /dev/null
 read -r cold_s cold_kib cold_cpu < <(run cold --no-cache)
 read -r fill_s fill_kib fill_cpu < <(run fill --cache "$cache")
+rm -rf "$work/fill"
 read -r same_s same_kib same_cpu < <(run unchanged --cache "$cache")
 grep -h "cache:" "$work/unchanged.err" | sed 's/^/  unchanged run: /'
 same cold unchanged > "$work/unchanged.cmp" || true
+output_bytes=$(cat "$work"/unchanged/* | wc -c)
+# Outputs go once compared: each run then writes into memory the runs before it freed.
+rm -rf "$work/cold" "$work/unchanged"
 
 # 1% of the logs grow: each gets its own last 20 lines again, with fresh ids.
 python3 - "$work/home" <<'EOF'
@@ -74,6 +81,7 @@ read -r grown_s grown_kib grown_cpu < <(run grown --cache "$cache")
 grep -h "cache:" "$work/grown.err" | sed 's/^/  grown run: /'
 run grown-cold --no-cache > /dev/null
 same grown-cold grown > "$work/grown.cmp" || true
+rm -rf "$work/grown" "$work/grown-cold"
 
 python3 - "$cold_s $cold_kib $cold_cpu" "$fill_s $fill_kib $fill_cpu" "$same_s $same_kib $same_cpu" "$grown_s $grown_kib $grown_cpu" \
   "$(cat "$work/unchanged.cmp")" "$(cat "$work/grown.cmp")" <<'EOF'
@@ -90,5 +98,5 @@ EOF
 echo "cache: $(du -sh "$cache" | cut -f1) in $(find "$cache" -name '*.entry' | wc -l) entries"
 # What no cache takes away: listing (an unchanged log's check), the other files' reads, the entries' reads, the outputs' writes.
 echo "the least a cached run does (examples/cache_floor.rs, on the unchanged home):"
-output_bytes=$(cat "$work"/unchanged/* | wc -c)
+sync
 "$floor" "$work/home" "$cache" "$output_bytes" "$work/floor.out" | awk -v cold="$cold_s" '{ printf "  %s (%.0f%% of cold)\n", $0, 100 * $1 / cold }'
