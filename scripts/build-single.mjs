@@ -3,8 +3,8 @@
 // no server and no network. Everything www/ serves goes inside: the ES modules joined into one
 // inline module (each wrapped in a function scope; imports become bindings), the worker and
 // the wasm-bindgen glue as a classic worker script started from a blob: URL, the styles, the
-// chart library, and the WebAssembly module and the demo zip as base64 data blocks (which are
-// not scripts). Its Content-Security-Policy allows exactly these inline scripts and styles by
+// chart library, and the WebAssembly module (the full one: a file opened from disk has nothing to
+// load later) and the demo zip as base64 data blocks (which are not scripts). Its Content-Security-Policy allows exactly these inline scripts and styles by
 // their SHA-256 hashes, no network at all (connect-src 'none'), and blob: workers only.
 //   node scripts/build-single.mjs [OUT]        (after scripts/build-web.sh)
 import { createHash } from 'node:crypto';
@@ -124,7 +124,7 @@ replace(/<link rel="stylesheet" href="style.css">/, `<style>${styles}</style>`, 
 replace(/<script type="module" src="app.js"><\/script>/, `<script>${chart}</script>\n<script>${marked}</script>\n<script type="module">${app}</script>`, 'the app module');
 const blocks =
   `<script type="text/plain" id="embedded-worker">${worker}</script>\n` +
-  `<script type="application/octet-stream" id="embedded-wasm">\n${base64('pkg/copilot_lens_bg.wasm')}</script>\n` +
+  `<script type="application/octet-stream" id="embedded-wasm">\n${base64('pkg/copilot_lens_full_bg.wasm')}</script>\n` +
   `<script type="application/octet-stream" id="embedded-demo">\n${base64('demo/copilot-demo.zip')}</script>\n`;
 replace(/<\/body>/, `${blocks}</body>`, '</body>');
 

@@ -8,19 +8,33 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 [ -d node_modules/binaryen ] && [ -d node_modules/chart.js ] && [ -d node_modules/marked ] || npm install --no-audit --no-fund --silent
 
-profile=web
-if [ "${1:-}" = "--dev" ]; then profile=wasm-dev; fi
+# Two modules of the one engine: the first the page loads, and the full one (with the `extras`
+# feature: the report to share, team exports, the bill's reconciliation), which the page loads
+# when one of those is first asked for (www/engine.js). They share one wasm-bindgen glue.
+profile=web full_profile=web-full
+if [ "${1:-}" = "--dev" ]; then profile=wasm-dev full_profile=wasm-dev-full; fi
 cargo build --lib --target wasm32-unknown-unknown --no-default-features --profile "$profile"
-wasm="target/wasm32-unknown-unknown/$profile/copilot_lens.wasm"
+cargo build --lib --target wasm32-unknown-unknown --no-default-features --features extras --profile "$full_profile"
 
 mkdir -p www/pkg www/vendor
-wasm-bindgen --target web --no-typescript --out-dir www/pkg "$wasm"
+glue=$(mktemp -d)
+trap 'rm -rf "$glue"' EXIT
+wasm-bindgen --target web --no-typescript --out-dir www/pkg "target/wasm32-unknown-unknown/$profile/copilot_lens.wasm"
+wasm-bindgen --target web --no-typescript --out-dir "$glue" "target/wasm32-unknown-unknown/$full_profile/copilot_lens.wasm"
+if ! cmp -s www/pkg/copilot_lens.js "$glue/copilot_lens.js"; then
+  echo "build-web: the full module's wasm-bindgen glue differs from the first module's; they must import and export the same (src/wasm.rs):" >&2
+  diff www/pkg/copilot_lens.js "$glue/copilot_lens.js" | head -20 >&2
+  exit 1
+fi
+mv "$glue/copilot_lens_bg.wasm" www/pkg/copilot_lens_full_bg.wasm
 if [ "$profile" = web ]; then
   # Debian's binaryen 108 makes a module that fails at load; npm's 132 is the one that works.
   # -Oz: as fast in the page (tests/e2e/perf.mjs) and 1% smaller than -O3. --low-memory-unused
   # folds small constant offsets into loads, which only differs from the add it replaces when a
   # pointer is within 1 KB of 4 GB: no memory of this page gets there.
-  node_modules/.bin/wasm-opt -Oz --converge --low-memory-unused www/pkg/copilot_lens_bg.wasm -o www/pkg/copilot_lens_bg.wasm
+  for module in copilot_lens_bg copilot_lens_full_bg; do
+    node_modules/.bin/wasm-opt -Oz --converge --low-memory-unused "www/pkg/$module.wasm" -o "www/pkg/$module.wasm"
+  done
 fi
 cp node_modules/chart.js/dist/chart.umd.min.js www/vendor/chart.umd.min.js
 cp node_modules/chart.js/LICENSE.md www/vendor/chart.js-LICENSE.md

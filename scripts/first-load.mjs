@@ -7,8 +7,10 @@
 //   node scripts/first-load.mjs [--www DIR] [--input FOLDER] [--demo] [--budget BYTES]
 //     --www: the built page to measure (www/, after scripts/build-web.sh); --input: the folder
 //     picked (fixtures/spec-sample); --demo: press "Try the demo" instead of picking a folder;
-//     --budget: the bound (1,000,000 bytes).
-import { readFileSync } from 'node:fs';
+//     --budget: the bound (1 MiB, 1,048,576 bytes, as issue 15 set and issue 51 restated).
+// The page's full module (pkg/copilot_lens_full_bg.wasm), fetched only when an output the first
+// one leaves out is asked for, is listed at the end, not counted.
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { ROOT, launch, showView, waitEngine, waitForState } from '../tests/e2e/lib.mjs';
@@ -22,7 +24,7 @@ const option = (name, fallback) => {
 const www = path.resolve(option('--www', path.join(ROOT, 'www')));
 const input = path.resolve(option('--input', path.join(ROOT, 'fixtures/spec-sample')));
 const useDemo = args.includes('--demo');
-const budget = Number(option('--budget', 1_000_000));
+const budget = Number(option('--budget', 2 ** 20));
 
 // What GitHub Pages gzips (by the file's type); images, zips and the rest go as they are.
 const GZIPPED = new Set(['.html', '.js', '.mjs', '.css', '.json', '.wasm', '.svg']);
@@ -140,5 +142,13 @@ if (later.length) {
   console.log('\nfetched after that to draw the overview (not counted):');
   printTable(later);
 }
-console.log(`\n${(total / 1e6).toFixed(3)} MB gzipped (${total} bytes) against a budget of ${(budget / 1e6).toFixed(3)} MB: ${total <= budget ? 'within' : 'OVER'}`);
+const full = path.join(www, 'pkg/copilot_lens_full_bg.wasm');
+// A build from before the split (--www, for an A/B) has no full module.
+if (existsSync(full) && !served.some((r) => r.relative === '/pkg/copilot_lens_full_bg.wasm')) {
+  const bytes = readFileSync(full);
+  console.log(`\nloaded when a file to save, the report to share, a team export or the bill is first asked for (not counted):`);
+  printTable([{ file: 'pkg/copilot_lens_full_bg.wasm', raw: bytes.length, sent: gzipped(bytes), times: 1 }]);
+}
+const mib = (n) => (n / 2 ** 20).toFixed(3);
+console.log(`\n${mib(total)} MiB gzipped (${total} bytes) against a budget of ${mib(budget)} MiB: ${total <= budget ? 'within' : 'OVER'}`);
 process.exitCode = total <= budget ? 0 : 1;

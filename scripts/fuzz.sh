@@ -32,7 +32,17 @@ for target in "${targets[@]}"; do
     customization_files) find ../fixtures \( -name '*mcp*.json' -o -name '*.md' \) -size -100k -exec cp -n {} "corpus/$target/" \; ;;
     wal_replay) find ../fixtures -name '*.db-wal' -size -100k -exec cp -n {} "corpus/$target/" \; ;;
     database_image) find ../fixtures -name session-store.db -size -200k -exec cp -n {} "corpus/$target/" \; ;;
+    bill_report) find ../fixtures/bills -name '*.csv' -exec cp -n {} "corpus/$target/" \; ;;
     zip_reading | analysis_from_zip) find ../fixtures -name '*.zip' -size -50k -exec cp -n {} "corpus/$target/" \; ;;
+    # Real entries, made by the tool: of logs (the target's own among them), a store, usage scans.
+    cache_entry)
+      made=$(mktemp -d)
+      for home in spec-sample real-cli-1.0.102; do
+        cargo run --quiet --manifest-path ../Cargo.toml -- analyze "../fixtures/$home" --out "$made/out" --cache "$made/cache" 2>/dev/null
+        cargo run --quiet --manifest-path ../Cargo.toml -- usage "../fixtures/$home" --cache "$made/cache" >/dev/null 2>&1
+      done
+      cp -n "$made"/cache/*.entry "corpus/$target/"
+      rm -r "$made" ;;
   esac
   echo "== $target: ${seconds}s"
   cargo fuzz run -O "$target" "corpus/$target" -- -max_total_time="$seconds" -rss_limit_mb=2048 -max_len=262144 2>&1 |

@@ -274,6 +274,95 @@ def encodings_case():
     write(2, ("\ufeff" + "\r\n".join(lines[:2]) + "\r\n\ufeff" + "\r\n".join(lines[2:])).encode())
 
 
+def copied_session_case():
+    """One CLI session on two machines, each signed in as its own login: copied from the laptop
+    to the desktop after its second day, and gone on there a third day. Each day is the usage of
+    the machine whose copy holds it: the first two the laptop's, the third the desktop's."""
+    sid = "c0b1ed00-0000-4000-8000-000000000001"
+
+    def shutdown(n, day, requests, input_tokens, output_tokens):
+        return event("session.shutdown", {"shutdownType": "routine", "modelMetrics": {"gpt-5.4": {
+            "requests": {"count": requests}, "usage": {"inputTokens": input_tokens, "outputTokens": output_tokens,
+                                                        "cacheReadTokens": 0, "cacheWriteTokens": 0}}}},
+                     n, stamp=f"2026-11-{day:02d}T10:00:00.000Z")
+
+    def resume(n, day):
+        stamp = f"2026-11-{day:02d}T09:00:00.000Z"
+        return event("session.resume", {"resumeTime": stamp, "eventCount": n - 1, "context": {"cwd": "/work/shop"}},
+                     n, stamp=stamp)
+
+    lines = [
+        event("session.start", {"sessionId": sid, "copilotVersion": "1.0.102", "producer": "copilot-agent",
+                                "context": {"cwd": "/work/shop"}}, 1, stamp="2026-11-02T09:00:00.000Z"),
+        event("user.message", {"content": "first day"}, 2, stamp="2026-11-02T09:00:01.000Z"),
+        shutdown(3, 2, 1, 1000, 100),
+        resume(4, 3),
+        event("user.message", {"content": "second day"}, 5, stamp="2026-11-03T09:00:01.000Z"),
+        shutdown(6, 3, 2, 3000, 300),
+    ]
+    on_desktop = lines + [
+        resume(7, 4),
+        event("user.message", {"content": "third day, on the desktop"}, 8, stamp="2026-11-04T09:00:01.000Z"),
+        shutdown(9, 4, 3, 6000, 600),
+    ]
+    for machine, login, log in (("mona-laptop", "mona", lines), ("mona-desktop", "mona-at-work", on_desktop)):
+        copilot = ROOT / "copied-session" / machine / ".copilot"
+        (copilot / "session-state" / sid).mkdir(parents=True, exist_ok=True)
+        (copilot / "session-state" / sid / "events.jsonl").write_text("\n".join(log) + "\n")
+        (copilot / "logs").mkdir(exist_ok=True)
+        (copilot / "logs" / "process-1793610000000-100.log").write_text(
+            f"2026-11-02T08:59:58.400Z [INFO] Signed in to https://github.com as {login}.\n")
+
+
+def chat_paths_and_types_case():
+    """A VS Code chat log whose lines name paths that do not exist or put values of the wrong
+    type (a string where the requests are, a number where a request is): each such line, or part
+    of one, is diagnosed by its line number, and the good requests are counted."""
+    sid = "c0de2206-0000-4000-8000-000000000006"
+    day = 1792486800000  # 2026-10-20T09:00:00Z
+
+    def request(n, tokens, **more):
+        return {"requestId": f"request_{n}", "timestamp": day + n * 60000, "message": {"text": f"question {n}"},
+                "response": [{"value": f"answer {n}"}], "modelId": "copilot/gpt-5.4",
+                "modelTotals": [{"model": "copilot/gpt-5.4", "inputTokens": tokens, "cachedTokens": 0,
+                                 "outputTokens": tokens // 10}], **more}
+
+    entries = [
+        # 1: request 1 is a string and request 2's response a number: both left out, 0 and 2 counted.
+        {"kind": 0, "v": {"version": 3, "creationDate": day, "sessionId": sid,
+                          "requests": [request(0, 1000), "a request that is a string", request(2, 2000, response=5)]}},
+        # 2: a good request.
+        {"kind": 2, "k": ["requests"], "v": [request(3, 3000)]},
+        # 3: a string set where the requests are.
+        {"kind": 1, "k": ["requests"], "v": "not the requests"},
+        # 4: a request that does not exist.
+        {"kind": 1, "k": ["requests", 7, "result"], "v": {"metadata": {}}},
+        # 5: a push onto a message, which is no array.
+        {"kind": 2, "k": ["requests", 0, "message"], "v": ["x"]},
+        # 6: a string set where a request's token totals are.
+        {"kind": 1, "k": ["requests", 3, "modelTotals"], "v": "lots"},
+        # 7: a timestamp that is a bool.
+        {"kind": 1, "k": ["requests", 3, "timestamp"], "v": True},
+        # 8: a number pushed as a request (left out) beside a good one.
+        {"kind": 2, "k": ["requests"], "v": [42, request(5, 5000)]},
+        # 9: a result whose metadata is a string (left out), set on a good request.
+        {"kind": 1, "k": ["requests", 5, "result"], "v": {"metadata": "none"}},
+        # 10: a delete past the requests' end.
+        {"kind": 3, "k": ["requests", 9]},
+        # 11: a title that is an array.
+        {"kind": 1, "k": ["customTitle"], "v": ["a", "title"]},
+        # 12: a name where the requests' index is.
+        {"kind": 1, "k": ["requests", "first", "result"], "v": {}},
+        # 13: a good title.
+        {"kind": 1, "k": ["customTitle"], "v": "Paths and types"},
+    ]
+    storage = ROOT / "chat-paths-and-types" / ".config" / "Code" / "User" / "workspaceStorage" / ("7a9e" * 8)
+    (storage / "chatSessions").mkdir(parents=True, exist_ok=True)
+    (storage / "workspace.json").write_text(json.dumps({"folder": "file:///home/ana/src/shop"}) + "\n")
+    lines = [json.dumps(entry, separators=(",", ":")) for entry in entries]
+    (storage / "chatSessions" / f"{sid}.jsonl").write_text("\n".join(lines) + "\n")
+
+
 def _zip64(log_path):
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
@@ -315,6 +404,8 @@ def main():
     absolute_name_cases()
     nested_zip_cases(not_zip_cases())
     encodings_case()
+    copied_session_case()
+    chat_paths_and_types_case()
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what the build and the tests need, idempotently: the wasm32 target, clang (SQLite is
 # compiled from C for wasm32), Debian's Chromium for the browser tests, wasm-bindgen-cli at the
-# version pinned in Cargo.toml, and the npm packages of package.json (binaryen's wasm-opt,
-# chart.js, marked, playwright-core, axe-core for the accessibility checks), and Python's duckdb.
+# version pinned in Cargo.toml, mdBook for the user guide, the npm packages of package.json
+# (binaryen's wasm-opt, chart.js, marked, playwright-core, axe-core for the accessibility checks),
+# and Python's duckdb.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,6 +34,13 @@ fi
 if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $WASM_BINDGEN_VERSION" ]; then
   # No --locked: its lockfile pins a webpki-roots version the registry no longer serves.
   cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
+fi
+
+# mdBook builds the user guide (docs/, scripts/build-docs.sh). Only the search feature: the guide
+# is built, never served or watched, and the rest would double the build.
+MDBOOK_VERSION=0.5.4
+if [ "$(mdbook --version 2>/dev/null)" != "mdbook v$MDBOOK_VERSION" ]; then
+  cargo install mdbook --version "$MDBOOK_VERSION" --locked --no-default-features --features search
 fi
 
 if [ ! -d node_modules/binaryen ] || [ ! -d node_modules/chart.js ] || [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/axe-core ] || [ ! -d node_modules/marked ]; then

@@ -7,7 +7,7 @@ Makes one Parquet file per person and machine (`exports/dev-001@laptop.parquet`)
 export rows: the columns and types of a real `usage --export` (checked against one the binary
 writes from fixtures/credits), four models and three projects a person, each day × model ×
 project kept at random (three in four), figures drawn from a hash. Then times, on a fresh
-connection, the queries of docs/team.md over the folder: credits per person by month, per
+connection, the queries of docs/src/team.md over the folder: credits per person by month, per
 project, per model, and the team's month. Prints the files' size and each query's time.
 """
 from __future__ import annotations

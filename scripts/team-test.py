@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The team exports read back by DuckDB (issue 28), as docs/team.md's recipe reads them.
+"""The team exports read back by DuckDB (issue 28), as the guide's team chapter (docs/src/team.md) reads them.
 
     scripts/team-test.py [--bin target/debug/copilot-lens] [--people 4] [--sessions 12]
 
@@ -31,7 +31,7 @@ GEN = REPO / "scripts" / "gen-corpus.py"
 DETECTED_LOGIN = "mona"  # what gen-corpus.py's process logs sign in as
 EXPORTED_AT = "2026-12-02T09:30:00Z"
 COUNTS = ["requests", "input", "cache_read", "cache_write", "output", "reasoning", "total"]
-# The export's columns and types (docs/team.md), given to the CSV and JSON readers: a column
+# The export's columns and types (docs/src/team.md), given to the CSV and JSON readers: a column
 # that is empty in every row of a file (recorded_nano_aiu where nothing was recorded) would be
 # read as text otherwise.
 COLUMNS = (

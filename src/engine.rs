@@ -3,6 +3,9 @@
 //! it holds allows, and the finished analysis as the views query it (a row table, the outputs,
 //! and the inputs kept to read long texts again). `crate::wasm` exports it.
 
+#[cfg(feature = "extras")]
+mod extras;
+
 use std::borrow::Cow;
 use std::cell::{RefCell, RefMut};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -20,20 +23,16 @@ use crate::input::RootListing;
 use crate::input::browser::{BrowserFile, BrowserRoot, BrowserRoots, SourceReader};
 use crate::model::OwnedRow;
 use crate::model::RowSink;
-use crate::outputs::{self, ROWS_CSV, ROWS_JSONL, ROWS_PER_PART, SESSION_MD};
+use crate::order;
 use crate::page_cache::{self, PageCache};
 use crate::protocol::{
     AfterMetadata, Answer, CacheReport, FileAt, Give, HandOver, HandOverStep, IN_PARTS_GIVEN_WHOLE_MAX_BYTES,
     LOG_GIVEN_WHOLE_MAX_BYTES, LogCache, LogToGive, Need, Request, SessionShown,
 };
 use crate::search::Matches;
-use crate::share::{self, Transcript};
 use crate::table::{RowFilter, RowTable};
-use crate::team_export;
-use crate::usage::bill;
 use crate::usage::credits::CreditsUsed;
 use crate::views::{self, FullRows, RowsPage};
-use crate::{export, order};
 
 /// A zip's entries up to this size are inflated in the archive's order before the metadata
 /// files are read (see `ZipRoot::read_ahead`); larger ones (the store) are read when asked for.
@@ -132,7 +131,7 @@ impl Cached {
     /// they are as long as its listing said.
     fn keep_given(&mut self, root: usize, path: &str, file: &BrowserFile) {
         let BrowserFile::Bytes(bytes) = file else { return };
-        let Some(Stat { size, modified_ms: Some(time) }) = self.to_keep.remove(&(root, path.to_string())) else {
+        let Some(Stat { size, modified_ms: Some(time), .. }) = self.to_keep.remove(&(root, path.to_string())) else {
             return;
         };
         if u64::from(bytes.length()) == size {
@@ -426,7 +425,7 @@ impl ParsingRun {
                 let keyed = cache.as_ref().and_then(|cached| {
                     let (label, size, time) = (&cached.labels[task.root], blob.size() as u64, time_of(&blob));
                     let name = entry_name(label, &task.listed_path, Purpose::Analyze);
-                    let now = Stat { size, modified_ms: time };
+                    let now = Stat { size, modified_ms: time, changed_ns: None };
                     let (entry, unread_key) = cached.cache.entry_and_key(&name, (label, &task.listed_path), now);
                     let keyed = match unread_key {
                         Some(key) => Keyed { key, entry, unread: true },
@@ -468,7 +467,8 @@ impl ParsingRun {
         let Some(Cached { cache, labels, .. }) = self.cache.as_ref() else { return GivenLog::File(blob) };
         let (size, time) = (blob.size() as u64, time_of(&blob));
         let name = entry_name(&labels[task.root], &task.listed_path, Purpose::Analyze);
-        let changed = cache.can_stand_unread(&name) && !cache.stands_unread(&name, Stat { size, modified_ms: time });
+        let changed = cache.can_stand_unread(&name)
+            && !cache.stands_unread(&name, Stat { size, modified_ms: time, changed_ns: None });
         let read = (changed && size <= LOG_GIVEN_WHOLE_MAX_BYTES).then(|| read_whole(&blob)).flatten();
         let Some(bytes) = read else { return GivenLog::File(blob) };
         if let Some(BrowserRoot::Files(files)) = self.roots.roots.get_mut(task.root) {
@@ -651,47 +651,26 @@ impl Done {
             Request::Month { month, today, allowance } => Answer::Month(outputs.usage.month(
                 views::day(&month)?,
                 views::day(&today)?,
-                views::allowance(allowance),
+                views::allowance(allowance.as_deref())?,
             )),
             Request::RowCount => Answer::RowCount(self.table.len() as u32),
+            #[cfg(feature = "extras")]
             Request::Export { what, session_id } => Answer::Text(self.export(&what, &session_id)?),
+            #[cfg(feature = "extras")]
             Request::ExportRows { what, offset, limit } => Answer::Text(self.export_rows(&what, offset, limit)?),
-            Request::ShareReport(asked) => {
-                let mut transcripts = Vec::new();
-                for id in &asked.sessions {
-                    let record = outputs.sessions.iter().find(|record| &record.session_id == id);
-                    let record = record.ok_or_else(|| format!("no session {id}"))?;
-                    transcripts.push(Transcript { record, rows: self.whole_texts_of(id)? });
-                }
-                Answer::Text(share::write(outputs, &transcripts, &asked.options()?))
-            }
-            Request::TeamExport(asked) => {
-                let file = outputs::by_name(&asked.what).ok_or_else(|| format!("unknown export {:?}", asked.what))?;
-                let mut out = Vec::new();
-                let rows = team_export::rows(outputs, &asked.options()?);
-                outputs::write_team(file, &rows, &mut out).map_err(|error| error.to_string())?;
-                Answer::Text(String::from_utf8(out).map_err(|error| error.to_string())?)
+            #[cfg(feature = "extras")]
+            Request::ShareReport(asked) => Answer::Text(self.share_report(&asked)?),
+            #[cfg(feature = "extras")]
+            Request::TeamExport(asked) => Answer::Text(self.team_export(&asked)?),
+            #[cfg(not(feature = "extras"))]
+            Request::Export { .. } | Request::ExportRows { .. } | Request::ShareReport(_) | Request::TeamExport(_) => {
+                return Err(crate::protocol::NOT_IN_FIRST_ENGINE.into());
             }
             Request::SessionCredits => Answer::SessionCredits(
                 (outputs.usage.ledgers.iter())
                     .map(|(id, ledger)| (id.as_str(), CreditsUsed::of(&outputs.usage.rates, ledger.entries.iter())))
                     .collect(),
             ),
-            Request::ReconcileBill { files, user } => {
-                let files = (files.iter())
-                    .map(|file| bill::read(&file.name, file.text.as_bytes()))
-                    .collect::<Result<Vec<_>, _>>()?;
-                let logins = outputs.inventory.logins();
-                let user = user.filter(|user| !user.is_empty());
-                let usage = &outputs.usage;
-                Answer::Bill(bill::reconcile_for(
-                    &files,
-                    user.as_deref(),
-                    &logins,
-                    usage.ledgers.values(),
-                    &usage.rates,
-                )?)
-            }
         })
     }
 
@@ -713,50 +692,6 @@ impl Done {
             *cache = None;
         }
         RefMut::map(cache, |cache| cache.get_or_insert_with(|| Matches::new(&self.table, filter)))
-    }
-
-    /// A file to save, by its name in the outputs catalogue; `session.md` is the session
-    /// `session_id`.
-    fn export(&self, what: &str, session_id: &str) -> Result<String, String> {
-        let file = outputs::by_name(what).ok_or_else(|| format!("unknown export {what:?}"))?;
-        match file {
-            ROWS_JSONL | ROWS_CSV => {
-                let mut text = String::new();
-                let mut offset = 0;
-                while offset == 0 || (offset as usize) < self.table.len() {
-                    text.push_str(&self.export_rows(what, offset, ROWS_PER_PART)?);
-                    offset += ROWS_PER_PART;
-                }
-                Ok(text)
-            }
-            SESSION_MD => {
-                let record = self.outputs.sessions.iter().find(|record| record.session_id == session_id);
-                let name = record.map_or("", |record| record.name.as_str());
-                Ok(export::session_markdown(name, session_id, &self.whole_texts_of(session_id)?))
-            }
-            _ => {
-                let mut out = Vec::new();
-                outputs::write(file, &self.outputs, &mut out).map_err(|error| error.to_string())?;
-                String::from_utf8(out).map_err(|error| error.to_string())
-            }
-        }
-    }
-
-    /// Part of a rows export: the rows `offset..offset + limit` in table order.
-    fn export_rows(&self, what: &str, offset: u32, limit: u32) -> Result<String, String> {
-        let file = outputs::by_name(what).ok_or_else(|| format!("unknown rows export {what:?}"))?;
-        let end = (offset as usize).saturating_add(limit as usize).min(self.table.len());
-        let indices: Vec<u32> = (offset as usize..end).map(|index| index as u32).collect();
-        let rows = self.full_rows(&indices).whole()?;
-        let mut out = Vec::new();
-        outputs::write_rows(file, rows.iter(), offset == 0, &mut out).map_err(|error| error.to_string())?;
-        String::from_utf8(out).map_err(|error| error.to_string())
-    }
-
-    /// A session's rows with their whole texts, for a file.
-    fn whole_texts_of(&self, session_id: &str) -> Result<Vec<OwnedRow>, String> {
-        let filter = RowFilter { session_id: session_id.to_string(), ..RowFilter::default() };
-        self.full_rows(&self.table.filter(&filter)).whole()
     }
 
     /// A file handed over after `finish`: its size completes the report, and a log among them

@@ -2,6 +2,7 @@
 
 use std::io;
 
+use crate::csv_cells::TextCells;
 use crate::model::{OwnedRow, TurnType};
 
 /// The header of a rows CSV: `OwnedRow`'s fields.
@@ -20,7 +21,8 @@ const ROW_COLUMNS: [&str; 12] = [
     "source_line",
 ];
 
-/// Rows as CSV: the columns of `OwnedRow` in its order, with the header row when `header`.
+/// Rows as CSV: the columns of `OwnedRow` in its order, with the header row when `header`; texts
+/// that would open as formulas are written as text (`csv_cells`).
 pub fn write_rows_csv<'a>(
     rows: impl Iterator<Item = &'a OwnedRow>,
     header: bool,
@@ -31,7 +33,7 @@ pub fn write_rows_csv<'a>(
         writer.write_record(ROW_COLUMNS)?;
     }
     for row in rows {
-        writer.serialize(row)?;
+        writer.serialize(TextCells(row))?;
     }
     writer.flush()
 }

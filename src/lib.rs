@@ -8,6 +8,7 @@
 
 pub mod analysis;
 pub mod cache;
+pub mod csv_cells;
 pub mod dedup;
 pub mod export;
 pub mod facts;

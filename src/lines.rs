@@ -71,6 +71,21 @@ struct Utf16State {
 const REPLACEMENT: char = char::REPLACEMENT_CHARACTER;
 
 impl Utf16State {
+    /// The decoder for text that opens with `read`: a UTF-16 byte-order mark and what followed.
+    fn after_mark(read: &[u8]) -> Utf16State {
+        let mut state = Utf16State {
+            big_endian: read[0] == 0xFE,
+            odd_byte: None,
+            high: None,
+            out: Vec::new(),
+            given: 0,
+            input: vec![0; 1 << 15].into_boxed_slice(),
+            ended: false,
+        };
+        state.bytes(&read[2..]);
+        state
+    }
+
     fn push(&mut self, c: char) {
         self.out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
     }
@@ -126,6 +141,26 @@ impl<R: Read> Read for Utf16AsUtf8<R> {
                 Decoding::Unknown => {
                     let mut start = [0u8; 3];
                     let mut len = 0;
+                    // The first read goes into the caller's buffer when it holds a mark: most
+                    // files are not UTF-16, and reading three bytes apart first would cost each
+                    // of thousands of logs a call to the system.
+                    if buf.len() >= start.len() {
+                        let read = match self.inner.read(buf) {
+                            Ok(read) => read,
+                            Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+                            Err(error) => return Err(error),
+                        };
+                        if read == 0 || !may_be_utf16(&buf[..read]) {
+                            self.state = Decoding::Passthrough { start, len: 0, at: 0 };
+                            return Ok(read);
+                        }
+                        if read >= start.len() {
+                            self.state = Decoding::Utf16(Box::new(Utf16State::after_mark(&buf[..read])));
+                            continue;
+                        }
+                        start[..read].copy_from_slice(&buf[..read]);
+                        len = read;
+                    }
                     while len < start.len() {
                         match self.inner.read(&mut start[len..]) {
                             Ok(0) => break,
@@ -134,25 +169,10 @@ impl<R: Read> Read for Utf16AsUtf8<R> {
                             Err(error) => return Err(error),
                         }
                     }
-                    let big_endian = match start[..len] {
-                        [0xFF, 0xFE, _] => false,
-                        [0xFE, 0xFF, _] => true,
-                        _ => {
-                            self.state = Decoding::Passthrough { start, len, at: 0 };
-                            continue;
-                        }
+                    self.state = match start[..len] {
+                        [0xFF, 0xFE, _] | [0xFE, 0xFF, _] => Decoding::Utf16(Box::new(Utf16State::after_mark(&start))),
+                        _ => Decoding::Passthrough { start, len, at: 0 },
                     };
-                    let mut state = Utf16State {
-                        big_endian,
-                        odd_byte: None,
-                        high: None,
-                        out: Vec::new(),
-                        given: 0,
-                        input: vec![0; 1 << 15].into_boxed_slice(),
-                        ended: false,
-                    };
-                    state.bytes(&start[2..len]);
-                    self.state = Decoding::Utf16(Box::new(state));
                 }
                 Decoding::Passthrough { start, len, at } => {
                     if *at < *len {

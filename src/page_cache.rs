@@ -102,7 +102,8 @@ pub struct PageCache {
     recording: Recording,
     pub cache_use: CacheUse,
     pub tally: CacheTally,
-    /// Why the pack could not be used or kept, if so.
+    /// Why the pack could not be used or kept, if so: a sentence, which the page shows after
+    /// its cache line's and in Diagnostics.
     pub problem: Option<String>,
 }
 
@@ -126,7 +127,7 @@ impl PageCache {
             tally: CacheTally::default(),
             problem: None,
         };
-        match read_index(&*cache.file, build) {
+        match read_index(&*cache.file, build, cap) {
             Ok(Read::Empty) => {}
             Ok(Read::Entries { entries, index_at, size }) => {
                 cache.stored = entries;
@@ -303,7 +304,8 @@ impl PageCache {
     /// stand for it unread.
     fn unread_stat(&self, name: &str) -> Option<Stat> {
         let EntryAt { time, made: Some((size, started_ms)), .. } = self.stored.get(name)? else { return None };
-        let then = Stat { size: *size, modified_ms: *time };
+        // A browser's File gives no change time: the page's rule stands on size and time alone.
+        let then = Stat { size: *size, modified_ms: *time, changed_ns: None };
         settled(then, *started_ms, then).then_some(then)
     }
 
@@ -399,11 +401,13 @@ enum Read {
     Full,
 }
 
-/// The entries of the pack in `file`, or why it cannot be used.
-fn read_index(file: &dyn PackFile, build: &str) -> Result<Read, String> {
-    let damaged = || "the cache kept in this browser is damaged: analysed anew".to_string();
+/// The entries of the pack in `file`, or why it cannot be used. No length it gives is read
+/// beyond the file's size or `cap` (the pack's entries' most: its index is far smaller), so
+/// that a damaged pack makes the page allocate nothing it could not have written.
+fn read_index(file: &dyn PackFile, build: &str, cap: u64) -> Result<Read, String> {
+    let damaged = || "The cache kept in this browser is damaged: analysed anew.".to_string();
     let unreadable =
-        |error: String| format!("the cache kept in this browser could not be read ({error}): analysed anew");
+        |error: String| format!("The cache kept in this browser could not be read ({error}): analysed anew.");
     let size = file.size().map_err(unreadable)?;
     if size == 0 {
         return Ok(Read::Empty);
@@ -417,10 +421,10 @@ fn read_index(file: &dyn PackFile, build: &str) -> Result<Read, String> {
     let length = u64::from_le_bytes(length.try_into().expect("eight bytes"));
     if magic != MAGIC && magic.starts_with(MAGIC_OF_ANY_FORMAT) {
         return Err(
-            "the cache kept in this browser was written by another version of this page: analysed anew".to_string()
+            "The cache kept in this browser was written by another version of this page: analysed anew.".to_string()
         );
     }
-    if magic != MAGIC || length > size - TRAILER_BYTES {
+    if magic != MAGIC || length > size - TRAILER_BYTES || length > cap {
         return Err(damaged());
     }
     let index_at = size - TRAILER_BYTES - length;
@@ -429,7 +433,7 @@ fn read_index(file: &dyn PackFile, build: &str) -> Result<Read, String> {
     let index: PackIndex = postcard::from_bytes(&bytes).map_err(|_| damaged())?;
     if (index.version, index.build) != (env!("CARGO_PKG_VERSION"), build) {
         return Err(format!(
-            "the cache kept in this browser was written by another version of this page ({} {}): analysed anew",
+            "The cache kept in this browser was written by another version of this page ({} {}): analysed anew.",
             index.version, index.build
         ));
     }
@@ -438,7 +442,7 @@ fn read_index(file: &dyn PackFile, build: &str) -> Result<Read, String> {
     }
     let mut entries = HashMap::with_capacity(index.entries.len());
     for (name, start, length, time, made) in index.entries {
-        let end = start.checked_add(length).filter(|end| *end <= index_at).ok_or_else(damaged)?;
+        let end = start.checked_add(length).filter(|end| *end <= index_at && length <= cap).ok_or_else(damaged)?;
         entries.insert(name.to_string(), EntryAt { place: start..end, time, made });
     }
     Ok(Read::Entries { entries, index_at, size })
@@ -590,10 +594,10 @@ mod tests {
         assert!(!unread("untimed"));
         assert!(!second.can_stand_unread("not-an-entry"));
         let old = key("old").name(Purpose::Analyze);
-        assert!(second.stands_unread(&old, Stat { size: 40, modified_ms: Some(settled_time) }));
-        assert!(!second.stands_unread(&old, Stat { size: 41, modified_ms: Some(settled_time) }));
+        assert!(second.stands_unread(&old, Stat { size: 40, modified_ms: Some(settled_time), changed_ns: None }));
+        assert!(!second.stands_unread(&old, Stat { size: 41, modified_ms: Some(settled_time), changed_ns: None }));
         let old = key("old").name(Purpose::Analyze);
-        let now = Stat { size: 40, modified_ms: Some(settled_time) };
+        let now = Stat { size: 40, modified_ms: Some(settled_time), changed_ns: None };
         let (entry, unread_key) = second.entry_and_key(&old, ("home", "old"), now);
         assert!(entry.is_some());
         assert_eq!(unread_key, Some(key("old")), "the entry's own key, the file unread");
@@ -610,7 +614,7 @@ mod tests {
         let settled_time = started - SETTLED_MS;
         let mut first = made_at(started);
         let bytes = b"cwd: /work/app\n";
-        let stat = |size: usize, time: i64| Stat { size: size as u64, modified_ms: Some(time) };
+        let stat = |size: usize, time: i64| Stat { size: size as u64, modified_ms: Some(time), changed_ns: None };
         assert_eq!(first.kept_file(("home", "workspace.yaml"), stat(bytes.len(), settled_time)), None);
         first.keep_file(("home", "workspace.yaml"), settled_time, bytes);
         first.keep_file(("home", "recent.yaml"), settled_time + 1, bytes);
@@ -763,6 +767,11 @@ mod tests {
         assert_eq!(entry(&other, "log-a"), None);
         let problem = other.problem.as_deref().unwrap_or_default();
         assert!(problem.contains("another version of this page") && problem.contains("build-1"), "{problem}");
+        // A sentence: the page shows it after its cache line's, and alone in Diagnostics.
+        assert!(
+            problem.starts_with("The cache kept in this browser") && problem.ends_with(": analysed anew."),
+            "{problem}"
+        );
         let mut older_format = pack.clone();
         let at = older_format.len() - MAGIC.len();
         older_format[at..].copy_from_slice(b"CLpack02");
@@ -770,10 +779,13 @@ mod tests {
         assert_eq!(entry(&older, "log-a"), None);
         assert!(older.problem.as_deref().unwrap_or_default().contains("another version of this page"));
 
-        for damaged in [&pack[..pack.len() - 2], &pack[2..], b"not a pack at all"] {
+        let zeros = vec![0; 1 << 20];
+        let followed_by_zeros = [&pack[..], &zeros].concat();
+        for damaged in [&pack[..pack.len() - 2], &pack[2..], b"not a pack at all", &zeros, &followed_by_zeros] {
             let damaged = cache(&Memory::holding(damaged), "build-1");
             assert_eq!(entry(&damaged, "log-a"), None);
-            assert!(damaged.problem.as_deref().unwrap_or_default().contains("damaged"));
+            let problem = damaged.problem.as_deref();
+            assert_eq!(problem, Some("The cache kept in this browser is damaged: analysed anew."));
         }
 
         // It is written anew from its start.
@@ -782,6 +794,50 @@ mod tests {
         again.put("log-a", b"entry");
         again.finish().expect("kept");
         assert_eq!(rewritten.bytes(), pack);
+    }
+
+    /// A pack of build-1 holding `data`, then an index of `entries` and its `count` of them.
+    fn pack_with_index(data: &[u8], entries: Vec<IndexedEntry>, count: Option<u64>) -> Memory {
+        let index = PackIndex { version: env!("CARGO_PKG_VERSION"), build: "build-1", full: false, entries };
+        let mut index = postcard::to_allocvec(&index).unwrap();
+        if let Some(count) = count {
+            // The entries' count is the index's last bytes when it holds none.
+            assert_eq!(index.pop(), Some(0));
+            index.extend_from_slice(&postcard::to_allocvec(&count).unwrap());
+        }
+        let length = (index.len() as u64).to_le_bytes();
+        Memory::holding(&[data, &index, &length, &MAGIC].concat())
+    }
+
+    #[test]
+    fn a_pack_whose_lengths_lie_is_dropped_as_damaged_before_they_are_read() {
+        let data = [7; 60];
+        let honest = pack_with_index(&data, vec![("log-a", 0, 60, None, None)], None);
+        assert_eq!(entry(&cache(&honest, "build-1"), "log-a"), Some(vec![7; 60]));
+        let lies = [
+            ("an entry past the index", pack_with_index(&data, vec![("log-a", 0, 61, None, None)], None), 1 << 20),
+            ("an entry past any file", pack_with_index(&data, vec![("log-a", 1, u64::MAX, None, None)], None), 1 << 20),
+            ("an entry longer than the cap", honest.clone(), 50),
+            ("more entries than bytes", pack_with_index(&data, vec![], Some(u64::MAX >> 1)), 1 << 20),
+        ];
+        let small_entries =
+            vec![("log-a", 0, 5, None, None), ("log-b", 5, 5, None, None), ("log-c", 10, 5, None, None)];
+        let lies =
+            lies.into_iter().chain([("an index longer than the cap", pack_with_index(&data, small_entries, None), 20)]);
+        for (case, pack, cap) in lies {
+            let damaged = cache_with_cap(&pack, "build-1", cap);
+            assert_eq!(entry(&damaged, "log-a"), None, "{case}");
+            assert!(
+                damaged.problem.as_deref().unwrap_or_default().contains("damaged"),
+                "{case}: {:?}",
+                damaged.problem
+            );
+        }
+        let mut trailer_lies = pack_of("log-a", b"entry").bytes();
+        let at = trailer_lies.len() - 16;
+        trailer_lies[at..at + 8].copy_from_slice(&u64::MAX.to_le_bytes());
+        let damaged = cache(&Memory::holding(&trailer_lies), "build-1");
+        assert!(damaged.problem.as_deref().unwrap_or_default().contains("damaged"), "an index longer than the pack");
     }
 
     #[test]

@@ -16,7 +16,7 @@ use crate::search::SearchProgress;
 use crate::sessions::SessionRecord;
 use crate::sources::{self, WalkRule};
 use crate::table::{Facets, INLINE_TEXT, RowFilter};
-use crate::usage::bill::{self, Reconciliation};
+use crate::usage::bill;
 use crate::usage::credits::CreditsUsed;
 use crate::usage::month::MonthCredits;
 use crate::usage::plans::Plans;
@@ -67,7 +67,14 @@ pub struct EngineFacts {
     /// What is never in local files, and what each reconciliation status means (`usage::bill`).
     pub never_in_local_files: Vec<&'static str>,
     pub bill_statuses: Vec<(&'static str, &'static str)>,
+    /// Whether this engine makes the files to save, the report to share, the team exports and
+    /// the bill's reconciliation: the page's first module leaves them out, and the page loads
+    /// the full one when one is asked for (the `extras` feature).
+    pub full_engine: bool,
 }
+
+/// What the page's first module answers when asked for an output only the full one makes.
+pub const NOT_IN_FIRST_ENGINE: &str = "this engine leaves out the files to save, the report to share, the team exports and the bill's reconciliation: load the full one";
 
 /// A source's folders as the page explains them.
 #[derive(Serialize)]
@@ -147,6 +154,7 @@ pub fn engine_facts() -> EngineFacts {
         plans: Plans::default_table(),
         never_in_local_files: bill::NEVER_IN_LOCAL_FILES.to_vec(),
         bill_statuses: bill::LEGEND.to_vec(),
+        full_engine: cfg!(feature = "extras"),
     }
 }
 
@@ -334,11 +342,11 @@ pub enum Request {
     Report,
     Usage(UsageQuery),
     /// The billing month (UTC) holding the day `month` (`YYYY-MM-DD`), as of `today`, against
-    /// `allowance` credits (none: no allowance).
+    /// an allowance as typed (`views::allowance`; none or blank: no allowance).
     Month {
         month: String,
         today: String,
-        allowance: Option<f64>,
+        allowance: Option<String>,
     },
     /// How many rows the table holds, unfiltered.
     RowCount,
@@ -360,20 +368,6 @@ pub enum Request {
     TeamExport(TeamAsked),
     /// Each session's credits used by the one rule (`usage::credits`), by session id.
     SessionCredits,
-    /// GitHub's usage reports (read as text in the worker) reconciled with this analysis, for
-    /// `user` or (none) the login this machine signed in with: what `usage --bill` prints as JSON.
-    ReconcileBill {
-        files: Vec<NamedText>,
-        user: Option<String>,
-    },
-}
-
-/// A file's name and text, as the worker read it.
-#[derive(Deserialize, Debug)]
-#[cfg_attr(test, derive(ts_rs::TS))]
-pub struct NamedText {
-    pub name: String,
-    pub text: String,
 }
 
 impl Request {
@@ -391,7 +385,6 @@ impl Request {
             | Request::Month { .. }
             | Request::RowCount
             | Request::SessionCredits
-            | Request::ReconcileBill { .. }
             | Request::TeamExport(_) => false,
             Request::SearchWhole { .. }
             | Request::Report
@@ -424,7 +417,6 @@ pub enum Answer<'a> {
     SessionCredits(
         #[cfg_attr(test, ts(type = "Record<string, Record<string, unknown>>"))] BTreeMap<&'a str, CreditsUsed>,
     ),
-    Bill(#[cfg_attr(test, ts(type = "Record<string, unknown>"))] Reconciliation),
 }
 
 /// A session as the page shows it: its record, and what names it where it is shown
@@ -483,7 +475,6 @@ mod tests {
             RowFilter::decl(&config),
             UsageQuery::decl(&config),
             ShareAsked::decl(&config),
-            NamedText::decl(&config),
             TeamAsked::decl(&config),
             Answer::decl(&config),
             Summary::decl(&config),

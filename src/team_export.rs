@@ -11,7 +11,8 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use crate::analysis::Outputs;
-use crate::share::project_name;
+use crate::csv_cells::TextCells;
+use crate::share::{project_name, short_name};
 use crate::usage::summary::{self, DayRange, GroupBy, SessionEntries, UsageRow};
 
 /// Who and what the rows are about, and when they were made (the core has no clock).
@@ -106,19 +107,14 @@ pub fn rows(outputs: &Outputs, options: &TeamOptions) -> Vec<TeamRow> {
     let usage = &outputs.usage;
     let logins = home_logins(outputs);
     // Sessions by who, where and which project: each part's usage rows give its rows.
+    // A session copied onto another machine counts each day in the home whose copy holds it.
+    let session_parts = usage.session_parts();
     let mut parts: BTreeMap<(String, String, String), Vec<SessionEntries<'_>>> = BTreeMap::new();
-    for (id, ledger) in &usage.ledgers {
-        let home = usage.home_labels.get(ledger.home).map_or("", String::as_str);
-        let user = options.user.clone().or_else(|| logins.get(home).cloned()).unwrap_or_default();
-        let machine = options.machine.clone().unwrap_or_else(|| machine_name(home));
-        let project = project_name(&ledger.project, !options.share_projects);
-        parts.entry((user, machine, project)).or_default().push(SessionEntries {
-            id,
-            agent: ledger.agent,
-            home,
-            project: &ledger.project,
-            entries: &ledger.entries,
-        });
+    for part in &session_parts {
+        let user = options.user.clone().or_else(|| logins.get(part.home).cloned()).unwrap_or_default();
+        let machine = options.machine.clone().unwrap_or_else(|| machine_name(part.home));
+        let project = project_name(&part.ledger.project, !options.share_projects);
+        parts.entry((user, machine, project)).or_default().push(part.entries());
     }
     let by_day = DayRange { agents_apart: true, ..options.range };
     let mut rows = Vec::new();
@@ -141,7 +137,7 @@ fn team_row(row: UsageRow, user: &str, machine: &str, project: &str, options: &T
         machine: machine.to_string(),
         day: row.day.unwrap_or_default(),
         agent: row.agent,
-        model: row.model,
+        model: model_name(row.model, options.share_projects),
         project: project.to_string(),
         kind: row.kind.name(),
         requests: row.requests,
@@ -164,6 +160,28 @@ fn team_row(row: UsageRow, user: &str, machine: &str, project: &str, options: &T
     team
 }
 
+/// A model as the export names it: its id, but a local model's file (`/home/alice/models/
+/// llama.gguf`, `C:\Users\…`), which names a person's folders as a project's path does, by a
+/// short name unless projects are shared. A model id with a `/` alone (`meta-llama/Llama-3-8B`)
+/// names no folder of the machine and stays.
+fn model_name(model: String, share_paths: bool) -> String {
+    if share_paths || !is_local_path(&model) {
+        return model;
+    }
+    short_name("model", &model)
+}
+
+/// Whether a model id is a path on the machine: absolute (`/`, `\\host`, `C:\` or `C:/`), in
+/// a home (`~/`), relative to a folder (`./`, `../`), a `file:` URI, or written with Windows'
+/// `\`.
+fn is_local_path(model: &str) -> bool {
+    let drive = model
+        .as_bytes()
+        .get(..3)
+        .is_some_and(|start| start[0].is_ascii_alphabetic() && start[1] == b':' && matches!(start[2], b'/' | b'\\'));
+    drive || model.contains('\\') || ["/", "~/", "./", "../", "file:"].iter().any(|start| model.starts_with(start))
+}
+
 /// Each home's login, by its label: the first of its sign-ins, by host and login.
 fn home_logins(outputs: &Outputs) -> BTreeMap<&str, String> {
     let mut logins = BTreeMap::new();
@@ -184,13 +202,14 @@ pub fn machine_name(label: &str) -> String {
     last.strip_suffix(".zip").unwrap_or(last).to_string()
 }
 
-/// The rows as CSV with a header row; an absent figure is an empty field.
+/// The rows as CSV with a header row; an absent figure is an empty field, a text that would open
+/// as a formula is written as text (`csv_cells`).
 pub fn write_csv(rows: &[TeamRow], out: impl Write) -> io::Result<()> {
     // The header written here, not from the first row, so that no rows still has it.
     let mut writer = csv::WriterBuilder::new().has_headers(false).from_writer(out);
     writer.write_record(COLUMNS)?;
     for row in rows {
-        writer.serialize(row)?;
+        writer.serialize(TextCells(row))?;
     }
     writer.flush()
 }
@@ -229,6 +248,29 @@ mod tests {
             (".copilot", ""),
         ] {
             assert_eq!(machine_name(label), machine, "{label}");
+        }
+    }
+
+    #[test]
+    fn a_local_models_path_is_a_short_name_unless_paths_are_shared() {
+        for model in [
+            "/home/alice/models/llama.gguf",
+            r"C:\Users\alice\models\llama.gguf",
+            "c:/models/llama.gguf",
+            r"\\nas\models\llama.gguf",
+            "~/models/llama.gguf",
+            "./llama.gguf",
+            "../models/llama.gguf",
+            "file:///home/alice/llama.gguf",
+            r"models\llama.gguf",
+        ] {
+            let named = model_name(model.to_string(), false);
+            assert!(named.starts_with("model-") && named.len() == 12, "{model} became {named}");
+            assert_eq!(named, model_name(model.to_string(), false), "the same name every time");
+            assert_eq!(model_name(model.to_string(), true), model, "shared");
+        }
+        for model in ["gpt-5.4", "claude-opus-4.6", "meta-llama/Llama-3-8B", "ollama:llama3", "auto"] {
+            assert_eq!(model_name(model.to_string(), false), model, "a model's id stays");
         }
     }
 

@@ -17,6 +17,7 @@ use crate::share::{Period, ShareOptions};
 use crate::table::{INLINE_TEXT, RowTable, TableRow};
 use crate::usage::Kind;
 use crate::usage::ledger::IMPLAUSIBLE_COUNTER;
+use crate::usage::month::parse_allowance;
 use crate::usage::rates::RateTable;
 use crate::usage::summary::{DayRange, GroupBy, UsageRow, sessions_flagged};
 use crate::usage::{Zone, ZoneOffsets};
@@ -97,9 +98,10 @@ pub fn day(text: &str) -> Result<NaiveDate, String> {
     time::parse_day(text).ok_or_else(|| format!("not a day (YYYY-MM-DD): {text:?}"))
 }
 
-/// An allowance in credits, none unless it is a finite count.
-pub fn allowance(credits: Option<f64>) -> Option<f64> {
-    credits.filter(|credits| credits.is_finite() && *credits >= 0.0)
+/// An allowance as the page's field holds it: none when blank, else read as the CLI's
+/// `--allowance` is (`usage::month::parse_allowance`).
+pub fn allowance(typed: Option<&str>) -> Result<Option<f64>, String> {
+    typed.filter(|typed| !typed.trim().is_empty()).map(parse_allowance).transpose()
 }
 
 /// The summary numbers, in name order (as the tests compare them).
@@ -214,7 +216,8 @@ pub struct ShareAsked {
     /// A period of days instead, `YYYY-MM-DD`, both included.
     pub since: Option<String>,
     pub until: Option<String>,
-    pub allowance: Option<f64>,
+    /// The monthly allowance as typed (`allowance`).
+    pub allowance: Option<String>,
     pub short_project_names: bool,
     /// The sessions whose transcripts go in, their secrets scrubbed.
     pub sessions: Vec<String>,
@@ -235,7 +238,7 @@ impl ShareAsked {
         Ok(ShareOptions {
             today: day(&self.today)?,
             period,
-            allowance: allowance(self.allowance),
+            allowance: allowance(self.allowance.as_deref())?,
             plan: None,
             short_project_names: self.short_project_names,
             with_system_prompt: self.with_system_prompt,

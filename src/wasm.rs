@@ -391,6 +391,26 @@ impl Engine {
         to_js(&self.done()?.answer(request).map_err(js_error)?)
     }
 
+    /// GitHub's usage reports (`files`, File objects, read a slice at a time) reconciled with
+    /// the finished analysis, for `user` or (none) the login the homes signed in with: a
+    /// `usage::bill::Reconciliation`, what `usage --bill --json` gives as `bill`.
+    pub fn reconcile_bill(&self, files: Array, user: Option<String>) -> Result<JsValue, JsError> {
+        let mut reports = Vec::new();
+        for file in files.iter() {
+            let file: web_sys::File = file.dyn_into().map_err(|_| js_error("not a File"))?;
+            reports.push((file.name(), Blob::from(file)));
+        }
+        let user = user.filter(|user| !user.is_empty());
+        // The Files are taken as File in both modules, which so share one wasm-bindgen glue.
+        #[cfg(feature = "extras")]
+        return to_js(&self.done()?.reconcile_bill(reports, user.as_deref()).map_err(js_error)?);
+        #[cfg(not(feature = "extras"))]
+        {
+            let _ = (reports, user, self.done()?);
+            Err(js_error(protocol::NOT_IN_FIRST_ENGINE))
+        }
+    }
+
     /// Stops the analysis under way, freeing what it holds, once the memory passes the limit.
     fn check_memory(&mut self) -> Result<(), JsError> {
         views::memory_check(memory_mib(), self.memory_limit_mib).map_err(|error| {

@@ -1,7 +1,8 @@
 //! The cache (`--cache DIR`) never changes an output: after any sequence of changes to a home
 //! between runs, a run with the cache writes the same bytes as a run without it (rows,
 //! sessions, inventory, report, `usage --json`); an entry of another version or a damaged one
-//! is ignored with its diagnostic.
+//! is ignored with its diagnostic. Nor does it touch the home: it is never kept in a folder the
+//! run reads, never follows a link, and a cache that cannot be written is said once.
 
 mod common;
 
@@ -17,6 +18,27 @@ fn make_home(home: &Path) {
     copy_tree(&fixture("real-cli-1.0.102"), home);
     copy_tree(&fixture("spec-sample/.copilot/session-state"), &home.join(".copilot/session-state"));
     copy_tree(&fixture("vscode/beside-cli/.config"), &home.join(".config"));
+}
+
+/// Copilot CLI's logs of the home made longer than three times the ends a key hashes (64 KiB
+/// each), with lines of their own: an edit in their middle is in neither end.
+fn lengthen_cli_logs(home: &Path) {
+    for log in logs(home).iter().filter(|path| path.ends_with("events.jsonl")) {
+        let mut bytes = fs::read(log).unwrap();
+        let padding = |n: usize| {
+            let content = format!("padding line {n}, {}", "lorem ipsum ".repeat(20));
+            let line = serde_json::json!({"type": "user.message", "id": format!("padding-{n}"),
+                "data": {"content": content}, "timestamp": "2026-11-30T04:00:00.000Z"});
+            format!("{line}\n")
+        };
+        let mut n = 0;
+        while bytes.len() < 3 * (64 << 10) + 1000 {
+            bytes.extend_from_slice(padding(n).as_bytes());
+            n += 1;
+        }
+        fs::write(log, bytes).unwrap();
+        set_time(log, SystemTime::UNIX_EPOCH + Duration::from_millis(common::FIXED_MTIME_MS));
+    }
 }
 
 /// The home's session logs (Copilot CLI's and VS Code's), in path order.
@@ -45,6 +67,18 @@ enum Change {
         log: usize,
         at: u8,
     },
+    /// A byte in the log's middle changed, its size kept (a secret blanked out in a live
+    /// session's log), then lines appended.
+    EditThenAppend {
+        log: usize,
+        at: u8,
+        from: u8,
+    },
+    /// A byte in the log's middle changed, its size and modification time put back.
+    RewriteTimePutBack {
+        log: usize,
+        at: u8,
+    },
     Delete {
         log: usize,
     },
@@ -63,15 +97,18 @@ enum Change {
 }
 
 fn change() -> impl Strategy<Value = Change> {
+    // The changes that only a whole hash or the change time tells, twice as likely.
     prop_oneof![
-        (0..8usize, any::<u8>()).prop_map(|(log, from)| Change::Append { log, from }),
-        (0..8usize, any::<u8>()).prop_map(|(log, keep)| Change::Truncate { log, keep }),
-        (0..8usize, any::<u8>()).prop_map(|(log, at)| Change::RewriteSameSize { log, at }),
-        (0..8usize).prop_map(|log| Change::Delete { log }),
-        any::<u8>().prop_map(|name| Change::Add { name }),
-        (0..8usize).prop_map(|log| Change::Touch { log }),
-        Just(Change::GrowWal),
-        Just(Change::CompactChatLog),
+        1 => (0..8usize, any::<u8>()).prop_map(|(log, from)| Change::Append { log, from }),
+        1 => (0..8usize, any::<u8>()).prop_map(|(log, keep)| Change::Truncate { log, keep }),
+        1 => (0..8usize, any::<u8>()).prop_map(|(log, at)| Change::RewriteSameSize { log, at }),
+        2 => (0..8usize, any::<u8>(), any::<u8>()).prop_map(|(log, at, from)| Change::EditThenAppend { log, at, from }),
+        2 => (0..8usize, any::<u8>()).prop_map(|(log, at)| Change::RewriteTimePutBack { log, at }),
+        1 => (0..8usize).prop_map(|log| Change::Delete { log }),
+        1 => any::<u8>().prop_map(|name| Change::Add { name }),
+        1 => (0..8usize).prop_map(|log| Change::Touch { log }),
+        1 => Just(Change::GrowWal),
+        1 => Just(Change::CompactChatLog),
     ]
 }
 
@@ -87,21 +124,34 @@ fn bump_time(path: &Path, step: u64) {
     fs::File::options().append(true).open(path).unwrap().set_modified(time).unwrap();
 }
 
+/// `bytes` with its lines from a share of them (`from`) appended.
+fn appended(bytes: &[u8], from: u8) -> Vec<u8> {
+    let start = share(bytes.len(), from);
+    let start = bytes[..start].iter().rposition(|&b| b == b'\n').map_or(0, |at| at + 1);
+    let mut grown = bytes.to_vec();
+    if !grown.ends_with(b"\n") {
+        grown.push(b'\n');
+    }
+    grown.extend_from_slice(&bytes[start..]);
+    grown
+}
+
+/// Changes the first lowercase letter from a share of `bytes` (`at`), if there is one.
+fn edit_letter(bytes: &mut [u8], at: u8) -> bool {
+    let found = (share(bytes.len(), at)..bytes.len()).find(|&i| bytes[i].is_ascii_lowercase());
+    if let Some(letter) = found {
+        bytes[letter] = if bytes[letter] == b'z' { b'a' } else { bytes[letter] + 1 };
+    }
+    found.is_some()
+}
+
 fn apply(home: &Path, change: &Change, step: u64) {
     let logs = logs(home);
     let pick = |log: usize| logs.get(log % logs.len().max(1)).cloned();
     match change {
         Change::Append { log, from } => {
             let Some(path) = pick(*log) else { return };
-            let bytes = fs::read(&path).unwrap();
-            let start = share(bytes.len(), *from);
-            let start = bytes[..start].iter().rposition(|&b| b == b'\n').map_or(0, |at| at + 1);
-            let mut grown = bytes.clone();
-            if !grown.ends_with(b"\n") {
-                grown.push(b'\n');
-            }
-            grown.extend_from_slice(&bytes[start..]);
-            fs::write(&path, grown).unwrap();
+            fs::write(&path, appended(&fs::read(&path).unwrap(), *from)).unwrap();
             bump_time(&path, step);
         }
         Change::Truncate { log, keep } => {
@@ -113,10 +163,21 @@ fn apply(home: &Path, change: &Change, step: u64) {
         Change::RewriteSameSize { log, at } => {
             let Some(path) = pick(*log) else { return };
             let mut bytes = fs::read(&path).unwrap();
-            if let Some(letter) = (share(bytes.len(), *at)..bytes.len()).find(|&i| bytes[i].is_ascii_lowercase()) {
-                bytes[letter] = if bytes[letter] == b'z' { b'a' } else { bytes[letter] + 1 };
+            if edit_letter(&mut bytes, *at) {
                 fs::write(&path, bytes).unwrap();
                 bump_time(&path, step);
+            }
+        }
+        Change::EditThenAppend { log, at, from } => {
+            let Some(path) = pick(*log) else { return };
+            let mut bytes = fs::read(&path).unwrap();
+            edit_letter(&mut bytes, *at);
+            fs::write(&path, appended(&bytes, *from)).unwrap();
+            bump_time(&path, step);
+        }
+        Change::RewriteTimePutBack { log, at } => {
+            if let Some(path) = pick(*log) {
+                rewrite_keeping_size_and_time(&path, *at);
             }
         }
         Change::Delete { log } => {
@@ -187,6 +248,7 @@ proptest! {
     fn a_cached_run_equals_a_cold_run_after_any_changes(changes in prop::collection::vec(change(), 1..5)) {
         let scratch = tempfile::tempdir().unwrap();
         make_home(&scratch.path().join("home"));
+        lengthen_cli_logs(&scratch.path().join("home"));
         let cache = ["--cache", "cache"];
         let first = outputs(scratch.path(), &cache, "cached");
         assert_same(&first, &outputs(scratch.path(), &["--no-cache"], "cold"), "the first run");
@@ -243,14 +305,14 @@ fn set_time(path: &Path, time: SystemTime) {
     fs::File::options().append(true).open(path).unwrap().set_modified(time).unwrap();
 }
 
-/// A byte of the file's middle changed, its size and time kept.
-fn rewrite_keeping_size_and_time(path: &Path) {
+/// A letter of the file from a share of it (`at`) changed, its size and time kept.
+fn rewrite_keeping_size_and_time(path: &Path, at: u8) {
     let time = fs::metadata(path).unwrap().modified().unwrap();
     let mut bytes = fs::read(path).unwrap();
-    let at = (bytes.len() / 2..bytes.len()).find(|&at| bytes[at].is_ascii_lowercase()).unwrap();
-    bytes[at] = if bytes[at] == b'z' { b'a' } else { bytes[at] + 1 };
-    fs::write(path, bytes).unwrap();
-    set_time(path, time);
+    if edit_letter(&mut bytes, at) {
+        fs::write(path, bytes).unwrap();
+        set_time(path, time);
+    }
 }
 
 #[test]
@@ -269,7 +331,7 @@ fn a_log_whose_size_and_time_are_as_cached_is_not_opened_unless_its_time_was_rec
         "the log whose time was recent was opened, its ends hashed"
     );
     // Rewritten in the same second as it was read, its size and time kept: still told.
-    rewrite_keeping_size_and_time(recent);
+    rewrite_keeping_size_and_time(recent, 128);
     let said = analyzed_cache_line(scratch.path());
     assert!(said.starts_with("copilot-lens: cache: 1 file parsed, "), "{said}");
     assert_same(
@@ -394,9 +456,19 @@ fn diagnostics_of(report: &str, kind: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-/// Runs analyze with the cache after `spoil` changed every entry; the outputs but the report
-/// are a cold run's, the report names each log's entry as ignored, and the next run is clean.
-fn ignored_entries(spoil: impl Fn(&mut Vec<u8>)) -> Vec<(String, String)> {
+/// An entry's file spoilt by `spoil`, which changes its bytes.
+fn bytes_spoilt(spoil: impl Fn(&mut Vec<u8>)) -> impl Fn(&Path) {
+    move |path| {
+        let mut bytes = fs::read(path).unwrap();
+        spoil(&mut bytes);
+        fs::write(path, bytes).unwrap();
+    }
+}
+
+/// Runs analyze with the cache after `spoil` changed every entry's file; the outputs but the
+/// report are a cold run's, the report names each log's entry as ignored, and the next run is
+/// clean.
+fn ignored_entries(spoil: impl Fn(&Path)) -> Vec<(String, String)> {
     let scratch = tempfile::tempdir().unwrap();
     make_home(&scratch.path().join("home"));
     let cache = ["--cache", "cache"];
@@ -409,11 +481,7 @@ fn ignored_entries(spoil: impl Fn(&mut Vec<u8>)) -> Vec<(String, String)> {
     assert_eq!((of_kind("log"), of_kind("store"), of_kind("store-usage")), (5, 1, 1), "{spoilt:?}");
     let analyzed = of_kind("log") + of_kind("store");
     assert!(spoilt.len() > analyzed, "usage entries too: {spoilt:?}");
-    for path in &spoilt {
-        let mut bytes = fs::read(path).unwrap();
-        spoil(&mut bytes);
-        fs::write(path, bytes).unwrap();
-    }
+    spoilt.iter().for_each(|path| spoil(path));
     let cached = outputs(scratch.path(), &cache, "cached");
     for ((name, cached), (_, cold)) in cached.iter().zip(&cold) {
         if name != "report.json" {
@@ -431,10 +499,10 @@ fn ignored_entries(spoil: impl Fn(&mut Vec<u8>)) -> Vec<(String, String)> {
 
 #[test]
 fn a_damaged_entry_is_ignored_with_its_diagnostic_and_the_outputs_are_right() {
-    let ignored = ignored_entries(|bytes| {
+    let ignored = ignored_entries(bytes_spoilt(|bytes| {
         let last = bytes.len() - 1;
         bytes[last] ^= 0x20;
-    });
+    }));
     for (file, message) in ignored {
         let again =
             if file.ends_with("session-store.db") { "the store was read again" } else { "the log was parsed again" };
@@ -445,14 +513,219 @@ fn a_damaged_entry_is_ignored_with_its_diagnostic_and_the_outputs_are_right() {
 #[test]
 fn an_entry_of_another_version_is_ignored_with_its_diagnostic_and_the_outputs_are_right() {
     let version = env!("CARGO_PKG_VERSION").as_bytes();
-    let ignored = ignored_entries(|bytes| {
+    let ignored = ignored_entries(bytes_spoilt(|bytes| {
         let at = bytes.windows(version.len()).position(|window| window == version).unwrap();
         bytes[at..at + version.len()].copy_from_slice(&b"9.9.9999"[..version.len()]);
-    });
+    }));
     for (file, message) in ignored {
         assert!(message.starts_with("the cache's entry was written by copilot-lens 9.9."), "{file}: {message}");
         let again =
             if file.ends_with("session-store.db") { "the store was read again" } else { "the log was parsed again" };
         assert!(message.ends_with(&format!(": ignored, {again}")), "{file}: {message}");
+    }
+}
+
+/// What is said again where the report names an ignored entry.
+fn said_again(file: &str) -> &'static str {
+    if file.ends_with("session-store.db") { "the store was read again" } else { "the log was parsed again" }
+}
+
+#[test]
+fn an_entry_padded_to_gigabytes_is_ignored_as_damaged_and_never_read_whole() {
+    // A sparse file: 68 GB long, none of it on disk; a run that read it whole would abort.
+    let ignored =
+        ignored_entries(|path| fs::File::options().append(true).open(path).unwrap().set_len(68 << 30).unwrap());
+    for (file, message) in ignored {
+        let again = said_again(&file);
+        assert_eq!(message, format!("the cache's entry is damaged (its length is not its header's): ignored, {again}"));
+    }
+}
+
+/// Every entry file of a cache folder whose name says it is a log's (analyze) entry.
+fn log_entries(cache: &Path) -> Vec<PathBuf> {
+    entries(cache).into_iter().filter(|path| entry_kind(path) == "log").collect()
+}
+
+#[cfg(unix)]
+#[test]
+fn an_entry_replaced_by_a_link_to_a_log_of_the_home_is_not_followed_and_the_log_is_untouched() {
+    let scratch = tempfile::tempdir().unwrap();
+    let home = scratch.path().join("home");
+    make_home(&home);
+    let cache = ["--cache", "cache"];
+    let cold = outputs(scratch.path(), &["--no-cache"], "cold");
+    outputs(scratch.path(), &cache, "cached");
+    let log = &logs(&home)[0];
+    let (bytes, time) = (fs::read(log).unwrap(), fs::metadata(log).unwrap().modified().unwrap());
+    for entry in log_entries(&scratch.path().join("cache")) {
+        fs::remove_file(&entry).unwrap();
+        std::os::unix::fs::symlink(log, &entry).unwrap();
+    }
+    assert_same(&outputs(scratch.path(), &cache, "cached"), &cold, "entries replaced by links");
+    assert_eq!(fs::metadata(log).unwrap().modified().unwrap(), time, "the log's time is as it was");
+    assert!(fs::read(log).unwrap() == bytes, "the log's bytes are as they were");
+    for entry in log_entries(&scratch.path().join("cache")) {
+        assert!(fs::symlink_metadata(&entry).unwrap().is_file(), "{}: made anew", entry.display());
+    }
+}
+
+#[test]
+fn a_log_edited_in_its_middle_then_appended_to_is_parsed_whole() {
+    let scratch = tempfile::tempdir().unwrap();
+    let home = scratch.path().join("home");
+    make_home(&home);
+    let log = home.join(".copilot/session-state/16389f9e-9896-4928-b559-7fadd9312083/events.jsonl");
+    // A secret pasted into a live session, then more lines, so that it is in neither end the
+    // key hashes (64 KiB each).
+    lengthen_cli_logs(&home);
+    let secret = "my password is hunter2hunter2";
+    let mut text = fs::read_to_string(&log).unwrap();
+    let middle = text[..text.len() / 2].rfind('\n').unwrap() + 1;
+    let pasted = serde_json::json!({"type": "user.message", "id": "pasted", "data": {"content": secret},
+        "timestamp": "2026-11-30T04:00:00.000Z"});
+    text.insert_str(middle, &format!("{pasted}\n"));
+    fs::write(&log, &text).unwrap();
+    let at = text.find(secret).unwrap();
+    assert!(64 << 10 < at && at < text.len() - (64 << 10), "{at} of {}", text.len());
+    analyzed_cache_line(scratch.path());
+    // Blanked out, its length kept, and the session goes on.
+    let blanked = text.replacen(secret, &"x".repeat(secret.len()), 1);
+    let lines: Vec<&str> = text.lines().collect();
+    fs::write(&log, format!("{blanked}{}\n", lines[1])).unwrap();
+    bump_time(&log, 1);
+    let said = analyzed_cache_line(scratch.path());
+    assert!(said.starts_with("copilot-lens: cache: 1 file parsed, ") && !said.contains("grown"), "{said}");
+    let cached = outputs(scratch.path(), &["--cache", "cache"], "cached");
+    assert!(!String::from_utf8_lossy(&cached[0].1).contains("hunter2"), "the secret's row is gone");
+    assert_same(&cached, &outputs(scratch.path(), &["--no-cache"], "cold"), "an edit in the middle, then an append");
+}
+
+#[test]
+fn a_log_rewritten_with_its_size_and_time_put_back_is_parsed_again() {
+    let scratch = tempfile::tempdir().unwrap();
+    let home = scratch.path().join("home");
+    make_home(&home);
+    analyzed_cache_line(scratch.path());
+    assert_eq!(
+        analyzed_cache_line(scratch.path()),
+        "copilot-lens: cache: 0 files parsed, 6 from the cache (0 MB; 5 logs not opened)",
+        "every log's time is weeks before the run: not opened"
+    );
+    rewrite_keeping_size_and_time(&logs(&home)[0], 128);
+    let said = analyzed_cache_line(scratch.path());
+    assert!(said.starts_with("copilot-lens: cache: 1 file parsed, "), "told by its change time: {said}");
+    assert_same(
+        &outputs(scratch.path(), &["--cache", "cache"], "cached"),
+        &outputs(scratch.path(), &["--no-cache"], "cold"),
+        "a rewrite with the size and time put back",
+    );
+}
+
+/// Runs copilot-lens in `dir` with `COPILOT_LENS_CACHE` and the user's cache folder as given.
+fn run_with_env(dir: &Path, args: &[&str], cache_env: Option<&str>, xdg_cache: &Path) -> std::process::Output {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_copilot-lens"));
+    command.current_dir(dir).env("XDG_CACHE_HOME", xdg_cache).env_remove("COPILOT_LENS_CACHE").args(args);
+    if let Some(value) = cache_env {
+        command.env("COPILOT_LENS_CACHE", value);
+    }
+    command.output().unwrap()
+}
+
+#[test]
+fn a_cache_inside_a_folder_the_run_reads_is_refused_links_resolved() {
+    let scratch = tempfile::tempdir().unwrap();
+    let home = scratch.path().join("home");
+    make_home(&home);
+    let elsewhere = scratch.path().join("user-cache");
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(home.join(".copilot"), scratch.path().join("link")).unwrap();
+    let mut cases: Vec<(Vec<&str>, Option<&str>, PathBuf)> = vec![
+        (vec!["--cache", "home/.copilot/lens"], None, elsewhere.clone()),
+        (vec!["--cache", "home/.copilot/not/yet/../there"], None, elsewhere.clone()),
+        (vec![], Some("home/.copilot/lens"), elsewhere.clone()),
+    ];
+    #[cfg(unix)]
+    {
+        cases.push((vec!["--cache", "link/lens"], None, elsewhere.clone()));
+        // A folder a link in the Copilot folder leads to, which the walk follows.
+        fs::create_dir(scratch.path().join("sessions-elsewhere")).unwrap();
+        std::os::unix::fs::symlink(scratch.path().join("sessions-elsewhere"), home.join(".copilot/linked")).unwrap();
+        cases.push((vec!["--cache", "sessions-elsewhere/lens"], None, elsewhere.clone()));
+    }
+    // The user's cache folder (XDG's on Linux) inside the home's Copilot folder.
+    #[cfg(target_os = "linux")]
+    cases.push((vec![], None, home.join(".copilot/cache")));
+    for (root, command) in [("home", "analyze"), ("home", "usage"), ("home/.copilot", "analyze")] {
+        for (flags, cache_env, xdg_cache) in &cases {
+            let args =
+                [&[command, root][..], if command == "analyze" { &["--out", "out"][..] } else { &[] }, flags].concat();
+            let output = run_with_env(scratch.path(), &args, *cache_env, xdg_cache);
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            let case = format!("{args:?} with COPILOT_LENS_CACHE={cache_env:?}");
+            assert_eq!(output.status.code(), Some(2), "{case}: {stderr}");
+            assert!(stderr.contains("copilot-lens never writes into the data it reads"), "{case}: {stderr}");
+        }
+    }
+    let never_made = ["lens", "not", "there", "cache"].map(|name| home.join(".copilot").join(name));
+    for path in never_made.iter().chain([&scratch.path().join("sessions-elsewhere/lens")]) {
+        assert!(!path.exists(), "{} was made", path.display());
+    }
+    // Beside the home's own folders, which a run never reads, a cache is kept.
+    let output =
+        run_with_env(scratch.path(), &["analyze", "home", "--out", "out", "--cache", "home/lens"], None, &elsewhere);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(!entries(&home.join("lens")).is_empty());
+    assert!(!read(&scratch.path().join("out/report.json")).contains("home/lens"), "it is not read");
+}
+
+/// An analyze and a usage run with `cache`: what each said on stderr, and their outputs.
+fn runs_saying(scratch: &Path, cache: &[&str]) -> (Vec<String>, Vec<(String, Vec<u8>)>) {
+    let said = [&["analyze", "home", "--out", "said"][..], &["usage", "home", "--json"]]
+        .map(|args| String::from_utf8(run(scratch, &[args, cache].concat()).stderr).unwrap());
+    fs::remove_dir_all(scratch.join("said")).unwrap();
+    (said.to_vec(), outputs(scratch, cache, "cached"))
+}
+
+#[test]
+fn a_cache_that_cannot_be_written_is_said_once_and_the_run_is_a_cold_one() {
+    let scratch = tempfile::tempdir().unwrap();
+    make_home(&scratch.path().join("home"));
+    let cold = outputs(scratch.path(), &["--no-cache"], "cold");
+    // Permissions do not stop a run as root: a folder under a file, or entries that are
+    // folders, stop it whoever runs it.
+    fs::write(scratch.path().join("a-file"), b"not a folder").unwrap();
+    let (said, outputs_under_a_file) = runs_saying(scratch.path(), &["--cache", "a-file/cache"]);
+    assert_same(&outputs_under_a_file, &cold, "a cache folder under a file");
+    for stderr in said {
+        assert_eq!(stderr.matches("nothing will be cached: ").count(), 1, "{stderr}");
+        assert!(stderr.contains("nothing will be cached: a-file/cache: "), "{stderr}");
+    }
+
+    let cache = ["--cache", "cache"];
+    outputs(scratch.path(), &cache, "cached");
+    for entry in entries(&scratch.path().join("cache")) {
+        fs::remove_file(&entry).unwrap();
+        fs::create_dir_all(entry.join("in the way")).unwrap();
+    }
+    let (said, outputs_in_the_way) = runs_saying(scratch.path(), &cache);
+    assert_same(&outputs_in_the_way, &cold, "every entry's name taken by a folder");
+    for stderr in said {
+        assert_eq!(stderr.matches("nothing will be cached: ").count(), 1, "{stderr}");
+    }
+
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let read_only = scratch.path().join("read-only");
+        fs::create_dir(&read_only).unwrap();
+        fs::set_permissions(&read_only, fs::Permissions::from_mode(0o555)).unwrap();
+        // Run as root, a folder's permissions stop no write: nothing to see then.
+        if fs::write(read_only.join("probe"), b"").is_err() {
+            let (said, outputs_read_only) = runs_saying(scratch.path(), &["--cache", "read-only"]);
+            assert_same(&outputs_read_only, &cold, "a read-only cache folder");
+            for stderr in said {
+                assert_eq!(stderr.matches("nothing will be cached: read-only: ").count(), 1, "{stderr}");
+            }
+        }
     }
 }

@@ -296,12 +296,21 @@ fn usage_by_subagent_adds_up_to_plain_usage() {
 }
 
 #[test]
-fn an_allowance_must_be_a_finite_number_above_zero_up_to_a_billion() {
+fn an_allowance_is_what_a_person_types_above_zero_up_to_a_billion() {
     let root = common::fixture("credits/01-billed-two-days");
-    for bad in ["1e19", "0", "-5", "NaN", "inf", "ten"] {
-        let output = common::run(&root, &["usage", ".", "--allowance", bad]);
+    for bad in ["1e19", "5e2", "1e9", "0", "-5", "NaN", "inf", "ten", ""] {
+        let output = common::run(&root, &["usage", ".", &format!("--allowance={bad}")]);
         assert_eq!(output.status.code(), Some(2), "--allowance {bad}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains(&format!("{bad:?} is not an allowance: give a number of AI credits above 0")),
+            "{stderr}"
+        );
     }
-    let output = common::run(&root, &["usage", ".", "--allowance", "1e9", "--until", "2026-10-31"]);
-    assert_eq!(output.status.code(), Some(0));
+    for (typed, credits) in [("1,000,000,000", 1e9), ("1,500", 1500.0), ("1500.5", 1500.5)] {
+        let output = common::run(&root, &["usage", ".", "--json", "--allowance", typed, "--until", "2026-10-31"]);
+        assert_eq!(output.status.code(), Some(0), "--allowance {typed}");
+        let month: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(month["month"]["allowance"], credits, "--allowance {typed}");
+    }
 }

@@ -1,29 +1,55 @@
 //! Every input a fuzz target found failing (fixtures/fuzz/<target>/) replayed through the whole
 //! analysis, as the file of the target's kind in a folder root and in a zip root (the zip
-//! targets' inputs are the root themselves). The run must end normally or with a clear error,
-//! never a panic, and the file must be accounted for in report.json.
+//! targets' inputs are the root themselves; bill_report's are GitHub's usage report, given to
+//! `usage --bill`). The run must end normally or with a clear error, never a panic, and the file
+//! must be accounted for in report.json. A cache entry's input is replayed as the fuzz target
+//! reads it, and as every entry of a run's cache.
 
 mod common;
+
+#[path = "../fuzz/fuzz_targets/cache_check.rs"]
+mod cache_check;
 
 use std::fs;
 use std::io::Write;
 use std::path::Path;
 
-use common::{fixture, read, run};
+use common::{copy_tree, fixture, read, run};
 
-/// Where a target's input goes in a `.copilot` tree; `None` for inputs that are zips.
-fn placed_at(target: &str) -> Option<&'static str> {
+/// How a target's input is replayed.
+enum Replay {
+    /// As this file of a `.copilot` tree.
+    InTree(&'static str),
+    /// As a zip root.
+    Zip,
+    /// As GitHub's usage report, reconciled with fixtures/bills/home.
+    Bill,
+    /// As a cache entry (`replay_cache_entry`).
+    CacheEntry,
+}
+
+fn replay_of(target: &str) -> Replay {
     match target {
-        "event_lines" => Some(".copilot/session-state/fuzz/events.jsonl"),
-        "chat_session_log" => Some(".config/Code/User/workspaceStorage/fuzz/chatSessions/fuzz.jsonl"),
-        "workspace_yaml" => Some(".copilot/session-state/fuzz/workspace.yaml"),
-        "settings_jsonc" => Some(".copilot/settings.json"),
-        "customization_files" => Some(".copilot/mcp-config.json"),
-        "wal_replay" => Some(".copilot/session-store.db-wal"),
-        "database_image" => Some(".copilot/session-store.db"),
-        "zip_reading" | "analysis_from_zip" => None,
+        "event_lines" => Replay::InTree(".copilot/session-state/fuzz/events.jsonl"),
+        "chat_session_log" => Replay::InTree(".config/Code/User/workspaceStorage/fuzz/chatSessions/fuzz.jsonl"),
+        "workspace_yaml" => Replay::InTree(".copilot/session-state/fuzz/workspace.yaml"),
+        "settings_jsonc" => Replay::InTree(".copilot/settings.json"),
+        "customization_files" => Replay::InTree(".copilot/mcp-config.json"),
+        "wal_replay" => Replay::InTree(".copilot/session-store.db-wal"),
+        "database_image" => Replay::InTree(".copilot/session-store.db"),
+        "zip_reading" | "analysis_from_zip" => Replay::Zip,
+        "bill_report" => Replay::Bill,
+        "cache_entry" => Replay::CacheEntry,
         other => panic!("fixtures/fuzz/{other}: no fuzz target of that name"),
     }
+}
+
+/// Reconciles `report` with fixtures/bills/home: it ends normally or refuses the report (exit 2).
+fn reconcile(report: &Path, case: &str) {
+    let output = run(&fixture("bills"), &["usage", "home", "--bill", report.to_str().unwrap(), "--user", "mona"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("panicked"), "{case}: {stderr}");
+    assert!(matches!(output.status.code(), Some(0 | 2)), "{case}: exit status {:?}: {stderr}", output.status.code());
 }
 
 fn zip_of(path: &str, bytes: &[u8], to: &Path) {
@@ -56,8 +82,8 @@ fn inputs_the_fuzzers_found_are_analysed_without_a_panic() {
             let bytes = fs::read(&input).unwrap();
             let case = format!("{target_name}/{}", input.file_name().unwrap().to_string_lossy());
             let scratch = tempfile::tempdir().unwrap();
-            match placed_at(&target_name) {
-                Some(path) => {
+            match replay_of(&target_name) {
+                Replay::InTree(path) => {
                     let in_folder = scratch.path().join("home").join(path);
                     fs::create_dir_all(in_folder.parent().unwrap()).unwrap();
                     fs::write(&in_folder, &bytes).unwrap();
@@ -71,13 +97,36 @@ fn inputs_the_fuzzers_found_are_analysed_without_a_panic() {
                         );
                     }
                 }
-                None => {
+                Replay::CacheEntry => replay_cache_entry(scratch.path(), &bytes, &case),
+                Replay::Zip => {
                     fs::write(scratch.path().join("input.zip"), &bytes).unwrap();
                     analyse(scratch.path(), "input.zip", &case);
+                }
+                Replay::Bill => {
+                    fs::write(scratch.path().join("input.csv"), &bytes).unwrap();
+                    reconcile(&scratch.path().join("input.csv"), &case);
                 }
             }
             replayed += 1;
         }
     }
     assert!(replayed > 0, "fixtures/fuzz holds no inputs");
+}
+
+/// A cache entry's input read as the fuzz target reads it, then as every entry of a cached
+/// run's cache: the run ends normally with a cold run's rows.
+fn replay_cache_entry(scratch: &Path, bytes: &[u8], case: &str) {
+    cache_check::reads_any_entry(bytes);
+    copy_tree(&fixture("spec-sample"), &scratch.join("home"));
+    let cached = |out: &str| {
+        let output = run(scratch, &["analyze", "home", "--out", out, "--cache", "cache"]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success() && !stderr.contains("panicked"), "{case}: {stderr}");
+        read(&scratch.join(out).join("rows.jsonl"))
+    };
+    let cold = cached("cold");
+    for entry in fs::read_dir(scratch.join("cache")).unwrap() {
+        fs::write(entry.unwrap().path(), bytes).unwrap();
+    }
+    assert!(cached("replayed") == cold, "{case}: the rows are a cold run's");
 }

@@ -359,3 +359,72 @@ fn remote_and_unc_folders_are_their_paths_with_their_machine_named() {
     snapshot("remote-folders__sessions.jsonl", &sessions);
     snapshot("remote-folders__projects.json", &serde_json::to_string_pretty(&projects).unwrap());
 }
+
+#[test]
+fn a_chat_log_line_whose_path_does_not_exist_or_whose_value_is_of_another_type_is_diagnosed() {
+    let (report, rows) = analyse("chat-paths-and-types");
+    snapshot("chat-paths-and-types__report.json", &report);
+    snapshot("chat-paths-and-types__rows.jsonl", &rows);
+    // Every bad line and every line with a part left out, by its number.
+    let report: serde_json::Value = serde_json::from_str(&report).unwrap();
+    let lines: Vec<u64> = report["diagnostics"].as_array().unwrap().iter().filter_map(|d| d["line"].as_u64()).collect();
+    assert_eq!(lines, [1, 1, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    // The good requests (0, 2, 3 and 5) are counted, whole, by both runs.
+    let scratch = tempfile::tempdir().unwrap();
+    copy_tree(&fixture("hostile/chat-paths-and-types"), &scratch.path().join("home"));
+    let usage = run(scratch.path(), &["usage", "home", "--json"]);
+    assert!(usage.status.success(), "{}", String::from_utf8_lossy(&usage.stderr));
+    let usage: serde_json::Value = serde_json::from_slice(&usage.stdout).unwrap();
+    let counted = &usage["totals"]["counted"];
+    assert_eq!((counted["requests"].as_u64(), counted["input"].as_u64()), (Some(4), Some(11_000)), "{usage}");
+    let stderr = String::from_utf8(run(scratch.path(), &["usage", "home"]).stderr).unwrap();
+    for line in [1, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12] {
+        assert!(stderr.contains(&format!(".jsonl:{line}: ")), "line {line}: {stderr}");
+    }
+    for question in ["question 0", "question 2", "question 3", "question 5"] {
+        assert!(rows.contains(&format!("\"text\":\"{question}\"")), "{question}: {rows}");
+    }
+}
+
+#[test]
+fn a_session_copied_onto_another_machine_counts_each_day_on_the_machine_whose_copy_holds_it() {
+    // The laptop's copy holds Nov 2 and 3, the desktop's (signed in as another login) the same
+    // and Nov 4, which it alone holds.
+    let scratch = tempfile::tempdir().unwrap();
+    copy_tree(&fixture("hostile/copied-session"), scratch.path());
+    let exported = run(
+        scratch.path(),
+        &["usage", "mona-laptop", "mona-desktop", "--export", "team.csv", "--exported-at", "2026-12-02T09:30:00Z"],
+    );
+    assert!(exported.status.success(), "{}", String::from_utf8_lossy(&exported.stderr));
+    let csv = read(&scratch.path().join("team.csv"));
+    let mut reader = csv::Reader::from_reader(csv.as_bytes());
+    let rows: Vec<(String, String, String, String, String)> = reader
+        .deserialize::<std::collections::HashMap<String, String>>()
+        .map(|row| {
+            let row = row.unwrap();
+            let take = |column: &str| row[column].clone();
+            (take("user"), take("machine"), take("day"), take("requests"), take("input"))
+        })
+        .collect();
+    let expected = [
+        ("mona", "mona-laptop", "2026-11-02", "1", "1000"),
+        ("mona", "mona-laptop", "2026-11-03", "1", "2000"),
+        ("mona-at-work", "mona-desktop", "2026-11-04", "1", "3000"),
+    ];
+    let expected: Vec<(String, String, String, String, String)> = expected
+        .iter()
+        .map(|(a, b, c, d, e)| (a.to_string(), b.to_string(), c.to_string(), d.to_string(), e.to_string()))
+        .collect();
+    assert_eq!(rows, expected, "{csv}");
+    // `--by home` (a usage-only run, which scans the copies in any order) says the same.
+    let by_home = run(scratch.path(), &["usage", "mona-laptop", "mona-desktop", "--by", "home", "--json"]);
+    let by_home: serde_json::Value = serde_json::from_slice(&by_home.stdout).unwrap();
+    let homes: Vec<(&str, u64)> = by_home["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| (row["home"].as_str().unwrap(), row["input"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(homes, [("mona-desktop", 3000), ("mona-laptop", 3000)]);
+}

@@ -667,3 +667,85 @@ proptest! {
         prop_assert_eq!(copilot_lens::scrub::scrub(&scrubbed), (scrubbed.clone(), 0));
     }
 }
+
+/// A shutdown's `agentMetrics` as a log may hold it: missing, null, not an object, empty, or
+/// agents (the main one, sub-agents named or not, agents no model count knows) whose counters
+/// are parts of the shutdown's, or anything a counter can be.
+fn agent_metrics() -> impl Strategy<Value = Option<serde_json::Value>> {
+    use serde_json::{Value, json};
+    let counters = prop_oneof![
+        3 => (0u64..3, 0u64..5000, 0u64..3000, 0u64..300, 0u64..400, 0u64..100).prop_map(|(r, i, c, w, o, re)| {
+            json!({"requests": {"count": r}, "usage": {"inputTokens": i, "cacheReadTokens": c, "cacheWriteTokens": w,
+                "outputTokens": o, "reasoningTokens": re}, "totalNanoAiu": i * 1000})
+        }),
+        1 => counter_value().prop_map(|value| json!({"requests": {"count": 1}, "usage": {"inputTokens": value.clone(),
+            "outputTokens": value}})),
+        1 => counter_value(),
+    ];
+    let model = prop_oneof![Just("gpt-5.4"), Just("claude-haiku-4.5"), Just("a-model-never-counted")];
+    let agent_models = prop::collection::btree_map(model, counters, 0..3);
+    let id = prop_oneof![Just("main"), Just("agent-explore-1"), Just("agent-task-2"), Just("agent-nobody-knows")];
+    let name = prop_oneof![Just(Value::Null), Just(json!("explore")), Just(json!(7))];
+    let agent = (name, agent_models).prop_map(|(name, models)| json!({"agentName": name, "modelMetrics": models}));
+    prop_oneof![
+        1 => Just(None),
+        1 => Just(Some(Value::Null)),
+        1 => Just(Some(json!("none"))),
+        1 => Just(Some(json!({}))),
+        4 => prop::collection::btree_map(id, agent, 1..4).prop_map(|agents| Some(json!(agents))),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// `--by subagent` loses and adds nothing, whatever the shutdowns' `agentMetrics` say: what
+    /// no sub-agent is given is the main agent's, and a share cannot be more than its day and
+    /// model counted, so its totals are `--by day`'s, kind by kind.
+    #[test]
+    fn usage_by_subagent_adds_up_to_usage_by_day(shutdowns in prop::collection::vec((0u32..2, agent_metrics()), 1..4), calls_after in 0u64..3) {
+        use serde_json::json;
+        let (mut lines, mut totals) = (Vec::new(), [0u64; 4]);
+        for (at, (day, agents)) in shutdowns.iter().enumerate() {
+            // Cumulative totals: each shutdown adds to the one before.
+            totals = [totals[0] + 2, totals[1] + 4000 + 100 * at as u64, totals[2] + 1500, totals[3] + 300];
+            let [requests, input, cache_read, output] = totals;
+            let metric = json!({"requests": {"count": requests}, "usage": {"inputTokens": input,
+                "cacheReadTokens": cache_read, "cacheWriteTokens": 0, "outputTokens": output, "reasoningTokens": 20}});
+            let mut data = json!({"shutdownType": "routine", "modelMetrics": {"gpt-5.4": metric, "claude-haiku-4.5": metric}});
+            if let Some(agents) = agents {
+                data["agentMetrics"] = agents.clone();
+            }
+            let stamp = format!("2026-10-{:02}T1{at}:00:00.000Z", 1 + day + at as u32);
+            lines.push(json!({"type": "session.shutdown", "data": data, "id": format!("s{at}"), "timestamp": stamp}));
+        }
+        for at in 0..calls_after {
+            let usage = json!({"model": "gpt-5.4", "inputTokens": 700, "outputTokens": 70});
+            lines.push(json!({"type": "session.usage_record", "data": {"usage": usage}, "id": format!("c{at}"), "timestamp": "2026-10-09T09:00:00.000Z"}));
+        }
+        let log: Vec<u8> = lines.iter().flat_map(|line| format!("{line}\n").into_bytes()).collect();
+        let mut root = MemoryRoot::new("home");
+        root.insert(".copilot/session-state/00000000-0000-4000-8000-0000000000ab/events.jsonl", log, Some(0));
+        let mut roots = MemoryRoots(vec![root]);
+        let outputs = analyze(roots.listings(), &mut roots, Options::default(), &mut JsonlRowWriter::new(Vec::new())).unwrap();
+        let by_day = outputs.usage.table(copilot_lens::usage::summary::GroupBy::Day, Default::default());
+        let by_subagent = outputs.usage.table(copilot_lens::usage::summary::GroupBy::Subagent, Default::default());
+        let figures = |table: &copilot_lens::usage::summary::UsageTable| {
+            let totals = table.totals.iter().map(|(kind, row)| {
+                (*kind, [row.requests, row.input, row.cache_read, row.cache_write, row.output, row.reasoning, row.total], row.recorded_nano_aiu, row.cost_usd_micros)
+            });
+            totals.collect::<Vec<_>>()
+        };
+        prop_assert_eq!(figures(&by_subagent), figures(&by_day), "{:#?}", by_subagent.rows);
+        prop_assert_eq!(by_subagent.credits_used, by_day.credits_used);
+        // The rows add up to their totals, the sub-agents' none above what was counted.
+        let mut summed = [0u64; 7];
+        for row in by_subagent.rows.iter().filter(|row| row.kind == copilot_lens::usage::Kind::Counted) {
+            let columns = [row.requests, row.input, row.cache_read, row.cache_write, row.output, row.reasoning, row.total];
+            summed.iter_mut().zip(columns).for_each(|(sum, column)| *sum += column);
+        }
+        let counted = by_day.totals.get(&copilot_lens::usage::Kind::Counted);
+        let counted = counted.map_or([0; 7], |row| [row.requests, row.input, row.cache_read, row.cache_write, row.output, row.reasoning, row.total]);
+        prop_assert_eq!(summed, counted);
+    }
+}

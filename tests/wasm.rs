@@ -512,3 +512,19 @@ fn the_usage_view_flags_counters_left_out() {
     let unknown = usage(&engine, "day", "nobody").unwrap_err();
     assert!(unknown.contains("unknown agent \"nobody\""), "{unknown}");
 }
+
+/// The Month view's allowance is read in the core, as the CLI's `--allowance` is: what a person
+/// types (`1,500`), nothing for a blank field, and the rest refused in the same words.
+#[wasm_bindgen_test]
+fn the_month_takes_an_allowance_as_typed_and_refuses_the_rest_as_the_cli_does() {
+    let engine = engine_run(&spec_fixture());
+    let month = |allowance: Value| {
+        ask(&engine, json!({"month": {"month": "2026-10-01", "today": "2026-10-20", "allowance": allowance}}))
+    };
+    assert_eq!(month(json!("1,500")).unwrap()["allowance"], 1500.0);
+    assert_eq!(month(json!(" ")).unwrap()["allowance"], Value::Null);
+    for typed in ["5e2", "0", "-3", "inf"] {
+        let refused = month(json!(typed)).unwrap_err();
+        assert!(refused.contains(&format!("{typed:?} is not an allowance: give a number of AI credits")), "{refused}");
+    }
+}

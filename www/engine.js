@@ -73,14 +73,19 @@ async function buildOf(bytes) {
   }
 }
 
-/** The module, compiled, and its build's name. */
-async function compileModule() {
+// The engine's two modules (scripts/build-web.sh): the first, which the page loads, and the full
+// one, with the outputs rarely asked for (`EngineFacts.full_engine`), loaded when one is.
+const FIRST_MODULE = 'copilot_lens_bg.wasm';
+const FULL_MODULE = 'copilot_lens_full_bg.wasm';
+
+/** The module `file` of pkg/ (or the one the single-file build embeds), compiled, and its build's name. */
+async function compileModule(file) {
   const block = embedded('embedded-wasm');
   if (block) {
     const bytes = base64Bytes(block.textContent);
     return Promise.all([WebAssembly.compile(bytes), buildOf(bytes)]);
   }
-  const url = new URL('./pkg/copilot_lens_bg.wasm', import.meta.url);
+  const url = new URL(`./pkg/${file}`, import.meta.url);
   const response = await fetch(url);
   if (!response.ok) throw new Error(`cannot load the engine (${response.status} ${url})`);
   if (WebAssembly.compileStreaming && response.headers.get('content-type') === 'application/wasm') {
@@ -102,6 +107,10 @@ export class EngineClient {
     this.onProgress = onProgress || (() => {});
     this.onCrash = onCrash || (() => {});
     this.onSettled = onSettled || (() => {});
+    /** The last analysis's arguments, run again when the full module replaces the first. */
+    this.lastAnalysis = null;
+    /** The full module's loading and analysis, while under way (`withFullEngine`). */
+    this.upgrading = null;
     this.server = null;
     this.module = null;
     this.build = '';
@@ -116,7 +125,7 @@ export class EngineClient {
   start() {
     if (this.ready) return this.ready;
     this.ready = (async () => {
-      if (!this.module) [this.module, this.build] = await compileModule();
+      if (!this.module) [this.module, this.build] = await compileModule(FIRST_MODULE);
       const { url, options } = workerUrl();
       const worker = new Worker(url, options);
       this.worker = worker;
@@ -215,6 +224,7 @@ export class EngineClient {
    */
   async analyze(roots, options, cacheKey = null) {
     await this.start();
+    this.lastAnalysis = [roots, options, cacheKey];
     roots = await this.withFolderZips(roots);
     const worker = this.worker;
     const id = this.nextId++;
@@ -280,13 +290,41 @@ export class EngineClient {
     return (await this.send({ type: 'ask', request })).value;
   }
 
-  /** GitHub's usage reports (Files) reconciled with this analysis (read as text in the worker). */
+  /** GitHub's usage reports (Files) reconciled with this analysis (the engine reads them a slice at a time). */
   async reconcileBill(files, user) {
+    await this.withFullEngine();
     return (await this.send({ type: 'bill', files, user: user || '' })).value;
   }
 
+  /**
+   * The full engine, for an output the first module leaves out: its module is compiled, the
+   * worker started again with it, and the last analysis run again there (the page's cache
+   * serving it: both modules keep the first one's build name, as they read and write the same
+   * entries).
+   */
+  async withFullEngine() {
+    await this.start();
+    if (this.facts.full_engine) return;
+    this.upgrading ||= (async () => {
+      try {
+        [this.module] = await compileModule(FULL_MODULE);
+        await this.restart(new Cancelled());
+        if (this.lastAnalysis) await this.analyze(...this.lastAnalysis);
+      } finally {
+        this.upgrading = null;
+      }
+    })();
+    return this.upgrading;
+  }
+
+  /** What making an output the first module leaves out costs the first time, for a status line. */
+  get fullEngineNote() {
+    return this.facts?.full_engine ? '' : ' (the first time, the rest of the engine is loaded and the analysis run again)';
+  }
+
   /** A file of the outputs catalogue, as a Blob; a session's file is the session `sessionId`'s. */
-  exportFile(what, sessionId) {
+  async exportFile(what, sessionId) {
+    await this.withFullEngine();
     return this.ask({ export: { what, session_id: sessionId || '' } });
   }
 
@@ -297,12 +335,14 @@ export class EngineClient {
   }
 
   /** The report to share (a Blob): options as a ShareAsked. */
-  shareReport(options) {
+  async shareReport(options) {
+    await this.withFullEngine();
     return this.ask({ share_report: options });
   }
 
   /** A team export (a Blob), team.csv or team.jsonl: options as a TeamAsked without `what`. */
-  teamExport(what, options) {
+  async teamExport(what, options) {
+    await this.withFullEngine();
     return this.ask({ team_export: { what, ...options } });
   }
 

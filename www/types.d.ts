@@ -55,7 +55,13 @@ plans: Record<string, unknown>,
 /**
  * What is never in local files, and what each reconciliation status means (`usage::bill`).
  */
-never_in_local_files: Array<string>, bill_statuses: Array<[string, string]>, };
+never_in_local_files: Array<string>, bill_statuses: Array<[string, string]>, 
+/**
+ * Whether this engine makes the files to save, the report to share, the team exports and
+ * the bill's reconciliation: the page's first module leaves them out, and the page loads
+ * the full one when one is asked for (the `extras` feature).
+ */
+full_engine: boolean, };
 
 export type SourceFolders = { agent: string, title: string, 
 /**
@@ -198,7 +204,7 @@ memory_limit_mib: number | null,
  */
 today: string | null, };
 
-export type Request = "summary" | { "rows": { filter: Partial<RowFilter>, offset: number, limit: number, text_limit: number, } } | { "search_whole": { filter: Partial<RowFilter>, budget: number, } } | { "sessions_with_prompt": { search: string, } } | "facets" | "sessions" | "inventory" | "report" | { "usage": UsageQuery } | { "month": { month: string, today: string, allowance: number | null, } } | "row_count" | { "export": { what: string, session_id: string, } } | { "export_rows": { what: string, offset: number, limit: number, } } | { "share_report": ShareAsked } | { "team_export": TeamAsked } | "session_credits" | { "reconcile_bill": { files: Array<NamedText>, user: string | null, } };
+export type Request = "summary" | { "rows": { filter: Partial<RowFilter>, offset: number, limit: number, text_limit: number, } } | { "search_whole": { filter: Partial<RowFilter>, budget: number, } } | { "sessions_with_prompt": { search: string, } } | "facets" | "sessions" | "inventory" | "report" | { "usage": UsageQuery } | { "month": { month: string, today: string, allowance: string | null, } } | "row_count" | { "export": { what: string, session_id: string, } } | { "export_rows": { what: string, offset: number, limit: number, } } | { "share_report": ShareAsked } | { "team_export": TeamAsked } | "session_credits";
 
 export type RowFilter = { turn_types: Array<TurnType>, 
 /**
@@ -253,7 +259,11 @@ month: string | null,
 /**
  * A period of days instead, `YYYY-MM-DD`, both included.
  */
-since: string | null, until: string | null, allowance: number | null, short_project_names: boolean, 
+since: string | null, until: string | null, 
+/**
+ * The monthly allowance as typed (`allowance`).
+ */
+allowance: string | null, short_project_names: boolean, 
 /**
  * The sessions whose transcripts go in, their secrets scrubbed.
  */
@@ -262,8 +272,6 @@ sessions: Array<string>,
  * Transcripts keep their system prompts.
  */
 with_system_prompt: boolean, };
-
-export type NamedText = { name: string, text: string, };
 
 export type TeamAsked = { 
 /**
@@ -283,7 +291,7 @@ machine: string | null, share_projects: boolean,
  */
 exported_at: string, };
 
-export type Answer = { "answer": "summary", "value": Summary } | { "answer": "rows", "value": RowsPage } | { "answer": "searched", "value": SearchProgress } | { "answer": "session_ids", "value": Array<string> } | { "answer": "facets", "value": Facets } | { "answer": "sessions", "value": Array<Record<string, unknown>> } | { "answer": "inventory", "value": Record<string, unknown> } | { "answer": "report", "value": Record<string, unknown> } | { "answer": "usage", "value": UsageView } | { "answer": "month", "value": Record<string, unknown> } | { "answer": "row_count", "value": number } | { "answer": "text", "value": string } | { "answer": "session_credits", "value": Record<string, Record<string, unknown>> } | { "answer": "bill", "value": Record<string, unknown> };
+export type Answer = { "answer": "summary", "value": Summary } | { "answer": "rows", "value": RowsPage } | { "answer": "searched", "value": SearchProgress } | { "answer": "session_ids", "value": Array<string> } | { "answer": "facets", "value": Facets } | { "answer": "sessions", "value": Array<Record<string, unknown>> } | { "answer": "inventory", "value": Record<string, unknown> } | { "answer": "report", "value": Record<string, unknown> } | { "answer": "usage", "value": UsageView } | { "answer": "month", "value": Record<string, unknown> } | { "answer": "row_count", "value": number } | { "answer": "text", "value": string } | { "answer": "session_credits", "value": Record<string, Record<string, unknown>> };
 
 export type Summary = { bad_lines: number, cost_usd_micros: number, files: number, rows: number, sessions: number, total_tokens: number, 
 /**

@@ -7,7 +7,7 @@
 // (what it asks for once the metadata is read), 'progress', 'consumed', 'done', 'settled';
 // {type:'ask', id, request} -> {type:'result', id, value} (the Answer's value, a Blob for a file);
 // {type:'inflate', id, buffer, entries} -> {type:'inflated', id, items} (the second worker's);
-// {type:'bill', id, files, user} -> {type:'result', id, value} (usage reports read here as text);
+// {type:'bill', id, files, user} -> {type:'result', id, value} (usage reports, Files the engine reads);
 // {type:'cache', id, op, root} -> {type:'result', id, value} (the page's cache, cache.js: clear,
 // forget, contents); an analysis's `cache` is its input's key there, and 'done' says what the cache
 // did. Errors -> {type:'error', id, message}, or {type:'crash', message} when the instance trapped.
@@ -393,9 +393,8 @@ self.onmessage = async (event) => {
       }
       case 'bill': {
         if (!engine) throw new Error('run the analysis first');
-        const files = await Promise.all(message.files.map(async (file) => ({ name: file.name, text: await file.text() })));
-        const request = { reconcile_bill: { files, user: message.user || null } };
-        self.postMessage({ type: 'result', id: message.id, value: answer(request) });
+        // The reports are read a slice at a time by the engine: an organisation's is large.
+        self.postMessage({ type: 'result', id: message.id, value: engine.reconcile_bill(message.files, message.user || null) });
         break;
       }
       case 'cache':

@@ -11,8 +11,7 @@ use super::stores::StoreOnDisk;
 use super::{Outputs, UsageData};
 use crate::dedup::{self, TextKey};
 use crate::facts::diagnostics::{Diagnostic, DiagnosticKind};
-use crate::facts::files::FileStatus;
-use crate::facts::files::Role;
+use crate::facts::files::{FileStatus, Role};
 use crate::input::FileReader;
 use crate::inventory;
 use crate::model::{HeldRow, PendingRow, Row, RowSink, TurnType, mtime_text};
@@ -20,7 +19,7 @@ use crate::order;
 use crate::report::{ExcludedTree, FileReport, HomeReport, Report, ReportSkippedKey, RootReport, Totals};
 use crate::sessions::SessionRecord;
 use crate::sources::store::TurnReader;
-use crate::usage::ledger::SessionLedger;
+use crate::usage::ledger::{CounterProblem, SessionLedger};
 use crate::usage::plausible;
 use crate::usage::summary;
 
@@ -164,6 +163,9 @@ impl State {
             self.tally.observe(&row);
             sink.push(&crate::scrub::row(&row, sink.text_kept(&row)));
         }
+        let days = std::mem::take(&mut self.tally.row_days);
+        let far_days = days.implausible(self.options.today, home, &source);
+        self.diagnostics.extend(far_days);
         if let Some(first) = copy_of {
             let (rows, label) = (rows_counted(copies), self.file_label(first));
             let message = format!("{rows} the same as in {label}, not repeated");
@@ -216,7 +218,13 @@ impl State {
                 facts.counts.add(&counts);
             }
         }
-        let usage = self.finish_usage();
+        let mut log_problems = Vec::new();
+        let usage = self.finish_usage(&mut log_problems);
+        for (index, problems) in log_problems {
+            let file = &self.files[index];
+            let placed = problems.into_iter().map(|problem| problem.diagnostic(file.home, &file.path, None));
+            self.diagnostics.extend(placed.collect::<Vec<_>>());
+        }
         let records: BTreeMap<String, SessionRecord> = self
             .sessions
             .iter()
@@ -233,6 +241,9 @@ impl State {
                 (id.clone(), record)
             })
             .collect();
+        for record in records.values() {
+            self.say_far_session_times(record);
+        }
         let homes = self.homes.iter().map(|home| (home.label.as_str(), &home.facts));
         let modified =
             |home: usize, path: &str| mtime_text(self.file_index(home, path).and_then(|at| self.files[at].modified_ms));
@@ -250,9 +261,39 @@ impl State {
         Outputs { sessions: records.into_values().collect(), inventory, report, usage }
     }
 
+    /// A session created or updated on a day no Copilot session can be on (`usage::plausible`)
+    /// is said of its log, else of the first file that names it: those times are claimed by
+    /// its files, not dated lines, which the rows' own diagnostics name.
+    fn say_far_session_times(&mut self, record: &SessionRecord) {
+        for (field, time) in [("created_at", &record.created_at), ("updated_at", &record.updated_at)] {
+            let Some(day) = time.get(..10).and_then(crate::time::parse_day) else { continue };
+            let Some(why) = plausible::implausible(day, self.options.today) else { continue };
+            let id = Some(record.session_id.as_str());
+            let of_session = |at: &usize| self.files[*at].session_id.as_deref() == id;
+            let log = (0..self.files.len()).filter(of_session).find(|at| self.files[*at].kind.role == Role::EventLog);
+            let file = log.or_else(|| (0..self.files.len()).find(of_session));
+            let (home, file) = match file {
+                Some(at) => (Some(self.files[at].home), self.files[at].path.clone()),
+                None => (None, record.session_id.clone()),
+            };
+            self.diagnostics.push(Diagnostic {
+                home,
+                file,
+                line: None,
+                kind: DiagnosticKind::ImplausibleTime,
+                message: format!(
+                    "session {} has its {field} {time}, {why}: no Copilot session can be on that day. Shown as written",
+                    record.session_id
+                ),
+            });
+        }
+    }
+
     /// Closes every session's ledger: the store's per-call rows stand in for a log's missing
-    /// records, and recover the usage of sessions whose log is gone.
-    pub(super) fn finish_usage(&mut self) -> UsageData {
+    /// records, and recover the usage of sessions whose log is gone. The usage on a day it
+    /// cannot be on is said of the log's first counter line on that day (`log_problems`, whose
+    /// places a usage-only run turns into line numbers), or of the session.
+    pub(super) fn finish_usage(&mut self, log_problems: &mut Vec<(usize, Vec<CounterProblem>)>) -> UsageData {
         let mut store_ledgers = std::mem::take(&mut self.store_ledgers);
         let mut ledgers = BTreeMap::new();
         let mut unknown = Vec::new();
@@ -262,38 +303,42 @@ impl State {
             if !log_exists && store.is_none() {
                 continue;
             }
-            let mut ledger = facts.usage.take().unwrap_or_else(|| SessionLedger::new(self.options.zone));
+            let mut ledger = facts.usage.take().unwrap_or_else(|| {
+                let mut recovered = SessionLedger::new(self.options.zone);
+                recovered.home = facts.homes.first().copied().unwrap_or_default();
+                recovered
+            });
             if let Some(store) = &store {
                 ledger.add_store_calls(store);
             }
             ledger.finish(log_exists);
             let far_days = plausible::flag_days(&mut ledger, self.options.today);
-            if !far_days.is_empty() {
-                let log = self
-                    .files
-                    .iter()
-                    .find(|file| file.kind.role == Role::EventLog && file.session_id.as_deref() == Some(id.as_str()));
-                let (home, file) =
-                    log.map_or((facts.homes.first().copied(), id.clone()), |log| (Some(log.home), log.path.clone()));
-                for (day, why, tokens) in far_days {
-                    self.diagnostics.push(Diagnostic {
-                        home,
-                        file: file.clone(),
-                        line: None,
-                        kind: DiagnosticKind::ImplausibleDate,
-                        message: format!(
-                            "usage dated {day} ({} request{}, {} tokens), {why}: no Copilot usage can be on that \
-                             day. Shown on it and flagged {}, left out of the billing month and its projection",
-                            tokens.requests,
-                            if tokens.requests == 1 { "" } else { "s" },
-                            tokens.total(),
-                            plausible::IMPLAUSIBLE_DATE
-                        ),
-                    });
+            let mut problems = Vec::new();
+            for (day, why, tokens) in far_days {
+                let message = format!(
+                    "usage dated {day} ({} request{}, {} tokens), {why}: no Copilot usage can be on that day. \
+                     Shown on it and flagged {}, left out of the totals, the billing month and its projection",
+                    tokens.requests,
+                    if tokens.requests == 1 { "" } else { "s" },
+                    tokens.total(),
+                    plausible::IMPLAUSIBLE_DATE
+                );
+                let kind = DiagnosticKind::ImplausibleDate;
+                match (ledger.file, ledger.first_line_on(day)) {
+                    (Some(_), Some(at)) => problems.push(CounterProblem { at, kind, message }),
+                    (file, _) => {
+                        let (home, file) = file.map_or_else(
+                            || (ledger.home, id.clone()),
+                            |file| (self.files[file].home, self.files[file].path.clone()),
+                        );
+                        self.diagnostics.push(Diagnostic { home: Some(home), file, line: None, kind, message });
+                    }
                 }
             }
+            if let (Some(file), false) = (ledger.file, problems.is_empty()) {
+                log_problems.push((file, problems));
+            }
             ledger.agent = facts.agent;
-            ledger.home = facts.homes.first().copied().unwrap_or_default();
             // `--by project` keeps the same path on two machines apart.
             ledger.project = match facts.remote() {
                 "" => facts.project().to_string(),

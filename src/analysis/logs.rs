@@ -7,7 +7,7 @@ use std::io::{self, BufRead, BufReader};
 use super::Options;
 use super::state::State;
 use super::tally::{Copies, CopyKeys, Tally};
-use crate::cache::Stat;
+use crate::cache::{Hashing, Prefix, Stat, Stopped};
 use crate::facts::diagnostics::{Diagnostic, DiagnosticKind};
 use crate::facts::files::Role;
 use crate::facts::log::LogSummary;
@@ -95,45 +95,65 @@ impl LogTask {
     /// Parses the log from the reader or from bytes.
     pub fn parse_input(&self, input: LogInput<'_>, options: &Options, sink: &mut dyn RowSink) -> LogOutcome {
         let context = self.context(options);
-        let parsed = self.read_input(input, |lines| self.source().parse_log(&context, lines, sink));
+        let parsed = self.read_input(input, None, |lines| self.source().parse_log(&context, lines, sink));
         parsed.unwrap_or_else(unopened)
     }
 
-    /// As `parse_input`, and where the parse stopped with the parser's state there, when a
-    /// parse of the log grown may go on from it (`resume`).
+    /// As `parse_input`, and where the parse stopped with the parser's state there and the hash
+    /// of the bytes before there, when a parse of the log grown may go on from it (`resume`).
     pub fn parse_input_resumable(
         &self,
         input: LogInput<'_>,
         options: &Options,
         sink: &mut dyn RowSink,
-    ) -> (LogOutcome, Option<LogEnd>) {
+    ) -> (LogOutcome, Option<Stopped>) {
         let context = self.context(options);
-        let parsed = self.read_input(input, |lines| self.source().parse_log_resumable(&context, lines, sink));
-        parsed.unwrap_or_else(|error| (unopened(error), None))
+        let mut prefix = Prefix::default();
+        let parse = |lines: &mut dyn BufRead| self.source().parse_log_resumable(&context, lines, sink);
+        match self.read_input(input, Some(&mut prefix), parse) {
+            Ok((outcome, end)) => (outcome, end.and_then(|end| prefix.stopped_at(end))),
+            Err(error) => (unopened(error), None),
+        }
     }
 
     /// Parses the log on from where an earlier parse stopped (`end`, which gave `outcome`),
-    /// reading `file` from there; `None`, having fed no row, when the source cannot go on.
+    /// reading `file` from there, the hash of the bytes before there (`FileKey::grew_from`)
+    /// going on over those after; `None`, having fed no row, when the source cannot go on.
     pub fn resume(
         &self,
         file: Box<dyn ReadAt + '_>,
-        outcome: LogOutcome,
-        end: &LogEnd,
+        (outcome, end, mut prefix): (LogOutcome, &LogEnd, Prefix),
         options: &Options,
         sink: &mut dyn RowSink,
-    ) -> Option<(LogOutcome, Option<LogEnd>)> {
-        let mut lines = BufReader::with_capacity(READ_BUFFER_BYTES, ReadFrom::new(file, end.at.offset));
-        self.source().resume_log(&self.context(options), outcome, end, &mut lines, sink)
+    ) -> Option<(LogOutcome, Option<Stopped>)> {
+        let read = Hashing::new(ReadFrom::new(file, end.at.offset), &mut prefix);
+        let mut lines = BufReader::with_capacity(READ_BUFFER_BYTES, read);
+        let (outcome, end) = self.source().resume_log(&self.context(options), outcome, end, &mut lines, sink)?;
+        drop(lines);
+        Some((outcome, end.and_then(|end| prefix.stopped_at(end))))
     }
 
-    /// Reads the log from its start.
-    fn read_input<T>(&self, input: LogInput<'_>, read: impl FnOnce(&mut dyn BufRead) -> T) -> io::Result<T> {
+    /// Reads the log from its start, adding what is read to `prefix` if given.
+    fn read_input<T>(
+        &self,
+        input: LogInput<'_>,
+        prefix: Option<&mut Prefix>,
+        read: impl FnOnce(&mut dyn BufRead) -> T,
+    ) -> io::Result<T> {
         match input {
             LogInput::Reader(reader) => {
                 let file = reader.open(self.root, &self.listed_path)?;
-                Ok(read(&mut BufReader::with_capacity(READ_BUFFER_BYTES, file)))
+                Ok(match prefix {
+                    Some(prefix) => read(&mut BufReader::with_capacity(READ_BUFFER_BYTES, Hashing::new(file, prefix))),
+                    None => read(&mut BufReader::with_capacity(READ_BUFFER_BYTES, file)),
+                })
             }
-            LogInput::Bytes(mut bytes) => Ok(read(&mut bytes)),
+            LogInput::Bytes(mut bytes) => {
+                if let Some(prefix) = prefix {
+                    *prefix = Prefix::of(bytes);
+                }
+                Ok(read(&mut bytes))
+            }
         }
     }
 }
@@ -212,6 +232,9 @@ impl Parsing {
             );
             self.state.warn(task.file, DiagnosticKind::Duplicate, message);
         }
+        let days = std::mem::take(&mut tally.row_days);
+        let far_days = days.implausible(self.state.options.today, task.home, &self.state.files[task.file].path);
+        self.state.diagnostics.extend(far_days);
         self.state.tally.merge(tally);
         let home = self.state.homes[task.home].facts_of(task.source().agent());
         for (name, counts) in &outcome.tools {
@@ -226,6 +249,7 @@ impl Parsing {
         }
         let mut usage = outcome.usage;
         if let Some(ledger) = &mut usage {
+            (ledger.home, ledger.file) = (task.home, Some(task.file));
             let file = &self.state.files[task.file].path;
             let problems: Vec<_> =
                 ledger.take_problems().into_iter().map(|problem| problem.diagnostic(task.home, file, None)).collect();

@@ -33,6 +33,7 @@ mod stores;
 mod tally;
 pub mod usage_only;
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -48,11 +49,11 @@ use crate::inventory::Inventory;
 use crate::model::RowSink;
 use crate::report::Report;
 use crate::sessions::SessionRecord;
-use crate::usage::Zone;
 use crate::usage::ledger::SessionLedger;
 use crate::usage::month::MonthCredits;
 use crate::usage::rates::RateTable;
 use crate::usage::summary::{self, DayRange, GroupBy, UsageTable};
+use crate::usage::{Entries, Zone};
 
 /// What an analysis can be asked to do differently.
 #[derive(Clone, Debug)]
@@ -122,24 +123,49 @@ impl UsageData {
         if by == GroupBy::Subagent {
             return summary::summarize_subagents(self.ledgers.values(), &self.rates, range);
         }
-        summary::summarize(
-            self.ledgers.iter().map(|(id, ledger)| summary::SessionEntries {
+        let parts = self.session_parts();
+        summary::summarize(parts.iter().map(SessionPart::entries), &self.rates, by, range)
+    }
+
+    /// Each session's entries by the home whose copy holds their day
+    /// (`SessionLedger::entries_by_home`): one part for most sessions.
+    pub fn session_parts(&self) -> Vec<SessionPart<'_>> {
+        let parts = self.ledgers.iter().flat_map(|(id, ledger)| {
+            ledger.entries_by_home().into_iter().map(move |(home, entries)| SessionPart {
                 id,
-                agent: ledger.agent,
-                home: self.home_labels.get(ledger.home).map_or("", String::as_str),
-                project: &ledger.project,
-                entries: &ledger.entries,
-            }),
-            &self.rates,
-            by,
-            range,
-        )
+                ledger,
+                home: self.home_labels.get(home).map_or("", String::as_str),
+                entries,
+            })
+        });
+        parts.collect()
     }
 
     /// The billing month holding `month` (any day of it), as of `today`, against `allowance`
     /// credits. Its days are the ledgers' days, so the run must count days in UTC.
     pub fn month(&self, month: chrono::NaiveDate, today: chrono::NaiveDate, allowance: Option<f64>) -> MonthCredits {
         crate::usage::month::month_credits(self.ledgers.values(), &self.rates, month, today, allowance)
+    }
+}
+
+/// A session's entries counted in one home, with its label.
+pub struct SessionPart<'a> {
+    pub id: &'a str,
+    pub ledger: &'a SessionLedger,
+    pub home: &'a str,
+    pub entries: Cow<'a, Entries>,
+}
+
+impl SessionPart<'_> {
+    /// As `summary::summarize` takes it.
+    pub fn entries(&self) -> summary::SessionEntries<'_> {
+        summary::SessionEntries {
+            id: self.id,
+            agent: self.ledger.agent,
+            home: self.home,
+            project: &self.ledger.project,
+            entries: &self.entries,
+        }
     }
 }
 

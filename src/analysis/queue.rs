@@ -17,7 +17,9 @@ use super::logs::{LogInput, LogTask, Parsing, UsageScan};
 use super::tally::{Copies, Tally, TallySink};
 use super::usage_only::UsageRun;
 use crate::cache::entry::{self, RecordingSink, ReplayFirst};
-use crate::cache::{CacheStore, CacheTally, CacheUse, EntryAfter, FileKey, Keyed, Miss, Purpose, Recorded, Stored};
+use crate::cache::{
+    CacheStore, CacheTally, CacheUse, EntryAfter, FileKey, Keyed, Miss, Prefix, Purpose, Recorded, Stopped, Stored,
+};
 use crate::facts::diagnostics::DiagnosticKind;
 use crate::facts::log::LogProblem;
 use crate::input::{FileReader, ReadAt};
@@ -142,8 +144,8 @@ impl LogJob {
 /// What an analyze entry holds besides its rows: the log's outcome; its tally when the rows
 /// after it are as rows.jsonl writes them (`LogJob::parse_through_jsonl`, a session's only
 /// copy), not as the parser fed them; and where its parse stopped with the parser's state
-/// there, when a parse of the log grown may go on from it.
-type LogParts = (LogOutcome, Option<Tally>, Option<LogEnd>);
+/// there and the hash of the bytes before there, when a parse of the log grown may go on from it.
+type LogParts = (LogOutcome, Option<Tally>, Option<Stopped>);
 
 /// An analyze entry that can serve a log.
 enum Usable<'e, 'f> {
@@ -154,11 +156,13 @@ enum Usable<'e, 'f> {
 }
 
 /// An entry made for a file before it grew: replayed, then the log is parsed on from `end`
-/// (which gave `outcome`, `tally` and `rows`), reading `file`.
+/// (which gave `outcome`, `tally` and `rows`), reading `file`, the hash of the bytes before
+/// `end` (`prefix`, proven as the entry's) going on.
 struct Grown<'e, 'f> {
     outcome: LogOutcome,
     tally: Option<Tally>,
     end: LogEnd,
+    prefix: Prefix,
     rows: &'e [u8],
     file: Box<dyn ReadAt + 'f>,
 }
@@ -181,12 +185,12 @@ impl<'e, 'f> Usable<'e, 'f> {
         if made_for.size >= key.size {
             return Err(Miss::Changed);
         }
-        let ((outcome, tally, Some(end)), rows) = entry::parts::<LogParts>(rest)? else { return Err(Miss::Changed) };
-        let Some(Ok(mut file)) = input.positional(task) else { return Err(Miss::Changed) };
-        if !key.grew_from(&made_for, &mut file) {
+        let ((outcome, tally, Some(Stopped { end, seen })), rows) = entry::parts::<LogParts>(rest)? else {
             return Err(Miss::Changed);
-        }
-        Ok(Usable::Grown(Grown { outcome, tally, end, rows, file }))
+        };
+        let Some(Ok(mut file)) = input.positional(task) else { return Err(Miss::Changed) };
+        let prefix = key.grew_from(&made_for, seen, &mut file).ok_or(Miss::Changed)?;
+        Ok(Usable::Grown(Grown { outcome, tally, end, prefix, rows, file }))
     }
 }
 
@@ -197,12 +201,12 @@ fn record(
     task: &LogTask,
     key: &FileKey,
     cache: &CacheUse,
-    (outcome, tally, end): (&LogOutcome, Option<&Tally>, Option<LogEnd>),
+    (outcome, tally, stopped): (&LogOutcome, Option<&Tally>, Option<Stopped>),
     rows: Option<&[u8]>,
 ) -> Recorded {
     let rows = rows.filter(|_| outcome.read_error.is_none())?;
-    let end = end.filter(|end| end.at.offset == key.size);
-    cache.encode(key, cache.context(task), &(outcome, tally, end), rows)
+    let stopped = stopped.filter(|stopped| stopped.end.at.offset == key.size);
+    cache.encode(key, cache.context(task), &(outcome, tally, stopped), rows)
 }
 
 impl LogJob {
@@ -243,9 +247,9 @@ impl LogJob {
         }
         let mut tallied = TallySink::new(&mut self.start, rows);
         let mut recording = RecordingSink::new(&mut tallied, self.task.source().agent(), &[]);
-        let (mut outcome, end) = self.task.parse_input_resumable(input, options, &mut recording);
+        let (mut outcome, stopped) = self.task.parse_input_resumable(input, options, &mut recording);
         let kept = recording.rows();
-        let entry = record(&self.task, key, cache, (&outcome, None, end), kept.as_deref());
+        let entry = record(&self.task, key, cache, (&outcome, None, stopped), kept.as_deref());
         say_ignored(&mut outcome, miss);
         (self.done(outcome), entry.into(), parsed_whole())
     }
@@ -261,16 +265,17 @@ impl LogJob {
         options: &Options,
         rows: &mut dyn RowSink,
     ) -> Result<(LogOutcome, Recorded), Miss> {
-        let Grown { mut outcome, end, rows: kept, file, .. } = grown;
+        let Grown { mut outcome, end, prefix, rows: kept, file, .. } = grown;
         set_zone(&mut outcome, options);
         let mut tallied = TallySink::new(&mut self.start, rows);
         let before = entry::read_rows(kept, &self.task, &tallied)?;
         let mut replayed = ReplayFirst::new(before, &self.task, &mut tallied);
         let mut recording = RecordingSink::new(&mut replayed, self.task.source().agent(), kept);
-        let (outcome, end) = self.task.resume(file, outcome, &end, options, &mut recording).ok_or(Miss::Changed)?;
+        let went_on = self.task.resume(file, (outcome, &end, prefix), options, &mut recording);
+        let (outcome, stopped) = went_on.ok_or(Miss::Changed)?;
         let kept = recording.rows();
         replayed.finish();
-        let entry = record(&self.task, key, cache, (&outcome, None, end), kept.as_deref());
+        let entry = record(&self.task, key, cache, (&outcome, None, stopped), kept.as_deref());
         Ok((outcome, entry))
     }
 
@@ -325,17 +330,18 @@ impl LogJob {
                     self.start = tally;
                     return (self.parsed(outcome, options), Ok(written.to_vec()), EntryAfter::Kept, cached(key));
                 }
-                Ok(Usable::Grown(Grown { mut outcome, tally: Some(mut tally), end, rows: before, file })) => {
+                Ok(Usable::Grown(Grown { mut outcome, tally: Some(mut tally), end, prefix, rows: before, file })) => {
                     set_zone(&mut outcome, options);
                     let mut written = JsonlRowWriter::new(Vec::new());
                     let went_on = written.write_encoded(before).ok().and_then(|()| {
-                        self.task.resume(file, outcome, &end, options, &mut TallySink::new(&mut tally, &mut written))
+                        let sink = &mut TallySink::new(&mut tally, &mut written);
+                        self.task.resume(file, (outcome, &end, prefix), options, sink)
                     });
                     match went_on {
-                        Some((outcome, new_end)) => {
+                        Some((outcome, stopped)) => {
                             self.start = tally;
                             let written = written.finish();
-                            let parts = (&outcome, Some(&self.start), new_end);
+                            let parts = (&outcome, Some(&self.start), stopped);
                             let entry = record(&self.task, key, cache, parts, written.as_deref().ok());
                             return (self.done(outcome), written, entry.into(), resumed(key, end.at.offset));
                         }
@@ -348,10 +354,10 @@ impl LogJob {
             }
         }
         let mut written = JsonlRowWriter::new(Vec::new());
-        let (mut outcome, end) =
+        let (mut outcome, stopped) =
             self.task.parse_input_resumable(input, options, &mut TallySink::new(&mut self.start, &mut written));
         let written = written.finish();
-        let entry = record(&self.task, key, cache, (&outcome, Some(&self.start), end), written.as_deref().ok());
+        let entry = record(&self.task, key, cache, (&outcome, Some(&self.start), stopped), written.as_deref().ok());
         say_ignored(&mut outcome, miss);
         (self.done(outcome), written, entry.into(), parsed_whole())
     }

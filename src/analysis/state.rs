@@ -158,7 +158,8 @@ impl State {
     pub fn listed_stat(&self, root: usize, listed_path: &str) -> Option<Stat> {
         let (home, path) = self.places.find(root, listed_path)?;
         let file = &self.files[self.file_index(home, &path)?];
-        file.modified_ms.map(|time| Stat { size: file.size, modified_ms: Some(time) })
+        // A listing gives no change time (the page's: a browser's File has none).
+        file.modified_ms.map(|time| Stat { size: file.size, modified_ms: Some(time), changed_ns: None })
     }
 
     /// How a person finds a file: its home's label, then its path there.

@@ -3,9 +3,13 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use chrono::NaiveDate;
+
 use crate::dedup::{self, PrimaryKeys, RowText};
+use crate::facts::diagnostics::{Diagnostic, DiagnosticKind};
 use crate::facts::session::SessionCounts;
 use crate::model::{Row, RowSink};
+use crate::usage::plausible;
 
 /// The same session's log in several homes (a home given twice, a session copied onto two
 /// machines): the first copy's rows all count; a later copy, taken after every first copy,
@@ -41,6 +45,53 @@ pub struct Tally {
     /// Rows of a later copy left out as already given.
     #[serde(skip)]
     pub(super) copies_dropped: u64,
+    /// The days of the rows so far, which the analysis checks against the days Copilot can
+    /// be on (`usage::plausible`) for each file.
+    pub(super) row_days: RowDays,
+}
+
+/// The UTC days of a file's rows, each with its first and last line and how many rows: what
+/// the report names of a day no Copilot event can be on. A file's rows are on few days.
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+pub(super) struct RowDays(Vec<(NaiveDate, DayLines)>);
+
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+pub(super) struct DayLines {
+    pub first: u64,
+    pub last: u64,
+    pub rows: u64,
+}
+
+impl RowDays {
+    fn note(&mut self, row: &Row<'_>) {
+        let Some(day) = row.timestamp_utc.get(..10).and_then(crate::time::parse_day) else { return };
+        let line = row.source_line;
+        match self.0.binary_search_by_key(&day, |(known, _)| *known) {
+            Ok(at) => {
+                let lines = &mut self.0[at].1;
+                (lines.first, lines.last, lines.rows) = (lines.first.min(line), lines.last.max(line), lines.rows + 1);
+            }
+            Err(at) => self.0.insert(at, (day, DayLines { first: line, last: line, rows: 1 })),
+        }
+    }
+
+    /// The days no Copilot event can be on as `today` sees them, each with why, as the
+    /// report's diagnostics of file `file` of home `home`.
+    pub(super) fn implausible(self, today: Option<NaiveDate>, home: usize, file: &str) -> Vec<Diagnostic> {
+        let far = self.0.into_iter().filter_map(|(day, lines)| Some((day, plausible::implausible(day, today)?, lines)));
+        far.map(|(day, why, DayLines { first, last, rows })| Diagnostic {
+            home: Some(home),
+            file: file.to_string(),
+            line: Some(first),
+            kind: DiagnosticKind::ImplausibleTime,
+            message: format!(
+                "{rows} row{} dated {day}, {why}, from line {first} to line {last}: no Copilot event can be on \
+                 that day. Shown on it as written",
+                if rows == 1 { "" } else { "s" }
+            ),
+        })
+        .collect()
+    }
 }
 
 /// Rows by `dedup::copy_key`, each with the number of times it was given.
@@ -89,6 +140,7 @@ impl Tally {
     /// Counts `row`.
     pub(super) fn observe(&mut self, row: &Row<'_>) {
         self.rows += 1;
+        self.row_days.note(row);
         self.by_turn_type[row.turn_type as usize] += 1;
         if !row.session_id.is_empty() {
             match self.sessions.get_mut(row.session_id) {

@@ -80,6 +80,7 @@ impl UsageRun {
     pub fn add_scan(&mut self, task: &LogTask, scanned: UsageScan) {
         self.stats.add(&scanned.stats);
         let mut ledger = scanned.ledger;
+        (ledger.home, ledger.file) = (task.home, Some(task.file));
         let unreadable = scanned.stats.bad_offsets.iter().map(|&offset| CounterProblem {
             at: Place::Byte(offset),
             kind: DiagnosticKind::BadCounterLine,
@@ -128,10 +129,16 @@ impl UsageRun {
     /// The usage, with every problem placed: a counter line's number is counted here, by
     /// reading its log again (only logs that have such a line).
     pub fn finish(mut self, reader: &mut dyn FileReader) -> UsageOnly {
-        let usage = self.state.finish_usage();
+        let usage = self.state.finish_usage(&mut self.line_problems);
         let mut problems = std::mem::take(&mut self.state.diagnostics);
         problems.extend(self.sessions_without_usage());
+        // A file's problems in byte order, those of its scan and those of its days together.
+        let mut by_file: BTreeMap<usize, Vec<CounterProblem>> = BTreeMap::new();
         for (index, line_problems) in std::mem::take(&mut self.line_problems) {
+            by_file.entry(index).or_default().extend(line_problems);
+        }
+        for (index, mut line_problems) in by_file {
+            order::sort_by_key(&mut line_problems, |problem| problem.at);
             let file = &self.state.files[index];
             // A scan places its lines by byte; a line already numbered keeps its number.
             let offsets: Vec<u64> = line_problems

@@ -1,4 +1,4 @@
-//! An entry's bytes, in postcard: a [`Header`], then the body its checksum covers: the
+//! An entry's bytes, in postcard: a [`Header`], then the body its length and checksum cover: the
 //! file's key, the context's fingerprint, when the run that read the file started (the
 //! caller's clock, [`CacheUse::new`]), what the log's work gave (a parse's `LogOutcome`,
 //! where it stopped with its parser's state there, and its rows as the parser fed them; or a
@@ -17,7 +17,11 @@ use crate::model::{LineLocator, Row, RowMark, RowSink, TurnType};
 
 const MAGIC: [u8; 4] = *b"CLc1";
 /// Raised whenever what an entry holds changes shape.
-pub const FORMAT: u32 = 6;
+pub const FORMAT: u32 = 7;
+
+/// The most an entry's header takes (its strings are the tool's version and the caller's build
+/// name): a store reads that much of an entry before its length (`stated_length`).
+pub const HEADER_BYTES_AT_MOST: usize = 1 << 10;
 
 /// What every entry starts with.
 #[derive(Serialize, Deserialize)]
@@ -26,8 +30,20 @@ struct Header<'a> {
     format: u32,
     version: &'a str,
     build: &'a str,
+    /// The body's length: an entry with bytes missing or added (a file padded with zeros) is
+    /// told before its store reads it whole.
+    length: u64,
     /// xxh3 of the body: a damaged entry is never read as another one.
     checksum: u64,
+}
+
+/// How long the entry `start` (its first bytes, up to [`HEADER_BYTES_AT_MOST`]) begins says it
+/// is, header and body: a store reads no more of an entry than its file holds and this says,
+/// so that a damaged one makes it allocate nothing beyond its size (`CacheUse::open` ignores
+/// an entry of another length). None when `start` holds no header.
+pub fn stated_length(start: &[u8]) -> Option<u64> {
+    let (header, body) = postcard::take_from_bytes::<Header>(start).ok()?;
+    ((start.len() - body.len()) as u64).checked_add(header.length)
 }
 
 /// What a run's entries must agree with, made once per run: the build that writes and reads
@@ -84,7 +100,7 @@ impl CacheUse {
     }
 
     /// The fingerprint of what a log's rows and outcome depend on beyond its bytes.
-    pub(crate) fn context(&self, task: &LogTask) -> u64 {
+    pub fn context(&self, task: &LogTask) -> u64 {
         let text = format!(
             "{}\0{}\0{}\0{}\0{}\0{}\0{}\0{}",
             self.options,
@@ -109,7 +125,7 @@ impl CacheUse {
 
     /// An entry: the header, then `key`, `context`, when this run started and `parts`, then
     /// `rows` as they are.
-    pub(crate) fn encode<T: Serialize>(&self, key: &FileKey, context: u64, parts: &T, rows: &[u8]) -> Recorded {
+    pub fn encode<T: Serialize>(&self, key: &FileKey, context: u64, parts: &T, rows: &[u8]) -> Recorded {
         let parts = postcard::to_allocvec(&(key, context, self.started_ms, parts)).ok()?;
         // The body (`parts`, then `rows`) hashed in its two pieces: the rows, most of an
         // entry, are copied once.
@@ -121,6 +137,7 @@ impl CacheUse {
             format: FORMAT,
             version: env!("CARGO_PKG_VERSION"),
             build: &self.build,
+            length: (parts.len() + rows.len()) as u64,
             checksum: body.digest(),
         };
         let mut entry = postcard::to_allocvec(&header).ok()?;
@@ -152,7 +169,7 @@ impl CacheUse {
     }
 
     /// The checksum an entry's header gives and the bytes after the header, if this build
-    /// wrote it.
+    /// wrote it and they are as long as it says.
     fn body<'e>(&self, entry: &'e [u8]) -> Result<(u64, &'e [u8]), Miss> {
         let (header, body) = postcard::take_from_bytes::<Header>(entry).map_err(damaged)?;
         if header.magic != MAGIC {
@@ -164,6 +181,9 @@ impl CacheUse {
                 "the cache's entry was written by copilot-lens {} (cache format {}, build {}), not by this one ({version}, {FORMAT}, {})",
                 header.version, header.format, header.build, self.build
             )));
+        }
+        if header.length != body.len() as u64 {
+            return Err(Miss::Ignored("the cache's entry is damaged (its length is not its header's)".to_string()));
         }
         Ok((header.checksum, body))
     }

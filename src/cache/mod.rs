@@ -5,12 +5,12 @@
 //! listing and its first and last [`ENDS_BYTES`]), finds the entry named [`FileKey::name`] in
 //! its own store (a folder natively, the page's OPFS) and hands it to the log's job
 //! (`LogJob::through_cache`), which feeds the rows and outcome it holds through the same tally
-//! and sink as a parse would. A log that only grew since its entry was made (its first bytes
-//! and the bytes up to the entry's size hash as they did: [`FileKey::grew_from`]) is replayed
-//! and then parsed on from where the entry's parse stopped, with the parser's state as it was
-//! there (`Source::resume_log`; a source that cannot go on, VS Code's, has its log parsed
-//! whole). Otherwise the job parses the log whole while recording, and gives the entry to put
-//! back. [`CacheStore`] is that lookup for a caller whose store answers at once
+//! and sink as a parse would. A log that only grew since its entry was made (its bytes up to the
+//! entry's size hash, all of them, as the entry's parse read them: [`FileKey::grew_from`],
+//! [`Stopped`]) is replayed and then parsed on from where the entry's parse stopped, with the
+//! parser's state as it was there (`Source::resume_log`; a source that cannot go on, VS Code's,
+//! has its log parsed whole). Otherwise the job parses the log whole while recording, and gives
+//! the entry to put back. [`CacheStore`] is that lookup for a caller whose store answers at once
 //! (`LogJob::parse_through_jsonl`).
 //!
 //! A store (a SQLite main file and its `-wal`) is cached as what its read gave
@@ -18,31 +18,38 @@
 //! is no main file), and its context holds the log's key, so that a store whose log grew is
 //! read again whole. The caller gives the files' keys and its cache as a [`RunCache`].
 //!
-//! A file whose size and time are as when its entry was made, and whose time was already
-//! [`SETTLED_MS`] old when the run that made the entry started, is taken to be as it was
+//! A file whose size and times are as when its entry was made, and whose modification time was
+//! already [`SETTLED_MS`] old when the run that made the entry started, is taken to be as it was
 //! without reading it ([`settled`], [`CacheUse::key_if_unchanged`]): its key is its entry's. A
 //! file written after it was read gets a later time, however coarse its file system's clock
-//! (git trusts its index, and rsync a copy, on the same two facts). Only a file rewritten with
-//! its size kept and its time set back by hand escapes that; a file whose time is recent is
-//! read and its ends hashed, so one rewritten in the same second as it was read is still told.
+//! (git trusts its index, and rsync a copy, on the same two facts). A file rewritten with its
+//! size kept and its modification time set back by hand is told natively on unix by its
+//! inode's change time ([`Stat::changed_ns`]), which no tool sets back; the page has no such
+//! time (a browser's File gives only its modification time), nor has Windows in Rust's std:
+//! there the rule stands on the size and modification time alone. A file whose time is recent
+//! is read and its ends hashed, so one rewritten in the same second as it was read is still
+//! told.
 //!
 //! An entry ([`entry`]) is a header (format, the tool's version, the caller's build identity,
-//! a checksum of the rest), then the key of the file it was made from, the context its rows
-//! were made in (the log's fallbacks, the options) and what parsing gave. An entry of another
-//! version or build, or a damaged one, is ignored with a `cache_ignored` diagnostic; a key or
-//! context that differs (a changed file, a changed workspace) is a plain miss. Either way the
-//! file is parsed: the cache is never a reason for a different output.
+//! the length and a checksum of the rest), then the key of the file it was made from, the
+//! context its rows were made in (the log's fallbacks, the options) and what parsing gave. An
+//! entry of another version or build, or a damaged one (its length not its header's, its
+//! checksum another), is ignored with a `cache_ignored` diagnostic; a key or context that
+//! differs (a changed file, a changed workspace) is a plain miss. Either way the file is parsed:
+//! the cache is never a reason for a different output.
 
 pub mod entry;
 
 use std::borrow::Cow;
+use std::io::{self, Read};
 
 use serde::{Deserialize, Serialize};
-use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed};
+use xxhash_rust::xxh3::{Xxh3, xxh3_64, xxh3_64_with_seed};
 
 pub use entry::{CacheUse, EntryAfter, Miss, Recorded};
 
 use crate::input::ReadAt;
+use crate::sources::log::LogEnd;
 
 /// How many bytes of a file's start and of its end its key hashes.
 pub const ENDS_BYTES: usize = 64 << 10;
@@ -52,22 +59,27 @@ pub const ENDS_BYTES: usize = 64 << 10;
 /// seconds) and a file server's clock a little off this machine's.
 pub const SETTLED_MS: i64 = 60_000;
 
-/// A file's size and modification time, as its listing gives them.
+/// A file's size and times, as its listing gives them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Stat {
     pub size: u64,
     pub modified_ms: Option<i64>,
+    /// The inode's change time in nanoseconds since the epoch, which any write or change of
+    /// times sets to the clock's now (natively on unix); none where there is none to have (the
+    /// page, Windows).
+    pub changed_ns: Option<i64>,
 }
 
 /// Whether a file listed `now` is the file listed `then` by a run that started at
-/// `started_ms` (both by the caller's clock), unread: the same size and time, and a time
-/// [`SETTLED_MS`] older than that run, so that any write since would have changed it.
+/// `started_ms` (both by the caller's clock), unread: the same size and times, and a
+/// modification time [`SETTLED_MS`] older than that run, so that any write since would have
+/// changed it (or, set back by hand, changed the change time).
 pub fn settled(then: Stat, started_ms: i64, now: Stat) -> bool {
     then == now && then.modified_ms.is_some_and(|modified| modified <= started_ms - SETTLED_MS)
 }
 
 /// A file as the cache knows it: where it is (its root's identity and its path under it), and
-/// what says it did not change (size, modification time, a hash of each of its two ends).
+/// what says it did not change (size, times, a hash of each of its two ends).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileKey {
     /// The root's identity, as the caller names it (natively its canonical path).
@@ -75,8 +87,11 @@ pub struct FileKey {
     pub path: String,
     pub size: u64,
     pub modified_ms: Option<i64>,
+    /// [`Stat::changed_ns`]: none from [`FileKey::new`], the caller sets it where it has one.
+    pub changed_ns: Option<i64>,
     /// xxh3 of the first [`ENDS_BYTES`] and of the last (the whole file when it is shorter),
-    /// apart: a file that grew is told by its old ends (`grew_from`).
+    /// apart: a file changed near either end is told without reading it whole (one that grew
+    /// is told by all of its old part, `grew_from`).
     pub head: u64,
     pub tail: u64,
 }
@@ -100,31 +115,100 @@ impl FileKey {
     /// last `ENDS_BYTES`, or all of it).
     pub fn new(root: &str, path: &str, size: u64, modified_ms: Option<i64>, head: &[u8], tail: &[u8]) -> FileKey {
         let (head, tail) = (xxh3_64(head), xxh3_64(tail));
-        FileKey { root: root.to_string(), path: path.to_string(), size, modified_ms, head, tail }
+        FileKey { root: root.to_string(), path: path.to_string(), size, modified_ms, changed_ns: None, head, tail }
     }
 
-    /// Whether this file is `before`'s file grown since: longer, and its first bytes and its
-    /// bytes up to `before`'s size hash as `before`'s two ends did. `file` reads this file's
-    /// bytes (the caller's reader: the core does no I/O). An empty file never grew into
-    /// another: a log is read from its start to tell UTF-16 text.
-    pub fn grew_from(&self, before: &FileKey, file: &mut dyn ReadAt) -> bool {
+    /// Whether this file is `before`'s file grown since: longer, and its bytes up to `before`'s
+    /// size, every one, hash as `seen` (what the entry's parse read of them: [`Stopped`]), so
+    /// that an edit anywhere in them, even one that kept their length, is told. Gives their
+    /// hash going on, for the bytes parsed after them (`LogTask::resume`). `file` reads this
+    /// file's bytes (the caller's reader: the core does no I/O), each of those once, a chunk at
+    /// a time. An empty file never grew into another: a log is read from its start to tell
+    /// UTF-16 text.
+    pub fn grew_from(&self, before: &FileKey, seen: u64, file: &mut dyn ReadAt) -> Option<Prefix> {
         let longer = before.size > 0 && self.size > before.size;
         if !longer || (&self.root, &self.path) != (&before.root, &before.path) {
-            return false;
+            return None;
         }
-        let length = before.size.min(ENDS_BYTES as u64);
-        let mut end = vec![0; length as usize];
-        let mut hash_at = |offset: u64| {
-            let read = file.read_at(offset, &mut end);
-            matches!(read, Ok(count) if count == end.len()).then(|| xxh3_64(&end))
-        };
-        hash_at(0) == Some(before.head) && hash_at(before.size - length) == Some(before.tail)
+        let mut prefix = Prefix::default();
+        let mut chunk = vec![0; before.size.min(HASHED_CHUNK_BYTES) as usize];
+        while prefix.length < before.size {
+            let wanted = (before.size - prefix.length).min(HASHED_CHUNK_BYTES) as usize;
+            match file.read_at(prefix.length, &mut chunk[..wanted]) {
+                Ok(count) if count == wanted => prefix.update(&chunk[..count]),
+                _ => return None,
+            }
+        }
+        (prefix.hasher.digest() == seen).then_some(prefix)
     }
 
     /// The name of the file's entry in a store (`entry_name`).
     pub fn name(&self, purpose: Purpose) -> String {
         entry_name(&self.root, &self.path, purpose)
     }
+}
+
+/// How much of a grown log's old part is read at a time to be hashed.
+const HASHED_CHUNK_BYTES: u64 = 256 << 10;
+
+/// The xxh3 of a log's first bytes, taken as they are read ([`Hashing`]): what an entry keeps
+/// of the bytes its parse read ([`Stopped`]).
+#[derive(Clone, Default)]
+pub struct Prefix {
+    /// Boxed: its state is most of a kilobyte, moved along with a grown log's entry.
+    hasher: Box<Xxh3>,
+    /// How many bytes were hashed.
+    length: u64,
+}
+
+impl Prefix {
+    /// The hash of `bytes`, whole.
+    pub fn of(bytes: &[u8]) -> Prefix {
+        let mut prefix = Prefix::default();
+        prefix.update(bytes);
+        prefix
+    }
+
+    fn update(&mut self, bytes: &[u8]) {
+        self.hasher.update(bytes);
+        self.length += bytes.len() as u64;
+    }
+
+    /// Where a parse stopped, with the hash of the bytes before there, when those are the
+    /// bytes hashed (a parse that stopped before the end of what it read, or a file that grew
+    /// while it was read, gives none: its log is parsed whole next time).
+    pub fn stopped_at(&self, end: LogEnd) -> Option<Stopped> {
+        (self.length == end.at.offset).then(|| Stopped { end, seen: self.hasher.digest() })
+    }
+}
+
+/// A reader that adds what it reads to a [`Prefix`].
+pub struct Hashing<'p, R> {
+    inner: R,
+    prefix: &'p mut Prefix,
+}
+
+impl<'p, R: Read> Hashing<'p, R> {
+    pub fn new(inner: R, prefix: &'p mut Prefix) -> Self {
+        Hashing { inner, prefix }
+    }
+}
+
+impl<R: Read> Read for Hashing<'_, R> {
+    fn read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
+        let count = self.inner.read(buffer)?;
+        self.prefix.update(&buffer[..count]);
+        Ok(count)
+    }
+}
+
+/// Where a log's parse stopped (at the end of the bytes its entry was made from), with the xxh3
+/// of every byte before there: a parse of the log grown goes on from there only while those
+/// bytes still hash so ([`FileKey::grew_from`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stopped {
+    pub end: LogEnd,
+    pub seen: u64,
 }
 
 /// The name of the entry of the file at `path` under `root`: the same whatever the file's
@@ -156,7 +240,8 @@ impl CacheUse {
     ) -> Option<FileKey> {
         let (made_for, started_ms) = self.made_for(entry)?;
         let same_file = (made_for.root.as_str(), made_for.path.as_str()) == (root, path);
-        let then = Stat { size: made_for.size, modified_ms: made_for.modified_ms.or(time_beside) };
+        let modified_ms = made_for.modified_ms.or(time_beside);
+        let then = Stat { size: made_for.size, modified_ms, changed_ns: made_for.changed_ns };
         (same_file && settled(then, started_ms, now)).then_some(made_for)
     }
 }
@@ -375,14 +460,17 @@ mod tests {
     #[test]
     fn a_file_is_unchanged_by_its_size_and_time_only_when_its_time_was_settled_before_its_entry_was_made() {
         let started = 1_000_000;
-        let stat = |size, modified| Stat { size, modified_ms: Some(modified) };
+        let stat = |size, modified| Stat { size, modified_ms: Some(modified), changed_ns: None };
         let settled_time = started - SETTLED_MS;
         assert!(settled(stat(10, settled_time), started, stat(10, settled_time)));
         assert!(!settled(stat(10, settled_time + 1), started, stat(10, settled_time + 1)), "recent when read");
         assert!(!settled(stat(10, 5), started, stat(11, 5)), "another size");
         assert!(!settled(stat(10, 5), started, stat(10, 6)), "another time");
-        let untimed = Stat { size: 10, modified_ms: None };
+        let untimed = Stat { size: 10, modified_ms: None, changed_ns: None };
         assert!(!settled(untimed, started, untimed), "no time");
+        let changed = |ns| Stat { changed_ns: Some(ns), ..stat(10, settled_time) };
+        assert!(settled(changed(7), started, changed(7)), "the same change time");
+        assert!(!settled(changed(7), started, changed(8)), "rewritten, its size and time put back");
 
         let cache = CacheUse::new("test", &Options::default(), started);
         let key = FileKey::new("home", "log", 10, Some(5), b"head", b"tail");
@@ -390,6 +478,12 @@ mod tests {
         assert_eq!(cache.key_if_unchanged(&entry, ("home", "log"), stat(10, 5), None), Some(key.clone()));
         assert_eq!(cache.key_if_unchanged(&entry, ("home", "other"), stat(10, 5), None), None, "another file's");
         assert_eq!(cache.key_if_unchanged(&entry, ("home", "log"), stat(10, 6), None), None, "touched");
+        let changed_key = FileKey { changed_ns: Some(7), ..key.clone() };
+        let changed_entry = cache.encode(&changed_key, 0, &(), &[]).unwrap();
+        let now = Stat { changed_ns: Some(7), ..stat(10, 5) };
+        assert_eq!(cache.key_if_unchanged(&changed_entry, ("home", "log"), now, None), Some(changed_key));
+        let rewritten = Stat { changed_ns: Some(8), ..now };
+        assert_eq!(cache.key_if_unchanged(&changed_entry, ("home", "log"), rewritten, None), None, "times put back");
         let other_build = CacheUse::new("other", &Options::default(), started);
         assert_eq!(other_build.key_if_unchanged(&entry, ("home", "log"), stat(10, 5), None), None);
         // The page's pack keeps a log's time beside its entry.
@@ -397,6 +491,26 @@ mod tests {
         let entry = cache.encode(&untimed_key, 0, &(), &[]).unwrap();
         assert_eq!(cache.key_if_unchanged(&entry, ("home", "log"), stat(10, 5), Some(5)), Some(untimed_key));
         assert_eq!(cache.key_if_unchanged(&entry, ("home", "log"), stat(10, 5), None), None);
+    }
+
+    #[test]
+    fn an_entry_longer_or_shorter_than_its_header_says_is_ignored_with_its_diagnostic() {
+        let log = said("hello", "2026-10-01T09:00:00.000Z") + &said("again", "2026-10-01T09:01:00.000Z");
+        let store = MapStore::default();
+        let cold = analyze(&mut home_with(&log), &store);
+        let (name, made) = store.0.borrow().iter().next().map(|(name, entry)| (name.clone(), entry.clone())).unwrap();
+        assert_eq!(entry::stated_length(&made[..made.len().min(entry::HEADER_BYTES_AT_MOST)]), Some(made.len() as u64));
+        let padded = [made.clone(), vec![0; 1 << 20]].concat();
+        let cut = made[..made.len() - 1].to_vec();
+        for (case, spoilt) in [("padded with zeros", padded), ("cut", cut)] {
+            assert_ne!(entry::stated_length(&spoilt), Some(spoilt.len() as u64), "{case}");
+            store.put(&name, &spoilt);
+            let cached = analyze(&mut home_with(&log), &store);
+            assert_eq!(did(&cached.2), (1, 0, 0), "{case}: parsed whole");
+            assert_eq!(cached.0, cold.0, "{case}: the rows");
+            assert!(cached.1.contains("cache_ignored"), "{case}: {}", cached.1);
+            assert!(cached.1.contains("the cache's entry is damaged (its length is not its header's)"), "{case}");
+        }
     }
 
     #[test]
@@ -600,6 +714,10 @@ mod tests {
     #[test]
     fn a_log_changed_before_its_old_end_or_whose_old_end_cut_a_line_is_parsed_whole() {
         let (before, after) = log_in_two_parts();
+        // Far from both ends, as a secret blanked out in a live session's log.
+        let at = before.find("line 300 of a long log").unwrap();
+        assert!(ENDS_BYTES < at && at < before.len() - ENDS_BYTES);
+        let changed_middle = before.replacen("line 300 of a long log", "line 300 of a LONG log", 1) + &after;
         let mut changed_tail = before.clone().into_bytes();
         let at = before.len() - ENDS_BYTES / 2;
         changed_tail[at] = if changed_tail[at] == b'x' { b'y' } else { b'x' };
@@ -609,6 +727,7 @@ mod tests {
         let cases = [
             ("the bytes before the old end changed", before.clone(), changed_tail),
             ("the first bytes changed", before.clone(), changed_head),
+            ("a line in the middle changed, its length kept", before.clone(), changed_middle),
             ("the old end in a line", before[..cut].to_string(), before.clone() + &after),
         ];
         for (case, old, new) in cases {

@@ -53,8 +53,11 @@ pub enum DiagnosticKind {
     /// A usage counter line without a timestamp that can be read: its tokens have no day.
     UndatedCounter,
     /// Usage on a day it cannot be on (before 2020, after tomorrow): kept on its day, flagged
-    /// `implausible_date`, left out of the billing month.
+    /// `implausible_date`, left out of the totals and the billing month.
     ImplausibleDate,
+    /// Rows, or a session's creation or update, on a day no Copilot event can be on (before
+    /// 2020, after tomorrow): shown as written.
+    ImplausibleTime,
     /// A long text could not be read again whole from its log: it is shown cut.
     TextNotReread,
     /// The same data given twice (a session's log or a file's rows in two homes): shown once.

@@ -294,6 +294,13 @@ fn bill_section(out: &mut String, bill: Option<&Reconciliation>) {
         hundredths(bill.totals.local_credits),
         hundredths(bill.totals.difference)
     );
+    if !bill.notes.is_empty() {
+        out.push_str("<ul data-figure=\"bill-notes\">");
+        for note in &bill.notes {
+            let _ = write!(out, "<li>{}</li>", escape(note));
+        }
+        out.push_str("</ul>");
+    }
     let differing = differences(bill);
     if !differing.is_empty() {
         out.push_str("<p>Where they differ:</p><ul>");
@@ -372,7 +379,13 @@ pub fn project_name(path: &str, short: bool) -> String {
     if !short || path.is_empty() {
         return path.to_string();
     }
-    format!("project-{:06x}", xxhash_rust::xxh3::xxh3_64(path.as_bytes()) >> 40)
+    short_name("project", path)
+}
+
+/// A private text's short name, the same for the same text everywhere: `kind-` and six hex
+/// digits of its hash (`project-3fa2c1`).
+pub fn short_name(kind: &str, text: &str) -> String {
+    format!("{kind}-{:06x}", xxhash_rust::xxh3::xxh3_64(text.as_bytes()) >> 40)
 }
 
 /// A system prompt (or developer message) row: the CLI's `system.message` events.

@@ -6,175 +6,223 @@
 //! Every generation of the report is read (see the project's notes on GitHub's billing CSVs):
 //! the AI-credit report (`quantity` is credits), the transition-period report (premium requests
 //! with `aic_quantity`, the credits), a premium-request report (requests only: compared with the
-//! local premium requests) and the legacy one (`Timestamp,User,Model,Requests Used`). Any column
-//! order, a BOM, CRLF, quoted fields, dates as a spreadsheet re-saves them (`11/2/26`), several
-//! rows for one day × model × user (summed) and zero-quantity rows are taken as they come.
+//! local premium requests) and the legacy one (`Timestamp,User,Model,Requests Used`), as they
+//! stream in (`report`): an organisation's report of many logins costs the memory of the rows
+//! of the one reconciled. Logins ignore case, as GitHub's do; a row given twice (the same report
+//! twice, or two that overlap) is counted once, and said. Figures are kept as recorded: rounding
+//! is for the text that people read.
 
+mod report;
+
+use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, BTreeSet};
+use std::io::Read;
 
 use chrono::NaiveDate;
 use serde::Serialize;
 
+use self::report::{Figures, Logins, RowKey};
+pub use self::report::{Format, MAX_ROW_BYTES};
 use super::credits::{counts, entry_credits};
 use super::ledger::SessionLedger;
 use super::rates::{RateTable, normalise};
 use super::{NANO_AIU_PER_CREDIT, NANO_DOLLARS_PER_CREDIT};
+use crate::scrub::scrub_cow;
 
-/// Which report a file is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Format {
-    /// From 2026-06-01: `quantity` is AI credits.
-    AiCredits,
-    /// Premium requests with the credits they would have cost (`aic_quantity`).
-    Transition,
-    /// Premium requests only: no credits to compare.
-    PremiumRequests,
+/// Logins listed in a message, at most; the rest are counted.
+const LISTED_LOGINS: usize = 10;
+
+/// GitHub's usage reports, read one after another (`read`), then reconciled (`reconcile`).
+/// Only the rows of whose they can be are kept: the login asked for, else those this machine
+/// signed in with, else (none known) the reports' only login.
+pub struct Reports {
+    asked: Option<String>,
+    logins: Vec<String>,
+    kept: Logins,
+    names: Vec<String>,
+    formats: BTreeSet<Format>,
+    days: Option<(NaiveDate, NaiveDate)>,
+    /// The rows kept, and which report gave them (by index into `names`).
+    rows: BTreeMap<RowKey<NaiveDate>, (Figures, usize)>,
+    row_count: u64,
+    notes: Vec<String>,
 }
 
-impl Format {
-    /// As `usage --json`'s `bill.format` names it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::AiCredits => "ai_credits",
-            Format::Transition => "transition",
-            Format::PremiumRequests => "premium_requests",
+impl Reports {
+    /// Reports of `asked` (any case), else of one of `logins` (this machine's sign-ins).
+    pub fn new(asked: Option<&str>, logins: &[String]) -> Reports {
+        let wanted = match asked {
+            Some(asked) => Some(vec![asked.to_string()]),
+            None => (!logins.is_empty()).then(|| logins.to_vec()),
+        };
+        Reports {
+            asked: asked.map(str::to_string),
+            logins: logins.to_vec(),
+            kept: Logins::new(wanted),
+            names: Vec::new(),
+            formats: BTreeSet::new(),
+            days: None,
+            rows: BTreeMap::new(),
+            row_count: 0,
+            notes: Vec::new(),
         }
     }
-}
 
-/// One row of a report, as read.
-#[derive(Clone, Debug, PartialEq)]
-pub struct BillRow {
-    pub day: NaiveDate,
-    pub user: String,
-    pub sku: String,
-    /// The model's display label as the report writes it ("Auto: " removed: `auto`).
-    pub label: String,
-    pub auto: bool,
-    pub credits: f64,
-    pub requests: f64,
-}
-
-/// A report read whole.
-#[derive(Clone, Debug, PartialEq)]
-pub struct BillFile {
-    pub name: String,
-    pub format: Format,
-    pub rows: Vec<BillRow>,
-}
-
-/// The columns a report can have, by their names in every generation (lower case).
-struct Columns {
-    day: usize,
-    user: usize,
-    model: usize,
-    quantity: usize,
-    sku: Option<usize>,
-    unit_type: Option<usize>,
-    aic_quantity: Option<usize>,
-}
-
-impl Columns {
-    fn find(header: &csv::StringRecord, name: &str) -> Result<Columns, String> {
-        let names: Vec<String> = header.iter().map(|cell| cell.trim().to_lowercase()).collect();
-        let at = |aliases: &[&str]| names.iter().position(|name| aliases.contains(&name.as_str()));
-        let required = [
-            ("date", at(&["date", "timestamp"])),
-            ("username", at(&["username", "user"])),
-            ("model", at(&["model"])),
-            ("quantity", at(&["quantity", "requests used"])),
-        ];
-        let missing: Vec<&str> = required.iter().filter(|(_, at)| at.is_none()).map(|(name, _)| *name).collect();
-        if !missing.is_empty() {
-            return Err(format!(
-                "{name} is not a GitHub usage report: it lacks the columns {} (its columns: {})",
-                missing.join(", "),
-                names.join(", ")
-            ));
+    /// Reads the report `name`. `Err` says why it is not a usage report (what it lacks); what
+    /// is wrong in its rows is noted, and the rows left out.
+    pub fn read(&mut self, name: &str, reader: impl Read) -> Result<(), String> {
+        let read = report::read(name, reader, &mut self.kept)?;
+        if self.kept.keep_none() {
+            self.rows.clear();
         }
-        let [day, user, model, quantity] = required.map(|(_, at)| at.unwrap_or_default());
-        Ok(Columns {
-            day,
-            user,
-            model,
-            quantity,
-            sku: at(&["sku"]),
-            unit_type: at(&["unit_type"]),
-            aic_quantity: at(&["aic_quantity"]),
+        let index = self.names.len();
+        self.names.push(name.to_string());
+        self.formats.insert(read.format);
+        self.row_count += read.row_count;
+        self.notes.extend(read.notes);
+        if let Some((first, last)) = read.days {
+            self.days = Some(self.days.map_or((first, last), |(from, to)| (from.min(first), to.max(last))));
+        }
+        let (total, mut repeated, mut earlier) = (read.rows.len() as u64, 0, None);
+        for (key, figures) in read.rows {
+            match self.rows.entry(key) {
+                Entry::Occupied(kept) => {
+                    repeated += 1;
+                    earlier.get_or_insert(kept.get().1);
+                }
+                Entry::Vacant(slot) => {
+                    slot.insert((figures, index));
+                }
+            }
+        }
+        if let Some(earlier) = earlier {
+            let other = &self.names[earlier];
+            self.notes.push(match (other == name, repeated == total) {
+                (true, true) => format!("{name} is given twice: counted once"),
+                (false, true) => {
+                    format!(
+                        "{name} repeats {other} (all its {} are in both): counted once",
+                        report::counted_rows(total)
+                    )
+                }
+                _ => format!(
+                    "{name}: {repeated} of its {} also in {other} (the same day, login, model and SKU): counted once, \
+                     as {other} has them",
+                    report::counted_rows(total)
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// Picks whose rows (`pick_user`) and reconciles them with the ledgers' (days in UTC), day
+    /// by day between the reports' first and last day.
+    pub fn reconcile<'a>(
+        self,
+        ledgers: impl Iterator<Item = &'a SessionLedger>,
+        rates: &RateTable,
+    ) -> Result<Reconciliation, String> {
+        let files = self.names.join(", ");
+        let Some((from, to)) = self.days.filter(|_| self.row_count > 0) else {
+            return Err(format!("{files}: the columns of a usage report and no rows: nothing to compare"));
+        };
+        let user = pick_user(&self.kept.seen, &self.logins, self.asked.as_deref())?;
+        let credits_known = self.formats.iter().any(|format| *format != Format::PremiumRequests);
+        let (local, local_days) = local_usage(ledgers, rates, (from, to));
+        let mut notes = self.notes;
+        notes.extend(other_days(&files, (from, to), local_days, &local));
+        let canonical = |model: &str| rates.id_of(model).map_or_else(|| normalise(model), str::to_string);
+        // A label names the local model it is, else the rate table's id.
+        let local_ids: BTreeMap<String, String> =
+            local.keys().map(|(_, model)| (canonical(model), model.clone())).collect();
+        let mut billed: BTreeMap<(NaiveDate, String), (Figures, bool)> = BTreeMap::new();
+        let mut not_local: BTreeMap<(String, String), Figures> = BTreeMap::new();
+        for (key, (figures, _)) in self.rows.iter().filter(|(key, _)| key.login == user) {
+            if runs_on_github(key) {
+                not_local.entry((scrubbed(&key.sku), scrubbed(&key.label))).or_default().add(*figures);
+                continue;
+            }
+            let id = canonical(&key.label);
+            let model = local_ids.get(&id).cloned().unwrap_or_else(|| scrubbed(&id));
+            let slot = billed.entry((key.day, model)).or_default();
+            slot.0.add(*figures);
+            slot.1 |= key.auto;
+        }
+        let (rows, ratios) = compared(&billed, &local, credits_known);
+        let sum = |figure: fn(&Compared) -> f64| rows.iter().map(figure).sum::<f64>();
+        let (billed_total, local_total) = (sum(|row| row.billed_credits), sum(|row| row.local_credits));
+        let requests = (!credits_known)
+            .then(|| (sum(|row| row.billed_requests.unwrap_or(0.0)), sum(|row| row.local_requests.unwrap_or(0.0))));
+        let not_local: Vec<NotLocal> = not_local
+            .into_iter()
+            .map(|((sku, model), figures)| NotLocal {
+                sku,
+                model,
+                credits: as_recorded(figures.credits),
+                requests: (!credits_known).then_some(as_recorded(figures.requests)),
+            })
+            .collect();
+        let format_names: Vec<&str> = self.formats.iter().map(|format| format.name()).collect();
+        let shown = |login: &str| scrubbed(self.kept.seen.get(login).map_or(login, String::as_str));
+        Ok(Reconciliation {
+            file: scrubbed(&files),
+            format: format_names.join("+"),
+            user: match &self.asked {
+                Some(asked) if !self.kept.seen.contains_key(&user) => scrubbed(asked),
+                _ => shown(&user),
+            },
+            users: self.kept.seen.values().map(|login| scrubbed(login)).collect(),
+            from: from.to_string(),
+            to: to.to_string(),
+            totals: BillTotals {
+                billed_credits: as_recorded(billed_total),
+                local_credits: as_recorded(local_total),
+                difference: match requests {
+                    Some((billed, local)) => as_recorded(billed - local),
+                    None => as_recorded(billed_total - local_total),
+                },
+                not_local_credits: as_recorded(not_local.iter().map(|row| row.credits).sum()),
+                billed_requests: requests.map(|(billed, _)| as_recorded(billed)),
+                local_requests: requests.map(|(_, local)| as_recorded(local)),
+            },
+            rows,
+            not_local,
+            estimate_ratio: ratios
+                .into_iter()
+                .filter(|(_, (_, estimated))| *estimated > 0.0)
+                .map(|(model, (billed, estimated))| EstimateRatio {
+                    model,
+                    billed_credits: as_recorded(billed),
+                    estimated_credits: as_recorded(estimated),
+                    ratio: (billed / estimated * 1000.0).round() / 1000.0,
+                })
+                .collect(),
+            notes,
         })
     }
 }
 
-/// `2026-11-02` (a timestamp's day too), or as a spreadsheet re-saves it: `11/2/26`, `11/2/2026`.
-pub fn parse_day(text: &str) -> Option<NaiveDate> {
-    let text = text.trim();
-    if let Some(day) = text.get(..10).and_then(|start| NaiveDate::parse_from_str(start, "%Y-%m-%d").ok()) {
-        return Some(day);
+/// Reads the reports and reconciles them (`Reports`): what the CLI and the page both call.
+pub fn reconcile_reports<'a, R: Read>(
+    reports: impl IntoIterator<Item = (String, R)>,
+    asked: Option<&str>,
+    logins: &[String],
+    ledgers: impl Iterator<Item = &'a SessionLedger>,
+    rates: &RateTable,
+) -> Result<Reconciliation, String> {
+    let mut read = Reports::new(asked, logins);
+    for (name, reader) in reports {
+        read.read(&name, reader)?;
     }
-    let date = text.split([' ', 'T']).next().unwrap_or_default();
-    let mut parts = date.split('/').map(|part| part.trim().parse::<u32>().ok());
-    let (month, day, year) = (parts.next()??, parts.next()??, parts.next()??);
-    let year = if year < 100 { 2000 + year } else { year };
-    NaiveDate::from_ymd_opt(i32::try_from(year).ok()?, month, day)
+    read.reconcile(ledgers, rates)
 }
 
-/// A quantity as written: `1,234.5`, empty (0).
-fn quantity(text: &str) -> Option<f64> {
-    let text: String = text.trim().chars().filter(|c| *c != ',').collect();
-    if text.is_empty() {
-        return Some(0.0);
-    }
-    text.parse::<f64>().ok().filter(|value| value.is_finite())
-}
-
-/// Reads a report. `Err` says what it lacks (a CSV that is not such a report), or which row
-/// cannot be read.
-pub fn read(name: &str, bytes: &[u8]) -> Result<BillFile, String> {
-    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
-    let mut reader = csv::ReaderBuilder::new().flexible(true).from_reader(bytes);
-    let header = reader.headers().map_err(|error| format!("{name} is not a CSV file: {error}"))?.clone();
-    let columns = Columns::find(&header, name)?;
-    let mut rows = Vec::new();
-    let mut ai_credits = false;
-    for (index, record) in reader.records().enumerate() {
-        let line = index + 2;
-        let record = record.map_err(|error| format!("{name}: row {line} cannot be read: {error}"))?;
-        let cell = |at: usize| record.get(at).unwrap_or_default();
-        if record.iter().all(|cell| cell.trim().is_empty()) {
-            continue;
-        }
-        let day = parse_day(cell(columns.day))
-            .ok_or_else(|| format!("{name}: row {line}: {:?} is not a date", cell(columns.day)))?;
-        let quantity_read = |at: usize| {
-            quantity(cell(at)).ok_or_else(|| format!("{name}: row {line}: {:?} is not a quantity", cell(at)))
-        };
-        let sku = columns.sku.map_or("copilot_premium_request", cell).trim().to_string();
-        let unit_type = columns.unit_type.map_or("", cell).trim();
-        let is_credits = sku.ends_with("_ai_credit") || unit_type == "ai-credits";
-        ai_credits |= is_credits;
-        let amount = quantity_read(columns.quantity)?;
-        let (credits, requests) = match (is_credits, columns.aic_quantity) {
-            (true, _) => (amount, 0.0),
-            (false, Some(at)) => (quantity_read(at)?, amount),
-            (false, None) => (0.0, amount),
-        };
-        let written = cell(columns.model).trim();
-        let (label, auto) = match written.strip_prefix("Auto:") {
-            Some(rest) => (rest.trim().to_string(), true),
-            None => (written.to_string(), false),
-        };
-        rows.push(BillRow { day, user: cell(columns.user).trim().to_string(), sku, label, auto, credits, requests });
-    }
-    let format = match (ai_credits, columns.aic_quantity) {
-        (true, _) => Format::AiCredits,
-        (false, Some(_)) => Format::Transition,
-        (false, None) => Format::PremiumRequests,
-    };
-    Ok(BillFile { name: name.to_string(), format, rows })
+fn scrubbed(text: &str) -> String {
+    scrub_cow(text).0.into_owned()
 }
 
 /// Work that runs on GitHub's side and never in local files: by its SKU or its model label.
-fn runs_on_github(row: &BillRow) -> bool {
+fn runs_on_github(row: &RowKey<NaiveDate>) -> bool {
     let label = row.label.to_lowercase();
     row.sku.starts_with("coding_agent")
         || row.sku.starts_with("spark")
@@ -182,40 +230,134 @@ fn runs_on_github(row: &BillRow) -> bool {
         || label.contains("code review")
 }
 
-/// Whose rows to reconcile: the one asked for, else the login this machine signed in with,
-/// else the report's only user. `Err` lists the users when that cannot be told.
-pub fn pick_user(users: &BTreeSet<String>, logins: &[String], asked: Option<&str>) -> Result<String, String> {
-    let listed = || users.iter().cloned().collect::<Vec<_>>().join(", ");
-    if let Some(asked) = asked {
-        return Ok(asked.to_string());
+/// Logins as a message lists them: the first few, and how many more.
+fn listed(logins: &BTreeMap<String, String>) -> String {
+    let mut listed: Vec<String> = logins.values().take(LISTED_LOGINS).map(|login| report::login_shown(login)).collect();
+    if logins.len() > LISTED_LOGINS {
+        listed.push(format!("and {} more", logins.len() - LISTED_LOGINS));
     }
-    let signed_in: Vec<&String> = logins.iter().filter(|login| users.contains(*login)).collect();
+    listed.join(", ")
+}
+
+/// Whose rows to reconcile (in lower case): the one asked for, else the login this machine
+/// signed in with, else the report's only user. `Err` lists the users when that cannot be told.
+fn pick_user(users: &BTreeMap<String, String>, logins: &[String], asked: Option<&str>) -> Result<String, String> {
+    if let Some(asked) = asked {
+        return Ok(asked.to_lowercase());
+    }
+    let signed_in: BTreeSet<String> =
+        logins.iter().map(|login| login.to_lowercase()).filter(|login| users.contains_key(login)).collect();
+    let signed_in: Vec<&String> = signed_in.iter().collect();
     match (signed_in.as_slice(), users.len()) {
         ([login], _) => Ok((*login).clone()),
-        ([], 0 | 1) if logins.is_empty() => Ok(users.first().cloned().unwrap_or_default()),
+        ([], 0 | 1) if logins.is_empty() => Ok(users.keys().next().cloned().unwrap_or_default()),
         ([], _) if !logins.is_empty() => Err(format!(
-            "the report holds no rows of the login this machine signed in with ({}); its users are {}: pick one with --user",
+            "the report holds no rows of the login this machine signed in with ({}); its users are {}: pick one with \
+             --user",
             logins.join(", "),
-            listed()
+            listed(users)
         )),
-        _ => Err(format!(
+        ([], _) => Err(format!(
             "no login is known for this machine and the report holds several users ({}): pick one with --user",
-            listed()
+            listed(users)
+        )),
+        (several, _) => Err(format!(
+            "the report holds rows of several logins this machine signed in with ({}): pick one with --user",
+            several.iter().map(|login| login.as_str()).collect::<Vec<_>>().join(", ")
         )),
     }
 }
 
-/// Picks whose rows (`pick_user`) and reconciles them: what the CLI and the page both call.
-pub fn reconcile_for<'a>(
-    files: &[BillFile],
-    asked: Option<&str>,
-    logins: &[String],
+/// This machine's figures by day and model within `days`, and the first and last day of all
+/// its usage.
+#[allow(clippy::type_complexity)]
+fn local_usage<'a>(
     ledgers: impl Iterator<Item = &'a SessionLedger>,
     rates: &RateTable,
-) -> Result<Reconciliation, String> {
-    let users = files.iter().flat_map(|file| &file.rows).map(|row| row.user.clone()).collect();
-    let user = pick_user(&users, logins, asked)?;
-    Ok(reconcile(files, &user, ledgers, rates))
+    (from, to): (NaiveDate, NaiveDate),
+) -> (BTreeMap<(NaiveDate, String), Local>, Option<(NaiveDate, NaiveDate)>) {
+    let mut local: BTreeMap<(NaiveDate, String), Local> = BTreeMap::new();
+    let mut days: Option<(NaiveDate, NaiveDate)> = None;
+    for ledger in ledgers {
+        for (key, entry) in ledger.entries.iter().filter(|(key, entry)| counts(key, entry)) {
+            days = Some(days.map_or((key.day, key.day), |(first, last)| (first.min(key.day), last.max(key.day))));
+            if !(from..=to).contains(&key.day) {
+                continue;
+            }
+            let credits = entry_credits(rates, &key.model, entry);
+            let slot = local.entry((key.day, key.model.clone())).or_default();
+            slot.recorded += credits.recorded_nano_aiu as f64 / NANO_AIU_PER_CREDIT;
+            slot.estimated += credits.estimated_nanos as f64 / NANO_DOLLARS_PER_CREDIT;
+            slot.some_recorded |= credits.recorded;
+            slot.some_estimated |= credits.estimated;
+            slot.premium_requests += entry.recorded.premium_milli.unwrap_or(0) as f64 / 1000.0;
+        }
+    }
+    (local, days)
+}
+
+/// What to say when none of this machine's usage is on the reports' days: a report of another
+/// month, or no usage here at all.
+fn other_days(
+    files: &str,
+    (from, to): (NaiveDate, NaiveDate),
+    local_days: Option<(NaiveDate, NaiveDate)>,
+    local: &BTreeMap<(NaiveDate, String), Local>,
+) -> Option<String> {
+    if !local.is_empty() {
+        return None;
+    }
+    Some(match local_days {
+        Some((first, last)) => format!(
+            "{files} covers {from} to {to}, and this machine's usage is from {first} to {last}: none of it is on the \
+             report's days (a report of another month?)"
+        ),
+        None => format!("{files} covers {from} to {to}, and this machine has no usage to compare with it"),
+    })
+}
+
+/// The rows compared, the discrepancies first (largest difference first), then the matched by
+/// day and model; and per model, billed against estimated credits on the days estimated.
+#[allow(clippy::type_complexity)]
+fn compared(
+    billed: &BTreeMap<(NaiveDate, String), (Figures, bool)>,
+    local: &BTreeMap<(NaiveDate, String), Local>,
+    credits_known: bool,
+) -> (Vec<Compared>, BTreeMap<String, (f64, f64)>) {
+    let keys: BTreeSet<&(NaiveDate, String)> = billed.keys().chain(local.keys()).collect();
+    let mut rows = Vec::new();
+    let mut ratios: BTreeMap<String, (f64, f64)> = BTreeMap::new();
+    for key in keys {
+        let (figures, auto) = billed.get(key).copied().unwrap_or_default();
+        let here =
+            local.get(key).filter(|here| here.credits() > 0.0 || here.some_recorded || here.premium_requests > 0.0);
+        let (billed_figure, local_figure) = if credits_known {
+            (figures.credits, here.map(Local::credits))
+        } else {
+            (figures.requests, here.map(|here| here.premium_requests))
+        };
+        if here.is_some_and(|here| here.from() == "estimated") && figures.credits > 0.0 {
+            let ratio = ratios.entry(key.1.clone()).or_default();
+            (ratio.0, ratio.1) = (ratio.0 + figures.credits, ratio.1 + here.map_or(0.0, Local::credits));
+        }
+        rows.push(Compared {
+            day: key.0.to_string(),
+            model: key.1.clone(),
+            auto,
+            billed_credits: as_recorded(figures.credits),
+            local_credits: as_recorded(here.map_or(0.0, Local::credits)),
+            local_from: here.map(Local::from),
+            difference: as_recorded(billed_figure - local_figure.unwrap_or(0.0)),
+            status: status(billed_figure, local_figure),
+            billed_requests: (!credits_known).then_some(as_recorded(figures.requests)),
+            local_requests: (!credits_known).then(|| as_recorded(here.map_or(0.0, |here| here.premium_requests))),
+        });
+    }
+    let matched = |row: &Compared| row.status == "matched";
+    rows.sort_by(|a, b| {
+        matched(a).cmp(&matched(b)).then(b.difference.abs().total_cmp(&a.difference.abs())).then(a.day.cmp(&b.day))
+    });
+    (rows, ratios)
 }
 
 /// One UTC day × model compared.
@@ -289,10 +431,15 @@ pub struct Reconciliation {
     pub not_local: Vec<NotLocal>,
     pub totals: BillTotals,
     pub estimate_ratio: Vec<EstimateRatio>,
+    /// What a person should know of the reports: rows left out (by line) and why, a report given
+    /// twice, dates read day first, a report of other days than this machine's usage.
+    pub notes: Vec<String>,
 }
 
-fn hundredths(value: f64) -> f64 {
-    let rounded = (value * 100.0).round() / 100.0;
+/// A figure as recorded: to the billionth of a credit (the logs record nano-AIU), which leaves
+/// out only the float arithmetic's dust (30 - 27.81 is 2.19, not 2.1900000000000013).
+fn as_recorded(value: f64) -> f64 {
+    let rounded = (value * 1e9).round() / 1e9;
     if rounded == 0.0 { 0.0 } else { rounded }
 }
 
@@ -330,133 +477,6 @@ fn status(billed: f64, local: Option<f64>) -> &'static str {
         }
         Some(local) if billed > local => "billed_more",
         Some(_) => "local_more",
-    }
-}
-
-/// Reconciles the reports' rows of `user` with the ledgers' (days in UTC), day by day between
-/// the reports' first and last day.
-pub fn reconcile<'a>(
-    files: &[BillFile],
-    user: &str,
-    ledgers: impl Iterator<Item = &'a SessionLedger>,
-    rates: &RateTable,
-) -> Reconciliation {
-    let all_rows = || files.iter().flat_map(|file| &file.rows);
-    let users: BTreeSet<String> = all_rows().map(|row| row.user.clone()).collect();
-    let from = all_rows().map(|row| row.day).min().unwrap_or_default();
-    let to = all_rows().map(|row| row.day).max().unwrap_or_default();
-    let credits_known = files.iter().any(|file| file.format != Format::PremiumRequests);
-    // This machine's figures by day and model, within the report's days.
-    let mut local: BTreeMap<(NaiveDate, String), Local> = BTreeMap::new();
-    for ledger in ledgers {
-        for (key, entry) in
-            ledger.entries.iter().filter(|(key, entry)| (from..=to).contains(&key.day) && counts(key, entry))
-        {
-            let credits = entry_credits(rates, &key.model, entry);
-            let slot = local.entry((key.day, key.model.clone())).or_default();
-            slot.recorded += credits.recorded_nano_aiu as f64 / NANO_AIU_PER_CREDIT;
-            slot.estimated += credits.estimated_nanos as f64 / NANO_DOLLARS_PER_CREDIT;
-            slot.some_recorded |= credits.recorded;
-            slot.some_estimated |= credits.estimated;
-            slot.premium_requests += entry.recorded.premium_milli.unwrap_or(0) as f64 / 1000.0;
-        }
-    }
-    // A label names the local model it normalises to, else stays as written.
-    let local_ids: BTreeMap<String, String> =
-        local.keys().map(|(_, model)| (normalise(model), model.clone())).collect();
-    let mut billed: BTreeMap<(NaiveDate, String), (f64, f64, bool)> = BTreeMap::new();
-    let mut not_local: BTreeMap<(String, String), (f64, f64)> = BTreeMap::new();
-    for row in all_rows().filter(|row| row.user == user) {
-        if runs_on_github(row) {
-            let slot = not_local.entry((row.sku.clone(), row.label.clone())).or_default();
-            (slot.0, slot.1) = (slot.0 + row.credits, slot.1 + row.requests);
-            continue;
-        }
-        let model = local_ids.get(&normalise(&row.label)).cloned().unwrap_or_else(|| row.label.clone());
-        let slot = billed.entry((row.day, model)).or_default();
-        (slot.0, slot.1, slot.2) = (slot.0 + row.credits, slot.1 + row.requests, slot.2 || row.auto);
-    }
-    let keys: BTreeSet<(NaiveDate, String)> = billed.keys().chain(local.keys()).cloned().collect();
-    let mut rows = Vec::new();
-    let mut ratios: BTreeMap<String, (f64, f64)> = BTreeMap::new();
-    for key in keys {
-        let (billed_credits, billed_requests, auto) = billed.get(&key).copied().unwrap_or_default();
-        let here =
-            local.get(&key).filter(|here| here.credits() > 0.0 || here.some_recorded || here.premium_requests > 0.0);
-        let (billed_figure, local_figure) = if credits_known {
-            (billed_credits, here.map(Local::credits))
-        } else {
-            (billed_requests, here.map(|here| here.premium_requests))
-        };
-        if here.is_some_and(|here| here.from() == "estimated") && billed_credits > 0.0 {
-            let ratio = ratios.entry(key.1.clone()).or_default();
-            (ratio.0, ratio.1) = (ratio.0 + billed_credits, ratio.1 + here.map_or(0.0, Local::credits));
-        }
-        let local_credits = here.map_or(0.0, Local::credits);
-        rows.push(Compared {
-            day: key.0.to_string(),
-            model: key.1,
-            auto,
-            billed_credits: hundredths(billed_credits),
-            local_credits: hundredths(local_credits),
-            local_from: here.map(Local::from),
-            difference: hundredths(billed_figure - local_figure.unwrap_or(0.0)),
-            status: status(billed_figure, local_figure),
-            billed_requests: (!credits_known).then_some(billed_requests),
-            local_requests: (!credits_known).then(|| here.map_or(0.0, |here| here.premium_requests)),
-        });
-    }
-    let matched = |row: &Compared| row.status == "matched";
-    rows.sort_by(|a, b| {
-        matched(a).cmp(&matched(b)).then(b.difference.abs().total_cmp(&a.difference.abs())).then(a.day.cmp(&b.day))
-    });
-    let sum = |figure: fn(&Compared) -> f64| rows.iter().map(figure).sum::<f64>();
-    let (billed_total, local_total) = (sum(|row| row.billed_credits), sum(|row| row.local_credits));
-    let requests = (!credits_known)
-        .then(|| (sum(|row| row.billed_requests.unwrap_or(0.0)), sum(|row| row.local_requests.unwrap_or(0.0))));
-    let not_local: Vec<NotLocal> = not_local
-        .into_iter()
-        .map(|((sku, model), (credits, requests))| NotLocal {
-            sku,
-            model,
-            credits: hundredths(credits),
-            requests: (!credits_known).then_some(requests),
-        })
-        .collect();
-    let mut formats: Vec<Format> = files.iter().map(|file| file.format).collect();
-    formats.sort();
-    formats.dedup();
-    let format_names: Vec<&str> = formats.iter().map(|format| format.name()).collect();
-    Reconciliation {
-        file: files.iter().map(|file| file.name.as_str()).collect::<Vec<_>>().join(", "),
-        format: format_names.join("+"),
-        user: user.to_string(),
-        users: users.into_iter().collect(),
-        from: from.to_string(),
-        to: to.to_string(),
-        totals: BillTotals {
-            billed_credits: hundredths(billed_total),
-            local_credits: hundredths(local_total),
-            difference: match requests {
-                Some((billed, local)) => hundredths(billed - local),
-                None => hundredths(billed_total - local_total),
-            },
-            not_local_credits: hundredths(not_local.iter().map(|row| row.credits).sum()),
-            billed_requests: requests.map(|(billed, _)| billed),
-            local_requests: requests.map(|(_, local)| local),
-        },
-        rows,
-        not_local,
-        estimate_ratio: ratios
-            .into_iter()
-            .filter(|(_, (_, estimated))| *estimated > 0.0)
-            .map(|(model, (billed, estimated))| EstimateRatio {
-                model,
-                billed_credits: hundredths(billed),
-                estimated_credits: hundredths(estimated),
-                ratio: (billed / estimated * 1000.0).round() / 1000.0,
-            })
-            .collect(),
     }
 }
 
@@ -505,30 +525,54 @@ pub const LEGEND: [(&str, &str); 5] = [
 mod tests {
     use super::*;
 
-    #[test]
-    fn dates_are_read_as_written_and_as_spreadsheets_resave_them() {
-        let day = |text| parse_day(text).map(|day| day.to_string());
-        assert_eq!(day("2026-11-02"), Some("2026-11-02".into()));
-        assert_eq!(day("2026-11-02T00:00:00Z"), Some("2026-11-02".into()));
-        assert_eq!(day("11/2/26"), Some("2026-11-02".into()));
-        assert_eq!(day("11/2/2026"), Some("2026-11-02".into()));
-        assert_eq!((day("2/30/26"), day("soon")), (None, None));
+    fn logins(names: &[&str]) -> BTreeMap<String, String> {
+        names.iter().map(|name| (name.to_lowercase(), name.to_string())).collect()
     }
 
     #[test]
-    fn the_user_is_the_one_asked_for_else_the_signed_in_login_else_the_only_one() {
-        let users: BTreeSet<String> = ["mona".to_string(), "hubot".to_string()].into();
+    fn the_user_is_the_one_asked_for_else_the_signed_in_login_else_the_only_one_in_any_case() {
+        let users = logins(&["Mona", "hubot"]);
         assert_eq!(pick_user(&users, &["mona".into()], None), Ok("mona".into()));
-        assert_eq!(pick_user(&users, &["mona".into()], Some("hubot")), Ok("hubot".into()));
-        assert!(pick_user(&users, &[], None).unwrap_err().contains("hubot, mona"));
+        assert_eq!(pick_user(&users, &["MONA".into()], None), Ok("mona".into()));
+        assert_eq!(pick_user(&users, &["mona".into()], Some("Hubot")), Ok("hubot".into()));
+        assert!(pick_user(&users, &[], None).unwrap_err().contains("(hubot, Mona)"));
         assert!(pick_user(&users, &["octocat".into()], None).unwrap_err().contains("octocat"));
-        let one: BTreeSet<String> = ["mona".to_string()].into();
-        assert_eq!(pick_user(&one, &[], None), Ok("mona".into()));
+        let both = pick_user(&users, &["mona".into(), "hubot".into()], None).unwrap_err();
+        assert!(both.contains("several logins this machine signed in with (hubot, mona)"), "{both}");
+        assert_eq!(pick_user(&logins(&["Mona"]), &[], None), Ok("mona".into()));
+    }
+
+    #[test]
+    fn a_message_lists_a_few_logins_and_counts_the_rest() {
+        let many: Vec<String> = (0..5000).map(|n| format!("user{n:04}")).collect();
+        let users = logins(&many.iter().map(String::as_str).collect::<Vec<_>>());
+        let error = pick_user(&users, &[], None).unwrap_err();
+        assert!(error.contains("(user0000, user0001, user0002, user0003, user0004, user0005, user0006, user0007, user0008, user0009, and 4990 more)"), "{error}");
+        assert!(error.len() < 300, "{error}");
+    }
+
+    #[test]
+    fn an_organisations_report_keeps_only_the_rows_of_whose_it_is_read_for() {
+        let mut text = String::from("date,username,model,quantity,sku\n");
+        for n in 0..3000 {
+            text += &format!("2026-10-06,dev{n},GPT-5.4 mini,1,copilot_ai_credit\n");
+        }
+        text += "2026-10-07,Mona,GPT-5.4 mini,2,copilot_ai_credit\n";
+        let mut signed_in = Reports::new(None, &["mona".into()]);
+        signed_in.read("org.csv", text.as_bytes()).unwrap();
+        assert_eq!((signed_in.rows.len(), signed_in.kept.seen.len()), (1, 3001));
+        // No login known: the only login's rows, dropped once a second shows there is none.
+        let mut unknown = Reports::new(None, &[]);
+        unknown.read("org.csv", text.as_bytes()).unwrap();
+        assert_eq!(unknown.rows.len(), 0);
+        assert!(
+            unknown.reconcile(std::iter::empty(), &RateTable::default_table()).unwrap_err().contains("and 2991 more")
+        );
     }
 
     #[test]
     fn a_csv_that_is_not_a_report_names_the_columns_it_lacks() {
-        let error = read("notes.csv", b"day,who,what\n2026-11-02,mona,x\n").unwrap_err();
+        let error = Reports::new(None, &[]).read("notes.csv", &b"day,who,what\n2026-11-02,mona,x\n"[..]).unwrap_err();
         assert!(error.contains("lacks the columns date, username, model, quantity"), "{error}");
     }
 }

@@ -162,6 +162,35 @@ pub fn grouped_decimal(number: f64) -> String {
     format!("{sign}{}.{:02}", grouped(hundredths / 100), hundredths % 100)
 }
 
+/// A number as people and spreadsheets write it: `1,234.5` (commas grouping three digits), or
+/// with `decimal_comma` `1.234,5` and `1,5` too; spaces between groups are dropped. What Rust
+/// reads after that (`1e-05`, `inf`) is the caller's to allow. None when it is not a number.
+pub fn parse_grouped(text: &str, decimal_comma: bool) -> Option<f64> {
+    let text: String = text.trim().chars().filter(|c| !matches!(c, ' ' | '\u{a0}' | '\u{202f}' | '\'')).collect();
+    let (comma, dot) = (text.rfind(','), text.rfind('.'));
+    let decimal = match (comma, dot) {
+        (Some(comma), Some(dot)) if comma > dot => ',',
+        (Some(_), None) if decimal_comma && text.matches(',').count() == 1 => ',',
+        _ => '.',
+    };
+    let grouping = if decimal == ',' { '.' } else { ',' };
+    let (whole, fraction) = match text.split_once(decimal) {
+        Some((whole, fraction)) => (whole, Some(fraction)),
+        None => (text.as_str(), None),
+    };
+    // Groups of three digits after the first, when grouped at all.
+    let mut groups = whole.trim_start_matches(['-', '+']).split(grouping);
+    let first = groups.next().unwrap_or_default();
+    if whole.contains(grouping) && (first.is_empty() || first.len() > 3 || groups.any(|group| group.len() != 3)) {
+        return None;
+    }
+    let number = match fraction {
+        Some(fraction) => format!("{}.{fraction}", whole.replace(grouping, "")),
+        None => whole.replace(grouping, ""),
+    };
+    number.parse::<f64>().ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

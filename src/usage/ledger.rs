@@ -18,6 +18,7 @@
 //! entry and the session are flagged `implausible_counter`, and a log's line says why in
 //! `problems`, as do a shutdown without `modelMetrics` and a counter line without a date.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use chrono::NaiveDate;
@@ -44,13 +45,22 @@ pub struct LoggedAt<'a> {
     pub timestamp: &'a str,
 }
 
-/// Each counted checkpoint's increase per agent (the main agent, or a sub-agent by its name)
-/// and model, on its day: where the credits went (`--by subagent`).
+/// Each counted checkpoint's increase per sub-agent (by its name) and model, on its day: where
+/// the credits went (`--by subagent`; the rest of the day's count is the main agent's).
 #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct AgentShares {
-    /// The last checkpoint's totals per agent (`main` or a sub-agent's id) and model.
+    /// The last checkpoint's totals per sub-agent (by its id) and model.
     last_totals: BTreeMap<(String, String), (Tokens, Recorded)>,
     pub entries: BTreeMap<(NaiveDate, String, String), Entry>,
+}
+
+impl AgentShares {
+    /// The sub-agents' shares of `model`'s figures on `day`, by name.
+    pub fn of<'a>(&'a self, day: NaiveDate, model: &'a str) -> impl Iterator<Item = (&'a str, &'a Entry)> {
+        let on_day =
+            self.entries.range((day, String::new(), String::new())..).take_while(move |((at, ..), _)| *at == day);
+        on_day.filter(move |((.., of), _)| of == model).map(|((_, label, _), entry)| (label.as_str(), entry))
+    }
 }
 
 /// What was wrong with a counter line of the log, for the report.
@@ -142,11 +152,24 @@ impl TimedCall {
 /// set again when an entry is read; the flags are read back as the ledger's own constants.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct SessionLedger {
-    /// The agent whose session it is, and the home (by the analysis's index) it is counted in:
-    /// the first that holds it (both set when the session's usage is finished).
+    /// The agent whose session it is (set when the session's usage is finished), and the home
+    /// (by the analysis's index) it is counted in: its log's, the first of its copies' (the
+    /// days only a later copy holds are that copy's home's, `day_homes`), else the first that
+    /// names the session.
     #[serde(skip)]
     pub agent: &'static str,
     pub home: usize,
+    /// The log it was read from (the analysis's file index), which the report names.
+    #[serde(skip)]
+    pub file: Option<usize>,
+    /// The days the log's counter lines put usage on, each with the first such line, in day
+    /// order: where the report places a day usage cannot be on, and which copy of a session
+    /// holds a day.
+    record_days: Vec<(NaiveDate, Place)>,
+    /// The days another home's copy of the session holds first (a session copied onto another
+    /// machine and gone on there), each with that home: their usage is that home's.
+    #[serde(skip)]
+    day_homes: Vec<(NaiveDate, usize)>,
     /// The session's project (set with its agent), for `--by project`.
     pub project: String,
     #[serde(skip)]
@@ -202,6 +225,9 @@ impl SessionLedger {
         SessionLedger {
             agent: "",
             home: 0,
+            file: None,
+            record_days: Vec::new(),
+            day_homes: Vec::new(),
             project: String::new(),
             zone,
             last_totals: BTreeMap::new(),
@@ -246,6 +272,9 @@ impl SessionLedger {
             "its tokens cannot be put on a day, so they are in no usage row (only in the session's per-call sum)"
                 .to_string()
         });
+        if let Some(millis) = millis {
+            self.note_day(self.zone.day(millis), at.place);
+        }
         let Call { reading, recorded, byok, auto } = call;
         if !reading.unusable.is_empty() {
             self.note(Some(at.place), DiagnosticKind::ImplausibleCounter, || {
@@ -269,6 +298,7 @@ impl SessionLedger {
         self.written_by_cumulative_version();
         self.billed_figure(Some(at.place), RECORD, recorded);
         let Some(millis) = crate::time::parse_millis(at.timestamp) else { return };
+        self.note_day(self.zone.day(millis), at.place);
         let latest = self.usage_checkpoint.as_deref().copied();
         if latest.is_none_or(|(latest, _)| latest <= millis) {
             // Running totals never go down: a lower one keeps the higher, and says so.
@@ -393,10 +423,10 @@ impl SessionLedger {
         entry
     }
 
-    /// One turn of a session whose tokens are recorded per turn (a VS Code chat request), on
-    /// its own day: counted when the record covers the whole turn, a partial lower bound when
-    /// it describes only the turn's last call. `implausible`: a counter was left out.
-    pub fn turn(&mut self, millis: Option<i64>, model: &str, entry: Entry, whole: bool) {
+    /// One turn of a session whose tokens are recorded per turn (a VS Code chat request, at
+    /// `at`), on its own day: counted when the record covers the whole turn, a partial lower
+    /// bound when it describes only the turn's last call. `implausible`: a counter was left out.
+    pub fn turn(&mut self, at: Place, millis: Option<i64>, model: &str, entry: Entry, whole: bool) {
         let (tokens, implausible) = (entry.tokens, entry.implausible || entry.recorded.implausible);
         self.calls.add(&tokens);
         if implausible {
@@ -415,8 +445,23 @@ impl SessionLedger {
             self.checkpoints += 1;
             self.last_checkpoint_ms = self.last_checkpoint_ms.max(Some(millis));
         }
-        let key = EntryKey { day: self.zone.day(millis), model: model.to_string(), kind };
+        let day = self.zone.day(millis);
+        self.note_day(day, at);
+        let key = EntryKey { day, model: model.to_string(), kind };
         self.entries.add(key, &entry);
+    }
+
+    /// A counter line at `at` puts usage on `day` (the first line of each day is kept).
+    fn note_day(&mut self, day: NaiveDate, at: Place) {
+        if let Err(index) = self.record_days.binary_search_by_key(&day, |(known, _)| *known) {
+            self.record_days.insert(index, (day, at));
+        }
+    }
+
+    /// The first counter line of the log that put usage on `day`.
+    pub fn first_line_on(&self, day: NaiveDate) -> Option<Place> {
+        let index = self.record_days.binary_search_by_key(&day, |(known, _)| *known).ok()?;
+        Some(self.record_days[index].1)
     }
 
     /// The line's time, or `None` with a problem noted (`consequence` says what follows).
@@ -512,6 +557,7 @@ impl SessionLedger {
         self.checkpoints += 1;
         self.last_checkpoint_ms = self.last_checkpoint_ms.max(Some(millis));
         let day = self.zone.day(millis);
+        self.note_day(day, at.place);
         let had_calls = self.calls.requests > 0;
         let mut interval = std::mem::take(&mut self.interval);
         if self.counting == Counting::Unknown && self.restarted(metrics) {
@@ -672,14 +718,15 @@ impl SessionLedger {
         }
     }
 
-    /// A counted checkpoint's increase per agent and model, by the same rules as per model: a
-    /// total that cannot be read or went down adds nothing.
+    /// A counted checkpoint's increase per sub-agent and model, by the same rules as per model:
+    /// a total that cannot be read or went down adds nothing (the main agent's share is what
+    /// the sub-agents' leave of the count).
     fn agent_checkpoint<'a, M: ModelTotal + 'a>(
         &mut self,
         day: NaiveDate,
         agents: impl Iterator<Item = (&'a str, &'a str, &'a BTreeMap<String, M>)>,
     ) {
-        for (id, label, models) in agents {
+        for (id, label, models) in agents.filter(|(id, ..)| *id != "main") {
             for (model, metric) in models {
                 let key = (id.to_string(), model.clone());
                 let shares = self.agents.get_or_insert_with(Default::default);
@@ -716,16 +763,52 @@ impl SessionLedger {
         self.pending_checkpoints = Vec::new();
     }
 
-    /// Of two logs of one session (a copy left in an older folder, the same home given twice),
-    /// the one to count: the later last checkpoint, then more checkpoints, then more calls. The
-    /// other is not added: the copies hold the same tokens.
+    /// Of two logs of one session (a copy left in an older folder, the same home given twice, a
+    /// session copied onto another machine), the one to count: the later last checkpoint, then
+    /// more checkpoints, then more calls. The other is not added: the copies hold the same
+    /// tokens. Each day is counted in the first home whose copy holds it: a copy that went on a
+    /// day longer on another machine gives that day to that machine.
     pub fn keep_more_complete(self, other: SessionLedger) -> SessionLedger {
         let rank = |ledger: &SessionLedger| {
             (ledger.last_checkpoint_ms, ledger.checkpoints, ledger.calls.requests, ledger.calls.input)
         };
+        let home = self.home.min(other.home);
+        let mut holders = self.day_holders();
+        for (day, holder) in other.day_holders() {
+            let first = holders.entry(day).or_insert(holder);
+            *first = (*first).min(holder);
+        }
         let mut kept = if rank(&other) > rank(&self) { other } else { self };
         kept.flags.insert("several_logs_most_complete_counted");
+        kept.home = home;
+        kept.day_homes = holders.into_iter().filter(|(_, holder)| *holder != home).collect();
         kept
+    }
+
+    /// The first home holding each day of the copies merged into this one.
+    fn day_holders(&self) -> BTreeMap<NaiveDate, usize> {
+        let own = self.record_days.iter().map(|(day, _)| (*day, self.home_of(*day)));
+        own.chain(self.day_homes.iter().copied()).collect()
+    }
+
+    /// The home a day's usage is counted in.
+    pub fn home_of(&self, day: NaiveDate) -> usize {
+        match self.day_homes.binary_search_by_key(&day, |(known, _)| *known) {
+            Ok(index) => self.day_homes[index].1,
+            Err(_) => self.home,
+        }
+    }
+
+    /// The entries by the home their day is counted in (`home_of`), in home order.
+    pub fn entries_by_home(&self) -> Vec<(usize, Cow<'_, Entries>)> {
+        if self.day_homes.is_empty() {
+            return vec![(self.home, Cow::Borrowed(&self.entries))];
+        }
+        let mut parts: BTreeMap<usize, Entries> = BTreeMap::new();
+        for (key, entry) in self.entries.iter() {
+            parts.entry(self.home_of(key.day)).or_default().add(key.clone(), entry);
+        }
+        parts.into_iter().map(|(home, entries)| (home, Cow::Owned(entries))).collect()
     }
 
     /// Closes the ledger: calls no checkpoint covered become a partial lower bound, or, for a
@@ -872,5 +955,44 @@ fn left_out_text(left_out: LeftOut) -> String {
     match parts.as_slice() {
         [_, _, _] => "counts".to_string(),
         _ => parts.join(" and "),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A copy of a session's log in `home`, one request on each day of October in `days`.
+    fn copy(home: usize, days: std::ops::RangeInclusive<u32>) -> SessionLedger {
+        let mut ledger = SessionLedger::new(Zone::Utc);
+        ledger.home = home;
+        for day in days {
+            let millis = NaiveDate::from_ymd_opt(2026, 10, day).unwrap().and_hms_opt(9, 0, 0).unwrap();
+            let tokens = Tokens { requests: 1, input: 100, output: 10, ..Tokens::default() };
+            let entry = Entry { tokens, ..Entry::default() };
+            ledger.turn(Place::Line(u64::from(day)), Some(millis.and_utc().timestamp_millis()), "m", entry, true);
+        }
+        ledger
+    }
+
+    #[test]
+    fn each_day_of_copied_logs_is_the_first_home_holding_it_in_whatever_order_they_come() {
+        let homes = |ledger: &SessionLedger| -> Vec<(u32, usize)> {
+            let parts = ledger.entries_by_home();
+            let days = parts.iter().flat_map(|(home, entries)| entries.iter().map(move |(key, _)| (key.day, *home)));
+            let mut days: Vec<(u32, usize)> = days.map(|(day, home)| (chrono::Datelike::day(&day), home)).collect();
+            days.sort_unstable();
+            days
+        };
+        let expected = [(1, 0), (2, 0), (3, 1), (4, 2)];
+        for order in [[0, 1, 2], [2, 1, 0], [1, 2, 0], [2, 0, 1]] {
+            let copies = [copy(0, 1..=2), copy(1, 1..=3), copy(2, 1..=4)];
+            let mut copies = order.map(|at| copies[at].clone()).into_iter();
+            let first = copies.next().unwrap();
+            let merged = copies.fold(first, SessionLedger::keep_more_complete);
+            assert_eq!(homes(&merged), expected, "merged in the order {order:?}");
+            assert_eq!(merged.first_line_on(NaiveDate::from_ymd_opt(2026, 10, 4).unwrap()), Some(Place::Line(4)));
+        }
+        assert_eq!(homes(&copy(3, 1..=2)), [(1, 3), (2, 3)], "a log alone: its home");
     }
 }

@@ -9,10 +9,31 @@ use std::collections::BTreeMap;
 use chrono::{Datelike, Days, NaiveDate};
 use serde::Serialize;
 
-use super::credits::{counts, entry_credits};
+use super::counters::MAX_PLAUSIBLE_BILLED;
+use super::credits::{counts, entry_credits, parse_grouped};
 use super::ledger::SessionLedger;
 use super::rates::RateTable;
 use super::{Entry, EntryKey, NANO_AIU_PER_CREDIT, NANO_DOLLARS_PER_CREDIT};
+
+/// A monthly allowance as a person types it: digits, commas grouping thousands, a decimal point
+/// (`500`, `1,500`, `1500.5`), above 0 and at most 10^9 credits (`MAX_PLAUSIBLE_BILLED`). The
+/// rest (`5e2`, `inf`, `-3`, `0`, nothing) is refused, in the same words whatever it is.
+pub fn parse_allowance(text: &str) -> Result<f64, String> {
+    let written = text.trim();
+    let plain = written.bytes().all(|byte| byte.is_ascii_digit() || byte == b',' || byte == b'.');
+    // A point marks the decimals, after every comma, with digits on both sides.
+    let (whole, decimals) = written.split_once('.').unwrap_or((written, "0"));
+    let digits_around_point = !whole.is_empty() && !decimals.is_empty() && !decimals.contains([',', '.']);
+    match parse_grouped(written, false) {
+        Some(credits) if plain && digits_around_point && credits > 0.0 && credits <= MAX_PLAUSIBLE_BILLED => {
+            Ok(credits)
+        }
+        _ => Err(format!(
+            "{text:?} is not an allowance: give a number of AI credits above 0 and at most 1,000,000,000, like 1500, \
+             1,500 or 1500.5 (1 credit = 0.01 USD)"
+        )),
+    }
+}
 
 /// A month's credits, day by day up to the day they are known to.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -160,4 +181,21 @@ mod tests {
         assert_eq!((done.finished, done.used, done.projected, done.runs_out_on), (true, 370.0, None, None));
         assert_eq!(done.days.len(), 30);
     }
+
+    #[test]
+    fn an_allowance_is_read_as_a_person_types_it_and_the_rest_refused_alike() {
+        for (typed, credits) in [("500", 500.0), ("1,500", 1500.0), ("1500.5", 1500.5), (" 7000 ", 7000.0)] {
+            assert_eq!(parse_allowance(typed), Ok(credits), "{typed}");
+        }
+        assert_eq!(parse_allowance("1,000,000,000"), Ok(1e9));
+        for typed in
+            ["5e2", "inf", "NaN", "-3", "0", "0.0", "", "1,50", "1.500,5", ".5", "5.", "1e9", "1,000,000,001", "ten"]
+        {
+            let refused = parse_allowance(typed).unwrap_err();
+            assert_eq!(refused, format!("{typed:?} {}", REFUSED), "{typed}");
+        }
+    }
+
+    const REFUSED: &str = "is not an allowance: give a number of AI credits above 0 and at most 1,000,000,000, like \
+                           1500, 1,500 or 1500.5 (1 credit = 0.01 USD)";
 }

@@ -123,6 +123,16 @@ impl RateTable {
     pub fn lookup(&self, model: &str) -> Option<&ModelRate> {
         self.by_id.get(&normalise(model)).map(|&index| &self.models[index])
     }
+
+    /// The id of a model named by its id, an alias, or its display name (as GitHub's usage
+    /// report names it: "Claude Opus 4.6" is `claude-opus-4.6`).
+    pub fn id_of(&self, model: &str) -> Option<&str> {
+        let named = || {
+            let wanted = normalise(model);
+            self.models.iter().find(|rate| !rate.name.is_empty() && normalise(&rate.name) == wanted)
+        };
+        self.lookup(model).or_else(named).map(|rate| rate.id.as_str())
+    }
 }
 
 impl ModelRate {

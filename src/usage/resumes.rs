@@ -1,6 +1,6 @@
 //! How a resumed session's `session.shutdown` counters count, by the CLI version that wrote
 //! them (read from the `@github/copilot` packages' code; the table and its evidence are in
-//! the README, "Resumed sessions"):
+//! the guide, docs/src/usage.md, "Resumed sessions"):
 //!
 //! - up to 1.0.65 (and 1.0.66's pre-releases) a resumed process rebuilds its counters from
 //!   the persisted events, and the per-call `assistant.usage` events are never persisted: each

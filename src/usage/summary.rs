@@ -7,6 +7,7 @@ use std::io;
 use chrono::NaiveDate;
 use serde::Serialize;
 
+use super::counters::Recorded;
 use super::credits::{CreditsUsed, entry_credits};
 use super::ledger::{AMBIGUOUS_RESUME, IMPLAUSIBLE_COUNTER, SESSION_TOTAL_ABOVE_MODELS, SessionLedger};
 use super::plausible::IMPLAUSIBLE_DATE;
@@ -252,6 +253,15 @@ impl Accumulator {
         self.estimated_nanos += credits.estimated_nanos;
     }
 
+    /// Adds `entry` to a total: usage on a day it cannot be on is left out of it, and said.
+    fn add_to_total(&mut self, rates: &RateTable, agent: &'static str, model: &str, entry: &Entry) {
+        if entry.implausible_date {
+            self.implausible_date = true;
+        } else {
+            self.add(rates, agent, model, entry);
+        }
+    }
+
     /// Credits: recorded plus the estimate of what was not recorded (none when that cannot be
     /// priced), to the hundredth.
     fn credits(&self) -> Option<f64> {
@@ -382,7 +392,7 @@ pub fn summarize<'a>(
                 project_credits.entry(group.clone()).or_default().add(rates, key, entry);
             }
             groups.entry((group, split, key.model.clone(), key.kind)).or_default().add(rates, agent, &key.model, entry);
-            totals.entry(key.kind).or_default().add(rates, agent, &key.model, entry);
+            totals.entry(key.kind).or_default().add_to_total(rates, agent, &key.model, entry);
             credits_used.add(rates, key, entry);
         }
     }
@@ -421,10 +431,11 @@ pub fn summarize<'a>(
     UsageTable { rows, totals, credits_used, project_credits }
 }
 
-/// The figures by agent (the main agent, or a sub-agent by its name) and model: the counted
-/// ones from the shutdowns' `agentMetrics`; a session that does not write them (and a VS Code
-/// chat) is the main agent's, as are partial, recovered and ambiguous figures, so that the
-/// totals are plain usage's.
+/// The figures by agent (the main agent, or a sub-agent by its name) and model: each
+/// sub-agent's share of the counted figures from the shutdowns' `agentMetrics`, at most what
+/// its day and model counted (`take_share`); the rest is the main agent's, as are the figures
+/// of sessions that do not write them (and VS Code chats) and partial, recovered and ambiguous
+/// figures, so that the totals are plain usage's whatever the shares say.
 pub fn summarize_subagents<'a>(
     ledgers: impl Iterator<Item = &'a SessionLedger>,
     rates: &RateTable,
@@ -437,23 +448,25 @@ pub fn summarize_subagents<'a>(
     let mut credits_used = CreditsUsed::default();
     let mut add = |kind: Kind, label: &str, agent: &'static str, model: &str, entry: &Entry| {
         groups.entry((label.to_string(), model.to_string(), kind)).or_default().add(rates, agent, model, entry);
-        totals.entry(kind).or_default().add(rates, agent, model, entry);
+        totals.entry(kind).or_default().add_to_total(rates, agent, model, entry);
     };
     for ledger in ledgers.filter(|ledger| range.keeps(ledger.agent)) {
-        if let Some(shares) = &ledger.agents {
-            for ((_, label, model), entry) in shares.entries.iter().filter(|((day, ..), _)| range.contains(*day)) {
-                add(Kind::Counted, label, ledger.agent, model, entry);
-            }
-        }
         for (key, entry) in ledger.entries.iter().filter(|(key, _)| range.contains(key.day)) {
             credits_used.add(rates, key, entry);
-        }
-        let main_entries = ledger
-            .entries
-            .iter()
-            .filter(|(key, _)| range.contains(key.day) && (ledger.agents.is_none() || key.kind != Kind::Counted));
-        for (key, entry) in main_entries {
-            add(key.kind, MAIN, ledger.agent, &key.model, entry);
+            let mut main = *entry;
+            let shares = ledger.agents.as_deref().filter(|_| key.kind == Kind::Counted);
+            let shares = shares.into_iter().flat_map(|shares| shares.of(key.day, &key.model));
+            let mut shared = false;
+            for (label, share) in shares {
+                let taken = take_share(&mut main, share);
+                if !is_nothing(&taken) {
+                    shared = true;
+                    add(Kind::Counted, label, ledger.agent, &key.model, &taken);
+                }
+            }
+            if !(shared && is_nothing(&main)) {
+                add(key.kind, MAIN, ledger.agent, &key.model, &main);
+            }
         }
     }
     let rows = groups
@@ -462,6 +475,63 @@ pub fn summarize_subagents<'a>(
         .collect();
     let totals = totals.into_iter().map(|(kind, accumulator)| (kind, accumulator.row(String::new(), kind))).collect();
     UsageTable { rows, totals, credits_used, project_credits: Vec::new() }
+}
+
+/// A sub-agent's share of a counted entry, taken from what remains of it: at most that, part by
+/// part (requests, fresh input, cache reads, cache writes, output besides reasoning, reasoning,
+/// so that each part stays a whole record and the two add up to the entry), with the entry's
+/// flags; its billed figures at most the entry's. A share the logs got wrong (above the day's
+/// count, of a model not counted) can take no more than there is.
+fn take_share(remaining: &mut Entry, share: &Entry) -> Entry {
+    let tokens = parts_min(&share.tokens, &remaining.tokens);
+    let long = parts_min(&tokens, &remaining.long);
+    remaining.tokens = parts_less(&remaining.tokens, &tokens);
+    remaining.long = parts_less(&remaining.long, &long);
+    let take = |have: &mut Option<u64>, asked: Option<u64>| {
+        let (have, asked) = (have.as_mut()?, asked?);
+        let taken = asked.min(*have);
+        *have -= taken;
+        Some(taken)
+    };
+    let recorded = Recorded {
+        nano_aiu: take(&mut remaining.recorded.nano_aiu, share.recorded.nano_aiu),
+        premium_milli: take(&mut remaining.recorded.premium_milli, share.recorded.premium_milli),
+        implausible: remaining.recorded.implausible,
+    };
+    Entry { tokens, long, recorded, unrecorded: Tokens::default(), unrecorded_long: Tokens::default(), ..*remaining }
+}
+
+/// Whether an entry holds no tokens and no billed figure.
+fn is_nothing(entry: &Entry) -> bool {
+    entry.tokens.is_zero() && entry.recorded.is_zero()
+}
+
+/// A record's parts that add up: requests, fresh input, cache reads, cache writes, output
+/// besides reasoning, reasoning.
+fn parts(tokens: &Tokens) -> [u64; 6] {
+    let Tokens { requests, cache_read, cache_write, reasoning, .. } = *tokens;
+    [requests, tokens.fresh_input(), cache_read, cache_write, tokens.output.saturating_sub(reasoning), reasoning]
+}
+
+fn from_parts([requests, fresh, cache_read, cache_write, output, reasoning]: [u64; 6]) -> Tokens {
+    Tokens {
+        requests,
+        input: fresh.saturating_add(cache_read).saturating_add(cache_write),
+        cache_read,
+        cache_write,
+        output: output.saturating_add(reasoning),
+        reasoning,
+    }
+}
+
+fn parts_min(a: &Tokens, b: &Tokens) -> Tokens {
+    let (a, b) = (parts(a), parts(b));
+    from_parts(std::array::from_fn(|at| a[at].min(b[at])))
+}
+
+fn parts_less(a: &Tokens, b: &Tokens) -> Tokens {
+    let (a, b) = (parts(a), parts(b));
+    from_parts(std::array::from_fn(|at| a[at].saturating_sub(b[at])))
 }
 
 /// The sessions (by id) whose ledgers carry `flag`, such as `implausible_counter`.
@@ -538,7 +608,8 @@ pub fn session_usage(ledger: &SessionLedger, rates: &RateTable) -> SessionUsage 
     }
 }
 
-/// The rows as CSV, flags joined with `;`.
+/// The rows as CSV, flags joined with `;`; a text that would open as a formula is written as text
+/// (`csv_cells`).
 pub fn write_csv(rows: &[UsageRow], by: GroupBy, out: impl io::Write) -> io::Result<()> {
     let mut writer = csv::Writer::from_writer(out);
     let mut header: Vec<&str> = by.column().into_iter().collect();
@@ -561,13 +632,15 @@ pub fn write_csv(rows: &[UsageRow], by: GroupBy, out: impl io::Write) -> io::Res
         "flags",
     ]);
     writer.write_record(&header)?;
+    // The texts as text, whatever they start with; the figures as written.
+    let text = |cell: &str| crate::csv_cells::text(cell).into_owned();
     for row in rows {
         let mut record = Vec::new();
         if let Some(key) = row.group() {
-            record.push(key.to_string());
+            record.push(text(key));
         }
-        record.push(row.agent.to_string());
-        record.push(row.model.clone());
+        record.push(text(row.agent));
+        record.push(text(&row.model));
         for count in [row.requests, row.input, row.cache_read, row.cache_write, row.output, row.reasoning, row.total] {
             record.push(count.to_string());
         }
@@ -576,8 +649,8 @@ pub fn write_csv(rows: &[UsageRow], by: GroupBy, out: impl io::Write) -> io::Res
         record.push(row.recorded_nano_aiu.map(|n| n.to_string()).unwrap_or_default());
         record.push(row.premium_requests.map(|p| p.to_string()).unwrap_or_default());
         record.push(row.credits.map(|c| c.to_string()).unwrap_or_default());
-        record.push(row.credits_from.to_string());
-        record.push(row.flags.join(";"));
+        record.push(text(row.credits_from));
+        record.push(text(&row.flags.join(";")));
         writer.write_record(&record)?;
     }
     writer.flush()

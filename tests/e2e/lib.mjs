@@ -162,7 +162,8 @@ export function native(input, { includeThinking = false, byName = false } = {}) 
 // ---- CSV as the csv crate writes it (QuoteStyle::Necessary, \n terminators) ------------------
 
 function csvField(value) {
-  const text = String(value);
+  // A text that would open as a formula is written as text, a ' before it (src/csv_cells.rs).
+  const text = typeof value === 'string' && /^[=+\-@\t\r\0]/.test(value) ? `'${value}` : String(value);
   return /[",\r\n]/.test(text) || text === '' ? (text === '' ? '' : `"${text.replaceAll('"', '""')}"`) : text;
 }
 

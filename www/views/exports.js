@@ -12,7 +12,7 @@ export async function render(container, ctx) {
   const shared = outputs.find((file) => file.made_from === 'choices').name;
   const status = h('p#export-status.muted', { attrs: { 'aria-live': 'polite' } });
   const run = async (what, sessionId, name) => {
-    status.textContent = `Making ${name}…`;
+    status.textContent = `Making ${name}…${ctx.engine.fullEngineNote}`;
     try {
       const blob = await ctx.engine.exportFile(what, sessionId);
       ctx.download(blob, name);
@@ -34,7 +34,7 @@ export async function render(container, ctx) {
   const withSystemPrompt = h('input#report-system-prompt', { type: 'checkbox' });
   const transcriptSelect = h('select#report-sessions', { multiple: true, size: 4, attrs: { 'aria-label': 'Sessions whose transcripts go in the report' } }, [...sessionSelect.options].map((option) => h('option', { value: option.value }, option.textContent)));
   const makeReport = async () => {
-    status.textContent = `Making ${shared}…`;
+    status.textContent = `Making ${shared}…${ctx.engine.fullEngineNote}`;
     try {
       const sessions = [...transcriptSelect.selectedOptions].map((option) => option.value);
       const asked = { today: ctx.today(), month: reportMonth.value || null, since: null, until: null, allowance: savedAllowance(), short_project_names: shortNames.checked, sessions, with_system_prompt: withSystemPrompt.checked };
@@ -51,7 +51,7 @@ export async function render(container, ctx) {
   const teamMachine = h('input#team-machine', { type: 'text', placeholder: 'the folder name', attrs: { 'aria-label': 'Machine' } });
   const teamShare = h('input#team-share-projects', { type: 'checkbox' });
   const makeTeamExport = async (name) => {
-    status.textContent = `Making ${name}…`;
+    status.textContent = `Making ${name}…${ctx.engine.fullEngineNote}`;
     try {
       // The page's clock, to the second, as the CLI's --exported-at takes it.
       const options = { user: teamUser.value || null, machine: teamMachine.value || null, share_projects: teamShare.checked, exported_at: new Date().toISOString() };
@@ -86,7 +86,7 @@ export async function render(container, ctx) {
     ),
     section(
       'For a team',
-      h('p.muted', null, 'Your usage per day, agent, model, project and machine, with your login and machine, for a team to read with everyone\'s in DuckDB, BigQuery or Spark (see docs/team.md). No prompt, reply or tool output is in it; projects are short names unless you share them. The same bytes as copilot-lens usage --export. Parquet is made only by the command-line tool: its writer would make this page\'s first download larger.'),
+      h('p.muted', null, 'Your usage per day, agent, model, project and machine, with your login and machine, for a team to read with everyone\'s in DuckDB, BigQuery or Spark (the guide\'s chapter on team exports shows how). No prompt, reply or tool output is in it; projects are short names unless you share them. The same bytes as copilot-lens usage --export. Parquet is made only by the command-line tool: its writer would make this page\'s first download larger.'),
       h(
         'div.controls',
         null,

@@ -28,15 +28,11 @@ function saveAllowance(text) {
   }
 }
 
-/** The allowance the person keeps in this browser, in credits; null when none. */
-export const savedAllowance = () => allowanceOf(loadAllowance());
-
-/** The allowance typed, as a number of credits; null when empty or not a number of credits. */
-function allowanceOf(text) {
-  if (text.trim() === '') return null;
-  const value = Number(text);
-  return Number.isFinite(value) && value >= 0 ? value : null;
-}
+/**
+ * The allowance the person keeps in this browser, as typed; null when none. The engine reads
+ * it as the CLI's --allowance (`usage::month::parse_allowance`): 500, 1,500, 1500.5.
+ */
+export const savedAllowance = () => loadAllowance().trim() || null;
 
 function tile(metric, label, value, text, note) {
   return h(
@@ -107,7 +103,6 @@ function outlook(m) {
   }
   let runOut;
   if (m.allowance === null) runOut = 'Give a monthly allowance to see the day it would run out.';
-  else if (m.allowance === 0) runOut = 'With an allowance of 0 credits, every credit used is beyond it.';
   else if (m.runs_out_on && m.used >= m.allowance) runOut = `The allowance of ${fmtCredits(m.allowance)} credits ran out on ${m.runs_out_on}.`;
   else if (m.runs_out_on) runOut = `At this pace the allowance of ${fmtCredits(m.allowance)} credits runs out on ${m.runs_out_on}.`;
   else if (m.finished) runOut = `The allowance of ${fmtCredits(m.allowance)} credits lasted the month: ${fmtCredits(m.allowance - m.used)} left over.`;
@@ -200,7 +195,7 @@ export async function render(container, ctx) {
   months.sort().reverse();
   const select = h('select#month-select', null, months.map((m) => h('option', { value: m }, `${monthName(m)} (${m})`)));
   select.value = todayMonth;
-  const allowance = h('input#month-allowance', { type: 'number', min: '0', step: 'any', placeholder: 'none', value: loadAllowance(), attrs: { inputmode: 'decimal', 'aria-label': 'monthly allowance in AI credits' } });
+  const allowance = h('input#month-allowance', { type: 'text', placeholder: 'none', value: loadAllowance(), attrs: { inputmode: 'decimal', 'aria-label': 'monthly allowance in AI credits' } });
   // The plans the CLI's --plan knows (src/usage/plans.json, through the engine: no copy here).
   const plans = Object.entries((ctx.plans && ctx.plans.plans) || {});
   const plan = h('select#month-plan', { attrs: { 'aria-label': 'plan' } }, h('option', { value: '' }, 'plan…'), plans.map(([name, credits]) => h('option', { value: String(credits) }, `${name} (${fmtCredits(credits)})`)));
@@ -243,8 +238,7 @@ export async function render(container, ctx) {
     const ask = ++shown;
     const month = select.value;
     const first = `${month}-01`;
-    const limit = allowanceOf(allowance.value);
-    const m = await ctx.ask({ month: { month: first, today, allowance: limit } });
+    const m = await ctx.ask({ month: { month: first, today, allowance: allowance.value.trim() || null } });
     const last = `${month}-${String(m.days_in_month).padStart(2, '0')}`;
     const [bySession, byProject, byModel] = await Promise.all([
       ctx.get({ usage: { by: 'session', since: first, until: last, agent: '' } }),
@@ -377,6 +371,7 @@ async function drawBillChart(canvas, bill) {
 async function renderBill(out, ctx, user) {
   const facts = ctx.engine.facts;
   const bills = ctx.bills();
+  if (bills.length) add(clear(out), h('p.muted', null, `Reading GitHub's usage report…${ctx.engine.fullEngineNote}`));
   const bill = bills.length ? await ctx.reconcileBill(bills, user) : null;
   if (!ctx.alive()) return;
   out.dataset.bill = bill ? JSON.stringify(bill) : '';
@@ -394,6 +389,8 @@ async function renderBill(out, ctx, user) {
     section(
       "Billed by GitHub against this machine",
       h('p#month-bill-totals', null, `${bill.file} (${bill.format}) for ${bill.user}, ${bill.from} to ${bill.to} (UTC days): ${fmtCredits(bill.totals.billed_credits)} credits billed, ${fmtCredits(bill.totals.local_credits)} here, difference ${fmtCredits(bill.totals.difference)}.`),
+      // What the reader said of the reports: rows left out by line, a report given twice, dates day first.
+      bill.notes.length ? h('ul#month-bill-notes', null, bill.notes.map((note) => h('li', null, note))) : null,
       h('div.chart-box', null, h('canvas#chart-bill', { attrs: { role: 'img', 'aria-label': 'credits billed against this machine by day' } })),
       table(
         [

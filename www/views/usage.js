@@ -10,7 +10,7 @@ const FLAG_HELP = {
   recovered: 'recovered from the store: the session was deleted',
   long_context: 'some calls priced at the long-context tier',
   implausible_counter: 'a counter that cannot be a token count (negative, fractional, too large, not a number) was left out, not added: see "Counter lines to check" below',
-  implausible_date: 'dated before 2020 or after tomorrow: no Copilot usage can be on that day; shown on it, left out of the billing month: see "Counter lines to check" below',
+  implausible_date: 'dated before 2020 or after tomorrow: no Copilot usage can be on that day; shown on it, left out of the totals and the billing month: see "Counter lines to check" below',
   byok: 'calls on your own model key (BYOK): GitHub does not bill them, no Copilot cost',
   auto: "Auto chose the model: the estimate has Auto's 10% discount",
   ambiguous_resume: 'a resumed session whose CLI version cannot tell whether its counters restarted with each process: the counted figure is the lower reading, the ambiguous_resume total what the upper one adds',

@@ -2,21 +2,31 @@
 //! the entry's name. Writes are atomic (a temporary file renamed over the entry); an entry read
 //! is touched, so that the folder's size is held under a cap by dropping the entries least
 //! recently used once a run is done.
+//!
+//! The folder is the user's, but what is in it is not trusted: an entry is read only from a
+//! regular file the cache made (never through a link, never a FIFO, never a second name of
+//! another file), its time is set only through the handle that was opened and checked, and
+//! no more of it is read than its header says it holds (`entry::stated_length`).
 
-use std::fs::{self, File};
-use std::io::{Read, Write};
+use std::fs::{self, File, Metadata};
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
 
 use copilot_lens::analysis::StoreCache;
+use copilot_lens::cache::entry::{HEADER_BYTES_AT_MOST, stated_length};
 use copilot_lens::cache::{CacheStore, CacheTally, CacheUse, Keyed, Purpose};
 
 use crate::parallel::Cache;
 use crate::roots::DiskRoots;
+use crate::terminal::say;
 
 /// The folder's size past which the least recently used entries are dropped.
 const SIZE_CAP_BYTES: u64 = 2 << 30;
+/// The largest entry kept, a quarter of the folder's cap (a log whose entry is larger, were
+/// there one, is parsed every time): a file that says it is larger is not read.
+const ENTRY_CAP_BYTES: u64 = SIZE_CAP_BYTES / 4;
 /// An entry used more lately than this is not touched again when read: eviction goes by the
 /// hour, not by the run.
 const TOUCHED_LATELY: Duration = Duration::from_secs(60 * 60);
@@ -57,13 +67,16 @@ pub struct FolderStore {
     folder: PathBuf,
     /// For the temporary files' names.
     next_temporary: AtomicU64,
+    /// A write failed (a read-only folder, a full disk): said once, and nothing more is written.
+    unwritable: AtomicBool,
 }
 
 impl FolderStore {
     /// The store in `folder`, created if missing.
-    pub fn open(folder: &Path) -> std::io::Result<FolderStore> {
+    pub fn open(folder: &Path) -> io::Result<FolderStore> {
         fs::create_dir_all(folder)?;
-        Ok(FolderStore { folder: folder.to_path_buf(), next_temporary: AtomicU64::new(0) })
+        let (next_temporary, unwritable) = (AtomicU64::new(0), AtomicBool::new(false));
+        Ok(FolderStore { folder: folder.to_path_buf(), next_temporary, unwritable })
     }
 
     fn path(&self, name: &str) -> PathBuf {
@@ -71,13 +84,14 @@ impl FolderStore {
     }
 
     /// Drops the least recently used entries while the folder is over `cap` bytes.
-    pub fn evict(&self, cap: u64) -> std::io::Result<()> {
+    pub fn evict(&self, cap: u64) -> io::Result<()> {
         let mut entries = Vec::new();
         for found in fs::read_dir(&self.folder)? {
             let found = found?;
             let path = found.path();
-            if path.extension().is_some_and(|extension| extension == EXTENSION) {
-                let metadata = found.metadata()?;
+            // The entry's own metadata, not a link's target's.
+            let metadata = found.metadata()?;
+            if path.extension().is_some_and(|extension| extension == EXTENSION) && made_by_the_cache(&metadata) {
                 entries.push((metadata.modified()?, metadata.len(), path));
             }
         }
@@ -93,47 +107,109 @@ impl FolderStore {
         Ok(())
     }
 
-    /// Drops what is over the default cap; a failure is said, never fatal.
+    /// Drops what is over the default cap, unless nothing could be written; a failure is said,
+    /// never fatal.
     pub fn finish(&self) {
+        if self.unwritable.load(Ordering::Relaxed) {
+            return;
+        }
         if let Err(error) = self.evict(SIZE_CAP_BYTES) {
-            eprintln!("copilot-lens: the cache in {} could not be trimmed: {error}", self.folder.display());
+            say!("the cache in {} could not be trimmed: {error}", self.folder.display());
         }
     }
 }
 
 impl CacheStore for FolderStore {
+    /// The entry, from a file the cache made (anything else is a miss), touched through the
+    /// handle it was read from.
     fn get(&self, name: &str) -> Option<Vec<u8>> {
-        let path = self.path(name);
-        let mut file = File::open(&path).ok()?;
+        let file = open_entry(&self.path(name)).ok()?;
         let metadata = file.metadata().ok()?;
-        let mut bytes = Vec::with_capacity(metadata.len() as usize);
-        file.read_to_end(&mut bytes).ok()?;
-        // Touched, on the file already open, unless it was lately: the least recently used go
-        // first, and a run's reads need not each write the folder.
+        if !made_by_the_cache(&metadata) {
+            return None;
+        }
+        let bytes = read_entry(&file, metadata.len()).ok()?;
+        // Touched unless it was lately: the least recently used go first, and a run's reads
+        // need not each write the folder.
         let now = SystemTime::now();
         let lately = metadata
             .modified()
             .is_ok_and(|modified| now.duration_since(modified).is_ok_and(|age| age < TOUCHED_LATELY));
-        if !lately && file.set_modified(now).is_err() {
-            // A system that sets times only through a handle opened for writing.
-            if let Ok(file) = File::options().append(true).open(&path) {
-                let _ = file.set_modified(now);
-            }
+        if !lately {
+            let _ = file.set_modified(now);
         }
         Some(bytes)
     }
 
     fn put(&self, name: &str, entry: &[u8]) {
+        if self.unwritable.load(Ordering::Relaxed) || entry.len() as u64 > ENTRY_CAP_BYTES {
+            return;
+        }
         let number = self.next_temporary.fetch_add(1, Ordering::Relaxed);
         let temporary = self.folder.join(format!(".{name}.{}.{number}.tmp", std::process::id()));
-        let written = File::create(&temporary)
+        // A new file: whatever has that name already (a link among them) is left as it is.
+        let written = File::options()
+            .write(true)
+            .create_new(true)
+            .open(&temporary)
             .and_then(|mut file| file.write_all(entry))
             .and_then(|()| fs::rename(&temporary, self.path(name)));
-        if written.is_err() {
-            // A cache that cannot be written only costs the next run its time.
+        if let Err(error) = written {
             let _ = fs::remove_file(&temporary);
+            // A cache that cannot be written only costs the next run its time: said once.
+            if !self.unwritable.swap(true, Ordering::Relaxed) {
+                say!("nothing will be cached: {}: {error}", self.folder.display());
+            }
         }
     }
+}
+
+/// Opens an entry's file to read it and set its time, never through a link: on unix with
+/// `O_NOFOLLOW` (a link is an error) and `O_NONBLOCK` (a FIFO does not wait for a writer).
+#[cfg(unix)]
+fn open_entry(path: &Path) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    File::options().read(true).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK).open(path)
+}
+
+/// Windows: `FILE_FLAG_OPEN_REPARSE_POINT` opens a link itself, which `made_by_the_cache`
+/// refuses; the handle may read and set times (`GENERIC_READ | FILE_WRITE_ATTRIBUTES`).
+#[cfg(windows)]
+fn open_entry(path: &Path) -> io::Result<File> {
+    use std::os::windows::fs::OpenOptionsExt;
+    const GENERIC_READ: u32 = 0x8000_0000;
+    const FILE_WRITE_ATTRIBUTES: u32 = 0x0100;
+    const FILE_FLAG_OPEN_REPARSE_POINT: u32 = 0x0020_0000;
+    File::options()
+        .access_mode(GENERIC_READ | FILE_WRITE_ATTRIBUTES)
+        .custom_flags(FILE_FLAG_OPEN_REPARSE_POINT)
+        .open(path)
+}
+
+/// Whether a file of the folder is one the cache made (by `put`): a regular file, not a link,
+/// a FIFO or a device, and on unix one with no other name (a hard link to a log has two).
+/// Windows' std gives no link count: there a hard link is not told.
+fn made_by_the_cache(metadata: &Metadata) -> bool {
+    #[cfg(unix)]
+    let one_name = std::os::unix::fs::MetadataExt::nlink(metadata) == 1;
+    #[cfg(not(unix))]
+    let one_name = true;
+    metadata.is_file() && one_name
+}
+
+/// An entry's bytes from its file of `size` bytes: its start, and the rest only when its header
+/// says it is as long as its file and at most the cap. Anything else (a file padded with
+/// gigabytes of zeros, a header that lies) gives its start alone, which the core ignores as
+/// damaged: nothing is allocated beyond what the entry says it holds.
+fn read_entry(file: &File, size: u64) -> io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    file.take(HEADER_BYTES_AT_MOST as u64).read_to_end(&mut bytes)?;
+    if stated_length(&bytes) == Some(size) && size <= ENTRY_CAP_BYTES {
+        let rest = size - bytes.len() as u64;
+        bytes.reserve_exact(rest as usize);
+        file.take(rest).read_to_end(&mut bytes)?;
+    }
+    Ok(bytes)
 }
 
 /// A log's key and its entry in the run's cache (`Keyed::look_up`): none for a zip's log or
@@ -246,6 +322,76 @@ mod tests {
             (true, false),
             "b was used less lately than a"
         );
+    }
+
+    /// A real entry, of `rows` bytes of rows.
+    fn an_entry(rows: usize) -> Vec<u8> {
+        let cache = CacheUse::new("test", &copilot_lens::analysis::Options::default(), 0);
+        let key = copilot_lens::cache::FileKey::new("home", "log", 10, Some(5), b"head", b"tail");
+        cache.encode(&key, 0, &(), &vec![b'r'; rows]).unwrap()
+    }
+
+    #[test]
+    fn an_entry_is_read_no_further_than_its_header_says_it_holds() {
+        let folder = tempfile::tempdir().unwrap();
+        let store = FolderStore::open(folder.path()).unwrap();
+        for rows in [0, 100, 10 << 10] {
+            store.put("a", &an_entry(rows));
+            assert_eq!(store.get("a"), Some(an_entry(rows)), "read whole");
+        }
+        // Padded to 68 GB (a sparse file): only its start is read, which the core ignores.
+        File::options().append(true).open(store.path("a")).unwrap().set_len(68 << 30).unwrap();
+        let start = store.get("a").unwrap();
+        assert!(start.len() <= HEADER_BYTES_AT_MOST && an_entry(10 << 10).starts_with(&start), "{}", start.len());
+        // Cut: its start only too.
+        let entry = an_entry(10 << 10);
+        fs::write(store.path("a"), &entry[..entry.len() - 1]).unwrap();
+        assert_eq!(store.get("a").map(|bytes| bytes.len()), Some(HEADER_BYTES_AT_MOST));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_entry_that_is_a_link_a_second_name_or_a_fifo_is_not_read_and_what_it_names_not_touched() {
+        let folder = tempfile::tempdir().unwrap();
+        let store = FolderStore::open(&folder.path().join("cache")).unwrap();
+        let log = folder.path().join("events.jsonl");
+        fs::write(&log, an_entry(100)).unwrap();
+        let long_ago = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+        File::options().append(true).open(&log).unwrap().set_modified(long_ago).unwrap();
+        std::os::unix::fs::symlink(&log, store.path("link")).unwrap();
+        fs::hard_link(&log, store.path("second-name")).unwrap();
+        let made = std::process::Command::new("mkfifo").arg(store.path("fifo")).status().unwrap();
+        assert!(made.success());
+        for name in ["link", "second-name", "fifo"] {
+            assert_eq!(store.get(name), None, "{name}");
+        }
+        assert_eq!(fs::metadata(&log).unwrap().modified().unwrap(), long_ago, "the log's time is as it was");
+        assert_eq!(fs::read(&log).unwrap(), an_entry(100));
+        // Written anew, an entry replaces the link, not what it names.
+        store.put("link", &an_entry(1));
+        assert_eq!(store.get("link"), Some(an_entry(1)));
+        assert_eq!(fs::read(&log).unwrap(), an_entry(100));
+        // Eviction leaves what the cache did not make alone.
+        store.evict(0).unwrap();
+        assert_eq!(fs::read(&log).unwrap(), an_entry(100));
+        assert!(fs::symlink_metadata(store.path("second-name")).is_ok() && store.get("link").is_none());
+    }
+
+    #[test]
+    fn once_a_write_fails_nothing_more_is_written() {
+        let folder = tempfile::tempdir().unwrap();
+        let cache = folder.path().join("cache");
+        let store = FolderStore::open(&cache).unwrap();
+        // The folder gone and a file in its place: the next write fails (permissions would not
+        // stop one made as root).
+        fs::remove_dir(&cache).unwrap();
+        fs::write(&cache, b"not a folder").unwrap();
+        store.put("a", &an_entry(1));
+        assert!(store.unwritable.load(Ordering::Relaxed));
+        fs::remove_file(&cache).unwrap();
+        fs::create_dir(&cache).unwrap();
+        store.put("b", &an_entry(1));
+        assert_eq!(fs::read_dir(&cache).unwrap().count(), 0, "not tried again");
     }
 
     #[test]

@@ -1,19 +1,21 @@
 //! The native command-line tool on the copilot-lens core.
 
 mod cache;
+mod completions;
 mod parallel;
 mod roots;
 mod table;
 mod team;
+mod terminal;
 
 use std::fs::{self, File};
 use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
 use chrono::NaiveDate;
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, Parser, Subcommand};
 use copilot_lens::analysis::{self, Options, Outputs, Planned};
 use copilot_lens::cache::CacheUse;
 use copilot_lens::facts::files::FileStatus;
@@ -21,14 +23,16 @@ use copilot_lens::model::JsonlRowWriter;
 use copilot_lens::outputs::{self, CATALOGUE, ROWS_JSONL};
 use copilot_lens::share::{self, ChosenRows, Period, ShareOptions};
 use copilot_lens::usage::Zone;
-use copilot_lens::usage::bill::{self, BillFile};
-use copilot_lens::usage::counters::MAX_PLAUSIBLE_BILLED;
+use copilot_lens::usage::bill::{self, Reconciliation};
+use copilot_lens::usage::credits::grouped_decimal;
+use copilot_lens::usage::month;
 use copilot_lens::usage::plans::Plans;
 use copilot_lens::usage::rates::RateTable;
 use copilot_lens::usage::summary::{DayRange, GroupBy};
 
 use crate::cache::FolderStore;
 use crate::roots::{DiskRoots, Scope};
+use crate::terminal::say;
 
 #[derive(Parser)]
 #[command(
@@ -43,8 +47,13 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Read one or more roots (a home folder, a .copilot folder, or a zip of either) and write
-    /// rows.jsonl, sessions.jsonl, inventory.json and report.json into the output folder.
+    /// Read what Copilot keeps and write it as files: the timeline, sessions, inventory, usage and report.
+    ///
+    /// Example: copilot-lens analyze ~ --out lens-out
+    ///
+    /// Each ROOT is a home folder, a .copilot folder, a VS Code user-data folder, or a zip of any of
+    /// them. The output folder gets rows.jsonl, sessions.jsonl, inventory.json, report.json,
+    /// usage.jsonl and usage.csv. Nothing in the roots is changed.
     Analyze {
         #[arg(required = true, value_name = "ROOT")]
         roots: Vec<PathBuf>,
@@ -62,11 +71,15 @@ enum Command {
         #[command(flatten)]
         cache: CacheArgs,
     },
-    /// Tokens and estimated cost per day (or month, session, model, home, agent), by the
-    /// counting rules; the agents' figures are added up unless split with `--by agent`. Reads
-    /// only the lines that carry counters, and the store's per-call rows.
+    /// Print the tokens and AI credits used, per day (or month, session, model, project, ...).
+    ///
+    /// Example: copilot-lens usage ~ --by model --since 2026-11-01
+    ///
+    /// The figures follow Copilot's counting rules; the agents' figures are added up unless split
+    /// with `--by agent`. Only the lines that carry counters are read, and the store's per-call
+    /// rows, unless --by project, --bill or --export needs every file.
     Usage {
-        #[arg(required = true, value_name = "ROOT")]
+        #[arg(required_unless_present = "plans_list", value_name = "ROOT")]
         roots: Vec<PathBuf>,
         /// How to group (subagent: the main agent against each sub-agent; every grouping but
         /// agent adds the agents up).
@@ -83,14 +96,18 @@ enum Command {
         agent: Option<&'static str>,
         /// The monthly allowance in AI credits: shows the billing month (UTC) of --until, or
         /// this month, against it, with the pace and the day it would run out.
-        #[arg(long, value_name = "CREDITS", value_parser = parse_allowance, conflicts_with = "plan")]
+        #[arg(long, value_name = "CREDITS", value_parser = month::parse_allowance, conflicts_with = "plan")]
         allowance: Option<f64>,
-        /// The allowance of a plan (pro, pro-plus, max; see src/usage/plans.json), as --allowance.
+        /// The allowance of a built-in plan (pro, pro-plus, max: see --plans-list), as --allowance.
         #[arg(long, value_name = "NAME")]
         plan: Option<String>,
-        /// A plans file (the format of src/usage/plans.json) adding or replacing plans.
+        /// A JSON file of plans adding or replacing the built-in ones:
+        /// {"source": "...", "plans": {"NAME": CREDITS, ...}}.
         #[arg(long, value_name = "FILE", requires = "plan")]
         plans: Option<PathBuf>,
+        /// Print the built-in plans and their monthly allowances, and where they were read.
+        #[arg(long, exclusive = true)]
+        plans_list: bool,
         /// GitHub's usage report (the CSV from the billing settings) to reconcile with, day by
         /// day and model (repeat for several). Reads every file, for the login signed in with.
         #[arg(long = "bill", value_name = "FILE.csv")]
@@ -112,12 +129,15 @@ enum Command {
         #[command(flatten)]
         cache: CacheArgs,
     },
-    /// Write a report to share: one self-contained HTML file (no script, no request) with a
-    /// summary, the top sessions, projects and models by credits, the usage tables, the charts
-    /// and the billing month, for one month (the latest with usage unless --month) or the days
-    /// of --since/--until. Prompts, replies, tool output and file contents are left out, but for
-    /// the sessions given with --session, whose transcripts are included with their secrets
-    /// scrubbed.
+    /// Write a report to share: one HTML file of a billing month's usage, with no script and no request.
+    ///
+    /// Example: copilot-lens report ~ --out report.html --month 2026-11
+    ///
+    /// It holds a summary, the top sessions, projects and models by credits, the usage tables,
+    /// the charts and the billing month, for one month (the latest with usage unless --month) or
+    /// the days of --since/--until. Prompts, replies, tool output and file contents are left
+    /// out, but for the sessions given with --session, whose transcripts are included with their
+    /// secrets scrubbed.
     Report {
         #[arg(required = true, value_name = "ROOT")]
         roots: Vec<PathBuf>,
@@ -144,9 +164,9 @@ enum Command {
         #[arg(long)]
         short_project_names: bool,
         /// The monthly allowance in AI credits, for the billing month.
-        #[arg(long, value_name = "CREDITS", value_parser = parse_allowance, conflicts_with = "plan")]
+        #[arg(long, value_name = "CREDITS", value_parser = month::parse_allowance, conflicts_with = "plan")]
         allowance: Option<f64>,
-        /// The allowance of a plan (see src/usage/plans.json).
+        /// The allowance of a built-in plan (pro, pro-plus, max: see usage --plans-list).
         #[arg(long, value_name = "NAME")]
         plan: Option<String>,
         /// GitHub's usage report to reconcile with (repeat for several), shown with the month.
@@ -158,12 +178,33 @@ enum Command {
         /// Today (YYYY-MM-DD; default: today, UTC): whether the month is still in progress.
         #[arg(long, value_parser = parse_day)]
         today: Option<NaiveDate>,
-        /// A rates file (the format of src/usage/default-rates.json).
+        /// A JSON rates file whose models replace or add to the built-in rate table (as --rates of usage).
         #[arg(long, value_name = "FILE")]
         rates: Option<PathBuf>,
         /// Threads that parse event logs (default: one per core).
         #[arg(long, value_name = "N")]
         threads: Option<usize>,
+    },
+    /// Print the completion script of copilot-lens for a shell: its commands, options and values.
+    ///
+    /// Example: copilot-lens completions bash > ~/.local/share/bash-completion/completions/copilot-lens
+    ///
+    /// The shells are bash, zsh, fish, elvish and powershell. Save the script where the shell
+    /// reads completions (the guide's "Completions and the man page" says where).
+    Completions {
+        #[arg(value_name = "SHELL")]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page of copilot-lens, or write one page per command into a folder.
+    ///
+    /// Example: copilot-lens man --out ~/.local/share/man/man1
+    ///
+    /// The page is roff, as man reads it: `copilot-lens man | man -l -` shows it. With --out the
+    /// folder gets copilot-lens.1 and a page for each command (copilot-lens-usage.1, ...).
+    Man {
+        /// Folder to write the pages in (created if missing), instead of printing the main one.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
     },
 }
 
@@ -178,8 +219,8 @@ struct UsageView {
     bill: Option<AskedBill>,
 }
 
-/// GitHub's usage reports given with `--bill`, and the `--user` asked for.
-type AskedBill = (Vec<BillFile>, Option<String>);
+/// GitHub's usage reports given with `--bill` (opened, by name), and the `--user` asked for.
+type AskedBill = (Vec<(String, File)>, Option<String>);
 
 /// Threads per core beyond which more only cost memory and switching.
 const MAX_THREADS_PER_CORE: usize = 4;
@@ -192,9 +233,7 @@ fn thread_count(asked: Option<usize>) -> usize {
     match asked {
         Some(asked) if asked > most => {
             let cores = if cores == 1 { "1 core".to_string() } else { format!("{cores} cores") };
-            eprintln!(
-                "copilot-lens: --threads {asked} is more than {MAX_THREADS_PER_CORE} per core ({cores} here): using {most}"
-            );
+            say!("--threads {asked} is more than {MAX_THREADS_PER_CORE} per core ({cores} here): using {most}");
             most
         }
         Some(asked) => asked.max(1),
@@ -216,13 +255,22 @@ struct CacheArgs {
 }
 
 impl CacheArgs {
-    /// The store, if any; one that cannot be opened is said and the run goes on without it.
-    fn open(self) -> Option<FolderStore> {
-        let folder = cache::folder(self.cache, self.no_cache)?;
-        FolderStore::open(&folder)
-            .map_err(|error| eprintln!("copilot-lens: the cache {} cannot be used: {error}", folder.display()))
-            .ok()
+    /// The cache's folder, if any (`cache::folder`); its store is opened once the roots are
+    /// (`open_cache`).
+    fn folder(self) -> Option<PathBuf> {
+        cache::folder(self.cache, self.no_cache)
     }
+}
+
+/// The store in the cache's `folder`, if any, refused inside a folder the roots' walk reads
+/// (copilot-lens never writes into the data it reads); one that cannot be opened is said and
+/// the run goes on without it.
+fn open_cache(folder: Option<PathBuf>, roots: &DiskRoots) -> Result<Option<FolderStore>, ExitCode> {
+    let Some(folder) = folder else { return Ok(None) };
+    refuse_inside(&folder, roots.read_folders().iter().map(PathBuf::as_path))?;
+    let store =
+        FolderStore::open(&folder).map_err(|error| say!("nothing will be cached: {}: {error}", folder.display()));
+    Ok(store.ok())
 }
 
 #[derive(Args)]
@@ -231,8 +279,9 @@ struct Accounting {
     /// Europe/Berlin.
     #[arg(long, value_name = "TZ", default_value = "UTC")]
     timezone: String,
-    /// A rates file (the format of src/usage/default-rates.json) whose entries replace or add
-    /// to the pinned table.
+    /// A JSON rates file whose models replace or add to the built-in rate table (GitHub's published
+    /// rates): {"source": "...", "models": [{"id", "input", "cached_input", "cache_write",
+    /// "output"}, ...]}, in USD per million tokens.
     #[arg(long, value_name = "FILE")]
     rates: Option<PathBuf>,
 }
@@ -276,18 +325,24 @@ fn plan_allowance(plan: Option<&str>, file: Option<&Path>) -> Result<Option<f64>
     plans.allowance(plan).map(Some)
 }
 
+/// `usage --plans-list`: the built-in plans, their monthly allowances, and where they were read.
+fn print_plans() -> ExitCode {
+    let plans = Plans::default_table();
+    let mut out = String::new();
+    for (name, credits) in &plans.plans {
+        out += &format!("{name:<10} {:>10} credits a month\n", grouped_decimal(*credits));
+    }
+    out += &format!("source: {}\n", plans.source);
+    match std::io::stdout().write_all(out.as_bytes()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => fail(1, &format!("writing the plans: {error}")),
+    }
+}
+
 /// Today in UTC, by the system clock (the core has none).
 fn today_utc() -> NaiveDate {
     let since = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
     NaiveDate::default() + chrono::Days::new(since.as_secs() / 86_400)
-}
-
-/// A monthly allowance in AI credits: a finite number above 0, at most 10^9.
-fn parse_allowance(text: &str) -> Result<f64, String> {
-    match text.parse::<f64>() {
-        Ok(credits) if credits.is_finite() && credits > 0.0 && credits <= MAX_PLAUSIBLE_BILLED => Ok(credits),
-        _ => Err(format!("{text} is not a number of AI credits above 0 and at most 10^9 (1 credit = 0.01 USD)")),
-    }
 }
 
 /// A month, `2026-11`: its first day.
@@ -308,9 +363,11 @@ const USAGE_ERROR: u8 = 2;
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Command::Completions { shell } => completions::print_completions(shell, Cli::command()),
+        Command::Man { out } => completions::write_man(Cli::command(), out.as_deref()),
         Command::Analyze { roots, out, include_thinking, threads, accounting, cache } => {
             match accounting.options(include_thinking) {
-                Ok(options) => run_analyze(&roots, &out, options, thread_count(threads), cache.open()),
+                Ok(options) => run_analyze(&roots, &out, options, thread_count(threads), cache.folder()),
                 Err(message) => fail(USAGE_ERROR, &message),
             }
         }
@@ -335,7 +392,7 @@ fn main() -> ExitCode {
             rates,
             threads,
         } => {
-            let bill = match read_bills(&bills) {
+            let bill = match open_bills(&bills) {
                 Ok(files) => (!files.is_empty()).then_some((files, user)),
                 Err(message) => return fail(USAGE_ERROR, &message),
             };
@@ -367,6 +424,7 @@ fn main() -> ExitCode {
                 Err(message) => fail(USAGE_ERROR, &message),
             }
         }
+        Command::Usage { plans_list: true, .. } => print_plans(),
         Command::Usage { since: Some(since), until: Some(until), .. } if since > until => fail(
             USAGE_ERROR,
             &format!("--since {since} is after --until {until}: no day is in that range; give the earlier day first"),
@@ -395,6 +453,7 @@ fn main() -> ExitCode {
             allowance,
             plan,
             plans,
+            plans_list: _,
             bills,
             user,
             accounting,
@@ -409,7 +468,7 @@ fn main() -> ExitCode {
                     "--user names whose rows --bill reconciles or --export names: give one of them",
                 );
             }
-            let bill = match read_bills(&bills) {
+            let bill = match open_bills(&bills) {
                 Ok(files) => (!files.is_empty()).then_some((files, user.clone())),
                 Err(message) => return fail(USAGE_ERROR, &message),
             };
@@ -424,7 +483,7 @@ fn main() -> ExitCode {
                     let today = today_utc();
                     let month = allowance.map(|allowance| (until.unwrap_or(today), today, allowance));
                     let view = UsageView { by, range, json, month, bill };
-                    run_usage(&roots, options, view, (thread_count(threads), cache.open()), export)
+                    run_usage(&roots, options, view, (thread_count(threads), cache.folder()), export)
                 }
                 Err(message) => fail(USAGE_ERROR, &message),
             }
@@ -432,34 +491,85 @@ fn main() -> ExitCode {
     }
 }
 
-/// GitHub's usage reports, read whole (a file that is not one is refused with what it lacks).
-fn read_bills(paths: &[PathBuf]) -> Result<Vec<BillFile>, String> {
-    paths
-        .iter()
-        .map(|path| {
-            let bytes = std::fs::read(path).map_err(|error| format!("{}: {error}", path.display()))?;
-            let name =
-                path.file_name().map_or_else(|| path.display().to_string(), |name| name.to_string_lossy().into());
-            bill::read(&name, &bytes)
-        })
-        .collect()
+/// GitHub's usage reports, opened now (one that is not a regular file is refused at once) and
+/// read once the analysis has told whose rows to keep.
+fn open_bills(paths: &[PathBuf]) -> Result<Vec<(String, File)>, String> {
+    paths.iter().map(|path| open_bill(path)).collect()
+}
+
+/// A report, opened: a regular file, never a pipe (it would wait forever for a writer), a
+/// device (`/dev/zero` never ends) or a folder. The type is checked before opening, which is
+/// what waits on a pipe, and again on the file opened, in case the path changed in between.
+fn open_bill(path: &Path) -> Result<(String, File), String> {
+    let shown = path.display();
+    let not_a_report = |file_type: fs::FileType| {
+        format!("{shown} is {}, not a file: --bill reads GitHub's usage report (a CSV file)", kind_of(file_type))
+    };
+    let metadata = fs::metadata(path).map_err(|error| format!("{shown}: {error}"))?;
+    if !metadata.is_file() {
+        return Err(not_a_report(metadata.file_type()));
+    }
+    let file = File::open(path).map_err(|error| format!("{shown}: {error}"))?;
+    let opened = file.metadata().map_err(|error| format!("{shown}: {error}"))?;
+    if !opened.is_file() {
+        return Err(not_a_report(opened.file_type()));
+    }
+    let name = path.file_name().map_or_else(|| shown.to_string(), |name| name.to_string_lossy().into());
+    Ok((name, file))
+}
+
+/// What a path that is not a regular file is, in words.
+fn kind_of(file_type: fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if file_type.is_fifo() {
+            return "a named pipe";
+        }
+        if file_type.is_char_device() || file_type.is_block_device() {
+            return "a device";
+        }
+        if file_type.is_socket() {
+            return "a socket";
+        }
+    }
+    if file_type.is_dir() { "a folder" } else { "not a regular file" }
+}
+
+/// The reports read (as they stream: only the rows of whose they are kept) and reconciled with
+/// this usage; what was noted of them said on stderr.
+fn reconcile_bill(
+    (files, asked): &AskedBill,
+    logins: &[String],
+    usage: &analysis::UsageData,
+) -> Result<Reconciliation, String> {
+    let reports = files.iter().map(|(name, file)| (name.clone(), file));
+    let reconciled = bill::reconcile_reports(reports, asked.as_deref(), logins, usage.ledgers.values(), &usage.rates)?;
+    for note in &reconciled.notes {
+        eprintln!("copilot-lens: {note}");
+    }
+    Ok(reconciled)
 }
 
 fn run_usage(
     root_paths: &[PathBuf],
     options: Options,
     view: UsageView,
-    (threads, store): (usize, Option<FolderStore>),
+    (threads, cache_folder): (usize, Option<PathBuf>),
     export: Option<team::Export>,
 ) -> ExitCode {
     if view.by == GroupBy::Project || view.bill.is_some() || export.is_some() {
-        return run_usage_in_full(root_paths, options, view, (threads, store), export);
+        return run_usage_in_full(root_paths, options, view, (threads, cache_folder), export);
     }
-    let cache_use = store.as_ref().map(|_| CacheUse::new(&cache::build_identity(), &options, cache::now_ms()));
+    let cache_use = cache_folder.as_ref().map(|_| CacheUse::new(&cache::build_identity(), &options, cache::now_ms()));
     let started = Instant::now();
     let (mut roots, listings) = match DiskRoots::open(root_paths, Scope::Usage, threads) {
         Ok(opened) => opened,
         Err(message) => return fail(USAGE_ERROR, &message),
+    };
+    let store = match open_cache(cache_folder, &roots) {
+        Ok(store) => store,
+        Err(code) => return code,
     };
     let mut usage_run = match Planned::new(listings, options) {
         Ok(planned) => planned.usage_only(),
@@ -482,15 +592,15 @@ fn run_usage(
         return code;
     }
     for problem in &run.problems {
-        eprintln!("copilot-lens: {problem}");
+        say!("{problem}");
     }
     if let Some(store) = &store {
-        eprintln!("copilot-lens: {}", cache::summary(&cache_tally));
+        say!("{}", cache::summary(&cache_tally));
         store.finish();
     }
     let seconds = started.elapsed().as_secs_f64();
-    eprintln!(
-        "copilot-lens: {} sessions; {} counter lines read, {} unreadable; {:.1} MB in {seconds:.3} s ({:.0} MB/s, {threads} threads); peak memory {}",
+    say!(
+        "{} sessions; {} counter lines read, {} unreadable; {:.1} MB in {seconds:.3} s ({:.0} MB/s, {threads} threads); peak memory {}",
         run.usage.ledgers.len(),
         run.stats.parsed,
         run.stats.bad,
@@ -506,10 +616,7 @@ fn print_usage(usage: &analysis::UsageData, logins: &[String], view: &UsageView)
     let table = usage.table(view.by, view.range);
     let month = view.month.map(|(month, today, allowance)| usage.month(month, today, Some(allowance)));
     let bill = match &view.bill {
-        Some((files, asked)) => Some(
-            bill::reconcile_for(files, asked.as_deref(), logins, usage.ledgers.values(), &usage.rates)
-                .map_err(|message| fail(USAGE_ERROR, &message))?,
-        ),
+        Some(asked) => Some(reconcile_bill(asked, logins, usage).map_err(|message| fail(USAGE_ERROR, &message))?),
         None => None,
     };
     let stdout = std::io::stdout();
@@ -532,11 +639,11 @@ fn run_usage_in_full(
     root_paths: &[PathBuf],
     options: Options,
     view: UsageView,
-    (threads, store): (usize, Option<FolderStore>),
+    (threads, cache_folder): (usize, Option<PathBuf>),
     export: Option<team::Export>,
 ) -> ExitCode {
     let started = Instant::now();
-    let cache_use = store.as_ref().map(|_| CacheUse::new(&cache::build_identity(), &options, cache::now_ms()));
+    let cache_use = cache_folder.as_ref().map(|_| CacheUse::new(&cache::build_identity(), &options, cache::now_ms()));
     let planned = match &export {
         Some(export) => plan_writing_to(root_paths, &export.file, options, threads),
         None => DiskRoots::open(root_paths, Scope::Everything, threads)
@@ -548,6 +655,10 @@ fn run_usage_in_full(
     };
     let (mut roots, mut planned) = match planned {
         Ok(planned) => planned,
+        Err(code) => return code,
+    };
+    let store = match open_cache(cache_folder, &roots) {
+        Ok(store) => store,
         Err(code) => return code,
     };
     let mut no_rows = JsonlRowWriter::new(std::io::sink());
@@ -568,16 +679,16 @@ fn run_usage_in_full(
     if let Some(export) = export {
         let file = export.file.display().to_string();
         match export.write(&outputs, view.range) {
-            Ok(rows) => eprintln!("copilot-lens: {rows} rows exported to {file}"),
+            Ok(rows) => say!("{rows} rows exported to {file}"),
             Err(message) => return fail(1, &message),
         }
     }
     if let Some(store) = &store {
-        eprintln!("copilot-lens: {}", cache::summary(&cache_tally));
+        say!("{}", cache::summary(&cache_tally));
         store.finish();
     }
-    eprintln!(
-        "copilot-lens: {} sessions, every file read for their projects in {:.3} s; peak memory {}",
+    say!(
+        "{} sessions, every file read for their projects in {:.3} s; peak memory {}",
         outputs.usage.ledgers.len(),
         started.elapsed().as_secs_f64(),
         peak_memory_text()
@@ -595,14 +706,7 @@ fn plan_writing_to(
 ) -> Result<(DiskRoots, Planned), ExitCode> {
     let (roots, listings) =
         DiskRoots::open(root_paths, Scope::Everything, threads).map_err(|message| fail(USAGE_ERROR, &message))?;
-    if let Some(inside) = roots.directories().find(|root| is_inside(out, root)) {
-        let message = format!(
-            "{} is inside the root {}: copilot-lens never writes into the data it reads",
-            out.display(),
-            inside.display()
-        );
-        return Err(fail(USAGE_ERROR, &message));
-    }
+    refuse_inside(out, roots.directories())?;
     let planned = Planned::new(listings, options).map_err(|error| fail(USAGE_ERROR, &error.to_string()))?;
     Ok((roots, planned))
 }
@@ -612,12 +716,16 @@ fn run_analyze(
     out: &Path,
     options: Options,
     threads: usize,
-    store: Option<FolderStore>,
+    cache_folder: Option<PathBuf>,
 ) -> ExitCode {
     let started = Instant::now();
-    let cache_use = store.as_ref().map(|_| CacheUse::new(&cache::build_identity(), &options, cache::now_ms()));
+    let cache_use = cache_folder.as_ref().map(|_| CacheUse::new(&cache::build_identity(), &options, cache::now_ms()));
     let (mut roots, mut planned) = match plan_writing_to(root_paths, out, options, threads) {
         Ok(planned) => planned,
+        Err(code) => return code,
+    };
+    let store = match open_cache(cache_folder, &roots) {
+        Ok(store) => store,
         Err(code) => return code,
     };
     if let Err(error) = fs::create_dir_all(out) {
@@ -643,7 +751,7 @@ fn run_analyze(
     match written {
         Ok(outputs) => {
             if let Some(store) = &store {
-                eprintln!("copilot-lens: {}", cache::summary(&cache_tally));
+                say!("{}", cache::summary(&cache_tally));
                 store.finish();
             }
             print_summary(&outputs, out, started, threads);
@@ -679,10 +787,8 @@ fn run_report(
     if let Some(missing) = sessions.iter().find(|id| !outputs.sessions.iter().any(|record| &record.session_id == *id)) {
         return fail(USAGE_ERROR, &format!("--session {missing}: no session of that id in the roots"));
     }
-    if let Some((files, asked)) = bill {
-        let usage = &outputs.usage;
-        let logins = outputs.inventory.logins();
-        match bill::reconcile_for(&files, asked.as_deref(), &logins, usage.ledgers.values(), &usage.rates) {
+    if let Some(asked) = bill {
+        match reconcile_bill(&asked, &outputs.inventory.logins(), &outputs.usage) {
             Ok(reconciled) => share.bill = Some(reconciled),
             Err(message) => return fail(USAGE_ERROR, &message),
         }
@@ -700,8 +806,8 @@ fn run_report(
     if let Err(error) = fs::write(out, html) {
         return fail(1, &format!("{}: {error}", out.display()));
     }
-    eprintln!(
-        "copilot-lens: report of {} sessions, {} transcripts, in {} ({:.3} s)",
+    say!(
+        "report of {} sessions, {} transcripts, in {} ({:.3} s)",
         outputs.sessions.len(),
         transcripts.len(),
         out.display(),
@@ -725,19 +831,24 @@ fn print_summary(outputs: &Outputs, out: &Path, started: Instant, threads: usize
     let bytes_read: u64 =
         outputs.report.files.iter().filter(|file| file.status == FileStatus::Read).map(|file| file.size).sum();
     let seconds = started.elapsed().as_secs_f64();
-    eprintln!(
-        "copilot-lens: {} sessions, {} rows from {} files ({} with errors); {} event lines, {} bad",
-        totals.sessions, totals.rows, totals.files_read, totals.files_with_errors, totals.event_lines, totals.bad_lines
+    say!(
+        "{} sessions, {} rows from {} files ({} with errors); {} event lines, {} bad",
+        totals.sessions,
+        totals.rows,
+        totals.files_read,
+        totals.files_with_errors,
+        totals.event_lines,
+        totals.bad_lines
     );
-    eprintln!(
-        "copilot-lens: secondary rows kept {}, dropped as copies {}; outputs in {}",
+    say!(
+        "secondary rows kept {}, dropped as copies {}; outputs in {}",
         totals.secondary_rows_kept,
         totals.secondary_rows_deduplicated,
         out.display()
     );
     let megabytes = bytes_read as f64 / 1e6;
-    eprintln!(
-        "copilot-lens: read {megabytes:.1} MB in {seconds:.3} s ({:.0} MB/s, {threads} threads); peak memory {}",
+    say!(
+        "read {megabytes:.1} MB in {seconds:.3} s ({:.0} MB/s, {threads} threads); peak memory {}",
         megabytes / seconds.max(1e-9),
         peak_memory_text()
     );
@@ -754,14 +865,61 @@ fn peak_memory_kib() -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
-fn is_inside(path: &Path, root: &Path) -> bool {
+/// Refuses `path`, which the run writes (`--out`, `--export`, the cache's folder), inside any of
+/// `folders` (the roots, or the folders their walk reads): copilot-lens never writes into the
+/// data it reads.
+fn refuse_inside<'a>(path: &Path, mut folders: impl Iterator<Item = &'a Path>) -> Result<(), ExitCode> {
+    match folders.find(|folder| is_inside(path, folder)) {
+        Some(folder) => {
+            let message = format!(
+                "{} is inside {}, which this run reads: copilot-lens never writes into the data it reads",
+                path.display(),
+                folder.display()
+            );
+            Err(fail(USAGE_ERROR, &message))
+        }
+        None => Ok(()),
+    }
+}
+
+/// Whether `path` is, or once made would be, inside `folder`: as written, or with links
+/// resolved (`resolved`).
+fn is_inside(path: &Path, folder: &Path) -> bool {
     let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
-    let (path, root) = (absolute(path), absolute(root));
-    let canonical = |p: &Path| fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-    path.starts_with(&root) || canonical(&path).starts_with(canonical(&root))
+    let (path, folder) = (absolute(path), absolute(folder));
+    path.starts_with(&folder) || resolved(&path).starts_with(resolved(&folder))
+}
+
+/// An absolute path with its links resolved, where it does not exist yet through its nearest
+/// existing ancestor: that one's canonical path, then the rest as written (`..` taken as
+/// written: what follows the ancestor does not exist, so is no link).
+fn resolved(path: &Path) -> PathBuf {
+    let mut missing = Vec::new();
+    let mut existing = path;
+    loop {
+        if let Ok(mut resolved) = fs::canonicalize(existing) {
+            for part in missing.into_iter().rev() {
+                match part {
+                    Component::ParentDir => {
+                        resolved.pop();
+                    }
+                    Component::Normal(name) => resolved.push(name),
+                    _ => {}
+                }
+            }
+            return resolved;
+        }
+        match (existing.parent(), existing.components().next_back()) {
+            (Some(parent), Some(last)) => {
+                missing.push(last);
+                existing = parent;
+            }
+            _ => return path.to_path_buf(),
+        }
+    }
 }
 
 fn fail(status: u8, message: &str) -> ExitCode {
-    eprintln!("copilot-lens: {message}");
+    say!("{message}");
     ExitCode::from(status)
 }

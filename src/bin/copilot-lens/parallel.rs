@@ -3,9 +3,9 @@
 //! parsed (or scanned) now and puts them back in task order, so the output is the same bytes
 //! whatever the number of threads.
 
+use std::collections::VecDeque;
 use std::io::{self, Write};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, PoisonError, mpsc};
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 
 use copilot_lens::analysis::usage_only::UsageRun;
 use copilot_lens::analysis::{LogJob, LogQueue, Parsing};
@@ -51,7 +51,7 @@ pub fn parse_logs<W: Write>(
         &mut state,
         roots,
         threads,
-        |(queue, parsing, ..)| std::iter::from_fn(|| queue.next_job(parsing, WINDOW)).collect(),
+        |(queue, parsing, ..)| queue.next_job(parsing, WINDOW),
         work,
         |(queue, parsing, out, total), (parsed, rows, tally)| {
             total.add(&tally);
@@ -74,7 +74,7 @@ pub fn scan_usage(run: &mut UsageRun, roots: &DiskRoots, threads: usize, cache: 
         &mut state,
         roots,
         threads,
-        |(queue, run, _)| std::iter::from_fn(|| queue.next_job(run, WINDOW)).collect(),
+        |(queue, run, _)| queue.next_job(run, WINDOW),
         |job: LogJob<UsageRun>, reader: &mut DiskRoots| match cache {
             Some((store, cache)) => {
                 let (root, path) = (job.task.root, &job.task.listed_path);
@@ -93,56 +93,40 @@ pub fn scan_usage(run: &mut UsageRun, roots: &DiskRoots, threads: usize, cache: 
     state.2
 }
 
-/// Runs jobs on `threads` threads, each with its own reader. On this thread, `next` hands out
-/// the jobs that may start now (asked again after each batch of results) and `consume` takes
-/// the results as they come. Stops early when `consume` fails.
+/// Runs jobs on `threads` threads, each with its own reader. This thread hands out what
+/// `next` says may start now into a list the threads take from, in batches, without waiting for
+/// this thread; it wakes only when results came, `consume`s them in the order they came, and
+/// hands out what they allowed. So the threads parse ahead while results wait to be applied:
+/// the order belongs to applying (the `LogQueue`), not to parsing. Stops early when `consume`
+/// fails.
 fn pool<S, J: Send, T: Send>(
     state: &mut S,
     roots: &DiskRoots,
     threads: usize,
-    mut next: impl FnMut(&mut S) -> Vec<J>,
+    mut next: impl FnMut(&mut S) -> Option<J>,
     work: impl Fn(J, &mut DiskRoots) -> T + Sync,
     mut consume: impl FnMut(&mut S, T) -> io::Result<()>,
 ) -> io::Result<()> {
     let threads = threads.max(1);
-    let stop = AtomicBool::new(false);
-    let (job_sender, jobs) = mpsc::channel::<Vec<J>>();
-    let jobs = Mutex::new(jobs);
+    let shared = Shared::<J, T>::default();
     std::thread::scope(|scope| {
-        // `None` says a thread panicked: its results will never come.
-        let (result_sender, results) = mpsc::channel::<Option<Vec<T>>>();
         for _ in 0..threads {
-            let (jobs, work, stop) = (&jobs, &work, &stop);
-            let (says_panic, mut reader) = (SaysPanic(result_sender.clone()), roots.clone());
+            let (shared, work, mut reader) = (&shared, &work, roots.clone());
             scope.spawn(move || {
-                while let Ok(batch) = jobs.lock().unwrap_or_else(PoisonError::into_inner).recv() {
-                    if stop.load(Ordering::Relaxed) {
-                        break;
-                    }
-                    let done = batch.into_iter().map(|job| work(job, &mut reader)).collect();
-                    if says_panic.0.send(Some(done)).is_err() {
-                        break;
-                    }
+                let _says_panic = SaysPanic(shared);
+                while let Some(batch) = shared.take_jobs(threads) {
+                    let done: Vec<T> = batch.into_iter().map(|job| work(job, &mut reader)).collect();
+                    shared.give_results(done);
                 }
             });
         }
-        drop(result_sender);
-        let mut in_flight = 0;
+        let mut in_flight = 0usize;
         let outcome = loop {
-            let ready = next(state);
-            // Spread over the threads, in batches.
-            let batch = ready.len().div_ceil(threads).clamp(1, BATCH);
-            let mut ready = ready.into_iter().peekable();
-            while ready.peek().is_some() {
-                let jobs: Vec<J> = ready.by_ref().take(batch).collect();
-                in_flight += jobs.len();
-                // The receiver outlives the threads.
-                let _ = job_sender.send(jobs);
-            }
+            in_flight += shared.give_jobs(std::iter::from_fn(|| next(state)));
             if in_flight == 0 {
                 break Ok(());
             }
-            let Ok(Some(done)) = results.recv() else {
+            let Some(done) = shared.wait_for_results() else {
                 break Err(io::Error::other("a thread stopped"));
             };
             in_flight -= done.len();
@@ -150,20 +134,105 @@ fn pool<S, J: Send, T: Send>(
                 break Err(error);
             }
         };
-        // Threads stop once the jobs handed out run out, or at once when stopping early.
-        stop.store(outcome.is_err(), Ordering::Relaxed);
-        drop(job_sender);
+        shared.stop();
         outcome
     })
 }
 
-/// Tells the thread handing work out that this one panicked, so that it does not wait for it.
-struct SaysPanic<T>(mpsc::Sender<Option<Vec<T>>>);
+/// What this thread and the pool's threads share: the jobs handed out and not yet taken, the
+/// results not yet consumed.
+struct Shared<J, T> {
+    lists: Mutex<Lists<J, T>>,
+    /// Jobs came, or the pool stops.
+    jobs_came: Condvar,
+    /// Results came, or a thread stopped.
+    results_came: Condvar,
+}
 
-impl<T> Drop for SaysPanic<T> {
+struct Lists<J, T> {
+    jobs: VecDeque<J>,
+    results: Vec<T>,
+    stopping: bool,
+    /// A thread panicked: its results will never come.
+    panicked: bool,
+}
+
+impl<J, T> Default for Shared<J, T> {
+    fn default() -> Self {
+        let lists = Lists { jobs: VecDeque::new(), results: Vec::new(), stopping: false, panicked: false };
+        Shared { lists: Mutex::new(lists), jobs_came: Condvar::new(), results_came: Condvar::new() }
+    }
+}
+
+impl<J, T> Shared<J, T> {
+    fn lists(&self) -> MutexGuard<'_, Lists<J, T>> {
+        self.lists.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Adds jobs to take; gives how many.
+    fn give_jobs(&self, jobs: impl Iterator<Item = J>) -> usize {
+        let mut lists = self.lists();
+        let before = lists.jobs.len();
+        lists.jobs.extend(jobs);
+        let given = lists.jobs.len() - before;
+        drop(lists);
+        if given > 0 {
+            self.jobs_came.notify_all();
+        }
+        given
+    }
+
+    /// A thread's next batch: its share of the jobs waiting, at most `BATCH`; none once the
+    /// pool stops.
+    fn take_jobs(&self, threads: usize) -> Option<Vec<J>> {
+        let mut lists = self.lists();
+        loop {
+            if lists.stopping {
+                return None;
+            }
+            if !lists.jobs.is_empty() {
+                let batch = lists.jobs.len().div_ceil(threads).clamp(1, BATCH);
+                return Some(lists.jobs.drain(..batch).collect());
+            }
+            lists = self.jobs_came.wait(lists).unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+
+    fn give_results(&self, done: Vec<T>) {
+        let mut lists = self.lists();
+        // This thread waits only while there are none.
+        let was_empty = lists.results.is_empty();
+        lists.results.extend(done);
+        drop(lists);
+        if was_empty {
+            self.results_came.notify_one();
+        }
+    }
+
+    /// The results so far, once there are some; none when a thread panicked.
+    fn wait_for_results(&self) -> Option<Vec<T>> {
+        let mut lists = self.lists();
+        while lists.results.is_empty() && !lists.panicked {
+            lists = self.results_came.wait(lists).unwrap_or_else(PoisonError::into_inner);
+        }
+        (!lists.panicked).then(|| std::mem::take(&mut lists.results))
+    }
+
+    /// The threads stop once they finish their batch.
+    fn stop(&self) {
+        self.lists().stopping = true;
+        self.jobs_came.notify_all();
+    }
+}
+
+/// Tells the thread handing work out that this one panicked, so that it does not wait for it.
+struct SaysPanic<'a, J, T>(&'a Shared<J, T>);
+
+impl<J, T> Drop for SaysPanic<'_, J, T> {
     fn drop(&mut self) {
         if std::thread::panicking() {
-            let _ = self.0.send(None);
+            self.0.lists().panicked = true;
+            self.0.results_came.notify_one();
         }
     }
 }

@@ -12,6 +12,8 @@ use copilot_lens::input::zip::ZipRoot;
 use copilot_lens::input::{FileReader, ListedFile, ReadAt, RootListing};
 use copilot_lens::sources;
 
+use crate::terminal::say;
+
 #[derive(Clone)]
 enum Root {
     Directory(PathBuf),
@@ -81,7 +83,7 @@ impl DiskRoots {
             return Err(left_out.join("; "));
         }
         for message in left_out {
-            eprintln!("copilot-lens: warning: {message} (left out)");
+            say!("warning: {message} (left out)");
         }
         let identities = roots
             .iter()
@@ -98,8 +100,9 @@ impl DiskRoots {
     /// entries (read again) and a file that is gone.
     pub fn cache_stat(&self, root: usize, path: &str) -> Option<(&str, Stat)> {
         let (Root::Directory(base), Some(identity)) = (&self.roots[root], &self.identities[root]) else { return None };
-        let listed = listed_file_from(String::new(), &fs::metadata(base.join(path)).ok()?);
-        Some((identity, Stat { size: listed.size, modified_ms: listed.modified_ms }))
+        let metadata = fs::metadata(base.join(path)).ok()?;
+        let listed = listed_file_from(String::new(), &metadata);
+        Some((identity, Stat { size: listed.size, modified_ms: listed.modified_ms, changed_ns: changed_ns(&metadata) }))
     }
 
     /// The cache's key of a file (`copilot_lens::cache`): only a folder's files have one (a
@@ -108,7 +111,8 @@ impl DiskRoots {
         let (Root::Directory(base), Some(identity)) = (&self.roots[root], &self.identities[root]) else { return None };
         let full = base.join(path);
         let mut file = File::open(&full).ok()?;
-        let listed = listed_file_from(String::new(), &file.metadata().ok()?);
+        let metadata = file.metadata().ok()?;
+        let listed = listed_file_from(String::new(), &metadata);
         let mut head = vec![0; ENDS_BYTES.min(listed.size as usize)];
         file.read_exact(&mut head).ok()?;
         let tail = if listed.size as usize <= ENDS_BYTES {
@@ -119,7 +123,8 @@ impl DiskRoots {
             file.read_exact(&mut tail).ok()?;
             tail
         };
-        Some(FileKey::new(identity, path, listed.size, listed.modified_ms, &head, &tail))
+        let key = FileKey::new(identity, path, listed.size, listed.modified_ms, &head, &tail);
+        Some(FileKey { changed_ns: changed_ns(&metadata), ..key })
     }
 
     /// The directories among the roots, to keep the output folder out of them.
@@ -129,6 +134,41 @@ impl DiskRoots {
             Root::Zip(_) => None,
         })
     }
+
+    /// The folders a walk of the directory roots reads (`list_directory`), to keep the cache out
+    /// of them: a home's source folders (those it lacks too, which a folder made there would
+    /// start), else the whole root; and where the links directly in those lead, which the walk
+    /// follows (`list_some`).
+    pub fn read_folders(&self) -> Vec<PathBuf> {
+        let of_root = |base: &Path| {
+            if is_home(base) {
+                sources::home_folders().into_iter().map(|folder| base.join(folder)).collect()
+            } else {
+                vec![base.to_path_buf()]
+            }
+        };
+        let folders: Vec<PathBuf> = self.directories().flat_map(of_root).collect();
+        let linked = (folders.iter().filter_map(|folder| fs::read_dir(folder).ok()).flatten().flatten())
+            .filter(|entry| entry.file_type().is_ok_and(|kind| kind.is_symlink()))
+            .filter_map(|entry| fs::canonicalize(entry.path()).ok())
+            .collect::<Vec<_>>();
+        folders.into_iter().chain(linked).collect()
+    }
+}
+
+/// The inode's change time, in nanoseconds since the epoch (`Stat::changed_ns`): a write, or
+/// times set back by hand, set it to the clock's now, and nothing sets it back.
+#[cfg(unix)]
+fn changed_ns(metadata: &fs::Metadata) -> Option<i64> {
+    use std::os::unix::fs::MetadataExt;
+    metadata.ctime().checked_mul(1_000_000_000)?.checked_add(metadata.ctime_nsec())
+}
+
+/// Windows: std gives no change time (Windows' own is in no std API), so the cache's rule
+/// stands on the size and modification time there, as in the page.
+#[cfg(not(unix))]
+fn changed_ns(_: &fs::Metadata) -> Option<i64> {
+    None
 }
 
 fn open_zip(path: &Path, label: &str) -> Result<(ZipRoot<SharedFile>, RootListing), String> {
@@ -261,9 +301,8 @@ fn read_at(file: &File, buffer: &mut [u8], offset: u64) -> io::Result<usize> {
 fn list_directory(base: &Path, label: &str, scope: Scope, threads: usize) -> RootListing {
     let mut listing = RootListing { label: label.to_string(), ..RootListing::default() };
     let exists = |folder: &&str| base.join(folder).is_dir();
-    let data = sources::data_folders();
-    if data.iter().any(exists) {
-        let folders = if scope == Scope::Everything { sources::home_folders() } else { data };
+    if is_home(base) {
+        let folders = if scope == Scope::Everything { sources::home_folders() } else { sources::data_folders() };
         for folder in folders.into_iter().filter(exists) {
             walk(base, Path::new(folder), scope, threads, &mut listing);
         }
@@ -292,6 +331,12 @@ fn list_top_files(base: &Path, listing: &mut RootListing) {
             Err(error) => listing.problems.push((name.to_string(), format!("cannot read metadata: {error}"))),
         }
     }
+}
+
+/// Whether a folder is a home: it has a source's data folder, so that only the sources'
+/// folders are walked.
+fn is_home(base: &Path) -> bool {
+    sources::data_folders().iter().any(|folder| base.join(folder).is_dir())
 }
 
 /// Whether a usage-only walk needs a path below the walk's start (`inside` is relative to it):

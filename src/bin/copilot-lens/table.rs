@@ -10,6 +10,8 @@ use copilot_lens::usage::ledger::IMPLAUSIBLE_COUNTER;
 use copilot_lens::usage::month::MonthCredits;
 use copilot_lens::usage::summary::{GroupBy, UsageRow, UsageTable, sessions_flagged};
 
+use crate::terminal;
+
 pub fn write_json(
     out: &mut impl Write,
     table: &UsageTable,
@@ -56,12 +58,12 @@ pub fn write_text(out: &mut impl Write, table: &UsageTable, usage: &UsageData, b
         "credits",
         "flags",
     ];
-    let mut lines: Vec<[String; 12]> = Vec::new();
+    let mut lines: Vec<[String; 12]> = vec![header.map(str::to_string)];
     for row in &table.rows {
         let key = if by == GroupBy::Agent { row.agent } else { row.group().unwrap_or_default() };
         lines.push(cells(row, key.to_string()));
     }
-    let mut totals = Vec::new();
+    let rows_end = lines.len();
     for (kind, row) in &table.totals {
         let label = match kind {
             Kind::Counted => "total",
@@ -72,15 +74,10 @@ pub fn write_text(out: &mut impl Write, table: &UsageTable, usage: &UsageData, b
         // The label goes in the first column shown (the model column when grouping by model).
         let mut line = cells(row, String::new());
         line[usize::from(group.is_empty())] = label.to_string();
-        totals.push(line);
+        lines.push(line);
     }
-    let header: [String; 12] = header.map(str::to_string);
-    let mut widths = [0usize; 12];
-    for line in std::iter::once(&header).chain(&lines).chain(&totals) {
-        for (width, cell) in widths.iter_mut().zip(line) {
-            *width = (*width).max(cell.chars().count());
-        }
-    }
+    // The names (group, model) and the flags are text; the rest are figures.
+    let widths = terminal::fit_columns(&mut lines, &[0, 1, 11], 2);
     let skip_first = group.is_empty();
     let print = |out: &mut dyn Write, line: &[String; 12]| -> io::Result<()> {
         let mut text = String::new();
@@ -97,13 +94,13 @@ pub fn write_text(out: &mut impl Write, table: &UsageTable, usage: &UsageData, b
         }
         writeln!(out, "{}", text.trim_end())
     };
-    print(out, &header)?;
-    for line in &lines {
+    let (rows, totals) = lines.split_at(rows_end);
+    for line in rows {
         print(out, line)?;
     }
     let rule: usize = widths.iter().skip(usize::from(skip_first)).map(|width| width + 2).sum();
     writeln!(out, "{}", "-".repeat(rule.saturating_sub(2)))?;
-    for line in &totals {
+    for line in totals {
         print(out, line)?;
     }
     if table.rows.is_empty() {
@@ -116,7 +113,7 @@ pub fn write_text(out: &mut impl Write, table: &UsageTable, usage: &UsageData, b
             usage.unknown.len()
         )?;
         for session in &usage.unknown {
-            writeln!(out, "  {session}")?;
+            writeln!(out, "  {}", terminal::safe(session))?;
         }
     }
     let implausible = sessions_flagged(&usage.ledgers, IMPLAUSIBLE_COUNTER);
@@ -128,14 +125,14 @@ pub fn write_text(out: &mut impl Write, table: &UsageTable, usage: &UsageData, b
             implausible.len()
         )?;
         for session in implausible {
-            writeln!(out, "  {session}")?;
+            writeln!(out, "  {}", terminal::safe(session))?;
         }
     }
     writeln!(
         out,
         "\ncredits: as Copilot recorded them; ~ where some are estimated, for what it recorded nothing of (1 credit = 0.01 USD)"
     )?;
-    writeln!(out, "rates: {}", usage.rates.source)
+    writeln!(out, "rates: {}", terminal::safe(&usage.rates.source))
 }
 
 /// The billing month against the allowance: what was used (recorded and estimated apart), the
@@ -218,11 +215,11 @@ pub fn write_bill(out: &mut impl Write, bill: &Reconciliation) -> io::Result<()>
             grouped_decimal(totals.difference)
         ),
     };
-    writeln!(
-        out,
+    let said = format!(
         "\nbill {} ({}), user {}, {} to {} (UTC days): {compared}",
         bill.file, bill.format, bill.user, bill.from, bill.to
-    )?;
+    );
+    writeln!(out, "{}", terminal::safe(&said))?;
     let mut lines = vec![["day", "model", "billed", "local", "from", "difference", "status"].map(String::from)];
     for row in &bill.rows {
         let figure = |credits: f64, requests: Option<f64>| match requests {
@@ -242,12 +239,8 @@ pub fn write_bill(out: &mut impl Write, bill: &Reconciliation) -> io::Result<()>
             row.status.to_string(),
         ]);
     }
-    let mut widths = [0usize; 7];
-    for line in &lines {
-        for (width, cell) in widths.iter_mut().zip(line) {
-            *width = (*width).max(cell.chars().count());
-        }
-    }
+    // The day, model, where the local figure is from and the status are text.
+    let widths = terminal::fit_columns(&mut lines, &[0, 1, 4, 6], 1);
     for line in &lines {
         let mut text = String::from(" ");
         for (index, (cell, width)) in line.iter().zip(widths).enumerate() {
@@ -268,20 +261,20 @@ pub fn write_bill(out: &mut impl Write, bill: &Reconciliation) -> io::Result<()>
         for row in &bill.not_local {
             let figure =
                 row.requests.map_or_else(|| grouped_decimal(row.credits), |requests| format!("{requests} req"));
-            writeln!(out, "    {} {}: {figure}", row.sku, row.model)?;
+            writeln!(out, "{}", terminal::safe(&format!("    {} {}: {figure}", row.sku, row.model)))?;
         }
     }
     if !bill.estimate_ratio.is_empty() {
         writeln!(out, "  billed against the estimate, on the days this machine's figure is estimated:")?;
         for ratio in &bill.estimate_ratio {
-            writeln!(
-                out,
+            let said = format!(
                 "    {}: {} billed, {} estimated, ratio {:.3}",
                 ratio.model,
                 grouped_decimal(ratio.billed_credits),
                 grouped_decimal(ratio.estimated_credits),
                 ratio.ratio
-            )?;
+            );
+            writeln!(out, "{}", terminal::safe(&said))?;
         }
     }
     for (status, meaning) in LEGEND {

@@ -11,11 +11,14 @@ use copilot_lens::outputs::{self, TEAM_CSV, TEAM_JSONL};
 use copilot_lens::team_export::{self, TeamOptions};
 use copilot_lens::usage::summary::DayRange;
 
+use crate::terminal::say;
+
 #[derive(Args)]
 pub struct TeamArgs {
     /// Write a team export (.parquet, .csv or .jsonl, by the extension): one row per UTC day,
     /// agent, model, project and machine, with the login and the machine. No prompt, reply or
-    /// tool output is in it; projects are short names unless --share-projects. See docs/team.md.
+    /// tool output is in it; projects are short names unless --share-projects. The guide's chapter
+    /// on team exports shows how DuckDB and BigQuery read everyone's files together.
     #[arg(long, value_name = "FILE")]
     pub export: Option<PathBuf>,
     /// The machine the export names (default: each home's folder name).
@@ -96,7 +99,7 @@ impl Export {
             rows.iter().filter(|row| row.user.is_empty()).map(|row| row.machine.as_str()).collect();
         if !unnamed.is_empty() {
             let machines = unnamed.into_iter().collect::<Vec<_>>().join(", ");
-            eprintln!("copilot-lens: no login is known for {machines} (no sign-in in its logs): give --user");
+            say!("no login is known for {machines} (no sign-in in its logs): give --user");
         }
         Ok(rows.len())
     }

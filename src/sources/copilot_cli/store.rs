@@ -199,7 +199,9 @@ fn read_row_tables(tables: &mut Tables<'_>) {
                 id: take(&v[0]),
                 cwd: take(&v[1]),
                 repository: take(&v[2]),
-                branch: take(&v[3]),
+                // Scrubbed as read: a branch can be named with a token, and the session's rows
+                // and record take it.
+                branch: crate::scrub::scrub_cow(&take(&v[3])).0.into_owned(),
                 summary: take(&v[4]),
                 created_at: take(&v[5]),
                 updated_at: take(&v[6]),

@@ -162,8 +162,9 @@ impl VscodeMetadata {
         let repository = self.repository_properties.as_ref();
         let worktree = self.worktree_properties.as_ref();
         let folder = self.workspace_folder.as_ref();
-        let first =
-            |candidates: &[Option<&str>]| candidates.iter().flatten().next().copied().unwrap_or_default().into();
+        let branch =
+            repository.and_then(|r| given(&r.branch_name)).or_else(|| worktree.and_then(|w| given(&w.branch_name)));
+        let branch = branch.unwrap_or_default();
         let mut worktrees: Vec<String> = Vec::new();
         for (path, _) in self.worktrees() {
             if !worktrees.iter().any(|known| known == path) {
@@ -184,10 +185,8 @@ impl VscodeMetadata {
             title: given(&self.custom_title).unwrap_or_default().to_string(),
             repository: project.path,
             remote: project.remote.unwrap_or_default(),
-            branch: first(&[
-                repository.and_then(|r| given(&r.branch_name)),
-                worktree.and_then(|w| given(&w.branch_name)),
-            ]),
+            // Scrubbed as read: a branch can be named with a token (`hotfix/github_pat_…`).
+            branch: crate::scrub::scrub_cow(branch).0.into_owned(),
             worktrees,
         }
     }
@@ -278,6 +277,13 @@ mod tests {
             }
         );
         assert!(metadata.rows("s").is_empty());
+    }
+
+    #[test]
+    fn a_token_in_a_branch_is_scrubbed_as_read() {
+        let token = "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012345";
+        let text = FOLDER.replace("feature/my-branch", &format!("hotfix/{token}"));
+        assert_eq!(parse(text.as_bytes()).unwrap().facts().branch, "hotfix/[redacted]");
     }
 
     #[test]

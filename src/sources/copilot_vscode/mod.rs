@@ -91,6 +91,13 @@ impl Source for CopilotVscode {
                 message: text.clone(),
             });
         }
+        for (line, what) in log.replay.left_out() {
+            outcome.problems.push(LogProblem {
+                line: Some(*line),
+                kind: DiagnosticKind::Unparsable,
+                message: what.clone(),
+            });
+        }
         outcome
     }
 
@@ -142,6 +149,10 @@ impl Source for CopilotVscode {
                 kind: DiagnosticKind::BadCounterLine,
                 message,
             });
+        }
+        for (line, what) in log.replay.left_out() {
+            let (at, kind, message) = (Place::Line(*line), DiagnosticKind::Unparsable, what.clone());
+            ledger.problems.push(CounterProblem { at, kind, message });
         }
         let parsed = outcome.account.with_rows;
         Ok(ScanStats { bytes: counted.bytes, parsed, bad, bad_offsets: Vec::new() })

@@ -55,19 +55,30 @@ const READ_RESULT_KEYS: [&str; 3] = ["metadata", "errorDetails", "details"];
 const READ_PART_KINDS: [&str; 4] = ["markdownContent", "toolInvocationSerialized", "thinking", "subagent"];
 
 /// A session's state as the log's lines so far leave it, with the line that last set each
-/// request (rows name it as their `source_line`).
+/// request (rows name it as their `source_line`), and the parts of applied lines left out
+/// for being of another kind than their place holds (line, what and where).
 #[derive(Debug, Default)]
 pub struct Replay {
     state: Option<Value>,
     request_lines: Vec<u64>,
+    left_out: Vec<(u64, String)>,
 }
 
 impl Replay {
-    /// A state read whole (a `.json` snapshot).
+    /// A state read whole (a `.json` snapshot, its one line).
     pub fn whole(mut state: Value) -> Replay {
         prune(&[], &mut state);
+        let mut left_out = Vec::new();
+        conform_below(&mut Vec::new(), &mut state, &mut left_out);
         let requests = state.get("requests").and_then(Value::as_array).map_or(0, Vec::len);
-        Replay { state: Some(state), request_lines: vec![1; requests] }
+        let left_out = left_out.into_iter().map(|what| (1, what)).collect();
+        Replay { state: Some(state), request_lines: vec![1; requests], left_out }
+    }
+
+    /// The parts of applied lines left out, by line: each is null in the state, as a deleted
+    /// value is, and the rest of its line applied.
+    pub fn left_out(&self) -> &[(u64, String)] {
+        &self.left_out
     }
 
     pub fn state(&self) -> Option<&Value> {
@@ -79,8 +90,17 @@ impl Replay {
         self.request_lines.get(index).copied().unwrap_or(1)
     }
 
-    /// Applies one line; an error says why it could not be (the state is as before).
+    /// Applies one line; an error says why it could not be (the state is as before). A value
+    /// of another kind than its path holds (a text set where the requests are) is an error; one
+    /// inside the value (a request that is a number) is left out, and said (`left_out`).
     pub fn apply(&mut self, bytes: &[u8], line: u64) -> Result<(), String> {
+        let mut left_out = Vec::new();
+        self.apply_entry(bytes, line, &mut left_out)?;
+        self.left_out.extend(left_out.into_iter().map(|what| (line, what)));
+        Ok(())
+    }
+
+    fn apply_entry(&mut self, bytes: &[u8], line: u64, left_out: &mut Vec<String>) -> Result<(), String> {
         let mut spare = String::new();
         let entry: Entry =
             crate::json::from_slice(bytes, &mut spare).map_err(|error| format!("not an entry: {error}"))?;
@@ -90,6 +110,7 @@ impl Replay {
                 return Err("an initial state that is not an object".into());
             }
             prune(&[], &mut state);
+            conform_below(&mut Vec::new(), &mut state, left_out);
             let requests = state.get("requests").and_then(Value::as_array).map_or(0, Vec::len);
             self.state = Some(state);
             self.request_lines = vec![line; requests];
@@ -107,8 +128,20 @@ impl Replay {
             1 if entry.v.is_none() => delete(state, &path)?,
             1 => {
                 let mut value = entry.v.unwrap_or(Value::Null);
+                if let Some(shape) = Shape::at(&path).filter(|shape| !shape.holds(&value)) {
+                    return Err(format!(
+                        "a set of {} to {}, where {} belongs",
+                        path_text(&path),
+                        described(&value),
+                        shape.name()
+                    ));
+                }
                 prune(&path, &mut value);
+                let mut value_path = path.clone();
+                let mut below = Vec::new();
+                conform_below(&mut value_path, &mut value, &mut below);
                 set(state, &path, value)?;
+                left_out.extend(below);
                 track_set(&mut self.request_lines, &path, line);
             }
             2 => {
@@ -117,14 +150,19 @@ impl Replay {
                     Some(Value::Array(items)) => items,
                     Some(_) => return Err("a push whose items (v) are not an array".into()),
                 };
+                // Each item as it will be indexed, after the cut.
+                let first = entry.i.unwrap_or_else(|| array_length(state, &path));
                 let mut item_path = path.clone();
+                let mut below = Vec::new();
                 for (at, item) in items.iter_mut().enumerate() {
-                    item_path.push(Key::Index(at as u64));
+                    item_path.push(Key::Index(first.saturating_add(at as u64)));
                     prune(&item_path, item);
+                    conform(&mut item_path, item, &mut below);
                     item_path.pop();
                 }
                 let added = items.len();
                 push(state, &path, items, entry.i)?;
+                left_out.extend(below);
                 if path == [Key::Name("requests".into())] {
                     self.request_lines.truncate(entry.i.map_or(self.request_lines.len(), position));
                     self.request_lines.extend(std::iter::repeat_n(line, added));
@@ -139,6 +177,142 @@ impl Replay {
             kind => return Err(format!("an entry of unknown kind {kind}")),
         }
         Ok(())
+    }
+}
+
+/// The kind of value the rows and figures read at a place of the state: one of another kind
+/// there would lose what it holds unsaid (a text set where the requests are). `null` is no
+/// value, as VS Code's `undefined`, and fits anywhere.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Shape {
+    Object,
+    Array,
+    Text,
+    /// A request's message: an object with its text, or the text (older builds).
+    ObjectOrText,
+    /// Epoch milliseconds, or a time written as text.
+    Time,
+}
+
+impl Shape {
+    /// The kind of value `path` holds, where the rows and figures read one.
+    fn at(path: &[Key]) -> Option<Shape> {
+        // No shaped place is deeper than five steps.
+        let mut names = [None; 5];
+        for (name, key) in names.iter_mut().zip(path) {
+            *name = match key {
+                Key::Name(known) => Some(known.as_str()),
+                Key::Index(_) => None,
+            };
+        }
+        Some(match names.get(..path.len())? {
+            [] => Shape::Object,
+            [Some("requests")] => Shape::Array,
+            [Some("customTitle")] => Shape::Text,
+            [Some("creationDate")] => Shape::Time,
+            [Some("requests"), None] => Shape::Object,
+            [Some("requests"), None, Some(field)] => match *field {
+                "response" | "modelTotals" => Shape::Array,
+                "result" => Shape::Object,
+                "message" => Shape::ObjectOrText,
+                "modelId" | "requestId" => Shape::Text,
+                "timestamp" => Shape::Time,
+                _ => return None,
+            },
+            [Some("requests"), None, Some("message"), Some("text")] => Shape::Text,
+            [Some("requests"), None, Some("result"), Some("metadata")] => Shape::Object,
+            [Some("requests"), None, Some("result"), Some("metadata"), Some("toolCallRounds" | "modelTotals")] => {
+                Shape::Array
+            }
+            _ => return None,
+        })
+    }
+
+    /// Whether a place of some shape may lie below `path`.
+    fn below(path: &[Key]) -> bool {
+        let named = |key: &Key, name: &str| matches!(key, Key::Name(known) if known == name);
+        match path {
+            [] => true,
+            [requests, rest @ ..] if named(requests, "requests") => match rest {
+                [] | [Key::Index(_)] => true,
+                [Key::Index(_), field] => named(field, "message") || named(field, "result"),
+                [Key::Index(_), result, metadata] => named(result, "result") && named(metadata, "metadata"),
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
+    fn holds(self, value: &Value) -> bool {
+        matches!(
+            (self, value),
+            (_, Value::Null)
+                | (Shape::Object | Shape::ObjectOrText, Value::Object(_))
+                | (Shape::Array, Value::Array(_))
+                | (Shape::Text | Shape::ObjectOrText | Shape::Time, Value::String(_))
+                | (Shape::Time, Value::Number(_))
+        )
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Shape::Object => "an object",
+            Shape::Array => "an array",
+            Shape::Text => "a text",
+            Shape::ObjectOrText => "an object or a text",
+            Shape::Time => "a time",
+        }
+    }
+}
+
+/// `value`, about to be put at `path`, if of another kind than the place holds, becomes null
+/// and is said in `left_out`; else what lies below it is checked so.
+fn conform(path: &mut Vec<Key>, value: &mut Value, left_out: &mut Vec<String>) {
+    match Shape::at(path) {
+        Some(shape) if !shape.holds(value) => {
+            left_out.push(format!(
+                "{} is {}, where {} belongs: left out",
+                path_text(path),
+                described(value),
+                shape.name()
+            ));
+            *value = Value::Null;
+        }
+        _ => conform_below(path, value, left_out),
+    }
+}
+
+/// `conform` for each value inside `value` (at `path`) where a shaped place may be.
+fn conform_below(path: &mut Vec<Key>, value: &mut Value, left_out: &mut Vec<String>) {
+    if !Shape::below(path) {
+        return;
+    }
+    match value {
+        Value::Object(object) => {
+            for (name, child) in object.iter_mut() {
+                path.push(Key::Name(name.clone()));
+                conform(path, child, left_out);
+                path.pop();
+            }
+        }
+        Value::Array(items) => {
+            for (at, child) in items.iter_mut().enumerate() {
+                path.push(Key::Index(at as u64));
+                conform(path, child, left_out);
+                path.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A JSON value in a diagnostic: a scalar as written, a string or container by its kind.
+pub(super) fn described(value: &Value) -> String {
+    match value {
+        Value::String(_) => "a string".to_string(),
+        Value::Array(_) => "an array".to_string(),
+        Value::Object(_) => "an object".to_string(),
+        scalar => scalar.to_string(),
     }
 }
 
@@ -259,6 +433,22 @@ fn track_set(request_lines: &mut Vec<u64>, path: &[Key], line: u64) {
     }
 }
 
+/// The length of the array at `path` (0 where there is none).
+fn array_length(state: &Value, path: &[Key]) -> u64 {
+    let mut current = state;
+    for key in path {
+        let next = match (current, key) {
+            (Value::Object(object), Key::Name(name)) => object.get(name),
+            (Value::Object(object), Key::Index(index)) => object.get(&index.to_string()),
+            (Value::Array(array), Key::Index(index)) => array.get(position(*index)),
+            _ => None,
+        };
+        let Some(next) = next else { return 0 };
+        current = next;
+    }
+    current.as_array().map_or(0, |array| array.len() as u64)
+}
+
 /// The value at `path`, for changing it.
 fn walk<'a>(state: &'a mut Value, path: &[Key]) -> Result<&'a mut Value, String> {
     let mut current = state;
@@ -316,7 +506,7 @@ fn push(state: &mut Value, path: &[Key], items: Vec<Value>, cut_at: Option<u64>)
 }
 
 /// Whether a push (cut at `cut_at` when given) can go onto what is at `path` (an array, or
-/// nothing yet), else why not.
+/// nothing yet where an array may be), else why not.
 fn can_push_onto(slot: Option<&Value>, path: &[Key], cut_at: Option<u64>) -> Result<(), String> {
     let length = match slot {
         None | Some(Value::Null) => 0,
@@ -327,7 +517,13 @@ fn can_push_onto(slot: Option<&Value>, path: &[Key], cut_at: Option<u64>) -> Res
         // VS Code writes `i` only to cut an array (`arr.length = i`, a retried request): one
         // past the end is no log it wrote, and would make room for nothing the line holds.
         Some(cut_at) if position(cut_at) > length => {
-            Err(format!("its cut index {cut_at} is past the end of {} (length {length})", path_text(path)))
+            return Err(format!("its cut index {cut_at} is past the end of {} (length {length})", path_text(path)));
+        }
+        _ => {}
+    }
+    match Shape::at(path) {
+        Some(shape) if shape != Shape::Array => {
+            Err(format!("a push onto {}, where {} belongs", path_text(path), shape.name()))
         }
         _ => Ok(()),
     }
@@ -457,6 +653,56 @@ mod tests {
         assert_eq!(texts(&replay), ["a"]);
         let mut not_json = Replay::default();
         assert!(not_json.apply(b"{\"kind\":0,", 1).unwrap_err().starts_with("not an entry"));
+    }
+
+    #[test]
+    fn a_value_of_another_kind_than_its_place_is_refused_or_left_out_and_said() {
+        let (replay, errors) = replay(&[
+            json!({"kind": 0, "v": {"requests": [request("a"), "b", {"message": {"text": "c"}, "response": 5}]}}),
+            json!({"kind": 1, "k": ["requests"], "v": "not the requests"}),
+            json!({"kind": 1, "k": ["requests", 0, "modelTotals"], "v": {"inputTokens": 5}}),
+            json!({"kind": 2, "k": ["requests", 0, "result"], "v": [1]}),
+            json!({"kind": 1, "k": ["requests", 0, "timestamp"], "v": [1]}),
+            json!({"kind": 2, "k": ["requests"], "v": [7, request("d")]}),
+            json!({"kind": 1, "k": ["requests", 4, "result"], "v": {"metadata": {"modelTotals": "many"}}}),
+            // Null is no value, as VS Code's undefined: it fits anywhere.
+            json!({"kind": 1, "k": ["requests", 0, "result"], "v": null}),
+            json!({"kind": 1, "k": ["requests", 4, "timestamp"], "v": "2026-10-20T09:00:00Z"}),
+            // Items of a wrong kind are placed by where the cut puts them, however far.
+            json!({"kind": 2, "k": ["requests"], "v": [7, 8], "i": u64::MAX}),
+        ]);
+        assert_eq!(
+            errors,
+            [
+                "2: a set of requests to a string, where an array belongs",
+                "3: a set of requests[0].modelTotals to an object, where an array belongs",
+                "4: a push onto requests[0].result, where an object belongs",
+                "5: a set of requests[0].timestamp to an array, where a time belongs",
+                "10: its cut index 18446744073709551615 is past the end of requests (length 5)",
+            ]
+        );
+        assert_eq!(
+            replay.left_out(),
+            [
+                (1, "requests[1] is a string, where an object belongs: left out".to_string()),
+                (1, "requests[2].response is 5, where an array belongs: left out".to_string()),
+                (6, "requests[3] is 7, where an object belongs: left out".to_string()),
+                (
+                    7,
+                    "requests[4].result.metadata.modelTotals is a string, where an array belongs: left out".to_string()
+                ),
+            ]
+        );
+        let state = replay.state().unwrap();
+        assert_eq!(texts(&replay), ["a", "-", "c", "-", "d"]);
+        assert_eq!(
+            (state["requests"][1].clone(), state["requests"][2]["response"].clone()),
+            (Value::Null, Value::Null)
+        );
+        assert_eq!(state["requests"][4]["result"], json!({"metadata": {"modelTotals": null}}));
+        assert_eq!(state["requests"][4]["timestamp"], "2026-10-20T09:00:00Z");
+        let snapshot = Replay::whole(json!({"customTitle": 5, "requests": [request("a")]}));
+        assert_eq!(snapshot.left_out(), [(1, "customTitle is 5, where a text belongs: left out".to_string())]);
     }
 
     #[test]

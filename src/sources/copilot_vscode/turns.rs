@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::ReadLog;
-use super::replay::Replay;
+use super::replay::{Replay, described};
 use crate::facts::diagnostics::DiagnosticKind;
 use crate::facts::log::LogProblem;
 use crate::model::{LineLocator, Row, RowMark, RowSink, TurnType};
@@ -362,16 +362,6 @@ fn count(value: Option<&Value>, notes: &mut Notes, name: &str, left: &mut bool) 
     }
 }
 
-/// A JSON value in a diagnostic: a scalar as written, a string or container by its kind.
-fn described(value: &Value) -> String {
-    match value {
-        Value::String(_) => "a string".to_string(),
-        Value::Array(_) => "an array".to_string(),
-        Value::Object(_) => "an object".to_string(),
-        scalar => scalar.to_string(),
-    }
-}
-
 /// The figures of `modelTotals[]`, one per model over the whole turn (input includes cached).
 /// An entry that is not an object is noted; one whose model is not a name counts under the
 /// request's model.
@@ -524,7 +514,7 @@ fn add_usage(context: &LogContext<'_>, request: &Value, turn: &Turn<'_>, line: u
         }
         let entry =
             Entry { tokens, implausible, recorded: std::mem::take(&mut recorded), byok, auto, ..Entry::default() };
-        ledger.turn(turn.millis, &model, entry, whole);
+        ledger.turn(Place::Line(line), turn.millis, &model, entry, whole);
     }
 }
 

@@ -389,8 +389,11 @@ impl LogParser<'_, '_> {
             self.outcome.summary.project = Some(cwd.to_string());
         }
         if let Some(branch) = directory.branch.non_empty() {
-            self.state.tracked.branch = branch.to_string();
-            self.outcome.summary.branch = Some(branch.to_string());
+            // A person names a branch, and may name it with a token (`hotfix/github_pat_…`):
+            // scrubbed here, before its rows, the session's record and the cache take it.
+            let branch = crate::scrub::scrub_cow(branch).0.into_owned();
+            self.state.tracked.branch = branch.clone();
+            self.outcome.summary.branch = Some(branch);
         }
     }
 
