@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Builds the page: the core compiled to WebAssembly (cargo, wasm-bindgen at the pinned version,
 # wasm-opt from npm binaryen 132), the vendored chart library and the demo data, into www/.
+# With nothing changed it takes seconds: wasm-opt's output is kept by its input's hash.
 #   scripts/build-web.sh [--dev]     --dev skips wasm-opt and LTO for a faster build
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-scripts/setup.sh
-[ -d node_modules/binaryen ] && [ -d node_modules/chart.js ] && [ -d node_modules/marked ] || npm install --no-audit --no-fund --silent
+scripts/setup-build.sh
 
 # Two modules of the one engine: the first the page loads, and the full one (with the `extras`
 # feature: the report to share, team exports, the bill's reconciliation), which the page loads
@@ -32,8 +32,23 @@ if [ "$profile" = web ]; then
   # -Oz: as fast in the page (tests/e2e/perf.mjs) and 1% smaller than -O3. --low-memory-unused
   # folds small constant offsets into loads, which only differs from the add it replaces when a
   # pointer is within 1 KB of 4 GB: no memory of this page gets there.
+  flags=(-Oz --converge --low-memory-unused)
+  kept_dir=target/wasm-opt
+  mkdir -p "$kept_dir"
+  kept_now=()
   for module in copilot_lens_bg copilot_lens_full_bg; do
-    node_modules/.bin/wasm-opt -Oz --converge --low-memory-unused "www/pkg/$module.wasm" -o "www/pkg/$module.wasm"
+    key=$({ sha256sum <"www/pkg/$module.wasm"; echo "${flags[*]}"; node_modules/.bin/wasm-opt --version; } | sha256sum | cut -c1-32)
+    kept="$kept_dir/$key.wasm"
+    if [ ! -f "$kept" ]; then
+      node_modules/.bin/wasm-opt "${flags[@]}" "www/pkg/$module.wasm" -o "$kept.partial"
+      mv "$kept.partial" "$kept"
+    fi
+    cp "$kept" "www/pkg/$module.wasm"
+    kept_now+=("$kept")
+  done
+  # Only this build's outputs are kept.
+  for old in "$kept_dir"/*; do
+    case " ${kept_now[*]} " in *" $old "*) ;; *) rm -f "$old" ;; esac
   done
 fi
 cp node_modules/chart.js/dist/chart.umd.min.js www/vendor/chart.umd.min.js

@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
-"""The crate's file-level import graph and its circles.
+"""The file-level import graphs of the library and of the CLI binary, and their circles.
 
-Every `crate::`, `super::` and `self::` path in a file of the library (the CLI binary and tests
-are left out: nothing imports them) is resolved to the deepest module file it names, and each
-such file is an edge. The strongly connected components of more than one file are the import
-circles. `--max N` exits 1 when a circle has more than N files (the house rule is 3).
+Every `crate::`, `super::` and `self::` path in a file of a crate (the library under src/, the
+binary under src/bin/copilot-lens/; tests are left out: nothing imports them) is resolved to the
+deepest module file it names, and each such file is an edge. The strongly connected components
+of more than one file are the import circles. `--max N` exits 1 when a circle has more than N
+files (the house rule is 1: none).
 
     python3 scripts/import-graph.py            # the circles, largest first
-    python3 scripts/import-graph.py --max 3    # fail past three files
+    python3 scripts/import-graph.py --max 1    # fail on any circle
 """
 
 import argparse
@@ -16,17 +17,19 @@ import sys
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parent.parent / "src"
+# Each crate: its root folder, and the folder below it that is another crate's.
+CRATES = [(SRC, SRC / "bin"), (SRC / "bin" / "copilot-lens", None)]
 
 
-def module_files():
-    """Module path (tuple of names) → file, for every library module."""
+def module_files(root, other):
+    """Module path (tuple of names) → file, for every module of the crate at `root`."""
     modules = {}
-    for path in SRC.rglob("*.rs"):
-        rel = path.relative_to(SRC)
-        if rel.parts[0] == "bin":
+    for path in root.rglob("*.rs"):
+        if other is not None and other in path.parents:
             continue
+        rel = path.relative_to(root)
         parts = list(rel.with_suffix("").parts)
-        if parts[-1] in ("mod", "lib"):
+        if parts[-1] in ("mod", "lib", "main"):
             parts = parts[:-1]
         modules[tuple(parts)] = path
     return modules
@@ -91,11 +94,11 @@ def resolve(path, module, modules, is_mod_file):
     return found if found in modules else None
 
 
-def graph():
-    modules = module_files()
+def graph(root, other):
+    modules = module_files(root, other)
     edges = {}
     for module, path in modules.items():
-        is_mod_file = path.name in ("mod.rs", "lib.rs")
+        is_mod_file = path.name in ("mod.rs", "lib.rs", "main.rs")
         # A file's unit tests (`#[cfg(test)] mod tests`, last by convention) import for testing only.
         text = strip_comments(path.read_text()).split("#[cfg(test)]")[0]
         targets = set()
@@ -145,18 +148,21 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max", type=int, help="fail when a circle has more files than this")
     args = parser.parse_args()
-    modules, edges = graph()
-    found = circles(edges)
-    name = lambda m: str(modules[m].relative_to(SRC.parent))
-    print(f"{len(modules)} files, {sum(len(t) for t in edges.values())} imports between them")
-    if not found:
-        print("no import circle")
-    for component in found:
-        print(f"circle of {len(component)} files: " + " ".join(name(m) for m in component))
-    if args.max is not None and found and len(found[0]) > args.max:
-        print(f"an import circle has {len(found[0])} files, more than {args.max}", file=sys.stderr)
-        return 1
-    return 0
+    failed = False
+    for root, other in CRATES:
+        modules, edges = graph(root, other)
+        found = circles(edges)
+        name = lambda m: str(modules[m].relative_to(SRC.parent))
+        crate = root.relative_to(SRC.parent)
+        print(f"{crate}: {len(modules)} files, {sum(len(t) for t in edges.values())} imports between them")
+        if not found:
+            print("no import circle")
+        for component in found:
+            print(f"circle of {len(component)} files: " + " ".join(name(m) for m in component))
+        if args.max is not None and found and len(found[0]) > args.max:
+            print(f"{crate}: an import circle has {len(found[0])} files, more than {args.max}", file=sys.stderr)
+            failed = True
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ use std::hash::Hasher;
 
 use xxhash_rust::xxh3::{Xxh3, xxh3_64};
 
-use crate::model::{Row, TurnType};
+use crate::model::{HeldRow, Row, TurnType};
 use crate::order;
 
 /// 3600 s: the store writes a turn when it ends, and a turn with many tools can run long.
@@ -130,6 +130,16 @@ impl Candidate {
             session_key: session_key(session_id, turn_type, text),
             global_key: global_key(turn_type, text),
             millis,
+        }
+    }
+
+    /// A held row as deduplication sees it.
+    pub fn of_held(row: &HeldRow) -> Self {
+        match row {
+            HeldRow::Row(row) => Candidate::new(&row.session_id, row.turn_type, TextKey::of(&row.text), row.millis()),
+            HeldRow::Turn(turn) => {
+                Candidate { session_key: turn.session_key, global_key: turn.global_key, millis: turn.millis }
+            }
         }
     }
 }

@@ -4,7 +4,6 @@ use std::borrow::Cow;
 
 use serde::Serialize;
 
-use crate::dedup::TextKey;
 use crate::time;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
@@ -308,22 +307,6 @@ pub struct StoreTurn {
     pub millis: Option<i64>,
     pub session_key: u64,
     pub global_key: u64,
-}
-
-impl HeldRow {
-    /// The row as deduplication sees it.
-    pub fn candidate(&self) -> crate::dedup::Candidate {
-        match self {
-            HeldRow::Row(row) => {
-                crate::dedup::Candidate::new(&row.session_id, row.turn_type, TextKey::of(&row.text), row.millis())
-            }
-            HeldRow::Turn(turn) => crate::dedup::Candidate {
-                session_key: turn.session_key,
-                global_key: turn.global_key,
-                millis: turn.millis,
-            },
-        }
-    }
 }
 
 impl PendingRow {

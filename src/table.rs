@@ -387,7 +387,7 @@ impl RowFilter {
         if self.zone_offsets.is_empty() {
             Zone::Utc
         } else {
-            Zone::Offsets(crate::views::kept_zone_offsets(ZoneOffsets(self.zone_offsets.clone())))
+            Zone::Offsets(ZoneOffsets(self.zone_offsets.clone()).kept())
         }
     }
 }
@@ -530,7 +530,7 @@ mod tests {
         // A zone whose offset goes from +01:00 to 00:00 at 22:00 UTC on 12-01.
         let changing = vec![(0, 3600), (crate::time::parse_millis("2026-12-01T22:00:00Z").unwrap(), 0)];
         let day = |day: &str| crate::time::parse_day(day).unwrap();
-        let zone = Zone::Offsets(crate::views::kept_zone_offsets(ZoneOffsets(changing)));
+        let zone = Zone::Offsets(ZoneOffsets(changing).kept());
         assert_eq!(crate::time::format_millis(day_start(zone, day("2026-12-01"))), "2026-11-30T23:00:00.000Z");
         assert_eq!(crate::time::format_millis(day_start(zone, day("2026-12-02"))), "2026-12-02T00:00:00.000Z");
     }

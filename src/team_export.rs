@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use crate::analysis::Outputs;
 use crate::csv_cells::TextCells;
-use crate::share::{project_name, short_name};
+use crate::share::{machine_name, project_name, short_name};
 use crate::usage::summary::{self, DayRange, GroupBy, SessionEntries, UsageRow};
 
 /// Who and what the rows are about, and when they were made (the core has no clock).
@@ -192,14 +192,6 @@ fn home_logins(outputs: &Outputs) -> BTreeMap<&str, String> {
         }
     }
     logins
-}
-
-/// A machine's name from its home's label: the last folder that is not hidden (`.copilot`),
-/// without `.zip`; the rest of the path stays out of the export.
-pub fn machine_name(label: &str) -> String {
-    let mut folders = label.split(['/', '\\']).filter(|folder| !folder.is_empty() && !folder.starts_with('.'));
-    let last = folders.next_back().unwrap_or_default();
-    last.strip_suffix(".zip").unwrap_or(last).to_string()
 }
 
 /// The rows as CSV with a header row; an absent figure is an empty field, a text that would open

@@ -3,7 +3,6 @@
 //! Plain Rust, tested natively; `crate::engine` answers the page's requests with it and
 //! `crate::wasm` only carries the answers across.
 
-use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 use crate::team_export::{self, TeamOptions};
@@ -50,7 +49,7 @@ impl PageOptions {
     pub fn options(self) -> Result<(Options, u32), String> {
         let zone = match (Zone::parse(self.timezone.as_deref().unwrap_or("UTC")), self.zone_offsets) {
             (Ok(zone), _) => zone,
-            (Err(_), Some(offsets)) if !offsets.is_empty() => Zone::Offsets(kept_zone_offsets(ZoneOffsets(offsets))),
+            (Err(_), Some(offsets)) if !offsets.is_empty() => Zone::Offsets(ZoneOffsets(offsets).kept()),
             (Err(error), _) => return Err(error),
         };
         let rates = match &self.rates {
@@ -61,23 +60,6 @@ impl PageOptions {
         let options = Options { include_thinking: self.include_thinking, zone, rates, today };
         Ok((options, self.memory_limit_mib.unwrap_or(DEFAULT_MEMORY_LIMIT_MIB)))
     }
-}
-
-thread_local! {
-    /// Every zone's offsets given so far, kept for the program's life: `Zone` is `Copy`, and a
-    /// page offers at most UTC and its browser's own zone.
-    static ZONE_OFFSETS: RefCell<Vec<&'static ZoneOffsets>> = const { RefCell::new(Vec::new()) };
-}
-
-pub(crate) fn kept_zone_offsets(offsets: ZoneOffsets) -> &'static ZoneOffsets {
-    ZONE_OFFSETS.with_borrow_mut(|known| match known.iter().find(|&&k| *k == offsets) {
-        Some(&kept) => kept,
-        None => {
-            let kept: &'static ZoneOffsets = Box::leak(Box::new(offsets));
-            known.push(kept);
-            kept
-        }
-    })
 }
 
 /// Whether an analysis using `used` MiB may go on under `limit`: a clear message rather than

@@ -89,7 +89,7 @@ impl State {
         for (&index, rows) in held {
             for row in rows {
                 match row {
-                    _ if self.files[index].kind.secondary => candidates.push(row.candidate()),
+                    _ if self.files[index].kind.secondary => candidates.push(dedup::Candidate::of_held(row)),
                     HeldRow::Row(row) if dedup::has_secondary_copies(row.turn_type, &row.text) => {
                         primary.add(&row.session_id, row.turn_type, TextKey::of(&row.text), row.millis())
                     }
@@ -312,7 +312,7 @@ impl State {
                 ledger.add_store_calls(store);
             }
             ledger.finish(log_exists);
-            let far_days = plausible::flag_days(&mut ledger, self.options.today);
+            let far_days = ledger.flag_implausible_days(self.options.today);
             let mut problems = Vec::new();
             for (day, why, tokens) in far_days {
                 let message = format!(

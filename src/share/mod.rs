@@ -162,8 +162,7 @@ pub fn file_name(outputs: &Outputs, options: &ShareOptions) -> String {
 fn whose(out: &mut String, outputs: &Outputs, options: &ShareOptions) {
     let logins = outputs.inventory.logins();
     // A home's folder name, as the team export names the machine.
-    let machines: BTreeSet<String> =
-        outputs.usage.home_labels.iter().map(|label| crate::team_export::machine_name(label)).collect();
+    let machines: BTreeSet<String> = outputs.usage.home_labels.iter().map(|label| machine_name(label)).collect();
     let allowance = match (options.allowance, &options.plan) {
         (Some(credits), Some(plan)) => format!("{} credits a month (plan {plan})", hundredths(credits)),
         (Some(credits), None) => format!("{} credits a month", hundredths(credits)),
@@ -380,6 +379,14 @@ pub fn project_name(path: &str, short: bool) -> String {
         return path.to_string();
     }
     short_name("project", path)
+}
+
+/// A machine's name from its home's label: the last folder that is not hidden (`.copilot`),
+/// without `.zip`; the rest of the path stays out of the export.
+pub fn machine_name(label: &str) -> String {
+    let mut folders = label.split(['/', '\\']).filter(|folder| !folder.is_empty() && !folder.starts_with('.'));
+    let last = folders.next_back().unwrap_or_default();
+    last.strip_suffix(".zip").unwrap_or(last).to_string()
 }
 
 /// A private text's short name, the same for the same text everywhere: `kind-` and six hex

@@ -12,11 +12,26 @@
 use serde::Serialize;
 
 use super::rates::RateTable;
-use super::summary::price;
 use super::{Entry, EntryKey, Kind, NANO_AIU_PER_CREDIT, NANO_DOLLARS_PER_CREDIT};
 
 /// One AI credit in US dollars.
 pub const USD_PER_CREDIT: f64 = 0.01;
+
+/// The price of an entry in nano-dollars, or `None` when its model has no rate: nothing for
+/// calls made with the person's own key (GitHub does not bill them), Auto's discount off the
+/// calls Auto chose the model of.
+pub fn price(rates: &RateTable, model: &str, entry: &Entry) -> Option<u128> {
+    if entry.byok {
+        return Some(0);
+    }
+    let rate = rates.lookup(model)?;
+    let long_tier = rate.long_context.map_or(rate.base, |long| long.tier);
+    let nanos = rate.base.cost_nanos(&entry.tokens.minus(&entry.long)) + long_tier.cost_nanos(&entry.long);
+    Some(if entry.auto { nanos * (100 - AUTO_DISCOUNT_PERCENT) / 100 } else { nanos })
+}
+
+/// Auto model selection's published discount (GitHub Docs, "models and pricing").
+pub const AUTO_DISCOUNT_PERCENT: u128 = 10;
 
 /// One entry's credits by the rule: recorded (nano-AIU) and estimated (nano-dollars) apart.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -25,6 +25,7 @@ use chrono::NaiveDate;
 
 use super::counters::{LeftOut, Reading, Recorded};
 use super::inputs::{Call, ModelTotal, ShutdownTotals};
+use super::plausible::{IMPLAUSIBLE_DATE, implausible};
 use super::rates::RateTable;
 use super::resumes::Counting;
 use super::{Entries, Entry, EntryKey, Kind, Tokens, Zone};
@@ -99,7 +100,7 @@ const FLAGS: [&str; 20] = [
     AMBIGUOUS_RESUME,
     USAGE_CHECKPOINT_WENT_DOWN,
     SESSION_TOTAL_ABOVE_MODELS,
-    super::plausible::IMPLAUSIBLE_DATE,
+    IMPLAUSIBLE_DATE,
     "cache_above_input",
     "calls_after_last_shutdown",
     "counters_restarted_on_resume",
@@ -221,6 +222,29 @@ pub struct SessionLedger {
 }
 
 impl SessionLedger {
+    /// Flags this closed ledger's entries on implausible days (and its sub-agents' shares on
+    /// them), and the ledger; returns each such day with why and what it holds, for the report.
+    pub fn flag_implausible_days(&mut self, today: Option<NaiveDate>) -> Vec<(NaiveDate, &'static str, Tokens)> {
+        let mut days: Vec<(NaiveDate, &'static str, Tokens)> = Vec::new();
+        for (key, entry) in self.entries.iter_mut() {
+            let Some(why) = implausible(key.day, today) else { continue };
+            entry.implausible_date = true;
+            match days.iter_mut().find(|(day, ..)| *day == key.day) {
+                Some((_, _, tokens)) => tokens.add(&entry.tokens),
+                None => days.push((key.day, why, entry.tokens)),
+            }
+        }
+        if let Some(shares) = &mut self.agents {
+            for ((day, ..), entry) in &mut shares.entries {
+                entry.implausible_date |= implausible(*day, today).is_some();
+            }
+        }
+        if !days.is_empty() {
+            self.flags.insert(IMPLAUSIBLE_DATE);
+        }
+        days
+    }
+
     pub fn new(zone: Zone) -> Self {
         SessionLedger {
             agent: "",

@@ -245,7 +245,26 @@ pub enum Zone {
 #[derive(Debug, PartialEq, Eq)]
 pub struct ZoneOffsets(pub Vec<(i64, i32)>);
 
+thread_local! {
+    /// Every zone's offsets given so far, kept for the program's life: `Zone` is `Copy`, and a
+    /// page offers at most UTC and its browser's own zone.
+    static KEPT_ZONE_OFFSETS: std::cell::RefCell<Vec<&'static ZoneOffsets>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 impl ZoneOffsets {
+    /// These offsets for the program's life, as `Zone::Offsets` holds them: the same offsets
+    /// given again are the ones kept before.
+    pub fn kept(self) -> &'static ZoneOffsets {
+        KEPT_ZONE_OFFSETS.with_borrow_mut(|known| match known.iter().find(|&&k| *k == self) {
+            Some(&kept) => kept,
+            None => {
+                let kept: &'static ZoneOffsets = Box::leak(Box::new(self));
+                known.push(kept);
+                kept
+            }
+        })
+    }
+
     fn offset_at(&self, millis: i64) -> i32 {
         let after = self.0.partition_point(|&(from, _)| from <= millis);
         self.0.get(after.saturating_sub(1)).map_or(0, |&(_, offset)| offset)

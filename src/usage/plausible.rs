@@ -6,9 +6,6 @@
 
 use chrono::{Days, NaiveDate};
 
-use super::Tokens;
-use super::ledger::SessionLedger;
-
 /// The flag of entries, rows and sessions with usage on a day it cannot be on.
 pub const IMPLAUSIBLE_DATE: &str = "implausible_date";
 
@@ -24,29 +21,6 @@ pub fn implausible(day: NaiveDate, today: Option<NaiveDate>) -> Option<&'static 
     }
     let tomorrow = today.and_then(|today| today.checked_add_days(Days::new(1)))?;
     (day > tomorrow).then_some("after tomorrow")
-}
-
-/// Flags a closed ledger's entries on implausible days (and its sub-agents' shares on them),
-/// and the ledger; returns each such day with why and what it holds, for the report.
-pub fn flag_days(ledger: &mut SessionLedger, today: Option<NaiveDate>) -> Vec<(NaiveDate, &'static str, Tokens)> {
-    let mut days: Vec<(NaiveDate, &'static str, Tokens)> = Vec::new();
-    for (key, entry) in ledger.entries.iter_mut() {
-        let Some(why) = implausible(key.day, today) else { continue };
-        entry.implausible_date = true;
-        match days.iter_mut().find(|(day, ..)| *day == key.day) {
-            Some((_, _, tokens)) => tokens.add(&entry.tokens),
-            None => days.push((key.day, why, entry.tokens)),
-        }
-    }
-    if let Some(shares) = &mut ledger.agents {
-        for ((day, ..), entry) in &mut shares.entries {
-            entry.implausible_date |= implausible(*day, today).is_some();
-        }
-    }
-    if !days.is_empty() {
-        ledger.flags.insert(IMPLAUSIBLE_DATE);
-    }
-    days
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use chrono::NaiveDate;
 use serde::Serialize;
 
 use super::counters::Recorded;
-use super::credits::{CreditsUsed, entry_credits};
+use super::credits::{CreditsUsed, entry_credits, price};
 use super::ledger::{AMBIGUOUS_RESUME, IMPLAUSIBLE_COUNTER, SESSION_TOTAL_ABOVE_MODELS, SessionLedger};
 use super::plausible::IMPLAUSIBLE_DATE;
 use super::rates::RateTable;
@@ -187,21 +187,6 @@ pub struct UsageTable {
     pub project_credits: Vec<(String, CreditsUsed)>,
 }
 
-/// The price of an entry in nano-dollars, or `None` when its model has no rate: nothing for
-/// calls made with the person's own key (GitHub does not bill them), Auto's discount off the
-/// calls Auto chose the model of.
-pub fn price(rates: &RateTable, model: &str, entry: &Entry) -> Option<u128> {
-    if entry.byok {
-        return Some(0);
-    }
-    let rate = rates.lookup(model)?;
-    let long_tier = rate.long_context.map_or(rate.base, |long| long.tier);
-    let nanos = rate.base.cost_nanos(&entry.tokens.minus(&entry.long)) + long_tier.cost_nanos(&entry.long);
-    Some(if entry.auto { nanos * (100 - AUTO_DISCOUNT_PERCENT) / 100 } else { nanos })
-}
-
-/// Auto model selection's published discount (GitHub Docs, "models and pricing").
-pub const AUTO_DISCOUNT_PERCENT: u128 = 10;
 /// How far an estimate may be from the recorded amount before the row says so (5%).
 const DIFFERS_ABOVE: u128 = 20;
 

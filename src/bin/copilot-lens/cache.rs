@@ -18,7 +18,6 @@ use copilot_lens::analysis::StoreCache;
 use copilot_lens::cache::entry::{HEADER_BYTES_AT_MOST, stated_length};
 use copilot_lens::cache::{CacheStore, CacheTally, CacheUse, Keyed, Purpose};
 
-use crate::parallel::Cache;
 use crate::roots::DiskRoots;
 use crate::terminal::say;
 
@@ -35,6 +34,9 @@ const EXTENSION: &str = "entry";
 
 /// Where the cache is: `--no-cache` none; `--cache DIR`; else `COPILOT_LENS_CACHE` (a folder,
 /// or `off`); else the platform's user cache folder's `copilot-lens`.
+/// The cache a run reads and writes (`--cache`), and what its entries must agree with.
+pub type Cache<'a> = Option<(&'a FolderStore, &'a CacheUse)>;
+
 pub fn folder(asked: Option<PathBuf>, off: bool) -> Option<PathBuf> {
     if off {
         return None;

@@ -9,10 +9,10 @@ use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 
 use copilot_lens::analysis::usage_only::UsageRun;
 use copilot_lens::analysis::{LogJob, LogQueue, Parsing};
-use copilot_lens::cache::{CacheTally, CacheUse, Purpose};
+use copilot_lens::cache::{CacheTally, Purpose};
 use copilot_lens::model::JsonlRowWriter;
 
-use crate::cache::FolderStore;
+use crate::cache::Cache;
 use crate::roots::DiskRoots;
 
 /// How far ahead of the first log not taken back the threads may run, in logs: bounds what
@@ -20,9 +20,6 @@ use crate::roots::DiskRoots;
 const WINDOW: usize = 64;
 /// Most logs a thread takes at a time, so that handing work over costs little beside small logs.
 const BATCH: usize = 8;
-
-/// The cache a run reads and writes (`--cache`), and what its entries must agree with.
-pub type Cache<'a> = Option<(&'a FolderStore, &'a CacheUse)>;
 
 /// Parses every log, writing its rows to `out` and its outcome to the analysis, in order; with
 /// a cache, a log's entry stands for it when it can.

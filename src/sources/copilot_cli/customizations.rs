@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::layout::{CUSTOM_AGENT, INSTRUCTIONS, MCP_CONFIG, PLUGIN_MANIFEST, SKILL};
+use super::layout::{self, CUSTOM_AGENT, INSTRUCTIONS, MCP_CONFIG, PLUGIN_MANIFEST, SKILL};
 use super::plugins;
 use crate::facts::files::FileKind;
 use crate::facts::home::Description;
@@ -21,7 +21,7 @@ pub fn reads(kind: FileKind) -> bool {
 
 pub fn import(bytes: &[u8], into: &mut Importing<'_>) -> Result<(), String> {
     let path = into.path;
-    let plugin_root = plugins::plugin_of(path).map(|(root, _)| root.to_string());
+    let plugin_root = layout::plugin_of(path).map(|(root, _)| root.to_string());
     match into.kind {
         MCP_CONFIG => {
             let document = mcp_servers::parse_document(bytes)?;

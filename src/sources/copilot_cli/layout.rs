@@ -1,7 +1,6 @@
 //! Where Copilot CLI's files are under a home and what each one is ("Parser plan" `wants()`,
 //! "Exclusions" and "Credentials" in the format specification).
 
-use super::plugins;
 use crate::facts::files::{FileKind, Role};
 use crate::sources::{Classified, HomeLayout, OwnFolderMarker, SessionFolders, System};
 
@@ -124,7 +123,7 @@ pub fn classify(path: &str) -> Classified<'_> {
 fn classify_in_copilot_dir<'a>(path: &'a str, dir: &str, rest: &'a str) -> Classified<'a> {
     let plain = |kind| Classified { kind, session_id: None, tree: None };
     if let Some(in_plugins) = rest.strip_prefix("installed-plugins/")
-        && let Some(kind) = plugins::classify(in_plugins).map(|(kind, _)| kind)
+        && let Some(kind) = classify_in_plugins(in_plugins).map(|(kind, _)| kind)
     {
         return plain(kind);
     }
@@ -198,6 +197,44 @@ fn excluded_tree<'a>(path: &'a str, dir: &str, rest: &str, trees: &[&str]) -> Op
     (trees.contains(&top) && rest.len() > top.len()).then(|| &path[..dir.len() + 1 + top.len()])
 }
 
+/// Where a plugin's manifest can be, below its folder.
+const MANIFESTS: [&str; 3] = ["plugin.json", ".github/plugin/plugin.json", ".claude-plugin/plugin.json"];
+/// Where a plugin's MCP servers can be, below its folder (or inline in its manifest).
+const MCP_CONFIGS: [&str; 2] = [".mcp.json", ".github/mcp.json"];
+
+/// What a file below `installed-plugins/` is (`plugins` reads them), if it is read, with the length of its plugin's
+/// folder in `in_plugins` (`<marketplace>/<plugin>`, or `<plugin>` for one installed directly).
+pub fn classify_in_plugins(in_plugins: &str) -> Option<(FileKind, usize)> {
+    let mut folder_ends = in_plugins.match_indices('/').map(|(at, _)| at);
+    let first = folder_ends.next()?;
+    let second = folder_ends.next();
+    second.into_iter().chain([first]).find_map(|end| Some((kind_in_plugin(&in_plugins[end + 1..])?, end)))
+}
+
+fn kind_in_plugin(rest: &str) -> Option<FileKind> {
+    if MANIFESTS.contains(&rest) {
+        Some(PLUGIN_MANIFEST)
+    } else if MCP_CONFIGS.contains(&rest) {
+        Some(MCP_CONFIG)
+    } else if is_skill_file(rest) {
+        Some(SKILL)
+    } else if is_agent_file(rest) {
+        Some(CUSTOM_AGENT)
+    } else {
+        None
+    }
+}
+
+/// The plugin folder of a home-relative path (`.copilot/installed-plugins/<m>/<p>`) and its
+/// marketplace (empty for a plugin installed directly), when the path is a plugin's file.
+pub fn plugin_of(path: &str) -> Option<(&str, &str)> {
+    let at = path.find("/installed-plugins/")? + "/installed-plugins/".len();
+    let (_, root_len) = classify_in_plugins(&path[at..])?;
+    let inside = &path[at..at + root_len];
+    let marketplace = inside.split_once('/').map_or("", |(marketplace, _)| marketplace);
+    Some((&path[..at + root_len], marketplace))
+}
+
 /// `skills/<name>/SKILL.md`, in a Copilot folder, `~/.agents` or a plugin.
 pub fn is_skill_file(rest: &str) -> bool {
     rest.strip_prefix("skills/")
@@ -256,6 +293,21 @@ mod tests {
     use super::*;
 
     const ID: &str = "5e55a0a1-0000-4000-8000-000000000001";
+
+    #[test]
+    fn a_plugins_folder_is_found_from_any_of_its_read_files() {
+        assert_eq!(classify_in_plugins("awesome/octo/plugin.json"), Some((PLUGIN_MANIFEST, "awesome/octo".len())));
+        assert_eq!(classify_in_plugins("octo/.mcp.json"), Some((MCP_CONFIG, "octo".len())));
+        assert_eq!(
+            classify_in_plugins("awesome/octo/.claude-plugin/plugin.json").map(|(kind, _)| kind),
+            Some(PLUGIN_MANIFEST)
+        );
+        assert_eq!(classify_in_plugins("awesome/octo/README.md"), None);
+        assert_eq!(classify_in_plugins("awesome/octo/skills/x/scripts/run.sh"), None);
+        let path = ".copilot/installed-plugins/awesome/octo/agents/helper.agent.md";
+        assert_eq!(plugin_of(path), Some((".copilot/installed-plugins/awesome/octo", "awesome")));
+        assert_eq!(plugin_of(".copilot/skills/x/SKILL.md"), None);
+    }
 
     #[test]
     fn wanted_files_are_recognised() {

@@ -5,49 +5,10 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::layout::{CUSTOM_AGENT, MCP_CONFIG, PLUGIN_MANIFEST, SKILL, is_agent_file, is_skill_file};
-use crate::facts::files::FileKind;
+use super::layout::plugin_of;
 use crate::facts::home::Description;
 use crate::facts::home::PluginManifest;
 use crate::lines::utf8_text;
-
-/// Where a plugin's manifest can be, below its folder.
-const MANIFESTS: [&str; 3] = ["plugin.json", ".github/plugin/plugin.json", ".claude-plugin/plugin.json"];
-/// Where a plugin's MCP servers can be, below its folder (or inline in its manifest).
-const MCP_CONFIGS: [&str; 2] = [".mcp.json", ".github/mcp.json"];
-
-/// What a file below `installed-plugins/` is, if it is read, with the length of its plugin's
-/// folder in `in_plugins` (`<marketplace>/<plugin>`, or `<plugin>` for one installed directly).
-pub fn classify(in_plugins: &str) -> Option<(FileKind, usize)> {
-    let mut folder_ends = in_plugins.match_indices('/').map(|(at, _)| at);
-    let first = folder_ends.next()?;
-    let second = folder_ends.next();
-    second.into_iter().chain([first]).find_map(|end| Some((kind_in_plugin(&in_plugins[end + 1..])?, end)))
-}
-
-fn kind_in_plugin(rest: &str) -> Option<FileKind> {
-    if MANIFESTS.contains(&rest) {
-        Some(PLUGIN_MANIFEST)
-    } else if MCP_CONFIGS.contains(&rest) {
-        Some(MCP_CONFIG)
-    } else if is_skill_file(rest) {
-        Some(SKILL)
-    } else if is_agent_file(rest) {
-        Some(CUSTOM_AGENT)
-    } else {
-        None
-    }
-}
-
-/// The plugin folder of a home-relative path (`.copilot/installed-plugins/<m>/<p>`) and its
-/// marketplace (empty for a plugin installed directly), when the path is a plugin's file.
-pub fn plugin_of(path: &str) -> Option<(&str, &str)> {
-    let at = path.find("/installed-plugins/")? + "/installed-plugins/".len();
-    let (_, root_len) = classify(&path[at..])?;
-    let inside = &path[at..at + root_len];
-    let marketplace = inside.split_once('/').map_or("", |(marketplace, _)| marketplace);
-    Some((&path[..at + root_len], marketplace))
-}
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
@@ -82,18 +43,6 @@ pub fn parse_manifest(bytes: &[u8], path: &str) -> Result<(PluginManifest, Optio
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_plugins_folder_is_found_from_any_of_its_read_files() {
-        assert_eq!(classify("awesome/octo/plugin.json"), Some((PLUGIN_MANIFEST, "awesome/octo".len())));
-        assert_eq!(classify("octo/.mcp.json"), Some((MCP_CONFIG, "octo".len())));
-        assert_eq!(classify("awesome/octo/.claude-plugin/plugin.json").map(|(kind, _)| kind), Some(PLUGIN_MANIFEST));
-        assert_eq!(classify("awesome/octo/README.md"), None);
-        assert_eq!(classify("awesome/octo/skills/x/scripts/run.sh"), None);
-        let path = ".copilot/installed-plugins/awesome/octo/agents/helper.agent.md";
-        assert_eq!(plugin_of(path), Some((".copilot/installed-plugins/awesome/octo", "awesome")));
-        assert_eq!(plugin_of(".copilot/skills/x/SKILL.md"), None);
-    }
 
     #[test]
     fn a_manifest_gives_its_names_and_inline_servers() {
