@@ -1,24 +1,125 @@
 #!/usr/bin/env bash
-# Full-analysis benchmark: generates a corpus (once) and times `copilot-lens analyze` on it,
-# on one thread and on every core.
-#   scripts/bench.sh [SIZE]        SIZE of events.jsonl to generate, default 1GB
-# Prints the tool's own summary (MB/s of input and peak memory) for three runs of each.
+# The speed benchmark: this build against another, in alternating pairs, every run cold (no
+# cache; the page cache warm), with ccusage's `copilot daily` beside `usage`.
+#   scripts/bench.sh [SIZE] [--vs BUILD] [--pairs N] [--page]
+#     SIZE      events.jsonl to generate (scripts/gen-corpus.py, seed 1), default 600MB; the
+#               corpus is $CORPUS_DIR/SIZE (default bench-corpus/SIZE), made once
+#     --vs      the other build: a copilot-lens binary, or a git revision (built once with
+#               `cargo build --release` in a worktree under target/bench-builds/)
+#     --pairs   alternating pairs per command, default 5
+#     --page    also the page on the corpus as a folder (tests/e2e/perf.mjs; with --vs REV the
+#               other build's www/ is built too)
+# Prints, per command, each build's median wall and CPU time and peak memory, and the ratio.
 set -euo pipefail
 # Cold runs: the CLI reads and writes no cache (scripts/bench-cache.sh times the cache).
 export COPILOT_LENS_CACHE=off
 cd "$(dirname "$0")/.."
 
-size="${1:-1GB}"
-corpus="bench-corpus/$size"
+size=600MB vs="" pairs=5 page=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --vs) vs="$2"; shift ;;
+    --pairs) pairs="$2"; shift ;;
+    --page) page=1 ;;
+    -*) echo "usage: scripts/bench.sh [SIZE] [--vs BUILD] [--pairs N] [--page]" >&2; exit 2 ;;
+    *) size="$1" ;;
+  esac
+  shift
+done
+
+corpus="${CORPUS_DIR:-bench-corpus}/$size"
 if [ ! -d "$corpus/.copilot" ]; then
   scripts/gen-corpus.py "$corpus" --size "$size" --seed 1
 fi
+source scripts/lib/ccusage.sh
+install_ccusage
 cargo build --release --quiet
-echo "corpus: $corpus ($(du -sh "$corpus/.copilot" | cut -f1) on disk); $(nproc) cores"
-cat "$corpus"/.copilot/session-state/*/events.jsonl >/dev/null  # warm the page cache
-for threads in 1 "$(nproc)"; do
-  for run in 1 2 3; do
-    echo "threads $threads, run $run:"
-    ./target/release/copilot-lens analyze "$corpus" --out "bench-corpus/out-$size" --threads "$threads" 2>&1 | sed 's/^/  /'
-  done
-done
+this=target/release/copilot-lens
+
+other="" other_www=""
+if [ -n "$vs" ]; then
+  if [ -x "$vs" ] && [ -f "$vs" ]; then
+    other="$vs"
+  else
+    revision=$(git rev-parse --short "$vs^{commit}")
+    tree="target/bench-builds/$revision"
+    if [ ! -x "$tree/target/release/copilot-lens" ]; then
+      [ -d "$tree" ] || git worktree add --detach "$tree" "$revision" >&2
+      (cd "$tree" && cargo build --release --quiet)
+    fi
+    other="$tree/target/release/copilot-lens"
+    if [ -n "$page" ] && [ ! -f "$tree/www/pkg/copilot_lens_bg.wasm" ]; then
+      (cd "$tree" && scripts/build-web.sh >&2)
+    fi
+    other_www="$tree/www"
+  fi
+fi
+
+find "$corpus" -type f -exec cat {} + >/dev/null # warm the page cache
+echo "corpus: $corpus ($(du -sh "$corpus" | cut -f1) on disk); $(nproc) cores; $pairs alternating pairs; this build: $(git rev-parse --short HEAD)$(git diff --quiet || echo '+changes'); other: ${vs:-none}"
+
+python3 - "$corpus" "$this" "$other" "$pairs" "$CCUSAGE_BIN" <<'PY'
+import os, shutil, statistics, subprocess, sys, tempfile, time
+
+corpus, this, other, pairs, ccusage = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
+work = tempfile.mkdtemp(prefix="bench.")
+cores = str(os.cpu_count())
+cc_env = dict(os.environ, HOME=os.path.join(work, "home"), COPILOT_HOME=os.path.join(corpus, ".copilot"), NO_COLOR="1")
+os.makedirs(cc_env["HOME"])
+
+def commands(binary):
+    out = os.path.join(work, "out")
+    return {
+        f"analyze, {cores} threads": [binary, "analyze", corpus, "--out", out, "--threads", cores],
+        "analyze, 1 thread": [binary, "analyze", corpus, "--out", out, "--threads", "1"],
+        "usage": [binary, "usage", corpus, "--json"],
+    }
+
+def run(argv, env=None):
+    with open(os.devnull, "wb") as sink, open(os.path.join(work, "stderr"), "wb") as err:
+        start = time.perf_counter()
+        child = subprocess.Popen(argv, stdout=sink, stderr=err, env=env)
+        _, status, usage = os.wait4(child.pid, 0)
+        wall = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"{' '.join(argv)} failed: {open(os.path.join(work, 'stderr')).read()}")
+    shutil.rmtree(os.path.join(work, "out"), ignore_errors=True)
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_stime, usage.ru_maxrss / 1024
+
+builds = [("this", this)] + ([("other", other)] if other else [])
+rows = []
+for name in commands(this):
+    runs = {build: [] for build, _ in builds}
+    if name == "usage":
+        runs["ccusage"] = []
+    for pair in range(pairs):
+        # Alternate which goes first, so neither always follows the other.
+        order = builds if pair % 2 == 0 else builds[::-1]
+        for build, binary in order:
+            runs[build].append(run(commands(binary)[name]))
+        if name == "usage":
+            runs["ccusage"].append(run([ccusage, "copilot", "daily", "--json", "-z", "UTC", "--offline"], cc_env))
+    rows.append((name, runs))
+
+print()
+print(f"{'command':<22} {'build':<8} {'wall s (median)':>16} {'min-max':>14} {'CPU s':>7} {'kernel s':>9} {'peak MiB':>9} {'vs this':>8}")
+for name, runs in rows:
+    base = statistics.median(r[0] for r in runs["this"])
+    for build, results in runs.items():
+        walls = [r[0] for r in results]
+        wall = statistics.median(walls)
+        cpu = statistics.median(r[1] for r in results)
+        kernel = statistics.median(r[2] for r in results)
+        peak = max(r[3] for r in results)
+        print(f"{name:<22} {build:<8} {wall:16.3f} {min(walls):6.3f}-{max(walls):<7.3f} {cpu:7.2f} {kernel:9.2f} {peak:9.0f} {wall / base:7.2f}x")
+shutil.rmtree(work)
+PY
+
+if [ -n "$page" ]; then
+  echo
+  echo "the page, the corpus as a folder (tests/e2e/perf.mjs):"
+  if [ -n "$other_www" ]; then
+    COPILOT_LENS_CLI="$other" COPILOT_LENS_WWW="$other_www" node tests/e2e/perf.mjs "$corpus" --native-runs 1 | sed 's/^/  other: /'
+  fi
+  node tests/e2e/perf.mjs "$corpus" --native-runs 1 | sed 's/^/  this:  /'
+fi
