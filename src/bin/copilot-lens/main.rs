@@ -92,7 +92,7 @@ enum Command {
         #[arg(long, value_parser = parse_day)]
         until: Option<NaiveDate>,
         /// Only this agent's figures (copilot-cli, ...).
-        #[arg(long, value_name = "AGENT", value_parser = parse_agent)]
+        #[arg(long, value_name = "AGENT", value_parser = copilot_lens::sources::agent_named)]
         agent: Option<&'static str>,
         /// The monthly allowance in AI credits: shows the billing month (UTC) of --until, or
         /// this month, against it, with the pace and the day it would run out.
@@ -304,12 +304,6 @@ impl Accounting {
 fn group_by_parser() -> impl clap::builder::TypedValueParser<Value = GroupBy> {
     use clap::builder::TypedValueParser;
     clap::builder::PossibleValuesParser::new(GroupBy::ALL.map(GroupBy::name)).try_map(|name| name.parse::<GroupBy>())
-}
-
-/// An agent by its name, as every output names it.
-fn parse_agent(text: &str) -> Result<&'static str, String> {
-    let agents: Vec<&'static str> = copilot_lens::sources::SOURCES.iter().map(|source| source.agent()).collect();
-    agents.iter().copied().find(|agent| *agent == text).ok_or_else(|| format!("the agents are {}", agents.join(", ")))
 }
 
 /// The allowance of the plan named, from the default plans and a plans file.
