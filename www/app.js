@@ -105,9 +105,10 @@ function mainActionLabel() {
   $('open-copilot').textContent = lens.state === 'done' ? `Add a folder (${[...folders, 'or another'].join(', ')})` : `Open your ${first.own_folder} folder`;
 }
 
-/** The tagline's sources, from the engine: each one's title and its own folder. */
+/** The tagline's sources, from the engine: each one's own folder. */
 function nameSources(sources) {
-  $('tagline-sources').textContent = sources.map((source) => `${source.title} (${source.own_folder})`).join(', ');
+  const folders = sources.map((source) => `${source.title}'s ${source.own_folder} folder`);
+  $('tagline-sources').textContent = new Intl.ListFormat('en', { type: 'conjunction' }).format(folders);
 }
 
 function showError(title, message) {

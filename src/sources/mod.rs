@@ -223,6 +223,15 @@ pub fn own_folder(layout: &HomeLayout) -> (&'static str, Vec<&'static str>) {
     (name, markers)
 }
 
+/// Each source's own folder as a person names it ("Copilot CLI's .copilot folder"), in
+/// `SOURCES` order: the CLI's help.
+pub fn own_folder_names() -> Vec<String> {
+    SOURCES
+        .iter()
+        .map(|source| format!("{}'s {} folder", source.layout().title, own_folder(source.layout()).0))
+        .collect()
+}
+
 /// What a root holding no source's files was looked at for, every source's own folder and
 /// what makes one, from the layouts: the end of the "no Copilot data" message.
 pub fn looked_for() -> String {

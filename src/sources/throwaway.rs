@@ -102,7 +102,8 @@ mod tests {
 
     /// The recipe's promise: a folder and one line in `SOURCES`, and the page's facts (its
     /// steps, main action and tagline are drawn from them alone), the walks' folder lists (the
-    /// CLI's and `input.js`'s), the "no Copilot data" message and an analysis all take it.
+    /// CLI's and `input.js`'s), the CLI's help and `--agent`, the "no Copilot data" message and
+    /// an analysis all take it.
     #[test]
     fn a_throwaway_source_is_listed_everywhere() {
         let facts = crate::protocol::engine_facts();
@@ -116,6 +117,8 @@ mod tests {
         assert!(facts.home_folders.contains(&".throwaway") && facts.data_folders.contains(&".throwaway"));
         assert!(crate::sources::looked_for().contains("Throwaway's .throwaway folder (holding turns)"));
         assert!(crate::sources::is_usage_log(".throwaway/turns", "s.log"), "a usage-only walk takes its logs");
+        let help_names = crate::sources::own_folder_names();
+        assert!(help_names.iter().any(|name| name == "Throwaway's .throwaway folder"), "the CLI's help names it");
         assert_eq!(
             crate::sources::agent_named("throwaway"),
             Ok("throwaway"),
