@@ -588,16 +588,4 @@ mod tests {
         assert_eq!(vscode.own_folder_holds, ["workspaceStorage", "globalStorage/emptyWindowChatSessions"]);
         assert_eq!(vscode.own_folder_layouts, ["vscode_user_data", "vscode_user_folder"]);
     }
-
-    #[test]
-    fn a_root_with_no_copilot_data_names_both_sources_and_what_was_looked_for() {
-        let message = crate::analysis::AnalysisError::NoCopilotData("photos".into()).to_string();
-        assert_eq!(
-            message,
-            "photos: no Copilot data here: looked for Copilot CLI's .copilot folder (holding session-state, \
-             history-session-state, session-store.db, session-store.db-wal, command-history-state.json, \
-             permissions-config.json, sidebar-sessions-state) and VS Code's User folder (holding workspaceStorage, \
-             globalStorage/emptyWindowChatSessions), or a home folder holding either (or a zip of any of them)"
-        );
-    }
 }

@@ -183,8 +183,7 @@ fn agent_named(name: &str) -> Result<Option<&'static str>, String> {
     if name.is_empty() {
         return Ok(None);
     }
-    let agent = sources::SOURCES.iter().map(|source| source.agent()).find(|agent| *agent == name);
-    agent.map(Some).ok_or_else(|| format!("unknown agent {name:?}"))
+    sources::agent_named(name).map(Some)
 }
 
 /// The report to share, as the page asks for it.
@@ -523,7 +522,12 @@ mod tests {
         let bad_day = usage_view(&outputs, &query(r#"{"by":"day","since":"May","until":"","agent":""}"#));
         assert_eq!(bad_day.err().unwrap(), r#"not a day (YYYY-MM-DD): "May""#);
         let bad_agent = usage_view(&outputs, &query(r#"{"by":"day","since":"","until":"","agent":"nobody"}"#));
-        assert_eq!(bad_agent.err().unwrap(), r#"unknown agent "nobody""#);
+        assert!(
+            bad_agent
+                .err()
+                .unwrap()
+                .starts_with(r#"unknown agent "nobody": the agents are copilot-cli, copilot-vscode"#)
+        );
         let bad_grouping = serde_json::from_str::<UsageQuery>(r#"{"by":"week","since":"","until":"","agent":""}"#);
         assert!(bad_grouping.is_err());
     }

@@ -78,7 +78,13 @@ fn unusable_input_is_a_clear_error_with_status_2() {
     let mut cases = vec![
         ("missing", "No such file or directory"),
         ("empty", "empty"),
-        ("photos", "photos: no Copilot data here: looked for Copilot CLI's .copilot folder"),
+        (
+            "photos",
+            "photos: no Copilot data here: looked for Copilot CLI's .copilot folder (holding session-state, \
+             history-session-state, session-store.db, session-store.db-wal, command-history-state.json, \
+             permissions-config.json, sidebar-sessions-state) and VS Code's User folder (holding workspaceStorage, \
+             globalStorage/emptyWindowChatSessions), or a home folder holding either (or a zip of any of them)",
+        ),
         ("broken.zip", "broken.zip: this zip archive is cut short"),
     ];
     #[cfg(unix)]

@@ -95,13 +95,20 @@ function foldInput(folded) {
   }
 }
 
-/** The main action opens the first folder; after an analysis it adds one. */
+/** The main action opens the first source's folder; after an analysis it adds one (the
+ *  other sources', or another). */
 function mainActionLabel() {
   const sources = engine.facts?.sources;
   if (!sources) return;
-  const [cli, ...others] = sources;
-  $('open-copilot').textContent =
-    lens.state === 'done' ? `Add a folder (${others.map((source) => `${source.title}'s ${source.own_folder} folder`).join(', ')}, or another)` : `Open your ${cli.own_folder} folder`;
+  const [first, ...others] = sources;
+  const folders = others.map((source) => `${source.title}'s ${source.own_folder} folder`);
+  $('open-copilot').textContent = lens.state === 'done' ? `Add a folder (${[...folders, 'or another'].join(', ')})` : `Open your ${first.own_folder} folder`;
+}
+
+/** The tagline's sources, from the engine: each one's own folder. */
+function nameSources(sources) {
+  const folders = sources.map((source) => `${source.title}'s ${source.own_folder} folder`);
+  $('tagline-sources').textContent = new Intl.ListFormat('en', { type: 'conjunction' }).format(folders);
 }
 
 function showError(title, message) {
@@ -144,6 +151,7 @@ function startEngine() {
     () => {
       useLayout(engine.facts);
       drawWhere($('where-steps'), engine.facts);
+      nameSources(engine.facts.sources);
       mainActionLabel();
       lens.engineReady = true;
       body.dataset.engine = 'ready';

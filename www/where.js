@@ -27,32 +27,45 @@ function spelled(path, system) {
 
 const codes = (paths) => paths.flatMap((path, i) => (i ? [', ', h('code', null, path)] : [h('code', null, path)]));
 
-/** The chat files read in VS Code's own folder: what is below each entry it holds, by the walk rules. */
+/** What is read below each entry a source's own folder holds, by the walk rules; none when no
+ *  rule narrows the walk (the whole folder is read). */
 function readBelow(source, walkRules) {
-  return source.own_folder_holds.map((entry) => {
+  let narrowed = false;
+  const entries = source.own_folder_holds.map((entry) => {
     const rule = walkRules.find(({ dir }) => dir.startsWith(entry.split('/')[0] + '/') || dir === entry);
-    return rule && !entry.includes('/') ? `${rule.dir}/${rule.only.join('|')}` : entry;
+    if (!rule || entry.includes('/')) return entry;
+    narrowed = true;
+    return `${rule.dir}/${rule.only.join('|')}`;
   });
+  return narrowed ? entries : [];
 }
 
-/** One system's steps. */
+/** A source's step on `system`, from its folders alone: one folder on every system is opened
+ *  by its path, else its own folder is named with where it is on this system and on a remote
+ *  machine. The first source is the one the main action opens; the others are added. */
+function sourceStep(source, first, system, walkRules) {
+  const on = (...systems) => source.folders.filter((folder) => systems.includes(folder.system)).map((folder) => spelled(folder.path, system.id));
+  const everywhere = on('any');
+  const remote = on('remote').map((path) => path.replace(/^%USERPROFILE%\\/, '~/').replaceAll('\\', '/'));
+  const older = on('older');
+  const read = readBelow(source, walkRules);
+  return h('li', null, `${source.title}: ${first ? 'open' : 'add'} `,
+    everywhere.length
+      ? [h('code', null, everywhere[0]), ` (your home folder's ${source.own_folder})`]
+      : ['its ', h('code', null, source.own_folder), ' folder, ', ...codes(on(system.id))],
+    remote.length ? ['; over Remote SSH, WSL or a dev container, ', ...codes(remote), ' on the remote machine'] : null,
+    '.',
+    older.length ? [' Older versions kept it in ', ...codes(older), '.'] : null,
+    read.length ? [' Only its chat files are read (', ...codes(read), ').'] : null,
+  );
+}
+
+/** One system's steps: every source's, the way to a hidden folder after the first. */
 function steps(system, facts) {
-  const [cli, ...others] = facts.sources;
-  const on = (source, ...systems) => source.folders.filter((folder) => systems.includes(folder.system)).map((folder) => spelled(folder.path, system.id));
-  const older = on(cli, 'older');
-  const items = [
-    h('li', null, `${cli.title}: open `, h('code', null, spelled(cli.folders.find((f) => f.system === 'any').path, system.id)), ` (your home folder's ${cli.own_folder}).`,
-      older.length ? [' Older versions kept it in ', ...codes(older), '.'] : null),
-    h('li', null, system.hidden),
-  ];
-  for (const source of others) {
-    items.push(
-      h('li', null, `${source.title}'s Copilot Chat: add its `, h('code', null, source.own_folder), ' folder, ', ...codes(on(source, system.id)),
-        '; over Remote SSH, WSL or a dev container, ', ...codes(on(source, 'remote').map((path) => path.replace(/^%USERPROFILE%\\/, '~/').replaceAll('\\', '/'))),
-        ' on the remote machine. Only its chat files are read (', ...codes(readBelow(source, facts.walk_rules)), ').'),
-    );
-  }
-  items.push(h('li', null, 'Open one, then add the other: both are analysed together. A home folder works too, but takes longer to list.'));
+  const items = facts.sources.map((source, i) => sourceStep(source, i === 0, system, facts.walk_rules));
+  items.splice(1, 0, h('li', null, system.hidden));
+  const together = facts.sources.length > 2 ? 'add the others: all are' : 'add the other: both are';
+  if (facts.sources.length > 1) items.push(h('li', null, `Open one, then ${together} analysed together. A home folder works too, but takes longer to list.`));
   return h('ol', null, items);
 }
 

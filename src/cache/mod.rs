@@ -296,7 +296,7 @@ impl<'a> Stored<'a> {
 
 /// A store the caller keeps entries in, which answers at once (the native folder). A caller
 /// whose store is asynchronous (the page) looks entries up itself and calls
-/// `LogJob::replay` / `LogJob::parse_recording`.
+/// `LogJob::through_cache`.
 pub trait CacheStore {
     /// The entry of that name, if the store has it.
     fn get(&self, name: &str) -> Option<Vec<u8>>;

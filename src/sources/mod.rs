@@ -14,6 +14,8 @@ pub mod front_matter;
 pub mod log;
 pub mod mcp_servers;
 pub mod store;
+#[cfg(test)]
+mod throwaway;
 pub mod yaml;
 
 use std::collections::BTreeMap;
@@ -33,7 +35,14 @@ use store::wal::WalIndex;
 use store::{StoreContents, StoreFailure, StoreFiles, StoreScope, StoreSession, StoreUsageEvent, TurnReader};
 
 /// Every source. A path of a home is offered to each in turn; the first that claims it owns it.
-pub static SOURCES: [&dyn Source; 2] = [&copilot_cli::CopilotCli, &copilot_vscode::CopilotVscode];
+/// The page lists them in this order: the first is the folder its main action opens.
+pub static SOURCES: &[&dyn Source] = &[
+    &copilot_cli::CopilotCli,
+    &copilot_vscode::CopilotVscode,
+    // The library's own tests add a source the way the recipe says (`throwaway.rs`).
+    #[cfg(test)]
+    &throwaway::Throwaway,
+];
 
 /// A source by its place in [`SOURCES`].
 pub type SourceId = usize;
@@ -214,6 +223,15 @@ pub fn own_folder(layout: &HomeLayout) -> (&'static str, Vec<&'static str>) {
     (name, markers)
 }
 
+/// Each source's own folder as a person names it ("Copilot CLI's .copilot folder"), in
+/// `SOURCES` order: the CLI's help.
+pub fn own_folder_names() -> Vec<String> {
+    SOURCES
+        .iter()
+        .map(|source| format!("{}'s {} folder", source.layout().title, own_folder(source.layout()).0))
+        .collect()
+}
+
 /// What a root holding no source's files was looked at for, every source's own folder and
 /// what makes one, from the layouts: the end of the "no Copilot data" message.
 pub fn looked_for() -> String {
@@ -224,7 +242,20 @@ pub fn looked_for() -> String {
             format!("{}'s {name} folder (holding {})", source.layout().title, markers.join(", "))
         })
         .collect();
-    format!("looked for {}, or a home folder holding either", each.join(" and "))
+    let (last, before) = each.split_last().expect("a source at least");
+    let sources = if before.is_empty() { last.clone() } else { format!("{} and {last}", before.join(", ")) };
+    let which = if each.len() > 2 { "any of them" } else { "either" };
+    format!("looked for {sources}, or a home folder holding {which}")
+}
+
+/// A source's agent by the name every output gives it (the CLI's `--agent`, the page's
+/// filters); the error names them all.
+pub fn agent_named(name: &str) -> Result<&'static str, String> {
+    let agents = SOURCES.iter().map(|source| source.agent());
+    agents
+        .clone()
+        .find(|agent| *agent == name)
+        .ok_or_else(|| format!("unknown agent {name:?}: the agents are {}", agents.collect::<Vec<_>>().join(", ")))
 }
 
 /// The data folders only (what a usage-only walk needs).

@@ -7,7 +7,6 @@
 //! - `ledger`: one session's usage, built in log order (checkpoint increases, per-call sums).
 //! - `rates`: the pinned rate table and pricing in integer nano-dollars.
 //! - `summary`: entries grouped by day, month, session or model, priced, with flags.
-//! - `scan`: the usage-only reading of a log, which parses only lines that carry counters.
 
 /// An AI credit (0.01 USD, what GitHub bills Copilot in) in nano-AIU, as Copilot records it.
 pub const NANO_AIU_PER_CREDIT: f64 = 1e9;

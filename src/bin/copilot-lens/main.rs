@@ -15,7 +15,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use chrono::NaiveDate;
-use clap::{Args, CommandFactory, Parser, Subcommand};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use copilot_lens::analysis::{self, Options, Outputs, Planned};
 use copilot_lens::cache::CacheUse;
 use copilot_lens::facts::files::FileStatus;
@@ -35,11 +35,8 @@ use crate::roots::{DiskRoots, Scope};
 use crate::terminal::say;
 
 #[derive(Parser)]
-#[command(
-    name = "copilot-lens",
-    version,
-    about = "Look into what GitHub Copilot (the CLI's ~/.copilot, VS Code Copilot Chat) keeps on this machine"
-)]
+// `about` and ROOT's help name the sources from the registry (`command`).
+#[command(name = "copilot-lens", version)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -51,9 +48,8 @@ enum Command {
     ///
     /// Example: copilot-lens analyze ~ --out lens-out
     ///
-    /// Each ROOT is a home folder, a .copilot folder, a VS Code user-data folder, or a zip of any of
-    /// them. The output folder gets rows.jsonl, sessions.jsonl, inventory.json, report.json,
-    /// usage.jsonl and usage.csv. Nothing in the roots is changed.
+    /// The output folder gets rows.jsonl, sessions.jsonl, inventory.json, report.json, usage.jsonl
+    /// and usage.csv. Nothing in the roots is changed.
     Analyze {
         #[arg(required = true, value_name = "ROOT")]
         roots: Vec<PathBuf>,
@@ -92,7 +88,7 @@ enum Command {
         #[arg(long, value_parser = parse_day)]
         until: Option<NaiveDate>,
         /// Only this agent's figures (copilot-cli, ...).
-        #[arg(long, value_name = "AGENT", value_parser = parse_agent)]
+        #[arg(long, value_name = "AGENT", value_parser = copilot_lens::sources::agent_named)]
         agent: Option<&'static str>,
         /// The monthly allowance in AI credits: shows the billing month (UTC) of --until, or
         /// this month, against it, with the pace and the day it would run out.
@@ -306,12 +302,6 @@ fn group_by_parser() -> impl clap::builder::TypedValueParser<Value = GroupBy> {
     clap::builder::PossibleValuesParser::new(GroupBy::ALL.map(GroupBy::name)).try_map(|name| name.parse::<GroupBy>())
 }
 
-/// An agent by its name, as every output names it.
-fn parse_agent(text: &str) -> Result<&'static str, String> {
-    let agents: Vec<&'static str> = copilot_lens::sources::SOURCES.iter().map(|source| source.agent()).collect();
-    agents.iter().copied().find(|agent| *agent == text).ok_or_else(|| format!("the agents are {}", agents.join(", ")))
-}
-
 /// The allowance of the plan named, from the default plans and a plans file.
 fn plan_allowance(plan: Option<&str>, file: Option<&Path>) -> Result<Option<f64>, String> {
     let Some(plan) = plan else { return Ok(None) };
@@ -360,11 +350,21 @@ fn parse_day(text: &str) -> Result<NaiveDate, String> {
 /// Exit status for unusable input or arguments; 1 is left for failures while writing.
 const USAGE_ERROR: u8 = 2;
 
+/// The command as derived, with the sources it reads named from the registry, so that a new
+/// source shows in the help with no edit here.
+fn command() -> clap::Command {
+    let folders = copilot_lens::sources::own_folder_names();
+    let roots = format!("A home folder, {}, or a zip of any of them", folders.join(", "));
+    Cli::command()
+        .about(format!("Look into what GitHub Copilot keeps on this machine ({})", folders.join(", ")))
+        .mut_subcommand("analyze", |analyze| analyze.mut_arg("roots", |arg| arg.help(roots)))
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::from_arg_matches(&command().get_matches()).unwrap_or_else(|error| error.exit());
     match cli.command {
-        Command::Completions { shell } => completions::print_completions(shell, Cli::command()),
-        Command::Man { out } => completions::write_man(Cli::command(), out.as_deref()),
+        Command::Completions { shell } => completions::print_completions(shell, command()),
+        Command::Man { out } => completions::write_man(command(), out.as_deref()),
         Command::Analyze { roots, out, include_thinking, threads, accounting, cache } => {
             match accounting.options(include_thinking) {
                 Ok(options) => run_analyze(&roots, &out, options, thread_count(threads), cache.folder()),
