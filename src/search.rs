@@ -7,6 +7,9 @@
 
 use serde::Serialize;
 
+use crate::analysis::{LogTask, Options};
+use crate::line_filter::LineFilter;
+use crate::model::{OwnedRow, Row, RowSink};
 use crate::table::{Needle, RowFilter, RowTable};
 use crate::views::FullRows;
 
@@ -82,6 +85,61 @@ impl Matches {
         self.unreadable += full.errors.len();
         self.read = end;
         table.merge_in_order(&mut self.rows, found, self.filter.newest_first);
+    }
+}
+
+/// A search of the logs alone (the CLI's `search`): a log no line of which may hold it
+/// (`LineFilter`) is not parsed; one that may is parsed whole, as an analysis parses it, and its
+/// rows whose texts hold the search once scrubbed (what the user is shown, as the page
+/// searches) are kept, scrubbed.
+pub struct LogSearch {
+    needle: Needle,
+    lines: LineFilter,
+    /// The folded copy `LineFilter::each_line` keeps.
+    folded: Vec<u8>,
+}
+
+impl LogSearch {
+    pub fn new(search: &str) -> LogSearch {
+        let needle = Needle::new(search);
+        LogSearch { lines: LineFilter::new(&needle), needle, folded: Vec::new() }
+    }
+
+    /// Whether any line of a log (its bytes) may hold the search. UTF-16 text is not searched
+    /// as bytes: it may.
+    fn may_match(&mut self, bytes: &[u8]) -> bool {
+        if crate::lines::may_be_utf16(&bytes[..bytes.len().min(3)]) {
+            return true;
+        }
+        let mut found = false;
+        self.lines.each_line(bytes, &mut self.folded, |_| found = true);
+        found
+    }
+
+    /// The rows of the log `task` (its bytes) holding the search, scrubbed, in the log's order;
+    /// `None`, parsing nothing, when no line may.
+    pub fn rows(&mut self, task: &LogTask, bytes: &[u8], options: &Options) -> Option<Vec<OwnedRow>> {
+        if !self.may_match(bytes) {
+            return None;
+        }
+        let mut found = Found { needle: &self.needle, rows: Vec::new() };
+        task.parse_bytes(bytes, options, &mut found);
+        Some(found.rows)
+    }
+}
+
+/// The rows holding a search once scrubbed.
+struct Found<'n> {
+    needle: &'n Needle,
+    rows: Vec<OwnedRow>,
+}
+
+impl RowSink for Found<'_> {
+    fn push(&mut self, row: &Row<'_>) {
+        let scrubbed = crate::scrub::row(row, None);
+        if self.needle.finds(&scrubbed.text) {
+            self.rows.push(scrubbed.to_owned_row());
+        }
     }
 }
 
