@@ -28,6 +28,8 @@ pub struct Matches {
     read: usize,
     /// Of those read, how many could not be read again (they are left out).
     unreadable: usize,
+    /// The lines that may hold the search: a cut text's line that cannot is not parsed again.
+    lines: LineFilter,
 }
 
 /// How far the reading of whole texts is, for the page's progress.
@@ -48,7 +50,8 @@ impl Matches {
         let filtered = table.filter_kept(&filter);
         let mut unread = if Needle::new(&filter.search).is_empty() { Vec::new() } else { filtered.unread };
         crate::order::sort_by_key(&mut unread, |&index| (table.cut_text(index).map(|at| (at.file, at.offset)), index));
-        Matches { filter, rows: filtered.rows, unread, read: 0, unreadable: 0 }
+        let lines = LineFilter::new(&Needle::new(&filter.search));
+        Matches { filter, rows: filtered.rows, unread, read: 0, unreadable: 0, lines }
     }
 
     pub fn progress(&self) -> SearchProgress {
@@ -61,11 +64,12 @@ impl Matches {
     }
 
     /// Reads about `budget` more cut texts again whole (`whole` reads rows again, as
-    /// `Done::full_rows`), and adds those holding the search to the matches. The last log begun
+    /// `Done::full_rows`, and may leave cut a text whose line the filter given says cannot hold
+    /// the search), and adds those holding the search to the matches. The last log begun
     /// is read to its end when that is at most `LOG_END_SLACK` times `budget` (a log is opened
     /// once, and a zip's entry cannot be sought in); beyond, it goes on in the next part, so the
     /// texts held at once stay what a part reads.
-    pub fn read_more(&mut self, table: &RowTable, budget: usize, whole: impl FnOnce(&[u32]) -> FullRows) {
+    pub fn read_more(&mut self, table: &RowTable, budget: usize, whole: impl FnOnce(&[u32], &LineFilter) -> FullRows) {
         let log = |index: u32| table.cut_text(index).map(|at| at.file);
         let budget = budget.max(1);
         let most = (self.read + budget * LOG_END_SLACK).min(self.unread.len());
@@ -76,7 +80,7 @@ impl Matches {
             end = log_end;
         }
         let batch = &self.unread[self.read..end];
-        let full = whole(batch);
+        let full = whole(batch, &self.lines);
         let needle = Needle::new(&self.filter.search);
         let found: Vec<u32> = (batch.iter().zip(&full.rows).enumerate())
             .filter(|(slot, (_, row))| !full.errors.contains_key(slot) && needle.finds(&row.text))
@@ -194,8 +198,8 @@ mod tests {
         texts: &'a [String],
         lost: &'a [u32],
         batches: &'a mut Vec<Vec<u32>>,
-    ) -> impl FnOnce(&[u32]) -> FullRows + 'a {
-        move |indices| {
+    ) -> impl FnOnce(&[u32], &LineFilter) -> FullRows + 'a {
+        move |indices, _| {
             batches.push(indices.to_vec());
             let rows = indices
                 .iter()
