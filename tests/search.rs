@@ -39,3 +39,33 @@ fn an_empty_word_is_refused() {
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("empty"));
 }
+
+/// The time, session, type and text of each row of JSON lines `jsonl` from an event log whose text
+/// holds `word` in any case (all of them when `word` is empty).
+fn log_rows_holding(jsonl: &str, word: &str) -> Vec<(String, String, String, String)> {
+    let mut rows: Vec<_> = jsonl
+        .lines()
+        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
+        .filter(|row| row["source"].as_str().unwrap().ends_with("events.jsonl"))
+        .filter(|row| row["text"].as_str().unwrap().to_lowercase().contains(&word.to_lowercase()))
+        .map(|row| ["timestamp_utc", "session_id", "turn_type", "text"].map(|key| row[key].as_str().unwrap().to_string()))
+        .map(|[time, session, turn_type, text]| (time, session, turn_type, text))
+        .collect();
+    rows.sort();
+    rows
+}
+
+#[test]
+fn the_rows_found_are_those_of_the_analysis_from_the_logs_whose_text_holds_the_word() {
+    for name in ["inventory/home", "spec-sample", "real-cli-1.0.102"] {
+        let scratch = tempfile::tempdir().unwrap();
+        copy_tree(&fixture(name), &scratch.path().join("home"));
+        let analyzed = run(scratch.path(), &["analyze", "home", "--out", "out"]);
+        assert!(analyzed.status.success());
+        let rows = common::read(&scratch.path().join("out/rows.jsonl"));
+        for word in ["token", "TEST", "error", "the", "src/", "\"", "json", "Tool", "zqxjvbnmw"] {
+            let found = log_rows_holding(&search(scratch.path(), &[word, "home", "--json"]), "");
+            assert_eq!(found, log_rows_holding(&rows, word), "{name}: {word:?}");
+        }
+    }
+}
