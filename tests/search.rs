@@ -48,7 +48,9 @@ fn log_rows_holding(jsonl: &str, word: &str) -> Vec<(String, String, String, Str
         .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
         .filter(|row| row["source"].as_str().unwrap().ends_with("events.jsonl"))
         .filter(|row| row["text"].as_str().unwrap().to_lowercase().contains(&word.to_lowercase()))
-        .map(|row| ["timestamp_utc", "session_id", "turn_type", "text"].map(|key| row[key].as_str().unwrap().to_string()))
+        .map(|row| {
+            ["timestamp_utc", "session_id", "turn_type", "text"].map(|key| row[key].as_str().unwrap().to_string())
+        })
         .map(|[time, session, turn_type, text]| (time, session, turn_type, text))
         .collect();
     rows.sort();
