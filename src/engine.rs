@@ -20,7 +20,8 @@ use crate::analysis::{
 use crate::cache::{ENDS_BYTES, EntryAfter, FileKey, Keyed, Purpose, RunCache, Stat, Stored, entry_name};
 use crate::facts::files::Role;
 use crate::input::RootListing;
-use crate::input::browser::{BrowserFile, BrowserRoot, BrowserRoots, SourceReader};
+use crate::input::browser::{BrowserFile, BrowserRoot, BrowserRoots, LineSource, SourceReader};
+use crate::line_filter::LineFilter;
 use crate::model::OwnedRow;
 use crate::model::RowSink;
 use crate::order;
@@ -30,6 +31,7 @@ use crate::protocol::{
     LOG_GIVEN_WHOLE_MAX_BYTES, LogCache, LogToGive, Need, Request, SessionShown,
 };
 use crate::search::Matches;
+use crate::sources::LogAgain;
 use crate::table::{RowFilter, RowTable};
 use crate::usage::credits::CreditsUsed;
 use crate::views::{self, FullRows, RowsPage};
@@ -632,7 +634,7 @@ impl Done {
             }
             Request::SearchWhole { filter, budget } => {
                 let mut matches = self.matches_of(filter);
-                matches.read_more(&self.table, budget as usize, |indices| self.full_rows(indices));
+                matches.read_more(&self.table, budget as usize, |indices, lines| self.read_again(indices, Some(lines)));
                 Answer::Searched(matches.progress())
             }
             Request::SessionsWithPrompt { search } => {
@@ -706,6 +708,12 @@ impl Done {
     /// The rows at `indices`, each with its whole text: a text the table cut is read again
     /// from its line (each log opened once, its lines in order) by its source's parser.
     pub fn full_rows(&self, indices: &[u32]) -> FullRows {
+        self.read_again(indices, None)
+    }
+
+    /// As `full_rows`; with `holding`, a text whose line it says cannot hold its search is left
+    /// cut, its line not parsed (where the log's rows are made again line by line).
+    fn read_again(&self, indices: &[u32], holding: Option<&LineFilter>) -> FullRows {
         let rows: Vec<OwnedRow> = indices.iter().filter_map(|&index| self.table.row(index)).collect();
         let mut full = FullRows { rows, errors: BTreeMap::new() };
         let mut by_log: BTreeMap<u32, Vec<(u64, u32, usize)>> = BTreeMap::new();
@@ -725,7 +733,7 @@ impl Done {
                 fail(&wanted, "its log is not known".to_string());
                 continue;
             };
-            let mut lines = match roots.open_lines(task.root, &task.listed_path) {
+            let lines = match roots.open_lines(task.root, &task.listed_path) {
                 Ok(lines) => lines,
                 Err(error) => {
                     fail(&wanted, format!("{}: cannot open it again: {error}", task.source));
@@ -734,8 +742,20 @@ impl Done {
             };
             order::sort(&mut wanted);
             let context = task.context(&self.options);
+            let holding = holding.filter(|_| task.source().rows_by_line());
+            let mut lines = LineKept { lines, kept: None };
             let mut last: Option<(u64, Vec<OwnedRow>)> = None;
             for (at, &(offset, ordinal, slot)) in wanted.iter().enumerate() {
+                if let Some(holding) = holding {
+                    match lines.line_at(offset) {
+                        Ok(line) if !holding.may_match(line) => continue,
+                        Ok(_) => {}
+                        Err(error) => {
+                            fail(&wanted[at..], format!("{}: cannot read it again: {error}", task.source));
+                            break;
+                        }
+                    }
+                }
                 if last.as_ref().is_none_or(|(line_at, _)| *line_at != offset) {
                     match task.source().rows_again(&context, &mut lines, offset) {
                         Ok(rows) => last = Some((offset, rows)),
@@ -753,5 +773,35 @@ impl Done {
             }
         }
         full
+    }
+}
+
+/// A log's lines read again, the last one kept: a line checked for a search is then parsed
+/// without being read twice.
+struct LineKept<'a> {
+    lines: LineSource<'a>,
+    kept: Option<(u64, Vec<u8>)>,
+}
+
+impl LineKept<'_> {
+    fn line_at(&mut self, offset: u64) -> std::io::Result<&[u8]> {
+        let kept = match self.kept.take() {
+            Some((at, line)) if at == offset => line,
+            _ => self.lines.line_at(offset)?,
+        };
+        Ok(&self.kept.insert((offset, kept)).1)
+    }
+}
+
+impl LogAgain for LineKept<'_> {
+    fn line_at(&mut self, offset: u64) -> std::io::Result<Vec<u8>> {
+        match self.kept.take() {
+            Some((at, line)) if at == offset => Ok(line),
+            _ => self.lines.line_at(offset),
+        }
+    }
+
+    fn whole(&mut self) -> std::io::Result<&mut dyn std::io::BufRead> {
+        self.lines.whole()
     }
 }

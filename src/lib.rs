@@ -15,6 +15,7 @@ pub mod facts;
 pub mod input;
 pub mod inventory;
 pub mod json;
+pub mod line_filter;
 pub mod lines;
 pub mod model;
 pub mod order;

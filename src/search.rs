@@ -7,6 +7,9 @@
 
 use serde::Serialize;
 
+use crate::analysis::{LogTask, Options};
+use crate::line_filter::LineFilter;
+use crate::model::{OwnedRow, Row, RowSink};
 use crate::table::{Needle, RowFilter, RowTable};
 use crate::views::FullRows;
 
@@ -25,6 +28,8 @@ pub struct Matches {
     read: usize,
     /// Of those read, how many could not be read again (they are left out).
     unreadable: usize,
+    /// The lines that may hold the search: a cut text's line that cannot is not parsed again.
+    lines: LineFilter,
 }
 
 /// How far the reading of whole texts is, for the page's progress.
@@ -45,7 +50,8 @@ impl Matches {
         let filtered = table.filter_kept(&filter);
         let mut unread = if Needle::new(&filter.search).is_empty() { Vec::new() } else { filtered.unread };
         crate::order::sort_by_key(&mut unread, |&index| (table.cut_text(index).map(|at| (at.file, at.offset)), index));
-        Matches { filter, rows: filtered.rows, unread, read: 0, unreadable: 0 }
+        let lines = LineFilter::new(&Needle::new(&filter.search));
+        Matches { filter, rows: filtered.rows, unread, read: 0, unreadable: 0, lines }
     }
 
     pub fn progress(&self) -> SearchProgress {
@@ -58,11 +64,12 @@ impl Matches {
     }
 
     /// Reads about `budget` more cut texts again whole (`whole` reads rows again, as
-    /// `Done::full_rows`), and adds those holding the search to the matches. The last log begun
+    /// `Done::full_rows`, and may leave cut a text whose line the filter given says cannot hold
+    /// the search), and adds those holding the search to the matches. The last log begun
     /// is read to its end when that is at most `LOG_END_SLACK` times `budget` (a log is opened
     /// once, and a zip's entry cannot be sought in); beyond, it goes on in the next part, so the
     /// texts held at once stay what a part reads.
-    pub fn read_more(&mut self, table: &RowTable, budget: usize, whole: impl FnOnce(&[u32]) -> FullRows) {
+    pub fn read_more(&mut self, table: &RowTable, budget: usize, whole: impl FnOnce(&[u32], &LineFilter) -> FullRows) {
         let log = |index: u32| table.cut_text(index).map(|at| at.file);
         let budget = budget.max(1);
         let most = (self.read + budget * LOG_END_SLACK).min(self.unread.len());
@@ -73,7 +80,7 @@ impl Matches {
             end = log_end;
         }
         let batch = &self.unread[self.read..end];
-        let full = whole(batch);
+        let full = whole(batch, &self.lines);
         let needle = Needle::new(&self.filter.search);
         let found: Vec<u32> = (batch.iter().zip(&full.rows).enumerate())
             .filter(|(slot, (_, row))| !full.errors.contains_key(slot) && needle.finds(&row.text))
@@ -82,6 +89,61 @@ impl Matches {
         self.unreadable += full.errors.len();
         self.read = end;
         table.merge_in_order(&mut self.rows, found, self.filter.newest_first);
+    }
+}
+
+/// A search of the logs alone (the CLI's `search`): a log no line of which may hold it
+/// (`LineFilter`) is not parsed; one that may is parsed whole, as an analysis parses it, and its
+/// rows whose texts hold the search once scrubbed (what the user is shown, as the page
+/// searches) are kept, scrubbed.
+pub struct LogSearch {
+    needle: Needle,
+    lines: LineFilter,
+    /// The folded copy `LineFilter::each_line` keeps.
+    folded: Vec<u8>,
+}
+
+impl LogSearch {
+    pub fn new(search: &str) -> LogSearch {
+        let needle = Needle::new(search);
+        LogSearch { lines: LineFilter::new(&needle), needle, folded: Vec::new() }
+    }
+
+    /// Whether any line of a log (its bytes) may hold the search. UTF-16 text is not searched
+    /// as bytes: it may.
+    fn may_match(&mut self, bytes: &[u8]) -> bool {
+        if crate::lines::may_be_utf16(&bytes[..bytes.len().min(3)]) {
+            return true;
+        }
+        let mut found = false;
+        self.lines.each_line(bytes, &mut self.folded, |_| found = true);
+        found
+    }
+
+    /// The rows of the log `task` (its bytes) holding the search, scrubbed, in the log's order;
+    /// `None`, parsing nothing, when no line may.
+    pub fn rows(&mut self, task: &LogTask, bytes: &[u8], options: &Options) -> Option<Vec<OwnedRow>> {
+        if !self.may_match(bytes) {
+            return None;
+        }
+        let mut found = Found { needle: &self.needle, rows: Vec::new() };
+        task.parse_bytes(bytes, options, &mut found);
+        Some(found.rows)
+    }
+}
+
+/// The rows holding a search once scrubbed.
+struct Found<'n> {
+    needle: &'n Needle,
+    rows: Vec<OwnedRow>,
+}
+
+impl RowSink for Found<'_> {
+    fn push(&mut self, row: &Row<'_>) {
+        let scrubbed = crate::scrub::row(row, None);
+        if self.needle.finds(&scrubbed.text) {
+            self.rows.push(scrubbed.to_owned_row());
+        }
     }
 }
 
@@ -136,8 +198,8 @@ mod tests {
         texts: &'a [String],
         lost: &'a [u32],
         batches: &'a mut Vec<Vec<u32>>,
-    ) -> impl FnOnce(&[u32]) -> FullRows + 'a {
-        move |indices| {
+    ) -> impl FnOnce(&[u32], &LineFilter) -> FullRows + 'a {
+        move |indices, _| {
             batches.push(indices.to_vec());
             let rows = indices
                 .iter()

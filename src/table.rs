@@ -422,6 +422,11 @@ impl Needle {
         self.lower.is_empty()
     }
 
+    /// The search in lower case, as it is looked for.
+    pub fn folded(&self) -> &str {
+        &self.lower
+    }
+
     pub fn finds(&self, text: &str) -> bool {
         self.lower.is_empty() || contains_folded(text, &self.lower, self.ascii)
     }

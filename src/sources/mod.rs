@@ -400,6 +400,11 @@ pub trait Source: Sync {
     ) -> Option<(LogOutcome, Option<LogEnd>)> {
         None
     }
+    /// Whether `rows_again` makes a row again from its line alone (`LogAgain::line_at`), so that
+    /// a line that cannot hold a search need not be parsed (`crate::line_filter`).
+    fn rows_by_line(&self) -> bool {
+        false
+    }
     /// The rows a log gave at a row locator's `offset` again, whole (a viewer keeps only the
     /// start of long texts): the line there, or for a log whose rows come from its whole
     /// replayed state, all of them.

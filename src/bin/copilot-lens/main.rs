@@ -4,6 +4,7 @@ mod cache;
 mod completions;
 mod parallel;
 mod roots;
+mod search;
 mod table;
 mod team;
 mod terminal;
@@ -180,6 +181,25 @@ enum Command {
         /// Threads that parse event logs (default: one per core).
         #[arg(long, value_name = "N")]
         threads: Option<usize>,
+    },
+    /// Print the rows whose text holds a word: prompts, replies, tool calls and their output.
+    ///
+    /// Example: copilot-lens search tokio ~
+    ///
+    /// The word is found in any case, in the texts as the timeline shows them (secrets scrubbed),
+    /// and each row is printed with its time, session and type, its text from a little before the
+    /// word. A log none of whose lines can hold the word is read at memory speed, not parsed.
+    Search {
+        #[arg(value_name = "WORD")]
+        word: String,
+        #[arg(required = true, value_name = "ROOT")]
+        roots: Vec<PathBuf>,
+        /// Also search the model's reasoning text (`thinking` rows).
+        #[arg(long)]
+        include_thinking: bool,
+        /// Print each row whole as a line of JSON instead of a table.
+        #[arg(long)]
+        json: bool,
     },
     /// Print the completion script of copilot-lens for a shell: its commands, options and values.
     ///
@@ -368,6 +388,12 @@ fn main() -> ExitCode {
         Command::Analyze { roots, out, include_thinking, threads, accounting, cache } => {
             match accounting.options(include_thinking) {
                 Ok(options) => run_analyze(&roots, &out, options, thread_count(threads), cache.folder()),
+                Err(message) => fail(USAGE_ERROR, &message),
+            }
+        }
+        Command::Search { word, roots, include_thinking, json } => {
+            match (Accounting { timezone: "UTC".into(), rates: None }).options(include_thinking) {
+                Ok(options) => search::run_search(&word, &roots, options, json),
                 Err(message) => fail(USAGE_ERROR, &message),
             }
         }

@@ -183,6 +183,10 @@ impl Source for CopilotCli {
         "events.jsonl"
     }
 
+    fn rows_by_line(&self) -> bool {
+        true
+    }
+
     fn rows_again(&self, context: &LogContext<'_>, log: &mut dyn LogAgain, offset: u64) -> io::Result<Vec<OwnedRow>> {
         Ok(events::reparse_line(context, &log.line_at(offset)?))
     }
