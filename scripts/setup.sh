@@ -2,7 +2,8 @@
 # Installs what the build and the tests need, idempotently: the wasm32 target, clang (SQLite is
 # compiled from C for wasm32), Debian's Chromium for the browser tests, wasm-bindgen-cli at the
 # version pinned in Cargo.toml, mdBook for the user guide, the npm packages of package.json
-# (binaryen's wasm-opt, chart.js, marked, playwright-core, axe-core for the accessibility checks),
+# (binaryen's wasm-opt, chart.js, marked, playwright-core, axe-core for the accessibility checks,
+# TypeScript to check the page's JavaScript),
 # and Python's duckdb.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,6 +44,6 @@ if [ "$(mdbook --version 2>/dev/null)" != "mdbook v$MDBOOK_VERSION" ]; then
   cargo install mdbook --version "$MDBOOK_VERSION" --locked --no-default-features --features search
 fi
 
-if [ ! -d node_modules/binaryen ] || [ ! -d node_modules/chart.js ] || [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/axe-core ] || [ ! -d node_modules/marked ]; then
+if [ ! -d node_modules/binaryen ] || [ ! -d node_modules/chart.js ] || [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/axe-core ] || [ ! -d node_modules/marked ] || [ ! -d node_modules/typescript ]; then
   npm ci --no-audit --no-fund
 fi

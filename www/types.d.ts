@@ -384,3 +384,8 @@ implausible_counter_sessions: Array<string>,
  * The report's diagnostics of counter lines (left out, without modelMetrics, undated).
  */
 counter_problems: Array<Record<string, unknown>>, rates: string, };
+
+export type Given = { "kind": "files", root: number, files: Array<File>, paths: Array<string>, } | { "kind": "bytes", items: Array<BytesGiven>, } | { "kind": "logs", items: Array<LogGiven>, } | { "kind": "times", items: Array<TimeGiven>, } | { "kind": "log_times", items: Array<TimeGiven>, } | { "kind": "step_given", step: number, };
+export type BytesGiven = { root: number, path: string, bytes: Uint8Array, };
+export type LogGiven = { index: number, bytes?: Uint8Array, file?: Blob, modified?: number, };
+export type TimeGiven = { root: number, path: string, modified: number, };

@@ -121,6 +121,7 @@ async function drawChart(canvas, m) {
   for (let day = 1; day <= m.days_in_month; day++) labels.push(`${m.month}-${String(day).padStart(2, '0')}`);
   const known = m.days.length;
   const cumulative = labels.map((_, i) => (i < known ? m.days[i].cumulative : null));
+  /** @type {object[]} */
   const datasets = [
     { type: 'line', label: 'credits used (cumulative)', data: cumulative, borderColor: '#4e79a7', backgroundColor: '#4e79a7', pointRadius: 2, stack: 'used', order: 1 },
   ];
