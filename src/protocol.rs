@@ -231,7 +231,8 @@ enum Given {
     /// `Give::LogTimes`.
     LogTimes { items: Vec<TimeGiven> },
     /// After each step: the hand-over's step `step` is given.
-    StepGiven { step: usize },
+    #[ts(rename = "step_given")]
+    Step { step: usize },
 }
 
 #[cfg(test)]
