@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the tests need, idempotently: what building the page and the guide needs
 # (scripts/setup-build.sh --guide), then the tests' own tools: Debian's Chromium for the browser
-# tests, package.json's devDependencies (playwright-core, axe-core for the accessibility checks),
+# tests, package.json's devDependencies (playwright-core, axe-core for the accessibility checks,
+# TypeScript to check the page's JavaScript),
 # and Python's duckdb.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,6 +25,6 @@ if [ "$(python3 -c 'import duckdb; print(duckdb.__version__)' 2>/dev/null)" != "
     || python3 -m pip install --user --quiet --break-system-packages "duckdb==$DUCKDB_VERSION"
 fi
 
-if [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/axe-core ]; then
+if [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/axe-core ] || [ ! -d node_modules/typescript ]; then
   npm ci --no-audit --no-fund
 fi

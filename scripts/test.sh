@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Every test, on a fresh machine too: installs what is missing, then checks the import graph, runs the native tests, the
+# Every test, on a fresh machine too: installs what is missing, then checks the page's JavaScript
+# against its types, the import graph, runs the native tests, the
 # team exports read back by DuckDB, the WebAssembly build, the core's tests under WebAssembly in Node, each fuzz target briefly,
 # the user guide (its links, and every command in it), the page's end-to-end tests in headless
 # Chromium (against the native CLI's numbers on the same inputs),
@@ -11,6 +12,11 @@ cd "$(dirname "$0")/.."
 
 scripts/setup.sh
 
+# The page's JavaScript checked against its JSDoc types, the messages between the page and its
+# worker (www/messages.d.ts) and the engine's types (www/types.d.ts, generated from
+# src/protocol.rs): the page's files, then the worker's, which run with a Worker's globals.
+node_modules/.bin/tsc -p www/jsconfig.json
+node_modules/.bin/tsc -p www/jsconfig.worker.json
 # The house rule: no import circle, in the library or in the CLI (issue 50).
 python3 scripts/import-graph.py --max 1
 cargo test --all-targets

@@ -205,6 +205,72 @@ pub enum Give {
     Rest { sizes_from: Vec<usize>, files: Vec<FileAt> },
 }
 
+/// What the page hands over during an analysis, one `{type: 'give', id, kind, ...}` message at
+/// a time (`www/engine.js` to `www/worker.js`), the parts of `HandOver`'s steps as `Give` names
+/// them: the worker calls the engine with each (`give_files`, `give_bytes`, `parse_log`,
+/// `give_time`, `give_log_time`). Only its type is Rust's, for `www/types.d.ts`: the messages
+/// go from one JavaScript thread to another and the engine never reads them whole.
+#[cfg(test)]
+#[derive(ts_rs::TS)]
+#[ts(tag = "kind", rename_all = "snake_case")]
+#[allow(dead_code)]
+enum Given {
+    /// `Give::Files`, `Give::Rest`: Files of one root, by their paths.
+    Files {
+        root: usize,
+        #[ts(type = "Array<File>")]
+        files: (),
+        paths: Vec<String>,
+    },
+    /// `Give::Bytes`, `Give::Late`, the small files of `Give::BytesUpTo`.
+    Bytes { items: Vec<BytesGiven> },
+    /// `Give::Logs`, in any order.
+    Logs { items: Vec<LogGiven> },
+    /// `Give::Times`.
+    Times { items: Vec<TimeGiven> },
+    /// `Give::LogTimes`.
+    LogTimes { items: Vec<TimeGiven> },
+    /// After each step: the hand-over's step `step` is given.
+    #[ts(rename = "step_given")]
+    Step { step: usize },
+}
+
+#[cfg(test)]
+#[derive(ts_rs::TS)]
+#[allow(dead_code)]
+struct BytesGiven {
+    root: usize,
+    path: String,
+    #[ts(type = "Uint8Array")]
+    bytes: (),
+}
+
+/// A log of `Give::Logs` by its `LogToGive::index`: as bytes (with its time, for the cache's
+/// key), as a File, or neither (the engine reads it from its root).
+#[cfg(test)]
+#[derive(ts_rs::TS)]
+#[allow(dead_code)]
+struct LogGiven {
+    index: usize,
+    #[ts(type = "Uint8Array", optional)]
+    bytes: Option<()>,
+    #[ts(type = "Blob", optional)]
+    file: Option<()>,
+    /// Milliseconds since the epoch.
+    #[ts(optional)]
+    modified: Option<f64>,
+}
+
+/// A file's modification time, in milliseconds since the epoch.
+#[cfg(test)]
+#[derive(ts_rs::TS)]
+#[allow(dead_code)]
+struct TimeGiven {
+    root: usize,
+    path: String,
+    modified: f64,
+}
+
 /// What `read_metadata` asks the page for while the logs are parsed: the metadata has said which
 /// files' times the rows need, and which files read after the logs hold something.
 #[derive(Serialize, Debug, PartialEq, Eq)]
@@ -463,6 +529,10 @@ mod tests {
             HandOver::decl(&config),
             HandOverStep::decl(&config),
             Give::decl(&config),
+            Given::decl(&config),
+            BytesGiven::decl(&config),
+            LogGiven::decl(&config),
+            TimeGiven::decl(&config),
             FileAt::decl(&config),
             AfterMetadata::decl(&config),
             LogToGive::decl(&config),

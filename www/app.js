@@ -37,7 +37,8 @@ const loadedViews = {};
 /** The view's module, fetched once. */
 const view = (id) => (loadedViews[id] ??= VIEWS[id]());
 
-const $ = (id) => document.getElementById(id);
+/** An element of index.html by its id (most are inputs). @type {{ (id: 'progress-bar'): HTMLProgressElement, (id: string): HTMLInputElement }} */
+const $ = (id) => /** @type {any} */ (document.getElementById(id));
 const body = document.body;
 
 const lens = {
@@ -68,7 +69,7 @@ function setState(state) {
   $('error').hidden = state !== 'error';
   $('tabs').hidden = state !== 'done';
   $('views').hidden = state !== 'done';
-  for (const el of document.querySelectorAll('#input-panel button, #input-panel input')) {
+  for (const el of /** @type {NodeListOf<HTMLInputElement>} */ (document.querySelectorAll('#input-panel button, #input-panel input'))) {
     if (el.id !== 'rerun') el.disabled = state === 'working';
   }
   $('rerun').disabled = state === 'working' || !currentRoots.length;
@@ -347,7 +348,7 @@ function makeContext(gen, result, { timezone: zone, include_thinking: thinkingIn
 
 function showView(id) {
   activeView = id;
-  for (const button of document.querySelectorAll('#tabs button')) {
+  for (const button of /** @type {NodeListOf<HTMLButtonElement>} */ (document.querySelectorAll('#tabs button'))) {
     const on = button.dataset.view === id;
     button.setAttribute('aria-selected', String(on));
     button.tabIndex = on ? 0 : -1;
@@ -385,20 +386,20 @@ const rendering = {};
   const zone = Intl.DateTimeFormat().resolvedOptions().timeZone || 'local';
   $('opt-times-local').textContent = `${zone} (this browser)`;
   $('opt-times').value = timeDisplay();
-  $('opt-times').addEventListener('change', (event) => {
+  $('opt-times').addEventListener('change', (/** @type {InputChange} */ event) => {
     setTimeDisplay(event.target.value);
     for (const name of Object.keys(VIEWS)) clear($(`view-${name}`)).dataset.rendered = '';
     if (ctx && activeView) showView(activeView);
   });
 }
 
-for (const button of document.querySelectorAll('#tabs button')) {
+for (const button of /** @type {NodeListOf<HTMLButtonElement>} */ (document.querySelectorAll('#tabs button'))) {
   button.addEventListener('click', () => showView(button.dataset.view));
 }
 // The tabs as a keyboard expects them: arrows, Home and End move between them and show the view.
 $('tabs').addEventListener('keydown', (event) => {
-  const tabs = [...document.querySelectorAll('#tabs button')];
-  const at = tabs.indexOf(document.activeElement);
+  const tabs = [.../** @type {NodeListOf<HTMLButtonElement>} */ (document.querySelectorAll('#tabs button'))];
+  const at = tabs.indexOf(/** @type {HTMLButtonElement} */ (document.activeElement));
   if (at < 0) return;
   const to = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: tabs.length - 1 }[event.key];
   if (to === undefined) return;
@@ -410,8 +411,8 @@ $('tabs').addEventListener('keydown', (event) => {
 
 // ---- input -------------------------------------------------------------------------------------
 
-for (const [id, add] of [['pick-folder', false], ['add-folder', true]]) {
-  $(id).addEventListener('change', (event) => {
+for (const [id, add] of /** @type {Array<[string, boolean]>} */ ([['pick-folder', false], ['add-folder', true]])) {
+  $(id).addEventListener('change', (/** @type {InputChange} */ event) => {
     const roots = rootsFromFolderInput(event.target.files);
     event.target.value = '';
     analyse(roots, add);
@@ -467,7 +468,7 @@ $('start-over').addEventListener('click', () => {
   $('open-copilot').focus();
 });
 
-$('pick-files').addEventListener('change', (event) => {
+$('pick-files').addEventListener('change', (/** @type {InputChange} */ event) => {
   const roots = rootsFromFiles([...event.target.files]);
   event.target.value = '';
   analyse(roots);
@@ -528,7 +529,7 @@ if (typeof window.showDirectoryPicker === 'function') {
     await forgetRemembered();
     offerRemembered();
   });
-  $('remember-folder').addEventListener('change', async (event) => {
+  $('remember-folder').addEventListener('change', async (/** @type {InputChange} */ event) => {
     if (!event.target.checked) {
       await forgetRemembered();
       offerRemembered();

@@ -28,6 +28,11 @@ const RUNS_AT_ONCE = 2;
 /** @typedef {import('./types').HandOver} HandOver */
 /** @typedef {import('./types').LogToGive} LogToGive */
 /** @typedef {import('./types').Request} Request */
+/** @typedef {import('./types').Given} Given */
+/** @typedef {import('./messages').FromWorker} FromWorker */
+/** @typedef {import('./messages').Asked} Asked */
+/** @typedef {import('./messages').PageRoot} PageRoot */
+/** @typedef {import('./messages').RootListing} RootListing */
 
 export class Cancelled extends Error {
   constructor() {
@@ -96,6 +101,7 @@ async function compileModule(file) {
   return Promise.all([WebAssembly.compile(bytes), buildOf(bytes)]);
 }
 
+/** @returns {{ url: string | URL, options: WorkerOptions }} */
 function workerUrl() {
   const block = embedded('embedded-worker');
   if (block) return { url: URL.createObjectURL(new Blob([block.textContent], { type: 'text/javascript' })), options: {} };
@@ -103,6 +109,9 @@ function workerUrl() {
 }
 
 export class EngineClient {
+  /**
+   * @param {{ onProgress?: (progress: Extract<FromWorker, { type: 'progress' }>) => void, onCrash?: (error: WorkerCrash) => void, onSettled?: (settled: Extract<FromWorker, { type: 'settled' }>) => void }} [handlers]
+   */
   constructor({ onProgress, onCrash, onSettled } = {}) {
     this.onProgress = onProgress || (() => {});
     this.onCrash = onCrash || (() => {});
@@ -129,7 +138,8 @@ export class EngineClient {
       const { url, options } = workerUrl();
       const worker = new Worker(url, options);
       this.worker = worker;
-      await new Promise((resolve, reject) => {
+      /** @type {Promise<void>} */
+      const started = new Promise((resolve, reject) => {
         worker.onmessage = (event) => {
           if (event.data.type === 'ready') {
             /** What the engine says of itself: folders, limits, the enumerations, the outputs. @type {EngineFacts} */
@@ -140,6 +150,7 @@ export class EngineClient {
         worker.onerror = (event) => reject(new Error(event.message || 'the engine worker failed to start'));
         worker.postMessage({ type: 'init', module: this.module, build: this.build });
       });
+      await started;
       // Started with the engine, so that nothing is fetched once the page has loaded.
       this.inflater = new Inflater(this.module);
       await this.inflater.ready;
@@ -156,6 +167,7 @@ export class EngineClient {
     return this.ready;
   }
 
+  /** @param {FromWorker} message */
   receive(message) {
     if (message.type === 'progress') {
       this.onProgress(message);
@@ -208,6 +220,7 @@ export class EngineClient {
     return this.restart(new Cancelled());
   }
 
+  /** @param {Asked} message @param {Transferable[]} [transfer] @returns {Promise<any>} */
   async send(message, transfer) {
     await this.start();
     const id = this.nextId++;
@@ -237,10 +250,11 @@ export class EngineClient {
       const alive = () => this.worker === worker && this.server === server;
       // What the worker is given of the folders' files (each once), for the page to say and tests to check.
       const handed = (this.handedOver = { paths: listing.reduce((n, root) => n + (root.paths?.length || 0), 0), files: 0 });
+      /** @param {Given} message @param {Transferable[]} [transfer] */
       const post = (message, transfer) => {
         if (!alive()) return false;
         if (message.kind === 'files') handed.files += message.files.length;
-        else if (message.kind === 'bytes' || message.kind === 'logs') handed.files += message.items.filter((item) => item.bytes || item.file).length;
+        else if (message.kind === 'bytes' || message.kind === 'logs') handed.files += /** @type {Array<{ bytes?: Uint8Array, file?: Blob }>} */ (message.items).filter((item) => item.bytes || item.file).length;
         return worker.postMessage({ type: 'give', id, ...message }, transfer || []);
       };
       const server = new FileServer(roots, post, alive, this.inflater, this.facts.log_given_whole_max_bytes);
@@ -445,6 +459,13 @@ function nextTask() {
  * order, and how), each step said to the worker once it is given.
  */
 class FileServer {
+  /**
+   * @param {PageRoot[]} roots
+   * @param {(message: Given, transfer?: Transferable[]) => false | void} post
+   * @param {() => boolean} alive
+   * @param {Inflater} inflater
+   * @param {number} wholeLogMax
+   */
   constructor(roots, post, alive, inflater, wholeLogMax) {
     this.roots = roots;
     this.inflater = inflater;
@@ -474,7 +495,7 @@ class FileServer {
       if (afterDone) await this.analysisDone;
       await Promise.all(parts.map((part) => this.give(part)));
       if (!this.alive()) return;
-      this.post({ kind: 'step-given', step });
+      this.post({ kind: 'step_given', step });
     }
   }
 
@@ -542,7 +563,7 @@ class FileServer {
     const recorded = this.logs.filter((log) => log.cache === 'recorded');
     return this.inParts(recorded, (part) => {
       const items = part.map(({ root, path }) => ({ root, path, modified: this.byPath[root].get(path)?.lastModified || 0 }));
-      this.post({ kind: 'log-times', items });
+      this.post({ kind: 'log_times', items });
     });
   }
 
@@ -645,6 +666,7 @@ class FileServer {
         if (next >= logs.length) break;
         const { root, path, index, cache } = logs[next++];
         const file = this.byPath[root].get(path);
+        /** @type {import('./types').LogGiven} */
         let item = { index, file }; // the engine reads it itself and reports what fails
         // One the cache keeps is read whole too: the browser charges per read, not per byte,
         // so its two ends alone would cost more (LogCache in src/protocol.rs).
@@ -671,7 +693,7 @@ class FileServer {
    */
   /** @param {LogToGive[]} logs */
   async giveZipLogs(root, logs) {
-    const zip = this.roots[root].file;
+    const zip = /** @type {import('./messages').ZipRoot} */ (this.roots[root]).file;
     const runs = runsOf(logs, zip.size);
     let next = 0;
     const reader = async () => {

@@ -51,11 +51,13 @@ const isArchive = (file) => /\.(zip|tar|tgz|gz|bz2|tbz2?|xz|txz|zst|7z|rar)$/i.t
 
 // File metadata (size, lastModified) is not touched here: for a picked file Chromium fetches it
 // from the browser process on first use, about 0.15 ms a file, so the worker does it.
+/** @returns {import('./messages').FilesRoot} */
 function filesRoot(label, entries) {
   entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return { kind: 'files', label, files: entries.map((e) => e.file), paths: entries.map((e) => e.path), count: entries.length };
 }
 
+/** @returns {import('./messages').ZipRoot} */
 function zipRoot(file) {
   return { kind: 'zip', label: file.name, file, count: 1 };
 }
@@ -105,6 +107,7 @@ const isBill = (file) => /\.csv$/i.test(file.name);
  * rest one root; CSV files are GitHub's usage reports, kept apart as the roots' `bills`.
  */
 export function rootsFromFiles(files) {
+  /** @type {import('./messages').PickedRoots} */
   const roots = [];
   const loose = [];
   for (const file of files.filter((file) => !isBill(file))) {
@@ -161,6 +164,7 @@ function entryFile(entry) {
  * file(), createReader()) into one root. `onCount` is told how many files are listed so far.
  * `open(child, path, atOnce)` gives a file's File (or what stands for it), through `atOnce`.
  */
+/** @param {(count: number) => void} [onCount] */
 export async function rootFromDirectoryEntry(directory, onCount = () => {}, open = (child, path, atOnce) => atOnce(() => entryFile(child))) {
   const entries = [];
   const problems = [];
@@ -263,6 +267,7 @@ function openingAllBut(neverOpened) {
  * others stay handles, without a size or time (NaN), until the engine asks for them after
  * the analysis.
  */
+/** @param {(count: number) => void} [onCount] @param {(paths: string[]) => Promise<number[]>} [neverOpened] */
 export async function rootFromDirectoryHandle(handle, onCount = () => {}, neverOpened = async () => []) {
   const adapt = (dir) => ({
     name: dir.name,
@@ -290,7 +295,8 @@ export async function rootFromDirectoryHandle(handle, onCount = () => {}, neverO
     },
   });
   const root = await rootFromDirectoryEntry(adapt(handle), onCount, openingAllBut(neverOpened));
-  const got = (file) => typeof file.getFile !== 'function';
+  /** @param {File | FileSystemFileHandle} file @returns {file is File} */
+  const got = (file) => typeof (/** @type {FileSystemFileHandle} */ (file)).getFile !== 'function';
   root.sizes = root.files.map((file) => (got(file) ? file.size : NaN));
   root.times = root.files.map((file) => (got(file) ? file.lastModified : NaN));
   return root;
@@ -314,6 +320,7 @@ export async function rootsFromDataTransfer(dataTransfer, onCount) {
     }
   }
   if (!items.length && dataTransfer.files) files.push(...dataTransfer.files);
+  /** @type {import('./messages').PickedRoots} */
   const roots = [];
   for (const directory of directories) roots.push(await rootFromDirectoryEntry(directory, onCount));
   const loose = rootsFromFiles(files);

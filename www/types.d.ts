@@ -124,6 +124,18 @@ parts: Array<Give>, };
 
 export type Give = { "how": "files", files: Array<FileAt>, } | { "how": "bytes", files: Array<FileAt>, } | { "how": "bytes_up_to", files: Array<FileAt>, max_bytes: number, } | { "how": "logs", logs: Array<LogToGive>, } | { "how": "times" } | { "how": "late" } | { "how": "log_times" } | { "how": "rest", sizes_from: Array<number>, files: Array<FileAt>, };
 
+export type Given = { "kind": "files", root: number, files: Array<File>, paths: Array<string>, } | { "kind": "bytes", items: Array<BytesGiven>, } | { "kind": "logs", items: Array<LogGiven>, } | { "kind": "times", items: Array<TimeGiven>, } | { "kind": "log_times", items: Array<TimeGiven>, } | { "kind": "step_given", step: number, };
+
+export type BytesGiven = { root: number, path: string, bytes: Uint8Array, };
+
+export type LogGiven = { index: number, bytes?: Uint8Array, file?: Blob, 
+/**
+ * Milliseconds since the epoch.
+ */
+modified?: number, };
+
+export type TimeGiven = { root: number, path: string, modified: number, };
+
 export type FileAt = { root: number, path: string, };
 
 export type AfterMetadata = { 

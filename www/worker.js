@@ -3,7 +3,7 @@
 // a slice at a time, with FileReaderSync (which exists only in a Worker).
 // The messages: {type:'init', module} -> {type:'ready', facts}; {type:'analyze', id, options,
 // roots, cache} -> 'serve' (the engine's HandOver), then the page's {type:'give', id, kind, ...}
-// (the files, and 'step-given' after each step) as the engine's Need asks, -> 'after-metadata'
+// (the files, and 'step_given' after each step) as the engine's Need asks, -> 'after-metadata'
 // (what it asks for once the metadata is read), 'progress', 'consumed', 'done', 'settled';
 // {type:'ask', id, request} -> {type:'result', id, value} (the Answer's value, a Blob for a file);
 // {type:'inflate', id, buffer, entries} -> {type:'inflated', id, items} (the second worker's);
@@ -11,7 +11,8 @@
 // {type:'cache', id, op, root} -> {type:'result', id, value} (the page's cache, cache.js: clear,
 // forget, contents); an analysis's `cache` is its input's key there, and 'done' says what the cache
 // did. Errors -> {type:'error', id, message}, or {type:'crash', message} when the instance trapped.
-// The values are the Rust boundary's types (www/types.d.ts, generated from src/protocol.rs).
+// The values are the Rust boundary's types (www/types.d.ts, generated from src/protocol.rs), the
+// messages those of www/messages.d.ts.
 /** @typedef {import('./types').EngineFacts} EngineFacts */
 /** @typedef {import('./types').HandOver} HandOver */
 /** @typedef {import('./types').FileAt} FileAt */
@@ -19,13 +20,17 @@
 /** @typedef {import('./types').Give} Give */
 /** @typedef {import('./types').Need} Need */
 /** @typedef {import('./types').Request} Request */
-/** @typedef {import('./types').Answer} Answer */
+/** @typedef {import('./types').Given} Given */
+/** @typedef {import('./messages').ToWorker} ToWorker */
+/** @typedef {import('./messages').FromWorker} FromWorker */
+/** @typedef {import('./messages').CacheDone} CacheDone */
+/** @typedef {Extract<ToWorker, { type: 'give' }>} GiveMessage */
 import { Engine, engine_facts, inflate, initSync, needs_every_file, never_opened, zips_in_folder } from './pkg/copilot_lens.js';
 import { openCache } from './cache.js';
 
 let instance = null;
 // The engine's memory in bytes, for tests/e2e/perf.mjs (a worker's module scope is out of its reach).
-self.engineMemory = () => (instance ? instance.memory.buffer.byteLength : 0);
+/** @type {typeof self & { engineMemory: () => number }} */ (self).engineMemory = () => (instance ? instance.memory.buffer.byteLength : 0);
 let engine = null;
 /** The page's build (its module's hash), which names what it keeps in the cache. */
 let build = '';
@@ -45,6 +50,11 @@ let facts = null;
 // that long texts are read again from.
 let settled = Promise.resolve();
 
+/** Says `message` to the page. @param {FromWorker} message @param {Transferable[]} [transfer] */
+function say(message, transfer = []) {
+  self.postMessage(message, transfer);
+}
+
 function fail(id, error) {
   if (error instanceof WebAssembly.RuntimeError) {
     // Without a panic's text, the likeliest cause is memory that could not grow.
@@ -53,13 +63,14 @@ function fail(id, error) {
       ? lastConsoleError
       : `${error.message || error} (with ${mib} MiB of memory in use: probably out of memory)`;
     engine = null;
-    self.postMessage({ type: 'crash', id, message: detail });
+    say({ type: 'crash', id, message: detail });
   } else {
-    self.postMessage({ type: 'error', id, message: String((error && error.message) || error) });
+    say({ type: 'error', id, message: String((error && error.message) || error) });
   }
 }
 
 // What the page hands over during an analysis ({type:'give'} messages), taken in order.
+/** @type {GiveMessage[]} */
 let given = [];
 let wake = null;
 // The analysis under way; one that a newer one replaced stops waiting for its files.
@@ -71,11 +82,13 @@ function wakeWaiting() {
   if (waiting) waiting();
 }
 
+/** @param {GiveMessage} message */
 function receiveGiven(message) {
   given.push(message);
   wakeWaiting();
 }
 
+/** @param {Extract<ToWorker, { type: 'analyze' }>} message */
 async function analyze(message) {
   let settle;
   settled = new Promise((resolve) => (settle = resolve));
@@ -92,7 +105,9 @@ async function analyze(message) {
  * The page's cache operations, one at a time (an analysis keeping its entries while the page
  * clears the cache would otherwise interleave with it).
  */
+/** @type {Promise<unknown>} */
 let cacheQueue = Promise.resolve();
+/** @template T @param {() => Promise<T>} work @returns {Promise<T>} */
 function serially(work) {
   const run = cacheQueue.then(work);
   cacheQueue = run.catch(() => {});
@@ -105,6 +120,7 @@ let openPack = null;
 /**
  * Opens the pack the cache keeps for the input `key` for analysis `id` (`openPack`): returns
  * `{cache, pack}`, or `{unavailable}` saying why it cannot be used.
+ * @returns {Promise<{ cache: Awaited<ReturnType<typeof openCache>>, pack: any, unavailable?: undefined } | { unavailable: string, cache?: undefined, pack?: undefined }>}
  */
 function keptFor(id, key) {
   return serially(async () => {
@@ -133,6 +149,7 @@ function closePack(bytes) {
   return serially(() => open.cache.closed(open.key, open.pack, bytes));
 }
 
+/** @param {Extract<ToWorker, { type: 'analyze' }>} message */
 async function analyzeUntilSettled({ id, options, roots, cache: cacheKey }) {
   const started = performance.now();
   given = [];
@@ -183,7 +200,7 @@ async function analyzeUntilSettled({ id, options, roots, cache: cacheKey }) {
     const now = performance.now();
     if (now - last >= 50 || p.file === '') {
       last = now;
-      self.postMessage({ type: 'progress', id, bytes: p.bytes, total: p.total, files: p.files, files_total: p.files_total, file: p.file });
+      say({ type: 'progress', id, bytes: p.bytes, total: p.total, files: p.files, files_total: p.files_total, file: p.file });
     }
   };
   const timings = {};
@@ -196,7 +213,7 @@ async function analyzeUntilSettled({ id, options, roots, cache: cacheKey }) {
   /** @type {HandOver} */
   const plan = fresh.begin(progress);
   lap('plan');
-  /** @param {FileAt} file */
+  /** @template {FileAt} F @param {F} file @returns {F} */
   const forPage = (file) => ({ ...file, root: toPage[file.root] });
   /** @param {Give} part */
   const partForPage = (part) => ({
@@ -206,20 +223,21 @@ async function analyzeUntilSettled({ id, options, roots, cache: cacheKey }) {
     ...('sizes_from' in part && { sizes_from: part.sizes_from.map((root) => toPage[root]) }),
   });
   const steps = plan.steps.map((step) => ({ ...step, parts: step.parts.map(partForPage) }));
-  self.postMessage({ type: 'serve', id, hand_over: { steps } });
+  say({ type: 'serve', id, hand_over: { steps } });
 
   // The page's files, taken as they come; `until` waits for more when `done()` is not yet true.
   const logs = [];
   let nextLog = 0;
   let stepsGiven = 0; // of the hand-over's steps, which the page gives in order
+  /** @param {GiveMessage} message */
   const take = (message) => {
     if (message.id !== id) return;
     if (message.kind === 'files') fresh.give_files(toEngine.get(message.root), message.files, message.paths);
     else if (message.kind === 'bytes') for (const item of message.items) fresh.give_bytes(toEngine.get(item.root), item.path, item.bytes);
     else if (message.kind === 'logs') logs.push(...message.items);
     else if (message.kind === 'times') for (const item of message.items) fresh.give_time(toEngine.get(item.root), item.path, item.modified);
-    else if (message.kind === 'log-times') for (const item of message.items) fresh.give_log_time(toEngine.get(item.root), item.path, item.modified);
-    else if (message.kind === 'step-given') stepsGiven = message.step + 1;
+    else if (message.kind === 'log_times') for (const item of message.items) fresh.give_log_time(toEngine.get(item.root), item.path, item.modified);
+    else if (message.kind === 'step_given') stepsGiven = message.step + 1;
   };
   const until = async (done) => {
     for (;;) {
@@ -232,7 +250,7 @@ async function analyzeUntilSettled({ id, options, roots, cache: cacheKey }) {
   let waited = 0; // for the page's logs: the part of `logs` not spent parsing
   let consumed = 0; // bytes parsed and not yet said to the page, which reads ahead by them
   const sayConsumed = () => {
-    if (consumed) self.postMessage({ type: 'consumed', id, bytes: consumed });
+    if (consumed) say({ type: 'consumed', id, bytes: consumed });
     consumed = 0;
   };
   let summary = null;
@@ -247,7 +265,7 @@ async function analyzeUntilSettled({ id, options, roots, cache: cacheKey }) {
       lap('small_files');
       /** @type {AfterMetadata} */
       const asked = fresh.read_metadata();
-      self.postMessage({ type: 'after-metadata', id, times: asked.times.map(forPage), late: asked.late.map(forPage) });
+      say({ type: 'after-metadata', id, times: asked.times.map(forPage), late: asked.late.map(forPage) });
       lap('other_files');
     } else if (need.need === 'logs') {
       // Every log, in the order the page hands them over.
@@ -280,8 +298,9 @@ async function analyzeUntilSettled({ id, options, roots, cache: cacheKey }) {
   }
   engine = fresh;
   // What the cache did (the engine's numbers), or why it was not used.
+  /** @type {CacheDone} */
   const cache = !kept ? null : kept.unavailable ? { unavailable: kept.unavailable } : fresh.cache_report();
-  self.postMessage({
+  say({
     type: 'done',
     id,
     summary,
@@ -305,7 +324,7 @@ async function analyzeUntilSettled({ id, options, roots, cache: cacheKey }) {
   }
   const wanted = need.given;
   await until(() => stepsGiven >= wanted);
-  self.postMessage({ type: 'settled', id, seconds: (performance.now() - started) / 1000 });
+  say({ type: 'settled', id, seconds: (performance.now() - started) / 1000 });
 }
 
 /**
@@ -328,14 +347,14 @@ async function cacheOperation({ op, root }) {
 
 /** @param {Request} request */
 function answer(request) {
-  /** @type {Answer} */
-  const { value } = engine.ask(request);
-  return value;
+  return engine.ask(request).value;
 }
 
+/** @typedef {Extract<Request, { export: unknown } | { share_report: unknown } | { team_export: unknown }>} FileRequest */
+
 /** A file of the outputs catalogue (an export or the report to share), as a Blob. */
-function exportFile(/** @type {Request} */ request) {
-  const what = 'share_report' in request ? null : (request.export || request.team_export).what;
+function exportFile(/** @type {FileRequest} */ request) {
+  const what = 'share_report' in request ? null : ('export' in request ? request.export : request.team_export).what;
   const file = facts.outputs.find((output) => (what === null ? output.made_from === 'choices' : output.name === what));
   if (!file) throw new Error(`unknown export ${what}`);
   const type = file.mime + ';charset=utf-8';
@@ -354,6 +373,7 @@ function exportFile(/** @type {Request} */ request) {
 }
 
 self.onmessage = async (event) => {
+  /** @type {ToWorker} */
   const message = event.data;
   try {
     switch (message.type) {
@@ -361,7 +381,7 @@ self.onmessage = async (event) => {
         instance = initSync({ module: message.module });
         build = message.build || '';
         facts = engine_facts();
-        self.postMessage({ type: 'ready', facts });
+        say({ type: 'ready', facts });
         break;
       case 'give':
         receiveGiven(message);
@@ -374,7 +394,7 @@ self.onmessage = async (event) => {
         if (needs_every_file(request)) await settled;
         if (!engine) throw new Error('run the analysis first');
         const isFile = typeof request === 'object' && ('export' in request || 'share_report' in request || 'team_export' in request);
-        self.postMessage({ type: 'result', id: message.id, value: isFile ? exportFile(request) : answer(request) });
+        say({ type: 'result', id: message.id, value: isFile ? exportFile(request) : answer(request) });
         break;
       }
       case 'inflate': {
@@ -388,23 +408,23 @@ self.onmessage = async (event) => {
             return null;
           }
         });
-        self.postMessage({ type: 'inflated', id: message.id, items }, items.filter(Boolean).map((bytes) => bytes.buffer));
+        say({ type: 'inflated', id: message.id, items }, items.filter(Boolean).map((bytes) => bytes.buffer));
         break;
       }
       case 'bill': {
         if (!engine) throw new Error('run the analysis first');
         // The reports are read a slice at a time by the engine: an organisation's is large.
-        self.postMessage({ type: 'result', id: message.id, value: engine.reconcile_bill(message.files, message.user || null) });
+        say({ type: 'result', id: message.id, value: engine.reconcile_bill(message.files, message.user || null) });
         break;
       }
       case 'cache':
-        self.postMessage({ type: 'result', id: message.id, value: await cacheOperation(message) });
+        say({ type: 'result', id: message.id, value: await cacheOperation(message) });
         break;
       case 'zips-in-folder':
-        self.postMessage({ type: 'result', id: message.id, value: zips_in_folder(message.paths) });
+        say({ type: 'result', id: message.id, value: zips_in_folder(message.paths) });
         break;
       case 'never-opened':
-        self.postMessage({ type: 'result', id: message.id, value: never_opened(message.paths) });
+        say({ type: 'result', id: message.id, value: never_opened(message.paths) });
         break;
       case 'crash-test':
         setTimeout(() => {
@@ -412,7 +432,7 @@ self.onmessage = async (event) => {
         });
         break;
       default:
-        throw new Error(`unknown message ${message.type}`);
+        throw new Error(`unknown message ${/** @type {{ type: string }} */ (message).type}`);
     }
   } catch (error) {
     fail(message.id, error);

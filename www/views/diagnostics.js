@@ -43,144 +43,25 @@ export async function render(container, ctx) {
   const report = await ctx.get('report');
   if (!ctx.alive()) return;
   const t = report.totals;
-
-  // Lines per event type, over every event log.
-  const skipped = new Map();
-  const unknown = new Map();
-  for (const file of report.files) {
-    if (!file.lines) continue;
-    for (const [type, n] of Object.entries(file.lines.skipped_by_rule)) skipped.set(type, (skipped.get(type) || 0) + n);
-    for (const [type, n] of Object.entries(file.lines.unknown_types)) unknown.set(type, (unknown.get(type) || 0) + n);
-  }
-  const unknownFiles = report.files.filter((f) => f.lines && Object.keys(f.lines.unknown_types).length);
-  const walFiles = report.files.filter((f) => f.wal);
-  const errorFiles = report.files.filter((f) => f.status === 'error');
-
-  const walkProblems = ctx.roots.flatMap((root) => (root.problems || []).map((message) => ({ root: root.label, message })));
-
+  const { skipped, unknown } = linesByEventType(report);
   const badLines = h('div', null, h('p.muted', null, 'Looking for bad lines…'));
   add(container, 
     h('h2.view-title', null, 'Diagnostics'),
     analysisFigures(ctx, t),
-    ctx.warnings.length || walkProblems.length
-      ? section('Inputs that could not be used', table([{ label: 'input', value: (w) => w.root }, { label: 'problem', value: (w) => w.message, className: 'mono' }], [...ctx.warnings, ...walkProblems]))
-      : null,
-    // The page's cache is never a reason for a failure: where it could not be used, why.
-    ctx.cache && (ctx.cache.unavailable || ctx.cache.problem)
-      ? section('The cache', h('p#cache-note', null, ctx.cache.unavailable ? `Not used: ${ctx.cache.unavailable}. Every file was read.` : ctx.cache.problem))
-      : null,
-    report.diagnostics.length
-      ? section(
-          `Problems (${fmtInt(report.diagnostics.length)})`,
-          table(
-            [
-              { label: 'home', value: (d) => (d.home === undefined ? '' : report.homes[d.home]?.label ?? ''), className: 'mono' },
-              { label: 'file', value: (d) => (d.line ? `${d.file}:${d.line}` : d.file), className: 'mono path' },
-              { label: 'kind', value: (d) => d.kind },
-              { label: 'message', value: (d) => d.message },
-            ],
-            report.diagnostics.slice(0, LIMIT),
-            { className: 'problems-table cards' },
-          ),
-        )
-      : null,
+    inputProblems(ctx),
+    cacheNote(ctx),
+    problemsSection(report),
     h(
       'div.grid2',
       null,
-      section(
-        'Totals',
-        h(
-          'dl.facts',
-          null,
-          Object.entries(t)
-            .filter(([, v]) => typeof v === 'number')
-            .map(([k, v]) => [h('dt', null, k.replaceAll('_', ' ')), h('dd', { dataset: { total: k } }, fmtInt(v))]),
-        ),
-      ),
-      section(
-        'Roots',
-        table(
-          [
-            { label: 'root', value: (r) => r.label, className: 'mono' },
-            { label: 'homes', value: (r) => report.homes.filter((home) => report.roots[home.root] === r).map((home) => h('div.mono', null, `${home.path || '(the root itself)'} · ${home.layout}`)) },
-            { label: 'files listed', value: (r) => fmtInt(r.files_listed), num: true },
-            { label: 'outside Copilot', value: (r) => `${fmtInt(r.outside_files)} (${fmtBytes(r.outside_bytes)})`, num: true },
-            { label: 'problems', value: (r) => r.problems.map((p) => h('div.mono', null, `${p.path}: ${p.message}`)) },
-          ],
-          report.roots,
-        ),
-        report.excluded_trees.length
-          ? [
-              h('h3', null, 'Trees never read'),
-              table(
-                [
-                  { label: 'tree', value: (e) => e.tree, className: 'mono' },
-                  { label: 'files', value: (e) => fmtInt(e.files), num: true },
-                  { label: 'size', value: (e) => fmtBytes(e.bytes), num: true },
-                ],
-                report.excluded_trees,
-              ),
-            ]
-          : null,
-      ),
-      section(
-        'Lines per event type',
-        h('p.muted', null, `${fmtInt(t.event_lines)} event lines: ${fmtInt(t.event_lines_with_rows)} gave rows, ${fmtInt(t.event_lines_skipped)} skipped by rule, ${fmtInt(t.event_lines_unknown_type)} of unknown types, ${fmtInt(t.bad_lines)} bad.`),
-        table(
-          [
-            { label: 'event type', value: (r) => r[0], className: 'mono' },
-            { label: 'lines', value: (r) => fmtInt(r[1]), num: true },
-            { label: '', value: (r) => r[2] },
-          ],
-          [...[...skipped].map(([k, v]) => [k, v, 'skipped by rule']), ...[...unknown].map(([k, v]) => [k, v, badge('unknown type', 'warn')])].sort((a, b) => b[1] - a[1]),
-          { empty: 'No event lines skipped.' },
-        ),
-      ),
-      section(
-        `Unknown event types (${unknown.size})`,
-        unknownFiles.length
-          ? table(
-              [
-                { label: 'file', value: (f) => f.path, className: 'mono path' },
-                { label: 'types', value: (f) => Object.entries(f.lines.unknown_types).map(([k, v]) => `${k} ×${v}`).join(', '), className: 'mono' },
-              ],
-              unknownFiles,
-            )
-          : h('p.empty', null, 'None: every event type is known.'),
-      ),
+      totalsSection(t),
+      rootsSection(report),
+      eventTypesSection(t, skipped, unknown),
+      unknownTypesSection(report, unknown),
       section('Bad lines', badLines),
-      section(
-        'Session store write-ahead log',
-        table(
-          [
-            { label: 'file', value: (f) => f.path, className: 'mono path' },
-            { label: 'frames', value: (f) => fmtInt(f.wal.frames), num: true },
-            { label: 'applied', value: (f) => fmtInt(f.wal.frames_applied), num: true },
-            { label: 'commits', value: (f) => fmtInt(f.wal.commits), num: true },
-            { label: 'ignored', value: (f) => fmtInt(f.wal.frames_ignored), num: true },
-            { label: 'torn bytes', value: (f) => fmtInt(f.wal.torn_bytes), num: true },
-            { label: 'stopped', value: (f) => f.wal.stopped || '' },
-          ],
-          walFiles,
-          { empty: 'No write-ahead log.' },
-        ),
-        report.files
-          .filter((f) => f.tables)
-          .map((f) => h('p.muted', null, `${f.path} tables: `, Object.entries(f.tables).map(([k, v]) => `${k} ${fmtInt(v)}`).join(', '))),
-      ),
+      walSection(report),
     ),
-    errorFiles.length
-      ? section(
-          `Files with errors (${errorFiles.length})`,
-          table(
-            [
-              { label: 'file', value: (f) => f.path, className: 'mono path' },
-              { label: 'message', value: (f) => f.message || '', className: 'mono' },
-            ],
-            errorFiles,
-          ),
-        )
-      : null,
+    errorFilesSection(report),
     filesSection(report),
   );
 
@@ -199,6 +80,168 @@ export async function render(container, ctx) {
       { empty: 'No bad lines.' },
     ),
   );
+}
+
+/** Lines per event type, over every event log: those skipped by rule, and those of unknown types. */
+function linesByEventType(report) {
+  const skipped = new Map();
+  const unknown = new Map();
+  for (const file of report.files) {
+    if (!file.lines) continue;
+    for (const [type, n] of Object.entries(file.lines.skipped_by_rule)) skipped.set(type, (skipped.get(type) || 0) + n);
+    for (const [type, n] of Object.entries(file.lines.unknown_types)) unknown.set(type, (unknown.get(type) || 0) + n);
+  }
+  return { skipped, unknown };
+}
+
+/** The inputs left out (the worker's warnings) and what a folder's walk could not open, if any. */
+function inputProblems(ctx) {
+  const walkProblems = ctx.roots.flatMap((root) => (root.problems || []).map((message) => ({ root: root.label, message })));
+  return ctx.warnings.length || walkProblems.length
+    ? section('Inputs that could not be used', table([{ label: 'input', value: (w) => w.root }, { label: 'problem', value: (w) => w.message, className: 'mono' }], [...ctx.warnings, ...walkProblems]))
+    : null;
+}
+
+/** The page's cache is never a reason for a failure: where it could not be used, why. */
+function cacheNote(ctx) {
+  return ctx.cache && (ctx.cache.unavailable || ctx.cache.problem)
+    ? section('The cache', h('p#cache-note', null, ctx.cache.unavailable ? `Not used: ${ctx.cache.unavailable}. Every file was read.` : ctx.cache.problem))
+    : null;
+}
+
+/** The problems found: where, which kind, why. */
+function problemsSection(report) {
+  return report.diagnostics.length
+    ? section(
+        `Problems (${fmtInt(report.diagnostics.length)})`,
+        table(
+          [
+            { label: 'home', value: (d) => (d.home === undefined ? '' : report.homes[d.home]?.label ?? ''), className: 'mono' },
+            { label: 'file', value: (d) => (d.line ? `${d.file}:${d.line}` : d.file), className: 'mono path' },
+            { label: 'kind', value: (d) => d.kind },
+            { label: 'message', value: (d) => d.message },
+          ],
+          report.diagnostics.slice(0, LIMIT),
+          { className: 'problems-table cards' },
+        ),
+      )
+    : null;
+}
+
+function totalsSection(t) {
+  return section(
+    'Totals',
+    h(
+      'dl.facts',
+      null,
+      Object.entries(t)
+        .filter(([, v]) => typeof v === 'number')
+        .map(([k, v]) => [h('dt', null, k.replaceAll('_', ' ')), h('dd', { dataset: { total: k } }, fmtInt(v))]),
+    ),
+  );
+}
+
+/** The roots, the homes in each and what could not be listed, and the trees never read. */
+function rootsSection(report) {
+  return section(
+    'Roots',
+    table(
+      [
+        { label: 'root', value: (r) => r.label, className: 'mono' },
+        { label: 'homes', value: (r) => report.homes.filter((home) => report.roots[home.root] === r).map((home) => h('div.mono', null, `${home.path || '(the root itself)'} · ${home.layout}`)) },
+        { label: 'files listed', value: (r) => fmtInt(r.files_listed), num: true },
+        { label: 'outside Copilot', value: (r) => `${fmtInt(r.outside_files)} (${fmtBytes(r.outside_bytes)})`, num: true },
+        { label: 'problems', value: (r) => r.problems.map((p) => h('div.mono', null, `${p.path}: ${p.message}`)) },
+      ],
+      report.roots,
+    ),
+    report.excluded_trees.length
+      ? [
+          h('h3', null, 'Trees never read'),
+          table(
+            [
+              { label: 'tree', value: (e) => e.tree, className: 'mono' },
+              { label: 'files', value: (e) => fmtInt(e.files), num: true },
+              { label: 'size', value: (e) => fmtBytes(e.bytes), num: true },
+            ],
+            report.excluded_trees,
+          ),
+        ]
+      : null,
+  );
+}
+
+function eventTypesSection(t, skipped, unknown) {
+  return section(
+    'Lines per event type',
+    h('p.muted', null, `${fmtInt(t.event_lines)} event lines: ${fmtInt(t.event_lines_with_rows)} gave rows, ${fmtInt(t.event_lines_skipped)} skipped by rule, ${fmtInt(t.event_lines_unknown_type)} of unknown types, ${fmtInt(t.bad_lines)} bad.`),
+    table(
+      [
+        { label: 'event type', value: (r) => r[0], className: 'mono' },
+        { label: 'lines', value: (r) => fmtInt(r[1]), num: true },
+        { label: '', value: (r) => r[2] },
+      ],
+      [...[...skipped].map(([k, v]) => [k, v, 'skipped by rule']), ...[...unknown].map(([k, v]) => [k, v, badge('unknown type', 'warn')])].sort((a, b) => b[1] - a[1]),
+      { empty: 'No event lines skipped.' },
+    ),
+  );
+}
+
+/** The event logs holding event types this tool does not know. */
+function unknownTypesSection(report, unknown) {
+  const unknownFiles = report.files.filter((f) => f.lines && Object.keys(f.lines.unknown_types).length);
+  return section(
+    `Unknown event types (${unknown.size})`,
+    unknownFiles.length
+      ? table(
+          [
+            { label: 'file', value: (f) => f.path, className: 'mono path' },
+            { label: 'types', value: (f) => Object.entries(f.lines.unknown_types).map(([k, v]) => `${k} ×${v}`).join(', '), className: 'mono' },
+          ],
+          unknownFiles,
+        )
+      : h('p.empty', null, 'None: every event type is known.'),
+  );
+}
+
+/** The session store's write-ahead log frames, and its tables' rows. */
+function walSection(report) {
+  const walFiles = report.files.filter((f) => f.wal);
+  return section(
+    'Session store write-ahead log',
+    table(
+      [
+        { label: 'file', value: (f) => f.path, className: 'mono path' },
+        { label: 'frames', value: (f) => fmtInt(f.wal.frames), num: true },
+        { label: 'applied', value: (f) => fmtInt(f.wal.frames_applied), num: true },
+        { label: 'commits', value: (f) => fmtInt(f.wal.commits), num: true },
+        { label: 'ignored', value: (f) => fmtInt(f.wal.frames_ignored), num: true },
+        { label: 'torn bytes', value: (f) => fmtInt(f.wal.torn_bytes), num: true },
+        { label: 'stopped', value: (f) => f.wal.stopped || '' },
+      ],
+      walFiles,
+      { empty: 'No write-ahead log.' },
+    ),
+    report.files
+      .filter((f) => f.tables)
+      .map((f) => h('p.muted', null, `${f.path} tables: `, Object.entries(f.tables).map(([k, v]) => `${k} ${fmtInt(v)}`).join(', '))),
+  );
+}
+
+function errorFilesSection(report) {
+  const errorFiles = report.files.filter((f) => f.status === 'error');
+  return errorFiles.length
+    ? section(
+        `Files with errors (${errorFiles.length})`,
+        table(
+          [
+            { label: 'file', value: (f) => f.path, className: 'mono path' },
+            { label: 'message', value: (f) => f.message || '', className: 'mono' },
+          ],
+          errorFiles,
+        ),
+      )
+    : null;
 }
 
 function filesSection(report) {

@@ -29,39 +29,8 @@ export async function render(container, ctx) {
       .sort((a, b) => (b.first_event || b.created_at || '').localeCompare(a.first_event || a.created_at || ''))
       .map((s) => h('option', { value: s.session_id }, `${s.display_name} · ${s.session_id.slice(0, 8)} · ${s.project_path}`)),
   );
-  const shortNames = h('input#report-short-names', { type: 'checkbox' });
-  const reportMonth = h('input#report-month', { type: 'month', attrs: { 'aria-label': 'Month to report' } });
-  const withSystemPrompt = h('input#report-system-prompt', { type: 'checkbox' });
-  const transcriptSelect = h('select#report-sessions', { multiple: true, size: 4, attrs: { 'aria-label': 'Sessions whose transcripts go in the report' } }, [...sessionSelect.options].map((option) => h('option', { value: option.value }, option.textContent)));
-  const makeReport = async () => {
-    status.textContent = `Making ${shared}…${ctx.engine.fullEngineNote}`;
-    try {
-      const sessions = [...transcriptSelect.selectedOptions].map((option) => option.value);
-      const asked = { today: ctx.today(), month: reportMonth.value || null, since: null, until: null, allowance: savedAllowance(), short_project_names: shortNames.checked, sessions, with_system_prompt: withSystemPrompt.checked };
-      const blob = await ctx.engine.shareReport(asked);
-      // The report names itself by its period, as the CLI names it in a folder.
-      const name = (await blob.text()).match(/<meta name="file-name" content="([^"]+)">/)?.[1] || shared;
-      ctx.download(blob, name);
-      status.textContent = `${name}: ${fmtBytes(blob.size)}${sessions.length ? `, with ${sessions.length} transcript(s), secrets scrubbed` : ''}.`;
-    } catch (error) {
-      status.textContent = `${shared} failed: ${error.message || error}`;
-    }
-  };
-  const teamUser = h('input#team-user', { type: 'text', placeholder: 'the login in the logs', attrs: { 'aria-label': 'Login' } });
-  const teamMachine = h('input#team-machine', { type: 'text', placeholder: 'the folder name', attrs: { 'aria-label': 'Machine' } });
-  const teamShare = h('input#team-share-projects', { type: 'checkbox' });
-  const makeTeamExport = async (name) => {
-    status.textContent = `Making ${name}…${ctx.engine.fullEngineNote}`;
-    try {
-      // The page's clock, to the second, as the CLI's --exported-at takes it.
-      const options = { user: teamUser.value || null, machine: teamMachine.value || null, share_projects: teamShare.checked, exported_at: new Date().toISOString() };
-      const blob = await ctx.engine.teamExport(name, options);
-      ctx.download(blob, name);
-      status.textContent = `${name}: ${fmtBytes(blob.size)}.`;
-    } catch (error) {
-      status.textContent = `${name} failed: ${error.message || error}`;
-    }
-  };
+  const report = reportSection(ctx, status, shared, sessionSelect);
+  const team = teamSection(ctx, status, outputs);
   add(container, 
     h('h2.view-title', null, 'Exports'),
     h('p.muted', null, 'Made here, from the analysis in this page; nothing is sent anywhere.'),
@@ -84,32 +53,75 @@ export async function render(container, ctx) {
         h('button.button', { dataset: { export: sessionFile }, on: { click: () => run(sessionFile, sessionSelect.value, ctx.engine.sessionFile(sessionSelect.value).saveAs) } }, sessionFile),
       ),
     ),
-    section(
-      'For a team',
-      h('p.muted', null, 'Your usage per day, agent, model, project and machine, with your login and machine, for a team to read with everyone\'s in DuckDB, BigQuery or Spark (the guide\'s chapter on team exports shows how). No prompt, reply or tool output is in it; projects are short names unless you share them. The same bytes as copilot-lens usage --export. Parquet is made only by the command-line tool: its writer would make this page\'s first download larger.'),
-      h(
-        'div.controls',
-        null,
-        h('label', null, 'Login ', teamUser),
-        h('label', null, 'Machine ', teamMachine),
-        h('label', null, teamShare, ' Include project paths'),
-        outputs.filter((file) => file.made_from === 'team').map(({ name }) => h('button.button', { dataset: { export: name }, on: { click: () => makeTeamExport(name) } }, name)),
-      ),
-    ),
-    section(
-      'A report to share',
-      h('p.muted', null, 'One HTML file that opens anywhere, with scripts off: a summary, the top sessions, projects and models by credits, the usage tables and charts of one billing month. Prompts, replies, tool output and file contents are left out, but for the transcripts you choose, whose secrets are scrubbed.'),
-      h(
-        'div.controls',
-        null,
-        h('label', null, 'Month ', reportMonth, ' (blank: the latest with usage)'),
-        h('label', null, shortNames, ' Replace project paths by short names'),
-        h('label', null, withSystemPrompt, ' Keep system prompts in the transcripts'),
-        h('label', { attrs: { for: 'report-sessions' } }, 'Transcripts to include (none by default)'),
-        transcriptSelect,
-        h('button#make-report.button', { dataset: { export: shared }, on: { click: makeReport } }, 'Export a report'),
-      ),
-    ),
+    team,
+    report,
     status,
+  );
+}
+
+/** The team exports (`team.csv`, `team.jsonl`), with the login, machine and whether to share project paths. */
+function teamSection(ctx, status, outputs) {
+  const teamUser = h('input#team-user', { type: 'text', placeholder: 'the login in the logs', attrs: { 'aria-label': 'Login' } });
+  const teamMachine = h('input#team-machine', { type: 'text', placeholder: 'the folder name', attrs: { 'aria-label': 'Machine' } });
+  const teamShare = h('input#team-share-projects', { type: 'checkbox' });
+  const makeTeamExport = async (name) => {
+    status.textContent = `Making ${name}…${ctx.engine.fullEngineNote}`;
+    try {
+      // The page's clock, to the second, as the CLI's --exported-at takes it.
+      const options = { user: teamUser.value || null, machine: teamMachine.value || null, share_projects: teamShare.checked, exported_at: new Date().toISOString() };
+      const blob = await ctx.engine.teamExport(name, options);
+      ctx.download(blob, name);
+      status.textContent = `${name}: ${fmtBytes(blob.size)}.`;
+    } catch (error) {
+      status.textContent = `${name} failed: ${error.message || error}`;
+    }
+  };
+  return section(
+    'For a team',
+    h('p.muted', null, 'Your usage per day, agent, model, project and machine, with your login and machine, for a team to read with everyone\'s in DuckDB, BigQuery or Spark (the guide\'s chapter on team exports shows how). No prompt, reply or tool output is in it; projects are short names unless you share them. The same bytes as copilot-lens usage --export. Parquet is made only by the command-line tool: its writer would make this page\'s first download larger.'),
+    h(
+      'div.controls',
+      null,
+      h('label', null, 'Login ', teamUser),
+      h('label', null, 'Machine ', teamMachine),
+      h('label', null, teamShare, ' Include project paths'),
+      outputs.filter((file) => file.made_from === 'team').map(({ name }) => h('button.button', { dataset: { export: name }, on: { click: () => makeTeamExport(name) } }, name)),
+    ),
+  );
+}
+
+/** The report to share (`shared`): its month, its choices, and the transcripts in it (of `sessionSelect`'s sessions). */
+function reportSection(ctx, status, shared, sessionSelect) {
+  const shortNames = h('input#report-short-names', { type: 'checkbox' });
+  const reportMonth = h('input#report-month', { type: 'month', attrs: { 'aria-label': 'Month to report' } });
+  const withSystemPrompt = h('input#report-system-prompt', { type: 'checkbox' });
+  const transcriptSelect = h('select#report-sessions', { multiple: true, size: 4, attrs: { 'aria-label': 'Sessions whose transcripts go in the report' } }, [...sessionSelect.options].map((option) => h('option', { value: option.value }, option.textContent)));
+  const makeReport = async () => {
+    status.textContent = `Making ${shared}…${ctx.engine.fullEngineNote}`;
+    try {
+      const sessions = [...transcriptSelect.selectedOptions].map((option) => option.value);
+      const asked = { today: ctx.today(), month: reportMonth.value || null, since: null, until: null, allowance: savedAllowance(), short_project_names: shortNames.checked, sessions, with_system_prompt: withSystemPrompt.checked };
+      const blob = await ctx.engine.shareReport(asked);
+      // The report names itself by its period, as the CLI names it in a folder.
+      const name = (await blob.text()).match(/<meta name="file-name" content="([^"]+)">/)?.[1] || shared;
+      ctx.download(blob, name);
+      status.textContent = `${name}: ${fmtBytes(blob.size)}${sessions.length ? `, with ${sessions.length} transcript(s), secrets scrubbed` : ''}.`;
+    } catch (error) {
+      status.textContent = `${shared} failed: ${error.message || error}`;
+    }
+  };
+  return section(
+    'A report to share',
+    h('p.muted', null, 'One HTML file that opens anywhere, with scripts off: a summary, the top sessions, projects and models by credits, the usage tables and charts of one billing month. Prompts, replies, tool output and file contents are left out, but for the transcripts you choose, whose secrets are scrubbed.'),
+    h(
+      'div.controls',
+      null,
+      h('label', null, 'Month ', reportMonth, ' (blank: the latest with usage)'),
+      h('label', null, shortNames, ' Replace project paths by short names'),
+      h('label', null, withSystemPrompt, ' Keep system prompts in the transcripts'),
+      h('label', { attrs: { for: 'report-sessions' } }, 'Transcripts to include (none by default)'),
+      transcriptSelect,
+      h('button#make-report.button', { dataset: { export: shared }, on: { click: makeReport } }, 'Export a report'),
+    ),
   );
 }

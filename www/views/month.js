@@ -121,6 +121,7 @@ async function drawChart(canvas, m) {
   for (let day = 1; day <= m.days_in_month; day++) labels.push(`${m.month}-${String(day).padStart(2, '0')}`);
   const known = m.days.length;
   const cumulative = labels.map((_, i) => (i < known ? m.days[i].cumulative : null));
+  /** @type {object[]} */
   const datasets = [
     { type: 'line', label: 'credits used (cumulative)', data: cumulative, borderColor: '#4e79a7', backgroundColor: '#4e79a7', pointRadius: 2, stack: 'used', order: 1 },
   ];
@@ -178,60 +179,22 @@ export async function render(container, ctx) {
   const months = [...new Set(byMonth.rows.map((r) => r.month))].sort().reverse();
   add(container, h('h2.view-title', null, 'Month'));
   if (ctx.zone && ctx.zone !== 'UTC') {
-    add(
-      container,
-      h(
-        'div#month-zone.warning',
-        null,
-        `This analysis grouped the days in ${ctx.zone}, but Copilot's billing month is UTC's (credits reset at 00:00 UTC on the 1st). `,
-        'Choose "Days in UTC" in the options and analyse again to see the month.',
-      ),
-    );
+    add(container, notInUtc(ctx.zone));
     return;
   }
   // The current UTC month is always offered, and opened first, even before it has any usage.
   const todayMonth = today.slice(0, 7);
   if (!months.includes(todayMonth)) months.unshift(todayMonth);
   months.sort().reverse();
-  const select = h('select#month-select', null, months.map((m) => h('option', { value: m }, `${monthName(m)} (${m})`)));
-  select.value = todayMonth;
-  const allowance = h('input#month-allowance', { type: 'text', placeholder: 'none', value: loadAllowance(), attrs: { inputmode: 'decimal', 'aria-label': 'monthly allowance in AI credits' } });
-  // The plans the CLI's --plan knows (src/usage/plans.json, through the engine: no copy here).
-  const plans = Object.entries((ctx.plans && ctx.plans.plans) || {});
-  const plan = h('select#month-plan', { attrs: { 'aria-label': 'plan' } }, h('option', { value: '' }, 'plan…'), plans.map(([name, credits]) => h('option', { value: String(credits) }, `${name} (${fmtCredits(credits)})`)));
-  const billInput = h('input#month-bill-input', { type: 'file', accept: '.csv,text/csv', multiple: true, attrs: { 'aria-label': "GitHub's usage report (CSV)" } });
-  const billUser = h('input#month-bill-user', { type: 'text', placeholder: 'signed-in login', attrs: { 'aria-label': 'whose rows of the report' } });
+  const inputs = monthInputs(ctx, months, todayMonth);
+  const { select, allowance, plan, billInput, billUser } = inputs;
   const out = h('div#month-out');
   const billOut = h('div#month-bill');
-  add(
-    container,
-    h(
-      'div.controls',
-      null,
-      h('label', null, 'Billing month ', select),
-      h('label', null, 'Monthly allowance ', allowance, ' credits'),
-      plan,
-      h('span.muted', null, '(empty: none; remembered in this browser)'),
-    ),
-    h(
-      'div.controls',
-      null,
-      h('label', null, "GitHub's usage report (CSV, from the billing settings; read here, never uploaded) ", billInput),
-      h('label', null, 'for ', billUser),
-    ),
-    h(
-      'p#month-utc.muted',
-      null,
-      `The month is UTC's, the billing clock: Copilot's credits reset at 00:00 UTC on the 1st of each month, whatever the display time zone. Today is ${today} in UTC by this page's clock. 1 credit = 0.01 USD.`,
-    ),
-    out,
-    billOut,
-  );
+  add(container, ...monthControls(inputs, today), out, billOut);
 
   const names = new Map(sessions.map((s) => [s.session_id, s.display_name]));
   const sessionLink = (id) =>
     h('button.link', { on: { click: () => ctx.openSession(id) }, title: id }, names.get(id) && names.get(id) !== id ? `${names.get(id)} (${id.slice(0, 8)})` : id);
-  const fromCell = (r) => (r.credits_from === 'recorded' ? badge('recorded', 'ok') : badge(r.credits_from === 'both' ? 'partly est.' : 'est.', 'info'));
 
   let shown = 0;
   const update = async () => {
@@ -247,62 +210,7 @@ export async function render(container, ctx) {
     ]);
     if (!ctx.alive() || ask !== shown) return;
     container.dataset.month = JSON.stringify(m);
-    const share = m.allowance ? m.used / m.allowance : null;
-    const tiles = h(
-      'div#month-tiles.tiles',
-      null,
-      tile('used', `credits used${m.finished ? '' : ` by ${m.as_of}`}`, m.used, fmtCredits(m.used), m.allowance !== null ? `of ${fmtCredits(m.allowance)} allowed` : 'no allowance given'),
-      tile('usd', 'dollars (credits × 0.01)', m.used * 0.01, fmtUsd(m.used * 0.01)),
-      tile('share', 'of the allowance', share, share === null ? '—' : `${(share * 100).toFixed(share < 0.1 ? 1 : 0)}%`, share !== null && share >= 1 ? 'used up' : null),
-      tile('recorded', 'as Copilot recorded them', m.recorded, fmtCredits(m.recorded)),
-      tile('estimated', 'estimated at the published rates', m.estimated, fmtCredits(m.estimated), 'for what Copilot recorded nothing of'),
-      tile('projected', "projected by the month's end", m.projected, m.projected === null ? '—' : fmtCredits(m.projected), m.projected === null ? 'the month is over' : 'at the pace so far'),
-      tile('runs_out_on', m.runs_out_on && m.used >= (m.allowance ?? Infinity) ? 'the allowance ran out' : 'the allowance runs out', m.runs_out_on, m.runs_out_on || '—', m.allowance === null ? 'no allowance given' : m.runs_out_on ? (m.used >= m.allowance ? null : 'at this pace') : 'not this month'),
-    );
-    const sessionRows = topBy(bySession.rows, (r) => r.session_id);
-    const projectRows = topBy(byProject.rows, (r) => r.project_path);
-    const modelRows = topBy(byModel.rows, (r) => r.model);
-    const creditColumns = [
-      { label: 'credits', value: (r) => creditsText(r.credits, r.credits_from), num: true },
-      { label: 'from', value: fromCell },
-      { label: 'share of used', value: (r) => (m.used > 0 && r.credits !== null ? `${((r.credits / m.used) * 100).toFixed(1)}%` : '—'), num: true },
-      { label: 'requests', value: (r) => fmtInt(r.requests), num: true },
-      { label: 'tokens', value: (r) => fmtInt(r.total), num: true },
-      { label: 'flags', value: (r) => r.flags.filter((f) => f !== 'long_context').map((f) => badge(f, f === 'differs' || f === 'no_rate' ? 'warn' : 'info')) },
-    ];
-    add(
-      clear(out),
-      h('p#month-headline.headline', null, `${monthName(m.month).split(' ')[0]}: ${fmtCredits(m.used)} credits${m.finished ? '' : ' so far'} (${fmtUsd(m.used * 0.01)})`),
-      tiles,
-      h('div.month-outlook', null, outlook(m)),
-      h(
-        'p.muted',
-        null,
-        `${monthName(m.month)}, as of ${m.as_of} (UTC): ${fmtCredits(m.used)} credits used: ${fmtCredits(m.recorded)} ${FROM_TEXT.recorded}, ${fmtCredits(m.estimated)} ${FROM_TEXT.estimated} (for the calls Copilot recorded nothing of). `,
-        'The pace is the credits used so far over the days of the month so far, this one included.',
-      ),
-      section(
-        `${monthName(m.month)}: credits by day (UTC), cumulative`,
-        h('div.chart-box.month-chart', null, h('canvas#chart-month', { attrs: { role: 'img', 'aria-label': `cumulative AI credits by day in ${m.month}` } })),
-      ),
-      h(
-        'div',
-        null,
-        section(
-          `Top ${TOP} sessions by credits`,
-          table([{ label: 'session', value: (r) => sessionLink(r.id) }, { label: 'models', value: (r) => r.models.join(', ') }, ...creditColumns], sessionRows, { className: 'month-sessions cards', empty: 'No session used credits this month.' }),
-        ),
-        section(
-          `Top ${TOP} projects by credits`,
-          table([{ label: 'project', value: (r) => r.id || '(no project known)' }, { label: 'models', value: (r) => r.models.join(', ') }, ...creditColumns], projectRows, { className: 'month-projects cards', empty: 'No project used credits this month.' }),
-        ),
-        section(
-          `Top ${TOP} models by credits`,
-          table([{ label: 'model', value: (r) => r.id }, ...creditColumns], modelRows, { className: 'month-models cards', empty: 'No model used credits this month.' }),
-        ),
-      ),
-      h('p.muted', null, '~ and est.: estimated at the published rates where Copilot recorded no credits; recorded: as Copilot recorded them. BYOK calls (on your own model key) cost no Copilot credits; Auto\'s estimate has its 10% discount.', ` Rates: ${bySession.rates}`),
-    );
+    add(clear(out), ...monthShown(m, bySession, byProject, byModel, sessionLink));
     await drawChart(out.querySelector('#chart-month'), m);
   };
   const show = () =>
@@ -334,6 +242,119 @@ export async function render(container, ctx) {
   allowance.addEventListener('input', typed);
   allowance.addEventListener('change', typed);
   await update();
+}
+
+/** Why the month is not shown when the days were grouped in another zone than UTC. */
+function notInUtc(zone) {
+  return h(
+    'div#month-zone.warning',
+    null,
+    `This analysis grouped the days in ${zone}, but Copilot's billing month is UTC's (credits reset at 00:00 UTC on the 1st). `,
+    'Choose "Days in UTC" in the options and analyse again to see the month.',
+  );
+}
+
+/** The month's inputs: the month, the allowance (typed or a plan's), GitHub's usage report and whose rows of it. */
+function monthInputs(ctx, months, todayMonth) {
+  const select = h('select#month-select', null, months.map((m) => h('option', { value: m }, `${monthName(m)} (${m})`)));
+  select.value = todayMonth;
+  const allowance = h('input#month-allowance', { type: 'text', placeholder: 'none', value: loadAllowance(), attrs: { inputmode: 'decimal', 'aria-label': 'monthly allowance in AI credits' } });
+  // The plans the CLI's --plan knows (src/usage/plans.json, through the engine: no copy here).
+  const plans = Object.entries((ctx.plans && ctx.plans.plans) || {});
+  const plan = h('select#month-plan', { attrs: { 'aria-label': 'plan' } }, h('option', { value: '' }, 'plan…'), plans.map(([name, credits]) => h('option', { value: String(credits) }, `${name} (${fmtCredits(credits)})`)));
+  const billInput = h('input#month-bill-input', { type: 'file', accept: '.csv,text/csv', multiple: true, attrs: { 'aria-label': "GitHub's usage report (CSV)" } });
+  const billUser = h('input#month-bill-user', { type: 'text', placeholder: 'signed-in login', attrs: { 'aria-label': 'whose rows of the report' } });
+  return { select, allowance, plan, billInput, billUser };
+}
+
+/** The inputs laid out, and what the month is (UTC's). */
+function monthControls({ select, allowance, plan, billInput, billUser }, today) {
+  return [
+    h(
+      'div.controls',
+      null,
+      h('label', null, 'Billing month ', select),
+      h('label', null, 'Monthly allowance ', allowance, ' credits'),
+      plan,
+      h('span.muted', null, '(empty: none; remembered in this browser)'),
+    ),
+    h(
+      'div.controls',
+      null,
+      h('label', null, "GitHub's usage report (CSV, from the billing settings; read here, never uploaded) ", billInput),
+      h('label', null, 'for ', billUser),
+    ),
+    h(
+      'p#month-utc.muted',
+      null,
+      `The month is UTC's, the billing clock: Copilot's credits reset at 00:00 UTC on the 1st of each month, whatever the display time zone. Today is ${today} in UTC by this page's clock. 1 credit = 0.01 USD.`,
+    ),
+  ];
+}
+
+const fromCell = (r) => (r.credits_from === 'recorded' ? badge('recorded', 'ok') : badge(r.credits_from === 'both' ? 'partly est.' : 'est.', 'info'));
+
+/** The month `m`: its headline, tiles, outlook, chart and top sessions, projects and models. */
+function monthShown(m, bySession, byProject, byModel, sessionLink) {
+  const sessionRows = topBy(bySession.rows, (r) => r.session_id);
+  const projectRows = topBy(byProject.rows, (r) => r.project_path);
+  const modelRows = topBy(byModel.rows, (r) => r.model);
+  const creditColumns = [
+    { label: 'credits', value: (r) => creditsText(r.credits, r.credits_from), num: true },
+    { label: 'from', value: fromCell },
+    { label: 'share of used', value: (r) => (m.used > 0 && r.credits !== null ? `${((r.credits / m.used) * 100).toFixed(1)}%` : '—'), num: true },
+    { label: 'requests', value: (r) => fmtInt(r.requests), num: true },
+    { label: 'tokens', value: (r) => fmtInt(r.total), num: true },
+    { label: 'flags', value: (r) => r.flags.filter((f) => f !== 'long_context').map((f) => badge(f, f === 'differs' || f === 'no_rate' ? 'warn' : 'info')) },
+  ];
+  return [
+    h('p#month-headline.headline', null, `${monthName(m.month).split(' ')[0]}: ${fmtCredits(m.used)} credits${m.finished ? '' : ' so far'} (${fmtUsd(m.used * 0.01)})`),
+    monthTiles(m),
+    h('div.month-outlook', null, outlook(m)),
+    h(
+      'p.muted',
+      null,
+      `${monthName(m.month)}, as of ${m.as_of} (UTC): ${fmtCredits(m.used)} credits used: ${fmtCredits(m.recorded)} ${FROM_TEXT.recorded}, ${fmtCredits(m.estimated)} ${FROM_TEXT.estimated} (for the calls Copilot recorded nothing of). `,
+      'The pace is the credits used so far over the days of the month so far, this one included.',
+    ),
+    section(
+      `${monthName(m.month)}: credits by day (UTC), cumulative`,
+      h('div.chart-box.month-chart', null, h('canvas#chart-month', { attrs: { role: 'img', 'aria-label': `cumulative AI credits by day in ${m.month}` } })),
+    ),
+    h(
+      'div',
+      null,
+      section(
+        `Top ${TOP} sessions by credits`,
+        table([{ label: 'session', value: (r) => sessionLink(r.id) }, { label: 'models', value: (r) => r.models.join(', ') }, ...creditColumns], sessionRows, { className: 'month-sessions cards', empty: 'No session used credits this month.' }),
+      ),
+      section(
+        `Top ${TOP} projects by credits`,
+        table([{ label: 'project', value: (r) => r.id || '(no project known)' }, { label: 'models', value: (r) => r.models.join(', ') }, ...creditColumns], projectRows, { className: 'month-projects cards', empty: 'No project used credits this month.' }),
+      ),
+      section(
+        `Top ${TOP} models by credits`,
+        table([{ label: 'model', value: (r) => r.id }, ...creditColumns], modelRows, { className: 'month-models cards', empty: 'No model used credits this month.' }),
+      ),
+    ),
+    h('p.muted', null, '~ and est.: estimated at the published rates where Copilot recorded no credits; recorded: as Copilot recorded them. BYOK calls (on your own model key) cost no Copilot credits; Auto\'s estimate has its 10% discount.', ` Rates: ${bySession.rates}`),
+  ];
+}
+
+/** The month's numbers as tiles: used, in dollars, of the allowance, recorded, estimated, projected, when it runs out. */
+function monthTiles(m) {
+  const share = m.allowance ? m.used / m.allowance : null;
+  return h(
+    'div#month-tiles.tiles',
+    null,
+    tile('used', `credits used${m.finished ? '' : ` by ${m.as_of}`}`, m.used, fmtCredits(m.used), m.allowance !== null ? `of ${fmtCredits(m.allowance)} allowed` : 'no allowance given'),
+    tile('usd', 'dollars (credits × 0.01)', m.used * 0.01, fmtUsd(m.used * 0.01)),
+    tile('share', 'of the allowance', share, share === null ? '—' : `${(share * 100).toFixed(share < 0.1 ? 1 : 0)}%`, share !== null && share >= 1 ? 'used up' : null),
+    tile('recorded', 'as Copilot recorded them', m.recorded, fmtCredits(m.recorded)),
+    tile('estimated', 'estimated at the published rates', m.estimated, fmtCredits(m.estimated), 'for what Copilot recorded nothing of'),
+    tile('projected', "projected by the month's end", m.projected, m.projected === null ? '—' : fmtCredits(m.projected), m.projected === null ? 'the month is over' : 'at the pace so far'),
+    tile('runs_out_on', m.runs_out_on && m.used >= (m.allowance ?? Infinity) ? 'the allowance ran out' : 'the allowance runs out', m.runs_out_on, m.runs_out_on || '—', m.allowance === null ? 'no allowance given' : m.runs_out_on ? (m.used >= m.allowance ? null : 'at this pace') : 'not this month'),
+  );
 }
 
 let billChart = null;

@@ -73,19 +73,7 @@ export async function render(container, ctx) {
   const agentDays = agents.length > 1 ? await Promise.all(agents.map((a) => ctx.get({ usage: { by: 'day', since: '', until: '', agent: a } }))) : [];
   if (!ctx.alive()) return;
   const s = ctx.summary;
-  const prompts = sessions.reduce((n, r) => n + r.prompts, 0);
-  const toolCalls = sessions.reduce((n, r) => n + r.tool_calls, 0);
-  const partial = byDay.totals.partial;
-
-  const tiles = h(
-    'div.tiles',
-    null,
-    tile('sessions', 'sessions', s.sessions, fmtInt(s.sessions), `${fmtInt(sessions.filter((r) => !r.events_log).length)} without an event log`),
-    tile('prompts', 'prompts', prompts, fmtInt(prompts)),
-    tile('tool_calls', 'tool calls', toolCalls, fmtInt(toolCalls)),
-    tile('total_tokens', 'tokens', s.total_tokens, fmtInt(s.total_tokens), partial ? `+ ${fmtInt(partial.total)} partial (lower bound)` : null),
-    moneyTile(byDay.credits_used),
-  );
+  const tiles = overviewTiles(s, sessions, byDay);
 
   const warnings = ctx.warnings.length
     ? h('div.warning', null, 'Some inputs could not be used: ', ctx.warnings.map((w) => h('div.mono', null, `${w.root}: ${w.message}`)))
@@ -117,80 +105,110 @@ export async function render(container, ctx) {
     h('h2.view-title', null, 'Overview'),
     warnings,
     tiles,
-    h(
-      'div.grid2',
-      null,
-      section(`Tokens per day, by ${stackBy}`, dayRows.length ? chartBox('chart-tokens-day') : h('p.empty', null, 'No token counts in this data.')),
-      section(`Cost per day (USD), by ${stackBy}`, dayRows.length ? chartBox('chart-cost-day') : h('p.empty', null, 'No token counts in this data.')),
-      section(
-        'Credits used by project',
-        projects.length ? [chartBox('chart-project'), h('p.muted', null, 'A bar opens the project\'s sessions.')] : h('p.empty', null, 'No credits used in this data.'),
-      ),
-      section('Tokens and cost by model', modelRows.length ? chartBox('chart-model') : h('p.empty', null, 'No token counts in this data.')),
-    ),
+    overviewSections(stackBy, dayRows, projects, modelRows),
     h('p.muted.rates-source', null, `Costs are estimates at the published rates (none for calls on your own key, Auto's 10% off): ${byDay.rates}`),
   );
 
   const Chart = await chartLibrary();
   if (!ctx.alive()) return;
-  if (dayRows.length) {
-    makeChart(Chart, container.querySelector('#chart-tokens-day'), {
-      type: 'bar',
-      data: { labels: days, datasets: perDay('total') },
-      options: { scales: { x: { stacked: true }, y: { stacked: true } }, plugins: { legend: { position: 'bottom' } } },
-    });
-    makeChart(Chart, container.querySelector('#chart-cost-day'), {
-      type: 'bar',
-      data: { labels: days, datasets: perDay('cost_usd_micros', 1e6) },
-      options: {
-        scales: { x: { stacked: true }, y: { stacked: true, ticks: dollarTicks(Chart) } },
-        plugins: { legend: { position: 'bottom' }, tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${fmtUsd(c.parsed.y)}` } } },
-      },
-    });
-  }
-  if (projects.length) {
-    const paths = projects.map(([path]) => path);
-    const canvas = container.querySelector('#chart-project');
-    canvas.dataset.projects = JSON.stringify(paths);
-    const open = (index) => paths[index] && ctx.openProject(paths[index]);
-    makeChart(Chart, canvas, {
-      type: 'bar',
-      data: {
-        labels: paths.map((p) => p || NO_PROJECT),
-        datasets: [{ label: 'credits used', data: projects.map(([, used]) => used.credits), backgroundColor: PALETTE[0] }],
-      },
-      options: {
-        indexAxis: 'y',
-        scales: { x: { title: { display: true, text: 'AI credits' } }, y: { ticks: shortTicks } },
-        plugins: {
-          legend: { display: false },
-          tooltip: {
-            callbacks: {
-              title: (items) => paths[items[0].dataIndex] || NO_PROJECT,
-              label: (c) => `${fmtCredits(c.parsed.x)} credits (${fmtUsd(projects[c.dataIndex][1].usd)})`,
-            },
+  if (dayRows.length) drawDayCharts(Chart, container, days, perDay);
+  if (projects.length) drawProjectChart(Chart, container, ctx, projects);
+  if (modelRows.length) drawModelChart(Chart, container, modelRows);
+}
+
+/** The totals: sessions, prompts, tool calls, tokens, and the credits used. */
+function overviewTiles(s, sessions, byDay) {
+  const prompts = sessions.reduce((n, r) => n + r.prompts, 0);
+  const toolCalls = sessions.reduce((n, r) => n + r.tool_calls, 0);
+  const partial = byDay.totals.partial;
+  return h(
+    'div.tiles',
+    null,
+    tile('sessions', 'sessions', s.sessions, fmtInt(s.sessions), `${fmtInt(sessions.filter((r) => !r.events_log).length)} without an event log`),
+    tile('prompts', 'prompts', prompts, fmtInt(prompts)),
+    tile('tool_calls', 'tool calls', toolCalls, fmtInt(toolCalls)),
+    tile('total_tokens', 'tokens', s.total_tokens, fmtInt(s.total_tokens), partial ? `+ ${fmtInt(partial.total)} partial (lower bound)` : null),
+    moneyTile(byDay.credits_used),
+  );
+}
+
+/** The charts' places, each with what it shows when there is nothing to chart. */
+function overviewSections(stackBy, dayRows, projects, modelRows) {
+  return h(
+    'div.grid2',
+    null,
+    section(`Tokens per day, by ${stackBy}`, dayRows.length ? chartBox('chart-tokens-day') : h('p.empty', null, 'No token counts in this data.')),
+    section(`Cost per day (USD), by ${stackBy}`, dayRows.length ? chartBox('chart-cost-day') : h('p.empty', null, 'No token counts in this data.')),
+    section(
+      'Credits used by project',
+      projects.length ? [chartBox('chart-project'), h('p.muted', null, 'A bar opens the project\'s sessions.')] : h('p.empty', null, 'No credits used in this data.'),
+    ),
+    section('Tokens and cost by model', modelRows.length ? chartBox('chart-model') : h('p.empty', null, 'No token counts in this data.')),
+  );
+}
+
+/** Tokens and cost per day, stacked by `perDay`'s series. */
+function drawDayCharts(Chart, container, days, perDay) {
+  makeChart(Chart, container.querySelector('#chart-tokens-day'), {
+    type: 'bar',
+    data: { labels: days, datasets: perDay('total') },
+    options: { scales: { x: { stacked: true }, y: { stacked: true } }, plugins: { legend: { position: 'bottom' } } },
+  });
+  makeChart(Chart, container.querySelector('#chart-cost-day'), {
+    type: 'bar',
+    data: { labels: days, datasets: perDay('cost_usd_micros', 1e6) },
+    options: {
+      scales: { x: { stacked: true }, y: { stacked: true, ticks: dollarTicks(Chart) } },
+      plugins: { legend: { position: 'bottom' }, tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${fmtUsd(c.parsed.y)}` } } },
+    },
+  });
+}
+
+/** The projects by credits used, a bar opening the project's sessions. */
+function drawProjectChart(Chart, container, ctx, projects) {
+  const paths = projects.map(([path]) => path);
+  const canvas = container.querySelector('#chart-project');
+  canvas.dataset.projects = JSON.stringify(paths);
+  const open = (index) => paths[index] && ctx.openProject(paths[index]);
+  makeChart(Chart, canvas, {
+    type: 'bar',
+    data: {
+      labels: paths.map((p) => p || NO_PROJECT),
+      datasets: [{ label: 'credits used', data: projects.map(([, used]) => used.credits), backgroundColor: PALETTE[0] }],
+    },
+    options: {
+      indexAxis: 'y',
+      scales: { x: { title: { display: true, text: 'AI credits' } }, y: { ticks: shortTicks } },
+      plugins: {
+        legend: { display: false },
+        tooltip: {
+          callbacks: {
+            title: (items) => paths[items[0].dataIndex] || NO_PROJECT,
+            label: (c) => `${fmtCredits(c.parsed.x)} credits (${fmtUsd(projects[c.dataIndex][1].usd)})`,
           },
         },
-        // The sessions of a project that has a path (those without one have no filter).
-        onClick: (_, bars) => bars.length && open(bars[0].index),
-        onHover: (event, bars) => (event.native.target.style.cursor = bars.length && paths[bars[0].index] ? 'pointer' : ''),
       },
-    });
-  }
-  if (modelRows.length) {
-    makeChart(Chart, container.querySelector('#chart-model'), {
-      type: 'bar',
-      data: {
-        labels: modelRows.map((r) => r.model),
-        datasets: [
-          { label: 'tokens', data: modelRows.map((r) => r.total), backgroundColor: '#4e79a7', yAxisID: 'y' },
-          { label: 'cost (USD)', data: modelRows.map((r) => (r.cost_usd_micros || 0) / 1e6), backgroundColor: '#f28e2b', yAxisID: 'cost' },
-        ],
-      },
-      options: {
-        scales: { x: { ticks: shortTicks }, y: { title: { display: true, text: 'tokens' } }, cost: { position: 'right', grid: { drawOnChartArea: false }, ticks: dollarTicks(Chart), title: { display: true, text: 'USD' } } },
-        plugins: { legend: { position: 'bottom' } },
-      },
-    });
-  }
+      // The sessions of a project that has a path (those without one have no filter).
+      onClick: (_, bars) => bars.length && open(bars[0].index),
+      onHover: (event, bars) => (event.native.target.style.cursor = bars.length && paths[bars[0].index] ? 'pointer' : ''),
+    },
+  });
+}
+
+/** Tokens and cost by model, on two axes. */
+function drawModelChart(Chart, container, modelRows) {
+  makeChart(Chart, container.querySelector('#chart-model'), {
+    type: 'bar',
+    data: {
+      labels: modelRows.map((r) => r.model),
+      datasets: [
+        { label: 'tokens', data: modelRows.map((r) => r.total), backgroundColor: '#4e79a7', yAxisID: 'y' },
+        { label: 'cost (USD)', data: modelRows.map((r) => (r.cost_usd_micros || 0) / 1e6), backgroundColor: '#f28e2b', yAxisID: 'cost' },
+      ],
+    },
+    options: {
+      scales: { x: { ticks: shortTicks }, y: { title: { display: true, text: 'tokens' } }, cost: { position: 'right', grid: { drawOnChartArea: false }, ticks: dollarTicks(Chart), title: { display: true, text: 'USD' } } },
+      plugins: { legend: { position: 'bottom' } },
+    },
+  });
 }

@@ -82,23 +82,11 @@ export async function render(container, ctx) {
   const filter = h('input#session-filter', { type: 'search', placeholder: 'Filter: name, id, project, branch, model, prompt…' });
   // The sessions one of whose prompts holds the filter's text (the engine's answer to it).
   let withPrompt = { text: '', ids: new Set() };
-  const labels = new Map(list.filter((s) => s.project_path).map((s) => [usageProject(s), projectLabel(s)]));
-  const projects = [...labels.keys()].sort();
-  const project = h('select#session-project', { attrs: { 'aria-label': 'Project' } }, h('option', { value: '' }, 'all projects'), projects.map((p) => h('option', { value: p }, labels.get(p))));
-  // Several homes (machines, or the same data given twice): which holds the session.
-  const homes = [...new Set(list.flatMap((s) => s.homes || []))].sort();
-  const home = h('select#session-home', { hidden: homes.length < 2 }, h('option', { value: '' }, 'all homes'), homes.map((p) => h('option', { value: p }, p)));
-  // Several agents (Copilot CLI, VS Code, ...): whose session it is.
-  const agents = [...new Set(list.map((s) => s.agent).filter(Boolean))].sort();
-  const agent = h('select#session-agent', { hidden: agents.length < 2, attrs: { 'aria-label': 'Agent' } }, h('option', { value: '' }, 'all agents'), agents.map((a) => h('option', { value: a }, a)));
+  const { project, home, agent, agents } = sessionSelects(list);
   const count = h('span.muted');
   const tbody = h('tbody');
   const more = h('p');
-  // Times follow "Times in": the column says which.
-  const label = (c) => (c.key === 'started' ? `started (${timeDisplay() === 'local' ? 'local' : 'UTC'})` : c.label);
-  const headers = COLUMNS.map((c) =>
-    h('th', { class: c.num ? 'num sortable' : 'sortable', dataset: { key: c.key }, tabIndex: 0 }, label(c)),
-  );
+  const headers = columnHeaders();
   const listBox = h(
     'div#session-list',
     null,
@@ -112,21 +100,7 @@ export async function render(container, ctx) {
   view = { container, listBox, transcript, ctx, filterProject: null };
 
   const draw = () => {
-    const needle = state.text.toLowerCase();
-    let rows = list.filter(
-      (s) =>
-        (!state.project || usageProject(s) === state.project) &&
-        (!state.home || (s.homes || []).includes(state.home)) &&
-        (!state.agent || s.agent === state.agent) &&
-        (!needle ||
-          [s.name, s.session_id, s.project_path, s.remote, s.git_branch, modelsShown(s).join(' '), s.client_name].some((v) => (v || '').toLowerCase().includes(needle)) ||
-          (withPrompt.text === state.text && withPrompt.ids.has(s.session_id))),
-    );
-    const column = COLUMNS.find((c) => c.key === state.sort);
-    rows = rows
-      .map((s) => [column.sort(s), s])
-      .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0) * (state.desc ? -1 : 1))
-      .map(([, s]) => s);
+    const rows = sessionsShown(list, state, withPrompt);
     clear(tbody);
     const shown = state.all ? rows : rows.slice(0, LIMIT);
     for (const s of shown) tbody.appendChild(h('tr', { dataset: { session: s.session_id } }, cells(s, ctx, agents.length)));
@@ -140,18 +114,7 @@ export async function render(container, ctx) {
       th.dataset.dir = th.dataset.key === state.sort ? (state.desc ? 'desc' : 'asc') : '';
     }
   };
-  for (const th of headers) {
-    const sortBy = () => {
-      if (state.sort === th.dataset.key) state.desc = !state.desc;
-      else {
-        state.sort = th.dataset.key;
-        state.desc = COLUMNS.find((c) => c.key === th.dataset.key).num || th.dataset.key === 'started' || th.dataset.key === 'last';
-      }
-      draw();
-    };
-    th.addEventListener('click', sortBy);
-    th.addEventListener('keydown', (e) => e.key === 'Enter' && sortBy());
-  }
+  sortOnClick(headers, state, draw);
   const askPrompts = debounce(async (text) => {
     const ids = text ? await ctx.ask({ sessions_with_prompt: { search: text } }) : [];
     if (!ctx.alive() || text !== state.text) return;
@@ -174,6 +137,65 @@ export async function render(container, ctx) {
     draw();
   };
   draw();
+}
+
+/** The list's project, home and agent filters (the last two only when there are several), and the agents. */
+function sessionSelects(list) {
+  const labels = new Map(list.filter((s) => s.project_path).map((s) => [usageProject(s), projectLabel(s)]));
+  const projects = [...labels.keys()].sort();
+  const project = h('select#session-project', { attrs: { 'aria-label': 'Project' } }, h('option', { value: '' }, 'all projects'), projects.map((p) => h('option', { value: p }, labels.get(p))));
+  // Several homes (machines, or the same data given twice): which holds the session.
+  const homes = [...new Set(list.flatMap((s) => s.homes || []))].sort();
+  const home = h('select#session-home', { hidden: homes.length < 2 }, h('option', { value: '' }, 'all homes'), homes.map((p) => h('option', { value: p }, p)));
+  // Several agents (Copilot CLI, VS Code, ...): whose session it is.
+  const agents = [...new Set(list.map((s) => s.agent).filter(Boolean))].sort();
+  const agent = h('select#session-agent', { hidden: agents.length < 2, attrs: { 'aria-label': 'Agent' } }, h('option', { value: '' }, 'all agents'), agents.map((a) => h('option', { value: a }, a)));
+  return { project, home, agent, agents };
+}
+
+/** The columns' headers, each a sort key. */
+function columnHeaders() {
+  // Times follow "Times in": the column says which.
+  const label = (c) => (c.key === 'started' ? `started (${timeDisplay() === 'local' ? 'local' : 'UTC'})` : c.label);
+  return COLUMNS.map((c) =>
+    h('th', { class: c.num ? 'num sortable' : 'sortable', dataset: { key: c.key }, tabIndex: 0 }, label(c)),
+  );
+}
+
+/** The sessions passing the filters (a text in a field, or in a prompt as the engine found), sorted. */
+function sessionsShown(list, state, withPrompt) {
+  const needle = state.text.toLowerCase();
+  let rows = list.filter(
+    (s) =>
+      (!state.project || usageProject(s) === state.project) &&
+      (!state.home || (s.homes || []).includes(state.home)) &&
+      (!state.agent || s.agent === state.agent) &&
+      (!needle ||
+        [s.name, s.session_id, s.project_path, s.remote, s.git_branch, modelsShown(s).join(' '), s.client_name].some((v) => (v || '').toLowerCase().includes(needle)) ||
+        (withPrompt.text === state.text && withPrompt.ids.has(s.session_id))),
+  );
+  const column = COLUMNS.find((c) => c.key === state.sort);
+  rows = rows
+    .map((s) => [column.sort(s), s])
+    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0) * (state.desc ? -1 : 1))
+    .map(([, s]) => s);
+  return rows;
+}
+
+/** A header clicked (or Enter on it) sorts by its column, again to turn the order round. */
+function sortOnClick(headers, state, draw) {
+  for (const th of headers) {
+    const sortBy = () => {
+      if (state.sort === th.dataset.key) state.desc = !state.desc;
+      else {
+        state.sort = th.dataset.key;
+        state.desc = COLUMNS.find((c) => c.key === th.dataset.key).num || th.dataset.key === 'started' || th.dataset.key === 'last';
+      }
+      draw();
+    };
+    th.addEventListener('click', sortBy);
+    th.addEventListener('keydown', (e) => e.key === 'Enter' && sortBy());
+  }
 }
 
 /** Shows the list filtered to one project (the Overview's project bars open it so). */

@@ -338,7 +338,7 @@ async function searchWhole(key, unread) {
 /** The rows from the keyboard: arrows (and Page Up/Down, Home, End) move between rows, Enter opens one. */
 function keyboard(event) {
   const s = state;
-  const focused = document.activeElement && document.activeElement.closest('.vt-row');
+  const focused = document.activeElement && /** @type {HTMLElement} */ (document.activeElement.closest('.vt-row'));
   const at = focused && focused.dataset.position !== undefined ? Number(focused.dataset.position) : -1;
   if (event.key === 'Enter' && at >= 0) {
     event.preventDefault();

@@ -70,34 +70,56 @@ export async function renderTranscript(container, ctx, sessionId, index = null) 
   const status = h('p.muted');
   const more = h('div');
 
-  const header = h(
+  const header = transcriptHead(ctx, session, sessionId, used, showThinking);
+  const thinkingOff = thinkingLeftOut(ctx);
+  add(container, header, thinkingOff, status, conversation, more);
+  showThinking.addEventListener('change', () => {
+    if (!ctx.thinkingIncluded) {
+      thinkingOff.hidden = !showThinking.checked;
+      return;
+    }
+    conversation.classList.toggle('show-thinking', showThinking.checked);
+  });
+
+  const calls = new Map();
+  let loaded = 0;
+  let total = 0;
+  let thinkingRows = 0;
+
+  const load = async () => {
+    const page = await ctx.ask({ rows: { filter: { session_id: sessionId }, offset: loaded, limit: PAGE, text_limit: TEXT_LIMIT } });
+    if (!ctx.alive()) return;
+    total = page.total;
+    page.rows.forEach((row, i) => {
+      if (row.turn_type === 'thinking') thinkingRows++;
+      addRow(conversation, calls, ctx, sessionId, row, loaded + i);
+    });
+    loaded += page.rows.length;
+    status.textContent = `${fmtInt(total)} rows${thinkingRows ? `, ${fmtInt(thinkingRows)} of them thinking` : ''}.`;
+    clear(more);
+    if (loaded < total) {
+      add(more, h('button#transcript-more.button', { on: { click: () => load() } }, `Load ${fmtInt(Math.min(PAGE, total - loaded))} more of ${fmtInt(total - loaded)}`));
+    }
+  };
+  await load();
+  if (index !== null) {
+    // A row shown from the timeline: the pages before it are loaded too.
+    const find = () => conversation.querySelector(`[data-index="${index}"]`);
+    while (!find() && loaded < total && ctx.alive()) await load();
+    const target = find();
+    if (target) focusRow(target);
+  }
+  container.dataset.loaded = sessionId;
+}
+
+/** The transcript's head: the session's title and facts, its warnings, its plan and controls. */
+function transcriptHead(ctx, session, sessionId, used, showThinking) {
+  return h(
     'div.transcript-head',
     null,
     h('h2.view-title', null, session ? session.display_name : 'Session'),
     h('p.mono.muted', null, sessionId),
-    session
-      ? h(
-          'dl.facts',
-          null,
-          fact('project', session.project_path),
-          fact('branch', session.git_branch),
-          fact('client', session.client_name),
-          fact('started', fmtTime(session.first_event || session.created_at)),
-          fact('last event', fmtTime(session.last_event || session.updated_at)),
-          fact('agent', session.agent),
-          // Copilot CLI's version, or the Copilot Chat extension's for a VS Code chat.
-          fact('version', session.copilot_version),
-          fact('models', modelsShown(session).join(', ')),
-          fact('prompts / replies / tool calls', `${session.prompts} / ${session.replies} / ${session.tool_calls} (${session.failed_tool_calls} failed)`),
-          fact('permission requests / denials', `${session.permission_requests} / ${session.denials}`),
-          fact('shutdown', session.shutdown),
-          fact('credits used', used ? `${creditsUsedText(used)}${used.credits ? ` (${fmtUsd(used.usd)})` : ''}` : null),
-          fact('usage', session.usage ? `${fmtInt(session.usage.total)} tokens, ${fmtUsd(dollarsOfMicros(session.usage.cost_usd_micros))} (${session.usage.source})` : 'unknown'),
-          fact('found in', session.found_in.join(', ')),
-          fact('checkpoints', session.checkpoint_titles.length ? h('ol#session-checkpoints.checkpoints', null, session.checkpoint_titles.map((title) => h('li', null, title))) : null),
-          fact('artifacts', session.artifacts.length ? h('ul#session-artifacts.plain.mono', null, session.artifacts.map((name) => h('li', null, name))) : null),
-        )
-      : null,
+    session ? sessionFacts(session, used) : null,
     session && session.precreated_unused
       ? h('p#session-precreated.warning', null, badge(PRECREATED, 'info'), ' Copilot Desktop made this session (its workspace.yaml) and it was never prompted: it has no event log.')
       : session && !session.events_log
@@ -124,109 +146,122 @@ export async function renderTranscript(container, ctx, sessionId, index = null) 
       ),
     ),
   );
-  // Without the option the analysis kept no thinking rows: the toggle says so and offers to
-  // analyse again with it, rather than showing nothing.
-  const thinkingOff = h(
+}
+
+/** What the session is: where, when, which agent and models, what it did and cost. */
+function sessionFacts(session, used) {
+  return h(
+    'dl.facts',
+    null,
+    fact('project', session.project_path),
+    fact('branch', session.git_branch),
+    fact('client', session.client_name),
+    fact('started', fmtTime(session.first_event || session.created_at)),
+    fact('last event', fmtTime(session.last_event || session.updated_at)),
+    fact('agent', session.agent),
+    // Copilot CLI's version, or the Copilot Chat extension's for a VS Code chat.
+    fact('version', session.copilot_version),
+    fact('models', modelsShown(session).join(', ')),
+    fact('prompts / replies / tool calls', `${session.prompts} / ${session.replies} / ${session.tool_calls} (${session.failed_tool_calls} failed)`),
+    fact('permission requests / denials', `${session.permission_requests} / ${session.denials}`),
+    fact('shutdown', session.shutdown),
+    fact('credits used', used ? `${creditsUsedText(used)}${used.credits ? ` (${fmtUsd(used.usd)})` : ''}` : null),
+    fact('usage', session.usage ? `${fmtInt(session.usage.total)} tokens, ${fmtUsd(dollarsOfMicros(session.usage.cost_usd_micros))} (${session.usage.source})` : 'unknown'),
+    fact('found in', session.found_in.join(', ')),
+    fact('checkpoints', session.checkpoint_titles.length ? h('ol#session-checkpoints.checkpoints', null, session.checkpoint_titles.map((title) => h('li', null, title))) : null),
+    fact('artifacts', session.artifacts.length ? h('ul#session-artifacts.plain.mono', null, session.artifacts.map((name) => h('li', null, name))) : null),
+  );
+}
+
+/**
+ * Without the option the analysis kept no thinking rows: the toggle says so and offers to
+ * analyse again with it, rather than showing nothing.
+ */
+function thinkingLeftOut(ctx) {
+  return h(
     'p#thinking-off.warning',
     { hidden: true },
     'This analysis left out the model\u2019s reasoning (the option “Include the model\u2019s reasoning”). ',
     h('button#analyse-with-thinking.button.small', { on: { click: () => ctx.analyseWithThinking() } }, 'Analyse again with it'),
   );
-  add(container, header, thinkingOff, status, conversation, more);
-  showThinking.addEventListener('change', () => {
-    if (!ctx.thinkingIncluded) {
-      thinkingOff.hidden = !showThinking.checked;
-      return;
-    }
-    conversation.classList.toggle('show-thinking', showThinking.checked);
-  });
+}
 
-  const calls = new Map();
-  let loaded = 0;
-  let total = 0;
-  let thinkingRows = 0;
-
-  // `position` is the row's place in the session's rows: the timeline's, filtered by session.
-  const addRow = (row, position) => {
-    const dataset = { index: row.index, position };
-    const jump = inTimeline(ctx, sessionId, position);
-    switch (row.turn_type) {
-      case 'user':
-        add(conversation, h('div.msg.user', { dataset }, meta(row, h('strong', null, 'Prompt'), jump), text(row)));
-        break;
-      case 'assistant':
-        add(conversation, h('div.msg.assistant', { dataset }, meta(row, h('strong', null, 'Copilot'), row.model ? badge(row.model) : null, jump), text(row)));
-        break;
-      case 'thinking':
-        thinkingRows++;
-        add(conversation, h('div.msg.thinking', { dataset }, meta(row, h('strong', null, 'Thinking'), jump), text(row)));
-        break;
-      case 'tool_use': {
-        const details = h(
-          'details.tool',
-          { dataset: { ...dataset, toolUseId: row.tool_use_id } },
-          h('summary', null, h('span.tool-name', null, row.tool_name || 'tool'), ' ', h('span.tool-first', null, firstLine(row.text, 120)), h('span.tool-status', null, ' · no result')),
-          meta(row, h('span.mono', null, row.tool_use_id), jump),
-          h('div.tool-label', null, 'Call'),
-          ...toolText(row, 'call'),
-        );
-        if (row.tool_use_id) calls.set(row.tool_use_id, details);
-        add(conversation, details);
-        break;
-      }
-      case 'tool_result': {
-        const result = [h('div.tool-label', { dataset }, `Result (${fmtTime(row.timestamp_utc)}) `, jump), ...toolText(row, 'result')];
-        const call = row.tool_use_id && calls.get(row.tool_use_id);
-        if (call) {
-          add(call, ...result);
-          call.querySelector('.tool-status').textContent = ' · ' + firstLine(row.text, 60);
-        } else {
-          add(conversation, h('details.tool', { dataset }, h('summary', null, h('span.tool-name', null, row.tool_name || 'tool'), ' result ', h('span.tool-first', null, firstLine(row.text, 120))), ...result));
-        }
-        break;
-      }
-      default: {
-        const [kind, label] = SYSTEM_SHOW[row.mark] || NOTE;
-        const long = row.text.length > 240 || row.text.includes('\n');
-        // A note of `key=value` pairs (the engine's reading): its lead, then each value labelled.
-        const body = long
-          ? h('details.sys-text', null, h('summary', null, firstLine(row.text, 160)), h('pre', null, row.text))
-          : row.note_fields
-            ? h('span.sys-text', null, row.note_fields.lead, row.note_fields.fields.map(([key, value]) => [' · ', h('span.muted', null, `${key.replaceAll('_', ' ')} `), value]))
-            : h('span.sys-text', null, row.text);
-        add(conversation, h('div.sys', { class: kind, dataset }, h('span.sys-label', null, label), h('span.sys-time', null, fmtTime(row.timestamp_utc)), body, jump));
-      }
+/**
+ * A row of the conversation, added to it (a tool's result to its call, `calls` by their ids).
+ * `position` is the row's place in the session's rows: the timeline's, filtered by session.
+ */
+function addRow(conversation, calls, ctx, sessionId, row, position) {
+  const dataset = { index: row.index, position };
+  const jump = inTimeline(ctx, sessionId, position);
+  switch (row.turn_type) {
+    case 'user':
+      add(conversation, h('div.msg.user', { dataset }, meta(row, h('strong', null, 'Prompt'), jump), text(row)));
+      break;
+    case 'assistant':
+      add(conversation, h('div.msg.assistant', { dataset }, meta(row, h('strong', null, 'Copilot'), row.model ? badge(row.model) : null, jump), text(row)));
+      break;
+    case 'thinking':
+      add(conversation, h('div.msg.thinking', { dataset }, meta(row, h('strong', null, 'Thinking'), jump), text(row)));
+      break;
+    case 'tool_use': {
+      const details = toolCall(row, dataset, jump);
+      if (row.tool_use_id) calls.set(row.tool_use_id, details);
+      add(conversation, details);
+      break;
     }
-  };
-
-  const load = async () => {
-    const page = await ctx.ask({ rows: { filter: { session_id: sessionId }, offset: loaded, limit: PAGE, text_limit: TEXT_LIMIT } });
-    if (!ctx.alive()) return;
-    total = page.total;
-    page.rows.forEach((row, i) => addRow(row, loaded + i));
-    loaded += page.rows.length;
-    status.textContent = `${fmtInt(total)} rows${thinkingRows ? `, ${fmtInt(thinkingRows)} of them thinking` : ''}.`;
-    clear(more);
-    if (loaded < total) {
-      add(more, h('button#transcript-more.button', { on: { click: () => load() } }, `Load ${fmtInt(Math.min(PAGE, total - loaded))} more of ${fmtInt(total - loaded)}`));
-    }
-  };
-  await load();
-  if (index !== null) {
-    // A row shown from the timeline: the pages before it are loaded too.
-    const find = () => conversation.querySelector(`[data-index="${index}"]`);
-    while (!find() && loaded < total && ctx.alive()) await load();
-    const target = find();
-    if (target) {
-      const folded = target.closest('details');
-      if (folded) folded.open = true;
-      target.classList.add('focus-row');
-      target.tabIndex = -1;
-      target.scrollIntoView({ block: 'center' });
-      target.focus({ preventScroll: true });
-    }
+    case 'tool_result':
+      addToolResult(conversation, calls, row, dataset, jump);
+      break;
+    default:
+      add(conversation, systemRow(row, dataset, jump));
   }
-  container.dataset.loaded = sessionId;
+}
+
+/** A tool call, folded, with no result until one comes. */
+function toolCall(row, dataset, jump) {
+  return h(
+    'details.tool',
+    { dataset: { ...dataset, toolUseId: row.tool_use_id } },
+    h('summary', null, h('span.tool-name', null, row.tool_name || 'tool'), ' ', h('span.tool-first', null, firstLine(row.text, 120)), h('span.tool-status', null, ' · no result')),
+    meta(row, h('span.mono', null, row.tool_use_id), jump),
+    h('div.tool-label', null, 'Call'),
+    ...toolText(row, 'call'),
+  );
+}
+
+/** A tool's result, in its call when the call is shown, else folded on its own. */
+function addToolResult(conversation, calls, row, dataset, jump) {
+  const result = [h('div.tool-label', { dataset }, `Result (${fmtTime(row.timestamp_utc)}) `, jump), ...toolText(row, 'result')];
+  const call = row.tool_use_id && calls.get(row.tool_use_id);
+  if (call) {
+    add(call, ...result);
+    call.querySelector('.tool-status').textContent = ' · ' + firstLine(row.text, 60);
+  } else {
+    add(conversation, h('details.tool', { dataset }, h('summary', null, h('span.tool-name', null, row.tool_name || 'tool'), ' result ', h('span.tool-first', null, firstLine(row.text, 120))), ...result));
+  }
+}
+
+/** A system row: a permission's request or decision, a model change, a bad line, or a note. */
+function systemRow(row, dataset, jump) {
+  const [kind, label] = SYSTEM_SHOW[row.mark] || NOTE;
+  const long = row.text.length > 240 || row.text.includes('\n');
+  // A note of `key=value` pairs (the engine's reading): its lead, then each value labelled.
+  const body = long
+    ? h('details.sys-text', null, h('summary', null, firstLine(row.text, 160)), h('pre', null, row.text))
+    : row.note_fields
+      ? h('span.sys-text', null, row.note_fields.lead, row.note_fields.fields.map(([key, value]) => [' · ', h('span.muted', null, `${key.replaceAll('_', ' ')} `), value]))
+      : h('span.sys-text', null, row.text);
+  return h('div.sys', { class: kind, dataset }, h('span.sys-label', null, label), h('span.sys-time', null, fmtTime(row.timestamp_utc)), body, jump);
+}
+
+/** Shows the row shown from the timeline: unfolded, marked, in view and focused. */
+function focusRow(target) {
+  const folded = target.closest('details');
+  if (folded) folded.open = true;
+  target.classList.add('focus-row');
+  target.tabIndex = -1;
+  target.scrollIntoView({ block: 'center' });
+  target.focus({ preventScroll: true });
 }
 
 function fact(label, value) {
