@@ -102,7 +102,7 @@ impl LineFilter {
                     found.push(at);
                 }
             }
-            found.sort_unstable();
+            crate::order::sort(&mut found);
             for &at in &found {
                 let at = chunk_start + at;
                 if at < given_to {

@@ -186,7 +186,7 @@ impl PageCache {
             Recording::Full => self.write_index(0, &[], true),
             Recording::Yes => {
                 let mut entries: Vec<(String, EntryAt)> = std::mem::take(&mut self.next).into_iter().collect();
-                entries.sort_by_key(|(_, at)| at.place.start);
+                crate::order::sort_by_key(&mut entries, |(_, at)| at.place.start);
                 // Nothing appended: the new index replaces the old one.
                 let mut data_end = if self.end == self.old_size { self.old_index_at } else { self.end };
                 if data_end - self.kept_bytes > self.kept_bytes / 2 {

@@ -514,7 +514,7 @@ fn secret_ranges(text: &str, more: bool) -> (Vec<Range<usize>>, usize) {
     }
     // A value scrubbed already (by an earlier scrub) stays as it is.
     ranges.retain(|range| !text[range.clone()].starts_with(REDACTED));
-    ranges.sort_by_key(|range| (range.start, range.end));
+    crate::order::sort_by_key(&mut ranges, |range| (range.start, range.end));
     let mut merged: Vec<Range<usize>> = Vec::with_capacity(ranges.len());
     for range in ranges {
         match merged.last_mut() {
