@@ -69,9 +69,38 @@ export async function render(container, ctx) {
   if (!ctx.alive()) return;
   const sessions = await ctx.get('sessions');
   const names = new Map(sessions.map((s) => [s.session_id, s.display_name]));
-
   // The engine's words for the turn types and a row's fields.
   const typeLabels = new Map(ctx.engine.facts.turn_type_labels);
+  const controls = filterControls(ctx, facets, names);
+  const table = rowTable();
+  const detail = h('div#tl-detail.tl-detail', { hidden: true });
+  add(container, h('h2.view-title', null, 'Timeline'), filterBar(controls, typeLabels), table.element, detail);
+
+  state = {
+    ctx,
+    filter: emptyFilter(),
+    filterKey: '',
+    total: 0,
+    cache: new Map(),
+    inflight: false,
+    wanted: null,
+    pool: [],
+    scroller: table.scroller,
+    spacer: table.spacer,
+    layer: table.layer,
+    count: controls.count,
+    detail,
+    names,
+    typeLabels,
+    rowFields: ctx.engine.facts.row_fields,
+    controls,
+  };
+  listen(controls, table.scroller);
+  await setFilter(emptyFilter());
+}
+
+/** The filter's inputs, one per field of the engine's row filter, and the rows' count. */
+function filterControls(ctx, facets, names) {
   const typeBoxes = ctx.engine.facts.turn_types.map((type) => h('input', { type: 'checkbox', value: type, dataset: { type } }));
   const select = (id, label, values) =>
     h(`select#${id}`, { title: label, attrs: { 'aria-label': label } }, h('option', { value: '' }, `all ${label}`), values.map((v) => h('option', { value: v }, v)));
@@ -98,84 +127,69 @@ export async function render(container, ctx) {
   const newestFirst = h('input#tl-newest-first', { type: 'checkbox', checked: true });
   const reset = h('button.button.small', null, 'Clear filters');
   const count = h('span#tl-count.muted');
+  return { typeBoxes, agent, sessionInput, sessionList, project, model, tool, since, until, preset, search, promptsOnly, newestFirst, reset, count };
+}
 
+/** The bar the filter's inputs sit in, in the order a person reads them. */
+function filterBar(c, typeLabels) {
+  return h(
+    'div.controls.tl-filters',
+    null,
+    h('span.type-boxes', null, c.typeBoxes.map((box) => h('label', null, box, ' ', typeLabels.get(box.value)))),
+    c.agent,
+    c.sessionInput,
+    c.sessionList,
+    c.project,
+    c.model,
+    c.tool,
+    c.preset,
+    h('label', null, 'from ', c.since),
+    h('label', null, 'to ', c.until),
+    c.search,
+    h('label', null, c.promptsOnly, ' prompts only'),
+    h('label', null, c.newestFirst, ' newest first'),
+    c.reset,
+    c.count,
+  );
+}
+
+/** The rows' table: its head, and the scrolled layer that only the rows in view are drawn into. */
+function rowTable() {
   const label = (key, text) => (key === 'time' ? `time (${zoneName()})` : text);
   const head = h('div.vt-head', null, COLUMNS.map(([key, text]) => h(`div.vt-cell.c-${key}`, null, label(key, text))));
   const spacer = h('div.vt-spacer');
   const layer = h('div.vt-layer');
   const scroller = h('div#tl-scroll.vt-scroll', { tabIndex: 0, attrs: { role: 'region', 'aria-label': 'timeline rows' } }, spacer, layer);
-  const detail = h('div#tl-detail.tl-detail', { hidden: true });
+  return { element: h('div.vt', null, head, scroller), scroller, spacer, layer };
+}
 
-  add(container, 
-    h('h2.view-title', null, 'Timeline'),
-    h(
-      'div.controls.tl-filters',
-      null,
-      h('span.type-boxes', null, typeBoxes.map((box) => h('label', null, box, ' ', typeLabels.get(box.value)))),
-      agent,
-      sessionInput,
-      sessionList,
-      project,
-      model,
-      tool,
-      preset,
-      h('label', null, 'from ', since),
-      h('label', null, 'to ', until),
-      search,
-      h('label', null, promptsOnly, ' prompts only'),
-      h('label', null, newestFirst, ' newest first'),
-      reset,
-      count,
-    ),
-    h('div.vt', null, head, scroller),
-    detail,
-  );
-
-  state = {
-    ctx,
-    filter: emptyFilter(),
-    filterKey: '',
-    total: 0,
-    cache: new Map(),
-    inflight: false,
-    wanted: null,
-    pool: [],
-    scroller,
-    spacer,
-    layer,
-    count,
-    detail,
-    names,
-    typeLabels,
-    rowFields: ctx.engine.facts.row_fields,
-    controls: { typeBoxes, agent, sessionInput, project, model, tool, since, until, preset, search, promptsOnly, newestFirst },
-  };
-
+/** A change of any input sets the filter; scrolling, keys and a resize draw the rows again. */
+function listen(c, scroller) {
   const readControls = () => {
     const f = emptyFilter();
-    f.turn_types = typeBoxes.filter((b) => b.checked).map((b) => b.value);
-    f.agent = agent.value;
-    f.session_id = sessionInput.value.trim();
-    f.project_path = project.value;
-    f.model = model.value;
-    f.tool_name = tool.value;
-    f.since = since.value;
-    f.until = until.value;
+    f.turn_types = c.typeBoxes.filter((b) => b.checked).map((b) => b.value);
+    f.agent = c.agent.value;
+    f.session_id = c.sessionInput.value.trim();
+    f.project_path = c.project.value;
+    f.model = c.model.value;
+    f.tool_name = c.tool.value;
+    f.since = c.since.value;
+    f.until = c.until.value;
     if (f.since || f.until) f.zone_offsets = daysZone();
-    f.search = search.value;
-    f.prompts_only = promptsOnly.checked;
-    f.newest_first = newestFirst.checked;
+    f.search = c.search.value;
+    f.prompts_only = c.promptsOnly.checked;
+    f.newest_first = c.newestFirst.checked;
     setFilter(f);
   };
-  preset.addEventListener('change', () => {
-    [since.value, until.value] = preset.value ? PRESETS[preset.value](today()) : ['', ''];
+  c.preset.addEventListener('change', () => {
+    [c.since.value, c.until.value] = c.preset.value ? PRESETS[c.preset.value](today()) : ['', ''];
     readControls();
   });
-  for (const el of [since, until]) el.addEventListener('change', () => (preset.value = ''));
-  for (const el of [...typeBoxes, agent, project, model, tool, since, until, promptsOnly, newestFirst]) el.addEventListener('change', readControls);
-  sessionInput.addEventListener('change', readControls);
-  search.addEventListener('input', debounce(readControls, 250));
-  reset.addEventListener('click', () => {
+  for (const el of [c.since, c.until]) el.addEventListener('change', () => (c.preset.value = ''));
+  for (const el of [...c.typeBoxes, c.agent, c.project, c.model, c.tool, c.since, c.until, c.promptsOnly, c.newestFirst]) el.addEventListener('change', readControls);
+  c.sessionInput.addEventListener('change', readControls);
+  c.search.addEventListener('input', debounce(readControls, 250));
+  c.reset.addEventListener('click', () => {
     writeControls(emptyFilter());
     readControls();
   });
@@ -185,7 +199,6 @@ export async function render(container, ctx) {
     ROW_HEIGHT = parseFloat(getComputedStyle(scroller).getPropertyValue('--vt-row-height')) || ROW_HEIGHT;
     draw();
   }).observe(scroller);
-  await setFilter(emptyFilter());
 }
 
 function writeControls(f) {
