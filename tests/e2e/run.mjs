@@ -2047,7 +2047,8 @@ test('the month view: fixtures/credits/08-allowance-runout as of 2026-11-05 show
     assertEqual(errors, [], 'no page errors');
     noNetworkAfterLoad(net, server, 'month');
 
-    // Today 2026-12-10: December opens though it has no usage yet; November is over.
+    // Today 2026-12-10: December has no usage yet, so November (the latest month with usage)
+    // opens, and the view says so; December is offered, and shows 0 so far; November is over.
     const later = await browser.context.newPage();
     const laterErrors = [];
     later.on('pageerror', (error) => laterErrors.push(error.message));
@@ -2056,8 +2057,13 @@ test('the month view: fixtures/credits/08-allowance-runout as of 2026-11-05 show
     await pick(later, fixture);
     await showView(later, 'month');
     await later.waitForSelector('#month-tiles');
+    const opened = await monthShown(later);
+    assertEqual([opened.selected, opened.month.month, opened.options[0]], ['2026-11', '2026-11', '2026-12'], 'the latest month with usage opens; the current one is offered first');
+    assertEqual(await later.textContent('#month-latest'), 'No usage in December 2026 (UTC) yet: showing November 2026, the latest month with usage. Pick December 2026 above to see it.', 'and the view says why');
+    await later.selectOption('#month-select', '2026-12');
+    await later.waitForFunction(() => JSON.parse(document.getElementById('view-month').dataset.month || 'null')?.month === '2026-12');
     const december = await monthShown(later);
-    assertEqual([december.selected, december.month.month, december.month.used], ['2026-12', '2026-12', 0], "today's month (UTC) opens, though it has no usage yet");
+    assertEqual([december.selected, december.month.month, december.month.used], ['2026-12', '2026-12', 0], "today's month (UTC), picked, has no usage yet");
     assert((await later.textContent('#month-headline')).startsWith('December: 0.00 credits so far'), 'December: 0 credits so far');
     assertEqual(await later.inputValue('#month-allowance'), '7000', 'the remembered allowance');
     await later.selectOption('#month-select', '2026-11');
@@ -2281,13 +2287,9 @@ test('the month view of the demo equals the native usage --allowance month; top 
     let shown = await monthShown(page);
     const todayMonth = today.slice(0, 7);
     assertEqual(shown.options, [...new Set([todayMonth, ...months])].sort().reverse(), "the months with usage, as the native --by month, and today's");
-    assertEqual(shown.selected, todayMonth, "today's month (UTC), even before it has usage");
+    // Today's month (UTC) once it has usage, else the latest month with usage, as the native report picks.
     const want = months.includes(todayMonth) ? todayMonth : months[0];
-    if (want !== todayMonth) {
-      await page.selectOption('#month-select', want);
-      await page.waitForFunction((m) => JSON.parse(document.getElementById('view-month').dataset.month || 'null')?.month === m, want);
-      shown = await monthShown(page);
-    }
+    assertEqual([shown.selected, shown.month.month], [want, want], "today's month (UTC) if it has usage, else the latest with usage");
     const allowance = Math.max(1, Math.round(shown.month.used / 2));
     await setAllowance(page, String(allowance));
     shown = await monthShown(page);

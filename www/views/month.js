@@ -182,15 +182,17 @@ export async function render(container, ctx) {
     add(container, notInUtc(ctx.zone));
     return;
   }
-  // The current UTC month is always offered, and opened first, even before it has any usage.
+  // The current UTC month is always offered; it opens first once it has usage, and until then
+  // the latest month that has, saying so (as the report to share picks its month).
   const todayMonth = today.slice(0, 7);
+  const opened = months.includes(todayMonth) || !months.length ? todayMonth : months[0];
   if (!months.includes(todayMonth)) months.unshift(todayMonth);
   months.sort().reverse();
-  const inputs = monthInputs(ctx, months, todayMonth);
+  const inputs = monthInputs(ctx, months, opened);
   const { select, allowance, plan, billInput, billUser } = inputs;
   const out = h('div#month-out');
   const billOut = h('div#month-bill');
-  add(container, ...monthControls(inputs, today), out, billOut);
+  add(container, ...monthControls(inputs, today), latestNote(opened, todayMonth), out, billOut);
 
   const names = new Map(sessions.map((s) => [s.session_id, s.display_name]));
   const sessionLink = (id) =>
@@ -255,9 +257,15 @@ function notInUtc(zone) {
 }
 
 /** The month's inputs: the month, the allowance (typed or a plan's), GitHub's usage report and whose rows of it. */
-function monthInputs(ctx, months, todayMonth) {
+/** Why another month than the current one opened: none of its usage is here yet. */
+function latestNote(opened, todayMonth) {
+  if (opened === todayMonth) return null;
+  return h('p#month-latest.muted', null, `No usage in ${monthName(todayMonth)} (UTC) yet: showing ${monthName(opened)}, the latest month with usage. Pick ${monthName(todayMonth)} above to see it.`);
+}
+
+function monthInputs(ctx, months, opened) {
   const select = h('select#month-select', null, months.map((m) => h('option', { value: m }, `${monthName(m)} (${m})`)));
-  select.value = todayMonth;
+  select.value = opened;
   const allowance = h('input#month-allowance', { type: 'text', placeholder: 'none', value: loadAllowance(), attrs: { inputmode: 'decimal', 'aria-label': 'monthly allowance in AI credits' } });
   // The plans the CLI's --plan knows (src/usage/plans.json, through the engine: no copy here).
   const plans = Object.entries((ctx.plans && ctx.plans.plans) || {});
