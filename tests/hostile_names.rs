@@ -8,7 +8,7 @@ mod common;
 use std::fs;
 use std::path::Path;
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 /// One session of a planted home: where, on which branch, with which model, what it was
 /// named and asked.
@@ -52,18 +52,7 @@ fn plant(home: &Path, session: &Planted<'_>, login: &str) {
     lines.push(json!({"type": "session.shutdown", "data": {"shutdownType": "routine", "modelMetrics": {
         session.model: {"requests": {"count": 2, "cost": 1}, "usage": {"inputTokens": 1000, "outputTokens": 100,
             "cacheReadTokens": 0, "cacheWriteTokens": 0, "reasoningTokens": 0}}}}}));
-    let log: String = lines
-        .iter()
-        .enumerate()
-        .map(|(index, line)| {
-            let mut line = line.clone();
-            line["id"] = Value::String(format!("e{index}"));
-            line["timestamp"] = Value::String(format!("2026-11-10T09:00:{index:02}.000Z"));
-            line["parentId"] = Value::Null;
-            format!("{line}\n")
-        })
-        .collect();
-    fs::write(folder.join("events.jsonl"), log).unwrap();
+    common::write_events_log(&folder, &lines);
     let title = serde_json::to_string(session.title).unwrap();
     fs::write(folder.join("workspace.yaml"), format!("id: {}\nname: {title}\n", session.id)).unwrap();
     fs::create_dir_all(home.join(".copilot/logs")).unwrap();

@@ -69,22 +69,6 @@ const SECRETS: [&str; 8] = [
     "hunter2-Pa55word",
 ];
 
-/// A session folder's `events.jsonl` of `lines`, each given an id and a time a second apart.
-fn write_log(session: &Path, lines: &[Value]) {
-    let log: String = lines
-        .iter()
-        .enumerate()
-        .map(|(index, line)| {
-            let mut line = line.clone();
-            line["id"] = Value::String(format!("e{index}"));
-            line["timestamp"] = Value::String(format!("2026-11-10T09:00:0{index}.000Z"));
-            line["parentId"] = Value::Null;
-            format!("{line}\n")
-        })
-        .collect();
-    fs::write(session.join("events.jsonl"), log).unwrap();
-}
-
 fn planted_home(home: &Path, id: &str) {
     let session = home.join(".copilot/session-state").join(id);
     fs::create_dir_all(&session).unwrap();
@@ -99,7 +83,7 @@ fn planted_home(home: &Path, id: &str) {
             "result": {"content": format!("-----BEGIN RSA PRIVATE KEY-----\n{key}\n-----END RSA PRIVATE KEY-----\nalso {pat}")},
             "error": {"message": format!("token {ghp} rejected")}}}),
     ];
-    write_log(&session, &lines);
+    common::write_events_log(&session, &lines);
     fs::write(
         session.join("workspace.yaml"),
         format!("id: {id}\ncwd: /home/mona/secret-project\nname: rotate {ghp}\n"),
@@ -164,7 +148,7 @@ fn short_project_names_replace_a_windows_project_in_every_spelling() {
         serde_json::json!({"type": "session.start", "data": {"sessionId": id, "copilotVersion": "1.0.102", "context": {"cwd": r"c:\Users\mona\SecretProject"}}}),
         serde_json::json!({"type": "user.message", "data": {"content": format!("look at {}", spellings.join(" and "))}}),
     ];
-    write_log(&session, &lines);
+    common::write_events_log(&session, &lines);
     let html = report(dir.path(), &["--session", id, "--short-project-names"]);
     assert!(html.contains("look at project-"), "the transcript is there");
     assert!(!html.contains("SecretProject"), "a spelling of the project path is in the report");
@@ -341,7 +325,7 @@ fn a_transcript_leaves_out_the_system_prompt_unless_asked() {
         serde_json::json!({"type": "system.message", "data": {"role": "system", "content": "You are the GitHub Copilot CLI."}}),
         serde_json::json!({"type": "user.message", "data": {"content": "please touch a file"}}),
     ];
-    write_log(&session, &lines);
+    common::write_events_log(&session, &lines);
     let html = report(dir.path(), &["--session", id]);
     assert!(html.contains("please touch a file") && !html.contains("You are the GitHub Copilot CLI."));
     let with = report(dir.path(), &["--session", id, "--with-system-prompt"]);

@@ -110,3 +110,20 @@ fn zip_time(time: chrono::NaiveDateTime) -> zip::DateTime {
     )
     .unwrap()
 }
+
+/// Writes `events.jsonl` into a session folder: the `lines` as events, each given an id, no
+/// parent and a time a second after the one before (from 2026-11-10T09:00:00Z).
+pub fn write_events_log(session: &Path, lines: &[serde_json::Value]) {
+    let log: String = lines
+        .iter()
+        .enumerate()
+        .map(|(index, line)| {
+            let mut line = line.clone();
+            line["id"] = serde_json::Value::String(format!("e{index}"));
+            line["timestamp"] = serde_json::Value::String(format!("2026-11-10T09:00:{index:02}.000Z"));
+            line["parentId"] = serde_json::Value::Null;
+            format!("{line}\n")
+        })
+        .collect();
+    fs::write(session.join("events.jsonl"), log).unwrap();
+}
