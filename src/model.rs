@@ -166,6 +166,29 @@ pub struct OwnedRow {
 }
 
 impl Row<'_> {
+    /// The row as one line of JSON, without its newline: the bytes of serde's derived
+    /// `Serialize` (a test holds it), written with the texts' faster string writer.
+    pub fn write_json(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
+        let texts = [
+            ("{\"agent\":", self.agent),
+            (",\"timestamp_utc\":", &self.timestamp_utc),
+            (",\"session_id\":", self.session_id),
+            (",\"project_path\":", self.project_path),
+            (",\"git_branch\":", self.git_branch),
+            (",\"model\":", self.model),
+            (",\"tool_name\":", self.tool_name),
+            (",\"tool_use_id\":", self.tool_use_id),
+            (",\"turn_type\":", self.turn_type.as_str()),
+            (",\"text\":", &self.text),
+            (",\"source\":", self.source),
+        ];
+        for (key, text) in texts {
+            out.write_all(key.as_bytes())?;
+            crate::json::write_str(out, text)?;
+        }
+        write!(out, ",\"source_line\":{}}}", self.source_line)
+    }
+
     pub fn to_owned_row(&self) -> OwnedRow {
         OwnedRow {
             agent: self.agent.to_string(),
@@ -258,9 +281,7 @@ impl<W: std::io::Write> RowSink for JsonlRowWriter<W> {
         if self.error.is_some() {
             return;
         }
-        let written = serde_json::to_writer(&mut self.out, row)
-            .map_err(std::io::Error::from)
-            .and_then(|()| self.out.write_all(b"\n"));
+        let written = row.write_json(&mut self.out).and_then(|()| self.out.write_all(b"\n"));
         if let Err(error) = written {
             self.error = Some(error);
         }
@@ -346,4 +367,50 @@ impl PendingRow {
 /// The timestamp text of a file's modification time (rows "at the file's mtime").
 pub fn mtime_text(modified_ms: Option<i64>) -> String {
     modified_ms.map(time::format_millis).unwrap_or_default()
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// Texts rich in what JSON escapes: every control byte, quotes, backslashes, and
+    /// characters beyond ASCII, at every place of an eight-byte word.
+    fn texts() -> impl Strategy<Value = String> {
+        proptest::string::string_regex("[\u{0}-\u{1f}\"\\\\a/\u{7f}\u{e9}\u{2028}\u{1F600}]{0,40}").unwrap()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2048))]
+
+        /// rows.jsonl's writer gives the bytes of serde's derive, whatever the texts.
+        #[test]
+        fn a_row_is_written_as_serde_writes_it(
+            text in texts(),
+            model in texts(),
+            turn_type in prop::sample::select(TurnType::ALL.to_vec()),
+            source_line in any::<u64>(),
+        ) {
+            let row = Row {
+                agent: "copilot-cli",
+                timestamp_utc: Cow::Borrowed("2026-12-06T00:00:00.000Z"),
+                session_id: "s",
+                project_path: &text,
+                git_branch: "",
+                model: &model,
+                tool_name: "bash",
+                tool_use_id: "t\n1",
+                turn_type,
+                text: Cow::Borrowed(&text),
+                source: "a/events.jsonl",
+                source_line,
+                mark: RowMark::default(),
+                locator: None,
+            };
+            let mut written = Vec::new();
+            row.write_json(&mut written).unwrap();
+            prop_assert_eq!(String::from_utf8(written).unwrap(), serde_json::to_string(&row).unwrap());
+        }
+    }
 }
