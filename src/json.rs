@@ -129,44 +129,6 @@ pub fn lenient<'de, D: serde::Deserializer<'de>, T: serde::de::DeserializeOwned>
     Ok(serde_json::from_value(value).ok())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_lone_surrogate_reads_as_the_replacement_character_and_the_rest_is_kept() {
-        let cases = [
-            (r#"{"a":"cut \ud83d","b":1}"#, "cut \u{fffd}"),
-            (r#"{"a":"\udc00 low first","b":1}"#, "\u{fffd} low first"),
-            (r#"{"a":"\ud83d\ud83d\ude00","b":1}"#, "\u{fffd}\u{1f600}"),
-            (r#"{"a":"\ud83d\n","b":1}"#, "\u{fffd}\n"),
-            (r#"{"a":"\\ud83d \ud83d\ude00 \u00e9","b":1}"#, "\\ud83d \u{1f600} \u{e9}"),
-        ];
-        for (text, expected) in cases {
-            let mut spare = String::new();
-            let value: Value = from_str(text, &mut spare).unwrap_or_else(|error| panic!("{text}: {error}"));
-            assert_eq!((value["a"].as_str(), value["b"].as_i64()), (Some(expected), Some(1)), "{text}");
-            let with_comment = text.replacen('{', "{// a comment\n", 1);
-            let value: Value = from_jsonc(&with_comment).unwrap_or_else(|error| panic!("{with_comment}: {error}"));
-            assert_eq!((value["a"].as_str(), value["b"].as_i64()), (Some(expected), Some(1)), "{with_comment}");
-        }
-    }
-
-    #[test]
-    fn only_a_surrogate_error_reads_the_text_again() {
-        let mut spare = String::new();
-        let borrowed: &str = from_str(r#""plain""#, &mut spare).unwrap();
-        assert_eq!(borrowed, "plain");
-        assert_eq!(spare, "", "the fast path copies nothing");
-        let error = from_str::<Value>(r#"{"a":"\ud83d",}"#, &mut spare).unwrap_err();
-        assert!(error.to_string().starts_with("trailing comma at line 1 column 15"), "{error}");
-        assert!(!error.is_lone_surrogate());
-        assert!(from_str::<Value>(r#"{"a":"\u12"}"#, &mut spare).is_err());
-        assert!(from_str::<Value>(r#"{"a":"\ud83d"} \"#, &mut spare).is_err(), "a backslash last");
-        assert!(from_slice::<Value>(b"{\"a\":\"\xff\"}", &mut spare).unwrap_err().to_string().contains("column"));
-    }
-}
-
 /// `text` as a JSON string, quoted and escaped byte for byte as serde_json escapes it, but
 /// looked through eight bytes at a time: serde_json's writer looks each byte up in a table, which
 /// took an eighth of a native analysis (rows.jsonl holds every text whole).
@@ -214,8 +176,53 @@ fn write_escaped(out: &mut impl io::Write, byte: u8) -> io::Result<()> {
         b'\r' => b'r',
         b'\t' => b't',
         _ => {
-            return out.write_all(&[b'\\', b'u', b'0', b'0', HEX[usize::from(byte >> 4)], HEX[usize::from(byte & 0xF)]]);
+            return out.write_all(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[usize::from(byte >> 4)],
+                HEX[usize::from(byte & 0xF)],
+            ]);
         }
     };
     out.write_all(&[b'\\', short])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lone_surrogate_reads_as_the_replacement_character_and_the_rest_is_kept() {
+        let cases = [
+            (r#"{"a":"cut \ud83d","b":1}"#, "cut \u{fffd}"),
+            (r#"{"a":"\udc00 low first","b":1}"#, "\u{fffd} low first"),
+            (r#"{"a":"\ud83d\ud83d\ude00","b":1}"#, "\u{fffd}\u{1f600}"),
+            (r#"{"a":"\ud83d\n","b":1}"#, "\u{fffd}\n"),
+            (r#"{"a":"\\ud83d \ud83d\ude00 \u00e9","b":1}"#, "\\ud83d \u{1f600} \u{e9}"),
+        ];
+        for (text, expected) in cases {
+            let mut spare = String::new();
+            let value: Value = from_str(text, &mut spare).unwrap_or_else(|error| panic!("{text}: {error}"));
+            assert_eq!((value["a"].as_str(), value["b"].as_i64()), (Some(expected), Some(1)), "{text}");
+            let with_comment = text.replacen('{', "{// a comment\n", 1);
+            let value: Value = from_jsonc(&with_comment).unwrap_or_else(|error| panic!("{with_comment}: {error}"));
+            assert_eq!((value["a"].as_str(), value["b"].as_i64()), (Some(expected), Some(1)), "{with_comment}");
+        }
+    }
+
+    #[test]
+    fn only_a_surrogate_error_reads_the_text_again() {
+        let mut spare = String::new();
+        let borrowed: &str = from_str(r#""plain""#, &mut spare).unwrap();
+        assert_eq!(borrowed, "plain");
+        assert_eq!(spare, "", "the fast path copies nothing");
+        let error = from_str::<Value>(r#"{"a":"\ud83d",}"#, &mut spare).unwrap_err();
+        assert!(error.to_string().starts_with("trailing comma at line 1 column 15"), "{error}");
+        assert!(!error.is_lone_surrogate());
+        assert!(from_str::<Value>(r#"{"a":"\u12"}"#, &mut spare).is_err());
+        assert!(from_str::<Value>(r#"{"a":"\ud83d"} \"#, &mut spare).is_err(), "a backslash last");
+        assert!(from_slice::<Value>(b"{\"a\":\"\xff\"}", &mut spare).unwrap_err().to_string().contains("column"));
+    }
 }
