@@ -110,7 +110,7 @@ pub fn summary(outputs: &Outputs) -> Summary {
         rows: totals.rows,
         usage_rows: usage.rows.len(),
         bad_lines: totals.bad_lines,
-        total_tokens: counted.map_or(0, |row| row.total),
+        total_tokens: counted.map_or(0, |row| row.tokens.total),
         cost_usd_micros: counted.and_then(|row| row.cost_usd_micros).unwrap_or(0),
     }
 }
