@@ -161,8 +161,8 @@ impl TokenColumns {
     pub const NAMES: [&'static str; 7] =
         ["requests", "input", "cache_read", "cache_write", "output", "reasoning", "total"];
 
-    /// The values, in the order of `NAMES`.
-    pub fn values(&self) -> [u64; 7] {
+    /// The values, in the order of `NAMES` (a field added and not named does not compile).
+    pub fn values(&self) -> [u64; Self::NAMES.len()] {
         let TokenColumns { requests, input, cache_read, cache_write, output, reasoning, total } = *self;
         [requests, input, cache_read, cache_write, output, reasoning, total]
     }

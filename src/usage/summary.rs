@@ -176,7 +176,7 @@ impl Serialize for UsageRow {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let groups = self.groups();
-        let fields = groups.iter().filter(|(_, group)| group.is_some()).count() + 16;
+        let fields = groups.iter().filter(|(_, group)| group.is_some()).count() + 9 + TokenColumns::NAMES.len();
         let mut row = serializer.serialize_struct("UsageRow", fields)?;
         for (name, group) in groups {
             match group {
@@ -535,7 +535,7 @@ pub struct SessionUsage {
 impl Serialize for SessionUsage {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        let fields = 12 + usize::from(self.ambiguous_resume_adds.is_some());
+        let fields = 5 + TokenColumns::NAMES.len() + usize::from(self.ambiguous_resume_adds.is_some());
         let mut usage = serializer.serialize_struct("SessionUsage", fields)?;
         usage.serialize_field("source", self.source)?;
         self.tokens.serialize_fields(&mut usage)?;
