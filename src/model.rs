@@ -147,7 +147,8 @@ impl RowMark {
     ];
 }
 
-/// A row that owns its texts, for sinks that keep rows (tests, the browser's row table).
+/// A row that owns its texts, for sinks that keep rows (tests, the browser's row table): a `Row`
+/// borrows from its parser's state, gone once the parser reads on.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct OwnedRow {

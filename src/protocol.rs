@@ -552,7 +552,6 @@ mod tests {
             SearchProgress::decl(&config),
             crate::views::ShownRow::decl(&config),
             crate::views::NoteFields::decl(&config),
-            crate::table::TableRow::decl(&config),
             crate::model::OwnedRow::decl(&config),
             Facets::decl(&config),
             UsageView::decl(&config),

@@ -90,27 +90,6 @@ pub struct RowFilter {
     pub marks: Vec<RowMark>,
 }
 
-/// A row as the viewer shows it, with its index in the table and its mark.
-#[derive(Clone, Debug, Serialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
-pub struct TableRow {
-    pub index: u32,
-    #[serde(flatten)]
-    pub row: OwnedRow,
-    /// The text is only its start: read the rest with the row's locator.
-    pub text_cut: bool,
-    /// What the row means beyond its text (`"permission_denied"`, `"bad_line"`, ...).
-    pub mark: RowMark,
-}
-
-impl TableRow {
-    /// Row `index` of `table` as shown: `row` is its columns (as stored, or read again whole),
-    /// the mark comes from the table.
-    pub fn new(table: &RowTable, index: u32, row: OwnedRow, text_cut: bool) -> TableRow {
-        TableRow { index, row, text_cut, mark: table.mark(index).unwrap_or_default() }
-    }
-}
-
 impl RowSink for RowTable {
     fn push(&mut self, row: &Row<'_>) {
         let (millis, canonical) = crate::time::parse_millis_noting_canonical(&row.timestamp_utc);
@@ -612,10 +591,6 @@ mod tests {
             let index = index as u32;
             let row = table.row(index).unwrap();
             assert_eq!((row.agent.as_str(), row.text.as_str(), table.mark(index)), (agent, text, Some(mark)));
-            let shown = serde_json::to_value(TableRow::new(&table, index, row, false)).unwrap();
-            assert_eq!(shown["mark"], serde_json::to_value(mark).unwrap());
-            assert_eq!((shown["agent"].as_str(), shown["text"].as_str()), (Some(agent), Some(text)));
-            assert_eq!(shown["index"], index);
         }
         assert_eq!(table.mark(rows.len() as u32), None);
         let bad = RowFilter { marks: vec![RowMark::BadLine], ..RowFilter::default() };

@@ -13,6 +13,7 @@ use serde::Serialize;
 use crate::analysis::Outputs;
 use crate::csv_cells::TextCells;
 use crate::share::{machine_name, project_name, short_name};
+use crate::usage::TokenColumns;
 use crate::usage::summary::{self, DayRange, GroupBy, SessionEntries, UsageRow};
 
 /// Who and what the rows are about, and when they were made (the core has no clock).
@@ -31,8 +32,8 @@ pub struct TeamOptions {
 }
 
 /// One export row. `key` is a hash of (user, machine, day, agent, model, project, kind), the
-/// columns a re-export replaces rows by.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// columns a re-export replaces rows by. Written flat, in `COLUMNS`' order (`Serialize` below).
+#[derive(Clone, Debug, PartialEq)]
 pub struct TeamRow {
     pub key: String,
     pub user: String,
@@ -46,13 +47,7 @@ pub struct TeamRow {
     /// `counted`, `partial` (a lower bound), `recovered` or `ambiguous_resume`: each is part of
     /// the credits used.
     pub kind: &'static str,
-    pub requests: u64,
-    pub input: u64,
-    pub cache_read: u64,
-    pub cache_write: u64,
-    pub output: u64,
-    pub reasoning: u64,
-    pub total: u64,
+    pub tokens: TokenColumns,
     /// Recorded where Copilot recorded them, else estimated; BYOK calls 0; none when the model
     /// has no rate and nothing was recorded.
     pub credits: Option<f64>,
@@ -66,23 +61,35 @@ pub struct TeamRow {
     pub tool_version: &'static str,
 }
 
-/// The columns, in the order every format writes them.
-pub const COLUMNS: [&str; 23] = [
-    "key",
-    "user",
-    "machine",
-    "day",
-    "agent",
-    "model",
-    "project",
-    "kind",
-    "requests",
-    "input",
-    "cache_read",
-    "cache_write",
-    "output",
-    "reasoning",
-    "total",
+/// By hand, for the token columns flat among the others (`TokenColumns::serialize_fields`).
+impl Serialize for TeamRow {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut row = serializer.serialize_struct("TeamRow", COLUMNS.len())?;
+        row.serialize_field("key", &self.key)?;
+        row.serialize_field("user", &self.user)?;
+        row.serialize_field("machine", &self.machine)?;
+        row.serialize_field("day", &self.day)?;
+        row.serialize_field("agent", self.agent)?;
+        row.serialize_field("model", &self.model)?;
+        row.serialize_field("project", &self.project)?;
+        row.serialize_field("kind", self.kind)?;
+        self.tokens.serialize_fields(&mut row)?;
+        row.serialize_field("credits", &self.credits)?;
+        row.serialize_field("credits_from", self.credits_from)?;
+        row.serialize_field("recorded_nano_aiu", &self.recorded_nano_aiu)?;
+        row.serialize_field("premium_requests", &self.premium_requests)?;
+        row.serialize_field("cost_usd_micros", &self.cost_usd_micros)?;
+        row.serialize_field("flags", &self.flags)?;
+        row.serialize_field("exported_at", &self.exported_at)?;
+        row.serialize_field("tool_version", self.tool_version)?;
+        row.end()
+    }
+}
+
+/// The columns before the token columns, and after them.
+const LEADING: [&str; 8] = ["key", "user", "machine", "day", "agent", "model", "project", "kind"];
+const TRAILING: [&str; 8] = [
     "credits",
     "credits_from",
     "recorded_nano_aiu",
@@ -92,6 +99,25 @@ pub const COLUMNS: [&str; 23] = [
     "exported_at",
     "tool_version",
 ];
+
+/// The columns, in the order every format writes them.
+pub const COLUMNS: [&str; LEADING.len() + TokenColumns::NAMES.len() + TRAILING.len()] = {
+    let mut columns = [""; LEADING.len() + TokenColumns::NAMES.len() + TRAILING.len()];
+    let mut at = 0;
+    while at < columns.len() {
+        let tokens_at = at.wrapping_sub(LEADING.len());
+        let trailing_at = tokens_at.wrapping_sub(TokenColumns::NAMES.len());
+        columns[at] = if at < LEADING.len() {
+            LEADING[at]
+        } else if tokens_at < TokenColumns::NAMES.len() {
+            TokenColumns::NAMES[tokens_at]
+        } else {
+            TRAILING[trailing_at]
+        };
+        at += 1;
+    }
+    columns
+};
 
 /// An RFC 3339 time as the rows write it: UTC, to the second (`2026-12-02T09:30:00Z`).
 pub fn exported_at(text: &str) -> Option<String> {
@@ -140,13 +166,7 @@ fn team_row(row: UsageRow, user: &str, machine: &str, project: &str, options: &T
         model: model_name(row.model, options.share_projects),
         project: project.to_string(),
         kind: row.kind.name(),
-        requests: row.requests,
-        input: row.input,
-        cache_read: row.cache_read,
-        cache_write: row.cache_write,
-        output: row.output,
-        reasoning: row.reasoning,
-        total: row.total,
+        tokens: row.tokens,
         credits: row.credits,
         credits_from: row.credits_from,
         recorded_nano_aiu: row.recorded_nano_aiu,
@@ -277,13 +297,15 @@ mod tests {
             model: "gpt-5.4".into(),
             project: "project-3fa2c1".into(),
             kind: "partial",
-            requests: 1,
-            input: 2,
-            cache_read: 3,
-            cache_write: 4,
-            output: 5,
-            reasoning: 6,
-            total: 14,
+            tokens: TokenColumns {
+                requests: 1,
+                input: 2,
+                cache_read: 3,
+                cache_write: 4,
+                output: 5,
+                reasoning: 6,
+                total: 14,
+            },
             credits: None,
             credits_from: "estimated",
             recorded_nano_aiu: Some(7),

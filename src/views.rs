@@ -11,9 +11,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::analysis::{Options, Outputs};
 use crate::facts::diagnostics::Diagnostic;
-use crate::model::{OwnedRow, TurnType};
+use crate::model::{OwnedRow, RowMark, TurnType};
 use crate::share::{Period, ShareOptions};
-use crate::table::{INLINE_TEXT, RowTable, TableRow};
+use crate::table::{INLINE_TEXT, RowTable};
 use crate::usage::Kind;
 use crate::usage::ledger::IMPLAUSIBLE_COUNTER;
 use crate::usage::month::parse_allowance;
@@ -110,7 +110,7 @@ pub fn summary(outputs: &Outputs) -> Summary {
         rows: totals.rows,
         usage_rows: usage.rows.len(),
         bad_lines: totals.bad_lines,
-        total_tokens: counted.map_or(0, |row| row.total),
+        total_tokens: counted.map_or(0, |row| row.tokens.total),
         cost_usd_micros: counted.and_then(|row| row.cost_usd_micros).unwrap_or(0),
     }
 }
@@ -295,12 +295,18 @@ pub struct RowsPage {
     pub rows: Vec<ShownRow>,
 }
 
-/// A row as a view gets it.
+/// A row as a view gets it: an `OwnedRow` (the columns every row has) with what only the page's
+/// table knows of it, its index and mark, and how its text was cut for the view.
 #[derive(Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ShownRow {
+    pub index: u32,
     #[serde(flatten)]
-    pub row: TableRow,
+    pub row: OwnedRow,
+    /// The text is only its start: read the rest with the row's locator.
+    pub text_cut: bool,
+    /// What the row means beyond its text (`"permission_denied"`, `"bad_line"`, ...).
+    pub mark: RowMark,
     /// The whole text's length, where the text was cut to the `text_limit` asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(test, ts(optional))]
@@ -369,7 +375,8 @@ pub fn shown_rows(
             let cut_here = table.cut_text(index).is_some() && (!whole || text_error.is_some());
             let text_bytes = cut_text(&mut row.text, text_limit as usize);
             let note_fields = (row.turn_type == TurnType::System).then(|| NoteFields::of(&row.text)).flatten();
-            ShownRow { row: TableRow::new(table, index, row, cut_here), text_bytes, text_error, note_fields }
+            let mark = table.mark(index).unwrap_or_default();
+            ShownRow { index, row, text_cut: cut_here, mark, text_bytes, text_error, note_fields }
         })
         .collect()
 }
@@ -451,12 +458,16 @@ mod tests {
         let long = "é".repeat(600); // 1,200 bytes; the table keeps 512
         let table = table_of_two(&long);
         let shown = |rows: &[ShownRow]| -> Vec<(usize, bool, Option<usize>, Option<String>)> {
-            rows.iter().map(|r| (r.row.row.text.len(), r.row.text_cut, r.text_bytes, r.text_error.clone())).collect()
+            rows.iter().map(|r| (r.row.text.len(), r.text_cut, r.text_bytes, r.text_error.clone())).collect()
         };
 
         // A table's line: the kept start, cut again; nothing is read again.
         let one_line = shown_rows(&table, &[0, 1], 101, |_| panic!("read again for a line"));
         assert_eq!(shown(&one_line), [(5, false, None, None), (100, true, Some(INLINE_TEXT), None)]);
+        // Served flat: the row's columns beside its index, mark and cut.
+        let served = serde_json::to_value(&one_line[1]).unwrap();
+        let fields = ["index", "session_id", "mark", "text_cut", "text_bytes"].map(|name| served[name].to_string());
+        assert_eq!(fields, ["1", r#""s""#, r#""plain""#, "true", &INLINE_TEXT.to_string()]);
 
         // Whole: read again, no longer cut.
         let whole = |indices: &[u32]| FullRows {

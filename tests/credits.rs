@@ -74,7 +74,10 @@ fn byok_calls_keep_their_tokens_and_cost_nothing() {
     let rows = rows("04-byok");
     assert_eq!(rows, [serde_json::json!(["2026-10-12", "claude-sonnet-4.5", 0, 0, 0.0, 0.0, "recorded", ["byok"]])]);
     let table = usage("04-byok").table(GroupBy::Day, DayRange::default());
-    assert_eq!((table.rows[0].input, table.rows[0].cache_read, table.rows[0].output), (50_000, 140_000, 4_000));
+    assert_eq!(
+        (table.rows[0].tokens.input, table.rows[0].tokens.cache_read, table.rows[0].tokens.output),
+        (50_000, 140_000, 4_000)
+    );
 }
 
 #[test]
@@ -288,7 +291,7 @@ fn usage_by_subagent_adds_up_to_plain_usage() {
         let plain = usage.table(GroupBy::Day, DayRange::default());
         let by_agent = usage.table(GroupBy::Subagent, DayRange::default());
         let total = |table: &copilot_lens::usage::summary::UsageTable| {
-            table.totals.iter().map(|(kind, row)| (*kind, row.credits, row.total)).collect::<Vec<_>>()
+            table.totals.iter().map(|(kind, row)| (*kind, row.credits, row.tokens.total)).collect::<Vec<_>>()
         };
         assert_eq!(total(&by_agent), total(&plain), "{case}");
         assert!(!by_agent.rows.is_empty(), "{case}");

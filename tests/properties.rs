@@ -481,7 +481,7 @@ proptest! {
         let rows = table(&outputs.usage);
         prop_assert_eq!(rows.len(), 1, "{}", line);
         let row = &rows[0];
-        let columns = [row.requests, row.input + row.cache_read + row.cache_write, row.cache_read, row.cache_write, row.output, row.reasoning];
+        let columns = [row.tokens.requests, row.tokens.input + row.tokens.cache_read + row.tokens.cache_write, row.tokens.cache_read, row.tokens.cache_write, row.tokens.output, row.tokens.reasoning];
         prop_assert!(columns.iter().all(|&count| count <= 2 * copilot_lens::usage::counters::MAX_PLAUSIBLE_COUNT), "saturated: {:?}", row);
         let flagged = row.flags.contains(&"implausible_counter");
         let session_flagged = outputs.usage.ledgers.values().any(|ledger| ledger.flags.contains("implausible_counter"));
@@ -501,7 +501,7 @@ proptest! {
             None => {
                 prop_assert!(flagged && session_flagged && diagnosed, "{} not flagged: {:?}", line, row);
                 prop_assert_eq!(columns[field], 0, "{}: the value was added", line);
-                prop_assert!(row.reasoning <= row.output, "{}: reasoning above output", line);
+                prop_assert!(row.tokens.reasoning <= row.tokens.output, "{}: reasoning above output", line);
             }
         }
     }
@@ -732,7 +732,7 @@ proptest! {
         let by_subagent = outputs.usage.table(copilot_lens::usage::summary::GroupBy::Subagent, Default::default());
         let figures = |table: &copilot_lens::usage::summary::UsageTable| {
             let totals = table.totals.iter().map(|(kind, row)| {
-                (*kind, [row.requests, row.input, row.cache_read, row.cache_write, row.output, row.reasoning, row.total], row.recorded_nano_aiu, row.cost_usd_micros)
+                (*kind, row.tokens.values(), row.recorded_nano_aiu, row.cost_usd_micros)
             });
             totals.collect::<Vec<_>>()
         };
@@ -741,11 +741,11 @@ proptest! {
         // The rows add up to their totals, the sub-agents' none above what was counted.
         let mut summed = [0u64; 7];
         for row in by_subagent.rows.iter().filter(|row| row.kind == copilot_lens::usage::Kind::Counted) {
-            let columns = [row.requests, row.input, row.cache_read, row.cache_write, row.output, row.reasoning, row.total];
+            let columns = row.tokens.values();
             summed.iter_mut().zip(columns).for_each(|(sum, column)| *sum += column);
         }
         let counted = by_day.totals.get(&copilot_lens::usage::Kind::Counted);
-        let counted = counted.map_or([0; 7], |row| [row.requests, row.input, row.cache_read, row.cache_write, row.output, row.reasoning, row.total]);
+        let counted = counted.map_or([0; 7], |row| row.tokens.values());
         prop_assert_eq!(summed, counted);
     }
 }

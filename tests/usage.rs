@@ -31,8 +31,7 @@ fn check(name: &str, expected: &[Expected<'_>]) -> UsageData {
         .rows
         .iter()
         .map(|row: &UsageRow| {
-            let counts =
-                [row.requests, row.input, row.cache_read, row.cache_write, row.output, row.reasoning, row.total];
+            let counts = row.tokens.values();
             (row.day.clone().unwrap(), row.model.clone(), row.flags.clone(), counts, row.cost_usd_micros)
         })
         .collect();
@@ -193,7 +192,7 @@ fn days_follow_the_time_zone() {
     let options = Options { zone: copilot_lens::usage::Zone::parse("Europe/Berlin").unwrap(), ..Options::default() };
     let usage = usage_only::run(Planned::new(roots.listings(), options).unwrap(), &mut roots).usage;
     let table = usage.table(GroupBy::Day, DayRange::default());
-    let days: Vec<_> = table.rows.iter().map(|row| (row.day.clone().unwrap(), row.requests)).collect();
+    let days: Vec<_> = table.rows.iter().map(|row| (row.day.clone().unwrap(), row.tokens.requests)).collect();
     assert_eq!(days, [("2026-10-02".to_string(), 3)]);
 }
 
@@ -438,7 +437,15 @@ fn an_input_left_out_takes_its_cache_parts_with_it_in_every_reader() {
                 let rows = usage.table(GroupBy::Day, DayRange::default()).rows;
                 let got: Vec<_> = rows
                     .iter()
-                    .map(|row| (row.requests, row.input, row.cache_read, row.cache_write, row.output))
+                    .map(|row| {
+                        (
+                            row.tokens.requests,
+                            row.tokens.input,
+                            row.tokens.cache_read,
+                            row.tokens.cache_write,
+                            row.tokens.output,
+                        )
+                    })
                     .collect();
                 assert_eq!(got, [(1, 0, 0, 0, 90)], "{reader}, input {input}: {rows:?}");
                 assert!(rows[0].flags.contains(&"implausible_counter"), "{reader}, input {input}: {rows:?}");
@@ -561,7 +568,7 @@ fn every_model_totals_request_counts_and_what_cannot_be_read_is_said() {
         ],
     );
     let table = usage.table(GroupBy::Day, DayRange::default());
-    assert_eq!(table.totals[&copilot_lens::usage::Kind::Counted].requests, 8, "every request counts");
+    assert_eq!(table.totals[&copilot_lens::usage::Kind::Counted].tokens.requests, 8, "every request counts");
     check_golden("hostile/chat-model-totals-mixed", false);
 }
 
@@ -596,13 +603,13 @@ fn usage_on_a_day_it_cannot_be_on_is_flagged_and_kept_out_of_the_month() {
     let days: Vec<(String, u64, bool)> = table
         .rows
         .iter()
-        .map(|row| (row.day.clone().unwrap(), row.requests, row.flags.contains(&"implausible_date")))
+        .map(|row| (row.day.clone().unwrap(), row.tokens.requests, row.flags.contains(&"implausible_date")))
         .collect();
     let expected = [("0001-01-01", 1, true), ("1969-12-31", 1, true), ("1970-01-01", 2, true)];
     let expected = expected.into_iter().chain([("2026-11-20", 2, false), ("9999-12-31", 1, true)]);
     assert_eq!(days, expected.map(|(day, requests, flagged)| (day.to_string(), requests, flagged)).collect::<Vec<_>>());
     assert!(table.totals[&copilot_lens::usage::Kind::Counted].flags.contains(&"implausible_date"), "the total says so");
-    assert_eq!(table.totals[&copilot_lens::usage::Kind::Counted].requests, 2, "left out of the totals, flagged");
+    assert_eq!(table.totals[&copilot_lens::usage::Kind::Counted].tokens.requests, 2, "left out of the totals, flagged");
     // Each by its file and line: the usage by its first counter line of the day, the rows by
     // their first line, and the chat's creation (claimed by no dated line) by its file.
     let dated = |kind: DiagnosticKind| -> Vec<(&str, Option<u64>)> {
@@ -763,16 +770,16 @@ fn an_unknown_version_counts_a_restart_it_sees_and_gives_both_readings_otherwise
     assert_eq!(flags(&usage, "0000000a-0000-4000-8000-00000000000a"), ["counters_restarted_on_resume"]);
     assert_eq!(flags(&usage, "0000000b-0000-4000-8000-00000000000b"), ["ambiguous_resume"]);
     let table = usage.table(GroupBy::Day, DayRange::default());
-    let totals: Vec<_> = table.totals.iter().map(|(kind, row)| (*kind, row.requests)).collect();
+    let totals: Vec<_> = table.totals.iter().map(|(kind, row)| (*kind, row.tokens.requests)).collect();
     assert_eq!(totals, [(Kind::Counted, 12), (Kind::AmbiguousResume, 2)], "lower 12, upper 14");
     let session = summary::session_usage(&usage.ledgers["0000000b-0000-4000-8000-00000000000b"], &usage.rates);
     let adds = session.ambiguous_resume_adds.expect("the upper reading's addition");
     assert_eq!(
-        (session.source, session.requests, adds.requests, adds.input, adds.output),
+        (session.source, session.tokens.requests, adds.requests, adds.input, adds.output),
         ("counted", 5, 2, 4000, 200)
     );
     let plain = summary::session_usage(&usage.ledgers["0000000a-0000-4000-8000-00000000000a"], &usage.rates);
-    assert_eq!((plain.requests, plain.ambiguous_resume_adds), (7, None));
+    assert_eq!((plain.tokens.requests, plain.ambiguous_resume_adds), (7, None));
 }
 
 /// A session log of CLI `version`: two processes, each shutdown as that version writes it

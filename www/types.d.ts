@@ -336,7 +336,15 @@ read: number, left: number,
  */
 unreadable: number, };
 
-export type ShownRow = { 
+export type ShownRow = { index: number, 
+/**
+ * The text is only its start: read the rest with the row's locator.
+ */
+text_cut: boolean, 
+/**
+ * What the row means beyond its text (`"permission_denied"`, `"bad_line"`, ...).
+ */
+mark: RowMark, 
 /**
  * The whole text's length, where the text was cut to the `text_limit` asked for.
  */
@@ -349,27 +357,9 @@ text_error?: string,
  * A note whose text ends in `key=value` pairs (`hook ... end: success=true output=...`),
  * as its lead and those pairs, for the page to show labelled; rows.jsonl keeps the text.
  */
-note_fields?: NoteFields, index: number, 
-/**
- * The text is only its start: read the rest with the row's locator.
- */
-text_cut: boolean, 
-/**
- * What the row means beyond its text (`"permission_denied"`, `"bad_line"`, ...).
- */
-mark: RowMark, agent: string, timestamp_utc: string, session_id: string, project_path: string, git_branch: string, model: string, tool_name: string, tool_use_id: string, turn_type: TurnType, text: string, source: string, source_line: number, };
+note_fields?: NoteFields, agent: string, timestamp_utc: string, session_id: string, project_path: string, git_branch: string, model: string, tool_name: string, tool_use_id: string, turn_type: TurnType, text: string, source: string, source_line: number, };
 
 export type NoteFields = { lead: string, fields: Array<[string, string]>, };
-
-export type TableRow = { index: number, 
-/**
- * The text is only its start: read the rest with the row's locator.
- */
-text_cut: boolean, 
-/**
- * What the row means beyond its text (`"permission_denied"`, `"bad_line"`, ...).
- */
-mark: RowMark, agent: string, timestamp_utc: string, session_id: string, project_path: string, git_branch: string, model: string, tool_name: string, tool_use_id: string, turn_type: TurnType, text: string, source: string, source_line: number, };
 
 export type OwnedRow = { agent: string, timestamp_utc: string, session_id: string, project_path: string, git_branch: string, model: string, tool_name: string, tool_use_id: string, turn_type: TurnType, text: string, source: string, source_line: number, };
 

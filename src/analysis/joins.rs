@@ -234,7 +234,7 @@ impl State {
                 record.usage = usage.ledgers.get(id).map(|ledger| summary::session_usage(ledger, &usage.rates));
                 // A session whose counters name requests or tokens had a model answer, whatever
                 // its log says.
-                if record.usage.as_ref().is_some_and(|usage| usage.requests > 0 || usage.total > 0) {
+                if record.usage.as_ref().is_some_and(|usage| usage.tokens.requests > 0 || usage.tokens.total > 0) {
                     record.models_never_used.clear();
                 }
                 record.scrub();

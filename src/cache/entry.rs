@@ -211,7 +211,9 @@ fn damaged<E>(_: E) -> Miss {
     Miss::Ignored("the cache's entry is damaged".to_string())
 }
 
-/// A row as the cache keeps it: the log's agent and its file's index are the run's.
+/// A row as the cache keeps it, read back borrowing the entry's bytes: not a `Row`, whose fields are
+/// rows.jsonl's, for its text is kept scrubbed and only as far as the sink keeps it (`CachedText`),
+/// and the log's agent and its file's index are the run's.
 #[derive(Serialize, Deserialize)]
 pub(crate) struct CachedRow<'a> {
     timestamp_utc: &'a str,

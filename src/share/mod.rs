@@ -210,7 +210,7 @@ fn overview(out: &mut String, outputs: &Outputs, chosen: &Chosen, counted: Optio
         ("sessions", "Sessions", sessions.len() as f64),
         ("prompts", "Prompts", sessions.iter().map(|s| s.counts.prompts).sum::<u64>() as f64),
         ("tool_calls", "Tool calls", sessions.iter().map(|s| s.counts.tool_calls).sum::<u64>() as f64),
-        ("tokens", "Tokens (counted)", counted.map_or(0, |row| row.total) as f64),
+        ("tokens", "Tokens (counted)", counted.map_or(0, |row| row.tokens.total) as f64),
     ];
     // The one money figure: credits used (partial and recovered included), dollars beside; a
     // home that used only the person's own key says so rather than $0.00.
@@ -363,7 +363,7 @@ fn day_charts(out: &mut String, chosen: &Chosen, rows: &[UsageRow]) {
     let mut credits: BTreeMap<NaiveDate, f64> = BTreeMap::new();
     for row in rows.iter().filter(|row| tables::counts(row)) {
         let Some(day) = row.day.as_deref().and_then(crate::time::parse_day) else { continue };
-        *tokens.entry(day).or_default() += row.total as f64;
+        *tokens.entry(day).or_default() += row.tokens.total as f64;
         *credits.entry(day).or_default() += row.credits.unwrap_or_default();
     }
     let points = |by: &BTreeMap<NaiveDate, f64>| by.iter().map(|(day, value)| (*day, *value)).collect::<Vec<_>>();

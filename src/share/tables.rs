@@ -51,8 +51,8 @@ impl Ranked {
             self.credits += row.credits.unwrap_or_default();
             self.estimated |= row.credits.is_some() && row.credits_from != "recorded";
         }
-        self.requests += row.requests;
-        self.tokens += row.total;
+        self.requests += row.tokens.requests;
+        self.tokens += row.tokens.total;
         self.flags.extend(row.flags.iter().copied());
     }
 

@@ -13,36 +13,28 @@ use parquet::file::writer::{SerializedColumnWriter, SerializedFileWriter};
 use parquet::schema::parser::parse_message_type;
 
 use super::{COLUMNS, TeamRow};
+use crate::usage::TokenColumns;
 
-const SCHEMA: &str = "message team_usage {
-    required binary key (STRING);
-    required binary user (STRING);
-    required binary machine (STRING);
-    required int32 day (DATE);
-    required binary agent (STRING);
-    required binary model (STRING);
-    required binary project (STRING);
-    required binary kind (STRING);
-    required int64 requests;
-    required int64 input;
-    required int64 cache_read;
-    required int64 cache_write;
-    required int64 output;
-    required int64 reasoning;
-    required int64 total;
-    optional double credits;
-    required binary credits_from (STRING);
-    optional int64 recorded_nano_aiu;
-    optional double premium_requests;
-    optional int64 cost_usd_micros;
-    required binary flags (STRING);
-    required binary exported_at (STRING);
-    required binary tool_version (STRING);
-}";
+/// The file's schema: each column of `COLUMNS` typed as `write_column` writes it.
+fn schema() -> String {
+    let mut schema = String::from("message team_usage {\n");
+    for name in COLUMNS {
+        let column = match name {
+            "day" => format!("required int32 {name} (DATE)"),
+            name if TokenColumns::NAMES.contains(&name) => format!("required int64 {name}"),
+            "recorded_nano_aiu" | "cost_usd_micros" => format!("optional int64 {name}"),
+            "credits" | "premium_requests" => format!("optional double {name}"),
+            text => format!("required binary {text} (STRING)"),
+        };
+        schema.push_str(&format!("    {column};\n"));
+    }
+    schema.push('}');
+    schema
+}
 
 /// Writes the rows as one Parquet file.
 pub fn write<W: Write + Send>(rows: &[TeamRow], out: W) -> Result<()> {
-    let schema = Arc::new(parse_message_type(SCHEMA)?);
+    let schema = Arc::new(parse_message_type(&schema())?);
     let properties = Arc::new(WriterProperties::builder().set_compression(Compression::SNAPPY).build());
     let mut writer = SerializedFileWriter::new(out, schema, properties)?;
     let mut group = writer.next_row_group()?;
@@ -63,8 +55,8 @@ fn write_column(column: &mut SerializedColumnWriter<'_>, name: &str, rows: &[Tea
             let days: Vec<i32> = rows.iter().map(|row| days_since_epoch(&row.day)).collect();
             column.typed::<Int32Type>().write_batch(&days, None, None)?;
         }
-        "requests" | "input" | "cache_read" | "cache_write" | "output" | "reasoning" | "total" => {
-            let counts: Vec<i64> = rows.iter().map(|row| signed(count(row, name))).collect();
+        name if TokenColumns::NAMES.contains(&name) => {
+            let counts: Vec<i64> = rows.iter().map(|row| signed(row.tokens.get(name).unwrap_or_default())).collect();
             column.typed::<Int64Type>().write_batch(&counts, None, None)?;
         }
         "recorded_nano_aiu" | "cost_usd_micros" => {
@@ -100,18 +92,6 @@ fn optional<T>(values: impl Iterator<Item = Option<T>>) -> (Vec<T>, Vec<i16>) {
         })
         .collect();
     (present, levels)
-}
-
-fn count(row: &TeamRow, name: &str) -> u64 {
-    match name {
-        "requests" => row.requests,
-        "input" => row.input,
-        "cache_read" => row.cache_read,
-        "cache_write" => row.cache_write,
-        "output" => row.output,
-        "reasoning" => row.reasoning,
-        _ => row.total,
-    }
 }
 
 fn text_of<'a>(row: &'a TeamRow, name: &str) -> &'a str {
@@ -158,13 +138,15 @@ mod tests {
             model: "gpt-5.4".into(),
             project: String::new(),
             kind: "counted",
-            requests: 1,
-            input: 2,
-            cache_read: 3,
-            cache_write: 4,
-            output: 5,
-            reasoning: 6,
-            total: 14,
+            tokens: TokenColumns {
+                requests: 1,
+                input: 2,
+                cache_read: 3,
+                cache_write: 4,
+                output: 5,
+                reasoning: 6,
+                total: 14,
+            },
             credits,
             credits_from: "estimated",
             recorded_nano_aiu: None,

@@ -62,34 +62,55 @@ impl Tokens {
     }
 
     pub fn add(&mut self, other: &Tokens) {
-        self.requests = self.requests.saturating_add(other.requests);
-        self.input = self.input.saturating_add(other.input);
-        self.output = self.output.saturating_add(other.output);
-        self.cache_read = self.cache_read.saturating_add(other.cache_read);
-        self.cache_write = self.cache_write.saturating_add(other.cache_write);
-        self.reasoning = self.reasoning.saturating_add(other.reasoning);
+        *self = self.each(other, u64::saturating_add);
     }
 
     pub fn minus(&self, other: &Tokens) -> Tokens {
-        Tokens {
-            requests: self.requests.saturating_sub(other.requests),
-            input: self.input.saturating_sub(other.input),
-            output: self.output.saturating_sub(other.output),
-            cache_read: self.cache_read.saturating_sub(other.cache_read),
-            cache_write: self.cache_write.saturating_sub(other.cache_write),
-            reasoning: self.reasoning.saturating_sub(other.reasoning),
-        }
+        self.each(other, u64::saturating_sub)
     }
 
     pub fn min_each(&self, other: &Tokens) -> Tokens {
+        self.each(other, u64::min)
+    }
+
+    /// `combine` of each counter and the same counter of `other`.
+    fn each(&self, other: &Tokens, combine: fn(u64, u64) -> u64) -> Tokens {
+        let (mine, theirs) = (self.counters(), other.counters());
+        let [requests, input, output, cache_read, cache_write, reasoning] =
+            std::array::from_fn(|at| combine(mine[at], theirs[at]));
+        Tokens { requests, input, output, cache_read, cache_write, reasoning }
+    }
+
+    /// The lower of each part that adds up (`parts`) in the two, as tokens.
+    pub fn parts_min(&self, other: &Tokens) -> Tokens {
+        self.each_part(other, u64::min)
+    }
+
+    /// Each part that adds up (`parts`) less the same part of `other`, as tokens.
+    pub fn parts_less(&self, other: &Tokens) -> Tokens {
+        self.each_part(other, u64::saturating_sub)
+    }
+
+    /// `combine` of each part (`parts`) and the same part of `other`, made tokens again.
+    fn each_part(&self, other: &Tokens, combine: fn(u64, u64) -> u64) -> Tokens {
+        let (mine, theirs) = (self.parts(), other.parts());
+        let [requests, fresh, cache_read, cache_write, output, reasoning] =
+            std::array::from_fn(|at| combine(mine[at], theirs[at]));
         Tokens {
-            requests: self.requests.min(other.requests),
-            input: self.input.min(other.input),
-            output: self.output.min(other.output),
-            cache_read: self.cache_read.min(other.cache_read),
-            cache_write: self.cache_write.min(other.cache_write),
-            reasoning: self.reasoning.min(other.reasoning),
+            requests,
+            input: fresh.saturating_add(cache_read).saturating_add(cache_write),
+            cache_read,
+            cache_write,
+            output: output.saturating_add(reasoning),
+            reasoning,
         }
+    }
+
+    /// The record's parts that add up: requests, fresh input, cache reads, cache writes, output
+    /// besides reasoning, reasoning (each stays a whole record when taken apart).
+    fn parts(&self) -> [u64; 6] {
+        let Tokens { requests, cache_read, cache_write, reasoning, .. } = *self;
+        [requests, self.fresh_input(), cache_read, cache_write, self.output.saturating_sub(reasoning), reasoning]
     }
 
     /// Whether any counter is lower than in `previous` (a total that went down).
@@ -103,6 +124,61 @@ impl Tokens {
 
     pub fn counters(&self) -> [u64; 6] {
         [self.requests, self.input, self.output, self.cache_read, self.cache_write, self.reasoning]
+    }
+
+    /// The columns the flat rows write.
+    pub fn columns(&self) -> TokenColumns {
+        TokenColumns {
+            requests: self.requests,
+            input: self.fresh_input(),
+            cache_read: self.cache_read,
+            cache_write: self.cache_write,
+            output: self.output,
+            reasoning: self.reasoning,
+            total: self.total(),
+        }
+    }
+}
+
+/// The token columns of every flat row (`usage.jsonl`/`usage.csv`, the sessions' usage, the team
+/// export), in the order each writes them: listed here once, so that a column added here is one
+/// every output writes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TokenColumns {
+    pub requests: u64,
+    /// Fresh input: input less cache reads and cache writes.
+    pub input: u64,
+    pub cache_read: u64,
+    pub cache_write: u64,
+    pub output: u64,
+    /// Part of `output`, never added to it.
+    pub reasoning: u64,
+    /// Fresh input + cache reads + cache writes + output.
+    pub total: u64,
+}
+
+impl TokenColumns {
+    pub const NAMES: [&'static str; 7] =
+        ["requests", "input", "cache_read", "cache_write", "output", "reasoning", "total"];
+
+    /// The values, in the order of `NAMES` (a field added and not named does not compile).
+    pub fn values(&self) -> [u64; Self::NAMES.len()] {
+        let TokenColumns { requests, input, cache_read, cache_write, output, reasoning, total } = *self;
+        [requests, input, cache_read, cache_write, output, reasoning, total]
+    }
+
+    /// The value of the column named `name`, none for another name.
+    pub fn get(&self, name: &str) -> Option<u64> {
+        Self::NAMES.iter().position(|known| *known == name).map(|at| self.values()[at])
+    }
+
+    /// Writes the columns as fields of a row's struct, flat: serde's `flatten` would make each row
+    /// a map (more code in the page's WebAssembly, and a map the csv crate does not write).
+    pub fn serialize_fields<S: serde::ser::SerializeStruct>(&self, row: &mut S) -> Result<(), S::Error> {
+        for (name, value) in Self::NAMES.into_iter().zip(self.values()) {
+            row.serialize_field(name, &value)?;
+        }
+        Ok(())
     }
 }
 

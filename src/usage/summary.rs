@@ -12,7 +12,7 @@ use super::credits::{CreditsUsed, entry_credits, price};
 use super::ledger::{AMBIGUOUS_RESUME, IMPLAUSIBLE_COUNTER, SESSION_TOTAL_ABOVE_MODELS, SessionLedger};
 use super::plausible::IMPLAUSIBLE_DATE;
 use super::rates::RateTable;
-use super::{Entries, Entry, Kind, NANO_AIU_PER_CREDIT, NANO_DOLLARS_PER_CREDIT, Tokens};
+use super::{Entries, Entry, Kind, NANO_AIU_PER_CREDIT, NANO_DOLLARS_PER_CREDIT, TokenColumns, Tokens};
 
 /// How usage rows are grouped. Parsed once, by its name (`day`, `month`, ...), for the CLI's
 /// `--by` and the page's requests alike.
@@ -110,33 +110,21 @@ impl DayRange {
 }
 
 /// One usage row. Exactly one of `day`, `month`, `session_id` and `home` is set, by the
-/// grouping (none when grouping by model or agent).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// grouping (none when grouping by model or agent). Written flat, in the fields' order (`Serialize`
+/// below), an absent group left out.
+#[derive(Clone, Debug, PartialEq)]
 pub struct UsageRow {
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub day: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub month: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub session_id: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub home: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub project_path: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub subagent: Option<String>,
     /// The agent whose figures the row adds up; empty when it adds up several agents' (one
     /// day and model used by two agents), which `GroupBy::Agent` splits.
     pub agent: &'static str,
     pub model: String,
-    pub requests: u64,
-    /// Fresh input: input less cache reads and cache writes.
-    pub input: u64,
-    pub cache_read: u64,
-    pub cache_write: u64,
-    pub output: u64,
-    pub reasoning: u64,
-    pub total: u64,
+    pub tokens: TokenColumns,
     /// The estimate at the published rates (Auto's discount applied; none for BYOK calls).
     pub cost_usd_micros: Option<u64>,
     pub cost_ai_credits: Option<f64>,
@@ -161,18 +149,52 @@ pub struct UsageRow {
     /// without a shutdown).
     pub flags: Vec<&'static str>,
     /// What the figures rest on (the `partial` and `recovered` flags say it in the files).
-    #[serde(skip)]
     pub kind: Kind,
 }
 
 impl UsageRow {
     /// The row's group: its day, month, session or home (none when grouping by model or agent).
     pub fn group(&self) -> Option<&str> {
-        [&self.day, &self.month, &self.session_id, &self.home, &self.project_path, &self.subagent]
-            .into_iter()
-            .flatten()
-            .next()
-            .map(String::as_str)
+        self.groups().into_iter().flat_map(|(_, group)| group).next().map(String::as_str)
+    }
+
+    /// The group columns by name: at most one is set.
+    fn groups(&self) -> [(&'static str, &Option<String>); 6] {
+        [
+            ("day", &self.day),
+            ("month", &self.month),
+            ("session_id", &self.session_id),
+            ("home", &self.home),
+            ("project_path", &self.project_path),
+            ("subagent", &self.subagent),
+        ]
+    }
+}
+
+/// By hand, for the token columns flat among the others (`TokenColumns::serialize_fields`).
+impl Serialize for UsageRow {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let groups = self.groups();
+        let fields = groups.iter().filter(|(_, group)| group.is_some()).count() + 9 + TokenColumns::NAMES.len();
+        let mut row = serializer.serialize_struct("UsageRow", fields)?;
+        for (name, group) in groups {
+            match group {
+                Some(group) => row.serialize_field(name, group)?,
+                None => row.skip_field(name)?,
+            }
+        }
+        row.serialize_field("agent", self.agent)?;
+        row.serialize_field("model", &self.model)?;
+        self.tokens.serialize_fields(&mut row)?;
+        row.serialize_field("cost_usd_micros", &self.cost_usd_micros)?;
+        row.serialize_field("cost_ai_credits", &self.cost_ai_credits)?;
+        row.serialize_field("recorded_nano_aiu", &self.recorded_nano_aiu)?;
+        row.serialize_field("premium_requests", &self.premium_requests)?;
+        row.serialize_field("credits", &self.credits)?;
+        row.serialize_field("credits_from", self.credits_from)?;
+        row.serialize_field("flags", &self.flags)?;
+        row.end()
     }
 }
 
@@ -309,13 +331,7 @@ impl Accumulator {
             subagent: None,
             agent,
             model,
-            requests: self.tokens.requests,
-            input: self.tokens.fresh_input(),
-            cache_read: self.tokens.cache_read,
-            cache_write: self.tokens.cache_write,
-            output: self.tokens.output,
-            reasoning: self.tokens.reasoning,
-            total: self.tokens.total(),
+            tokens: self.tokens.columns(),
             cost_usd_micros: micros,
             cost_ai_credits: micros.map(|micros| (micros as f64 / 100.0).round() / 100.0),
             recorded_nano_aiu: self.recorded.nano_aiu,
@@ -468,10 +484,10 @@ pub fn summarize_subagents<'a>(
 /// flags; its billed figures at most the entry's. A share the logs got wrong (above the day's
 /// count, of a model not counted) can take no more than there is.
 fn take_share(remaining: &mut Entry, share: &Entry) -> Entry {
-    let tokens = parts_min(&share.tokens, &remaining.tokens);
-    let long = parts_min(&tokens, &remaining.long);
-    remaining.tokens = parts_less(&remaining.tokens, &tokens);
-    remaining.long = parts_less(&remaining.long, &long);
+    let tokens = share.tokens.parts_min(&remaining.tokens);
+    let long = tokens.parts_min(&remaining.long);
+    remaining.tokens = remaining.tokens.parts_less(&tokens);
+    remaining.long = remaining.long.parts_less(&long);
     let take = |have: &mut Option<u64>, asked: Option<u64>| {
         let (have, asked) = (have.as_mut()?, asked?);
         let taken = asked.min(*have);
@@ -491,34 +507,6 @@ fn is_nothing(entry: &Entry) -> bool {
     entry.tokens.is_zero() && entry.recorded.is_zero()
 }
 
-/// A record's parts that add up: requests, fresh input, cache reads, cache writes, output
-/// besides reasoning, reasoning.
-fn parts(tokens: &Tokens) -> [u64; 6] {
-    let Tokens { requests, cache_read, cache_write, reasoning, .. } = *tokens;
-    [requests, tokens.fresh_input(), cache_read, cache_write, tokens.output.saturating_sub(reasoning), reasoning]
-}
-
-fn from_parts([requests, fresh, cache_read, cache_write, output, reasoning]: [u64; 6]) -> Tokens {
-    Tokens {
-        requests,
-        input: fresh.saturating_add(cache_read).saturating_add(cache_write),
-        cache_read,
-        cache_write,
-        output: output.saturating_add(reasoning),
-        reasoning,
-    }
-}
-
-fn parts_min(a: &Tokens, b: &Tokens) -> Tokens {
-    let (a, b) = (parts(a), parts(b));
-    from_parts(std::array::from_fn(|at| a[at].min(b[at])))
-}
-
-fn parts_less(a: &Tokens, b: &Tokens) -> Tokens {
-    let (a, b) = (parts(a), parts(b));
-    from_parts(std::array::from_fn(|at| a[at].saturating_sub(b[at])))
-}
-
 /// The sessions (by id) whose ledgers carry `flag`, such as `implausible_counter`.
 pub fn sessions_flagged<'a>(ledgers: &'a BTreeMap<String, SessionLedger>, flag: &str) -> Vec<&'a str> {
     ledgers.iter().filter(|(_, ledger)| ledger.flags.contains(flag)).map(|(id, _)| id.as_str()).collect()
@@ -526,26 +514,41 @@ pub fn sessions_flagged<'a>(ledgers: &'a BTreeMap<String, SessionLedger>, flag: 
 
 /// A session's usage for sessions.jsonl: the counted figure when there is one, else the
 /// partial lower bound, else the recovered figure; `unknown` when nothing counts it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// Written flat, in the fields' order (`Serialize` below).
+#[derive(Clone, Debug, PartialEq)]
 pub struct SessionUsage {
     /// `counted` (shutdown checkpoints), `partial`, `recovered` or `unknown`.
     pub source: &'static str,
-    pub requests: u64,
-    pub input: u64,
-    pub cache_read: u64,
-    pub cache_write: u64,
-    pub output: u64,
-    pub reasoning: u64,
-    pub total: u64,
+    pub tokens: TokenColumns,
     pub cost_usd_micros: Option<u64>,
     /// Sums of the per-call records, for reconciliation with the counted figure.
     pub per_call: Option<Tokens>,
     /// What the upper reading adds when the CLI's version cannot tell whether the shutdowns
-    /// restart their counters on resume (flag `ambiguous_resume`; the figure is the lower one).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// restart their counters on resume (flag `ambiguous_resume`; the figure is the lower one);
+    /// left out when none.
     pub ambiguous_resume_adds: Option<Tokens>,
     pub checkpoints: u64,
     pub flags: Vec<String>,
+}
+
+/// By hand, for the token columns flat among the others (`TokenColumns::serialize_fields`).
+impl Serialize for SessionUsage {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let fields = 5 + TokenColumns::NAMES.len() + usize::from(self.ambiguous_resume_adds.is_some());
+        let mut usage = serializer.serialize_struct("SessionUsage", fields)?;
+        usage.serialize_field("source", self.source)?;
+        self.tokens.serialize_fields(&mut usage)?;
+        usage.serialize_field("cost_usd_micros", &self.cost_usd_micros)?;
+        usage.serialize_field("per_call", &self.per_call)?;
+        match &self.ambiguous_resume_adds {
+            Some(adds) => usage.serialize_field("ambiguous_resume_adds", adds)?,
+            None => usage.skip_field("ambiguous_resume_adds")?,
+        }
+        usage.serialize_field("checkpoints", &self.checkpoints)?;
+        usage.serialize_field("flags", &self.flags)?;
+        usage.end()
+    }
 }
 
 pub fn session_usage(ledger: &SessionLedger, rates: &RateTable) -> SessionUsage {
@@ -572,13 +575,7 @@ pub fn session_usage(ledger: &SessionLedger, rates: &RateTable) -> SessionUsage 
     flags.extend(models.iter().map(|model| format!("no_rate:{model}")));
     SessionUsage {
         source,
-        requests: row.requests,
-        input: row.input,
-        cache_read: row.cache_read,
-        cache_write: row.cache_write,
-        output: row.output,
-        reasoning: row.reasoning,
-        total: row.total,
+        tokens: row.tokens,
         cost_usd_micros: if source == "unknown" { None } else { row.cost_usd_micros },
         per_call: (ledger.calls.requests > 0).then_some(ledger.calls),
         ambiguous_resume_adds: ledger.flags.contains(AMBIGUOUS_RESUME).then(|| {
@@ -598,16 +595,9 @@ pub fn session_usage(ledger: &SessionLedger, rates: &RateTable) -> SessionUsage 
 pub fn write_csv(rows: &[UsageRow], by: GroupBy, out: impl io::Write) -> io::Result<()> {
     let mut writer = csv::Writer::from_writer(out);
     let mut header: Vec<&str> = by.column().into_iter().collect();
+    header.extend(["agent", "model"]);
+    header.extend(TokenColumns::NAMES);
     header.extend([
-        "agent",
-        "model",
-        "requests",
-        "input",
-        "cache_read",
-        "cache_write",
-        "output",
-        "reasoning",
-        "total",
         "cost_usd_micros",
         "cost_ai_credits",
         "recorded_nano_aiu",
@@ -626,7 +616,7 @@ pub fn write_csv(rows: &[UsageRow], by: GroupBy, out: impl io::Write) -> io::Res
         }
         record.push(text(row.agent));
         record.push(text(&row.model));
-        for count in [row.requests, row.input, row.cache_read, row.cache_write, row.output, row.reasoning, row.total] {
+        for count in row.tokens.values() {
             record.push(count.to_string());
         }
         record.push(row.cost_usd_micros.map(|c| c.to_string()).unwrap_or_default());
@@ -697,7 +687,7 @@ mod tests {
         assert_eq!((auto.cost_usd_micros, auto.flags), (Some(4_050_000), vec!["auto"]));
         // BYOK: the tokens stay, GitHub bills nothing.
         let byok = row_of(Entry { tokens, recorded: recorded(0), byok: true, ..Entry::default() });
-        assert_eq!((byok.total, byok.cost_usd_micros, byok.flags), (1_100_000, Some(0), vec!["byok"]));
+        assert_eq!((byok.tokens.total, byok.cost_usd_micros, byok.flags), (1_100_000, Some(0), vec!["byok"]));
         // Nothing recorded: no record, no comparison.
         let unrecorded = row_of(Entry { tokens, ..Entry::default() });
         assert_eq!((unrecorded.recorded_nano_aiu, unrecorded.premium_requests, unrecorded.flags), (None, None, vec![]));
@@ -715,7 +705,7 @@ mod tests {
     }
 
     fn shown(table: &UsageTable) -> Vec<(Option<&str>, &str, &str, u64)> {
-        table.rows.iter().map(|row| (row.group(), row.agent, row.model.as_str(), row.total)).collect()
+        table.rows.iter().map(|row| (row.group(), row.agent, row.model.as_str(), row.tokens.total)).collect()
     }
 
     #[test]
@@ -745,7 +735,11 @@ mod tests {
         );
         for table in [&by_day, &by_model, &by_agent] {
             let counted = &table.totals[&Kind::Counted];
-            assert_eq!((counted.agent, counted.total, counted.requests), ("", 1430, 3), "the same totals");
+            assert_eq!(
+                (counted.agent, counted.tokens.total, counted.tokens.requests),
+                ("", 1430, 3),
+                "the same totals"
+            );
             let rows: u64 = table.rows.iter().map(|row| row.cost_usd_micros.unwrap()).sum();
             assert_eq!(counted.cost_usd_micros, Some(rows));
         }

@@ -3,12 +3,12 @@
 use std::io::{self, Write};
 
 use copilot_lens::analysis::UsageData;
-use copilot_lens::usage::Kind;
 use copilot_lens::usage::bill::{LEGEND, Reconciliation};
 use copilot_lens::usage::credits::{CreditsUsed, grouped, grouped_decimal};
 use copilot_lens::usage::ledger::IMPLAUSIBLE_COUNTER;
 use copilot_lens::usage::month::MonthCredits;
 use copilot_lens::usage::summary::{GroupBy, UsageRow, UsageTable, sessions_flagged};
+use copilot_lens::usage::{Kind, TokenColumns};
 
 use crate::terminal;
 
@@ -44,21 +44,10 @@ pub fn write_text(out: &mut impl Write, table: &UsageTable, usage: &UsageData, b
         GroupBy::Agent => "agent",
         by => by.column().unwrap_or_default(),
     };
-    let header = [
-        group,
-        "model",
-        "requests",
-        "input",
-        "cache read",
-        "cache write",
-        "output",
-        "reasoning",
-        "total",
-        "cost USD",
-        "credits",
-        "flags",
-    ];
-    let mut lines: Vec<[String; 12]> = vec![header.map(str::to_string)];
+    let token_names = TokenColumns::NAMES.map(|name| name.replace('_', " "));
+    let header =
+        line(group.to_string(), "model".to_string(), token_names, ["cost USD", "credits", "flags"].map(String::from));
+    let mut lines: Vec<[String; COLUMNS]> = vec![header];
     for row in &table.rows {
         let key = if by == GroupBy::Agent { row.agent } else { row.group().unwrap_or_default() };
         lines.push(cells(row, key.to_string()));
@@ -77,16 +66,16 @@ pub fn write_text(out: &mut impl Write, table: &UsageTable, usage: &UsageData, b
         lines.push(line);
     }
     // The names (group, model) and the flags are text; the rest are figures.
-    let widths = terminal::fit_columns(&mut lines, &[0, 1, 11], 2);
+    let widths = terminal::fit_columns(&mut lines, &[0, 1, FLAGS], 2);
     let skip_first = group.is_empty();
-    let print = |out: &mut dyn Write, line: &[String; 12]| -> io::Result<()> {
+    let print = |out: &mut dyn Write, line: &[String; COLUMNS]| -> io::Result<()> {
         let mut text = String::new();
         for (index, (cell, width)) in line.iter().zip(widths).enumerate() {
             if skip_first && index == 0 {
                 continue;
             }
             // Names to the left, numbers to the right.
-            if index <= 1 || index == 11 {
+            if index <= 1 || index == FLAGS {
                 text.push_str(&format!("{cell:<width$}  "))
             } else {
                 text.push_str(&format!("{cell:>width$}  "))
@@ -179,23 +168,23 @@ fn credits(row: &UsageRow) -> String {
     }
 }
 
-fn cells(row: &UsageRow, group: String) -> [String; 12] {
-    let number = grouped;
+/// The table's columns: the group, the model, the token columns, cost, credits and flags.
+const COLUMNS: usize = 2 + TokenColumns::NAMES.len() + 3;
+const FLAGS: usize = COLUMNS - 1;
+
+fn cells(row: &UsageRow, group: String) -> [String; COLUMNS] {
     let cost = row.cost_usd_micros.map_or_else(|| "-".to_string(), |micros| format!("{:.4}", micros as f64 / 1e6));
-    [
-        group,
-        row.model.clone(),
-        number(row.requests),
-        number(row.input),
-        number(row.cache_read),
-        number(row.cache_write),
-        number(row.output),
-        number(row.reasoning),
-        number(row.total),
-        cost,
-        credits(row),
-        row.flags.join(","),
-    ]
+    line(group, row.model.clone(), row.tokens.values().map(grouped), [cost, credits(row), row.flags.join(",")])
+}
+
+fn line(
+    group: String,
+    model: String,
+    tokens: [String; TokenColumns::NAMES.len()],
+    [cost, credits, flags]: [String; 3],
+) -> [String; COLUMNS] {
+    let mut cells = [group, model].into_iter().chain(tokens).chain([cost, credits, flags]);
+    std::array::from_fn(|_| cells.next().unwrap_or_default())
 }
 
 /// The reconciliation with GitHub's report: the discrepancies first, what runs on GitHub apart,
