@@ -402,13 +402,14 @@ for (const [kind, input] of inputs) {
   console.log(`read by the CLI: ${(readBytes / 1e6).toFixed(1)} MB in ${read.length} files (VS Code chat sessions ${(chatBytes / 1e6).toFixed(1)} MB, the rest ${((readBytes - chatBytes) / 1e6).toFixed(1)} MB)`);
   console.log(`native analyze: ${times.map((s) => s.toFixed(2)).join(' / ')} s (${times.length} runs, every core); on one thread ${oneThread.toFixed(2)} s (${(bytes / 1e6 / oneThread).toFixed(0)} MB/s; ${readRate(oneThread)}); usage command ${usageSeconds.toFixed(2)} s`);
   const page = await inBrowser(server, input, kind);
-  assertEqual(page.summary, Object.fromEntries(Object.entries(expected.summary).sort(([a], [b]) => (a < b ? -1 : 1))), `${kind}: the page's summary equals the native CLI's`);
   const csvSha = expected.rowsCsvSha;
   const steps = Object.entries(page.timings).map(([name, seconds]) => `${name} ${seconds.toFixed(2)}`).join(', ');
   console.log(`page: ${page.wall.toFixed(2)} s from the pick to done (setInputFiles ${page.pickSeconds.toFixed(2)} s); from the page's change event: ${page.timings.total.toFixed(2)} s (${(bytes / 1e6 / page.timings.total).toFixed(0)} MB/s; ${readRate(page.timings.total)}; ${steps}); the Files not read were all handed over ${(page.settled - page.timings.total).toFixed(2)} s after done`);
   console.log(`page throughput / native one-thread throughput: ${(oneThread / page.timings.total).toFixed(2)} (the target is at least 0.5)`);
   console.log(`processor from the change event to done: the ${page.cpu.cores} cores ${(page.cpu.busy * 100).toFixed(0)}% busy (${page.cpu.coreSeconds.toFixed(1)} core-seconds in ${page.cpu.seconds.toFixed(2)} s, every process)`);
   console.log(`page memory: WebAssembly ${(page.memory / 1048576).toFixed(0)} MiB; main JS heap ${page.heap ? (page.heap / 1048576).toFixed(0) + ' MiB' : '?'}; peak RSS of all Chromium processes ${(page.peak.total / 1048576).toFixed(0)} MiB (largest renderer ${(page.peak.renderer / 1048576).toFixed(0)} MiB)`);
+  // Checked once the figures are out: an older build measured with --vs may disagree with itself.
+  assertEqual(page.summary, Object.fromEntries(Object.entries(expected.summary).sort(([a], [b]) => (a < b ? -1 : 1))), `${kind}: the page's summary equals the native CLI's`);
   console.log(`summary equal: ${JSON.stringify(page.summary)}`);
   console.log(`main-thread frames from the change event to done: ${JSON.stringify(page.frames)}`);
   printSearches(page);
