@@ -1,5 +1,5 @@
 //! An in-memory row table for an interactive viewer (the browser's worker): rows kept
-//! compactly (repeated columns interned, texts in one arena), a chronological order, and
+//! compactly (repeated columns interned, texts in an arena of chunks), a chronological order, and
 //! filtered views that a page reads a slice at a time. Each row keeps its `RowMark`, what it
 //! means beyond its text, so the page never has to read meaning back out of texts.
 //!
@@ -26,17 +26,71 @@ pub struct RowTable {
     names: Vec<String>,
     name_ids: HashMap<String, u32>,
     rows: Vec<StoredRow>,
-    arena: String,
+    arena: Arena,
     /// Row indices by time (undated rows last), then by arrival.
     chronological: Vec<u32>,
     /// Where to read the whole text of rows whose text was cut.
     cut: HashMap<u32, LineLocator>,
 }
 
+/// A text in the arena: its chunk, where it starts there, and its length.
 #[derive(Clone, Copy)]
 struct Span {
-    start: usize,
+    chunk: u32,
+    start: u32,
     len: u32,
+}
+
+/// The texts, in chunks never moved once made. One buffer of hundreds of megabytes grew by
+/// copying itself into one twice its size, both held meanwhile: the page's memory, which never
+/// shrinks, kept that as its peak.
+#[derive(Default)]
+struct Arena {
+    chunks: Vec<String>,
+    /// The chunk being filled; a long text has a chunk of its own, after it.
+    filling: usize,
+}
+
+/// The largest chunk; the first ones are smaller, as a table may hold one log's rows only.
+const CHUNK: usize = 1 << 22;
+
+impl Arena {
+    fn store(&mut self, text: &str) -> Span {
+        let room = |chunk: &String| chunk.capacity() - chunk.len();
+        if !self.chunks.get(self.filling).is_some_and(|chunk| room(chunk) >= text.len()) {
+            if text.len() > CHUNK / 4 {
+                self.chunks.push(String::with_capacity(text.len()));
+                return self.push(self.chunks.len() - 1, text);
+            }
+            let last = self.chunks.get(self.filling).map_or(0, String::capacity);
+            self.chunks.push(String::with_capacity((last * 2).clamp(4096, CHUNK)));
+            self.filling = self.chunks.len() - 1;
+        }
+        self.push(self.filling, text)
+    }
+
+    fn push(&mut self, chunk: usize, text: &str) -> Span {
+        let into = &mut self.chunks[chunk];
+        let span = Span { chunk: chunk as u32, start: into.len() as u32, len: text.len() as u32 };
+        into.push_str(text);
+        span
+    }
+
+    fn text(&self, span: Span) -> &str {
+        &self.chunks[span.chunk as usize][span.start as usize..][..span.len as usize]
+    }
+
+    /// Takes `other`'s chunks after these (none copied); gives how far its spans' chunks move.
+    fn append(&mut self, other: Arena) -> u32 {
+        let shift = self.chunks.len();
+        self.chunks.extend(other.chunks.into_iter().map(|mut chunk| {
+            chunk.shrink_to_fit();
+            chunk
+        }));
+        // Filling goes on in a chunk of its own: those taken are full.
+        self.filling = usize::MAX;
+        shift as u32
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -145,11 +199,10 @@ impl RowTable {
     /// order, each into a table of its own, and adds them in the order of the logs.
     pub fn append(&mut self, other: RowTable) {
         let first = self.rows.len() as u32;
-        let shift = self.arena.len();
+        let shift = self.arena.append(other.arena);
         let ids: Vec<u32> = other.names.iter().map(|name| self.intern(name)).collect();
         let id = |of: u32| ids[of as usize];
-        let moved = |span: Span| Span { start: span.start + shift, ..span };
-        self.arena.push_str(&other.arena);
+        let moved = |span: Span| Span { chunk: span.chunk + shift, ..span };
         self.rows.extend(other.rows.into_iter().map(|row| StoredRow {
             raw_timestamp: row.raw_timestamp.map(moved),
             agent: id(row.agent),
@@ -187,13 +240,15 @@ impl RowTable {
     }
 
     fn store_text(&mut self, text: &str) -> Span {
-        let span = Span { start: self.arena.len(), len: text.len().min(u32::MAX as usize) as u32 };
-        self.arena.push_str(&text[..span.len as usize]);
-        span
+        let mut end = text.len().min(u32::MAX as usize);
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        self.arena.store(&text[..end])
     }
 
     fn text(&self, span: Span) -> &str {
-        &self.arena[span.start..span.start + span.len as usize]
+        self.arena.text(span)
     }
 
     /// Where to read the whole text of a row whose text was cut.
@@ -546,6 +601,33 @@ mod tests {
         assert_eq!((cut.text.len(), table.cut_text(0)), (INLINE_TEXT, Some(locator)));
         assert_eq!(cut.timestamp_utc, "2026-10-02T01:00:00Z", "a non-canonical stamp is kept as written");
         assert_eq!((table.row(1).unwrap().text, table.cut_text(1)), (long, None));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(32))]
+
+        /// Every text comes back as stored, however the arena's chunks fill, a text longer
+        /// than a chunk among them, and whichever tables are appended.
+        #[test]
+        fn every_text_comes_back_across_chunks_and_appended_tables(
+            logs in proptest::collection::vec(
+                proptest::collection::vec((0usize..3000, proptest::bool::weighted(0.02)), 0..200), 1..6),
+        ) {
+            let mut table = RowTable::default();
+            let mut expected = Vec::new();
+            for (number, texts) in logs.iter().enumerate() {
+                let mut log = RowTable::default();
+                for (at, &(length, huge)) in texts.iter().enumerate() {
+                    let length = if huge { CHUNK / 4 + length } else { length };
+                    let text = char::from(b'a' + (at % 26) as u8).to_string().repeat(length);
+                    push(&mut log, "", &number.to_string(), TurnType::User, &text);
+                    expected.push(text);
+                }
+                if number == 0 { table = log } else { table.append(log) }
+            }
+            let texts: Vec<String> = (0..expected.len() as u32).map(|index| table.row(index).unwrap().text).collect();
+            proptest::prop_assert_eq!(texts, expected);
+        }
     }
 
     #[test]
