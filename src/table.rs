@@ -57,7 +57,7 @@ const CHUNK: usize = 1 << 22;
 impl Arena {
     fn store(&mut self, text: &str) -> Span {
         let room = |chunk: &String| chunk.capacity() - chunk.len();
-        if !self.chunks.get(self.filling).is_some_and(|chunk| room(chunk) >= text.len()) {
+        if self.chunks.get(self.filling).is_none_or(|chunk| room(chunk) < text.len()) {
             if text.len() > CHUNK / 4 {
                 self.chunks.push(String::with_capacity(text.len()));
                 return self.push(self.chunks.len() - 1, text);
