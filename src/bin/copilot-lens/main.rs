@@ -215,7 +215,7 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Print one short line of AI credits for Copilot CLI's status line: the session's, today's, the month's.
+    /// Print the session's, today's and the month's AI credits as Copilot CLI's status line.
     ///
     /// Example: copilot-lens statusline --print-config
     ///
