@@ -87,13 +87,23 @@ fn the_line_shows_the_session_the_day_and_the_month_from_the_payload() {
     golden("plain", &shown);
     // Colours on a pipe by default (Copilot shows them): the month at 84% of 10 is yellow, the
     // day at 100% of its budget of 4.5 red.
-    let coloured = statusline(scratch.path(), &payload(&home), &["--today", "2026-10-02", "--allowance", "10", "--budget-day", "4.5"], &[]);
+    let coloured = statusline(
+        scratch.path(),
+        &payload(&home),
+        &["--today", "2026-10-02", "--allowance", "10", "--budget-day", "4.5"],
+        &[],
+    );
     golden("coloured", &line(&coloured).replace('\x1b', "<ESC>"));
     // NO_COLOR turns them off; --color always turns them on again.
     let asked = ["--today", "2026-10-02", "--allowance", "10"];
     let plain = line(&statusline(scratch.path(), &payload(&home), &asked, &[("NO_COLOR", "1")]));
     assert!(!plain.contains('\x1b'), "{plain}");
-    let forced = statusline(scratch.path(), &payload(&home), &[&asked[..], &["--color", "always"]].concat(), &[("NO_COLOR", "1")]);
+    let forced = statusline(
+        scratch.path(),
+        &payload(&home),
+        &[&asked[..], &["--color", "always"]].concat(),
+        &[("NO_COLOR", "1")],
+    );
     assert!(line(&forced).contains("\x1b[33m"));
 }
 
@@ -124,18 +134,27 @@ fn a_growing_log_is_read_on_and_its_new_credits_shown() {
     let first: String = whole.split_inclusive('\n').take(5).collect();
     fs::write(&log, &first).unwrap();
     let args = ["--today", "2026-10-02", "--color", "never"];
-    assert_eq!(line(&statusline(scratch.path(), &payload(&home), &args, &[])), "3.93 cr session · 0.00 today · Oct 4\n");
+    assert_eq!(
+        line(&statusline(scratch.path(), &payload(&home), &args, &[])),
+        "3.93 cr session · 0.00 today · Oct 4\n"
+    );
     // The resumed process's lines are appended: within the snapshot's minute, the session's own
     // log is read again, and the day and month count its new credits.
-    fs::OpenOptions::new().append(true).open(&log).unwrap().write_all(whole[first.len()..].as_bytes()).unwrap();
-    assert_eq!(line(&statusline(scratch.path(), &payload(&home), &args, &[])), "8.43 cr session · 4.50 today · Oct 8\n");
+    fs::OpenOptions::new().append(true).open(&log).unwrap().write_all(&whole.as_bytes()[first.len()..]).unwrap();
+    assert_eq!(
+        line(&statusline(scratch.path(), &payload(&home), &args, &[])),
+        "8.43 cr session · 4.50 today · Oct 8\n"
+    );
 }
+
+/// A payload, the arguments, the environment, and the line expected.
+type FallbackCase<'a> = (&'a [u8], Vec<&'a str>, Vec<(&'a str, &'a str)>, &'a str);
 
 #[test]
 fn whatever_goes_wrong_it_prints_a_short_line_and_exits_0() {
     let (scratch, home) = home();
     let today = ["--today", "2026-10-02", "--color", "never"];
-    let cases: [(&[u8], Vec<&str>, Vec<(&str, &str)>, &str); 5] = [
+    let cases: [FallbackCase<'_>; 5] = [
         (b"{\"session_id\": ", today.to_vec(), vec![], "copilot-lens: unreadable payload\n"),
         (b"\xff\xfe binary", today.to_vec(), vec![], "copilot-lens: unreadable payload\n"),
         (&payload(&home), [&today[..], &["--no-cache"]].concat(), vec![], "copilot-lens: no cache\n"),
@@ -150,7 +169,10 @@ fn whatever_goes_wrong_it_prints_a_short_line_and_exits_0() {
     // figures of what can be read.
     let log = home.join("session-state").join(SESSION).join("events.jsonl");
     fs::write(&log, b"\x00\x01garbage\n{not json\n").unwrap();
-    assert_eq!(line(&statusline(scratch.path(), &payload(&home), &today, &[])), "0.00 cr session · 0.00 today · Oct 0\n");
+    assert_eq!(
+        line(&statusline(scratch.path(), &payload(&home), &today, &[])),
+        "0.00 cr session · 0.00 today · Oct 0\n"
+    );
     let escaping = serde_json::json!({"session_id": "../../..", "transcript_path": home.join("session-state/x")});
     let shown = line(&statusline(scratch.path(), escaping.to_string().as_bytes(), &today, &[]));
     assert_eq!(shown, "0.00 today · Oct 0\n");

@@ -11,12 +11,12 @@ use std::collections::BTreeMap;
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
+use super::Entries;
 use super::budget::{self, Budgets, Level};
 use super::credits::{grouped, grouped_decimal};
+use super::ledger::SessionLedger;
 use super::month::{MonthCredits, credits_by_day, month_bounds, month_of_entries};
 use super::rates::RateTable;
-use super::Entries;
-use super::ledger::SessionLedger;
 
 /// The billing month's entries of every session of a home, as one usage run counted them.
 #[derive(Debug, Serialize, Deserialize)]
@@ -126,11 +126,9 @@ impl StatusFigures {
         let name = first.map_or_else(|| self.month.month.clone(), |first| first.format("%b").to_string());
         let used = grouped(self.month.used.round() as u64);
         let month = match limit {
-            Some(limit) => format!(
-                "{name} {used} / {} ({:.0}%)",
-                limit_text(limit),
-                (self.month.used / limit * 100.0).floor()
-            ),
+            Some(limit) => {
+                format!("{name} {used} / {} ({:.0}%)", limit_text(limit), (self.month.used / limit * 100.0).floor())
+            }
             None => format!("{name} {used}"),
         };
         parts.push(paint(month, budget::level(self.month.used, limit)));
@@ -159,7 +157,8 @@ mod tests {
         for &(on, credits) in days {
             let key = EntryKey { day: day(on), model: "gpt-5.4".into(), kind: Kind::Counted };
             let recorded = Recorded { nano_aiu: Some(credits * 1_000_000_000), ..Recorded::default() };
-            entries.add(key, &Entry { tokens: Tokens { requests: 1, ..Tokens::default() }, recorded, ..Entry::default() });
+            entries
+                .add(key, &Entry { tokens: Tokens { requests: 1, ..Tokens::default() }, recorded, ..Entry::default() });
         }
         entries
     }

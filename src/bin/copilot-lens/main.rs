@@ -637,10 +637,11 @@ fn run_usage(
         Ok(store) => store,
         Err(code) => return code,
     };
-    let (run, cache_tally) = match usage_only(&mut roots, listings, options, threads, store.as_ref().zip(cache_use.as_ref())) {
-        Ok(done) => done,
-        Err(message) => return fail(USAGE_ERROR, &message),
-    };
+    let (run, cache_tally) =
+        match usage_only(&mut roots, listings, options, threads, store.as_ref().zip(cache_use.as_ref())) {
+            Ok(done) => done,
+            Err(message) => return fail(USAGE_ERROR, &message),
+        };
     let crossed = match print_usage(&run.usage, &[], &view) {
         Ok(crossed) => crossed,
         Err(code) => return code,

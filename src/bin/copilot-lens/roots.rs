@@ -106,11 +106,8 @@ impl DiskRoots {
             return Err(format!("{}: not a file", path.display()));
         }
         let label = folder.display().to_string();
-        let listing = RootListing {
-            label,
-            files: vec![listed_file_from(relative.to_string(), &metadata)],
-            problems: Vec::new(),
-        };
+        let listing =
+            RootListing { label, files: vec![listed_file_from(relative.to_string(), &metadata)], problems: Vec::new() };
         let identity = fs::canonicalize(folder).ok().map(|path| path.to_string_lossy().into());
         let roots = DiskRoots { roots: vec![Root::Directory(folder.to_path_buf())], identities: vec![identity] };
         Ok((roots, vec![listing]))

@@ -116,7 +116,8 @@ fn status_line(args: StatuslineArgs) -> Result<String, String> {
     }
     let store = FolderStore::open(&folder).map_err(|_| "no cache")?;
     let today = args.today.unwrap_or_else(today_utc);
-    let options = Options { include_thinking: false, zone: Zone::Utc, rates: RateTable::default_table(), today: Some(today) };
+    let options =
+        Options { include_thinking: false, zone: Zone::Utc, rates: RateTable::default_table(), today: Some(today) };
     let cache_use = CacheUse::new(&cache::build_identity(), &options, cache::now_ms());
     let snapshot = month_snapshot(&home, &store, &cache_use, &options, today)?;
     let session_id = payload.session_id.filter(|id| is_plain_name(id));
