@@ -141,10 +141,22 @@ fn a_growing_log_is_read_on_and_its_new_credits_shown() {
     // The resumed process's lines are appended: within the snapshot's minute, the session's own
     // log is read again, and the day and month count its new credits.
     fs::OpenOptions::new().append(true).open(&log).unwrap().write_all(&whole.as_bytes()[first.len()..]).unwrap();
-    assert_eq!(
-        line(&statusline(scratch.path(), &payload(&home), &args, &[])),
-        "8.43 cr session · 4.50 today · Oct 8\n"
-    );
+    // A second session with the same credits, begun meanwhile: the month's snapshot is a minute
+    // old at most, so it is not counted yet, while the shown session's new lines are.
+    let other = home.join("session-state/bbbbbbbb-0000-4000-8000-000000000002");
+    fs::create_dir_all(&other).unwrap();
+    fs::write(other.join("events.jsonl"), whole.replace(SESSION, "bbbbbbbb-0000-4000-8000-000000000002")).unwrap();
+    let shown = line(&statusline(scratch.path(), &payload(&home), &args, &[]));
+    assert_eq!(shown, "8.43 cr session · 4.50 today · Oct 8\n");
+    // Once the snapshot is made again (here: with no cache entry of it), both are.
+    for entry in fs::read_dir(scratch.path().join("cache")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.file_name().unwrap().to_string_lossy().starts_with("statusline-") {
+            fs::remove_file(path).unwrap();
+        }
+    }
+    let shown = line(&statusline(scratch.path(), &payload(&home), &args, &[]));
+    assert_eq!(shown, "8.43 cr session · 9.00 today · Oct 17\n");
 }
 
 /// A payload, the arguments, the environment, and the line expected.

@@ -21,7 +21,7 @@ use super::rates::RateTable;
 /// The billing month's entries of every session of a home, as one usage run counted them.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct StatusSnapshot {
-    /// Whose snapshot it is: the build and the home (the CLI's words); another's is not read.
+    /// Whose snapshot it is: the home (the CLI's words); another's is not read.
     pub identity: String,
     /// When it was made (epoch milliseconds): an older one is made again.
     pub made_ms: i64,
@@ -50,15 +50,6 @@ impl StatusSnapshot {
             }
         }
         StatusSnapshot { identity, made_ms, month: first, sessions }
-    }
-
-    pub fn encode(&self) -> Vec<u8> {
-        postcard::to_stdvec(self).unwrap_or_default()
-    }
-
-    /// The snapshot in `bytes`; none when they are not one.
-    pub fn decode(bytes: &[u8]) -> Option<StatusSnapshot> {
-        postcard::from_bytes(bytes).ok()
     }
 
     /// The figures, with the shown session's own entries (all its days, freshly read) in place
@@ -175,9 +166,16 @@ mod tests {
         let rates = RateTable::default_table();
         let figures = snapshot.figures(Some(("b", &fresh)), &rates, day("2026-11-10"), Some(1000.0));
         assert_eq!((figures.session, figures.today, figures.month.used), (Some(15.0), 23.0, 128.0));
-        let decoded = StatusSnapshot::decode(&snapshot.encode()).unwrap();
+        // Kept in the cache as an entry of its own, which this build reads back whole only.
+        let options = crate::analysis::Options::default();
+        let cache = crate::cache::CacheUse::new("build-1", &options, 0);
+        let mut entry = cache.encode_own(&snapshot).unwrap();
+        let decoded: StatusSnapshot = cache.decode_own(&entry).unwrap();
         assert_eq!((decoded.identity.as_str(), decoded.sessions.len()), ("x", 2));
-        assert!(StatusSnapshot::decode(b"not a snapshot").is_none());
+        let other_build = crate::cache::CacheUse::new("build-2", &options, 0);
+        assert!(other_build.decode_own::<StatusSnapshot>(&entry).is_none());
+        *entry.last_mut().unwrap() ^= 1;
+        assert!(cache.decode_own::<StatusSnapshot>(&entry).is_none());
     }
 
     #[test]

@@ -186,9 +186,9 @@ fn month_snapshot(
     let canonical = std::fs::canonicalize(home).map_err(|_| "no Copilot home")?;
     let canonical = canonical.to_string_lossy();
     let name = format!("statusline-{:016x}", xxhash_rust::xxh3::xxh3_64(canonical.as_bytes()));
-    let identity = format!("{} {canonical}", cache::build_identity());
+    let identity = canonical.to_string();
     let now = cache::now_ms();
-    let kept = store.get(&name).and_then(|bytes| StatusSnapshot::decode(&bytes)).filter(|snapshot| {
+    let kept = store.get(&name).and_then(|bytes| cache_use.decode_own::<StatusSnapshot>(&bytes)).filter(|snapshot| {
         snapshot.identity == identity
             && snapshot.month == month_bounds(today).0
             && (0..SNAPSHOT_TTL_MS).contains(&(now - snapshot.made_ms))
@@ -200,7 +200,9 @@ fn month_snapshot(
     let (mut roots, listings) = DiskRoots::open(&[home.to_path_buf()], Scope::Usage, threads)?;
     let (run, _) = usage_only(&mut roots, listings, options.clone(), threads, Some((store, cache_use)))?;
     let snapshot = StatusSnapshot::of(run.usage.ledgers.iter(), identity, now, today);
-    store.put(&name, &snapshot.encode());
+    if let Some(entry) = cache_use.encode_own(&snapshot) {
+        store.put(&name, &entry);
+    }
     store.finish();
     Ok(snapshot)
 }
