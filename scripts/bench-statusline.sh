@@ -8,13 +8,14 @@
 # The goal (issue 54): after one warm run, at most 50 ms from start to exit at the 95th
 # percentile and at most 20 MiB peak memory, while the session's log grows between calls.
 #
-# With a cache folder of its own, it runs `usage` once (which fills the cache), then the status
-# line once (which makes the month's snapshot: the warm run), then RUNS status lines, each after
-# appending a line to the session's log, with the payload Copilot CLI writes on stdin. The
+# With a cache folder of its own, it runs `usage` once (which fills the cache), then
+# `statusline --refresh-snapshot` (which makes the month's snapshot, as a status line's
+# background refresh does: the warm run), then RUNS status lines, each after appending a line to
+# the session's log, with the payload Copilot CLI writes on stdin. The
 # session is the largest log (the most a status line reads on from). Wall time is from spawn to
 # exit, peak memory the child's ru_maxrss (os.wait4). Floors printed beside: the process's start
 # (`copilot-lens --version`), and listing the home's logs with one stat each (what the status
-# line does not do). The snapshot is made again when older than a minute: that run is timed too.
+# line does not do). Last, a status line with no snapshot (it starts the refresh and returns).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -72,8 +73,11 @@ print(f"corpus: {corpus} ({len(logs)} logs); session {session} ({size / 1e6:.1f}
 subprocess.run(["sh", "-c", f"find '{home}' -type f -exec cat {{}} + >/dev/null"], check=True)  # page cache
 wall, rss, _ = run([binary, "usage", home, "--since", "2026-11-01"])
 print(f"usage run filling the cache: {wall:.0f} ms, {rss:.1f} MiB")
-wall, rss, line = run(statusline, payload)
-print(f"warm run (makes the month's snapshot): {wall:.0f} ms, {rss:.1f} MiB: {line}")
+wall, rss, said = run(statusline + ["--refresh-snapshot", "--home", home])
+if said:
+    sys.exit(f"the refresh failed: {said}")
+print(f"warm run (statusline --refresh-snapshot: makes the month's snapshot, as the background refresh "
+      f"does once a minute at most): {wall:.0f} ms, {rss:.1f} MiB")
 
 floor = [run([binary, "--version"])[0] for _ in range(20)]
 started = time.perf_counter()
@@ -94,6 +98,8 @@ try:
         with open(log, "a") as grown:
             grown.write(line_template % (i, i, i))
         wall, rss, line = run(statusline, payload)
+        if line.startswith("copilot-lens:"):
+            sys.exit(f"run {i}: {line}")
         walls.append(wall)
         peaks.append(rss)
     walls.sort()
@@ -104,8 +110,10 @@ try:
     for entry in os.listdir(cache):
         if entry.startswith("statusline-"):
             os.remove(os.path.join(cache, entry))
-    wall, rss, _ = run(statusline, payload)
-    print(f"a run that makes the snapshot again (each minute at most): {wall:.0f} ms, {rss:.1f} MiB")
+    wall, rss, line = run(statusline, payload)
+    print(f"a run with no snapshot (starts the refresh in the background): {wall:.1f} ms, {rss:.1f} MiB: {line}")
+    while any(entry.endswith(".lock") for entry in os.listdir(cache)):
+        time.sleep(0.1)  # the refresh it started, before the log is cut back
     goal = p95 <= 50 and max(peaks) <= 20
     print(f"goal (p95 <= 50 ms, peak <= 20 MiB): {'met' if goal else 'NOT met'}")
 finally:

@@ -43,6 +43,13 @@ fn statusline(scratch: &Path, payload: &[u8], args: &[&str], env: &[(&str, &str)
     child.wait_with_output().unwrap()
 }
 
+/// Makes the home's month snapshot, as a status line's background refresh does, and waits for it.
+fn warm(scratch: &Path, home: &Path, today: &str) {
+    let args = ["--refresh-snapshot", "--home", home.to_str().unwrap(), "--today", today];
+    let output = statusline(scratch, b"", &args, &[]);
+    assert_eq!((output.status.code(), output.stdout.as_slice()), (Some(0), &b""[..]));
+}
+
 /// Copilot CLI 1.0.102's payload (its fields as the package writes them), for the session.
 fn payload(home: &Path) -> Vec<u8> {
     let state = home.join("session-state").join(SESSION);
@@ -82,6 +89,7 @@ fn line(output: &Output) -> String {
 #[test]
 fn the_line_shows_the_session_the_day_and_the_month_from_the_payload() {
     let (scratch, home) = home();
+    warm(scratch.path(), &home, "2026-10-02");
     let args = ["--today", "2026-10-02", "--allowance", "10", "--color", "never"];
     let shown = line(&statusline(scratch.path(), &payload(&home), &args, &[]));
     golden("plain", &shown);
@@ -110,6 +118,7 @@ fn the_line_shows_the_session_the_day_and_the_month_from_the_payload() {
 #[test]
 fn the_home_is_the_payloads_and_the_budgets_come_from_the_config_file_too() {
     let (scratch, home) = home();
+    warm(scratch.path(), &home, "2026-10-02");
     // A transcript path to the log itself (as older builds may give it) names the same home.
     let mut payload: serde_json::Value = serde_json::from_slice(&payload(&home)).unwrap();
     payload["transcript_path"] = home.join("session-state").join(SESSION).join("events.jsonl").to_string_lossy().into();
@@ -133,6 +142,7 @@ fn a_growing_log_is_read_on_and_its_new_credits_shown() {
     // Up to the first shutdown: Oct 1's 3.93 credits.
     let first: String = whole.split_inclusive('\n').take(5).collect();
     fs::write(&log, &first).unwrap();
+    warm(scratch.path(), &home, "2026-10-02");
     let args = ["--today", "2026-10-02", "--color", "never"];
     assert_eq!(
         line(&statusline(scratch.path(), &payload(&home), &args, &[])),
@@ -148,13 +158,8 @@ fn a_growing_log_is_read_on_and_its_new_credits_shown() {
     fs::write(other.join("events.jsonl"), whole.replace(SESSION, "bbbbbbbb-0000-4000-8000-000000000002")).unwrap();
     let shown = line(&statusline(scratch.path(), &payload(&home), &args, &[]));
     assert_eq!(shown, "8.43 cr session · 4.50 today · Oct 8\n");
-    // Once the snapshot is made again (here: with no cache entry of it), both are.
-    for entry in fs::read_dir(scratch.path().join("cache")).unwrap() {
-        let path = entry.unwrap().path();
-        if path.file_name().unwrap().to_string_lossy().starts_with("statusline-") {
-            fs::remove_file(path).unwrap();
-        }
-    }
+    // Once the snapshot is made again, both are.
+    warm(scratch.path(), &home, "2026-10-02");
     let shown = line(&statusline(scratch.path(), &payload(&home), &args, &[]));
     assert_eq!(shown, "8.43 cr session · 9.00 today · Oct 17\n");
 }
@@ -181,6 +186,7 @@ fn whatever_goes_wrong_it_prints_a_short_line_and_exits_0() {
     // figures of what can be read.
     let log = home.join("session-state").join(SESSION).join("events.jsonl");
     fs::write(&log, b"\x00\x01garbage\n{not json\n").unwrap();
+    warm(scratch.path(), &home, "2026-10-02");
     assert_eq!(
         line(&statusline(scratch.path(), &payload(&home), &today, &[])),
         "0.00 cr session · 0.00 today · Oct 0\n"
@@ -188,6 +194,26 @@ fn whatever_goes_wrong_it_prints_a_short_line_and_exits_0() {
     let escaping = serde_json::json!({"session_id": "../../..", "transcript_path": home.join("session-state/x")});
     let shown = line(&statusline(scratch.path(), escaping.to_string().as_bytes(), &today, &[]));
     assert_eq!(shown, "0.00 today · Oct 0\n");
+}
+
+#[test]
+fn the_first_run_says_it_is_counting_and_counts_in_the_background() {
+    let (scratch, home) = home();
+    let args = ["--today", "2026-10-02", "--color", "never"];
+    let first = line(&statusline(scratch.path(), &payload(&home), &args, &[]));
+    assert_eq!(first, "copilot-lens: counting this month's credits (shown from the next run)\n");
+    // The refresh it started makes the snapshot without it; then the figures are shown, and the
+    // refresh's lock is gone.
+    let started = std::time::Instant::now();
+    let mut shown = first.clone();
+    while shown == first && started.elapsed() < std::time::Duration::from_secs(60) {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        shown = line(&statusline(scratch.path(), &payload(&home), &args, &[]));
+    }
+    assert_eq!(shown, "8.43 cr session · 4.50 today · Oct 8\n");
+    let locks = fs::read_dir(scratch.path().join("cache")).unwrap();
+    let locks: Vec<_> = locks.filter(|entry| entry.as_ref().unwrap().path().extension().unwrap() == "lock").collect();
+    assert!(locks.is_empty(), "{locks:?}");
 }
 
 #[test]

@@ -222,8 +222,9 @@ enum Command {
     /// Copilot CLI runs it with the session's status as JSON on stdin, and shows the line below
     /// the prompt: `12.40 cr session · 86.10 today · Nov 2,715 / 7,000 (39%) · runs out Nov 24`.
     /// A figure turns yellow at 80% of its budget (or allowance) and red at 100%. The month's other
-    /// sessions come from a snapshot in the cache made again each minute; the session's own log
-    /// is read on from where it ended. Whatever goes wrong, it prints a short line and exits 0.
+    /// sessions come from a snapshot in the cache, made again in the background once a minute
+    /// old; the session's own log is read on from where it ended. Whatever goes wrong, it prints
+    /// a short line and exits 0.
     /// It writes nothing to Copilot's files: --print-config prints the settings.json lines to add.
     Statusline(statusline::StatuslineArgs),
     /// Print the completion script of copilot-lens for a shell: its commands, options and values.

@@ -4,13 +4,14 @@
 //! `transcript_path`, `model`, ..., see the guide's CLI chapter).
 //!
 //! The figures come from a snapshot of the billing month kept in the cache (`StatusSnapshot`),
-//! made again by a usage run over the home when it is older than [`SNAPSHOT_TTL_MS`], and the
-//! shown session's log read through the cache, on from where it ended. Whatever goes wrong, a
+//! made again by a usage run over the home in a process of its own when it is older than
+//! [`SNAPSHOT_TTL_MS`], and the shown session's log read through the cache, on from where it
+//! ended. Whatever goes wrong, a
 //! short line is printed instead and the exit status is 0: the status line never gets in the way.
 
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
+use std::process::{ExitCode, Stdio};
 
 use chrono::NaiveDate;
 use clap::{Args, ValueEnum};
@@ -28,9 +29,12 @@ use crate::roots::{DiskRoots, Scope};
 use crate::terminal::one_line;
 use crate::{CacheArgs, is_inside, parse_day, plan_allowance, today_utc, usage_only};
 
-/// How old the month's snapshot may be before a status line makes it again (a usage run over
-/// the home, through the cache): the other sessions' credits are at most this late.
+/// How old the month's snapshot may be before a status line starts making it again (in the
+/// background, showing the old one meanwhile): the other sessions' credits are about this late.
 const SNAPSHOT_TTL_MS: i64 = 60_000;
+/// A refresh's lock older than this is of one that died: a usage run over a home whose cache is
+/// warm takes a second or so, a cold one a few seconds per gigabyte.
+const LOCK_STALE: std::time::Duration = std::time::Duration::from_secs(10 * 60);
 /// The most of a payload read: Copilot's is a few kilobytes.
 const PAYLOAD_BYTES_AT_MOST: u64 = 1 << 20;
 
@@ -43,6 +47,10 @@ pub struct StatuslineArgs {
     /// Print the settings.json lines that make this command Copilot CLI's status line, and exit.
     #[arg(long)]
     print_config: bool,
+    /// Make the month's snapshot in the cache now, print nothing, and exit (what a status line
+    /// starts in the background when its snapshot is a minute old).
+    #[arg(long)]
+    refresh_snapshot: bool,
     /// Colours: auto (unless NO_COLOR is set or TERM is dumb: Copilot runs the command with
     /// stdout on a pipe, and shows the colours), always or never.
     #[arg(long, value_enum, default_value = "auto", value_name = "WHEN")]
@@ -97,17 +105,16 @@ pub fn run(args: StatuslineArgs) -> ExitCode {
     let figures = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| status_line(args)));
     match figures.unwrap_or_else(|_| Err("failed".to_string())) {
         // Figures, month names and the colours' escapes only: no text from the data.
-        Ok(line) => println!("{line}"),
+        Ok(Some(line)) => println!("{line}"),
+        Ok(None) => {}
         Err(reason) => println!("copilot-lens: {}", one_line(&reason)),
     }
     ExitCode::SUCCESS
 }
 
-fn status_line(args: StatuslineArgs) -> Result<String, String> {
-    let payload = read_payload()?;
-    let budgets = args.budgets.budgets().map_err(|_| "unreadable config file".to_string())?;
-    let allowance = plan_allowance(args.plan.as_deref(), None)?.or(args.allowance);
-    let limit = budgets.month.or(allowance);
+/// The line (none for `--refresh-snapshot`), or why there is none.
+fn status_line(args: StatuslineArgs) -> Result<Option<String>, String> {
+    let payload = if args.refresh_snapshot { Payload::default() } else { read_payload()? };
     let home = args.home.or_else(|| payload.transcript_path.as_deref().and_then(home_of)).or_else(default_home);
     let home = home.filter(|home| home.is_dir()).ok_or("no Copilot home")?;
     let folder = cache::folder(args.cache.cache, args.cache.no_cache).ok_or("no cache")?;
@@ -119,7 +126,28 @@ fn status_line(args: StatuslineArgs) -> Result<String, String> {
     let options =
         Options { include_thinking: false, zone: Zone::Utc, rates: RateTable::default_table(), today: Some(today) };
     let cache_use = CacheUse::new(&cache::build_identity(), &options, cache::now_ms());
-    let snapshot = month_snapshot(&home, &store, &cache_use, &options, today)?;
+    let place = SnapshotPlace::of(&home, &folder)?;
+    if args.refresh_snapshot {
+        let made = make_snapshot(&place, &home, &store, &cache_use, &options, today);
+        // Removed whatever happened, so that the next old snapshot starts another refresh.
+        let _ = std::fs::remove_file(&place.lock);
+        return made.map(|()| None);
+    }
+    let budgets = args.budgets.budgets().map_err(|_| "unreadable config file".to_string())?;
+    let allowance = plan_allowance(args.plan.as_deref(), None)?.or(args.allowance);
+    let limit = budgets.month.or(allowance);
+    let snapshot = match kept_snapshot(&place, &store, &cache_use, today) {
+        Some((snapshot, fresh)) => {
+            if !fresh {
+                refresh_in_background(&place, &home, &folder, args.today);
+            }
+            snapshot
+        }
+        None => {
+            refresh_in_background(&place, &home, &folder, args.today);
+            return Err("counting this month's credits (shown from the next run)".into());
+        }
+    };
     let session_id = payload.session_id.filter(|id| is_plain_name(id));
     let fresh = session_id.as_deref().and_then(|id| session_entries(&home, id, &store, &cache_use, &options));
     let session = match (&session_id, &fresh) {
@@ -136,7 +164,7 @@ fn status_line(args: StatuslineArgs) -> Result<String, String> {
                 && std::env::var_os("TERM").is_none_or(|term| term != "dumb")
         }
     };
-    Ok(figures.line(&budgets, limit, colour))
+    Ok(Some(figures.line(&budgets, limit, colour)))
 }
 
 /// The payload on stdin: none when stdin is a terminal (a person trying the command) or empty.
@@ -174,37 +202,88 @@ fn is_plain_name(id: &str) -> bool {
     !id.is_empty() && id != "." && id != ".." && !id.contains(['/', '\\', '\0'])
 }
 
-/// The billing month's snapshot from the cache, made again (and kept) when it is missing, of
-/// another build, home or month, or older than [`SNAPSHOT_TTL_MS`].
-fn month_snapshot(
+/// Where a home's month snapshot is kept in the cache, and the lock of its refresh.
+struct SnapshotPlace {
+    /// The home's canonical path: the snapshot's identity.
+    identity: String,
+    /// The cache entry's name.
+    name: String,
+    /// Held by the one refresh under way (`refresh_in_background`).
+    lock: PathBuf,
+}
+
+impl SnapshotPlace {
+    fn of(home: &Path, folder: &Path) -> Result<SnapshotPlace, String> {
+        let canonical = std::fs::canonicalize(home).map_err(|_| "no Copilot home")?;
+        let identity = canonical.to_string_lossy().into_owned();
+        let name = format!("statusline-{:016x}", xxhash_rust::xxh3::xxh3_64(identity.as_bytes()));
+        let lock = folder.join(format!("{name}.lock"));
+        Ok(SnapshotPlace { identity, name, lock })
+    }
+}
+
+/// The home's snapshot of `today`'s month in the cache, and whether it is younger than
+/// [`SNAPSHOT_TTL_MS`]; none when there is none of this build, home and month.
+fn kept_snapshot(
+    place: &SnapshotPlace,
+    store: &FolderStore,
+    cache_use: &CacheUse,
+    today: NaiveDate,
+) -> Option<(StatusSnapshot, bool)> {
+    let snapshot = cache_use.decode_own::<StatusSnapshot>(&store.get(&place.name)?)?;
+    if snapshot.identity != place.identity || snapshot.month != month_bounds(today).0 {
+        return None;
+    }
+    let fresh = (0..SNAPSHOT_TTL_MS).contains(&(cache::now_ms() - snapshot.made_ms));
+    Some((snapshot, fresh))
+}
+
+/// Makes the month's snapshot by a usage run over the home, through the cache, and keeps it.
+fn make_snapshot(
+    place: &SnapshotPlace,
     home: &Path,
     store: &FolderStore,
     cache_use: &CacheUse,
     options: &Options,
     today: NaiveDate,
-) -> Result<StatusSnapshot, String> {
-    let canonical = std::fs::canonicalize(home).map_err(|_| "no Copilot home")?;
-    let canonical = canonical.to_string_lossy();
-    let name = format!("statusline-{:016x}", xxhash_rust::xxh3::xxh3_64(canonical.as_bytes()));
-    let identity = canonical.to_string();
-    let now = cache::now_ms();
-    let kept = store.get(&name).and_then(|bytes| cache_use.decode_own::<StatusSnapshot>(&bytes)).filter(|snapshot| {
-        snapshot.identity == identity
-            && snapshot.month == month_bounds(today).0
-            && (0..SNAPSHOT_TTL_MS).contains(&(now - snapshot.made_ms))
-    });
-    if let Some(snapshot) = kept {
-        return Ok(snapshot);
-    }
+) -> Result<(), String> {
+    let made_ms = cache::now_ms();
     let threads = std::thread::available_parallelism().map_or(1, usize::from);
     let (mut roots, listings) = DiskRoots::open(&[home.to_path_buf()], Scope::Usage, threads)?;
     let (run, _) = usage_only(&mut roots, listings, options.clone(), threads, Some((store, cache_use)))?;
-    let snapshot = StatusSnapshot::of(run.usage.ledgers.iter(), identity, now, today);
-    if let Some(entry) = cache_use.encode_own(&snapshot) {
-        store.put(&name, &entry);
-    }
+    let snapshot = StatusSnapshot::of(run.usage.ledgers.iter(), place.identity.clone(), made_ms, today);
+    let entry = cache_use.encode_own(&snapshot).ok_or("the snapshot could not be written")?;
+    store.put(&place.name, &entry);
     store.finish();
-    Ok(snapshot)
+    Ok(())
+}
+
+/// Starts `statusline --refresh-snapshot` as a process of its own, which this one does not wait
+/// for: a status line never waits for the home's usage run. One refresh at a time: it holds the
+/// lock file, made here and removed by it; a lock older than [`LOCK_STALE`] (a refresh that
+/// died) is taken over.
+fn refresh_in_background(place: &SnapshotPlace, home: &Path, folder: &Path, today: Option<NaiveDate>) {
+    let take = || std::fs::OpenOptions::new().write(true).create_new(true).open(&place.lock).is_ok();
+    let stale = || {
+        let modified = std::fs::metadata(&place.lock).and_then(|metadata| metadata.modified()).ok();
+        modified.and_then(|modified| modified.elapsed().ok()).is_some_and(|age| age > LOCK_STALE)
+    };
+    if !take() && !(stale() && std::fs::remove_file(&place.lock).is_ok() && take()) {
+        return;
+    }
+    let Ok(binary) = std::env::current_exe() else {
+        let _ = std::fs::remove_file(&place.lock);
+        return;
+    };
+    let mut command = std::process::Command::new(binary);
+    command.args(["statusline", "--refresh-snapshot", "--home"]).arg(home).arg("--cache").arg(folder);
+    if let Some(today) = today {
+        command.arg("--today").arg(today.to_string());
+    }
+    command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
+    if command.spawn().is_err() {
+        let _ = std::fs::remove_file(&place.lock);
+    }
 }
 
 /// The shown session's entries, all its days, from its log read through the cache (a log that
