@@ -13,7 +13,9 @@ use copilot_lens::usage::month;
 /// The budgets given on the command line.
 #[derive(Args, Clone, Copy)]
 pub struct BudgetArgs {
-    /// Your own budget for a UTC day, in AI credits (default: the config file's budget_day).
+    /// Your own budget for a UTC day, in AI credits (default: budget_day of the config file,
+    /// $COPILOT_LENS_CONFIG, else the user config folder's copilot-lens/config.json, e.g.
+    /// ~/.config/copilot-lens/config.json).
     #[arg(long, value_name = "CREDITS", value_parser = month::parse_allowance)]
     budget_day: Option<f64>,
     /// Your own budget for a billing month, in AI credits (default: the config file's budget_month).

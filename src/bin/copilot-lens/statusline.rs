@@ -268,7 +268,8 @@ fn refresh_in_background(place: &SnapshotPlace, home: &Path, folder: &Path, toda
         let modified = std::fs::metadata(&place.lock).and_then(|metadata| metadata.modified()).ok();
         modified.and_then(|modified| modified.elapsed().ok()).is_some_and(|age| age > LOCK_STALE)
     };
-    if !take() && !(stale() && std::fs::remove_file(&place.lock).is_ok() && take()) {
+    let taken = take() || (stale() && std::fs::remove_file(&place.lock).is_ok() && take());
+    if !taken {
         return;
     }
     let Ok(binary) = std::env::current_exe() else {
