@@ -96,8 +96,7 @@ pub fn month_of_entries<'a>(
     allowance: Option<f64>,
 ) -> MonthCredits {
     let (first, last) = month_bounds(month);
-    let next = last.succ_opt().unwrap_or(last);
-    let days_in_month = (next - first).num_days() as u32;
+    let days_in_month = last.day();
     let finished = today > last;
     let as_of = today.clamp(first, last);
     let by_day = credits_by_day(sessions, rates, first..=as_of);
