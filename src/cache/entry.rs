@@ -147,6 +147,31 @@ impl CacheUse {
         Some(entry)
     }
 
+    /// An entry that is no file's (the status line's month snapshot): the header, then `parts`.
+    pub fn encode_own<T: Serialize>(&self, parts: &T) -> Recorded {
+        let parts = postcard::to_allocvec(parts).ok()?;
+        let header = Header {
+            magic: MAGIC,
+            format: FORMAT,
+            version: env!("CARGO_PKG_VERSION"),
+            build: &self.build,
+            length: parts.len() as u64,
+            checksum: xxh3_64(&parts),
+        };
+        let mut entry = postcard::to_allocvec(&header).ok()?;
+        entry.extend_from_slice(&parts);
+        Some(entry)
+    }
+
+    /// The parts of an entry [`Self::encode_own`] made, if this build made it and it is whole.
+    pub fn decode_own<T: DeserializeOwned>(&self, entry: &[u8]) -> Option<T> {
+        let (checksum, body) = self.body(entry).ok()?;
+        if xxh3_64(body) != checksum {
+            return None;
+        }
+        postcard::from_bytes(body).ok()
+    }
+
     /// The key of the file an entry was made for in `context`, and the bytes after it (the
     /// entry's parts, then its rows).
     pub(crate) fn open<'e>(&self, entry: &'e [u8], context: u64) -> Result<(FileKey, &'e [u8]), Miss> {

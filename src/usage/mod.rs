@@ -14,6 +14,7 @@ pub const NANO_AIU_PER_CREDIT: f64 = 1e9;
 pub const NANO_DOLLARS_PER_CREDIT: f64 = 1e7;
 
 pub mod bill;
+pub mod budget;
 pub mod counters;
 pub mod credits;
 pub mod inputs;
@@ -23,6 +24,7 @@ pub mod plans;
 pub mod plausible;
 pub mod rates;
 pub mod resumes;
+pub mod status;
 pub mod summary;
 
 use chrono::{FixedOffset, NaiveDate, Offset, TimeZone, Utc};

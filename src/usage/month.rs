@@ -5,6 +5,7 @@
 //! the day the allowance would run out. The core has no clock: the caller says what day it is.
 
 use std::collections::BTreeMap;
+use std::ops::RangeInclusive;
 
 use chrono::{Datelike, Days, NaiveDate};
 use serde::Serialize;
@@ -13,7 +14,7 @@ use super::counters::MAX_PLAUSIBLE_BILLED;
 use super::credits::{counts, entry_credits, parse_grouped};
 use super::ledger::SessionLedger;
 use super::rates::RateTable;
-use super::{Entry, EntryKey, NANO_AIU_PER_CREDIT, NANO_DOLLARS_PER_CREDIT};
+use super::{Entries, Entry, EntryKey, NANO_AIU_PER_CREDIT, NANO_DOLLARS_PER_CREDIT};
 
 /// A monthly allowance as a person types it: digits, commas grouping thousands, a decimal point
 /// (`500`, `1,500`, `1500.5`), above 0 and at most 10^9 credits (`MAX_PLAUSIBLE_BILLED`). The
@@ -56,6 +57,14 @@ pub struct MonthCredits {
     pub runs_out_on: Option<String>,
 }
 
+impl MonthCredits {
+    /// The credits of one of its days (none counted: 0).
+    pub fn on(&self, day: NaiveDate) -> f64 {
+        let day = day.to_string();
+        self.days.iter().find(|counted| counted.day == day).map_or(0.0, |counted| counted.recorded + counted.estimated)
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct DayCredits {
     pub day: String,
@@ -75,22 +84,22 @@ pub fn month_credits<'a>(
     today: NaiveDate,
     allowance: Option<f64>,
 ) -> MonthCredits {
-    let first = month.with_day(1).unwrap_or(month);
-    let next = first.checked_add_months(chrono::Months::new(1)).unwrap_or(first);
-    let days_in_month = (next - first).num_days() as u32;
-    let last = next.pred_opt().unwrap_or(first);
+    month_of_entries(ledgers.map(|ledger| &ledger.entries), rates, month, today, allowance)
+}
+
+/// [`month_credits`] of the sessions' entries (the status line keeps only these between runs).
+pub fn month_of_entries<'a>(
+    sessions: impl Iterator<Item = &'a Entries>,
+    rates: &RateTable,
+    month: NaiveDate,
+    today: NaiveDate,
+    allowance: Option<f64>,
+) -> MonthCredits {
+    let (first, last) = month_bounds(month);
+    let days_in_month = last.day();
     let finished = today > last;
     let as_of = today.clamp(first, last);
-    let mut by_day: BTreeMap<NaiveDate, (f64, f64)> = BTreeMap::new();
-    for ledger in ledgers {
-        let counted = |(key, entry): &(&EntryKey, &Entry)| (first..=as_of).contains(&key.day) && counts(key, entry);
-        for (key, entry) in ledger.entries.iter().filter(counted) {
-            let slot = by_day.entry(key.day).or_default();
-            let credits = entry_credits(rates, &key.model, entry);
-            slot.0 += credits.recorded_nano_aiu as f64 / NANO_AIU_PER_CREDIT;
-            slot.1 += credits.estimated_nanos as f64 / NANO_DOLLARS_PER_CREDIT;
-        }
-    }
+    let by_day = credits_by_day(sessions, rates, first..=as_of);
     let mut days = Vec::new();
     let (mut recorded, mut estimated) = (0.0, 0.0);
     let mut runs_out_on = None;
@@ -130,6 +139,33 @@ pub fn month_credits<'a>(
         projected,
         runs_out_on: runs_out_on.map(|day| day.to_string()),
     }
+}
+
+/// The first and last day of the billing month holding `day`.
+pub fn month_bounds(day: NaiveDate) -> (NaiveDate, NaiveDate) {
+    let first = day.with_day(1).unwrap_or(day);
+    let next = first.checked_add_months(chrono::Months::new(1)).unwrap_or(first);
+    (first, next.pred_opt().unwrap_or(first))
+}
+
+/// The credits (recorded, estimated) of the sessions' entries on each day of `days`: the one
+/// rule every figure of the month and the status line is counted by.
+pub fn credits_by_day<'a>(
+    sessions: impl Iterator<Item = &'a Entries>,
+    rates: &RateTable,
+    days: RangeInclusive<NaiveDate>,
+) -> BTreeMap<NaiveDate, (f64, f64)> {
+    let mut by_day: BTreeMap<NaiveDate, (f64, f64)> = BTreeMap::new();
+    for entries in sessions {
+        let counted = |(key, entry): &(&EntryKey, &Entry)| days.contains(&key.day) && counts(key, entry);
+        for (key, entry) in entries.iter().filter(counted) {
+            let slot = by_day.entry(key.day).or_default();
+            let credits = entry_credits(rates, &key.model, entry);
+            slot.0 += credits.recorded_nano_aiu as f64 / NANO_AIU_PER_CREDIT;
+            slot.1 += credits.estimated_nanos as f64 / NANO_DOLLARS_PER_CREDIT;
+        }
+    }
+    by_day
 }
 
 #[cfg(test)]

@@ -2,9 +2,11 @@
 
 mod cache;
 mod completions;
+mod config;
 mod parallel;
 mod roots;
 mod search;
+mod statusline;
 mod table;
 mod team;
 mod terminal;
@@ -17,14 +19,17 @@ use std::time::Instant;
 
 use chrono::NaiveDate;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
+use copilot_lens::analysis::usage_only::UsageOnly;
 use copilot_lens::analysis::{self, Options, Outputs, Planned};
-use copilot_lens::cache::CacheUse;
+use copilot_lens::cache::{CacheTally, CacheUse};
 use copilot_lens::facts::files::FileStatus;
+use copilot_lens::input::RootListing;
 use copilot_lens::model::JsonlRowWriter;
 use copilot_lens::outputs::{self, CATALOGUE, ROWS_JSONL};
 use copilot_lens::share::{self, ChosenRows, Period, ShareOptions};
 use copilot_lens::usage::Zone;
 use copilot_lens::usage::bill::{self, Reconciliation};
+use copilot_lens::usage::budget::Budgets;
 use copilot_lens::usage::credits::grouped_decimal;
 use copilot_lens::usage::month;
 use copilot_lens::usage::plans::Plans;
@@ -75,6 +80,9 @@ enum Command {
     /// The figures follow Copilot's counting rules; the agents' figures are added up unless split
     /// with `--by agent`. Only the lines that carry counters are read, and the store's per-call
     /// rows, unless --by project, --bill or --export needs every file.
+    ///
+    /// With a budget (--budget-day, --budget-month, or the config file's), a budget crossed today
+    /// or this month (UTC) is said on stderr and the exit status is 3, for scripts and CI.
     Usage {
         #[arg(required_unless_present = "plans_list", value_name = "ROOT")]
         roots: Vec<PathBuf>,
@@ -121,6 +129,12 @@ enum Command {
         /// Threads that read event logs (default: one per core).
         #[arg(long, value_name = "N")]
         threads: Option<usize>,
+        #[command(flatten)]
+        budgets: config::BudgetArgs,
+        /// Today (YYYY-MM-DD; default: today, UTC): the day and month the budgets are of, and
+        /// the month --allowance shows without --until.
+        #[arg(long, value_parser = parse_day)]
+        today: Option<NaiveDate>,
         #[command(flatten)]
         team: team::TeamArgs,
         #[command(flatten)]
@@ -201,6 +215,18 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Print the session's, today's and the month's AI credits as Copilot CLI's status line.
+    ///
+    /// Example: copilot-lens statusline --print-config
+    ///
+    /// Copilot CLI runs it with the session's status as JSON on stdin, and shows the line below
+    /// the prompt: `12.40 cr session · 86.10 today · Nov 2,715 / 7,000 (39%) · runs out Nov 24`.
+    /// A figure turns yellow at 80% of its budget (or allowance) and red at 100%. The month's other
+    /// sessions come from a snapshot in the cache, made again in the background once a minute
+    /// old; the session's own log is read on from where it ended. Whatever goes wrong, it prints
+    /// a short line and exits 0.
+    /// It writes nothing to Copilot's files: --print-config prints the settings.json lines to add.
+    Statusline(statusline::StatuslineArgs),
     /// Print the completion script of copilot-lens for a shell: its commands, options and values.
     ///
     /// Example: copilot-lens completions bash > ~/.local/share/bash-completion/completions/copilot-lens
@@ -233,7 +259,13 @@ struct UsageView {
     month: Option<(NaiveDate, NaiveDate, f64)>,
     /// GitHub's usage reports to reconcile with, and whose rows (none: the login signed in with).
     bill: Option<AskedBill>,
+    /// The budgets set, and today (UTC), which they are of.
+    budgets: Budgets,
+    today: NaiveDate,
 }
+
+/// Exit status of `usage` when a budget is crossed.
+const BUDGET_CROSSED: u8 = 3;
 
 /// GitHub's usage reports given with `--bill` (opened, by name), and the `--user` asked for.
 type AskedBill = (Vec<(String, File)>, Option<String>);
@@ -383,6 +415,7 @@ fn command() -> clap::Command {
 fn main() -> ExitCode {
     let cli = Cli::from_arg_matches(&command().get_matches()).unwrap_or_else(|error| error.exit());
     match cli.command {
+        Command::Statusline(args) => statusline::run(args),
         Command::Completions { shell } => completions::print_completions(shell, command()),
         Command::Man { out } => completions::write_man(command(), out.as_deref()),
         Command::Analyze { roots, out, include_thinking, threads, accounting, cache } => {
@@ -460,6 +493,11 @@ fn main() -> ExitCode {
         {
             fail(USAGE_ERROR, "--allowance counts the billing month, which is UTC's: leave out --timezone")
         }
+        Command::Usage { budgets, accounting: Accounting { ref timezone, .. }, .. }
+            if budgets.given() && Zone::parse(timezone) != Ok(Zone::Utc) =>
+        {
+            fail(USAGE_ERROR, "--budget-day and --budget-month count UTC days and months: leave out --timezone")
+        }
         Command::Usage { ref bills, accounting: Accounting { ref timezone, .. }, .. }
             if !bills.is_empty() && Zone::parse(timezone) != Ok(Zone::Utc) =>
         {
@@ -485,6 +523,8 @@ fn main() -> ExitCode {
             accounting,
             json,
             threads,
+            budgets,
+            today,
             team,
             cache,
         } => {
@@ -500,15 +540,16 @@ fn main() -> ExitCode {
             };
             let asked = accounting.options(false).and_then(|options| {
                 let allowance = plan_allowance(plan.as_deref(), plans.as_deref())?.or(allowance);
-                Ok((options, allowance, team.checked(user)?))
+                Ok((options, allowance, team.checked(user)?, budgets.budgets()?))
             });
             match asked {
-                Ok((options, allowance, export)) => {
+                Ok((mut options, allowance, export, budgets)) => {
                     // JSON rows keep the agent grain; the table adds the agents up.
                     let range = DayRange { since, until, agent, agents_apart: json };
-                    let today = today_utc();
+                    let today = today.unwrap_or_else(today_utc);
+                    options.today = Some(today);
                     let month = allowance.map(|allowance| (until.unwrap_or(today), today, allowance));
-                    let view = UsageView { by, range, json, month, bill };
+                    let view = UsageView { by, range, json, month, bill, budgets, today };
                     run_usage(&roots, options, view, (thread_count(threads), cache.folder()), export)
                 }
                 Err(message) => fail(USAGE_ERROR, &message),
@@ -597,26 +638,15 @@ fn run_usage(
         Ok(store) => store,
         Err(code) => return code,
     };
-    let mut usage_run = match Planned::new(listings, options) {
-        Ok(planned) => planned.usage_only(),
-        Err(error) => return fail(USAGE_ERROR, &error.to_string()),
+    let (run, cache_tally) =
+        match usage_only(&mut roots, listings, options, threads, store.as_ref().zip(cache_use.as_ref())) {
+            Ok(done) => done,
+            Err(message) => return fail(USAGE_ERROR, &message),
+        };
+    let crossed = match print_usage(&run.usage, &[], &view) {
+        Ok(crossed) => crossed,
+        Err(code) => return code,
     };
-    // The store's log is scanned on a thread of its own while the event logs are.
-    let mut store_jobs = usage_run.store_jobs();
-    let mut cache_tally = std::thread::scope(|scope| {
-        let mut reader = roots.clone();
-        let jobs = &mut store_jobs;
-        scope.spawn(move || jobs.iter_mut().for_each(|job| job.scan_wal_ahead(&mut reader)));
-        parallel::scan_usage(&mut usage_run, &roots, threads, store.as_ref().zip(cache_use.as_ref()))
-    });
-    let cache = store.as_ref().zip(cache_use.as_ref());
-    let stores_tally =
-        cache::stores_through(roots.clone(), cache, |through| usage_run.read_stores(&mut roots, store_jobs, through));
-    cache_tally.add(&stores_tally);
-    let run = usage_run.finish(&mut roots);
-    if let Err(code) = print_usage(&run.usage, &[], &view) {
-        return code;
-    }
     for problem in &run.problems {
         say!("{problem}");
     }
@@ -634,11 +664,12 @@ fn run_usage(
         run.bytes_read as f64 / 1e6 / seconds.max(1e-9),
         peak_memory_text()
     );
-    ExitCode::SUCCESS
+    budget_status(crossed)
 }
 
-/// The usage table (or JSON) on stdout, with the month against the allowance when asked.
-fn print_usage(usage: &analysis::UsageData, logins: &[String], view: &UsageView) -> Result<(), ExitCode> {
+/// The usage table (or JSON) on stdout, with the month against the allowance when asked; then
+/// each budget crossed, on stderr. Returns whether one was.
+fn print_usage(usage: &analysis::UsageData, logins: &[String], view: &UsageView) -> Result<bool, ExitCode> {
     let table = usage.table(view.by, view.range);
     let month = view.month.map(|(month, today, allowance)| usage.month(month, today, Some(allowance)));
     let bill = match &view.bill {
@@ -654,7 +685,46 @@ fn print_usage(usage: &analysis::UsageData, logins: &[String], view: &UsageView)
             .and_then(|()| month.as_ref().map_or(Ok(()), |month| table::write_month(&mut out, month)))
             .and_then(|()| bill.as_ref().map_or(Ok(()), |bill| table::write_bill(&mut out, bill)))
     };
-    printed.and_then(|()| out.flush()).map_err(|error| fail(1, &format!("writing the table: {error}")))
+    printed.and_then(|()| out.flush()).map_err(|error| fail(1, &format!("writing the table: {error}")))?;
+    if view.budgets == Budgets::default() {
+        return Ok(false);
+    }
+    // The budgets are of today and this month, whatever days the table shows.
+    let this_month = usage.month(view.today, view.today, None);
+    let crossed = view.budgets.crossed(this_month.on(view.today), this_month.used);
+    for line in &crossed {
+        say!("{line}");
+    }
+    Ok(!crossed.is_empty())
+}
+
+/// Success, or the budget's status when one was crossed.
+fn budget_status(crossed: bool) -> ExitCode {
+    if crossed { ExitCode::from(BUDGET_CROSSED) } else { ExitCode::SUCCESS }
+}
+
+/// The usage-only run (`usage`'s fast path: the counter lines and the stores' per-call rows) over
+/// the roots listed, through the cache when there is one.
+fn usage_only(
+    roots: &mut DiskRoots,
+    listings: Vec<RootListing>,
+    options: Options,
+    threads: usize,
+    cache: cache::Cache<'_>,
+) -> Result<(UsageOnly, CacheTally), String> {
+    let mut usage_run = Planned::new(listings, options).map_err(|error| error.to_string())?.usage_only();
+    // The store's log is scanned on a thread of its own while the event logs are.
+    let mut store_jobs = usage_run.store_jobs();
+    let mut cache_tally = std::thread::scope(|scope| {
+        let mut reader = roots.clone();
+        let jobs = &mut store_jobs;
+        scope.spawn(move || jobs.iter_mut().for_each(|job| job.scan_wal_ahead(&mut reader)));
+        parallel::scan_usage(&mut usage_run, roots, threads, cache)
+    });
+    let stores_tally =
+        cache::stores_through(roots.clone(), cache, |through| usage_run.read_stores(roots, store_jobs, through));
+    cache_tally.add(&stores_tally);
+    Ok((usage_run.finish(roots), cache_tally))
 }
 
 /// Usage by project, or a team export: a session's project is known only from its files beyond
@@ -699,9 +769,10 @@ fn run_usage_in_full(
         Ok(outputs) => outputs,
         Err(error) => return fail(1, &format!("reading: {error}")),
     };
-    if let Err(code) = print_usage(&outputs.usage, &outputs.inventory.logins(), &view) {
-        return code;
-    }
+    let crossed = match print_usage(&outputs.usage, &outputs.inventory.logins(), &view) {
+        Ok(crossed) => crossed,
+        Err(code) => return code,
+    };
     if let Some(export) = export {
         let file = export.file.display().to_string();
         match export.write(&outputs, view.range) {
@@ -719,7 +790,7 @@ fn run_usage_in_full(
         started.elapsed().as_secs_f64(),
         peak_memory_text()
     );
-    ExitCode::SUCCESS
+    budget_status(crossed)
 }
 
 /// Every file of the roots listed and planned, for a run that writes to `out` (never inside a

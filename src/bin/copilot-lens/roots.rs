@@ -95,6 +95,24 @@ impl DiskRoots {
         Ok((DiskRoots { roots, identities }, listings))
     }
 
+    /// One file of a folder as a root of its own (`relative` to `folder`, `/`-separated), for a
+    /// run that reads that file only (the status line's session log): a regular file, not
+    /// followed through a link. The folder's identity is as `open` gives it, so that its cache
+    /// entries are the same.
+    pub fn one_file(folder: &Path, relative: &str) -> Result<(DiskRoots, Vec<RootListing>), String> {
+        let path = folder.join(relative);
+        let metadata = fs::symlink_metadata(&path).map_err(|error| format!("{}: {error}", path.display()))?;
+        if !metadata.is_file() {
+            return Err(format!("{}: not a file", path.display()));
+        }
+        let label = folder.display().to_string();
+        let listing =
+            RootListing { label, files: vec![listed_file_from(relative.to_string(), &metadata)], problems: Vec::new() };
+        let identity = fs::canonicalize(folder).ok().map(|path| path.to_string_lossy().into());
+        let roots = DiskRoots { roots: vec![Root::Directory(folder.to_path_buf())], identities: vec![identity] };
+        Ok((roots, vec![listing]))
+    }
+
     /// A folder's file as the cache looks its entry up (`copilot_lens::cache::Keyed`): its
     /// root's identity, and its size and time now (the file unopened). None for a zip's
     /// entries (read again) and a file that is gone.
