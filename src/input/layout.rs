@@ -4,6 +4,8 @@
 
 use std::collections::HashMap;
 
+use memchr::memmem::Finder;
+
 use crate::facts::files::Role;
 use crate::order;
 use crate::sources::{HomeLayout, OwnFolderMarker, SOURCES};
@@ -34,19 +36,24 @@ impl Rebase {
         let layouts = || SOURCES.iter().map(|source| source.layout());
         let mut candidates: HashMap<&str, HomeKind> = HashMap::new();
         let mut loose: Option<&'static HomeLayout> = None;
+        let data_folders: Vec<Finder<'static>> =
+            layouts().flat_map(|layout| layout.data_folders).map(|dir| Finder::new(dir)).collect();
+        let markers: Vec<(Finder<'static>, &'static OwnFolderMarker)> = layouts()
+            .flat_map(|layout| layout.own_folder_markers)
+            .map(|marker| (Finder::new(marker.entry), marker))
+            .collect();
         for path in paths {
             // The XDG names end in `.copilot` too: the match starting earliest is the home.
-            let home =
-                layouts().flat_map(|layout| layout.data_folders).filter_map(|dir| find_component_path(path, dir)).min();
+            let home = data_folders.iter().filter_map(|dir| find_component_path(path, dir)).min();
             if let Some(at) = home {
                 candidates.insert(&path[..at], HomeKind::Home);
                 continue;
             }
             // The marker found earliest in the path tells the folder (a VS Code user-data folder
             // holds `User/workspaceStorage`, its `User` folder `workspaceStorage`).
-            let own_folder = layouts()
-                .flat_map(|layout| layout.own_folder_markers)
-                .filter_map(|marker| Some((find_component_path(path, marker.entry)?, marker)))
+            let own_folder = markers
+                .iter()
+                .filter_map(|(entry, marker)| Some((find_component_path(path, entry)?, *marker)))
                 .min_by_key(|(at, _)| *at);
             if let Some((at, marker)) = own_folder {
                 candidates.entry(&path[..at]).or_insert(HomeKind::OwnFolder(marker));
@@ -151,15 +158,13 @@ pub fn never_opened<'a>(paths: impl Iterator<Item = &'a str> + Clone) -> Vec<u32
 }
 
 /// The byte offset at which `components` (one or more whole path components) start in `path`.
-fn find_component_path(path: &str, components: &str) -> Option<usize> {
-    let mut start = 0;
-    loop {
-        let rest = &path[start..];
-        if rest.starts_with(components) && rest[components.len()..].starts_with('/') {
-            return Some(start);
-        }
-        start += rest.find('/')? + 1;
-    }
+/// Searched for whole, with a searcher made once (stepping through every component of every
+/// path was 2.5% of a `usage` run).
+fn find_component_path(path: &str, components: &Finder<'_>) -> Option<usize> {
+    let bytes = path.as_bytes();
+    components
+        .find_iter(bytes)
+        .find(|&at| (at == 0 || bytes[at - 1] == b'/') && bytes.get(at + components.needle().len()) == Some(&b'/'))
 }
 
 fn depth(prefix: &str) -> usize {
