@@ -37,7 +37,7 @@ impl Rebase {
         let mut candidates: HashMap<&str, HomeKind> = HashMap::new();
         let mut loose: Option<&'static HomeLayout> = None;
         let data_folders: Vec<Finder<'static>> =
-            layouts().flat_map(|layout| layout.data_folders).map(|dir| Finder::new(dir)).collect();
+            layouts().flat_map(|layout| layout.data_folders).map(Finder::new).collect();
         let markers: Vec<(Finder<'static>, &'static OwnFolderMarker)> = layouts()
             .flat_map(|layout| layout.own_folder_markers)
             .map(|marker| (Finder::new(marker.entry), marker))
