@@ -41,6 +41,8 @@ pub struct LogTask {
     pub fallback_branch: String,
     /// Where the log stands among copies of its session's log.
     pub copies: Copies,
+    /// Its size as listed: what a sink keeping its rows' bytes may reserve at once.
+    pub size: u64,
 }
 
 /// Step 2 done: every file but the event logs is read, so the logs' fallbacks are known.
@@ -394,6 +396,7 @@ impl State {
                     session_id,
                     session_id_from_log: self.places.rebases[file.home].is_loose_logs() || !named_by_place,
                     copies,
+                    size: file.size,
                 }
             })
             .collect()
