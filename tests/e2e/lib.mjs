@@ -44,6 +44,16 @@ export async function launch({ downloads = true, scripts = true, offline = false
     ...(timezoneId ? { timezoneId } : {}),
     viewport: { width: 1400, height: 1000 },
   });
+  // The downloads a page asks for (a link with a download name clicked), so that a download
+  // the browser never reports is told apart from one the page never made (run.mjs's download).
+  await context.addInitScript(() => {
+    window.__downloadsAsked = [];
+    const click = HTMLAnchorElement.prototype.click;
+    HTMLAnchorElement.prototype.click = function () {
+      if (this.download) window.__downloadsAsked.push(this.download);
+      return click.call(this);
+    };
+  });
   return {
     context,
     async close() {

@@ -124,10 +124,34 @@ function sortKeys(object) {
   return Object.fromEntries(Object.entries(object).sort(([a], [b]) => (a < b ? -1 : 1)));
 }
 
+/**
+ * The file a click makes the page download. The page's own part is checked: it must ask for the
+ * download (a link with a download name clicked). Chromium has once, on CI, not reported such a
+ * download within 30 s; then the click is made once more, and that is said on stderr.
+ */
 async function download(page, trigger) {
-  const [file] = await Promise.all([page.waitForEvent('download'), trigger()]).catch(async (error) => {
-    throw new Error(`${error.message}; the exports say: ${await page.evaluate(() => document.getElementById('export-status')?.textContent)}`);
-  });
+  const asked = () => page.evaluate(() => window.__downloadsAsked.length);
+  const attempt = async () => {
+    const before = await asked();
+    try {
+      const [file] = await Promise.all([page.waitForEvent('download'), trigger()]);
+      return file;
+    } catch (error) {
+      const state = await page.evaluate(() => ({
+        asked: window.__downloadsAsked,
+        statuses: [...document.querySelectorAll('[id="export-status"]')].map((status) => status.textContent),
+        buttons: document.querySelectorAll('#view-exports button[data-export]').length,
+        state: document.body.dataset.state,
+      }));
+      return { error, madeByPage: state.asked.length > before, state };
+    }
+  };
+  let file = await attempt();
+  if (file.error && file.madeByPage) {
+    console.error(`     (the page asked for ${file.state.asked.at(-1)}, and Chromium reported no download in 30 s: clicked again)`);
+    file = await attempt();
+  }
+  if (file.error) throw new Error(`${file.error.message}; the page then: ${JSON.stringify(file.state)}`);
   const target = path.join(TMP, `${Date.now()}-${file.suggestedFilename()}`);
   await file.saveAs(target);
   return { name: file.suggestedFilename(), text: readFileSync(target, 'utf8') };
