@@ -1129,3 +1129,76 @@ fn the_chat_index_names_chats_and_is_read_only_beside_them() {
     let path = |folder: &str| format!(".config/Code/User/workspaceStorage/{folder}/state.vscdb");
     assert_eq!(statuses, [(path("chats"), "read".into()), (path("nochats"), "not_needed".into())]);
 }
+
+/// Case 17: Copilot Chat's Agent Debug logs beside the chats (`fixtures/vscode/17-debug-logs`,
+/// made by hand), with the CLI's two-models session of 2026-10-07 in `.copilot`:
+/// - session 170 (2026-10-20): its chat's turn 0 (Auto, `responseId` resp-a0, modelTotals 5000
+///   in, 2000 cached, 300 out) is in its `main.jsonl` as two calls (2000/1000/100 at 1.5
+///   credits, and resp-a0's 3000/1000/200 at 2 credits, a line given twice), with a failed call
+///   (1500 in, 0 credits), a line not JSON, a line of an unknown type and a last line cut; its
+///   sub-agent's call in `runSubagent-explorer-sub1.jsonl` (claude-haiku-4.5, 800/0/50, 0.33
+///   credits) and the title's in `title-t1.jsonl` (gpt-4o-mini, 200/0/10, 0 credits). Turn 1
+///   (claude-sonnet-4.5, 1000 in, 100 out) is in no debug log: it counts from the chat.
+/// - session 171: its chat is gone; its log's one call on 2026-10-07 (claude-opus-4.6, 12000 in
+///   with 8000 cached, 600 out, 4 credits) still counts, and the session is listed.
+/// - session 172: the older flat layout of an older build (gpt-4.1, 900 in, 60 out, no credits:
+///   estimated) on 2026-10-21.
+#[test]
+fn case_17_debug_logs() {
+    let out = analyze_case("17-debug-logs", &[]);
+    snapshot("17-debug-logs__sessions.jsonl", &read(&out.dir.join("sessions.jsonl")));
+    snapshot("17-debug-logs__usage.jsonl", &read(&out.dir.join("usage.jsonl")));
+    snapshot("17-debug-logs__report.json", &read(&out.dir.join("report.json")));
+    let by_subagent = run(out.scratch.path(), &["usage", "home", "--by", "subagent"]);
+    assert!(by_subagent.status.success(), "{}", String::from_utf8_lossy(&by_subagent.stderr));
+    snapshot("17-debug-logs__usage-by-subagent.txt", &String::from_utf8(by_subagent.stdout).unwrap());
+    // `(day, agent, model, [requests, input, cache_read, cache_write, output, reasoning, total], credits, from)`.
+    let figures = |rows: &[Value]| -> Vec<(String, String, String, Vec<u64>, f64, String)> {
+        rows.iter()
+            .map(|row| {
+                let counts = ["requests", "input", "cache_read", "cache_write", "output", "reasoning", "total"]
+                    .iter()
+                    .map(|field| row[field].as_u64().unwrap())
+                    .collect();
+                let text = |field: &str| str_of(&row[field]);
+                (
+                    text("day"),
+                    text("agent"),
+                    text("model"),
+                    counts,
+                    row["credits"].as_f64().unwrap(),
+                    text("credits_from"),
+                )
+            })
+            .collect()
+    };
+    let row = |day: &str, agent: &str, model: &str, counts: [u64; 7], credits: f64, from: &str| {
+        (day.to_string(), agent.to_string(), model.to_string(), counts.to_vec(), credits, from.to_string())
+    };
+    let (cli, vscode) = ("copilot-cli", AGENT);
+    let expected = vec![
+        row("2026-10-07", cli, "claude-opus-4.6", [2, 1000, 2000, 1000, 300, 50, 4300], 1.98, "estimated"),
+        row("2026-10-07", cli, "gpt-5.4", [1, 1000, 0, 0, 100, 0, 1100], 0.4, "estimated"),
+        row("2026-10-07", vscode, "claude-opus-4.6", [1, 4000, 8000, 0, 600, 0, 12600], 4.0, "recorded"),
+        row("2026-10-20", vscode, "claude-haiku-4.5", [1, 800, 0, 0, 50, 0, 850], 0.33, "recorded"),
+        row("2026-10-20", vscode, "claude-sonnet-4.5", [1, 1000, 0, 0, 100, 0, 1100], 0.45, "estimated"),
+        row("2026-10-20", vscode, "gpt-4o-mini", [1, 200, 0, 0, 10, 0, 210], 0.0, "recorded"),
+        // Turn 0 once, as its calls: 2000 + 3000 + 1500 in (2000 cached), 300 out, 1.5 + 2 + 0.
+        row("2026-10-20", vscode, "gpt-5.4", [3, 4500, 2000, 0, 300, 0, 6800], 3.5, "recorded"),
+        row("2026-10-21", vscode, "gpt-4.1", [1, 900, 0, 0, 60, 0, 960], 0.23, "estimated"),
+    ];
+    assert_eq!(figures(&out.usage), expected, "usage.jsonl");
+    let usage_only = run(out.scratch.path(), &["usage", "home", "--json"]);
+    assert!(usage_only.status.success(), "{}", String::from_utf8_lossy(&usage_only.stderr));
+    let value: Value = serde_json::from_slice(&usage_only.stdout).unwrap();
+    let mut only: Vec<_> = figures(value["rows"].as_array().unwrap()).into_iter().collect();
+    only.sort_by(|a, b| (&a.0, &a.1, &a.2).cmp(&(&b.0, &b.1, &b.2)));
+    assert_eq!(only, expected, "usage --json");
+    // The deleted chat's session is listed, in its workspace's project.
+    let deleted = out.sessions.iter().find(|session| session["session_id"] == session_id(171)).expect("listed");
+    assert_eq!(str_of(&deleted["project_path"]), "/home/ana/src/shop");
+    let kinds: Vec<(u64, String)> =
+        out.diagnostics().iter().map(|d| (d["line"].as_u64().unwrap_or(0), str_of(&d["kind"]))).collect();
+    let kinds: Vec<(u64, &str)> = kinds.iter().map(|(line, kind)| (*line, kind.as_str())).collect();
+    assert_eq!(kinds, [(7, "duplicate"), (10, "failed_request"), (11, "unparsable"), (13, "unparsable")]);
+}

@@ -197,7 +197,7 @@ impl Parsing {
     /// copies before it gave, so it is made once those are added (`LogQueue`).
     pub(super) fn tally_for(&mut self, task: &LogTask) -> Tally {
         let copy_keys = match task.copies {
-            Copies::Later { .. } => self.state.copy_keys.remove(&task.session_id).unwrap_or_default(),
+            Copies::Later { first } => self.state.copy_keys.remove(&first).unwrap_or_default(),
             Copies::Only | Copies::First => CopyKeys::default(),
         };
         Tally::new(task.copies, copy_keys)
@@ -221,8 +221,8 @@ impl Parsing {
             message: problem.message.clone(),
         });
         self.state.diagnostics.extend(problems.collect::<Vec<_>>());
-        if task.copies != Copies::Only {
-            self.state.copy_keys.insert(task.session_id.clone(), std::mem::take(&mut tally.copy_keys));
+        if let Some(first) = task.copies.first().or((task.copies == Copies::First).then_some(task.file)) {
+            self.state.copy_keys.insert(first, std::mem::take(&mut tally.copy_keys));
         }
         if let Copies::Later { first } = task.copies {
             let (given, added) = (tally.copies_dropped, tally.rows);
@@ -330,14 +330,20 @@ pub(super) fn rows_counted(count: u64) -> String {
 
 impl State {
     /// The event logs in the order step 3 takes them: path order, except that the later copies
-    /// of a session's log (the same session in several homes) come after all the others.
+    /// of a session's log (the same session in several homes) come after all the others. A
+    /// copy is the same kind of log of the session under the same name (its extension aside:
+    /// VS Code's `.json` and `.jsonl` of a chat); a session's other logs (VS Code's debug logs
+    /// beside its chat) are logs of their own.
     pub(super) fn log_order(&self) -> Vec<(usize, Copies)> {
-        let mut first_of: HashMap<(SourceId, &str), usize> = HashMap::new();
+        let mut first_of: HashMap<(SourceId, &str, &str, &str), usize> = HashMap::new();
         let (mut order, mut later) = (Vec::new(), Vec::new());
         for (index, file) in self.read_files().filter(|(_, file)| file.kind.role == Role::EventLog) {
-            let session = (file.source, file.session_id.as_deref().unwrap_or_default());
+            let name = file.path.rsplit('/').next().unwrap_or_default();
+            let stem = name.split('.').next().unwrap_or_default();
+            let id = file.session_id.as_deref().unwrap_or_default();
+            let session = (file.source, file.kind.name, id, stem);
             match first_of.get(&session) {
-                Some(&first) if !session.1.is_empty() => later.push((index, Copies::Later { first })),
+                Some(&first) if !id.is_empty() => later.push((index, Copies::Later { first })),
                 _ => {
                     first_of.insert(session, index);
                     order.push((index, Copies::Only));

@@ -41,8 +41,8 @@ pub(super) struct State {
     pub store_ledgers: BTreeMap<String, SessionLedger>,
     /// What went wrong where, besides the files' own messages.
     pub diagnostics: Vec<Diagnostic>,
-    /// The rows of each session whose log is in several homes, as its copies are taken.
-    pub copy_keys: HashMap<String, CopyKeys>,
+    /// The rows of each session log in several homes, by its first copy, as its copies are taken.
+    pub copy_keys: HashMap<usize, CopyKeys>,
 }
 
 pub(super) struct RootState {

@@ -70,6 +70,9 @@ pub enum DiagnosticKind {
     /// Texts the writing program cut when it saved them (VS Code cuts strings over 1 MiB):
     /// shown as saved.
     CutWhenSaved,
+    /// A model request its log marks failed (VS Code's debug log, `status: "error"`): counted
+    /// as Copilot recorded it.
+    FailedRequest,
     /// A cache entry that could not be used (written by another version or build of the tool,
     /// or damaged): ignored, and the file parsed again.
     CacheIgnored,

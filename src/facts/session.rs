@@ -153,6 +153,9 @@ pub struct SessionFacts {
     pub folder: Option<Box<SessionFolder>>,
     /// The log's usage ledger, until the analysis closes it.
     pub usage: Option<SessionLedger>,
+    /// The usage of the session's per-call logs (VS Code's debug logs), added together until
+    /// the analysis closes `usage` with them (`SessionLedger::take_per_call`).
+    pub per_call_usage: Option<SessionLedger>,
 }
 
 impl SessionFacts {
@@ -192,6 +195,13 @@ impl SessionFacts {
     /// roots), the more complete counts.
     pub fn add_log_usage(&mut self, mut ledger: SessionLedger) {
         ledger.log_ended();
+        if ledger.is_per_call_log() {
+            match &mut self.per_call_usage {
+                Some(earlier) => earlier.add_per_call(ledger),
+                None => self.per_call_usage = Some(ledger),
+            }
+            return;
+        }
         self.usage = Some(match self.usage.take() {
             Some(earlier) => earlier.keep_more_complete(ledger),
             None => ledger,

@@ -94,8 +94,12 @@ pub const USAGE_CHECKPOINT_WENT_DOWN: &str = "usage_checkpoint_went_down";
 /// The flag of the credits a shutdown's session-wide totals hold above its per-model ones.
 pub const SESSION_TOTAL_ABOVE_MODELS: &str = "session_total_above_models";
 
+/// The flag of a session some of whose turns are counted from a per-call log's records of the
+/// same responses (VS Code's debug log) rather than from the turn's own figure.
+pub const TURNS_FROM_PER_CALL_LOG: &str = "turns_from_per_call_log";
+
 /// Every flag a ledger can carry: a cached ledger's flags are read back as these.
-const FLAGS: [&str; 20] = [
+const FLAGS: [&str; 21] = [
     IMPLAUSIBLE_COUNTER,
     AMBIGUOUS_RESUME,
     USAGE_CHECKPOINT_WENT_DOWN,
@@ -113,6 +117,7 @@ const FLAGS: [&str; 20] = [
     "several_logs_most_complete_counted",
     "shutdown_without_counters",
     "subagent_checkpoint_not_counted",
+    TURNS_FROM_PER_CALL_LOG,
     "total_went_down",
     "undated_call",
     "undated_checkpoint_not_counted",
@@ -141,6 +146,15 @@ struct TimedCall {
     long: bool,
     implausible: bool,
     recorded: Recorded,
+}
+
+/// A turn whose response Copilot named (a VS Code chat request's `responseId`): counted when the
+/// ledger is closed, unless a per-call log's records of the same response count it instead.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+struct AnsweredTurn {
+    response_id: String,
+    key: EntryKey,
+    entry: Entry,
 }
 
 impl TimedCall {
@@ -215,6 +229,14 @@ pub struct SessionLedger {
     /// Long-context thresholds of the models seen, looked up once.
     thresholds: Vec<(String, Option<u64>)>,
     pub calls: Tokens,
+    /// Turns held until the ledger is closed, by their response id (`answered_turn`).
+    answered_turns: Vec<AnsweredTurn>,
+    /// A per-call log's ledger (`recorded_call`): its calls add to other such logs' of the
+    /// session (a session's main log and its child logs), and replace the turns whose responses
+    /// they record (`take_per_call`).
+    per_call_log: bool,
+    /// The responses the per-call records name.
+    recorded_responses: BTreeSet<String>,
     #[serde(deserialize_with = "known_flags")]
     pub flags: BTreeSet<&'static str>,
     /// The log's counter lines the report must name, until the analysis takes them.
@@ -274,6 +296,9 @@ impl SessionLedger {
             last_checkpoint_ms: None,
             thresholds: Vec::new(),
             calls: Tokens::default(),
+            answered_turns: Vec::new(),
+            per_call_log: false,
+            recorded_responses: BTreeSet::new(),
             flags: BTreeSet::new(),
             problems: Vec::new(),
         }
@@ -451,6 +476,38 @@ impl SessionLedger {
     /// `at`), on its own day: counted when the record covers the whole turn, a partial lower
     /// bound when it describes only the turn's last call. `implausible`: a counter was left out.
     pub fn turn(&mut self, at: Place, millis: Option<i64>, model: &str, entry: Entry, whole: bool) {
+        if let Some(key) = self.turn_key(at, millis, model, &entry, whole) {
+            self.entries.add(key, &entry);
+        }
+    }
+
+    /// A turn as `turn`, whose response Copilot named: held until the ledger is closed
+    /// (`finish`), and not counted if a per-call log's records of that response are taken in
+    /// (`take_per_call`): they count its calls, with what Copilot recorded for each.
+    pub fn answered_turn(
+        &mut self,
+        at: Place,
+        millis: Option<i64>,
+        model: &str,
+        entry: Entry,
+        whole: bool,
+        response_id: &str,
+    ) {
+        if let Some(key) = self.turn_key(at, millis, model, &entry, whole) {
+            self.answered_turns.push(AnsweredTurn { response_id: response_id.to_string(), key, entry });
+        }
+    }
+
+    /// A turn's key, with the turn noted (its tokens in the session's calls, its day); `None`
+    /// when it has no day.
+    fn turn_key(
+        &mut self,
+        at: Place,
+        millis: Option<i64>,
+        model: &str,
+        entry: &Entry,
+        whole: bool,
+    ) -> Option<EntryKey> {
         let (tokens, implausible) = (entry.tokens, entry.implausible || entry.recorded.implausible);
         self.calls.add(&tokens);
         if implausible {
@@ -458,7 +515,7 @@ impl SessionLedger {
         }
         let Some(millis) = millis else {
             self.flags.insert("undated_call");
-            return;
+            return None;
         };
         let kind = if whole { Kind::Counted } else { Kind::Partial };
         if !whole {
@@ -471,8 +528,91 @@ impl SessionLedger {
         }
         let day = self.zone.day(millis);
         self.note_day(day, at);
-        let key = EntryKey { day, model: model.to_string(), kind };
-        self.entries.add(key, &entry);
+        Some(EntryKey { day, model: model.to_string(), kind })
+    }
+
+    /// One model call of a per-call log (a VS Code debug log's `llm_request`), on its own day,
+    /// with what Copilot recorded as billed in `entry`; `response_id`, the response it gave;
+    /// `agent`, the sub-agent or internal task that made it (`--by subagent`), if not the
+    /// session's own agent.
+    pub fn recorded_call(
+        &mut self,
+        at: Place,
+        millis: Option<i64>,
+        model: &str,
+        entry: Entry,
+        response_id: Option<&str>,
+        agent: Option<&str>,
+    ) {
+        self.per_call_log = true;
+        if let Some(response_id) = response_id.filter(|id| !id.is_empty()) {
+            self.recorded_responses.insert(response_id.to_string());
+        }
+        if let Some(key) = self.turn_key(at, millis, model, &entry, true) {
+            if let Some(agent) = agent {
+                let shares = self.agents.get_or_insert_with(Default::default);
+                shares.entries.entry((key.day, agent.to_string(), key.model.clone())).or_default().add(&entry);
+            }
+            self.entries.add(key, &entry);
+        }
+    }
+
+    /// Whether it is a per-call log's ledger (`recorded_call`).
+    pub fn is_per_call_log(&self) -> bool {
+        self.per_call_log
+    }
+
+    /// Adds another per-call log of the same session (a child log beside its main log): their
+    /// calls are different calls, so they add.
+    pub fn add_per_call(&mut self, other: SessionLedger) {
+        for (key, entry) in other.entries.iter() {
+            self.entries.add(key.clone(), entry);
+        }
+        for (day, at) in &other.record_days {
+            self.note_day(*day, *at);
+        }
+        if let Some(shares) = other.agents {
+            let mine = self.agents.get_or_insert_with(Default::default);
+            for (key, entry) in shares.entries {
+                mine.entries.entry(key).or_default().add(&entry);
+            }
+        }
+        self.calls.add(&other.calls);
+        self.checkpoints += other.checkpoints;
+        self.last_checkpoint_ms = self.last_checkpoint_ms.max(other.last_checkpoint_ms);
+        self.recorded_responses.extend(other.recorded_responses);
+        self.billing_models.extend(other.billing_models);
+        self.flags.extend(other.flags);
+        self.per_call_log = true;
+        self.home = self.home.min(other.home);
+        self.file = self.file.or(other.file);
+    }
+
+    /// Takes in the session's per-call logs (`add_per_call`): the turns whose responses they
+    /// record are counted from them (each call with what Copilot recorded), not from the
+    /// turn's own figure; the other turns still count.
+    pub fn take_per_call(&mut self, calls: SessionLedger) {
+        let (mut kept, mut replaced) = (Vec::new(), Tokens::default());
+        let held = self.answered_turns.len();
+        for turn in std::mem::take(&mut self.answered_turns) {
+            if !calls.recorded_responses.contains(&turn.response_id) {
+                kept.push(turn);
+                continue;
+            }
+            replaced.add(&turn.entry.tokens);
+            // The chat says what the call log does not: that Auto chose the model, or the
+            // person's own key ran it.
+            self.note_model(&turn.key.model, turn.entry.byok, turn.entry.auto);
+        }
+        if kept.len() < held {
+            self.flags.insert(TURNS_FROM_PER_CALL_LOG);
+        }
+        self.answered_turns = kept;
+        // The session's tokens count each call once: the replaced turns' are the calls'.
+        self.calls = self.calls.minus(&replaced);
+        let file = self.file;
+        self.add_per_call(calls);
+        self.file = file.or(self.file);
     }
 
     /// A counter line at `at` puts usage on `day` (the first line of each day is kept).
@@ -838,6 +978,9 @@ impl SessionLedger {
     /// Closes the ledger: calls no checkpoint covered become a partial lower bound, or, for a
     /// session whose log is gone, recovered usage.
     pub fn finish(&mut self, log_exists: bool) {
+        for turn in std::mem::take(&mut self.answered_turns) {
+            self.entries.add(turn.key, &turn.entry);
+        }
         if !self.uncovered.is_empty() && self.checkpoints > 0 {
             self.flags.insert("calls_after_last_shutdown");
         }
@@ -1018,5 +1161,52 @@ mod tests {
             assert_eq!(merged.first_line_on(NaiveDate::from_ymd_opt(2026, 10, 4).unwrap()), Some(Place::Line(4)));
         }
         assert_eq!(homes(&copy(3, 1..=2)), [(1, 3), (2, 3)], "a log alone: its home");
+    }
+
+    #[test]
+    fn a_call_its_log_and_its_chat_both_hold_counts_once_as_the_log_recorded_it() {
+        let at = |minute: u32| {
+            let time = NaiveDate::from_ymd_opt(2026, 10, 20).unwrap().and_hms_opt(9, minute, 0).unwrap();
+            Some(time.and_utc().timestamp_millis())
+        };
+        let tokens = |input: u64, output: u64| Tokens { requests: 1, input, output, ..Tokens::default() };
+        // The chat: a turn its debug log holds (Auto chose its model) and one it does not.
+        let mut chat = SessionLedger::new(Zone::Utc);
+        let turn = Entry { tokens: tokens(5000, 300), auto: true, ..Entry::default() };
+        chat.answered_turn(Place::Line(1), at(0), "gpt-5.4", turn, true, "resp-0");
+        let other = Entry { tokens: tokens(1000, 100), ..Entry::default() };
+        chat.answered_turn(Place::Line(2), at(10), "claude-sonnet-4.5", other, true, "resp-1");
+        // Its main log's two calls of the first turn, and a sub-agent's call in a child log.
+        let recorded = |nano: u64| Recorded { nano_aiu: Some(nano), ..Recorded::default() };
+        let mut main = SessionLedger::new(Zone::Utc);
+        let call =
+            |input, output, nano| Entry { tokens: tokens(input, output), recorded: recorded(nano), ..Entry::default() };
+        main.recorded_call(Place::Line(3), at(0), "gpt-5.4", call(2000, 100, 1_500_000_000), Some("r-0"), None);
+        main.recorded_call(Place::Line(6), at(1), "gpt-5.4", call(3000, 200, 2_000_000_000), Some("resp-0"), None);
+        let mut child = SessionLedger::new(Zone::Utc);
+        let explorer = Some("runSubagent-explorer");
+        child.recorded_call(Place::Line(2), at(0), "claude-haiku-4.5", call(800, 50, 330_000_000), None, explorer);
+        main.add_per_call(child);
+        chat.take_per_call(main);
+        chat.finish(true);
+        let figures: Vec<_> = chat
+            .entries
+            .iter()
+            .map(|(key, entry)| {
+                (key.model.as_str(), entry.tokens.requests, entry.tokens.input, entry.recorded.nano_aiu, entry.auto)
+            })
+            .collect();
+        assert_eq!(
+            figures,
+            [
+                ("claude-haiku-4.5", 1, 800, Some(330_000_000), false),
+                ("claude-sonnet-4.5", 1, 1000, None, false),
+                ("gpt-5.4", 2, 5000, Some(3_500_000_000), true),
+            ]
+        );
+        assert_eq!((chat.calls.requests, chat.calls.input), (4, 6800), "each call once");
+        assert!(chat.flags.contains(TURNS_FROM_PER_CALL_LOG));
+        let shares = chat.agents.as_ref().unwrap();
+        assert_eq!(shares.of(NaiveDate::from_ymd_opt(2026, 10, 20).unwrap(), "claude-haiku-4.5").count(), 1);
     }
 }

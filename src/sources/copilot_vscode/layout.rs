@@ -37,9 +37,10 @@ const MARKERS: [OwnFolderMarker; 4] = [
     OwnFolderMarker { entry: "globalStorage/emptyWindowChatSessions", read_as: READ_AS, layout: "vscode_user_folder" },
 ];
 
-const WALK_RULES: [WalkRule; 7] = [
+const WALK_RULES: [WalkRule; 8] = [
     WalkRule { dir: "User", only: &["workspaceStorage", "globalStorage"] },
-    WalkRule { dir: "workspaceStorage/*", only: &["chatSessions"] },
+    WalkRule { dir: "workspaceStorage/*", only: &["chatSessions", EXTENSION_STORAGE] },
+    WalkRule { dir: "workspaceStorage/*/GitHub.copilot-chat", only: &[DEBUG_LOGS] },
     WalkRule { dir: "globalStorage", only: &["emptyWindowChatSessions"] },
     WalkRule { dir: "Code", only: &["User"] },
     WalkRule { dir: "Code - Insiders", only: &["User"] },
@@ -66,7 +67,9 @@ pub static LAYOUT: HomeLayout = HomeLayout {
     loose_log: None,
     top_files: &[],
     walk_rules: &WALK_RULES,
-    usage_log: |folder, name| is_chat_folder(folder) && session_file_id(name).is_some(),
+    usage_log: |folder, name| {
+        (is_chat_folder(folder) && session_file_id(name).is_some()) || is_debug_log_place(folder, name)
+    },
     session_folders: &[],
     store_files: &[],
 };
@@ -77,8 +80,26 @@ pub const WORKSPACE: FileKind = FileKind { name: "vscode_workspace", role: Role:
 pub const MCP_CONFIG: FileKind = FileKind { name: "mcp_config", role: Role::Metadata, secondary: false };
 /// `User/settings.json`: only its `mcp` key is read.
 pub const SETTINGS: FileKind = FileKind { name: "vscode_settings", role: Role::Metadata, secondary: false };
+/// A Copilot Chat Agent Debug log (`debug-logs/<session>/main.jsonl`, a child log beside it, or
+/// an older flat `debug-logs/<session>.jsonl`): every model request with the credits Copilot
+/// recorded for it (`debug_log.rs`).
+pub const DEBUG_LOG: FileKind = FileKind { name: "chat_debug_log", role: Role::EventLog, secondary: false };
 /// A `state.vscdb`, for its index of the chat sessions (their titles).
 pub const CHAT_INDEX: FileKind = FileKind { name: "chat_index", role: Role::Database, secondary: false };
+
+/// Copilot Chat's folder in a workspace's storage (its `storageUri`), and the debug logs' in it
+/// (`chatDebugFileLoggerService.ts`). Only a window with a workspace has one: an empty
+/// window's requests are in no debug log.
+const EXTENSION_STORAGE: &str = "GitHub.copilot-chat";
+const DEBUG_LOGS: &str = "debug-logs";
+
+/// Whether a file of this folder and name may be a debug log, for a usage-only walk that sees
+/// only these two names: a flat log in `debug-logs/`, or a `.jsonl` in a session's folder
+/// (named by the chat session's id, a UUID).
+fn is_debug_log_place(folder: &str, name: &str) -> bool {
+    let session_folder = folder.len() == 36 && folder.bytes().all(|byte| byte.is_ascii_hexdigit() || byte == b'-');
+    (folder == DEBUG_LOGS || session_folder) && name.ends_with(".jsonl")
+}
 
 fn is_chat_folder(name: &str) -> bool {
     name == "chatSessions" || name == "emptyWindowChatSessions"
@@ -101,6 +122,17 @@ pub fn classify(path: &str) -> Classified<'_> {
         ["settings.json"] => plain(SETTINGS),
         ["workspaceStorage", _, "workspace.json"] => plain(WORKSPACE),
         ["workspaceStorage", _, "state.vscdb"] | ["globalStorage", "state.vscdb"] => plain(CHAT_INDEX),
+        ["workspaceStorage", _, EXTENSION_STORAGE, DEBUG_LOGS, session, name] => match name.strip_suffix(".jsonl") {
+            Some(_) if !session.is_empty() => Classified { kind: DEBUG_LOG, session_id: Some(session), tree: None },
+            // `models.json`: the models offered when the session began, no usage.
+            _ => plain(FileKind::NOT_WANTED),
+        },
+        ["workspaceStorage", _, EXTENSION_STORAGE, DEBUG_LOGS, name] => match name.strip_suffix(".jsonl") {
+            Some(session) if !session.is_empty() => {
+                Classified { kind: DEBUG_LOG, session_id: Some(session), tree: None }
+            }
+            _ => plain(FileKind::NOT_WANTED),
+        },
         ["workspaceStorage", _, "chatSessions", name] | ["globalStorage", "emptyWindowChatSessions", name] => {
             match session_file_id(name) {
                 Some(id) => Classified { kind: CHAT_SESSION, session_id: Some(id), tree: None },
@@ -148,6 +180,15 @@ mod tests {
         assert_eq!(classify(".config/Code/User/mcp.json").kind, MCP_CONFIG);
         assert_eq!(classify(".config/Code/User/keybindings.json").kind, FileKind::NOT_WANTED);
         assert_eq!(classify(".config/Code/logs/main.log").kind, FileKind::OUTSIDE);
+        let logs = ".config/Code/User/workspaceStorage/ab12/GitHub.copilot-chat/debug-logs";
+        for (name, session) in [("s1/main.jsonl", "s1"), ("s1/title-c9.jsonl", "s1"), ("s2.jsonl", "s2")] {
+            let classified = classify_owned(&format!("{logs}/{name}"));
+            assert_eq!(classified, (DEBUG_LOG, Some(session.to_string())), "{name}");
+        }
+        assert_eq!(classify_owned(&format!("{logs}/s1/models.json")), (FileKind::NOT_WANTED, None));
+        assert!((LAYOUT.usage_log)("5e55a0a1-0000-4000-8000-000000000001", "runSubagent-x-1.jsonl"));
+        assert!((LAYOUT.usage_log)("debug-logs", "s2.jsonl"));
+        assert!(!(LAYOUT.usage_log)("s1", "models.json"));
         assert_eq!(read_instead(&log.replace(".jsonl", ".json")).as_deref(), Some(log));
         assert_eq!(read_instead(log), None);
         let index = ".config/Code/User/workspaceStorage/ab12/state.vscdb";
@@ -156,11 +197,17 @@ mod tests {
         assert_eq!(chats_named_by(global).as_deref(), Some(".config/Code/User/globalStorage/emptyWindowChatSessions/"));
     }
 
+    fn classify_owned(path: &str) -> (FileKind, Option<String>) {
+        let classified = classify(path);
+        (classified.kind, classified.session_id.map(str::to_string))
+    }
+
     #[test]
     fn walk_rules_match_folder_ends() {
         let only = |folder: &str| crate::sources::walk_only(folder);
         assert_eq!(only("home/.config/Code/User"), Some(&["workspaceStorage", "globalStorage"][..]));
-        assert_eq!(only(".config/Code/User/workspaceStorage/ab12"), Some(&["chatSessions"][..]));
+        assert_eq!(only(".config/Code/User/workspaceStorage/ab12"), Some(&["chatSessions", "GitHub.copilot-chat"][..]));
+        assert_eq!(only(".config/Code/User/workspaceStorage/ab12/GitHub.copilot-chat"), Some(&["debug-logs"][..]));
         assert_eq!(only(".config/Code/User/workspaceStorage"), None);
         assert_eq!(only("backup/Code"), Some(&["User"][..]));
         assert_eq!(only(".copilot/session-state"), None);

@@ -3,6 +3,7 @@
 //! `workspace.json` naming each workspace's folder. A session's rows come from its replayed
 //! state (`replay.rs`), read by `turns.rs`.
 
+pub mod debug_log;
 pub mod layout;
 pub mod mcp;
 pub mod replay;
@@ -82,6 +83,10 @@ impl Source for CopilotVscode {
 
     fn parse_log(&self, context: &LogContext<'_>, reader: &mut dyn BufRead, sink: &mut dyn RowSink) -> LogOutcome {
         let mut outcome = LogOutcome::default();
+        if is_debug_log(context.source) {
+            debug_log::read(context, reader, &mut outcome);
+            return outcome;
+        }
         let log = read_log(context.source, reader, &mut outcome);
         turns::read_session(context, &log, Some(sink), &mut outcome);
         for (line, text) in &log.bad_lines {
@@ -102,6 +107,10 @@ impl Source for CopilotVscode {
     }
 
     fn rows_again(&self, context: &LogContext<'_>, log: &mut dyn LogAgain, _offset: u64) -> io::Result<Vec<OwnedRow>> {
+        // A debug log gives no rows.
+        if is_debug_log(context.source) {
+            return Ok(Vec::new());
+        }
         let mut outcome = LogOutcome::default();
         let read = read_log(context.source, log.whole()?, &mut outcome);
         if let Some(error) = outcome.read_error {
@@ -121,10 +130,6 @@ impl Source for CopilotVscode {
     ) -> io::Result<ScanStats> {
         let mut outcome = LogOutcome::default();
         let mut counted = CountedRead { inner: reader, bytes: 0 };
-        let log = read_log(path, &mut io::BufReader::new(&mut counted), &mut outcome);
-        if let Some(error) = outcome.read_error.take() {
-            return Err(io::Error::other(error));
-        }
         let context = LogContext {
             agent: self.agent(),
             session_id: "",
@@ -137,6 +142,24 @@ impl Source for CopilotVscode {
             rates,
             file: 0,
         };
+        if is_debug_log(path) {
+            debug_log::read(&context, &mut io::BufReader::new(&mut counted), &mut outcome);
+            if let Some(error) = outcome.read_error.take() {
+                return Err(io::Error::other(error));
+            }
+            let bad = outcome.account.bad_lines;
+            *ledger = outcome.usage.take().unwrap_or_else(|| SessionLedger::new(ledger.zone()));
+            for problem in outcome.problems {
+                let at = Place::Line(problem.line.unwrap_or_default());
+                ledger.problems.push(CounterProblem { at, kind: problem.kind, message: problem.message });
+            }
+            let parsed = outcome.account.skipped_by_rule.get("llm_request").copied().unwrap_or_default();
+            return Ok(ScanStats { bytes: counted.bytes, parsed, bad, bad_offsets: Vec::new() });
+        }
+        let log = read_log(path, &mut io::BufReader::new(&mut counted), &mut outcome);
+        if let Some(error) = outcome.read_error.take() {
+            return Err(io::Error::other(error));
+        }
         turns::read_session(&context, &log, None, &mut outcome);
         if let Some(read) = outcome.usage {
             *ledger = read;
@@ -157,6 +180,11 @@ impl Source for CopilotVscode {
         let parsed = outcome.account.with_rows;
         Ok(ScanStats { bytes: counted.bytes, parsed, bad, bad_offsets: Vec::new() })
     }
+}
+
+/// Whether a log (by its path in its home) is a debug log rather than a chat session.
+fn is_debug_log(path: &str) -> bool {
+    layout::classify(path).kind == layout::DEBUG_LOG
 }
 
 /// VS Code's chat index names a session after every file of it (`facts::session`).

@@ -47,8 +47,8 @@ const UNREAD_REQUEST_KEYS: [&str; 9] = [
 const UNREAD_SESSION_KEYS: [&str; 3] = ["inputState", "pendingRequests", "repoData"];
 /// What rows and figures read of a request's `result.metadata` (its tool-call results repeat
 /// the tools' output, and its rounds the calls: both can be most of a session).
-const READ_METADATA_KEYS: [&str; 5] =
-    ["resolvedModel", "promptTokens", "outputTokens", "modelTotals", "toolCallRounds"];
+const READ_METADATA_KEYS: [&str; 6] =
+    ["resolvedModel", "promptTokens", "outputTokens", "modelTotals", "toolCallRounds", "responseId"];
 /// What they read of a request's `result`.
 const READ_RESULT_KEYS: [&str; 3] = ["metadata", "errorDetails", "details"];
 /// Response parts that give rows; others are kept only as their kind, so that indices hold.

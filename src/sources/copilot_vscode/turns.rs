@@ -145,7 +145,7 @@ fn model_from_details(details: &str) -> Option<String> {
 }
 
 /// A model id without the `copilot/` of Copilot's own models.
-fn model_name(id: &str) -> &str {
+pub(super) fn model_name(id: &str) -> &str {
     id.strip_prefix("copilot/").unwrap_or(id)
 }
 
@@ -341,16 +341,16 @@ struct Figure {
 
 /// What a request's counters held that cannot be counted, in words, for the report.
 #[derive(Default)]
-struct Notes {
+pub(super) struct Notes {
     /// Counters left out (`implausible_counter`).
-    left_out: Vec<String>,
+    pub(super) left_out: Vec<String>,
     /// Models that are not names (their tokens go under the request's model).
     unnamed: Vec<String>,
 }
 
 /// A token count read leniently: absent is 0; what cannot be a count is noted and leaves out
 /// its group (`left`).
-fn count(value: Option<&Value>, notes: &mut Notes, name: &str, left: &mut bool) -> u64 {
+pub(super) fn count(value: Option<&Value>, notes: &mut Notes, name: &str, left: &mut bool) -> u64 {
     match value.map(Count::deserialize) {
         None | Some(Err(_)) => 0,
         Some(Ok(Count::Read(count))) => count,
@@ -506,6 +506,7 @@ fn add_usage(context: &LogContext<'_>, request: &Value, turn: &Turn<'_>, line: u
     let picked = text(request.get("modelId")).unwrap_or_default();
     let byok = !picked.is_empty() && !picked.starts_with("copilot/");
     let auto = picked == "copilot/auto";
+    let response_id = text(request.pointer("/result/metadata/responseId")).filter(|id| !id.is_empty());
     for Figure { model, tokens, left_out, whole } in figures {
         let mut tokens = left_out.fill(tokens, Tokens::default());
         // Input includes its cache reads: a record saying less is raised to them, as the CLI's are.
@@ -514,7 +515,13 @@ fn add_usage(context: &LogContext<'_>, request: &Value, turn: &Turn<'_>, line: u
         }
         let entry =
             Entry { tokens, implausible, recorded: std::mem::take(&mut recorded), byok, auto, ..Entry::default() };
-        ledger.turn(Place::Line(line), turn.millis, &model, entry, whole);
+        match response_id {
+            // Its debug log, if read, counts its calls instead (`SessionLedger::take_per_call`).
+            Some(response_id) => {
+                ledger.answered_turn(Place::Line(line), turn.millis, &model, entry, whole, response_id)
+            }
+            None => ledger.turn(Place::Line(line), turn.millis, &model, entry, whole),
+        }
     }
 }
 

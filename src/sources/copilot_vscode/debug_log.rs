@@ -1,0 +1,383 @@
+//! Copilot Chat's Agent Debug logs (`chatDebugFileLoggerService.ts`): one JSON object a line,
+//! `{ts, dur, sid, type, name, spanId, parentSpanId, status, attrs}`. A session's folder,
+//! `debug-logs/<chat session id>/`, holds `main.jsonl` and a child log per sub-request
+//! (`<label>-<child id>.jsonl`: `runSubagent-<agent>-<id>`, `title-<id>`), each announced in
+//! `main.jsonl` by a `child_session_ref` line; the child's lines carry its own id as `sid`.
+//!
+//! Only usage is read: every `llm_request` is one model call, with its tokens (`inputTokens`
+//! includes `cachedTokens`) and, in newer builds, what Copilot recorded as billed
+//! (`copilotUsageNanoAiu`), counted per call (`SessionLedger::recorded_call`). The other lines'
+//! texts are the chat session's too, which gives the rows.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::io::BufRead;
+
+use serde::Deserialize;
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use super::turns::{Notes, count, model_name};
+use crate::facts::diagnostics::DiagnosticKind;
+use crate::facts::log::LogProblem;
+use crate::lines::{Line, LineReader};
+use crate::sources::folder_uri;
+use crate::sources::log::{LogContext, LogOutcome, bad_line_text, each_line};
+use crate::time;
+use crate::usage::counters::{Amount, LeftOut, Recorded};
+use crate::usage::ledger::{Place, SessionLedger};
+use crate::usage::{Entry, Tokens};
+
+/// The line types Copilot Chat writes that give no usage (`IDebugLogEntry.type`, and
+/// `session_start` of newer builds).
+const OTHER_TYPES: [&str; 10] = [
+    "tool_call",
+    "user_message",
+    "agent_response",
+    "subagent",
+    "discovery",
+    "error",
+    "generic",
+    "child_session_ref",
+    "hook",
+    "session_start",
+];
+
+const LLM_REQUEST: &str = "llm_request";
+
+/// A line, with only what is read of it.
+#[derive(Deserialize)]
+struct DebugLine<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Option<Cow<'a, str>>,
+    ts: Option<Value>,
+    #[serde(borrow)]
+    sid: Option<Cow<'a, str>>,
+    #[serde(rename = "spanId", borrow)]
+    span_id: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    status: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    attrs: Option<&'a RawValue>,
+}
+
+/// An `llm_request`'s attributes. Older builds wrote only `model`, `inputTokens`,
+/// `outputTokens` and `ttft`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CallAttrs<'a> {
+    #[serde(borrow)]
+    model: Option<Cow<'a, str>>,
+    input_tokens: Option<Value>,
+    output_tokens: Option<Value>,
+    cached_tokens: Option<Value>,
+    #[serde(borrow)]
+    response_id: Option<Cow<'a, str>>,
+    #[serde(default)]
+    copilot_usage_nano_aiu: Amount,
+    #[serde(borrow)]
+    error: Option<Cow<'a, str>>,
+}
+
+/// `session_start`'s attributes.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct StartAttrs<'a> {
+    #[serde(borrow)]
+    copilot_version: Option<Cow<'a, str>>,
+}
+
+/// Reads a debug log's usage and summary into `outcome`, accounting for every line; a line
+/// that cannot be read, a call repeated (the same `spanId`) or failed, and a call with no day
+/// are its problems.
+pub fn read(context: &LogContext<'_>, reader: &mut dyn BufRead, outcome: &mut LogOutcome) {
+    let mut lines = LineReader::new(reader);
+    let mut reading = Reading { context, spans: HashMap::new(), ledger: None, bad: Vec::new() };
+    let read_error = each_line(&mut lines, |line| reading.line(line, outcome));
+    outcome.read_error = read_error;
+    let ended = lines.clean_end().is_some();
+    let last_line = outcome.account.lines;
+    for (number, text) in std::mem::take(&mut reading.bad) {
+        let mut message = text;
+        if number == 1 {
+            message.push_str(
+                " (VS Code keeps only the last 60 MB of a debug log past 100 MB: a log cut so starts mid-line)",
+            );
+        } else if number == last_line && !ended {
+            message.push_str(" (the log's last line, not ended: still being written, or cut)");
+        }
+        outcome.problems.push(LogProblem { line: Some(number), kind: DiagnosticKind::Unparsable, message });
+    }
+    let summary = &mut outcome.summary;
+    // A chat session does not shut down: its record says none rather than "none".
+    // No creation time: the chat's own, when there is one, is the session's.
+    summary.shutdown_type = Some(String::new());
+    if let Some(folder) = folder_uri::decode(context.fallback_project) {
+        (summary.project, summary.remote) = (Some(folder.path), folder.remote);
+    }
+    outcome.usage = reading.ledger;
+}
+
+struct Reading<'c> {
+    context: &'c LogContext<'c>,
+    /// Each `llm_request`'s span, with its line: a repeated line counts once.
+    spans: HashMap<String, u64>,
+    ledger: Option<SessionLedger>,
+    /// Lines that cannot be read, with why.
+    bad: Vec<(u64, String)>,
+}
+
+impl Reading<'_> {
+    fn line(&mut self, line: &Line<'_>, outcome: &mut LogOutcome) {
+        let account = &mut outcome.account;
+        if !account.open_line(line) {
+            return;
+        }
+        let mut spare = String::new();
+        let parsed = if line.is_cut() {
+            Err(format!("a line of {} bytes, longer than those read", line.full_len))
+        } else {
+            crate::json::from_slice::<DebugLine<'_>>(line.bytes, &mut spare).map_err(|error| error.to_string())
+        };
+        let entry = match parsed {
+            Ok(entry) => entry,
+            Err(why) => {
+                account.bad_lines += 1;
+                self.bad.push((line.number, bad_line_text(line, &why)));
+                return;
+            }
+        };
+        let millis = entry.ts.as_ref().and_then(time::value_millis);
+        let summary = &mut outcome.summary;
+        if let Some(millis) = millis {
+            summary.first_event_ms = Some(summary.first_event_ms.map_or(millis, |first| first.min(millis)));
+            summary.last_event_ms = summary.last_event_ms.max(Some(millis));
+        }
+        let kind = entry.kind.as_deref().unwrap_or_default();
+        match kind {
+            LLM_REQUEST => self.call(line.number, millis, &entry, outcome),
+            "session_start" => {
+                let mut attrs_spare = String::new();
+                let attrs =
+                    entry.attrs.map(|attrs| crate::json::from_str::<StartAttrs<'_>>(attrs.get(), &mut attrs_spare));
+                if let Some(Ok(StartAttrs { copilot_version: Some(version) })) = attrs {
+                    outcome.summary.copilot_version = Some(version.into_owned());
+                }
+                note(&mut outcome.account.skipped_by_rule, kind);
+            }
+            known if OTHER_TYPES.contains(&known) => note(&mut outcome.account.skipped_by_rule, kind),
+            unknown => note(&mut outcome.account.unknown_types, unknown),
+        }
+    }
+
+    /// One `llm_request`: a model call, counted once per span.
+    fn call(&mut self, number: u64, millis: Option<i64>, line: &DebugLine<'_>, outcome: &mut LogOutcome) {
+        note(&mut outcome.account.skipped_by_rule, LLM_REQUEST);
+        let span = line.span_id.as_deref().unwrap_or_default();
+        if !span.is_empty() {
+            if let Some(first) = self.spans.get(span) {
+                outcome.problems.push(LogProblem {
+                    line: Some(number),
+                    kind: DiagnosticKind::Duplicate,
+                    message: format!("llm_request span {span} repeats line {first}: counted once"),
+                });
+                return;
+            }
+            self.spans.insert(span.to_string(), number);
+        }
+        let mut spare = String::new();
+        let attrs = match line.attrs.map(|attrs| crate::json::from_str::<CallAttrs<'_>>(attrs.get(), &mut spare)) {
+            Some(Ok(attrs)) => attrs,
+            Some(Err(error)) => {
+                let message = format!("llm_request span {span}: its attrs cannot be read ({error}): not counted");
+                outcome.problems.push(LogProblem { line: Some(number), kind: DiagnosticKind::Unparsable, message });
+                return;
+            }
+            None => {
+                let message = format!("llm_request span {span} has no attrs: not counted");
+                outcome.problems.push(LogProblem { line: Some(number), kind: DiagnosticKind::Unparsable, message });
+                return;
+            }
+        };
+        let model = model_name(attrs.model.as_deref().unwrap_or_default());
+        if line.status.as_deref() == Some("error") {
+            let why = attrs.error.as_deref().map(|error| format!(" ({})", error.chars().take(200).collect::<String>()));
+            outcome.problems.push(LogProblem {
+                line: Some(number),
+                kind: DiagnosticKind::FailedRequest,
+                message: format!(
+                    "llm_request span {span} to {model} failed{}: counted as Copilot recorded it",
+                    why.unwrap_or_default()
+                ),
+            });
+        }
+        let mut notes = Notes::default();
+        let mut left_out = LeftOut::default();
+        let tokens = Tokens {
+            requests: 1,
+            input: count(attrs.input_tokens.as_ref(), &mut notes, "inputTokens", &mut left_out.input),
+            cache_read: count(attrs.cached_tokens.as_ref(), &mut notes, "cachedTokens", &mut left_out.input),
+            output: count(attrs.output_tokens.as_ref(), &mut notes, "outputTokens", &mut left_out.output),
+            ..Tokens::default()
+        };
+        let mut tokens = left_out.fill(tokens, Tokens::default());
+        let ledger = self.ledger.get_or_insert_with(|| SessionLedger::new(self.context.zone));
+        if tokens.hold_cache_inside_input() {
+            ledger.flags.insert("cache_above_input");
+        }
+        let recorded = Recorded::read(attrs.copilot_usage_nano_aiu, 1.0, Amount::Absent);
+        let implausible = !notes.left_out.is_empty();
+        if implausible || recorded.implausible {
+            let mut what = notes.left_out;
+            if recorded.implausible {
+                what.push("copilotUsageNanoAiu is not an amount".to_string());
+            }
+            ledger.problems.push(crate::usage::ledger::CounterProblem {
+                at: Place::Line(number),
+                kind: DiagnosticKind::ImplausibleCounter,
+                message: format!(
+                    "llm_request span {span}: {}. Left out, not added (flagged implausible_counter)",
+                    what.join(", ")
+                ),
+            });
+        }
+        if millis.is_none() {
+            ledger.problems.push(crate::usage::ledger::CounterProblem {
+                at: Place::Line(number),
+                kind: DiagnosticKind::UndatedCounter,
+                message: format!(
+                    "llm_request span {span} has no ts that is a time: it cannot be put on a day, so it is in no usage row"
+                ),
+            });
+        }
+        let entry = Entry { tokens, implausible, recorded, ..Entry::default() };
+        let agent = child_label(self.context.source, line.sid.as_deref());
+        let response = attrs.response_id.as_deref();
+        ledger.recorded_call(Place::Line(number), millis, model, entry, response, agent);
+        outcome.summary.models.insert(model.to_string());
+    }
+}
+
+/// A child log's label (`<label>-<child id>.jsonl`, the child's id being its lines' `sid`):
+/// the sub-agent or task whose calls it holds. None for a session's own log.
+fn child_label<'a>(path: &'a str, sid: Option<&str>) -> Option<&'a str> {
+    let name = path.rsplit('/').next()?.strip_suffix(".jsonl")?;
+    let in_session_folder = path.rsplit('/').nth(2) == Some("debug-logs");
+    if name == "main" || !in_session_folder {
+        return None;
+    }
+    let label = sid.and_then(|sid| name.strip_suffix(sid)?.strip_suffix('-'));
+    Some(label.filter(|label| !label.is_empty()).unwrap_or(name))
+}
+
+fn note(counts: &mut std::collections::BTreeMap<String, u64>, kind: &str) {
+    let key = if kind.is_empty() { "<no type>" } else { kind };
+    *counts.entry(key.to_string()).or_default() += 1;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::usage::Zone;
+    use crate::usage::rates::RateTable;
+
+    fn read_log(path: &str, text: &str) -> LogOutcome {
+        let rates = RateTable::default_table();
+        let context = LogContext {
+            agent: "copilot-vscode",
+            session_id: "s",
+            session_id_from_log: false,
+            source: path,
+            fallback_project: "",
+            fallback_branch: "",
+            include_thinking: false,
+            zone: Zone::Utc,
+            rates: &rates,
+            file: 0,
+        };
+        let mut outcome = LogOutcome::default();
+        read(&context, &mut text.as_bytes(), &mut outcome);
+        outcome
+    }
+
+    const MAIN: &str = "x/GitHub.copilot-chat/debug-logs/s/main.jsonl";
+
+    fn call(span: &str, status: &str, attrs: &str) -> String {
+        format!(
+            r#"{{"v":1,"ts":1792486800000,"dur":5,"sid":"s","type":"llm_request","name":"chat:m","spanId":"{span}","status":"{status}","attrs":{attrs}}}"#
+        )
+    }
+
+    #[test]
+    fn a_call_counts_its_recorded_credits_and_its_tokens_once() {
+        let attrs = r#"{"model":"copilot/gpt-5.4","inputTokens":3000,"cachedTokens":1000,"outputTokens":200,"responseId":"r1","copilotUsageNanoAiu":2000000000}"#;
+        let line = call("a", "ok", attrs);
+        let outcome = read_log(MAIN, &format!("{line}\n{line}\n"));
+        let ledger = outcome.usage.as_ref().expect("a ledger");
+        assert!(ledger.is_per_call_log());
+        let entries: Vec<_> = ledger.entries.iter().collect();
+        assert_eq!(entries.len(), 1);
+        let (key, entry) = entries[0];
+        assert_eq!((key.day.to_string(), key.model.as_str()), ("2026-10-20".to_string(), "gpt-5.4"));
+        let tokens = entry.tokens;
+        assert_eq!((tokens.requests, tokens.input, tokens.cache_read, tokens.output), (1, 3000, 1000, 200));
+        assert_eq!(entry.recorded.nano_aiu, Some(2_000_000_000));
+        let problems: Vec<_> = outcome.problems.iter().map(|problem| (problem.line, problem.kind)).collect();
+        assert_eq!(problems, [(Some(2), DiagnosticKind::Duplicate)]);
+        assert_eq!(outcome.account.skipped_by_rule["llm_request"], 2);
+    }
+
+    #[test]
+    fn bad_failed_and_cut_lines_are_said_and_accounted() {
+        let failed = call("e", "error", r#"{"model":"gpt-5.4","inputTokens":10,"error":"429"}"#);
+        let older = call("o", "ok", r#"{"model":"gpt-4.1","inputTokens":900,"outputTokens":60,"ttft":700}"#);
+        let text = format!(
+            "{failed}\nnot json\n{older}\n{{\"type\":\"tool_call\"}}\n{{\"type\":\"new_kind\"}}\n{{\"ts\":1,\"type\":\"llm_req"
+        );
+        let outcome = read_log(MAIN, &text);
+        let problems: Vec<_> = outcome.problems.iter().map(|problem| (problem.line, problem.kind)).collect();
+        assert_eq!(
+            problems,
+            [
+                (Some(1), DiagnosticKind::FailedRequest),
+                (Some(2), DiagnosticKind::Unparsable),
+                (Some(6), DiagnosticKind::Unparsable)
+            ]
+        );
+        assert!(outcome.problems[2].message.ends_with("(the log's last line, not ended: still being written, or cut)"));
+        let account = &outcome.account;
+        assert_eq!((account.lines, account.bad_lines, account.unknown_types["new_kind"]), (6, 2, 1));
+        assert_eq!((account.skipped_by_rule["llm_request"], account.skipped_by_rule["tool_call"]), (2, 1));
+        // An older build's call records no credits: they are estimated from its tokens.
+        let ledger = outcome.usage.unwrap();
+        let older = ledger.entries.iter().find(|(key, _)| key.model == "gpt-4.1").unwrap().1;
+        assert_eq!((older.recorded.nano_aiu, older.tokens.input, older.tokens.output), (None, 900, 60));
+    }
+
+    #[test]
+    fn a_first_line_cut_says_the_log_may_start_mid_way() {
+        let outcome = read_log(MAIN, "tokens\":5}}\n");
+        assert!(outcome.problems[0].message.contains("keeps only the last 60 MB"), "{:?}", outcome.problems);
+        assert!(outcome.usage.is_none(), "no call, no ledger");
+    }
+
+    #[test]
+    fn a_child_log_names_its_agent_by_its_label() {
+        let folder = "x/GitHub.copilot-chat/debug-logs/s";
+        assert_eq!(
+            child_label(&format!("{folder}/runSubagent-explorer-c1.jsonl"), Some("c1")),
+            Some("runSubagent-explorer")
+        );
+        assert_eq!(child_label(&format!("{folder}/title-c2.jsonl"), Some("c2")), Some("title"));
+        assert_eq!(child_label(&format!("{folder}/odd.jsonl"), Some("c3")), Some("odd"));
+        assert_eq!(child_label(&format!("{folder}/main.jsonl"), Some("s")), None);
+        assert_eq!(child_label("x/GitHub.copilot-chat/debug-logs/s.jsonl", Some("s")), None);
+        let line =
+            call("t", "ok", r#"{"model":"gpt-4o-mini","inputTokens":200,"outputTokens":10,"copilotUsageNanoAiu":0}"#)
+                .replace(r#""sid":"s""#, r#""sid":"c2""#);
+        let outcome = read_log(&format!("{folder}/title-c2.jsonl"), &line);
+        let shares = outcome.usage.unwrap().agents.expect("the title task's share");
+        let labels: Vec<_> = shares.entries.keys().map(|(_, label, model)| (label.as_str(), model.as_str())).collect();
+        assert_eq!(labels, [("title", "gpt-4o-mini")]);
+    }
+}
