@@ -9,13 +9,11 @@
 //! (`copilotUsageNanoAiu`), counted per call (`SessionLedger::recorded_call`). The other lines'
 //! texts are the chat session's too, which gives the rows.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::io::BufRead;
 
 use serde::Deserialize;
 use serde_json::Value;
-use serde_json::value::RawValue;
 
 use super::turns::{Notes, count, model_name};
 use crate::facts::diagnostics::DiagnosticKind;
@@ -45,46 +43,10 @@ const OTHER_TYPES: [&str; 10] = [
 
 const LLM_REQUEST: &str = "llm_request";
 
-/// A line, with only what is read of it.
-#[derive(Deserialize)]
-struct DebugLine<'a> {
-    #[serde(rename = "type", borrow)]
-    kind: Option<Cow<'a, str>>,
-    ts: Option<Value>,
-    #[serde(borrow)]
-    sid: Option<Cow<'a, str>>,
-    #[serde(rename = "spanId", borrow)]
-    span_id: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    status: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    attrs: Option<&'a RawValue>,
-}
-
-/// An `llm_request`'s attributes. Older builds wrote only `model`, `inputTokens`,
-/// `outputTokens` and `ttft`.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct CallAttrs<'a> {
-    #[serde(borrow)]
-    model: Option<Cow<'a, str>>,
-    input_tokens: Option<Value>,
-    output_tokens: Option<Value>,
-    cached_tokens: Option<Value>,
-    #[serde(borrow)]
-    response_id: Option<Cow<'a, str>>,
-    #[serde(default)]
-    copilot_usage_nano_aiu: Amount,
-    #[serde(borrow)]
-    error: Option<Cow<'a, str>>,
-}
-
-/// `session_start`'s attributes.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct StartAttrs<'a> {
-    #[serde(borrow)]
-    copilot_version: Option<Cow<'a, str>>,
+/// A string field of a line or of its `attrs` (read as `Value`, as the chat sessions are: a
+/// type of its own would grow the page's WebAssembly for no speed a debug log needs).
+fn text<'a>(object: &'a Value, field: &str) -> Option<&'a str> {
+    object.get(field).and_then(Value::as_str)
 }
 
 /// Reads a debug log's usage and summary into `outcome`, accounting for every line; a line
@@ -137,9 +99,9 @@ impl Reading<'_> {
         let parsed = if line.is_cut() {
             Err(format!("a line of {} bytes, longer than those read", line.full_len))
         } else {
-            crate::json::from_slice::<DebugLine<'_>>(line.bytes, &mut spare).map_err(|error| error.to_string())
+            crate::json::from_slice::<Value>(line.bytes, &mut spare).map_err(|error| error.to_string())
         };
-        let entry = match parsed {
+        let entry: Value = match parsed {
             Ok(entry) => entry,
             Err(why) => {
                 account.bad_lines += 1;
@@ -147,21 +109,18 @@ impl Reading<'_> {
                 return;
             }
         };
-        let millis = entry.ts.as_ref().and_then(time::value_millis);
+        let millis = entry.get("ts").and_then(time::value_millis);
         let summary = &mut outcome.summary;
         if let Some(millis) = millis {
             summary.first_event_ms = Some(summary.first_event_ms.map_or(millis, |first| first.min(millis)));
             summary.last_event_ms = summary.last_event_ms.max(Some(millis));
         }
-        let kind = entry.kind.as_deref().unwrap_or_default();
+        let kind = text(&entry, "type").unwrap_or_default();
         match kind {
             LLM_REQUEST => self.call(line.number, millis, &entry, outcome),
             "session_start" => {
-                let mut attrs_spare = String::new();
-                let attrs =
-                    entry.attrs.map(|attrs| crate::json::from_str::<StartAttrs<'_>>(attrs.get(), &mut attrs_spare));
-                if let Some(Ok(StartAttrs { copilot_version: Some(version) })) = attrs {
-                    outcome.summary.copilot_version = Some(version.into_owned());
+                if let Some(version) = entry.get("attrs").and_then(|attrs| text(attrs, "copilotVersion")) {
+                    outcome.summary.copilot_version = Some(version.to_string());
                 }
                 note(&mut outcome.account.skipped_by_rule, kind);
             }
@@ -171,9 +130,9 @@ impl Reading<'_> {
     }
 
     /// One `llm_request`: a model call, counted once per span.
-    fn call(&mut self, number: u64, millis: Option<i64>, line: &DebugLine<'_>, outcome: &mut LogOutcome) {
+    fn call(&mut self, number: u64, millis: Option<i64>, line: &Value, outcome: &mut LogOutcome) {
         note(&mut outcome.account.skipped_by_rule, LLM_REQUEST);
-        let span = line.span_id.as_deref().unwrap_or_default();
+        let span = text(line, "spanId").unwrap_or_default();
         if !span.is_empty() {
             if let Some(first) = self.spans.get(span) {
                 outcome.problems.push(LogProblem {
@@ -185,23 +144,14 @@ impl Reading<'_> {
             }
             self.spans.insert(span.to_string(), number);
         }
-        let mut spare = String::new();
-        let attrs = match line.attrs.map(|attrs| crate::json::from_str::<CallAttrs<'_>>(attrs.get(), &mut spare)) {
-            Some(Ok(attrs)) => attrs,
-            Some(Err(error)) => {
-                let message = format!("llm_request span {span}: its attrs cannot be read ({error}): not counted");
-                outcome.problems.push(LogProblem { line: Some(number), kind: DiagnosticKind::Unparsable, message });
-                return;
-            }
-            None => {
-                let message = format!("llm_request span {span} has no attrs: not counted");
-                outcome.problems.push(LogProblem { line: Some(number), kind: DiagnosticKind::Unparsable, message });
-                return;
-            }
+        let Some(attrs) = line.get("attrs").filter(|attrs| attrs.is_object()) else {
+            let message = format!("llm_request span {span} has no attrs: not counted");
+            outcome.problems.push(LogProblem { line: Some(number), kind: DiagnosticKind::Unparsable, message });
+            return;
         };
-        let model = model_name(attrs.model.as_deref().unwrap_or_default());
-        if line.status.as_deref() == Some("error") {
-            let why = attrs.error.as_deref().map(|error| format!(" ({})", error.chars().take(200).collect::<String>()));
+        let model = model_name(text(attrs, "model").unwrap_or_default());
+        if text(line, "status") == Some("error") {
+            let why = text(attrs, "error").map(|error| format!(" ({})", error.chars().take(200).collect::<String>()));
             outcome.problems.push(LogProblem {
                 line: Some(number),
                 kind: DiagnosticKind::FailedRequest,
@@ -215,9 +165,9 @@ impl Reading<'_> {
         let mut left_out = LeftOut::default();
         let tokens = Tokens {
             requests: 1,
-            input: count(attrs.input_tokens.as_ref(), &mut notes, "inputTokens", &mut left_out.input),
-            cache_read: count(attrs.cached_tokens.as_ref(), &mut notes, "cachedTokens", &mut left_out.input),
-            output: count(attrs.output_tokens.as_ref(), &mut notes, "outputTokens", &mut left_out.output),
+            input: count(attrs.get("inputTokens"), &mut notes, "inputTokens", &mut left_out.input),
+            cache_read: count(attrs.get("cachedTokens"), &mut notes, "cachedTokens", &mut left_out.input),
+            output: count(attrs.get("outputTokens"), &mut notes, "outputTokens", &mut left_out.output),
             ..Tokens::default()
         };
         let mut tokens = left_out.fill(tokens, Tokens::default());
@@ -225,7 +175,10 @@ impl Reading<'_> {
         if tokens.hold_cache_inside_input() {
             ledger.flags.insert("cache_above_input");
         }
-        let recorded = Recorded::read(attrs.copilot_usage_nano_aiu, 1.0, Amount::Absent);
+        let nano_aiu = attrs
+            .get("copilotUsageNanoAiu")
+            .map_or(Amount::Absent, |value| Amount::deserialize(value).unwrap_or(Amount::NotANumber));
+        let recorded = Recorded::read(nano_aiu, 1.0, Amount::Absent);
         let implausible = !notes.left_out.is_empty();
         if implausible || recorded.implausible {
             let mut what = notes.left_out;
@@ -251,8 +204,8 @@ impl Reading<'_> {
             });
         }
         let entry = Entry { tokens, implausible, recorded, ..Entry::default() };
-        let agent = child_label(self.context.source, line.sid.as_deref());
-        let response = attrs.response_id.as_deref();
+        let agent = child_label(self.context.source, text(line, "sid"));
+        let response = text(attrs, "responseId");
         ledger.recorded_call(Place::Line(number), millis, model, entry, response, agent);
         outcome.summary.models.insert(model.to_string());
     }
