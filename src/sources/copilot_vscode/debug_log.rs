@@ -82,8 +82,9 @@ pub fn read(context: &LogContext<'_>, reader: &mut dyn BufRead, outcome: &mut Lo
 
 struct Reading<'c> {
     context: &'c LogContext<'c>,
-    /// Each `llm_request`'s span, with its line: a repeated line counts once.
-    spans: HashMap<String, u64>,
+    /// Each `llm_request`'s span (by its hash, as every deduplication keeps), with its line: a
+    /// repeated line counts once.
+    spans: HashMap<u64, u64>,
     ledger: Option<SessionLedger>,
     /// Lines that cannot be read, with why.
     bad: Vec<(u64, String)>,
@@ -134,7 +135,8 @@ impl Reading<'_> {
         note(&mut outcome.account.skipped_by_rule, LLM_REQUEST);
         let span = text(line, "spanId").unwrap_or_default();
         if !span.is_empty() {
-            if let Some(first) = self.spans.get(span) {
+            let key = xxhash_rust::xxh3::xxh3_64(span.as_bytes());
+            if let Some(first) = self.spans.get(&key) {
                 outcome.problems.push(LogProblem {
                     line: Some(number),
                     kind: DiagnosticKind::Duplicate,
@@ -142,7 +144,7 @@ impl Reading<'_> {
                 });
                 return;
             }
-            self.spans.insert(span.to_string(), number);
+            self.spans.insert(key, number);
         }
         let Some(attrs) = line.get("attrs").filter(|attrs| attrs.is_object()) else {
             let message = format!("llm_request span {span} has no attrs: not counted");
