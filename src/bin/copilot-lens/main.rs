@@ -10,6 +10,7 @@ mod statusline;
 mod table;
 mod team;
 mod terminal;
+mod watch;
 
 use std::fs::{self, File};
 use std::io::{BufWriter, Write};
@@ -227,6 +228,15 @@ enum Command {
     /// a short line and exits 0.
     /// It writes nothing to Copilot's files: --print-config prints the settings.json lines to add.
     Statusline(statusline::StatuslineArgs),
+    /// Show today's and the month's AI credits, the sessions active in the last hour and the
+    /// model calls as they arrive, updated as Copilot writes.
+    ///
+    /// Example: copilot-lens watch --budget-day 50
+    ///
+    /// Each change under a home starts an update that reads only what was written since the last
+    /// (through the cache); where the file system reports no changes, it checks every --interval
+    /// seconds. --once prints the view once, for scripts.
+    Watch(watch::WatchArgs),
     /// Print the completion script of copilot-lens for a shell: its commands, options and values.
     ///
     /// Example: copilot-lens completions bash > ~/.local/share/bash-completion/completions/copilot-lens
@@ -416,6 +426,7 @@ fn main() -> ExitCode {
     let cli = Cli::from_arg_matches(&command().get_matches()).unwrap_or_else(|error| error.exit());
     match cli.command {
         Command::Statusline(args) => statusline::run(args),
+        Command::Watch(args) => watch::run(args),
         Command::Completions { shell } => completions::print_completions(shell, command()),
         Command::Man { out } => completions::write_man(command(), out.as_deref()),
         Command::Analyze { roots, out, include_thinking, threads, accounting, cache } => {
