@@ -2118,6 +2118,44 @@ test('the month view: fixtures/credits/08-allowance-runout as of 2026-11-05 show
   }
 });
 
+test('the month view: your own budget is remembered, drawn across the month on the chart, and the day the pace crosses it is the allowance rule\'s day (fixtures/credits/08-allowance-runout as of 2026-11-05)', async () => {
+  const fixture = path.join(ROOT, 'fixtures/credits/08-allowance-runout');
+  const browser = await launch();
+  try {
+    const origin = server.url.replace(/\/$/, '');
+    const { page, errors } = await openPage(browser, `${origin}/?today=2026-11-05`, origin);
+    await pick(page, fixture);
+    await showView(page, 'month');
+    await page.waitForSelector('#month-tiles');
+    const setBudget = async (text) => {
+      await page.fill('#month-budget', text);
+      await page.waitForFunction((b) => JSON.parse(document.getElementById('view-month').dataset.month || 'null')?.budget === b, Number(text));
+      return { month: (await monthShown(page)).month, words: await page.textContent('#month-budget-pace') };
+    };
+    // 600 used by Nov 5, 120 a day: 1,000 is reached on day 9; 300 was on Nov 3.
+    const ahead = await setBudget('1000');
+    assertEqual([ahead.month.budget, ahead.month.budget_crossed_on, ahead.month.allowance], [1000, '2026-11-09', null], 'against a budget of 1,000: crossed on 2026-11-09 at this pace; no allowance');
+    assertEqual(ahead.words, 'At this pace the credits cross your budget of 1,000.00 credits on 2026-11-09.', 'said in words');
+    await setAllowance(page, '1000');
+    assertEqual((await monthShown(page)).month.runs_out_on, '2026-11-09', 'an allowance of 1,000 runs out the same day: one rule');
+    await page.waitForFunction(() => window.Chart && window.Chart.getChart(document.querySelector('#chart-month'))?.data.datasets.some((d) => d.label === 'your budget'));
+    const line = await page.evaluate(() => window.Chart.getChart(document.querySelector('#chart-month')).data.datasets.find((d) => d.label === 'your budget').data);
+    assertEqual([line.length, new Set(line).size, line[0]], [30, 1, 1000], 'the budget line spans the month at 1,000');
+    const crossed = await setBudget('300');
+    assertEqual(crossed.month.budget_crossed_on, '2026-11-03', 'a budget of 300 was crossed on Nov 3 (cumulative 150, 300)');
+    assertEqual(crossed.words, 'The credits crossed your budget of 300.00 credits on 2026-11-03.', 'said as past');
+    const within = await setBudget('5000');
+    assertEqual([within.month.budget_crossed_on ?? null, within.words], [null, 'At this pace the month stays within your budget of 5,000.00 credits: about 1,400.00 under it at its end.'], 'a budget the pace stays within');
+    assertEqual(await page.evaluate(() => localStorage.getItem('copilot-lens.budget-month')), '5000', 'the budget is remembered');
+    await page.fill('#month-budget', '');
+    await page.waitForFunction(() => !('budget' in (JSON.parse(document.getElementById('view-month').dataset.month || '{}'))));
+    assertEqual(await page.$('#month-budget-pace'), null, 'no budget: no word of one');
+    assertEqual(errors, [], 'no page errors');
+  } finally {
+    await browser.close();
+  }
+});
+
 /** The reconciliation the Month view shows (its JSON, as Engine.reconcile_bill answers). */
 async function billShown(page, files) {
   await page.waitForFunction((n) => {
