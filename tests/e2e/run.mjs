@@ -1176,6 +1176,58 @@ async function pickKept(page, folder) {
   return page.evaluate(() => window.copilotLens.cache);
 }
 
+test('the page, live: the tab\'s title says today\'s credits as the native usage counts them; a remembered folder is analysed again on a timer while the tab is visible, from the cache, says what a refresh costs, and pauses while the tab is hidden', async () => {
+  const home = path.join(TMP, 'live-home');
+  rmSync(home, { recursive: true, force: true });
+  cpSync(path.join(ROOT, 'fixtures/credits/01-billed-two-days'), home, { recursive: true });
+  const today = '2026-10-07';
+  const cliToday = nativeUsage(home, ['--since', today, '--until', today]).rows.reduce((sum, row) => sum + row.credits, 0);
+  const browser = await launch();
+  try {
+    const origin = server.url.replace(/\/$/, '');
+    const { page, errors } = await openPage(browser, `${origin}/?today=${today}`, origin);
+    const title = await page.title();
+    const encoded = (rel) => ({ path: rel, b64: readFileSync(path.join(home, rel)).toString('base64') });
+    await pickerReturning(page, 'live-home', filesUnder(home).map(encoded));
+    await page.check('#remember-folder');
+    await openMain(page);
+    assertEqual(await waitForState(page, ['done', 'error']), 'done', 'the remembered folder is analysed');
+    await page.waitForFunction((t) => document.title !== t, title);
+    assertEqual(await page.title(), `${cliToday.toFixed(2)} cr today · ${title}`, "the tab's title: today's credits, as the native usage --since today --until today");
+
+    assert(await page.isVisible('#auto-refresh-line'), 'a remembered folder offers a refresh on a timer');
+    // Every three seconds for the test: the menu offers minutes.
+    await page.evaluate(() => document.getElementById('auto-refresh').append(new Option('3 s', '0.05')));
+    await page.waitForFunction(() => window.copilotLens.settled !== null);
+    await page.evaluate(() => (window.copilotLens.cache = 'before the timer'));
+    await page.selectOption('#auto-refresh', '0.05');
+    const note = await page.textContent('#auto-refresh-note');
+    assert(/^Refreshing every 0\.05 min while this tab is visible; the last analysis took \d+\.\d s: \d+ files? read, 0 from the cache\.$/.test(note), `it says what a refresh costs: ${note}`);
+    await page.waitForFunction(() => typeof window.copilotLens.cache === 'object' && window.copilotLens.cache && document.body.dataset.state === 'done', null, { timeout: 30_000 });
+    const timed = await page.evaluate(() => window.copilotLens.cache);
+    assert(timed.from_cache > 0 && timed.changed === 0, `the timer's analysis took every file from the cache: ${JSON.stringify(timed)}`);
+    assertEqual(await page.evaluate(() => localStorage.getItem('copilot-lens.refresh-minutes')), '0.05', 'the choice is remembered');
+
+    // Hidden: paused, and no analysis starts.
+    await page.waitForFunction(() => window.copilotLens.settled !== null);
+    await page.evaluate(() => {
+      Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'hidden' });
+      document.dispatchEvent(new Event('visibilitychange'));
+      window.copilotLens.cache = 'while hidden';
+    });
+    assert((await page.textContent('#auto-refresh-note')).includes('visible (paused);'), 'the note says it is paused');
+    await page.waitForTimeout(6000);
+    assertEqual(await page.evaluate(() => window.copilotLens.cache), 'while hidden', 'no analysis while the tab is hidden');
+
+    await page.click('#start-over');
+    await page.waitForFunction((t) => document.title === t, title);
+    assertEqual(errors, [], 'no page errors');
+    return `title "${cliToday.toFixed(2)} cr today"; refreshed on the timer with ${timed.from_cache} files from the cache; paused while hidden`;
+  } finally {
+    await browser.close();
+  }
+});
+
 test('the cache: a picked folder analysed again opens none of the logs whose size and time are as when the cache took them, and reads the one edited since; its exports equal a cold analysis', async () => {
   const { home, state, first } = specHome('unread-home');
   for (const n of [2, 3]) copySpecSession(home, n);
