@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::ops::RangeInclusive;
 
-use chrono::{Datelike, Days, NaiveDate};
+use chrono::{Datelike, NaiveDate};
 use serde::Serialize;
 
 use super::counters::MAX_PLAUSIBLE_BILLED;
