@@ -1176,6 +1176,36 @@ async function pickKept(page, folder) {
   return page.evaluate(() => window.copilotLens.cache);
 }
 
+test('diagnostics: kinds of event a newer Copilot CLI wrote are named per version as the native report.json names them, with a summary of names and counts to copy (fixtures/hostile/format-drift)', async () => {
+  const fixture = path.join(ROOT, 'fixtures/hostile/format-drift');
+  const out = mkdtempSync(path.join(os.tmpdir(), 'copilot-lens-drift-'));
+  execFileSync(path.join(ROOT, 'target/release/copilot-lens'), ['analyze', fixture, '--out', out, '--no-cache'], { stdio: 'ignore' });
+  const drifts = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8')).format_drift;
+  rmSync(out, { recursive: true, force: true });
+  const browser = await launch();
+  try {
+    await browser.context.grantPermissions(['clipboard-read', 'clipboard-write']);
+    const { page, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
+    await pick(page, fixture);
+    await showView(page, 'diagnostics');
+    const summary = await page.textContent('#format-drift-summary');
+    assertEqual(summary.split('\n').length, drifts.length, 'a line a version');
+    for (const drift of drifts) {
+      const line = summary.split('\n').find((l) => l.startsWith(drift.message));
+      assert(line, `the native message is shown: ${drift.message}`);
+      for (const [kind, lines] of Object.entries(drift.event_types)) assert(line.includes(`${kind} (${lines})`), `${kind} counted: ${line}`);
+    }
+    assert(!summary.includes('A1b2C3d4'), 'a kind named by a token is shown scrubbed');
+    await page.click('#view-diagnostics button:has-text("Copy the summary")');
+    await page.waitForFunction(() => document.getElementById('format-drift-copied').textContent.includes('Copied'));
+    assertEqual(await page.evaluate(() => navigator.clipboard.readText()), summary, 'the summary is what is copied');
+    assertEqual(errors, [], 'no page errors');
+    return summary.split('\n')[1];
+  } finally {
+    await browser.close();
+  }
+});
+
 test('the page, live: the tab\'s title says today\'s credits as the native usage counts them; a remembered folder is analysed again on a timer while the tab is visible, from the cache, says what a refresh costs, and pauses while the tab is hidden', async () => {
   const home = path.join(TMP, 'live-home');
   rmSync(home, { recursive: true, force: true });

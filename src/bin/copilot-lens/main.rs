@@ -954,6 +954,9 @@ fn print_summary(outputs: &Outputs, out: &Path, started: Instant, threads: usize
         totals.secondary_rows_deduplicated,
         out.display()
     );
+    for drift in &outputs.report.format_drift {
+        say!("{} (report.json's format_drift names them)", drift.message);
+    }
     let megabytes = bytes_read as f64 / 1e6;
     say!(
         "read {megabytes:.1} MB in {seconds:.3} s ({:.0} MB/s, {threads} threads); peak memory {}",
