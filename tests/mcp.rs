@@ -166,6 +166,23 @@ async fn usage_answers_what_usage_json_prints() {
 }
 
 #[tokio::test]
+async fn answers_through_the_cache_are_the_same() {
+    let scratch = tempfile::tempdir().unwrap();
+    let home = home(scratch.path());
+    let cache = scratch.path().join("cache");
+    let client = serve(&home, &["--cache", cache.to_str().unwrap()]).await;
+    for by in ["day", "project"] {
+        let printed: Value = serde_json::from_str(&stdout_of(&home, &["usage", ".", "--json", "--by", by])).unwrap();
+        // The first call fills the cache, the second reads from it.
+        for _ in 0..2 {
+            assert_eq!(unpaged(json_answer(&client, "usage", json!({"by": by})).await), printed, "--by {by}");
+        }
+    }
+    assert!(common::files_below(&cache).len() > 1, "the cache holds entries");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
 async fn month_answers_usage_month_and_the_budgets() {
     let scratch = tempfile::tempdir().unwrap();
     let home = home(scratch.path());
@@ -221,8 +238,10 @@ async fn sessions_answer_what_sessions_jsonl_holds() {
         listed
             .into_iter()
             .map(|mut session| {
-                let title = session.as_object_mut().unwrap().remove("title").unwrap();
+                let fields = session.as_object_mut().unwrap();
+                let title = fields.remove("title").unwrap();
                 assert!(title.as_str().is_some_and(|title| !title.is_empty()));
+                fields.remove("credits").unwrap();
                 session
             })
             .collect()
@@ -246,6 +265,34 @@ async fn sessions_answer_what_sessions_jsonl_holds() {
         .cloned()
         .collect();
     assert!(!expected.is_empty() && expected.len() < records.len());
+    // Each session's credits are those of `usage --by session` in the days asked.
+    let credits_of = |answer: &Value| -> Vec<(String, Value)> {
+        let listed = answer["sessions"].as_array().unwrap();
+        listed
+            .iter()
+            .map(|session| (session["session_id"].as_str().unwrap().to_string(), session["credits"].clone()))
+            .collect()
+    };
+    let usage: Value = serde_json::from_str(&stdout_of(
+        &home,
+        &["usage", ".", "--json", "--by", "session", "--since", "2026-10-06", "--until", "2026-10-06"],
+    ))
+    .unwrap();
+    let rows = usage["rows"].as_array().unwrap();
+    for (id, credits) in credits_of(&on_the_6th) {
+        let used: Vec<f64> = rows
+            .iter()
+            .filter(|row| row["session_id"] == id.as_str())
+            .map(|row| row["credits"].as_f64().unwrap())
+            .collect();
+        match credits.as_f64() {
+            Some(credits) => {
+                assert!((credits - used.iter().sum::<f64>()).abs() < 0.005, "{id}: {credits} against {used:?}")
+            }
+            None => assert!(used.is_empty(), "{id}: no credits, but usage has {used:?}"),
+        }
+    }
+    assert!(credits_of(&on_the_6th).iter().any(|(_, credits)| credits.as_f64().is_some_and(|credits| credits > 0.0)));
     assert_eq!(sessions(on_the_6th), expected);
     // By words of the name, any case.
     let named = records[0]["name"].as_str().unwrap();

@@ -8,6 +8,7 @@
 //! every text in it was scrubbed of secrets on the way (`copilot_lens::scrub`). It only reads:
 //! nothing is written but the cache, and nothing goes online.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -266,6 +267,15 @@ impl Reading {
         let words: Vec<String> =
             asked.words.iter().flat_map(|words| words.split_whitespace()).map(str::to_lowercase).collect();
         let project = asked.project.as_deref().map(str::to_lowercase);
+        // Each session's credits in the days asked, as `usage --by session` counts them.
+        let range = DayRange { since: asked.since, until: asked.until, agent: None, agents_apart: false };
+        let by_session = outputs.usage.table(GroupBy::Session, range);
+        let mut credits: BTreeMap<&str, f64> = BTreeMap::new();
+        for row in &by_session.rows {
+            if let (Some(id), Some(row_credits)) = (row.session_id.as_deref(), row.credits) {
+                *credits.entry(id).or_default() += row_credits;
+            }
+        }
         let found: Vec<serde_json::Value> = outputs
             .sessions
             .iter()
@@ -274,7 +284,7 @@ impl Reading {
             })
             .filter(|record| words.iter().all(|word| words_of(record).contains(word.as_str())))
             .filter(|record| overlaps(record, asked.since, asked.until))
-            .map(session_entry)
+            .map(|record| session_entry(record, credits.get(record.session_id.as_str()).copied()))
             .collect();
         let (page, paging) = page_of(&found, asked.page, SESSIONS_A_PAGE);
         let mut document = serde_json::json!({ "sessions": page });
@@ -331,13 +341,16 @@ fn overlaps(record: &SessionRecord, since: Option<NaiveDate>, until: Option<Naiv
     since.is_none_or(|since| last >= since) && until.is_none_or(|until| first <= until)
 }
 
-/// A session as sessions.jsonl has it, with the title the page shows it by and without its
-/// plan.md (whole, and long: the transcript tool shows the session).
-fn session_entry(record: &SessionRecord) -> serde_json::Value {
+/// A session as sessions.jsonl has it, with the title the page shows it by and its `credits` in
+/// the days asked (none without usage in them), and without its plan.md (whole, and long: the
+/// transcript tool shows the session).
+fn session_entry(record: &SessionRecord, credits: Option<f64>) -> serde_json::Value {
     let mut entry = serde_json::to_value(record).unwrap_or_default();
     if let Some(fields) = entry.as_object_mut() {
         fields.remove("plan");
         fields.insert("title".into(), record.display_name().into());
+        // Hundredths, as `usage` shows credits: a sum of rows may carry a float's tail.
+        fields.insert("credits".into(), credits.map(|credits| (credits * 100.0).round() / 100.0).into());
     }
     entry
 }
@@ -492,7 +505,7 @@ impl LensServer {
     }
 
     #[tool(
-        description = "Sessions (Copilot CLI and VS Code) by project, date or words in their names, with their times, models, counts and usage (cost_usd_micros, tokens). Paged (offset, limit)."
+        description = "Sessions (Copilot CLI and VS Code) by project, date or words in their names, with their times, models, counts, usage, and credits: their AI credits in the days asked (every day without since/until). Paged (offset, limit)."
     )]
     async fn sessions(&self, Parameters(asked): Parameters<SessionsAsked>) -> Result<String, String> {
         let reading = self.reading.clone();
