@@ -393,12 +393,11 @@ fn page_of<T: Clone>(items: &[T], paging: Paging, default_limit: usize) -> (Vec<
 /// The characters of the page asked for of a long text, then, when the text goes on, a second
 /// block saying where: `{"next_offset": N, "total": CHARS}`.
 fn text_page(text: &str, paging: Paging) -> CallToolResult {
-    let total = text.chars().count();
     let chars: Vec<char> = text.chars().collect();
     let (page, paged) = page_of(&chars, paging, CHARS_A_PAGE);
     let mut blocks = vec![ContentBlock::text(page.into_iter().collect::<String>())];
     if let Some(next) = paged.next_offset {
-        blocks.push(ContentBlock::text(serde_json::json!({"next_offset": next, "total": total}).to_string()));
+        blocks.push(ContentBlock::text(serde_json::json!({"next_offset": next, "total": paged.total}).to_string()));
     }
     CallToolResult::success(blocks)
 }
