@@ -23,11 +23,17 @@ type Client = RunningService<RoleClient, ()>;
 
 /// The server on `home`, started with `args` besides, hermetic: no cache, no config file.
 async fn serve(home: &Path, args: &[&str]) -> Client {
-    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_copilot-lens"));
-    command.arg("mcp").arg(home).args(["--today", TODAY]).args(args);
-    command.env("COPILOT_LENS_CACHE", "off").env("COPILOT_LENS_CONFIG", "");
+    let mut command = server();
+    command.arg(home).args(["--today", TODAY]).args(args);
     let (transport, _) = TokioChildProcess::builder(command).stderr(Stdio::null()).spawn().unwrap();
     ().serve(transport).await.unwrap()
+}
+
+/// `copilot-lens mcp`, with no cache and no config file.
+fn server() -> tokio::process::Command {
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_copilot-lens"));
+    command.arg("mcp").env("COPILOT_LENS_CACHE", "off").env("COPILOT_LENS_CONFIG", "");
+    command
 }
 
 async fn call(client: &Client, tool: &str, arguments: Value) -> CallToolResult {
@@ -180,6 +186,32 @@ async fn answers_through_the_cache_are_the_same() {
     }
     assert!(common::files_below(&cache).len() > 1, "the cache holds entries");
     client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn with_no_root_it_reads_the_home_folder_and_copilot_home() {
+    let scratch = tempfile::tempdir().unwrap();
+    let home = home(scratch.path());
+    let elsewhere = scratch.path().join("elsewhere");
+    copy_tree(&fixture("usage/two-models/.copilot"), &elsewhere);
+    let expected = |roots: &[&Path]| -> Value {
+        let mut args = vec!["usage", "--json", "--by", "session"];
+        args.extend(roots.iter().map(|root| root.to_str().unwrap()));
+        serde_json::from_str(&stdout_of(scratch.path(), &args)).unwrap()
+    };
+    // $HOME alone (its .copilot is Copilot CLI's home), then $COPILOT_HOME elsewhere too.
+    for (copilot_home, roots) in [(None, vec![home.as_path()]), (Some(&elsewhere), vec![home.as_path(), &elsewhere])] {
+        let mut command = server();
+        command.env("HOME", &home).env_remove("COPILOT_HOME");
+        if let Some(copilot_home) = copilot_home {
+            command.env("COPILOT_HOME", copilot_home);
+        }
+        let (transport, _) = TokioChildProcess::builder(command).stderr(Stdio::null()).spawn().unwrap();
+        let client = ().serve(transport).await.unwrap();
+        let answer = json_answer(&client, "usage", json!({"by": "session"})).await;
+        assert_eq!(unpaged(answer), expected(&roots), "{copilot_home:?}");
+        client.cancel().await.unwrap();
+    }
 }
 
 #[tokio::test]

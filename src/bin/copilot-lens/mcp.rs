@@ -41,7 +41,7 @@ use crate::{CacheArgs, USAGE_ERROR, analyze_through, fail, open_cache, parse_day
 #[derive(Args)]
 pub struct McpArgs {
     /// The roots to read, as `usage` and `analyze` take them (default: your home folder, where
-    /// Copilot CLI's ~/.copilot and VS Code's user data are found).
+    /// Copilot CLI's ~/.copilot and VS Code's user data are found, and $COPILOT_HOME).
     #[arg(value_name = "ROOT")]
     roots: Vec<PathBuf>,
     /// Print the entries that add this server to Copilot CLI (~/.copilot/mcp-config.json) and
@@ -99,7 +99,7 @@ pub fn run(args: McpArgs) -> ExitCode {
         print!("{CONFIG_SNIPPETS}");
         return ExitCode::SUCCESS;
     }
-    let roots = if args.roots.is_empty() { dirs::home_dir().into_iter().collect() } else { args.roots };
+    let roots = if args.roots.is_empty() { default_roots() } else { args.roots };
     if roots.is_empty() {
         return fail(USAGE_ERROR, "no home folder found: give the roots to read");
     }
@@ -131,6 +131,17 @@ pub fn run(args: McpArgs) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => fail(1, &format!("serving MCP: {error}")),
     }
+}
+
+/// Your home folder (Copilot CLI's `~/.copilot` and VS Code's user data in it, as `usage ~` reads
+/// them), and Copilot CLI's home where `$COPILOT_HOME` puts it elsewhere (as the status line
+/// finds it).
+fn default_roots() -> Vec<PathBuf> {
+    let Some(home) = dirs::home_dir() else { return Vec::new() };
+    let in_home = std::fs::canonicalize(home.join(".copilot")).ok();
+    let elsewhere = crate::statusline::default_home()
+        .filter(|copilot| copilot.is_dir() && std::fs::canonicalize(copilot).ok() != in_home);
+    std::iter::once(home).chain(elsewhere).collect()
 }
 
 /// What every call reads, and how.
