@@ -274,6 +274,25 @@ def encodings_case():
     write(2, ("\ufeff" + "\r\n".join(lines[:2]) + "\r\n\ufeff" + "\r\n".join(lines[2:])).encode())
 
 
+def format_drift_case():
+    """Logs of a newer Copilot CLI with kinds of event this version does not read: two of
+    1.0.119 (one kind named by a token, which the report scrubs), one of 1.0.102."""
+    token = "ghp_" + "A1b2C3d4" * 4 + "E5f6"
+
+    def log(sid, version, kinds):
+        start = event("session.start", {"sessionId": sid, "copilotVersion": version, "producer": "copilot-agent",
+                                        "context": {"cwd": "/work/shop"}}, 1)
+        lines = [start, event("user.message", {"content": "hello"}, 2)]
+        lines += [event(kind, {"value": n}, 3 + n) for n, kind in enumerate(kinds)]
+        path = ROOT / "format-drift" / ".copilot" / "session-state" / sid
+        path.mkdir(parents=True, exist_ok=True)
+        (path / "events.jsonl").write_text("\n".join(lines) + "\n")
+
+    log("d1f70000-0000-4000-8000-000000000001", "1.0.119", ["session.brand_new_thing", "session.brand_new_thing", "assistant.new_widget"])
+    log("d1f70000-0000-4000-8000-000000000002", "1.0.119", ["session.brand_new_thing", token])
+    log("d1f70000-0000-4000-8000-000000000003", "1.0.102", ["session.not_in_the_schema"])
+
+
 def copied_session_case():
     """One CLI session on two machines, each signed in as its own login: copied from the laptop
     to the desktop after its second day, and gone on there a third day. Each day is the usage of
@@ -406,6 +425,7 @@ def main():
     encodings_case()
     copied_session_case()
     chat_paths_and_types_case()
+    format_drift_case()
 
 
 if __name__ == "__main__":

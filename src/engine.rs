@@ -650,11 +650,12 @@ impl Done {
             Request::Inventory => Answer::Inventory(&outputs.inventory),
             Request::Report => Answer::Report(&outputs.report),
             Request::Usage(query) => Answer::Usage(views::usage_view(outputs, &query)?),
-            Request::Month { month, today, allowance } => Answer::Month(outputs.usage.month(
-                views::day(&month)?,
-                views::day(&today)?,
-                views::allowance(allowance.as_deref())?,
-            )),
+            Request::Month { month, today, allowance, budget } => Answer::Month(
+                outputs
+                    .usage
+                    .month(views::day(&month)?, views::day(&today)?, views::allowance(allowance.as_deref())?)
+                    .with_budget(views::allowance(budget.as_deref())?),
+            ),
             Request::RowCount => Answer::RowCount(self.table.len() as u32),
             #[cfg(feature = "extras")]
             Request::Export { what, session_id } => Answer::Text(self.export(&what, &session_id)?),

@@ -408,11 +408,14 @@ pub enum Request {
     Report,
     Usage(UsageQuery),
     /// The billing month (UTC) holding the day `month` (`YYYY-MM-DD`), as of `today`, against
-    /// an allowance as typed (`views::allowance`; none or blank: no allowance).
+    /// an allowance and the person's own budget as typed (`views::allowance`; none or blank:
+    /// none).
     Month {
         month: String,
         today: String,
         allowance: Option<String>,
+        #[serde(default)]
+        budget: Option<String>,
     },
     /// How many rows the table holds, unfiltered.
     RowCount,

@@ -7,7 +7,7 @@ use serde::Serialize;
 use crate::facts::diagnostics::Diagnostic;
 use crate::facts::files::FileKind;
 use crate::facts::files::FileStatus;
-use crate::facts::log::LineAccount;
+use crate::facts::log::{LineAccount, OTHER_TYPES, UNKNOWN_TYPES_NAMED};
 use crate::sources::store::wal::WalStats;
 
 #[derive(Debug, Serialize)]
@@ -21,7 +21,56 @@ pub struct Report {
     pub skipped_keys: Vec<ReportSkippedKey>,
     /// Everything that went wrong, where and why, in file order.
     pub diagnostics: Vec<Diagnostic>,
+    /// The kinds of event each agent's version wrote that this version does not read.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub format_drift: Vec<FormatDrift>,
     pub totals: Totals,
+}
+
+/// The kinds of event logs of one version of an agent hold that this version of copilot-lens
+/// does not read (counted, their lines never read): names and counts only, for a person to send
+/// to the project.
+#[derive(Debug, Serialize)]
+pub struct FormatDrift {
+    pub agent: &'static str,
+    /// The agent as a person names it ("Copilot CLI"), for the message.
+    #[serde(skip)]
+    title: &'static str,
+    /// The version the logs' starts name; empty where none does.
+    pub version: String,
+    /// "Copilot CLI 1.0.119 wrote 3 kinds of event copilot-lens 0.1.0 does not read" (`finish`).
+    pub message: String,
+    /// The logs that hold them.
+    pub logs: u64,
+    /// Lines of each kind (past `UNKNOWN_TYPES_NAMED` kinds, under `(others)`).
+    pub event_types: BTreeMap<String, u64>,
+}
+
+impl FormatDrift {
+    pub fn new(agent: &'static str, title: &'static str, version: String) -> FormatDrift {
+        FormatDrift { agent, title, version, message: String::new(), logs: 0, event_types: BTreeMap::new() }
+    }
+
+    /// Adds a log's kinds of event not read (`unknown`: lines by kind, scrubbed names).
+    pub fn add(&mut self, unknown: &BTreeMap<String, u64>) {
+        self.logs += 1;
+        for (kind, lines) in unknown {
+            let named = self.event_types.contains_key(kind) || self.event_types.len() < UNKNOWN_TYPES_NAMED;
+            *self.event_types.entry(if named { kind.clone() } else { OTHER_TYPES.to_string() }).or_default() += lines;
+        }
+    }
+
+    /// With its message, once every log is added.
+    pub fn finish(mut self) -> FormatDrift {
+        let version = if self.version.is_empty() { "(no version named)" } else { &self.version };
+        let kinds = match self.event_types.len() {
+            1 => "1 kind".to_string(),
+            kinds => format!("{kinds} kinds"),
+        };
+        let reader = concat!("copilot-lens ", env!("CARGO_PKG_VERSION"));
+        self.message = format!("{} {version} wrote {kinds} of event {reader} does not read", self.title);
+        self
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]

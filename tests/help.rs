@@ -20,6 +20,7 @@ fn each_command_says_what_it_does_then_shows_an_example() {
         ("usage", "copilot-lens usage ~ "),
         ("report", "copilot-lens report ~ "),
         ("statusline", "copilot-lens statusline --print-config"),
+        ("mcp", "copilot-lens mcp --print-config"),
         ("completions", "copilot-lens completions bash > "),
         ("man", "copilot-lens man --out "),
     ];
@@ -39,7 +40,7 @@ fn each_command_says_what_it_does_then_shows_an_example() {
 
 #[test]
 fn no_help_names_a_source_file() {
-    let commands = ["analyze", "usage", "report", "statusline", "completions", "man"];
+    let commands = ["analyze", "usage", "report", "statusline", "mcp", "completions", "man"];
     let helps = std::iter::once(vec!["--help"]).chain(commands.map(|command| vec![command, "--help"]));
     for args in helps {
         let help = stdout_of(&args);

@@ -428,3 +428,22 @@ fn a_session_copied_onto_another_machine_counts_each_day_on_the_machine_whose_co
         .collect();
     assert_eq!(homes, [("mona-desktop", 3000), ("mona-laptop", 3000)]);
 }
+
+#[test]
+fn kinds_of_event_a_newer_copilot_wrote_are_named_per_version_with_no_content() {
+    let scratch = tempfile::tempdir().unwrap();
+    copy_tree(&fixture("hostile/format-drift"), &scratch.path().join("home"));
+    let output = run(scratch.path(), &["analyze", "home", "--out", "out"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let report: serde_json::Value = serde_json::from_str(&read(&scratch.path().join("out/report.json"))).unwrap();
+    snapshot("format-drift__format_drift.json", &serde_json::to_string_pretty(&report["format_drift"]).unwrap());
+    let said = String::from_utf8(output.stderr).unwrap();
+    assert!(
+        said.contains("copilot-lens: Copilot CLI 1.0.119 wrote 3 kinds of event copilot-lens 0.1.0 does not read (report.json's format_drift names them)"),
+        "{said}"
+    );
+    // A kind named by a token is named scrubbed: the token is in no output.
+    for file in common::files_below(&scratch.path().join("out")) {
+        assert!(!read(&file).contains("A1b2C3d4A1b2"), "{}", file.display());
+    }
+}

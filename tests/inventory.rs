@@ -10,7 +10,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use common::{copy_tree, fixture, read, run, zip_tree};
+use common::{copy_tree, fixture, pieces, planted_secrets, read, run, zip_tree};
 use serde_json::{Value, json};
 
 const SESSION_A: &str = "a14e0001-0000-4000-8000-000000000001";
@@ -278,24 +278,6 @@ fn the_report_names_every_skipped_key_and_the_secret_files_stay_unread() {
     }
     assert!(!files.contains_key(".copilot/installed-plugins/lint-kit/LICENSE"));
     assert_eq!(report["diagnostics"], json!([]));
-}
-
-/// The secrets of SECRETS.txt: every line but blank ones and `#` comments.
-fn planted_secrets() -> Vec<String> {
-    read(&fixture("inventory/SECRETS.txt"))
-        .lines()
-        .filter(|line| !line.trim().is_empty() && !line.starts_with('#'))
-        .map(str::to_string)
-        .collect()
-}
-
-/// The secret, and every 12-character piece of it: a tool that cut or re-encoded a secret
-/// would still show a piece of it.
-fn pieces(secret: &str) -> Vec<String> {
-    let chars: Vec<char> = secret.chars().collect();
-    let mut pieces = vec![secret.to_string()];
-    pieces.extend(chars.windows(12).map(|window| window.iter().collect::<String>()));
-    pieces
 }
 
 #[test]

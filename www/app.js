@@ -5,7 +5,7 @@
 // worker and the Files (or their bytes) posted to it; window.copilotLens.settled is set (seconds
 // from the start) once the Files the analysis did not read are in too (the report's sizes,
 // whole long texts).
-import { clear, download, fmtBytes, fmtInt, h, setTimeDisplay, timeDisplay } from './dom.js';
+import { clear, download, fmtBytes, fmtCredits, fmtInt, h, setTimeDisplay, timeDisplay } from './dom.js';
 import { Cancelled, EngineClient, WorkerCrash, embeddedDemo } from './engine.js';
 import { canRemember, forgetFolder, mayRead, rememberFolder, rememberedFolder, rememberedId } from './remember.js';
 import {
@@ -207,6 +207,17 @@ function cacheKey(roots) {
   return roots.map(idOf).join('\n');
 }
 
+const TITLE = document.title;
+/** @type {Promise<typeof import('./live.js')> | null} */
+let live = null;
+
+/** The tab's title says today's AI credits (UTC, the Month view's figure) of the analysis `shown`. */
+async function showToday(shown) {
+  const today = todayUtc();
+  const day = (await shown.ask({ month: { month: today, today, allowance: null, budget: null } })).days.find((d) => d.day === today);
+  if (shown === ctx) document.title = `${fmtCredits(day ? day.recorded + day.estimated : 0)} cr today · ${TITLE}`;
+}
+
 /** The cache line: what the last analysis took from the cache and kept, or why it could not. */
 function showCache(cache, seconds) {
   lens.cache = cache;
@@ -267,6 +278,13 @@ async function analyse(newRoots, add = false) {
     for (const id of Object.keys(VIEWS)) clear($(`view-${id}`)).dataset.rendered = '';
     setState('done');
     showView(activeView in VIEWS ? activeView : 'overview');
+    showToday(ctx);
+    // A remembered folder's refresh on a timer (www/live.js, loaded when one is analysed).
+    const refreshable = roots.length === 1 && Boolean(roots[0].cacheId);
+    if (refreshable || live) {
+      live ||= import('./live.js');
+      live.then((l) => l.follow({ refreshable, analyseAgain: (handle, cacheId) => lens.state === 'done' && analyseHandle(handle, { cacheId }), cache: result.cache, seconds: lens.timings.total }));
+    }
   } catch (error) {
     if (gen !== analysisGen) return;
     if (error instanceof Cancelled) {
@@ -466,6 +484,9 @@ $('start-over').addEventListener('click', () => {
   $('inputs-line').hidden = true;
   setState('idle');
   $('open-copilot').focus();
+  // Nothing shown: no figure in the tab's title, no refresh on a timer.
+  document.title = TITLE;
+  if (live) live.then((l) => l.follow({ refreshable: false }));
 });
 
 $('pick-files').addEventListener('change', (/** @type {InputChange} */ event) => {

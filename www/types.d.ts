@@ -216,7 +216,7 @@ memory_limit_mib: number | null,
  */
 today: string | null, };
 
-export type Request = "summary" | { "rows": { filter: Partial<RowFilter>, offset: number, limit: number, text_limit: number, } } | { "search_whole": { filter: Partial<RowFilter>, budget: number, } } | { "sessions_with_prompt": { search: string, } } | "facets" | "sessions" | "inventory" | "report" | { "usage": UsageQuery } | { "month": { month: string, today: string, allowance: string | null, } } | "row_count" | { "export": { what: string, session_id: string, } } | { "export_rows": { what: string, offset: number, limit: number, } } | { "share_report": ShareAsked } | { "team_export": TeamAsked } | "session_credits";
+export type Request = "summary" | { "rows": { filter: Partial<RowFilter>, offset: number, limit: number, text_limit: number, } } | { "search_whole": { filter: Partial<RowFilter>, budget: number, } } | { "sessions_with_prompt": { search: string, } } | "facets" | "sessions" | "inventory" | "report" | { "usage": UsageQuery } | { "month": { month: string, today: string, allowance: string | null, budget: string | null, } } | "row_count" | { "export": { what: string, session_id: string, } } | { "export_rows": { what: string, offset: number, limit: number, } } | { "share_report": ShareAsked } | { "team_export": TeamAsked } | "session_credits";
 
 export type RowFilter = { turn_types: Array<TurnType>, 
 /**

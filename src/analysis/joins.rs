@@ -16,7 +16,7 @@ use crate::input::FileReader;
 use crate::inventory;
 use crate::model::{HeldRow, PendingRow, Row, RowSink, TurnType, mtime_text};
 use crate::order;
-use crate::report::{ExcludedTree, FileReport, HomeReport, Report, ReportSkippedKey, RootReport, Totals};
+use crate::report::{ExcludedTree, FileReport, FormatDrift, HomeReport, Report, ReportSkippedKey, RootReport, Totals};
 use crate::sessions::SessionRecord;
 use crate::sources::store::TurnReader;
 use crate::usage::ledger::{CounterProblem, SessionLedger};
@@ -402,6 +402,8 @@ impl State {
                 totals.bad_lines += lines.bad_lines;
             }
         }
+        // By agent and version, whatever order the logs came in.
+        order::sort_by(&mut self.format_drift, |a, b| (a.agent, &a.version).cmp(&(b.agent, &b.version)));
         let mut skipped_keys: Vec<ReportSkippedKey> = self
             .homes
             .iter()
@@ -463,6 +465,7 @@ impl State {
                 .collect(),
             skipped_keys,
             diagnostics,
+            format_drift: self.format_drift.into_iter().map(FormatDrift::finish).collect(),
             totals,
         }
     }

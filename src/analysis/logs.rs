@@ -13,6 +13,7 @@ use crate::facts::files::Role;
 use crate::facts::log::LogSummary;
 use crate::input::{FileReader, ReadAt, ReadFrom};
 use crate::model::{HeldRow, RowSink};
+use crate::report::FormatDrift;
 use crate::sources::log::ScanStats;
 use crate::sources::log::{LogContext, LogEnd, LogOutcome};
 use crate::sources::{SOURCES, Source, SourceId};
@@ -209,6 +210,21 @@ impl Parsing {
         file.rows = tally.rows;
         file.rows_deduplicated = tally.copies_dropped;
         file.lines = Some(outcome.account.clone());
+        if !outcome.account.unknown_types.is_empty() {
+            let (source, version) = (task.source(), outcome.summary.copilot_version.as_deref().unwrap_or_default());
+            let drifts = &mut self.state.format_drift;
+            let at = match drifts
+                .iter()
+                .position(|drift| (drift.agent, drift.version.as_str()) == (source.agent(), version))
+            {
+                Some(at) => at,
+                None => {
+                    drifts.push(FormatDrift::new(source.agent(), source.layout().title, version.to_string()));
+                    drifts.len() - 1
+                }
+            };
+            drifts[at].add(&outcome.account.unknown_types);
+        }
         if let Some(error) = &outcome.read_error {
             self.state.fail(task.file, DiagnosticKind::ReadStopped, format!("reading stopped: {error}"));
         }

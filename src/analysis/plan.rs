@@ -197,6 +197,7 @@ impl Planned {
             dated_files: BTreeSet::new(),
             store_ledgers: BTreeMap::new(),
             diagnostics: Vec::new(),
+            format_drift: Vec::new(),
             copy_keys: Default::default(),
         };
         Ok(Planned { state, stores_read: false })

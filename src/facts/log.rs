@@ -118,6 +118,12 @@ pub fn cut_prompt_line(line: &mut String) {
     }
 }
 
+/// The most kinds of unknown event a log's account (and a version's drift) names: a hostile
+/// log could hold millions.
+pub const UNKNOWN_TYPES_NAMED: usize = 64;
+/// What the kinds past them are counted as.
+pub const OTHER_TYPES: &str = "(others)";
+
 /// How every line of a log was used; the parts add up to `lines`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LineAccount {
@@ -130,6 +136,20 @@ pub struct LineAccount {
 }
 
 impl LineAccount {
+    /// Counts a line of a type this version does not read. Its name comes from the input and is
+    /// shown (report.json, the Diagnostics view): scrubbed here, where it is first kept, and past
+    /// [`UNKNOWN_TYPES_NAMED`] names counted as `(others)`.
+    pub fn unknown_type(&mut self, kind: &str) {
+        let name = crate::scrub::scrub_cow(kind).0;
+        if let Some(lines) = self.unknown_types.get_mut(name.as_ref()) {
+            *lines += 1;
+        } else if self.unknown_types.len() < UNKNOWN_TYPES_NAMED {
+            self.unknown_types.insert(name.into_owned(), 1);
+        } else {
+            *self.unknown_types.entry(OTHER_TYPES.to_string()).or_default() += 1;
+        }
+    }
+
     /// Counts a line; a blank one (whitespace only, and whole) is counted as skipped by rule,
     /// and false says there is nothing more to read in it.
     pub fn open_line(&mut self, line: &Line<'_>) -> bool {
@@ -230,5 +250,20 @@ mod tests {
         let mut short = "é".repeat(PROMPT_LINE_CHARS);
         cut_prompt_line(&mut short);
         assert_eq!(short, "é".repeat(PROMPT_LINE_CHARS), "a line that fits is whole");
+    }
+
+    #[test]
+    fn unknown_types_are_named_scrubbed_and_at_most_so_many() {
+        let mut account = LineAccount::default();
+        let token = format!("ghp_{}", "A1b2C3d4".repeat(5));
+        account.unknown_type(&token);
+        account.unknown_type(&token);
+        for n in 0..100 {
+            account.unknown_type(&format!("session.kind_{n}"));
+        }
+        assert_eq!(account.unknown_types.get("[redacted]"), Some(&2), "{:?}", account.unknown_types.keys());
+        assert_eq!(account.unknown_types.len(), UNKNOWN_TYPES_NAMED + 1);
+        assert_eq!(account.unknown_types.get(OTHER_TYPES), Some(&(100 - (UNKNOWN_TYPES_NAMED as u64 - 1))));
+        assert_eq!(account.unknown_types.values().sum::<u64>(), 102, "every line counted");
     }
 }

@@ -66,7 +66,7 @@ impl Source for Throwaway {
         let account = &mut outcome.account;
         outcome.read_error = each_line(&mut LineReader::new(reader), |line| {
             if account.open_line(line) {
-                *account.unknown_types.entry("turn".into()).or_default() += 1;
+                account.unknown_type("turn");
             }
         });
         outcome

@@ -226,6 +226,8 @@ pub struct SessionLedger {
     pub checkpoints: u64,
     /// Time of the last counted checkpoint.
     pub last_checkpoint_ms: Option<i64>,
+    /// The latest dated call: when (epoch milliseconds) and its model (`copilot-lens watch`).
+    pub last_call: Option<(i64, String)>,
     /// Long-context thresholds of the models seen, looked up once.
     thresholds: Vec<(String, Option<u64>)>,
     pub calls: Tokens,
@@ -294,6 +296,7 @@ impl SessionLedger {
             entries: Entries::default(),
             checkpoints: 0,
             last_checkpoint_ms: None,
+            last_call: None,
             thresholds: Vec::new(),
             calls: Tokens::default(),
             answered_turns: Vec::new(),
@@ -428,6 +431,22 @@ impl SessionLedger {
         }
     }
 
+    /// Keeps the call at `millis` as the latest when it is (its model copied only when it changed:
+    /// a session's calls are mostly of one model).
+    fn note_last_call(&mut self, millis: Option<i64>, model: &str) {
+        let Some(millis) = millis else { return };
+        match &mut self.last_call {
+            Some((latest, _)) if *latest > millis => {}
+            Some((latest, latest_model)) => {
+                *latest = millis;
+                if latest_model != model {
+                    *latest_model = model.to_string();
+                }
+            }
+            None => self.last_call = Some((millis, model.to_string())),
+        }
+    }
+
     /// A call's tokens and what Copilot recorded as billed for it: summed until a checkpoint
     /// covers them, or a partial (or recovered) lower bound if none does. Returns the call's entry.
     fn call_reading(
@@ -449,6 +468,7 @@ impl SessionLedger {
         let long = self.long_context_threshold(model, rates).is_some_and(|threshold| tokens.input > threshold);
         let entry = Entry { recorded, ..Entry::of(tokens, long, implausible) };
         self.calls.add(&tokens);
+        self.note_last_call(millis, model);
         match self.interval.get_mut(model) {
             Some(sum) => sum.add(&entry),
             None => {
@@ -510,6 +530,7 @@ impl SessionLedger {
     ) -> Option<EntryKey> {
         let (tokens, implausible) = (entry.tokens, entry.implausible || entry.recorded.implausible);
         self.calls.add(&tokens);
+        self.note_last_call(millis, model);
         if implausible {
             self.flags.insert(IMPLAUSIBLE_COUNTER);
         }
@@ -1061,6 +1082,9 @@ impl SessionLedger {
         }
         let counted = self.counted_total();
         self.calls.add(&store.calls);
+        if let Some((millis, model)) = &store.last_call {
+            self.note_last_call(Some(*millis), model);
+        }
         for (key, entry) in &store.uncovered {
             self.uncovered.entry(key.clone()).or_default().add(entry);
         }

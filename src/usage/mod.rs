@@ -26,6 +26,7 @@ pub mod rates;
 pub mod resumes;
 pub mod status;
 pub mod summary;
+pub mod watch;
 
 use chrono::{FixedOffset, NaiveDate, Offset, TimeZone, Utc};
 use serde::Serialize;

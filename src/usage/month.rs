@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::ops::RangeInclusive;
 
-use chrono::{Datelike, Days, NaiveDate};
+use chrono::{Datelike, NaiveDate};
 use serde::Serialize;
 
 use super::counters::MAX_PLAUSIBLE_BILLED;
@@ -55,9 +55,40 @@ pub struct MonthCredits {
     pub projected: Option<f64>,
     /// The day the allowance ran out, or would at that pace within the month.
     pub runs_out_on: Option<String>,
+    /// The person's own budget for the month (the page's Month view), and the day the credits
+    /// crossed it, or would at that pace within the month.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub budget: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub budget_crossed_on: Option<String>,
 }
 
 impl MonthCredits {
+    /// The day the credits reach `limit`: the first day whose running total does, else the day
+    /// the pace so far would within the month (day n holds n times the pace); none once the
+    /// month is over without reaching it.
+    pub fn reaches_on(&self, limit: f64) -> Option<String> {
+        if limit <= 0.0 || limit.is_nan() {
+            return None;
+        }
+        if let Some(day) = self.days.iter().find(|day| day.cumulative >= limit) {
+            return Some(day.day.clone());
+        }
+        let pace = self.used / self.days.len() as f64;
+        if self.finished || pace.is_nan() || pace <= 0.0 {
+            return None;
+        }
+        let day = (limit / pace).ceil() as u64;
+        (day <= u64::from(self.days_in_month)).then(|| format!("{}-{day:02}", self.month))
+    }
+
+    /// With the person's own budget for the month, and the day it is crossed.
+    pub fn with_budget(mut self, budget: Option<f64>) -> MonthCredits {
+        self.budget_crossed_on = budget.and_then(|budget| self.reaches_on(budget));
+        self.budget = budget;
+        self
+    }
+
     /// The credits of one of its days (none counted: 0).
     pub fn on(&self, day: NaiveDate) -> f64 {
         let day = day.to_string();
@@ -102,31 +133,16 @@ pub fn month_of_entries<'a>(
     let by_day = credits_by_day(sessions, rates, first..=as_of);
     let mut days = Vec::new();
     let (mut recorded, mut estimated) = (0.0, 0.0);
-    let mut runs_out_on = None;
     for day in first.iter_days().take_while(|day| *day <= as_of) {
         let (day_recorded, day_estimated) = by_day.get(&day).copied().unwrap_or_default();
         (recorded, estimated) = (recorded + day_recorded, estimated + day_estimated);
         let cumulative = recorded + estimated;
-        if runs_out_on.is_none() && allowance.is_some_and(|allowance| cumulative >= allowance && allowance > 0.0) {
-            runs_out_on = Some(day);
-        }
         days.push(DayCredits { day: day.to_string(), recorded: day_recorded, estimated: day_estimated, cumulative });
     }
     let used = recorded + estimated;
-    let elapsed = f64::from(as_of.day());
-    let pace = used / elapsed;
+    let pace = used / f64::from(as_of.day());
     let projected = (!finished).then_some(pace * f64::from(days_in_month));
-    if runs_out_on.is_none()
-        && !finished
-        && let Some(allowance) = allowance.filter(|allowance| *allowance > 0.0 && pace > 0.0)
-    {
-        // The day the pace reaches the allowance: day n holds n times the pace.
-        let day = (allowance / pace).ceil() as u64;
-        if day <= u64::from(days_in_month) {
-            runs_out_on = first.checked_add_days(Days::new(day.saturating_sub(1)));
-        }
-    }
-    MonthCredits {
+    let mut credits = MonthCredits {
         month: crate::time::month_text(first),
         days_in_month,
         as_of: as_of.to_string(),
@@ -137,8 +153,12 @@ pub fn month_of_entries<'a>(
         used,
         days,
         projected,
-        runs_out_on: runs_out_on.map(|day| day.to_string()),
-    }
+        runs_out_on: None,
+        budget: None,
+        budget_crossed_on: None,
+    };
+    credits.runs_out_on = allowance.and_then(|allowance| credits.reaches_on(allowance));
+    credits
 }
 
 /// The first and last day of the billing month holding `day`.
@@ -216,6 +236,17 @@ mod tests {
         let done = month_credits([&ledger].into_iter(), &rates, day("2026-11-01"), day("2026-12-10"), Some(1000.0));
         assert_eq!((done.finished, done.used, done.projected, done.runs_out_on), (true, 370.0, None, None));
         assert_eq!(done.days.len(), 30);
+
+        // A budget is crossed by the allowance's rule, beside it: 20 was reached on Nov 2; 400
+        // at 80 a day on day 5; 2401 is past the month's end at this pace.
+        let with = |budget: f64| month.clone().with_budget(Some(budget));
+        assert_eq!(with(20.0).budget_crossed_on.as_deref(), Some("2026-11-02"));
+        assert_eq!((with(400.0).budget, with(400.0).budget_crossed_on.as_deref()), (Some(400.0), Some("2026-11-05")));
+        assert_eq!(with(2401.0).budget_crossed_on, None);
+        assert_eq!(with(400.0).runs_out_on, month.runs_out_on, "the allowance's day is its own");
+        // Without a budget, the month's JSON is as it was (report.json holds months).
+        let json = serde_json::to_string(&month).unwrap();
+        assert!(!json.contains("budget"), "{json}");
     }
 
     #[test]

@@ -127,3 +127,21 @@ pub fn write_events_log(session: &Path, lines: &[serde_json::Value]) {
         .collect();
     fs::write(session.join("events.jsonl"), log).unwrap();
 }
+
+/// The secrets of fixtures/inventory/SECRETS.txt: every line but blank ones and `#` comments.
+pub fn planted_secrets() -> Vec<String> {
+    read(&fixture("inventory/SECRETS.txt"))
+        .lines()
+        .filter(|line| !line.trim().is_empty() && !line.starts_with('#'))
+        .map(str::to_string)
+        .collect()
+}
+
+/// The secret, and every 12-character piece of it: a tool that cut or re-encoded a secret
+/// would still show a piece of it.
+pub fn pieces(secret: &str) -> Vec<String> {
+    let chars: Vec<char> = secret.chars().collect();
+    let mut pieces = vec![secret.to_string()];
+    pieces.extend(chars.windows(12).map(|window| window.iter().collect::<String>()));
+    pieces
+}

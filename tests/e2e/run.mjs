@@ -1176,6 +1176,88 @@ async function pickKept(page, folder) {
   return page.evaluate(() => window.copilotLens.cache);
 }
 
+test('diagnostics: kinds of event a newer Copilot CLI wrote are named per version as the native report.json names them, with a summary of names and counts to copy (fixtures/hostile/format-drift)', async () => {
+  const fixture = path.join(ROOT, 'fixtures/hostile/format-drift');
+  const out = mkdtempSync(path.join(os.tmpdir(), 'copilot-lens-drift-'));
+  execFileSync(path.join(ROOT, 'target/release/copilot-lens'), ['analyze', fixture, '--out', out, '--no-cache'], { stdio: 'ignore' });
+  const drifts = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8')).format_drift;
+  rmSync(out, { recursive: true, force: true });
+  const browser = await launch();
+  try {
+    await browser.context.grantPermissions(['clipboard-read', 'clipboard-write']);
+    const { page, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
+    await pick(page, fixture);
+    await showView(page, 'diagnostics');
+    const summary = await page.textContent('#format-drift-summary');
+    assertEqual(summary.split('\n').length, drifts.length, 'a line a version');
+    for (const drift of drifts) {
+      const line = summary.split('\n').find((l) => l.startsWith(drift.message));
+      assert(line, `the native message is shown: ${drift.message}`);
+      for (const [kind, lines] of Object.entries(drift.event_types)) assert(line.includes(`${kind} (${lines})`), `${kind} counted: ${line}`);
+    }
+    assert(!summary.includes('A1b2C3d4'), 'a kind named by a token is shown scrubbed');
+    await page.click('#view-diagnostics button:has-text("Copy the summary")');
+    await page.waitForFunction(() => document.getElementById('format-drift-copied').textContent.includes('Copied'));
+    assertEqual(await page.evaluate(() => navigator.clipboard.readText()), summary, 'the summary is what is copied');
+    assertEqual(errors, [], 'no page errors');
+    return summary.split('\n')[1];
+  } finally {
+    await browser.close();
+  }
+});
+
+test('the page, live: the tab\'s title says today\'s credits as the native usage counts them; a remembered folder is analysed again on a timer while the tab is visible, from the cache, says what a refresh costs, and pauses while the tab is hidden', async () => {
+  const home = path.join(TMP, 'live-home');
+  rmSync(home, { recursive: true, force: true });
+  cpSync(path.join(ROOT, 'fixtures/credits/01-billed-two-days'), home, { recursive: true });
+  const today = '2026-10-07';
+  const cliToday = nativeUsage(home, ['--since', today, '--until', today]).rows.reduce((sum, row) => sum + row.credits, 0);
+  const browser = await launch();
+  try {
+    const origin = server.url.replace(/\/$/, '');
+    const { page, errors } = await openPage(browser, `${origin}/?today=${today}`, origin);
+    const title = await page.title();
+    const encoded = (rel) => ({ path: rel, b64: readFileSync(path.join(home, rel)).toString('base64') });
+    await pickerReturning(page, 'live-home', filesUnder(home).map(encoded));
+    await page.check('#remember-folder');
+    await openMain(page);
+    assertEqual(await waitForState(page, ['done', 'error']), 'done', 'the remembered folder is analysed');
+    await page.waitForFunction((t) => document.title !== t, title);
+    assertEqual(await page.title(), `${cliToday.toFixed(2)} cr today · ${title}`, "the tab's title: today's credits, as the native usage --since today --until today");
+
+    assert(await page.isVisible('#auto-refresh-line'), 'a remembered folder offers a refresh on a timer');
+    // Every three seconds for the test: the menu offers minutes.
+    await page.evaluate(() => document.getElementById('auto-refresh').append(new Option('3 s', '0.05')));
+    await page.waitForFunction(() => window.copilotLens.settled !== null);
+    await page.evaluate(() => (window.copilotLens.cache = 'before the timer'));
+    await page.selectOption('#auto-refresh', '0.05');
+    const note = await page.textContent('#auto-refresh-note');
+    assert(/^Refreshing every 0\.05 min while this tab is visible; the last analysis took \d+\.\d s: \d+ files? read, 0 from the cache\.$/.test(note), `it says what a refresh costs: ${note}`);
+    await page.waitForFunction(() => typeof window.copilotLens.cache === 'object' && window.copilotLens.cache && document.body.dataset.state === 'done', null, { timeout: 30_000 });
+    const timed = await page.evaluate(() => window.copilotLens.cache);
+    assert(timed.from_cache > 0 && timed.changed === 0, `the timer's analysis took every file from the cache: ${JSON.stringify(timed)}`);
+    assertEqual(await page.evaluate(() => localStorage.getItem('copilot-lens.refresh-minutes')), '0.05', 'the choice is remembered');
+
+    // Hidden: paused, and no analysis starts.
+    await page.waitForFunction(() => window.copilotLens.settled !== null);
+    await page.evaluate(() => {
+      Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'hidden' });
+      document.dispatchEvent(new Event('visibilitychange'));
+      window.copilotLens.cache = 'while hidden';
+    });
+    assert((await page.textContent('#auto-refresh-note')).includes('visible (paused);'), 'the note says it is paused');
+    await page.waitForTimeout(6000);
+    assertEqual(await page.evaluate(() => window.copilotLens.cache), 'while hidden', 'no analysis while the tab is hidden');
+
+    await page.click('#start-over');
+    await page.waitForFunction((t) => document.title === t, title);
+    assertEqual(errors, [], 'no page errors');
+    return `title "${cliToday.toFixed(2)} cr today"; refreshed on the timer with ${timed.from_cache} files from the cache; paused while hidden`;
+  } finally {
+    await browser.close();
+  }
+});
+
 test('the cache: a picked folder analysed again opens none of the logs whose size and time are as when the cache took them, and reads the one edited since; its exports equal a cold analysis', async () => {
   const { home, state, first } = specHome('unread-home');
   for (const n of [2, 3]) copySpecSession(home, n);
@@ -2113,6 +2195,44 @@ test('the month view: fixtures/credits/08-allowance-runout as of 2026-11-05 show
     assertEqual(await later.$('#month-tiles'), null, 'and shows no month');
     assertEqual(laterErrors, [], 'no page errors');
     return `as of 2026-11-05: used ${m.used}, projected ${m.projected}, against 1500 runs out ${'2026-11-13'}; as of 2026-12-10 against 500: ran out ${over.month.runs_out_on}`;
+  } finally {
+    await browser.close();
+  }
+});
+
+test('the month view: your own budget is remembered, drawn across the month on the chart, and the day the pace crosses it is the allowance rule\'s day (fixtures/credits/08-allowance-runout as of 2026-11-05)', async () => {
+  const fixture = path.join(ROOT, 'fixtures/credits/08-allowance-runout');
+  const browser = await launch();
+  try {
+    const origin = server.url.replace(/\/$/, '');
+    const { page, errors } = await openPage(browser, `${origin}/?today=2026-11-05`, origin);
+    await pick(page, fixture);
+    await showView(page, 'month');
+    await page.waitForSelector('#month-tiles');
+    const setBudget = async (text) => {
+      await page.fill('#month-budget', text);
+      await page.waitForFunction((b) => JSON.parse(document.getElementById('view-month').dataset.month || 'null')?.budget === b, Number(text));
+      return { month: (await monthShown(page)).month, words: await page.textContent('#month-budget-pace') };
+    };
+    // 600 used by Nov 5, 120 a day: 1,000 is reached on day 9; 300 was on Nov 3.
+    const ahead = await setBudget('1000');
+    assertEqual([ahead.month.budget, ahead.month.budget_crossed_on, ahead.month.allowance], [1000, '2026-11-09', null], 'against a budget of 1,000: crossed on 2026-11-09 at this pace; no allowance');
+    assertEqual(ahead.words, 'At this pace the credits cross your budget of 1,000.00 credits on 2026-11-09.', 'said in words');
+    await setAllowance(page, '1000');
+    assertEqual((await monthShown(page)).month.runs_out_on, '2026-11-09', 'an allowance of 1,000 runs out the same day: one rule');
+    await page.waitForFunction(() => window.Chart && window.Chart.getChart(document.querySelector('#chart-month'))?.data.datasets.some((d) => d.label === 'your budget'));
+    const line = await page.evaluate(() => window.Chart.getChart(document.querySelector('#chart-month')).data.datasets.find((d) => d.label === 'your budget').data);
+    assertEqual([line.length, new Set(line).size, line[0]], [30, 1, 1000], 'the budget line spans the month at 1,000');
+    const crossed = await setBudget('300');
+    assertEqual(crossed.month.budget_crossed_on, '2026-11-03', 'a budget of 300 was crossed on Nov 3 (cumulative 150, 300)');
+    assertEqual(crossed.words, 'The credits crossed your budget of 300.00 credits on 2026-11-03.', 'said as past');
+    const within = await setBudget('5000');
+    assertEqual([within.month.budget_crossed_on ?? null, within.words], [null, 'At this pace the month stays within your budget of 5,000.00 credits: about 1,400.00 under it at its end.'], 'a budget the pace stays within');
+    assertEqual(await page.evaluate(() => localStorage.getItem('copilot-lens.budget-month')), '5000', 'the budget is remembered');
+    await page.fill('#month-budget', '');
+    await page.waitForFunction(() => !('budget' in (JSON.parse(document.getElementById('view-month').dataset.month || '{}'))));
+    assertEqual(await page.$('#month-budget-pace'), null, 'no budget: no word of one');
+    assertEqual(errors, [], 'no page errors');
   } finally {
     await browser.close();
   }

@@ -50,6 +50,7 @@ export async function render(container, ctx) {
     analysisFigures(ctx, t),
     inputProblems(ctx),
     cacheNote(ctx),
+    formatDriftSection(report),
     problemsSection(report),
     h(
       'div.grid2',
@@ -110,6 +111,34 @@ function cacheNote(ctx) {
 }
 
 /** The problems found: where, which kind, why. */
+/**
+ * The kinds of event a newer Copilot wrote that this version does not read, per version, with a
+ * summary to copy and send to the project: names and counts only, never a line's content.
+ */
+function formatDriftSection(report) {
+  const drifts = report.format_drift || [];
+  if (!drifts.length) return null;
+  const summary = drifts
+    .map((d) => `${d.message}, in ${d.logs} ${d.logs === 1 ? 'log' : 'logs'}: ${Object.entries(d.event_types).map(([kind, lines]) => `${kind} (${lines})`).join(', ')}`)
+    .join('\n');
+  const copied = h('span#format-drift-copied.muted', { attrs: { 'aria-live': 'polite' } });
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(summary);
+      copied.textContent = ' Copied.';
+    } catch {
+      copied.textContent = ' The browser refused the clipboard: select the text above and copy it.';
+    }
+  };
+  return section(
+    'Kinds of event this version does not read',
+    h('p.muted', null, 'Copilot wrote them; their lines were counted, not read. The summary below holds their names and counts only: sending it to the project helps it learn them.'),
+    h('pre#format-drift-summary.mono', null, summary),
+    h('button.button.small', { on: { click: copy } }, 'Copy the summary'),
+    copied,
+  );
+}
+
 function problemsSection(report) {
   return report.diagnostics.length
     ? section(

@@ -1,4 +1,4 @@
-// Month: one billing month's AI credits against the monthly allowance. GitHub bills Copilot in
+// Month: one billing month's AI credits against the monthly allowance and the person's budget. GitHub bills Copilot in
 // AI credits (1 credit = 0.01 USD) that reset at 00:00 UTC on the 1st of each month, so the month
 // is UTC's whatever the display time zone. The engine's `month(day, today, allowance)` gives the
 // days, the pace's projection and the run-out day (src/usage/month.rs); the core has no clock,
@@ -8,21 +8,23 @@ import { chartLibrary, chartReady } from '../charts.js';
 import { add, badge, clear, debounce, fmtCredits, fmtInt, fmtUsd, h, section, table } from '../dom.js';
 
 const ALLOWANCE_KEY = 'copilot-lens.allowance';
+// The person's own limit for the month, beside the plan's allowance (the CLI's --budget-month).
+const BUDGET_KEY = 'copilot-lens.budget-month';
 const TOP = 5;
 let chart = null;
 
-function loadAllowance() {
+function load(key) {
   try {
-    return localStorage.getItem(ALLOWANCE_KEY) || '';
+    return localStorage.getItem(key) || '';
   } catch {
     return ''; // storage refused (a private window, a file:// page with storage off)
   }
 }
 
-function saveAllowance(text) {
+function save(key, text) {
   try {
-    if (text) localStorage.setItem(ALLOWANCE_KEY, text);
-    else localStorage.removeItem(ALLOWANCE_KEY);
+    if (text) localStorage.setItem(key, text);
+    else localStorage.removeItem(key);
   } catch {
     // remembered for this page only
   }
@@ -32,7 +34,7 @@ function saveAllowance(text) {
  * The allowance the person keeps in this browser, as typed; null when none. The engine reads
  * it as the CLI's --allowance (`usage::month::parse_allowance`): 500, 1,500, 1500.5.
  */
-export const savedAllowance = () => loadAllowance().trim() || null;
+export const savedAllowance = () => load(ALLOWANCE_KEY).trim() || null;
 
 function tile(metric, label, value, text, note) {
   return h(
@@ -108,7 +110,17 @@ function outlook(m) {
   else if (m.finished) runOut = `The allowance of ${fmtCredits(m.allowance)} credits lasted the month: ${fmtCredits(m.allowance - m.used)} left over.`;
   else runOut = `At this pace the allowance of ${fmtCredits(m.allowance)} credits lasts the month: about ${fmtCredits(m.allowance - m.projected)} left at its end.`;
   lines.push(h('p#month-runout', { class: m.runs_out_on ? 'warn-text' : '' }, runOut));
+  if (m.budget !== undefined) lines.push(h('p#month-budget-pace', { class: m.budget_crossed_on ? 'warn-text' : '' }, budgetWords(m)));
   return lines;
+}
+
+/** Where the month stands against the person's own budget, by the allowance's rule. */
+function budgetWords(m) {
+  const budget = `your budget of ${fmtCredits(m.budget)} credits`;
+  if (m.budget_crossed_on && m.used >= m.budget) return `The credits crossed ${budget} on ${m.budget_crossed_on}.`;
+  if (m.budget_crossed_on) return `At this pace the credits cross ${budget} on ${m.budget_crossed_on}.`;
+  if (m.finished) return `The month stayed within ${budget}: ${fmtCredits(m.budget - m.used)} under it.`;
+  return `At this pace the month stays within ${budget}: about ${fmtCredits(m.budget - m.projected)} under it at its end.`;
 }
 
 async function drawChart(canvas, m) {
@@ -141,6 +153,9 @@ async function drawChart(canvas, m) {
   }
   if (m.allowance !== null) {
     datasets.push({ type: 'line', label: 'allowance', data: labels.map(() => m.allowance), borderColor: '#e15759', borderWidth: 1.5, pointRadius: 0, stack: 'allowance', order: 0 });
+  }
+  if (m.budget !== undefined) {
+    datasets.push({ type: 'line', label: 'your budget', data: labels.map(() => m.budget), borderColor: '#b07aa1', borderDash: [2, 3], borderWidth: 1.5, pointRadius: 0, stack: 'budget', order: 0 });
   }
   datasets.push(
     { type: 'bar', label: 'that day, as recorded', data: labels.map((_, i) => (i < known ? m.days[i].recorded : null)), backgroundColor: 'rgba(89,161,79,0.55)', stack: 'day', order: 3 },
@@ -189,7 +204,7 @@ export async function render(container, ctx) {
   if (!months.includes(todayMonth)) months.unshift(todayMonth);
   months.sort().reverse();
   const inputs = monthInputs(ctx, months, opened);
-  const { select, allowance, plan, billInput, billUser } = inputs;
+  const { select, allowance, budget, plan, billInput, billUser } = inputs;
   const out = h('div#month-out');
   const billOut = h('div#month-bill');
   add(container, ...monthControls(inputs, today), latestNote(opened, todayMonth), out, billOut);
@@ -203,7 +218,7 @@ export async function render(container, ctx) {
     const ask = ++shown;
     const month = select.value;
     const first = `${month}-01`;
-    const m = await ctx.ask({ month: { month: first, today, allowance: allowance.value.trim() || null } });
+    const m = await ctx.ask({ month: { month: first, today, allowance: allowance.value.trim() || null, budget: budget.value.trim() || null } });
     const last = `${month}-${String(m.days_in_month).padStart(2, '0')}`;
     const [bySession, byProject, byModel] = await Promise.all([
       ctx.get({ usage: { by: 'session', since: first, until: last, agent: '' } }),
@@ -223,7 +238,7 @@ export async function render(container, ctx) {
   plan.addEventListener('change', () => {
     if (!plan.value) return;
     allowance.value = plan.value;
-    saveAllowance(plan.value);
+    save(ALLOWANCE_KEY, plan.value);
     show();
   });
   const showBill = () =>
@@ -238,11 +253,17 @@ export async function render(container, ctx) {
   billUser.addEventListener('change', showBill);
   await showBill();
   const typed = debounce(() => {
-    saveAllowance(allowance.value.trim());
+    save(ALLOWANCE_KEY, allowance.value.trim());
     show();
   }, 250);
   allowance.addEventListener('input', typed);
   allowance.addEventListener('change', typed);
+  const budgetTyped = debounce(() => {
+    save(BUDGET_KEY, budget.value.trim());
+    show();
+  }, 250);
+  budget.addEventListener('input', budgetTyped);
+  budget.addEventListener('change', budgetTyped);
   await update();
 }
 
@@ -266,17 +287,18 @@ function latestNote(opened, todayMonth) {
 function monthInputs(ctx, months, opened) {
   const select = h('select#month-select', null, months.map((m) => h('option', { value: m }, `${monthName(m)} (${m})`)));
   select.value = opened;
-  const allowance = h('input#month-allowance', { type: 'text', placeholder: 'none', value: loadAllowance(), attrs: { inputmode: 'decimal', 'aria-label': 'monthly allowance in AI credits' } });
+  const allowance = h('input#month-allowance', { type: 'text', placeholder: 'none', value: load(ALLOWANCE_KEY), attrs: { inputmode: 'decimal', 'aria-label': 'monthly allowance in AI credits' } });
+  const budget = h('input#month-budget', { type: 'text', placeholder: 'none', value: load(BUDGET_KEY), attrs: { inputmode: 'decimal', 'aria-label': 'your own budget for the month in AI credits' } });
   // The plans the CLI's --plan knows (src/usage/plans.json, through the engine: no copy here).
   const plans = Object.entries((ctx.plans && ctx.plans.plans) || {});
   const plan = h('select#month-plan', { attrs: { 'aria-label': 'plan' } }, h('option', { value: '' }, 'plan…'), plans.map(([name, credits]) => h('option', { value: String(credits) }, `${name} (${fmtCredits(credits)})`)));
   const billInput = h('input#month-bill-input', { type: 'file', accept: '.csv,text/csv', multiple: true, attrs: { 'aria-label': "GitHub's usage report (CSV)" } });
   const billUser = h('input#month-bill-user', { type: 'text', placeholder: 'signed-in login', attrs: { 'aria-label': 'whose rows of the report' } });
-  return { select, allowance, plan, billInput, billUser };
+  return { select, allowance, budget, plan, billInput, billUser };
 }
 
 /** The inputs laid out, and what the month is (UTC's). */
-function monthControls({ select, allowance, plan, billInput, billUser }, today) {
+function monthControls({ select, allowance, budget, plan, billInput, billUser }, today) {
   return [
     h(
       'div.controls',
@@ -284,6 +306,7 @@ function monthControls({ select, allowance, plan, billInput, billUser }, today) 
       h('label', null, 'Billing month ', select),
       h('label', null, 'Monthly allowance ', allowance, ' credits'),
       plan,
+      h('label', null, 'Your budget ', budget, ' credits'),
       h('span.muted', null, '(empty: none; remembered in this browser)'),
     ),
     h(

@@ -3,6 +3,7 @@
 mod cache;
 mod completions;
 mod config;
+mod mcp;
 mod parallel;
 mod roots;
 mod search;
@@ -10,6 +11,7 @@ mod statusline;
 mod table;
 mod team;
 mod terminal;
+mod watch;
 
 use std::fs::{self, File};
 use std::io::{BufWriter, Write};
@@ -227,6 +229,24 @@ enum Command {
     /// a short line and exits 0.
     /// It writes nothing to Copilot's files: --print-config prints the settings.json lines to add.
     Statusline(statusline::StatuslineArgs),
+    /// Show today's and the month's AI credits, the sessions active in the last hour and the
+    /// model calls as they arrive, updated as Copilot writes.
+    ///
+    /// Example: copilot-lens watch --budget-day 50
+    ///
+    /// Each change under a home starts an update that reads only what was written since the last
+    /// (through the cache); where the file system reports no changes, it checks every --interval
+    /// seconds. --once prints the view once, for scripts.
+    Watch(watch::WatchArgs),
+    /// Serve the usage, sessions, transcripts, search and inventory to an agent over MCP (stdio).
+    ///
+    /// Example: copilot-lens mcp --print-config
+    ///
+    /// A Model Context Protocol server for Copilot CLI, VS Code or any MCP client: it reads the
+    /// roots (default: your home folder) afresh, through the cache, at each call, never writes to
+    /// them and never goes online. Every text it answers is scrubbed of secrets. --print-config
+    /// prints the entries to add to ~/.copilot/mcp-config.json and VS Code's mcp.json.
+    Mcp(mcp::McpArgs),
     /// Print the completion script of copilot-lens for a shell: its commands, options and values.
     ///
     /// Example: copilot-lens completions bash > ~/.local/share/bash-completion/completions/copilot-lens
@@ -416,6 +436,8 @@ fn main() -> ExitCode {
     let cli = Cli::from_arg_matches(&command().get_matches()).unwrap_or_else(|error| error.exit());
     match cli.command {
         Command::Statusline(args) => statusline::run(args),
+        Command::Watch(args) => watch::run(args),
+        Command::Mcp(args) => mcp::run(args),
         Command::Completions { shell } => completions::print_completions(shell, command()),
         Command::Man { out } => completions::write_man(command(), out.as_deref()),
         Command::Analyze { roots, out, include_thinking, threads, accounting, cache } => {
@@ -749,7 +771,7 @@ fn run_usage_in_full(
                 Err(error) => Err(fail(USAGE_ERROR, &error.to_string())),
             }),
     };
-    let (mut roots, mut planned) = match planned {
+    let (mut roots, planned) = match planned {
         Ok(planned) => planned,
         Err(code) => return code,
     };
@@ -759,14 +781,8 @@ fn run_usage_in_full(
     };
     let mut no_rows = JsonlRowWriter::new(std::io::sink());
     let cache = store.as_ref().zip(cache_use.as_ref());
-    let mut cache_tally =
-        cache::stores_through(roots.clone(), cache, |through| planned.read_stores(&mut roots, through));
-    let outputs = analysis::drive(planned, &mut roots, &mut no_rows, |parsing, roots, rows| {
-        cache_tally.add(&parallel::parse_logs(parsing, roots, threads, cache, rows)?);
-        Ok::<(), std::io::Error>(())
-    });
-    let outputs = match outputs {
-        Ok(outputs) => outputs,
+    let (outputs, cache_tally) = match analyze_through(&mut roots, planned, &mut no_rows, threads, cache) {
+        Ok(done) => done,
         Err(error) => return fail(1, &format!("reading: {error}")),
     };
     let crossed = match print_usage(&outputs.usage, &outputs.inventory.logins(), &view) {
@@ -793,6 +809,23 @@ fn run_usage_in_full(
     budget_status(crossed)
 }
 
+/// Every file of the roots read as `analyze` reads them, the stores then the logs (on `threads`),
+/// through the cache when there is one; the rows go to `rows`.
+fn analyze_through<W: Write>(
+    roots: &mut DiskRoots,
+    mut planned: Planned,
+    rows: &mut JsonlRowWriter<W>,
+    threads: usize,
+    cache: cache::Cache<'_>,
+) -> std::io::Result<(Outputs, CacheTally)> {
+    let mut cache_tally = cache::stores_through(roots.clone(), cache, |through| planned.read_stores(roots, through));
+    let outputs = analysis::drive(planned, roots, rows, |parsing, roots, rows| {
+        cache_tally.add(&parallel::parse_logs(parsing, roots, threads, cache, rows)?);
+        Ok::<(), std::io::Error>(())
+    })?;
+    Ok((outputs, cache_tally))
+}
+
 /// Every file of the roots listed and planned, for a run that writes to `out` (never inside a
 /// root: copilot-lens never writes into the data it reads).
 fn plan_writing_to(
@@ -817,7 +850,7 @@ fn run_analyze(
 ) -> ExitCode {
     let started = Instant::now();
     let cache_use = cache_folder.as_ref().map(|_| CacheUse::new(&cache::build_identity(), &options, cache::now_ms()));
-    let (mut roots, mut planned) = match plan_writing_to(root_paths, out, options, threads) {
+    let (mut roots, planned) = match plan_writing_to(root_paths, out, options, threads) {
         Ok(planned) => planned,
         Err(code) => return code,
     };
@@ -834,19 +867,13 @@ fn run_analyze(
         Err(error) => return fail(1, &format!("{}: {error}", rows_path.display())),
     };
     let cache = store.as_ref().zip(cache_use.as_ref());
-    let mut cache_tally =
-        cache::stores_through(roots.clone(), cache, |through| planned.read_stores(&mut roots, through));
-    let finished = analysis::drive(planned, &mut roots, &mut rows, |parsing, roots, rows| {
-        cache_tally.add(&parallel::parse_logs(parsing, roots, threads, cache, rows)?);
-        Ok::<(), std::io::Error>(())
-    });
-    let written = finished.and_then(|outputs| {
+    let written = analyze_through(&mut roots, planned, &mut rows, threads, cache).and_then(|(outputs, cache_tally)| {
         rows.finish()?.flush()?;
         write_outputs(out, &outputs)?;
-        Ok(outputs)
+        Ok((outputs, cache_tally))
     });
     match written {
-        Ok(outputs) => {
+        Ok((outputs, cache_tally)) => {
             if let Some(store) = &store {
                 say!("{}", cache::summary(&cache_tally));
                 store.finish();
@@ -943,6 +970,9 @@ fn print_summary(outputs: &Outputs, out: &Path, started: Instant, threads: usize
         totals.secondary_rows_deduplicated,
         out.display()
     );
+    for drift in &outputs.report.format_drift {
+        say!("{} (report.json's format_drift names them)", drift.message);
+    }
     let megabytes = bytes_read as f64 / 1e6;
     say!(
         "read {megabytes:.1} MB in {seconds:.3} s ({:.0} MB/s, {threads} threads); peak memory {}",

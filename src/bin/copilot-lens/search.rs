@@ -20,23 +20,45 @@ use crate::{USAGE_ERROR, fail};
 const BEFORE_THE_WORD: usize = 40;
 
 pub fn run_search(word: &str, root_paths: &[PathBuf], options: Options, json: bool) -> ExitCode {
-    if word.is_empty() {
-        return fail(USAGE_ERROR, "the word to search for is empty: every row would be printed");
-    }
     let started = Instant::now();
-    // The logs are what `usage` lists (the files with counters are the logs and the store); the
-    // metadata files are not read: a row's project is then the one its log names.
-    let (mut roots, listings) = match DiskRoots::open(root_paths, Scope::Usage, 1) {
-        Ok(opened) => opened,
+    let found = match find_rows(word, root_paths, options) {
+        Ok(found) => found,
         Err(message) => return fail(USAGE_ERROR, &message),
     };
-    let run = match Planned::new(listings, options) {
-        Ok(planned) => planned.usage_only(),
-        Err(error) => return fail(USAGE_ERROR, &error.to_string()),
-    };
+    let seconds = started.elapsed().as_secs_f64();
+    if let Err(error) = print(&found.rows, word, json) {
+        return fail(1, &format!("writing the rows: {error}"));
+    }
+    say!(
+        "{} rows; {:.1} MB of logs read in {seconds:.3} s ({:.2} GB/s), {} of them parsed",
+        found.rows.len(),
+        found.bytes_read as f64 / 1e6,
+        found.bytes_read as f64 / 1e9 / seconds.max(1e-9),
+        found.logs_parsed,
+    );
+    ExitCode::SUCCESS
+}
+
+/// The rows found, scrubbed, in the logs' order, and what finding them read.
+pub struct FoundRows {
+    pub rows: Vec<OwnedRow>,
+    pub bytes_read: u64,
+    pub logs_parsed: usize,
+}
+
+/// The rows of the roots' event logs whose texts hold `word` (`search`, and the MCP server's
+/// `search` tool); a log that cannot be read is said on stderr and left out.
+pub fn find_rows(word: &str, root_paths: &[PathBuf], options: Options) -> Result<FoundRows, String> {
+    if word.is_empty() {
+        return Err("the word to search for is empty: every row would be printed".into());
+    }
+    // The logs are what `usage` lists (the files with counters are the logs and the store); the
+    // metadata files are not read: a row's project is then the one its log names.
+    let (mut roots, listings) = DiskRoots::open(root_paths, Scope::Usage, 1)?;
+    let run = Planned::new(listings, options).map_err(|error| error.to_string())?.usage_only();
     let mut search = LogSearch::new(word);
-    let (mut bytes, mut read, mut parsed) = (Vec::new(), 0u64, 0usize);
-    let mut found: Vec<OwnedRow> = Vec::new();
+    let mut bytes = Vec::new();
+    let mut found = FoundRows { rows: Vec::new(), bytes_read: 0, logs_parsed: 0 };
     for task in run.log_tasks() {
         bytes.clear();
         let opened = roots.open(task.root, &task.listed_path).and_then(|mut file| file.read_to_end(&mut bytes));
@@ -44,23 +66,13 @@ pub fn run_search(word: &str, root_paths: &[PathBuf], options: Options, json: bo
             say!("{}: {error}", task.source);
             continue;
         }
-        read += bytes.len() as u64;
+        found.bytes_read += bytes.len() as u64;
         if let Some(rows) = search.rows(&task, &bytes, run.options()) {
-            parsed += 1;
-            found.extend(rows);
+            found.logs_parsed += 1;
+            found.rows.extend(rows);
         }
     }
-    let seconds = started.elapsed().as_secs_f64();
-    if let Err(error) = print(&found, word, json) {
-        return fail(1, &format!("writing the rows: {error}"));
-    }
-    say!(
-        "{} rows; {:.1} MB of logs read in {seconds:.3} s ({:.2} GB/s), {parsed} of them parsed",
-        found.len(),
-        read as f64 / 1e6,
-        read as f64 / 1e9 / seconds.max(1e-9),
-    );
-    ExitCode::SUCCESS
+    Ok(found)
 }
 
 fn print(rows: &[OwnedRow], word: &str, json: bool) -> io::Result<()> {

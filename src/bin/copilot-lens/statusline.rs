@@ -71,10 +71,25 @@ pub struct StatuslineArgs {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum Colour {
+pub enum Colour {
     Auto,
     Always,
     Never,
+}
+
+impl Colour {
+    /// Whether to colour: `auto` when `output_shows_them` and neither NO_COLOR nor TERM=dumb say not to.
+    pub fn enabled(self, output_shows_them: bool) -> bool {
+        match self {
+            Colour::Always => true,
+            Colour::Never => false,
+            Colour::Auto => {
+                output_shows_them
+                    && std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty())
+                    && std::env::var_os("TERM").is_none_or(|term| term != "dumb")
+            }
+        }
+    }
 }
 
 /// What Copilot CLI writes on the command's stdin, as far as the status line reads it.
@@ -156,14 +171,8 @@ fn status_line(args: StatuslineArgs) -> Result<Option<String>, String> {
         (None, _) => None,
     };
     let figures = snapshot.figures(session, &options.rates, today, limit);
-    let colour = match args.color {
-        Colour::Always => true,
-        Colour::Never => false,
-        Colour::Auto => {
-            std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty())
-                && std::env::var_os("TERM").is_none_or(|term| term != "dumb")
-        }
-    };
+    // Copilot runs the command with stdout on a pipe, and shows the colours.
+    let colour = args.color.enabled(true);
     Ok(Some(figures.line(&budgets, limit, colour)))
 }
 
@@ -190,7 +199,7 @@ fn home_of(transcript: &str) -> Option<PathBuf> {
 }
 
 /// `$COPILOT_HOME`, else `~/.copilot`.
-fn default_home() -> Option<PathBuf> {
+pub fn default_home() -> Option<PathBuf> {
     match std::env::var_os("COPILOT_HOME") {
         Some(home) if !home.is_empty() => Some(PathBuf::from(home)),
         _ => dirs::home_dir().map(|home| home.join(".copilot")),

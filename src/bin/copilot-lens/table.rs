@@ -19,6 +19,17 @@ pub fn write_json(
     month: Option<&MonthCredits>,
     bill: Option<&Reconciliation>,
 ) -> io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, &json_document(table, usage, month, bill))?;
+    writeln!(out)
+}
+
+/// What `usage --json` prints (and the MCP server's `usage` tool answers).
+pub fn json_document(
+    table: &UsageTable,
+    usage: &UsageData,
+    month: Option<&MonthCredits>,
+    bill: Option<&Reconciliation>,
+) -> serde_json::Value {
     let mut document = serde_json::json!({
         "credits_used": table.credits_used,
         "rows": table.rows,
@@ -33,8 +44,7 @@ pub fn write_json(
     if let Some(bill) = bill {
         document["bill"] = serde_json::json!(bill);
     }
-    serde_json::to_writer_pretty(&mut *out, &document)?;
-    writeln!(out)
+    document
 }
 
 pub fn write_text(out: &mut impl Write, table: &UsageTable, usage: &UsageData, by: GroupBy) -> io::Result<()> {

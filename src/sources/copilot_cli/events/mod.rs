@@ -315,7 +315,7 @@ impl LogParser<'_, '_> {
         } else if types::is_known(kind) {
             *account.skipped_by_rule.entry(kind.to_string()).or_default() += 1;
         } else {
-            *account.unknown_types.entry(kind.to_string()).or_default() += 1;
+            account.unknown_type(kind);
         }
     }
 

@@ -1,0 +1,257 @@
+//! `copilot-lens watch`: the credits being spent, live in a terminal. Each change the file system
+//! reports under a home (the `notify` crate; a timer where it reports nothing) starts a usage run
+//! through the cache, which reads only what was written since the last one; `usage::watch` turns
+//! its ledgers into the view, printed again in place.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use copilot_lens::analysis::Options;
+use copilot_lens::cache::CacheUse;
+use copilot_lens::usage::Zone;
+use copilot_lens::usage::budget::Budgets;
+use copilot_lens::usage::credits::grouped_decimal;
+use copilot_lens::usage::month;
+use copilot_lens::usage::rates::RateTable;
+use copilot_lens::usage::watch::{Watch, WatchView};
+use notify::{EventKind, RecursiveMode, Watcher};
+
+use crate::cache::{self, FolderStore};
+use crate::config::BudgetArgs;
+use crate::roots::{DiskRoots, Scope};
+use crate::statusline::{Colour, default_home};
+use crate::terminal::one_line;
+use crate::{CacheArgs, is_inside, plan_allowance, usage_only};
+
+/// Changes reported this close together make one update: Copilot writes a call as a few lines.
+const SETTLE: Duration = Duration::from_millis(100);
+/// An update at least this often with no change reported: the last hour moves on, and the day.
+const TICK: Duration = Duration::from_secs(30);
+/// How often the cache is trimmed to its size while watching.
+const TRIM_EVERY: Duration = Duration::from_secs(600);
+
+#[derive(Args)]
+pub struct WatchArgs {
+    /// The Copilot homes to watch (default: $COPILOT_HOME, else ~/.copilot).
+    #[arg(value_name = "ROOT")]
+    roots: Vec<PathBuf>,
+    /// Print the view once and exit, for scripts.
+    #[arg(long)]
+    once: bool,
+    /// Seconds between updates where the file system reports no changes (a network folder).
+    #[arg(long, value_name = "SECONDS", default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    interval: u64,
+    /// The monthly allowance in AI credits, shown beside the month when no monthly budget is.
+    #[arg(long, value_name = "CREDITS", value_parser = month::parse_allowance, conflicts_with = "plan")]
+    allowance: Option<f64>,
+    /// The allowance of a built-in plan (pro, pro-plus, max: see usage --plans-list).
+    #[arg(long, value_name = "NAME")]
+    plan: Option<String>,
+    #[command(flatten)]
+    budgets: BudgetArgs,
+    /// Colours: auto (on a terminal, unless NO_COLOR is set or TERM is dumb), always or never.
+    #[arg(long, value_enum, default_value = "auto", value_name = "WHEN")]
+    color: Colour,
+    /// The time the view is as of (RFC 3339, e.g. 2026-12-06T10:00:00Z; default: the clock), for
+    /// scripts and tests.
+    #[arg(long, value_name = "TIME", value_parser = parse_now)]
+    now: Option<i64>,
+    #[command(flatten)]
+    cache: CacheArgs,
+}
+
+fn parse_now(text: &str) -> Result<i64, String> {
+    copilot_lens::time::parse_millis(text).ok_or_else(|| format!("{text:?} is not a time like 2026-12-06T10:00:00Z"))
+}
+
+pub fn run(args: WatchArgs) -> ExitCode {
+    match watch(args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(reason) => {
+            eprintln!("copilot-lens: {}", one_line(&reason));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn watch(args: WatchArgs) -> Result<(), String> {
+    let homes = if args.roots.is_empty() { default_home().into_iter().collect() } else { args.roots.clone() };
+    if homes.is_empty() {
+        return Err("no Copilot home: give one".into());
+    }
+    let budgets = args.budgets.budgets()?;
+    let limit = budgets.month.or(plan_allowance(args.plan.as_deref(), None)?.or(args.allowance));
+    let folder = cache::folder(args.cache.cache.clone(), args.cache.no_cache);
+    if let Some(folder) = &folder
+        && let Some(home) = homes.iter().find(|home| is_inside(folder, home))
+    {
+        return Err(format!(
+            "the cache folder {} is inside {}: give another with --cache",
+            folder.display(),
+            home.display()
+        ));
+    }
+    let store = folder.as_deref().map(FolderStore::open).transpose().map_err(|error| format!("the cache: {error}"))?;
+    let on_terminal = std::io::stdout().is_terminal();
+    let colour = args.color.enabled(on_terminal);
+    let mut updater = Updater { homes: &homes, store: store.as_ref(), watch: Watch::default(), limit, budgets, colour };
+    if args.once {
+        print_view(&updater.update(args.now, false)?, false);
+        return Ok(());
+    }
+    // Watching before the first view: a line written while it is made starts the next. A sender
+    // is kept here, so that where nothing watches, the wait is the timer's.
+    let (sender, changes) = mpsc::channel();
+    let watcher = watch_homes(&homes, sender.clone());
+    let wait = match &watcher {
+        Ok(_) => TICK,
+        Err(why) => {
+            eprintln!("copilot-lens: {}: checking every {} s", one_line(why), args.interval);
+            Duration::from_secs(args.interval)
+        }
+    };
+    print_view(&updater.update(args.now, true)?, on_terminal);
+    if let Some(store) = &store {
+        store.finish();
+    }
+    let mut trimmed = Instant::now();
+    loop {
+        if changes.recv_timeout(wait).is_ok() {
+            // The rest of this write, then one update.
+            while changes.recv_timeout(SETTLE).is_ok() {}
+        }
+        match updater.update(args.now, true) {
+            Ok(view) => print_view(&view, on_terminal),
+            // A home gone for a moment (a folder moved, a disk unmounted): the next change or tick tries again.
+            Err(reason) => eprintln!("copilot-lens: {}", one_line(&reason)),
+        }
+        if let Some(store) = store.as_ref().filter(|_| trimmed.elapsed() > TRIM_EVERY) {
+            store.finish();
+            trimmed = Instant::now();
+        }
+    }
+}
+
+/// Watches the folders of each root where Copilot writes: a CLI home's own files and its
+/// sessions' folders (not its packages, which would take thousands of watches; the home is the
+/// root or its `.copilot`), else the whole root. Sends one message per change that writes
+/// (reads, the updates' own among them, are not changes).
+fn watch_homes(homes: &[PathBuf], sender: mpsc::Sender<()>) -> Result<notify::RecommendedWatcher, String> {
+    let handler = move |event: notify::Result<notify::Event>| {
+        if event
+            .is_ok_and(|event| matches!(event.kind, EventKind::Create(_) | EventKind::Modify(_) | EventKind::Remove(_)))
+        {
+            let _ = sender.send(());
+        }
+    };
+    let mut watcher = notify::recommended_watcher(handler).map_err(|error| error.to_string())?;
+    for home in homes {
+        for (folder, mode) in watch_points(home) {
+            watcher.watch(&folder, mode).map_err(|error| format!("{}: {error}", folder.display()))?;
+        }
+    }
+    Ok(watcher)
+}
+
+fn watch_points(root: &Path) -> Vec<(PathBuf, RecursiveMode)> {
+    for home in [root.to_path_buf(), root.join(".copilot")] {
+        let sessions = home.join("session-state");
+        if sessions.is_dir() {
+            return vec![(home, RecursiveMode::NonRecursive), (sessions, RecursiveMode::Recursive)];
+        }
+    }
+    vec![(root.to_path_buf(), RecursiveMode::Recursive)]
+}
+
+/// What each update needs: the homes, the cache, and the view's state from update to update.
+struct Updater<'a> {
+    homes: &'a [PathBuf],
+    store: Option<&'a FolderStore>,
+    watch: Watch,
+    limit: Option<f64>,
+    budgets: Budgets,
+    colour: bool,
+}
+
+impl Updater<'_> {
+    /// A usage run over the homes through the cache, at `now` (default: the clock); the view's
+    /// lines, saying what the update took when `timed` (live: a printed once view is the same
+    /// bytes from run to run).
+    fn update(&mut self, now: Option<i64>, timed: bool) -> Result<String, String> {
+        let started = Instant::now();
+        let now_ms = now.unwrap_or_else(cache::now_ms);
+        let today = chrono::DateTime::from_timestamp_millis(now_ms).map(|now| now.date_naive());
+        let options = Options { include_thinking: false, zone: Zone::Utc, rates: RateTable::default_table(), today };
+        let cache_use = CacheUse::new(&cache::build_identity(), &options, cache::now_ms());
+        let threads = std::thread::available_parallelism().map_or(1, usize::from);
+        let (mut roots, listings) = DiskRoots::open(self.homes, Scope::Usage, threads)?;
+        let cache = self.store.map(|store| (store, &cache_use));
+        let (run, _) = usage_only(&mut roots, listings, options.clone(), threads, cache)?;
+        let view = self.watch.update(run.usage.ledgers.iter(), &options.rates, now_ms, self.limit);
+        Ok(self.lines(&view, now_ms, timed.then(|| started.elapsed())))
+    }
+
+    /// The view's lines: figures, model names and session ids only, each made safe to print.
+    fn lines(&self, view: &WatchView, now_ms: i64, took: Option<Duration>) -> String {
+        let clock = |ms: i64| {
+            chrono::DateTime::from_timestamp_millis(ms).map_or_else(String::new, |t| t.format("%H:%M:%S").to_string())
+        };
+        let homes: Vec<String> = self.homes.iter().map(|home| home.display().to_string()).collect();
+        let took = took.map_or_else(String::new, |took| format!(" · updated in {} ms", took.as_millis()));
+        let mut text = format!(
+            "copilot-lens watch · {} · {} UTC{took}\n{}\n",
+            one_line(&homes.join(", ")),
+            clock(now_ms),
+            view.figures.line(&self.budgets, self.limit, self.colour)
+        );
+        text.push_str("\nActive in the last hour\n");
+        if view.active.is_empty() {
+            text.push_str("  no session made a model call in the last hour\n");
+        }
+        for session in &view.active {
+            text.push_str(&format!(
+                "  {}  {:>10} cr  {}  last call {}\n",
+                short_id(&session.id),
+                grouped_decimal(session.credits),
+                one_line(&session.last_model),
+                clock(session.last_call_ms)
+            ));
+        }
+        text.push_str("\nCalls as they arrive\n");
+        if view.arrivals.is_empty() {
+            text.push_str("  none since the watch began\n");
+        }
+        for arrival in &view.arrivals {
+            let calls =
+                if arrival.requests == 1 { "1 call".to_string() } else { format!("{} calls", arrival.requests) };
+            text.push_str(&format!(
+                "  {}  {}  {}  {calls}  +{} cr\n",
+                clock(arrival.at_ms),
+                short_id(&arrival.session),
+                one_line(&arrival.model),
+                grouped_decimal(arrival.credits)
+            ));
+        }
+        text
+    }
+}
+
+/// A session id's first eight characters, as the other views shorten it.
+fn short_id(id: &str) -> String {
+    one_line(&id.chars().take(8).collect::<String>()).into_owned()
+}
+
+/// Prints the view: in place of the last on a terminal that is being updated, else after it.
+fn print_view(lines: &str, in_place: bool) {
+    let mut out = std::io::stdout().lock();
+    let clear = if in_place { "\x1b[H\x1b[2J" } else { "" };
+    let _ = write!(out, "{clear}{lines}");
+    if !in_place {
+        let _ = writeln!(out);
+    }
+    let _ = out.flush();
+}

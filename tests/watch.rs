@@ -1,0 +1,141 @@
+//! `copilot-lens watch` (issue 54): the view printed once, and a real process of the binary that
+//! updates its view when a line is appended to a session's log, as Copilot writes one.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// The fixture's one session: 28.95 credits on Oct 6 and 27.81 on Oct 7, its last call at
+/// 2026-10-07T09:00:10Z (tests/credits.rs works them out).
+const FIXTURE: &str = "credits/01-billed-two-days";
+
+fn scratch_home() -> (tempfile::TempDir, PathBuf) {
+    let scratch = tempfile::tempdir().unwrap();
+    common::copy_tree(&common::fixture(FIXTURE), &scratch.path().join("home"));
+    let home = scratch.path().join("home");
+    (scratch, home)
+}
+
+fn watch(scratch: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_copilot-lens"));
+    command
+        .current_dir(scratch)
+        .env("COPILOT_LENS_CACHE", scratch.join("cache"))
+        .env("COPILOT_LENS_CONFIG", scratch.join("no-config.json"))
+        .env_remove("COPILOT_HOME")
+        .arg("watch")
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    command
+}
+
+fn golden(name: &str, text: &str) {
+    let snapshots = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/watch");
+    insta::with_settings!({ snapshot_path => snapshots, prepend_module_to_snapshot => false, omit_expression => true }, {
+        insta::assert_snapshot!(name, text);
+    });
+}
+
+#[test]
+fn once_prints_the_day_and_month_against_their_budgets_and_the_sessions_active_in_the_last_hour() {
+    let (scratch, home) = scratch_home();
+    let home = home.to_str().unwrap();
+    let at = |now: &str| {
+        let args = ["--once", home, "--now", now, "--budget-day", "30", "--allowance", "1000", "--color", "always"];
+        let output = watch(scratch.path(), &args).output().unwrap();
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        String::from_utf8(output.stdout).unwrap().replace(home, "<home>").replace('\x1b', "<ESC>")
+    };
+    // Half an hour after the session's last call: active, 27.81 of a 30 budget (yellow).
+    golden("once-active", &at("2026-10-07T09:30:00Z"));
+    // Two hours after: no longer active, the same figures.
+    let later = at("2026-10-07T11:00:00Z");
+    assert!(later.contains("no session made a model call in the last hour"), "{later}");
+    assert!(later.contains("27.81 / 30 today"), "{later}");
+}
+
+/// The watch's stdout, a line at a time, read on a thread so that a wait can give up.
+struct Lines {
+    child: Child,
+    lines: mpsc::Receiver<String>,
+}
+
+impl Lines {
+    fn spawn(mut command: Command) -> Lines {
+        let mut child = command.spawn().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        let (sender, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in stdout.lines().map_while(Result::ok) {
+                if sender.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Lines { child, lines }
+    }
+
+    /// The next whole view (its lines up to the blank line after it); panics when none comes
+    /// within a minute, with what came.
+    fn next_view(&self) -> String {
+        let mut view = String::new();
+        loop {
+            match self.lines.recv_timeout(Duration::from_secs(60)) {
+                Ok(line) if line.is_empty() && view.contains("Calls as they arrive") => return view,
+                Ok(line) => {
+                    view.push_str(&line);
+                    view.push('\n');
+                }
+                Err(_) => panic!("no whole view within a minute; so far:\n{view}"),
+            }
+        }
+    }
+}
+
+impl Drop for Lines {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn a_call_appended_to_a_log_arrives_in_the_view_and_adds_to_the_day() {
+    let (scratch, home) = scratch_home();
+    let log = common::files_below(&home).into_iter().find(|path| path.ends_with("events.jsonl")).unwrap();
+    let watching = Lines::spawn(watch(scratch.path(), &[home.to_str().unwrap(), "--color", "never"]));
+    let first = watching.next_view();
+    assert!(first.contains("none since the watch began"), "{first}");
+
+    // A call made now, as Copilot CLI 1.0.102 records one, appended in two writes.
+    let now = chrono::Utc::now().format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string();
+    let line = serde_json::json!({
+        "type": "session.usage_record",
+        "data": {"usage": {"model": "gpt-5.4", "inputTokens": 1000, "outputTokens": 10, "copilotUsage": {"totalNanoAiu": 2_500_000_000u64}}},
+        "id": "c1000001-0100-4000-8000-000000000100",
+        "timestamp": now,
+    })
+    .to_string();
+    let (head, tail) = line.split_at(40);
+    let append = |text: &str| {
+        use std::io::Write;
+        let mut file = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+        file.write_all(text.as_bytes()).unwrap();
+    };
+    append(head);
+    append(&format!("{tail}\n"));
+    // The view the change brings (a timer's update in between would show no arrival yet).
+    let view = (0..3)
+        .map(|_| watching.next_view())
+        .find(|view| !view.contains("none since the watch began"))
+        .expect("a view with the call");
+    assert!(view.contains("2.50 today"), "the day's credits are the call's:\n{view}");
+    assert!(view.contains("c1000001  gpt-5.4  1 call  +2.50 cr"), "the call arrived:\n{view}");
+    assert!(view.contains("c1000001       59.26 cr  gpt-5.4"), "the session is active, with all its credits:\n{view}");
+    assert!(view.contains("updated in "), "a live view says what its update took:\n{view}");
+}
