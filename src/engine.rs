@@ -256,12 +256,13 @@ impl PlannedRun {
             HandOverStep { after_done: true, parts: vec![Give::Rest { sizes_from, files }] },
         ];
         debug_assert_eq!(steps.len(), STEPS_IN_ALL);
+        let needs_full_engine = planned.needs_full_engine();
         let mut run = PlannedRun { planned, roots, stores, cache };
         give_kept(kept, |root, path, file, stat| {
             run.roots.progress.add_file(root, &path, stat.size as f64);
             run.give(root, path, file, stat.size, stat.modified_ms);
         });
-        (run, HandOver { steps })
+        (run, HandOver { needs_full_engine, steps })
     }
 
     /// A file of a folder root handed over; the stores are read once the last of theirs is in.

@@ -164,6 +164,9 @@ pub fn engine_facts() -> EngineFacts {
 #[derive(Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct HandOver {
+    /// Whether the input holds a file this module leaves to the full engine (a VS Code debug
+    /// log: `sources::READ_BY_FULL_ENGINE_ONLY`): the page runs the analysis there instead.
+    pub needs_full_engine: bool,
     pub steps: Vec<HandOverStep>,
 }
 

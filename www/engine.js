@@ -246,7 +246,7 @@ export class EngineClient {
         ? { kind: 'zip', label: root.label, file: root.file }
         : { kind: 'listing', label: root.label, paths: root.paths, sizes: root.sizes, times: root.times },
     );
-    return new Promise((resolve, reject) => {
+    const done = await new Promise((resolve, reject) => {
       const alive = () => this.worker === worker && this.server === server;
       // What the worker is given of the folders' files (each once), for the page to say and tests to check.
       const handed = (this.handedOver = { paths: listing.reduce((n, root) => n + (root.paths?.length || 0), 0), files: 0 });
@@ -262,6 +262,7 @@ export class EngineClient {
       this.pending.set(id, { resolve, reject, server });
       worker.postMessage({ type: 'analyze', id, options, roots: listing, cache: cacheKey });
     });
+    return done.type === 'full' ? this.withFullEngine() : done;
   }
 
   /**
@@ -314,7 +315,7 @@ export class EngineClient {
    * The full engine, for an output the first module leaves out: its module is compiled, the
    * worker started again with it, and the last analysis run again there (the page's cache
    * serving it: both modules keep the first one's build name, as they read and write the same
-   * entries).
+   * entries). Resolves with that analysis.
    */
   async withFullEngine() {
     await this.start();
@@ -323,7 +324,7 @@ export class EngineClient {
       try {
         [this.module] = await compileModule(FULL_MODULE);
         await this.restart(new Cancelled());
-        if (this.lastAnalysis) await this.analyze(...this.lastAnalysis);
+        if (this.lastAnalysis) return await this.analyze(...this.lastAnalysis);
       } finally {
         this.upgrading = null;
       }

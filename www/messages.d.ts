@@ -70,7 +70,7 @@ export type CacheDone = CacheReport | { unavailable: string } | null;
 export type FromWorker =
   | { type: 'ready'; id?: undefined; facts?: EngineFacts }
   | ({ type: 'progress'; id: number } & Progress)
-  | { type: 'serve'; id: number; hand_over: HandOver }
+  | { type: 'serve'; id: number; hand_over: Pick<HandOver, 'steps'> }
   | { type: 'consumed'; id: number; bytes: number }
   | ({ type: 'after-metadata'; id: number } & AfterMetadata)
   | {
@@ -83,6 +83,7 @@ export type FromWorker =
       memory: number;
       cache: CacheDone;
     }
+  | { type: 'full'; id: number }
   | { type: 'settled'; id: number; seconds: number }
   | { type: 'result'; id: number; value: unknown }
   | { type: 'inflated'; id: number; items: Array<Uint8Array | null> }

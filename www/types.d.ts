@@ -110,7 +110,12 @@ export type TurnType = "user" | "assistant" | "system" | "thinking" | "tool_use"
 
 export type RowMark = "plain" | "failed_tool_result" | "permission_request" | "permission_denied" | "permission_granted" | "permission_decision" | "permission_setting" | "model_change" | "bad_line" | "session_synced" | "scratch_directory";
 
-export type HandOver = { steps: Array<HandOverStep>, };
+export type HandOver = { 
+/**
+ * Whether the input holds a file this module leaves to the full engine (a VS Code debug
+ * log: `sources::READ_BY_FULL_ENGINE_ONLY`): the page runs the analysis there instead.
+ */
+needs_full_engine: boolean, steps: Array<HandOverStep>, };
 
 export type HandOverStep = { 
 /**

@@ -212,6 +212,8 @@ async function analyzeUntilSettled({ id, options, roots, cache: cacheKey }) {
   };
   /** @type {HandOver} */
   const plan = fresh.begin(progress);
+  // A debug log: only the full engine reads it.
+  if (plan.needs_full_engine) return say({ type: 'full', id });
   lap('plan');
   /** @template {FileAt} F @param {F} file @returns {F} */
   const forPage = (file) => ({ ...file, root: toPage[file.root] });

@@ -303,19 +303,11 @@ impl State {
             if !log_exists && store.is_none() {
                 continue;
             }
-            // A request both a chat and its debug log hold counts once, as the debug log
-            // recorded it; a debug log whose chat is gone counts alone.
-            let mut ledger = match (facts.usage.take(), facts.per_call_usage.take()) {
-                (Some(mut ledger), Some(calls)) => {
-                    ledger.take_per_call(calls);
-                    ledger
-                }
-                (ledger, calls) => ledger.or(calls).unwrap_or_else(|| {
-                    let mut recovered = SessionLedger::new(self.options.zone);
-                    recovered.home = facts.homes.first().copied().unwrap_or_default();
-                    recovered
-                }),
-            };
+            let mut ledger = facts.take_usage().unwrap_or_else(|| {
+                let mut recovered = SessionLedger::new(self.options.zone);
+                recovered.home = facts.homes.first().copied().unwrap_or_default();
+                recovered
+            });
             if let Some(store) = &store {
                 ledger.add_store_calls(store);
             }

@@ -250,6 +250,12 @@ impl Planned {
         self.state.log_order().into_iter().map(|(index, _)| (files[index].root, files[index].listed_path.as_str()))
     }
 
+    /// Whether the input holds a file only the full engine reads
+    /// (`sources::READ_BY_FULL_ENGINE_ONLY`).
+    pub fn needs_full_engine(&self) -> bool {
+        self.state.read_files().any(|(_, file)| sources::READ_BY_FULL_ENGINE_ONLY.contains(&file.kind))
+    }
+
     /// Bytes of the files the analysis will read, for progress reports.
     pub fn bytes_to_read(&self) -> u64 {
         self.state.read_files().map(|(_, file)| file.size).sum()

@@ -154,7 +154,8 @@ pub struct SessionFacts {
     /// The log's usage ledger, until the analysis closes it.
     pub usage: Option<SessionLedger>,
     /// The usage of the session's per-call logs (VS Code's debug logs), added together until
-    /// the analysis closes `usage` with them (`SessionLedger::take_per_call`).
+    /// the analysis closes `usage` with them (`take_usage`). Only the full module reads them.
+    #[cfg(feature = "extras")]
     pub per_call_usage: Option<SessionLedger>,
 }
 
@@ -195,6 +196,7 @@ impl SessionFacts {
     /// roots), the more complete counts.
     pub fn add_log_usage(&mut self, mut ledger: SessionLedger) {
         ledger.log_ended();
+        #[cfg(feature = "extras")]
         if ledger.is_per_call_log() {
             match &mut self.per_call_usage {
                 Some(earlier) => earlier.add_per_call(ledger),
@@ -206,6 +208,21 @@ impl SessionFacts {
             Some(earlier) => earlier.keep_more_complete(ledger),
             None => ledger,
         });
+    }
+
+    /// The session's usage ledger, to be closed: a request both a chat and its debug log hold
+    /// counts once, as the debug log recorded it; a debug log whose chat is gone counts alone.
+    pub fn take_usage(&mut self) -> Option<SessionLedger> {
+        let usage = self.usage.take();
+        #[cfg(feature = "extras")]
+        let usage = match (usage, self.per_call_usage.take()) {
+            (Some(mut ledger), Some(calls)) => {
+                ledger.take_per_call(calls);
+                Some(ledger)
+            }
+            (ledger, calls) => ledger.or(calls),
+        };
+        usage
     }
 
     pub fn is_synced(&self) -> bool {

@@ -359,6 +359,12 @@ pub struct StoreSupport {
 pub type ReadStore =
     fn(&mut dyn StoreFiles, StoreScope, &mut dyn FnMut(StoreUsageEvent)) -> Result<StoreContents, StoreFailure>;
 
+/// The kinds of file only the page's full module reads (its first module leaves their readers
+/// out, to keep the first download small): the page analyses an input holding one there
+/// (`HandOver::needs_full_engine`). Native builds read every kind.
+pub const READ_BY_FULL_ENGINE_ONLY: &[FileKind] =
+    if cfg!(feature = "extras") { &[] } else { &[copilot_vscode::layout::DEBUG_LOG] };
+
 /// One agent's files. Each method is one importer: files of [`Role::Metadata`],
 /// [`Role::LateMetadata`] and [`Role::MetadataInParts`] go to `import`, event logs to `parse_log` (and, for usage-only
 /// runs, `scan_usage`), stores to its `store()`. A source without stores never classifies a

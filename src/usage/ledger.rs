@@ -148,15 +148,6 @@ struct TimedCall {
     recorded: Recorded,
 }
 
-/// A turn whose response Copilot named (a VS Code chat request's `responseId`): counted when the
-/// ledger is closed, unless a per-call log's records of the same response count it instead.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-struct AnsweredTurn {
-    response_id: String,
-    key: EntryKey,
-    entry: Entry,
-}
-
 impl TimedCall {
     fn entry(&self) -> Entry {
         Entry { recorded: self.recorded, ..Entry::of(self.tokens, self.long, self.implausible) }
@@ -231,14 +222,18 @@ pub struct SessionLedger {
     /// Long-context thresholds of the models seen, looked up once.
     thresholds: Vec<(String, Option<u64>)>,
     pub calls: Tokens,
-    /// Turns held until the ledger is closed, by their response id (`answered_turn`).
-    answered_turns: Vec<AnsweredTurn>,
+    /// Turns held until the ledger is closed (`answered_turn`), and the response each gave,
+    /// in the same order. In types the cache reads already: the page's first module, which
+    /// reads no per-call log, still reads the full module's entries (`finish` counts them),
+    /// and a type of their own grew its first download.
+    answered_turns: Vec<(EntryKey, Entry)>,
+    answered_responses: Vec<String>,
     /// A per-call log's ledger (`recorded_call`): its calls add to other such logs' of the
     /// session (a session's main log and its child logs), and replace the turns whose responses
     /// they record (`take_per_call`).
     per_call_log: bool,
     /// The responses the per-call records name.
-    recorded_responses: BTreeSet<String>,
+    recorded_responses: Vec<String>,
     #[serde(deserialize_with = "known_flags")]
     pub flags: BTreeSet<&'static str>,
     /// The log's counter lines the report must name, until the analysis takes them.
@@ -300,8 +295,9 @@ impl SessionLedger {
             thresholds: Vec::new(),
             calls: Tokens::default(),
             answered_turns: Vec::new(),
+            answered_responses: Vec::new(),
             per_call_log: false,
-            recorded_responses: BTreeSet::new(),
+            recorded_responses: Vec::new(),
             flags: BTreeSet::new(),
             problems: Vec::new(),
         }
@@ -501,23 +497,6 @@ impl SessionLedger {
         }
     }
 
-    /// A turn as `turn`, whose response Copilot named: held until the ledger is closed
-    /// (`finish`), and not counted if a per-call log's records of that response are taken in
-    /// (`take_per_call`): they count its calls, with what Copilot recorded for each.
-    pub fn answered_turn(
-        &mut self,
-        at: Place,
-        millis: Option<i64>,
-        model: &str,
-        entry: Entry,
-        whole: bool,
-        response_id: &str,
-    ) {
-        if let Some(key) = self.turn_key(at, millis, model, &entry, whole) {
-            self.answered_turns.push(AnsweredTurn { response_id: response_id.to_string(), key, entry });
-        }
-    }
-
     /// A turn's key, with the turn noted (its tokens in the session's calls, its day); `None`
     /// when it has no day.
     fn turn_key(
@@ -550,90 +529,6 @@ impl SessionLedger {
         let day = self.zone.day(millis);
         self.note_day(day, at);
         Some(EntryKey { day, model: model.to_string(), kind })
-    }
-
-    /// One model call of a per-call log (a VS Code debug log's `llm_request`), on its own day,
-    /// with what Copilot recorded as billed in `entry`; `response_id`, the response it gave;
-    /// `agent`, the sub-agent or internal task that made it (`--by subagent`), if not the
-    /// session's own agent.
-    pub fn recorded_call(
-        &mut self,
-        at: Place,
-        millis: Option<i64>,
-        model: &str,
-        entry: Entry,
-        response_id: Option<&str>,
-        agent: Option<&str>,
-    ) {
-        self.per_call_log = true;
-        if let Some(response_id) = response_id.filter(|id| !id.is_empty()) {
-            self.recorded_responses.insert(response_id.to_string());
-        }
-        if let Some(key) = self.turn_key(at, millis, model, &entry, true) {
-            if let Some(agent) = agent {
-                let shares = self.agents.get_or_insert_with(Default::default);
-                shares.entries.entry((key.day, agent.to_string(), key.model.clone())).or_default().add(&entry);
-            }
-            self.entries.add(key, &entry);
-        }
-    }
-
-    /// Whether it is a per-call log's ledger (`recorded_call`).
-    pub fn is_per_call_log(&self) -> bool {
-        self.per_call_log
-    }
-
-    /// Adds another per-call log of the same session (a child log beside its main log): their
-    /// calls are different calls, so they add.
-    pub fn add_per_call(&mut self, other: SessionLedger) {
-        for (key, entry) in other.entries.iter() {
-            self.entries.add(key.clone(), entry);
-        }
-        for (day, at) in &other.record_days {
-            self.note_day(*day, *at);
-        }
-        if let Some(shares) = other.agents {
-            let mine = self.agents.get_or_insert_with(Default::default);
-            for (key, entry) in shares.entries {
-                mine.entries.entry(key).or_default().add(&entry);
-            }
-        }
-        self.calls.add(&other.calls);
-        self.checkpoints += other.checkpoints;
-        self.last_checkpoint_ms = self.last_checkpoint_ms.max(other.last_checkpoint_ms);
-        self.recorded_responses.extend(other.recorded_responses);
-        self.billing_models.extend(other.billing_models);
-        self.flags.extend(other.flags);
-        self.per_call_log = true;
-        self.home = self.home.min(other.home);
-        self.file = self.file.or(other.file);
-    }
-
-    /// Takes in the session's per-call logs (`add_per_call`): the turns whose responses they
-    /// record are counted from them (each call with what Copilot recorded), not from the
-    /// turn's own figure; the other turns still count.
-    pub fn take_per_call(&mut self, calls: SessionLedger) {
-        let (mut kept, mut replaced) = (Vec::new(), Tokens::default());
-        let held = self.answered_turns.len();
-        for turn in std::mem::take(&mut self.answered_turns) {
-            if !calls.recorded_responses.contains(&turn.response_id) {
-                kept.push(turn);
-                continue;
-            }
-            replaced.add(&turn.entry.tokens);
-            // The chat says what the call log does not: that Auto chose the model, or the
-            // person's own key ran it.
-            self.note_model(&turn.key.model, turn.entry.byok, turn.entry.auto);
-        }
-        if kept.len() < held {
-            self.flags.insert(TURNS_FROM_PER_CALL_LOG);
-        }
-        self.answered_turns = kept;
-        // The session's tokens count each call once: the replaced turns' are the calls'.
-        self.calls = self.calls.minus(&replaced);
-        let file = self.file;
-        self.add_per_call(calls);
-        self.file = file.or(self.file);
     }
 
     /// A counter line at `at` puts usage on `day` (the first line of each day is kept).
@@ -999,9 +894,10 @@ impl SessionLedger {
     /// Closes the ledger: calls no checkpoint covered become a partial lower bound, or, for a
     /// session whose log is gone, recovered usage.
     pub fn finish(&mut self, log_exists: bool) {
-        for turn in std::mem::take(&mut self.answered_turns) {
-            self.entries.add(turn.key, &turn.entry);
+        for (key, entry) in std::mem::take(&mut self.answered_turns) {
+            self.entries.add(key, &entry);
         }
+        self.answered_responses.clear();
         if !self.uncovered.is_empty() && self.checkpoints > 0 {
             self.flags.insert("calls_after_last_shutdown");
         }
@@ -1149,6 +1045,116 @@ fn left_out_text(left_out: LeftOut) -> String {
     }
 }
 
+/// The per-call logs' side of the ledger (VS Code's debug logs): only the full module reads
+/// those logs (the page's first module leaves them out, to keep its first download small).
+#[cfg(feature = "extras")]
+impl SessionLedger {
+    /// A turn as `turn`, whose response Copilot named: held until the ledger is closed
+    /// (`finish`), and not counted if a per-call log's records of that response are taken in
+    /// (`take_per_call`): they count its calls, with what Copilot recorded for each.
+    pub fn answered_turn(
+        &mut self,
+        at: Place,
+        millis: Option<i64>,
+        model: &str,
+        entry: Entry,
+        whole: bool,
+        response_id: &str,
+    ) {
+        if let Some(key) = self.turn_key(at, millis, model, &entry, whole) {
+            self.answered_turns.push((key, entry));
+            self.answered_responses.push(response_id.to_string());
+        }
+    }
+
+    /// One model call of a per-call log (a VS Code debug log's `llm_request`), on its own day,
+    /// with what Copilot recorded as billed in `entry`; `response_id`, the response it gave;
+    /// `agent`, the sub-agent or internal task that made it (`--by subagent`), if not the
+    /// session's own agent.
+    pub fn recorded_call(
+        &mut self,
+        at: Place,
+        millis: Option<i64>,
+        model: &str,
+        entry: Entry,
+        response_id: Option<&str>,
+        agent: Option<&str>,
+    ) {
+        self.per_call_log = true;
+        if let Some(response_id) = response_id.filter(|id| !id.is_empty()) {
+            self.recorded_responses.push(response_id.to_string());
+        }
+        if let Some(key) = self.turn_key(at, millis, model, &entry, true) {
+            if let Some(agent) = agent {
+                let shares = self.agents.get_or_insert_with(Default::default);
+                shares.entries.entry((key.day, agent.to_string(), key.model.clone())).or_default().add(&entry);
+            }
+            self.entries.add(key, &entry);
+        }
+    }
+
+    /// Whether it is a per-call log's ledger (`recorded_call`).
+    pub fn is_per_call_log(&self) -> bool {
+        self.per_call_log
+    }
+
+    /// Adds another per-call log of the same session (a child log beside its main log): their
+    /// calls are different calls, so they add.
+    pub fn add_per_call(&mut self, other: SessionLedger) {
+        for (key, entry) in other.entries.iter() {
+            self.entries.add(key.clone(), entry);
+        }
+        for (day, at) in &other.record_days {
+            self.note_day(*day, *at);
+        }
+        if let Some(shares) = other.agents {
+            let mine = self.agents.get_or_insert_with(Default::default);
+            for (key, entry) in shares.entries {
+                mine.entries.entry(key).or_default().add(&entry);
+            }
+        }
+        self.calls.add(&other.calls);
+        self.checkpoints += other.checkpoints;
+        self.last_checkpoint_ms = self.last_checkpoint_ms.max(other.last_checkpoint_ms);
+        self.recorded_responses.extend(other.recorded_responses);
+        self.billing_models.extend(other.billing_models);
+        self.flags.extend(other.flags);
+        self.per_call_log = true;
+        self.home = self.home.min(other.home);
+        self.file = self.file.or(other.file);
+    }
+
+    /// Takes in the session's per-call logs (`add_per_call`): the turns whose responses they
+    /// record are counted from them (each call with what Copilot recorded), not from the
+    /// turn's own figure; the other turns still count.
+    pub fn take_per_call(&mut self, calls: SessionLedger) {
+        let recorded: BTreeSet<&str> = calls.recorded_responses.iter().map(String::as_str).collect();
+        let mut replaced = Tokens::default();
+        let held = self.answered_turns.len();
+        let turns = std::mem::take(&mut self.answered_turns).into_iter();
+        for ((key, entry), response_id) in turns.zip(std::mem::take(&mut self.answered_responses)) {
+            if !recorded.contains(response_id.as_str()) {
+                self.answered_turns.push((key, entry));
+                self.answered_responses.push(response_id);
+                continue;
+            }
+            replaced.add(&entry.tokens);
+            // The chat says what the call log does not: that Auto chose the model, or the
+            // person's own key ran it.
+            self.note_model(&key.model, entry.byok, entry.auto);
+        }
+        drop(recorded);
+        if self.answered_turns.len() < held {
+            self.flags.insert(TURNS_FROM_PER_CALL_LOG);
+        }
+        // The session's tokens count each call once: the replaced turns' are the calls'.
+        self.calls = self.calls.minus(&replaced);
+        let file = self.file;
+        self.add_per_call(calls);
+        self.file = file.or(self.file);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1188,6 +1194,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "extras")]
     fn a_call_its_log_and_its_chat_both_hold_counts_once_as_the_log_recorded_it() {
         let at = |minute: u32| {
             let time = NaiveDate::from_ymd_opt(2026, 10, 20).unwrap().and_hms_opt(9, minute, 0).unwrap();

@@ -402,7 +402,7 @@ test('a dropped zip (and two zips at once) equal the native CLI on the same zips
   }
 });
 
-test('VS Code chat sessions: every fixture as a folder, a User folder with long texts and a Windows home zip equal the native CLI; only the chat files are walked', async () => {
+test('VS Code chat sessions: every fixture as a folder, a User folder with long texts and a Windows home zip equal the native CLI; only the chat files are walked; a debug log is read by the full module, a chat alone and CLI data by the first', async () => {
   const cases = path.join(ROOT, 'fixtures/vscode');
   // A User folder given itself, with texts longer than the row table keeps (read again whole
   // from the replayed log) and other extensions' files that are not walked.
@@ -446,6 +446,18 @@ test('VS Code chat sessions: every fixture as a folder, a User folder with long 
       assertEqual(withoutHomes((await exportFile(page, 'sessions.jsonl')).text), withoutHomes(expected.sessionsJsonl), `${label}: sessions equal the native ones`);
       assertEqual((await exportFile(page, 'usage.csv')).text, expected.usageCsv, `${label}: usage.csv equals the native one`);
     };
+    // The first module leaves VS Code's debug logs to the full one: a chat alone and Copilot
+    // CLI's data stay on the first module; a debug log moves the analysis there, once, and it
+    // ends with the native numbers.
+    const fullModuleFetches = () => net.during('after-load').filter((e) => e.url.endsWith(FULL_MODULE)).length;
+    for (const input of [path.join(cases, '01-json-only'), path.join(ROOT, 'fixtures/spec-sample')]) {
+      await pick(page, input);
+      assertEqual(fullModuleFetches(), 0, `${path.basename(input)}: analysed by the first module`);
+    }
+    const debugLogs = path.join(cases, '17-debug-logs');
+    await pick(page, debugLogs);
+    assertEqual(fullModuleFetches(), 1, '17-debug-logs: analysed by the full module, loaded once');
+    await checkNumbers(page, native(debugLogs), '17-debug-logs, through the move to the full module');
     const names = filesUnder(cases).map((rel) => rel.split('/')[0]).filter((name, i, all) => all.indexOf(name) === i);
     for (const name of names) {
       await pick(page, path.join(cases, name));

@@ -68,7 +68,9 @@ pub static LAYOUT: HomeLayout = HomeLayout {
     top_files: &[],
     walk_rules: &WALK_RULES,
     usage_log: |folder, name| {
-        (is_chat_folder(folder) && session_file_id(name).is_some()) || is_debug_log_place(folder, name)
+        // Only the full module reads debug logs (`sources::READ_BY_FULL_ENGINE_ONLY`).
+        let debug_log = cfg!(feature = "extras") && is_debug_log_place(folder, name);
+        (is_chat_folder(folder) && session_file_id(name).is_some()) || debug_log
     },
     session_folders: &[],
     store_files: &[],

@@ -3,6 +3,8 @@
 //! `workspace.json` naming each workspace's folder. A session's rows come from its replayed
 //! state (`replay.rs`), read by `turns.rs`.
 
+// Only the page's full module reads debug logs (`sources::READ_BY_FULL_ENGINE_ONLY`).
+#[cfg(feature = "extras")]
 pub mod debug_log;
 pub mod layout;
 pub mod mcp;
@@ -84,6 +86,7 @@ impl Source for CopilotVscode {
     fn parse_log(&self, context: &LogContext<'_>, reader: &mut dyn BufRead, sink: &mut dyn RowSink) -> LogOutcome {
         let mut outcome = LogOutcome::default();
         if is_debug_log(context.source) {
+            #[cfg(feature = "extras")]
             debug_log::read(context, reader, &mut outcome);
             return outcome;
         }
@@ -142,6 +145,7 @@ impl Source for CopilotVscode {
             rates,
             file: 0,
         };
+        #[cfg(feature = "extras")]
         if is_debug_log(path) {
             debug_log::read(&context, &mut io::BufReader::new(&mut counted), &mut outcome);
             if let Some(error) = outcome.read_error.take() {
