@@ -229,12 +229,11 @@ enum Command {
     /// a short line and exits 0.
     /// It writes nothing to Copilot's files: --print-config prints the settings.json lines to add.
     Statusline(statusline::StatuslineArgs),
-    /// Show today's and the month's AI credits, the sessions active in the last hour and the
-    /// model calls as they arrive, updated as Copilot writes.
+    /// Show the day's and the month's AI credits, the active sessions and each model call, live.
     ///
     /// Example: copilot-lens watch --budget-day 50
     ///
-    /// Each change under a home starts an update that reads only what was written since the last
+    /// The sessions shown are those with a model call in the last hour. Each change under a home starts an update that reads only what was written since the last
     /// (through the cache); where the file system reports no changes, it checks every --interval
     /// seconds. --once prints the view once, for scripts.
     Watch(watch::WatchArgs),

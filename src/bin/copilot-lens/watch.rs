@@ -15,17 +15,16 @@ use copilot_lens::cache::CacheUse;
 use copilot_lens::usage::Zone;
 use copilot_lens::usage::budget::Budgets;
 use copilot_lens::usage::credits::grouped_decimal;
-use copilot_lens::usage::month;
 use copilot_lens::usage::rates::RateTable;
 use copilot_lens::usage::watch::{Watch, WatchView};
 use notify::{EventKind, RecursiveMode, Watcher};
 
 use crate::cache::{self, FolderStore};
-use crate::config::BudgetArgs;
+use crate::config::{AllowanceArgs, BudgetArgs};
 use crate::roots::{DiskRoots, Scope};
 use crate::statusline::{Colour, default_home};
 use crate::terminal::one_line;
-use crate::{CacheArgs, is_inside, plan_allowance, usage_only};
+use crate::{CacheArgs, is_inside, usage_only};
 
 /// Changes reported this close together make one update: Copilot writes a call as a few lines.
 const SETTLE: Duration = Duration::from_millis(100);
@@ -45,12 +44,8 @@ pub struct WatchArgs {
     /// Seconds between updates where the file system reports no changes (a network folder).
     #[arg(long, value_name = "SECONDS", default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..=3600))]
     interval: u64,
-    /// The monthly allowance in AI credits, shown beside the month when no monthly budget is.
-    #[arg(long, value_name = "CREDITS", value_parser = month::parse_allowance, conflicts_with = "plan")]
-    allowance: Option<f64>,
-    /// The allowance of a built-in plan (pro, pro-plus, max: see usage --plans-list).
-    #[arg(long, value_name = "NAME")]
-    plan: Option<String>,
+    #[command(flatten)]
+    allowance: AllowanceArgs,
     #[command(flatten)]
     budgets: BudgetArgs,
     /// Colours: auto (on a terminal, unless NO_COLOR is set or TERM is dumb), always or never.
@@ -84,7 +79,7 @@ fn watch(args: WatchArgs) -> Result<(), String> {
         return Err("no Copilot home: give one".into());
     }
     let budgets = args.budgets.budgets()?;
-    let limit = budgets.month.or(plan_allowance(args.plan.as_deref(), None)?.or(args.allowance));
+    let limit = budgets.month.or(args.allowance.allowance()?);
     let folder = cache::folder(args.cache.cache.clone(), args.cache.no_cache);
     if let Some(folder) = &folder
         && let Some(home) = homes.iter().find(|home| is_inside(folder, home))
