@@ -523,8 +523,6 @@ class FileServer {
         return this.giveTimes((await this.metadataRead).times);
       case 'late':
         return this.giveBytes((await this.metadataRead).late);
-      case 'log_times':
-        return this.giveLogTimes();
       case 'rest':
         return this.giveRest(part.sizes_from, part.files);
       default:
@@ -561,18 +559,6 @@ class FileServer {
     await this.inParts(known, (part) => {
       const items = part.map(({ root, path }) => ({ root, path, modified: this.byPath[root].get(path).lastModified || 0 }));
       this.post({ kind: 'times', items });
-    });
-  }
-
-  /**
-   * The times of the logs the cache made entries for (LogCache 'recorded'), once the analysis
-   * is done: a picked File's time costs this thread a round trip to the browser.
-   */
-  giveLogTimes() {
-    const recorded = this.logs.filter((log) => log.cache === 'recorded');
-    return this.inParts(recorded, (part) => {
-      const items = part.map(({ root, path }) => ({ root, path, modified: this.byPath[root].get(path)?.lastModified || 0 }));
-      this.post({ kind: 'log_times', items });
     });
   }
 

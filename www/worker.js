@@ -102,6 +102,27 @@ async function analyze(message) {
 }
 
 /**
+ * Makes the cache entries of the logs analysis `id` parsed without one, in slices of about
+ * SLICE_MS between which the views' questions are answered (a background task runs once no
+ * other is waiting). False when a newer analysis replaced this one meanwhile.
+ * @param {Engine} run @param {number} id
+ */
+async function recordEntries(run, id) {
+  const SLICE_MS = 20;
+  const background = () =>
+    self.scheduler?.postTask ? self.scheduler.postTask(() => {}, { priority: 'background' }) : new Promise((resolve) => setTimeout(resolve));
+  for (;;) {
+    const began = performance.now();
+    let left;
+    do left = run.record_entries(1);
+    while (left > 0 && performance.now() - began < SLICE_MS);
+    if (left === 0) return true;
+    await background();
+    if (current !== id) return false;
+  }
+}
+
+/**
  * The page's cache operations, one at a time (an analysis keeping its entries while the page
  * clears the cache would otherwise interleave with it).
  */
@@ -236,7 +257,6 @@ async function analyzeUntilSettled({ id, options, roots, cache: cacheKey }) {
     else if (message.kind === 'bytes') for (const item of message.items) fresh.give_bytes(toEngine.get(item.root), item.path, item.bytes);
     else if (message.kind === 'logs') logs.push(...message.items);
     else if (message.kind === 'times') for (const item of message.items) fresh.give_time(toEngine.get(item.root), item.path, item.modified);
-    else if (message.kind === 'log_times') for (const item of message.items) fresh.give_log_time(toEngine.get(item.root), item.path, item.modified);
     else if (message.kind === 'step_given') stepsGiven = message.step + 1;
   };
   const until = async (done) => {
@@ -310,20 +330,20 @@ async function analyzeUntilSettled({ id, options, roots, cache: cacheKey }) {
     memory: instance.memory.buffer.byteLength,
     cache,
   });
-  // The pack's index, once the views can open and the new entries' times are in; a failure
-  // costs only the next run's time.
-  await until(() => stepsGiven >= need.pack_after);
+  // Once every file is in (the logs' Files among them), the new logs' cache entries and the
+  // pack's index: the views ask meanwhile; a failure costs only the next run's time.
+  const wanted = need.given;
+  await until(() => stepsGiven >= wanted);
   if (openPack && openPack.id === id) {
     let bytes = null;
     try {
+      if (!(await recordEntries(fresh, id))) return;
       bytes = fresh.finish_cache();
     } catch (error) {
       console.warn(`the cache was not kept: ${error.message || error}`);
     }
     await closePack(bytes).catch((error) => console.warn(`the cache's index was not kept: ${error.message || error}`));
   }
-  const wanted = need.given;
-  await until(() => stepsGiven >= wanted);
   say({ type: 'settled', id, seconds: (performance.now() - started) / 1000 });
 }
 

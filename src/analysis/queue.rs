@@ -209,6 +209,25 @@ fn record(
     cache.encode(key, cache.context(task), &(outcome, tally, stopped), rows)
 }
 
+impl LogTask {
+    /// The log's entry alone, as `LogJob::through_cache` makes it for a log with none: for a log
+    /// parsed without the cache (the page's, whose entries of new logs are made once the
+    /// analysis is done). Its rows go to `rows` (which keeps none: the analysis has them).
+    pub fn entry_alone(
+        &self,
+        input: LogInput<'_>,
+        key: &FileKey,
+        cache: &CacheUse,
+        options: &Options,
+        rows: &mut dyn RowSink,
+    ) -> Recorded {
+        let mut recording = RecordingSink::new(rows, self.source().agent(), &[]);
+        let (outcome, stopped) = self.parse_input_resumable(input, options, &mut recording);
+        let kept = recording.rows();
+        record(self, key, cache, (&outcome, None, stopped), kept.as_deref())
+    }
+}
+
 impl LogJob {
     /// The log through the cache: `entry` (the one its store keeps under `key`'s name, if any)
     /// replayed when it was made for the file as it is; when the file only grew since,
