@@ -496,7 +496,7 @@ impl ParsingRun {
         // Logs never given (a page that stopped early) leave a gap; the rest are added in order.
         let released = self.logs.skip_missing(&mut self.parsing);
         self.parse_ready(released);
-        let ParsingRun { parsing, mut roots, mut table, logs: queue, cache, mut unrecorded, .. } = self;
+        let ParsingRun { parsing, mut roots, mut table, logs: queue, cache, unrecorded, .. } = self;
         let options = parsing.options().clone();
         let late_sizes = parsing.late_sizes();
         let outputs = parsing.finish(&mut roots, &mut table);
@@ -520,10 +520,7 @@ impl ParsingRun {
             roots: RefCell::new(roots),
             logs: tasks.iter().map(|task| (task.file as u32, task.clone())).collect(),
             options,
-            unrecorded: {
-                unrecorded.reverse();
-                unrecorded
-            },
+            unrecorded: unrecorded.into_iter(),
             cache,
         }
     }
@@ -541,8 +538,8 @@ pub struct Done {
     pub roots: RefCell<BrowserRoots>,
     logs: HashMap<u32, LogTask>,
     options: Options,
-    /// The logs whose cache entries are still to make (`ParsingRun::unrecorded`), the next last.
-    unrecorded: Vec<u32>,
+    /// The logs whose cache entries are still to make (`ParsingRun::unrecorded`).
+    unrecorded: std::vec::IntoIter<u32>,
     /// The page's cache, until its pack is finished (`finish_cache`).
     pub cache: Option<Cached>,
 }
@@ -633,31 +630,21 @@ impl Done {
     }
 
     /// Makes the cache entries of at most `most` of the logs parsed without one, each read
-    /// again whole from its File (handed over with the rest, after done), whose time the worker
+    /// again from its File (handed over with the rest, after done), whose time the worker
     /// knows unasked. Gives how many are left.
     pub fn record_entries(&mut self, most: usize) -> usize {
-        for _ in 0..most {
-            let Some(file) = self.unrecorded.pop() else { break };
-            let (Some(task), Some(Cached { cache, labels, .. })) = (self.logs.get(&file), self.cache.as_mut()) else {
-                continue;
-            };
+        let Some(Cached { cache, labels, .. }) = self.cache.as_mut() else { return 0 };
+        for file in self.unrecorded.by_ref().take(most) {
+            let Some(task) = self.logs.get(&file) else { continue };
             let roots = &mut *self.roots.borrow_mut();
             let Some(BrowserRoot::Files(files)) = roots.roots.get(task.root) else { continue };
             let Some(BrowserFile::Blob(blob)) = files.get(&task.listed_path) else { continue };
-            let blob = blob.clone();
-            let (label, time) = (&labels[task.root], time_of(&blob));
+            let (label, time, size) = (&labels[task.root], time_of(blob), blob.size() as u64);
             let name = entry_name(label, &task.listed_path, Purpose::Analyze);
-            let size = blob.size() as u64;
-            let read = (size <= LOG_GIVEN_WHOLE_MAX_BYTES).then(|| read_whole(&blob)).flatten();
-            let (options, rows) = (&self.options, &mut AsTableKeeps);
-            let entry = match read {
-                Some(bytes) => {
-                    let key = page_cache::key_of_bytes(label, &task.listed_path, None, &bytes);
-                    task.entry_alone(LogInput::Bytes(&bytes), &key, &cache.cache_use, options, rows)
-                }
-                None => key_of_ends(label, &task.listed_path, &BrowserFile::Blob(blob), size, None)
-                    .and_then(|key| task.entry_alone(LogInput::Reader(roots), &key, &cache.cache_use, options, rows)),
-            };
+            let file = BrowserFile::Blob(blob.clone());
+            let entry = key_of_ends(label, &task.listed_path, &file, size, None).and_then(|key| {
+                task.entry_alone(LogInput::Reader(roots), &key, &cache.cache_use, &self.options, &mut AsTableKeeps)
+            });
             if let Some(entry) = entry {
                 cache.put_timed(&name, &entry, time);
             }

@@ -19,12 +19,12 @@ import {
 } from './input.js';
 import { drawWhere } from './where.js';
 import { zoneOffsets } from './zone.js';
-import * as overview from './views/overview.js';
 
-// The view an analysis opens on comes with the page; the others are fetched when first shown
-// (scripts/first-load.mjs counts what a first visit costs).
+// Each view's module is fetched when first shown: the overview's once a first analysis is done,
+// with the chart library it draws with (scripts/first-load.mjs counts what a first visit costs
+// until done).
 const VIEWS = {
-  overview: async () => overview,
+  overview: () => import('./views/overview.js'),
   usage: () => import('./views/usage.js'),
   month: () => import('./views/month.js'),
   sessions: () => import('./views/sessions.js'),

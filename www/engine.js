@@ -448,17 +448,13 @@ class Inflater {
 
 /**
  * Lets the page draw and take input before going on: scheduler.yield where the browser has it
- * (setTimeout waits at least 4 ms once nested, 0.6 s over 150 parts). Once the analysis is
- * done, at background priority: scheduler.yield's turn comes before every other task's, so the
- * hand-over of the files not read (thousands of Files) kept the views' answers from the worker
- * waiting until it ended (7.7 s after done on a 2 GB folder).
+ * (setTimeout waits at least 4 ms once nested, 0.6 s over 150 parts); after done, at background
+ * priority, as scheduler.yield's turn comes before the worker's answers to the views.
  * @param {boolean} afterDone
  */
 function nextTask(afterDone) {
   const scheduler = globalThis.scheduler;
-  if (afterDone && scheduler?.postTask) return scheduler.postTask(() => {}, { priority: 'background' });
-  if (!afterDone && scheduler?.yield) return scheduler.yield();
-  return new Promise((resolve) => setTimeout(resolve));
+  return (afterDone ? scheduler?.postTask?.(() => {}, { priority: 'background' }) : scheduler?.yield?.()) ?? new Promise((resolve) => setTimeout(resolve));
 }
 
 /**

@@ -102,24 +102,18 @@ async function analyze(message) {
 }
 
 /**
- * Makes the cache entries of the logs analysis `id` parsed without one, in slices of about
- * SLICE_MS between which the views' questions are answered (a background task runs once no
- * other is waiting). False when a newer analysis replaced this one meanwhile.
+ * Makes the cache entries of the logs analysis `id` parsed without one, 20 ms at a time, the
+ * views' questions answered between; false when a newer analysis replaced it meanwhile.
  * @param {Engine} run @param {number} id
  */
 async function recordEntries(run, id) {
-  const SLICE_MS = 20;
-  const background = () =>
-    self.scheduler?.postTask ? self.scheduler.postTask(() => {}, { priority: 'background' }) : new Promise((resolve) => setTimeout(resolve));
-  for (;;) {
-    const began = performance.now();
-    let left;
-    do left = run.record_entries(1);
-    while (left > 0 && performance.now() - began < SLICE_MS);
-    if (left === 0) return true;
-    await background();
+  for (let began = performance.now(); run.record_entries(1); ) {
+    if (performance.now() - began < 20) continue;
+    await (self.scheduler?.postTask?.(() => {}, { priority: 'background' }) ?? new Promise((resolve) => setTimeout(resolve)));
     if (current !== id) return false;
+    began = performance.now();
   }
+  return true;
 }
 
 /**
