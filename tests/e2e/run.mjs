@@ -177,8 +177,7 @@ async function shot(page, name, full = true) {
 }
 
 // The page's own files it loads on first use, after an analysis is done: the chart and Markdown
-// libraries (www/charts.js, www/markdown.js) and the views other than the overview with their
-// modules (app.js's VIEWS).
+// libraries (www/charts.js, www/markdown.js) and the views with their modules (app.js's VIEWS).
 // The engine's full module, fetched for a file to save, the report, a team export or the bill;
 // the worker then starts again on it, and its two workers fetch their scripts again (from the
 // browser's cache, where the server lets it keep them).
@@ -187,7 +186,8 @@ const WORKER_SCRIPTS = ['/worker.js', '/pkg/copilot_lens.js', '/cache.js'];
 const LOADED_ON_USE = [
   '/vendor/chart.umd.min.js',
   '/vendor/marked.umd.js',
-  ...['usage', 'month', 'sessions', 'transcript', 'timeline', 'inventory', 'diagnostics', 'exports'].map((view) => `/views/${view}.js`),
+  ...['overview', 'usage', 'month', 'sessions', 'transcript', 'timeline', 'inventory', 'diagnostics', 'exports'].map((view) => `/views/${view}.js`),
+  '/charts.js',
   '/diff.js',
   '/markdown.js',
 ];
