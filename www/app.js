@@ -4,7 +4,7 @@
 // cost_usd_micros}; window.copilotLens.handedOver is {paths, files}: the paths listed to the
 // worker and the Files (or their bytes) posted to it; window.copilotLens.settled is set (seconds
 // from the start) once the Files the analysis did not read are in too (the report's sizes,
-// whole long texts).
+// whole long texts), and the page's cache is kept.
 import { clear, download, fmtBytes, fmtCredits, fmtInt, h, setTimeDisplay, timeDisplay } from './dom.js';
 import { Cancelled, EngineClient, WorkerCrash, embeddedDemo } from './engine.js';
 import { canRemember, forgetFolder, mayRead, rememberFolder, rememberedFolder, rememberedId } from './remember.js';

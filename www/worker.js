@@ -47,8 +47,9 @@ console.error = (...args) => {
 let facts = null;
 
 // Resolved once the Files handed over after 'done' are in: the report's sizes and the logs
-// that long texts are read again from.
-let settled = Promise.resolve();
+// that long texts are read again from ('settled' comes later, once the cache is kept too).
+let everyFileIn = Promise.resolve();
+let filesAreIn = () => {};
 
 /** Says `message` to the page. @param {FromWorker} message @param {Transferable[]} [transfer] */
 function say(message, transfer = []) {
@@ -90,14 +91,13 @@ function receiveGiven(message) {
 
 /** @param {Extract<ToWorker, { type: 'analyze' }>} message */
 async function analyze(message) {
-  let settle;
-  settled = new Promise((resolve) => (settle = resolve));
+  everyFileIn = new Promise((resolve) => (filesAreIn = resolve));
   try {
     await analyzeUntilSettled(message);
   } finally {
     // A pack still open here is of an analysis that failed or was replaced: cut back.
     if (openPack && openPack.id === message.id) closePack(null);
-    settle();
+    filesAreIn();
   }
 }
 
@@ -328,6 +328,7 @@ async function analyzeUntilSettled({ id, options, roots, cache: cacheKey }) {
   // pack's index: the views ask meanwhile; a failure costs only the next run's time.
   const wanted = need.given;
   await until(() => stepsGiven >= wanted);
+  filesAreIn();
   if (openPack && openPack.id === id) {
     let bytes = null;
     try {
@@ -405,7 +406,7 @@ self.onmessage = async (event) => {
         break;
       case 'ask': {
         const { request } = message;
-        if (needs_every_file(request)) await settled;
+        if (needs_every_file(request)) await everyFileIn;
         if (!engine) throw new Error('run the analysis first');
         const isFile = typeof request === 'object' && ('export' in request || 'share_report' in request || 'team_export' in request);
         say({ type: 'result', id: message.id, value: isFile ? exportFile(request) : answer(request) });
