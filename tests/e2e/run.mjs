@@ -1225,7 +1225,8 @@ test('the page, live: the tab\'s title says today\'s credits as the native usage
     await page.waitForFunction((t) => document.title !== t, title);
     assertEqual(await page.title(), `${cliToday.toFixed(2)} cr today · ${title}`, "the tab's title: today's credits, as the native usage --since today --until today");
 
-    assert(await page.isVisible('#auto-refresh-line'), 'a remembered folder offers a refresh on a timer');
+    // www/live.js, which makes the control, is fetched once a remembered folder is analysed.
+    assert(await shownSoon(page, '#auto-refresh-line'), 'a remembered folder offers a refresh on a timer');
     // Every three seconds for the test: the menu offers minutes.
     await page.evaluate(() => document.getElementById('auto-refresh').append(new Option('3 s', '0.05')));
     await page.waitForFunction(() => window.copilotLens.settled !== null);
