@@ -7,7 +7,7 @@ use serde::Serialize;
 use crate::facts::diagnostics::Diagnostic;
 use crate::facts::files::FileKind;
 use crate::facts::files::FileStatus;
-use crate::facts::log::LineAccount;
+use crate::facts::log::{LineAccount, count_unknown_type};
 use crate::sources::Source;
 use crate::sources::store::wal::WalStats;
 
@@ -43,7 +43,7 @@ pub struct FormatDrift {
     pub message: String,
     /// The logs that hold them.
     pub logs: u64,
-    /// Lines of each kind (`(others)`: those past the names a log keeps).
+    /// Lines of each kind (`(others)`: those past the names a log or a version keeps).
     pub event_types: BTreeMap<String, u64>,
 }
 
@@ -71,8 +71,9 @@ impl FormatDrift {
         };
         let drift = &mut drifts[at];
         drift.logs += 1;
+        // A version's names are capped as a log's are: logs of made-up names cannot grow it.
         for (kind, lines) in unknown {
-            *drift.event_types.entry(kind.clone()).or_default() += lines;
+            count_unknown_type(&mut drift.event_types, kind.into(), *lines);
         }
     }
 

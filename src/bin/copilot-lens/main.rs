@@ -233,9 +233,10 @@ enum Command {
     ///
     /// Example: copilot-lens watch --budget-day 50
     ///
-    /// The sessions shown are those with a model call in the last hour. Each change under a home starts an update that reads only what was written since the last
-    /// (through the cache); where the file system reports no changes, it checks every --interval
-    /// seconds. --once prints the view once, for scripts.
+    /// The sessions shown are those with a model call in the last hour. Each change under a home
+    /// starts an update: a usage run through the cache, which opens only the logs that changed;
+    /// where the file system reports no changes, it checks every --interval seconds. --once
+    /// prints the view once, for scripts.
     Watch(watch::WatchArgs),
     /// Serve the usage, sessions, transcripts, search and inventory to an agent over MCP (stdio).
     ///
