@@ -303,11 +303,14 @@ impl State {
             if !log_exists && store.is_none() {
                 continue;
             }
-            let mut ledger = facts.usage.take().unwrap_or_else(|| {
-                let mut recovered = SessionLedger::new(self.options.zone);
-                recovered.home = facts.homes.first().copied().unwrap_or_default();
-                recovered
-            });
+            let mut ledger = match facts.usage.take() {
+                Some(ledger) => *ledger,
+                None => {
+                    let mut recovered = SessionLedger::new(self.options.zone);
+                    recovered.home = facts.homes.first().copied().unwrap_or_default();
+                    recovered
+                }
+            };
             if let Some(store) = &store {
                 ledger.add_store_calls(store);
             }

@@ -152,7 +152,7 @@ pub struct SessionFacts {
     /// The session folder's `plan.md`, its artifacts (`files/`) and checkpoint titles.
     pub folder: Option<Box<SessionFolder>>,
     /// The log's usage ledger, until the analysis closes it.
-    pub usage: Option<SessionLedger>,
+    pub usage: Option<Box<SessionLedger>>,
 }
 
 impl SessionFacts {
@@ -192,10 +192,10 @@ impl SessionFacts {
     /// roots), the more complete counts.
     pub fn add_log_usage(&mut self, mut ledger: SessionLedger) {
         ledger.log_ended();
-        self.usage = Some(match self.usage.take() {
+        self.usage = Some(Box::new(match self.usage.take() {
             Some(earlier) => earlier.keep_more_complete(ledger),
             None => ledger,
-        });
+        }));
     }
 
     pub fn is_synced(&self) -> bool {
