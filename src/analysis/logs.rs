@@ -180,7 +180,7 @@ impl<'a> LogInput<'a> {
 }
 
 /// One log's usage scan.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct UsageScan {
     pub ledger: SessionLedger,
     pub stats: ScanStats,

@@ -401,6 +401,12 @@ fn set_zone(outcome: &mut LogOutcome, options: &Options) {
     }
 }
 
+impl ParsedLog<UsageRun> {
+    pub fn scan(&self) -> &UsageScan {
+        &self.done
+    }
+}
+
 /// What the cache did for a log parsed whole.
 fn parsed_whole() -> CacheTally {
     CacheTally { parsed: 1, ..CacheTally::default() }
@@ -428,6 +434,11 @@ impl LogJob<UsageRun> {
     /// Reads only the log's counter lines.
     pub fn scan_usage(self, reader: &mut dyn FileReader, options: &Options) -> ParsedLog<UsageRun> {
         ParsedLog { index: self.index, done: self.task.scan_usage(reader, options) }
+    }
+
+    /// The log's scan as an earlier run made it, the log being as it was then.
+    pub fn scanned_before(self, scan: UsageScan) -> ParsedLog<UsageRun> {
+        ParsedLog { index: self.index, done: scan }
     }
 
     /// The scan from its entry in `store` (`keyed`, looked up by the caller) when it can be

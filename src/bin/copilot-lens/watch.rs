@@ -1,7 +1,7 @@
 //! `copilot-lens watch`: the credits being spent, live in a terminal. Each change the file system
 //! reports under a home (the `notify` crate; a timer where it reports nothing) starts a usage run
-//! through the cache, which reads only what was written since the last one; `usage::watch` turns
-//! its ledgers into the view, printed again in place.
+//! through the last update's scans, kept in memory, and the cache: only the logs written since
+//! are opened; `usage::watch` turns its ledgers into the view, printed again in place.
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -22,6 +22,7 @@ use notify::{EventKind, RecursiveMode, Watcher};
 use crate::cache::{self, FolderStore};
 use crate::config::{AllowanceArgs, BudgetArgs};
 use crate::roots::{DiskRoots, Scope};
+use crate::scan_memo::ScanMemo;
 use crate::statusline::{Colour, default_home};
 use crate::terminal::one_line;
 use crate::{CacheArgs, is_inside, usage_only};
@@ -93,7 +94,15 @@ fn watch(args: WatchArgs) -> Result<(), String> {
     let store = folder.as_deref().map(FolderStore::open).transpose().map_err(|error| format!("the cache: {error}"))?;
     let on_terminal = std::io::stdout().is_terminal();
     let colour = args.color.enabled(on_terminal);
-    let mut updater = Updater { homes: &homes, store: store.as_ref(), watch: Watch::default(), limit, budgets, colour };
+    let mut updater = Updater {
+        homes: &homes,
+        store: store.as_ref(),
+        memo: ScanMemo::default(),
+        watch: Watch::default(),
+        limit,
+        budgets,
+        colour,
+    };
     if args.once {
         print_view(&updater.update(args.now, false)?, false);
         return Ok(());
@@ -162,10 +171,12 @@ fn watch_points(root: &Path) -> Vec<(PathBuf, RecursiveMode)> {
     vec![(root.to_path_buf(), RecursiveMode::Recursive)]
 }
 
-/// What each update needs: the homes, the cache, and the view's state from update to update.
+/// What each update needs: the homes, the cache, and from update to update the logs' scans and
+/// the view's state.
 struct Updater<'a> {
     homes: &'a [PathBuf],
     store: Option<&'a FolderStore>,
+    memo: ScanMemo,
     watch: Watch,
     limit: Option<f64>,
     budgets: Budgets,
@@ -173,19 +184,22 @@ struct Updater<'a> {
 }
 
 impl Updater<'_> {
-    /// A usage run over the homes through the cache, at `now` (default: the clock); the view's
-    /// lines, saying what the update took when `timed` (live: a printed once view is the same
-    /// bytes from run to run).
+    /// A usage run over the homes through the last update's scans and the cache, at `now`
+    /// (default: the clock); the view's lines, saying what the update took when `timed` (live:
+    /// a printed once view is the same bytes from run to run).
     fn update(&mut self, now: Option<i64>, timed: bool) -> Result<String, String> {
         let started = Instant::now();
         let now_ms = now.unwrap_or_else(cache::now_ms);
         let today = chrono::DateTime::from_timestamp_millis(now_ms).map(|now| now.date_naive());
         let options = Options { include_thinking: false, zone: Zone::Utc, rates: RateTable::default_table(), today };
-        let cache_use = CacheUse::new(&cache::build_identity(), &options, cache::now_ms());
+        let started_ms = cache::now_ms();
+        let cache_use = CacheUse::new(&cache::build_identity(), &options, started_ms);
         let threads = std::thread::available_parallelism().map_or(1, usize::from);
         let (mut roots, listings) = DiskRoots::open(self.homes, Scope::Usage, threads)?;
         let cache = self.store.map(|store| (store, &cache_use));
-        let (run, _) = usage_only(&mut roots, listings, options.clone(), threads, cache)?;
+        self.memo.begin(started_ms);
+        let (run, _) = usage_only(&mut roots, listings, options.clone(), (threads, cache, Some(&self.memo)))?;
+        self.memo.end();
         let view = self.watch.update(run.usage.ledgers.iter(), &options.rates, now_ms, self.limit);
         Ok(self.lines(&view, now_ms, timed.then(|| started.elapsed())))
     }
