@@ -98,14 +98,18 @@ pub fn scan_usage(
         |(queue, run, _)| queue.next_job(run, WINDOW),
         |job: LogJob<UsageRun>, reader: &mut DiskRoots| {
             let Some(memo) = memo else { return scan(job, reader) };
-            let (root, path) = (job.task.root, job.task.listed_path.clone());
-            let Some((_, stat)) = reader.cache_stat(root, &path) else { return scan(job, reader) };
-            if let Some(scanned) = memo.scan_if_unchanged(root, &path, stat) {
+            let path = job.task.listed_path.clone();
+            let Some((root, stat)) =
+                reader.cache_stat(job.task.root, &path).map(|(root, stat)| (root.to_string(), stat))
+            else {
+                return scan(job, reader);
+            };
+            if let Some(scanned) = memo.scan_if_unchanged(&root, &path, stat) {
                 let tally = CacheTally { cached: 1, cached_bytes: stat.size, unread: 1, ..CacheTally::default() };
                 return (job.scanned_before(scanned), tally);
             }
             let (scanned, tally) = scan(job, reader);
-            memo.keep(root, &path, stat, scanned.scan());
+            memo.keep(&root, &path, stat, scanned.scan());
             (scanned, tally)
         },
         |(queue, run, total), (scanned, tally)| {

@@ -6,7 +6,7 @@
 //! store's cache entry serves, or the read scans it.
 
 use std::collections::HashMap;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use copilot_lens::analysis::UsageScan;
 use copilot_lens::cache::{Stat, settled};
@@ -18,17 +18,19 @@ pub struct ScanMemo {
 
 #[derive(Default)]
 struct Kept {
-    /// Per root (by its index), per path: the scan, the stat it was made at, the start of the
-    /// update that made it, and the last update that asked for it.
-    scans: Vec<HashMap<String, Memo>>,
+    /// Per root (by its identity, the cache's: an index would name another root once a zip
+    /// comes or goes), per path: the scan, the stat it was made at, the start of the update that
+    /// made it, and the last update that asked for it.
+    scans: HashMap<String, HashMap<String, Memo>>,
     /// Per root and path, the stat of each write-ahead log at the last update, and its start.
-    wals: HashMap<(usize, String), (Stat, i64)>,
+    wals: HashMap<(String, String), (Stat, i64)>,
     update: u64,
     started_ms: i64,
 }
 
 struct Memo {
-    scan: UsageScan,
+    /// Shared, so that it is copied outside the lock.
+    scan: Arc<UsageScan>,
     stat: Stat,
     made_ms: i64,
     asked_in: u64,
@@ -47,40 +49,42 @@ impl ScanMemo {
     pub fn end(&self) {
         let mut kept = self.kept();
         let update = kept.update;
-        for scans in &mut kept.scans {
+        for scans in kept.scans.values_mut() {
             scans.retain(|_, memo| memo.asked_in == update);
         }
+        kept.scans.retain(|_, scans| !scans.is_empty());
     }
 
-    /// The scan of the log at `path` under `root`, when it is as it was scanned (`now`).
-    pub fn scan_if_unchanged(&self, root: usize, path: &str, now: Stat) -> Option<UsageScan> {
-        let mut kept = self.kept();
-        let update = kept.update;
-        let memo = kept.scans.get_mut(root)?.get_mut(path)?;
-        memo.asked_in = update;
-        settled(memo.stat, memo.made_ms, now).then(|| memo.scan.clone())
+    /// The scan of the log at `path` under the root of that identity, when it is as it was
+    /// scanned (`now`).
+    pub fn scan_if_unchanged(&self, root: &str, path: &str, now: Stat) -> Option<UsageScan> {
+        let shared = {
+            let mut kept = self.kept();
+            let update = kept.update;
+            let memo = kept.scans.get_mut(root)?.get_mut(path)?;
+            memo.asked_in = update;
+            settled(memo.stat, memo.made_ms, now).then(|| Arc::clone(&memo.scan))?
+        };
+        Some(UsageScan::clone(&shared))
     }
 
     /// Keeps the scan of the log, made after `stat` was read (a write since then changes it).
-    pub fn keep(&self, root: usize, path: &str, stat: Stat, scan: &UsageScan) {
+    pub fn keep(&self, root: &str, path: &str, stat: Stat, scan: &UsageScan) {
         if scan.error.is_some() || scan.cache_ignored.is_some() {
             return;
         }
+        let scan = Arc::new(scan.clone());
         let mut kept = self.kept();
-        let (update, made_ms) = (kept.update, kept.started_ms);
-        if kept.scans.len() <= root {
-            kept.scans.resize_with(root + 1, HashMap::new);
-        }
-        let memo = Memo { scan: scan.clone(), stat, made_ms, asked_in: update };
-        kept.scans[root].insert(path.to_string(), memo);
+        let memo = Memo { scan, stat, made_ms: kept.started_ms, asked_in: kept.update };
+        kept.scans.entry(root.to_string()).or_default().insert(path.to_string(), memo);
     }
 
-    /// Whether the write-ahead log at `path` under `root` changed since the last update (`now`
-    /// its stat), by the same rule as a log's.
-    pub fn wal_changed(&self, root: usize, path: &str, now: Stat) -> bool {
+    /// Whether the write-ahead log at `path` under the root of that identity changed since the
+    /// last update (`now` its stat), by the same rule as a log's.
+    pub fn wal_changed(&self, root: &str, path: &str, now: Stat) -> bool {
         let mut kept = self.kept();
         let started_ms = kept.started_ms;
-        let before = kept.wals.insert((root, path.to_string()), (now, started_ms));
+        let before = kept.wals.insert((root.to_string(), path.to_string()), (now, started_ms));
         !before.is_some_and(|(stat, made_ms)| settled(stat, made_ms, now))
     }
 
