@@ -133,12 +133,28 @@ fn watch(args: WatchArgs) -> Result<(), String> {
             // A home gone for a moment (a folder moved, a disk unmounted): the next change or tick tries again.
             Err(reason) => eprintln!("copilot-lens: {}", one_line(&reason)),
         }
+        give_freed_memory_back();
         if let Some(store) = store.as_ref().filter(|_| trimmed.elapsed() > TRIM_EVERY) {
             store.finish();
             trimmed = Instant::now();
         }
     }
 }
+
+/// Gives the memory an update freed back to the system. Each update's threads are new, and
+/// glibc keeps what a thread freed in that thread's arena: without this, a watch's memory grew
+/// from update to update (600 MB home, 300 updates: 42.6 to 49.1 MiB; with it, 41.8 to 37.3 MiB,
+/// each update about 10 ms longer, its pages faulted in again).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn give_freed_memory_back() {
+    // SAFETY: malloc_trim only walks the allocator's own free lists.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn give_freed_memory_back() {}
 
 /// Watches the folders of each root where Copilot writes: a CLI home's own files and its
 /// sessions' folders (not its packages, which would take thousands of watches; the home is the
