@@ -21,10 +21,8 @@ cd "$(dirname "$0")/.."
 corpus="${1:-bench-corpus/2GB}"
 updates="${2:-300}"
 gap_ms="${3:-200}"
-if [ ! -d "$corpus/.copilot" ]; then
-  scripts/gen-corpus.py "$corpus" --size 2G --seed 1
-fi
-cargo build --release --quiet
+source scripts/lib/bench-home.sh
+prepare_bench_home "$corpus"
 
 work=$(mktemp -d /tmp/bench-watch.XXXXXX)
 trap 'rm -rf "$work"' EXIT

@@ -31,8 +31,9 @@ if [ "$profile" = web ]; then
   # Debian's binaryen 108 makes a module that fails at load; npm's 132 is the one that works.
   # -Oz: as fast in the page (tests/e2e/perf.mjs) and 1% smaller than -O3. --low-memory-unused
   # folds small constant offsets into loads, which only differs from the add it replaces when a
-  # pointer is within 1 KB of 4 GB: no memory of this page gets there.
-  flags=(-Oz --converge --low-memory-unused)
+  # pointer is within 1 KB of 4 GB: no memory of this page gets there. The producers and
+  # target-features sections say how the module was made; a browser reads neither.
+  flags=(-Oz --converge --low-memory-unused --strip-producers --strip-target-features)
   kept_dir=target/wasm-opt
   mkdir -p "$kept_dir"
   kept_now=()

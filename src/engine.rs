@@ -17,7 +17,7 @@ use web_sys::Blob;
 use crate::analysis::{
     LateSizes, LogInput, LogJob, LogQueue, LogTask, Options, Outputs, ParsedLog, Parsing, Planned, Released, StoreCache,
 };
-use crate::cache::{ENDS_BYTES, EntryAfter, FileKey, Keyed, Purpose, RunCache, Stat, Stored, entry_name};
+use crate::cache::{CacheTally, ENDS_BYTES, EntryAfter, FileKey, Keyed, Purpose, RunCache, Stat, Stored, entry_name};
 use crate::facts::files::Role;
 use crate::input::RootListing;
 use crate::input::browser::{BrowserFile, BrowserRoot, BrowserRoots, LineSource, SourceReader};
@@ -32,7 +32,7 @@ use crate::protocol::{
 };
 use crate::search::Matches;
 use crate::sources::LogAgain;
-use crate::table::{RowFilter, RowTable};
+use crate::table::{AsTableKeeps, RowFilter, RowTable};
 use crate::usage::credits::CreditsUsed;
 use crate::views::{self, FullRows, RowsPage};
 
@@ -42,11 +42,10 @@ const READ_AHEAD_MAX_BYTES: u64 = 1 << 20;
 
 /// How many of the hand-over's steps (`PlannedRun::new`) each need waits for: the files
 /// besides the logs (in parts, then as bytes); then the logs, the times and the files read
-/// after the logs; then the times of the logs the cache made entries for; then the rest.
+/// after the logs; then the rest.
 const STEPS_BEFORE_METADATA: usize = 2;
 const STEPS_BEFORE_FINISH: usize = 3;
-const STEPS_BEFORE_PACK: usize = 4;
-const STEPS_IN_ALL: usize = 5;
+const STEPS_IN_ALL: usize = 4;
 
 /// Where an analysis is.
 pub enum Stage {
@@ -79,7 +78,7 @@ impl Stage {
             Stage::Planned(_) => Need::Files { given: STEPS_BEFORE_METADATA },
             Stage::Parsing(run) if run.left > 0 => Need::Logs { left: run.left },
             Stage::Parsing(_) => Need::LastFiles { given: STEPS_BEFORE_FINISH },
-            Stage::Done(_) => Need::Done { pack_after: STEPS_BEFORE_PACK, given: STEPS_IN_ALL },
+            Stage::Done(_) => Need::Done { given: STEPS_IN_ALL },
         }
     }
 }
@@ -161,6 +160,9 @@ pub struct ParsingRun {
     logs: LogQueue<RowTable, GivenLog>,
     /// How many logs are still to be given.
     left: usize,
+    /// The logs parsed without the cache, having no entry in it (`LogCache::Recorded`), by
+    /// `LogTask::file`: their entries are made once the analysis is done (`Done::record_entries`).
+    unrecorded: Vec<u32>,
 }
 
 /// When the stores (step 2's first part) are read.
@@ -249,10 +251,9 @@ impl PlannedRun {
             now(vec![Give::Bytes { files: small }]),
             // The files read after the logs come while the logs are parsed.
             now(vec![Give::Logs { logs }, Give::Times, Give::Late]),
-            // The browser charges the page for a picked File's time and for each File handed
-            // over, as much as the analysis' own reads: the new entries' times and the rest
-            // (for the report's sizes and long texts) wait for the end.
-            HandOverStep { after_done: true, parts: vec![Give::LogTimes] },
+            // The browser charges the page for each File handed over, as much as the analysis'
+            // own reads: the rest (for the report's sizes, long texts and the new logs' cache
+            // entries) waits for the end.
             HandOverStep { after_done: true, parts: vec![Give::Rest { sizes_from, files }] },
         ];
         debug_assert_eq!(steps.len(), STEPS_IN_ALL);
@@ -342,7 +343,8 @@ impl PlannedRun {
         roots.progress.not_reading(late_planned - parsing.late_metadata_files().count());
         let logs = LogQueue::new(&parsing);
         let left = logs.tasks().len();
-        let mut run = ParsingRun { parsing, roots, cache, table: RowTable::default(), logs, left };
+        let mut run =
+            ParsingRun { parsing, roots, cache, table: RowTable::default(), logs, left, unrecorded: Vec::new() };
         give_kept(kept, |root, path, file, stat| {
             run.roots.progress.add_file(root, &path, stat.size as f64);
             run.give(root, path, file, stat.size, stat.modified_ms);
@@ -402,10 +404,21 @@ impl ParsingRun {
         let listed_time = self.parsing.listed_stat(task.root, &task.listed_path).and_then(|stat| stat.modified_ms);
         let options = self.parsing.options();
         // Only a folder's files are keyed (a zip's entries are parsed again, as natively), and
-        // only while the cache records or holds entries.
-        let cache = self.cache.as_mut().filter(|cached| {
+        // only while the cache records or holds entries. A log with no entry is parsed as
+        // without the cache: making entries cost a cold run 8% of its time (2 GB folder), so
+        // they wait until the analysis is done.
+        let mut cache = self.cache.as_mut().filter(|cached| {
             cached.cache.in_use() && matches!(self.roots.roots.get(task.root), Some(BrowserRoot::Files(_)))
         });
+        if let Some(Cached { cache: pack, labels, .. }) = &mut cache
+            && !pack.has_entry(&entry_name(&labels[task.root], &task.listed_path, Purpose::Analyze))
+        {
+            pack.tally.add(&CacheTally { parsed: 1, ..CacheTally::default() });
+            if pack.recording() {
+                self.unrecorded.push(task.file as u32);
+            }
+            cache = None;
+        }
         match given {
             GivenLog::Bytes(bytes, modified_ms) => {
                 self.roots.progress.add_file(task.root, &task.listed_path, bytes.len() as f64);
@@ -485,7 +498,7 @@ impl ParsingRun {
         // Logs never given (a page that stopped early) leave a gap; the rest are added in order.
         let released = self.logs.skip_missing(&mut self.parsing);
         self.parse_ready(released);
-        let ParsingRun { parsing, mut roots, mut table, logs: queue, cache, .. } = self;
+        let ParsingRun { parsing, mut roots, mut table, logs: queue, cache, unrecorded, .. } = self;
         let options = parsing.options().clone();
         let late_sizes = parsing.late_sizes();
         let outputs = parsing.finish(&mut roots, &mut table);
@@ -509,6 +522,7 @@ impl ParsingRun {
             roots: RefCell::new(roots),
             logs: tasks.iter().map(|task| (task.file as u32, task.clone())).collect(),
             options,
+            unrecorded: unrecorded.into_iter(),
             cache,
         }
     }
@@ -526,6 +540,8 @@ pub struct Done {
     pub roots: RefCell<BrowserRoots>,
     logs: HashMap<u32, LogTask>,
     options: Options,
+    /// The logs whose cache entries are still to make (`ParsingRun::unrecorded`).
+    unrecorded: std::vec::IntoIter<u32>,
     /// The page's cache, until its pack is finished (`finish_cache`).
     pub cache: Option<Cached>,
 }
@@ -615,14 +631,29 @@ impl Done {
         })
     }
 
-    /// The time of a log the cache made an entry for (`Give::LogTimes`), its entry's key having
-    /// left it out.
-    pub fn give_log_time(&mut self, root: usize, path: &str, modified_ms: i64) {
-        if let Some(Cached { cache, labels, .. }) = &mut self.cache
-            && let Some(label) = labels.get(root)
-        {
-            cache.set_time(&entry_name(label, path, Purpose::Analyze), modified_ms);
+    /// Makes the cache entries of at most `most` of the logs parsed without one, each read
+    /// again from its File (handed over with the rest, after done), whose time the worker
+    /// knows unasked. Gives how many are left.
+    pub fn record_entries(&mut self, most: usize) -> usize {
+        let Some(Cached { cache, labels, .. }) = self.cache.as_mut().filter(|cached| cached.cache.recording()) else {
+            return 0;
+        };
+        for id in self.unrecorded.by_ref().take(most) {
+            let Some(task) = self.logs.get(&id) else { continue };
+            let roots = &mut *self.roots.borrow_mut();
+            let Some(BrowserRoot::Files(files)) = roots.roots.get(task.root) else { continue };
+            let Some(BrowserFile::Blob(blob)) = files.get(&task.listed_path) else { continue };
+            let (label, time, size) = (&labels[task.root], time_of(blob), blob.size() as u64);
+            let name = entry_name(label, &task.listed_path, Purpose::Analyze);
+            let file = BrowserFile::Blob(blob.clone());
+            let entry = key_of_ends(label, &task.listed_path, &file, size, None).and_then(|key| {
+                task.entry_alone(LogInput::Reader(roots), &key, &cache.cache_use, &self.options, &mut AsTableKeeps)
+            });
+            if let Some(entry) = entry {
+                cache.put_timed(&name, &entry, time);
+            }
         }
+        self.unrecorded.len()
     }
 
     /// Answers the page's request.

@@ -58,9 +58,7 @@ struct PackIndex<'a> {
 type IndexedEntry<'a> = (&'a str, u64, u64, Option<i64>, Option<(u64, i64)>);
 
 /// Where an entry is in the pack, and the time of the file it was made for when its key
-/// leaves that out: a log's entry is made before the page gives the log's time (a picked
-/// File's time costs the page's thread a round trip to the browser, 3 s for 9,500 logs), and
-/// the time comes once the analysis is done (`PageCache::set_time`).
+/// leaves that out (a log's: `PageCache::put_timed`).
 #[derive(Clone)]
 struct EntryAt {
     place: Range<u64>,
@@ -325,8 +323,8 @@ impl PageCache {
         (entry, key)
     }
 
-    /// Keeps an entry whose key leaves its file's `time` out (a log's): none yet when the page
-    /// gives it after the analysis (`set_time`).
+    /// Keeps an entry whose key leaves its file's `time` out (a log's: a log given as bytes is
+    /// keyed by them, its time coming apart), none when the browser gave none.
     pub fn put_timed(&mut self, name: &str, entry: &[u8], time: Option<i64>) {
         if !self.recording() {
             return;
@@ -338,14 +336,6 @@ impl PageCache {
         self.keep_at(name, EntryAt { place, time, made });
         if self.pending.len() >= WRITE_BYTES {
             self.write_pending();
-        }
-    }
-
-    /// The time of the file the next pack's entry of that name was made for, given after the
-    /// analysis.
-    pub fn set_time(&mut self, name: &str, time: i64) {
-        if let Some(at) = self.next.get_mut(name) {
-            at.time = Some(time);
         }
     }
 
@@ -547,14 +537,12 @@ mod tests {
     }
 
     #[test]
-    fn a_log_s_time_given_after_its_entry_was_made_is_kept_beside_it_for_the_next_runs() {
+    fn a_log_s_time_is_kept_beside_its_entry_for_the_next_runs() {
         let file = Memory::default();
         let mut first = cache(&file, "build-1");
-        first.put_timed("log-a", b"entry of a", None);
+        first.put_timed("log-a", b"entry of a", Some(5));
         first.put_timed("log-b", b"entry of b", Some(7));
         first.put_timed("log-c", b"entry of c", None);
-        first.set_time("log-a", 5);
-        first.set_time("log-gone", 6);
         first.finish().expect("kept");
 
         let mut second = cache(&file, "build-1");

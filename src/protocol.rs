@@ -198,11 +198,8 @@ pub enum Give {
     Times,
     /// As `Bytes`, the files read after the logs that `read_metadata` names (`AfterMetadata::late`).
     Late,
-    /// The modification times of the logs of `Logs` marked `LogCache::Recorded`
-    /// (`give_log_time`), for their entries.
-    LogTimes,
     /// As Files in parts, the logs not handed over as Files (their long texts are read again
-    /// from them), every other file of the folder roots `sizes_from`, whose listings did not
+    /// from them, and the new ones' cache entries made, `record_entries`), every other file of the folder roots `sizes_from`, whose listings did not
     /// give their sizes, and the `files` of other roots whose listings left theirs out (the
     /// report learns them so).
     Rest { sizes_from: Vec<usize>, files: Vec<FileAt> },
@@ -211,7 +208,7 @@ pub enum Give {
 /// What the page hands over during an analysis, one `{type: 'give', id, kind, ...}` message at
 /// a time (`www/engine.js` to `www/worker.js`), the parts of `HandOver`'s steps as `Give` names
 /// them: the worker calls the engine with each (`give_files`, `give_bytes`, `parse_log`,
-/// `give_time`, `give_log_time`). Only its type is Rust's, for `www/types.d.ts`: the messages
+/// `give_time`). Only its type is Rust's, for `www/types.d.ts`: the messages
 /// go from one JavaScript thread to another and the engine never reads them whole.
 #[cfg(test)]
 #[derive(ts_rs::TS)]
@@ -231,8 +228,6 @@ enum Given {
     Logs { items: Vec<LogGiven> },
     /// `Give::Times`.
     Times { items: Vec<TimeGiven> },
-    /// `Give::LogTimes`.
-    LogTimes { items: Vec<TimeGiven> },
     /// After each step: the hand-over's step `step` is given.
     #[ts(rename = "step_given")]
     Step { step: usize },
@@ -328,8 +323,9 @@ pub enum LogCache {
     /// on the page's thread costs a round trip to the browser each), reading it only when they
     /// differ.
     Unread,
-    /// Not in the cache: its entry is made, and the page gives its time once the analysis is
-    /// done (`Give::LogTimes`; a picked File's time costs the page a round trip to the browser).
+    /// Not in the cache: parsed as without it, and its entry made once the analysis is done,
+    /// from its File handed over with the rest (`record_entries`), whose time the worker knows
+    /// unasked (where a picked File's time costs the page a round trip to the browser).
     Recorded,
 }
 
@@ -367,9 +363,9 @@ pub enum Need {
     /// The hand-over's first `given` steps (the times asked for among them); then `finish`.
     LastFiles { given: usize },
     /// Nothing: the analysis is done and answers `Request`s; those that need every file
-    /// (`Request::needs_every_file`) wait for the hand-over's first `given` steps. The cache's
-    /// pack is finished (`finish_cache`) once the first `pack_after` are given.
-    Done { pack_after: usize, given: usize },
+    /// (`Request::needs_every_file`) wait for the hand-over's first `given` steps. Then the
+    /// cache's new entries are made (`record_entries`) and its pack finished (`finish_cache`).
+    Done { given: usize },
 }
 
 /// What the page asks of a finished analysis, tagged by its name: `"summary"`, `{"rows":

@@ -7,7 +7,8 @@ use serde::Serialize;
 use crate::facts::diagnostics::Diagnostic;
 use crate::facts::files::FileKind;
 use crate::facts::files::FileStatus;
-use crate::facts::log::{LineAccount, OTHER_TYPES, UNKNOWN_TYPES_NAMED};
+use crate::facts::log::{LineAccount, count_unknown_type};
+use crate::sources::Source;
 use crate::sources::store::wal::WalStats;
 
 #[derive(Debug, Serialize)]
@@ -42,21 +43,37 @@ pub struct FormatDrift {
     pub message: String,
     /// The logs that hold them.
     pub logs: u64,
-    /// Lines of each kind (past `UNKNOWN_TYPES_NAMED` kinds, under `(others)`).
+    /// Lines of each kind (`(others)`: those past the names a log or a version keeps).
     pub event_types: BTreeMap<String, u64>,
 }
 
 impl FormatDrift {
-    pub fn new(agent: &'static str, title: &'static str, version: String) -> FormatDrift {
-        FormatDrift { agent, title, version, message: String::new(), logs: 0, event_types: BTreeMap::new() }
-    }
-
-    /// Adds a log's kinds of event not read (`unknown`: lines by kind, scrubbed names).
-    pub fn add(&mut self, unknown: &BTreeMap<String, u64>) {
-        self.logs += 1;
+    /// Counts a log of `source`'s `version` whose kinds of event not read are `unknown` (lines by
+    /// kind, scrubbed and at most `UNKNOWN_TYPES_NAMED` names a log) in `drifts`, kept in the
+    /// order of agent and version.
+    pub fn count(drifts: &mut Vec<FormatDrift>, source: &dyn Source, version: String, unknown: &BTreeMap<String, u64>) {
+        let key = (source.agent(), version.as_str());
+        let at = match drifts.binary_search_by(|drift| (drift.agent, drift.version.as_str()).cmp(&key)) {
+            Ok(at) => at,
+            Err(at) => {
+                let title = source.layout().title;
+                let drift = FormatDrift {
+                    agent: source.agent(),
+                    title,
+                    version,
+                    message: String::new(),
+                    logs: 0,
+                    event_types: BTreeMap::new(),
+                };
+                drifts.insert(at, drift);
+                at
+            }
+        };
+        let drift = &mut drifts[at];
+        drift.logs += 1;
+        // A version's names are capped as a log's are: logs of made-up names cannot grow it.
         for (kind, lines) in unknown {
-            let named = self.event_types.contains_key(kind) || self.event_types.len() < UNKNOWN_TYPES_NAMED;
-            *self.event_types.entry(if named { kind.clone() } else { OTHER_TYPES.to_string() }).or_default() += lines;
+            count_unknown_type(&mut drift.event_types, kind.into(), *lines);
         }
     }
 

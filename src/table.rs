@@ -180,9 +180,25 @@ impl RowSink for RowTable {
         self.rows.push(stored);
     }
 
-    /// A long event-log text is kept to its start (`INLINE_TEXT`).
     fn text_kept(&self, row: &Row<'_>) -> Option<usize> {
-        row.locator.is_some().then_some(INLINE_TEXT)
+        kept_inline(row)
+    }
+}
+
+/// A long event-log text is kept to its start (`INLINE_TEXT`).
+fn kept_inline(row: &Row<'_>) -> Option<usize> {
+    row.locator.is_some().then_some(INLINE_TEXT)
+}
+
+/// Keeps no row, but says of each what the table keeps of its text: where a log parsed again
+/// for its cache entry alone sends its rows (`LogTask::entry_alone`), the table having them.
+pub struct AsTableKeeps;
+
+impl RowSink for AsTableKeeps {
+    fn push(&mut self, _row: &Row<'_>) {}
+
+    fn text_kept(&self, row: &Row<'_>) -> Option<usize> {
+        kept_inline(row)
     }
 }
 

@@ -249,14 +249,11 @@ impl Engine {
         Ok(Some(cached.cache.finish().map_err(js_error)? as f64))
     }
 
-    /// The time (ms since the epoch) of a log `begin` marked `LogCache::Recorded`, for its entry:
-    /// after `finish`, before `finish_cache`.
-    pub fn give_log_time(&mut self, root: usize, path: &str, modified_ms: f64) -> Result<(), JsError> {
+    /// Makes the cache entries of at most `most` of the logs `begin` marked `LogCache::Recorded`
+    /// (once the hand-over's every step is given, before `finish_cache`): gives how many are left.
+    pub fn record_entries(&mut self, most: usize) -> Result<usize, JsError> {
         let Stage::Done(done) = &mut self.stage else { return Err(js_error("run the analysis first")) };
-        if modified_ms > 0.0 {
-            done.give_log_time(root, path, modified_ms as i64);
-        }
-        Ok(())
+        Ok(done.record_entries(most))
     }
 
     /// Plans the analysis; `progress` is called with `{bytes, total, files, files_total, file}`.

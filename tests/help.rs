@@ -21,6 +21,7 @@ fn each_command_says_what_it_does_then_shows_an_example() {
         ("report", "copilot-lens report ~ "),
         ("statusline", "copilot-lens statusline --print-config"),
         ("mcp", "copilot-lens mcp --print-config"),
+        ("watch", "copilot-lens watch --budget-day 50"),
         ("completions", "copilot-lens completions bash > "),
         ("man", "copilot-lens man --out "),
     ];
@@ -40,7 +41,7 @@ fn each_command_says_what_it_does_then_shows_an_example() {
 
 #[test]
 fn no_help_names_a_source_file() {
-    let commands = ["analyze", "usage", "report", "statusline", "mcp", "completions", "man"];
+    let commands = ["analyze", "usage", "report", "statusline", "mcp", "watch", "completions", "man"];
     let helps = std::iter::once(vec!["--help"]).chain(commands.map(|command| vec![command, "--help"]));
     for args in helps {
         let help = stdout_of(&args);

@@ -4,7 +4,7 @@
 // cost_usd_micros}; window.copilotLens.handedOver is {paths, files}: the paths listed to the
 // worker and the Files (or their bytes) posted to it; window.copilotLens.settled is set (seconds
 // from the start) once the Files the analysis did not read are in too (the report's sizes,
-// whole long texts).
+// whole long texts), and the page's cache is kept.
 import { clear, download, fmtBytes, fmtCredits, fmtInt, h, setTimeDisplay, timeDisplay } from './dom.js';
 import { Cancelled, EngineClient, WorkerCrash, embeddedDemo } from './engine.js';
 import { canRemember, forgetFolder, mayRead, rememberFolder, rememberedFolder, rememberedId } from './remember.js';
@@ -19,12 +19,12 @@ import {
 } from './input.js';
 import { drawWhere } from './where.js';
 import { zoneOffsets } from './zone.js';
-import * as overview from './views/overview.js';
 
-// The view an analysis opens on comes with the page; the others are fetched when first shown
-// (scripts/first-load.mjs counts what a first visit costs).
+// Each view's module is fetched when first shown: the overview's once a first analysis is done,
+// with the chart library it draws with (scripts/first-load.mjs counts what a first visit costs
+// until done).
 const VIEWS = {
-  overview: async () => overview,
+  overview: () => import('./views/overview.js'),
   usage: () => import('./views/usage.js'),
   month: () => import('./views/month.js'),
   sessions: () => import('./views/sessions.js'),

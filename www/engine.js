@@ -449,10 +449,13 @@ class Inflater {
 
 /**
  * Lets the page draw and take input before going on: scheduler.yield where the browser has it
- * (setTimeout waits at least 4 ms once nested, 0.6 s over 150 parts).
+ * (setTimeout waits at least 4 ms once nested, 0.6 s over 150 parts); after done, at background
+ * priority, as scheduler.yield's turn comes before the worker's answers to the views.
+ * @param {boolean} afterDone
  */
-function nextTask() {
-  return globalThis.scheduler?.yield ? globalThis.scheduler.yield() : new Promise((resolve) => setTimeout(resolve));
+function nextTask(afterDone) {
+  const scheduler = globalThis.scheduler;
+  return (afterDone ? scheduler?.postTask?.(() => {}, { priority: 'background' }) : scheduler?.yield?.()) ?? new Promise((resolve) => setTimeout(resolve));
 }
 
 /**
@@ -484,6 +487,8 @@ class FileServer {
     /** @type {Promise<AfterMetadata>} what the worker asks for once it has read the metadata */
     this.metadataRead = new Promise((resolve) => (this.afterMetadata = resolve));
     this.analysisDone = new Promise((resolve) => (this.done = resolve));
+    this.isDone = false;
+    this.analysisDone.then(() => (this.isDone = true));
   }
 
   /**
@@ -515,8 +520,6 @@ class FileServer {
         return this.giveTimes((await this.metadataRead).times);
       case 'late':
         return this.giveBytes((await this.metadataRead).late);
-      case 'log_times':
-        return this.giveLogTimes();
       case 'rest':
         return this.giveRest(part.sizes_from, part.files);
       default:
@@ -553,18 +556,6 @@ class FileServer {
     await this.inParts(known, (part) => {
       const items = part.map(({ root, path }) => ({ root, path, modified: this.byPath[root].get(path).lastModified || 0 }));
       this.post({ kind: 'times', items });
-    });
-  }
-
-  /**
-   * The times of the logs the cache made entries for (LogCache 'recorded'), once the analysis
-   * is done: a picked File's time costs this thread a round trip to the browser.
-   */
-  giveLogTimes() {
-    const recorded = this.logs.filter((log) => log.cache === 'recorded');
-    return this.inParts(recorded, (part) => {
-      const items = part.map(({ root, path }) => ({ root, path, modified: this.byPath[root].get(path)?.lastModified || 0 }));
-      this.post({ kind: 'log_times', items });
     });
   }
 
@@ -762,7 +753,7 @@ class FileServer {
   async inParts(items, each) {
     for (let at = 0; at < items.length && this.alive(); at += FILES_PER_PART) {
       await each(items.slice(at, at + FILES_PER_PART));
-      await nextTask();
+      await nextTask(this.isDone);
     }
   }
 }

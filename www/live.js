@@ -2,7 +2,7 @@
 // visible, through the page's cache (only what changed is read again). Loaded once a remembered
 // folder is analysed: a first visit downloads none of it. (The tab's title, which says today's
 // credits after every analysis, is app.js's.)
-import { fmtInt } from './dom.js';
+import { fmtInt, h } from './dom.js';
 import { rememberedFolder, rememberedId } from './remember.js';
 
 const EVERY_KEY = 'copilot-lens.refresh-minutes';
@@ -23,26 +23,39 @@ let followed = null;
  */
 export function follow(state) {
   followed = state;
-  const select = /** @type {HTMLSelectElement} */ (document.getElementById('auto-refresh'));
+  if (!document.getElementById('auto-refresh')) made();
   /** @type {HTMLElement} */ (document.getElementById('auto-refresh-line')).hidden = !state.refreshable;
-  if (!select.dataset.wired) {
-    select.dataset.wired = '1';
-    try {
-      select.value = localStorage.getItem(EVERY_KEY) || '0';
-    } catch {
-      // storage refused: off until chosen
-    }
-    select.addEventListener('change', () => {
-      try {
-        localStorage.setItem(EVERY_KEY, select.value);
-      } catch {
-        // for this page only
-      }
-      schedule();
-    });
-    document.addEventListener('visibilitychange', schedule);
-  }
   schedule();
+}
+
+/** The control beside Refresh, and the line under it, made once (none in the first download). */
+function made() {
+  const select = h(
+    'select#auto-refresh',
+    { attrs: { 'aria-label': 'Refresh the folder automatically' } },
+    [['0', 'never'], ['1', 'minute'], ['5', '5 minutes'], ['15', '15 minutes']].map(([value, text]) => h('option', { value }, text)),
+  );
+  const refresh = /** @type {HTMLElement} */ (document.getElementById('refresh-folder'));
+  const line = h('label#auto-refresh-line.muted', null, 'every ', select);
+  const note = h('p#auto-refresh-note.muted', { hidden: true });
+  // Styled here (CSSOM, which the page's policy allows): style.css is in the first download.
+  Object.assign(line.style, { fontSize: '0.85rem' });
+  Object.assign(note.style, { margin: '0', flexBasis: '100%', fontSize: '0.85rem' });
+  refresh.after(line, note);
+  try {
+    select.value = localStorage.getItem(EVERY_KEY) || '0';
+  } catch {
+    // storage refused: off until chosen
+  }
+  select.addEventListener('change', () => {
+    try {
+      localStorage.setItem(EVERY_KEY, select.value);
+    } catch {
+      // for this page only
+    }
+    schedule();
+  });
+  document.addEventListener('visibilitychange', schedule);
 }
 
 /** Sets the next refresh when one is chosen, a remembered folder shown and the tab visible; says what a refresh costs. */

@@ -127,9 +127,9 @@ after_done: boolean,
  */
 parts: Array<Give>, };
 
-export type Give = { "how": "files", files: Array<FileAt>, } | { "how": "bytes", files: Array<FileAt>, } | { "how": "bytes_up_to", files: Array<FileAt>, max_bytes: number, } | { "how": "logs", logs: Array<LogToGive>, } | { "how": "times" } | { "how": "late" } | { "how": "log_times" } | { "how": "rest", sizes_from: Array<number>, files: Array<FileAt>, };
+export type Give = { "how": "files", files: Array<FileAt>, } | { "how": "bytes", files: Array<FileAt>, } | { "how": "bytes_up_to", files: Array<FileAt>, max_bytes: number, } | { "how": "logs", logs: Array<LogToGive>, } | { "how": "times" } | { "how": "late" } | { "how": "rest", sizes_from: Array<number>, files: Array<FileAt>, };
 
-export type Given = { "kind": "files", root: number, files: Array<File>, paths: Array<string>, } | { "kind": "bytes", items: Array<BytesGiven>, } | { "kind": "logs", items: Array<LogGiven>, } | { "kind": "times", items: Array<TimeGiven>, } | { "kind": "log_times", items: Array<TimeGiven>, } | { "kind": "step_given", step: number, };
+export type Given = { "kind": "files", root: number, files: Array<File>, paths: Array<string>, } | { "kind": "bytes", items: Array<BytesGiven>, } | { "kind": "logs", items: Array<LogGiven>, } | { "kind": "times", items: Array<TimeGiven>, } | { "kind": "step_given", step: number, };
 
 export type BytesGiven = { root: number, path: string, bytes: Uint8Array, };
 
@@ -200,7 +200,7 @@ kept: boolean, };
 
 export type RawEntry = { header_start: number, span: number, packed: number, size: number, crc32: number, };
 
-export type Need = { "need": "roots" } | { "need": "files", given: number, } | { "need": "logs", left: number, } | { "need": "last_files", given: number, } | { "need": "done", pack_after: number, given: number, };
+export type Need = { "need": "roots" } | { "need": "files", given: number, } | { "need": "logs", left: number, } | { "need": "last_files", given: number, } | { "need": "done", given: number, };
 
 export type PageOptions = { include_thinking: boolean, timezone: string | null, 
 /**

@@ -47,8 +47,9 @@ console.error = (...args) => {
 let facts = null;
 
 // Resolved once the Files handed over after 'done' are in: the report's sizes and the logs
-// that long texts are read again from.
-let settled = Promise.resolve();
+// that long texts are read again from ('settled' comes later, once the cache is kept too).
+let everyFileIn = Promise.resolve();
+let filesAreIn = () => {};
 
 /** Says `message` to the page. @param {FromWorker} message @param {Transferable[]} [transfer] */
 function say(message, transfer = []) {
@@ -90,15 +91,29 @@ function receiveGiven(message) {
 
 /** @param {Extract<ToWorker, { type: 'analyze' }>} message */
 async function analyze(message) {
-  let settle;
-  settled = new Promise((resolve) => (settle = resolve));
+  everyFileIn = new Promise((resolve) => (filesAreIn = resolve));
   try {
     await analyzeUntilSettled(message);
   } finally {
     // A pack still open here is of an analysis that failed or was replaced: cut back.
     if (openPack && openPack.id === message.id) closePack(null);
-    settle();
+    filesAreIn();
   }
+}
+
+/**
+ * Makes the cache entries of the logs analysis `id` parsed without one, 20 ms at a time, the
+ * views' questions answered between; false when a newer analysis replaced it meanwhile.
+ * @param {Engine} run @param {number} id
+ */
+async function recordEntries(run, id) {
+  for (let began = performance.now(); run.record_entries(1); ) {
+    if (performance.now() - began < 20) continue;
+    await (self.scheduler?.postTask?.(() => {}, { priority: 'background' }) ?? new Promise((resolve) => setTimeout(resolve)));
+    if (current !== id) return false;
+    began = performance.now();
+  }
+  return true;
 }
 
 /**
@@ -238,7 +253,6 @@ async function analyzeUntilSettled({ id, options, roots, cache: cacheKey }) {
     else if (message.kind === 'bytes') for (const item of message.items) fresh.give_bytes(toEngine.get(item.root), item.path, item.bytes);
     else if (message.kind === 'logs') logs.push(...message.items);
     else if (message.kind === 'times') for (const item of message.items) fresh.give_time(toEngine.get(item.root), item.path, item.modified);
-    else if (message.kind === 'log_times') for (const item of message.items) fresh.give_log_time(toEngine.get(item.root), item.path, item.modified);
     else if (message.kind === 'step_given') stepsGiven = message.step + 1;
   };
   const until = async (done) => {
@@ -312,20 +326,21 @@ async function analyzeUntilSettled({ id, options, roots, cache: cacheKey }) {
     memory: instance.memory.buffer.byteLength,
     cache,
   });
-  // The pack's index, once the views can open and the new entries' times are in; a failure
-  // costs only the next run's time.
-  await until(() => stepsGiven >= need.pack_after);
+  // Once every file is in (the logs' Files among them), the new logs' cache entries and the
+  // pack's index: the views ask meanwhile; a failure costs only the next run's time.
+  const wanted = need.given;
+  await until(() => stepsGiven >= wanted);
+  filesAreIn();
   if (openPack && openPack.id === id) {
     let bytes = null;
     try {
+      if (!(await recordEntries(fresh, id))) return;
       bytes = fresh.finish_cache();
     } catch (error) {
       console.warn(`the cache was not kept: ${error.message || error}`);
     }
     await closePack(bytes).catch((error) => console.warn(`the cache's index was not kept: ${error.message || error}`));
   }
-  const wanted = need.given;
-  await until(() => stepsGiven >= wanted);
   say({ type: 'settled', id, seconds: (performance.now() - started) / 1000 });
 }
 
@@ -393,7 +408,7 @@ self.onmessage = async (event) => {
         break;
       case 'ask': {
         const { request } = message;
-        if (needs_every_file(request)) await settled;
+        if (needs_every_file(request)) await everyFileIn;
         if (!engine) throw new Error('run the analysis first');
         const isFile = typeof request === 'object' && ('export' in request || 'share_report' in request || 'team_export' in request);
         say({ type: 'result', id: message.id, value: isFile ? exportFile(request) : answer(request) });

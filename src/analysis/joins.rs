@@ -394,8 +394,6 @@ impl State {
                 totals.bad_lines += lines.bad_lines;
             }
         }
-        // By agent and version, whatever order the logs came in.
-        order::sort_by(&mut self.format_drift, |a, b| (a.agent, &a.version).cmp(&(b.agent, &b.version)));
         let mut skipped_keys: Vec<ReportSkippedKey> = self
             .homes
             .iter()

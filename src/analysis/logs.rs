@@ -180,7 +180,7 @@ impl<'a> LogInput<'a> {
 }
 
 /// One log's usage scan.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct UsageScan {
     pub ledger: SessionLedger,
     pub stats: ScanStats,
@@ -211,19 +211,9 @@ impl Parsing {
         file.rows_deduplicated = tally.copies_dropped;
         file.lines = Some(outcome.account.clone());
         if !outcome.account.unknown_types.is_empty() {
-            let (source, version) = (task.source(), outcome.summary.copilot_version.as_deref().unwrap_or_default());
-            let drifts = &mut self.state.format_drift;
-            let at = match drifts
-                .iter()
-                .position(|drift| (drift.agent, drift.version.as_str()) == (source.agent(), version))
-            {
-                Some(at) => at,
-                None => {
-                    drifts.push(FormatDrift::new(source.agent(), source.layout().title, version.to_string()));
-                    drifts.len() - 1
-                }
-            };
-            drifts[at].add(&outcome.account.unknown_types);
+            let source = task.source();
+            let version = outcome.summary.copilot_version.clone().unwrap_or_default();
+            FormatDrift::count(&mut self.state.format_drift, source, version, &outcome.account.unknown_types);
         }
         if let Some(error) = &outcome.read_error {
             self.state.fail(task.file, DiagnosticKind::ReadStopped, format!("reading stopped: {error}"));

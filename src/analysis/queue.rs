@@ -209,6 +209,25 @@ fn record(
     cache.encode(key, cache.context(task), &(outcome, tally, stopped), rows)
 }
 
+impl LogTask {
+    /// The log's entry alone, as `LogJob::through_cache` makes it for a log with none: for a log
+    /// parsed without the cache (the page's, whose entries of new logs are made once the
+    /// analysis is done). Its rows go to `rows` (which keeps none: the analysis has them).
+    pub fn entry_alone(
+        &self,
+        input: LogInput<'_>,
+        key: &FileKey,
+        cache: &CacheUse,
+        options: &Options,
+        rows: &mut dyn RowSink,
+    ) -> Recorded {
+        let mut recording = RecordingSink::new(rows, self.source().agent(), &[]);
+        let (outcome, stopped) = self.parse_input_resumable(input, options, &mut recording);
+        let kept = recording.rows();
+        record(self, key, cache, (&outcome, None, stopped), kept.as_deref())
+    }
+}
+
 impl LogJob {
     /// The log through the cache: `entry` (the one its store keeps under `key`'s name, if any)
     /// replayed when it was made for the file as it is; when the file only grew since,
@@ -382,6 +401,12 @@ fn set_zone(outcome: &mut LogOutcome, options: &Options) {
     }
 }
 
+impl ParsedLog<UsageRun> {
+    pub fn scan(&self) -> &UsageScan {
+        &self.done
+    }
+}
+
 /// What the cache did for a log parsed whole.
 fn parsed_whole() -> CacheTally {
     CacheTally { parsed: 1, ..CacheTally::default() }
@@ -409,6 +434,11 @@ impl LogJob<UsageRun> {
     /// Reads only the log's counter lines.
     pub fn scan_usage(self, reader: &mut dyn FileReader, options: &Options) -> ParsedLog<UsageRun> {
         ParsedLog { index: self.index, done: self.task.scan_usage(reader, options) }
+    }
+
+    /// The log's scan as an earlier run made it, the log being as it was then.
+    pub fn scanned_before(self, scan: UsageScan) -> ParsedLog<UsageRun> {
+        ParsedLog { index: self.index, done: scan }
     }
 
     /// The scan from its entry in `store` (`keyed`, looked up by the caller) when it can be

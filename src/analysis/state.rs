@@ -41,7 +41,8 @@ pub(super) struct State {
     pub store_ledgers: BTreeMap<String, SessionLedger>,
     /// What went wrong where, besides the files' own messages.
     pub diagnostics: Vec<Diagnostic>,
-    /// The kinds of event not read, one entry per agent and version (`Parsing::add_log`).
+    /// The kinds of event not read, one entry per agent and version, in their order
+    /// (`FormatDrift::count`).
     pub format_drift: Vec<crate::report::FormatDrift>,
     /// The rows of each session log in several homes, by its first copy, as its copies are taken.
     pub copy_keys: HashMap<usize, CopyKeys>,

@@ -128,6 +128,11 @@ impl StoreJob {
         self.source().store().ok_or_else(|| format!("{} has no stores", self.source().agent()))
     }
 
+    /// The write-ahead log's root and path, if the store has one.
+    pub fn wal_file(&self) -> Option<(usize, &str)> {
+        self.wal.as_ref().map(|(_, path)| (self.root, path.as_str()))
+    }
+
     /// Makes the write-ahead log's scan now (on another thread than the read, say).
     pub fn scan_wal_ahead(&mut self, reader: &mut dyn FileReader) {
         if self.wal.is_some() {

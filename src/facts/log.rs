@@ -124,6 +124,18 @@ pub const UNKNOWN_TYPES_NAMED: usize = 64;
 /// What the kinds past them are counted as.
 pub const OTHER_TYPES: &str = "(others)";
 
+/// Adds `lines` of the unknown kind `name` to `types`, under `OTHER_TYPES` once
+/// `UNKNOWN_TYPES_NAMED` others are named.
+pub fn count_unknown_type(types: &mut BTreeMap<String, u64>, name: std::borrow::Cow<'_, str>, lines: u64) {
+    if let Some(counted) = types.get_mut(name.as_ref()) {
+        *counted += lines;
+    } else if types.len() < UNKNOWN_TYPES_NAMED {
+        types.insert(name.into_owned(), lines);
+    } else {
+        *types.entry(OTHER_TYPES.to_string()).or_default() += lines;
+    }
+}
+
 /// How every line of a log was used; the parts add up to `lines`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LineAccount {
@@ -140,14 +152,7 @@ impl LineAccount {
     /// shown (report.json, the Diagnostics view): scrubbed here, where it is first kept, and past
     /// [`UNKNOWN_TYPES_NAMED`] names counted as `(others)`.
     pub fn unknown_type(&mut self, kind: &str) {
-        let name = crate::scrub::scrub_cow(kind).0;
-        if let Some(lines) = self.unknown_types.get_mut(name.as_ref()) {
-            *lines += 1;
-        } else if self.unknown_types.len() < UNKNOWN_TYPES_NAMED {
-            self.unknown_types.insert(name.into_owned(), 1);
-        } else {
-            *self.unknown_types.entry(OTHER_TYPES.to_string()).or_default() += 1;
-        }
+        count_unknown_type(&mut self.unknown_types, crate::scrub::scrub_cow(kind).0, 1);
     }
 
     /// Counts a line; a blank one (whitespace only, and whole) is counted as skipped by rule,

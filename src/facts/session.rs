@@ -152,11 +152,11 @@ pub struct SessionFacts {
     /// The session folder's `plan.md`, its artifacts (`files/`) and checkpoint titles.
     pub folder: Option<Box<SessionFolder>>,
     /// The log's usage ledger, until the analysis closes it.
-    pub usage: Option<SessionLedger>,
+    pub usage: Option<Box<SessionLedger>>,
     /// The usage of the session's per-call logs (VS Code's debug logs), added together until
     /// the analysis closes `usage` with them (`take_usage`). Only the full module reads them.
     #[cfg(feature = "extras")]
-    pub per_call_usage: Option<SessionLedger>,
+    pub per_call_usage: Option<Box<SessionLedger>>,
 }
 
 impl SessionFacts {
@@ -200,27 +200,27 @@ impl SessionFacts {
         if ledger.is_per_call_log() {
             match &mut self.per_call_usage {
                 Some(earlier) => earlier.add_per_call(ledger),
-                None => self.per_call_usage = Some(ledger),
+                None => self.per_call_usage = Some(Box::new(ledger)),
             }
             return;
         }
-        self.usage = Some(match self.usage.take() {
+        self.usage = Some(Box::new(match self.usage.take() {
             Some(earlier) => earlier.keep_more_complete(ledger),
             None => ledger,
-        });
+        }));
     }
 
     /// The session's usage ledger, to be closed: a request both a chat and its debug log hold
     /// counts once, as the debug log recorded it; a debug log whose chat is gone counts alone.
     pub fn take_usage(&mut self) -> Option<SessionLedger> {
-        let usage = self.usage.take();
+        let usage = self.usage.take().map(|ledger| *ledger);
         #[cfg(feature = "extras")]
         let usage = match (usage, self.per_call_usage.take()) {
             (Some(mut ledger), Some(calls)) => {
-                ledger.take_per_call(calls);
+                ledger.take_per_call(*calls);
                 Some(ledger)
             }
-            (ledger, calls) => ledger.or(calls),
+            (ledger, calls) => ledger.or(calls.map(|calls| *calls)),
         };
         usage
     }

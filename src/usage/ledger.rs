@@ -428,9 +428,10 @@ impl SessionLedger {
     }
 
     /// Keeps the call at `millis` as the latest when it is (its model copied only when it changed:
-    /// a session's calls are mostly of one model).
+    /// a session's calls are mostly of one model). Only `copilot-lens watch` shows it: the page,
+    /// whose first download has no byte to spare, keeps none.
     fn note_last_call(&mut self, millis: Option<i64>, model: &str) {
-        let Some(millis) = millis else { return };
+        let Some(millis) = millis.filter(|_| cfg!(not(target_arch = "wasm32"))) else { return };
         match &mut self.last_call {
             Some((latest, _)) if *latest > millis => {}
             Some((latest, latest_model)) => {

@@ -129,6 +129,16 @@ async function inBrowser(server, input, kind, shared = null) {
       // When the page got the files (the input's change event): the frames before it are
       // Playwright's own work of setting a folder of files on the input.
       document.addEventListener('change', () => (window.__changedAt = performance.now()), true);
+      // When the state turns done, and when the first view (the overview) has its figures: the
+      // worker answers the views while it takes the files handed over after done.
+      const stamp = (name, met) => new MutationObserver((_, observer) => {
+        if (!met()) return;
+        window[name] = performance.now();
+        observer.disconnect();
+      });
+      stamp('__doneAt', () => document.body.dataset.state === 'done').observe(document.body, { attributes: true });
+      const overview = document.getElementById('view-overview');
+      stamp('__overviewAt', () => Boolean(overview.dataset.ready)).observe(overview, { attributes: true });
       let last = performance.now();
       const tick = (now) => {
         if (window.__changedAt !== undefined && last >= window.__changedAt) window.__gaps.push([now - last, last - window.__changedAt]);
@@ -146,6 +156,7 @@ async function inBrowser(server, input, kind, shared = null) {
     const meter = cpuMeter();
     const state = await waitForState(page, ['done', 'error'], 30 * 60_000);
     const cpu = meter.stop();
+    if (state === 'done') await page.waitForFunction(() => window.__overviewAt, null, { timeout: 10 * 60_000 });
     const wall = (Date.now() - t0) / 1000;
     clearInterval(timer);
     if (state !== 'done') throw new Error(await page.evaluate(() => window.copilotLens.error));
@@ -158,7 +169,7 @@ async function inBrowser(server, input, kind, shared = null) {
     });
     // The Files not read go over after done (their sizes complete the report).
     await page.waitForFunction(() => window.copilotLens.settled !== null, null, { timeout: 10 * 60_000 });
-    const lens = await page.evaluate(() => ({ settled: window.copilotLens.settled, summary: window.copilotLens.summary, seconds: window.copilotLens.seconds, timings: window.copilotLens.timings, memory: window.copilotLens.memory, heap: performance.memory ? performance.memory.usedJSHeapSize : null }));
+    const lens = await page.evaluate(() => ({ overviewAfterDone: (window.__overviewAt - window.__doneAt) / 1000, settled: window.copilotLens.settled, summary: window.copilotLens.summary, seconds: window.copilotLens.seconds, timings: window.copilotLens.timings, memory: window.copilotLens.memory, heap: performance.memory ? performance.memory.usedJSHeapSize : null }));
     const result = { wall, pickSeconds: (picked - t0) / 1000, ...lens, peak, frames: result0.frames, cpu };
     result.whole = [];
     for (const text of searchTexts) result.whole.push({ text, ...(await wholeSearch(page, text)) });
@@ -404,7 +415,7 @@ for (const [kind, input] of inputs) {
   const page = await inBrowser(server, input, kind);
   const csvSha = expected.rowsCsvSha;
   const steps = Object.entries(page.timings).map(([name, seconds]) => `${name} ${seconds.toFixed(2)}`).join(', ');
-  console.log(`page: ${page.wall.toFixed(2)} s from the pick to done (setInputFiles ${page.pickSeconds.toFixed(2)} s); from the page's change event: ${page.timings.total.toFixed(2)} s (${(bytes / 1e6 / page.timings.total).toFixed(0)} MB/s; ${readRate(page.timings.total)}; ${steps}); the Files not read were all handed over ${(page.settled - page.timings.total).toFixed(2)} s after done`);
+  console.log(`page: ${page.wall.toFixed(2)} s from the pick to done (setInputFiles ${page.pickSeconds.toFixed(2)} s); from the page's change event: ${page.timings.total.toFixed(2)} s (${(bytes / 1e6 / page.timings.total).toFixed(0)} MB/s; ${readRate(page.timings.total)}; ${steps}); the overview showed its figures ${page.overviewAfterDone.toFixed(2)} s after done; the Files not read were all handed over, and the cache kept, ${(page.settled - page.timings.total).toFixed(2)} s after done`);
   console.log(`page throughput / native one-thread throughput: ${(oneThread / page.timings.total).toFixed(2)} (the target is at least 0.5)`);
   console.log(`processor from the change event to done: the ${page.cpu.cores} cores ${(page.cpu.busy * 100).toFixed(0)}% busy (${page.cpu.coreSeconds.toFixed(1)} core-seconds in ${page.cpu.seconds.toFixed(2)} s, every process)`);
   console.log(`page memory: WebAssembly ${(page.memory / 1048576).toFixed(0)} MiB; main JS heap ${page.heap ? (page.heap / 1048576).toFixed(0) + ' MiB' : '?'}; peak RSS of all Chromium processes ${(page.peak.total / 1048576).toFixed(0)} MiB (largest renderer ${(page.peak.renderer / 1048576).toFixed(0)} MiB)`);

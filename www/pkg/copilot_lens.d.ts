@@ -22,7 +22,7 @@ export class Engine {
   use_cache(pack: FileSystemSyncAccessHandle, build: string, cap: number): void;
   cache_report(): CacheReport | null;
   finish_cache(): number | undefined;
-  give_log_time(root: number, path: string, modified_ms: number): void;
+  record_entries(most: number): number;
   begin(progress: (progress: Progress) => void): HandOver;
   give_bytes(root: number, path: string, bytes: Uint8Array): void;
   give_files(root: number, files: Blob[], paths: string[]): void;

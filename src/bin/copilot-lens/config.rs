@@ -1,4 +1,4 @@
-//! copilot-lens's own config file, read by `usage` and `statusline`: the budgets, in JSON
+//! copilot-lens's own config file, read by `usage`, `statusline`, `watch` and `mcp`: the budgets, in JSON
 //! (`{"budget_day": 100, "budget_month": 3000}`). It is `$COPILOT_LENS_CONFIG` when set, else
 //! `config.json` in the platform's config folder's `copilot-lens` (`~/.config/copilot-lens` on
 //! Linux). copilot-lens never writes it.
@@ -33,6 +33,24 @@ impl BudgetArgs {
     pub fn budgets(self) -> Result<Budgets, String> {
         let given = Budgets { day: self.budget_day, month: self.budget_month };
         Ok(given.or(file_budgets()?))
+    }
+}
+
+/// The month's allowance as `statusline` and `watch` take it: typed, or a built-in plan's.
+#[derive(Args, Clone)]
+pub struct AllowanceArgs {
+    /// The monthly allowance in AI credits, shown beside the month when no monthly budget is.
+    #[arg(long, value_name = "CREDITS", value_parser = month::parse_allowance, conflicts_with = "plan")]
+    allowance: Option<f64>,
+    /// The allowance of a built-in plan (pro, pro-plus, max: see usage --plans-list).
+    #[arg(long, value_name = "NAME")]
+    plan: Option<String>,
+}
+
+impl AllowanceArgs {
+    /// The allowance given, if any; an unknown plan is an error.
+    pub fn allowance(&self) -> Result<Option<f64>, String> {
+        Ok(crate::plan_allowance(self.plan.as_deref(), None)?.or(self.allowance))
     }
 }
 

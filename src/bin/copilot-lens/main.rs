@@ -6,6 +6,7 @@ mod config;
 mod mcp;
 mod parallel;
 mod roots;
+mod scan_memo;
 mod search;
 mod statusline;
 mod table;
@@ -22,7 +23,7 @@ use std::time::Instant;
 use chrono::NaiveDate;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use copilot_lens::analysis::usage_only::UsageOnly;
-use copilot_lens::analysis::{self, Options, Outputs, Planned};
+use copilot_lens::analysis::{self, Options, Outputs, Planned, StoreJob};
 use copilot_lens::cache::{CacheTally, CacheUse};
 use copilot_lens::facts::files::FileStatus;
 use copilot_lens::input::RootListing;
@@ -229,14 +230,14 @@ enum Command {
     /// a short line and exits 0.
     /// It writes nothing to Copilot's files: --print-config prints the settings.json lines to add.
     Statusline(statusline::StatuslineArgs),
-    /// Show today's and the month's AI credits, the sessions active in the last hour and the
-    /// model calls as they arrive, updated as Copilot writes.
+    /// Show the day's and the month's AI credits, the active sessions and each model call, live.
     ///
     /// Example: copilot-lens watch --budget-day 50
     ///
-    /// Each change under a home starts an update that reads only what was written since the last
-    /// (through the cache); where the file system reports no changes, it checks every --interval
-    /// seconds. --once prints the view once, for scripts.
+    /// The sessions shown are those with a model call in the last hour. Each change under a home
+    /// starts an update: a usage run through the cache, which opens only the logs that changed;
+    /// where the file system reports no changes, it checks every --interval seconds. --once
+    /// prints the view once, for scripts.
     Watch(watch::WatchArgs),
     /// Serve the usage, sessions, transcripts, search and inventory to an agent over MCP (stdio).
     ///
@@ -661,7 +662,7 @@ fn run_usage(
         Err(code) => return code,
     };
     let (run, cache_tally) =
-        match usage_only(&mut roots, listings, options, threads, store.as_ref().zip(cache_use.as_ref())) {
+        match usage_only(&mut roots, listings, options, (threads, store.as_ref().zip(cache_use.as_ref()), None)) {
             Ok(done) => done,
             Err(message) => return fail(USAGE_ERROR, &message),
         };
@@ -726,13 +727,12 @@ fn budget_status(crossed: bool) -> ExitCode {
 }
 
 /// The usage-only run (`usage`'s fast path: the counter lines and the stores' per-call rows) over
-/// the roots listed, through the cache when there is one.
+/// the roots listed, through the cache when there is one, and the memo of a watch's last update.
 fn usage_only(
     roots: &mut DiskRoots,
     listings: Vec<RootListing>,
     options: Options,
-    threads: usize,
-    cache: cache::Cache<'_>,
+    (threads, cache, memo): (usize, cache::Cache<'_>, Option<&scan_memo::ScanMemo>),
 ) -> Result<(UsageOnly, CacheTally), String> {
     let mut usage_run = Planned::new(listings, options).map_err(|error| error.to_string())?.usage_only();
     // The store's log is scanned on a thread of its own while the event logs are.
@@ -740,13 +740,26 @@ fn usage_only(
     let mut cache_tally = std::thread::scope(|scope| {
         let mut reader = roots.clone();
         let jobs = &mut store_jobs;
-        scope.spawn(move || jobs.iter_mut().for_each(|job| job.scan_wal_ahead(&mut reader)));
-        parallel::scan_usage(&mut usage_run, roots, threads, cache)
+        scope.spawn(move || {
+            for job in jobs.iter_mut() {
+                if wal_changed(job, &reader, memo) {
+                    job.scan_wal_ahead(&mut reader);
+                }
+            }
+        });
+        parallel::scan_usage(&mut usage_run, roots, threads, cache, memo)
     });
     let stores_tally =
         cache::stores_through(roots.clone(), cache, |through| usage_run.read_stores(roots, store_jobs, through));
     cache_tally.add(&stores_tally);
     Ok((usage_run.finish(roots), cache_tally))
+}
+
+/// Whether a store's write-ahead log may have changed since a watch's last update (always,
+/// without a memo): one that did not is not scanned ahead.
+fn wal_changed(job: &StoreJob, roots: &DiskRoots, memo: Option<&scan_memo::ScanMemo>) -> bool {
+    let (Some(memo), Some((root, path))) = (memo, job.wal_file()) else { return true };
+    roots.cache_stat(root, path).is_none_or(|(identity, now)| memo.wal_changed(identity, path, now))
 }
 
 /// Usage by project, or a team export: a session's project is known only from its files beyond

@@ -173,7 +173,7 @@ impl Reading {
         let cache_use = self.cache_use(&options);
         let (mut roots, listings) = DiskRoots::open(&self.roots, Scope::Usage, self.threads)?;
         let cache = self.store.as_ref().zip(cache_use.as_ref());
-        let (run, _) = crate::usage_only(&mut roots, listings, options, self.threads, cache)?;
+        let (run, _) = crate::usage_only(&mut roots, listings, options, (self.threads, cache, None))?;
         for problem in &run.problems {
             say!("{problem}");
         }

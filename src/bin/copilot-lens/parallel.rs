@@ -14,6 +14,7 @@ use copilot_lens::model::JsonlRowWriter;
 
 use crate::cache::Cache;
 use crate::roots::DiskRoots;
+use crate::scan_memo::ScanMemo;
 
 /// How far ahead of the first log not taken back the threads may run, in logs: bounds what
 /// is buffered.
@@ -71,22 +72,45 @@ pub fn parse_logs<W: Write>(
 }
 
 /// Scans every log for its counters only, the scans added to the run in task order; with a
-/// cache, a log's entry stands for its scan when it can.
-pub fn scan_usage(run: &mut UsageRun, roots: &DiskRoots, threads: usize, cache: Cache<'_>) -> CacheTally {
+/// cache, a log's entry stands for its scan when it can, and with a memo (`watch`), the scan an
+/// earlier update made of it, when the log is as it was then.
+pub fn scan_usage(
+    run: &mut UsageRun,
+    roots: &DiskRoots,
+    threads: usize,
+    cache: Cache<'_>,
+    memo: Option<&ScanMemo>,
+) -> CacheTally {
     let options = run.options().clone();
     let mut state = (LogQueue::<(), (), UsageRun>::new(run), run, CacheTally::default());
+    let scan = |job: LogJob<UsageRun>, reader: &mut DiskRoots| match cache {
+        Some((store, cache)) => {
+            let (root, path) = (job.task.root, &job.task.listed_path);
+            let keyed = crate::cache::keyed(reader, (store, cache), Purpose::Usage, root, path);
+            job.scan_through(reader, store, keyed, cache, &options)
+        }
+        None => (job.scan_usage(reader, &options), CacheTally::default()),
+    };
     let consumed = pool(
         &mut state,
         roots,
         threads,
         |(queue, run, _)| queue.next_job(run, WINDOW),
-        |job: LogJob<UsageRun>, reader: &mut DiskRoots| match cache {
-            Some((store, cache)) => {
-                let (root, path) = (job.task.root, &job.task.listed_path);
-                let keyed = crate::cache::keyed(reader, (store, cache), Purpose::Usage, root, path);
-                job.scan_through(reader, store, keyed, cache, &options)
+        |job: LogJob<UsageRun>, reader: &mut DiskRoots| {
+            let Some(memo) = memo else { return scan(job, reader) };
+            let path = job.task.listed_path.clone();
+            let Some((root, stat)) =
+                reader.cache_stat(job.task.root, &path).map(|(root, stat)| (root.to_string(), stat))
+            else {
+                return scan(job, reader);
+            };
+            if let Some(scanned) = memo.scan_if_unchanged(&root, &path, stat) {
+                let tally = CacheTally { cached: 1, cached_bytes: stat.size, unread: 1, ..CacheTally::default() };
+                return (job.scanned_before(scanned), tally);
             }
-            None => (job.scan_usage(reader, &options), CacheTally::default()),
+            let (scanned, tally) = scan(job, reader);
+            memo.keep(&root, &path, stat, scanned.scan());
+            (scanned, tally)
         },
         |(queue, run, total), (scanned, tally)| {
             total.add(&tally);

@@ -18,16 +18,16 @@ use clap::{Args, ValueEnum};
 use copilot_lens::analysis::Options;
 use copilot_lens::cache::{CacheStore, CacheUse};
 use copilot_lens::usage::Zone;
-use copilot_lens::usage::month::{self, month_bounds};
+use copilot_lens::usage::month::month_bounds;
 use copilot_lens::usage::rates::RateTable;
 use copilot_lens::usage::status::StatusSnapshot;
 use serde::Deserialize;
 
 use crate::cache::{self, FolderStore};
-use crate::config::BudgetArgs;
+use crate::config::{AllowanceArgs, BudgetArgs};
 use crate::roots::{DiskRoots, Scope};
 use crate::terminal::one_line;
-use crate::{CacheArgs, is_inside, parse_day, plan_allowance, today_utc, usage_only};
+use crate::{CacheArgs, is_inside, parse_day, today_utc, usage_only};
 
 /// How old the month's snapshot may be before a status line starts making it again (in the
 /// background, showing the old one meanwhile): the other sessions' credits are about this late.
@@ -55,12 +55,8 @@ pub struct StatuslineArgs {
     /// stdout on a pipe, and shows the colours), always or never.
     #[arg(long, value_enum, default_value = "auto", value_name = "WHEN")]
     color: Colour,
-    /// The monthly allowance in AI credits, shown beside the month when no monthly budget is.
-    #[arg(long, value_name = "CREDITS", value_parser = month::parse_allowance, conflicts_with = "plan")]
-    allowance: Option<f64>,
-    /// The allowance of a built-in plan (pro, pro-plus, max: see usage --plans-list).
-    #[arg(long, value_name = "NAME")]
-    plan: Option<String>,
+    #[command(flatten)]
+    allowance: AllowanceArgs,
     #[command(flatten)]
     budgets: BudgetArgs,
     /// Today (YYYY-MM-DD; default: today, UTC).
@@ -149,7 +145,7 @@ fn status_line(args: StatuslineArgs) -> Result<Option<String>, String> {
         return made.map(|()| None);
     }
     let budgets = args.budgets.budgets().map_err(|_| "unreadable config file".to_string())?;
-    let allowance = plan_allowance(args.plan.as_deref(), None)?.or(args.allowance);
+    let allowance = args.allowance.allowance()?;
     let limit = budgets.month.or(allowance);
     let snapshot = match kept_snapshot(&place, &store, &cache_use, today) {
         Some((snapshot, fresh)) => {
@@ -259,7 +255,7 @@ fn make_snapshot(
     let made_ms = cache::now_ms();
     let threads = std::thread::available_parallelism().map_or(1, usize::from);
     let (mut roots, listings) = DiskRoots::open(&[home.to_path_buf()], Scope::Usage, threads)?;
-    let (run, _) = usage_only(&mut roots, listings, options.clone(), threads, Some((store, cache_use)))?;
+    let (run, _) = usage_only(&mut roots, listings, options.clone(), (threads, Some((store, cache_use)), None))?;
     let snapshot = StatusSnapshot::of(run.usage.ledgers.iter(), place.identity.clone(), made_ms, today);
     let entry = cache_use.encode_own(&snapshot).ok_or("the snapshot could not be written")?;
     store.put(&place.name, &entry);
@@ -306,6 +302,6 @@ fn session_entries(
     options: &Options,
 ) -> Option<copilot_lens::usage::Entries> {
     let (mut roots, listings) = DiskRoots::one_file(home, &format!("session-state/{id}/events.jsonl")).ok()?;
-    let (mut run, _) = usage_only(&mut roots, listings, options.clone(), 1, Some((store, cache_use))).ok()?;
+    let (mut run, _) = usage_only(&mut roots, listings, options.clone(), (1, Some((store, cache_use)), None)).ok()?;
     run.usage.ledgers.remove(id).map(|ledger| ledger.entries)
 }

@@ -1,7 +1,7 @@
 //! `copilot-lens watch`: the credits being spent, live in a terminal. Each change the file system
 //! reports under a home (the `notify` crate; a timer where it reports nothing) starts a usage run
-//! through the cache, which reads only what was written since the last one; `usage::watch` turns
-//! its ledgers into the view, printed again in place.
+//! through the last update's scans, kept in memory, and the cache: only the logs written since
+//! are opened; `usage::watch` turns its ledgers into the view, printed again in place.
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -15,17 +15,17 @@ use copilot_lens::cache::CacheUse;
 use copilot_lens::usage::Zone;
 use copilot_lens::usage::budget::Budgets;
 use copilot_lens::usage::credits::grouped_decimal;
-use copilot_lens::usage::month;
 use copilot_lens::usage::rates::RateTable;
 use copilot_lens::usage::watch::{Watch, WatchView};
 use notify::{EventKind, RecursiveMode, Watcher};
 
 use crate::cache::{self, FolderStore};
-use crate::config::BudgetArgs;
+use crate::config::{AllowanceArgs, BudgetArgs};
 use crate::roots::{DiskRoots, Scope};
+use crate::scan_memo::ScanMemo;
 use crate::statusline::{Colour, default_home};
 use crate::terminal::one_line;
-use crate::{CacheArgs, is_inside, plan_allowance, usage_only};
+use crate::{CacheArgs, is_inside, usage_only};
 
 /// Changes reported this close together make one update: Copilot writes a call as a few lines.
 const SETTLE: Duration = Duration::from_millis(100);
@@ -45,12 +45,8 @@ pub struct WatchArgs {
     /// Seconds between updates where the file system reports no changes (a network folder).
     #[arg(long, value_name = "SECONDS", default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..=3600))]
     interval: u64,
-    /// The monthly allowance in AI credits, shown beside the month when no monthly budget is.
-    #[arg(long, value_name = "CREDITS", value_parser = month::parse_allowance, conflicts_with = "plan")]
-    allowance: Option<f64>,
-    /// The allowance of a built-in plan (pro, pro-plus, max: see usage --plans-list).
-    #[arg(long, value_name = "NAME")]
-    plan: Option<String>,
+    #[command(flatten)]
+    allowance: AllowanceArgs,
     #[command(flatten)]
     budgets: BudgetArgs,
     /// Colours: auto (on a terminal, unless NO_COLOR is set or TERM is dumb), always or never.
@@ -84,7 +80,7 @@ fn watch(args: WatchArgs) -> Result<(), String> {
         return Err("no Copilot home: give one".into());
     }
     let budgets = args.budgets.budgets()?;
-    let limit = budgets.month.or(plan_allowance(args.plan.as_deref(), None)?.or(args.allowance));
+    let limit = budgets.month.or(args.allowance.allowance()?);
     let folder = cache::folder(args.cache.cache.clone(), args.cache.no_cache);
     if let Some(folder) = &folder
         && let Some(home) = homes.iter().find(|home| is_inside(folder, home))
@@ -98,7 +94,15 @@ fn watch(args: WatchArgs) -> Result<(), String> {
     let store = folder.as_deref().map(FolderStore::open).transpose().map_err(|error| format!("the cache: {error}"))?;
     let on_terminal = std::io::stdout().is_terminal();
     let colour = args.color.enabled(on_terminal);
-    let mut updater = Updater { homes: &homes, store: store.as_ref(), watch: Watch::default(), limit, budgets, colour };
+    let mut updater = Updater {
+        homes: &homes,
+        store: store.as_ref(),
+        memo: ScanMemo::default(),
+        watch: Watch::default(),
+        limit,
+        budgets,
+        colour,
+    };
     if args.once {
         print_view(&updater.update(args.now, false)?, false);
         return Ok(());
@@ -129,12 +133,28 @@ fn watch(args: WatchArgs) -> Result<(), String> {
             // A home gone for a moment (a folder moved, a disk unmounted): the next change or tick tries again.
             Err(reason) => eprintln!("copilot-lens: {}", one_line(&reason)),
         }
+        give_freed_memory_back();
         if let Some(store) = store.as_ref().filter(|_| trimmed.elapsed() > TRIM_EVERY) {
             store.finish();
             trimmed = Instant::now();
         }
     }
 }
+
+/// Gives the memory an update freed back to the system. Each update's threads are new, and
+/// glibc keeps what a thread freed in that thread's arena: without this, a watch's memory grew
+/// from update to update (600 MB home, 300 updates: 42.6 to 49.1 MiB; with it, 41.8 to 37.3 MiB,
+/// each update about 10 ms longer, its pages faulted in again).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn give_freed_memory_back() {
+    // SAFETY: malloc_trim only walks the allocator's own free lists.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn give_freed_memory_back() {}
 
 /// Watches the folders of each root where Copilot writes: a CLI home's own files and its
 /// sessions' folders (not its packages, which would take thousands of watches; the home is the
@@ -167,10 +187,12 @@ fn watch_points(root: &Path) -> Vec<(PathBuf, RecursiveMode)> {
     vec![(root.to_path_buf(), RecursiveMode::Recursive)]
 }
 
-/// What each update needs: the homes, the cache, and the view's state from update to update.
+/// What each update needs: the homes, the cache, and from update to update the logs' scans and
+/// the view's state.
 struct Updater<'a> {
     homes: &'a [PathBuf],
     store: Option<&'a FolderStore>,
+    memo: ScanMemo,
     watch: Watch,
     limit: Option<f64>,
     budgets: Budgets,
@@ -178,19 +200,22 @@ struct Updater<'a> {
 }
 
 impl Updater<'_> {
-    /// A usage run over the homes through the cache, at `now` (default: the clock); the view's
-    /// lines, saying what the update took when `timed` (live: a printed once view is the same
-    /// bytes from run to run).
+    /// A usage run over the homes through the last update's scans and the cache, at `now`
+    /// (default: the clock); the view's lines, saying what the update took when `timed` (live:
+    /// a printed once view is the same bytes from run to run).
     fn update(&mut self, now: Option<i64>, timed: bool) -> Result<String, String> {
         let started = Instant::now();
         let now_ms = now.unwrap_or_else(cache::now_ms);
         let today = chrono::DateTime::from_timestamp_millis(now_ms).map(|now| now.date_naive());
         let options = Options { include_thinking: false, zone: Zone::Utc, rates: RateTable::default_table(), today };
-        let cache_use = CacheUse::new(&cache::build_identity(), &options, cache::now_ms());
+        let started_ms = cache::now_ms();
+        let cache_use = CacheUse::new(&cache::build_identity(), &options, started_ms);
         let threads = std::thread::available_parallelism().map_or(1, usize::from);
         let (mut roots, listings) = DiskRoots::open(self.homes, Scope::Usage, threads)?;
         let cache = self.store.map(|store| (store, &cache_use));
-        let (run, _) = usage_only(&mut roots, listings, options.clone(), threads, cache)?;
+        self.memo.begin(started_ms);
+        let (run, _) = usage_only(&mut roots, listings, options.clone(), (threads, cache, Some(&self.memo)))?;
+        self.memo.end();
         let view = self.watch.update(run.usage.ledgers.iter(), &options.rates, now_ms, self.limit);
         Ok(self.lines(&view, now_ms, timed.then(|| started.elapsed())))
     }
