@@ -56,7 +56,7 @@ function sourceStep(source, first, system, walkRules) {
     remote.length ? ['; over Remote SSH, WSL or a dev container, ', ...codes(remote), ' on the remote machine'] : null,
     '.',
     older.length ? [' Older versions kept it in ', ...codes(older), '.'] : null,
-    read.length ? [' Only its chat files are read (', ...codes(read), ').'] : null,
+    read.length ? [' Only these of its files are read (', ...codes(read), ').'] : null,
   );
 }
 

@@ -532,6 +532,26 @@ impl SessionLedger {
         Some(EntryKey { day, model: model.to_string(), kind })
     }
 
+    /// A turn as `turn`, whose response Copilot named: held until the ledger is closed
+    /// (`finish`), and not counted if a per-call log's records of that response are taken in
+    /// (`take_per_call`): they count its calls, with what Copilot recorded for each. Both of the
+    /// page's modules hold it so: they read and write the same cache entries, and an entry the
+    /// first module made must still let the full one replace the turn.
+    pub fn answered_turn(
+        &mut self,
+        at: Place,
+        millis: Option<i64>,
+        model: &str,
+        entry: Entry,
+        whole: bool,
+        response_id: &str,
+    ) {
+        if let Some(key) = self.turn_key(at, millis, model, &entry, whole) {
+            self.answered_turns.push((key, entry));
+            self.answered_responses.push(response_id.to_string());
+        }
+    }
+
     /// A counter line at `at` puts usage on `day` (the first line of each day is kept).
     fn note_day(&mut self, day: NaiveDate, at: Place) {
         if let Err(index) = self.record_days.binary_search_by_key(&day, |(known, _)| *known) {
@@ -1050,24 +1070,6 @@ fn left_out_text(left_out: LeftOut) -> String {
 /// those logs (the page's first module leaves them out, to keep its first download small).
 #[cfg(feature = "extras")]
 impl SessionLedger {
-    /// A turn as `turn`, whose response Copilot named: held until the ledger is closed
-    /// (`finish`), and not counted if a per-call log's records of that response are taken in
-    /// (`take_per_call`): they count its calls, with what Copilot recorded for each.
-    pub fn answered_turn(
-        &mut self,
-        at: Place,
-        millis: Option<i64>,
-        model: &str,
-        entry: Entry,
-        whole: bool,
-        response_id: &str,
-    ) {
-        if let Some(key) = self.turn_key(at, millis, model, &entry, whole) {
-            self.answered_turns.push((key, entry));
-            self.answered_responses.push(response_id.to_string());
-        }
-    }
-
     /// One model call of a per-call log (a VS Code debug log's `llm_request`), on its own day,
     /// with what Copilot recorded as billed in `entry`; `response_id`, the response it gave;
     /// `agent`, the sub-agent or internal task that made it (`--by subagent`), if not the

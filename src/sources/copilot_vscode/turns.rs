@@ -506,7 +506,6 @@ fn add_usage(context: &LogContext<'_>, request: &Value, turn: &Turn<'_>, line: u
     let picked = text(request.get("modelId")).unwrap_or_default();
     let byok = !picked.is_empty() && !picked.starts_with("copilot/");
     let auto = picked == "copilot/auto";
-    #[cfg(feature = "extras")]
     let response_id = text(request.pointer("/result/metadata/responseId")).filter(|id| !id.is_empty());
     for Figure { model, tokens, left_out, whole } in figures {
         let mut tokens = left_out.fill(tokens, Tokens::default());
@@ -516,9 +515,7 @@ fn add_usage(context: &LogContext<'_>, request: &Value, turn: &Turn<'_>, line: u
         }
         let entry =
             Entry { tokens, implausible, recorded: std::mem::take(&mut recorded), byok, auto, ..Entry::default() };
-        // Its debug log, if read, counts its calls instead (`SessionLedger::take_per_call`):
-        // only the full module reads debug logs.
-        #[cfg(feature = "extras")]
+        // Its debug log, if read, counts its calls instead (`SessionLedger::take_per_call`).
         if let Some(response_id) = response_id {
             ledger.answered_turn(Place::Line(line), turn.millis, &model, entry, whole, response_id);
             continue;
