@@ -29,6 +29,79 @@ pub fn may_be_utf16(start: &[u8]) -> bool {
     matches!(start, [0xFF, 0xFE, ..] | [0xFE, 0xFF, ..] | [0xFF] | [0xFE])
 }
 
+/// The chunk `scan_whole_lines` reads at a time.
+const SCAN_CHUNK: usize = 1 << 20;
+
+thread_local! {
+    /// `scan_whole_lines`'s buffer, kept from log to log: zeroing a fresh megabyte for each of
+    /// thousands of logs would cost more than scanning them.
+    static SCAN_BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Reads `input` a megabyte at a time and gives `region` its whole lines, in runs (each run
+/// ends at a `\n`, or at the input's end), with the byte where the run starts, for a scan that
+/// looks at few of them (a usage-only run searches the runs for the lines it wants). A line
+/// longer than `MAX_LINE_BYTES` is left out. Returns the bytes read.
+pub fn scan_whole_lines(input: impl Read, region: impl FnMut(&[u8], u64)) -> io::Result<u64> {
+    SCAN_BUFFER.with(|buffer| {
+        let mut buffer = buffer.borrow_mut();
+        if buffer.len() < SCAN_CHUNK {
+            buffer.resize(SCAN_CHUNK, 0);
+        }
+        scan_with(input, region, &mut buffer)
+    })
+}
+
+fn scan_with(mut input: impl Read, mut region: impl FnMut(&[u8], u64), buffer: &mut Vec<u8>) -> io::Result<u64> {
+    let mut bytes = 0u64;
+    // Bytes of a line that began in an earlier chunk.
+    let mut carried = 0usize;
+    let mut oversized = false;
+    loop {
+        if carried == buffer.len() {
+            // A line longer than the buffer: grow up to the line limit, then skip the rest.
+            if buffer.len() >= MAX_LINE_BYTES {
+                oversized = true;
+                carried = 0;
+            } else {
+                buffer.resize(buffer.len() * 2, 0);
+            }
+        }
+        // Where `buffer[0]` is in the input.
+        let base = bytes - carried as u64;
+        let read = match input.read(&mut buffer[carried..]) {
+            Ok(read) => read,
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+            Err(error) => return Err(error),
+        };
+        bytes += read as u64;
+        let filled = carried + read;
+        let at_end = read == 0;
+        // Complete lines end at the last newline (or at the end of the input).
+        let complete = if at_end {
+            filled
+        } else {
+            memchr::memrchr(b'\n', &buffer[carried..filled]).map_or(0, |at| carried + at + 1)
+        };
+        if complete > 0 {
+            let whole = &buffer[..complete];
+            if oversized {
+                // The rest of an over-long line.
+                oversized = false;
+                let skip = memchr::memchr(b'\n', whole).map_or(whole.len(), |at| at + 1);
+                region(&whole[skip..], base + skip as u64);
+            } else {
+                region(whole, base);
+            }
+        }
+        if at_end {
+            return Ok(bytes);
+        }
+        buffer.copy_within(complete..filled, 0);
+        carried = filled - complete;
+    }
+}
+
 /// A reader's bytes as UTF-8: UTF-16 text (told by its byte-order mark, in the first three
 /// bytes) decoded, with any unpaired surrogate or odd last byte as U+FFFD; anything else passed
 /// through as it is, a UTF-8 byte-order mark and invalid bytes too. Passing through costs no copy.
@@ -362,6 +435,21 @@ impl<R: BufRead> LineReader<R> {
             bytes: &self.buf[bom..],
             full_len: full_len - bom as u64,
         }))
+    }
+}
+
+/// A reader that hands out at most `step` bytes a call, for tests of readings that must find
+/// lines wherever the reads cut them.
+#[cfg(test)]
+pub struct Trickle<'a>(pub &'a [u8], pub usize);
+
+#[cfg(test)]
+impl Read for Trickle<'_> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let count = self.0.len().min(out.len()).min(self.1);
+        out[..count].copy_from_slice(&self.0[..count]);
+        self.0 = &self.0[count..];
+        Ok(count)
     }
 }
 

@@ -13,83 +13,17 @@ use crate::usage::rates::RateTable;
 use crate::usage::resumes::{ResumeData, StartData};
 use serde::Deserialize;
 
-use crate::lines::MAX_LINE_BYTES;
 use crate::sources::copilot_cli::events::Text;
 use crate::sources::log::ScanStats;
 
-const CHUNK: usize = 1 << 20;
-
-thread_local! {
-    /// The read buffer, kept from log to log: zeroing a fresh megabyte for each of thousands
-    /// of logs would cost more than scanning them.
-    static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
 /// Scans a whole log into `ledger`.
 pub fn scan_log(input: impl Read, ledger: &mut SessionLedger, rates: &RateTable) -> io::Result<ScanStats> {
-    BUFFER.with(|buffer| {
-        let mut buffer = buffer.borrow_mut();
-        if buffer.len() < CHUNK {
-            buffer.resize(CHUNK, 0);
-        }
-        scan_with(input, ledger, rates, &mut buffer)
-    })
-}
-
-fn scan_with(
-    mut input: impl Read,
-    ledger: &mut SessionLedger,
-    rates: &RateTable,
-    buffer: &mut Vec<u8>,
-) -> io::Result<ScanStats> {
     let finder = Finder::new(b"session.");
     let mut stats = ScanStats::default();
-    // Bytes of a line that began in an earlier chunk.
-    let mut carried = 0usize;
-    let mut oversized = false;
-    loop {
-        if carried == buffer.len() {
-            // A line longer than the buffer: grow up to the line limit, then skip the rest.
-            if buffer.len() >= MAX_LINE_BYTES {
-                oversized = true;
-                carried = 0;
-            } else {
-                buffer.resize(buffer.len() * 2, 0);
-            }
-        }
-        // Where `buffer[0]` is in the input.
-        let base = stats.bytes - carried as u64;
-        let read = match input.read(&mut buffer[carried..]) {
-            Ok(read) => read,
-            Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
-            Err(error) => return Err(error),
-        };
-        stats.bytes += read as u64;
-        let filled = carried + read;
-        let at_end = read == 0;
-        // Complete lines end at the last newline (or at the end of the input).
-        let complete = if at_end {
-            filled
-        } else {
-            memchr::memrchr(b'\n', &buffer[carried..filled]).map_or(0, |at| carried + at + 1)
-        };
-        if complete > 0 {
-            let region = &buffer[..complete];
-            if oversized {
-                // The rest of an over-long line: never a counter line worth parsing whole.
-                oversized = false;
-                let skip = memchr::memchr(b'\n', region).map_or(region.len(), |at| at + 1);
-                scan_region(&region[skip..], base + skip as u64, &finder, ledger, rates, &mut stats);
-            } else {
-                scan_region(region, base, &finder, ledger, rates, &mut stats);
-            }
-        }
-        if at_end {
-            return Ok(stats);
-        }
-        buffer.copy_within(complete..filled, 0);
-        carried = filled - complete;
-    }
+    stats.bytes = crate::lines::scan_whole_lines(input, |region, base| {
+        scan_region(region, base, &finder, ledger, rates, &mut stats);
+    })?;
+    Ok(stats)
 }
 
 /// Parses the lines of `region` (whole lines, from byte `base` of the input) that hold a
@@ -215,19 +149,8 @@ fn apply_line(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lines::Trickle;
     use crate::usage::Zone;
-
-    /// A reader that hands out at most `step` bytes a call, to cut lines across chunks.
-    struct Trickle<'a>(&'a [u8], usize);
-
-    impl Read for Trickle<'_> {
-        fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-            let count = self.0.len().min(out.len()).min(self.1);
-            out[..count].copy_from_slice(&self.0[..count]);
-            self.0 = &self.0[count..];
-            Ok(count)
-        }
-    }
 
     #[test]
     fn finds_counter_lines_wherever_the_chunks_cut() {

@@ -10,8 +10,9 @@
 //! texts are the chat session's too, which gives the rows.
 
 use std::collections::HashMap;
-use std::io::BufRead;
+use std::io::{self, BufRead, Read};
 
+use memchr::memmem::Finder;
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -54,30 +55,45 @@ fn text<'a>(object: &'a Value, field: &str) -> Option<&'a str> {
 /// are its problems.
 pub fn read(context: &LogContext<'_>, reader: &mut dyn BufRead, outcome: &mut LogOutcome) {
     let mut lines = LineReader::new(reader);
-    let mut reading = Reading { context, spans: HashMap::new(), ledger: None, bad: Vec::new() };
-    let read_error = each_line(&mut lines, |line| reading.line(line, outcome));
-    outcome.read_error = read_error;
+    let mut reading = Reading::new(context);
+    outcome.read_error = each_line(&mut lines, |line| reading.line(line, outcome));
     let ended = lines.clean_end().is_some();
     let last_line = outcome.account.lines;
-    for (number, text) in std::mem::take(&mut reading.bad) {
-        let mut message = text;
-        if number == 1 {
-            message.push_str(
-                " (VS Code keeps only the last 60 MB of a debug log past 100 MB: a log cut so starts mid-line)",
-            );
-        } else if number == last_line && !ended {
-            message.push_str(" (the log's last line, not ended: still being written, or cut)");
+    reading.finish(outcome, last_line, ended);
+}
+
+/// `read` for a usage-only run, with the same ledger and the same problems of the calls: the
+/// bytes are searched a chunk at a time for `llm_request`, and only the lines naming it are
+/// parsed (most of a log is texts, tool arguments and results).
+pub fn read_calls(context: &LogContext<'_>, reader: impl Read, outcome: &mut LogOutcome) -> io::Result<()> {
+    let finder = Finder::new(LLM_REQUEST);
+    let mut reading = Reading::new(context);
+    // Lines before the run being searched, and whether the input so far ends a line.
+    let (mut lines_before, mut ended) = (0u64, true);
+    crate::lines::scan_whole_lines(reader, |run, base| {
+        let mut counted_to = 0;
+        let mut next_line = 0;
+        for at in finder.find_iter(run) {
+            if at < next_line {
+                continue;
+            }
+            let start = memchr::memrchr(b'\n', &run[..at]).map_or(0, |newline| newline + 1);
+            let end = memchr::memchr(b'\n', &run[at..]).map_or(run.len(), |newline| at + newline);
+            next_line = end + 1;
+            lines_before += memchr::memchr_iter(b'\n', &run[counted_to..start]).count() as u64;
+            counted_to = start;
+            let bytes = run[start..end].strip_suffix(b"\r").unwrap_or(&run[start..end]);
+            let bytes = if lines_before == 0 { crate::lines::without_bom(bytes) } else { bytes };
+            let line =
+                Line { number: lines_before + 1, offset: base + start as u64, bytes, full_len: bytes.len() as u64 };
+            reading.line(&line, outcome);
         }
-        outcome.problems.push(LogProblem { line: Some(number), kind: DiagnosticKind::Unparsable, message });
-    }
-    let summary = &mut outcome.summary;
-    // A chat session does not shut down: its record says none rather than "none".
-    // No creation time: the chat's own, when there is one, is the session's.
-    summary.shutdown_type = Some(String::new());
-    if let Some(folder) = folder_uri::decode(context.fallback_project) {
-        (summary.project, summary.remote) = (Some(folder.path), folder.remote);
-    }
-    outcome.usage = reading.ledger;
+        lines_before += memchr::memchr_iter(b'\n', &run[counted_to..]).count() as u64;
+        ended = run.last().is_none_or(|last| *last == b'\n');
+    })?;
+    let last_line = lines_before + u64::from(!ended);
+    reading.finish(outcome, last_line, ended);
+    Ok(())
 }
 
 struct Reading<'c> {
@@ -90,7 +106,35 @@ struct Reading<'c> {
     bad: Vec<(u64, String)>,
 }
 
-impl Reading<'_> {
+impl<'c> Reading<'c> {
+    fn new(context: &'c LogContext<'c>) -> Self {
+        Reading { context, spans: HashMap::new(), ledger: None, bad: Vec::new() }
+    }
+
+    /// Says what was wrong with the lines that could not be read (`last_line`: the log's last,
+    /// `ended` when it ends with its newline), and puts the ledger in `outcome`.
+    fn finish(self, outcome: &mut LogOutcome, last_line: u64, ended: bool) {
+        for (number, text) in self.bad {
+            let mut message = text;
+            if number == 1 {
+                message.push_str(
+                    " (VS Code keeps only the last 60 MB of a debug log past 100 MB: a log cut so starts mid-line)",
+                );
+            } else if number == last_line && !ended {
+                message.push_str(" (the log's last line, not ended: still being written, or cut)");
+            }
+            outcome.problems.push(LogProblem { line: Some(number), kind: DiagnosticKind::Unparsable, message });
+        }
+        let summary = &mut outcome.summary;
+        // A chat session does not shut down: its record says none rather than "none".
+        // No creation time: the chat's own, when there is one, is the session's.
+        summary.shutdown_type = Some(String::new());
+        if let Some(folder) = folder_uri::decode(self.context.fallback_project) {
+            (summary.project, summary.remote) = (Some(folder.path), folder.remote);
+        }
+        outcome.usage = self.ledger;
+    }
+
     fn line(&mut self, line: &Line<'_>, outcome: &mut LogOutcome) {
         let account = &mut outcome.account;
         if !account.open_line(line) {
@@ -237,6 +281,11 @@ mod tests {
     use crate::usage::rates::RateTable;
 
     fn read_log(path: &str, text: &str) -> LogOutcome {
+        read_log_by(path, text, None)
+    }
+
+    /// A log read whole, or (`Some(step)`) for usage only, `step` bytes a read.
+    fn read_log_by(path: &str, text: &str, usage_only: Option<usize>) -> LogOutcome {
         let rates = RateTable::default_table();
         let context = LogContext {
             agent: "copilot-vscode",
@@ -251,7 +300,10 @@ mod tests {
             file: 0,
         };
         let mut outcome = LogOutcome::default();
-        read(&context, &mut text.as_bytes(), &mut outcome);
+        match usage_only {
+            None => read(&context, &mut text.as_bytes(), &mut outcome),
+            Some(step) => read_calls(&context, crate::lines::Trickle(text.as_bytes(), step), &mut outcome).unwrap(),
+        }
         outcome
     }
 
@@ -334,5 +386,28 @@ mod tests {
         let shares = outcome.usage.unwrap().agents.expect("the title task's share");
         let labels: Vec<_> = shares.entries.keys().map(|(_, label, model)| (label.as_str(), model.as_str())).collect();
         assert_eq!(labels, [("title", "gpt-4o-mini")]);
+    }
+
+    #[test]
+    fn a_usage_only_reading_gives_the_whole_readings_calls_and_their_problems() {
+        let paid = r#"{"model":"gpt-5.4","inputTokens":3000,"cachedTokens":1000,"outputTokens":200,"responseId":"r1","copilotUsageNanoAiu":2000000000}"#;
+        let failed = call("e", "error", r#"{"model":"gpt-5.4","inputTokens":10,"error":"429"}"#);
+        let text = format!(
+            "\u{feff}{}\r\n{{\"type\":\"tool_call\",\"attrs\":{{\"result\":\"an llm_request in a text\"}}}}\n{}\nnot json, llm_request\n{failed}\n\n{}\n{{\"ts\":1,\"type\":\"llm_request\",\"attrs\":{{\"inp",
+            call("a", "ok", paid),
+            call("a", "ok", paid),
+            call("b", "ok", r#"{"model":"gpt-4.1","inputTokens":"many","outputTokens":60}"#)
+                .replace("1792486800000", "\"later\""),
+        );
+        let facts = |outcome: &LogOutcome| {
+            let problems: Vec<_> =
+                outcome.problems.iter().map(|problem| (problem.line, problem.kind, problem.message.clone())).collect();
+            (problems, serde_json::to_string(outcome.usage.as_ref().unwrap()).unwrap())
+        };
+        let whole = facts(&read_log(MAIN, &text));
+        assert_eq!(whole.0.len(), 4, "{:?}", whole.0);
+        for step in [1, 7, 64, 1 << 20] {
+            assert_eq!(facts(&read_log_by(MAIN, &text, Some(step))), whole, "{step} bytes a read");
+        }
     }
 }

@@ -147,10 +147,7 @@ impl Source for CopilotVscode {
         };
         #[cfg(feature = "extras")]
         if is_debug_log(path) {
-            debug_log::read(&context, &mut io::BufReader::new(&mut counted), &mut outcome);
-            if let Some(error) = outcome.read_error.take() {
-                return Err(io::Error::other(error));
-            }
+            debug_log::read_calls(&context, crate::lines::utf16_as_utf8(&mut counted), &mut outcome)?;
             let bad = outcome.account.bad_lines;
             *ledger = outcome.usage.take().unwrap_or_else(|| SessionLedger::new(ledger.zone()));
             for problem in outcome.problems {
