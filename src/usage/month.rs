@@ -61,6 +61,19 @@ pub struct MonthCredits {
     pub budget: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub budget_crossed_on: Option<String>,
+    /// The month's credits of each surface (a source's agent: `copilot-cli`, `copilot-vscode`),
+    /// recorded and estimated, for the Month view; none where only the sessions' entries are
+    /// kept (the status line).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub by_agent: Vec<AgentCredits>,
+}
+
+/// One surface's credits in a month: what Copilot recorded, and what is estimated.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct AgentCredits {
+    pub agent: &'static str,
+    pub recorded: f64,
+    pub estimated: f64,
 }
 
 impl MonthCredits {
@@ -115,7 +128,21 @@ pub fn month_credits<'a>(
     today: NaiveDate,
     allowance: Option<f64>,
 ) -> MonthCredits {
-    month_of_entries(ledgers.map(|ledger| &ledger.entries), rates, month, today, allowance)
+    let ledgers: Vec<&SessionLedger> = ledgers.collect();
+    let mut credits = month_of_entries(ledgers.iter().map(|ledger| &ledger.entries), rates, month, today, allowance);
+    let (first, as_of) = (month_bounds(month).0, credits.as_of.parse().unwrap_or(month));
+    // A set of the kind the ledgers' flags are: no sort of its own in the page's module.
+    let agents: std::collections::BTreeSet<&'static str> = ledgers.iter().map(|ledger| ledger.agent).collect();
+    for agent in agents {
+        let of_agent = ledgers.iter().filter(|ledger| ledger.agent == agent).map(|ledger| &ledger.entries);
+        let (recorded, estimated) = credits_by_day(of_agent, rates, first..=as_of)
+            .values()
+            .fold((0.0, 0.0), |(recorded, estimated), day| (recorded + day.0, estimated + day.1));
+        if recorded + estimated > 0.0 {
+            credits.by_agent.push(AgentCredits { agent, recorded, estimated });
+        }
+    }
+    credits
 }
 
 /// [`month_credits`] of the sessions' entries (the status line keeps only these between runs).
@@ -156,6 +183,7 @@ pub fn month_of_entries<'a>(
         runs_out_on: None,
         budget: None,
         budget_crossed_on: None,
+        by_agent: Vec::new(),
     };
     credits.runs_out_on = allowance.and_then(|allowance| credits.reaches_on(allowance));
     credits
@@ -229,6 +257,13 @@ mod tests {
         assert_eq!(cumulative, [10.0, 20.0, 320.0, 320.0]);
         // 320 in 4 days is 80 a day: 2400 by Nov 30; 1000 is reached on day 13 (13 * 80 = 1040).
         assert_eq!((month.projected, month.runs_out_on.as_deref()), (Some(2400.0), Some("2026-11-13")));
+        // Each surface's share: the CLI's recorded and estimated credits, VS Code's recorded.
+        let (mut cli, mut vscode) = (ledger.clone(), self::ledger(&[("2026-11-02", Some(5), 0)]));
+        (cli.agent, vscode.agent) = ("copilot-cli", "copilot-vscode");
+        let both = month_credits([&vscode, &cli].into_iter(), &rates, day("2026-11-15"), day("2026-11-04"), None);
+        let shares: Vec<_> = both.by_agent.iter().map(|share| (share.agent, share.recorded, share.estimated)).collect();
+        assert_eq!(shares, [("copilot-cli", 20.0, 300.0), ("copilot-vscode", 5.0, 0.0)]);
+        assert_eq!((both.recorded, both.estimated), (25.0, 300.0));
         // Already over the allowance: the day it was crossed.
         let over = month_credits([&ledger].into_iter(), &rates, day("2026-11-01"), day("2026-11-04"), Some(15.0));
         assert_eq!(over.runs_out_on.as_deref(), Some("2026-11-02"));

@@ -458,6 +458,23 @@ test('VS Code chat sessions: every fixture as a folder, a User folder with long 
     await pick(page, debugLogs);
     assertEqual(fullModuleFetches(), 1, '17-debug-logs: analysed by the full module, loaded once');
     await checkNumbers(page, native(debugLogs), '17-debug-logs, through the move to the full module');
+    // The Month view says each surface's credits, recorded and estimated; they add up to the
+    // month's, and each to the native usage of that surface in the month.
+    await showView(page, 'month');
+    await page.waitForSelector('#month-surfaces');
+    const month = (await monthShown(page)).month;
+    assertEqual(month.by_agent.map((share) => share.agent), ['copilot-cli', 'copilot-vscode'], '17-debug-logs: two surfaces in its month');
+    const sum = (key) => month.by_agent.reduce((total, share) => total + share[key], 0);
+    assert(Math.abs(sum('recorded') - month.recorded) < 1e-9 && Math.abs(sum('estimated') - month.estimated) < 1e-9, 'the surfaces add up to the month');
+    const nativeMonth = nativeUsage(debugLogs, ['--by', 'month']).rows.filter((row) => row.month === month.month);
+    for (const share of month.by_agent) {
+      const rows = nativeMonth.filter((row) => row.agent === share.agent);
+      const credits = rows.reduce((total, row) => total + row.credits, 0);
+      assert(Math.abs(credits - share.recorded - share.estimated) <= 0.005 * rows.length, `${share.agent}: ${credits} natively, ${share.recorded} + ${share.estimated} shown`);
+    }
+    const surfaces = await page.textContent('#month-surfaces');
+    assert(/^By surface: Copilot CLI: [\d.,]+ as Copilot recorded them, [\d.,]+ estimated at the published rates; VS Code: [\d.,]+ as Copilot recorded them, [\d.,]+ estimated at the published rates\.$/.test(surfaces), `the surfaces in words: ${surfaces}`);
+    await showView(page, 'overview');
     const names = filesUnder(cases).map((rel) => rel.split('/')[0]).filter((name, i, all) => all.indexOf(name) === i);
     for (const name of names) {
       await pick(page, path.join(cases, name));
@@ -2126,6 +2143,8 @@ test('the month view: fixtures/credits/08-allowance-runout as of 2026-11-05 show
     assertEqual([m.month, m.as_of, m.finished, m.days_in_month, m.allowance], ['2026-11', '2026-11-05', false, 30, null], 'November 2026 as of 2026-11-05, no allowance');
     assertEqual(m.days.map((d) => d.cumulative), [0, 150, 300, 450, 600], 'cumulative by UTC day (EXPECTED.md)');
     assertEqual([m.used, m.recorded, m.estimated, m.projected, m.runs_out_on], [600, 600, 0, 3600, null], 'used, recorded, estimated, projected (EXPECTED.md: pace 120 a day, 3,600)');
+    assertEqual(m.by_agent, [{ agent: 'copilot-cli', recorded: 600, estimated: 0 }], 'one surface, Copilot CLI, all as recorded');
+    assertEqual(await page.textContent('#month-surfaces'), 'By surface: Copilot CLI: 600.00 as Copilot recorded them, 0.00 estimated at the published rates.', 'each surface in words');
     assertEqual(Math.round(cliNovember * 100) / 100, 600, "the native usage --by month's November credits");
     assertEqual(shown.tiles.used, { value: '600', text: '600.00' }, 'used as shown');
     assertEqual(shown.tiles.recorded, { value: '600', text: '600.00' }, 'recorded as shown');

@@ -227,7 +227,7 @@ export async function render(container, ctx) {
     ]);
     if (!ctx.alive() || ask !== shown) return;
     container.dataset.month = JSON.stringify(m);
-    add(clear(out), ...monthShown(m, bySession, byProject, byModel, sessionLink));
+    add(clear(out), ...monthShown(m, bySession, byProject, byModel, sessionLink, ctx.engine.facts.sources));
     await drawChart(out.querySelector('#chart-month'), m);
   };
   const show = () =>
@@ -325,8 +325,16 @@ function monthControls({ select, allowance, budget, plan, billInput, billUser },
 
 const fromCell = (r) => (r.credits_from === 'recorded' ? badge('recorded', 'ok') : badge(r.credits_from === 'both' ? 'partly est.' : 'est.', 'info'));
 
+/** Each surface's credits in the month `m`, as recorded and estimated, by its source's name. */
+function surfaceShares(m, sources) {
+  if (!m.by_agent) return null;
+  const title = (agent) => sources.find((source) => source.agent === agent)?.title || agent;
+  const shares = m.by_agent.map((share) => `${title(share.agent)}: ${fmtCredits(share.recorded)} ${FROM_TEXT.recorded}, ${fmtCredits(share.estimated)} ${FROM_TEXT.estimated}`);
+  return h('p#month-surfaces.muted', null, `By surface: ${shares.join('; ')}.`);
+}
+
 /** The month `m`: its headline, tiles, outlook, chart and top sessions, projects and models. */
-function monthShown(m, bySession, byProject, byModel, sessionLink) {
+function monthShown(m, bySession, byProject, byModel, sessionLink, sources) {
   const sessionRows = topBy(bySession.rows, (r) => r.session_id);
   const projectRows = topBy(byProject.rows, (r) => r.project_path);
   const modelRows = topBy(byModel.rows, (r) => r.model);
@@ -348,6 +356,7 @@ function monthShown(m, bySession, byProject, byModel, sessionLink) {
       `${monthName(m.month)}, as of ${m.as_of} (UTC): ${fmtCredits(m.used)} credits used: ${fmtCredits(m.recorded)} ${FROM_TEXT.recorded}, ${fmtCredits(m.estimated)} ${FROM_TEXT.estimated} (for the calls Copilot recorded nothing of). `,
       'The pace is the credits used so far over the days of the month so far, this one included.',
     ),
+    surfaceShares(m, sources),
     section(
       `${monthName(m.month)}: credits by day (UTC), cumulative`,
       h('div.chart-box.month-chart', null, h('canvas#chart-month', { attrs: { role: 'img', 'aria-label': `cumulative AI credits by day in ${m.month}` } })),
