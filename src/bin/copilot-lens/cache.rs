@@ -11,10 +11,11 @@
 use std::fs::{self, File, Metadata};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
 
-use copilot_lens::analysis::StoreCache;
+use copilot_lens::analysis::{Options, StoreCache};
 use copilot_lens::cache::entry::{HEADER_BYTES_AT_MOST, stated_length};
 use copilot_lens::cache::{CacheStore, CacheTally, CacheUse, Keyed, Purpose};
 
@@ -32,11 +33,44 @@ const TOUCHED_LATELY: Duration = Duration::from_secs(60 * 60);
 /// Entries' files end so; anything else in the folder is left alone.
 const EXTENSION: &str = "entry";
 
-/// Where the cache is: `--no-cache` none; `--cache DIR`; else `COPILOT_LENS_CACHE` (a folder,
-/// or `off`); else the platform's user cache folder's `copilot-lens`.
 /// The cache a run reads and writes (`--cache`), and what its entries must agree with.
 pub type Cache<'a> = Option<(&'a FolderStore, &'a CacheUse)>;
 
+/// A command's cache for one run (`analyze`, `usage`): its folder, if one is asked and opens,
+/// and what the run's entries are made for (this build, the options, when the run started).
+pub struct CachedRun {
+    cache: Option<(FolderStore, CacheUse)>,
+}
+
+impl CachedRun {
+    /// What a run's entries are made for: this build, `options`, and now, when it starts
+    /// (before its roots are listed).
+    pub fn starting(options: &Options) -> CacheUse {
+        CacheUse::new(&build_identity(), options, now_ms())
+    }
+
+    /// The cache in `folder` for a run over `roots` (`starting`): refused inside a root, and
+    /// none (said) if it cannot be opened.
+    pub fn open(folder: Option<PathBuf>, roots: &DiskRoots, cache_use: CacheUse) -> Result<Self, ExitCode> {
+        let store = crate::open_cache(folder, roots)?;
+        Ok(CachedRun { cache: store.map(|store| (store, cache_use)) })
+    }
+
+    pub fn cache(&self) -> Cache<'_> {
+        self.cache.as_ref().map(|(store, cache_use)| (store, cache_use))
+    }
+
+    /// Says what the cache did (`summary`), and trims the folder to its size.
+    pub fn finish(&self, tally: &CacheTally) {
+        if let Some((store, _)) = &self.cache {
+            say!("{}", summary(tally));
+            store.finish();
+        }
+    }
+}
+
+/// Where the cache is: `--no-cache` none; `--cache DIR`; else `COPILOT_LENS_CACHE` (a folder,
+/// or `off`); else the platform's user cache folder's `copilot-lens`.
 pub fn folder(asked: Option<PathBuf>, off: bool) -> Option<PathBuf> {
     if off {
         return None;

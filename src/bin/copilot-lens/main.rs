@@ -24,7 +24,7 @@ use chrono::NaiveDate;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use copilot_lens::analysis::usage_only::UsageOnly;
 use copilot_lens::analysis::{self, Options, Outputs, Planned, StoreJob};
-use copilot_lens::cache::{CacheTally, CacheUse};
+use copilot_lens::cache::CacheTally;
 use copilot_lens::facts::files::FileStatus;
 use copilot_lens::input::RootListing;
 use copilot_lens::model::JsonlRowWriter;
@@ -39,7 +39,7 @@ use copilot_lens::usage::plans::Plans;
 use copilot_lens::usage::rates::RateTable;
 use copilot_lens::usage::summary::{DayRange, GroupBy};
 
-use crate::cache::FolderStore;
+use crate::cache::{CachedRun, FolderStore};
 use crate::roots::{DiskRoots, Scope};
 use crate::terminal::say;
 
@@ -651,21 +651,19 @@ fn run_usage(
     if view.by == GroupBy::Project || view.bill.is_some() || export.is_some() {
         return run_usage_in_full(root_paths, options, view, (threads, cache_folder), export);
     }
-    let cache_use = cache_folder.as_ref().map(|_| CacheUse::new(&cache::build_identity(), &options, cache::now_ms()));
-    let started = Instant::now();
+    let (started, cache_use) = (Instant::now(), CachedRun::starting(&options));
     let (mut roots, listings) = match DiskRoots::open(root_paths, Scope::Usage, threads) {
         Ok(opened) => opened,
         Err(message) => return fail(USAGE_ERROR, &message),
     };
-    let store = match open_cache(cache_folder, &roots) {
-        Ok(store) => store,
+    let cached = match CachedRun::open(cache_folder, &roots, cache_use) {
+        Ok(cached) => cached,
         Err(code) => return code,
     };
-    let (run, cache_tally) =
-        match usage_only(&mut roots, listings, options, (threads, store.as_ref().zip(cache_use.as_ref()), None)) {
-            Ok(done) => done,
-            Err(message) => return fail(USAGE_ERROR, &message),
-        };
+    let (run, cache_tally) = match usage_only(&mut roots, listings, options, (threads, cached.cache(), None)) {
+        Ok(done) => done,
+        Err(message) => return fail(USAGE_ERROR, &message),
+    };
     let crossed = match print_usage(&run.usage, &[], &view) {
         Ok(crossed) => crossed,
         Err(code) => return code,
@@ -673,10 +671,7 @@ fn run_usage(
     for problem in &run.problems {
         say!("{problem}");
     }
-    if let Some(store) = &store {
-        say!("{}", cache::summary(&cache_tally));
-        store.finish();
-    }
+    cached.finish(&cache_tally);
     let seconds = started.elapsed().as_secs_f64();
     say!(
         "{} sessions; {} counter lines read, {} unreadable; {:.1} MB in {seconds:.3} s ({:.0} MB/s, {threads} threads); peak memory {}",
@@ -773,8 +768,7 @@ fn run_usage_in_full(
     (threads, cache_folder): (usize, Option<PathBuf>),
     export: Option<team::Export>,
 ) -> ExitCode {
-    let started = Instant::now();
-    let cache_use = cache_folder.as_ref().map(|_| CacheUse::new(&cache::build_identity(), &options, cache::now_ms()));
+    let (started, cache_use) = (Instant::now(), CachedRun::starting(&options));
     let planned = match &export {
         Some(export) => plan_writing_to(root_paths, &export.file, options, threads),
         None => DiskRoots::open(root_paths, Scope::Everything, threads)
@@ -788,13 +782,12 @@ fn run_usage_in_full(
         Ok(planned) => planned,
         Err(code) => return code,
     };
-    let store = match open_cache(cache_folder, &roots) {
-        Ok(store) => store,
+    let cached = match CachedRun::open(cache_folder, &roots, cache_use) {
+        Ok(cached) => cached,
         Err(code) => return code,
     };
     let mut no_rows = JsonlRowWriter::new(std::io::sink());
-    let cache = store.as_ref().zip(cache_use.as_ref());
-    let (outputs, cache_tally) = match analyze_through(&mut roots, planned, &mut no_rows, threads, cache) {
+    let (outputs, cache_tally) = match analyze_through(&mut roots, planned, &mut no_rows, threads, cached.cache()) {
         Ok(done) => done,
         Err(error) => return fail(1, &format!("reading: {error}")),
     };
@@ -809,10 +802,7 @@ fn run_usage_in_full(
             Err(message) => return fail(1, &message),
         }
     }
-    if let Some(store) = &store {
-        say!("{}", cache::summary(&cache_tally));
-        store.finish();
-    }
+    cached.finish(&cache_tally);
     say!(
         "{} sessions, every file read for their projects in {:.3} s; peak memory {}",
         outputs.usage.ledgers.len(),
@@ -861,14 +851,13 @@ fn run_analyze(
     threads: usize,
     cache_folder: Option<PathBuf>,
 ) -> ExitCode {
-    let started = Instant::now();
-    let cache_use = cache_folder.as_ref().map(|_| CacheUse::new(&cache::build_identity(), &options, cache::now_ms()));
+    let (started, cache_use) = (Instant::now(), CachedRun::starting(&options));
     let (mut roots, planned) = match plan_writing_to(root_paths, out, options, threads) {
         Ok(planned) => planned,
         Err(code) => return code,
     };
-    let store = match open_cache(cache_folder, &roots) {
-        Ok(store) => store,
+    let cached = match CachedRun::open(cache_folder, &roots, cache_use) {
+        Ok(cached) => cached,
         Err(code) => return code,
     };
     if let Err(error) = fs::create_dir_all(out) {
@@ -879,18 +868,15 @@ fn run_analyze(
         Ok(file) => JsonlRowWriter::new(BufWriter::with_capacity(1 << 20, file)),
         Err(error) => return fail(1, &format!("{}: {error}", rows_path.display())),
     };
-    let cache = store.as_ref().zip(cache_use.as_ref());
-    let written = analyze_through(&mut roots, planned, &mut rows, threads, cache).and_then(|(outputs, cache_tally)| {
-        rows.finish()?.flush()?;
-        write_outputs(out, &outputs)?;
-        Ok((outputs, cache_tally))
-    });
+    let written =
+        analyze_through(&mut roots, planned, &mut rows, threads, cached.cache()).and_then(|(outputs, cache_tally)| {
+            rows.finish()?.flush()?;
+            write_outputs(out, &outputs)?;
+            Ok((outputs, cache_tally))
+        });
     match written {
         Ok((outputs, cache_tally)) => {
-            if let Some(store) = &store {
-                say!("{}", cache::summary(&cache_tally));
-                store.finish();
-            }
+            cached.finish(&cache_tally);
             print_summary(&outputs, out, started, threads);
             ExitCode::SUCCESS
         }

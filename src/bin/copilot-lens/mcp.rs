@@ -164,7 +164,7 @@ impl Reading {
     }
 
     fn cache_use(&self, options: &Options) -> Option<CacheUse> {
-        self.store.as_ref().map(|_| CacheUse::new(&cache::build_identity(), options, cache::now_ms()))
+        self.store.as_ref().map(|_| cache::CachedRun::starting(options))
     }
 
     /// The usage figures by `usage`'s fast path (the counter lines and the stores' per-call rows).

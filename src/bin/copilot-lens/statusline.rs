@@ -136,7 +136,7 @@ fn status_line(args: StatuslineArgs) -> Result<Option<String>, String> {
     let today = args.today.unwrap_or_else(today_utc);
     let options =
         Options { include_thinking: false, zone: Zone::Utc, rates: RateTable::default_table(), today: Some(today) };
-    let cache_use = CacheUse::new(&cache::build_identity(), &options, cache::now_ms());
+    let cache_use = cache::CachedRun::starting(&options);
     let place = SnapshotPlace::of(&home, &folder)?;
     if args.refresh_snapshot {
         let made = make_snapshot(&place, &home, &store, &cache_use, &options, today);
