@@ -64,9 +64,10 @@ pub struct EngineFacts {
     /// Copilot plans and their monthly allowances in AI credits, with their source.
     #[cfg_attr(test, ts(type = "Record<string, unknown>"))]
     pub plans: Plans,
-    /// What is never in local files, and what each reconciliation status means (`usage::bill`).
+    /// What is never in local files, and each reconciliation status in words and what it means
+    /// (`usage::bill::LEGEND`).
     pub never_in_local_files: Vec<&'static str>,
-    pub bill_statuses: Vec<(&'static str, &'static str)>,
+    pub bill_statuses: Vec<(&'static str, &'static str, &'static str)>,
     /// Whether this engine makes the files to save, the report to share, the team exports and
     /// the bill's reconciliation: the page's first module leaves them out, and the page loads
     /// the full one when one is asked for (the `extras` feature).

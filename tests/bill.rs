@@ -221,10 +221,10 @@ fn the_report_to_share_explains_the_difference_with_the_bill() {
     let html = report(&["--bill", "ai-credits.csv"]);
     assert!(html.contains("195.95 credits billed, 184.26 here, difference 11.69"), "the totals of usage --bill");
     let first = html
-        .find("2026-10-08 gpt-5.4-mini: billed 132.00 credits, here 120.00 credits, estimated (billed_more)")
+        .find("2026-10-08 gpt-5.4-mini: billed 132.00 credits, here 120.00 credits, estimated (GitHub billed more)")
         .unwrap();
     let last = html
-        .find("2026-10-07 claude-sonnet-4.5: billed 30.00 credits, here 27.81 credits, recorded (billed_more)")
+        .find("2026-10-07 claude-sonnet-4.5: billed 30.00 credits, here 27.81 credits, recorded (GitHub billed more)")
         .unwrap();
     assert!(first < last);
     assert!(

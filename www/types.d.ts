@@ -53,9 +53,10 @@ bad_line_mark: RowMark,
  */
 plans: Record<string, unknown>, 
 /**
- * What is never in local files, and what each reconciliation status means (`usage::bill`).
+ * What is never in local files, and each reconciliation status in words and what it means
+ * (`usage::bill::LEGEND`).
  */
-never_in_local_files: Array<string>, bill_statuses: Array<[string, string]>, 
+never_in_local_files: Array<string>, bill_statuses: Array<[string, string, string]>, 
 /**
  * Whether this engine makes the files to save, the report to share, the team exports and
  * the bill's reconciliation: the page's first module leaves them out, and the page loads

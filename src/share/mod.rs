@@ -20,7 +20,7 @@ use crate::model::{OwnedRow, Row, RowSink, TurnType};
 use crate::order;
 use crate::sessions::SessionRecord;
 use crate::usage::Kind;
-use crate::usage::bill::{LEGEND, NEVER_IN_LOCAL_FILES, Reconciliation, differences};
+use crate::usage::bill::{LEGEND, NEVER_IN_LOCAL_FILES, Reconciliation, differences, status_words};
 use crate::usage::credits::{CreditsUsed, USD_PER_CREDIT, grouped_decimal};
 use crate::usage::summary::{GroupBy, UsageRow};
 use charts::{hundredths, number};
@@ -327,7 +327,7 @@ fn bill_section(out: &mut String, bill: Option<&Reconciliation>) {
                 hundredths(row.local_credits),
                 row.local_from.unwrap_or("-").to_string(),
                 hundredths(row.difference),
-                row.status.to_string(),
+                status_words(row.status).to_string(),
             ]
         })
         .collect();
@@ -350,7 +350,7 @@ fn bill_section(out: &mut String, bill: Option<&Reconciliation>) {
         let head = ["model", "billed", "estimated", "billed / estimated"];
         table(out, "How far the estimate is, on the days it is one", &head, &[false, true, true, true], &rows);
     }
-    let legend: Vec<String> = LEGEND.iter().map(|(status, meaning)| format!("{status}: {meaning}")).collect();
+    let legend: Vec<String> = LEGEND.iter().map(|(_, words, meaning)| format!("{words}: {meaning}")).collect();
     let _ = write!(out, "<p class=\"meta\">{}</p>", escape(&legend.join("; ")));
 }
 

@@ -506,20 +506,26 @@ pub fn differences(bill: &Reconciliation) -> Vec<String> {
                 figure(row.billed_credits, row.billed_requests),
                 figure(row.local_credits, row.local_requests),
                 row.local_from.map_or(String::new(), |from| format!(", {from}")),
-                row.status
+                status_words(row.status)
             )
         })
         .collect()
 }
 
-/// What each status means, for the table's legend and the page.
-pub const LEGEND: [(&str, &str); 5] = [
-    ("matched", "within 0.01 credits or 1%"),
-    ("billed_more", "GitHub billed more than this machine recorded (other machines or IDEs, or a lower estimate)"),
-    ("local_more", "this machine recorded more than GitHub billed (a higher estimate, or included credits)"),
-    ("billed_not_local", "billed, and nothing of it here (another machine or IDE)"),
-    ("local_not_billed", "used here, and not in the report (BYOK is 0; another login?)"),
+/// Each status (as the JSON outputs name it), in a person's words, and what it means: for the
+/// tables, their legends and the page.
+pub const LEGEND: [(&str, &str, &str); 5] = [
+    ("matched", "matches", "within 0.01 credits or 1%"),
+    ("billed_more", "GitHub billed more", "than this machine recorded (other machines or IDEs, or a lower estimate)"),
+    ("local_more", "more here than billed", "this machine recorded more (a higher estimate, or included credits)"),
+    ("billed_not_local", "only on GitHub's bill", "nothing of it here (another machine or IDE)"),
+    ("local_not_billed", "not on the bill", "used here, not in the report (BYOK is 0; another login?)"),
 ];
+
+/// A status in a person's words (`LEGEND`).
+pub fn status_words(status: &str) -> &str {
+    LEGEND.iter().find(|(name, ..)| *name == status).map_or(status, |(_, words, _)| words)
+}
 
 #[cfg(test)]
 mod tests {

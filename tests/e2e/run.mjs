@@ -2334,6 +2334,9 @@ test('a GitHub usage report dropped with the folder: the Month view reconciles i
     const differs = await page.$$eval('#month-differs li', (items) => items.map((li) => li.textContent));
     assertEqual(differs.length, native.rows.filter((r) => r.status !== 'matched').length, 'every day and model that differs is named');
     assert(differs[0].startsWith('2026-10-08 gpt-5.4-mini: billed 132.00'), `the largest difference first: ${differs[0]}`);
+    assert(differs[0].endsWith('(GitHub billed more)'), `its status in words, not billed_more: ${differs[0]}`);
+    const statuses = await page.$$eval('.month-bill-rows tbody tr td:last-child', (cells) => cells.map((cell) => cell.textContent));
+    assert(statuses.includes("only on GitHub's bill") && statuses.includes('matches') && !statuses.some((status) => status.includes('_')), `the table's statuses in words: ${statuses}`);
     assert((await page.textContent('#month-never')).includes('the coding agent, code review and Spark'), 'what is never in local files');
     await page.waitForFunction(() => window.Chart && window.Chart.getChart(document.querySelector('#chart-bill')));
     await page.waitForTimeout(150);

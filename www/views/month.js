@@ -444,7 +444,9 @@ async function renderBill(out, ctx, user) {
   }
   const differing = bill.rows.filter((row) => row.status !== 'matched');
   const figure = (credits, requests) => (requests === undefined || requests === null ? fmtCredits(credits) : `${requests} req`);
-  const statusBadge = (row) => badge(row.status, row.status === 'matched' ? 'ok' : 'warn');
+  // A status in words, as the engine gives them (the JSON keeps its name).
+  const statusWords = (status) => facts.bill_statuses.find(([name]) => name === status)?.[1] || status;
+  const statusBadge = (row) => badge(statusWords(row.status), row.status === 'matched' ? 'ok' : 'warn');
   add(
     clear(out),
     section(
@@ -476,9 +478,9 @@ async function renderBill(out, ctx, user) {
             { className: 'month-bill-ratio' },
           )
         : null,
-      h('p.muted', null, facts.bill_statuses.map(([status, meaning]) => `${status}: ${meaning}`).join('; ')),
+      h('p.muted', null, facts.bill_statuses.map(([, words, meaning]) => `${words}: ${meaning}`).join('; ')),
     ),
-    add(why, differing.length ? h('div', null, h('p', null, 'Where they differ:'), h('ul#month-differs', null, differing.map((r) => h('li', null, `${r.day} ${r.model}: billed ${figure(r.billed_credits, r.billed_requests)}, here ${figure(r.local_credits, r.local_requests)}${r.local_from ? `, ${r.local_from}` : ''} (${r.status})`)))) : h('p', null, 'Every day and model of the report matches.')),
+    add(why, differing.length ? h('div', null, h('p', null, 'Where they differ:'), h('ul#month-differs', null, differing.map((r) => h('li', null, `${r.day} ${r.model}: billed ${figure(r.billed_credits, r.billed_requests)}, here ${figure(r.local_credits, r.local_requests)}${r.local_from ? `, ${r.local_from}` : ''} (${statusWords(r.status)})`)))) : h('p', null, 'Every day and model of the report matches.')),
   );
   await drawBillChart(out.querySelector('#chart-bill'), bill);
 }

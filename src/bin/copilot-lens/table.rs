@@ -3,7 +3,7 @@
 use std::io::{self, Write};
 
 use copilot_lens::analysis::UsageData;
-use copilot_lens::usage::bill::{LEGEND, Reconciliation};
+use copilot_lens::usage::bill::{LEGEND, Reconciliation, status_words};
 use copilot_lens::usage::credits::{CreditsUsed, grouped, grouped_decimal};
 use copilot_lens::usage::ledger::IMPLAUSIBLE_COUNTER;
 use copilot_lens::usage::month::MonthCredits;
@@ -235,7 +235,7 @@ pub fn write_bill(out: &mut impl Write, bill: &Reconciliation) -> io::Result<()>
                 Some(_) => format!("{} req", row.difference),
                 None => grouped_decimal(row.difference),
             },
-            row.status.to_string(),
+            status_words(row.status).to_string(),
         ]);
     }
     // The day, model, where the local figure is from and the status are text.
@@ -276,8 +276,8 @@ pub fn write_bill(out: &mut impl Write, bill: &Reconciliation) -> io::Result<()>
             writeln!(out, "{}", terminal::safe(&said))?;
         }
     }
-    for (status, meaning) in LEGEND {
-        writeln!(out, "  {status}: {meaning}")?;
+    for (_, words, meaning) in LEGEND {
+        writeln!(out, "  {words}: {meaning}")?;
     }
     Ok(())
 }
