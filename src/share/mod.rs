@@ -280,6 +280,7 @@ fn bill_section(out: &mut String, bill: Option<&Reconciliation>) {
     }
     out.push_str("</ul>");
     let Some(bill) = bill else { return };
+    let _ = write!(out, "<p data-figure=\"bill-headline\"><strong>{}</strong></p>", escape(&bill.headline));
     let _ = write!(
         out,
         "<p data-figure=\"bill\">GitHub's report {} ({}) for {}, {} to {} (UTC days): {} credits billed, {} here, \

@@ -164,7 +164,8 @@ impl Reports {
             .collect();
         let format_names: Vec<&str> = self.formats.iter().map(|format| format.name()).collect();
         let shown = |login: &str| scrubbed(self.kept.seen.get(login).map_or(login, String::as_str));
-        Ok(Reconciliation {
+        let mut reconciled = Reconciliation {
+            headline: String::new(),
             file: scrubbed(&files),
             format: format_names.join("+"),
             user: match &self.asked {
@@ -198,8 +199,54 @@ impl Reports {
                 })
                 .collect(),
             notes,
-        })
+        };
+        reconciled.headline = headline(&reconciled);
+        Ok(reconciled)
     }
+}
+
+/// What GitHub billed, explained in one sentence: what ran on GitHub, how much of the rest this
+/// machine explains, and the largest use on no machine here. For example, "GitHub billed 239.45
+/// credits: 43.50 ran on GitHub (the coding agent, code review, Spark); this machine explains
+/// 176.76 of the other 195.95; 5.00 of claude-haiku-4.5 on 2026-10-09 is on no machine here."
+fn headline(bill: &Reconciliation) -> String {
+    let totals = &bill.totals;
+    let requests = totals.billed_requests.is_some();
+    let (unit, figure): (&str, fn(f64) -> String) = if requests {
+        ("premium requests", |count| format!("{count}"))
+    } else {
+        ("credits", |credits| format!("{credits:.2}"))
+    };
+    let of_row = |row: &Compared| if requests { row.billed_requests.unwrap_or(0.0) } else { row.billed_credits };
+    let here = |row: &Compared| if requests { row.local_requests.unwrap_or(0.0) } else { row.local_credits };
+    let on_github: f64 =
+        bill.not_local.iter().map(|row| if requests { row.requests.unwrap_or(0.0) } else { row.credits }).sum();
+    let other: f64 = bill.rows.iter().map(of_row).sum();
+    let explained: f64 = bill.rows.iter().map(|row| of_row(row).min(here(row))).sum();
+    let mut said = format!("GitHub billed {} {unit}", figure(as_recorded(on_github + other)));
+    let mut parts = Vec::new();
+    if on_github > 0.0 {
+        parts.push(format!("{} ran on GitHub (the coding agent, code review, Spark)", figure(as_recorded(on_github))));
+    }
+    let rest = if on_github > 0.0 { "the other " } else { "" };
+    parts.push(format!(
+        "this machine explains {} of {rest}{}",
+        figure(as_recorded(explained)),
+        figure(as_recorded(other))
+    ));
+    let nowhere = bill.rows.iter().filter(|row| row.status == "billed_not_local");
+    if let Some(largest) = nowhere.max_by(|a, b| of_row(a).total_cmp(&of_row(b))) {
+        parts.push(format!(
+            "{} of {} on {} is on no machine here",
+            figure(of_row(largest)),
+            largest.model,
+            largest.day
+        ));
+    }
+    said.push_str(": ");
+    said.push_str(&parts.join("; "));
+    said.push('.');
+    said
 }
 
 /// Reads the reports and reconciles them (`Reports`): what the CLI and the page both call.
@@ -420,6 +467,8 @@ pub struct EstimateRatio {
 /// The reconciliation: `usage --json`'s `bill`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Reconciliation {
+    /// What GitHub billed, explained in one sentence (`headline`).
+    pub headline: String,
     pub file: String,
     pub format: String,
     pub user: String,

@@ -2335,6 +2335,7 @@ test('a GitHub usage report dropped with the folder: the Month view reconciles i
     assertEqual(differs.length, native.rows.filter((r) => r.status !== 'matched').length, 'every day and model that differs is named');
     assert(differs[0].startsWith('2026-10-08 gpt-5.4-mini: billed 132.00'), `the largest difference first: ${differs[0]}`);
     assert(differs[0].endsWith('(GitHub billed more)'), `its status in words, not billed_more: ${differs[0]}`);
+    assertEqual(await page.textContent('#month-bill-headline'), native.headline, "the bill's headline, as the native one");
     const statuses = await page.$$eval('.month-bill-rows tbody tr td:last-child', (cells) => cells.map((cell) => cell.textContent));
     assert(statuses.includes("only on GitHub's bill") && statuses.includes('matches') && !statuses.some((status) => status.includes('_')), `the table's statuses in words: ${statuses}`);
     assert((await page.textContent('#month-never')).includes('the coding agent, code review and Spark'), 'what is never in local files');
@@ -2344,6 +2345,8 @@ test('a GitHub usage report dropped with the folder: the Month view reconciles i
     // A second report added afterwards: both are reconciled together, nothing analysed again.
     await page.setInputFiles('#month-bill-input', path.join(bills, 'transition.csv'));
     assertEqual(deep(await billShown(page, 2)), deep(both), 'two reports, as the native --bill twice');
+    // The result is brought to where the person looks, not left below the control.
+    await page.waitForFunction(() => Math.abs(document.getElementById('month-bill').getBoundingClientRect().top) < 2);
     assertEqual(errors, [], 'no page errors');
     noNetworkAfterLoad(net, server, 'bill');
     return `billed ${shown.totals.billed_credits}, here ${shown.totals.local_credits}, ${differs.length} differences`;

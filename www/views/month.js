@@ -245,10 +245,12 @@ export async function render(container, ctx) {
     renderBill(billOut, ctx, billUser.value.trim()).catch((e) => {
       if (ctx.alive()) add(clear(billOut), h('p#month-bill-error.error-inline', null, String(e.message || e)));
     });
-  billInput.addEventListener('change', () => {
+  billInput.addEventListener('change', async () => {
     ctx.addBills([...billInput.files]);
     billInput.value = '';
-    showBill();
+    await showBill();
+    // The result is far below the control on a phone: bring it to where the person looks.
+    if (ctx.alive()) billOut.scrollIntoView({ block: 'start' });
   });
   billUser.addEventListener('change', showBill);
   await showBill();
@@ -451,6 +453,7 @@ async function renderBill(out, ctx, user) {
     clear(out),
     section(
       "Billed by GitHub against this machine",
+      h('p#month-bill-headline.headline', null, bill.headline),
       h('p#month-bill-totals', null, `${bill.file} (${bill.format}) for ${bill.user}, ${bill.from} to ${bill.to} (UTC days): ${fmtCredits(bill.totals.billed_credits)} credits billed, ${fmtCredits(bill.totals.local_credits)} here, difference ${fmtCredits(bill.totals.difference)}.`),
       // What the reader said of the reports: rows left out by line, a report given twice, dates day first.
       bill.notes.length ? h('ul#month-bill-notes', null, bill.notes.map((note) => h('li', null, note))) : null,

@@ -219,6 +219,7 @@ pub fn write_bill(out: &mut impl Write, bill: &Reconciliation) -> io::Result<()>
         bill.file, bill.format, bill.user, bill.from, bill.to
     );
     writeln!(out, "{}", terminal::safe(&said))?;
+    writeln!(out, "{}", terminal::safe(&format!("  {}", bill.headline)))?;
     let mut lines = vec![["day", "model", "billed", "local", "from", "difference", "status"].map(String::from)];
     for row in &bill.rows {
         let figure = |credits: f64, requests: Option<f64>| match requests {
