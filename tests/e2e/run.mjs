@@ -2347,6 +2347,7 @@ test('a GitHub usage report dropped with the folder: the Month view reconciles i
     assertEqual(deep(await billShown(page, 2)), deep(both), 'two reports, as the native --bill twice');
     // The result is brought to where the person looks, not left below the control.
     await page.waitForFunction(() => Math.abs(document.getElementById('month-bill').getBoundingClientRect().top) < 2);
+    assertEqual(await page.textContent('#month-bill-files'), `loaded: ${both.file}`, 'the reports loaded are named beside the control, which is empty again');
     assertEqual(errors, [], 'no page errors');
     noNetworkAfterLoad(net, server, 'bill');
     return `billed ${shown.totals.billed_credits}, here ${shown.totals.local_credits}, ${differs.length} differences`;

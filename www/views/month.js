@@ -204,7 +204,7 @@ export async function render(container, ctx) {
   if (!months.includes(todayMonth)) months.unshift(todayMonth);
   months.sort().reverse();
   const inputs = monthInputs(ctx, months, opened);
-  const { select, allowance, budget, plan, billInput, billUser } = inputs;
+  const { select, allowance, budget, plan, billInput, billUser, billFiles } = inputs;
   const out = h('div#month-out');
   const billOut = h('div#month-bill');
   add(container, ...monthControls(inputs, today), latestNote(opened, todayMonth), out, billOut);
@@ -242,7 +242,7 @@ export async function render(container, ctx) {
     show();
   });
   const showBill = () =>
-    renderBill(billOut, ctx, billUser.value.trim()).catch((e) => {
+    renderBill(billOut, ctx, billUser.value.trim(), billFiles).catch((e) => {
       if (ctx.alive()) add(clear(billOut), h('p#month-bill-error.error-inline', null, String(e.message || e)));
     });
   billInput.addEventListener('change', async () => {
@@ -296,11 +296,13 @@ function monthInputs(ctx, months, opened) {
   const plan = h('select#month-plan', { attrs: { 'aria-label': 'plan' } }, h('option', { value: '' }, 'plan…'), plans.map(([name, credits]) => h('option', { value: String(credits) }, `${name} (${fmtCredits(credits)})`)));
   const billInput = h('input#month-bill-input', { type: 'file', accept: '.csv,text/csv', multiple: true, attrs: { 'aria-label': "GitHub's usage report (CSV)" } });
   const billUser = h('input#month-bill-user', { type: 'text', placeholder: 'signed-in login', attrs: { 'aria-label': 'whose rows of the report' } });
-  return { select, allowance, budget, plan, billInput, billUser };
+  // The control forgets its files once read (to take the next): the reports loaded are said here.
+  const billFiles = h('span#month-bill-files.muted');
+  return { select, allowance, budget, plan, billInput, billUser, billFiles };
 }
 
 /** The inputs laid out, and what the month is (UTC's). */
-function monthControls({ select, allowance, budget, plan, billInput, billUser }, today) {
+function monthControls({ select, allowance, budget, plan, billInput, billUser, billFiles }, today) {
   return [
     h(
       'div.controls',
@@ -316,6 +318,7 @@ function monthControls({ select, allowance, budget, plan, billInput, billUser },
       null,
       h('label', null, "GitHub's usage report (CSV, from the billing settings; read here, never uploaded) ", billInput),
       h('label', null, 'for ', billUser),
+      billFiles,
     ),
     h(
       'p#month-utc.muted',
@@ -431,13 +434,14 @@ async function drawBillChart(canvas, bill) {
  * GitHub's usage report against this machine (Engine.reconcile_bill, the CLI's `usage --bill`):
  * billed against local by day, the discrepancies first, what never runs here, and why they differ.
  */
-async function renderBill(out, ctx, user) {
+async function renderBill(out, ctx, user, filesLabel) {
   const facts = ctx.engine.facts;
   const bills = ctx.bills();
   if (bills.length) add(clear(out), h('p.muted', null, `Reading GitHub's usage report…${ctx.engine.fullEngineNote}`));
   const bill = bills.length ? await ctx.reconcileBill(bills, user) : null;
   if (!ctx.alive()) return;
   out.dataset.bill = bill ? JSON.stringify(bill) : '';
+  filesLabel.textContent = bill ? `loaded: ${bill.file}` : '';
   const never = h('ul#month-never', null, facts.never_in_local_files.map((item) => h('li', null, item)));
   const why = section('Why this differs from your GitHub bill', h('p', null, "Never in this machine's files:"), never);
   if (!bill) {
