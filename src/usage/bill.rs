@@ -46,6 +46,8 @@ pub struct Reports {
     rows: BTreeMap<RowKey<NaiveDate>, (Figures, usize)>,
     row_count: u64,
     notes: Vec<String>,
+    /// Each kept login's monthly allowance, the largest its reports give.
+    quotas: BTreeMap<String, f64>,
 }
 
 impl Reports {
@@ -65,6 +67,7 @@ impl Reports {
             rows: BTreeMap::new(),
             row_count: 0,
             notes: Vec::new(),
+            quotas: BTreeMap::new(),
         }
     }
 
@@ -74,6 +77,11 @@ impl Reports {
         let read = report::read(name, reader, &mut self.kept)?;
         if self.kept.keep_none() {
             self.rows.clear();
+            self.quotas.clear();
+        }
+        for (login, quota) in read.quotas {
+            let slot = self.quotas.entry(login).or_default();
+            *slot = slot.max(quota);
         }
         let index = self.names.len();
         self.names.push(name.to_string());
@@ -166,6 +174,7 @@ impl Reports {
         let shown = |login: &str| scrubbed(self.kept.seen.get(login).map_or(login, String::as_str));
         let mut reconciled = Reconciliation {
             headline: String::new(),
+            monthly_quota: self.quotas.get(&user).copied(),
             file: scrubbed(&files),
             format: format_names.join("+"),
             user: match &self.asked {
@@ -469,6 +478,10 @@ pub struct EstimateRatio {
 pub struct Reconciliation {
     /// What GitHub billed, explained in one sentence (`headline`).
     pub headline: String,
+    /// The user's monthly allowance in credits, as the report gives it (`total_monthly_quota`):
+    /// the page's Month view takes it when no allowance was given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub monthly_quota: Option<f64>,
     pub file: String,
     pub format: String,
     pub user: String,

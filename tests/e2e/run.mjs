@@ -2339,6 +2339,11 @@ test('a GitHub usage report dropped with the folder: the Month view reconciles i
     const statuses = await page.$$eval('.month-bill-rows tbody tr td:last-child', (cells) => cells.map((cell) => cell.textContent));
     assert(statuses.includes("only on GitHub's bill") && statuses.includes('matches') && !statuses.some((status) => status.includes('_')), `the table's statuses in words: ${statuses}`);
     assert((await page.textContent('#month-never')).includes('the coding agent, code review and Spark'), 'what is never in local files');
+    // No allowance typed: the seat's quota in the report is the month's, and the view says so.
+    await page.waitForSelector('#month-quota');
+    assertEqual(native.monthly_quota, 1900, "the report's total_monthly_quota, natively");
+    assertEqual((await monthShown(page)).month.allowance, 1900, "the month against the report's quota");
+    assert((await page.textContent('#month-quota')).startsWith("Allowance: 1,900.00 credits, your seat's monthly quota in GitHub's report"), 'said so');
     await page.waitForFunction(() => window.Chart && window.Chart.getChart(document.querySelector('#chart-bill')));
     await page.waitForTimeout(150);
     await shot(page, 'month-bill.png');
@@ -2477,7 +2482,7 @@ test('the month view of the demo equals the native usage --allowance month; top 
     await setAllowance(page, String(allowance));
     shown = await monthShown(page);
     const cli = nativeUsage(DEMO, ['--allowance', String(allowance), '--until', `${want}-01`]).month;
-    const sorted = (m) => ({ ...sortKeys(m), days: m.days.map(sortKeys) });
+    const sorted = (m) => ({ ...sortKeys(m), days: m.days.map(sortKeys), by_agent: m.by_agent.map(sortKeys) });
     assertEqual(sorted(shown.month), sorted(cli), `the page's month equals the native usage --allowance ${allowance} --until ${want}-01`);
     assertEqual(shown.tiles.used.text, new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(cli.used), 'used as shown');
 

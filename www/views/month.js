@@ -214,11 +214,16 @@ export async function render(container, ctx) {
     h('button.link', { on: { click: () => ctx.openSession(id) }, title: id }, names.get(id) && names.get(id) !== id ? `${names.get(id)} (${id.slice(0, 8)})` : id);
 
   let shown = 0;
+  // The seat's allowance in GitHub's report (`monthly_quota`), taken when none is typed.
+  let reportQuota = null;
   const update = async () => {
     const ask = ++shown;
     const month = select.value;
     const first = `${month}-01`;
-    const m = await ctx.ask({ month: { month: first, today, allowance: allowance.value.trim() || null, budget: budget.value.trim() || null } });
+    const typed = allowance.value.trim();
+    const fromReport = !typed && reportQuota !== null;
+    const asked = typed || (fromReport ? String(reportQuota) : null);
+    const m = await ctx.ask({ month: { month: first, today, allowance: asked, budget: budget.value.trim() || null } });
     const last = `${month}-${String(m.days_in_month).padStart(2, '0')}`;
     const [bySession, byProject, byModel] = await Promise.all([
       ctx.get({ usage: { by: 'session', since: first, until: last, agent: '' } }),
@@ -227,7 +232,10 @@ export async function render(container, ctx) {
     ]);
     if (!ctx.alive() || ask !== shown) return;
     container.dataset.month = JSON.stringify(m);
-    add(clear(out), ...monthShown(m, bySession, byProject, byModel, sessionLink, ctx.engine.facts.sources));
+    const quotaNote = fromReport
+      ? h('p#month-quota.muted', null, `Allowance: ${fmtCredits(reportQuota)} credits, your seat's monthly quota in GitHub's report (total_monthly_quota). Type one above to use another.`)
+      : null;
+    add(clear(out), quotaNote, ...monthShown(m, bySession, byProject, byModel, sessionLink, ctx.engine.facts.sources));
     await drawChart(out.querySelector('#chart-month'), m);
   };
   const show = () =>
@@ -242,9 +250,16 @@ export async function render(container, ctx) {
     show();
   });
   const showBill = () =>
-    renderBill(billOut, ctx, billUser.value.trim(), billFiles).catch((e) => {
-      if (ctx.alive()) add(clear(billOut), h('p#month-bill-error.error-inline', null, String(e.message || e)));
-    });
+    renderBill(billOut, ctx, billUser.value.trim(), billFiles)
+      .then((bill) => {
+        const quota = bill?.monthly_quota ?? null;
+        if (quota === reportQuota) return;
+        reportQuota = quota;
+        if (!allowance.value.trim()) show();
+      })
+      .catch((e) => {
+        if (ctx.alive()) add(clear(billOut), h('p#month-bill-error.error-inline', null, String(e.message || e)));
+      });
   billInput.addEventListener('change', async () => {
     ctx.addBills([...billInput.files]);
     billInput.value = '';
@@ -439,14 +454,14 @@ async function renderBill(out, ctx, user, filesLabel) {
   const bills = ctx.bills();
   if (bills.length) add(clear(out), h('p.muted', null, `Reading GitHub's usage report…${ctx.engine.fullEngineNote}`));
   const bill = bills.length ? await ctx.reconcileBill(bills, user) : null;
-  if (!ctx.alive()) return;
+  if (!ctx.alive()) return null;
   out.dataset.bill = bill ? JSON.stringify(bill) : '';
   filesLabel.textContent = bill ? `loaded: ${bill.file}` : '';
   const never = h('ul#month-never', null, facts.never_in_local_files.map((item) => h('li', null, item)));
   const why = section('Why this differs from your GitHub bill', h('p', null, "Never in this machine's files:"), never);
   if (!bill) {
     add(clear(out), why, h('p.muted', null, "Add GitHub's usage report (or drop it with the folder) to compare it day by day with this machine."));
-    return;
+    return null;
   }
   const differing = bill.rows.filter((row) => row.status !== 'matched');
   const figure = (credits, requests) => (requests === undefined || requests === null ? fmtCredits(credits) : `${requests} req`);
@@ -490,4 +505,5 @@ async function renderBill(out, ctx, user, filesLabel) {
     add(why, differing.length ? h('div', null, h('p', null, 'Where they differ:'), h('ul#month-differs', null, differing.map((r) => h('li', null, `${r.day} ${r.model}: billed ${figure(r.billed_credits, r.billed_requests)}, here ${figure(r.local_credits, r.local_requests)}${r.local_from ? `, ${r.local_from}` : ''} (${statusWords(r.status)})`)))) : h('p', null, 'Every day and model of the report matches.')),
   );
   await drawBillChart(out.querySelector('#chart-bill'), bill);
+  return bill;
 }

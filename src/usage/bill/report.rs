@@ -133,6 +133,9 @@ pub struct ReportRead {
     pub row_count: u64,
     /// What was found in it that a person should know, each naming the report.
     pub notes: Vec<String>,
+    /// Each kept login's monthly allowance in credits (`total_monthly_quota` of its AI-credit
+    /// rows), by its lower case.
+    pub quotas: BTreeMap<String, f64>,
 }
 
 /// A text from a report as a message quotes it: its start, scrubbed of secrets, with its
@@ -185,6 +188,7 @@ pub fn read(name: &str, reader: impl Read, logins: &mut Logins) -> Result<Report
         logins,
         dates: BTreeSet::new(),
         rows: BTreeMap::new(),
+        quotas: BTreeMap::new(),
         ai_credits: false,
         row_count: 0,
         left_out: LeftOut::default(),
@@ -299,6 +303,7 @@ struct Columns {
     unit_type: Option<usize>,
     aic_quantity: Option<usize>,
     organization: Option<usize>,
+    quota: Option<usize>,
 }
 
 impl Columns {
@@ -329,6 +334,7 @@ impl Columns {
             unit_type: at(&["unit_type"]),
             aic_quantity: at(&["aic_quantity"]),
             organization: at(&["organization"]),
+            quota: at(&["total_monthly_quota", "total monthly quota"]),
         })
     }
 }
@@ -492,6 +498,7 @@ struct Reading<'a> {
     /// dates are in.
     dates: BTreeSet<DayWritten>,
     rows: BTreeMap<RowKey<DayWritten>, Figures>,
+    quotas: BTreeMap<String, f64>,
     ai_credits: bool,
     row_count: u64,
     left_out: LeftOut,
@@ -526,8 +533,16 @@ impl Reading<'_> {
         if !self.logins.see(cell(self.columns.login)) {
             if self.logins.keep_none() {
                 self.rows.clear();
+                self.quotas.clear();
             }
             return;
+        }
+        // A seat's allowance, in credits on an AI-credit row (a premium-request row's counts
+        // requests); the largest of its rows.
+        let quota = self.columns.quota.filter(|_| is_credits).and_then(|at| quantity(cell(at), self.decimal_comma));
+        if let Some(quota) = quota.filter(|quota| *quota > 0.0 && implausible(*quota).is_none()) {
+            let slot = self.quotas.entry(lower_case(cell(self.columns.login)).into_owned()).or_default();
+            *slot = slot.max(quota);
         }
         let Some(day) = day else {
             let written = quoted(cell(self.columns.day));
@@ -630,6 +645,7 @@ impl Reading<'_> {
             rows,
             row_count: self.row_count,
             notes,
+            quotas: self.quotas,
         }
     }
 }
