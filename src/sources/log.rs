@@ -33,6 +33,25 @@ pub struct LogContext<'a> {
     pub file: u32,
 }
 
+#[cfg(test)]
+impl<'a> LogContext<'a> {
+    /// A test's log of `agent` at `source` in session `s`, days in UTC, no fallbacks, no thinking.
+    pub fn of_test(agent: &'static str, source: &'a str, rates: &'a RateTable) -> Self {
+        LogContext {
+            agent,
+            session_id: "s",
+            session_id_from_log: false,
+            source,
+            fallback_project: "",
+            fallback_branch: "",
+            include_thinking: false,
+            zone: Zone::Utc,
+            rates,
+            file: 0,
+        }
+    }
+}
+
 /// What a log says about its session beyond its rows (kept in the cache: `crate::cache`).
 #[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct LogOutcome {

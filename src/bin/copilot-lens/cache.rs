@@ -11,7 +11,6 @@
 use std::fs::{self, File, Metadata};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
 
@@ -49,11 +48,9 @@ impl CachedRun {
         CacheUse::new(&build_identity(), options, now_ms())
     }
 
-    /// The cache in `folder` for a run over `roots` (`starting`): refused inside a root, and
-    /// none (said) if it cannot be opened.
-    pub fn open(folder: Option<PathBuf>, roots: &DiskRoots, cache_use: CacheUse) -> Result<Self, ExitCode> {
-        let store = crate::open_cache(folder, roots)?;
-        Ok(CachedRun { cache: store.map(|store| (store, cache_use)) })
+    /// The run's cache: `store` (none without one), for entries made as `cache_use` says.
+    pub fn new(store: Option<FolderStore>, cache_use: CacheUse) -> Self {
+        CachedRun { cache: store.map(|store| (store, cache_use)) }
     }
 
     pub fn cache(&self) -> Cache<'_> {

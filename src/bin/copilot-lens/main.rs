@@ -656,8 +656,8 @@ fn run_usage(
         Ok(opened) => opened,
         Err(message) => return fail(USAGE_ERROR, &message),
     };
-    let cached = match CachedRun::open(cache_folder, &roots, cache_use) {
-        Ok(cached) => cached,
+    let cached = match open_cache(cache_folder, &roots) {
+        Ok(store) => CachedRun::new(store, cache_use),
         Err(code) => return code,
     };
     let (run, cache_tally) = match usage_only(&mut roots, listings, options, (threads, cached.cache(), None)) {
@@ -782,8 +782,8 @@ fn run_usage_in_full(
         Ok(planned) => planned,
         Err(code) => return code,
     };
-    let cached = match CachedRun::open(cache_folder, &roots, cache_use) {
-        Ok(cached) => cached,
+    let cached = match open_cache(cache_folder, &roots) {
+        Ok(store) => CachedRun::new(store, cache_use),
         Err(code) => return code,
     };
     let mut no_rows = JsonlRowWriter::new(std::io::sink());
@@ -856,8 +856,8 @@ fn run_analyze(
         Ok(planned) => planned,
         Err(code) => return code,
     };
-    let cached = match CachedRun::open(cache_folder, &roots, cache_use) {
-        Ok(cached) => cached,
+    let cached = match open_cache(cache_folder, &roots) {
+        Ok(store) => CachedRun::new(store, cache_use),
         Err(code) => return code,
     };
     if let Err(error) = fs::create_dir_all(out) {

@@ -277,7 +277,6 @@ fn note(counts: &mut std::collections::BTreeMap<String, u64>, kind: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::usage::Zone;
     use crate::usage::rates::RateTable;
 
     fn read_log(path: &str, text: &str) -> LogOutcome {
@@ -287,18 +286,7 @@ mod tests {
     /// A log read whole, or (`Some(step)`) for usage only, `step` bytes a read.
     fn read_log_by(path: &str, text: &str, usage_only: Option<usize>) -> LogOutcome {
         let rates = RateTable::default_table();
-        let context = LogContext {
-            agent: "copilot-vscode",
-            session_id: "s",
-            session_id_from_log: false,
-            source: path,
-            fallback_project: "",
-            fallback_branch: "",
-            include_thinking: false,
-            zone: Zone::Utc,
-            rates: &rates,
-            file: 0,
-        };
+        let context = LogContext::of_test("copilot-vscode", path, &rates);
         let mut outcome = LogOutcome::default();
         match usage_only {
             None => read(&context, &mut text.as_bytes(), &mut outcome),

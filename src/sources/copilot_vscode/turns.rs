@@ -530,23 +530,11 @@ mod tests {
 
     use super::*;
     use crate::model::OwnedRow;
-    use crate::usage::Zone;
     use crate::usage::rates::RateTable;
 
     fn read(state: Value, include_thinking: bool) -> (Vec<OwnedRow>, LogOutcome) {
         let rates = RateTable::default_table();
-        let context = LogContext {
-            agent: "copilot-vscode",
-            session_id: "s",
-            session_id_from_log: false,
-            source: "s.json",
-            fallback_project: "",
-            fallback_branch: "",
-            include_thinking,
-            zone: Zone::Utc,
-            rates: &rates,
-            file: 0,
-        };
+        let context = LogContext { include_thinking, ..LogContext::of_test("copilot-vscode", "s.json", &rates) };
         let log = ReadLog { replay: Replay::whole(state), bad_lines: Vec::new() };
         let (mut rows, mut outcome) = (Vec::new(), LogOutcome::default());
         read_session(&context, &log, Some(&mut rows), &mut outcome);

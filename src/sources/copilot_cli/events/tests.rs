@@ -1,7 +1,6 @@
 use super::*;
 use crate::facts::log::{SkillUse, ToolTally};
 use crate::model::OwnedRow;
-use crate::usage::Zone;
 
 /// Rows with the mark each was made with (an `OwnedRow` does not carry it).
 #[derive(Default)]
@@ -16,16 +15,10 @@ impl RowSink for Marked {
 fn parse_marked(lines: &[&str], include_thinking: bool) -> (Vec<OwnedRow>, Vec<RowMark>, LogOutcome) {
     let rates = crate::usage::rates::RateTable::default_table();
     let context = LogContext {
-        agent: "copilot-cli",
         session_id: "s1",
-        session_id_from_log: false,
-        source: ".copilot/session-state/s1/events.jsonl",
         fallback_project: "/fallback",
-        fallback_branch: "",
         include_thinking,
-        zone: Zone::Utc,
-        rates: &rates,
-        file: 0,
+        ..LogContext::of_test("copilot-cli", ".copilot/session-state/s1/events.jsonl", &rates)
     };
     let mut sink = Marked::default();
     let text = lines.join("\n");
@@ -376,18 +369,7 @@ fn the_working_directory_follows_the_log() {
 fn every_line_is_accounted_for() {
     let long = format!(r#"{{"type":"user.message","data":{{"content":"{}"}}}}"#, "x".repeat(200));
     let rates = crate::usage::rates::RateTable::default_table();
-    let context = LogContext {
-        agent: "copilot-cli",
-        session_id: "s",
-        session_id_from_log: false,
-        source: "e",
-        fallback_project: "",
-        fallback_branch: "",
-        include_thinking: false,
-        zone: Zone::Utc,
-        rates: &rates,
-        file: 0,
-    };
+    let context = LogContext::of_test("copilot-cli", "e", &rates);
     let mut input = Vec::new();
     for text in [
         line("user.message", r#"{"content":"ok"}"#).as_bytes(),
