@@ -41,18 +41,24 @@ thread_local! {
 /// Reads `input` a megabyte at a time and gives `region` its whole lines, in runs (each run
 /// ends at a `\n`, or at the input's end), with the byte where the run starts, for a scan that
 /// looks at few of them (a usage-only run searches the runs for the lines it wants). A line
-/// longer than `MAX_LINE_BYTES` is left out. Returns the bytes read.
-pub fn scan_whole_lines(input: impl Read, region: impl FnMut(&[u8], u64)) -> io::Result<u64> {
+/// longer than `MAX_LINE_BYTES` is left out: the run after it is given with 1 (the lines left
+/// out before it, for a scan that counts lines), the others with 0. Returns the bytes read.
+pub fn scan_whole_lines(input: impl Read, region: impl FnMut(&[u8], u64, u64)) -> io::Result<u64> {
     SCAN_BUFFER.with(|buffer| {
         let mut buffer = buffer.borrow_mut();
         if buffer.len() < SCAN_CHUNK {
             buffer.resize(SCAN_CHUNK, 0);
         }
-        scan_with(input, region, &mut buffer)
+        scan_with(input, region, &mut buffer, MAX_LINE_BYTES)
     })
 }
 
-fn scan_with(mut input: impl Read, mut region: impl FnMut(&[u8], u64), buffer: &mut Vec<u8>) -> io::Result<u64> {
+fn scan_with(
+    mut input: impl Read,
+    mut region: impl FnMut(&[u8], u64, u64),
+    buffer: &mut Vec<u8>,
+    max_line: usize,
+) -> io::Result<u64> {
     let mut bytes = 0u64;
     // Bytes of a line that began in an earlier chunk.
     let mut carried = 0usize;
@@ -60,7 +66,7 @@ fn scan_with(mut input: impl Read, mut region: impl FnMut(&[u8], u64), buffer: &
     loop {
         if carried == buffer.len() {
             // A line longer than the buffer: grow up to the line limit, then skip the rest.
-            if buffer.len() >= MAX_LINE_BYTES {
+            if buffer.len() >= max_line {
                 oversized = true;
                 carried = 0;
             } else {
@@ -88,10 +94,10 @@ fn scan_with(mut input: impl Read, mut region: impl FnMut(&[u8], u64), buffer: &
             if oversized {
                 // The rest of an over-long line.
                 oversized = false;
-                let skip = memchr::memchr(b'\n', whole).map_or(whole.len(), |at| at + 1);
-                region(&whole[skip..], base + skip as u64);
+                let (skip, ended) = memchr::memchr(b'\n', whole).map_or((whole.len(), false), |at| (at + 1, true));
+                region(&whole[skip..], base + skip as u64, u64::from(ended));
             } else {
-                region(whole, base);
+                region(whole, base, 0);
             }
         }
         if at_end {
@@ -456,6 +462,28 @@ impl Read for Trickle<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_scan_of_whole_lines_leaves_out_an_over_long_line_and_says_where() {
+        let input = b"ab\n0123456789abcdefghij\ncd\nlast";
+        let mut runs = Vec::new();
+        let mut buffer = vec![0; 4];
+        let read = scan_with(
+            Trickle(input, 3),
+            |run, base, left_out| runs.push((String::from_utf8_lossy(run).into_owned(), base, left_out)),
+            &mut buffer,
+            8,
+        )
+        .unwrap();
+        assert_eq!(read, input.len() as u64);
+        let text: String = runs.iter().map(|(run, ..)| run.as_str()).collect();
+        assert_eq!(text, "ab\ncd\nlast", "the over-long line is left out");
+        let cd = runs.iter().position(|(run, ..)| run.starts_with("cd")).unwrap();
+        assert_eq!(runs[cd].1, 24, "where the run after it starts");
+        let left_out: Vec<u64> = runs.iter().map(|(.., left_out)| *left_out).collect();
+        assert_eq!(left_out.iter().sum::<u64>(), 1, "one line said left out: {runs:?}");
+        assert!(left_out[..=cd].contains(&1), "before the line after it: {runs:?}");
+    }
 
     fn collect(input: &[u8], limit: usize) -> Vec<(u64, Vec<u8>, u64)> {
         let mut reader = LineReader::with_limit(io::BufReader::with_capacity(3, input), limit);

@@ -20,7 +20,7 @@ use crate::sources::log::ScanStats;
 pub fn scan_log(input: impl Read, ledger: &mut SessionLedger, rates: &RateTable) -> io::Result<ScanStats> {
     let finder = Finder::new(b"session.");
     let mut stats = ScanStats::default();
-    stats.bytes = crate::lines::scan_whole_lines(input, |region, base| {
+    stats.bytes = crate::lines::scan_whole_lines(input, |region, base, _| {
         scan_region(region, base, &finder, ledger, rates, &mut stats);
     })?;
     Ok(stats)

@@ -70,7 +70,8 @@ pub fn read_calls(context: &LogContext<'_>, reader: impl Read, outcome: &mut Log
     let mut reading = Reading::new(context);
     // Lines before the run being searched, and whether the input so far ends a line.
     let (mut lines_before, mut ended) = (0u64, true);
-    crate::lines::scan_whole_lines(reader, |run, base| {
+    crate::lines::scan_whole_lines(reader, |run, base, left_out| {
+        lines_before += left_out;
         let mut counted_to = 0;
         let mut next_line = 0;
         for at in finder.find_iter(run) {
