@@ -864,3 +864,21 @@ fn each_established_cli_version_counts_two_processes_right() {
         }
     }
 }
+
+#[test]
+fn a_compaction_billed_beyond_the_usage_counters_is_counted_from_the_billed_tokens() {
+    // CLI 1.0.78, the shapes of a real recording: one compaction between two turns. The
+    // shutdown's `usage` leaves the compaction's call out (input 21940 with 9728 cache reads,
+    // output 247 with 192 reasoning); its `tokenDetails` holds it (13430 fresh input, 20352 cache
+    // reads, 1322 output), as does its 651,030,000 nano-AIU. gpt-5-mini (0.25 in / 0.025 cache
+    // read / 2.00 out): 13430*0.25 + 20352*0.025 + 1322*2 = 3357.5 + 508.8 + 2644 = 6510.3, the
+    // 0.65103 credits recorded to the last digit; the usage counters alone would estimate 0.38
+    // (differs).
+    let usage = check(
+        "usage/compaction-1.0.78",
+        &[("2026-08-05", "gpt-5-mini", &["compaction"], [2, 13430, 20352, 0, 1322, 192, 35104], Some(6510))],
+    );
+    let table = usage.table(GroupBy::Day, DayRange::default());
+    assert_eq!(table.rows[0].recorded_nano_aiu, Some(651_030_000));
+    assert_eq!(table.rows[0].credits, Some(0.65));
+}

@@ -18,7 +18,7 @@ use crate::usage::summary::{GroupBy, UsageRow};
 const TOP: usize = 5;
 
 /// What each flag a row can carry means.
-const FLAGS: [(&str, &str); 11] = [
+const FLAGS: [(&str, &str); 12] = [
     ("~", "estimated at GitHub's published rates: Copilot recorded no credits for these calls"),
     ("byok", "calls on the person's own model key: GitHub bills no credits for them"),
     ("auto", "Auto chose the model: its 10% discount is applied"),
@@ -27,6 +27,7 @@ const FLAGS: [(&str, &str); 11] = [
     ("recovered", "a session whose log is gone, recovered from Copilot's session store"),
     ("no_rate", "a model without a published rate and without recorded credits: not in the credits"),
     ("long_context", "some calls priced at the long-context tier"),
+    ("compaction", "holds the tokens of compactions, which Copilot billed but left out of its usage counters"),
     ("ambiguous_resume", "a resumed session whose counters may have restarted: the lower reading is counted"),
     ("implausible_counter", "a counter that cannot be a token count was left out"),
     ("implausible_date", "usage dated before 2020 or after tomorrow: left out of the month"),

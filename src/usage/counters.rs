@@ -443,6 +443,9 @@ pub struct Reading {
     pub tokens: Tokens,
     pub left_out: LeftOut,
     pub unusable: Vec<Unusable>,
+    /// The tokens hold some that Copilot billed beyond the usage counters: a compaction's
+    /// model call, which a shutdown's `usage` leaves out (`compaction`).
+    pub compaction: bool,
 }
 
 impl Reading {

@@ -76,6 +76,10 @@ impl Tokens {
         self.each(other, u64::min)
     }
 
+    pub fn max_each(&self, other: &Tokens) -> Tokens {
+        self.each(other, u64::max)
+    }
+
     /// `combine` of each counter and the same counter of `other`.
     fn each(&self, other: &Tokens, combine: fn(u64, u64) -> u64) -> Tokens {
         let (mine, theirs) = (self.counters(), other.counters());
@@ -231,6 +235,8 @@ pub struct Entry {
     /// Credits a shutdown's session-wide totals hold above its per-model ones
     /// (`session_total_above_models`).
     pub above_models: bool,
+    /// Tokens of compactions, which a shutdown's usage counters leave out (`compaction`).
+    pub compaction: bool,
     /// Where Copilot recorded credits for some of the entry's calls and nothing for others,
     /// the tokens of the others (and their long-context part): they are estimated (`both`).
     pub unrecorded: Tokens,
@@ -264,6 +270,7 @@ impl Entry {
         self.implausible_date |= other.implausible_date;
         self.ambiguous |= other.ambiguous;
         self.above_models |= other.above_models;
+        self.compaction |= other.compaction;
         (self.unrecorded, self.unrecorded_long) = match self.recorded.nano_aiu {
             Some(_) => (unrecorded, unrecorded_long),
             None => Default::default(),

@@ -146,7 +146,8 @@ pub struct UsageRow {
     /// have restarted with each process: the counted row is the lower reading, the
     /// `ambiguous_resume` kind what the upper one adds), `session_total_above_models` (credits a
     /// shutdown's session-wide totals hold above its per-model ones: a process that ended
-    /// without a shutdown).
+    /// without a shutdown), `compaction` (tokens of compactions, which a shutdown's usage
+    /// counters leave out, counted from the tokens it says were billed).
     pub flags: Vec<&'static str>,
     /// What the figures rest on (the `partial` and `recovered` flags say it in the files).
     pub kind: Kind,
@@ -230,6 +231,7 @@ struct Accumulator {
     implausible_date: bool,
     ambiguous: bool,
     above_models: bool,
+    compaction: bool,
     /// The agent of every entry added, empty once two differ.
     agent: Option<&'static str>,
 }
@@ -249,6 +251,7 @@ impl Accumulator {
         self.implausible_date |= entry.implausible_date;
         self.ambiguous |= entry.ambiguous;
         self.above_models |= entry.above_models;
+        self.compaction |= entry.compaction;
         let nanos = price(rates, model, entry);
         match nanos {
             Some(nanos) => self.nanos += nanos,
@@ -297,6 +300,9 @@ impl Accumulator {
         }
         if self.above_models {
             flags.push(SESSION_TOTAL_ABOVE_MODELS);
+        }
+        if self.compaction {
+            flags.push("compaction");
         }
         if self.long {
             flags.push("long_context");

@@ -9,6 +9,7 @@ const FLAG_HELP = {
   partial: 'a lower bound: the session has no shutdown checkpoint yet',
   recovered: 'recovered from the store: the session was deleted',
   long_context: 'some calls priced at the long-context tier',
+  compaction: "holds the tokens of compactions (summaries of a long conversation), which Copilot billed but left out of its usage counters: counted from the tokens the shutdown says were billed",
   implausible_counter: 'a counter that cannot be a token count (negative, fractional, too large, not a number) was left out, not added: see "Counter lines to check" below',
   implausible_date: 'dated before 2020 or after tomorrow: no Copilot usage can be on that day; shown on it, left out of the totals and the billing month: see "Counter lines to check" below',
   byok: 'calls on your own model key (BYOK): GitHub does not bill them, no Copilot cost',
@@ -19,7 +20,7 @@ const FLAG_HELP = {
 };
 
 const WARN_FLAGS = new Set(['no_rate', 'implausible_counter', 'implausible_date', 'differs', 'ambiguous_resume']);
-const PLAIN_FLAGS = new Set(['long_context', 'byok', 'auto']);
+const PLAIN_FLAGS = new Set(['long_context', 'byok', 'auto', 'compaction']);
 
 const KIND_LABEL = {
   counted: 'total',

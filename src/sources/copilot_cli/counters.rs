@@ -88,6 +88,31 @@ pub struct ModelMetric {
     pub requests: Shaped<Requests>,
     pub usage: Shaped<UsageCounts>,
     pub total_nano_aiu: Amount,
+    /// The tokens Copilot billed (1.0.78 and later), with a compaction's, which `usage` leaves
+    /// out: `{input, cache_read, cache_write, output}`, each `{tokenCount}`, `input` fresh only.
+    /// Kept as written and read by [`billed_tokens`]: its own derived reader cost the page's
+    /// first download 2.4 kB.
+    pub token_details: Option<serde_json::Value>,
+}
+
+/// The tokens a `tokenDetails` says were billed (input holding the cache's), if each count
+/// written is one.
+fn billed_tokens(details: &serde_json::Value) -> Option<Tokens> {
+    let count = |name: &str| match details.get(name) {
+        None => Some(0),
+        Some(detail) => match Count::deserialize(detail.as_object()?.get("tokenCount").unwrap_or_default()).ok()? {
+            Count::Read(value) => Some(value),
+            Count::Unusable(_) => None,
+        },
+    };
+    let (cache_read, cache_write) = (count("cache_read")?, count("cache_write")?);
+    Some(Tokens {
+        input: count("input")?.saturating_add(cache_read).saturating_add(cache_write),
+        cache_read,
+        cache_write,
+        output: count("output")?,
+        ..Tokens::default()
+    })
 }
 
 impl ModelTotal for Shaped<ModelMetric> {
@@ -117,6 +142,13 @@ impl ModelTotal for Shaped<ModelMetric> {
                     Shaped::Not(written) => reading.spoil("requests", "", *written, &[Group::Requests]),
                 }
                 read_usage(&metric.usage, &mut reading);
+                // What was billed beyond the usage counters is a compaction's call: counted, so
+                // that the tokens are those the credits were billed for.
+                if let Some(billed) = metric.token_details.as_ref().and_then(billed_tokens) {
+                    let with_billed = reading.tokens.max_each(&billed);
+                    reading.compaction = with_billed != reading.tokens;
+                    reading.tokens = with_billed;
+                }
             }
         }
         reading.finish()
@@ -172,9 +204,9 @@ impl UsageRecordData {
 pub struct ShutdownCounters {
     pub model_metrics: Option<Shaped<ModelMetrics>>,
     /// The same per agent instance: `main` and each sub-agent (none when not written, or not
-    /// in its shape).
-    #[serde(deserialize_with = "crate::json::lenient")]
-    pub agent_metrics: Option<BTreeMap<String, AgentMetric>>,
+    /// in its shape). Read in place, as `modelMetrics` is: read through a JSON value, its
+    /// counters' readers were in the page's first download twice (20 kB before compression).
+    pub agent_metrics: Shaped<BTreeMap<String, Shaped<AgentMetric>>>,
     /// The session-wide billed totals (1.0.40 and later), which can exceed the per-model sum
     /// when a process before it ended without a shutdown.
     pub total_nano_aiu: Amount,
@@ -193,9 +225,16 @@ impl ShutdownTotals for ShutdownCounters {
     }
 
     fn per_agent(&self) -> impl Iterator<Item = (&str, &str, &ModelMetrics)> {
-        self.agent_metrics.iter().flatten().map(|(id, agent)| {
-            let label = if id == "main" { "main" } else { agent.agent_name.as_deref().unwrap_or(id) };
-            (id.as_str(), label, &agent.model_metrics)
+        let agents = match &self.agent_metrics {
+            Shaped::Object(agents) => Some(agents),
+            Shaped::Not(_) => None,
+        };
+        agents.into_iter().flatten().filter_map(|(id, agent)| match agent {
+            Shaped::Object(AgentMetric { agent_name, model_metrics: Shaped::Object(models) }) => {
+                let label = if id == "main" { "main" } else { agent_name.as_deref().unwrap_or(id) };
+                Some((id.as_str(), label, models))
+            }
+            _ => None,
         })
     }
 
@@ -247,7 +286,7 @@ impl UsageCheckpointData {
 pub struct AgentMetric {
     #[serde(deserialize_with = "crate::json::lenient")]
     pub agent_name: Option<String>,
-    pub model_metrics: ModelMetrics,
+    pub model_metrics: Shaped<ModelMetrics>,
 }
 
 #[cfg(test)]
@@ -267,6 +306,26 @@ mod tests {
         assert_eq!(reading.left_out, LeftOut { requests: false, input: true, output: false });
         assert_eq!(reading.tokens, Tokens { requests: 3, output: 50, reasoning: 10, ..Tokens::default() });
         assert_eq!(reading.unusable.iter().map(Unusable::path).collect::<Vec<_>>(), ["usage.cacheReadTokens"]);
+    }
+
+    #[test]
+    fn billed_token_details_above_the_usage_counters_are_a_compaction_and_bad_ones_are_ignored() {
+        let usage = r#""requests":{"count":1},"usage":{"inputTokens":900,"cacheReadTokens":400,"outputTokens":50}"#;
+        let billed = r#"{"input":{"tokenCount":700},"cache_read":{"tokenCount":600},"output":{"tokenCount":80}}"#;
+        let reading = metric(&format!(r#"{{{usage},"tokenDetails":{billed}}}"#));
+        assert!(reading.compaction);
+        let tokens = Tokens { requests: 1, input: 1300, cache_read: 600, output: 80, ..Tokens::default() };
+        assert_eq!(reading.tokens, tokens);
+        // The same as the usage counters: nothing beyond them.
+        let same = r#"{"input":{"tokenCount":500},"cache_read":{"tokenCount":400},"output":{"tokenCount":50}}"#;
+        let reading = metric(&format!(r#"{{{usage},"tokenDetails":{same}}}"#));
+        assert!(!reading.compaction);
+        // Not in their shape, or a count that cannot be one: the usage counters alone.
+        let counted = Tokens { requests: 1, input: 900, cache_read: 400, output: 50, ..Tokens::default() };
+        for details in ["7", r#"{"input":{"tokenCount":-3},"output":{"tokenCount":80}}"#, r#"{"output":"many"}"#] {
+            let reading = metric(&format!(r#"{{{usage},"tokenDetails":{details}}}"#));
+            assert_eq!((reading.compaction, reading.tokens, reading.left_out.any()), (false, counted, false), "{details}");
+        }
     }
 
     #[test]
@@ -345,9 +404,16 @@ mod tests {
         let agents: Vec<_> = shutdown.per_agent().map(|(id, label, models)| (id, label, models.len())).collect();
         assert_eq!(agents, [("a1", "explore", 0), ("a2", "a2", 0), ("main", "main", 1)]);
         assert_eq!(shutdown.session_recorded().nano_aiu, Some(3_000_000_000));
-        let not_an_object: ShutdownCounters = serde_json::from_str(r#"{"modelMetrics":7}"#).unwrap();
+        let not_an_object: ShutdownCounters = serde_json::from_str(r#"{"modelMetrics":7,"agentMetrics":[1]}"#).unwrap();
         assert_eq!(not_an_object.per_model().err(), Some(Some(Written::Integer(7))));
         assert_eq!(not_an_object.per_agent().count(), 0);
+        // An agent not in its shape is passed over, not the others with it.
+        let one_bad: ShutdownCounters = serde_json::from_str(
+            r#"{"agentMetrics":{"a1":"x","a2":{"modelMetrics":5},"a3":{"agentName":7,"modelMetrics":{"m":{}}}}}"#,
+        )
+        .unwrap();
+        let agents: Vec<_> = one_bad.per_agent().map(|(id, label, models)| (id, label, models.len())).collect();
+        assert_eq!(agents, [("a3", "a3", 1)]);
         let missing: ShutdownCounters = serde_json::from_str("{}").unwrap();
         assert_eq!(missing.per_model().err(), Some(None));
     }
