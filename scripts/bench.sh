@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The speed benchmark: this build against another, in alternating pairs, every run cold (no
 # cache; the page cache warm), with ccusage's `copilot daily` beside `usage`.
-#   scripts/bench.sh [SIZE] [--vs BUILD] [--pairs N] [--page]
+#   scripts/bench.sh [SIZE] [--vs BUILD] [--pairs N] [--page] [--debug-logs SIZE]
 #     SIZE      events.jsonl to generate (scripts/gen-corpus.py, seed 1), default 600MB; the
 #               corpus is $CORPUS_DIR/SIZE (default bench-corpus/SIZE), made once
 #     --vs      the other build: a copilot-lens binary, or a git revision (built once with
@@ -9,19 +9,22 @@
 #     --pairs   alternating pairs per command, default 5
 #     --page    also the page on the corpus as a folder (tests/e2e/perf.mjs; with --vs REV the
 #               other build's www/ is built too)
+#     --debug-logs  also `usage` with VS Code's Agent Debug logs of SIZE beside the corpus, and on
+#               them alone (scripts/gen-debug-logs.py, seed 1, into $CORPUS_DIR/debug-SIZE, made once)
 # Prints, per command, each build's median wall and CPU time and peak memory, and the ratio.
 set -euo pipefail
 # Cold runs: the CLI reads and writes no cache (scripts/bench-cache.sh times the cache).
 export COPILOT_LENS_CACHE=off
 cd "$(dirname "$0")/.."
 
-size=600MB vs="" pairs=5 page=""
+size=600MB vs="" pairs=5 page="" debug_size=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --vs) vs="$2"; shift ;;
     --pairs) pairs="$2"; shift ;;
     --page) page=1 ;;
-    -*) echo "usage: scripts/bench.sh [SIZE] [--vs BUILD] [--pairs N] [--page]" >&2; exit 2 ;;
+    --debug-logs) debug_size="$2"; shift ;;
+    -*) echo "usage: scripts/bench.sh [SIZE] [--vs BUILD] [--pairs N] [--page] [--debug-logs SIZE]" >&2; exit 2 ;;
     *) size="$1" ;;
   esac
   shift
@@ -30,6 +33,11 @@ done
 corpus="${CORPUS_DIR:-bench-corpus}/$size"
 if [ ! -d "$corpus/.copilot" ]; then
   scripts/gen-corpus.py "$corpus" --size "$size" --seed 1
+fi
+debug_logs=""
+if [ -n "$debug_size" ]; then
+  debug_logs="${CORPUS_DIR:-bench-corpus}/debug-$debug_size"
+  [ -d "$debug_logs" ] || scripts/gen-debug-logs.py "$debug_logs" --size "$debug_size"
 fi
 source scripts/lib/ccusage.sh
 install_ccusage
@@ -55,13 +63,14 @@ if [ -n "$vs" ]; then
   fi
 fi
 
-find "$corpus" -type f -exec cat {} + >/dev/null # warm the page cache
+find "$corpus" $debug_logs -type f -exec cat {} + >/dev/null # warm the page cache
 echo "corpus: $corpus ($(du -sh "$corpus" | cut -f1) on disk); $(nproc) cores; $pairs alternating pairs; this build: $(git rev-parse --short HEAD)$(git diff --quiet || echo '+changes'); other: ${vs:-none}"
 
-python3 - "$corpus" "$this" "$other" "$pairs" "$CCUSAGE_BIN" <<'PY'
+python3 - "$corpus" "$this" "$other" "$pairs" "$CCUSAGE_BIN" "$debug_logs" <<'PY'
 import os, shutil, statistics, subprocess, sys, tempfile, time
 
-corpus, this, other, pairs, ccusage = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
+corpus, this, other, pairs, ccusage, debug_logs = sys.argv[1:7]
+pairs = int(pairs)
 work = tempfile.mkdtemp(prefix="bench.")
 cores = str(os.cpu_count())
 cc_env = dict(os.environ, HOME=os.path.join(work, "home"), COPILOT_HOME=os.path.join(corpus, ".copilot"), NO_COLOR="1")
@@ -69,11 +78,15 @@ os.makedirs(cc_env["HOME"])
 
 def commands(binary):
     out = os.path.join(work, "out")
-    return {
+    named = {
         f"analyze, {cores} threads": [binary, "analyze", corpus, "--out", out, "--threads", cores],
         "analyze, 1 thread": [binary, "analyze", corpus, "--out", out, "--threads", "1"],
         "usage": [binary, "usage", corpus, "--json"],
     }
+    if debug_logs:
+        named["usage, + debug logs"] = [binary, "usage", corpus, debug_logs, "--json"]
+        named["usage, debug logs"] = [binary, "usage", debug_logs, "--json"]
+    return named
 
 def run(argv, env=None):
     with open(os.devnull, "wb") as sink, open(os.path.join(work, "stderr"), "wb") as err:
