@@ -132,8 +132,14 @@ pub struct UsageQuery {
 pub struct UsageView<'a> {
     #[cfg_attr(test, ts(type = "Array<Record<string, unknown>>"))]
     pub rows: Vec<UsageRow>,
+    /// The total the headline gives, whose parts `totals` holds (and what it leaves out).
+    #[cfg_attr(test, ts(type = "Record<string, unknown>"))]
+    pub grand_total: UsageRow,
     #[cfg_attr(test, ts(type = "Record<string, Record<string, unknown>>"))]
     pub totals: BTreeMap<Kind, UsageRow>,
+    /// What a person reads for each kind of figure (`Kind::words`).
+    #[cfg_attr(test, ts(type = "Record<string, string>"))]
+    pub kind_words: KindWords,
     /// The one money figure, by the Month's rule (`usage::credits`).
     #[cfg_attr(test, ts(type = "Record<string, unknown>"))]
     pub credits_used: crate::usage::credits::CreditsUsed,
@@ -147,6 +153,16 @@ pub struct UsageView<'a> {
     #[cfg_attr(test, ts(type = "Array<Record<string, unknown>>"))]
     pub counter_problems: Vec<&'a Diagnostic>,
     pub rates: &'a str,
+}
+
+/// `Kind::words` by the kinds' names: a struct, not a map, which would bring a sort into the
+/// page's first download.
+#[derive(Serialize)]
+pub struct KindWords {
+    counted: &'static str,
+    partial: &'static str,
+    recovered: &'static str,
+    ambiguous_resume: &'static str,
 }
 
 /// The usage table grouped `by`, between two days, of one agent or all, with the
@@ -163,6 +179,13 @@ pub fn usage_view<'a>(outputs: &'a Outputs, query: &UsageQuery) -> Result<UsageV
     let table = usage.table(query.by, range);
     Ok(UsageView {
         rows: table.rows,
+        grand_total: table.grand_total,
+        kind_words: KindWords {
+            counted: Kind::Counted.words(),
+            partial: Kind::Partial.words(),
+            recovered: Kind::Recovered.words(),
+            ambiguous_resume: Kind::AmbiguousResume.words(),
+        },
         totals: table.totals,
         credits_used: table.credits_used,
         project_credits: table.project_credits,

@@ -145,6 +145,6 @@ fn a_log_given_alone_is_read_as_its_session() {
     assert_eq!(table.lines().next().unwrap(), "credits used: 3,072 tokens on your own key, no Copilot charge");
     assert_eq!(
         table.lines().nth(3).unwrap(),
-        "2026-11-30  gpt-4.1         3  2,706         300            0      66         15  3,072    0.0000     0.00  byok"
+        "2026-11-30  gpt-4.1         3  2,706         300            0      66         15  3,072     0.00  byok"
     );
 }

@@ -375,7 +375,15 @@ export type Facets = {
  */
 agents: Array<string>, sessions: Array<string>, projects: Array<string>, models: Array<string>, tools: Array<string>, };
 
-export type UsageView = { rows: Array<Record<string, unknown>>, totals: Record<string, Record<string, unknown>>, 
+export type UsageView = { rows: Array<Record<string, unknown>>, 
+/**
+ * The total the headline gives, whose parts `totals` holds (and what it leaves out).
+ */
+grand_total: Record<string, unknown>, totals: Record<string, Record<string, unknown>>, 
+/**
+ * What a person reads for each kind of figure (`Kind::words`).
+ */
+kind_words: Record<string, string>, 
 /**
  * The one money figure, by the Month's rule (`usage::credits`).
  */

@@ -19,7 +19,6 @@ use crate::analysis::Outputs;
 use crate::model::{OwnedRow, Row, RowSink, TurnType};
 use crate::order;
 use crate::sessions::SessionRecord;
-use crate::usage::Kind;
 use crate::usage::bill::{LEGEND, NEVER_IN_LOCAL_FILES, Reconciliation, differences, status_words};
 use crate::usage::credits::{CreditsUsed, USD_PER_CREDIT, grouped_decimal};
 use crate::usage::summary::{GroupBy, UsageRow};
@@ -103,7 +102,6 @@ pub fn write(outputs: &Outputs, transcripts: &[Transcript<'_>], options: &ShareO
     let usage = &outputs.usage;
     let chosen = Chosen::of(usage, &options.period, options.today);
     let by_day = usage.table(GroupBy::Day, chosen.range());
-    let counted = by_day.totals.get(&Kind::Counted);
     // The data's first and last days, whatever order the rows come in.
     let period = match chosen.data_days {
         Some((first, last)) => format!("{first} to {last} (UTC days)"),
@@ -129,7 +127,7 @@ pub fn write(outputs: &Outputs, transcripts: &[Transcript<'_>], options: &ShareO
     whose(&mut out, outputs, options);
     let top = tables::Top::of(outputs, &chosen, options.short_project_names);
     summary(&mut out, &title, &by_day.credits_used, options.allowance, &top);
-    overview(&mut out, outputs, &chosen, counted, &by_day.credits_used);
+    overview(&mut out, outputs, &chosen, &by_day.grand_total, &by_day.credits_used);
     if let Some(first) = chosen.month {
         month(&mut out, outputs, first, options);
     }
@@ -141,7 +139,8 @@ pub fn write(outputs: &Outputs, transcripts: &[Transcript<'_>], options: &ShareO
         out,
         "<h2>What this report holds</h2><p>Figures only: prompts, replies, tool output and file contents are left out{}. \
          Tokens are counted by Copilot's shutdown counters. Credits used are as Copilot recorded them where it did, else \
-         estimated at GitHub's published rates, partial and recovered sessions included; dollars are credits × 0.01.</p><p data-value=\"{scrubbed}\" data-figure=\"scrubbed\">{}</p></body></html>",
+         estimated at GitHub's published rates, unfinished and deleted sessions included, as their tokens are; dollars \
+         are credits × 0.01.</p><p data-value=\"{scrubbed}\" data-figure=\"scrubbed\">{}</p></body></html>",
         if transcripts.is_empty() { "" } else { ", but for the transcripts chosen" },
         if transcripts.is_empty() {
             "No transcript included.".to_string()
@@ -199,7 +198,7 @@ fn summary(out: &mut String, title: &str, used: &CreditsUsed, allowance: Option<
     let _ = write!(out, "<p class=\"summary\" data-figure=\"summary\">{}</p>", escape(&sentence));
 }
 
-fn overview(out: &mut String, outputs: &Outputs, chosen: &Chosen, counted: Option<&UsageRow>, used: &CreditsUsed) {
+fn overview(out: &mut String, outputs: &Outputs, chosen: &Chosen, total: &UsageRow, used: &CreditsUsed) {
     // The sessions that began in the period (an undated one counts in every period).
     let range = chosen.range();
     let began_in = |session: &&SessionRecord| {
@@ -210,7 +209,8 @@ fn overview(out: &mut String, outputs: &Outputs, chosen: &Chosen, counted: Optio
         ("sessions", "Sessions", sessions.len() as f64),
         ("prompts", "Prompts", sessions.iter().map(|s| s.counts.prompts).sum::<u64>() as f64),
         ("tool_calls", "Tool calls", sessions.iter().map(|s| s.counts.tool_calls).sum::<u64>() as f64),
-        ("tokens", "Tokens (counted)", counted.map_or(0, |row| row.tokens.total) as f64),
+        // The tokens of the total credits used, as the tables below add them up.
+        ("tokens", "Tokens", total.tokens.total as f64),
     ];
     // The one money figure: credits used (partial and recovered included), dollars beside; a
     // home that used only the person's own key says so rather than $0.00.

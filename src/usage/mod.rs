@@ -214,6 +214,17 @@ impl Kind {
             Kind::AmbiguousResume => "ambiguous_resume",
         }
     }
+
+    /// What a person reads for it: a part of the total the headline gives, or, for the upper
+    /// reading of an ambiguous resume, what that total leaves out.
+    pub fn words(self) -> &'static str {
+        match self {
+            Kind::Counted => "from session totals",
+            Kind::Partial => "from unfinished sessions (at least)",
+            Kind::Recovered => "from deleted sessions",
+            Kind::AmbiguousResume => "if a resume restarted the counters (not in the total)",
+        }
+    }
 }
 
 /// Tokens with the part of them that ran above their model's long-context threshold, and

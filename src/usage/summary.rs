@@ -12,7 +12,7 @@ use super::credits::{CreditsUsed, entry_credits, price};
 use super::ledger::{AMBIGUOUS_RESUME, IMPLAUSIBLE_COUNTER, SESSION_TOTAL_ABOVE_MODELS, SessionLedger};
 use super::plausible::IMPLAUSIBLE_DATE;
 use super::rates::RateTable;
-use super::{Entries, Entry, Kind, NANO_AIU_PER_CREDIT, NANO_DOLLARS_PER_CREDIT, TokenColumns, Tokens};
+use super::{Entries, Entry, EntryKey, Kind, NANO_AIU_PER_CREDIT, NANO_DOLLARS_PER_CREDIT, TokenColumns, Tokens};
 
 /// How usage rows are grouped. Parsed once, by its name (`day`, `month`, ...), for the CLI's
 /// `--by` and the page's requests alike.
@@ -204,6 +204,9 @@ impl Serialize for UsageRow {
 #[derive(Clone, Debug, Serialize)]
 pub struct UsageTable {
     pub rows: Vec<UsageRow>,
+    /// The total the headline gives: every figure that counts by the one rule (`credits::counts`:
+    /// from session totals, unfinished sessions and deleted ones), whose parts `totals` gives.
+    pub grand_total: UsageRow,
     pub totals: BTreeMap<Kind, UsageRow>,
     pub credits_used: CreditsUsed,
     /// Grouped by project: each project's credits used, in the rows' order (the most first).
@@ -261,6 +264,14 @@ impl Accumulator {
         self.estimated |= credits.estimated;
         self.estimate_unpriced |= credits.unpriced;
         self.estimated_nanos += credits.estimated_nanos;
+    }
+
+    /// Adds `entry` to the total the headline gives (as `credits::counts` has it): the upper
+    /// reading of an ambiguous resume is not in it.
+    fn add_to_headline_total(&mut self, rates: &RateTable, agent: &'static str, key: &EntryKey, entry: &Entry) {
+        if key.kind != Kind::AmbiguousResume {
+            self.add_to_total(rates, agent, &key.model, entry);
+        }
     }
 
     /// Adds `entry` to a total: usage on a day it cannot be on is left out of it, and said.
@@ -379,6 +390,7 @@ pub fn summarize<'a>(
     // Each project's credits used, which rank the projects.
     let mut project_credits: BTreeMap<String, CreditsUsed> = BTreeMap::new();
     let mut totals: BTreeMap<Kind, Accumulator> = BTreeMap::new();
+    let mut grand_total = Accumulator::default();
     let mut credits_used = CreditsUsed::default();
     // The totals' agent: the one agent of every session, or none when they differ.
     let mut agents = std::collections::BTreeSet::new();
@@ -400,6 +412,7 @@ pub fn summarize<'a>(
             }
             groups.entry((group, split, key.model.clone(), key.kind)).or_default().add(rates, agent, &key.model, entry);
             totals.entry(key.kind).or_default().add_to_total(rates, agent, &key.model, entry);
+            grand_total.add_to_headline_total(rates, agent, key, entry);
             credits_used.add(rates, key, entry);
         }
     }
@@ -435,7 +448,8 @@ pub fn summarize<'a>(
         .into_iter()
         .map(|(kind, accumulator)| (kind, UsageRow { agent, ..accumulator.row(String::new(), kind) }))
         .collect();
-    UsageTable { rows, totals, credits_used, project_credits }
+    let grand_total = UsageRow { agent, ..grand_total.row(String::new(), Kind::Counted) };
+    UsageTable { rows, grand_total, totals, credits_used, project_credits }
 }
 
 /// The figures by agent (the main agent, or a sub-agent by its name) and model: each
@@ -452,6 +466,7 @@ pub fn summarize_subagents<'a>(
     // By agent, model and kind, as `summarize` orders its rows.
     let mut groups: BTreeMap<(String, String, Kind), Accumulator> = BTreeMap::new();
     let mut totals: BTreeMap<Kind, Accumulator> = BTreeMap::new();
+    let mut grand_total = Accumulator::default();
     let mut credits_used = CreditsUsed::default();
     let mut add = |kind: Kind, label: &str, agent: &'static str, model: &str, entry: &Entry| {
         groups.entry((label.to_string(), model.to_string(), kind)).or_default().add(rates, agent, model, entry);
@@ -460,6 +475,7 @@ pub fn summarize_subagents<'a>(
     for ledger in ledgers.filter(|ledger| range.keeps(ledger.agent)) {
         for (key, entry) in ledger.entries.iter().filter(|(key, _)| range.contains(key.day)) {
             credits_used.add(rates, key, entry);
+            grand_total.add_to_headline_total(rates, ledger.agent, key, entry);
             let mut main = *entry;
             let shares = ledger.agents.as_deref().filter(|_| key.kind == Kind::Counted);
             let shares = shares.into_iter().flat_map(|shares| shares.of(key.day, &key.model));
@@ -481,7 +497,8 @@ pub fn summarize_subagents<'a>(
         .map(|((label, model, kind), accumulator)| UsageRow { subagent: Some(label), ..accumulator.row(model, kind) })
         .collect();
     let totals = totals.into_iter().map(|(kind, accumulator)| (kind, accumulator.row(String::new(), kind))).collect();
-    UsageTable { rows, totals, credits_used, project_credits: Vec::new() }
+    let grand_total = grand_total.row(String::new(), Kind::Counted);
+    UsageTable { rows, grand_total, totals, credits_used, project_credits: Vec::new() }
 }
 
 /// A sub-agent's share of a counted entry, taken from what remains of it: at most that, part by
@@ -792,6 +809,14 @@ mod tests {
                 ("2026-10-02", "claude-sonnet-4", Kind::Partial),
             ]
         );
+        // The total is the headline's: its parts added, tokens and credits alike.
+        let parts: Vec<&UsageRow> = table.totals.values().collect();
+        let total = &table.grand_total;
+        assert_eq!(total.tokens.total, parts.iter().map(|part| part.tokens.total).sum::<u64>());
+        assert_eq!(total.tokens.total, 1000 + 100 + 100 + 10 + 300 + 30 + 10 + 1 + 100 + 10);
+        assert_eq!(total.credits, Some(table.credits_used.credits));
+        let parts_credits: f64 = parts.iter().map(|part| part.credits.unwrap()).sum();
+        assert!((parts_credits - table.credits_used.credits).abs() < 0.015, "{parts_credits}");
     }
 
     #[test]

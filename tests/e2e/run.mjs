@@ -82,8 +82,6 @@ async function tiles(page, view = 'overview') {
 
 const fmtInt = (n) => new Intl.NumberFormat('en-US').format(n);
 const hundredths = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-/** Micro-dollars as the page shows an estimate: "≈ $1,234.56". */
-const fmtUSD = (micros) => `≈ $${hundredths.format(micros / 1e6)}`;
 
 /** Checks the summary and the Overview against the native CLI's outputs. */
 async function checkNumbers(page, expected, label) {
@@ -1965,14 +1963,26 @@ function usageCells(row) {
     fmtInt(row.output),
     fmtInt(row.reasoning),
     fmtInt(row.total),
-    row.cost_usd_micros === null ? '—' : fmtUSD(row.cost_usd_micros),
     // Credits as the CLI's table shows them: `~` where some are estimated.
     row.credits === null ? '—' : (row.credits_from === 'recorded' ? '' : '~') + hundredths.format(row.credits),
     row.flags.join(''),
   ];
 }
 
-const KIND_LABEL = { counted: 'total', partial: 'partial (lower bound, not in total)', recovered: 'recovered (deleted sessions, not in total)' };
+/**
+ * The Usage view's Totals from the native `usage --json`: one row, the total the headline gives,
+ * each part's credits beside it where there are several, then what an ambiguous resume's upper
+ * reading would add.
+ */
+function totalsOf(usage) {
+  const credits = (row) => usageCells(row).at(-2);
+  const parts = Object.keys(usage.totals).filter((kind) => kind !== 'ambiguous_resume');
+  const partCells = (isTotal) => (parts.length > 1 ? parts.map((kind) => (isTotal ? credits(usage.totals[kind]) : '')) : []);
+  const row = (label, r, isTotal) => [label, ...usageCells(r).slice(0, -1), ...partCells(isTotal), r.flags.join('')];
+  const rows = parts.length ? [row('total', usage.grand_total, true)] : [];
+  if (usage.totals.ambiguous_resume) rows.push(row('if a resume restarted the counters (not in the total)', usage.totals.ambiguous_resume, false));
+  return rows;
+}
 
 /** The Usage view's tables as text, once its heading is `heading`. */
 async function usageShown(page, heading) {
@@ -2047,7 +2057,6 @@ test('agents: the timeline, sessions and usage filter by agent, usage splits by 
     await page.selectOption('#usage-by', 'agent');
     let shown = await usageShown(page, 'Usage by agent');
     assertEqual(shown.rows, byAgent.rows.map((r) => [r.agent, r.model, ...usageCells(r)]), 'the table by agent is the native --by agent');
-    const totalsOf = (usage) => Object.entries(usage.totals).map(([kind, r]) => [KIND_LABEL[kind], ...usageCells(r)]);
     assertEqual(shown.totals, totalsOf(expected.usage), 'its totals are those of the agents added up');
     await shot(page, 'agents-usage-by-agent.png');
     for (const agent of usageAgents) {
@@ -2442,10 +2451,10 @@ test('the report to share: the page writes the bytes the native report writes; f
     page.on('request', (request) => requests.push(request.url()));
     await page.goto(`file://${saved}`);
     const figure = (id) => page.textContent(`[data-figure="${id}"]`);
-    const counted = usage.totals.counted;
-    assertEqual(await figure('tokens'), counted.total.toLocaleString('en-US'), 'tokens as the native usage');
-    assertEqual(await figure('credits'), counted.credits.toLocaleString('en-US', { minimumFractionDigits: 2 }), 'credits as the native usage');
-    assertEqual(await figure('cost_usd'), (counted.cost_usd_micros / 1e6).toFixed(2), 'the cost as the native usage');
+    const total = usage.grand_total;
+    assertEqual(await figure('tokens'), total.total.toLocaleString('en-US'), 'tokens as the native usage total');
+    assertEqual(await figure('credits'), total.credits.toLocaleString('en-US', { minimumFractionDigits: 2 }), 'credits as the native usage total');
+    assertEqual(await figure('cost_usd'), usage.credits_used.usd.toFixed(2), 'dollars: the credits used × 0.01');
     assertEqual(await figure('month_runs_out'), '2026-11-13', 'the run-out day against 1500 (EXPECTED.md)');
     assertEqual(await page.$$eval('svg.chart', (charts) => charts.length), 3, 'three charts drawn without scripts');
     assertEqual(await page.$$eval('script', (scripts) => scripts.length), 0, 'nothing in it needs a script');
@@ -2511,13 +2520,13 @@ test('the month view of the demo equals the native usage --allowance month; top 
     await page.waitForTimeout(150);
     await shot(page, 'demo-month-view.png');
 
-    // The usage table: credits beside the cost, as the native table shows them.
+    // The usage table: credits, as the native table shows them.
     await showView(page, 'usage');
     await page.selectOption('#usage-by', 'model');
     const usage = nativeUsage(DEMO, ['--by', 'model']);
     await page.waitForFunction(() => [...document.querySelectorAll('#view-usage h2')].some((e) => e.textContent === 'Usage by model'));
     const headers = await page.$$eval('#view-usage .usage-table thead th', (ths) => ths.map((th) => th.textContent));
-    assertEqual(headers.slice(-3), ['cost USD', 'credits', 'flags'], 'credits beside the cost');
+    assertEqual(headers.slice(-3), ['total', 'credits', 'flags'], 'one money figure: credits, no token-rate cost beside them');
     const credits = await page.$$eval('#view-usage .usage-table tbody tr', (trs) => trs.map((tr) => tr.children[tr.children.length - 2].textContent));
     assert(credits.length > 0 && credits.every((c) => c === '—' || /^~?\d{1,3}(,\d{3})*\.\d\d$/.test(c)), `credits as the CLI shows them: ${credits.join(' ')}`);
     assert(usage.rows.some((r) => r.credits_from !== 'recorded') === credits.some((c) => c.startsWith('~')), 'the ~ marker where the native rows are estimated');
@@ -3752,10 +3761,9 @@ phoneTests(test, { views: VIEWS, serverUrl: () => server.url, pick });
 
 // ---- figures: usage by project, the Overview's projects, number formats, row order ------------
 
-/** Thousands separators and one precision per column: counts, dollars to the cent, credits to the hundredth. */
+/** Thousands separators and one precision per column: counts, credits to the hundredth. */
 const FIGURE_FORMATS = {
   count: /^\d{1,3}(,\d{3})*$/,
-  usd: /^(≈ \$\d{1,3}(,\d{3})*\.\d\d|—)$/,
   credits: /^(~?\d{1,3}(,\d{3})*\.\d\d|—)$/,
 };
 
@@ -3819,13 +3827,13 @@ test('figures: the Usage view by project over a period equals the native usage -
     assertEqual(shown.rows.length, kinds.size, 'one row per project, model and kind');
     for (const { project, credits } of cliProjects) {
       const rows = shown.rows.filter((r) => r[0] === (project || '(no project)'));
-      const pageCredits = rows.reduce((sum, r) => sum + (r[10] === '—' ? 0 : Number(r[10].replace(/[~,]/g, ''))), 0);
+      const pageCredits = rows.reduce((sum, r) => sum + (r[9] === '—' ? 0 : Number(r[9].replace(/[~,]/g, ''))), 0);
       assert(Math.abs(pageCredits - credits) <= 0.01 * rows.length + 0.005, `${project}: ${pageCredits} credits on the page, ${credits} native`);
     }
-    // One format per column: counts (requests to total), dollars, credits.
-    const columns = { 2: 'count', 3: 'count', 4: 'count', 5: 'count', 6: 'count', 7: 'count', 8: 'count', 9: 'usd', 10: 'credits' };
+    // One format per column: counts (requests to total), credits.
+    const columns = { 2: 'count', 3: 'count', 4: 'count', 5: 'count', 6: 'count', 7: 'count', 8: 'count', 9: 'credits' };
     checkFormats(shown.rows, columns, 'usage by project');
-    checkFormats(shown.totals, { 1: 'count', 7: 'count', 8: 'usd', 9: 'credits' }, 'usage totals');
+    checkFormats(shown.totals, { 1: 'count', 7: 'count', 8: 'credits' }, 'usage totals');
     assert(shown.rows.some((r) => r[8].includes(',')), 'a token total in the thousands shows its separator');
     const headline = await page.textContent('#usage-credits-used');
     assert(/^Credits used: \d{1,3}(,\d{3})*\.\d\d \(≈ \$\d{1,3}(,\d{3})*\.\d\d\)/.test(headline), `the headline's figures: ${headline}`);

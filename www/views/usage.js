@@ -1,8 +1,8 @@
 // Usage: the day / month / session / model / home / agent tables of the `usage` command (`--by`;
-// the other groupings add the agents up, `--agent` keeps one), with their flags, the totals per
-// kind of figure, the sessions whose usage nothing counts, and those whose figures leave out
-// counters that cannot be token counts.
-import { add, badge, clear, dollarsOfMicros, fmtCredits, fmtInt, fmtUsd, h, section, table } from '../dom.js';
+// the other groupings add the agents up, `--agent` keeps one), with their flags, the total the
+// headline gives with its parts, the sessions whose usage nothing counts, and those whose figures
+// leave out counters that cannot be token counts.
+import { add, badge, clear, fmtCredits, fmtInt, fmtUsd, h, section, table } from '../dom.js';
 
 const FLAG_HELP = {
   no_rate: 'no rate for this model: no cost',
@@ -22,13 +22,6 @@ const FLAG_HELP = {
 const WARN_FLAGS = new Set(['no_rate', 'implausible_counter', 'implausible_date', 'differs', 'ambiguous_resume']);
 const PLAIN_FLAGS = new Set(['long_context', 'byok', 'auto', 'compaction']);
 
-const KIND_LABEL = {
-  counted: 'total',
-  partial: 'partial (lower bound, not in total)',
-  recovered: 'recovered (deleted sessions, not in total)',
-  ambiguous_resume: 'ambiguous resume (upper adds, not in total)',
-};
-
 function flags(row) {
   return row.flags.map((flag) => badge(flag, WARN_FLAGS.has(flag) ? 'warn' : PLAIN_FLAGS.has(flag) ? '' : 'info')).map((b, i) => {
     b.title = FLAG_HELP[row.flags[i]] || '';
@@ -44,7 +37,6 @@ const numbers = [
   { label: 'output', value: (r) => fmtInt(r.output), num: true },
   { label: 'reasoning', value: (r) => fmtInt(r.reasoning), num: true },
   { label: 'total', value: (r) => fmtInt(r.total), num: true },
-  { label: 'cost USD', value: (r) => fmtUsd(dollarsOfMicros(r.cost_usd_micros)), num: true },
   { label: 'credits', value: credits, num: true },
 ];
 
@@ -61,6 +53,26 @@ function credits(row) {
   const recorded = row.recorded_nano_aiu === null || row.recorded_nano_aiu === undefined ? '' : `; recorded ${fmtCredits(row.recorded_nano_aiu / 1e9)}`;
   const estimate = row.cost_ai_credits === null || row.cost_ai_credits === undefined ? '' : `; estimate ${fmtCredits(row.cost_ai_credits)}`;
   return h('span', { title: `${CREDITS_FROM[row.credits_from] || row.credits_from}${recorded}${estimate}`, dataset: { from: row.credits_from } }, text);
+}
+
+/**
+ * The total the headline gives, one row, with the credits of each of its parts (from session
+ * totals, unfinished sessions, deleted ones) as columns where there is more than one; below it,
+ * what the upper reading of an ambiguous resume would add, which the total leaves out.
+ * @param {import('../types').UsageView} data
+ */
+function totalsSection(data) {
+  const words = data.kind_words;
+  const parts = Object.keys(data.totals).filter((kind) => kind !== 'ambiguous_resume');
+  const partColumns = parts.length > 1 ? parts.map((kind) => ({ label: words[kind], value: (r) => (r.label === 'total' ? credits(data.totals[kind]) : ''), num: true })) : [];
+  const rows = Object.keys(data.totals).length ? [{ ...data.grand_total, label: 'total' }] : [];
+  if (data.totals.ambiguous_resume) rows.push({ ...data.totals.ambiguous_resume, label: words.ambiguous_resume });
+  const columns = [{ label: '', value: (r) => r.label }, ...numbers, ...partColumns, { label: 'flags', value: flags }];
+  return section(
+    'Totals',
+    table(columns, rows, { className: 'usage-totals', empty: 'No token counts.' }),
+    h('p.muted', null, 'The total is the headline\'s: the shutdowns\' session totals, the lower bounds of sessions still running or never shut down, and the store\'s rows of deleted sessions. A resumed session whose CLI version cannot tell whether its counters restarted is counted at the lower reading; the upper one would add the row below the total.'),
+  );
 }
 
 export async function render(container, ctx) {
@@ -103,13 +115,12 @@ export async function render(container, ctx) {
     const mono = column === 'home' || column === 'project_path';
     const group = column ? [{ label: grouping, value: shown[column] || ((r) => r[column]), ...(mono ? { className: 'mono' } : {}) }] : [];
     const columns = [...group, { label: 'model', value: (r) => r.model }, ...numbers, { label: 'flags', value: flags }];
-    const totals = Object.entries(data.totals).map(([kind, row]) => ({ ...row, kind }));
-    const totalColumns = [{ label: '', value: (r) => KIND_LABEL[r.kind] || r.kind }, ...numbers, { label: 'flags', value: flags }];
+    const words = data.kind_words;
     const used = data.credits_used;
     const headline =
       used.credits === 0 && used.own_key_tokens > 0
         ? `${fmtInt(used.own_key_tokens)} tokens on your own key, no Copilot charge`
-        : `Credits used: ${fmtCredits(used.credits)} (${fmtUsd(used.usd)}): ${fmtCredits(used.recorded)} as Copilot recorded them, ${fmtCredits(used.estimated)} estimated${used.partial || used.recovered ? `; ${fmtCredits(used.partial)} of partial sessions and ${fmtCredits(used.recovered)} recovered included` : ''}`;
+        : `Credits used: ${fmtCredits(used.credits)} (${fmtUsd(used.usd)}): ${fmtCredits(used.recorded)} as Copilot recorded them, ${fmtCredits(used.estimated)} estimated${used.partial || used.recovered ? `; ${fmtCredits(used.partial)} ${words.partial} and ${fmtCredits(used.recovered)} ${words.recovered} included` : ''}`;
     add(clear(out), 
       h('p#usage-credits-used.headline', { dataset: { credits: String(used.credits) } }, headline),
       section(
@@ -117,8 +128,8 @@ export async function render(container, ctx) {
         table(columns, data.rows, { className: 'usage-table', empty: 'No token counts in this range.' }),
         agents.length > 1 && !agent.value && grouping !== 'agent' ? h('p.muted', null, 'The agents are added up; group by agent to split them.') : null,
       ),
-      section('Totals', table(totalColumns, totals, { className: 'usage-totals', empty: 'No token counts.' }), h('p.muted', null, 'Counted figures come from shutdown checkpoints. Partial figures are lower bounds for sessions still running or never shut down; recovered figures come from the store for deleted sessions. Neither is in the total.')),
-      h('p.muted', null, 'Cost USD: the estimate at the published rates (none for BYOK calls, Auto\'s 10% off). Credits (1 credit = 0.01 USD): as Copilot recorded them; ~ where some are estimated, for what it recorded nothing of. The Month view has the billing month against an allowance.'),
+      totalsSection(data),
+      h('p.muted', null, 'Credits (1 credit = 0.01 USD): as Copilot recorded them; ~ where some are estimated at the published rates, for what it recorded nothing of. The Month view has the billing month against an allowance.'),
       section(
         `Sessions whose usage is unknown (${fmtInt(data.unknown_usage_sessions.length)})`,
         data.unknown_usage_sessions.length

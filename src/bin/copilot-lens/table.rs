@@ -33,6 +33,7 @@ pub fn json_document(
     let mut document = serde_json::json!({
         "credits_used": table.credits_used,
         "rows": table.rows,
+        "grand_total": table.grand_total,
         "totals": table.totals,
         "unknown_usage_sessions": usage.unknown,
         "implausible_counter_sessions": sessions_flagged(&usage.ledgers, IMPLAUSIBLE_COUNTER),
@@ -55,22 +56,18 @@ pub fn write_text(out: &mut impl Write, table: &UsageTable, usage: &UsageData, b
         by => by.column().unwrap_or_default(),
     };
     let token_names = TokenColumns::NAMES.map(|name| name.replace('_', " "));
-    let header =
-        line(group.to_string(), "model".to_string(), token_names, ["cost USD", "credits", "flags"].map(String::from));
+    let header = line(group.to_string(), "model".to_string(), token_names, ["credits", "flags"].map(String::from));
     let mut lines: Vec<[String; COLUMNS]> = vec![header];
     for row in &table.rows {
         let key = if by == GroupBy::Agent { row.agent } else { row.group().unwrap_or_default() };
         lines.push(cells(row, key.to_string()));
     }
     let rows_end = lines.len();
-    for (kind, row) in &table.totals {
-        let label = match kind {
-            Kind::Counted => "total",
-            Kind::Partial => "partial (lower bound, not in total)",
-            Kind::Recovered => "recovered (deleted sessions, not in total)",
-            Kind::AmbiguousResume => "ambiguous resume (upper adds, not in total)",
-        };
-        // The label goes in the first column shown (the model column when grouping by model).
+    // The total the headline gives, then what the headline leaves out (the parts of the total
+    // are said under the table). The label goes in the first column shown (the model column
+    // when grouping by model).
+    let ambiguous = table.totals.get(&Kind::AmbiguousResume).map(|row| (Kind::AmbiguousResume.words(), row));
+    for (label, row) in [("total", &table.grand_total)].into_iter().chain(ambiguous) {
         let mut line = cells(row, String::new());
         line[usize::from(group.is_empty())] = label.to_string();
         lines.push(line);
@@ -104,6 +101,9 @@ pub fn write_text(out: &mut impl Write, table: &UsageTable, usage: &UsageData, b
     }
     if table.rows.is_empty() {
         writeln!(out, "no usage in this range")?;
+    }
+    if let Some(parts) = total_parts(table) {
+        writeln!(out, "of the total's credits: {parts}")?;
     }
     if !usage.unknown.is_empty() {
         writeln!(
@@ -164,9 +164,22 @@ fn credits_used_line(used: &CreditsUsed) -> String {
     }
     if used.partial > 0.0 || used.recovered > 0.0 {
         let (partial, recovered) = (grouped_decimal(used.partial), grouped_decimal(used.recovered));
-        line.push_str(&format!("; {partial} of partial sessions and {recovered} recovered included"));
+        let (unfinished, deleted) = (Kind::Partial.words(), Kind::Recovered.words());
+        line.push_str(&format!("; {partial} {unfinished} and {recovered} {deleted} included"));
     }
     line
+}
+
+/// The credits of each part of the total (from session totals, unfinished sessions, deleted
+/// ones), where there is more than one.
+fn total_parts(table: &UsageTable) -> Option<String> {
+    let parts: Vec<String> = table
+        .totals
+        .iter()
+        .filter(|(kind, _)| **kind != Kind::AmbiguousResume)
+        .map(|(kind, row)| format!("{} {}", credits(row), kind.words()))
+        .collect();
+    (parts.len() > 1).then(|| parts.join(", "))
 }
 
 /// AI credits: as Copilot recorded them, marked `~` where some are estimated.
@@ -178,22 +191,21 @@ fn credits(row: &UsageRow) -> String {
     }
 }
 
-/// The table's columns: the group, the model, the token columns, cost, credits and flags.
-const COLUMNS: usize = 2 + TokenColumns::NAMES.len() + 3;
+/// The table's columns: the group, the model, the token columns, credits and flags.
+const COLUMNS: usize = 2 + TokenColumns::NAMES.len() + 2;
 const FLAGS: usize = COLUMNS - 1;
 
 fn cells(row: &UsageRow, group: String) -> [String; COLUMNS] {
-    let cost = row.cost_usd_micros.map_or_else(|| "-".to_string(), |micros| format!("{:.4}", micros as f64 / 1e6));
-    line(group, row.model.clone(), row.tokens.values().map(grouped), [cost, credits(row), row.flags.join(",")])
+    line(group, row.model.clone(), row.tokens.values().map(grouped), [credits(row), row.flags.join(",")])
 }
 
 fn line(
     group: String,
     model: String,
     tokens: [String; TokenColumns::NAMES.len()],
-    [cost, credits, flags]: [String; 3],
+    [credits, flags]: [String; 2],
 ) -> [String; COLUMNS] {
-    let mut cells = [group, model].into_iter().chain(tokens).chain([cost, credits, flags]);
+    let mut cells = [group, model].into_iter().chain(tokens).chain([credits, flags]);
     std::array::from_fn(|_| cells.next().unwrap_or_default())
 }
 
