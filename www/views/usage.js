@@ -68,11 +68,15 @@ function totalsSection(data) {
   const rows = Object.keys(data.totals).length ? [{ ...data.grand_total, label: 'total' }] : [];
   if (data.totals.ambiguous_resume) rows.push({ ...data.totals.ambiguous_resume, label: words.ambiguous_resume });
   const columns = [{ label: '', value: (r) => r.label }, ...numbers, ...partColumns, { label: 'flags', value: flags }];
-  return section(
+  const card = section(
     'Totals',
     table(columns, rows, { className: 'usage-totals', empty: 'No token counts.' }),
     h('p.muted', null, 'The total is the headline\'s: the shutdowns\' session totals, the lower bounds of sessions still running or never shut down, and the store\'s rows of deleted sessions. A resumed session whose CLI version cannot tell whether its counters restarted is counted at the lower reading; the upper one would add the row below the total.'),
   );
+  // Its columns are wider than a narrow window: scrolled, it must be reachable by keyboard.
+  card.tabIndex = 0;
+  card.setAttribute('aria-label', 'Totals');
+  return card;
 }
 
 export async function render(container, ctx) {
