@@ -147,4 +147,9 @@ fn a_log_given_alone_is_read_as_its_session() {
         table.lines().nth(3).unwrap(),
         "2026-11-30  gpt-4.1         3  2,706         300            0      66         15  3,072     0.00  byok"
     );
+    // A range with no usage in it has no total row, only the words.
+    let none = run(scratch.path(), &["usage", "loose", "--since", "2030-01-01"]);
+    let none = String::from_utf8(none.stdout).unwrap();
+    assert!(none.contains("\nno usage in this range\n"), "{none}");
+    assert!(!none.lines().any(|line| line.starts_with("total")), "{none}");
 }

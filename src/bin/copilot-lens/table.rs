@@ -66,8 +66,9 @@ pub fn write_text(out: &mut impl Write, table: &UsageTable, usage: &UsageData, b
     // The total the headline gives, then what the headline leaves out (the parts of the total
     // are said under the table). The label goes in the first column shown (the model column
     // when grouping by model).
+    let total = (!table.totals.is_empty()).then_some(("total", &table.grand_total));
     let ambiguous = table.totals.get(&Kind::AmbiguousResume).map(|row| (Kind::AmbiguousResume.words(), row));
-    for (label, row) in [("total", &table.grand_total)].into_iter().chain(ambiguous) {
+    for (label, row) in total.into_iter().chain(ambiguous) {
         let mut line = cells(row, String::new());
         line[usize::from(group.is_empty())] = label.to_string();
         lines.push(line);
