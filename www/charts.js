@@ -8,18 +8,6 @@ import { h, vendorScript } from './dom.js';
 export const chartLibrary = () => vendorScript('chart.umd.min.js', 'Chart');
 
 /**
- * An axis of dollars: Chart.js's own numbers (thousands separators, one precision for every tick
- * of the axis) after a "$".
- */
-export function dollarTicks(Chart) {
-  return {
-    callback(value, index, ticks) {
-      return `$${Chart.Ticks.formatters.numeric.call(this, value, index, ticks)}`;
-    },
-  };
-}
-
-/**
  * Whether a chart can be drawn on `canvas` with `Chart` (null when the library did not load:
  * a note takes the canvas's place), its colours set for the light or dark scheme.
  */

@@ -2073,15 +2073,15 @@ test('agents: the timeline, sessions and usage filter by agent, usage splits by 
     assertEqual(shown.rows.length, addedUp.size, 'by day, the agents added up: the native rows');
     assertEqual(shown.totals, totalsOf(expected.usage), 'and the same totals');
 
-    // Overview: tokens and cost per day stacked by agent when several agents count tokens, else
+    // Overview: tokens and credits per day stacked by agent when several agents count tokens, else
     // by model; each series, day by day, is the native one.
     await showView(page, 'overview');
     const stackBy = usageAgents.length > 1 ? 'agent' : 'model';
     const titles = await page.$$eval('#view-overview section.card h2', (hs) => hs.map((e) => e.textContent));
-    assert(titles.includes(`Tokens per day, by ${stackBy}`) && titles.includes(`Cost per day (USD), by ${stackBy}`), `the day charts stack by ${stackBy}: ${titles}`);
+    assert(titles.includes(`Tokens per day, by ${stackBy}`) && titles.includes(`Credits per day, by ${stackBy}`), `the day charts stack by ${stackBy}: ${titles}`);
     const charts = await page.evaluate(() =>
       Object.fromEntries(
-        ['chart-tokens-day', 'chart-cost-day'].map((id) => {
+        ['chart-tokens-day', 'chart-credits-day'].map((id) => {
           const chart = window.Chart.getChart(document.getElementById(id));
           return [id, { labels: chart.data.labels, datasets: chart.data.datasets.map((d) => ({ label: d.label, data: d.data })) }];
         }),
@@ -2091,7 +2091,7 @@ test('agents: the timeline, sessions and usage filter by agent, usage splits by 
       stackBy === 'agent'
         ? usageAgents.map((a) => [a, ofAgent[a].rows.filter(counted)])
         : sorted(byAgent.rows.filter(counted).map((r) => r.model)).map((m) => [m, expected.usage.rows.filter((r) => counted(r) && r.model === m)]);
-    for (const [id, field, scale] of [['chart-tokens-day', 'total', 1], ['chart-cost-day', 'cost_usd_micros', 1e6]]) {
+    for (const [id, field, scale] of [['chart-tokens-day', 'total', 1], ['chart-credits-day', 'credits', 1]]) {
       const chart = charts[id];
       assertEqual(chart.datasets.map((d) => d.label), series.map(([label]) => label), `${id}: a series per ${stackBy}`);
       for (const [i, [label, list]] of series.entries()) {

@@ -2,7 +2,7 @@
 // model (by agent when there are several), by model, and the projects ranked by credits used
 // (the one money figure; a bar opens the project's sessions). The day and model charts show the
 // counted figures (the totals); partial and recovered figures are in the Usage view.
-import { chartLibrary, chartReady, dollarTicks, shortTicks } from '../charts.js';
+import { chartLibrary, chartReady, shortTicks } from '../charts.js';
 import { add, fmtCredits, fmtInt, fmtUsd, h, section } from '../dom.js';
 
 const PALETTE = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac', '#86bcb6', '#d37295'];
@@ -138,28 +138,28 @@ function overviewSections(stackBy, dayRows, projects, modelRows) {
     'div.grid2',
     null,
     section(`Tokens per day, by ${stackBy}`, dayRows.length ? chartBox('chart-tokens-day') : h('p.empty', null, 'No token counts in this data.')),
-    section(`Cost per day (USD), by ${stackBy}`, dayRows.length ? chartBox('chart-cost-day') : h('p.empty', null, 'No token counts in this data.')),
+    section(`Credits per day, by ${stackBy}`, dayRows.length ? chartBox('chart-credits-day') : h('p.empty', null, 'No token counts in this data.')),
     section(
       'Credits used by project',
       projects.length ? [chartBox('chart-project'), h('p.muted', null, 'A bar opens the project\'s sessions.')] : h('p.empty', null, 'No credits used in this data.'),
     ),
-    section('Tokens and cost by model', modelRows.length ? chartBox('chart-model') : h('p.empty', null, 'No token counts in this data.')),
+    section('Tokens and credits by model', modelRows.length ? chartBox('chart-model') : h('p.empty', null, 'No token counts in this data.')),
   );
 }
 
-/** Tokens and cost per day, stacked by `perDay`'s series. */
+/** Tokens and credits per day, stacked by `perDay`'s series. */
 function drawDayCharts(Chart, container, days, perDay) {
   makeChart(Chart, container.querySelector('#chart-tokens-day'), {
     type: 'bar',
     data: { labels: days, datasets: perDay('total') },
     options: { scales: { x: { stacked: true }, y: { stacked: true } }, plugins: { legend: { position: 'bottom' } } },
   });
-  makeChart(Chart, container.querySelector('#chart-cost-day'), {
+  makeChart(Chart, container.querySelector('#chart-credits-day'), {
     type: 'bar',
-    data: { labels: days, datasets: perDay('cost_usd_micros', 1e6) },
+    data: { labels: days, datasets: perDay('credits') },
     options: {
-      scales: { x: { stacked: true }, y: { stacked: true, ticks: dollarTicks(Chart) } },
-      plugins: { legend: { position: 'bottom' }, tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${fmtUsd(c.parsed.y)}` } } },
+      scales: { x: { stacked: true }, y: { stacked: true, title: { display: true, text: 'AI credits' } } },
+      plugins: { legend: { position: 'bottom' }, tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${fmtCredits(c.parsed.y)} credits (${fmtUsd(c.parsed.y * 0.01)})` } } },
     },
   });
 }
@@ -195,7 +195,7 @@ function drawProjectChart(Chart, container, ctx, projects) {
   });
 }
 
-/** Tokens and cost by model, on two axes. */
+/** Tokens and credits by model, on two axes. */
 function drawModelChart(Chart, container, modelRows) {
   makeChart(Chart, container.querySelector('#chart-model'), {
     type: 'bar',
@@ -203,11 +203,11 @@ function drawModelChart(Chart, container, modelRows) {
       labels: modelRows.map((r) => r.model),
       datasets: [
         { label: 'tokens', data: modelRows.map((r) => r.total), backgroundColor: '#4e79a7', yAxisID: 'y' },
-        { label: 'cost (USD)', data: modelRows.map((r) => (r.cost_usd_micros || 0) / 1e6), backgroundColor: '#f28e2b', yAxisID: 'cost' },
+        { label: 'credits', data: modelRows.map((r) => r.credits || 0), backgroundColor: '#f28e2b', yAxisID: 'credits' },
       ],
     },
     options: {
-      scales: { x: { ticks: shortTicks }, y: { title: { display: true, text: 'tokens' } }, cost: { position: 'right', grid: { drawOnChartArea: false }, ticks: dollarTicks(Chart), title: { display: true, text: 'USD' } } },
+      scales: { x: { ticks: shortTicks }, y: { title: { display: true, text: 'tokens' } }, credits: { position: 'right', grid: { drawOnChartArea: false }, title: { display: true, text: 'AI credits' } } },
       plugins: { legend: { position: 'bottom' } },
     },
   });
