@@ -737,9 +737,8 @@ impl SessionLedger {
             }
             let long = calls.long.min_each(&increase);
             let key = EntryKey { day, model: model.clone(), kind: Kind::Counted };
-            let compaction = reading.compaction;
-            let entry =
-                Entry { tokens: increase, long, implausible, recorded: recorded_increase, compaction, ..Entry::default() };
+            let (recorded, compaction) = (recorded_increase, reading.compaction);
+            let entry = Entry { tokens: increase, long, implausible, recorded, compaction, ..Entry::default() };
             self.entries.add(key, &entry);
         }
         if had_calls && interval.values().any(|calls| !calls.tokens.is_zero()) {

@@ -324,7 +324,11 @@ mod tests {
         let counted = Tokens { requests: 1, input: 900, cache_read: 400, output: 50, ..Tokens::default() };
         for details in ["7", r#"{"input":{"tokenCount":-3},"output":{"tokenCount":80}}"#, r#"{"output":"many"}"#] {
             let reading = metric(&format!(r#"{{{usage},"tokenDetails":{details}}}"#));
-            assert_eq!((reading.compaction, reading.tokens, reading.left_out.any()), (false, counted, false), "{details}");
+            assert_eq!(
+                (reading.compaction, reading.tokens, reading.left_out.any()),
+                (false, counted, false),
+                "{details}"
+            );
         }
     }
 
