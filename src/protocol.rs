@@ -558,6 +558,7 @@ mod tests {
             crate::model::OwnedRow::decl(&config),
             Facets::decl(&config),
             UsageView::decl(&config),
+            crate::usage::flags::Flag::decl(&config),
         ];
         for declaration in declarations {
             out.push_str("\nexport ");

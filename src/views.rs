@@ -15,6 +15,7 @@ use crate::model::{OwnedRow, RowMark, TurnType};
 use crate::share::{Period, ShareOptions};
 use crate::table::{INLINE_TEXT, RowTable};
 use crate::usage::Kind;
+use crate::usage::flags::{self, Flag};
 use crate::usage::ledger::IMPLAUSIBLE_COUNTER;
 use crate::usage::month::parse_allowance;
 use crate::usage::rates::RateTable;
@@ -91,10 +92,10 @@ pub fn allowance(typed: Option<&str>) -> Result<Option<f64>, String> {
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Summary {
     pub bad_lines: u64,
-    pub cost_usd_micros: u64,
     pub files: u64,
     pub rows: u64,
     pub sessions: u64,
+    /// The total's tokens, by the headline's rule (`UsageTable::grand_total`).
     pub total_tokens: u64,
     /// usage.jsonl's rows (one per day, agent and model).
     pub usage_rows: usize,
@@ -103,15 +104,13 @@ pub struct Summary {
 pub fn summary(outputs: &Outputs) -> Summary {
     let totals = &outputs.report.totals;
     let usage = outputs.usage.table(GroupBy::Day, DayRange { agents_apart: true, ..DayRange::default() });
-    let counted = usage.totals.get(&Kind::Counted);
     Summary {
         files: totals.files_found,
         sessions: totals.sessions,
         rows: totals.rows,
         usage_rows: usage.rows.len(),
         bad_lines: totals.bad_lines,
-        total_tokens: counted.map_or(0, |row| row.tokens.total),
-        cost_usd_micros: counted.and_then(|row| row.cost_usd_micros).unwrap_or(0),
+        total_tokens: usage.grand_total.tokens.total,
     }
 }
 
@@ -140,6 +139,8 @@ pub struct UsageView<'a> {
     /// What a person reads for each kind of figure (`Kind::words`).
     #[cfg_attr(test, ts(type = "Record<string, string>"))]
     pub kind_words: KindWords,
+    /// The flags the rows and totals carry, in a person's words, with what each means.
+    pub flag_legend: Vec<&'static Flag>,
     /// The one money figure, by the Month's rule (`usage::credits`).
     #[cfg_attr(test, ts(type = "Record<string, unknown>"))]
     pub credits_used: crate::usage::credits::CreditsUsed,
@@ -177,7 +178,9 @@ pub fn usage_view<'a>(outputs: &'a Outputs, query: &UsageQuery) -> Result<UsageV
     };
     let usage = &outputs.usage;
     let table = usage.table(query.by, range);
+    let flags_shown = table.rows.iter().chain(table.totals.values()).flat_map(|row| row.flags.iter().copied());
     Ok(UsageView {
+        flag_legend: flags::legend_of(flags_shown),
         rows: table.rows,
         grand_total: table.grand_total,
         kind_words: KindWords {

@@ -285,7 +285,12 @@ fn the_report_opens_with_a_summary_then_the_top_tables_and_a_legend_of_the_flags
     let opening = html.find("data-figure=\"summary\"").unwrap();
     assert!(opening < html.find("Top 5 sessions").unwrap() && opening < html.find("<h2>Overview").unwrap());
     for flag in ["byok", "auto", "differs", "partial", "recovered", "no_rate"] {
-        assert!(html.contains(&format!("<dt>{flag}</dt>")), "the legend says what {flag} means");
+        let words = copilot_lens::usage::flags::words(flag);
+        assert_ne!(words, flag, "{flag} has words of its own");
+        assert!(
+            html.contains(&format!("<dt>{}</dt>", html_escaped(words))),
+            "the legend says what {flag} means, in words"
+        );
     }
     assert!(figure(&html, "whose").ends_with("machines: home03, home07, home08"));
     // November is over on 2026-12-02: the month says when the allowance ran out only while it goes on.
@@ -305,7 +310,7 @@ fn a_model_is_one_row_with_its_counted_and_partial_parts_in_columns() {
     let html = report_of(dir.path(), &homes, &["--month", "2026-10"]);
     let by_model = html.split("<caption>By model</caption>").nth(1).unwrap().split("</table>").next().unwrap();
     assert!(
-        by_model.contains("<th scope=\"col\">counted</th><th scope=\"col\">partial</th><th scope=\"col\">credits</th>")
+        by_model.contains("<th scope=\"col\">from session totals</th><th scope=\"col\">from unfinished sessions (at least)</th><th scope=\"col\">credits</th>")
     );
     assert!(by_model.contains("<td>gpt-5.4-mini</td><td class=\"n\">2</td>"));
     assert!(by_model.contains("<td class=\"n\"></td><td class=\"n\">5.25</td><td class=\"n\">5.25</td>"));
@@ -343,4 +348,9 @@ fn the_report_of_fixture_08_is_the_golden_one() {
     insta::with_settings!({ snapshot_path => snapshots, prepend_module_to_snapshot => false, omit_expression => true }, {
         insta::assert_snapshot!("08-allowance-runout__report.html", lines);
     });
+}
+
+/// Text as the report writes it into HTML.
+fn html_escaped(text: &str) -> String {
+    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;").replace('\'', "&#39;")
 }

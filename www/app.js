@@ -1,7 +1,7 @@
 // The page: input, the engine worker, progress, and the views. The stable surface for tests:
 // document.body.dataset.state is idle | working | done | error, and when done,
-// window.copilotLens.summary is {files, sessions, rows, usage_rows, bad_lines, total_tokens,
-// cost_usd_micros}; window.copilotLens.handedOver is {paths, files}: the paths listed to the
+// window.copilotLens.summary is {files, sessions, rows, usage_rows, bad_lines, total_tokens};
+// window.copilotLens.handedOver is {paths, files}: the paths listed to the
 // worker and the Files (or their bytes) posted to it; window.copilotLens.settled is set (seconds
 // from the start) once the Files the analysis did not read are in too (the report's sizes,
 // whole long texts), and the page's cache is kept.

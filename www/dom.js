@@ -77,11 +77,11 @@ const hundredthsFormat = new Intl.NumberFormat('en-US', { minimumFractionDigits:
 /** A count (tokens, requests): "12,345". */
 export const fmtInt = (n) => (n === null || n === undefined ? '' : intFormat.format(n));
 
+/** A count and its noun, singular for one: "1 row", "1,234 rows". */
+export const fmtCount = (n, one, many = `${one}s`) => `${fmtInt(n)} ${n === 1 ? one : many}`;
+
 /** AI credits to the hundredth: "3,600.00". */
 export const fmtCredits = (n) => (n === null || n === undefined ? '—' : hundredthsFormat.format(n));
-
-/** Micro-dollars (the engine's `cost_usd_micros`) as dollars; null stays null. */
-export const dollarsOfMicros = (micros) => (micros === null || micros === undefined ? null : micros / 1e6);
 
 /** Dollars that are an estimate or credits × 0.01, to the cent: "≈ $1,234.56". */
 export const fmtUsd = (dollars) => (dollars === null || dollars === undefined ? '—' : `≈ $${hundredthsFormat.format(dollars)}`);

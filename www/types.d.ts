@@ -311,7 +311,11 @@ exported_at: string, };
 
 export type Answer = { "answer": "summary", "value": Summary } | { "answer": "rows", "value": RowsPage } | { "answer": "searched", "value": SearchProgress } | { "answer": "session_ids", "value": Array<string> } | { "answer": "facets", "value": Facets } | { "answer": "sessions", "value": Array<Record<string, unknown>> } | { "answer": "inventory", "value": Record<string, unknown> } | { "answer": "report", "value": Record<string, unknown> } | { "answer": "usage", "value": UsageView } | { "answer": "month", "value": Record<string, unknown> } | { "answer": "row_count", "value": number } | { "answer": "text", "value": string } | { "answer": "session_credits", "value": Record<string, Record<string, unknown>> };
 
-export type Summary = { bad_lines: number, cost_usd_micros: number, files: number, rows: number, sessions: number, total_tokens: number, 
+export type Summary = { bad_lines: number, files: number, rows: number, sessions: number, 
+/**
+ * The total's tokens, by the headline's rule (`UsageTable::grand_total`).
+ */
+total_tokens: number, 
 /**
  * usage.jsonl's rows (one per day, agent and model).
  */
@@ -385,6 +389,10 @@ grand_total: Record<string, unknown>, totals: Record<string, Record<string, unkn
  */
 kind_words: Record<string, string>, 
 /**
+ * The flags the rows and totals carry, in a person's words, with what each means.
+ */
+flag_legend: Array<Flag>, 
+/**
  * The one money figure, by the Month's rule (`usage::credits`).
  */
 credits_used: Record<string, unknown>, 
@@ -400,3 +408,5 @@ implausible_counter_sessions: Array<string>,
  * The report's diagnostics of counter lines (left out, without modelMetrics, undated).
  */
 counter_problems: Array<Record<string, unknown>>, rates: string, };
+
+export type Flag = { name: string, words: string, meaning: string, };

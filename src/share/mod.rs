@@ -85,7 +85,7 @@ pub struct Transcript<'a> {
 
 const STYLE: &str = "body{font:15px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:64rem;padding:0 1rem;color:#1b1f24;background:#fff}\
 h1{font-size:1.6rem}.summary{font-size:1.15rem;font-weight:600}\
-dl.legend{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem}dl.legend dd{font-size:.9rem;font-weight:400}h2{margin-top:2.2rem;border-bottom:1px solid #d0d7de}.meta{color:#57606a}\
+dl.legend{display:grid;grid-template-columns:minmax(0,max-content) minmax(0,1fr);gap:.2rem 1rem}dl.legend dd{font-size:.9rem;font-weight:400}dl.legend dt,dl.legend dd{min-width:0;overflow-wrap:anywhere}h2{margin-top:2.2rem;border-bottom:1px solid #d0d7de}.meta{color:#57606a}\
 dl.tiles{display:grid;grid-template-columns:repeat(auto-fill,minmax(10rem,1fr));gap:.8rem}\
 dl.tiles div{border:1px solid #d0d7de;border-radius:6px;padding:.6rem}dt{color:#57606a;font-size:.85rem}dd{margin:0;font-size:1.3rem;font-weight:600}\
 table{border-collapse:collapse;margin:1rem 0;width:100%;font-size:.9rem}caption{text-align:left;font-weight:600;padding:.3rem 0}\

@@ -10,28 +10,16 @@ use super::html::{escape, table};
 use super::period::Chosen;
 use super::project_name;
 use crate::analysis::Outputs;
-use crate::usage::Kind;
 use crate::usage::credits::USD_PER_CREDIT;
 use crate::usage::summary::{GroupBy, UsageRow};
+use crate::usage::{Kind, flags};
 
 /// How many rows each top table shows.
 const TOP: usize = 5;
 
-/// What each flag a row can carry means.
-const FLAGS: [(&str, &str); 12] = [
-    ("~", "estimated at GitHub's published rates: Copilot recorded no credits for these calls"),
-    ("byok", "calls on the person's own model key: GitHub bills no credits for them"),
-    ("auto", "Auto chose the model: its 10% discount is applied"),
-    ("differs", "the estimate and the credits Copilot recorded differ by more than 5%"),
-    ("partial", "a session that ended without its shutdown counters: a lower bound from its checkpoints"),
-    ("recovered", "a session whose log is gone, recovered from Copilot's session store"),
-    ("no_rate", "a model without a published rate and without recorded credits: not in the credits"),
-    ("long_context", "some calls priced at the long-context tier"),
-    ("compaction", "holds the tokens of compactions, which Copilot billed but left out of its usage counters"),
-    ("ambiguous_resume", "a resumed session whose counters may have restarted: the lower reading is counted"),
-    ("implausible_counter", "a counter that cannot be a token count was left out"),
-    ("implausible_date", "usage dated before 2020 or after tomorrow: left out of the month"),
-];
+/// What the `~` beside credits means (the flags' words and meanings are `usage::flags`).
+const ESTIMATED_MARK: (&str, &str) =
+    ("~", "estimated at GitHub's published rates: Copilot recorded no credits for these calls");
 
 /// A session, project or model, its figures added up over every row of it.
 #[derive(Default)]
@@ -106,7 +94,7 @@ impl Top {
                         share,
                         number(group.requests as f64),
                         number(group.tokens as f64),
-                        group.flags.iter().copied().collect::<Vec<_>>().join(" "),
+                        flags_in_words(&group.flags),
                     ]
                 })
                 .collect();
@@ -170,17 +158,24 @@ pub fn usage(out: &mut String, outputs: &Outputs, chosen: &Chosen, short_project
         }
         head.extend(["model", "requests", "tokens"]);
         if parts_apart {
-            head.extend(kinds.iter().map(|kind| kind.name()));
+            head.extend(kinds.iter().map(|kind| kind.words()));
         }
         head.extend(["credits", "≈ USD", "flags"]);
         let numeric: Vec<bool> = head.iter().map(|name| !["project", "day", "model", "flags"].contains(name)).collect();
         table(out, caption, &head, &numeric, &rows);
     }
     out.push_str("<h2>What the flags mean</h2><dl class=\"legend\" data-figure=\"legend\">");
-    for (flag, meaning) in FLAGS {
-        let _ = write!(out, "<dt>{}</dt><dd>{}</dd>", escape(flag), escape(meaning));
+    let (mark, meaning) = ESTIMATED_MARK;
+    let _ = write!(out, "<dt>{}</dt><dd>{}</dd>", escape(mark), escape(meaning));
+    for flag in &flags::LEGEND {
+        let _ = write!(out, "<dt>{}</dt><dd>{}</dd>", escape(flag.words), escape(flag.meaning));
     }
     out.push_str("</dl>");
+}
+
+/// A group's flags in a person's words, one after another.
+fn flags_in_words(names: &BTreeSet<&'static str>) -> String {
+    names.iter().map(|name| flags::words(name)).collect::<Vec<_>>().join("; ")
 }
 
 /// Whether a row's credits count in credits used, as `usage::credits::counts` says of entries.
@@ -202,7 +197,7 @@ fn cells(group: &str, model: &str, slot: &Merged, kinds: &[Kind], parts_apart: b
     cells.extend([
         slot.ranked.credits_text(),
         hundredths(slot.ranked.credits * USD_PER_CREDIT),
-        slot.ranked.flags.iter().copied().collect::<Vec<_>>().join(" "),
+        flags_in_words(&slot.ranked.flags),
     ]);
     cells
 }

@@ -7,6 +7,7 @@
 //! - `ledger`: one session's usage, built in log order (checkpoint increases, per-call sums).
 //! - `rates`: the pinned rate table and pricing in integer nano-dollars.
 //! - `summary`: entries grouped by day, month, session or model, priced, with flags.
+//! - `flags`: those flags in a person's words.
 
 /// An AI credit (0.01 USD, what GitHub bills Copilot in) in nano-AIU, as Copilot records it.
 pub const NANO_AIU_PER_CREDIT: f64 = 1e9;
@@ -17,6 +18,7 @@ pub mod bill;
 pub mod budget;
 pub mod counters;
 pub mod credits;
+pub mod flags;
 pub mod inputs;
 pub mod ledger;
 pub mod month;

@@ -135,7 +135,7 @@ export function native(input, { includeThinking = false, byName = false } = {}) 
   const usageRun = spawnSync(CLI, ['usage', ...roots, '--json'], { cwd, encoding: 'utf8' });
   if (usageRun.status !== 0 && usageRun.status !== 2) throw new Error(`${input}: usage ended with ${usageRun.status}: ${usageRun.stderr}`);
   // No usage: no credits used either.
-  const usage = usageRun.status === 0 ? JSON.parse(usageRun.stdout) : { totals: {}, credits_used: { credits: 0 } };
+  const usage = usageRun.status === 0 ? JSON.parse(usageRun.stdout) : { totals: {}, grand_total: { total: 0 }, credits_used: { credits: 0 } };
   const read = (name) => readFileSync(path.join(out, name), 'utf8');
   const rowsPath = path.join(out, 'rows.jsonl');
   const rowsSize = statSync(rowsPath).size;
@@ -159,8 +159,7 @@ export function native(input, { includeThinking = false, byName = false } = {}) 
       rows: report.totals.rows,
       usage_rows: read('usage.jsonl').split('\n').filter(Boolean).length,
       bad_lines: report.totals.bad_lines,
-      total_tokens: usage.totals.counted ? usage.totals.counted.total : 0,
-      cost_usd_micros: usage.totals.counted ? usage.totals.counted.cost_usd_micros || 0 : 0,
+      total_tokens: usage.grand_total.total,
     },
     prompts: sessions.reduce((n, s) => n + s.prompts, 0),
     toolCalls: sessions.reduce((n, s) => n + s.tool_calls, 0),

@@ -107,6 +107,12 @@ async function checkNumbers(page, expected, label) {
   }
   // The one money figure: the native usage's credits used.
   if (expected.usage) assertEqual(shown.credits_used.value, expected.usage.credits_used.credits, `${label}: Overview credits used`);
+  // Which days the data covers: the native sessions' first and last events.
+  const times = (expected.sessions || []).flatMap((r) => [r.first_event || r.created_at, r.last_event || r.updated_at]).filter(Boolean).sort();
+  if (times.length) {
+    const sessions = `${fmtInt(expected.sessions.length)} ${expected.sessions.length === 1 ? 'session' : 'sessions'}`;
+    assertEqual(await page.textContent('#overview-covers'), `From ${times[0].slice(0, 10)} to ${times.at(-1).slice(0, 10)} (UTC days): ${sessions}.`, `${label}: the days the Overview covers`);
+  }
   return want;
 }
 
@@ -673,7 +679,9 @@ test('impossible counters are flagged in the usage view, with the lines to check
     assert((await exportFile(page, 'usage.csv')).text === expected.usageCsv, 'usage.csv (with its flags) equals the native one');
     await showView(page, 'usage');
     const shown = await page.textContent('#view-usage');
-    assert(shown.includes('implausible_counter'), 'the usage table shows the flag');
+    const flag = await page.$eval('#view-usage .usage-table [data-flag="implausible_counter"]', (badge) => badge.textContent);
+    assertEqual(flag, 'a bad token count, left out', 'the usage table shows the flag in words');
+    assert(await page.$eval('#view-usage dl.flag-legend', (legend) => legend.textContent.includes('a bad token count, left out')), 'the legend under the table says what it means');
     const problems = expected.report.diagnostics.filter((d) => d.kind === 'implausible_counter');
     assert(problems.length > 0, 'the CLI names the lines');
     for (const problem of problems) assert(shown.includes(`${problem.line}`) && shown.includes(problem.file), `the page names ${problem.file}:${problem.line}`);
@@ -716,8 +724,7 @@ function native2(inputs) {
       rows: report.totals.rows,
       usage_rows: usageRows,
       bad_lines: report.totals.bad_lines,
-      total_tokens: usage.totals.counted ? usage.totals.counted.total : 0,
-      cost_usd_micros: usage.totals.counted ? usage.totals.counted.cost_usd_micros || 0 : 0,
+      total_tokens: usage.grand_total.total,
     },
     prompts: sessions.reduce((n, s) => n + s.prompts, 0),
     toolCalls: sessions.reduce((n, s) => n + s.tool_calls, 0),
@@ -1882,13 +1889,13 @@ test('the demo equals the native CLI on the demo zip; views; timeline filters an
     // Timeline: counts under filters equal the native rows; the last row is reachable.
     await showView(page, 'timeline');
     const count = () => page.$eval('#tl-count', (e) => e.textContent);
-    assertEqual(await count(), `${fmtInt(rows.length)} rows`, 'timeline shows every row');
+    assertEqual(await count(), rowsText(rows.length), 'timeline shows every row');
     await page.check('#view-timeline input[data-type="user"]');
-    await page.waitForFunction((t) => document.getElementById('tl-count').textContent === t, `${fmtInt(rows.filter((r) => r.turn_type === 'user').length)} rows`);
+    await page.waitForFunction((t) => document.getElementById('tl-count').textContent === t, rowsText(rows.filter((r) => r.turn_type === 'user').length));
     await page.uncheck('#view-timeline input[data-type="user"]');
     await page.fill('#tl-search', 'NPM TEST');
     const npm = rows.filter((r) => searchable(r).toLowerCase().includes('npm test')).length;
-    await page.waitForFunction((t) => document.getElementById('tl-count').textContent === t, `${fmtInt(npm)} rows`);
+    await page.waitForFunction((t) => document.getElementById('tl-count').textContent === t, rowsText(npm));
     await page.screenshot({ path: path.join(SHOTS, 'demo-timeline-search.png') });
     const project = rows.find((r) => r.project_path).project_path;
     await page.fill('#tl-search', '');
@@ -1896,9 +1903,9 @@ test('the demo equals the native CLI on the demo zip; views; timeline filters an
     await page.fill('#tl-since', '2026-11-01');
     await page.dispatchEvent('#tl-since', 'change');
     const projectRows = rows.filter((r) => r.project_path === project && r.timestamp_utc >= '2026-11-01').length;
-    await page.waitForFunction((t) => document.getElementById('tl-count').textContent === t, `${fmtInt(projectRows)} rows`);
+    await page.waitForFunction((t) => document.getElementById('tl-count').textContent === t, rowsText(projectRows));
     await page.click('#view-timeline button:text("Clear filters")');
-    await page.waitForFunction((t) => document.getElementById('tl-count').textContent === t, `${fmtInt(rows.length)} rows`);
+    await page.waitForFunction((t) => document.getElementById('tl-count').textContent === t, rowsText(rows.length));
     await page.$eval('#tl-scroll', (el) => (el.scrollTop = el.scrollHeight));
     await page.waitForFunction(
       (last) => [...document.querySelectorAll('#tl-scroll .vt-row')].some((r) => !r.hidden && r.dataset.position === String(last) && r.dataset.filled),
@@ -1988,7 +1995,9 @@ function totalsOf(usage) {
 async function usageShown(page, heading) {
   await page.waitForFunction((t) => [...document.querySelectorAll('#view-usage h2')].some((e) => e.textContent === t), heading);
   return page.evaluate(() => {
-    const cells = (selector) => [...document.querySelectorAll(selector)].map((tr) => [...tr.children].map((td) => td.textContent));
+    // A flag shows in words; its cell is read as the outputs name it (`data-flag`).
+    const text = (td) => (td.querySelector('[data-flag]') ? [...td.querySelectorAll('[data-flag]')].map((flag) => flag.dataset.flag).join('') : td.textContent);
+    const cells = (selector) => [...document.querySelectorAll(selector)].map((tr) => [...tr.children].map(text));
     return { rows: cells('#view-usage .usage-table tbody tr'), totals: cells('#view-usage .usage-totals tbody tr') };
   });
 }
@@ -2023,7 +2032,7 @@ test('agents: the timeline, sessions and usage filter by agent, usage splits by 
 
     // Timeline: the agents of the rows, hidden with one (as the homes are); each filters to its rows.
     await showView(page, 'timeline');
-    const count = (n) => page.waitForFunction((t) => document.getElementById('tl-count').textContent === t, `${fmtInt(n)} rows`);
+    const count = (n) => page.waitForFunction((t) => document.getElementById('tl-count').textContent === t, rowsText(n));
     await count(rows.length);
     const offered = (selector) => page.$$eval(`${selector} option`, (options) => options.map((o) => o.value).filter(Boolean));
     assertEqual(await offered('#tl-agent'), rowAgents, 'the timeline offers the agents of the rows');
@@ -2573,8 +2582,8 @@ function inventoryHome() {
   return home;
 }
 
-/** A verdict as the inventory view words it. */
-const verdictWords = (verdict) => verdict.replaceAll('_', ' ');
+/** A verdict as the inventory view words it: its own words for two, else its name spaced out. */
+const verdictWords = (verdict) => ({ used_not_configured: 'used; no configuration found here', used_not_found: 'used; not found here' })[verdict] || verdict.replaceAll('_', ' ');
 // A last use as the page shows it in UTC, a dash for none.
 const utcShown = (iso) => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, '') : '—');
 
@@ -2780,7 +2789,7 @@ test('the inventory fixture: the inventory view and the session view show what t
     assert(marked.some((s) => s.plan !== null) && marked.some((s) => s.artifacts.length) && marked.some((s) => s.checkpoint_titles.length) && marked.some((s) => s.precreated_unused), 'the fixture has a plan, artifacts, checkpoints and a pre-created session');
     await showView(page, 'sessions');
     const listed = await page.$$eval('#session-list tbody tr', (trs) => Object.fromEntries(trs.map((tr) => [tr.dataset.session, tr.lastElementChild.textContent])));
-    for (const s of expected.sessions) assertEqual(listed[s.session_id].includes('pre-created, never used'), s.precreated_unused, `${s.session_id}: the list marks a pre-created session, and only that`);
+    for (const s of expected.sessions) assertEqual(listed[s.session_id].includes('empty session'), s.precreated_unused, `${s.session_id}: the list marks a pre-created session, and only that`);
     let planShot = false;
     for (const s of marked) {
       await page.click(`#session-list tbody tr[data-session="${s.session_id}"] button.link`);
@@ -2793,7 +2802,7 @@ test('the inventory fixture: the inventory view and the session view show what t
       }));
       assertEqual(head.artifacts, s.artifacts, `${s.session_id}: the artifacts' names`);
       assertEqual(head.checkpoints, s.checkpoint_titles, `${s.session_id}: the checkpoints' titles`);
-      assertEqual(head.precreated, s.precreated_unused, `${s.session_id}: marked pre-created, never used`);
+      assertEqual(head.precreated, s.precreated_unused, `${s.session_id}: marked as an empty session`);
       assertEqual(head.plan, s.plan === null ? null : { open: false, text: s.plan }, `${s.session_id}: the plan, folded until asked for`);
       if (s.precreated_unused) await shot(page, 'inventory-session-precreated.png', false);
       if (s.plan !== null && !planShot) {
@@ -3656,14 +3665,14 @@ test('search: a word past the first 512 bytes of a tool result is found; matches
     await pick(page, home);
     await showView(page, 'timeline');
     const countIs = (text) => page.waitForFunction((t) => document.getElementById('tl-count').textContent === t, text);
-    await countIs(`${fmtInt(rows.length)} rows`);
+    await countIs(rowsText(rows.length));
     const shownTimes = () => page.$$eval('#tl-scroll .vt-row:not([hidden])', (all) => all.map((r) => r.firstChild.textContent));
     const times = await shownTimes();
     assertEqual(times, [...times].sort().reverse(), 'newest first by default');
     assertEqual(await page.textContent('#view-timeline .vt-head .c-time'), 'time (UTC)', 'the header says the times are UTC');
 
     await page.fill('#tl-search', 'ZEBRACORN');
-    await countIs(`${fmtInt(withWord.length)} rows`);
+    await countIs(rowsText(withWord.length));
     await page.waitForFunction((n) => document.querySelectorAll('#tl-scroll .vt-row[data-filled]:not([data-filled=""]):not([hidden])').length === n, withWord.length);
     const types = await page.$$eval('#tl-scroll .vt-row:not([hidden])', (all) => all.map((r) => r.children[1].textContent));
     assert(types.includes('Tool result'), `the tool result is among the rows found: ${types}`);
@@ -3675,12 +3684,12 @@ test('search: a word past the first 512 bytes of a tool result is found; matches
     await shot(page, 'search-long-text.png');
 
     await page.check('#tl-prompts-only');
-    await countIs(`${fmtInt(withWord.filter((r) => r.turn_type === 'user').length)} rows`);
+    await countIs(rowsText(withWord.filter((r) => r.turn_type === 'user').length));
     assertEqual(await page.$$eval('#tl-scroll .vt-row:not([hidden])', (all) => all.map((r) => r.children[1].textContent)), ['Prompt'], 'prompts only');
     await page.uncheck('#tl-prompts-only');
     await page.fill('#tl-search', '');
     await page.uncheck('#tl-newest-first');
-    await countIs(`${fmtInt(rows.length)} rows`);
+    await countIs(rowsText(rows.length));
     const oldest = await shownTimes();
     assertEqual(oldest, [...oldest].sort(), 'oldest first when asked');
     assertEqual(errors, [], 'no page errors');
@@ -3708,7 +3717,7 @@ test('search: "Yesterday" in a non-UTC zone finds the rows shown with yesterday\
     const shownDays = () => page.$$eval('#tl-scroll .vt-row[data-filled]:not([data-filled=""]):not([hidden])', (all) => all.map((r) => r.firstChild.textContent.slice(0, 10)));
     const yesterday = async (expectedRows) => {
       await page.selectOption('#tl-when', 'yesterday');
-      await page.waitForFunction((t) => document.getElementById('tl-count').textContent === t, `${fmtInt(expectedRows.length)} rows`);
+      await page.waitForFunction((t) => document.getElementById('tl-count').textContent === t, rowsText(expectedRows.length));
       await page.waitForFunction((n) => document.querySelectorAll('#tl-scroll .vt-row[data-filled]:not([data-filled=""]):not([hidden])').length === n, expectedRows.length);
       return shownDays();
     };
@@ -3722,10 +3731,10 @@ test('search: "Yesterday" in a non-UTC zone finds the rows shown with yesterday\
     assertEqual([await page.inputValue('#tl-since'), await page.inputValue('#tl-until')], ['2026-11-30', '2026-11-30'], 'the days filled in');
     await page.selectOption('#tl-when', 'week');
     const week = rows.filter((r) => r.timestamp_utc && dayIn('America/New_York')(r.timestamp_utc) >= '2026-11-25');
-    await page.waitForFunction((t) => document.getElementById('tl-count').textContent === t, `${fmtInt(week.length)} rows`);
+    await page.waitForFunction((t) => document.getElementById('tl-count').textContent === t, rowsText(week.length));
     await page.selectOption('#tl-when', 'today');
     const today = rows.filter((r) => r.timestamp_utc && dayIn('America/New_York')(r.timestamp_utc) === '2026-12-01');
-    await page.waitForFunction((t) => document.getElementById('tl-count').textContent === t, `${fmtInt(today.length)} rows`);
+    await page.waitForFunction((t) => document.getElementById('tl-count').textContent === t, rowsText(today.length));
     await shot(page, 'search-today-local.png', false);
     await showView(page, 'sessions');
     assert((await page.textContent('#session-list thead')).includes('started (local)'), 'the Sessions header says local');
@@ -3768,6 +3777,9 @@ const FIGURE_FORMATS = {
 };
 
 /** Every cell of `rows` (text arrays) in the columns `columns` ({index: format}) has its column's format. */
+/** A row count as the page says it: "1 row", "1,234 rows". */
+const rowsText = (n) => `${fmtInt(n)} ${n === 1 ? 'row' : 'rows'}`;
+
 function checkFormats(rows, columns, label) {
   for (const row of rows) {
     for (const [index, format] of Object.entries(columns)) {
@@ -3841,9 +3853,23 @@ test('figures: the Usage view by project over a period equals the native usage -
 
     // The Sessions view: tokens as counts, credits to the hundredth.
     await showView(page, 'sessions');
-    const sessionCells = await page.$$eval('#session-list tbody tr', (trs) => trs.map((tr) => [tr.querySelector('td:nth-child(10)').textContent, tr.querySelector('td.c-credits').textContent]));
+    const sessionCells = await page.$$eval('#session-list tbody tr', (trs) => trs.map((tr) => [tr.querySelector('td:nth-child(10)').textContent, tr.querySelector('td.c-credits').textContent, tr.dataset.session]));
     checkFormats(sessionCells.filter(([tokens]) => tokens !== '—'), { 0: 'count' }, 'sessions tokens');
     checkFormats(sessionCells, { 1: 'credits' }, 'sessions credits');
+    // "Estimated" is marked (`~`) on exactly the sessions some of whose credits the native rows estimate.
+    const bySession = nativeUsage(DEMO, ['--by', 'session']).rows;
+    const estimatedSessions = new Set(bySession.filter((r) => nativeCredits(r) >= 0.005 && r.credits_from !== 'recorded').map((r) => r.session_id));
+    const marked = sessionCells.filter(([, credits]) => credits.startsWith('~')).map(([, , id]) => id);
+    assertEqual(marked.sort(), sessionCells.map(([, , id]) => id).filter((id) => estimatedSessions.has(id)).sort(), 'the sessions marked ~ are those with estimated credits');
+    // A transcript's header: the one money figure is credits, marked where estimated; tokens carry no dollars.
+    const [, firstCredits, firstId] = sessionCells.find(([, credits]) => /[1-9]/.test(credits));
+    await page.click(`#session-list tbody tr[data-session="${firstId}"] button.link`);
+    await page.waitForSelector(`#transcript[data-loaded="${firstId}"]`);
+    const facts = await page.$$eval('#transcript dl.facts dt', (dts) => Object.fromEntries(dts.map((dt) => [dt.textContent, dt.nextElementSibling.textContent])));
+    assert(/^[\d,]+ tokens \(/.test(facts.usage), `the header's tokens, with no token-rate dollars: ${facts.usage}`);
+    assert(facts['credits used'].startsWith(`${firstCredits} (≈ $`), `the header's credits are the Sessions column's (${firstCredits}): ${facts['credits used']}`);
+    assert(/, (all as Copilot recorded them|all estimated at the published rates|\d\d?% estimated at the published rates)\)$/.test(facts['credits used']), `the header says the share estimated: ${facts['credits used']}`);
+    await showView(page, 'sessions');
 
     // The Overview: the projects of all the data by credits used, as the native --by project ranks them.
     const allCli = projectsInOrder(nativeUsage(DEMO, ['--by', 'project']).rows).filter(({ credits }) => credits > 0);
@@ -3859,6 +3885,12 @@ test('figures: the Usage view by project over a period equals the native usage -
     const tile = await page.$eval('#view-overview .tile[data-metric="credits_used"]', (t) => [t.querySelector('.tile-value').textContent, t.querySelector('.tile-note').textContent]);
     checkFormats([tile], { 0: 'credits' }, 'the credits tile');
     assert(/^≈ \$\d{1,3}(,\d{3})*\.\d\d/.test(tile[1]), `the tile's dollars: ${tile[1]}`);
+    // The share Copilot did not record, from the native headline's parts.
+    const used = nativeUsage(DEMO, []).credits_used;
+    assertEqual(tile[0].startsWith('~'), used.estimated > 0, `the tile is marked ~ when some credits are estimated: ${tile[0]}`);
+    const share = Math.round((used.estimated / (used.recorded + used.estimated)) * 100);
+    const shareText = used.estimated > 0 ? (used.recorded > 0 ? `${Math.min(99, Math.max(1, share))}% estimated` : 'all estimated') : 'all as Copilot recorded them';
+    assert(tile[1].includes(shareText), `the tile says the share estimated (${shareText}): ${tile[1]}`);
     await page.waitForTimeout(200);
     await shot(page, 'figures-overview.png');
     // A click on the first bar opens the Sessions view filtered to that project. Where the bar

@@ -208,7 +208,7 @@ function eventTypesSection(t, skipped, unknown) {
       [
         { label: 'event type', value: (r) => r[0], className: 'mono' },
         { label: 'lines', value: (r) => fmtInt(r[1]), num: true },
-        { label: '', value: (r) => r[2] },
+        { label: 'why', value: (r) => r[2] },
       ],
       [...[...skipped].map(([k, v]) => [k, v, 'skipped by rule']), ...[...unknown].map(([k, v]) => [k, v, badge('unknown type', 'warn')])].sort((a, b) => b[1] - a[1]),
       { empty: 'No event lines skipped.' },

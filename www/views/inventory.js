@@ -4,7 +4,12 @@
 // Filters: home, agent, the servers' and the skills' verdicts, and a text filter.
 import { add, badge, clear, fmtBytes, fmtInt, fmtTime, h, section, table } from '../dom.js';
 
-const words = (name) => name.replaceAll('_', ' ');
+// A verdict in a person's words; one without its own, with its underscores as spaces.
+const VERDICT_WORDS = {
+  used_not_configured: 'used; no configuration found here',
+  used_not_found: 'used; not found here',
+};
+const words = (name) => VERDICT_WORDS[name] || name.replaceAll('_', ' ');
 
 // How a verdict shows: what is used or built in is fine, what sits unused wants a look, what
 // failed to start is bad, what was used but is not (or no longer) set up is a note. Any other
@@ -179,7 +184,7 @@ const SECTIONS = [
   },
   {
     key: 'scratch_directories',
-    title: 'Scratch directories',
+    title: 'Temporary work folders',
     columns: [
       { label: 'path', value: (p) => p.path, className: 'mono path' },
       { label: 'remote', value: (p) => p.remote || '', className: 'mono' },
@@ -308,7 +313,7 @@ export async function render(container, ctx) {
         h(
           'div.inv-part',
           { dataset: { home: part.home, agent: found.agent } },
-          h('h3.home-title', null, `Home: ${part.home}`, h('span.muted', null, ` · ${found.agent} · ${fmtInt(found.sessions)} sessions · ${fmtInt(found.synced_sessions)} synced`)),
+          h('h3.home-title', null, `Home: ${part.home}`, h('span.muted', null, ` · ${found.agent} · ${fmtInt(found.sessions)} sessions · ${fmtInt(found.synced_sessions)} also on github.com`)),
           none.length ? h('p.muted.inv-none', null, `${filtering ? 'Nothing matches in' : 'None found'}: ${none.join(', ')}.`) : null,
           h('div.grid2', null, cards),
         ),

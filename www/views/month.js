@@ -52,10 +52,25 @@ function monthName(month) {
   return new Date(Date.UTC(year, number - 1, 1)).toLocaleString('en-US', { month: 'long', year: 'numeric', timeZone: 'UTC' });
 }
 
-/** Credits used as the headline says them: a home on its own key only says so, not "0.00". */
+/**
+ * Credits used as the headline says them, with the CLI's `~` where some are estimated; a home on
+ * its own key only says so, not "0.00".
+ */
 export function creditsUsedText(used) {
   if (used.credits === 0 && used.own_key_tokens > 0) return `${fmtInt(used.own_key_tokens)} tokens on your own key, no Copilot charge`;
-  return fmtCredits(used.credits);
+  return `${used.estimated > 0 ? '~' : ''}${fmtCredits(used.credits)}`;
+}
+
+/**
+ * How much of credits used is estimated rather than recorded by Copilot, in words: "all as
+ * Copilot recorded them", "99% estimated at the published rates". A share that rounds to 0 or 100
+ * but is not says "1%" or "99%", so a mixed figure never reads as a pure one.
+ */
+export function estimatedShareText(used) {
+  if (!(used.estimated > 0)) return `all ${FROM_TEXT.recorded}`;
+  if (!(used.recorded > 0)) return `all ${FROM_TEXT.estimated}`;
+  const percent = Math.min(99, Math.max(1, Math.round((used.estimated / (used.recorded + used.estimated)) * 100)));
+  return `${percent}% ${FROM_TEXT.estimated}`;
 }
 
 /** A row's credits with the CLI's marker: `~` where some are estimated. */

@@ -3,7 +3,8 @@
 // (the one money figure; a bar opens the project's sessions). The day and model charts show the
 // counted figures (the totals); partial and recovered figures are in the Usage view.
 import { chartLibrary, chartReady, shortTicks } from '../charts.js';
-import { add, fmtCredits, fmtInt, fmtUsd, h, section } from '../dom.js';
+import { add, fmtCount, fmtCredits, fmtInt, fmtUsd, h, section } from '../dom.js';
+import { creditsUsedText, estimatedShareText } from './month.js';
 
 const PALETTE = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac', '#86bcb6', '#d37295'];
 let charts = [];
@@ -47,14 +48,18 @@ const NO_PROJECT = '(no project)';
 
 /**
  * The one money figure: credits used by the Month's rule (recorded else estimated, partial and
- * recovered included, BYOK 0; usage::credits), dollars beside. A home that used only the
- * person's own key says so rather than $0.00.
+ * recovered included, BYOK 0; usage::credits), marked `~` where some are estimated, with the
+ * dollars and the share estimated beside. A home that used only the person's own key shows 0.00
+ * and says why under it.
+ * @param {import('../types').UsageView} byDay
  */
-function moneyTile(used) {
-  const ownKeyOnly = used.credits === 0 && used.own_key_tokens > 0;
-  const text = ownKeyOnly ? `${fmtInt(used.own_key_tokens)} tokens on your own key, no Copilot charge` : fmtCredits(used.credits);
-  const note = ownKeyOnly ? null : `${fmtUsd(used.usd)}${used.partial || used.recovered ? `; ${fmtCredits(used.partial)} partial and ${fmtCredits(used.recovered)} recovered included` : ''}`;
-  return tile('credits_used', 'credits used', used.credits, text, note);
+function moneyTile(byDay) {
+  const used = /** @type {any} */ (byDay.credits_used);
+  if (used.credits === 0 && used.own_key_tokens > 0) {
+    return tile('credits_used', 'credits used', 0, fmtCredits(0), `${fmtInt(used.own_key_tokens)} tokens on your own key: no Copilot charge`);
+  }
+  const parts = includedParts(byDay.kind_words, fmtCredits, used.partial, used.recovered);
+  return tile('credits_used', 'credits used', used.credits, creditsUsedText(used), `${fmtUsd(used.usd)}, ${estimatedShareText(used)}${parts ? `; ${parts}` : ''}`);
 }
 
 export async function render(container, ctx) {
@@ -103,10 +108,11 @@ export async function render(container, ctx) {
 
   add(container, 
     h('h2.view-title', null, 'Overview'),
+    coverage(sessions),
     warnings,
     tiles,
     overviewSections(stackBy, dayRows, projects, modelRows),
-    h('p.muted.rates-source', null, `Costs are estimates at the published rates (none for calls on your own key, Auto's 10% off): ${byDay.rates}`),
+    h('p.muted.rates-source', null, `Credits are as Copilot recorded them; where it recorded none, estimated at the published rates (none for calls on your own key, Auto's 10% off): ${byDay.rates}`),
   );
 
   const Chart = await chartLibrary();
@@ -116,19 +122,36 @@ export async function render(container, ctx) {
   if (modelRows.length) drawModelChart(Chart, container, modelRows);
 }
 
+/**
+ * The parts of a total beside the session totals, in words ("12,345 from unfinished sessions (at
+ * least) included"); none when the total is all session totals.
+ * @param {Record<string, string>} words the engine's words for each kind of figure
+ * @param {(figure: number) => string} format
+ */
+function includedParts(words, format, partial, recovered) {
+  const parts = [['partial', partial], ['recovered', recovered]].filter(([, figure]) => figure);
+  return parts.length ? `${parts.map(([kind, figure]) => `${format(figure)} ${words[kind]}`).join(' and ')} included` : null;
+}
+
+/** Which days the data covers: its sessions' first and last events, as UTC days. */
+function coverage(sessions) {
+  const times = sessions.flatMap((r) => [r.first_event || r.created_at, r.last_event || r.updated_at]).filter(Boolean).sort();
+  if (!times.length) return null;
+  return h('p#overview-covers.muted', null, `From ${times[0].slice(0, 10)} to ${times[times.length - 1].slice(0, 10)} (UTC days): ${fmtCount(sessions.length, 'session')}.`);
+}
+
 /** The totals: sessions, prompts, tool calls, tokens, and the credits used. */
 function overviewTiles(s, sessions, byDay) {
   const prompts = sessions.reduce((n, r) => n + r.prompts, 0);
   const toolCalls = sessions.reduce((n, r) => n + r.tool_calls, 0);
-  const partial = byDay.totals.partial;
   return h(
     'div.tiles',
     null,
     tile('sessions', 'sessions', s.sessions, fmtInt(s.sessions), `${fmtInt(sessions.filter((r) => !r.events_log).length)} without an event log`),
     tile('prompts', 'prompts', prompts, fmtInt(prompts)),
     tile('tool_calls', 'tool calls', toolCalls, fmtInt(toolCalls)),
-    tile('total_tokens', 'tokens', s.total_tokens, fmtInt(s.total_tokens), partial ? `+ ${fmtInt(partial.total)} partial (lower bound)` : null),
-    moneyTile(byDay.credits_used),
+    tile('total_tokens', 'tokens', s.total_tokens, fmtInt(s.total_tokens), includedParts(byDay.kind_words, fmtInt, byDay.totals.partial?.total, byDay.totals.recovered?.total)),
+    moneyTile(byDay),
   );
 }
 

@@ -1,9 +1,11 @@
 // Sessions: a sortable, filterable list; opening one shows its transcript (transcript.js).
 import { add, badge, clear, debounce, fmtInt, fmtTime, fmtUsd, h, timeDisplay } from '../dom.js';
-import { creditsUsedText } from './month.js';
+import { creditsUsedText, estimatedShareText } from './month.js';
 import { PRECREATED, modelsShown, renderTranscript } from './transcript.js';
 
 const LIMIT = 1000;
+// A session Copilot also keeps on github.com (the engine's `synced`).
+const SYNCED = 'also on github.com';
 
 const started = (s) => s.first_event || s.created_at || '';
 const tokens = (s) => (s.usage ? s.usage.total : -1);
@@ -26,7 +28,7 @@ const COLUMNS = [
 ];
 
 function statusText(s) {
-  return [s.agent,s.events_log ? '' : 'no event log', s.precreated_unused ? PRECREATED : '', s.synced ? 'synced' : '', s.shutdown, s.bad_lines ? 'bad lines' : ''].join(' ');
+  return [s.agent,s.events_log ? '' : 'no event log', s.precreated_unused ? PRECREATED : '', s.synced ? SYNCED : '', s.shutdown, s.bad_lines ? 'bad lines' : ''].join(' ');
 }
 
 function status(s, agents) {
@@ -34,8 +36,8 @@ function status(s, agents) {
     agents > 1 ? badge(s.agent, 'agent') : null,
     s.events_log ? null : badge('no event log', 'warn'),
     s.precreated_unused ? badge(PRECREATED, 'info') : null,
-    s.synced ? badge('synced', 'info') : null,
-    s.shutdown && s.shutdown !== 'routine' ? badge(s.shutdown === 'none' ? 'no shutdown' : s.shutdown) : null,
+    s.synced ? badge(SYNCED, 'info') : null,
+    s.shutdown && s.shutdown !== 'routine' ? badge(s.shutdown === 'none' ? 'did not end cleanly' : s.shutdown) : null,
     s.denials ? badge(`${s.denials} denied`, 'warn') : null,
     s.bad_lines ? badge(`${s.bad_lines} bad lines`, 'warn') : null,
     s.usage && s.usage.source !== 'counted' ? badge(`usage ${s.usage.source}`, 'info') : null,
@@ -55,7 +57,8 @@ function usageProject(s) {
 function cells(s, ctx, agents) {
   const tds = [
     h('td.c-name', null, h('button.link', { on: { click: () => open(s.session_id, ctx) }, title: s.session_id }, s.display_name)),
-    h('td.mono.clip', { title: projectLabel(s) }, projectLabel(s)),
+    // Cut from the start: a path's end is what tells projects apart.
+    h('td.mono.clip.clip-start', { title: projectLabel(s) }, h('bdi', null, projectLabel(s))),
     h('td.mono.clip', { title: s.git_branch }, s.git_branch),
     h('td.nowrap', null, fmtTime(started(s))),
     h('td.nowrap', null, fmtTime(s.last_event || s.updated_at)),
@@ -64,7 +67,7 @@ function cells(s, ctx, agents) {
     h('td.num', null, fmtInt(s.denials)),
     h('td.models', null, modelsShown(s).join('\n')),
     h('td.num', null, s.usage ? fmtInt(s.usage.total) : '—'),
-    h('td.num.c-credits', { title: s.credits_used ? fmtUsd(s.credits_used.usd) : '', dataset: { credits: s.credits_used ? s.credits_used.credits : 0 } }, s.credits_used ? creditsUsedText(s.credits_used) : '—'),
+    h('td.num.c-credits', { title: s.credits_used ? `${fmtUsd(s.credits_used.usd)}, ${estimatedShareText(s.credits_used)}` : '', dataset: { credits: s.credits_used ? s.credits_used.credits : 0 } }, s.credits_used ? creditsUsedText(s.credits_used) : '—'),
     h('td', null, status(s, agents)),
   ];
   // Named for the cards the table becomes at phone width (style.css).
@@ -94,6 +97,7 @@ export async function render(container, ctx) {
     h('div.controls', null, filter, project, home, agent, count),
     h('div.table-wrap', null, h('table.data.sessions-table.cards', null, h('thead', null, h('tr', null, headers)), tbody)),
     more,
+    h('p.muted', null, 'Credits used: ~ where some are estimated at the published rates, for calls Copilot recorded no credits for.'),
   );
   const transcript = h('div#transcript', { hidden: true });
   add(container, listBox, transcript);

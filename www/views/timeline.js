@@ -1,7 +1,7 @@
 // Timeline: every row in a virtualised table. Only the visible slice is in the DOM, and only
 // it (plus a margin) is asked of the worker, which keeps the filtered order; so hundreds of
 // thousands of rows scroll like a hundred. Beyond MAX_HEIGHT pixels the scrollbar is scaled.
-import { add, clear, debounce, fmtInt, fmtTime, h, timeDisplay } from '../dom.js';
+import { add, clear, debounce, fmtCount, fmtInt, fmtTime, h, timeDisplay } from '../dom.js';
 import { zoneOffsets } from '../zone.js';
 
 // A row's height in pixels: style.css's --vt-row-height (two lines at phone width), read on resize.
@@ -289,7 +289,7 @@ async function fetchSlice(first) {
       if (s.countKey !== key || s.total !== page.total) {
         s.total = page.total;
         s.countKey = key;
-        s.count.textContent = `${fmtInt(page.total)} rows`;
+        s.count.textContent = fmtCount(page.total, 'row');
         s.count.dataset.key = key;
       }
       if (page.unread && s.searching !== key) searchWhole(key, page.unread);
@@ -330,8 +330,8 @@ async function searchWhole(key, unread) {
       budget = Math.max(1, Math.round((budget * STEP_MS) / Math.max(took, 1)));
       const done = progress.read / Math.max(1, progress.read + progress.left);
       s.count.textContent = progress.left
-        ? `${fmtInt(progress.total)} rows · searching long texts ${Math.floor(done * 100)}%`
-        : `${fmtInt(progress.total)} rows` + (progress.unreadable ? ` (${fmtInt(progress.unreadable)} long texts could not be read again)` : '');
+        ? `${fmtCount(progress.total, 'row')} · searching long texts ${Math.floor(done * 100)}%`
+        : fmtCount(progress.total, 'row') + (progress.unreadable ? ` (${fmtInt(progress.unreadable)} long texts could not be read again)` : '');
       if (progress.total !== s.total) {
         s.total = progress.total;
         s.cache = new Map();

@@ -1,10 +1,10 @@
 // One session as a conversation: prompts and replies, tool calls with their results folded
 // (<details>), permission requests and decisions, model changes and other notes, thinking
 // behind a toggle. Rows come from the worker a page at a time.
-import { add, badge, clear, dollarsOfMicros, download, fmtCredits, fmtInt, fmtTime, fmtUsd, firstLine, h } from '../dom.js';
+import { add, badge, clear, download, fmtCount, fmtCredits, fmtInt, fmtTime, fmtUsd, firstLine, h } from '../dom.js';
 import { diffView, looksLikeDiff } from '../diff.js';
 import { markdown, markdownReady } from '../markdown.js';
-import { creditsUsedText } from './month.js';
+import { creditsUsedText, estimatedShareText } from './month.js';
 
 /** A session's models, with those chosen but never answering marked so. */
 export function modelsShown(session) {
@@ -12,7 +12,7 @@ export function modelsShown(session) {
 }
 
 /** The mark of a session Copilot Desktop made and nobody prompted (`precreated_unused`). */
-export const PRECREATED = 'pre-created, never used';
+export const PRECREATED = 'empty session';
 
 const PAGE = 400;
 const TEXT_LIMIT = 200_000;
@@ -95,7 +95,7 @@ export async function renderTranscript(container, ctx, sessionId, index = null) 
       addRow(conversation, calls, ctx, sessionId, row, loaded + i);
     });
     loaded += page.rows.length;
-    status.textContent = `${fmtInt(total)} rows${thinkingRows ? `, ${fmtInt(thinkingRows)} of them thinking` : ''}.`;
+    status.textContent = `${fmtCount(total, 'row')}${thinkingRows ? `, ${fmtInt(thinkingRows)} of them thinking` : ''}.`;
     clear(more);
     if (loaded < total) {
       add(more, h('button#transcript-more.button', { on: { click: () => load() } }, `Load ${fmtInt(Math.min(PAGE, total - loaded))} more of ${fmtInt(total - loaded)}`));
@@ -165,8 +165,8 @@ function sessionFacts(session, used) {
     fact('prompts / replies / tool calls', `${session.prompts} / ${session.replies} / ${session.tool_calls} (${session.failed_tool_calls} failed)`),
     fact('permission requests / denials', `${session.permission_requests} / ${session.denials}`),
     fact('shutdown', session.shutdown),
-    fact('credits used', used ? `${creditsUsedText(used)}${used.credits ? ` (${fmtUsd(used.usd)})` : ''}` : null),
-    fact('usage', session.usage ? `${fmtInt(session.usage.total)} tokens, ${fmtUsd(dollarsOfMicros(session.usage.cost_usd_micros))} (${session.usage.source})` : 'unknown'),
+    fact('credits used', used ? `${creditsUsedText(used)}${used.credits ? ` (${fmtUsd(used.usd)}, ${estimatedShareText(used)})` : ''}` : null),
+    fact('usage', session.usage ? `${fmtInt(session.usage.total)} tokens (${session.usage.source})` : 'unknown'),
     fact('found in', session.found_in.join(', ')),
     fact('checkpoints', session.checkpoint_titles.length ? h('ol#session-checkpoints.checkpoints', null, session.checkpoint_titles.map((title) => h('li', null, title))) : null),
     fact('artifacts', session.artifacts.length ? h('ul#session-artifacts.plain.mono', null, session.artifacts.map((name) => h('li', null, name))) : null),

@@ -4,29 +4,31 @@
 // leave out counters that cannot be token counts.
 import { add, badge, clear, fmtCredits, fmtInt, fmtUsd, h, section, table } from '../dom.js';
 
-const FLAG_HELP = {
-  no_rate: 'no rate for this model: no cost',
-  partial: 'a lower bound: the session has no shutdown checkpoint yet',
-  recovered: 'recovered from the store: the session was deleted',
-  long_context: 'some calls priced at the long-context tier',
-  compaction: "holds the tokens of compactions (summaries of a long conversation), which Copilot billed but left out of its usage counters: counted from the tokens the shutdown says were billed",
-  implausible_counter: 'a counter that cannot be a token count (negative, fractional, too large, not a number) was left out, not added: see "Counter lines to check" below',
-  implausible_date: 'dated before 2020 or after tomorrow: no Copilot usage can be on that day; shown on it, left out of the totals and the billing month: see "Counter lines to check" below',
-  byok: 'calls on your own model key (BYOK): GitHub does not bill them, no Copilot cost',
-  auto: "Auto chose the model: the estimate has Auto's 10% discount",
-  ambiguous_resume: 'a resumed session whose CLI version cannot tell whether its counters restarted with each process: the counted figure is the lower reading, the ambiguous_resume total what the upper one adds',
-  session_total_above_models: "credits a shutdown's session-wide totals hold above its per-model ones (a process that ended without a shutdown), on the day and model of the usage checkpoints that recorded them",
-  differs: 'the estimate and what Copilot recorded are more than 5% apart: a wrong rate, a model missing from the rate table, or a change in pricing',
-};
-
 const WARN_FLAGS = new Set(['no_rate', 'implausible_counter', 'implausible_date', 'differs', 'ambiguous_resume']);
 const PLAIN_FLAGS = new Set(['long_context', 'byok', 'auto', 'compaction']);
 
-function flags(row) {
-  return row.flags.map((flag) => badge(flag, WARN_FLAGS.has(flag) ? 'warn' : PLAIN_FLAGS.has(flag) ? '' : 'info')).map((b, i) => {
-    b.title = FLAG_HELP[row.flags[i]] || '';
-    return b;
-  });
+/**
+ * The flags column: each flag in the engine's words, its name in `data-flag` and its meaning
+ * in the title; the legend below the table says the meanings for touch and keyboard too.
+ * @param {import('../types').UsageView} data
+ */
+function flagsColumn(data) {
+  const known = new Map(data.flag_legend.map((flag) => [flag.name, flag]));
+  const flags = (row) =>
+    row.flags.map((name) => {
+      const flag = known.get(name);
+      const shown = badge(flag ? flag.words : name, WARN_FLAGS.has(name) ? 'warn' : PLAIN_FLAGS.has(name) ? '' : 'info');
+      shown.dataset.flag = name;
+      shown.title = flag ? flag.meaning : '';
+      return shown;
+    });
+  return { label: 'flags', value: flags };
+}
+
+/** What the flags shown mean, in a list anyone can read (not only a hover title). */
+function flagLegend(data) {
+  if (!data.flag_legend.length) return null;
+  return h('dl.legend.flag-legend', null, data.flag_legend.map((flag) => [h('dt', null, flag.words), h('dd', null, flag.meaning)]));
 }
 
 const numbers = [
@@ -67,7 +69,7 @@ function totalsSection(data) {
   const partColumns = parts.length > 1 ? parts.map((kind) => ({ label: words[kind], value: (r) => (r.label === 'total' ? credits(data.totals[kind]) : ''), num: true })) : [];
   const rows = Object.keys(data.totals).length ? [{ ...data.grand_total, label: 'total' }] : [];
   if (data.totals.ambiguous_resume) rows.push({ ...data.totals.ambiguous_resume, label: words.ambiguous_resume });
-  const columns = [{ label: '', value: (r) => r.label }, ...numbers, ...partColumns, { label: 'flags', value: flags }];
+  const columns = [{ label: 'figure', value: (r) => r.label }, ...numbers, ...partColumns, flagsColumn(data)];
   const card = section(
     'Totals',
     table(columns, rows, { className: 'usage-totals', empty: 'No token counts.' }),
@@ -118,7 +120,7 @@ export async function render(container, ctx) {
     const shown = { session_id: (r) => sessionLink(r.session_id), project_path: (r) => r.project_path || '(no project)' };
     const mono = column === 'home' || column === 'project_path';
     const group = column ? [{ label: grouping, value: shown[column] || ((r) => r[column]), ...(mono ? { className: 'mono' } : {}) }] : [];
-    const columns = [...group, { label: 'model', value: (r) => r.model }, ...numbers, { label: 'flags', value: flags }];
+    const columns = [...group, { label: 'model', value: (r) => r.model }, ...numbers, flagsColumn(data)];
     const words = data.kind_words;
     const used = data.credits_used;
     const headline =
@@ -134,6 +136,7 @@ export async function render(container, ctx) {
       ),
       totalsSection(data),
       h('p.muted', null, 'Credits (1 credit = 0.01 USD): as Copilot recorded them; ~ where some are estimated at the published rates, for what it recorded nothing of. The Month view has the billing month against an allowance.'),
+      flagLegend(data),
       section(
         `Sessions whose usage is unknown (${fmtInt(data.unknown_usage_sessions.length)})`,
         data.unknown_usage_sessions.length
@@ -143,7 +146,7 @@ export async function render(container, ctx) {
       data.implausible_counter_sessions.length
         ? section(
             `Sessions with counters left out (${fmtInt(data.implausible_counter_sessions.length)})`,
-            h('p.muted', null, 'These logs hold counters that cannot be token counts; they were left out, never added, and their rows are flagged implausible_counter.'),
+            h('p.muted', null, 'These logs hold counters that cannot be token counts; they were left out, never added, and their rows carry a flag saying so.'),
             h('ul#usage-implausible.plain', null, data.implausible_counter_sessions.map((id) => h('li', null, sessionLink(id)))),
           )
         : null,
