@@ -94,7 +94,7 @@ svg.chart{width:100%;height:auto;max-height:16rem}.bar{fill:#0969da}.bar.second{
 .used{fill:none;stroke:#0969da;stroke-width:2}.projection{stroke:#0969da;stroke-dasharray:5 4}.allowance{stroke:#cf222e}\
 .turn{border-left:3px solid #d0d7de;margin:.6rem 0;padding:.2rem .8rem;white-space:pre-wrap;overflow-wrap:anywhere}\
 .turn.user{border-color:#0969da}.turn.assistant{border-color:#1a7f37}.turn b{display:block;font-size:.8rem;color:#57606a}\
-@media (max-width:40rem){body{margin:1rem auto}table{display:block;overflow-x:auto}th,td{white-space:nowrap}td:first-child{white-space:normal;overflow-wrap:anywhere;min-width:8rem}}\
+@media (max-width:40rem){body{margin:1rem auto}dl.legend{grid-template-columns:minmax(0,1fr)}dl.legend dd{margin-bottom:.4rem}table{display:block;overflow-x:auto}th,td{white-space:nowrap}td:first-child{white-space:normal;overflow-wrap:anywhere;min-width:8rem}}\
 @media (prefers-color-scheme:dark){body{color:#e6edf3;background:#0d1117}dl.tiles div,h2{border-color:#30363d}th,td{border-color:#21262d}.meta,dt,.tick{color:#9198a1;fill:#9198a1}}";
 
 /// The whole report.

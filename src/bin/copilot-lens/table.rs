@@ -134,9 +134,10 @@ pub fn write_text(out: &mut impl Write, table: &UsageTable, usage: &UsageData, b
     )?;
     let shown = table.rows.iter().chain(table.totals.values()).flat_map(|row| row.flags.iter().copied());
     for flag in flags::legend_of(shown) {
-        match flag.words == flag.name {
-            true => writeln!(out, "{}: {}", flag.name, flag.meaning)?,
-            false => writeln!(out, "{} ({}): {}", flag.name, flag.words, flag.meaning)?,
+        if flag.words == flag.name {
+            writeln!(out, "{}: {}", flag.name, flag.meaning)?;
+        } else {
+            writeln!(out, "{} ({}): {}", flag.name, flag.words, flag.meaning)?;
         }
     }
     writeln!(out, "rates: {}", terminal::safe(&usage.rates.source))
