@@ -15,7 +15,7 @@ use crate::model::{OwnedRow, RowMark, TurnType};
 use crate::share::{Period, ShareOptions};
 use crate::table::{INLINE_TEXT, RowTable};
 use crate::usage::Kind;
-use crate::usage::flags::{self, Flag};
+use crate::usage::flags::Flag;
 use crate::usage::ledger::IMPLAUSIBLE_COUNTER;
 use crate::usage::month::parse_allowance;
 use crate::usage::rates::RateTable;
@@ -178,9 +178,8 @@ pub fn usage_view<'a>(outputs: &'a Outputs, query: &UsageQuery) -> Result<UsageV
     };
     let usage = &outputs.usage;
     let table = usage.table(query.by, range);
-    let flags_shown = table.rows.iter().chain(table.totals.values()).flat_map(|row| row.flags.iter().copied());
     Ok(UsageView {
-        flag_legend: flags::legend_of(flags_shown),
+        flag_legend: table.flag_legend(),
         rows: table.rows,
         grand_total: table.grand_total,
         kind_words: KindWords {

@@ -213,6 +213,13 @@ pub struct UsageTable {
     pub project_credits: Vec<(String, CreditsUsed)>,
 }
 
+impl UsageTable {
+    /// What the flags its rows and totals carry mean, in the legend's order (`flags::legend_of`).
+    pub fn flag_legend(&self) -> Vec<&'static super::flags::Flag> {
+        super::flags::legend_of(self.rows.iter().chain(self.totals.values()).flat_map(|row| row.flags.iter().copied()))
+    }
+}
+
 /// How far an estimate may be from the recorded amount before the row says so (5%).
 const DIFFERS_ABOVE: u128 = 20;
 

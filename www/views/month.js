@@ -73,6 +73,17 @@ export function estimatedShareText(used) {
   return `${percent}% ${FROM_TEXT.estimated}`;
 }
 
+/**
+ * The parts of a total beside the session totals, in words ("12,345 from unfinished sessions (at
+ * least) included"); none when the total is all session totals.
+ * @param {Record<string, string>} words the engine's words for each kind of figure
+ * @param {(figure: number) => string} format
+ */
+export function includedParts(words, format, partial, recovered) {
+  const parts = [['partial', partial], ['recovered', recovered]].filter(([, figure]) => figure);
+  return parts.length ? `${parts.map(([kind, figure]) => `${format(figure)} ${words[kind]}`).join(' and ')} included` : null;
+}
+
 /** A row's credits with the CLI's marker: `~` where some are estimated. */
 function creditsText(credits, from) {
   if (credits === null || credits === undefined) return '—';

@@ -4,7 +4,7 @@
 // counted figures (the totals); partial and recovered figures are in the Usage view.
 import { chartLibrary, chartReady, shortTicks } from '../charts.js';
 import { add, fmtCount, fmtCredits, fmtInt, fmtUsd, h, section } from '../dom.js';
-import { creditsUsedText, estimatedShareText } from './month.js';
+import { creditsUsedText, estimatedShareText, includedParts } from './month.js';
 
 const PALETTE = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac', '#86bcb6', '#d37295'];
 let charts = [];
@@ -120,17 +120,6 @@ export async function render(container, ctx) {
   if (dayRows.length) drawDayCharts(Chart, container, days, perDay);
   if (projects.length) drawProjectChart(Chart, container, ctx, projects);
   if (modelRows.length) drawModelChart(Chart, container, modelRows);
-}
-
-/**
- * The parts of a total beside the session totals, in words ("12,345 from unfinished sessions (at
- * least) included"); none when the total is all session totals.
- * @param {Record<string, string>} words the engine's words for each kind of figure
- * @param {(figure: number) => string} format
- */
-function includedParts(words, format, partial, recovered) {
-  const parts = [['partial', partial], ['recovered', recovered]].filter(([, figure]) => figure);
-  return parts.length ? `${parts.map(([kind, figure]) => `${format(figure)} ${words[kind]}`).join(' and ')} included` : null;
 }
 
 /** Which days the data covers: its sessions' first and last events, as UTC days. */

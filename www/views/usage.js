@@ -3,6 +3,7 @@
 // headline gives with its parts, the sessions whose usage nothing counts, and those whose figures
 // leave out counters that cannot be token counts.
 import { add, badge, clear, fmtCredits, fmtInt, fmtUsd, h, section, table } from '../dom.js';
+import { includedParts } from './month.js';
 
 const WARN_FLAGS = new Set(['no_rate', 'implausible_counter', 'implausible_date', 'differs', 'ambiguous_resume']);
 const PLAIN_FLAGS = new Set(['long_context', 'byok', 'auto', 'compaction']);
@@ -121,12 +122,12 @@ export async function render(container, ctx) {
     const mono = column === 'home' || column === 'project_path';
     const group = column ? [{ label: grouping, value: shown[column] || ((r) => r[column]), ...(mono ? { className: 'mono' } : {}) }] : [];
     const columns = [...group, { label: 'model', value: (r) => r.model }, ...numbers, flagsColumn(data)];
-    const words = data.kind_words;
     const used = data.credits_used;
+    const parts = includedParts(data.kind_words, fmtCredits, used.partial, used.recovered);
     const headline =
       used.credits === 0 && used.own_key_tokens > 0
         ? `${fmtInt(used.own_key_tokens)} tokens on your own key, no Copilot charge`
-        : `Credits used: ${fmtCredits(used.credits)} (${fmtUsd(used.usd)}): ${fmtCredits(used.recorded)} as Copilot recorded them, ${fmtCredits(used.estimated)} estimated${used.partial || used.recovered ? `; ${fmtCredits(used.partial)} ${words.partial} and ${fmtCredits(used.recovered)} ${words.recovered} included` : ''}`;
+        : `Credits used: ${fmtCredits(used.credits)} (${fmtUsd(used.usd)}): ${fmtCredits(used.recorded)} as Copilot recorded them, ${fmtCredits(used.estimated)} estimated${parts ? `; ${parts}` : ''}`;
     add(clear(out), 
       h('p#usage-credits-used.headline', { dataset: { credits: String(used.credits) } }, headline),
       section(

@@ -8,7 +8,7 @@ use copilot_lens::usage::credits::{CreditsUsed, grouped, grouped_decimal};
 use copilot_lens::usage::ledger::IMPLAUSIBLE_COUNTER;
 use copilot_lens::usage::month::MonthCredits;
 use copilot_lens::usage::summary::{GroupBy, UsageRow, UsageTable, sessions_flagged};
-use copilot_lens::usage::{Kind, TokenColumns, flags};
+use copilot_lens::usage::{Kind, TokenColumns};
 
 use crate::terminal;
 
@@ -132,8 +132,7 @@ pub fn write_text(out: &mut impl Write, table: &UsageTable, usage: &UsageData, b
         out,
         "\ncredits: as Copilot recorded them; ~ where some are estimated, for what it recorded nothing of (1 credit = 0.01 USD)"
     )?;
-    let shown = table.rows.iter().chain(table.totals.values()).flat_map(|row| row.flags.iter().copied());
-    for flag in flags::legend_of(shown) {
+    for flag in table.flag_legend() {
         if flag.words == flag.name {
             writeln!(out, "{}: {}", flag.name, flag.meaning)?;
         } else {
