@@ -32,7 +32,7 @@ use crate::protocol::{
 };
 use crate::search::Matches;
 use crate::sources::LogAgain;
-use crate::table::{AsTableKeeps, RowFilter, RowTable};
+use crate::table::{AsTableKeeps, Needle, RowFilter, RowTable};
 use crate::usage::credits::CreditsUsed;
 use crate::views::{self, FullRows, RowsPage};
 
@@ -712,11 +712,12 @@ impl Done {
     /// The `limit` rows from `offset` of those passing `filter`; the last filter's matches
     /// are kept, so scrolling is cheap.
     fn rows(&self, filter: RowFilter, offset: u32, limit: u32, text_limit: u32) -> RowsPage {
+        let search = Needle::new(&filter.search);
         let matches = self.matches_of(filter);
         let indices: Vec<u32> = matches.rows.iter().skip(offset as usize).take(limit as usize).copied().collect();
         let progress = matches.progress();
         drop(matches); // reading whole texts borrows the roots, not the matches
-        let rows = views::shown_rows(&self.table, &indices, text_limit, |indices| self.full_rows(indices));
+        let rows = views::shown_rows(&self.table, &indices, text_limit, &search, |indices| self.full_rows(indices));
         RowsPage { total: progress.total, unread: progress.left, rows }
     }
 

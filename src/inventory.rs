@@ -229,7 +229,11 @@ impl Inventory {
                     .into_iter()
                     .for_each(scrub);
             }
-            agent.permission_grants.iter_mut().flat_map(|grant| [&mut grant.list, &mut grant.entry]).for_each(scrub);
+            agent
+                .permission_grants
+                .iter_mut()
+                .flat_map(|grant| [&mut grant.list, &mut grant.entry, &mut grant.words])
+                .for_each(scrub);
             agent.accounts.iter_mut().flat_map(|account| [&mut account.host, &mut account.login]).for_each(scrub);
             agent.tools.iter_mut().map(|tool| &mut tool.name).for_each(scrub);
             agent.models.iter_mut().map(|model| &mut model.model).for_each(scrub);

@@ -121,8 +121,10 @@ pub enum RowMark {
     PermissionGranted,
     /// Another permission decision: cancelled, carried forward, or of a kind not given.
     PermissionDecision,
-    /// A permission mode (`permission mode: ...`) or a standing grant (`permission setting: ...`).
+    /// A permission mode (`permission mode: ...`).
     PermissionSetting,
+    /// A standing grant (`permission setting: ...`) of a settings file, dated by the file.
+    StandingGrant,
     /// The session's model changed or was resolved (`model: ...`, `session.info model: ...`).
     ModelChange,
     /// `parser: unparseable line ...`
@@ -132,7 +134,12 @@ pub enum RowMark {
 }
 
 impl RowMark {
-    pub const ALL: [RowMark; 11] = [
+    /// A note whose time is its file's modification time, no event's.
+    pub fn dated_by_its_file(self) -> bool {
+        matches!(self, RowMark::StandingGrant | RowMark::SessionSynced)
+    }
+
+    pub const ALL: [RowMark; 12] = [
         RowMark::Plain,
         RowMark::FailedToolResult,
         RowMark::PermissionRequest,
@@ -140,6 +147,7 @@ impl RowMark {
         RowMark::PermissionGranted,
         RowMark::PermissionDecision,
         RowMark::PermissionSetting,
+        RowMark::StandingGrant,
         RowMark::ModelChange,
         RowMark::BadLine,
         RowMark::SessionSynced,

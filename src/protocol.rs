@@ -483,9 +483,7 @@ pub enum Answer<'a> {
     RowCount(u32),
     /// A file's text (an export, a part of one, the report to share).
     Text(String),
-    SessionCredits(
-        #[cfg_attr(test, ts(type = "Record<string, Record<string, unknown>>"))] BTreeMap<&'a str, CreditsUsed>,
-    ),
+    SessionCredits(#[cfg_attr(test, ts(type = "Record<string, CreditsUsed>"))] BTreeMap<&'a str, CreditsUsed>),
 }
 
 /// A session as the page shows it: its record, and what names it where it is shown
@@ -559,6 +557,7 @@ mod tests {
             Facets::decl(&config),
             UsageView::decl(&config),
             crate::usage::flags::Flag::decl(&config),
+            crate::usage::credits::CreditsUsed::decl(&config),
         ];
         for declaration in declarations {
             out.push_str("\nexport ");

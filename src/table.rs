@@ -27,7 +27,7 @@ pub struct RowTable {
     name_ids: HashMap<String, u32>,
     rows: Vec<StoredRow>,
     arena: Arena,
-    /// Row indices by time (undated rows last), then by arrival.
+    /// Row indices by time (undated rows, and those dated by their file, last), then by arrival.
     chronological: Vec<u32>,
     /// Where to read the whole text of rows whose text was cut.
     cut: HashMap<u32, LineLocator>,
@@ -138,10 +138,19 @@ pub struct RowFilter {
     pub search: String,
     /// Only the prompts (user turns): the search then finds prompts only.
     pub prompts_only: bool,
-    /// The newest row first (undated rows still last); else the oldest first.
+    /// The newest row first (undated rows, and those dated by their file, still last); else the
+    /// oldest first.
     pub newest_first: bool,
     /// Rows with any of these marks (`["bad_line"]`: the bad lines).
     pub marks: Vec<RowMark>,
+}
+
+impl StoredRow {
+    /// When it happened, for the order: a note dated by its file's modification time (a
+    /// standing grant, a sync marker) tells no event's time, and goes last with the undated.
+    fn event_millis(&self) -> Option<i64> {
+        self.millis.filter(|_| !self.mark.dated_by_its_file())
+    }
 }
 
 impl RowSink for RowTable {
@@ -238,7 +247,7 @@ impl RowTable {
     /// Orders the rows by time once they are all in.
     pub fn seal(&mut self) {
         let key = |index: usize| {
-            let millis = self.rows[index].millis;
+            let millis = self.rows[index].event_millis();
             (millis.is_none(), millis)
         };
         let order = order::positions_by(self.rows.len(), &|a, b| key(a).cmp(&key(b)));
@@ -348,7 +357,7 @@ impl RowTable {
             }
         }
         if filter.newest_first {
-            let dated = filtered.rows.partition_point(|&index| self.rows[index as usize].millis.is_some());
+            let dated = filtered.rows.partition_point(|&index| self.rows[index as usize].event_millis().is_some());
             filtered.rows[..dated].reverse();
         }
         filtered
@@ -357,7 +366,7 @@ impl RowTable {
     /// Adds `found` to `rows` (both in the order `newest_first` asks) where they belong.
     pub fn merge_in_order(&self, rows: &mut Vec<u32>, mut found: Vec<u32>, newest_first: bool) {
         let key = |index: u32| -> (bool, i64, i64) {
-            match self.rows[index as usize].millis {
+            match self.rows[index as usize].event_millis() {
                 Some(millis) if newest_first => (false, -millis, -i64::from(index)),
                 Some(millis) => (false, millis, i64::from(index)),
                 None => (true, 0, i64::from(index)),
@@ -480,6 +489,26 @@ impl Needle {
     pub fn finds(&self, text: &str) -> bool {
         self.lower.is_empty() || contains_folded(text, &self.lower, self.ascii)
     }
+
+    /// About where the first match in `text` starts (a character's boundary), for a snippet
+    /// around it: the shortest start of `text` that holds a match ends with the first, found by
+    /// halving with `finds` itself, so that a snippet shows what the search found.
+    pub fn first_match(&self, text: &str) -> Option<usize> {
+        if self.lower.is_empty() || !self.finds(text) {
+            return None;
+        }
+        // `text[..without]` holds no match, `text[..with]` does.
+        let (mut without, mut with) = (0, text.len());
+        loop {
+            let middle = text.floor_char_boundary(without + (with - without) / 2);
+            let middle = if middle == without { text.ceil_char_boundary(middle + 1) } else { middle };
+            if middle >= with {
+                break;
+            }
+            if self.finds(&text[..middle]) { with = middle } else { without = middle }
+        }
+        Some(text.floor_char_boundary(with.saturating_sub(self.lower.len())))
+    }
 }
 
 /// Case-insensitive containment; `needle` is already lowercase and not empty.
@@ -530,6 +559,33 @@ mod tests {
 
     fn push(table: &mut RowTable, stamp: &str, session: &str, turn_type: TurnType, text: &str) {
         table.push(&row(stamp, session, turn_type, text));
+    }
+
+    #[test]
+    fn a_search_finds_where_its_first_match_starts_in_any_case() {
+        assert_eq!(Needle::new("WORLD").first_match("hello wOrld, world"), Some(6));
+        assert_eq!(Needle::new("straße").first_match("Die STRASSE, die Straße"), Some(17));
+        assert_eq!(Needle::new("éa").first_match("xÉA"), Some(1));
+        assert_eq!(Needle::new("absent").first_match("hello"), None);
+        assert_eq!(Needle::new("").first_match("hello"), None);
+    }
+
+    #[test]
+    fn notes_dated_by_their_file_go_last_in_either_order_as_the_undated() {
+        let mut table = RowTable::default();
+        push(&mut table, "2026-10-01T00:00:00.000Z", "a", TurnType::User, "prompt");
+        let grant =
+            Row { mark: RowMark::StandingGrant, ..row("2026-12-01T00:00:00.000Z", "", TurnType::System, "grant") };
+        table.push(&grant);
+        push(&mut table, "2026-10-02T00:00:00.000Z", "a", TurnType::User, "later prompt");
+        push(&mut table, "", "a", TurnType::User, "undated");
+        table.seal();
+        let newest = RowFilter { newest_first: true, ..RowFilter::default() };
+        assert_eq!(table.filter(&newest), [2, 0, 1, 3], "newest first: the events, then the grant with the undated");
+        assert_eq!(table.filter(&RowFilter::default()), [0, 2, 1, 3]);
+        let mut rows = vec![2, 0];
+        table.merge_in_order(&mut rows, vec![3, 1], true);
+        assert_eq!(rows, [2, 0, 1, 3]);
     }
 
     #[test]

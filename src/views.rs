@@ -13,7 +13,7 @@ use crate::analysis::{Options, Outputs};
 use crate::facts::diagnostics::Diagnostic;
 use crate::model::{OwnedRow, RowMark, TurnType};
 use crate::share::{Period, ShareOptions};
-use crate::table::{INLINE_TEXT, RowTable};
+use crate::table::{INLINE_TEXT, Needle, RowTable};
 use crate::usage::Kind;
 use crate::usage::flags::Flag;
 use crate::usage::ledger::IMPLAUSIBLE_COUNTER;
@@ -142,10 +142,8 @@ pub struct UsageView<'a> {
     /// The flags the rows and totals carry, in a person's words, with what each means.
     pub flag_legend: Vec<&'static Flag>,
     /// The one money figure, by the Month's rule (`usage::credits`).
-    #[cfg_attr(test, ts(type = "Record<string, unknown>"))]
     pub credits_used: crate::usage::credits::CreditsUsed,
     /// Grouped by project: each project's credits used, the most first (the rows' order).
-    #[cfg_attr(test, ts(type = "Array<[string, Record<string, unknown>]>"))]
     pub project_credits: Vec<(String, crate::usage::credits::CreditsUsed)>,
     pub unknown_usage_sessions: &'a [String],
     /// Sessions whose figures leave out counters that cannot be token counts.
@@ -336,6 +334,11 @@ pub struct ShownRow {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(test, ts(optional))]
     pub text_bytes: Option<usize>,
+    /// Where in the whole text the text shown starts, when it was cut around a search's first
+    /// match further in (a snippet).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
+    pub text_from: Option<usize>,
     /// Why the whole text could not be read again (the text is then its start).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(test, ts(optional))]
@@ -376,15 +379,23 @@ impl NoteFields {
 }
 
 /// The rows at `indices` of `table` as a view shows them. A `text_limit` above 0 cuts longer
-/// texts to about that many bytes; asking for more than the table keeps (`INLINE_TEXT`), or 0
-/// for everything, reads the cut texts again whole with `full_rows`.
+/// texts to about that many bytes, around the first match of `search` where it lies further in;
+/// asking for more than the table keeps (`INLINE_TEXT`), or 0 for everything, reads the cut
+/// texts again whole with `full_rows`, as does a search that a cut text's kept start lacks (its
+/// snippet is further in).
 pub fn shown_rows(
     table: &RowTable,
     indices: &[u32],
     text_limit: u32,
+    search: &Needle,
     full_rows: impl FnOnce(&[u32]) -> FullRows,
 ) -> Vec<ShownRow> {
-    let whole = text_limit == 0 || text_limit as usize > INLINE_TEXT;
+    let match_further_in = |&index: &u32| {
+        !search.is_empty()
+            && table.cut_text(index).is_some()
+            && table.row(index).is_some_and(|row| !search.finds(&row.text))
+    };
+    let whole = text_limit == 0 || text_limit as usize > INLINE_TEXT || indices.iter().any(match_further_in);
     let (rows, mut errors) = if whole {
         let full = full_rows(indices);
         (full.rows, full.errors)
@@ -398,23 +409,33 @@ pub fn shown_rows(
         .map(|(slot, (&index, mut row))| {
             let text_error = errors.remove(&slot);
             let cut_here = table.cut_text(index).is_some() && (!whole || text_error.is_some());
-            let text_bytes = cut_text(&mut row.text, text_limit as usize);
+            let (text_from, text_bytes) = cut_around(&mut row.text, text_limit as usize, search);
             let note_fields = (row.turn_type == TurnType::System).then(|| NoteFields::of(&row.text)).flatten();
             let mark = table.mark(index).unwrap_or_default();
-            ShownRow { index, row, text_cut: cut_here, mark, text_bytes, text_error, note_fields }
+            let text_from = (text_from > 0).then_some(text_from);
+            ShownRow { index, row, text_cut: cut_here, mark, text_bytes, text_from, text_error, note_fields }
         })
         .collect()
 }
 
-/// Cuts `text` to at most `limit` bytes (0: no limit) on a character's boundary; returns the
-/// whole text's length when it was cut.
-pub fn cut_text(text: &mut String, limit: usize) -> Option<usize> {
+/// Bytes of a snippet shown before its match.
+const SNIPPET_LEAD: usize = 80;
+
+/// Cuts `text` to at most `limit` bytes (0: no limit) on characters' boundaries: its start, or
+/// from a little before the first match of `search` when the start would not show it. Returns
+/// where the part kept starts, and the whole text's length when it was cut.
+pub fn cut_around(text: &mut String, limit: usize, search: &Needle) -> (usize, Option<usize>) {
     let bytes = text.len();
     if limit == 0 || bytes <= limit {
-        return None;
+        return (0, None);
     }
-    text.truncate(text.floor_char_boundary(limit));
-    Some(bytes)
+    let from = match search.first_match(text) {
+        Some(at) if at + search.folded().len() > limit => text.floor_char_boundary(at.saturating_sub(SNIPPET_LEAD)),
+        _ => 0,
+    };
+    let end = text.floor_char_boundary((from + limit).min(bytes));
+    *text = text[from..end].to_string();
+    (from, Some(bytes))
 }
 
 #[cfg(test)]
@@ -441,16 +462,33 @@ mod tests {
 
     #[test]
     fn a_text_is_cut_on_a_character_boundary_and_says_its_length() {
+        let none = Needle::new("");
         let mut text = "ab€cd".to_string(); // '€' is bytes 2..5
-        assert_eq!(cut_text(&mut text, 3), Some(7));
+        assert_eq!(cut_around(&mut text, 3, &none), (0, Some(7)));
         assert_eq!(text, "ab");
         let mut text = "ab€cd".to_string();
-        assert_eq!(cut_text(&mut text, 5), Some(7));
+        assert_eq!(cut_around(&mut text, 5, &none), (0, Some(7)));
         assert_eq!(text, "ab€");
         let mut short = "abc".to_string();
-        assert_eq!(cut_text(&mut short, 3), None);
-        assert_eq!(cut_text(&mut short, 0), None);
+        assert_eq!(cut_around(&mut short, 3, &none), (0, None));
+        assert_eq!(cut_around(&mut short, 0, &none), (0, None));
         assert_eq!(short, "abc");
+    }
+
+    #[test]
+    fn a_match_past_the_limit_is_shown_in_a_snippet_from_a_little_before_it() {
+        let whole = format!("{}NEEDLE{}", "é".repeat(500), "x".repeat(500)); // the match at byte 1,000
+        let mut text = whole.clone();
+        let (from, bytes) = cut_around(&mut text, 200, &Needle::new("needle"));
+        assert_eq!((from, bytes), (1000 - SNIPPET_LEAD, Some(whole.len())));
+        assert_eq!((text.len(), &text[SNIPPET_LEAD..SNIPPET_LEAD + 6]), (200, "NEEDLE"));
+        // A match the start shows keeps the start.
+        let mut near = format!("ab NEEDLE {}", "x".repeat(500));
+        assert_eq!(cut_around(&mut near, 200, &Needle::new("needle")).0, 0);
+        // A lead that starts inside a character starts at its boundary.
+        let mut odd = format!("{}yNEEDLE{}", "é".repeat(500), "x".repeat(500)); // the match at 1,001
+        let (from, _) = cut_around(&mut odd, 200, &Needle::new("needle"));
+        assert_eq!((from, odd.starts_with('é')), (1001 - SNIPPET_LEAD - 1, true));
     }
 
     /// A table of a short row and a long one (kept in part: its log is where it is whole).
@@ -487,7 +525,8 @@ mod tests {
         };
 
         // A table's line: the kept start, cut again; nothing is read again.
-        let one_line = shown_rows(&table, &[0, 1], 101, |_| panic!("read again for a line"));
+        let none = Needle::new("");
+        let one_line = shown_rows(&table, &[0, 1], 101, &none, |_| panic!("read again for a line"));
         assert_eq!(shown(&one_line), [(5, false, None, None), (100, true, Some(INLINE_TEXT), None)]);
         // Served flat: the row's columns beside its index, mark and cut.
         let served = serde_json::to_value(&one_line[1]).unwrap();
@@ -499,14 +538,29 @@ mod tests {
             rows: indices.iter().map(|&index| OwnedRow { text: long.clone(), ..table.row(index).unwrap() }).collect(),
             errors: BTreeMap::new(),
         };
-        assert_eq!(shown(&shown_rows(&table, &[1], 0, whole)), [(1200, false, None, None)]);
+        assert_eq!(shown(&shown_rows(&table, &[1], 0, &none, whole)), [(1200, false, None, None)]);
+
+        // A search's match in what the table keeps is shown from there; one past it is read again
+        // whole and shown in a snippet around it.
+        let kept = shown_rows(&table, &[1], 101, &Needle::new("É"), |_| panic!("read again for a kept match"));
+        assert_eq!((kept[0].text_cut, kept[0].text_from), (true, None));
+        let with_word = |indices: &[u32]| FullRows {
+            rows: indices
+                .iter()
+                .map(|&index| OwnedRow { text: format!("{long}WORD"), ..table.row(index).unwrap() })
+                .collect(),
+            errors: BTreeMap::new(),
+        };
+        let found = shown_rows(&table, &[0, 1], 101, &Needle::new("word"), with_word);
+        assert_eq!((found[1].text_cut, found[1].text_from, found[1].text_bytes), (false, Some(1120), Some(1204)));
+        assert!(found[1].row.text.ends_with("WORD"));
 
         // A text that cannot be read again stays cut and says why.
         let failing = |indices: &[u32]| FullRows {
             rows: indices.iter().map(|&index| table.row(index).unwrap()).collect(),
             errors: BTreeMap::from([(1, "gone".to_string())]),
         };
-        let failed = shown_rows(&table, &[0, 1], 0, failing);
+        let failed = shown_rows(&table, &[0, 1], 0, &none, failing);
         assert_eq!(shown(&failed), [(5, false, None, None), (INLINE_TEXT, true, None, Some("gone".to_string()))]);
         let error = FullRows { rows: vec![table.row(1).unwrap()], errors: BTreeMap::from([(0, "gone".into())]) };
         assert_eq!(error.whole().unwrap_err(), "the text of events.jsonl:2 could not be read again whole: gone");

@@ -54,15 +54,24 @@ fn no_help_names_a_source_file() {
 #[test]
 fn plans_list_prints_the_built_in_plans_and_their_source() {
     let listed = stdout_of(&["usage", "--plans-list"]);
-    let plans: Vec<(&str, &str)> = listed
+    // Each line: the name --plan takes, the product's name, the allowance.
+    let listed_plans: Vec<(&str, String, &str)> = listed
         .lines()
         .filter(|line| line.ends_with("credits a month"))
         .map(|line| {
-            let mut words = line.split_whitespace();
-            (words.next().unwrap(), words.next().unwrap())
+            let words: Vec<&str> = line.split_whitespace().collect();
+            (words[0], words[1..words.len() - 4].join(" "), words[words.len() - 4])
         })
         .collect();
-    assert_eq!(plans, [("max", "20,000.00"), ("pro", "1,500.00"), ("pro-plus", "7,000.00")]);
+    assert_eq!(
+        listed_plans,
+        [
+            ("max", "Copilot Max".into(), "20,000.00"),
+            ("pro", "Copilot Pro".into(), "1,500.00"),
+            ("pro-plus", "Copilot Pro+".into(), "7,000.00")
+        ]
+    );
+    let plans = listed_plans.iter().map(|(name, _, credits)| (*name, *credits));
     assert!(listed.lines().last().unwrap().starts_with("source: github.com/features/copilot/plans, read 2026-12-01"));
     // Every plan listed is one --plan takes.
     let scratch = tempfile::tempdir().unwrap();

@@ -282,6 +282,21 @@ fn the_report_opens_with_a_summary_then_the_top_tables_and_a_legend_of_the_flags
     for caption in ["Top 5 sessions by credits", "Top 5 projects by credits", "Top 5 models by credits"] {
         assert!(html.contains(&format!("<caption>{caption}</caption>")), "{caption}");
     }
+    // The top session is named by its project's folder, the day it began and its id's start (its
+    // title would quote its first prompt).
+    let session = top("session", "session_id");
+    let mut analyze = vec!["analyze"];
+    analyze.extend_from_slice(&homes);
+    analyze.extend_from_slice(&["--out", "analysed"]);
+    assert!(run(dir.path(), &analyze).status.success());
+    let listed = read(&dir.path().join("analysed/sessions.jsonl"));
+    let records: Vec<Value> = listed.lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    let record = records.iter().find(|record| record["session_id"] == session.as_str()).unwrap();
+    let folder = record["project_path"].as_str().unwrap().rsplit('/').next().unwrap();
+    let began = &record["first_event"].as_str().unwrap()[..10];
+    let label = format!("<td>{}, {began}, {}</td>", html_escaped(folder), &session[..8]);
+    assert!(html.contains(&label), "{label}");
+    assert!(!html.contains(&format!("<td>{session}</td>")), "no session by its whole id");
     let opening = html.find("data-figure=\"summary\"").unwrap();
     assert!(opening < html.find("Top 5 sessions").unwrap() && opening < html.find("<h2>Overview").unwrap());
     for flag in ["byok", "auto", "differs", "partial", "recovered", "no_rate"] {

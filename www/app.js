@@ -103,7 +103,9 @@ function mainActionLabel() {
   if (!sources) return;
   const [first, ...others] = sources;
   const folders = others.map((source) => `${source.title}'s ${source.own_folder} folder`);
-  $('open-copilot').textContent = lens.state === 'done' ? `Add a folder (${[...folders, 'or another'].join(', ')})` : `Open your ${first.own_folder} folder`;
+  const remembered = !$('remembered').hidden;
+  if (lens.state === 'done') $('open-copilot').textContent = `Add a folder (${[...folders, 'or another'].join(', ')})`;
+  else $('open-copilot').textContent = remembered ? `Open another ${first.own_folder} folder` : `Open your ${first.own_folder} folder`;
 }
 
 /** The tagline's sources, from the engine: each one's own folder. */
@@ -218,10 +220,14 @@ async function showToday(shown) {
   if (shown === ctx) document.title = `${fmtCredits(day ? day.recorded + day.estimated : 0)} cr today · ${TITLE}`;
 }
 
-/** The cache line: what the last analysis took from the cache and kept, or why it could not. */
-function showCache(cache, seconds) {
+/**
+ * The cache line: what the last analysis took from the cache and kept, or why it could not; after
+ * a refresh, what changed (`changes`), with the cache's counts as its title.
+ */
+function showCache(cache, seconds, changes = null) {
   lens.cache = cache;
   $('cache-line').hidden = !cache;
+  $('cache-status').title = '';
   if (!cache) return;
   let text;
   if (cache.unavailable) text = `Not cached: ${cache.unavailable}.`;
@@ -232,6 +238,10 @@ function showCache(cache, seconds) {
     text = `Analysed again in ${seconds.toFixed(1)} s: ${fmtInt(cache.changed)} ${cache.changed === 1 ? 'file' : 'files'} changed${grown}, ${fmtInt(cache.from_cache)} from the cache${unopened}.`;
   } else if (cache.changed > 0) text = `Analysed in ${seconds.toFixed(1)} s${cache.kept ? "; kept in this browser's cache for the next time" : ''}.`;
   else text = `Analysed in ${seconds.toFixed(1)} s; nothing kept in the cache (a zip's logs are read again each time).`;
+  if (changes && !cache.unavailable) {
+    $('cache-status').title = text;
+    text = `Refreshed in ${seconds.toFixed(1)} s: ${changes}`;
+  }
   if (cache.problem) text += ` ${cache.problem}`;
   $('cache-status').textContent = text;
   $('clear-cache').hidden = Boolean(cache.unavailable);
@@ -249,6 +259,10 @@ async function analyse(newRoots, add = false) {
   }
   const roots = add ? [...currentRoots, ...newRoots] : newRoots;
   if (!roots.length) return;
+  // A refresh (the remembered folder again, by Refresh or its timer) says what changed since:
+  // the sessions as they were.
+  const refresh = roots.length === 1 && Boolean(roots[0].cacheId) && ctx && lens.state === 'done' && ctx.inputsKey === cacheKey(roots);
+  const before = refresh ? await ctx.get('sessions').catch(() => null) : null;
   const gen = ++analysisGen;
   currentRoots = roots;
   lens.summary = null;
@@ -273,8 +287,10 @@ async function analyse(newRoots, add = false) {
     lens.seconds = result.seconds;
     lens.memory = result.memory;
     lens.handedOver = engine.handedOver;
-    showCache(result.cache, lens.timings.total);
     ctx = makeContext(gen, result, opts);
+    // A refresh follows an analysis of the same remembered folder, which loaded live.js.
+    showCache(result.cache, lens.timings.total, before && live && (await live).changedWords(before, await ctx.get('sessions')));
+    if (gen !== analysisGen) return;
     for (const id of Object.keys(VIEWS)) clear($(`view-${id}`)).dataset.rendered = '';
     setState('done');
     showView(activeView in VIEWS ? activeView : 'overview');
@@ -310,6 +326,8 @@ function makeContext(gen, result, { timezone: zone, include_thinking: thinkingIn
     timings: result.timings,
     memory: result.memory,
     roots: currentRoots,
+    /** The inputs' key: the same on a refresh of them, when views keep their filters. */
+    inputsKey: cacheKey(currentRoots),
     /** The zone the analysis grouped its days in (the billing month needs UTC's). */
     zone,
     /** Whether the analysis kept the model's reasoning (thinking rows), and how to run it again with it. */
@@ -384,6 +402,7 @@ function showView(id) {
       .then(
         () => {
           if (shown === ctx) container.dataset.ready = String(shown.gen);
+          scrollBoxes ||= import('./scroll-boxes.js').then((module) => module.watchScrollBoxes($('views')));
         },
         (error) => {
           if (shown !== ctx) return;
@@ -398,6 +417,8 @@ function showView(id) {
   return rendering[id];
 }
 const rendering = {};
+/** The views' scroll boxes made reachable by keyboard, once a first view is drawn (not in the first download). */
+let scrollBoxes = null;
 
 // Times in UTC or this browser's zone: every view is drawn again in the other.
 {
@@ -538,6 +559,10 @@ async function offerRemembered() {
   const handle = await rememberedFolder();
   $('remembered').hidden = !handle;
   if (handle) $('reopen-folder').textContent = `Analyse ${handle.name} again`;
+  // The remembered folder is the main button; opening another is then the second choice.
+  $('open-copilot').classList.toggle('primary', !handle);
+  $('open-copilot').classList.toggle('big', !handle);
+  mainActionLabel();
   $('remember-folder').checked = Boolean(handle);
   return handle;
 }

@@ -2,7 +2,7 @@
 // colour scheme. No chart is drawn before an analysis is done, so the library is not part of
 // the page's first download (scripts/first-load.mjs); the single-file build carries it inline.
 
-import { h, vendorScript } from './dom.js';
+import { add, clear, h, table, vendorScript } from './dom.js';
 
 /** The chart library, loaded once; null when it cannot load. */
 export const chartLibrary = () => vendorScript('chart.umd.min.js', 'Chart');
@@ -46,3 +46,31 @@ export const shortTicks = {
     return shortLabel(this.getLabelForValue(value), this.chart.width < 500 ? 20 : 40);
   },
 };
+
+/**
+ * A chart's place: its canvas named `name` for a screen reader, and under it the same figures as
+ * a table (`chartTable` fills it once the chart has its data), for a screen reader and for the
+ * exact numbers.
+ */
+export function chartFigure(id, name, className = '') {
+  return h(
+    'figure.chart-figure',
+    null,
+    h('div.chart-box' + (className ? '.' + className : ''), null, h('canvas', { id, attrs: { role: 'img', 'aria-label': name } })),
+    h('details.chart-table', null, h('summary', null, `${name}: the figures as a table`), h('div.table-wrap')),
+  );
+}
+
+/**
+ * Fills the table under `canvas`'s chart: a row per label (`labelHeading` its column), a column
+ * per series, each value by `format(value, series)` (a series' gap: —).
+ */
+export function chartTable(canvas, labelHeading, labels, datasets, format) {
+  const wrap = canvas.closest('figure')?.querySelector('.chart-table .table-wrap');
+  if (!wrap) return;
+  const columns = [
+    { label: labelHeading, value: (/** @type {number} */ i) => String(labels[i]) },
+    ...datasets.map((set) => ({ label: set.label, value: (/** @type {number} */ i) => (set.data[i] === null || set.data[i] === undefined ? '—' : format(set.data[i], set)), num: true })),
+  ];
+  add(clear(wrap), table(columns, labels.map((_, i) => i), { className: 'chart-figures' }));
+}

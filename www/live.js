@@ -1,8 +1,8 @@
 // The page, live (issue 54): a remembered folder analysed again on a timer while the tab is
-// visible, through the page's cache (only what changed is read again). Loaded once a remembered
-// folder is analysed: a first visit downloads none of it. (The tab's title, which says today's
-// credits after every analysis, is app.js's.)
-import { fmtInt, h } from './dom.js';
+// visible, through the page's cache (only what changed is read again), and what a refresh
+// changed, in words. Loaded once a remembered folder is analysed: a first visit downloads none of
+// it. (The tab's title, which says today's credits after every analysis, is app.js's.)
+import { fmtCount, fmtInt, fmtTime, h } from './dom.js';
 import { rememberedFolder, rememberedId } from './remember.js';
 
 const EVERY_KEY = 'copilot-lens.refresh-minutes';
@@ -80,4 +80,18 @@ function schedule() {
     if (handle && (await handle.queryPermission({ mode: 'read' })) === 'granted') analyseAgain(handle, rememberedId());
     else note.textContent = 'Not refreshed: the browser no longer allows reading the folder; Refresh asks again.';
   }, minutes * 60_000);
+}
+
+/** What a refresh found against the sessions `before` it: new activity and new sessions, in words. */
+export function changedWords(before, after) {
+  const lastEvent = (session) => session.last_event || session.updated_at || '';
+  const was = new Map(before.map((session) => [session.session_id, lastEvent(session)]));
+  const added = after.filter((session) => !was.has(session.session_id));
+  const active = after.filter((session) => was.has(session.session_id) && lastEvent(session) !== was.get(session.session_id));
+  if (!added.length && !active.length) return 'nothing new since the last analysis.';
+  const parts = [];
+  if (active.length) parts.push(`${fmtCount(active.length, 'session')} ${active.length === 1 ? 'has' : 'have'} new activity`);
+  if (added.length) parts.push(fmtCount(added.length, 'new session'));
+  const latest = [...active, ...added].map(lastEvent).filter(Boolean).sort().pop();
+  return `${parts.join(', ')}${latest ? `; latest event ${fmtTime(latest)}` : ''}.`;
 }

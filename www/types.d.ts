@@ -109,7 +109,7 @@ export type GroupBy = "day" | "month" | "session" | "model" | "home" | "project"
 
 export type TurnType = "user" | "assistant" | "system" | "thinking" | "tool_use" | "tool_result";
 
-export type RowMark = "plain" | "failed_tool_result" | "permission_request" | "permission_denied" | "permission_granted" | "permission_decision" | "permission_setting" | "model_change" | "bad_line" | "session_synced" | "scratch_directory";
+export type RowMark = "plain" | "failed_tool_result" | "permission_request" | "permission_denied" | "permission_granted" | "permission_decision" | "permission_setting" | "standing_grant" | "model_change" | "bad_line" | "session_synced" | "scratch_directory";
 
 export type HandOver = { 
 /**
@@ -247,7 +247,8 @@ search: string,
  */
 prompts_only: boolean, 
 /**
- * The newest row first (undated rows still last); else the oldest first.
+ * The newest row first (undated rows, and those dated by their file, still last); else the
+ * oldest first.
  */
 newest_first: boolean, 
 /**
@@ -309,7 +310,7 @@ machine: string | null, share_projects: boolean,
  */
 exported_at: string, };
 
-export type Answer = { "answer": "summary", "value": Summary } | { "answer": "rows", "value": RowsPage } | { "answer": "searched", "value": SearchProgress } | { "answer": "session_ids", "value": Array<string> } | { "answer": "facets", "value": Facets } | { "answer": "sessions", "value": Array<Record<string, unknown>> } | { "answer": "inventory", "value": Record<string, unknown> } | { "answer": "report", "value": Record<string, unknown> } | { "answer": "usage", "value": UsageView } | { "answer": "month", "value": Record<string, unknown> } | { "answer": "row_count", "value": number } | { "answer": "text", "value": string } | { "answer": "session_credits", "value": Record<string, Record<string, unknown>> };
+export type Answer = { "answer": "summary", "value": Summary } | { "answer": "rows", "value": RowsPage } | { "answer": "searched", "value": SearchProgress } | { "answer": "session_ids", "value": Array<string> } | { "answer": "facets", "value": Facets } | { "answer": "sessions", "value": Array<Record<string, unknown>> } | { "answer": "inventory", "value": Record<string, unknown> } | { "answer": "report", "value": Record<string, unknown> } | { "answer": "usage", "value": UsageView } | { "answer": "month", "value": Record<string, unknown> } | { "answer": "row_count", "value": number } | { "answer": "text", "value": string } | { "answer": "session_credits", "value": Record<string, CreditsUsed> };
 
 export type Summary = { bad_lines: number, files: number, rows: number, sessions: number, 
 /**
@@ -360,6 +361,11 @@ mark: RowMark,
  */
 text_bytes?: number, 
 /**
+ * Where in the whole text the text shown starts, when it was cut around a search's first
+ * match further in (a snippet).
+ */
+text_from?: number, 
+/**
  * Why the whole text could not be read again (the text is then its start).
  */
 text_error?: string, 
@@ -395,11 +401,11 @@ flag_legend: Array<Flag>,
 /**
  * The one money figure, by the Month's rule (`usage::credits`).
  */
-credits_used: Record<string, unknown>, 
+credits_used: CreditsUsed, 
 /**
  * Grouped by project: each project's credits used, the most first (the rows' order).
  */
-project_credits: Array<[string, Record<string, unknown>]>, unknown_usage_sessions: Array<string>, 
+project_credits: Array<[string, CreditsUsed]>, unknown_usage_sessions: Array<string>, 
 /**
  * Sessions whose figures leave out counters that cannot be token counts.
  */
@@ -410,3 +416,25 @@ implausible_counter_sessions: Array<string>,
 counter_problems: Array<Record<string, unknown>>, rates: string, };
 
 export type Flag = { name: string, words: string, meaning: string, };
+
+export type CreditsUsed = { 
+/**
+ * Recorded plus estimated, to the hundredth.
+ */
+credits: number, recorded: number, estimated: number, 
+/**
+ * `credits` × 0.01.
+ */
+usd: number, 
+/**
+ * The part of `credits` from partial lower bounds and from recovered sessions.
+ */
+partial: number, recovered: number, 
+/**
+ * Tokens of calls made on the person's own key (no Copilot charge).
+ */
+own_key_tokens: number, 
+/**
+ * Tokens whose model has no rate and which Copilot recorded nothing for: not in `credits`.
+ */
+unpriced_tokens: number, };

@@ -106,7 +106,10 @@ pub struct Grant {
     /// The project location, empty for settings.json's URL lists.
     pub location: String,
     pub list: String,
+    /// The entry as compact JSON, as the file has it.
     pub entry: String,
+    /// What it allows, in a Copilot user's words (`command: cargo clippy`).
+    pub words: String,
 }
 
 /// An MCP server as the process logs saw it: how often it connected and failed to start.

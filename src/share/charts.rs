@@ -33,7 +33,7 @@ pub fn day_bars(title: &str, (start, end): (NaiveDate, NaiveDate), points: &[(Na
         );
     }
     week_labels(&mut svg, start, slots, step);
-    svg.push_str("</svg>");
+    svg.push_str("</svg></figure>");
     svg
 }
 
@@ -89,7 +89,7 @@ pub fn paired_bars(title: &str, points: &[(String, f64, f64)], names: (&str, &st
         let last = (points.len() > 1).then_some((last.as_str(), LEFT + points.len() as f64 * step));
         labels(&mut svg, (first, LEFT), last);
     }
-    svg.push_str("</svg>");
+    svg.push_str("</svg></figure>");
     svg
 }
 
@@ -146,13 +146,14 @@ pub fn cumulative(
             }
         }
     }
-    svg.push_str("</svg>");
+    svg.push_str("</svg></figure>");
     svg
 }
 
+/// A chart's figure, named where it is seen (its caption) and for a screen reader (its label).
 fn open(title: &str) -> String {
     format!(
-        r#"<svg class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="{0}" xmlns="http://www.w3.org/2000/svg"><title>{0}</title>"#,
+        r#"<figure class="chart"><figcaption>{0}</figcaption><svg class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="{0}" xmlns="http://www.w3.org/2000/svg"><title>{0}</title>"#,
         escape(title)
     )
 }
@@ -225,7 +226,8 @@ mod tests {
         let day = |text: &str| crate::time::parse_day(text).unwrap();
         let points = [(day("2026-11-01"), 10.0), (day("2026-11-20"), 5.0)];
         let svg = day_bars("Tokens <by day>", (day("2026-11-01"), day("2026-11-30")), &points, "<b>");
-        assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
+        assert!(svg.starts_with(r#"<figure class="chart"><figcaption>Tokens &lt;by day&gt;</figcaption><svg"#));
+        assert!(svg.ends_with("</svg></figure>"));
         assert!(!svg.contains("<b>") && svg.contains("&lt;b&gt;"));
         // Two bars on a 30-day axis: the second is 19 days to the right; the days between are gaps.
         assert_eq!(svg.matches("<rect").count(), 2);

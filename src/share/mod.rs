@@ -36,7 +36,7 @@ pub struct ShareOptions {
     pub period: Period,
     /// The monthly allowance in AI credits, if the person gave one.
     pub allowance: Option<f64>,
-    /// The plan the allowance is of, when it was given by plan.
+    /// The plan the allowance is of, when it was given by plan (its product name).
     pub plan: Option<String>,
     /// Project paths replaced by stable short names (`project-3fa2c1`, from the path's hash).
     pub short_project_names: bool,
@@ -90,7 +90,7 @@ dl.tiles{display:grid;grid-template-columns:repeat(auto-fill,minmax(10rem,1fr));
 dl.tiles div{border:1px solid #d0d7de;border-radius:6px;padding:.6rem}dt{color:#57606a;font-size:.85rem}dd{margin:0;font-size:1.3rem;font-weight:600}\
 table{border-collapse:collapse;margin:1rem 0;width:100%;font-size:.9rem}caption{text-align:left;font-weight:600;padding:.3rem 0}\
 th,td{border-bottom:1px solid #eaeef2;padding:.25rem .5rem;text-align:left}td.n{text-align:right;font-variant-numeric:tabular-nums}\
-svg.chart{width:100%;height:auto;max-height:16rem}.bar{fill:#0969da}.bar.second{fill:#8c959f}.axis{stroke:#8c959f}.tick{font-size:10px;fill:#57606a}\
+figure.chart{margin:1rem 0}figure.chart figcaption{font-weight:600}svg.chart{width:100%;height:auto;max-height:16rem}.bar{fill:#0969da}.bar.second{fill:#8c959f}.axis{stroke:#8c959f}.tick{font-size:10px;fill:#57606a}\
 .used{fill:none;stroke:#0969da;stroke-width:2}.projection{stroke:#0969da;stroke-dasharray:5 4}.allowance{stroke:#cf222e}\
 .turn{border-left:3px solid #d0d7de;margin:.6rem 0;padding:.2rem .8rem;white-space:pre-wrap;overflow-wrap:anywhere}\
 .turn.user{border-color:#0969da}.turn.assistant{border-color:#1a7f37}.turn b{display:block;font-size:.8rem;color:#57606a}\
@@ -163,7 +163,7 @@ fn whose(out: &mut String, outputs: &Outputs, options: &ShareOptions) {
     // A home's folder name, as the team export names the machine.
     let machines: BTreeSet<String> = outputs.usage.home_labels.iter().map(|label| machine_name(label)).collect();
     let allowance = match (options.allowance, &options.plan) {
-        (Some(credits), Some(plan)) => format!("{} credits a month (plan {plan})", hundredths(credits)),
+        (Some(credits), Some(plan)) => format!("{} credits a month ({plan})", hundredths(credits)),
         (Some(credits), None) => format!("{} credits a month", hundredths(credits)),
         (None, _) => "none given".to_string(),
     };

@@ -10,6 +10,7 @@ use super::html::{escape, table};
 use super::period::Chosen;
 use super::project_name;
 use crate::analysis::Outputs;
+use crate::sessions::SessionRecord;
 use crate::usage::credits::USD_PER_CREDIT;
 use crate::usage::summary::{GroupBy, UsageRow};
 use crate::usage::{Kind, flags};
@@ -24,7 +25,10 @@ const ESTIMATED_MARK: (&str, &str) =
 /// A session, project or model, its figures added up over every row of it.
 #[derive(Default)]
 pub struct Ranked {
+    /// What groups its rows: the session's id, the project's name, the model.
     pub id: String,
+    /// What the report calls it.
+    pub name: String,
     credits: f64,
     estimated: bool,
     requests: u64,
@@ -50,6 +54,22 @@ impl Ranked {
     }
 }
 
+/// A session as the report names it: its project's last folder (or short name), the day it
+/// began, and its id's start: `octo-world, 2026-11-03, 5e55a0a1`. Never its title, which is its
+/// first prompt unless the person renamed it: the report holds no conversation unless asked.
+fn session_label(id: &str, record: Option<&SessionRecord>, short_project_names: bool) -> String {
+    let short_id: String = id.chars().take(8).collect();
+    let Some(record) = record else { return id.to_string() };
+    let project = if short_project_names {
+        project_name(&record.project_path, true)
+    } else {
+        record.project_path.rsplit(['/', '\\']).find(|folder| !folder.is_empty()).unwrap_or_default().to_string()
+    };
+    let began = [&record.first_event, &record.created_at].into_iter().find(|time| !time.is_empty());
+    let parts = [project.as_str(), began.map_or("", |time| time.get(..10).unwrap_or(time)), short_id.as_str()];
+    parts.into_iter().filter(|part| !part.is_empty()).collect::<Vec<_>>().join(", ")
+}
+
 /// The period's top sessions, projects and models by credits.
 pub struct Top {
     pub sessions: Vec<Ranked>,
@@ -59,15 +79,24 @@ pub struct Top {
 
 impl Top {
     pub fn of(outputs: &Outputs, chosen: &Chosen, short_project_names: bool) -> Top {
+        let records: BTreeMap<&str, &SessionRecord> =
+            outputs.sessions.iter().map(|record| (record.session_id.as_str(), record)).collect();
         let ranked = |by: GroupBy| {
             let mut groups: BTreeMap<String, Ranked> = BTreeMap::new();
             for row in outputs.usage.table(by, chosen.range()).rows {
-                let id = match by {
-                    GroupBy::Model => row.model.clone(),
-                    GroupBy::Project => project_name(row.group().unwrap_or_default(), short_project_names),
-                    _ => row.group().unwrap_or_default().to_string(),
+                let group = row.group().unwrap_or_default();
+                let (id, name) = match by {
+                    GroupBy::Model => (row.model.clone(), row.model.clone()),
+                    GroupBy::Project => {
+                        let name = project_name(group, short_project_names);
+                        (name.clone(), name)
+                    }
+                    GroupBy::Session => {
+                        (group.to_string(), session_label(group, records.get(group).copied(), short_project_names))
+                    }
+                    _ => (group.to_string(), group.to_string()),
                 };
-                groups.entry(id.clone()).or_insert_with(|| Ranked { id, ..Ranked::default() }).add(&row);
+                groups.entry(id.clone()).or_insert_with(|| Ranked { id, name, ..Ranked::default() }).add(&row);
             }
             let mut ranked: Vec<Ranked> = groups.into_values().collect();
             // The most credits first; ties by tokens, then by name (the map's order, kept).
@@ -86,9 +115,9 @@ impl Top {
                 .iter()
                 .map(|group| {
                     let share = if used > 0.0 { format!("{:.1}%", group.credits / used * 100.0) } else { "-".into() };
-                    let id = if group.id.is_empty() { "(none known)".to_string() } else { group.id.clone() };
+                    let name = if group.name.is_empty() { "(none known)".to_string() } else { group.name.clone() };
                     vec![
-                        id,
+                        name,
                         group.credits_text(),
                         hundredths(group.credits * USD_PER_CREDIT),
                         share,

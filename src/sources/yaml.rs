@@ -37,7 +37,10 @@ pub fn top_level_fields(text: &str) -> Result<Vec<Field>, String> {
             }
             Ok(Some((event, span.start.line() as u64)))
         }
-        Some(Err(error)) => Err(error.to_string()),
+        Some(Err(error)) => {
+            let at = error.marker();
+            Err(format!("not valid YAML from line {}, column {}", at.line(), at.col() + 1))
+        }
         None => Ok(None),
     };
     // What aliases may copy in all: as much as the text again, however many aliases name a
@@ -190,5 +193,6 @@ mod tests {
         assert!(top_level_fields("- a\n- b\n").is_err());
         assert!(top_level_fields("name: : :\n  - x\n").is_err());
         assert!(top_level_fields("a: [unclosed\n").is_err());
+        assert_eq!(top_level_fields("a: b\nc: [d\n").unwrap_err(), "not valid YAML from line 2, column 4");
     }
 }

@@ -84,6 +84,7 @@ pub fn entry_credits(rates: &RateTable, model: &str, entry: &Entry) -> EntryCred
 
 /// Credits used over some entries, with what they rest on: the headline figure.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct CreditsUsed {
     /// Recorded plus estimated, to the hundredth.
     pub credits: f64,
@@ -101,6 +102,7 @@ pub struct CreditsUsed {
     /// Recorded, estimated, partial and recovered unrounded: the figures above are them to the
     /// hundredth.
     #[serde(skip)]
+    #[cfg_attr(test, ts(skip))]
     sums: [f64; 4],
 }
 

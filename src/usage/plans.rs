@@ -15,11 +15,21 @@ pub struct Plans {
     pub source: String,
     /// A plan's name and its monthly allowance in AI credits.
     pub plans: BTreeMap<String, f64>,
+    /// A built-in plan's product name ("Copilot Pro+" for `pro-plus`): plans.json's `titles`,
+    /// read apart as a JSON value (a map of strings would add serde code the page's first
+    /// download has no room for).
+    #[serde(skip_deserializing)]
+    pub titles: Vec<(String, String)>,
 }
 
 impl Plans {
     pub fn default_table() -> Plans {
-        serde_json::from_str(DEFAULT_PLANS).expect("plans.json is valid")
+        let mut plans: Plans = serde_json::from_str(DEFAULT_PLANS).expect("plans.json is valid");
+        let value: serde_json::Value = serde_json::from_str(DEFAULT_PLANS).expect("plans.json is valid");
+        for (name, title) in value.get("titles").and_then(serde_json::Value::as_object).into_iter().flatten() {
+            plans.titles.push((name.clone(), title.as_str().unwrap_or(name).to_string()));
+        }
+        plans
     }
 
     /// The default table with a file's plans added or replacing those of the same name (its
@@ -47,6 +57,11 @@ impl Plans {
         Ok(plans)
     }
 
+    /// A plan's product name, else its name.
+    pub fn title<'a>(&'a self, name: &'a str) -> &'a str {
+        self.titles.iter().find(|(plan, _)| plan == name).map_or(name, |(_, title)| title.as_str())
+    }
+
     /// A plan's monthly allowance in credits, or what the plans are.
     pub fn allowance(&self, name: &str) -> Result<f64, String> {
         self.plans.get(&name.to_lowercase()).copied().ok_or_else(|| {
@@ -69,6 +84,7 @@ mod tests {
             Plans::with_overrides(r#"{"source": "our contract", "plans": {"business": 3000, "pro": 1600}}"#).unwrap();
         assert_eq!((ours.allowance("business"), ours.allowance("pro")), (Ok(3000.0), Ok(1600.0)));
         assert!(ours.source.starts_with("our contract; then github.com"));
+        assert_eq!((ours.title("pro-plus"), ours.title("business")), ("Copilot Pro+", "business"));
         assert!(Plans::with_overrides(r#"{"plans": {"x": -1}}"#).is_err());
     }
 }

@@ -28,7 +28,7 @@ import {
   waitForState,
   zipDirectory,
 } from './lib.mjs';
-import { phoneTests } from './phone.mjs';
+import { assertFits, phoneTests } from './phone.mjs';
 
 const SPEC = path.join(ROOT, 'fixtures/spec-sample');
 const HOSTILE = path.join(ROOT, 'fixtures/hostile-html');
@@ -194,6 +194,7 @@ const LOADED_ON_USE = [
   '/charts.js',
   '/diff.js',
   '/markdown.js',
+  '/scroll-boxes.js',
 ];
 
 /** Whether `selector` is visible within a few seconds: a view's module is fetched when it is first shown. */
@@ -947,6 +948,10 @@ test('a folder opened with File System Access can be remembered: the next visit 
     await waitEngine(next);
     await next.waitForSelector('#remembered:not([hidden])');
     assertEqual(await next.textContent('#reopen-folder'), 'Analyse remembered-home again', 'the remembered folder is offered by name');
+    // It is the main button: first, large and primary; opening another is the second choice.
+    const buttons = await next.$$eval('#reopen-folder, #open-copilot', (all) => all.map((b) => [b.id, b.classList.contains('primary'), b.classList.contains('big')]));
+    assertEqual(buttons, [['reopen-folder', true, true], ['open-copilot', false, false]], 'the remembered folder is the main button');
+    assertEqual(await next.textContent('#open-copilot'), 'Open another .copilot folder', 'and the other says so');
     await next.evaluate(() => {
       window.__asked = 0;
       const original = FileSystemHandle.prototype.requestPermission;
@@ -1139,12 +1144,19 @@ shutil.rmtree(work)`, store]);
         return released.then(() => getFile.call(this));
       };
     });
+    // The Timeline, searched, before the refresh: the refresh keeps the view, its filter and search.
+    await showView(page, 'timeline');
+    await page.fill('#tl-search', 'failing');
+    await page.waitForSelector('#tl-scroll .vt-row:not([hidden]) mark');
     assertEqual(await refresh(page), 'done', 'refreshed');
+    assert(await page.isVisible('#view-timeline'), 'the refresh keeps the view');
+    assertEqual(await page.inputValue('#tl-search'), 'failing', 'and the search');
     const heldAtDone = await page.evaluate(() => window.heldFiles.slice().sort());
     assertEqual(heldAtDone, ['config.json', ...Array(6).fill('tracking.json')], 'done without the Files of a secret and of six sessions\' rewind trackers, asked for after it');
     await page.evaluate(() => window.releaseFiles());
     const refreshed = await page.evaluate(() => window.copilotLens.cache);
-    const message = await page.textContent('#cache-status');
+    // A refresh says what changed in words; what the cache did is its title.
+    const message = await page.getAttribute('#cache-status', 'title');
     const said = message.match(/^Analysed again in \d+\.\d s: ([\d,]+) files? changed \(([\d,]+) grown logs? parsed from where (?:it|they) ended\), ([\d,]+) from the cache\.$/);
     assert(said, `the page says what the cache did: ${message}`);
     const number = (text) => Number(text.replace(/,/g, ''));
@@ -1162,6 +1174,12 @@ shutil.rmtree(work)`, store]);
     await shot(page, 'cache-refreshed.png', false);
     const cached = await everyExport(page);
     const expected = native(home, { byName: true });
+    // The first session grew (a line, a turn in the store) and the fourth is new; the third's log
+    // was rewritten with its times as they were, the second's deleted.
+    const lastEvent = (id) => expected.sessions.find((session) => session.session_id === id).last_event;
+    const latest = [lastEvent(first), lastEvent(fourth)].sort().pop().replace('T', ' ').replace(/\.\d+Z$/, '');
+    const changes = (await page.textContent('#cache-status')).replace(/^Refreshed in \d+\.\d s: /, '');
+    assertEqual(changes, `1 session has new activity, 1 new session; latest event ${latest}.`, 'a refresh says what changed, in words');
     assertEqual(await summaryOf(page), sortKeys(expected.summary), "the refreshed summary equals the native CLI's");
     for (const [name, text] of [['rows.jsonl', expected.rowsJsonl], ['sessions.jsonl', expected.sessionsJsonl], ['inventory.json', expected.inventoryJson], ['usage.csv', expected.usageCsv]]) {
       assert(cached[name] === text, `${name} of the refreshed analysis equals the native CLI's`);
@@ -1963,6 +1981,8 @@ async function choose(page, selector, value) {
 /** A usage row as the Usage view shows its figures (the columns after the group and model). */
 function usageCells(row) {
   return [
+    // Credits as the CLI's table shows them: `~` where some are estimated; first, as the page puts them.
+    row.credits === null ? '—' : (row.credits_from === 'recorded' ? '' : '~') + hundredths.format(row.credits),
     fmtInt(row.requests),
     fmtInt(row.input),
     fmtInt(row.cache_read),
@@ -1970,8 +1990,6 @@ function usageCells(row) {
     fmtInt(row.output),
     fmtInt(row.reasoning),
     fmtInt(row.total),
-    // Credits as the CLI's table shows them: `~` where some are estimated.
-    row.credits === null ? '—' : (row.credits_from === 'recorded' ? '' : '~') + hundredths.format(row.credits),
     row.flags.join(''),
   ];
 }
@@ -1982,7 +2000,7 @@ function usageCells(row) {
  * reading would add.
  */
 function totalsOf(usage) {
-  const credits = (row) => usageCells(row).at(-2);
+  const credits = (row) => usageCells(row)[0];
   const parts = Object.keys(usage.totals).filter((kind) => kind !== 'ambiguous_resume');
   const partCells = (isTotal) => (parts.length > 1 ? parts.map((kind) => (isTotal ? credits(usage.totals[kind]) : '')) : []);
   const row = (label, r, isTotal) => [label, ...usageCells(r).slice(0, -1), ...partCells(isTotal), r.flags.join('')];
@@ -2371,6 +2389,13 @@ test('a GitHub usage report dropped with the folder: the Month view reconciles i
     // The result is brought to where the person looks, not left below the control.
     await page.waitForFunction(() => Math.abs(document.getElementById('month-bill').getBoundingClientRect().top) < 2);
     assertEqual(await page.textContent('#month-bill-files'), `loaded: ${both.file}`, 'the reports loaded are named beside the control, which is empty again');
+    // On a phone the bill's tables fit the screen: a card per row, no sideways scrolling.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.waitForTimeout(200);
+    await assertFits(page, 'the bill on a phone');
+    const billTables = await page.$$eval('#month-bill table.cards', (tables) => tables.map((table) => [table.className, table.scrollWidth, table.parentElement.clientWidth]));
+    assert(billTables.length >= 2 && billTables.every(([, wide, box]) => wide <= box), `each bill table fits its box: ${JSON.stringify(billTables)}`);
+    await shot(page, 'phone-month-bill.png');
     assertEqual(errors, [], 'no page errors');
     noNetworkAfterLoad(net, server, 'bill');
     return `billed ${shown.totals.billed_credits}, here ${shown.totals.local_credits}, ${differs.length} differences`;
@@ -2535,8 +2560,9 @@ test('the month view of the demo equals the native usage --allowance month; top 
     const usage = nativeUsage(DEMO, ['--by', 'model']);
     await page.waitForFunction(() => [...document.querySelectorAll('#view-usage h2')].some((e) => e.textContent === 'Usage by model'));
     const headers = await page.$$eval('#view-usage .usage-table thead th', (ths) => ths.map((th) => th.textContent));
-    assertEqual(headers.slice(-3), ['total', 'credits', 'flags'], 'one money figure: credits, no token-rate cost beside them');
-    const credits = await page.$$eval('#view-usage .usage-table tbody tr', (trs) => trs.map((tr) => tr.children[tr.children.length - 2].textContent));
+    assertEqual(headers.slice(0, 3), ['model', 'credits', 'requests'], 'credits second, read first (on a phone too)');
+    assert(!headers.some((header) => /cost|usd/i.test(header)), `one money figure: credits, no token-rate cost beside them: ${headers}`);
+    const credits = await page.$$eval('#view-usage .usage-table tbody tr', (trs) => trs.map((tr) => tr.children[1].textContent));
     assert(credits.length > 0 && credits.every((c) => c === '—' || /^~?\d{1,3}(,\d{3})*\.\d\d$/.test(c)), `credits as the CLI shows them: ${credits.join(' ')}`);
     assert(usage.rows.some((r) => r.credits_from !== 'recorded') === credits.some((c) => c.startsWith('~')), 'the ~ marker where the native rows are estimated');
     // Days in a named zone: the page gives the engine the zone's offsets from the browser's Intl
@@ -2610,6 +2636,7 @@ async function inventoryShown(page) {
               id: tr.dataset.id,
               text: tr.textContent + (tools ? tools.textContent : ''),
               cells: Object.fromEntries([...tr.children].map((td, i) => [labels[i], td.textContent])),
+              titles: Object.fromEntries([...tr.children].map((td, i) => [labels[i], td.querySelector('[title]')?.title ?? ''])),
               tools: tools ? [...tools.querySelectorAll('tr[data-tool]')].map((t) => [...t.children].map((td) => td.textContent)) : [],
             };
           });
@@ -2726,7 +2753,14 @@ test('the inventory fixture: the inventory view and the session view show what t
         const bringing = [...p.skills.map((n) => `skill ${n}`), ...p.custom_agents.map((n) => `agent ${n}`), ...p.mcp_servers.map((n) => `MCP server ${n}`)].join('');
         assertEqual([row.cells.plugin, row.cells.version, row.cells.brings], [p.name + p.path, p.version, bringing], `${label}: plugin ${p.name}, its version and what it brings`);
       }
-      for (const key of ['projects', 'scratch_directories', 'models', 'tools', 'permission_grants', 'accounts']) rowsOf(key, agent[key]);
+      for (const key of ['projects', 'scratch_directories', 'models', 'tools', 'accounts']) rowsOf(key, agent[key]);
+      // A grant in words (`command: npm test`), its entry as the file has it in the title.
+      const grantsCard = part.sections.permission_grants;
+      rowsOf('permission_grants', agent.permission_grants);
+      if (grantsCard) {
+        assertEqual(grantsCard.rows.map((row) => [row.cells.grant, row.titles.grant]), agent.permission_grants.map((g) => [g.words, g.entry]), `${label}: each grant in words, its entry as its title`);
+        compared.grants = agent.permission_grants.map((g) => g.words);
+      }
     }
     // What the fixture is for: each kind is there (the counts above are against the CLI).
     const all = (key) => parts.flatMap((p) => p.agent[key]);
@@ -2958,6 +2992,15 @@ test('accessibility: axe-core finds no serious or critical problem on the start 
         await check(`${scheme} ${view}`);
       }
     }
+    // On a phone, where tables and texts scroll in their boxes: each box is reachable by keyboard.
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.setViewportSize({ width: 390, height: 844 });
+    for (const view of VIEWS) {
+      await showView(page, view);
+      await page.waitForTimeout(100);
+      await check(`phone ${view}`);
+    }
+    await page.setViewportSize({ width: 1400, height: 1000 });
     await showView(page, 'sessions');
     await page.click('#view-sessions tbody tr td.c-name button');
     await page.waitForSelector('#transcript .msg-text');
@@ -2968,7 +3011,7 @@ test('accessibility: axe-core finds no serious or critical problem on the start 
     }
     assertEqual(problems, [], 'no serious or critical accessibility problem');
     assertEqual(errors, [], 'no page errors');
-    return `${VIEWS.length + 2} screens in two themes, no serious or critical problem`;
+    return `${VIEWS.length + 2} screens in two themes and ${VIEWS.length} on a phone, no serious or critical problem`;
   } finally {
     await browser.close();
   }
@@ -3616,6 +3659,97 @@ test('words: the inventory shows a built-in server, servers that failed to start
   }
 });
 
+test('words and daily edges on the demo: the Timeline opens on events, charts are named with their figures as a table, grants and plans in words, the phone\'s row detail in view', async () => {
+  const expected = native(DEMO);
+  const rows = expected.rowsJsonl.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  // Notes dated by their file's time (standing grants, sync markers) say no event's time.
+  const datedByFile = (r) => /^permission setting: (locations\.|allowedUrls=|deniedUrls=)/.test(r.text) || r.text.startsWith('session synced: ');
+  const events = rows.filter((r) => r.timestamp_utc && !datedByFile(r)).sort((a, b) => (a.timestamp_utc < b.timestamp_utc ? 1 : -1));
+  const newest = events[0].timestamp_utc;
+  assert(rows.some((r) => datedByFile(r) && r.timestamp_utc > newest), 'the demo has notes dated after its newest event');
+  const inventory = JSON.parse(expected.inventoryJson);
+  const grants = inventory.homes.flatMap((home) => home.agents.flatMap((agent) => agent.permission_grants));
+  assert(grants.some((g) => g.words.startsWith('command: ')), 'the demo grants a command');
+  const browser = await launch();
+  try {
+    const { page, errors } = await openPage(browser, server.url, server.url.replace(/\/$/, ''));
+    await page.click('#demo');
+    assertEqual(await waitForState(page, ['done', 'error']), 'done', 'the demo is analysed');
+
+    // The Timeline opens on the newest event, the notes dated by their file last.
+    await showView(page, 'timeline');
+    await page.waitForFunction(() => document.querySelector('#tl-scroll .vt-row[data-filled]:not([data-filled=""])'));
+    const first = await page.$eval('#tl-scroll .vt-row:not([hidden])', (row) => [row.children[0].textContent, row.children[6].textContent]);
+    assertEqual(first[0], newest.replace('T', ' ').replace(/\.\d+Z$/, ''), 'the first row is the newest event');
+    assert(!/^permission setting|^session synced/.test(first[1]), `not a setting note: ${first[1]}`);
+
+    // Each chart is named, and its figures are a table under it: the credits per day add up to
+    // the days' totals of the native usage.
+    await showView(page, 'overview');
+    await page.waitForSelector('#view-overview .chart-table table', { state: 'attached' });
+    const charts = await page.$$eval('#view-overview figure.chart-figure', (figures) =>
+      figures.map((figure) => ({
+        name: figure.querySelector('canvas').getAttribute('aria-label'),
+        section: figure.closest('section').querySelector('h2').textContent,
+        heads: [...figure.querySelectorAll('.chart-table thead th')].map((th) => th.textContent),
+        rows: [...figure.querySelectorAll('.chart-table tbody tr')].map((tr) => [...tr.children].map((td) => td.textContent)),
+      })),
+    );
+    assertEqual(charts.map((c) => c.name), charts.map((c) => c.section), 'each chart named as its section');
+    assertEqual(charts.length, 4, 'four charts on the Overview');
+    // The table holds what the chart draws (the charts' series are checked against the native
+    // usage elsewhere): a row per label, a column per series, to the hundredth.
+    const drawn = await page.$$eval('#view-overview figure.chart-figure canvas', (canvases) =>
+      canvases.map((canvas) => {
+        const { labels, datasets } = window.Chart.getChart(canvas).data;
+        return { labels: labels.map(String), series: datasets.map((set) => set.label), values: labels.map((_, i) => datasets.map((set) => set.data[i])) };
+      }),
+    );
+    const number = (text) => Number(text.replace(/,/g, ''));
+    for (const [i, chart] of charts.entries()) {
+      assertEqual(chart.heads.slice(1), drawn[i].series, `${chart.name}: a column per series`);
+      assertEqual(chart.rows.map((cells) => cells[0]), drawn[i].labels, `${chart.name}: a row per label`);
+      const off = chart.rows.flatMap((cells, row) => cells.slice(1).filter((cell, column) => Math.abs(number(cell) - drawn[i].values[row][column]) > 0.005));
+      assertEqual(off, [], `${chart.name}: each figure is the chart's`);
+    }
+    const creditsByDay = charts.find((c) => c.name.startsWith('Credits per day'));
+    assertEqual(creditsByDay.heads[0], 'day (UTC)', 'its rows are days');
+    await page.click('#view-overview figure.chart-figure summary');
+    await shot(page, 'demo-overview-chart-table.png');
+
+    // Grants in words.
+    await showView(page, 'inventory');
+    const shownGrants = await page.$$eval('#view-inventory [data-section="permission_grants"] tbody tr', (trs) => trs.map((tr) => tr.lastElementChild.textContent));
+    assertEqual(shownGrants, grants.map((g) => g.words), 'each grant in words, as inventory.json says them');
+    assert(shownGrants.every((words) => !words.startsWith('{')), 'no JSON shown');
+
+    // Plans by their product names.
+    await showView(page, 'month');
+    const plans = await page.$$eval('#month-plan option', (options) => options.slice(1).map((o) => o.textContent));
+    assertEqual(plans, ['Copilot Max (20,000.00)', 'Copilot Pro (1,500.00)', 'Copilot Pro+ (7,000.00)'], 'plans by their product names');
+
+    // The Sessions table fits its box on a 1400 px screen (the test's window).
+    await showView(page, 'sessions');
+    await page.waitForSelector('#view-sessions .sessions-table tbody tr');
+    const [wide, box] = await page.$eval('#view-sessions .table-wrap', (wrap) => [wrap.scrollWidth, wrap.clientWidth]);
+    assert(wide <= box, `the Sessions table fits at 1400 px: ${wide} px in ${box}`);
+
+    // On a phone, a tapped timeline row's detail opens in view.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await showView(page, 'timeline');
+    await page.waitForFunction(() => document.querySelector('#tl-scroll .vt-row[data-filled]:not([data-filled=""])'));
+    await page.click('#tl-scroll .vt-row:not([hidden])');
+    await page.waitForSelector('#tl-detail:not([hidden])');
+    const detailTop = await page.$eval('#tl-detail', (detail) => detail.getBoundingClientRect().top);
+    assert(detailTop >= 0 && detailTop < 844, `the detail is on screen: its top at ${detailTop} px`);
+    await shot(page, 'phone-timeline-detail.png', false);
+    assertEqual(errors, [], 'no page errors');
+    return `first row ${first[0]}; ${charts.length} charts named with tables; ${shownGrants.length} grants in words; detail at ${Math.round(detailTop)} px on a phone`;
+  } finally {
+    await browser.close();
+  }
+});
+
 test('words: the developer figures are in Diagnostics and not on the Overview', async () => {
   const browser = await launch();
   try {
@@ -3643,7 +3777,7 @@ test('words: the developer figures are in Diagnostics and not on the Overview', 
 
 test('search: a word past the first 512 bytes of a tool result is found; matches are highlighted; prompts only; newest first', async () => {
   // The word comes after 2,000 bytes of output: the row table keeps only the first 512.
-  const output = `${'compiling module\n'.repeat(120)}error: zebracorn failed to link\n${'more output\n'.repeat(50)}`;
+  const output = `${'compiling module\n'.repeat(120)}error: zebracorn failed to link\n${'more output\n'.repeat(50)}note: zebracorn again\n`;
   const home = homeOf('search-long', [
     {
       id: '5ea4c000-0000-4000-8000-000000000001',
@@ -3678,9 +3812,24 @@ test('search: a word past the first 512 bytes of a tool result is found; matches
     assert(types.includes('Tool result'), `the tool result is among the rows found: ${types}`);
     const marks = await page.$$eval('#tl-scroll .vt-row:not([hidden]) mark', (all) => all.map((m) => m.textContent));
     assert(marks.length >= 1 && marks.every((m) => m === 'zebracorn'), `matches highlighted in the rows: ${marks}`);
+    // The tool result's row shows a snippet around its first match (past what the row keeps), marked.
+    const snippet = await page.$eval('#tl-scroll .vt-row.t-tool_result .c-text', (cell) => cell.textContent);
+    assert(snippet.startsWith('…') && /zebracorn failed to link/.test(snippet), `the row shows the match in a snippet: ${snippet}`);
     await page.click('#tl-scroll .vt-row.t-tool_result');
     await page.waitForSelector('#tl-detail:not([hidden]) mark');
-    assertEqual(await page.$$eval('#tl-detail mark', (all) => all.map((m) => m.textContent)), ['zebracorn'], 'the whole text in the detail, its match highlighted');
+    assertEqual(await page.$$eval('#tl-detail mark', (all) => all.map((m) => m.textContent)), ['zebracorn', 'zebracorn'], 'the whole text in the detail, its matches highlighted');
+    // The detail opens at the first match, and steps to the next.
+    const current = () => page.$$eval('#tl-detail mark', (all) => all.findIndex((m) => m.classList.contains('current')));
+    assertEqual([await current(), await page.textContent('#tl-match-at')], [0, ' match 1 of 2'], 'the first match is shown first');
+    const inView = () => page.$eval('#tl-detail mark.current', (mark) => {
+      const box = mark.closest('.detail-text').getBoundingClientRect();
+      const at = mark.getBoundingClientRect();
+      return at.top >= box.top && at.bottom <= box.bottom;
+    });
+    assert(await inView(), 'scrolled to in its box');
+    await page.click('#tl-next-match');
+    assertEqual([await current(), await page.textContent('#tl-match-at')], [1, ' match 2 of 2'], 'Next match steps to the second');
+    assert(await inView(), 'which is scrolled to');
     await shot(page, 'search-long-text.png');
 
     await page.check('#tl-prompts-only');

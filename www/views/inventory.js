@@ -220,9 +220,10 @@ const SECTIONS = [
       { label: 'file', value: (g) => g.file, className: 'mono nowrap' },
       { label: 'location', value: (g) => g.location || '(everywhere)', className: 'mono path' },
       { label: 'list', value: (g) => g.list, className: 'nowrap' },
-      { label: 'entry', value: (g) => g.entry, className: 'mono' },
+      // The grant in words; the file's entry (its JSON) as the title.
+      { label: 'grant', value: (g) => h('span', { title: g.entry }, g.words) },
     ],
-    text: (g) => [g.file, g.location, g.list, g.entry],
+    text: (g) => [g.file, g.location, g.list, g.words, g.entry],
   },
   {
     key: 'accounts',

@@ -4,7 +4,7 @@
 // days, the pace's projection and the run-out day (src/usage/month.rs); the core has no clock,
 // so "today" is this page's (in UTC; `?today=YYYY-MM-DD` fixes it for tests). Where the credits
 // went: the top sessions, projects and models of the month from the usage table.
-import { chartLibrary, chartReady } from '../charts.js';
+import { chartFigure, chartLibrary, chartReady, chartTable } from '../charts.js';
 import { add, badge, clear, debounce, fmtCredits, fmtInt, fmtUsd, h, section, table } from '../dom.js';
 
 const ALLOWANCE_KEY = 'copilot-lens.allowance';
@@ -154,7 +154,7 @@ async function drawChart(canvas, m) {
   chart = null;
   const Chart = await chartLibrary();
   // Another month or allowance may have replaced the canvas meanwhile.
-  if (!canvas.isConnected || !chartReady(Chart, canvas)) return;
+  if (!canvas.isConnected) return;
   const labels = [];
   for (let day = 1; day <= m.days_in_month; day++) labels.push(`${m.month}-${String(day).padStart(2, '0')}`);
   const known = m.days.length;
@@ -187,6 +187,8 @@ async function drawChart(canvas, m) {
     { type: 'bar', label: 'that day, as recorded', data: labels.map((_, i) => (i < known ? m.days[i].recorded : null)), backgroundColor: 'rgba(89,161,79,0.55)', stack: 'day', order: 3 },
     { type: 'bar', label: 'that day, estimated', data: labels.map((_, i) => (i < known ? m.days[i].estimated : null)), backgroundColor: 'rgba(242,142,43,0.55)', stack: 'day', order: 3 },
   );
+  chartTable(canvas, 'day (UTC)', labels, datasets, fmtCredits);
+  if (!chartReady(Chart, canvas)) return;
   chart = new Chart(canvas, {
     data: { labels, datasets },
     options: {
@@ -327,6 +329,9 @@ function latestNote(opened, todayMonth) {
   return h('p#month-latest.muted', null, `No usage in ${monthName(todayMonth)} (UTC) yet: showing ${monthName(opened)}, the latest month with usage. Pick ${monthName(todayMonth)} above to see it.`);
 }
 
+/** A plan's product name ("Copilot Pro+"), as plans.json gives it, else its name. */
+const planTitle = (plans, name) => new Map(plans.titles || []).get(name) || name;
+
 function monthInputs(ctx, months, opened) {
   const select = h('select#month-select', null, months.map((m) => h('option', { value: m }, `${monthName(m)} (${m})`)));
   select.value = opened;
@@ -334,7 +339,7 @@ function monthInputs(ctx, months, opened) {
   const budget = h('input#month-budget', { type: 'text', placeholder: 'none', value: load(BUDGET_KEY), attrs: { inputmode: 'decimal', 'aria-label': 'your own budget for the month in AI credits' } });
   // The plans the CLI's --plan knows (src/usage/plans.json, through the engine: no copy here).
   const plans = Object.entries((ctx.plans && ctx.plans.plans) || {});
-  const plan = h('select#month-plan', { attrs: { 'aria-label': 'plan' } }, h('option', { value: '' }, 'plan…'), plans.map(([name, credits]) => h('option', { value: String(credits) }, `${name} (${fmtCredits(credits)})`)));
+  const plan = h('select#month-plan', { attrs: { 'aria-label': 'plan' } }, h('option', { value: '' }, 'plan…'), plans.map(([name, credits]) => h('option', { value: String(credits) }, `${planTitle(ctx.plans, name)} (${fmtCredits(credits)})`)));
   const billInput = h('input#month-bill-input', { type: 'file', accept: '.csv,text/csv', multiple: true, attrs: { 'aria-label': "GitHub's usage report (CSV)" } });
   const billUser = h('input#month-bill-user', { type: 'text', placeholder: 'signed-in login', attrs: { 'aria-label': 'whose rows of the report' } });
   // The control forgets its files once read (to take the next): the reports loaded are said here.
@@ -405,7 +410,7 @@ function monthShown(m, bySession, byProject, byModel, sessionLink, sources) {
     surfaceShares(m, sources),
     section(
       `${monthName(m.month)}: credits by day (UTC), cumulative`,
-      h('div.chart-box.month-chart', null, h('canvas#chart-month', { attrs: { role: 'img', 'aria-label': `cumulative AI credits by day in ${m.month}` } })),
+      chartFigure('chart-month', `AI credits by day in ${m.month}, cumulative, with the projection`, 'month-chart'),
     ),
     h(
       'div',
@@ -449,7 +454,7 @@ async function drawBillChart(canvas, bill) {
   if (billChart) billChart.destroy();
   billChart = null;
   const Chart = await chartLibrary();
-  if (!canvas.isConnected || !chartReady(Chart, canvas)) return;
+  if (!canvas.isConnected) return;
   const byDay = new Map();
   for (const row of bill.rows) {
     const day = byDay.get(row.day) || { billed: 0, local: 0 };
@@ -458,15 +463,15 @@ async function drawBillChart(canvas, bill) {
     byDay.set(row.day, day);
   }
   const labels = [...byDay.keys()].sort();
+  const datasets = [
+    { label: 'billed by GitHub', data: labels.map((d) => byDay.get(d).billed), backgroundColor: 'rgba(78,121,167,0.8)' },
+    { label: 'this machine', data: labels.map((d) => byDay.get(d).local), backgroundColor: 'rgba(140,149,159,0.8)' },
+  ];
+  chartTable(canvas, 'day (UTC)', labels, datasets, fmtCredits);
+  if (!chartReady(Chart, canvas)) return;
   billChart = new Chart(canvas, {
     type: 'bar',
-    data: {
-      labels,
-      datasets: [
-        { label: 'billed by GitHub', data: labels.map((d) => byDay.get(d).billed), backgroundColor: 'rgba(78,121,167,0.8)' },
-        { label: 'this machine', data: labels.map((d) => byDay.get(d).local), backgroundColor: 'rgba(140,149,159,0.8)' },
-      ],
-    },
+    data: { labels, datasets },
     options: { responsive: true, maintainAspectRatio: false, animation: false, scales: { y: { beginAtZero: true, title: { display: true, text: 'AI credits' } } }, plugins: { legend: { position: 'bottom' } } },
   });
 }
@@ -502,7 +507,7 @@ async function renderBill(out, ctx, user, filesLabel) {
       h('p#month-bill-totals', null, `${bill.file} (${bill.format}) for ${bill.user}, ${bill.from} to ${bill.to} (UTC days): ${fmtCredits(bill.totals.billed_credits)} credits billed, ${fmtCredits(bill.totals.local_credits)} here, difference ${fmtCredits(bill.totals.difference)}.`),
       // What the reader said of the reports: rows left out by line, a report given twice, dates day first.
       bill.notes.length ? h('ul#month-bill-notes', null, bill.notes.map((note) => h('li', null, note))) : null,
-      h('div.chart-box', null, h('canvas#chart-bill', { attrs: { role: 'img', 'aria-label': 'credits billed against this machine by day' } })),
+      chartFigure('chart-bill', 'Credits billed by GitHub against this machine, by day'),
       table(
         [
           { label: 'day', value: (r) => r.day },
@@ -514,10 +519,10 @@ async function renderBill(out, ctx, user, filesLabel) {
           { label: 'status', value: statusBadge },
         ],
         bill.rows,
-        { className: 'month-bill-rows', empty: 'No day of the report to compare.' },
+        { className: 'month-bill-rows cards', empty: 'No day of the report to compare.' },
       ),
       bill.not_local.length
-        ? table([{ label: 'runs on GitHub', value: (r) => `${r.model} (${r.sku})` }, { label: 'credits', value: (r) => figure(r.credits, r.requests), num: true }], bill.not_local, { className: 'month-bill-not-local' })
+        ? table([{ label: 'runs on GitHub', value: (r) => `${r.model} (${r.sku})` }, { label: 'credits', value: (r) => figure(r.credits, r.requests), num: true }], bill.not_local, { className: 'month-bill-not-local cards' })
         : null,
       bill.estimate_ratio.length
         ? table(

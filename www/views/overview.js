@@ -2,7 +2,7 @@
 // model (by agent when there are several), by model, and the projects ranked by credits used
 // (the one money figure; a bar opens the project's sessions). The day and model charts show the
 // counted figures (the totals); partial and recovered figures are in the Usage view.
-import { chartLibrary, chartReady, shortTicks } from '../charts.js';
+import { chartFigure, chartLibrary, chartReady, chartTable, shortTicks } from '../charts.js';
 import { add, fmtCount, fmtCredits, fmtInt, fmtUsd, h, section } from '../dom.js';
 import { creditsUsedText, estimatedShareText, includedParts } from './month.js';
 
@@ -32,11 +32,9 @@ function dayRange(days) {
   return out;
 }
 
-function chartBox(id) {
-  return h('div.chart-box', null, h('canvas', { id, attrs: { role: 'img', 'aria-label': id } }));
-}
-
-function makeChart(Chart, canvas, config) {
+/** Draws `config` on `canvas`, its figures as the table under it (a row per `labelHeading`). */
+function makeChart(Chart, canvas, config, labelHeading, format) {
+  chartTable(canvas, labelHeading, config.data.labels, config.data.datasets, format);
   if (!chartReady(Chart, canvas)) return;
   config.options = { responsive: true, maintainAspectRatio: false, animation: false, ...config.options };
   charts.push(new Chart(canvas, config));
@@ -54,7 +52,7 @@ const NO_PROJECT = '(no project)';
  * @param {import('../types').UsageView} byDay
  */
 function moneyTile(byDay) {
-  const used = /** @type {any} */ (byDay.credits_used);
+  const used = byDay.credits_used;
   if (used.credits === 0 && used.own_key_tokens > 0) {
     return tile('credits_used', 'credits used', 0, fmtCredits(0), `${fmtInt(used.own_key_tokens)} tokens on your own key: no Copilot charge`);
   }
@@ -149,13 +147,13 @@ function overviewSections(stackBy, dayRows, projects, modelRows) {
   return h(
     'div.grid2',
     null,
-    section(`Tokens per day, by ${stackBy}`, dayRows.length ? chartBox('chart-tokens-day') : h('p.empty', null, 'No token counts in this data.')),
-    section(`Credits per day, by ${stackBy}`, dayRows.length ? chartBox('chart-credits-day') : h('p.empty', null, 'No token counts in this data.')),
+    section(`Tokens per day, by ${stackBy}`, dayRows.length ? chartFigure('chart-tokens-day', `Tokens per day, by ${stackBy}`) : h('p.empty', null, 'No token counts in this data.')),
+    section(`Credits per day, by ${stackBy}`, dayRows.length ? chartFigure('chart-credits-day', `Credits per day, by ${stackBy}`) : h('p.empty', null, 'No token counts in this data.')),
     section(
       'Credits used by project',
-      projects.length ? [chartBox('chart-project'), h('p.muted', null, 'A bar opens the project\'s sessions.')] : h('p.empty', null, 'No credits used in this data.'),
+      projects.length ? [chartFigure('chart-project', 'Credits used by project'), h('p.muted', null, 'A bar opens the project\'s sessions.')] : h('p.empty', null, 'No credits used in this data.'),
     ),
-    section('Tokens and credits by model', modelRows.length ? chartBox('chart-model') : h('p.empty', null, 'No token counts in this data.')),
+    section('Tokens and credits by model', modelRows.length ? chartFigure('chart-model', 'Tokens and credits by model') : h('p.empty', null, 'No token counts in this data.')),
   );
 }
 
@@ -165,7 +163,7 @@ function drawDayCharts(Chart, container, days, perDay) {
     type: 'bar',
     data: { labels: days, datasets: perDay('total') },
     options: { scales: { x: { stacked: true }, y: { stacked: true } }, plugins: { legend: { position: 'bottom' } } },
-  });
+  }, 'day (UTC)', fmtInt);
   makeChart(Chart, container.querySelector('#chart-credits-day'), {
     type: 'bar',
     data: { labels: days, datasets: perDay('credits') },
@@ -173,7 +171,7 @@ function drawDayCharts(Chart, container, days, perDay) {
       scales: { x: { stacked: true }, y: { stacked: true, title: { display: true, text: 'AI credits' } } },
       plugins: { legend: { position: 'bottom' }, tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${fmtCredits(c.parsed.y)} credits (${fmtUsd(c.parsed.y * 0.01)})` } } },
     },
-  });
+  }, 'day (UTC)', fmtCredits);
 }
 
 /** The projects by credits used, a bar opening the project's sessions. */
@@ -204,7 +202,7 @@ function drawProjectChart(Chart, container, ctx, projects) {
       onClick: (_, bars) => bars.length && open(bars[0].index),
       onHover: (event, bars) => (event.native.target.style.cursor = bars.length && paths[bars[0].index] ? 'pointer' : ''),
     },
-  });
+  }, 'project', fmtCredits);
 }
 
 /** Tokens and credits by model, on two axes. */
@@ -222,5 +220,5 @@ function drawModelChart(Chart, container, modelRows) {
       scales: { x: { ticks: shortTicks }, y: { title: { display: true, text: 'tokens' } }, credits: { position: 'right', grid: { drawOnChartArea: false }, title: { display: true, text: 'AI credits' } } },
       plugins: { legend: { position: 'bottom' } },
     },
-  });
+  }, 'model', (value, series) => (series.yAxisID === 'credits' ? fmtCredits(value) : fmtInt(value)));
 }

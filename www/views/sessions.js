@@ -54,14 +54,21 @@ function usageProject(s) {
   return s.remote ? `${s.remote}:${s.project_path}` : s.project_path;
 }
 
+/** The last event: its time alone when on the day the session started (the whole in its title), for the table to fit. */
+function lastEventCell(s) {
+  const [first, last] = [fmtTime(started(s)), fmtTime(s.last_event || s.updated_at)];
+  const sameDay = first && last && first.slice(0, 10) === last.slice(0, 10);
+  return h('td.when', { title: last }, sameDay ? last.slice(11) : last);
+}
+
 function cells(s, ctx, agents) {
   const tds = [
     h('td.c-name', null, h('button.link', { on: { click: () => open(s.session_id, ctx) }, title: s.session_id }, s.display_name)),
     // Cut from the start: a path's end is what tells projects apart.
     h('td.mono.clip.clip-start', { title: projectLabel(s) }, h('bdi', null, projectLabel(s))),
     h('td.mono.clip', { title: s.git_branch }, s.git_branch),
-    h('td.nowrap', null, fmtTime(started(s))),
-    h('td.nowrap', null, fmtTime(s.last_event || s.updated_at)),
+    h('td.when', null, fmtTime(started(s))),
+    lastEventCell(s),
     h('td.num', null, fmtInt(s.prompts)),
     h('td.num', null, fmtInt(s.tool_calls)),
     h('td.num', null, fmtInt(s.denials)),

@@ -96,7 +96,10 @@ export async function render(container, ctx) {
     controls,
   };
   listen(controls, table.scroller);
-  await setFilter(emptyFilter());
+  // The same inputs analysed again (a refresh) keep the filters and search.
+  const filter = kept && kept.inputs === ctx.inputsKey ? kept.filter : emptyFilter();
+  writeControls(filter);
+  await setFilter(filter);
 }
 
 /** The filter's inputs, one per field of the engine's row filter, and the rows' count. */
@@ -238,9 +241,13 @@ export async function showRow(partial, position, ctx) {
   s.detail.focus({ preventScroll: true });
 }
 
+/** The last filter, and the inputs it was set on: a refresh of them opens on it again. */
+let kept = null;
+
 async function setFilter(filter) {
   const s = state;
   if (JSON.stringify(filter) === s.filterKey) return;
+  kept = { inputs: s.ctx.inputsKey, filter };
   s.filter = filter;
   s.filterKey = JSON.stringify(filter);
   s.cache = new Map();
@@ -431,7 +438,7 @@ function draw(mayFetch = true) {
     cells[4].textContent = row.model;
     cells[5].textContent = row.tool_name;
     clear(cells[6]);
-    add(cells[6], highlighted(visibleText(row.text, s.filter.search), s.filter.search));
+    add(cells[6], highlighted(visibleText(row, s.filter.search), s.filter.search));
   });
   if (missing && mayFetch) fetchSlice(first);
   else if (mayFetch) {
@@ -447,6 +454,8 @@ async function showDetail(position) {
   const page = await s.ctx.ask({ rows: { filter: s.filter, offset: position, limit: 1, text_limit: 1_000_000 } });
   const row = page.rows[0];
   if (!row) return;
+  const text = highlighted(row.text, s.filter.search);
+  const steps = matchSteps(s.detail, text.filter((node) => typeof node !== 'string').length);
   add(clear(s.detail), 
     h('div.detail-head', null, h('strong', null, `Row ${fmtInt(position + 1)} of ${fmtInt(s.total)}`), h('button.button.small', { on: { click: () => (s.detail.hidden = true) } }, 'Close')),
     h(
@@ -455,10 +464,32 @@ async function showDetail(position) {
       s.rowFields.map(([key, label]) => (row[key] === '' ? null : [h('dt', null, label), h('dd.mono', null, shownField(key, row, s))])),
     ),
     row.note_fields ? noteFields(row.note_fields) : null,
-    h('pre.detail-text', { hidden: Boolean(row.note_fields) }, highlighted(row.text, s.filter.search), row.text_bytes ? ` … (${fmtInt(row.text_bytes)} bytes in all)` : ''),
+    steps && steps.element,
+    h('pre.detail-text', { hidden: Boolean(row.note_fields) }, row.text_from ? `(from byte ${fmtInt(row.text_from)}) …` : '', text, row.text_bytes ? ` … (${fmtInt(row.text_bytes)} bytes in all)` : ''),
     row.session_id ? h('button#tl-to-transcript.button.small', { on: { click: () => s.ctx.openSession(row.session_id, row.index) } }, 'Show in the transcript') : null,
   );
   s.detail.hidden = false;
+  // On a phone the detail is below the rows: bring it into view, at its first match.
+  s.detail.scrollIntoView({ block: 'nearest' });
+  if (steps) steps.show(0);
+  else s.detail.querySelector('.detail-text mark')?.scrollIntoView({ block: 'nearest' });
+}
+
+/** "Next match" through the `count` highlighted matches of a detail's text, saying which is shown; none under two. */
+function matchSteps(detail, count) {
+  if (count < 2) return null;
+  let current = 0;
+  const where = h('span#tl-match-at.muted');
+  const show = (index) => {
+    current = index % count;
+    detail.querySelectorAll('.detail-text mark').forEach((mark, i) => {
+      mark.classList.toggle('current', i === current);
+      if (i === current) mark.scrollIntoView({ block: 'nearest' });
+    });
+    where.textContent = ` match ${fmtInt(current + 1)} of ${fmtInt(count)}`;
+  };
+  const next = h('button#tl-next-match.button.small', { on: { click: () => show(current + 1) } }, 'Next match');
+  return { element: h('p.match-steps', null, next, where), show };
 }
 
 /** A note of `key=value` pairs (the engine's reading of its text) as its lead and labelled values. */
@@ -473,12 +504,15 @@ function shownField(key, row, s) {
   return String(row[key]);
 }
 
-/** A row's text on one line, from a little before the first match when it is far in. */
-function visibleText(text, needle) {
-  const line = text.replace(/\s+/g, ' ');
+/**
+ * A row's text on one line, from a little before the first match when it is far in: the engine
+ * gives a snippet (`text_from`) where the match lies past the start it would give.
+ */
+function visibleText(row, needle) {
+  const line = row.text.replace(/\s+/g, ' ');
   const at = needle ? line.toLowerCase().indexOf(needle.toLowerCase()) : -1;
   const from = at > 200 ? at - 40 : 0;
-  return (from ? '…' : '') + line.slice(from, from + 300);
+  return (from || row.text_from ? '…' : '') + line.slice(from, from + 300);
 }
 
 export function shown() {

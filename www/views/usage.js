@@ -32,7 +32,9 @@ function flagLegend(data) {
   return h('dl.legend.flag-legend', null, data.flag_legend.map((flag) => [h('dt', null, flag.words), h('dd', null, flag.meaning)]));
 }
 
+// Credits first after the names: the money is the figure read first, on a phone too.
 const numbers = [
+  { label: 'credits', value: credits, num: true },
   { label: 'requests', value: (r) => fmtInt(r.requests), num: true },
   { label: 'input', value: (r) => fmtInt(r.input), num: true },
   { label: 'cache read', value: (r) => fmtInt(r.cache_read), num: true },
@@ -40,7 +42,6 @@ const numbers = [
   { label: 'output', value: (r) => fmtInt(r.output), num: true },
   { label: 'reasoning', value: (r) => fmtInt(r.reasoning), num: true },
   { label: 'total', value: (r) => fmtInt(r.total), num: true },
-  { label: 'credits', value: credits, num: true },
 ];
 
 const CREDITS_FROM = {

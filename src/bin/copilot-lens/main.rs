@@ -393,7 +393,7 @@ fn print_plans() -> ExitCode {
     let plans = Plans::default_table();
     let mut out = String::new();
     for (name, credits) in &plans.plans {
-        out += &format!("{name:<10} {:>10} credits a month\n", grouped_decimal(*credits));
+        out += &format!("{name:<10} {:<14} {:>10} credits a month\n", plans.title(name), grouped_decimal(*credits));
     }
     out += &format!("source: {}\n", plans.source);
     match std::io::stdout().write_all(out.as_bytes()) {
@@ -496,7 +496,9 @@ fn main() -> ExitCode {
                         today,
                         period,
                         allowance,
-                        plan: plan.filter(|_| allowance.is_some()),
+                        plan: plan
+                            .filter(|_| allowance.is_some())
+                            .map(|plan| Plans::default_table().title(&plan).to_string()),
                         short_project_names,
                         with_system_prompt,
                         bill: None,

@@ -108,6 +108,7 @@ impl Source for CopilotCli {
                     location: grant.location,
                     list: grant.list,
                     entry: grant.entry,
+                    words: grant.words,
                 }));
                 rows
             }
@@ -117,6 +118,7 @@ impl Source for CopilotCli {
                 into.home.grants.extend(grants.into_iter().map(|(list, entry)| Grant {
                     file: "settings.json".into(),
                     location: String::new(),
+                    words: settings::words(&list, &entry),
                     list,
                     entry,
                 }));

@@ -8,12 +8,14 @@ use crate::model::{PendingRow, RowMark, TurnType};
 /// The per-location lists that hold grants.
 const GRANT_LISTS: [&str; 2] = ["tool_approvals", "allowed_directories"];
 
-/// One standing grant: the project location, the list it is in, and the entry as compact JSON.
+/// One standing grant: the project location, the list it is in, the entry as compact JSON, and
+/// what it allows in a Copilot user's words.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct LocationGrant {
     pub location: String,
     pub list: String,
     pub entry: String,
+    pub words: String,
 }
 
 pub fn parse(bytes: &[u8]) -> Result<Vec<LocationGrant>, String> {
@@ -30,11 +32,45 @@ pub fn parse(bytes: &[u8]) -> Result<Vec<LocationGrant>, String> {
                     location: location.clone(),
                     list: list.to_string(),
                     entry: crate::json::compact(entry),
+                    words: words(list, entry),
                 }));
             }
         }
     }
     Ok(grants)
+}
+
+/// What a grant allows, in a Copilot user's words: `command: npm test`, `write files`,
+/// `MCP tool: github search_code`, `directory: /tmp`; an entry of another shape as its JSON.
+fn words(list: &str, entry: &Value) -> String {
+    let text = |key: &str| entry.get(key).and_then(Value::as_str).unwrap_or_default();
+    let mut words = String::new();
+    match (entry, text("kind")) {
+        (Value::String(directory), _) if list == "allowed_directories" => {
+            words = "directory: ".to_owned() + directory;
+        }
+        (_, "commands") => {
+            words.push_str("command:");
+            let commands = entry.get("commandIdentifiers").and_then(Value::as_array).into_iter().flatten();
+            for (at, command) in commands.filter_map(Value::as_str).enumerate() {
+                words.push_str(if at == 0 { " " } else { ", " });
+                words.push_str(command);
+            }
+        }
+        (_, "mcp") => {
+            for part in ["MCP tool:", text("serverName"), text("toolName")] {
+                if !part.is_empty() {
+                    words.push_str(part);
+                    words.push(' ');
+                }
+            }
+            words.pop();
+        }
+        (_, kind @ ("read" | "write")) => words = kind.to_owned() + " files",
+        (_, "") => words = crate::json::compact(entry),
+        (_, kind) => words = kind.replace('-', " "),
+    }
+    words
 }
 
 /// One system row per grant, at the file's modification time, in the location's project.
@@ -46,7 +82,7 @@ pub fn rows(grants: &[LocationGrant]) -> Vec<PendingRow> {
             let text = format!("permission setting: locations.{}.{}={}", grant.location, grant.list, grant.entry);
             let mut row = PendingRow::at_file_time(TurnType::System, text, index as u64 + 1);
             row.project_path = grant.location.clone();
-            row.mark = RowMark::PermissionSetting;
+            row.mark = RowMark::StandingGrant;
             row
         })
         .collect()
@@ -55,6 +91,13 @@ pub fn rows(grants: &[LocationGrant]) -> Vec<PendingRow> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn other_kinds_are_named_in_words_and_unknown_shapes_kept_as_json() {
+        let text = br#"{"locations":{"/p":{"tool_approvals":[{"kind":"mcp","serverName":"github","toolName":"search_code"},{"kind":"mcp","serverName":"fs"},{"kind":"custom-tool"},{"x":1}]}}}"#;
+        let words: Vec<_> = parse(text).unwrap().into_iter().map(|grant| grant.words).collect();
+        assert_eq!(words, ["MCP tool: github search_code", "MCP tool: fs", "custom tool", r#"{"x":1}"#]);
+    }
 
     #[test]
     fn each_entry_is_a_grant_with_sorted_keys() {
@@ -70,6 +113,8 @@ mod tests {
             ]
         );
         assert_eq!(rows[0].project_path, "/srv/proj");
-        assert!(rows.iter().all(|row| row.mark == RowMark::PermissionSetting));
+        let words: Vec<_> = parse(text).unwrap().into_iter().map(|grant| grant.words).collect();
+        assert_eq!(words, ["write files", "command: npm test", "directory: /tmp"]);
+        assert!(rows.iter().all(|row| row.mark == RowMark::StandingGrant));
     }
 }

@@ -22,6 +22,12 @@ pub fn parse(bytes: &[u8]) -> Result<Vec<UrlGrant>, String> {
     Ok(grants)
 }
 
+/// A URL grant in words: `URL allowed: …` or `URL denied: …`.
+pub fn words(list: &str, entry: &str) -> String {
+    let verdict = if list == "deniedUrls" { "denied" } else { "allowed" };
+    format!("URL {verdict}: {entry}")
+}
+
 /// One system row per entry, at the file's modification time.
 pub fn rows(grants: &[UrlGrant]) -> Vec<PendingRow> {
     grants
@@ -30,7 +36,7 @@ pub fn rows(grants: &[UrlGrant]) -> Vec<PendingRow> {
         .map(|(index, (list, entry))| {
             let text = format!("permission setting: {list}={entry}");
             let row = PendingRow::at_file_time(TurnType::System, text, index as u64 + 1);
-            PendingRow { mark: RowMark::PermissionSetting, ..row }
+            PendingRow { mark: RowMark::StandingGrant, ..row }
         })
         .collect()
 }
@@ -49,6 +55,8 @@ mod tests {
             texts,
             ["permission setting: allowedUrls=https://a.example", "permission setting: deniedUrls=b.example"]
         );
-        assert!(rows.iter().all(|row| row.at_file_time && row.mark == RowMark::PermissionSetting));
+        assert!(rows.iter().all(|row| row.at_file_time && row.mark == RowMark::StandingGrant));
+        let words: Vec<_> = grants.iter().map(|(list, entry)| words(list, entry)).collect();
+        assert_eq!(words, ["URL allowed: https://a.example", "URL denied: b.example"]);
     }
 }
