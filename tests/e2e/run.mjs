@@ -3750,6 +3750,99 @@ test('words and daily edges on the demo: the Timeline opens on events, charts ar
   }
 });
 
+test('issue 52 on the demo and on the bill home, at 1400 px and on a phone: the money tile, named charts with tables, credits second, the Timeline on events, the Sessions table and the bill fit, no serious accessibility problem', async () => {
+  const bills = path.join(ROOT, 'fixtures/bills');
+  const homes = [
+    { label: 'demo', open: (page) => page.click('#demo'), query: '' },
+    { label: 'bill home', open: (page) => pick(page, path.join(bills, 'home')), query: '?today=2026-10-20', bill: path.join(bills, 'ai-credits.csv') },
+  ];
+  const widths = [
+    { label: 'desktop', width: 1400, height: 1000 },
+    { label: 'phone', width: 390, height: 844 },
+  ];
+  const checked = [];
+  for (const home of homes) {
+    for (const screen of widths) {
+      const where = `${home.label}, ${screen.label}`;
+      const browser = await launch();
+      try {
+        const origin = server.url.replace(/\/$/, '');
+        const { page, errors } = await openPage(browser, `${origin}/${home.query}`, origin);
+        await page.setViewportSize({ width: screen.width, height: screen.height });
+        const opened = home.open(page);
+        assertEqual(await waitForState(page, ['done', 'error'], 300_000), 'done', `${where}: analysed`);
+        await opened;
+        const problems = [];
+        const fits = async (view) => {
+          if (screen.label === 'phone') await assertFits(page, `${where}, ${view}`);
+          for (const problem of await accessibilityProblems(page)) problems.push({ view, ...problem });
+        };
+
+        // The one money figure on the Overview, marked where estimated and said in words.
+        await showView(page, 'overview');
+        const money = await page.$eval('#view-overview .tile[data-metric="credits_used"]', (tile) => [tile.querySelector('.tile-value').textContent, tile.querySelector('.tile-note')?.textContent || '']);
+        assert(/^~?[\d,]+\.\d\d$/.test(money[0]) && /as Copilot recorded them|estimated at the published rates|your own key/.test(money[1]), `${where}: the money tile and what it rests on: ${money}`);
+        // Charts named as their sections, their figures as tables.
+        await page.waitForSelector('#view-overview .chart-table table', { state: 'attached' });
+        const charts = await page.$$eval('#view-overview figure.chart-figure', (figures) => figures.map((f) => [f.querySelector('canvas').getAttribute('aria-label'), f.closest('section').querySelector('h2').textContent, f.querySelectorAll('.chart-table tbody tr').length]));
+        assert(charts.length > 0 && charts.every(([name, title, rows]) => name === title && rows > 0), `${where}: charts named, with tables: ${JSON.stringify(charts)}`);
+        await fits('overview');
+
+        // Usage: credits second.
+        await showView(page, 'usage');
+        await page.selectOption('#usage-by', 'model');
+        await page.waitForFunction(() => [...document.querySelectorAll('#view-usage h2')].some((e) => e.textContent === 'Usage by model'));
+        const headers = await page.$$eval('#view-usage .usage-table thead th', (ths) => ths.map((th) => th.textContent));
+        assertEqual(headers.slice(0, 2), ['model', 'credits'], `${where}: credits second`);
+        await fits('usage');
+
+        // The Timeline opens on an event, not on a note dated by its file.
+        await showView(page, 'timeline');
+        await page.waitForFunction(() => document.querySelector('#tl-scroll .vt-row[data-filled]:not([data-filled=""])'));
+        const firstText = await page.$eval('#tl-scroll .vt-row:not([hidden]) .c-text', (cell) => cell.textContent);
+        assert(!/^permission setting: (locations\.|allowedUrls=|deniedUrls=)|^session synced: /.test(firstText), `${where}: the Timeline opens on an event: ${firstText}`);
+        await fits('timeline');
+
+        // Sessions: the table fits its box at 1400 px; on a phone, cards that fit the screen.
+        await showView(page, 'sessions');
+        await page.waitForSelector('#view-sessions .sessions-table tbody tr');
+        if (screen.label === 'desktop') {
+          const [wide, box] = await page.$eval('#view-sessions .table-wrap', (wrap) => [wrap.scrollWidth, wrap.clientWidth]);
+          assert(wide <= box, `${where}: the Sessions table fits: ${wide} px in ${box}`);
+        }
+        await fits('sessions');
+
+        // The Month opens on a month with usage; with the bill, its tables fit.
+        await showView(page, 'month');
+        await page.waitForSelector('#month-tiles');
+        const used = await page.$eval('#month-tiles .tile[data-metric="used"]', (tile) => Number(tile.dataset.value));
+        assert(used > 0, `${where}: the Month opens on a month with usage (${used})`);
+        if (home.bill) {
+          await page.setInputFiles('#month-bill-input', home.bill);
+          await billShown(page, 1);
+          const statuses = await page.$$eval('.month-bill-rows tbody tr td:last-child', (cells) => cells.map((cell) => cell.textContent));
+          assert(statuses.length > 0 && !statuses.some((status) => status.includes('_')), `${where}: the bill's statuses in words: ${statuses}`);
+          const tables = await page.$$eval('#month-bill table.cards', (all) => all.map((t) => [t.scrollWidth, t.parentElement.clientWidth]));
+          assert(tables.every(([wide, box]) => wide <= box), `${where}: the bill's tables fit: ${JSON.stringify(tables)}`);
+        }
+        await fits('month');
+        for (const view of ['inventory', 'diagnostics', 'exports']) {
+          await showView(page, view);
+          await page.waitForTimeout(100);
+          await fits(view);
+        }
+        await shot(page, `issue52-${home.label.replace(' ', '-')}-${screen.label}.png`);
+        assertEqual(problems, [], `${where}: no serious or critical accessibility problem`);
+        assertEqual(errors, [], `${where}: no page errors`);
+        checked.push(where);
+      } finally {
+        await browser.close();
+      }
+    }
+  }
+  return checked.join('; ');
+});
+
 test('words: the developer figures are in Diagnostics and not on the Overview', async () => {
   const browser = await launch();
   try {
@@ -3988,14 +4081,15 @@ test('figures: the Usage view by project over a period equals the native usage -
     assertEqual(shown.rows.length, kinds.size, 'one row per project, model and kind');
     for (const { project, credits } of cliProjects) {
       const rows = shown.rows.filter((r) => r[0] === (project || '(no project)'));
-      const pageCredits = rows.reduce((sum, r) => sum + (r[9] === '—' ? 0 : Number(r[9].replace(/[~,]/g, ''))), 0);
+      // Credits are the second column after the project: [project, model, credits, requests, ...].
+      const pageCredits = rows.reduce((sum, r) => sum + (r[2] === '—' ? 0 : Number(r[2].replace(/[~,]/g, ''))), 0);
       assert(Math.abs(pageCredits - credits) <= 0.01 * rows.length + 0.005, `${project}: ${pageCredits} credits on the page, ${credits} native`);
     }
     // One format per column: counts (requests to total), credits.
-    const columns = { 2: 'count', 3: 'count', 4: 'count', 5: 'count', 6: 'count', 7: 'count', 8: 'count', 9: 'credits' };
+    const columns = { 2: 'credits', 3: 'count', 4: 'count', 5: 'count', 6: 'count', 7: 'count', 8: 'count', 9: 'count' };
     checkFormats(shown.rows, columns, 'usage by project');
-    checkFormats(shown.totals, { 1: 'count', 7: 'count', 8: 'credits' }, 'usage totals');
-    assert(shown.rows.some((r) => r[8].includes(',')), 'a token total in the thousands shows its separator');
+    checkFormats(shown.totals, { 1: 'credits', 2: 'count', 8: 'count' }, 'usage totals');
+    assert(shown.rows.some((r) => r[9].includes(',')), 'a token total in the thousands shows its separator');
     const headline = await page.textContent('#usage-credits-used');
     assert(/^Credits used: \d{1,3}(,\d{3})*\.\d\d \(≈ \$\d{1,3}(,\d{3})*\.\d\d\)/.test(headline), `the headline's figures: ${headline}`);
     await shot(page, 'figures-usage-by-project.png');

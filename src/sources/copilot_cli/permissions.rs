@@ -44,33 +44,29 @@ pub fn parse(bytes: &[u8]) -> Result<Vec<LocationGrant>, String> {
 /// `MCP tool: github search_code`, `directory: /tmp`; an entry of another shape as its JSON.
 fn words(list: &str, entry: &Value) -> String {
     let text = |key: &str| entry.get(key).and_then(Value::as_str).unwrap_or_default();
-    let mut words = String::new();
     match (entry, text("kind")) {
-        (Value::String(directory), _) if list == "allowed_directories" => {
-            words = "directory: ".to_owned() + directory;
-        }
+        (Value::String(directory), _) if list == "allowed_directories" => "directory: ".to_owned() + directory,
         (_, "commands") => {
-            words.push_str("command:");
+            let mut words = String::from("command:");
             let commands = entry.get("commandIdentifiers").and_then(Value::as_array).into_iter().flatten();
             for (at, command) in commands.filter_map(Value::as_str).enumerate() {
                 words.push_str(if at == 0 { " " } else { ", " });
                 words.push_str(command);
             }
+            words
         }
         (_, "mcp") => {
-            for part in ["MCP tool:", text("serverName"), text("toolName")] {
-                if !part.is_empty() {
-                    words.push_str(part);
-                    words.push(' ');
-                }
+            let mut words = String::from("MCP tool:");
+            for part in [text("serverName"), text("toolName")].into_iter().filter(|part| !part.is_empty()) {
+                words.push(' ');
+                words.push_str(part);
             }
-            words.pop();
+            words
         }
-        (_, kind @ ("read" | "write")) => words = kind.to_owned() + " files",
-        (_, "") => words = crate::json::compact(entry),
-        (_, kind) => words = kind.replace('-', " "),
+        (_, kind @ ("read" | "write")) => kind.to_owned() + " files",
+        (_, "") => crate::json::compact(entry),
+        (_, kind) => kind.replace('-', " "),
     }
-    words
 }
 
 /// One system row per grant, at the file's modification time, in the location's project.
