@@ -381,8 +381,7 @@ impl NoteFields {
 /// The rows at `indices` of `table` as a view shows them. A `text_limit` above 0 cuts longer
 /// texts to about that many bytes, around the first match of `search` where it lies further in;
 /// asking for more than the table keeps (`INLINE_TEXT`), or 0 for everything, reads the cut
-/// texts again whole with `full_rows`, as does a search that a cut text's kept start lacks (its
-/// snippet is further in).
+/// texts again whole with `full_rows`, as it reads those whose kept start lacks the search.
 pub fn shown_rows(
     table: &RowTable,
     indices: &[u32],
@@ -390,25 +389,31 @@ pub fn shown_rows(
     search: &Needle,
     full_rows: impl FnOnce(&[u32]) -> FullRows,
 ) -> Vec<ShownRow> {
-    let match_further_in = |&index: &u32| {
-        !search.is_empty()
-            && table.cut_text(index).is_some()
-            && table.row(index).is_some_and(|row| !search.finds(&row.text))
-    };
-    let whole = text_limit == 0 || text_limit as usize > INLINE_TEXT || indices.iter().any(match_further_in);
-    let (rows, mut errors) = if whole {
-        let full = full_rows(indices);
-        (full.rows, full.errors)
-    } else {
-        (indices.iter().filter_map(|&index| table.row(index)).collect(), Default::default())
-    };
+    let whole = text_limit == 0 || text_limit as usize > INLINE_TEXT;
+    let mut rows: Vec<OwnedRow> = indices.iter().filter_map(|&index| table.row(index)).collect();
+    // Read again: every cut text when asked for whole, else only those whose kept start lacks
+    // the search's match (their snippet is further in): a page of rows reads no more.
+    let again: Vec<usize> = (0..rows.len())
+        .filter(|&slot| {
+            table.cut_text(indices[slot]).is_some()
+                && (whole || (!search.is_empty() && !search.finds(&rows[slot].text)))
+        })
+        .collect();
+    let mut errors = BTreeMap::new();
+    if !again.is_empty() {
+        let full = full_rows(&again.iter().map(|&slot| indices[slot]).collect::<Vec<u32>>());
+        for (&slot, row) in again.iter().zip(full.rows) {
+            rows[slot] = row;
+        }
+        errors.extend(full.errors.into_iter().map(|(at, error)| (again[at], error)));
+    }
     indices
         .iter()
         .zip(rows)
         .enumerate()
         .map(|(slot, (&index, mut row))| {
             let text_error = errors.remove(&slot);
-            let cut_here = table.cut_text(index).is_some() && (!whole || text_error.is_some());
+            let cut_here = table.cut_text(index).is_some() && (!again.contains(&slot) || text_error.is_some());
             let (text_from, text_bytes) = cut_around(&mut row.text, text_limit as usize, search);
             let note_fields = (row.turn_type == TurnType::System).then(|| NoteFields::of(&row.text)).flatten();
             let mark = table.mark(index).unwrap_or_default();
@@ -551,14 +556,21 @@ mod tests {
                 .collect(),
             errors: BTreeMap::new(),
         };
-        let found = shown_rows(&table, &[0, 1], 101, &Needle::new("word"), with_word);
+        let found = shown_rows(&table, &[0, 1], 101, &Needle::new("word"), |indices| {
+            assert_eq!(indices, [1], "only the text whose kept start lacks the word");
+            with_word(indices)
+        });
         assert_eq!((found[1].text_cut, found[1].text_from, found[1].text_bytes), (false, Some(1120), Some(1204)));
         assert!(found[1].row.text.ends_with("WORD"));
 
-        // A text that cannot be read again stays cut and says why.
-        let failing = |indices: &[u32]| FullRows {
-            rows: indices.iter().map(|&index| table.row(index).unwrap()).collect(),
-            errors: BTreeMap::from([(1, "gone".to_string())]),
+        // A text that cannot be read again stays cut and says why. Only the cut texts are read
+        // again: the long row is the first asked.
+        let failing = |indices: &[u32]| {
+            assert_eq!(indices, [1]);
+            FullRows {
+                rows: indices.iter().map(|&index| table.row(index).unwrap()).collect(),
+                errors: BTreeMap::from([(0, "gone".to_string())]),
+            }
         };
         let failed = shown_rows(&table, &[0, 1], 0, &none, failing);
         assert_eq!(shown(&failed), [(5, false, None, None), (INLINE_TEXT, true, None, Some("gone".to_string()))]);
