@@ -21,6 +21,7 @@ impl SessionRecord {
             session_id: session_id.to_string(),
             name: facts.title.best_with(log_title).to_string(),
             first_prompt: log.first_prompt.clone().unwrap_or_default(),
+            given_title: facts.given_title.clone().unwrap_or_default(),
             project_path: facts.project().to_string(),
             remote: facts.remote().to_string(),
             git_branch: facts.branch().to_string(),
@@ -58,7 +59,8 @@ impl SessionRecord {
     /// Scrubs the texts read from the session's files (`crate::scrub`).
     pub fn scrub(&mut self) {
         let texts =
-            [&mut self.name, &mut self.first_prompt, &mut self.client_name].into_iter().chain(self.plan.as_mut());
+            [&mut self.name, &mut self.first_prompt, &mut self.given_title, &mut self.client_name].into_iter();
+        let texts = texts.chain(self.plan.as_mut());
         texts.chain(&mut self.artifacts).chain(&mut self.checkpoint_titles).for_each(|text| {
             crate::scrub::scrub_in_place(text);
         });
@@ -76,6 +78,10 @@ pub struct SessionRecord {
     /// the page and the report; not a field of sessions.jsonl.
     #[serde(skip)]
     pub first_prompt: String,
+    /// The title the person gave the session (`SessionFacts::given_title`), which the report
+    /// shows; empty when the title was made for them. Not a field of sessions.jsonl.
+    #[serde(skip)]
+    pub given_title: String,
     pub project_path: String,
     /// The remote machine the project is on (`ssh-remote+mybox`, `wsl+Ubuntu`: a VS Code
     /// remote folder's); absent when it is local.

@@ -132,6 +132,17 @@ fn the_inventory_fixtures_secrets_never_reach_a_report_even_with_every_transcrip
 }
 
 #[test]
+fn a_session_the_person_named_is_listed_by_that_name_and_no_other_by_its_title() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(&fixture("inventory/home"), &dir.path().join("home"));
+    let html = report(dir.path(), &["--month", "2026-10"]);
+    // a14e0002 was renamed (`user_named: true`); a14e0001's title was made for the person.
+    assert!(html.contains("<td>Release octo-app 1.4.0 (octo-app, 2026-10-06, a14e0002)</td>"));
+    assert!(html.contains("<td>shop, 2026-10-05, a14e0001</td>"));
+    assert!(!html.contains("Deploy the shop to staging"), "a title made for the person quotes no prompt here");
+}
+
+#[test]
 fn short_project_names_replace_a_windows_project_in_every_spelling() {
     let dir = tempfile::tempdir().unwrap();
     let id = "5e55a0a1-0000-4000-8000-0000000000c1";

@@ -133,6 +133,9 @@ pub struct SessionFacts {
     /// Whether a session log of it was read (`events.jsonl`, a VS Code chat session).
     pub has_log: bool,
     pub title: Claims,
+    /// The title the person gave the session (the CLI's `/rename`: workspace.yaml's
+    /// `user_named`), as the first file naming it says: a title that quotes no prompt.
+    pub given_title: Option<String>,
     /// The project until its log names one (the log's wins).
     pub project: Claims,
     /// The branch until its log names one.

@@ -55,8 +55,10 @@ impl Ranked {
 }
 
 /// A session as the report names it: its project's last folder (or short name), the day it
-/// began, and its id's start: `octo-world, 2026-11-03, 5e55a0a1`. Never its title, which is its
-/// first prompt unless the person renamed it: the report holds no conversation unless asked.
+/// began, and its id's start: `octo-world, 2026-11-03, 5e55a0a1`, after the title the person
+/// gave it (`/rename`), if any: `Fix the login (octo-world, 2026-11-03, 5e55a0a1)`. Never a
+/// title made for them, which quotes their first prompt: the report holds no conversation
+/// unless asked.
 fn session_label(id: &str, record: Option<&SessionRecord>, short_project_names: bool) -> String {
     let short_id: String = id.chars().take(8).collect();
     let Some(record) = record else { return id.to_string() };
@@ -67,7 +69,11 @@ fn session_label(id: &str, record: Option<&SessionRecord>, short_project_names: 
     };
     let began = [&record.first_event, &record.created_at].into_iter().find(|time| !time.is_empty());
     let parts = [project.as_str(), began.map_or("", |time| time.get(..10).unwrap_or(time)), short_id.as_str()];
-    parts.into_iter().filter(|part| !part.is_empty()).collect::<Vec<_>>().join(", ")
+    let where_and_when = parts.into_iter().filter(|part| !part.is_empty()).collect::<Vec<_>>().join(", ");
+    match record.given_title.as_str() {
+        "" => where_and_when,
+        title => format!("{title} ({where_and_when})"),
+    }
 }
 
 /// The period's top sessions, projects and models by credits.

@@ -50,6 +50,9 @@ impl Workspace {
     pub fn claim(&self, facts: &mut SessionFacts) {
         let cwd = self.text("cwd");
         facts.title.claim(ranks::TITLE_FROM_WORKSPACE, self.title());
+        if self.text("user_named") == "true" && !self.title().is_empty() {
+            facts.given_title.get_or_insert_with(|| self.title().to_string());
+        }
         facts.project.claim(ranks::PROJECT_FROM_WORKSPACE, cwd);
         facts.client_name.claim(ranks::CLIENT_FROM_WORKSPACE, self.text("client_name"));
         facts.created_at.claim(ranks::TIMES_FROM_WORKSPACE, self.text("created_at"));
