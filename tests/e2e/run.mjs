@@ -3750,11 +3750,19 @@ test('words and daily edges on the demo: the Timeline opens on events, charts ar
   }
 });
 
-test('issue 52 on the demo and on the bill home, at 1400 px and on a phone: the money tile, named charts with tables, credits second, the Timeline on events, the Sessions table and the bill fit, no serious accessibility problem', async () => {
+test('issue 52 on the demo and on the bill home, at 1400 px and on a phone: the money tile, named charts with tables, credits second, the Timeline on events, search with its first match in view, grants in words, the Sessions table and the bill fit, a refresh that keeps the view and says what changed, no serious accessibility problem', async () => {
   const bills = path.join(ROOT, 'fixtures/bills');
+  const billHome = path.join(bills, 'home');
+  const billFiles = filesUnder(billHome).map((rel) => ({ path: rel, b64: readFileSync(path.join(billHome, rel)).toString('base64') }));
+  // The bill home is opened as a remembered folder, so that it can be refreshed.
+  const remembered = async (page) => {
+    await pickerReturning(page, 'bill-home', billFiles);
+    await page.check('#remember-folder');
+    await openMain(page);
+  };
   const homes = [
-    { label: 'demo', open: (page) => page.click('#demo'), query: '' },
-    { label: 'bill home', open: (page) => pick(page, path.join(bills, 'home')), query: '?today=2026-10-20', bill: path.join(bills, 'ai-credits.csv') },
+    { label: 'demo', open: (page) => page.click('#demo'), query: '', expected: native(DEMO), word: 'backoff' },
+    { label: 'bill home', open: remembered, query: '?today=2026-10-20', bill: path.join(bills, 'ai-credits.csv'), expected: native(billHome), word: 'cart' },
   ];
   const widths = [
     { label: 'desktop', width: 1400, height: 1000 },
@@ -3773,8 +3781,10 @@ test('issue 52 on the demo and on the bill home, at 1400 px and on a phone: the 
         assertEqual(await waitForState(page, ['done', 'error'], 300_000), 'done', `${where}: analysed`);
         await opened;
         const problems = [];
+        // Each view checked is shot, for a person to look at (the test's output).
         const fits = async (view) => {
           if (screen.label === 'phone') await assertFits(page, `${where}, ${view}`);
+          await shot(page, `issue52-${home.label.replace(' ', '-')}-${screen.label}-${view.replace(/\W+/g, '-')}.png`, screen.label === 'desktop');
           for (const problem of await accessibilityProblems(page)) problems.push({ view, ...problem });
         };
 
@@ -3802,6 +3812,34 @@ test('issue 52 on the demo and on the bill home, at 1400 px and on a phone: the 
         const firstText = await page.$eval('#tl-scroll .vt-row:not([hidden]) .c-text', (cell) => cell.textContent);
         assert(!/^permission setting: (locations\.|allowedUrls=|deniedUrls=)|^session synced: /.test(firstText), `${where}: the Timeline opens on an event: ${firstText}`);
         await fits('timeline');
+
+        // Search: the rows that hold the word, each match marked; a tapped row's detail opens in
+        // view at its first match.
+        const rows = home.expected.rowsJsonl.split('\n').filter(Boolean).map((line) => JSON.parse(line));
+        const holding = rows.filter((row) => row.text.toLowerCase().includes(home.word)).length;
+        assert(holding > 0, `${where}: the home has rows with ${home.word}`);
+        await page.fill('#tl-search', home.word);
+        await page.waitForFunction((text) => document.getElementById('tl-count').textContent === text, rowsText(holding));
+        await page.waitForSelector('#tl-scroll .vt-row:not([hidden]) mark');
+        const marked = await page.$$eval('#tl-scroll .vt-row:not([hidden]) mark', (all) => all.map((mark) => mark.textContent.toLowerCase()));
+        assert(marked.every((text) => text === home.word), `${where}: the matches marked: ${marked}`);
+        await page.click('#tl-scroll .vt-row:not([hidden])');
+        await page.waitForSelector('#tl-detail:not([hidden]) mark');
+        // With two matches or more, it says which is shown ("Next match" steps on).
+        const inDetail = await page.$$eval('#tl-detail .detail-text mark', (all) => all.length);
+        const at = inDetail > 1 ? await page.textContent('#tl-match-at') : ' match 1 of 1';
+        assertEqual(at, ` match 1 of ${inDetail}`, `${where}: the detail opens at its first match`);
+        const matchTop = await page.$eval('#tl-detail .detail-text mark', (mark) => mark.getBoundingClientRect().top);
+        assert(matchTop >= 0 && matchTop < screen.height, `${where}: the first match is on screen: at ${Math.round(matchTop)} px`);
+        await fits('timeline, searched');
+        await page.fill('#tl-search', '');
+
+        // Grants in words, as inventory.json says them.
+        await showView(page, 'inventory');
+        const grants = JSON.parse(home.expected.inventoryJson).homes.flatMap((h) => h.agents.flatMap((agent) => agent.permission_grants));
+        const shownGrants = await page.$$eval('#view-inventory [data-section="permission_grants"] tbody tr', (trs) => trs.map((tr) => tr.lastElementChild.textContent));
+        assertEqual(shownGrants, grants.map((grant) => grant.words), `${where}: each grant in words`);
+        assert(shownGrants.every((words) => !words.startsWith('{')), `${where}: no grant shown as JSON`);
 
         // Sessions: the table fits its box at 1400 px; on a phone, cards that fit the screen.
         await showView(page, 'sessions');
@@ -3831,7 +3869,19 @@ test('issue 52 on the demo and on the bill home, at 1400 px and on a phone: the 
           await page.waitForTimeout(100);
           await fits(view);
         }
-        await shot(page, `issue52-${home.label.replace(' ', '-')}-${screen.label}.png`);
+
+        // A refresh of the remembered folder keeps the view and its search, and says what changed.
+        if (home.open === remembered) {
+          await showView(page, 'timeline');
+          await page.fill('#tl-search', home.word);
+          await page.waitForSelector('#tl-scroll .vt-row:not([hidden]) mark');
+          assertEqual(await refresh(page), 'done', `${where}: refreshed`);
+          assert(await page.isVisible('#view-timeline'), `${where}: the refresh keeps the view`);
+          assertEqual(await page.inputValue('#tl-search'), home.word, `${where}: and the search`);
+          const said = (await page.textContent('#cache-status')).replace(/^Refreshed in \d+\.\d s: /, '');
+          assertEqual(said, 'nothing new since the last analysis.', `${where}: the refresh says what changed`);
+          await fits('timeline, refreshed');
+        }
         assertEqual(problems, [], `${where}: no serious or critical accessibility problem`);
         assertEqual(errors, [], `${where}: no page errors`);
         checked.push(where);
