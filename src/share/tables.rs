@@ -213,7 +213,8 @@ fn flags_in_words(names: &BTreeSet<&'static str>) -> String {
     names.iter().map(|name| flags::words(name)).collect::<Vec<_>>().join("; ")
 }
 
-/// Whether a row's credits count in credits used, as `usage::credits::counts` says of entries.
+/// Whether a row's credits count in credits used: as `usage::credits::counts` says of each of
+/// its entries, which `summarize` never mixes with entries that do not count.
 pub fn counts(row: &UsageRow) -> bool {
     row.kind != Kind::AmbiguousResume && !row.flags.contains(&"implausible_date")
 }

@@ -8,7 +8,7 @@ use chrono::NaiveDate;
 use serde::Serialize;
 
 use super::counters::Recorded;
-use super::credits::{CreditsUsed, entry_credits, price};
+use super::credits::{CreditsUsed, counts, entry_credits, price};
 use super::ledger::{AMBIGUOUS_RESUME, IMPLAUSIBLE_COUNTER, SESSION_TOTAL_ABOVE_MODELS, SessionLedger};
 use super::plausible::IMPLAUSIBLE_DATE;
 use super::rates::RateTable;
@@ -273,11 +273,13 @@ impl Accumulator {
         self.estimated_nanos += credits.estimated_nanos;
     }
 
-    /// Adds `entry` to the total the headline gives (as `credits::counts` has it): the upper
-    /// reading of an ambiguous resume is not in it.
+    /// Adds `entry` to the total the headline gives, if it counts (`credits::counts`: not the
+    /// upper reading of an ambiguous resume, nor usage on a day it cannot be on, which is said).
     fn add_to_headline_total(&mut self, rates: &RateTable, agent: &'static str, key: &EntryKey, entry: &Entry) {
-        if key.kind != Kind::AmbiguousResume {
-            self.add_to_total(rates, agent, &key.model, entry);
+        if counts(key, entry) {
+            self.add(rates, agent, &key.model, entry);
+        } else {
+            self.implausible_date |= entry.implausible_date;
         }
     }
 
@@ -392,8 +394,10 @@ pub fn summarize<'a>(
     range: DayRange,
 ) -> UsageTable {
     // By group, the agent when grouping by agent (else empty: the agents are added up), model
-    // and kind: a day's partial and recovered rows sit with its counted ones.
-    let mut groups: BTreeMap<(String, &'static str, String, Kind), Accumulator> = BTreeMap::new();
+    // and kind: a day's partial and recovered rows sit with its counted ones. Usage on a day it
+    // cannot be on is a row of its own, so that a row counts in credits used, or not, whole
+    // (`credits::counts`).
+    let mut groups: BTreeMap<(String, &'static str, String, Kind, bool), Accumulator> = BTreeMap::new();
     // Each project's credits used, which rank the projects.
     let mut project_credits: BTreeMap<String, CreditsUsed> = BTreeMap::new();
     let mut totals: BTreeMap<Kind, Accumulator> = BTreeMap::new();
@@ -417,7 +421,8 @@ pub fn summarize<'a>(
             if by == GroupBy::Project {
                 project_credits.entry(group.clone()).or_default().add(rates, key, entry);
             }
-            groups.entry((group, split, key.model.clone(), key.kind)).or_default().add(rates, agent, &key.model, entry);
+            let slot = (group, split, key.model.clone(), key.kind, entry.implausible_date);
+            groups.entry(slot).or_default().add(rates, agent, &key.model, entry);
             totals.entry(key.kind).or_default().add_to_total(rates, agent, &key.model, entry);
             grand_total.add_to_headline_total(rates, agent, key, entry);
             credits_used.add(rates, key, entry);
@@ -425,7 +430,7 @@ pub fn summarize<'a>(
     }
     let mut rows: Vec<UsageRow> = groups
         .into_iter()
-        .map(|((group, _, model, kind), accumulator)| {
+        .map(|((group, _, model, kind, _), accumulator)| {
             let mut row = accumulator.row(model, kind);
             match by {
                 GroupBy::Day => row.day = Some(group),
@@ -471,12 +476,14 @@ pub fn summarize_subagents<'a>(
 ) -> UsageTable {
     const MAIN: &str = "main";
     // By agent, model and kind, as `summarize` orders its rows.
-    let mut groups: BTreeMap<(String, String, Kind), Accumulator> = BTreeMap::new();
+    // As `summarize`'s: usage on a day it cannot be on is a row of its own.
+    let mut groups: BTreeMap<(String, String, Kind, bool), Accumulator> = BTreeMap::new();
     let mut totals: BTreeMap<Kind, Accumulator> = BTreeMap::new();
     let mut grand_total = Accumulator::default();
     let mut credits_used = CreditsUsed::default();
     let mut add = |kind: Kind, label: &str, agent: &'static str, model: &str, entry: &Entry| {
-        groups.entry((label.to_string(), model.to_string(), kind)).or_default().add(rates, agent, model, entry);
+        let slot = (label.to_string(), model.to_string(), kind, entry.implausible_date);
+        groups.entry(slot).or_default().add(rates, agent, model, entry);
         totals.entry(kind).or_default().add_to_total(rates, agent, model, entry);
     };
     for ledger in ledgers.filter(|ledger| range.keeps(ledger.agent)) {
@@ -501,7 +508,7 @@ pub fn summarize_subagents<'a>(
     }
     let rows = groups
         .into_iter()
-        .map(|((label, model, kind), accumulator)| UsageRow { subagent: Some(label), ..accumulator.row(model, kind) })
+        .map(|((label, model, kind, _), accumulator)| UsageRow { subagent: Some(label), ..accumulator.row(model, kind) })
         .collect();
     let totals = totals.into_iter().map(|(kind, accumulator)| (kind, accumulator.row(String::new(), kind))).collect();
     let grand_total = grand_total.row(String::new(), Kind::Counted);
@@ -721,6 +728,26 @@ mod tests {
         // Nothing recorded: no record, no comparison.
         let unrecorded = row_of(Entry { tokens, ..Entry::default() });
         assert_eq!((unrecorded.recorded_nano_aiu, unrecorded.premium_requests, unrecorded.flags), (None, None, vec![]));
+    }
+
+    #[test]
+    fn usage_on_a_day_it_cannot_be_on_is_a_row_of_its_own_and_out_of_the_headline_total() {
+        let key = EntryKey { day: "2026-10-01".parse().unwrap(), model: "claude-sonnet-4".into(), kind: Kind::Counted };
+        let tokens = Tokens { requests: 1, input: 1_000_000, ..Tokens::default() };
+        let (mut plausible, mut implausible) = (Entries::default(), Entries::default());
+        plausible.add(key.clone(), &Entry { tokens, ..Entry::default() });
+        implausible.add(key, &Entry { tokens, implausible_date: true, ..Entry::default() });
+        let sessions = [
+            SessionEntries { id: "s1", agent: "copilot-cli", home: "home", project: "/p", entries: &plausible },
+            SessionEntries { id: "s2", agent: "copilot-cli", home: "home", project: "/p", entries: &implausible },
+        ];
+        let table = summarize(sessions.into_iter(), &RateTable::default_table(), GroupBy::Day, DayRange::default());
+        let rows: Vec<_> = table.rows.iter().map(|row| (row.tokens.total, row.flags.clone())).collect();
+        assert_eq!(rows, [(1_000_000, vec![]), (1_000_000, vec![IMPLAUSIBLE_DATE])], "the same day and model, apart");
+        // 1,000,000 input at 3.00 per million: 300 credits, the plausible row's alone.
+        assert_eq!(table.rows[0].credits, Some(300.0));
+        assert_eq!((table.grand_total.credits, table.credits_used.credits), (Some(300.0), 300.0));
+        assert_eq!(table.grand_total.flags, [IMPLAUSIBLE_DATE], "what was left out is said");
     }
 
     /// Two agents' sessions: both used `claude-sonnet-4` on 2026-10-01.
