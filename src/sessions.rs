@@ -58,8 +58,7 @@ impl SessionRecord {
 
     /// Scrubs the texts read from the session's files (`crate::scrub`).
     pub fn scrub(&mut self) {
-        let texts =
-            [&mut self.name, &mut self.first_prompt, &mut self.given_title, &mut self.client_name].into_iter();
+        let texts = [&mut self.name, &mut self.first_prompt, &mut self.given_title, &mut self.client_name].into_iter();
         let texts = texts.chain(self.plan.as_mut());
         texts.chain(&mut self.artifacts).chain(&mut self.checkpoint_titles).for_each(|text| {
             crate::scrub::scrub_in_place(text);

@@ -508,7 +508,10 @@ pub fn summarize_subagents<'a>(
     }
     let rows = groups
         .into_iter()
-        .map(|((label, model, kind, _), accumulator)| UsageRow { subagent: Some(label), ..accumulator.row(model, kind) })
+        .map(|((label, model, kind, _), accumulator)| UsageRow {
+            subagent: Some(label),
+            ..accumulator.row(model, kind)
+        })
         .collect();
     let totals = totals.into_iter().map(|(kind, accumulator)| (kind, accumulator.row(String::new(), kind))).collect();
     let grand_total = grand_total.row(String::new(), Kind::Counted);
