@@ -118,7 +118,10 @@ async fn every_tool_is_listed_with_its_schema() {
     let schema =
         |name: &str| Value::Object((*tools.iter().find(|tool| tool.name == name).unwrap().input_schema).clone());
     let by = &schema("usage")["properties"]["by"];
-    assert_eq!(by["enum"], json!(["day", "month", "session", "model", "home", "project", "subagent", "agent"]));
+    assert_eq!(
+        by["enum"],
+        json!(["day", "month", "session", "model", "home", "project", "subagent", "agent", "client"])
+    );
     assert_eq!(schema("transcript")["required"], json!(["session_id"]));
     assert_eq!(schema("search")["required"], json!(["words"]));
     for tool in &tools {

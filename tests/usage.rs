@@ -882,3 +882,44 @@ fn a_compaction_billed_beyond_the_usage_counters_is_counted_from_the_billed_toke
     assert_eq!(table.rows[0].recorded_nano_aiu, Some(651_030_000));
     assert_eq!(table.rows[0].credits, Some(0.65));
 }
+
+/// `--by client`: each program's rows add up to the sessions run from it, as `sessions.jsonl`
+/// names their client (`workspace.yaml`'s `client_name`; none for a session that names none).
+#[test]
+fn by_client_each_programs_rows_add_up_to_its_sessions() {
+    let scratch = tempfile::tempdir().unwrap();
+    let home = scratch.path().join("home");
+    common::copy_tree(&common::fixture("inventory/home"), &home);
+    // One of the CLI's sessions was run from the Copilot app instead.
+    let workspace = home.join(".copilot/session-state/a14e0001-0000-4000-8000-000000000001/workspace.yaml");
+    let text = common::read(&workspace);
+    assert!(text.contains("client_name: github/cli\n"));
+    std::fs::write(&workspace, text.replace("client_name: github/cli\n", "client_name: github/autopilot\n")).unwrap();
+    assert!(common::run(scratch.path(), &["analyze", "home", "--out", "out"]).status.success());
+    let clients: std::collections::BTreeMap<String, String> = common::read(&scratch.path().join("out/sessions.jsonl"))
+        .lines()
+        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
+        .map(|session| {
+            (session["session_id"].as_str().unwrap().into(), session["client_name"].as_str().unwrap().into())
+        })
+        .collect();
+    let usage = |by: &str| -> Vec<serde_json::Value> {
+        let output = common::run(scratch.path(), &["usage", "home", "--json", "--by", by]);
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        json["rows"].as_array().unwrap().clone()
+    };
+    let mut expected: std::collections::BTreeMap<String, (u64, u64)> = Default::default();
+    for row in usage("session") {
+        let client = clients.get(row["session_id"].as_str().unwrap()).cloned().unwrap_or_default();
+        let sums = expected.entry(client).or_default();
+        (sums.0, sums.1) = (sums.0 + row["requests"].as_u64().unwrap(), sums.1 + row["total"].as_u64().unwrap());
+    }
+    let mut by_client: std::collections::BTreeMap<String, (u64, u64)> = Default::default();
+    for row in usage("client") {
+        let sums = by_client.entry(row["client"].as_str().unwrap().to_string()).or_default();
+        (sums.0, sums.1) = (sums.0 + row["requests"].as_u64().unwrap(), sums.1 + row["total"].as_u64().unwrap());
+    }
+    assert_eq!(by_client, expected);
+    assert!(by_client.contains_key("github/autopilot") && by_client.contains_key("github/cli"), "{by_client:?}");
+}

@@ -344,6 +344,7 @@ impl State {
                 "" => facts.project().to_string(),
                 remote => format!("{remote}:{}", facts.project()),
             };
+            ledger.client = facts.client_name.best().to_string();
             if log_exists && ledger.checkpoints == 0 && ledger.entries.is_empty() {
                 unknown.push(id.clone());
             }

@@ -164,6 +164,7 @@ impl SessionPart<'_> {
             agent: self.ledger.agent,
             home: self.home,
             project: &self.ledger.project,
+            client: &self.ledger.client,
             entries: &self.entries,
         }
     }

@@ -178,6 +178,9 @@ pub struct SessionLedger {
     day_homes: Vec<(NaiveDate, usize)>,
     /// The session's project (set with its agent), for `--by project`.
     pub project: String,
+    /// The program the session was run from (set with its agent), for `--by client`.
+    #[serde(default)]
+    pub client: String,
     #[serde(skip)]
     zone: Zone,
     /// The last checkpoint's totals per model, and what it recorded as billed (cumulative too).
@@ -272,6 +275,7 @@ impl SessionLedger {
             record_days: Vec::new(),
             day_homes: Vec::new(),
             project: String::new(),
+            client: String::new(),
             zone,
             last_totals: BTreeMap::new(),
             counting: Counting::default(),

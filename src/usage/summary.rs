@@ -34,10 +34,13 @@ pub enum GroupBy {
     Subagent,
     /// The agent (`copilot-cli`, ...): every other grouping adds the agents up.
     Agent,
+    /// The program the session was run from (`github/cli`, the Copilot app's `github/autopilot`,
+    /// ...: workspace.yaml's `client_name`); empty where none says (VS Code's chats).
+    Client,
 }
 
 impl GroupBy {
-    pub const ALL: [GroupBy; 8] = [
+    pub const ALL: [GroupBy; 9] = [
         GroupBy::Day,
         GroupBy::Month,
         GroupBy::Session,
@@ -46,6 +49,7 @@ impl GroupBy {
         GroupBy::Project,
         GroupBy::Subagent,
         GroupBy::Agent,
+        GroupBy::Client,
     ];
 
     /// Its name as serde spells it (a test checks they agree), for `--by`'s help.
@@ -59,7 +63,14 @@ impl GroupBy {
             GroupBy::Project => "project",
             GroupBy::Subagent => "subagent",
             GroupBy::Agent => "agent",
+            GroupBy::Client => "client",
         }
+    }
+
+    /// Whether the grouping needs more than the logs' counter lines: a session's project and
+    /// client are read from its other files (a usage-only run reads none).
+    pub fn needs_every_file(self) -> bool {
+        matches!(self, GroupBy::Project | GroupBy::Client)
     }
 
     /// The name of the column that holds the group, none when grouping by model or by agent
@@ -72,6 +83,7 @@ impl GroupBy {
             GroupBy::Home => Some("home"),
             GroupBy::Project => Some("project_path"),
             GroupBy::Subagent => Some("subagent"),
+            GroupBy::Client => Some("client"),
             GroupBy::Model | GroupBy::Agent => None,
         }
     }
@@ -109,9 +121,10 @@ impl DayRange {
     }
 }
 
-/// One usage row. Exactly one of `day`, `month`, `session_id` and `home` is set, by the
-/// grouping (none when grouping by model or agent). Written flat, in the fields' order (`Serialize`
-/// below), an absent group left out.
+/// One usage row. At most one of its group columns (`day`, `month`, `session_id`, `home`,
+/// `project_path`, `subagent`, `client`) is set, by the grouping (none when grouping by model
+/// or agent). Written flat, in the fields' order (`Serialize` below), an absent group left
+/// out.
 #[derive(Clone, Debug, PartialEq)]
 pub struct UsageRow {
     pub day: Option<String>,
@@ -120,6 +133,7 @@ pub struct UsageRow {
     pub home: Option<String>,
     pub project_path: Option<String>,
     pub subagent: Option<String>,
+    pub client: Option<String>,
     /// The agent whose figures the row adds up; empty when it adds up several agents' (one
     /// day and model used by two agents), which `GroupBy::Agent` splits.
     pub agent: &'static str,
@@ -160,7 +174,7 @@ impl UsageRow {
     }
 
     /// The group columns by name: at most one is set.
-    fn groups(&self) -> [(&'static str, &Option<String>); 6] {
+    fn groups(&self) -> [(&'static str, &Option<String>); 7] {
         [
             ("day", &self.day),
             ("month", &self.month),
@@ -168,6 +182,7 @@ impl UsageRow {
             ("home", &self.home),
             ("project_path", &self.project_path),
             ("subagent", &self.subagent),
+            ("client", &self.client),
         ]
     }
 }
@@ -355,6 +370,7 @@ impl Accumulator {
             home: None,
             project_path: None,
             subagent: None,
+            client: None,
             agent,
             model,
             tokens: self.tokens.columns(),
@@ -381,6 +397,8 @@ pub struct SessionEntries<'a> {
     /// The label of the home it was found in.
     pub home: &'a str,
     pub project: &'a str,
+    /// The program it was run from (`GroupBy::Client`).
+    pub client: &'a str,
     pub entries: &'a Entries,
 }
 
@@ -405,7 +423,9 @@ pub fn summarize<'a>(
     let mut credits_used = CreditsUsed::default();
     // The totals' agent: the one agent of every session, or none when they differ.
     let mut agents = std::collections::BTreeSet::new();
-    for SessionEntries { id: session_id, agent, home, project, entries } in sessions.filter(|s| range.keeps(s.agent)) {
+    for SessionEntries { id: session_id, agent, home, project, client, entries } in
+        sessions.filter(|s| range.keeps(s.agent))
+    {
         agents.insert(agent);
         for (key, entry) in entries.iter().filter(|(key, _)| range.contains(key.day)) {
             let group = match by {
@@ -414,6 +434,7 @@ pub fn summarize<'a>(
                 GroupBy::Session => session_id.to_string(),
                 GroupBy::Home => home.to_string(),
                 GroupBy::Project => project.to_string(),
+                GroupBy::Client => client.to_string(),
                 GroupBy::Subagent => unreachable!("sub-agents are summarized by summarize_subagents"),
                 GroupBy::Model | GroupBy::Agent => String::new(),
             };
@@ -439,6 +460,7 @@ pub fn summarize<'a>(
                 GroupBy::Home => row.home = Some(group),
                 GroupBy::Project => row.project_path = Some(group),
                 GroupBy::Subagent => row.subagent = Some(group),
+                GroupBy::Client => row.client = Some(group),
                 GroupBy::Model | GroupBy::Agent => {}
             }
             row
@@ -699,7 +721,14 @@ mod tests {
         let mut entries = Entries::default();
         let key = EntryKey { day: "2026-10-01".parse().unwrap(), model: "claude-sonnet-4".into(), kind: Kind::Counted };
         entries.add(key, &entry);
-        let sessions = [SessionEntries { id: "s", agent: "copilot-cli", home: "home", project: "", entries: &entries }];
+        let sessions = [SessionEntries {
+            id: "s",
+            agent: "copilot-cli",
+            home: "home",
+            project: "",
+            client: "",
+            entries: &entries,
+        }];
         summarize(sessions.into_iter(), &RateTable::default_table(), GroupBy::Day, DayRange::default()).rows.remove(0)
     }
 
@@ -741,8 +770,22 @@ mod tests {
         plausible.add(key.clone(), &Entry { tokens, ..Entry::default() });
         implausible.add(key, &Entry { tokens, implausible_date: true, ..Entry::default() });
         let sessions = [
-            SessionEntries { id: "s1", agent: "copilot-cli", home: "home", project: "/p", entries: &plausible },
-            SessionEntries { id: "s2", agent: "copilot-cli", home: "home", project: "/p", entries: &implausible },
+            SessionEntries {
+                id: "s1",
+                agent: "copilot-cli",
+                home: "home",
+                project: "/p",
+                client: "github/cli",
+                entries: &plausible,
+            },
+            SessionEntries {
+                id: "s2",
+                agent: "copilot-cli",
+                home: "home",
+                project: "/p",
+                client: "github/cli",
+                entries: &implausible,
+            },
         ];
         let table = summarize(sessions.into_iter(), &RateTable::default_table(), GroupBy::Day, DayRange::default());
         let rows: Vec<_> = table.rows.iter().map(|row| (row.tokens.total, row.flags.clone())).collect();
@@ -758,8 +801,22 @@ mod tests {
         let cli = entries(&[("2026-10-01", "claude-sonnet-4", 100, 10), ("2026-10-02", "claude-sonnet-4.5", 200, 20)]);
         let vscode = entries(&[("2026-10-01", "claude-sonnet-4", 1000, 100)]);
         let sessions = [
-            SessionEntries { id: "s1", agent: "copilot-cli", home: "home", project: "/p", entries: &cli },
-            SessionEntries { id: "s2", agent: "copilot-vscode", home: "home", project: "/p", entries: &vscode },
+            SessionEntries {
+                id: "s1",
+                agent: "copilot-cli",
+                home: "home",
+                project: "/p",
+                client: "github/cli",
+                entries: &cli,
+            },
+            SessionEntries {
+                id: "s2",
+                agent: "copilot-vscode",
+                home: "home",
+                project: "/p",
+                client: "",
+                entries: &vscode,
+            },
         ];
         summarize(sessions.into_iter(), &RateTable::default_table(), by, range)
     }
@@ -784,6 +841,16 @@ mod tests {
             shown(&by_model),
             [(None, "", "claude-sonnet-4", 1210), (None, "copilot-cli", "claude-sonnet-4.5", 220)]
         );
+        let by_client = table(GroupBy::Client, DayRange::default());
+        assert_eq!(
+            shown(&by_client),
+            [
+                (Some(""), "copilot-vscode", "claude-sonnet-4", 1100),
+                (Some("github/cli"), "copilot-cli", "claude-sonnet-4", 110),
+                (Some("github/cli"), "copilot-cli", "claude-sonnet-4.5", 220)
+            ],
+            "a VS Code chat names no client"
+        );
         let by_agent = table(GroupBy::Agent, DayRange::default());
         assert_eq!(
             shown(&by_agent),
@@ -793,7 +860,7 @@ mod tests {
                 (None, "copilot-vscode", "claude-sonnet-4", 1100)
             ]
         );
-        for table in [&by_day, &by_model, &by_agent] {
+        for table in [&by_day, &by_model, &by_agent, &by_client] {
             let counted = &table.totals[&Kind::Counted];
             assert_eq!(
                 (counted.agent, counted.tokens.total, counted.tokens.requests),
@@ -831,8 +898,22 @@ mod tests {
         ]);
         let deleted = entries_of(&[("2026-10-01", "gpt-5-mini", 1000, 100, Kind::Recovered)]);
         let sessions = [
-            SessionEntries { id: "live", agent: "copilot-cli", home: "home", project: "/p", entries: &live },
-            SessionEntries { id: "deleted", agent: "copilot-cli", home: "home", project: "/p", entries: &deleted },
+            SessionEntries {
+                id: "live",
+                agent: "copilot-cli",
+                home: "home",
+                project: "/p",
+                client: "github/cli",
+                entries: &live,
+            },
+            SessionEntries {
+                id: "deleted",
+                agent: "copilot-cli",
+                home: "home",
+                project: "/p",
+                client: "github/cli",
+                entries: &deleted,
+            },
         ];
         let table = summarize(sessions.into_iter(), &RateTable::default_table(), GroupBy::Day, DayRange::default());
         let order: Vec<_> = table.rows.iter().map(|row| (row.group().unwrap(), row.model.as_str(), row.kind)).collect();
@@ -869,16 +950,38 @@ mod tests {
         // Two projects with the same credits keep their names' order.
         let tied = entries(&[("2026-10-01", "claude-sonnet-4", 100_000, 0), ("2026-10-03", "gpt-5-mini", 10_000, 0)]);
         let sessions = [
-            SessionEntries { id: "a", agent: "copilot-cli", home: "home", project: "/a-small", entries: &small },
-            SessionEntries { id: "b", agent: "copilot-cli", home: "home", project: "/b-large", entries: &large },
+            SessionEntries {
+                id: "a",
+                agent: "copilot-cli",
+                home: "home",
+                project: "/a-small",
+                client: "github/cli",
+                entries: &small,
+            },
+            SessionEntries {
+                id: "b",
+                agent: "copilot-cli",
+                home: "home",
+                project: "/b-large",
+                client: "github/cli",
+                entries: &large,
+            },
             SessionEntries {
                 id: "c",
                 agent: "copilot-vscode",
                 home: "home",
                 project: "/c-partial",
+                client: "",
                 entries: &partial_only,
             },
-            SessionEntries { id: "d", agent: "copilot-cli", home: "home", project: "/0-tied", entries: &tied },
+            SessionEntries {
+                id: "d",
+                agent: "copilot-cli",
+                home: "home",
+                project: "/0-tied",
+                client: "github/cli",
+                entries: &tied,
+            },
         ];
         let table = summarize(sessions.into_iter(), &RateTable::default_table(), GroupBy::Project, DayRange::default());
         let order: Vec<_> =

@@ -4095,7 +4095,7 @@ function projectsInOrder(rows) {
   return order.map((project) => ({ project, credits: credits.get(project) }));
 }
 
-test('figures: the Usage view by project over a period equals the native usage --by project, by credits; numbers have separators and one precision per column; the Overview ranks projects by credits and a bar opens their sessions', async () => {
+test('figures: the Usage view by project and by client over a period equals the native usage --by project and --by client, by credits; numbers have separators and one precision per column; the Overview ranks projects by credits and a bar opens their sessions', async () => {
   const expected = native(DEMO);
   const [since, until] = ['2026-11-01', '2026-11-30'];
   const cli = nativeUsage(DEMO, ['--by', 'project', '--since', since, '--until', until]);
@@ -4143,6 +4143,22 @@ test('figures: the Usage view by project over a period equals the native usage -
     const headline = await page.textContent('#usage-credits-used');
     assert(/^Credits used: \d{1,3}(,\d{3})*\.\d\d \(≈ \$\d{1,3}(,\d{3})*\.\d\d\)/.test(headline), `the headline's figures: ${headline}`);
     await shot(page, 'figures-usage-by-project.png');
+
+    // Usage by client (the program each session was run from) over the same days: each
+    // client's credits as the native usage --by client adds them up.
+    const byClient = new Map();
+    for (const row of nativeUsage(DEMO, ['--by', 'client', '--since', since, '--until', until]).rows) {
+      byClient.set(row.client || '(none named)', (byClient.get(row.client || '(none named)') || 0) + nativeCredits(row));
+    }
+    assert(byClient.has('github/cli'), `the demo's CLI sessions name their client: ${[...byClient.keys()]}`);
+    await page.selectOption('#usage-by', 'client');
+    const clientRows = (await usageShown(page, 'Usage by client')).rows;
+    assertEqual([...new Set(clientRows.map((r) => r[0]))].sort(), [...byClient.keys()].sort(), 'the clients the native usage names');
+    for (const [client, credits] of byClient) {
+      const rows = clientRows.filter((r) => r[0] === client);
+      const pageCredits = rows.reduce((sum, r) => sum + (r[2] === '—' ? 0 : Number(r[2].replace(/[~,]/g, ''))), 0);
+      assert(Math.abs(pageCredits - credits) <= 0.01 * rows.length + 0.005, `${client}: ${pageCredits} credits on the page, ${credits} native`);
+    }
 
     // The Sessions view: tokens as counts, credits to the hundredth.
     await showView(page, 'sessions');

@@ -119,8 +119,8 @@ export async function render(container, ctx) {
     if (!ctx.alive()) return;
     // The group's column, as the engine names it (none for the model's, which every row has).
     const { column } = groupings.find(({ name }) => name === grouping);
-    const shown = { session_id: (r) => sessionLink(r.session_id), project_path: (r) => r.project_path || '(no project)' };
-    const mono = column === 'home' || column === 'project_path';
+    const shown = { session_id: (r) => sessionLink(r.session_id), project_path: (r) => r.project_path || '(no project)', client: (r) => r.client || '(none named)' };
+    const mono = column === 'home' || column === 'project_path' || column === 'client';
     const group = column ? [{ label: grouping, value: shown[column] || ((r) => r[column]), ...(mono ? { className: 'mono' } : {}) }] : [];
     const columns = [...group, { label: 'model', value: (r) => r.model }, ...numbers, flagsColumn(data)];
     const used = data.credits_used;

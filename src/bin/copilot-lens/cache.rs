@@ -297,7 +297,8 @@ pub fn summary(tally: &CacheTally) -> String {
     line
 }
 
-fn counted(count: u64, one: &str, many: &str) -> String {
+/// `count` things in words: "1 log", "2,782 logs".
+pub fn counted(count: u64, one: &str, many: &str) -> String {
     if count == 1 { format!("1 {one}") } else { format!("{} {many}", thousands(count)) }
 }
 

@@ -82,7 +82,7 @@ enum Command {
     ///
     /// The figures follow Copilot's counting rules; the agents' figures are added up unless split
     /// with `--by agent`. Only the lines that carry counters are read, and the store's per-call
-    /// rows, unless --by project, --bill or --export needs every file.
+    /// rows, unless --by project or client, --bill or --export needs every file.
     ///
     /// With a budget (--budget-day, --budget-month, or the config file's), a budget crossed today
     /// or this month (UTC) is said on stderr and the exit status is 3, for scripts and CI.
@@ -650,7 +650,7 @@ fn run_usage(
     (threads, cache_folder): (usize, Option<PathBuf>),
     export: Option<team::Export>,
 ) -> ExitCode {
-    if view.by == GroupBy::Project || view.bill.is_some() || export.is_some() {
+    if view.by.needs_every_file() || view.bill.is_some() || export.is_some() {
         return run_usage_in_full(root_paths, options, view, (threads, cache_folder), export);
     }
     let (started, cache_use) = (Instant::now(), CachedRun::starting(&options));
@@ -806,8 +806,8 @@ fn run_usage_in_full(
     }
     cached.finish(&cache_tally);
     say!(
-        "{} sessions, every file read for their projects in {:.3} s; peak memory {}",
-        outputs.usage.ledgers.len(),
+        "{}, every file read in {:.3} s; peak memory {}",
+        cache::counted(outputs.usage.ledgers.len() as u64, "session", "sessions"),
         started.elapsed().as_secs_f64(),
         peak_memory_text()
     );

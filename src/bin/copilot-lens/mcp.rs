@@ -234,7 +234,7 @@ impl Reading {
             return Err(format!("since {since} is after until {until}: no day is in that range"));
         }
         // As `usage` reads: every file for the projects, the counter lines alone otherwise.
-        let usage = if by == GroupBy::Project { self.analysis()?.usage } else { self.usage_only()? };
+        let usage = if by.needs_every_file() { self.analysis()?.usage } else { self.usage_only()? };
         // `usage --json`'s rows: the agents apart.
         let range = DayRange { since: asked.since, until: asked.until, agent, agents_apart: true };
         let table = usage.table(by, range);
@@ -418,7 +418,7 @@ fn group_by_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({
         "type": "string",
         "enum": GroupBy::ALL.map(GroupBy::name),
-        "description": "How to group, as usage --by: day (default), month, session, model, home, project, subagent (the main agent against each sub-agent) or agent",
+        "description": "How to group, as usage --by: day (default), month, session, model, home, project, subagent (the main agent against each sub-agent), agent or client (the program the session was run from)",
     })
 }
 
@@ -499,7 +499,7 @@ impl LensServer {
     }
 
     #[tool(
-        description = "Tokens, cost and AI credits (1 credit = 0.01 USD) used, grouped by day, month, session, model, home, project, subagent or agent, for a period: what `copilot-lens usage --json` prints. Rows are paged (offset, limit)."
+        description = "Tokens, cost and AI credits (1 credit = 0.01 USD) used, grouped by day, month, session, model, home, project, subagent, agent or client, for a period: what `copilot-lens usage --json` prints. Rows are paged (offset, limit)."
     )]
     async fn usage(&self, Parameters(asked): Parameters<UsageAsked>) -> Result<String, String> {
         let reading = self.reading.clone();

@@ -109,8 +109,8 @@ pub fn write_text(out: &mut impl Write, table: &UsageTable, usage: &UsageData, b
     if !usage.unknown.is_empty() {
         writeln!(
             out,
-            "\n{} sessions have unknown usage (no shutdown and no per-call record yet):",
-            usage.unknown.len()
+            "\n{} unknown usage (no shutdown and no per-call record yet):",
+            sessions_have(usage.unknown.len())
         )?;
         for session in &usage.unknown {
             writeln!(out, "  {}", terminal::safe(session))?;
@@ -120,9 +120,9 @@ pub fn write_text(out: &mut impl Write, table: &UsageTable, usage: &UsageData, b
     if !implausible.is_empty() {
         writeln!(
             out,
-            "\n{} sessions have counters that cannot be token counts, left out of their figures ({IMPLAUSIBLE_COUNTER}; \
+            "\n{} counters that cannot be token counts, left out of their figures ({IMPLAUSIBLE_COUNTER}; \
              the lines are named on stderr):",
-            implausible.len()
+            sessions_have(implausible.len())
         )?;
         for session in implausible {
             writeln!(out, "  {}", terminal::safe(session))?;
@@ -301,4 +301,10 @@ pub fn write_bill(out: &mut impl Write, bill: &Reconciliation) -> io::Result<()>
         writeln!(out, "  {words}: {meaning}")?;
     }
     Ok(())
+}
+
+/// "1 session has", "2 sessions have".
+fn sessions_have(count: usize) -> String {
+    let sessions = crate::cache::counted(count as u64, "session", "sessions");
+    format!("{sessions} {}", if count == 1 { "has" } else { "have" })
 }
