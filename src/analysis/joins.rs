@@ -344,7 +344,9 @@ impl State {
                 "" => facts.project().to_string(),
                 remote => format!("{remote}:{}", facts.project()),
             };
+            // Scrubbed as the session's record has it (`SessionRecord::scrub`).
             ledger.client = facts.client_name.best().to_string();
+            crate::scrub::scrub_in_place(&mut ledger.client);
             if log_exists && ledger.checkpoints == 0 && ledger.entries.is_empty() {
                 unknown.push(id.clone());
             }

@@ -233,7 +233,7 @@ impl Reading {
         {
             return Err(format!("since {since} is after until {until}: no day is in that range"));
         }
-        // As `usage` reads: every file for the projects, the counter lines alone otherwise.
+        // As `usage` reads: every file for the projects and clients, the counter lines alone otherwise.
         let usage = if by.needs_every_file() { self.analysis()?.usage } else { self.usage_only()? };
         // `usage --json`'s rows: the agents apart.
         let range = DayRange { since: asked.since, until: asked.until, agent, agents_apart: true };
