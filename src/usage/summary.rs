@@ -698,6 +698,17 @@ mod tests {
     use super::*;
     use crate::usage::EntryKey;
 
+    /// A session of `agent` in the home "home", run from `client`.
+    fn session<'a>(
+        id: &'a str,
+        agent: &'static str,
+        project: &'a str,
+        client: &'a str,
+        entries: &'a Entries,
+    ) -> SessionEntries<'a> {
+        SessionEntries { id, agent, home: "home", project, client, entries }
+    }
+
     /// Counted entries of `(day, model, input, output)`.
     fn entries(records: &[(&str, &str, u64, u64)]) -> Entries {
         let counted: Vec<_> =
@@ -721,14 +732,7 @@ mod tests {
         let mut entries = Entries::default();
         let key = EntryKey { day: "2026-10-01".parse().unwrap(), model: "claude-sonnet-4".into(), kind: Kind::Counted };
         entries.add(key, &entry);
-        let sessions = [SessionEntries {
-            id: "s",
-            agent: "copilot-cli",
-            home: "home",
-            project: "",
-            client: "",
-            entries: &entries,
-        }];
+        let sessions = [session("s", "copilot-cli", "", "", &entries)];
         summarize(sessions.into_iter(), &RateTable::default_table(), GroupBy::Day, DayRange::default()).rows.remove(0)
     }
 
@@ -770,22 +774,8 @@ mod tests {
         plausible.add(key.clone(), &Entry { tokens, ..Entry::default() });
         implausible.add(key, &Entry { tokens, implausible_date: true, ..Entry::default() });
         let sessions = [
-            SessionEntries {
-                id: "s1",
-                agent: "copilot-cli",
-                home: "home",
-                project: "/p",
-                client: "github/cli",
-                entries: &plausible,
-            },
-            SessionEntries {
-                id: "s2",
-                agent: "copilot-cli",
-                home: "home",
-                project: "/p",
-                client: "github/cli",
-                entries: &implausible,
-            },
+            session("s1", "copilot-cli", "/p", "github/cli", &plausible),
+            session("s2", "copilot-cli", "/p", "github/cli", &implausible),
         ];
         let table = summarize(sessions.into_iter(), &RateTable::default_table(), GroupBy::Day, DayRange::default());
         let rows: Vec<_> = table.rows.iter().map(|row| (row.tokens.total, row.flags.clone())).collect();
@@ -801,22 +791,8 @@ mod tests {
         let cli = entries(&[("2026-10-01", "claude-sonnet-4", 100, 10), ("2026-10-02", "claude-sonnet-4.5", 200, 20)]);
         let vscode = entries(&[("2026-10-01", "claude-sonnet-4", 1000, 100)]);
         let sessions = [
-            SessionEntries {
-                id: "s1",
-                agent: "copilot-cli",
-                home: "home",
-                project: "/p",
-                client: "github/cli",
-                entries: &cli,
-            },
-            SessionEntries {
-                id: "s2",
-                agent: "copilot-vscode",
-                home: "home",
-                project: "/p",
-                client: "",
-                entries: &vscode,
-            },
+            session("s1", "copilot-cli", "/p", "github/cli", &cli),
+            session("s2", "copilot-vscode", "/p", "", &vscode),
         ];
         summarize(sessions.into_iter(), &RateTable::default_table(), by, range)
     }
@@ -898,22 +874,8 @@ mod tests {
         ]);
         let deleted = entries_of(&[("2026-10-01", "gpt-5-mini", 1000, 100, Kind::Recovered)]);
         let sessions = [
-            SessionEntries {
-                id: "live",
-                agent: "copilot-cli",
-                home: "home",
-                project: "/p",
-                client: "github/cli",
-                entries: &live,
-            },
-            SessionEntries {
-                id: "deleted",
-                agent: "copilot-cli",
-                home: "home",
-                project: "/p",
-                client: "github/cli",
-                entries: &deleted,
-            },
+            session("live", "copilot-cli", "/p", "github/cli", &live),
+            session("deleted", "copilot-cli", "/p", "github/cli", &deleted),
         ];
         let table = summarize(sessions.into_iter(), &RateTable::default_table(), GroupBy::Day, DayRange::default());
         let order: Vec<_> = table.rows.iter().map(|row| (row.group().unwrap(), row.model.as_str(), row.kind)).collect();
@@ -950,38 +912,10 @@ mod tests {
         // Two projects with the same credits keep their names' order.
         let tied = entries(&[("2026-10-01", "claude-sonnet-4", 100_000, 0), ("2026-10-03", "gpt-5-mini", 10_000, 0)]);
         let sessions = [
-            SessionEntries {
-                id: "a",
-                agent: "copilot-cli",
-                home: "home",
-                project: "/a-small",
-                client: "github/cli",
-                entries: &small,
-            },
-            SessionEntries {
-                id: "b",
-                agent: "copilot-cli",
-                home: "home",
-                project: "/b-large",
-                client: "github/cli",
-                entries: &large,
-            },
-            SessionEntries {
-                id: "c",
-                agent: "copilot-vscode",
-                home: "home",
-                project: "/c-partial",
-                client: "",
-                entries: &partial_only,
-            },
-            SessionEntries {
-                id: "d",
-                agent: "copilot-cli",
-                home: "home",
-                project: "/0-tied",
-                client: "github/cli",
-                entries: &tied,
-            },
+            session("a", "copilot-cli", "/a-small", "github/cli", &small),
+            session("b", "copilot-cli", "/b-large", "github/cli", &large),
+            session("c", "copilot-vscode", "/c-partial", "", &partial_only),
+            session("d", "copilot-cli", "/0-tied", "github/cli", &tied),
         ];
         let table = summarize(sessions.into_iter(), &RateTable::default_table(), GroupBy::Project, DayRange::default());
         let order: Vec<_> =
