@@ -92,6 +92,12 @@ try {
   const state = await waitForState(page, ['done', 'error'], 300_000);
   if (state !== 'done') throw new Error(`the analysis ended in ${state}: ${await page.evaluate(() => window.copilotLens.error)}`);
   await showView(page, 'overview');
+  // A module the page loads once its first view is drawn (after done) may reach the server after
+  // the list below is read: wait until the server has heard nothing new for half a second.
+  for (let heard = -1; heard !== served.length; ) {
+    heard = served.length;
+    await page.waitForTimeout(500);
+  }
   afterDone = (await page.evaluate(() => performance.getEntriesByType('resource').filter((e) => e.startTime >= window.__doneAt).map((e) => e.name))).map(relativeOf);
   if (foreign.length) throw new Error(`requests outside the page's origin: ${foreign.join(', ')}`);
 } finally {
