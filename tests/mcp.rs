@@ -120,7 +120,7 @@ async fn every_tool_is_listed_with_its_schema() {
     let by = &schema("usage")["properties"]["by"];
     assert_eq!(
         by["enum"],
-        json!(["day", "month", "session", "model", "home", "project", "subagent", "agent", "client"])
+        json!(["day", "month", "session", "model", "home", "project", "subagent", "agent", "client", "purpose"])
     );
     assert_eq!(schema("transcript")["required"], json!(["session_id"]));
     assert_eq!(schema("search")["required"], json!(["words"]));

@@ -1139,8 +1139,10 @@ fn the_chat_index_names_chats_and_is_read_only_beside_them() {
 ///   sub-agent's call in `runSubagent-explorer-sub1.jsonl` (claude-haiku-4.5, 800/0/50, 0.33
 ///   credits) and the title's in `title-t1.jsonl` (gpt-4o-mini, 200/0/10, 0 credits). Turn 1
 ///   (claude-sonnet-4.5, 1000 in, 100 out) is in no debug log: it counts from the chat.
-/// - session 171: its chat is gone; its log's one call on 2026-10-07 (claude-opus-4.6, 12000 in
-///   with 8000 cached, 600 out, 4 credits) still counts, and the session is listed.
+/// - session 171: its chat is gone; its log's call on 2026-10-07 (claude-opus-4.6, 12000 in
+///   with 8000 cached, 600 out, 4 credits) still counts, and the session is listed; so does the
+///   call Copilot made for itself before it (`summarizeVirtualTools`, 500 in, 40 out, 0.1
+///   credits), which `--by purpose` sets apart, as it does the title's.
 /// - session 172: the older flat layout of an older build (gpt-4.1, 900 in, 60 out, no credits:
 ///   estimated) on 2026-10-21.
 #[test]
@@ -1152,6 +1154,32 @@ fn case_17_debug_logs() {
     let by_subagent = run(out.scratch.path(), &["usage", "home", "--by", "subagent"]);
     assert!(by_subagent.status.success(), "{}", String::from_utf8_lossy(&by_subagent.stderr));
     snapshot("17-debug-logs__usage-by-subagent.txt", &String::from_utf8(by_subagent.stdout).unwrap());
+    let by_purpose = run(out.scratch.path(), &["usage", "home", "--by", "purpose", "--json"]);
+    assert!(by_purpose.status.success(), "{}", String::from_utf8_lossy(&by_purpose.stderr));
+    let by_purpose: Value = serde_json::from_slice(&by_purpose.stdout).unwrap();
+    let purposes: Vec<_> = by_purpose["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|row| row["purpose"] != "request")
+        .map(|row| {
+            (
+                str_of(&row["purpose"]),
+                str_of(&row["model"]),
+                row["requests"].as_u64().unwrap(),
+                row["credits"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    let purpose = |name: &str, model: &str, requests, credits| (name.to_string(), model.to_string(), requests, credits);
+    assert_eq!(
+        purposes,
+        [purpose("summarizeVirtualTools", "claude-opus-4.6", 1, 0.1), purpose("title", "gpt-4o-mini", 1, 0.0)],
+        "--by purpose sets apart the calls Copilot made for itself"
+    );
+    let total = |table: &Value| table["grand_total"]["credits"].as_f64().unwrap();
+    let by_day: Value = serde_json::from_slice(&run(out.scratch.path(), &["usage", "home", "--json"]).stdout).unwrap();
+    assert_eq!(total(&by_purpose), total(&by_day), "the same total, whatever the grouping");
     // `(day, agent, model, [requests, input, cache_read, cache_write, output, reasoning, total], credits, from)`.
     let figures = |rows: &[Value]| -> Vec<(String, String, String, Vec<u64>, f64, String)> {
         rows.iter()
@@ -1179,7 +1207,7 @@ fn case_17_debug_logs() {
     let expected = vec![
         row("2026-10-07", cli, "claude-opus-4.6", [2, 1000, 2000, 1000, 300, 50, 4300], 1.98, "estimated"),
         row("2026-10-07", cli, "gpt-5.4", [1, 1000, 0, 0, 100, 0, 1100], 0.4, "estimated"),
-        row("2026-10-07", vscode, "claude-opus-4.6", [1, 4000, 8000, 0, 600, 0, 12600], 4.0, "recorded"),
+        row("2026-10-07", vscode, "claude-opus-4.6", [2, 4500, 8000, 0, 640, 0, 13140], 4.1, "recorded"),
         row("2026-10-20", vscode, "claude-haiku-4.5", [1, 800, 0, 0, 50, 0, 850], 0.33, "recorded"),
         row("2026-10-20", vscode, "claude-sonnet-4.5", [1, 1000, 0, 0, 100, 0, 1100], 0.45, "estimated"),
         row("2026-10-20", vscode, "gpt-4o-mini", [1, 200, 0, 0, 10, 0, 210], 0.0, "recorded"),

@@ -105,7 +105,7 @@ save_as: string, };
 
 export type MadeFrom = "analysis" | "session" | "choices" | "team";
 
-export type GroupBy = "day" | "month" | "session" | "model" | "home" | "project" | "subagent" | "agent" | "client";
+export type GroupBy = "day" | "month" | "session" | "model" | "home" | "project" | "subagent" | "agent" | "client" | "purpose";
 
 export type TurnType = "user" | "assistant" | "system" | "thinking" | "tool_use" | "tool_result";
 

@@ -120,8 +120,8 @@ pub struct UsageData {
 
 impl UsageData {
     pub fn table(&self, by: GroupBy, range: DayRange) -> UsageTable {
-        if by == GroupBy::Subagent {
-            return summary::summarize_subagents(self.ledgers.values(), &self.rates, range);
+        if matches!(by, GroupBy::Subagent | GroupBy::Purpose) {
+            return summary::summarize_shares(self.ledgers.values(), &self.rates, by, range);
         }
         let parts = self.session_parts();
         summary::summarize(parts.iter().map(SessionPart::entries), &self.rates, by, range)

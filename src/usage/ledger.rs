@@ -46,17 +46,19 @@ pub struct LoggedAt<'a> {
     pub timestamp: &'a str,
 }
 
-/// Each counted checkpoint's increase per sub-agent (by its name) and model, on its day: where
-/// the credits went (`--by subagent`; the rest of the day's count is the main agent's).
+/// Parts of a session's counted figures, by label, model and day: each counted checkpoint's
+/// increase per sub-agent (`--by subagent`; the rest of the day's count is the main agent's),
+/// or the calls made for a purpose of Copilot's own (`--by purpose`; the rest answered
+/// requests).
 #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
-pub struct AgentShares {
+pub struct Shares {
     /// The last checkpoint's totals per sub-agent (by its id) and model.
     last_totals: BTreeMap<(String, String), (Tokens, Recorded)>,
     pub entries: BTreeMap<(NaiveDate, String, String), Entry>,
 }
 
-impl AgentShares {
-    /// The sub-agents' shares of `model`'s figures on `day`, by name.
+impl Shares {
+    /// The shares of `model`'s figures on `day`, by label.
     pub fn of<'a>(&'a self, day: NaiveDate, model: &'a str) -> impl Iterator<Item = (&'a str, &'a Entry)> {
         let on_day =
             self.entries.range((day, String::new(), String::new())..).take_while(move |((at, ..), _)| *at == day);
@@ -204,7 +206,10 @@ pub struct SessionLedger {
     call_models: Vec<String>,
     /// The shares of the main agent and the sub-agents, for sessions whose shutdowns give them
     /// (boxed: most do not, and thousands of ledgers wait for the end).
-    pub agents: Option<Box<AgentShares>>,
+    pub agents: Option<Box<Shares>>,
+    /// The shares of the calls Copilot made for a purpose of its own (a chat's title, a summary),
+    /// by that purpose, where a per-call log names it.
+    pub purposes: Option<Box<Shares>>,
     /// Models some call of which was made with the person's own key (`.1`) or chosen by Auto
     /// (`.2`): their entries are flagged when the ledger is finished.
     billing_models: Vec<(String, bool, bool)>,
@@ -256,7 +261,7 @@ impl SessionLedger {
                 None => days.push((key.day, why, entry.tokens)),
             }
         }
-        if let Some(shares) = &mut self.agents {
+        for shares in [&mut self.agents, &mut self.purposes].into_iter().flatten() {
             for ((day, ..), entry) in &mut shares.entries {
                 entry.implausible_date |= implausible(*day, today).is_some();
             }
@@ -287,6 +292,7 @@ impl SessionLedger {
             timed_calls: Vec::new(),
             call_models: Vec::new(),
             agents: None,
+            purposes: None,
             billing_models: Vec::new(),
             usage_checkpoint: None,
             seen_checkpoints: HashSet::new(),
@@ -944,7 +950,7 @@ impl SessionLedger {
             }
             entry.ambiguous |= ambiguous;
         }
-        if let Some(shares) = &mut self.agents {
+        for shares in [&mut self.agents, &mut self.purposes].into_iter().flatten() {
             for ((_, _, model), entry) in &mut shares.entries {
                 if let Some((byok, auto)) = billing(model) {
                     (entry.byok, entry.auto) = (entry.byok || byok, entry.auto || auto);
@@ -1071,14 +1077,22 @@ fn left_out_text(left_out: LeftOut) -> String {
     }
 }
 
+/// Who made a per-call log's call, and what for: the sub-agent or child task (`--by subagent`),
+/// none for the session's own agent; the purpose of Copilot's own it was made for (`--by
+/// purpose`: a chat's title, a summary), none for a call that answered a request.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CallMaker<'a> {
+    pub agent: Option<&'a str>,
+    pub purpose: Option<&'a str>,
+}
+
 /// The per-call logs' side of the ledger (VS Code's debug logs): only the full module reads
 /// those logs (the page's first module leaves them out, to keep its first download small).
 #[cfg(feature = "extras")]
 impl SessionLedger {
     /// One model call of a per-call log (a VS Code debug log's `llm_request`), on its own day,
     /// with what Copilot recorded as billed in `entry`; `response_id`, the response it gave;
-    /// `agent`, the sub-agent or internal task that made it (`--by subagent`), if not the
-    /// session's own agent.
+    /// `made`, who made it and what for.
     pub fn recorded_call(
         &mut self,
         at: Place,
@@ -1086,16 +1100,18 @@ impl SessionLedger {
         model: &str,
         entry: Entry,
         response_id: Option<&str>,
-        agent: Option<&str>,
+        made: CallMaker<'_>,
     ) {
         self.per_call_log = true;
         if let Some(response_id) = response_id.filter(|id| !id.is_empty()) {
             self.recorded_responses.push(response_id.to_string());
         }
         if let Some(key) = self.turn_key(at, millis, model, &entry, true) {
-            if let Some(agent) = agent {
-                let shares = self.agents.get_or_insert_with(Default::default);
-                shares.entries.entry((key.day, agent.to_string(), key.model.clone())).or_default().add(&entry);
+            for (shares, label) in [(&mut self.agents, made.agent), (&mut self.purposes, made.purpose)] {
+                if let Some(label) = label {
+                    let shares = shares.get_or_insert_with(Default::default);
+                    shares.entries.entry((key.day, label.to_string(), key.model.clone())).or_default().add(&entry);
+                }
             }
             self.entries.add(key, &entry);
         }
@@ -1115,9 +1131,10 @@ impl SessionLedger {
         for (day, at) in &other.record_days {
             self.note_day(*day, *at);
         }
-        if let Some(shares) = other.agents {
-            let mine = self.agents.get_or_insert_with(Default::default);
-            for (key, entry) in shares.entries {
+        for (mine, theirs) in [(&mut self.agents, other.agents), (&mut self.purposes, other.purposes)] {
+            let Some(theirs) = theirs else { continue };
+            let mine = mine.get_or_insert_with(Default::default);
+            for (key, entry) in theirs.entries {
                 mine.entries.entry(key).or_default().add(&entry);
             }
         }
@@ -1220,10 +1237,24 @@ mod tests {
         let mut main = SessionLedger::new(Zone::Utc);
         let call =
             |input, output, nano| Entry { tokens: tokens(input, output), recorded: recorded(nano), ..Entry::default() };
-        main.recorded_call(Place::Line(3), at(0), "gpt-5.4", call(2000, 100, 1_500_000_000), Some("r-0"), None);
-        main.recorded_call(Place::Line(6), at(1), "gpt-5.4", call(3000, 200, 2_000_000_000), Some("resp-0"), None);
+        main.recorded_call(
+            Place::Line(3),
+            at(0),
+            "gpt-5.4",
+            call(2000, 100, 1_500_000_000),
+            Some("r-0"),
+            CallMaker::default(),
+        );
+        main.recorded_call(
+            Place::Line(6),
+            at(1),
+            "gpt-5.4",
+            call(3000, 200, 2_000_000_000),
+            Some("resp-0"),
+            CallMaker::default(),
+        );
         let mut child = SessionLedger::new(Zone::Utc);
-        let explorer = Some("runSubagent-explorer");
+        let explorer = CallMaker { agent: Some("runSubagent-explorer"), purpose: None };
         child.recorded_call(Place::Line(2), at(0), "claude-haiku-4.5", call(800, 50, 330_000_000), None, explorer);
         main.add_per_call(child);
         chat.take_per_call(main);

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::counters::Recorded;
 use super::credits::{CreditsUsed, counts, entry_credits, price};
-use super::ledger::{AMBIGUOUS_RESUME, IMPLAUSIBLE_COUNTER, SESSION_TOTAL_ABOVE_MODELS, SessionLedger};
+use super::ledger::{AMBIGUOUS_RESUME, IMPLAUSIBLE_COUNTER, SESSION_TOTAL_ABOVE_MODELS, SessionLedger, Shares};
 use super::plausible::IMPLAUSIBLE_DATE;
 use super::rates::RateTable;
 use super::{Entries, Entry, EntryKey, Kind, NANO_AIU_PER_CREDIT, NANO_DOLLARS_PER_CREDIT, TokenColumns, Tokens};
@@ -37,10 +37,13 @@ pub enum GroupBy {
     /// The program the session was run from (`github/cli`, the Copilot app's `github/autopilot`,
     /// ...: workspace.yaml's `client_name`); empty where none says (VS Code's chats).
     Client,
+    /// The calls that answered requests against those Copilot made for a purpose of its own (a
+    /// chat's title, summaries), which VS Code's debug logs name.
+    Purpose,
 }
 
 impl GroupBy {
-    pub const ALL: [GroupBy; 9] = [
+    pub const ALL: [GroupBy; 10] = [
         GroupBy::Day,
         GroupBy::Month,
         GroupBy::Session,
@@ -50,6 +53,7 @@ impl GroupBy {
         GroupBy::Subagent,
         GroupBy::Agent,
         GroupBy::Client,
+        GroupBy::Purpose,
     ];
 
     /// Its name as serde spells it (a test checks they agree), for `--by`'s help.
@@ -64,6 +68,7 @@ impl GroupBy {
             GroupBy::Subagent => "subagent",
             GroupBy::Agent => "agent",
             GroupBy::Client => "client",
+            GroupBy::Purpose => "purpose",
         }
     }
 
@@ -84,6 +89,7 @@ impl GroupBy {
             GroupBy::Project => Some("project_path"),
             GroupBy::Subagent => Some("subagent"),
             GroupBy::Client => Some("client"),
+            GroupBy::Purpose => Some("purpose"),
             GroupBy::Model | GroupBy::Agent => None,
         }
     }
@@ -122,7 +128,7 @@ impl DayRange {
 }
 
 /// One usage row. At most one of its group columns (`day`, `month`, `session_id`, `home`,
-/// `project_path`, `subagent`, `client`) is set, by the grouping (none when grouping by model
+/// `project_path`, `subagent`, `client`, `purpose`) is set, by the grouping (none when grouping by model
 /// or agent). Written flat, in the fields' order (`Serialize` below), an absent group left
 /// out.
 #[derive(Clone, Debug, PartialEq)]
@@ -134,6 +140,9 @@ pub struct UsageRow {
     pub project_path: Option<String>,
     pub subagent: Option<String>,
     pub client: Option<String>,
+    /// `request` for calls that answered requests, else the purpose of Copilot's own the calls
+    /// were made for (`GroupBy::Purpose`).
+    pub purpose: Option<String>,
     /// The agent whose figures the row adds up; empty when it adds up several agents' (one
     /// day and model used by two agents), which `GroupBy::Agent` splits.
     pub agent: &'static str,
@@ -174,7 +183,7 @@ impl UsageRow {
     }
 
     /// The group columns by name: at most one is set.
-    fn groups(&self) -> [(&'static str, &Option<String>); 7] {
+    fn groups(&self) -> [(&'static str, &Option<String>); 8] {
         [
             ("day", &self.day),
             ("month", &self.month),
@@ -183,6 +192,7 @@ impl UsageRow {
             ("project_path", &self.project_path),
             ("subagent", &self.subagent),
             ("client", &self.client),
+            ("purpose", &self.purpose),
         ]
     }
 }
@@ -370,6 +380,7 @@ impl Accumulator {
             home: None,
             project_path: None,
             subagent: None,
+            purpose: None,
             client: None,
             agent,
             model,
@@ -435,7 +446,7 @@ pub fn summarize<'a>(
                 GroupBy::Home => home.to_string(),
                 GroupBy::Project => project.to_string(),
                 GroupBy::Client => client.to_string(),
-                GroupBy::Subagent => unreachable!("sub-agents are summarized by summarize_subagents"),
+                GroupBy::Subagent | GroupBy::Purpose => unreachable!("shares are summarized by summarize_shares"),
                 GroupBy::Model | GroupBy::Agent => String::new(),
             };
             let split = if by == GroupBy::Agent || range.agents_apart { agent } else { "" };
@@ -459,9 +470,8 @@ pub fn summarize<'a>(
                 GroupBy::Session => row.session_id = Some(group),
                 GroupBy::Home => row.home = Some(group),
                 GroupBy::Project => row.project_path = Some(group),
-                GroupBy::Subagent => row.subagent = Some(group),
                 GroupBy::Client => row.client = Some(group),
-                GroupBy::Model | GroupBy::Agent => {}
+                GroupBy::Subagent | GroupBy::Purpose | GroupBy::Model | GroupBy::Agent => {}
             }
             row
         })
@@ -486,18 +496,24 @@ pub fn summarize<'a>(
     UsageTable { rows, grand_total, totals, credits_used, project_credits }
 }
 
-/// The figures by agent (the main agent, or a sub-agent by its name) and model: each
-/// sub-agent's share of the counted figures from the shutdowns' `agentMetrics`, at most what
-/// its day and model counted (`take_share`); the rest is the main agent's, as are the figures
-/// of sessions that do not write them (and VS Code chats) and partial, recovered and ambiguous
-/// figures, so that the totals are plain usage's whatever the shares say.
-pub fn summarize_subagents<'a>(
+/// The figures by share (`Subagent`: the main agent, or a sub-agent by its name; `Purpose`: the
+/// calls that answered requests, or a purpose of Copilot's own) and model: each share of the
+/// counted figures (a sub-agent's from the shutdowns' `agentMetrics` or its debug log, a
+/// purpose's from the debug logs' calls), at most what its day and model counted
+/// (`take_share`); the rest is the main agent's or the requests', as are the figures of
+/// sessions that name no share and partial, recovered and ambiguous figures, so that the totals
+/// are plain usage's whatever the shares say.
+pub fn summarize_shares<'a>(
     ledgers: impl Iterator<Item = &'a SessionLedger>,
     rates: &RateTable,
+    by: GroupBy,
     range: DayRange,
 ) -> UsageTable {
-    const MAIN: &str = "main";
-    // By agent, model and kind, as `summarize` orders its rows.
+    let (rest, shares_of): (&str, fn(&SessionLedger) -> Option<&Shares>) = match by {
+        GroupBy::Purpose => ("request", |ledger| ledger.purposes.as_deref()),
+        _ => ("main", |ledger| ledger.agents.as_deref()),
+    };
+    // By share, model and kind, as `summarize` orders its rows.
     // As `summarize`'s: usage on a day it cannot be on is a row of its own.
     let mut groups: BTreeMap<(String, String, Kind, bool), Accumulator> = BTreeMap::new();
     let mut totals: BTreeMap<Kind, Accumulator> = BTreeMap::new();
@@ -513,7 +529,7 @@ pub fn summarize_subagents<'a>(
             credits_used.add(rates, key, entry);
             grand_total.add_to_headline_total(rates, ledger.agent, key, entry);
             let mut main = *entry;
-            let shares = ledger.agents.as_deref().filter(|_| key.kind == Kind::Counted);
+            let shares = shares_of(ledger).filter(|_| key.kind == Kind::Counted);
             let shares = shares.into_iter().flat_map(|shares| shares.of(key.day, &key.model));
             let mut shared = false;
             for (label, share) in shares {
@@ -524,15 +540,19 @@ pub fn summarize_subagents<'a>(
                 }
             }
             if !(shared && is_nothing(&main)) {
-                add(key.kind, MAIN, ledger.agent, &key.model, &main);
+                add(key.kind, rest, ledger.agent, &key.model, &main);
             }
         }
     }
     let rows = groups
         .into_iter()
-        .map(|((label, model, kind, _), accumulator)| UsageRow {
-            subagent: Some(label),
-            ..accumulator.row(model, kind)
+        .map(|((label, model, kind, _), accumulator)| {
+            let mut row = accumulator.row(model, kind);
+            match by {
+                GroupBy::Purpose => row.purpose = Some(label),
+                _ => row.subagent = Some(label),
+            }
+            row
         })
         .collect();
     let totals = totals.into_iter().map(|(kind, accumulator)| (kind, accumulator.row(String::new(), kind))).collect();

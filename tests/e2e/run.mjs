@@ -463,6 +463,13 @@ test('VS Code chat sessions: every fixture as a folder, a User folder with long 
     await pick(page, debugLogs);
     assertEqual(fullModuleFetches(), 1, '17-debug-logs: analysed by the full module, loaded once');
     await checkNumbers(page, native(debugLogs), '17-debug-logs, through the move to the full module');
+    // The calls Copilot made for itself, set apart by purpose as natively (the agents added up).
+    await showView(page, 'usage');
+    await page.selectOption('#usage-by', 'purpose');
+    const ownCalls = (await usageShown(page, 'Usage by purpose')).rows.filter((row) => row[0] !== 'request').map((row) => row.slice(0, 3));
+    const nativeOwnCalls = nativeUsage(debugLogs, ['--by', 'purpose']).rows.filter((row) => row.purpose !== 'request').map((row) => [row.purpose, row.model, row.credits.toFixed(2)]);
+    assertEqual(ownCalls, nativeOwnCalls, "17-debug-logs: Copilot's own calls by purpose, as natively");
+    assertEqual(nativeOwnCalls.map((row) => row[0]), ['summarizeVirtualTools', 'title'], '17-debug-logs: its two purposes of its own');
     // The Month view says each surface's credits, recorded and estimated; they add up to the
     // month's, and each to the native usage of that surface in the month.
     await showView(page, 'month');

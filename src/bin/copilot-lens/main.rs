@@ -89,7 +89,8 @@ enum Command {
     Usage {
         #[arg(required_unless_present = "plans_list", value_name = "ROOT")]
         roots: Vec<PathBuf>,
-        /// How to group (subagent: the main agent against each sub-agent; every grouping but
+        /// How to group (subagent: the main agent against each sub-agent; purpose: the calls
+        /// that answered requests against those Copilot made for itself; every grouping but
         /// agent adds the agents up).
         #[arg(long, default_value = "day", value_parser = group_by_parser())]
         by: GroupBy,

@@ -418,7 +418,7 @@ fn group_by_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({
         "type": "string",
         "enum": GroupBy::ALL.map(GroupBy::name),
-        "description": "How to group, as usage --by: day (default), month, session, model, home, project, subagent (the main agent against each sub-agent), agent or client (the program the session was run from)",
+        "description": "How to group, as usage --by: day (default), month, session, model, home, project, subagent (the main agent against each sub-agent), agent, client (the program the session was run from) or purpose (calls that answered requests against those Copilot made for itself, as VS Code's debug logs name them)",
     })
 }
 
@@ -499,7 +499,7 @@ impl LensServer {
     }
 
     #[tool(
-        description = "Tokens, cost and AI credits (1 credit = 0.01 USD) used, grouped by day, month, session, model, home, project, subagent, agent or client, for a period: what `copilot-lens usage --json` prints. Rows are paged (offset, limit)."
+        description = "Tokens, cost and AI credits (1 credit = 0.01 USD) used, grouped by day, month, session, model, home, project, subagent, agent, client or purpose, for a period: what `copilot-lens usage --json` prints. Rows are paged (offset, limit)."
     )]
     async fn usage(&self, Parameters(asked): Parameters<UsageAsked>) -> Result<String, String> {
         let reading = self.reading.clone();

@@ -24,7 +24,7 @@ use crate::sources::folder_uri;
 use crate::sources::log::{LogContext, LogOutcome, bad_line_text, each_line};
 use crate::time;
 use crate::usage::counters::{Amount, LeftOut, Recorded};
-use crate::usage::ledger::{Place, SessionLedger};
+use crate::usage::ledger::{CallMaker, Place, SessionLedger};
 use crate::usage::{Entry, Tokens};
 
 /// The line types Copilot Chat writes that give no usage (`IDebugLogEntry.type`, and
@@ -251,11 +251,36 @@ impl<'c> Reading<'c> {
             });
         }
         let entry = Entry { tokens, implausible, recorded, ..Entry::default() };
-        let agent = child_label(self.context.source, text(line, "sid"));
+        let child = child_label(self.context.source, text(line, "sid"));
+        // Older builds name no call: a title log's calls are still the title's.
+        let purpose = match text(attrs, "debugName") {
+            Some(name) => own_purpose(name),
+            None => child.filter(|label| *label == TITLE),
+        };
+        let made = CallMaker { agent: child.filter(|label| Some(*label) != purpose), purpose };
         let response = text(attrs, "responseId");
-        ledger.recorded_call(Place::Line(number), millis, model, entry, response, agent);
+        ledger.recorded_call(Place::Line(number), millis, model, entry, response, made);
         outcome.summary.models.insert(model.to_string());
     }
+}
+
+/// The child log and the `debugName` of a chat's title (`title.ts`).
+const TITLE: &str = "title";
+
+/// The purpose of Copilot's own a call was made for, by its `debugName` (`chatMLFetcher.ts`'s
+/// callers): none for a call that answered a request, whether the chat's own
+/// (`<location>/<intent>`: `panel/editAgent`) or a sub-agent's (`tool/runSubagent-<name>`,
+/// and the search and execution sub-agents' loops). Every other name is a call Copilot made
+/// for itself: `title`, `summarizeVirtualTools`, `summarizeConversationHistory-<mode>`,
+/// `promptCategorization`, `healStringReplace`, ... A retry is named as what it retries.
+fn own_purpose(debug_name: &str) -> Option<&str> {
+    let name = ["retry-server-error-", "retry-error-", "retry-"]
+        .iter()
+        .find_map(|retry| debug_name.strip_prefix(retry))
+        .unwrap_or(debug_name);
+    let answers_request =
+        name.is_empty() || name.contains('/') || matches!(name, "searchSubagentTool" | "executionSubagentTool");
+    (!answers_request).then_some(name)
 }
 
 /// A child log's label (`<label>-<child id>.jsonl`, the child's id being its lines' `sid`):
@@ -371,10 +396,55 @@ mod tests {
         let line =
             call("t", "ok", r#"{"model":"gpt-4o-mini","inputTokens":200,"outputTokens":10,"copilotUsageNanoAiu":0}"#)
                 .replace(r#""sid":"s""#, r#""sid":"c2""#);
-        let outcome = read_log(&format!("{folder}/title-c2.jsonl"), &line);
-        let shares = outcome.usage.unwrap().agents.expect("the title task's share");
-        let labels: Vec<_> = shares.entries.keys().map(|(_, label, model)| (label.as_str(), model.as_str())).collect();
-        assert_eq!(labels, [("title", "gpt-4o-mini")]);
+        // A title log is no sub-agent's: its calls are the title's, named or not (older builds).
+        for line in [line.clone(), line.replace(r#""inputTokens""#, r#""debugName":"title","inputTokens""#)] {
+            let ledger = read_log(&format!("{folder}/title-c2.jsonl"), &line).usage.unwrap();
+            assert!(ledger.agents.is_none(), "{line}");
+            let shares = ledger.purposes.expect("the title's share");
+            let labels: Vec<_> =
+                shares.entries.keys().map(|(_, label, model)| (label.as_str(), model.as_str())).collect();
+            assert_eq!(labels, [("title", "gpt-4o-mini")]);
+        }
+    }
+
+    #[test]
+    fn a_call_copilot_made_for_itself_is_set_apart_by_its_purpose() {
+        let purposes: Vec<_> = [
+            "panel/editAgent",
+            "tool/runSubagent-explorer",
+            "searchSubagentTool",
+            "",
+            "title",
+            "summarizeVirtualTools",
+            "retry-error-summarizeConversationHistory-full",
+            "retry-panel/editAgent",
+        ]
+        .into_iter()
+        .map(own_purpose)
+        .collect();
+        assert_eq!(
+            purposes,
+            [
+                None,
+                None,
+                None,
+                None,
+                Some("title"),
+                Some("summarizeVirtualTools"),
+                Some("summarizeConversationHistory-full"),
+                None
+            ]
+        );
+        // In a sub-agent's log, a call of Copilot's own is both the sub-agent's and the purpose's.
+        let folder = "x/GitHub.copilot-chat/debug-logs/s";
+        let attrs = r#"{"model":"gpt-5.4","debugName":"summarizeVirtualTools","inputTokens":300,"outputTokens":20}"#;
+        let line = call("v", "ok", attrs).replace(r#""sid":"s""#, r#""sid":"c1""#);
+        let ledger = read_log(&format!("{folder}/runSubagent-explorer-c1.jsonl"), &line).usage.unwrap();
+        let labels = |shares: Option<Box<crate::usage::ledger::Shares>>| {
+            shares.unwrap().entries.into_keys().map(|(_, label, _)| label).collect::<Vec<_>>()
+        };
+        assert_eq!(labels(ledger.agents), ["runSubagent-explorer"]);
+        assert_eq!(labels(ledger.purposes), ["summarizeVirtualTools"]);
     }
 
     #[test]
