@@ -33,6 +33,7 @@ pub mod team_export;
 pub mod time;
 pub mod usage;
 pub mod views;
+pub mod words;
 
 /// The browser's analysis, fed by the page (`wasm` exports it).
 #[cfg(target_arch = "wasm32")]

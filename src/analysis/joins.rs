@@ -4,7 +4,6 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::logs::Parsing;
-use super::logs::rows_counted;
 use super::plan::{LateSizes, Step};
 use super::state::State;
 use super::stores::StoreOnDisk;
@@ -22,6 +21,7 @@ use crate::sources::store::TurnReader;
 use crate::usage::ledger::{CounterProblem, SessionLedger};
 use crate::usage::plausible;
 use crate::usage::summary;
+use crate::words::counted;
 
 impl Parsing {
     /// Step 4: the files read after the logs (`Role::LateMetadata`), then the held rows,
@@ -167,7 +167,7 @@ impl State {
         let far_days = days.implausible(self.options.today, home, &source);
         self.diagnostics.extend(far_days);
         if let Some(first) = copy_of {
-            let (rows, label) = (rows_counted(copies), self.file_label(first));
+            let (rows, label) = (counted(copies, "row", "rows"), self.file_label(first));
             let message = format!("{rows} the same as in {label}, not repeated");
             self.warn(index, DiagnosticKind::Duplicate, message);
         }
@@ -316,10 +316,9 @@ impl State {
             let mut problems = Vec::new();
             for (day, why, tokens) in far_days {
                 let message = format!(
-                    "usage dated {day} ({} request{}, {} tokens), {why}: no Copilot usage can be on that day. \
+                    "usage dated {day} ({}, {} tokens), {why}: no Copilot usage can be on that day. \
                      Shown on it and flagged {}, left out of the totals, the billing month and its projection",
-                    tokens.requests,
-                    if tokens.requests == 1 { "" } else { "s" },
+                    counted(tokens.requests, "request", "requests"),
                     tokens.total(),
                     plausible::IMPLAUSIBLE_DATE
                 );

@@ -18,6 +18,7 @@ use crate::sources::log::ScanStats;
 use crate::sources::log::{LogContext, LogEnd, LogOutcome};
 use crate::sources::{SOURCES, Source, SourceId};
 use crate::usage::ledger::SessionLedger;
+use crate::words::counted;
 
 /// Where a log's bytes come from: the reader, or bytes read by someone else (the page).
 pub enum LogInput<'a> {
@@ -235,8 +236,8 @@ impl Parsing {
             let message = format!(
                 "the same session as {}: {} already there, not repeated; {} added",
                 self.state.file_label(first),
-                rows_counted(given),
-                rows_counted(added),
+                counted(given, "row", "rows"),
+                counted(added, "row", "rows"),
             );
             self.state.warn(task.file, DiagnosticKind::Duplicate, message);
         }
@@ -327,11 +328,6 @@ impl Parsing {
             self.state.files[index].modified_ms = Some(modified_ms);
         }
     }
-}
-
-/// "1 row", "2 rows".
-pub(super) fn rows_counted(count: u64) -> String {
-    if count == 1 { "1 row".to_string() } else { format!("{count} rows") }
 }
 
 impl State {

@@ -85,9 +85,9 @@ impl RowDays {
             line: Some(first),
             kind: DiagnosticKind::ImplausibleTime,
             message: format!(
-                "{rows} row{} dated {day}, {why}, from line {first} to line {last}: no Copilot event can be on \
-                 that day. Shown on it as written",
-                if rows == 1 { "" } else { "s" }
+                "{} dated {day}, {why}, from line {first} to line {last}: no Copilot event can be on that day. \
+                 Shown on it as written",
+                crate::words::counted(rows, "row", "rows")
             ),
         })
         .collect()

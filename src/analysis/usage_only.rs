@@ -188,8 +188,8 @@ impl UsageRun {
                 line: None,
                 kind: DiagnosticKind::HoldsNoUsage,
                 message: format!(
-                    "{count} {kind} file{}: sessions with no usage counters, not counted",
-                    if count == 1 { "" } else { "s" }
+                    "{}: sessions with no usage counters, not counted",
+                    crate::words::counted(count, &format!("{kind} file"), &format!("{kind} files"))
                 ),
             })
             .collect()

@@ -195,14 +195,7 @@ pub fn number(value: f64) -> String {
         return format!("{value:.2}");
     }
     let whole = value.round() as i64;
-    let digits = whole.unsigned_abs().to_string();
-    let mut grouped = String::new();
-    for (index, digit) in digits.chars().enumerate() {
-        if index > 0 && (digits.len() - index).is_multiple_of(3) {
-            grouped.push(',');
-        }
-        grouped.push(digit);
-    }
+    let grouped = crate::words::grouped(whole.unsigned_abs());
     if whole < 0 { format!("-{grouped}") } else { grouped }
 }
 

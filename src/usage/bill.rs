@@ -110,13 +110,13 @@ impl Reports {
                 (false, true) => {
                     format!(
                         "{name} repeats {other} (all its {} are in both): counted once",
-                        report::counted_rows(total)
+                        crate::words::counted(total, "row", "rows")
                     )
                 }
                 _ => format!(
                     "{name}: {repeated} of its {} also in {other} (the same day, login, model and SKU): counted once, \
                      as {other} has them",
-                    report::counted_rows(total)
+                    crate::words::counted(total, "row", "rows")
                 ),
             });
         }

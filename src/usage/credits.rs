@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use super::rates::RateTable;
 use super::{Entry, EntryKey, Kind, NANO_AIU_PER_CREDIT, NANO_DOLLARS_PER_CREDIT};
+use crate::words::grouped;
 
 /// One AI credit in US dollars.
 pub const USD_PER_CREDIT: f64 = 0.01;
@@ -157,19 +158,6 @@ impl CreditsUsed {
         }
         format!("{} credits (${})", grouped_decimal(self.credits), grouped_decimal(self.usd))
     }
-}
-
-/// `12,345`.
-pub fn grouped(number: u64) -> String {
-    let digits = number.to_string();
-    let mut text = String::new();
-    for (index, digit) in digits.chars().enumerate() {
-        if index > 0 && (digits.len() - index).is_multiple_of(3) {
-            text.push(',');
-        }
-        text.push(digit);
-    }
-    text
 }
 
 /// `12,345.67`, to the hundredth.

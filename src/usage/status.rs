@@ -13,10 +13,11 @@ use serde::{Deserialize, Serialize};
 
 use super::Entries;
 use super::budget::{self, Budgets, Level};
-use super::credits::{grouped, grouped_decimal};
+use super::credits::grouped_decimal;
 use super::ledger::SessionLedger;
 use super::month::{MonthCredits, credits_by_day, month_bounds, month_of_entries};
 use super::rates::RateTable;
+use crate::words::grouped;
 
 /// The billing month's entries of every session of a home, as one usage run counted them.
 #[derive(Debug, Serialize, Deserialize)]

@@ -17,6 +17,7 @@ use std::time::{Duration, SystemTime};
 use copilot_lens::analysis::{Options, StoreCache};
 use copilot_lens::cache::entry::{HEADER_BYTES_AT_MOST, stated_length};
 use copilot_lens::cache::{CacheStore, CacheTally, CacheUse, Keyed, Purpose};
+use copilot_lens::words::{counted, grouped};
 
 use crate::roots::DiskRoots;
 use crate::terminal::say;
@@ -284,38 +285,19 @@ pub fn summary(tally: &CacheTally) -> String {
     let mut line = format!(
         "cache: {} parsed, {} from the cache ({}{unopened})",
         counted(tally.parsed, "file", "files"),
-        thousands(tally.cached),
+        grouped(tally.cached),
         megabytes(tally.cached_bytes)
     );
     if tally.resumed > 0 {
-        let (logs, ended) = match tally.resumed {
-            1 => ("1 grown log".to_string(), "it ended"),
-            count => (format!("{} grown logs", thousands(count)), "they ended"),
-        };
+        let logs = counted(tally.resumed, "grown log", "grown logs");
+        let ended = if tally.resumed == 1 { "it ended" } else { "they ended" };
         line.push_str(&format!(", {logs} parsed from where {ended} ({} new)", megabytes(tally.resumed_bytes)));
     }
     line
 }
 
-/// `count` things in words: "1 log", "2,782 logs".
-pub fn counted(count: u64, one: &str, many: &str) -> String {
-    if count == 1 { format!("1 {one}") } else { format!("{} {many}", thousands(count)) }
-}
-
 fn megabytes(bytes: u64) -> String {
     format!("{:.0} MB", bytes as f64 / 1e6)
-}
-
-fn thousands(count: u64) -> String {
-    let digits = count.to_string();
-    let mut out = String::new();
-    for (at, digit) in digits.chars().enumerate() {
-        if at > 0 && (digits.len() - at).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(digit);
-    }
-    out
 }
 
 #[cfg(test)]

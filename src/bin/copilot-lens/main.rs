@@ -38,6 +38,7 @@ use copilot_lens::usage::month;
 use copilot_lens::usage::plans::Plans;
 use copilot_lens::usage::rates::RateTable;
 use copilot_lens::usage::summary::{DayRange, GroupBy};
+use copilot_lens::words::counted;
 
 use crate::cache::{CachedRun, FolderStore};
 use crate::roots::{DiskRoots, Scope};
@@ -302,7 +303,7 @@ fn thread_count(asked: Option<usize>) -> usize {
     let most = cores * MAX_THREADS_PER_CORE;
     match asked {
         Some(asked) if asked > most => {
-            let cores = if cores == 1 { "1 core".to_string() } else { format!("{cores} cores") };
+            let cores = counted(cores as u64, "core", "cores");
             say!("--threads {asked} is more than {MAX_THREADS_PER_CORE} per core ({cores} here): using {most}");
             most
         }
@@ -808,7 +809,7 @@ fn run_usage_in_full(
     cached.finish(&cache_tally);
     say!(
         "{}, every file read in {:.3} s; peak memory {}",
-        cache::counted(outputs.usage.ledgers.len() as u64, "session", "sessions"),
+        counted(outputs.usage.ledgers.len() as u64, "session", "sessions"),
         started.elapsed().as_secs_f64(),
         peak_memory_text()
     );

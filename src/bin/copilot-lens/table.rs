@@ -305,6 +305,6 @@ pub fn write_bill(out: &mut impl Write, bill: &Reconciliation) -> io::Result<()>
 
 /// "1 session has", "2 sessions have".
 fn sessions_have(count: usize) -> String {
-    let sessions = crate::cache::counted(count as u64, "session", "sessions");
+    let sessions = copilot_lens::words::counted(count as u64, "session", "sessions");
     format!("{sessions} {}", if count == 1 { "has" } else { "have" })
 }

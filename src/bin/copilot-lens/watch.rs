@@ -251,8 +251,7 @@ impl Updater<'_> {
             text.push_str("  none since the watch began\n");
         }
         for arrival in &view.arrivals {
-            let calls =
-                if arrival.requests == 1 { "1 call".to_string() } else { format!("{} calls", arrival.requests) };
+            let calls = copilot_lens::words::counted(arrival.requests, "call", "calls");
             text.push_str(&format!(
                 "  {}  {}  {}  {calls}  +{} cr\n",
                 clock(arrival.at_ms),

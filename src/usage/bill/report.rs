@@ -19,6 +19,7 @@ use crate::lines::{utf16_as_utf8, without_bom};
 use crate::scrub::scrub_start;
 use crate::usage::counters::MAX_PLAUSIBLE_BILLED;
 use crate::usage::credits::parse_grouped;
+use crate::words::counted;
 
 /// The longest row read (a report's rows are a few hundred bytes): a longer one is left out and
 /// named, and costs no more memory than this.
@@ -467,11 +468,6 @@ fn implausible(amount: f64) -> Option<&'static str> {
     }
 }
 
-/// `1 row`, `2 rows`.
-pub fn counted_rows(count: u64) -> String {
-    format!("{count} row{}", if count == 1 { "" } else { "s" })
-}
-
 /// The rows left out of a report: the first named by line, the rest counted.
 #[derive(Default)]
 struct LeftOut {
@@ -615,15 +611,15 @@ impl Reading<'_> {
             rows.entry(key).or_default().add(figures);
         }
         if undated > 0 {
-            notes.push(format!("{name}: {} whose date is not a day in that order left out", counted_rows(undated)));
+            notes.push(format!(
+                "{name}: {} whose date is not a day in that order left out",
+                counted(undated, "row", "rows")
+            ));
         }
         notes.extend(self.left_out.named);
         if self.left_out.more > 0 {
             let more = self.left_out.more;
-            notes.push(format!(
-                "{name}: {more} more row{} left out, for the same reasons",
-                if more == 1 { "" } else { "s" }
-            ));
+            notes.push(format!("{name}: {} more left out, for the same reasons", counted(more, "row", "rows")));
         }
         if let Some(line) = self.padding_from {
             notes.push(format!(
