@@ -4,11 +4,12 @@ use std::io::{self, Write};
 
 use copilot_lens::analysis::UsageData;
 use copilot_lens::usage::bill::{LEGEND, Reconciliation, status_words};
-use copilot_lens::usage::credits::{CreditsUsed, grouped, grouped_decimal};
+use copilot_lens::usage::credits::{CreditsUsed, grouped_decimal};
 use copilot_lens::usage::ledger::IMPLAUSIBLE_COUNTER;
 use copilot_lens::usage::month::MonthCredits;
 use copilot_lens::usage::summary::{GroupBy, UsageRow, UsageTable, sessions_flagged};
 use copilot_lens::usage::{Kind, TokenColumns};
+use copilot_lens::words::grouped;
 
 use crate::terminal;
 

@@ -619,7 +619,7 @@ impl Reading<'_> {
         notes.extend(self.left_out.named);
         if self.left_out.more > 0 {
             let more = self.left_out.more;
-            notes.push(format!("{name}: {} more left out, for the same reasons", counted(more, "row", "rows")));
+            notes.push(format!("{name}: {} left out, for the same reasons", counted(more, "more row", "more rows")));
         }
         if let Some(line) = self.padding_from {
             notes.push(format!(
