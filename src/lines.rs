@@ -215,77 +215,83 @@ impl Utf16State {
 
 impl<R: Read> Read for Utf16AsUtf8<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        loop {
-            match &mut self.state {
-                Decoding::Unknown => {
-                    let mut start = [0u8; 3];
-                    let mut len = 0;
-                    // The first read goes into the caller's buffer when it holds a mark: most
-                    // files are not UTF-16, and reading three bytes apart first would cost each
-                    // of thousands of logs a call to the system.
-                    if buf.len() >= start.len() {
-                        let read = match self.inner.read(buf) {
-                            Ok(read) => read,
-                            Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
-                            Err(error) => return Err(error),
-                        };
-                        if read == 0 || !may_be_utf16(&buf[..read]) {
-                            self.state = Decoding::Passthrough { start, len: 0, at: 0 };
-                            return Ok(read);
-                        }
-                        if read >= start.len() {
-                            self.state = Decoding::Utf16(Box::new(Utf16State::after_mark(&buf[..read])));
-                            continue;
-                        }
-                        start[..read].copy_from_slice(&buf[..read]);
-                        len = read;
-                    }
-                    while len < start.len() {
-                        match self.inner.read(&mut start[len..]) {
-                            Ok(0) => break,
-                            Ok(count) => len += count,
-                            Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
-                            Err(error) => return Err(error),
-                        }
-                    }
-                    self.state = match start[..len] {
-                        [0xFF, 0xFE, _] | [0xFE, 0xFF, _] => Decoding::Utf16(Box::new(Utf16State::after_mark(&start))),
-                        _ => Decoding::Passthrough { start, len, at: 0 },
-                    };
-                }
-                Decoding::Passthrough { start, len, at } => {
-                    if *at < *len {
-                        let count = (*len - *at).min(buf.len());
-                        buf[..count].copy_from_slice(&start[*at..*at + count]);
-                        *at += count;
-                        return Ok(count);
-                    }
-                    return self.inner.read(buf);
-                }
-                Decoding::Utf16(state) => {
-                    if state.given < state.out.len() {
-                        let count = (state.out.len() - state.given).min(buf.len());
-                        buf[..count].copy_from_slice(&state.out[state.given..state.given + count]);
-                        state.given += count;
-                        return Ok(count);
-                    }
-                    if state.ended || buf.is_empty() {
-                        return Ok(0);
-                    }
-                    state.out.clear();
-                    state.given = 0;
-                    let read = match self.inner.read(&mut state.input) {
+        read_decoded(&mut self.inner, &mut self.state, buf)
+    }
+}
+
+/// `Utf16AsUtf8::read`, for any reader (one copy of it for every kind of reader, in the page's
+/// download; a call through `dyn` per read costs nothing beside the read).
+fn read_decoded(inner: &mut dyn Read, decoding: &mut Decoding, buf: &mut [u8]) -> io::Result<usize> {
+    loop {
+        match decoding {
+            Decoding::Unknown => {
+                let mut start = [0u8; 3];
+                let mut len = 0;
+                // The first read goes into the caller's buffer when it holds a mark: most
+                // files are not UTF-16, and reading three bytes apart first would cost each
+                // of thousands of logs a call to the system.
+                if buf.len() >= start.len() {
+                    let read = match inner.read(buf) {
                         Ok(read) => read,
                         Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
                         Err(error) => return Err(error),
                     };
-                    if read == 0 {
-                        state.end();
-                    } else {
-                        let input = std::mem::take(&mut state.input);
-                        state.bytes(&input[..read]);
-                        state.input = input;
+                    if read == 0 || !may_be_utf16(&buf[..read]) {
+                        *decoding = Decoding::Passthrough { start, len: 0, at: 0 };
+                        return Ok(read);
                     }
+                    if read >= start.len() {
+                        *decoding = Decoding::Utf16(Box::new(Utf16State::after_mark(&buf[..read])));
+                        continue;
+                    }
+                    start[..read].copy_from_slice(&buf[..read]);
+                    len = read;
+                }
+                while len < start.len() {
+                    match inner.read(&mut start[len..]) {
+                        Ok(0) => break,
+                        Ok(count) => len += count,
+                        Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+                        Err(error) => return Err(error),
+                    }
+                }
+                *decoding = match start[..len] {
+                    [0xFF, 0xFE, _] | [0xFE, 0xFF, _] => Decoding::Utf16(Box::new(Utf16State::after_mark(&start))),
+                    _ => Decoding::Passthrough { start, len, at: 0 },
+                };
+            }
+            Decoding::Passthrough { start, len, at } => {
+                if *at < *len {
+                    let count = (*len - *at).min(buf.len());
+                    buf[..count].copy_from_slice(&start[*at..*at + count]);
+                    *at += count;
+                    return Ok(count);
+                }
+                return inner.read(buf);
+            }
+            Decoding::Utf16(state) => {
+                if state.given < state.out.len() {
+                    let count = (state.out.len() - state.given).min(buf.len());
+                    buf[..count].copy_from_slice(&state.out[state.given..state.given + count]);
+                    state.given += count;
+                    return Ok(count);
+                }
+                if state.ended || buf.is_empty() {
+                    return Ok(0);
+                }
+                state.out.clear();
+                state.given = 0;
+                let read = match inner.read(&mut state.input) {
+                    Ok(read) => read,
+                    Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(error) => return Err(error),
+                };
+                if read == 0 {
+                    state.end();
+                } else {
+                    let input = std::mem::take(&mut state.input);
+                    state.bytes(&input[..read]);
+                    state.input = input;
                 }
             }
         }

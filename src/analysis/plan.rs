@@ -105,7 +105,7 @@ impl Planned {
             if listing.files.is_empty() && listing.problems.is_empty() {
                 return Err(AnalysisError::EmptyRoot(listing.label));
             }
-            let found = Rebase::detect_all(listing.files.iter().map(|file| file.path.as_str()));
+            let found = Rebase::detect_all(&mut listing.files.iter().map(|file| file.path.as_str()));
             if found.is_empty() {
                 return Err(AnalysisError::NoCopilotData(listing.label));
             }

@@ -32,7 +32,8 @@ impl Rebase {
     /// holding one of the sources' data folders, or a folder that looks like a source's own
     /// folder itself (`COPILOT_HOME`, or a zip of `~/.copilot` whatever its top folder is
     /// called). A collection of machines (`machineA/.copilot`, `machineB/.copilot`) has several.
-    pub fn detect_all<'a>(paths: impl Iterator<Item = &'a str>) -> Vec<Rebase> {
+    /// (A `dyn` iterator: one copy of this for every kind of listing, in the page's download.)
+    pub fn detect_all(paths: &mut dyn Iterator<Item = &str>) -> Vec<Rebase> {
         let layouts = || SOURCES.iter().map(|source| source.layout());
         let mut candidates: HashMap<&str, HomeKind> = HashMap::new();
         let mut loose: Option<&'static HomeLayout> = None;
@@ -137,7 +138,7 @@ pub struct FolderZips {
 
 pub fn zips_outside_homes<'a>(paths: impl Iterator<Item = &'a str> + Clone) -> FolderZips {
     let is_zip = |path: &&str| path.len() > 4 && path.as_bytes()[path.len() - 4..].eq_ignore_ascii_case(b".zip");
-    let homes = Rebase::detect_all(paths.clone().filter(|path| !is_zip(path)));
+    let homes = Rebase::detect_all(&mut paths.clone().filter(|path| !is_zip(path)));
     let in_a_home = |path: &str| {
         home_of(&homes, path).is_some_and(|(_, inside)| crate::sources::classify(&inside).1.kind.role != Role::Outside)
     };
@@ -150,7 +151,7 @@ pub fn zips_outside_homes<'a>(paths: impl Iterator<Item = &'a str> + Clone) -> F
 /// the analysis, for the report's sizes: each File costs a round trip to the browser. (Files
 /// outside every home are few, and one may be a zip read as a root: they are not among them.)
 pub fn never_opened<'a>(paths: impl Iterator<Item = &'a str> + Clone) -> Vec<u32> {
-    let homes = Rebase::detect_all(paths.clone());
+    let homes = Rebase::detect_all(&mut paths.clone());
     let opened = |path: &str| {
         home_of(&homes, path).is_none_or(|(_, inside)| crate::sources::classify(&inside).1.kind.role.is_opened())
     };
@@ -199,7 +200,7 @@ mod tests {
     use super::*;
 
     fn one_home(paths: &[&str]) -> Rebase {
-        let mut homes = Rebase::detect_all(paths.iter().copied());
+        let mut homes = Rebase::detect_all(&mut paths.iter().copied());
         assert_eq!(homes.len(), 1, "{homes:?}");
         homes.remove(0)
     }
@@ -260,14 +261,14 @@ mod tests {
         let dir = ["my-copilot/session-state/x/events.jsonl", "my-copilot/config.json"];
         assert_eq!(one_home(&dir).apply(dir[1]).as_deref(), Some(".copilot/config.json"));
 
-        assert_eq!(Rebase::detect_all(["photos/cat.jpg"].iter().copied()), vec![]);
+        assert_eq!(Rebase::detect_all(&mut ["photos/cat.jpg"].iter().copied()), vec![]);
     }
 
     #[test]
     fn a_root_of_loose_logs_is_read_as_their_sessions() {
         let id = "5e55a0a1-0000-4000-8000-000000000001";
         let paths = ["events.jsonl".to_string(), format!("saved/{id}/events.jsonl"), "notes.txt".into()];
-        let homes = Rebase::detect_all(paths.iter().map(String::as_str));
+        let homes = Rebase::detect_all(&mut paths.iter().map(String::as_str));
         assert_eq!(homes.iter().map(Rebase::layout_name).collect::<Vec<_>>(), ["loose_logs"]);
         let stand_in = homes[0].apply(&paths[0]).unwrap();
         assert!(stand_in.starts_with(".copilot/session-state/") && stand_in.ends_with("/events.jsonl"), "{stand_in}");
@@ -285,7 +286,7 @@ mod tests {
             "machineA/.copilot/session-state/x/files/permissions-config.json",
             "notes.txt",
         ];
-        let homes = Rebase::detect_all(paths.iter().copied());
+        let homes = Rebase::detect_all(&mut paths.iter().copied());
         let found: Vec<_> = homes.iter().map(|home| (home.path(), home.layout_name())).collect();
         assert_eq!(found, [("machineA", "home"), ("machineB", "home"), ("old/copilot-copy", "copilot_directory")]);
         assert_eq!(home_of(&homes, paths[1]), Some((0, ".copilot/session-state/x/events.jsonl".into())));

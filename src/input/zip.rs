@@ -343,7 +343,7 @@ fn list_entries<A: Read + Seek>(
 }
 
 fn holds_a_home(listing: &RootListing) -> bool {
-    !Rebase::detect_all(listing.files.iter().map(|file| file.path.as_str())).is_empty()
+    !Rebase::detect_all(&mut listing.files.iter().map(|file| file.path.as_str())).is_empty()
 }
 
 fn is_zip_name(path: &str) -> bool {
