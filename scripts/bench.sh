@@ -11,7 +11,9 @@
 #               other build's www/ is built too)
 #     --debug-logs  also `usage` with VS Code's Agent Debug logs of SIZE beside the corpus, and on
 #               them alone (scripts/gen-debug-logs.py, seed 1, into $CORPUS_DIR/debug-SIZE, made once)
-# Prints, per command, each build's median wall and CPU time and peak memory, and the ratio.
+# Prints, per command, each build's median wall and CPU time and peak memory, and the ratio;
+# beside `usage`, its floor (examples/usage_floor.rs: the home's logs and store read and searched,
+# nothing parsed), which no design that reads the files can go under.
 set -euo pipefail
 # Cold runs: the CLI reads and writes no cache (scripts/bench-cache.sh times the cache).
 export COPILOT_LENS_CACHE=off
@@ -42,6 +44,7 @@ fi
 source scripts/lib/ccusage.sh
 install_ccusage
 cargo build --release --quiet
+cargo build --release --quiet --example usage_floor
 this=target/release/copilot-lens
 
 other="" other_www=""
@@ -66,10 +69,10 @@ fi
 find "$corpus" $debug_logs -type f -exec cat {} + >/dev/null # warm the page cache
 echo "corpus: $corpus ($(du -sh "$corpus" | cut -f1) on disk); $(nproc) cores; $pairs alternating pairs; this build: $(git rev-parse --short HEAD)$(git diff --quiet || echo '+changes'); other: ${vs:-none}"
 
-python3 - "$corpus" "$this" "$other" "$pairs" "$CCUSAGE_BIN" "$debug_logs" <<'PY'
+python3 - "$corpus" "$this" "$other" "$pairs" "$CCUSAGE_BIN" "$debug_logs" target/release/examples/usage_floor <<'PY'
 import os, shutil, statistics, subprocess, sys, tempfile, time
 
-corpus, this, other, pairs, ccusage, debug_logs = sys.argv[1:7]
+corpus, this, other, pairs, ccusage, debug_logs, floor = sys.argv[1:8]
 pairs = int(pairs)
 work = tempfile.mkdtemp(prefix="bench.")
 cores = str(os.cpu_count())
@@ -105,6 +108,7 @@ for name in commands(this):
     runs = {build: [] for build, _ in builds}
     if name == "usage":
         runs["ccusage"] = []
+        runs["floor"] = []
     for pair in range(pairs):
         # Alternate which goes first, so neither always follows the other.
         order = builds if pair % 2 == 0 else builds[::-1]
@@ -112,6 +116,7 @@ for name in commands(this):
             runs[build].append(run(commands(binary)[name]))
         if name == "usage":
             runs["ccusage"].append(run([ccusage, "copilot", "daily", "--json", "-z", "UTC", "--offline"], cc_env))
+            runs["floor"].append(run([floor, corpus]))
     rows.append((name, runs))
 
 print()

@@ -1,0 +1,79 @@
+//! The least a cold `usage` run does, with nothing else: list the home, then read every event
+//! log and the session store (with its WAL) whole, on every core, a megabyte at a time into
+//! one buffer per thread, and find the lines that name a counter type (`memmem`), parsing
+//! none. Timed from outside, as `usage` is, it is the part of `usage`'s time that no parser
+//! can take away (issue 49's goal sets `usage` against ccusage's time).
+//!
+//!   cargo run --release --example usage_floor -- HOME [THREADS]
+
+use std::fs::{self, File};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+fn walk(dir: &Path, files: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    for entry in fs::read_dir(dir)? {
+        let entry = entry?;
+        let kind = entry.file_type()?;
+        if kind.is_dir() {
+            walk(&entry.path(), files)?;
+        } else {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name == "events.jsonl" || name.starts_with("session-store.db") {
+                files.push(entry.path());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Reads `path` whole into `buffer`, a chunk at a time, counting the chunks' counter names
+/// (a name cut by a chunk's end is missed: the count only keeps the search from being
+/// optimized away).
+fn read_and_search(path: &Path, buffer: &mut [u8], finder: &memchr::memmem::Finder<'_>) -> std::io::Result<usize> {
+    let mut file = File::open(path)?;
+    let mut hits = 0;
+    loop {
+        let read = file.read(buffer)?;
+        if read == 0 {
+            return Ok(hits);
+        }
+        hits += finder.find_iter(&buffer[..read]).count();
+    }
+}
+
+fn main() -> std::io::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (home, threads) = match args.as_slice() {
+        [home] => (home, std::thread::available_parallelism().map_or(1, |n| n.get())),
+        [home, threads] => (home, threads.parse().expect("THREADS is a number")),
+        _ => {
+            eprintln!("usage: usage_floor HOME [THREADS]");
+            std::process::exit(2);
+        }
+    };
+    let mut files = Vec::new();
+    walk(Path::new(home), &mut files)?;
+    let next = Mutex::new(files.iter());
+    let hits = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let finder = memchr::memmem::Finder::new(b"session.");
+                    let mut buffer = vec![0u8; 1 << 20];
+                    let mut hits = 0;
+                    loop {
+                        // Taken in a statement of its own: the lock is not held while reading.
+                        let Some(path) = next.lock().expect("no worker panics").next() else { break };
+                        hits += read_and_search(path, &mut buffer, &finder).unwrap_or(0);
+                    }
+                    hits
+                })
+            })
+            .collect();
+        workers.into_iter().map(|worker| worker.join().expect("no worker panics")).sum::<usize>()
+    });
+    println!("{} files, {hits} lines naming a session type, {threads} threads", files.len());
+    Ok(())
+}
