@@ -1237,22 +1237,12 @@ mod tests {
         let mut main = SessionLedger::new(Zone::Utc);
         let call =
             |input, output, nano| Entry { tokens: tokens(input, output), recorded: recorded(nano), ..Entry::default() };
-        main.recorded_call(
-            Place::Line(3),
-            at(0),
-            "gpt-5.4",
-            call(2000, 100, 1_500_000_000),
-            Some("r-0"),
-            CallMaker::default(),
-        );
-        main.recorded_call(
-            Place::Line(6),
-            at(1),
-            "gpt-5.4",
-            call(3000, 200, 2_000_000_000),
-            Some("resp-0"),
-            CallMaker::default(),
-        );
+        for (line, minute, input, output, nano, response) in
+            [(3, 0, 2000, 100, 1_500_000_000, "r-0"), (6, 1, 3000, 200, 2_000_000_000, "resp-0")]
+        {
+            let call = call(input, output, nano);
+            main.recorded_call(Place::Line(line), at(minute), "gpt-5.4", call, Some(response), CallMaker::default());
+        }
         let mut child = SessionLedger::new(Zone::Utc);
         let explorer = CallMaker { agent: Some("runSubagent-explorer"), purpose: None };
         child.recorded_call(Place::Line(2), at(0), "claude-haiku-4.5", call(800, 50, 330_000_000), None, explorer);
