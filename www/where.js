@@ -27,15 +27,22 @@ function spelled(path, system) {
 
 const codes = (paths) => paths.flatMap((path, i) => (i ? [', ', h('code', null, path)] : [h('code', null, path)]));
 
+/** The folders the walk reads below `dir`, its rules followed down: below each workspace's
+ *  folder, `chatSessions` and `GitHub.copilot-chat/debug-logs`. */
+function readUnder(dir, walkRules) {
+  const rule = walkRules.find((r) => r.dir === dir);
+  return rule ? rule.only.flatMap((name) => readUnder(`${dir}/${name}`, walkRules)) : [dir];
+}
+
 /** What is read below each entry a source's own folder holds, by the walk rules; none when no
  *  rule narrows the walk (the whole folder is read). */
 function readBelow(source, walkRules) {
   let narrowed = false;
-  const entries = source.own_folder_holds.map((entry) => {
+  const entries = source.own_folder_holds.flatMap((entry) => {
     const rule = walkRules.find(({ dir }) => dir.startsWith(entry.split('/')[0] + '/') || dir === entry);
-    if (!rule || entry.includes('/')) return entry;
+    if (!rule || entry.includes('/')) return [entry];
     narrowed = true;
-    return `${rule.dir}/${rule.only.join('|')}`;
+    return readUnder(rule.dir, walkRules);
   });
   return narrowed ? entries : [];
 }

@@ -1570,7 +1570,7 @@ test('data in: the main action says first that the files stay in this browser, t
     assertEqual(steps.map(([system]) => system), ['windows', 'macos', 'linux'], 'steps for Windows, macOS and Linux');
     const on = Object.fromEntries(steps);
     for (const want of ['%USERPROFILE%\\.copilot', '%APPDATA%\\Code\\User', '%APPDATA%\\Code - Insiders\\User', '~/.vscode-server/data/User']) assert(on.windows.includes(want), `Windows: ${want}`);
-    for (const want of ['~/.copilot', 'Cmd+Shift+.', '~/Library/Application Support/Code/User', '~/.vscode-server/data/User', 'workspaceStorage/*/chatSessions']) assert(on.macos.includes(want), `macOS: ${want}`);
+    for (const want of ['~/.copilot', 'Cmd+Shift+.', '~/Library/Application Support/Code/User', '~/.vscode-server/data/User', 'workspaceStorage/*/chatSessions', 'workspaceStorage/*/GitHub.copilot-chat/debug-logs']) assert(on.macos.includes(want), `macOS: ${want}`);
     for (const want of ['~/.copilot', '~/.config/Code/User', '~/.config/Code - Insiders/User']) assert(on.linux.includes(want), `Linux: ${want}`);
 
     await pickerReturning(page, '.copilot-picked', files);
