@@ -6,7 +6,6 @@
 #[cfg(feature = "extras")]
 mod extras;
 
-use std::borrow::Cow;
 use std::cell::{RefCell, RefMut};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::SeekFrom;
@@ -15,9 +14,11 @@ use wasm_bindgen::JsCast;
 use web_sys::Blob;
 
 use crate::analysis::{
-    LateSizes, LogInput, LogJob, LogQueue, LogTask, Options, Outputs, ParsedLog, Parsing, Planned, Released, StoreCache,
+    LateSizes, LogInput, LogJob, LogQueue, LogTask, Options, Outputs, ParsedLog, Parsing, Planned, Released,
 };
-use crate::cache::{CacheTally, ENDS_BYTES, EntryAfter, FileKey, Keyed, Purpose, RunCache, Stat, Stored, entry_name};
+use crate::cache::{
+    CacheTally, ENDS_BYTES, EntryStore, FileKey, LookedUp, Purpose, Stat, StoreCache, entry_name, look_up,
+};
 use crate::facts::files::Role;
 use crate::input::RootListing;
 use crate::input::browser::{BrowserFile, BrowserRoot, BrowserRoots, LineSource, SourceReader};
@@ -422,15 +423,18 @@ impl ParsingRun {
         match given {
             GivenLog::Bytes(bytes, modified_ms) => {
                 self.roots.progress.add_file(task.root, &task.listed_path, bytes.len() as f64);
-                match cache {
-                    Some(Cached { cache, labels, .. }) => {
-                        let key = page_cache::key_of_bytes(&labels[task.root], &task.listed_path, None, &bytes);
-                        let entry = cache.entry(&key.name(Purpose::Analyze)).map(Cow::into_owned);
-                        let keyed = Keyed { key, entry, unread: false };
+                let looked_up = cache.as_ref().and_then(|Cached { cache, labels, .. }| {
+                    let file = (labels[task.root].as_str(), task.listed_path.as_str());
+                    look_up(cache, Purpose::Analyze, file, None, || {
+                        Some(page_cache::key_of_bytes(file.0, file.1, None, &bytes))
+                    })
+                });
+                match (cache, looked_up) {
+                    (Some(Cached { cache, .. }), Some(looked_up)) => {
                         let time = modified_ms.or(listed_time);
-                        through_cache(cache, job, keyed, time, LogInput::Bytes(&bytes), options, rows).0
+                        through_store(cache, job, looked_up, time, LogInput::Bytes(&bytes), options, rows).0
                     }
-                    None => job.parse_bytes(&bytes, options, rows),
+                    _ => job.parse_bytes(&bytes, options, rows),
                 }
             }
             GivenLog::File(blob) => {
@@ -438,29 +442,30 @@ impl ParsingRun {
                 // Its entry stands for it when its size and time are as the entry says (the
                 // page hands such a log over unread, `LogCache::Unread`); else its two ends are
                 // read here.
-                let keyed = cache.as_ref().and_then(|cached| {
+                let looked_up = cache.as_ref().and_then(|cached| {
                     let (label, size, time) = (&cached.labels[task.root], blob.size() as u64, time_of(&blob));
-                    let name = entry_name(label, &task.listed_path, Purpose::Analyze);
                     let now = Stat { size, modified_ms: time, changed_ns: None };
-                    let (entry, unread_key) = cached.cache.entry_and_key(&name, (label, &task.listed_path), now);
-                    let keyed = match unread_key {
-                        Some(key) => Keyed { key, entry, unread: true },
-                        None => {
-                            let file = BrowserFile::Blob(blob.clone());
-                            let key = key_of_ends(label, &task.listed_path, &file, size, None)?;
-                            Keyed { key, entry, unread: false }
-                        }
-                    };
-                    Some((keyed, time))
+                    let read_key =
+                        || key_of_ends(label, &task.listed_path, &BrowserFile::Blob(blob.clone()), size, None);
+                    let looked_up =
+                        look_up(&cached.cache, Purpose::Analyze, (label, &task.listed_path), Some(now), read_key)?;
+                    Some((looked_up, time))
                 });
                 if let Some(BrowserRoot::Files(files)) = self.roots.roots.get_mut(task.root) {
                     files.insert(task.listed_path.clone(), BrowserFile::Blob(blob));
                 }
-                match (cache, keyed) {
-                    (Some(Cached { cache, .. }), Some((keyed, time))) => {
-                        let size = keyed.key.size;
-                        let (parsed, through_entry) =
-                            through_cache(cache, job, keyed, time, LogInput::Reader(&mut self.roots), options, rows);
+                match (cache, looked_up) {
+                    (Some(Cached { cache, .. }), Some((looked_up, time))) => {
+                        let size = looked_up.key.size;
+                        let (parsed, through_entry) = through_store(
+                            cache,
+                            job,
+                            looked_up,
+                            time,
+                            LogInput::Reader(&mut self.roots),
+                            options,
+                            rows,
+                        );
                         if through_entry {
                             // Not opened, but done: the progress counts it as read.
                             self.roots.progress.add_file(task_root, &task_path, size as f64);
@@ -546,31 +551,20 @@ pub struct Done {
     pub cache: Option<Cached>,
 }
 
-/// A log through the page's cache (`LogJob::through_cache`): its entry replayed when it can be
-/// (and the log parsed on from where it ended when it only grew), else parsed, the entry kept
-/// for the next run. The key leaves the log's time out: the pack keeps it beside the entry
-/// (`PageCache::time_of`), and `time` is the log's now, if the page gave it with the log (it
-/// gives a new log's after the analysis, `Give::LogTimes`). Says whether the log was read
-/// through its entry (not opened whole).
-fn through_cache(
+/// A log through the page's cache (`LogJob::through_store`), its tally added to the cache's.
+/// The pack keeps a log's time beside its entry, and `time` is the log's now, if the page gave
+/// it with the log (it gives a new log's after the analysis, `Give::LogTimes`). Says whether
+/// the log was read through its entry (not opened whole).
+fn through_store(
     cache: &mut PageCache,
     job: LogJob,
-    Keyed { key, entry, unread }: Keyed,
+    looked_up: LookedUp,
     time: Option<i64>,
     input: LogInput<'_>,
     options: &Options,
     rows: &mut dyn RowSink,
 ) -> (ParsedLog, bool) {
-    let name = key.name(Purpose::Analyze);
-    let same_time = time.is_some() && cache.time_of(&name) == time;
-    let stored = entry.as_deref().map(|entry| Stored { entry, same_time });
-    let (parsed, after, mut tally) = job.through_cache(stored, input, &key, &cache.cache_use, options, rows);
-    tally.unread = u64::from(unread && tally.cached == 1);
-    match after {
-        EntryAfter::Kept => cache.used(&name),
-        EntryAfter::Made(entry) => cache.put_timed(&name, &entry, time),
-        EntryAfter::NotMade => {}
-    }
+    let (parsed, tally) = job.through_store(cache, looked_up, time, input, options, rows);
     cache.tally.add(&tally);
     (parsed, tally.parsed == 0)
 }
@@ -647,10 +641,10 @@ impl Done {
             let name = entry_name(label, &task.listed_path, Purpose::Analyze);
             let file = BrowserFile::Blob(blob.clone());
             let entry = key_of_ends(label, &task.listed_path, &file, size, None).and_then(|key| {
-                task.entry_alone(LogInput::Reader(roots), &key, &cache.cache_use, &self.options, &mut AsTableKeeps)
+                task.entry_alone(LogInput::Reader(roots), &key, cache.rules(), &self.options, &mut AsTableKeeps)
             });
             if let Some(entry) = entry {
-                cache.put_timed(&name, &entry, time);
+                cache.put(&name, &entry, time);
             }
         }
         self.unrecorded.len()

@@ -20,7 +20,9 @@ use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
 
-use crate::cache::{CacheTally, CacheUse, ENDS_BYTES, FileKey, Purpose, RunCache, Stat, entry_name, settled};
+use crate::cache::{
+    CacheTally, CacheUse, ENDS_BYTES, EntryStore, FileKey, Purpose, Stat, entry_name, look_up, settled,
+};
 
 /// The pack's last bytes (format 4: the index at the end, with each entry's file time, size
 /// and run start).
@@ -58,7 +60,7 @@ struct PackIndex<'a> {
 type IndexedEntry<'a> = (&'a str, u64, u64, Option<i64>, Option<(u64, i64)>);
 
 /// Where an entry is in the pack, and the time of the file it was made for when its key
-/// leaves that out (a log's: `PageCache::put_timed`).
+/// leaves that out (a log's: `EntryStore::put`).
 #[derive(Clone)]
 struct EntryAt {
     place: Range<u64>,
@@ -247,18 +249,28 @@ impl PageCache {
     }
 }
 
-/// The entries by name: the stores' (`StoreJob::read_through`) and the logs' (`engine`).
-impl RunCache for PageCache {
-    fn cache_use(&self) -> &CacheUse {
+/// The entries by name: the stores' (`StoreJob::read_through`) and the logs' (`engine`). A
+/// log's time is kept beside its entry: its key leaves it out, for the browser gives a new
+/// log's time only after the analysis (`Give::LogTimes`).
+impl EntryStore for PageCache {
+    fn rules(&self) -> &CacheUse {
         &self.cache_use
     }
 
     /// Read from the pack; one the browser cannot read is a miss.
-    fn entry(&self, name: &str) -> Option<Cow<'_, [u8]>> {
+    fn get(&self, name: &str) -> Option<Cow<'_, [u8]>> {
         let place = &self.stored.get(name)?.place;
         let mut bytes = vec![0; (place.end - place.start) as usize];
         self.file.read_at(place.start, &mut bytes).ok()?;
         Some(Cow::Owned(bytes))
+    }
+
+    fn time_beside(&self, name: &str) -> Option<i64> {
+        self.stored.get(name)?.time
+    }
+
+    fn same_time(&self, name: &str, time: Option<i64>) -> bool {
+        time.is_some() && self.time_beside(name) == time
     }
 
     fn used(&mut self, name: &str) {
@@ -267,9 +279,19 @@ impl RunCache for PageCache {
         }
     }
 
-    /// An entry whose key holds its file's time (a store's).
-    fn put(&mut self, name: &str, entry: &[u8]) {
-        self.put_timed(name, entry, None);
+    /// Nothing is kept once the pack stopped recording.
+    fn put(&mut self, name: &str, entry: &[u8], time: Option<i64>) {
+        if !self.recording() {
+            return;
+        }
+        let made = self.cache_use.made_for(entry).map(|(made_for, started_ms)| (made_for.size, started_ms));
+        let place = self.end..self.end + entry.len() as u64;
+        self.pending.extend_from_slice(entry);
+        self.end = place.end;
+        self.keep_at(name, EntryAt { place, time, made });
+        if self.pending.len() >= WRITE_BYTES {
+            self.write_pending();
+        }
     }
 }
 
@@ -277,12 +299,6 @@ impl PageCache {
     /// Whether the old pack has an entry of that name.
     pub fn has_entry(&self, name: &str) -> bool {
         self.stored.contains_key(name)
-    }
-
-    /// The time of the file the old pack's entry of that name was made for, where its key
-    /// leaves it out and the page gave it.
-    pub fn time_of(&self, name: &str) -> Option<i64> {
-        self.stored.get(name)?.time
     }
 
     /// Whether the old pack's entry of that name can stand for its log unread, while the log's
@@ -293,7 +309,7 @@ impl PageCache {
     }
 
     /// Whether the old pack's entry of that name stands for its log, listed `now`, unread (the
-    /// entry's own key says so again before it is used: `entry_and_key`).
+    /// entry's own key says so again before it is used: `cache::look_up`).
     pub fn stands_unread(&self, name: &str, now: Stat) -> bool {
         self.unread_stat(name) == Some(now)
     }
@@ -307,38 +323,6 @@ impl PageCache {
         settled(then, *started_ms, then).then_some(then)
     }
 
-    /// The old pack's entry of that name (`RunCache::entry`), and the key of the file at
-    /// `path` under `root` when the entry stands for it as listed `now`, the file unread
-    /// (`CacheUse::key_if_unchanged`).
-    pub fn entry_and_key(
-        &self,
-        name: &str,
-        (root, path): (&str, &str),
-        now: Stat,
-    ) -> (Option<Vec<u8>>, Option<FileKey>) {
-        let entry = self.entry(name).map(Cow::into_owned);
-        let key = entry
-            .as_deref()
-            .and_then(|entry| self.cache_use.key_if_unchanged(entry, (root, path), now, self.time_of(name)));
-        (entry, key)
-    }
-
-    /// Keeps an entry whose key leaves its file's `time` out (a log's: a log given as bytes is
-    /// keyed by them, its time coming apart), none when the browser gave none.
-    pub fn put_timed(&mut self, name: &str, entry: &[u8], time: Option<i64>) {
-        if !self.recording() {
-            return;
-        }
-        let made = self.cache_use.made_for(entry).map(|(made_for, started_ms)| (made_for.size, started_ms));
-        let place = self.end..self.end + entry.len() as u64;
-        self.pending.extend_from_slice(entry);
-        self.end = place.end;
-        self.keep_at(name, EntryAt { place, time, made });
-        if self.pending.len() >= WRITE_BYTES {
-            self.write_pending();
-        }
-    }
-
     /// The bytes of the small file at `path` under `root`, listed `now`, from the entry an
     /// earlier run kept (`keep_file`) when it stands for the file unread; the next pack keeps
     /// it. None when the file is to be read (a damaged entry among them: the page reads the file).
@@ -347,8 +331,8 @@ impl PageCache {
         if !self.stands_unread(&name, now) {
             return None;
         }
-        let (entry, key) = self.entry_and_key(&name, (root, path), now);
-        let (entry, key) = (entry?, key?);
+        let looked_up = look_up(self, Purpose::File, (root, path), Some(now), || None)?;
+        let (key, entry) = (looked_up.key, looked_up.entry?);
         let ((), bytes) = self.cache_use.decode(&entry, &key, FILE_CONTEXT).ok()?;
         let bytes = bytes.to_vec();
         self.used(&name);
@@ -363,7 +347,7 @@ impl PageCache {
     pub fn keep_file(&mut self, (root, path): (&str, &str), modified_ms: i64, bytes: &[u8]) {
         let key = key_of_bytes(root, path, Some(modified_ms), bytes);
         let name = key.name(Purpose::File);
-        let made_for = self.entry(&name).and_then(|entry| self.cache_use.made_for(&entry));
+        let made_for = self.get(&name).and_then(|entry| self.cache_use.made_for(&entry));
         self.tally.add(&match made_for {
             Some((made_for, _)) if made_for == key => {
                 CacheTally { cached: 1, cached_bytes: key.size, ..CacheTally::default() }
@@ -371,7 +355,7 @@ impl PageCache {
             _ => CacheTally { parsed: 1, ..CacheTally::default() },
         });
         if let Some(entry) = self.cache_use.encode(&key, FILE_CONTEXT, &(), bytes) {
-            self.put_timed(&name, &entry, Some(modified_ms));
+            self.put(&name, &entry, Some(modified_ms));
         }
     }
 }
@@ -509,7 +493,7 @@ mod tests {
     }
 
     fn entry(cache: &PageCache, name: &str) -> Option<Vec<u8>> {
-        cache.entry(name).map(Cow::into_owned)
+        cache.get(name).map(Cow::into_owned)
     }
 
     #[test]
@@ -517,8 +501,8 @@ mod tests {
         let file = Memory::default();
         let mut first = cache(&file, "build-1");
         assert!(first.problem.is_none() && entry(&first, "log-a").is_none());
-        first.put("log-a", b"entry of a");
-        first.put("log-b", b"entry of b");
+        first.put("log-a", b"entry of a", None);
+        first.put("log-b", b"entry of b", None);
         first.finish().expect("kept");
 
         let mut second = cache(&file, "build-1");
@@ -527,7 +511,7 @@ mod tests {
         assert_eq!(entry(&second, "log-b").as_deref(), Some(&b"entry of b"[..]));
         // This run used a's entry and made c's; b's file is gone.
         second.used("log-a");
-        second.put("log-c", b"entry of c");
+        second.put("log-c", b"entry of c", None);
         second.finish().expect("kept");
 
         let third = cache(&file, "build-1");
@@ -540,17 +524,17 @@ mod tests {
     fn a_log_s_time_is_kept_beside_its_entry_for_the_next_runs() {
         let file = Memory::default();
         let mut first = cache(&file, "build-1");
-        first.put_timed("log-a", b"entry of a", Some(5));
-        first.put_timed("log-b", b"entry of b", Some(7));
-        first.put_timed("log-c", b"entry of c", None);
+        first.put("log-a", b"entry of a", Some(5));
+        first.put("log-b", b"entry of b", Some(7));
+        first.put("log-c", b"entry of c", None);
         first.finish().expect("kept");
 
         let mut second = cache(&file, "build-1");
         assert!(second.has_entry("log-a") && !second.has_entry("log-gone"));
-        let times = |cache: &PageCache| ["log-a", "log-b", "log-c"].map(|name| cache.time_of(name));
+        let times = |cache: &PageCache| ["log-a", "log-b", "log-c"].map(|name| cache.time_beside(name));
         assert_eq!(times(&second), [Some(5), Some(7), None], "a time never given is none");
         second.used("log-a");
-        second.put_timed("log-b", b"entry of b grown", Some(8));
+        second.put("log-b", b"entry of b grown", Some(8));
         second.used("log-c");
         second.finish().expect("kept");
 
@@ -570,9 +554,9 @@ mod tests {
         let settled_time = started - SETTLED_MS;
         for (path, time) in [("old", Some(settled_time)), ("recent", Some(settled_time + 1)), ("untimed", None)] {
             let entry = first.cache_use.encode(&key(path), 0, &(), &[]).unwrap();
-            first.put_timed(&key(path).name(Purpose::Analyze), &entry, time);
+            first.put(&key(path).name(Purpose::Analyze), &entry, time);
         }
-        first.put("not-an-entry", b"bytes");
+        first.put("not-an-entry", b"bytes", None);
         first.finish().expect("kept");
 
         let second = made_at(started + SETTLED_MS);
@@ -584,13 +568,13 @@ mod tests {
         let old = key("old").name(Purpose::Analyze);
         assert!(second.stands_unread(&old, Stat { size: 40, modified_ms: Some(settled_time), changed_ns: None }));
         assert!(!second.stands_unread(&old, Stat { size: 41, modified_ms: Some(settled_time), changed_ns: None }));
-        let old = key("old").name(Purpose::Analyze);
         let now = Stat { size: 40, modified_ms: Some(settled_time), changed_ns: None };
-        let (entry, unread_key) = second.entry_and_key(&old, ("home", "old"), now);
-        assert!(entry.is_some());
-        assert_eq!(unread_key, Some(key("old")), "the entry's own key, the file unread");
+        let looked_up = |now| look_up(&second, Purpose::Analyze, ("home", "old"), Some(now), || None);
+        let crate::cache::LookedUp { key: unread_key, entry, unread } = looked_up(now).expect("keyed unread");
+        assert!(entry.is_some() && unread);
+        assert_eq!(unread_key, key("old"), "the entry's own key, the file unread");
         let touched = Stat { modified_ms: Some(settled_time + 5), ..now };
-        assert_eq!(second.entry_and_key(&old, ("home", "old"), touched).1, None);
+        assert!(looked_up(touched).is_none(), "to be read: no key without reading it");
     }
 
     #[test]
@@ -639,8 +623,8 @@ mod tests {
     fn a_run_that_changed_nothing_leaves_the_pack_as_it_was_and_one_cut_back_keeps_the_old_pack() {
         let file = Memory::default();
         let mut first = cache(&file, "build-1");
-        first.put("log-a", &[1; 100]);
-        first.put("log-b", &[2; 100]);
+        first.put("log-a", &[1; 100], None);
+        first.put("log-b", &[2; 100], None);
         let size = first.finish().expect("kept");
         let pack = file.bytes();
         assert_eq!(size, pack.len() as u64);
@@ -653,8 +637,8 @@ mod tests {
 
         // A run that stopped before its end appended entries only: cut back, the old pack reads.
         let mut stopped = cache(&file, "build-1");
-        stopped.put("log-a", &[3; 100]);
-        stopped.put("log-c", &[4; 100]);
+        stopped.put("log-a", &[3; 100], None);
+        stopped.put("log-c", &[4; 100], None);
         assert_eq!(file.bytes()[..pack.len()], pack[..], "the old pack's bytes are untouched");
         file.truncate(size).expect("cut");
         let after = cache(&file, "build-1");
@@ -666,7 +650,7 @@ mod tests {
         let file = Memory::default();
         let mut first = cache(&file, "build-1");
         for name in ["log-a", "log-b", "log-c", "log-d"] {
-            first.put(name, &[name.as_bytes()[4]; 1000]);
+            first.put(name, &[name.as_bytes()[4]; 1000], None);
         }
         let full_size = first.finish().expect("kept");
 
@@ -675,7 +659,7 @@ mod tests {
         let mut second = cache(&file, "build-1");
         second.used("log-a");
         second.used("log-c");
-        second.put("log-b", &[b'B'; 1000]);
+        second.put("log-b", &[b'B'; 1000], None);
         let size = second.finish().expect("kept");
         assert!(size < full_size, "{size} against {full_size}");
 
@@ -689,7 +673,7 @@ mod tests {
         let mut fourth = cache(&file, "build-1");
         fourth.used("log-a");
         fourth.used("log-c");
-        fourth.put("log-b", &[b'b'; 1000]);
+        fourth.put("log-b", &[b'b'; 1000], None);
         assert!(fourth.finish().expect("kept") > size, "the old b stays until the unused ones are larger");
         assert_eq!(entry(&cache(&file, "build-1"), "log-b"), Some(vec![b'b'; 1000]));
     }
@@ -698,9 +682,9 @@ mod tests {
     fn entries_that_outgrow_the_cap_are_not_recorded_and_the_next_runs_record_none() {
         let file = Memory::default();
         let mut first = cache_with_cap(&file, "build-1", 100);
-        first.put("log-a", &[1; 60]);
+        first.put("log-a", &[1; 60], None);
         assert!(first.recording() && first.problem.is_none());
-        first.put("log-b", &[2; 60]);
+        first.put("log-b", &[2; 60], None);
         assert!(!first.recording(), "two entries are over 100 bytes");
         let problem = first.problem.clone().unwrap_or_default();
         assert!(problem.contains("more than the 0 MiB this browser's cache holds"), "{problem}");
@@ -710,7 +694,7 @@ mod tests {
         assert!(!second.recording(), "the pack says the input outgrew the cap");
         assert_eq!(entry(&second, "log-a"), None);
         assert_eq!(second.problem, first.problem);
-        second.put("log-a", &[1; 10]);
+        second.put("log-a", &[1; 10], None);
         assert!(second.finish().expect("kept") < 60, "it holds no entry");
     }
 
@@ -718,7 +702,7 @@ mod tests {
     fn pack_of(name: &str, entry: &[u8]) -> Memory {
         let file = Memory::default();
         let mut first = cache(&file, "build-1");
-        first.put(name, entry);
+        first.put(name, entry, None);
         first.finish().expect("kept");
         file
     }
@@ -728,9 +712,9 @@ mod tests {
         let file = pack_of("log-a", b"entry of a");
         let mut second = cache_with_cap(&file, "build-1", 2 * WRITE_BYTES as u64);
         file.1.set(true);
-        second.put("log-b", b"entry of b");
+        second.put("log-b", b"entry of b", None);
         assert!(second.recording(), "a small entry waits for more before it is written");
-        second.put("log-c", &vec![b'c'; WRITE_BYTES]);
+        second.put("log-c", &vec![b'c'; WRITE_BYTES], None);
         assert!(!second.recording() && second.in_use(), "not recording, still reading");
         assert!(second.problem.as_deref().unwrap_or_default().contains("refused"));
         assert_eq!(entry(&second, "log-a").as_deref(), Some(&b"entry of a"[..]), "the old entry still reads");
@@ -741,7 +725,7 @@ mod tests {
         // A write refused at the end, of the entries still waiting: the same.
         let file = pack_of("log-a", b"entry of a");
         let mut third = cache(&file, "build-1");
-        third.put("log-b", b"entry of b");
+        third.put("log-b", b"entry of b", None);
         file.1.set(true);
         assert_eq!(third.finish(), Ok(0));
         assert!(third.problem.as_deref().unwrap_or_default().contains("refused"));
@@ -779,7 +763,7 @@ mod tests {
         // It is written anew from its start.
         let rewritten = Memory::holding(b"not a pack at all, and a long one at that");
         let mut again = cache(&rewritten, "build-1");
-        again.put("log-a", b"entry");
+        again.put("log-a", b"entry", None);
         again.finish().expect("kept");
         assert_eq!(rewritten.bytes(), pack);
     }

@@ -12,7 +12,7 @@ use std::sync::LazyLock;
 
 use copilot_lens::analysis::usage_only::UsageRun;
 use copilot_lens::analysis::{LogInput, LogQueue, Options, Planned};
-use copilot_lens::cache::{CacheStore, CacheUse, FileKey, Keyed, Prefix, Purpose, RunCache, Stat, Stored, entry_name};
+use copilot_lens::cache::{CacheUse, EntryStore, FileKey, LookedUp, Prefix, Purpose, Stat, entry_name};
 use copilot_lens::input::memory::{MemoryRoot, MemoryRoots};
 use copilot_lens::lines::LinesEnd;
 use copilot_lens::model::OwnedRow;
@@ -79,20 +79,29 @@ fn analyse_through(log: &str, entry: impl FnOnce(&CacheUse, u64) -> Option<Vec<u
         None,
     );
     let mut rows = Vec::new();
-    let stored = Stored { entry: &entry, same_time };
-    let (parsed, ..) =
-        job.through_cache(Some(stored), LogInput::Bytes(log.as_bytes()), &key, cache, &OPTIONS, &mut rows);
+    let looked_up = LookedUp { key, entry: Some(entry), unread: false };
+    let input = LogInput::Bytes(log.as_bytes());
+    let (parsed, _) = job.through_store(&mut NoStore { same_time }, looked_up, None, input, &OPTIONS, &mut rows);
     queue.take_back(&mut parsing, parsed, rows);
 }
 
-/// A store that has no entry and keeps none.
-struct NoStore;
+/// A store that has no entry and keeps none (the entry is handed to the job); `same_time`
+/// says whether the log has the time its entry was made at.
+struct NoStore {
+    same_time: bool,
+}
 
-impl CacheStore for NoStore {
-    fn get(&self, _: &str) -> Option<Vec<u8>> {
+impl EntryStore for NoStore {
+    fn rules(&self) -> &CacheUse {
+        &CACHE_USE
+    }
+    fn get(&self, _: &str) -> Option<std::borrow::Cow<'_, [u8]>> {
         None
     }
-    fn put(&self, _: &str, _: &[u8]) {}
+    fn same_time(&self, _: &str, _: Option<i64>) -> bool {
+        self.same_time
+    }
+    fn put(&mut self, _: &str, _: &[u8], _: Option<i64>) {}
 }
 
 /// The log's usage scan through `entry`, made by `seal` for the log's task.
@@ -104,8 +113,8 @@ fn scan_through(log: &str, entry: impl FnOnce(&CacheUse, u64) -> Option<Vec<u8>>
     let cache = &*CACHE_USE;
     let Some(entry) = entry(cache, cache.context(&job.task)) else { return };
     let key = key_of_bytes("home", LOG, Some(0), log.as_bytes());
-    let keyed = Keyed { key, entry: Some(entry), unread: false };
-    let (scanned, _) = job.scan_through(&mut reader, &NoStore, Some(keyed), cache, &OPTIONS);
+    let looked_up = LookedUp { key, entry: Some(entry), unread: false };
+    let (scanned, _) = job.scan_through(&mut reader, &mut NoStore { same_time: true }, Some(looked_up), &OPTIONS);
     queue.take_back(&mut run, scanned, ());
 }
 
@@ -163,7 +172,7 @@ pub fn reads_any_entry(data: &[u8]) {
     let mut page = PageCache::new(Box::new(Pack(RefCell::new(data.to_vec()))), "fuzz", CACHE_USE.clone(), 1 << 20);
     let name = entry_name("home", LOG, Purpose::Analyze);
     let stat = Stat { size: grown.len() as u64, modified_ms: Some(0), changed_ns: None };
-    let _ = page.entry_and_key(&name, ("home", LOG), stat);
+    let _ = copilot_lens::cache::look_up(&page, Purpose::Analyze, ("home", LOG), Some(stat), || None);
     let _ = page.kept_file(("home", LOG), stat);
     page.used(&name);
     let _ = page.finish();

@@ -29,8 +29,8 @@ mod logs;
 mod plan;
 mod queue;
 mod state;
-mod stores;
-mod tally;
+pub(crate) mod stores;
+pub(crate) mod tally;
 pub mod usage_only;
 
 use std::borrow::Cow;
@@ -40,7 +40,7 @@ use std::fmt;
 pub use logs::{LogInput, LogTask, Parsing, UsageScan};
 pub use plan::{LateSizes, Planned};
 pub use queue::{LogJob, LogQueue, ParsedLog, Released, TakesLogs};
-pub use stores::{StoreCache, StoreJob};
+pub use stores::StoreJob;
 pub use tally::Copies;
 pub(crate) use tally::TallySink;
 

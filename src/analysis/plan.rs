@@ -6,8 +6,9 @@ use std::io::BufReader;
 
 use super::logs::Parsing;
 use super::state::{Home, HomePlaces, PlannedFile, RootState, State};
-use super::stores::{StoreCache, StoreOnDisk};
+use super::stores::StoreOnDisk;
 use super::{AnalysisError, Options};
+use crate::cache::StoreCache;
 use crate::cache::{CacheTally, Stat};
 use crate::facts::diagnostics::DiagnosticKind;
 use crate::facts::files::FileStatus;

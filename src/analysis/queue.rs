@@ -13,19 +13,12 @@
 use std::collections::HashMap;
 
 use super::Options;
-use super::logs::{LogInput, LogTask, Parsing, UsageScan};
+use super::logs::{LogTask, Parsing, UsageScan};
 use super::tally::{Copies, Tally, TallySink};
 use super::usage_only::UsageRun;
-use crate::cache::entry::{self, RecordingSink, ReplayFirst};
-use crate::cache::{
-    CacheStore, CacheTally, CacheUse, EntryAfter, FileKey, Keyed, Miss, Prefix, Purpose, Recorded, Stopped, Stored,
-};
-use crate::facts::diagnostics::DiagnosticKind;
-use crate::facts::log::LogProblem;
-use crate::input::{FileReader, ReadAt};
-use crate::model::{JsonlRowWriter, RowSink};
-use crate::sources::log::{LogEnd, LogOutcome, ScanStats};
-use crate::usage::ledger::SessionLedger;
+use crate::input::FileReader;
+use crate::model::RowSink;
+use crate::sources::log::LogOutcome;
 
 /// What the logs of a queue are added to, in task order.
 pub trait TakesLogs {
@@ -99,9 +92,9 @@ enum Slot<R, G, D> {
 
 /// A log that may be parsed now, with what its work starts from (the tally its rows go through).
 pub struct LogJob<T: TakesLogs = Parsing> {
-    index: usize,
+    pub(crate) index: usize,
     pub task: LogTask,
-    start: T::Start,
+    pub(crate) start: T::Start,
 }
 
 impl<T: TakesLogs<Start: std::fmt::Debug>> std::fmt::Debug for LogJob<T> {
@@ -116,8 +109,8 @@ impl<T: TakesLogs<Start: std::fmt::Debug>> std::fmt::Debug for LogJob<T> {
 
 /// A log parsed, to take back (`LogQueue::take_back`).
 pub struct ParsedLog<T: TakesLogs = Parsing> {
-    index: usize,
-    done: T::Done,
+    pub(crate) index: usize,
+    pub(crate) done: T::Done,
 }
 
 /// What taking a log back released: the rows of the logs added now, in task order, and the
@@ -141,292 +134,9 @@ impl LogJob {
     }
 }
 
-/// What an analyze entry holds besides its rows: the log's outcome; its tally when the rows
-/// after it are as rows.jsonl writes them (`LogJob::parse_through_jsonl`, a session's only
-/// copy), not as the parser fed them; and where its parse stopped with the parser's state
-/// there and the hash of the bytes before there, when a parse of the log grown may go on from it.
-type LogParts = (LogOutcome, Option<Tally>, Option<Stopped>);
-
-/// An analyze entry that can serve a log.
-enum Usable<'e, 'f> {
-    /// Made for the file as it is: replayed.
-    Same(LogParts, &'e [u8]),
-    /// Made for the file before it grew.
-    Grown(Grown<'e, 'f>),
-}
-
-/// An entry made for a file before it grew: replayed, then the log is parsed on from `end`
-/// (which gave `outcome`, `tally` and `rows`), reading `file`, the hash of the bytes before
-/// `end` (`prefix`, proven as the entry's) going on.
-struct Grown<'e, 'f> {
-    outcome: LogOutcome,
-    tally: Option<Tally>,
-    end: LogEnd,
-    prefix: Prefix,
-    rows: &'e [u8],
-    file: Box<dyn ReadAt + 'f>,
-}
-
-impl<'e, 'f> Usable<'e, 'f> {
-    /// How `entry` can serve the log of `task`, whose file is `key` now, or why it cannot.
-    fn of(
-        stored: Stored<'e>,
-        key: &FileKey,
-        cache: &CacheUse,
-        task: &LogTask,
-        input: &mut LogInput<'f>,
-    ) -> Result<Usable<'e, 'f>, Miss> {
-        let (made_for, rest) = cache.open(stored.entry, cache.context(task))?;
-        if made_for == *key && stored.same_time {
-            let (parts, rows) = entry::parts(rest)?;
-            return Ok(Usable::Same(parts, rows));
-        }
-        // Told before the parts are read: most changed files did not grow.
-        if made_for.size >= key.size {
-            return Err(Miss::Changed);
-        }
-        let ((outcome, tally, Some(Stopped { end, seen })), rows) = entry::parts::<LogParts>(rest)? else {
-            return Err(Miss::Changed);
-        };
-        let Some(Ok(mut file)) = input.positional(task) else { return Err(Miss::Changed) };
-        let prefix = key.grew_from(&made_for, seen, &mut file).ok_or(Miss::Changed)?;
-        Ok(Usable::Grown(Grown { outcome, tally, end, prefix, rows, file }))
-    }
-}
-
-/// The entry of `task`'s log for `key`: its parts and its `rows`; none when reading failed or
-/// a row could not be kept. Where the parse stopped is kept only at the end of the bytes `key`
-/// was made from (a file that changed while it was read is parsed whole next time).
-fn record(
-    task: &LogTask,
-    key: &FileKey,
-    cache: &CacheUse,
-    (outcome, tally, stopped): (&LogOutcome, Option<&Tally>, Option<Stopped>),
-    rows: Option<&[u8]>,
-) -> Recorded {
-    let rows = rows.filter(|_| outcome.read_error.is_none())?;
-    let stopped = stopped.filter(|stopped| stopped.end.at.offset == key.size);
-    cache.encode(key, cache.context(task), &(outcome, tally, stopped), rows)
-}
-
-impl LogTask {
-    /// The log's entry alone, as `LogJob::through_cache` makes it for a log with none: for a log
-    /// parsed without the cache (the page's, whose entries of new logs are made once the
-    /// analysis is done). Its rows go to `rows` (which keeps none: the analysis has them).
-    pub fn entry_alone(
-        &self,
-        input: LogInput<'_>,
-        key: &FileKey,
-        cache: &CacheUse,
-        options: &Options,
-        rows: &mut dyn RowSink,
-    ) -> Recorded {
-        let mut recording = RecordingSink::new(rows, self.source().agent(), &[]);
-        let (outcome, stopped) = self.parse_input_resumable(input, options, &mut recording);
-        let kept = recording.rows();
-        record(self, key, cache, (&outcome, None, stopped), kept.as_deref())
-    }
-}
-
-impl LogJob {
-    /// The log through the cache: `entry` (the one its store keeps under `key`'s name, if any)
-    /// replayed when it was made for the file as it is; when the file only grew since,
-    /// replayed, and the log parsed on from where the entry's parse stopped; else the log is
-    /// parsed whole from `input`. An entry that was ignored becomes the log's `cache_ignored`
-    /// diagnostic. Gives what becomes of the entry, and what the cache did.
-    pub fn through_cache(
-        mut self,
-        entry: Option<Stored<'_>>,
-        mut input: LogInput<'_>,
-        key: &FileKey,
-        cache: &CacheUse,
-        options: &Options,
-        rows: &mut dyn RowSink,
-    ) -> (ParsedLog, EntryAfter, CacheTally) {
-        let mut miss = None;
-        if let Some(entry) = entry {
-            match Usable::of(entry, key, cache, &self.task, &mut input) {
-                Ok(Usable::Same((outcome, None, _), kept)) => {
-                    match entry::replay_rows(kept, &self.task, &mut TallySink::new(&mut self.start, rows)) {
-                        Ok(()) => return (self.parsed(outcome, options), EntryAfter::Kept, cached(key)),
-                        Err(why) => miss = Some(why),
-                    }
-                }
-                Ok(Usable::Grown(grown)) if grown.tally.is_none() => {
-                    let resumed_from = grown.end.at.offset;
-                    match self.resume(grown, key, cache, options, rows) {
-                        Ok((outcome, entry)) => return (self.done(outcome), entry.into(), resumed(key, resumed_from)),
-                        Err(why) => miss = Some(why),
-                    }
-                }
-                // An entry of a session's only copy, its rows as rows.jsonl writes them.
-                Ok(_) => miss = Some(Miss::Changed),
-                Err(why) => miss = Some(why),
-            }
-        }
-        let mut tallied = TallySink::new(&mut self.start, rows);
-        let mut recording = RecordingSink::new(&mut tallied, self.task.source().agent(), &[]);
-        let (mut outcome, stopped) = self.task.parse_input_resumable(input, options, &mut recording);
-        let kept = recording.rows();
-        let entry = record(&self.task, key, cache, (&outcome, None, stopped), kept.as_deref());
-        say_ignored(&mut outcome, miss);
-        (self.done(outcome), entry.into(), parsed_whole())
-    }
-
-    /// Feeds the rows an entry kept for the file before it grew, then parses the log on from
-    /// where the entry's parse stopped; gives the outcome of the whole log and its entry now
-    /// (the rows before and after). Feeds nothing when the log cannot be parsed on.
-    fn resume(
-        &mut self,
-        grown: Grown<'_, '_>,
-        key: &FileKey,
-        cache: &CacheUse,
-        options: &Options,
-        rows: &mut dyn RowSink,
-    ) -> Result<(LogOutcome, Recorded), Miss> {
-        let Grown { mut outcome, end, prefix, rows: kept, file, .. } = grown;
-        set_zone(&mut outcome, options);
-        let mut tallied = TallySink::new(&mut self.start, rows);
-        let before = entry::read_rows(kept, &self.task, &tallied)?;
-        let mut replayed = ReplayFirst::new(before, &self.task, &mut tallied);
-        let mut recording = RecordingSink::new(&mut replayed, self.task.source().agent(), kept);
-        let went_on = self.task.resume(file, (outcome, &end, prefix), options, &mut recording);
-        let (outcome, stopped) = went_on.ok_or(Miss::Changed)?;
-        let kept = recording.rows();
-        replayed.finish();
-        let entry = record(&self.task, key, cache, (&outcome, None, stopped), kept.as_deref());
-        Ok((outcome, entry))
-    }
-
-    /// The log's rows as rows.jsonl writes them (the native CLI), through its entry in
-    /// `store` (`keyed`, looked up by the caller) as `through_cache` says; unkeyed, parsed. A
-    /// session's only copy keeps its rows as written and its tally, so that they are neither
-    /// scrubbed nor encoded again; a copy keeps its rows as parsed, checked against the others'.
-    pub fn parse_through_jsonl(
-        self,
-        reader: &mut dyn FileReader,
-        store: &dyn CacheStore,
-        keyed: Option<Keyed>,
-        cache: &CacheUse,
-        options: &Options,
-    ) -> (ParsedLog, std::io::Result<Vec<u8>>, CacheTally) {
-        let mut written = JsonlRowWriter::new(Vec::new());
-        let Some(Keyed { key, entry, unread }) = keyed else {
-            let parsed = self.parse(reader, options, &mut written);
-            return (parsed, written.finish(), parsed_whole());
-        };
-        let stored = entry.as_deref().map(Stored::keyed);
-        let (parsed, written, after, mut tally) = if self.task.copies == Copies::Only {
-            self.written_through_cache(stored, LogInput::Reader(reader), &key, cache, options)
-        } else {
-            let input = LogInput::Reader(reader);
-            let (parsed, after, tally) = self.through_cache(stored, input, &key, cache, options, &mut written);
-            (parsed, written.finish(), after, tally)
-        };
-        if let EntryAfter::Made(entry) = after {
-            store.put(&key.name(Purpose::Analyze), &entry);
-        }
-        tally.unread = u64::from(unread && tally.cached == 1);
-        (parsed, written, tally)
-    }
-
-    /// `through_cache` for a session's only copy, whose entry keeps its rows as rows.jsonl
-    /// writes them and its tally: a replay is a copy of bytes, and a log that grew has the
-    /// rows of the bytes after the entry's end written after them, its tally going on from the
-    /// entry's.
-    fn written_through_cache(
-        mut self,
-        entry: Option<Stored<'_>>,
-        mut input: LogInput<'_>,
-        key: &FileKey,
-        cache: &CacheUse,
-        options: &Options,
-    ) -> (ParsedLog, std::io::Result<Vec<u8>>, EntryAfter, CacheTally) {
-        let mut miss = None;
-        if let Some(entry) = entry {
-            match Usable::of(entry, key, cache, &self.task, &mut input) {
-                Ok(Usable::Same((outcome, Some(tally), _), written)) => {
-                    self.start = tally;
-                    return (self.parsed(outcome, options), Ok(written.to_vec()), EntryAfter::Kept, cached(key));
-                }
-                Ok(Usable::Grown(Grown { mut outcome, tally: Some(mut tally), end, prefix, rows: before, file })) => {
-                    set_zone(&mut outcome, options);
-                    let mut written = JsonlRowWriter::new(Vec::new());
-                    let went_on = written.write_encoded(before).ok().and_then(|()| {
-                        let sink = &mut TallySink::new(&mut tally, &mut written);
-                        self.task.resume(file, (outcome, &end, prefix), options, sink)
-                    });
-                    match went_on {
-                        Some((outcome, stopped)) => {
-                            self.start = tally;
-                            let written = written.finish();
-                            let parts = (&outcome, Some(&self.start), stopped);
-                            let entry = record(&self.task, key, cache, parts, written.as_deref().ok());
-                            return (self.done(outcome), written, entry.into(), resumed(key, end.at.offset));
-                        }
-                        None => miss = Some(Miss::Changed),
-                    }
-                }
-                // An entry of a copy, its rows as the parser fed them.
-                Ok(_) => miss = Some(Miss::Changed),
-                Err(why) => miss = Some(why),
-            }
-        }
-        let mut written = JsonlRowWriter::new(Vec::new());
-        let (mut outcome, stopped) =
-            self.task.parse_input_resumable(input, options, &mut TallySink::new(&mut self.start, &mut written));
-        let written = written.finish();
-        let entry = record(&self.task, key, cache, (&outcome, Some(&self.start), stopped), written.as_deref().ok());
-        say_ignored(&mut outcome, miss);
-        (self.done(outcome), written, entry.into(), parsed_whole())
-    }
-
-    /// The job done from a cached outcome (its ledger counts in the run's zone, which the
-    /// entry's context holds).
-    fn parsed(self, mut outcome: LogOutcome, options: &Options) -> ParsedLog {
-        set_zone(&mut outcome, options);
-        self.done(outcome)
-    }
-
-    /// The job done, with the log's outcome and the tally its rows went through.
-    fn done(self, outcome: LogOutcome) -> ParsedLog {
-        ParsedLog { index: self.index, done: (outcome, self.start) }
-    }
-}
-
-/// A cached outcome's ledger counts in the run's zone (the entry's context holds it).
-fn set_zone(outcome: &mut LogOutcome, options: &Options) {
-    if let Some(ledger) = &mut outcome.usage {
-        ledger.set_zone(options.zone);
-    }
-}
-
 impl ParsedLog<UsageRun> {
     pub fn scan(&self) -> &UsageScan {
         &self.done
-    }
-}
-
-/// What the cache did for a log parsed whole.
-fn parsed_whole() -> CacheTally {
-    CacheTally { parsed: 1, ..CacheTally::default() }
-}
-
-/// What the cache did for a log replayed from its entry.
-fn cached(key: &FileKey) -> CacheTally {
-    CacheTally { cached: 1, cached_bytes: key.size, ..CacheTally::default() }
-}
-
-/// What the cache did for a log that grew, parsed on from `resumed_from`.
-fn resumed(key: &FileKey, resumed_from: u64) -> CacheTally {
-    CacheTally { resumed: 1, resumed_bytes: key.size - resumed_from, ..CacheTally::default() }
-}
-
-/// An entry that could not be used for a reason the run must tell: the log's diagnostic.
-fn say_ignored(outcome: &mut LogOutcome, miss: Option<Miss>) {
-    if let Some(Miss::Ignored(why)) = miss {
-        let message = format!("{why}: ignored, the log was parsed again");
-        outcome.problems.push(LogProblem { line: None, kind: DiagnosticKind::CacheIgnored, message });
     }
 }
 
@@ -439,44 +149,6 @@ impl LogJob<UsageRun> {
     /// The log's scan as an earlier run made it, the log being as it was then.
     pub fn scanned_before(self, scan: UsageScan) -> ParsedLog<UsageRun> {
         ParsedLog { index: self.index, done: scan }
-    }
-
-    /// The scan from its entry in `store` (`keyed`, looked up by the caller) when it can be
-    /// used, else scanned and its entry put; unkeyed, scanned. A log that grew is scanned whole
-    /// again: a usage entry keeps no place to go on from.
-    pub fn scan_through(
-        self,
-        reader: &mut dyn FileReader,
-        store: &dyn CacheStore,
-        keyed: Option<Keyed>,
-        cache: &CacheUse,
-        options: &Options,
-    ) -> (ParsedLog<UsageRun>, CacheTally) {
-        let Some(Keyed { key, entry, unread }) = keyed else {
-            return (self.scan_usage(reader, options), parsed_whole());
-        };
-        let (name, context) = (key.name(Purpose::Usage), cache.context(&self.task));
-        let mut ignored = None;
-        if let Some(entry) = entry {
-            match cache.decode::<(SessionLedger, ScanStats)>(&entry, &key, context) {
-                Ok(((mut ledger, stats), _)) => {
-                    ledger.set_zone(options.zone);
-                    let scan = UsageScan { ledger, stats, error: None, cache_ignored: None };
-                    let tally = CacheTally { unread: u64::from(unread), ..cached(&key) };
-                    return (ParsedLog { index: self.index, done: scan }, tally);
-                }
-                Err(Miss::Ignored(why)) => ignored = Some(format!("{why}: ignored, the log was scanned again")),
-                Err(Miss::Changed) => {}
-            }
-        }
-        let mut scan = self.task.scan_usage(reader, options);
-        if scan.error.is_none()
-            && let Some(entry) = cache.encode(&key, context, &(&scan.ledger, &scan.stats), &[])
-        {
-            store.put(&name, &entry);
-        }
-        scan.cache_ignored = ignored;
-        (ParsedLog { index: self.index, done: scan }, parsed_whole())
     }
 }
 

@@ -1,22 +1,22 @@
 //! The cache of what parsing an event log gave, so that a run over logs that did not change
 //! reads their entries instead of their bytes (issue 26).
 //!
-//! The core keeps no store and does no I/O: the caller makes a log's [`FileKey`] (from its
-//! listing and its first and last [`ENDS_BYTES`]), finds the entry named [`FileKey::name`] in
-//! its own store (a folder natively, the page's OPFS) and hands it to the log's job
-//! (`LogJob::through_cache`), which feeds the rows and outcome it holds through the same tally
-//! and sink as a parse would. A log that only grew since its entry was made (its bytes up to the
-//! entry's size hash, all of them, as the entry's parse read them: [`FileKey::grew_from`],
-//! [`Stopped`]) is replayed and then parsed on from where the entry's parse stopped, with the
-//! parser's state as it was there (`Source::resume_log`; a source that cannot go on, VS Code's,
-//! has its log parsed whole). Otherwise the job parses the log whole while recording, and gives
-//! the entry to put back. [`CacheStore`] is that lookup for a caller whose store answers at once
-//! (`LogJob::parse_through_jsonl`).
+//! The core keeps no store and does no I/O. Its one seam with storage is [`EntryStore`]: where
+//! a run's entries live (a folder natively, the page's OPFS pack) and the [`CacheUse`] they are
+//! made for. A caller looks a file up ([`look_up`], the one rule of "is this file as its entry
+//! was made for?": its [`FileKey`] from its listing, or its first and last [`ENDS_BYTES`]
+//! read), then hands the job to `replay`, the one place entries are replayed and made: the
+//! entry's rows and outcome go through the same tally and sink as a parse's would. A log that
+//! only grew since its entry was made (its bytes up to the entry's size hash, all of them, as
+//! the entry's parse read them: [`FileKey::grew_from`], [`Stopped`]) is replayed and then
+//! parsed on from where the entry's parse stopped, with the parser's state as it was there
+//! (`Source::resume_log`; a source that cannot go on, VS Code's, has its log parsed whole).
+//! Otherwise the log is parsed whole while recording, and its entry put.
 //!
 //! A store (a SQLite main file and its `-wal`) is cached as what its read gave
 //! (`StoreJob::read_through`): the entry is made for the main file's key (the log's when there
 //! is no main file), and its context holds the log's key, so that a store whose log grew is
-//! read again whole. The caller gives the files' keys and its cache as a [`RunCache`].
+//! read again whole. The caller gives the files' keys and its store as a [`StoreCache`].
 //!
 //! A file whose size and times are as when its entry was made, and whose modification time was
 //! already [`SETTLED_MS`] old when the run that made the entry started, is taken to be as it was
@@ -39,6 +39,7 @@
 //! the cache is never a reason for a different output.
 
 pub mod entry;
+mod replay;
 
 use std::borrow::Cow;
 use std::io::{self, Read};
@@ -46,7 +47,7 @@ use std::io::{self, Read};
 use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::{Xxh3, xxh3_64, xxh3_64_with_seed};
 
-pub use entry::{CacheUse, EntryAfter, Miss, Recorded};
+pub use entry::{CacheUse, Miss};
 
 use crate::input::ReadAt;
 use crate::sources::log::LogEnd;
@@ -229,7 +230,7 @@ impl CacheUse {
     /// The key of the file at `path` under `root`, listed `now`, when its `entry` (the one
     /// kept under the file's name) was made for it as it still is ([`settled`]): the entry's
     /// own key, the file unread. `time_beside` is the file's time where its store keeps it
-    /// beside the entry, not in its key (the page's pack, [`Stored::same_time`]). None when the
+    /// beside the entry, not in its key (the page's pack, [`EntryStore::time_beside`]). None when the
     /// file must be read to be keyed.
     pub fn key_if_unchanged(
         &self,
@@ -246,92 +247,74 @@ impl CacheUse {
     }
 }
 
-/// A log's key and its entry in a store that answers at once ([`CacheStore`]), looked up
-/// before the log is worked on (`LogJob::parse_through_jsonl`, `LogJob::scan_through`).
-pub struct Keyed {
+/// A file's key and its entry in its store, looked up before the file is worked on
+/// ([`look_up`]).
+pub struct LookedUp {
     pub key: FileKey,
     pub entry: Option<Vec<u8>>,
     /// The key is the entry's, the file unread (`CacheUse::key_if_unchanged`).
     pub unread: bool,
 }
 
-impl Keyed {
-    /// The log at `path` under the root `root` names, listed `now`: its entry for `purpose`
-    /// in `store`, and its key, the entry's when the file is as it was made for, else
-    /// `read_key`'s (its two ends read). None when the log cannot be keyed.
-    pub fn look_up(
-        store: &dyn CacheStore,
-        cache: &CacheUse,
-        purpose: Purpose,
-        (root, path): (&str, &str),
-        now: Stat,
-        read_key: impl FnOnce() -> Option<FileKey>,
-    ) -> Option<Keyed> {
-        let entry = store.get(&entry_name(root, path, purpose));
-        let unchanged = entry.as_deref().and_then(|entry| cache.key_if_unchanged(entry, (root, path), now, None));
-        let (key, unread) = match unchanged {
-            Some(key) => (key, true),
-            None => (read_key()?, false),
-        };
-        Some(Keyed { key, entry, unread })
-    }
+/// The cache's one rule for a file before it is read: the file at `path` under the root `root`
+/// names, listed `now` (none when its listing gave no size or time), and its entry for
+/// `purpose` in `store`; its key is the entry's when the file is as the entry was made for
+/// ([`settled`]: it is not read), else `read_key`'s (its two ends read). Whether a log that
+/// changed only grew is told from its bytes, when its entry is opened (`FileKey::grew_from`).
+/// None when the file cannot be keyed.
+pub fn look_up(
+    store: &dyn EntryStore,
+    purpose: Purpose,
+    (root, path): (&str, &str),
+    now: Option<Stat>,
+    read_key: impl FnOnce() -> Option<FileKey>,
+) -> Option<LookedUp> {
+    let name = entry_name(root, path, purpose);
+    let entry = store.get(&name).map(Cow::into_owned);
+    let unchanged = entry
+        .as_deref()
+        .zip(now)
+        .and_then(|(entry, now)| store.rules().key_if_unchanged(entry, (root, path), now, store.time_beside(&name)));
+    let (key, unread) = match unchanged {
+        Some(key) => (key, true),
+        None => (read_key()?, false),
+    };
+    Some(LookedUp { key, entry, unread })
 }
 
-/// A log's entry as its store holds it.
-#[derive(Clone, Copy)]
-pub struct Stored<'a> {
-    pub entry: &'a [u8],
-    /// Whether the log still has the time the entry was made at, where the store keeps that
-    /// time beside the entry and not in its key (the page's pack: a log's entry is made before
-    /// the browser gives the log's time). An entry of another time serves only a log that grew.
-    pub same_time: bool,
-}
-
-impl<'a> Stored<'a> {
-    /// An entry whose key holds its file's time.
-    pub fn keyed(entry: &'a [u8]) -> Stored<'a> {
-        Stored { entry, same_time: true }
-    }
-}
-
-/// A store the caller keeps entries in, which answers at once (the native folder). A caller
-/// whose store is asynchronous (the page) looks entries up itself and calls
-/// `LogJob::through_cache`.
-pub trait CacheStore {
-    /// The entry of that name, if the store has it.
-    fn get(&self, name: &str) -> Option<Vec<u8>>;
-    /// Keeps an entry under that name, replacing any.
-    fn put(&self, name: &str, entry: &[u8]);
-}
-
-/// A run's cache as a store's read uses it (`StoreJob::read_through`): natively a
-/// [`CacheStore`] with the run's [`CacheUse`], in the page its pack (`PageCache`).
-pub trait RunCache {
-    fn cache_use(&self) -> &CacheUse;
+/// Where a run's entries live, and what they must agree with: natively the cache folder for
+/// one run (the CLI's `FolderRun`), in the page its pack (`PageCache`). The cache's one seam
+/// with storage: the replay (`replay`) and the rule ([`look_up`]) reach entries only through it.
+pub trait EntryStore {
+    /// What the run's entries are made for and checked against.
+    fn rules(&self) -> &CacheUse;
     /// The entry of that name, if there is one.
-    fn entry(&self, name: &str) -> Option<Cow<'_, [u8]>>;
-    /// The entry of that name was used (the page's next pack keeps it).
-    fn used(&mut self, name: &str);
-    /// Keeps an entry under that name, replacing any.
-    fn put(&mut self, name: &str, entry: &[u8]);
+    fn get(&self, name: &str) -> Option<Cow<'_, [u8]>>;
+    /// The time of the file the entry of that name was made for, where the store keeps it
+    /// beside the entry and not in its key (the page's pack: a log's entry is made before the
+    /// browser gives the log's time), if it has it.
+    fn time_beside(&self, _name: &str) -> Option<i64> {
+        None
+    }
+    /// Whether a file of `time` has the time the entry of that name was made at: always where
+    /// the key holds the time. An entry of another time serves only a log that grew.
+    fn same_time(&self, _name: &str, _time: Option<i64>) -> bool {
+        true
+    }
+    /// The entry of that name served this run as it is (the page's next pack keeps it).
+    fn used(&mut self, _name: &str) {}
+    /// Keeps an entry under that name, replacing any; `time` is its file's, for a store that
+    /// keeps it beside the entry.
+    fn put(&mut self, name: &str, entry: &[u8], time: Option<i64>);
 }
 
-impl<S: CacheStore + ?Sized> RunCache for (&S, &CacheUse) {
-    fn cache_use(&self) -> &CacheUse {
-        self.1
-    }
-
-    fn entry(&self, name: &str) -> Option<Cow<'_, [u8]>> {
-        self.0.get(name).map(Cow::Owned)
-    }
-
-    /// Nothing to do: the store keeps its entries until they are replaced (the folder touched
-    /// this one as it read it).
-    fn used(&mut self, _: &str) {}
-
-    fn put(&mut self, name: &str, entry: &[u8]) {
-        self.0.put(name, entry);
-    }
+/// What reading the stores through the cache needs from the caller
+/// (`StoreJob::read_through`).
+pub struct StoreCache<'a> {
+    /// A file's key by its root and listed path; none for a file the cache does not know (a
+    /// zip's entry), whose store is then read as without a cache.
+    pub key_of: &'a dyn Fn(usize, &str) -> Option<FileKey>,
+    pub entries: &'a mut dyn EntryStore,
 }
 
 /// What the cache did for logs and stores (a store, main file and log, counts as one file).
@@ -378,12 +361,26 @@ mod tests {
     #[derive(Default)]
     struct MapStore(RefCell<HashMap<String, Vec<u8>>>);
 
-    impl CacheStore for MapStore {
-        fn get(&self, name: &str) -> Option<Vec<u8>> {
-            self.0.borrow().get(name).cloned()
+    /// A [`MapStore`] as one run's store: its entries made for `rules`; `same_time` says
+    /// whether each log has the time its entry was made at, as the page's pack keeps it.
+    struct MapRun<'a> {
+        map: &'a MapStore,
+        rules: CacheUse,
+        same_time: bool,
+    }
+
+    impl EntryStore for MapRun<'_> {
+        fn rules(&self) -> &CacheUse {
+            &self.rules
         }
-        fn put(&self, name: &str, entry: &[u8]) {
-            self.0.borrow_mut().insert(name.to_string(), entry.to_vec());
+        fn get(&self, name: &str) -> Option<Cow<'_, [u8]>> {
+            self.map.0.borrow().get(name).cloned().map(Cow::Owned)
+        }
+        fn same_time(&self, _: &str, _: Option<i64>) -> bool {
+            self.same_time
+        }
+        fn put(&mut self, name: &str, entry: &[u8], _: Option<i64>) {
+            self.map.0.borrow_mut().insert(name.to_string(), entry.to_vec());
         }
     }
 
@@ -399,7 +396,7 @@ mod tests {
     }
 
     /// `analyze`, the logs' rows into an `R` each, as `R` keeps them (`rows_of`); the store says
-    /// whether each log has its entry's time (`Stored::same_time`).
+    /// whether each log has its entry's time (`EntryStore::same_time`).
     fn analyze_into<R: RowSink + Default>(
         reader: &mut MemoryRoots,
         store: &MapStore,
@@ -437,15 +434,12 @@ mod tests {
             let bytes = reader.0[job.task.root].files[&job.task.listed_path].0.to_vec();
             let key = crate::page_cache::key_of_bytes(&root, &job.task.listed_path, Some(0), &bytes);
             let (name, options, mut kept) = (key.name(Purpose::Analyze), parsing.options().clone(), R::default());
-            let entry = store.get(&name);
-            let input = LogInput::Bytes(&bytes);
-            let stored = entry.as_deref().map(|entry| Stored { entry, same_time });
-            let (parsed, after, done) = job.through_cache(stored, input, &key, &cache, &options, &mut kept);
-            match after {
-                EntryAfter::Kept => {}
-                EntryAfter::Made(entry) => store.put(&name, &entry),
-                EntryAfter::NotMade => panic!("no entry made for {name}"),
-            }
+            let entry = store.0.borrow().get(&name).cloned();
+            let mut run = MapRun { map: store, rules: cache.clone(), same_time };
+            let looked_up = LookedUp { key, entry, unread: false };
+            let (parsed, done) =
+                job.through_store(&mut run, looked_up, None, LogInput::Bytes(&bytes), &options, &mut kept);
+            assert!(store.0.borrow().contains_key(&name), "an entry kept for {name}");
             tally.add(&done);
             rows.extend(queue.take_back(parsing, parsed, kept).rows.into_iter().flat_map(rows_of));
         }
@@ -504,7 +498,7 @@ mod tests {
         let cut = made[..made.len() - 1].to_vec();
         for (case, spoilt) in [("padded with zeros", padded), ("cut", cut)] {
             assert_ne!(entry::stated_length(&spoilt), Some(spoilt.len() as u64), "{case}");
-            store.put(&name, &spoilt);
+            store.0.borrow_mut().insert(name.clone(), spoilt);
             let cached = analyze(&mut home_with(&log), &store);
             assert_eq!(did(&cached.2), (1, 0, 0), "{case}: parsed whole");
             assert_eq!(cached.0, cold.0, "{case}: the rows");

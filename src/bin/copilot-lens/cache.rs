@@ -8,15 +8,16 @@
 //! another file), its time is set only through the handle that was opened and checked, and
 //! no more of it is read than its header says it holds (`entry::stated_length`).
 
+use std::borrow::Cow;
 use std::fs::{self, File, Metadata};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
 
-use copilot_lens::analysis::{Options, StoreCache};
+use copilot_lens::analysis::Options;
 use copilot_lens::cache::entry::{HEADER_BYTES_AT_MOST, stated_length};
-use copilot_lens::cache::{CacheStore, CacheTally, CacheUse, Keyed, Purpose};
+use copilot_lens::cache::{self, CacheTally, CacheUse, EntryStore, LookedUp, Purpose, StoreCache};
 use copilot_lens::words::{counted, grouped};
 
 use crate::roots::DiskRoots;
@@ -33,8 +34,32 @@ const TOUCHED_LATELY: Duration = Duration::from_secs(60 * 60);
 /// Entries' files end so; anything else in the folder is left alone.
 const EXTENSION: &str = "entry";
 
-/// The cache a run reads and writes (`--cache`), and what its entries must agree with.
-pub type Cache<'a> = Option<(&'a FolderStore, &'a CacheUse)>;
+/// The cache a run reads and writes (`--cache`), if any.
+pub type Cache<'a> = Option<FolderRun<'a>>;
+
+/// The cache folder as one run's [`EntryStore`]: its entries made for and checked against
+/// `rules`. Copied to each thread of the run: the folder is shared, its writes atomic.
+#[derive(Clone, Copy)]
+pub struct FolderRun<'a> {
+    pub store: &'a FolderStore,
+    pub rules: &'a CacheUse,
+}
+
+impl EntryStore for FolderRun<'_> {
+    fn rules(&self) -> &CacheUse {
+        self.rules
+    }
+
+    fn get(&self, name: &str) -> Option<Cow<'_, [u8]>> {
+        self.store.get(name).map(Cow::Owned)
+    }
+
+    /// The folder keeps an entry until it is replaced: the time its file's key holds, the
+    /// entry touched as it was read.
+    fn put(&mut self, name: &str, entry: &[u8], _: Option<i64>) {
+        self.store.put(name, entry);
+    }
+}
 
 /// A command's cache for one run (`analyze`, `usage`): its folder, if one is asked and opens,
 /// and what the run's entries are made for (this build, the options, when the run started).
@@ -55,7 +80,7 @@ impl CachedRun {
     }
 
     pub fn cache(&self) -> Cache<'_> {
-        self.cache.as_ref().map(|(store, cache_use)| (store, cache_use))
+        self.cache.as_ref().map(|(store, rules)| FolderRun { store, rules })
     }
 
     /// Says what the cache did (`summary`), and trims the folder to its size.
@@ -153,10 +178,10 @@ impl FolderStore {
     }
 }
 
-impl CacheStore for FolderStore {
+impl FolderStore {
     /// The entry, from a file the cache made (anything else is a miss), touched through the
     /// handle it was read from.
-    fn get(&self, name: &str) -> Option<Vec<u8>> {
+    pub fn get(&self, name: &str) -> Option<Vec<u8>> {
         let file = open_entry(&self.path(name)).ok()?;
         let metadata = file.metadata().ok()?;
         if !made_by_the_cache(&metadata) {
@@ -175,7 +200,8 @@ impl CacheStore for FolderStore {
         Some(bytes)
     }
 
-    fn put(&self, name: &str, entry: &[u8]) {
+    /// Keeps an entry under that name, replacing any.
+    pub fn put(&self, name: &str, entry: &[u8]) {
         if self.unwritable.load(Ordering::Relaxed) || entry.len() as u64 > ENTRY_CAP_BYTES {
             return;
         }
@@ -246,17 +272,11 @@ fn read_entry(file: &File, size: u64) -> io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// A log's key and its entry in the run's cache (`Keyed::look_up`): none for a zip's log or
+/// A log's key and its entry in the run's cache (`cache::look_up`): none for a zip's log or
 /// one that cannot be read.
-pub fn keyed(
-    roots: &DiskRoots,
-    (store, cache): (&FolderStore, &CacheUse),
-    purpose: Purpose,
-    root: usize,
-    path: &str,
-) -> Option<Keyed> {
+pub fn look_up(roots: &DiskRoots, run: &FolderRun, purpose: Purpose, root: usize, path: &str) -> Option<LookedUp> {
     let (identity, now) = roots.cache_stat(root, path)?;
-    Keyed::look_up(store, cache, purpose, (identity, path), now, || roots.cache_key(root, path))
+    cache::look_up(run, purpose, (identity, path), Some(now), || roots.cache_key(root, path))
 }
 
 /// Epoch milliseconds now: when a run starts, for the entries it makes (`CacheUse::new`).
@@ -268,10 +288,9 @@ pub fn now_ms() -> i64 {
 /// Calls `read` with what reading the stores through the run's cache needs (none without a
 /// cache): their files' keys come from `roots`.
 pub fn stores_through<T>(roots: DiskRoots, cache: Cache<'_>, read: impl FnOnce(Option<&mut StoreCache<'_>>) -> T) -> T {
-    let Some((store, cache_use)) = cache else { return read(None) };
+    let Some(mut run) = cache else { return read(None) };
     let key_of = |root: usize, path: &str| roots.cache_key(root, path);
-    let mut entries = (store, cache_use);
-    read(Some(&mut StoreCache { key_of: &key_of, entries: &mut entries }))
+    read(Some(&mut StoreCache { key_of: &key_of, entries: &mut run }))
 }
 
 /// What the cache did, for the summary line: "cache: 3 files parsed, 2,777 from the cache

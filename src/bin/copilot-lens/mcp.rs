@@ -32,7 +32,7 @@ use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::cache::{self, FolderStore};
+use crate::cache::{self, FolderRun, FolderStore};
 use crate::config::BudgetArgs;
 use crate::roots::{DiskRoots, Scope};
 use crate::terminal::say;
@@ -172,7 +172,7 @@ impl Reading {
         let options = self.options(false);
         let cache_use = self.cache_use(&options);
         let (mut roots, listings) = DiskRoots::open(&self.roots, Scope::Usage, self.threads)?;
-        let cache = self.store.as_ref().zip(cache_use.as_ref());
+        let cache = self.store.as_ref().zip(cache_use.as_ref()).map(|(store, rules)| FolderRun { store, rules });
         let (run, _) = crate::usage_only(&mut roots, listings, options, (self.threads, cache, None))?;
         for problem in &run.problems {
             say!("{problem}");
@@ -187,7 +187,7 @@ impl Reading {
         let cache_use = self.cache_use(&options);
         let (mut roots, listings) = DiskRoots::open(&self.roots, Scope::Everything, self.threads)?;
         let planned = Planned::new(listings, options).map_err(|error| error.to_string())?;
-        let cache = self.store.as_ref().zip(cache_use.as_ref());
+        let cache = self.store.as_ref().zip(cache_use.as_ref()).map(|(store, rules)| FolderRun { store, rules });
         let mut no_rows = JsonlRowWriter::new(std::io::sink());
         let (outputs, _) = analyze_through(&mut roots, planned, &mut no_rows, self.threads, cache)
             .map_err(|error| format!("reading: {error}"))?;

@@ -42,10 +42,10 @@ pub fn parse_logs<W: Write>(
     let options = parsing.options().clone();
     let mut state = (LogQueue::<Vec<u8>>::new(parsing), parsing, out, CacheTally::default());
     let work = |job: LogJob, reader: &mut DiskRoots| match cache {
-        Some((store, cache)) => {
-            let keyed =
-                crate::cache::keyed(reader, (store, cache), Purpose::Analyze, job.task.root, &job.task.listed_path);
-            job.parse_through_jsonl(reader, store, keyed, cache, &options)
+        Some(mut entries) => {
+            let (root, path) = (job.task.root, &job.task.listed_path);
+            let looked_up = crate::cache::look_up(reader, &entries, Purpose::Analyze, root, path);
+            job.parse_through_jsonl(reader, &mut entries, looked_up, &options)
         }
         None => {
             let mut rows = JsonlRowWriter::new(Vec::with_capacity(rows_capacity(job.task.size)));
@@ -84,10 +84,10 @@ pub fn scan_usage(
     let options = run.options().clone();
     let mut state = (LogQueue::<(), (), UsageRun>::new(run), run, CacheTally::default());
     let scan = |job: LogJob<UsageRun>, reader: &mut DiskRoots| match cache {
-        Some((store, cache)) => {
+        Some(mut entries) => {
             let (root, path) = (job.task.root, &job.task.listed_path);
-            let keyed = crate::cache::keyed(reader, (store, cache), Purpose::Usage, root, path);
-            job.scan_through(reader, store, keyed, cache, &options)
+            let looked_up = crate::cache::look_up(reader, &entries, Purpose::Usage, root, path);
+            job.scan_through(reader, &mut entries, looked_up, &options)
         }
         None => (job.scan_usage(reader, &options), CacheTally::default()),
     };

@@ -16,14 +16,14 @@ use std::process::{ExitCode, Stdio};
 use chrono::NaiveDate;
 use clap::{Args, ValueEnum};
 use copilot_lens::analysis::Options;
-use copilot_lens::cache::{CacheStore, CacheUse};
+use copilot_lens::cache::CacheUse;
 use copilot_lens::usage::Zone;
 use copilot_lens::usage::month::month_bounds;
 use copilot_lens::usage::rates::RateTable;
 use copilot_lens::usage::status::StatusSnapshot;
 use serde::Deserialize;
 
-use crate::cache::{self, FolderStore};
+use crate::cache::{self, FolderRun, FolderStore};
 use crate::config::{AllowanceArgs, BudgetArgs};
 use crate::roots::{DiskRoots, Scope};
 use crate::terminal::one_line;
@@ -255,7 +255,12 @@ fn make_snapshot(
     let made_ms = cache::now_ms();
     let threads = std::thread::available_parallelism().map_or(1, usize::from);
     let (mut roots, listings) = DiskRoots::open(&[home.to_path_buf()], Scope::Usage, threads)?;
-    let (run, _) = usage_only(&mut roots, listings, options.clone(), (threads, Some((store, cache_use)), None))?;
+    let (run, _) = usage_only(
+        &mut roots,
+        listings,
+        options.clone(),
+        (threads, Some(FolderRun { store, rules: cache_use }), None),
+    )?;
     let snapshot = StatusSnapshot::of(run.usage.ledgers.iter(), place.identity.clone(), made_ms, today);
     let entry = cache_use.encode_own(&snapshot).ok_or("the snapshot could not be written")?;
     store.put(&place.name, &entry);
@@ -302,6 +307,8 @@ fn session_entries(
     options: &Options,
 ) -> Option<copilot_lens::usage::Entries> {
     let (mut roots, listings) = DiskRoots::one_file(home, &format!("session-state/{id}/events.jsonl")).ok()?;
-    let (mut run, _) = usage_only(&mut roots, listings, options.clone(), (1, Some((store, cache_use)), None)).ok()?;
+    let (mut run, _) =
+        usage_only(&mut roots, listings, options.clone(), (1, Some(FolderRun { store, rules: cache_use }), None))
+            .ok()?;
     run.usage.ledgers.remove(id).map(|ledger| ledger.entries)
 }

@@ -19,7 +19,7 @@ use copilot_lens::usage::rates::RateTable;
 use copilot_lens::usage::watch::{Watch, WatchView};
 use notify::{EventKind, RecursiveMode, Watcher};
 
-use crate::cache::{self, FolderStore};
+use crate::cache::{self, FolderRun, FolderStore};
 use crate::config::{AllowanceArgs, BudgetArgs};
 use crate::roots::{DiskRoots, Scope};
 use crate::scan_memo::ScanMemo;
@@ -212,7 +212,7 @@ impl Updater<'_> {
         let cache_use = CacheUse::new(&cache::build_identity(), &options, started_ms);
         let threads = std::thread::available_parallelism().map_or(1, usize::from);
         let (mut roots, listings) = DiskRoots::open(self.homes, Scope::Usage, threads)?;
-        let cache = self.store.map(|store| (store, &cache_use));
+        let cache = self.store.map(|store| FolderRun { store, rules: &cache_use });
         self.memo.begin(started_ms);
         let (run, _) = usage_only(&mut roots, listings, options.clone(), (threads, cache, Some(&self.memo)))?;
         self.memo.end();
