@@ -63,7 +63,7 @@ pub enum Stage {
     Planned(Box<PlannedRun>),
     /// The metadata is read; the logs come one by one.
     Parsing(Box<ParsingRun>),
-    Done(Box<Done>),
+    Finished(Box<FinishedRun>),
 }
 
 impl Stage {
@@ -79,7 +79,7 @@ impl Stage {
             Stage::Planned(_) => Need::Files { given: STEPS_BEFORE_METADATA },
             Stage::Parsing(run) if run.left > 0 => Need::Logs { left: run.left },
             Stage::Parsing(_) => Need::LastFiles { given: STEPS_BEFORE_FINISH },
-            Stage::Done(_) => Need::Done { given: STEPS_IN_ALL },
+            Stage::Finished(_) => Need::Done { given: STEPS_IN_ALL },
         }
     }
 }
@@ -88,28 +88,28 @@ pub struct PlannedRun {
     pub planned: Planned,
     pub roots: BrowserRoots,
     pub stores: Stores,
-    pub cache: Option<Cached>,
+    pub cache: Option<CacheInRun>,
 }
 
 /// The page's cache in a run, and the roots' labels, which name them there.
-pub struct Cached {
+pub struct CacheInRun {
     pub cache: PageCache,
     pub labels: Vec<String>,
     /// The small files the page reads whole in this run that were listed with their times
-    /// (`take_kept`): kept for the next run as they come (`keep_given`).
+    /// (`take_unread`): kept for the next run as they come (`keep_for_next_run`).
     to_keep: HashMap<(usize, String), Stat>,
 }
 
-impl Cached {
-    pub fn new(cache: PageCache, labels: Vec<String>) -> Cached {
-        Cached { cache, labels, to_keep: HashMap::new() }
+impl CacheInRun {
+    pub fn new(cache: PageCache, labels: Vec<String>) -> CacheInRun {
+        CacheInRun { cache, labels, to_keep: HashMap::new() }
     }
 
     /// Takes out of `files` (small files the page would read whole) those the cache's entries
     /// stand for unread as `stat_of` says they are listed (a remembered folder's listing gives
     /// each file's size and time at no cost, while a read costs the browser a round trip), and
     /// returns them with their bytes. Those left that were listed are kept as they come.
-    fn take_kept(
+    fn take_unread(
         &mut self,
         files: &mut Vec<FileAt>,
         stat_of: impl Fn(&FileAt) -> Option<Stat>,
@@ -129,9 +129,9 @@ impl Cached {
         kept
     }
 
-    /// A file the page gave: its bytes are kept for the next run when `take_kept` said so and
+    /// A file the page gave: its bytes are kept for the next run when `take_unread` said so and
     /// they are as long as its listing said.
-    fn keep_given(&mut self, root: usize, path: &str, file: &BrowserFile) {
+    fn keep_for_next_run(&mut self, root: usize, path: &str, file: &BrowserFile) {
         let BrowserFile::Bytes(bytes) = file else { return };
         let Some(Stat { size, modified_ms: Some(time), .. }) = self.to_keep.remove(&(root, path.to_string())) else {
             return;
@@ -142,9 +142,9 @@ impl Cached {
     }
 }
 
-/// Small files taken from the cache (`Cached::take_kept`), given as the page gives bytes (the
+/// Small files taken from the cache (`CacheInRun::take_unread`), given as the page gives bytes (the
 /// progress counts them as read).
-fn give_kept(kept: Vec<(FileAt, Vec<u8>, Stat)>, mut give: impl FnMut(usize, String, BrowserFile, Stat)) {
+fn give_unread(kept: Vec<(FileAt, Vec<u8>, Stat)>, mut give: impl FnMut(usize, String, BrowserFile, Stat)) {
     for (FileAt { root, path }, bytes, stat) in kept {
         give(root, path, BrowserFile::Bytes(js_sys::Uint8Array::from(&bytes[..])), stat);
     }
@@ -153,7 +153,7 @@ fn give_kept(kept: Vec<(FileAt, Vec<u8>, Stat)>, mut give: impl FnMut(usize, Str
 pub struct ParsingRun {
     pub parsing: Parsing,
     pub roots: BrowserRoots,
-    cache: Option<Cached>,
+    cache: Option<CacheInRun>,
     pub table: RowTable,
     /// The page hands a zip's logs over in the archive's order (one read for many entries,
     /// where a read for each costs the browser a millisecond): each log is parsed into a table
@@ -161,8 +161,8 @@ pub struct ParsingRun {
     logs: LogQueue<RowTable, GivenLog>,
     /// How many logs are still to be given.
     left: usize,
-    /// The logs parsed without the cache, having no entry in it (`LogCache::Recorded`), by
-    /// `LogTask::file`: their entries are made once the analysis is done (`Done::record_entries`).
+    /// The logs parsed without the cache, having no entry in it (`LogCache::EntryAfterDone`), by
+    /// `LogTask::file`: their entries are made once the analysis is done (`FinishedRun::record_entries`).
     unrecorded: Vec<u32>,
 }
 
@@ -177,7 +177,7 @@ pub enum Stores {
 }
 
 impl PlannedRun {
-    pub fn new(planned: Planned, roots: BrowserRoots, cache: Option<Cached>) -> (PlannedRun, HandOver) {
+    pub fn new(planned: Planned, roots: BrowserRoots, cache: Option<CacheInRun>) -> (PlannedRun, HandOver) {
         let given_by_page = |root: usize| matches!(roots.roots.get(root), Some(BrowserRoot::Files(_)));
         let (mut pages, mut lines, mut small) = (Vec::new(), Vec::new(), Vec::new());
         for (root, path, role) in planned.metadata_files().filter(|(root, _, _)| given_by_page(*root)) {
@@ -199,10 +199,10 @@ impl PlannedRun {
                 let stat_of = |file: &FileAt| {
                     (!stores.contains(file)).then(|| planned.listed_stat(file.root, &file.path)).flatten()
                 };
-                let mut kept = cached.take_kept(&mut small, stat_of);
+                let mut kept = cached.take_unread(&mut small, stat_of);
                 // A file read line by line goes over as bytes while small (most process logs): kept so too.
                 let whole = |file: &FileAt| stat_of(file).filter(|stat| stat.size <= IN_PARTS_GIVEN_WHOLE_MAX_BYTES);
-                kept.extend(cached.take_kept(&mut lines, whole));
+                kept.extend(cached.take_unread(&mut lines, whole));
                 kept
             }
             None => Vec::new(),
@@ -224,12 +224,12 @@ impl PlannedRun {
                     _ => (given_by_page(root), None),
                 };
                 let cache = match &cache {
-                    Some(Cached { cache, labels, .. }) if given_by_page(root) => {
+                    Some(CacheInRun { cache, labels, .. }) if given_by_page(root) => {
                         let name = entry_name(&labels[root], path, Purpose::Analyze);
                         match (cache.has_entry(&name), cache.can_stand_unread(&name)) {
                             (true, true) => LogCache::Unread,
-                            (true, false) => LogCache::Keyed,
-                            (false, _) => LogCache::Recorded,
+                            (true, false) => LogCache::LookedUp,
+                            (false, _) => LogCache::EntryAfterDone,
                         }
                     }
                     _ => LogCache::None,
@@ -251,16 +251,16 @@ impl PlannedRun {
             ]),
             now(vec![Give::Bytes { files: small }]),
             // The files read after the logs come while the logs are parsed.
-            now(vec![Give::Logs { logs }, Give::Times, Give::Late]),
+            now(vec![Give::Logs { logs }, Give::Times, Give::LateMetadata]),
             // The browser charges the page for each File handed over, as much as the analysis'
             // own reads: the rest (for the report's sizes, long texts and the new logs' cache
             // entries) waits for the end.
-            HandOverStep { after_done: true, parts: vec![Give::Rest { sizes_from, files }] },
+            HandOverStep { after_done: true, parts: vec![Give::FilesAfterDone { sizes_from, files }] },
         ];
         debug_assert_eq!(steps.len(), STEPS_IN_ALL);
         let needs_full_engine = planned.needs_full_engine();
         let mut run = PlannedRun { planned, roots, stores, cache };
-        give_kept(kept, |root, path, file, stat| {
+        give_unread(kept, |root, path, file, stat| {
             run.roots.progress.add_file(root, &path, stat.size as f64);
             run.give(root, path, file, stat.size, stat.modified_ms);
         });
@@ -270,7 +270,7 @@ impl PlannedRun {
     /// A file of a folder root handed over; the stores are read once the last of theirs is in.
     pub fn give(&mut self, root: usize, path: String, file: BrowserFile, size: u64, modified_ms: Option<i64>) {
         if let Some(cached) = &mut self.cache {
-            cached.keep_given(root, &path, &file);
+            cached.keep_for_next_run(root, &path, &file);
         }
         let read = self.planned.set_file_facts(root, &path, size, modified_ms);
         let stores_complete = match &mut self.stores {
@@ -290,7 +290,7 @@ impl PlannedRun {
     /// did not change is taken from its entry.
     fn read_stores(&mut self) {
         // Not once the cache neither records nor holds entries: its keys would be read for nothing.
-        let Some(Cached { cache, labels, .. }) = self.cache.as_mut().filter(|cached| cached.cache.in_use()) else {
+        let Some(CacheInRun { cache, labels, .. }) = self.cache.as_mut().filter(|cached| cached.cache.in_use()) else {
             self.planned.read_stores(&mut self.roots, None);
             self.stores = Stores::Read;
             return;
@@ -337,7 +337,7 @@ impl PlannedRun {
         let mut late: Vec<FileAt> =
             parsing.late_metadata_files().filter(|(root, _)| given_by_page(*root)).map(file_at).collect();
         let kept = match &mut cache {
-            Some(cached) => cached.take_kept(&mut late, |file| parsing.listed_stat(file.root, &file.path)),
+            Some(cached) => cached.take_unread(&mut late, |file| parsing.listed_stat(file.root, &file.path)),
             None => Vec::new(),
         };
         // The files the metadata showed hold nothing are not read: the progress counts without them.
@@ -346,7 +346,7 @@ impl PlannedRun {
         let left = logs.tasks().len();
         let mut run =
             ParsingRun { parsing, roots, cache, table: RowTable::default(), logs, left, unrecorded: Vec::new() };
-        give_kept(kept, |root, path, file, stat| {
+        give_unread(kept, |root, path, file, stat| {
             run.roots.progress.add_file(root, &path, stat.size as f64);
             run.give(root, path, file, stat.size, stat.modified_ms);
         });
@@ -369,7 +369,7 @@ impl ParsingRun {
     /// A file read after the logs (`Role::LateMetadata`), handed over while they are parsed.
     pub fn give(&mut self, root: usize, path: String, file: BrowserFile, size: u64, modified_ms: Option<i64>) {
         if let Some(cached) = &mut self.cache {
-            cached.keep_given(root, &path, &file);
+            cached.keep_for_next_run(root, &path, &file);
         }
         let read = self.parsing.set_file_facts(root, &path, size, modified_ms);
         self.roots.take(root, path, file, size, read);
@@ -411,7 +411,7 @@ impl ParsingRun {
         let mut cache = self.cache.as_mut().filter(|cached| {
             cached.cache.in_use() && matches!(self.roots.roots.get(task.root), Some(BrowserRoot::Files(_)))
         });
-        if let Some(Cached { cache: pack, labels, .. }) = &mut cache
+        if let Some(CacheInRun { cache: pack, labels, .. }) = &mut cache
             && !pack.has_entry(&entry_name(&labels[task.root], &task.listed_path, Purpose::Analyze))
         {
             pack.tally.add(&CacheTally { parsed: 1, ..CacheTally::default() });
@@ -423,14 +423,14 @@ impl ParsingRun {
         match given {
             GivenLog::Bytes(bytes, modified_ms) => {
                 self.roots.progress.add_file(task.root, &task.listed_path, bytes.len() as f64);
-                let looked_up = cache.as_ref().and_then(|Cached { cache, labels, .. }| {
+                let looked_up = cache.as_ref().and_then(|CacheInRun { cache, labels, .. }| {
                     let file = (labels[task.root].as_str(), task.listed_path.as_str());
                     look_up(cache, Purpose::Analyze, file, None, || {
                         Some(page_cache::key_of_bytes(file.0, file.1, None, &bytes))
                     })
                 });
                 match (cache, looked_up) {
-                    (Some(Cached { cache, .. }), Some(looked_up)) => {
+                    (Some(CacheInRun { cache, .. }), Some(looked_up)) => {
                         let time = modified_ms.or(listed_time);
                         through_store(cache, job, looked_up, time, LogInput::Bytes(&bytes), options, rows).0
                     }
@@ -455,7 +455,7 @@ impl ParsingRun {
                     files.insert(task.listed_path.clone(), BrowserFile::Blob(blob));
                 }
                 match (cache, looked_up) {
-                    (Some(Cached { cache, .. }), Some((looked_up, time))) => {
+                    (Some(CacheInRun { cache, .. }), Some((looked_up, time))) => {
                         let size = looked_up.key.size;
                         let (parsed, through_entry) = through_store(
                             cache,
@@ -485,7 +485,7 @@ impl ParsingRun {
     /// Any other log as given.
     fn read_whole_if_changed(&mut self, task: &LogTask, given: GivenLog) -> GivenLog {
         let GivenLog::File(blob) = given else { return given };
-        let Some(Cached { cache, labels, .. }) = self.cache.as_ref() else { return GivenLog::File(blob) };
+        let Some(CacheInRun { cache, labels, .. }) = self.cache.as_ref() else { return GivenLog::File(blob) };
         let (size, time) = (blob.size() as u64, time_of(&blob));
         let name = entry_name(&labels[task.root], &task.listed_path, Purpose::Analyze);
         let changed = cache.can_stand_unread(&name)
@@ -499,7 +499,7 @@ impl ParsingRun {
     }
 
     /// Step 4: joins and outputs.
-    pub fn finish(mut self) -> Done {
+    pub fn finish(mut self) -> FinishedRun {
         // Logs never given (a page that stopped early) leave a gap; the rest are added in order.
         let released = self.logs.skip_missing(&mut self.parsing);
         self.parse_ready(released);
@@ -519,7 +519,7 @@ impl ParsingRun {
         table.seal();
         roots.progress.report("");
         roots.progress.state.borrow_mut().finished = true;
-        Done {
+        FinishedRun {
             table,
             outputs,
             late_sizes,
@@ -534,7 +534,7 @@ impl ParsingRun {
 }
 
 /// A finished analysis as the views query it.
-pub struct Done {
+pub struct FinishedRun {
     pub table: RowTable,
     pub outputs: Outputs,
     /// For the files the page hands over after `finish`: their sizes go into the report.
@@ -548,12 +548,12 @@ pub struct Done {
     /// The logs whose cache entries are still to make (`ParsingRun::unrecorded`).
     unrecorded: std::vec::IntoIter<u32>,
     /// The page's cache, until its pack is finished (`finish_cache`).
-    pub cache: Option<Cached>,
+    pub cache: Option<CacheInRun>,
 }
 
 /// A log through the page's cache (`LogJob::through_store`), its tally added to the cache's.
 /// The pack keeps a log's time beside its entry, and `time` is the log's now, if the page gave
-/// it with the log (it gives a new log's after the analysis, `Give::LogTimes`). Says whether
+/// it with the log (it gives a new log's after the analysis, `Give::FilesAfterDone`). Says whether
 /// the log was read through its entry (not opened whole).
 fn through_store(
     cache: &mut PageCache,
@@ -612,10 +612,10 @@ fn read_exactly(reader: &mut dyn SourceReader, offset: u64, buffer: &mut [u8]) -
     (crate::input::fill(&mut reader, buffer).ok()? == buffer.len()).then_some(())
 }
 
-impl Done {
+impl FinishedRun {
     /// What the page's cache did in this run.
     pub fn cache_report(&self) -> Option<CacheReport> {
-        self.cache.as_ref().map(|Cached { cache, .. }| CacheReport {
+        self.cache.as_ref().map(|CacheInRun { cache, .. }| CacheReport {
             from_cache: cache.tally.cached,
             unread: cache.tally.unread,
             changed: cache.tally.parsed + cache.tally.resumed,
@@ -629,7 +629,8 @@ impl Done {
     /// again from its File (handed over with the rest, after done), whose time the worker
     /// knows unasked. Gives how many are left.
     pub fn record_entries(&mut self, most: usize) -> usize {
-        let Some(Cached { cache, labels, .. }) = self.cache.as_mut().filter(|cached| cached.cache.recording()) else {
+        let Some(CacheInRun { cache, labels, .. }) = self.cache.as_mut().filter(|cached| cached.cache.recording())
+        else {
             return 0;
         };
         for id in self.unrecorded.by_ref().take(most) {

@@ -21,7 +21,7 @@ use std::ops::Range;
 use serde::{Deserialize, Serialize};
 
 use crate::cache::{
-    CacheTally, CacheUse, ENDS_BYTES, EntryStore, FileKey, Purpose, Stat, entry_name, look_up, settled,
+    CacheTally, ENDS_BYTES, EntryRules, EntryStore, FileKey, Purpose, Stat, entry_name, look_up, settled,
 };
 
 /// The pack's last bytes (format 4: the index at the end, with each entry's file time, size
@@ -100,7 +100,7 @@ pub struct PageCache {
     kept_bytes: u64,
     cap: u64,
     recording: Recording,
-    pub cache_use: CacheUse,
+    pub rules: EntryRules,
     pub tally: CacheTally,
     /// Why the pack could not be used or kept, if so: a sentence, which the page shows after
     /// its cache line's and in Diagnostics.
@@ -110,7 +110,7 @@ pub struct PageCache {
 impl PageCache {
     /// The cache of a run, from the pack in `file` (empty for none); `build` names the page's
     /// build (its module's hash); `cap` bounds the pack's entries.
-    pub fn new(file: Box<dyn PackFile>, build: &str, cache_use: CacheUse, cap: u64) -> PageCache {
+    pub fn new(file: Box<dyn PackFile>, build: &str, rules: EntryRules, cap: u64) -> PageCache {
         let mut cache = PageCache {
             file,
             build: build.to_string(),
@@ -123,7 +123,7 @@ impl PageCache {
             kept_bytes: 0,
             cap,
             recording: Recording::Yes,
-            cache_use,
+            rules,
             tally: CacheTally::default(),
             problem: None,
         };
@@ -251,10 +251,10 @@ impl PageCache {
 
 /// The entries by name: the stores' (`StoreJob::read_through`) and the logs' (`engine`). A
 /// log's time is kept beside its entry: its key leaves it out, for the browser gives a new
-/// log's time only after the analysis (`Give::LogTimes`).
+/// log's time only after the analysis (`Give::FilesAfterDone`).
 impl EntryStore for PageCache {
-    fn rules(&self) -> &CacheUse {
-        &self.cache_use
+    fn rules(&self) -> &EntryRules {
+        &self.rules
     }
 
     /// Read from the pack; one the browser cannot read is a miss.
@@ -284,7 +284,7 @@ impl EntryStore for PageCache {
         if !self.recording() {
             return;
         }
-        let made = self.cache_use.made_for(entry).map(|(made_for, started_ms)| (made_for.size, started_ms));
+        let made = self.rules.made_for(entry).map(|(made_for, started_ms)| (made_for.size, started_ms));
         let place = self.end..self.end + entry.len() as u64;
         self.pending.extend_from_slice(entry);
         self.end = place.end;
@@ -333,7 +333,7 @@ impl PageCache {
         }
         let looked_up = look_up(self, Purpose::File, (root, path), Some(now), || None)?;
         let (key, entry) = (looked_up.key, looked_up.entry?);
-        let ((), bytes) = self.cache_use.decode(&entry, &key, FILE_CONTEXT).ok()?;
+        let ((), bytes) = self.rules.decode(&entry, &key, FILE_CONTEXT).ok()?;
         let bytes = bytes.to_vec();
         self.used(&name);
         self.tally.add(&CacheTally { cached: 1, cached_bytes: now.size, unread: 1, ..CacheTally::default() });
@@ -347,14 +347,14 @@ impl PageCache {
     pub fn keep_file(&mut self, (root, path): (&str, &str), modified_ms: i64, bytes: &[u8]) {
         let key = key_of_bytes(root, path, Some(modified_ms), bytes);
         let name = key.name(Purpose::File);
-        let made_for = self.get(&name).and_then(|entry| self.cache_use.made_for(&entry));
+        let made_for = self.get(&name).and_then(|entry| self.rules.made_for(&entry));
         self.tally.add(&match made_for {
             Some((made_for, _)) if made_for == key => {
                 CacheTally { cached: 1, cached_bytes: key.size, ..CacheTally::default() }
             }
             _ => CacheTally { parsed: 1, ..CacheTally::default() },
         });
-        if let Some(entry) = self.cache_use.encode(&key, FILE_CONTEXT, &(), bytes) {
+        if let Some(entry) = self.rules.encode(&key, FILE_CONTEXT, &(), bytes) {
             self.put(&name, &entry, Some(modified_ms));
         }
     }
@@ -480,12 +480,12 @@ mod tests {
     }
 
     fn cache_with_cap(file: &Memory, build: &str, cap: u64) -> PageCache {
-        PageCache::new(Box::new(file.clone()), build, CacheUse::new(build, &Options::default(), 0), cap)
+        PageCache::new(Box::new(file.clone()), build, EntryRules::new(build, &Options::default(), 0), cap)
     }
 
     /// A run's cache that started at `started_ms`.
     fn started_at(file: &Memory, started_ms: i64) -> PageCache {
-        PageCache::new(Box::new(file.clone()), "b", CacheUse::new("b", &Options::default(), started_ms), 1 << 20)
+        PageCache::new(Box::new(file.clone()), "b", EntryRules::new("b", &Options::default(), started_ms), 1 << 20)
     }
 
     fn cache(file: &Memory, build: &str) -> PageCache {
@@ -553,7 +553,7 @@ mod tests {
         let key = |path: &str| FileKey::new("home", path, 40, None, b"head", b"tail");
         let settled_time = started - SETTLED_MS;
         for (path, time) in [("old", Some(settled_time)), ("recent", Some(settled_time + 1)), ("untimed", None)] {
-            let entry = first.cache_use.encode(&key(path), 0, &(), &[]).unwrap();
+            let entry = first.rules.encode(&key(path), 0, &(), &[]).unwrap();
             first.put(&key(path).name(Purpose::Analyze), &entry, time);
         }
         first.put("not-an-entry", b"bytes", None);

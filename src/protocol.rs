@@ -198,12 +198,12 @@ pub enum Give {
     /// The modification times of the files `read_metadata` names (`AfterMetadata::times`).
     Times,
     /// As `Bytes`, the files read after the logs that `read_metadata` names (`AfterMetadata::late`).
-    Late,
+    LateMetadata,
     /// As Files in parts, the logs not handed over as Files (their long texts are read again
     /// from them, and the new ones' cache entries made, `record_entries`), every other file of the folder roots `sizes_from`, whose listings did not
     /// give their sizes, and the `files` of other roots whose listings left theirs out (the
     /// report learns them so).
-    Rest { sizes_from: Vec<usize>, files: Vec<FileAt> },
+    FilesAfterDone { sizes_from: Vec<usize>, files: Vec<FileAt> },
 }
 
 /// What the page hands over during an analysis, one `{type: 'give', id, kind, ...}` message at
@@ -216,14 +216,14 @@ pub enum Give {
 #[ts(tag = "kind", rename_all = "snake_case")]
 #[allow(dead_code)]
 enum Given {
-    /// `Give::Files`, `Give::Rest`: Files of one root, by their paths.
+    /// `Give::Files`, `Give::FilesAfterDone`: Files of one root, by their paths.
     Files {
         root: usize,
         #[ts(type = "Array<File>")]
         files: (),
         paths: Vec<String>,
     },
-    /// `Give::Bytes`, `Give::Late`, the small files of `Give::BytesUpTo`.
+    /// `Give::Bytes`, `Give::LateMetadata`, the small files of `Give::BytesUpTo`.
     Bytes { items: Vec<BytesGiven> },
     /// `Give::Logs`, in any order.
     Logs { items: Vec<LogGiven> },
@@ -277,7 +277,7 @@ struct TimeGiven {
 pub struct AfterMetadata {
     /// For `Give::Times`.
     pub times: Vec<FileAt>,
-    /// For `Give::Late`.
+    /// For `Give::LateMetadata`.
     pub late: Vec<FileAt>,
 }
 
@@ -317,7 +317,7 @@ pub enum LogCache {
     /// Looked up in the cache and kept there: the page gives its time with its bytes, for its
     /// key. (A browser reads a log whole in less time than its two ends: what it charges is
     /// per read, about a millisecond, not per byte; a File read in a worker costs more still.)
-    Keyed,
+    LookedUp,
     /// Looked up in the cache, whose entry can stand for it unread while its size and time are
     /// as then (`cache::settled`): the page hands its File over unread, and the engine compares
     /// the File's size and time (known to the worker once the File is posted, where asking them
@@ -325,9 +325,9 @@ pub enum LogCache {
     /// differ.
     Unread,
     /// Not in the cache: parsed as without it, and its entry made once the analysis is done,
-    /// from its File handed over with the rest (`record_entries`), whose time the worker knows
+    /// from its File handed over after done (`Give::FilesAfterDone`, `record_entries`), whose time the worker knows
     /// unasked (where a picked File's time costs the page a round trip to the browser).
-    Recorded,
+    EntryAfterDone,
 }
 
 /// What the page's cache did in an analysis (`Engine::cache_report`).

@@ -64,7 +64,7 @@ impl Matches {
     }
 
     /// Reads about `budget` more cut texts again whole (`whole` reads rows again, as
-    /// `Done::full_rows`, and may leave cut a text whose line the filter given says cannot hold
+    /// `FinishedRun::full_rows`, and may leave cut a text whose line the filter given says cannot hold
     /// the search), and adds those holding the search to the matches. The last log begun
     /// is read to its end when that is at most `LOG_END_SLACK` times `budget` (a log is opened
     /// once, and a zip's entry cannot be sought in); beyond, it goes on in the next part, so the

@@ -16,8 +16,8 @@ use wasm_bindgen::prelude::*;
 use web_sys::Blob;
 
 use crate::analysis::{Options, Planned};
-use crate::cache::CacheUse;
-use crate::engine::{Cached, Done, GivenLog, PlannedRun, Stage};
+use crate::cache::EntryRules;
+use crate::engine::{CacheInRun, FinishedRun, GivenLog, PlannedRun, Stage};
 use crate::input::browser::{BrowserFile, BrowserRoot, BrowserRoots, Progress, ProgressState};
 use crate::input::zip::ZipRoot;
 use crate::input::{ListedFile, RootListing, blob::BlobReader};
@@ -244,15 +244,15 @@ impl Engine {
     /// Writes the pack's index, once, after `finish`: returns the pack's size, or nothing
     /// without a cache. (A run that ends before cuts the file back to its size before the run.)
     pub fn finish_cache(&mut self) -> Result<Option<f64>, JsError> {
-        let Stage::Done(done) = &mut self.stage else { return Err(js_error("run the analysis first")) };
+        let Stage::Finished(done) = &mut self.stage else { return Err(js_error("run the analysis first")) };
         let Some(mut cached) = done.cache.take() else { return Ok(None) };
         Ok(Some(cached.cache.finish().map_err(js_error)? as f64))
     }
 
-    /// Makes the cache entries of at most `most` of the logs `begin` marked `LogCache::Recorded`
+    /// Makes the cache entries of at most `most` of the logs `begin` marked `LogCache::EntryAfterDone`
     /// (once the hand-over's every step is given, before `finish_cache`): gives how many are left.
     pub fn record_entries(&mut self, most: usize) -> Result<usize, JsError> {
-        let Stage::Done(done) = &mut self.stage else { return Err(js_error("run the analysis first")) };
+        let Stage::Finished(done) = &mut self.stage else { return Err(js_error("run the analysis first")) };
         Ok(done.record_entries(most))
     }
 
@@ -265,8 +265,8 @@ impl Engine {
         // The run starts now by the page's clock (the core has none): before any log is read.
         let started_ms = js_sys::Date::now() as i64;
         let cache = self.cache.take().map(|(pack, build, cap)| {
-            Cached::new(
-                PageCache::new(Box::new(pack), &build, CacheUse::new(&build, &self.options, started_ms), cap),
+            CacheInRun::new(
+                PageCache::new(Box::new(pack), &build, EntryRules::new(&build, &self.options, started_ms), cap),
                 listings.iter().map(|listing| listing.label.clone()).collect(),
             )
         });
@@ -301,7 +301,9 @@ impl Engine {
         match &mut self.stage {
             Stage::Planned(run) => run.give(root, path, file, size, None),
             Stage::Parsing(run) => run.give(root, path, file, size, None),
-            Stage::Adding { .. } | Stage::Done(_) => return Err(js_error("files come after begin, and before finish")),
+            Stage::Adding { .. } | Stage::Finished(_) => {
+                return Err(js_error("files come after begin, and before finish"));
+            }
         }
         Ok(())
     }
@@ -323,7 +325,7 @@ impl Engine {
                     let modified = modified_of(&blob);
                     run.give(root, path, BrowserFile::Blob(blob), size, modified);
                 }
-                Stage::Done(done) => done.give_late(root, path, blob, size),
+                Stage::Finished(done) => done.give_late(root, path, blob, size),
                 Stage::Adding { .. } => return Err(js_error("files come after begin")),
             }
         }
@@ -378,7 +380,7 @@ impl Engine {
         };
         let done = Box::new(run.finish());
         let summary = views::summary(&done.outputs);
-        self.stage = Stage::Done(done);
+        self.stage = Stage::Finished(done);
         to_js(&summary)
     }
 
@@ -421,9 +423,9 @@ impl Engine {
         std::mem::replace(&mut self.stage, Stage::adding())
     }
 
-    fn done(&self) -> Result<&Done, JsError> {
+    fn done(&self) -> Result<&FinishedRun, JsError> {
         match &self.stage {
-            Stage::Done(done) => Ok(done),
+            Stage::Finished(done) => Ok(done),
             _ => Err(js_error("run the analysis first")),
         }
     }

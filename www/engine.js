@@ -518,10 +518,10 @@ class FileServer {
         return this.giveLogs(part.logs);
       case 'times':
         return this.giveTimes((await this.metadataRead).times);
-      case 'late':
+      case 'late_metadata':
         return this.giveBytes((await this.metadataRead).late);
-      case 'rest':
-        return this.giveRest(part.sizes_from, part.files);
+      case 'files_after_done':
+        return this.giveFilesAfterDone(part.sizes_from, part.files);
       default:
         throw new Error(`the engine asks for a hand-over this page cannot make: ${/** @type {any} */ (part).how}`);
     }
@@ -535,7 +535,7 @@ class FileServer {
    * @param {number[]} sizesFrom
    * @param {FileAt[]} sizedLater
    */
-  async giveRest(sizesFrom, sizedLater) {
+  async giveFilesAfterDone(sizesFrom, sizedLater) {
     await this.giveInParts(sizedLater);
     const logs = this.roots.map(() => new Set());
     for (const { root, path } of this.logs) logs[root].add(path);
@@ -666,7 +666,7 @@ class FileServer {
           const bytes = new Uint8Array(await file.arrayBuffer());
           if (bytes.byteLength <= this.wholeLogMax) {
             // Its time is part of its key in the cache (a File's costs a round trip).
-            item = cache === 'keyed' ? { index, bytes, modified: file.lastModified } : { index, bytes };
+            item = cache === 'looked_up' ? { index, bytes, modified: file.lastModified } : { index, bytes };
             this.held += bytes.byteLength;
           }
         } catch {

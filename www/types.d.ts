@@ -128,7 +128,7 @@ after_done: boolean,
  */
 parts: Array<Give>, };
 
-export type Give = { "how": "files", files: Array<FileAt>, } | { "how": "bytes", files: Array<FileAt>, } | { "how": "bytes_up_to", files: Array<FileAt>, max_bytes: number, } | { "how": "logs", logs: Array<LogToGive>, } | { "how": "times" } | { "how": "late" } | { "how": "rest", sizes_from: Array<number>, files: Array<FileAt>, };
+export type Give = { "how": "files", files: Array<FileAt>, } | { "how": "bytes", files: Array<FileAt>, } | { "how": "bytes_up_to", files: Array<FileAt>, max_bytes: number, } | { "how": "logs", logs: Array<LogToGive>, } | { "how": "times" } | { "how": "late_metadata" } | { "how": "files_after_done", sizes_from: Array<number>, files: Array<FileAt>, };
 
 export type Given = { "kind": "files", root: number, files: Array<File>, paths: Array<string>, } | { "kind": "bytes", items: Array<BytesGiven>, } | { "kind": "logs", items: Array<LogGiven>, } | { "kind": "times", items: Array<TimeGiven>, } | { "kind": "step_given", step: number, };
 
@@ -150,7 +150,7 @@ export type AfterMetadata = {
  */
 times: Array<FileAt>, 
 /**
- * For `Give::Late`.
+ * For `Give::LateMetadata`.
  */
 late: Array<FileAt>, };
 
@@ -170,7 +170,7 @@ given: boolean, entry?: RawEntry,
  */
 cache: LogCache, };
 
-export type LogCache = "none" | "keyed" | "unread" | "recorded";
+export type LogCache = "none" | "looked_up" | "unread" | "entry_after_done";
 
 export type CacheReport = { 
 /**

@@ -12,7 +12,7 @@ use std::sync::LazyLock;
 
 use copilot_lens::analysis::usage_only::UsageRun;
 use copilot_lens::analysis::{LogInput, LogQueue, Options, Planned};
-use copilot_lens::cache::{CacheUse, EntryStore, FileKey, LookedUp, Prefix, Purpose, Stat, entry_name};
+use copilot_lens::cache::{EntryRules, EntryStore, FileKey, LookedUp, Prefix, Purpose, Stat, entry_name};
 use copilot_lens::input::memory::{MemoryRoot, MemoryRoots};
 use copilot_lens::lines::LinesEnd;
 use copilot_lens::model::OwnedRow;
@@ -59,17 +59,17 @@ fn home_with(log: &str) -> MemoryRoots {
 
 /// Made once: the default options parse the pinned rate table.
 static OPTIONS: LazyLock<Options> = LazyLock::new(Options::default);
-static CACHE_USE: LazyLock<CacheUse> = LazyLock::new(|| CacheUse::new("fuzz", &OPTIONS, 0));
+static RULES: LazyLock<EntryRules> = LazyLock::new(|| EntryRules::new("fuzz", &OPTIONS, 0));
 
 /// The log `log` analysed through `entry`, made by `seal` for the log's task (given its
 /// context), or given as it is.
-fn analyse_through(log: &str, entry: impl FnOnce(&CacheUse, u64) -> Option<Vec<u8>>, same_time: bool) {
+fn analyse_through(log: &str, entry: impl FnOnce(&EntryRules, u64) -> Option<Vec<u8>>, same_time: bool) {
     let mut reader = home_with(log);
     let planned = Planned::new(reader.listings(), OPTIONS.clone()).expect("a plan");
     let mut parsing = planned.read_metadata(&mut reader);
     let mut queue = LogQueue::<Vec<OwnedRow>>::new(&parsing);
     let Some(job) = queue.next_job(&mut parsing, 1) else { return };
-    let cache = &*CACHE_USE;
+    let cache = &*RULES;
     let Some(entry) = entry(cache, cache.context(&job.task)) else { return };
     let key = key_of_bytes("home", LOG, Some(0), log.as_bytes());
     let _ = cache.key_if_unchanged(
@@ -92,8 +92,8 @@ struct NoStore {
 }
 
 impl EntryStore for NoStore {
-    fn rules(&self) -> &CacheUse {
-        &CACHE_USE
+    fn rules(&self) -> &EntryRules {
+        &RULES
     }
     fn get(&self, _: &str) -> Option<std::borrow::Cow<'_, [u8]>> {
         None
@@ -105,12 +105,12 @@ impl EntryStore for NoStore {
 }
 
 /// The log's usage scan through `entry`, made by `seal` for the log's task.
-fn scan_through(log: &str, entry: impl FnOnce(&CacheUse, u64) -> Option<Vec<u8>>) {
+fn scan_through(log: &str, entry: impl FnOnce(&EntryRules, u64) -> Option<Vec<u8>>) {
     let mut reader = home_with(log);
     let mut run = Planned::new(reader.listings(), OPTIONS.clone()).expect("a plan").usage_only();
     let mut queue = LogQueue::<(), (), UsageRun>::new(&run);
     let Some(job) = queue.next_job(&mut run, 1) else { return };
-    let cache = &*CACHE_USE;
+    let cache = &*RULES;
     let Some(entry) = entry(cache, cache.context(&job.task)) else { return };
     let key = key_of_bytes("home", LOG, Some(0), log.as_bytes());
     let looked_up = LookedUp { key, entry: Some(entry), unread: false };
@@ -169,7 +169,7 @@ pub fn reads_any_entry(data: &[u8]) {
     scan_through(grown, |cache, context| cache.encode(&key_of(grown), context, &(), rest));
 
     // As the page's pack.
-    let mut page = PageCache::new(Box::new(Pack(RefCell::new(data.to_vec()))), "fuzz", CACHE_USE.clone(), 1 << 20);
+    let mut page = PageCache::new(Box::new(Pack(RefCell::new(data.to_vec()))), "fuzz", RULES.clone(), 1 << 20);
     let name = entry_name("home", LOG, Purpose::Analyze);
     let stat = Stat { size: grown.len() as u64, modified_ms: Some(0), changed_ns: None };
     let _ = copilot_lens::cache::look_up(&page, Purpose::Analyze, ("home", LOG), Some(stat), || None);

@@ -25,15 +25,15 @@ pub trait TakesLogs {
     /// What a log's work starts from (a whole analysis's tally of its rows).
     type Start;
     /// What a log's work gives back.
-    type Done;
+    type Parsed;
     fn log_tasks(&self) -> Vec<LogTask>;
     fn start(&mut self, task: &LogTask) -> Self::Start;
-    fn add(&mut self, task: &LogTask, done: Self::Done);
+    fn add(&mut self, task: &LogTask, parsed: Self::Parsed);
 }
 
 impl TakesLogs for Parsing {
     type Start = Tally;
-    type Done = (LogOutcome, Tally);
+    type Parsed = (LogOutcome, Tally);
 
     fn log_tasks(&self) -> Vec<LogTask> {
         self.state.log_tasks()
@@ -50,7 +50,7 @@ impl TakesLogs for Parsing {
 
 impl TakesLogs for UsageRun {
     type Start = ();
-    type Done = UsageScan;
+    type Parsed = UsageScan;
 
     fn log_tasks(&self) -> Vec<LogTask> {
         UsageRun::log_tasks(self)
@@ -70,7 +70,7 @@ pub struct LogQueue<R, G = (), T: TakesLogs = Parsing> {
     tasks: Vec<LogTask>,
     /// Of a later copy, the copy of its session just before it.
     previous_copy: Vec<Option<usize>>,
-    slots: Vec<Slot<R, G, T::Done>>,
+    slots: Vec<Slot<R, G, T::Parsed>>,
     /// The logs before this one are added (or will never come).
     added: usize,
     /// No log before this one is still to hand out.
@@ -110,7 +110,7 @@ impl<T: TakesLogs<Start: std::fmt::Debug>> std::fmt::Debug for LogJob<T> {
 /// A log parsed, to take back (`LogQueue::take_back`).
 pub struct ParsedLog<T: TakesLogs = Parsing> {
     pub(crate) index: usize,
-    pub(crate) done: T::Done,
+    pub(crate) parsed: T::Parsed,
 }
 
 /// What taking a log back released: the rows of the logs added now, in task order, and the
@@ -124,31 +124,31 @@ impl LogJob {
     /// Opens and parses the log; its rows, tallied and scrubbed, go to `rows`.
     pub fn parse(mut self, reader: &mut dyn FileReader, options: &Options, rows: &mut dyn RowSink) -> ParsedLog {
         let outcome = self.task.parse(reader, options, &mut TallySink::new(&mut self.start, rows));
-        ParsedLog { index: self.index, done: (outcome, self.start) }
+        ParsedLog { index: self.index, parsed: (outcome, self.start) }
     }
 
     /// Parses the log from its bytes (read by someone else: the page).
     pub fn parse_bytes(mut self, bytes: &[u8], options: &Options, rows: &mut dyn RowSink) -> ParsedLog {
         let outcome = self.task.parse_bytes(bytes, options, &mut TallySink::new(&mut self.start, rows));
-        ParsedLog { index: self.index, done: (outcome, self.start) }
+        ParsedLog { index: self.index, parsed: (outcome, self.start) }
     }
 }
 
 impl ParsedLog<UsageRun> {
     pub fn scan(&self) -> &UsageScan {
-        &self.done
+        &self.parsed
     }
 }
 
 impl LogJob<UsageRun> {
     /// Reads only the log's counter lines.
     pub fn scan_usage(self, reader: &mut dyn FileReader, options: &Options) -> ParsedLog<UsageRun> {
-        ParsedLog { index: self.index, done: self.task.scan_usage(reader, options) }
+        ParsedLog { index: self.index, parsed: self.task.scan_usage(reader, options) }
     }
 
     /// The log's scan as an earlier run made it, the log being as it was then.
     pub fn scanned_before(self, scan: UsageScan) -> ParsedLog<UsageRun> {
-        ParsedLog { index: self.index, done: scan }
+        ParsedLog { index: self.index, parsed: scan }
     }
 }
 
@@ -210,10 +210,10 @@ impl<R, G, T: TakesLogs> LogQueue<R, G, T> {
 
     /// Takes a parsed log back, with what the caller keeps of its rows: the logs now in turn
     /// are added to the analysis.
-    pub fn take_back(&mut self, parsing: &mut T, parsed: ParsedLog<T>, rows: R) -> Released<R, G, T> {
-        let ParsedLog { index, done } = parsed;
+    pub fn take_back(&mut self, parsing: &mut T, log: ParsedLog<T>, rows: R) -> Released<R, G, T> {
+        let ParsedLog { index, parsed } = log;
         debug_assert!(matches!(self.slots[index], Slot::Parsing), "log {index} taken back but not handed out");
-        self.slots[index] = Slot::Parsed(Box::new(done), rows);
+        self.slots[index] = Slot::Parsed(Box::new(parsed), rows);
         self.release(parsing)
     }
 
@@ -245,8 +245,8 @@ impl<R, G, T: TakesLogs> LogQueue<R, G, T> {
         let mut released = Released { rows: Vec::new(), ready: Vec::new() };
         while let Some(slot) = self.slots.get_mut(self.added) {
             match std::mem::replace(slot, Slot::Done) {
-                Slot::Parsed(done, rows) => {
-                    parsing.add(&self.tasks[self.added], *done);
+                Slot::Parsed(parsed, rows) => {
+                    parsing.add(&self.tasks[self.added], *parsed);
                     released.rows.push(rows);
                 }
                 Slot::Done => {}

@@ -1,6 +1,6 @@
 //! An entry's bytes, in postcard: a [`Header`], then the body its length and checksum cover: the
 //! file's key, the context's fingerprint, when the run that read the file started (the
-//! caller's clock, [`CacheUse::new`]), what the log's work gave (a parse's `LogOutcome`,
+//! caller's clock, [`EntryRules::new`]), what the log's work gave (a parse's `LogOutcome`,
 //! where it stopped with its parser's state there, and its rows as the parser fed them; or a
 //! usage scan's ledger and stats).
 
@@ -39,7 +39,7 @@ struct Header<'a> {
 
 /// How long the entry `start` (its first bytes, up to [`HEADER_BYTES_AT_MOST`]) begins says it
 /// is, header and body: a store reads no more of an entry than its file holds and this says,
-/// so that a damaged one makes it allocate nothing beyond its size (`CacheUse::open` ignores
+/// so that a damaged one makes it allocate nothing beyond its size (`EntryRules::open` ignores
 /// an entry of another length). None when `start` holds no header.
 pub fn stated_length(start: &[u8]) -> Option<u64> {
     let (header, body) = postcard::take_from_bytes::<Header>(start).ok()?;
@@ -49,7 +49,7 @@ pub fn stated_length(start: &[u8]) -> Option<u64> {
 /// What a run's entries must agree with, made once per run: the build that writes and reads
 /// them, and the options every entry's context includes; and when the run started.
 #[derive(Clone, Debug)]
-pub struct CacheUse {
+pub struct EntryRules {
     build: String,
     options: u64,
     /// Epoch milliseconds by the caller's clock, before any file was listed or read: the
@@ -90,13 +90,13 @@ impl From<Recorded> for EntryAfter {
     }
 }
 
-impl CacheUse {
+impl EntryRules {
     /// `build` names the build (natively the executable's size and time, in the page the
     /// module's hash): entries of another one are ignored. `started_ms` is when the run
     /// started by the caller's clock (the core has none).
-    pub fn new(build: &str, options: &Options, started_ms: i64) -> CacheUse {
+    pub fn new(build: &str, options: &Options, started_ms: i64) -> EntryRules {
         let options = format!("{}\0{:?}\0{}", options.include_thinking, options.zone, options.rates.fingerprint());
-        CacheUse { build: build.to_string(), options: xxh3_64(options.as_bytes()), started_ms }
+        EntryRules { build: build.to_string(), options: xxh3_64(options.as_bytes()), started_ms }
     }
 
     /// The fingerprint of what a log's rows and outcome depend on beyond its bytes.
@@ -227,7 +227,7 @@ impl CacheUse {
     }
 }
 
-/// The parts of an opened entry (`CacheUse::open`), and the bytes after them (the rows).
+/// The parts of an opened entry (`EntryRules::open`), and the bytes after them (the rows).
 pub(crate) fn parts<T: DeserializeOwned>(rest: &[u8]) -> Result<(T, &[u8]), Miss> {
     postcard::take_from_bytes::<T>(rest).map_err(damaged)
 }

@@ -2,7 +2,7 @@
 //! reads their entries instead of their bytes (issue 26).
 //!
 //! The core keeps no store and does no I/O. Its one seam with storage is [`EntryStore`]: where
-//! a run's entries live (a folder natively, the page's OPFS pack) and the [`CacheUse`] they are
+//! a run's entries live (a folder natively, the page's OPFS pack) and the [`EntryRules`] they are
 //! made for. A caller looks a file up ([`look_up`], the one rule of "is this file as its entry
 //! was made for?": its [`FileKey`] from its listing, or its first and last [`ENDS_BYTES`]
 //! read), then hands the job to `replay`, the one place entries are replayed and made: the
@@ -20,7 +20,7 @@
 //!
 //! A file whose size and times are as when its entry was made, and whose modification time was
 //! already [`SETTLED_MS`] old when the run that made the entry started, is taken to be as it was
-//! without reading it ([`settled`], [`CacheUse::key_if_unchanged`]): its key is its entry's. A
+//! without reading it ([`settled`], [`EntryRules::key_if_unchanged`]): its key is its entry's. A
 //! file written after it was read gets a later time, however coarse its file system's clock
 //! (git trusts its index, and rsync a copy, on the same two facts). A file rewritten with its
 //! size kept and its modification time set back by hand is told natively on unix by its
@@ -47,7 +47,7 @@ use std::io::{self, Read};
 use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::{Xxh3, xxh3_64, xxh3_64_with_seed};
 
-pub use entry::{CacheUse, Miss};
+pub use entry::{EntryRules, Miss};
 
 use crate::input::ReadAt;
 use crate::sources::log::LogEnd;
@@ -226,7 +226,7 @@ pub fn entry_name(root: &str, path: &str, purpose: Purpose) -> String {
     format!("{prefix}-{place:016x}")
 }
 
-impl CacheUse {
+impl EntryRules {
     /// The key of the file at `path` under `root`, listed `now`, when its `entry` (the one
     /// kept under the file's name) was made for it as it still is ([`settled`]): the entry's
     /// own key, the file unread. `time_beside` is the file's time where its store keeps it
@@ -252,7 +252,7 @@ impl CacheUse {
 pub struct LookedUp {
     pub key: FileKey,
     pub entry: Option<Vec<u8>>,
-    /// The key is the entry's, the file unread (`CacheUse::key_if_unchanged`).
+    /// The key is the entry's, the file unread (`EntryRules::key_if_unchanged`).
     pub unread: bool,
 }
 
@@ -287,7 +287,7 @@ pub fn look_up(
 /// with storage: the replay (`replay`) and the rule ([`look_up`]) reach entries only through it.
 pub trait EntryStore {
     /// What the run's entries are made for and checked against.
-    fn rules(&self) -> &CacheUse;
+    fn rules(&self) -> &EntryRules;
     /// The entry of that name, if there is one.
     fn get(&self, name: &str) -> Option<Cow<'_, [u8]>>;
     /// The time of the file the entry of that name was made for, where the store keeps it
@@ -365,12 +365,12 @@ mod tests {
     /// whether each log has the time its entry was made at, as the page's pack keeps it.
     struct MapRun<'a> {
         map: &'a MapStore,
-        rules: CacheUse,
+        rules: EntryRules,
         same_time: bool,
     }
 
     impl EntryStore for MapRun<'_> {
-        fn rules(&self) -> &CacheUse {
+        fn rules(&self) -> &EntryRules {
             &self.rules
         }
         fn get(&self, name: &str) -> Option<Cow<'_, [u8]>> {
@@ -426,7 +426,7 @@ mod tests {
         rows_of: fn(R) -> Vec<OwnedRow>,
         same_time: bool,
     ) -> (Vec<OwnedRow>, CacheTally) {
-        let cache = CacheUse::new("test", &Options::default(), 0);
+        let cache = EntryRules::new("test", &Options::default(), 0);
         let mut queue = LogQueue::<R>::new(parsing);
         let (mut rows, mut tally) = (Vec::new(), CacheTally::default());
         while let Some(job) = queue.next_job(parsing, 1) {
@@ -466,7 +466,7 @@ mod tests {
         assert!(settled(changed(7), started, changed(7)), "the same change time");
         assert!(!settled(changed(7), started, changed(8)), "rewritten, its size and time put back");
 
-        let cache = CacheUse::new("test", &Options::default(), started);
+        let cache = EntryRules::new("test", &Options::default(), started);
         let key = FileKey::new("home", "log", 10, Some(5), b"head", b"tail");
         let entry = cache.encode(&key, 0, &(), &[]).unwrap();
         assert_eq!(cache.key_if_unchanged(&entry, ("home", "log"), stat(10, 5), None), Some(key.clone()));
@@ -478,7 +478,7 @@ mod tests {
         assert_eq!(cache.key_if_unchanged(&changed_entry, ("home", "log"), now, None), Some(changed_key));
         let rewritten = Stat { changed_ns: Some(8), ..now };
         assert_eq!(cache.key_if_unchanged(&changed_entry, ("home", "log"), rewritten, None), None, "times put back");
-        let other_build = CacheUse::new("other", &Options::default(), started);
+        let other_build = EntryRules::new("other", &Options::default(), started);
         assert_eq!(other_build.key_if_unchanged(&entry, ("home", "log"), stat(10, 5), None), None);
         // The page's pack keeps a log's time beside its entry.
         let untimed_key = FileKey { modified_ms: None, ..key };

@@ -12,7 +12,7 @@ use std::io::{self, Read};
 use std::rc::Rc;
 
 use super::entry::{self, RecordingSink, ReplayFirst};
-use super::{CacheTally, CacheUse, EntryStore, FileKey, LookedUp, Miss, Prefix, Purpose, Stopped, StoreCache};
+use super::{CacheTally, EntryRules, EntryStore, FileKey, LookedUp, Miss, Prefix, Purpose, Stopped, StoreCache};
 use crate::analysis::stores::{StoreJob, StoreRead};
 use crate::analysis::tally::{Copies, Tally, TallySink};
 use crate::analysis::usage_only::UsageRun;
@@ -149,7 +149,7 @@ impl<'e, 'f> Usable<'e, 'f> {
     fn of(
         stored: Stored<'e>,
         key: &FileKey,
-        cache: &CacheUse,
+        cache: &EntryRules,
         task: &LogTask,
         input: &mut LogInput<'f>,
     ) -> Result<Usable<'e, 'f>, Miss> {
@@ -177,7 +177,7 @@ impl<'e, 'f> Usable<'e, 'f> {
 fn record(
     task: &LogTask,
     key: &FileKey,
-    cache: &CacheUse,
+    cache: &EntryRules,
     (outcome, tally, stopped): (&LogOutcome, Option<&Tally>, Option<Stopped>),
     rows: Option<&[u8]>,
 ) -> Option<Vec<u8>> {
@@ -194,7 +194,7 @@ impl LogTask {
         &self,
         input: LogInput<'_>,
         key: &FileKey,
-        cache: &CacheUse,
+        cache: &EntryRules,
         options: &Options,
         rows: &mut dyn RowSink,
     ) -> Option<Vec<u8>> {
@@ -216,7 +216,7 @@ impl LogJob {
         entry: Option<Stored<'_>>,
         mut input: LogInput<'_>,
         key: &FileKey,
-        cache: &CacheUse,
+        cache: &EntryRules,
         options: &Options,
         rows: &mut dyn RowSink,
     ) -> (ParsedLog, EntryAfter, CacheTally) {
@@ -225,14 +225,16 @@ impl LogJob {
             match Usable::of(entry, key, cache, &self.task, &mut input) {
                 Ok(Usable::Same((outcome, None, _), kept)) => {
                     match entry::replay_rows(kept, &self.task, &mut TallySink::new(&mut self.start, rows)) {
-                        Ok(()) => return (self.parsed(outcome, options), EntryAfter::Kept, cached(key)),
+                        Ok(()) => return (self.replayed(outcome, options), EntryAfter::Kept, cached(key)),
                         Err(why) => miss = Some(why),
                     }
                 }
                 Ok(Usable::Grown(grown)) if grown.tally.is_none() => {
                     let resumed_from = grown.end.at.offset;
                     match self.resume(grown, key, cache, options, rows) {
-                        Ok((outcome, entry)) => return (self.done(outcome), entry.into(), resumed(key, resumed_from)),
+                        Ok((outcome, entry)) => {
+                            return (self.finished(outcome), entry.into(), resumed(key, resumed_from));
+                        }
                         Err(why) => miss = Some(why),
                     }
                 }
@@ -247,7 +249,7 @@ impl LogJob {
         let kept = recording.rows();
         let entry = record(&self.task, key, cache, (&outcome, None, stopped), kept.as_deref());
         say_ignored(&mut outcome, miss);
-        (self.done(outcome), entry.into(), parsed_whole())
+        (self.finished(outcome), entry.into(), parsed_whole())
     }
 
     /// Feeds the rows an entry kept for the file before it grew, then parses the log on from
@@ -257,7 +259,7 @@ impl LogJob {
         &mut self,
         grown: Grown<'_, '_>,
         key: &FileKey,
-        cache: &CacheUse,
+        cache: &EntryRules,
         options: &Options,
         rows: &mut dyn RowSink,
     ) -> Result<(LogOutcome, Option<Vec<u8>>), Miss> {
@@ -284,7 +286,7 @@ impl LogJob {
         entry: Option<Stored<'_>>,
         mut input: LogInput<'_>,
         key: &FileKey,
-        cache: &CacheUse,
+        cache: &EntryRules,
         options: &Options,
     ) -> (ParsedLog, std::io::Result<Vec<u8>>, EntryAfter, CacheTally) {
         let mut miss = None;
@@ -292,7 +294,7 @@ impl LogJob {
             match Usable::of(entry, key, cache, &self.task, &mut input) {
                 Ok(Usable::Same((outcome, Some(tally), _), written)) => {
                     self.start = tally;
-                    return (self.parsed(outcome, options), Ok(written.to_vec()), EntryAfter::Kept, cached(key));
+                    return (self.replayed(outcome, options), Ok(written.to_vec()), EntryAfter::Kept, cached(key));
                 }
                 Ok(Usable::Grown(Grown { mut outcome, tally: Some(mut tally), end, prefix, rows: before, file })) => {
                     set_zone(&mut outcome, options);
@@ -307,7 +309,7 @@ impl LogJob {
                             let written = written.finish();
                             let parts = (&outcome, Some(&self.start), stopped);
                             let entry = record(&self.task, key, cache, parts, written.as_deref().ok());
-                            return (self.done(outcome), written, entry.into(), resumed(key, end.at.offset));
+                            return (self.finished(outcome), written, entry.into(), resumed(key, end.at.offset));
                         }
                         None => miss = Some(Miss::Changed),
                     }
@@ -323,19 +325,19 @@ impl LogJob {
         let written = written.finish();
         let entry = record(&self.task, key, cache, (&outcome, Some(&self.start), stopped), written.as_deref().ok());
         say_ignored(&mut outcome, miss);
-        (self.done(outcome), written, entry.into(), parsed_whole())
+        (self.finished(outcome), written, entry.into(), parsed_whole())
     }
 
     /// The job done from a cached outcome (its ledger counts in the run's zone, which the
     /// entry's context holds).
-    fn parsed(self, mut outcome: LogOutcome, options: &Options) -> ParsedLog {
+    fn replayed(self, mut outcome: LogOutcome, options: &Options) -> ParsedLog {
         set_zone(&mut outcome, options);
-        self.done(outcome)
+        self.finished(outcome)
     }
 
     /// The job done, with the log's outcome and the tally its rows went through.
-    fn done(self, outcome: LogOutcome) -> ParsedLog {
-        ParsedLog { index: self.index, done: (outcome, self.start) }
+    fn finished(self, outcome: LogOutcome) -> ParsedLog {
+        ParsedLog { index: self.index, parsed: (outcome, self.start) }
     }
 }
 
@@ -391,7 +393,7 @@ impl LogJob<UsageRun> {
                     ledger.set_zone(options.zone);
                     let scan = UsageScan { ledger, stats, error: None, cache_ignored: None };
                     let tally = CacheTally { unread: u64::from(unread), ..cached(&key) };
-                    return (ParsedLog { index: self.index, done: scan }, tally);
+                    return (ParsedLog { index: self.index, parsed: scan }, tally);
                 }
                 Err(Miss::Ignored(why)) => ignored = Some(format!("{why}: ignored, the log was scanned again")),
                 Err(Miss::Changed) => {}
@@ -404,7 +406,7 @@ impl LogJob<UsageRun> {
             store.put(&name, &entry, None);
         }
         scan.cache_ignored = ignored;
-        (ParsedLog { index: self.index, done: scan }, parsed_whole())
+        (ParsedLog { index: self.index, parsed: scan }, parsed_whole())
     }
 }
 
@@ -540,10 +542,10 @@ mod tests {
     const STORE: &str = ".copilot/session-store.db";
 
     /// A run's entries in memory.
-    struct Entries(HashMap<String, Vec<u8>>, CacheUse);
+    struct Entries(HashMap<String, Vec<u8>>, EntryRules);
 
     impl EntryStore for Entries {
-        fn rules(&self) -> &CacheUse {
+        fn rules(&self) -> &EntryRules {
             &self.1
         }
         fn get(&self, name: &str) -> Option<std::borrow::Cow<'_, [u8]>> {
@@ -641,7 +643,7 @@ mod tests {
     fn a_read_that_met_an_io_error_is_not_kept() {
         let mut reader = home();
         let cold = analyze(&mut reader, None);
-        let mut entries = Entries(HashMap::new(), CacheUse::new("test", &Options::default(), 0));
+        let mut entries = Entries(HashMap::new(), EntryRules::new("test", &Options::default(), 0));
         let mut planned = Planned::new(reader.listings(), Options::default()).unwrap();
         let key_of = keys(&reader);
         let through = &mut StoreCache { key_of: &key_of, entries: &mut entries };
@@ -662,7 +664,7 @@ mod tests {
         let mut reader = home();
         let cold = analyze(&mut reader, None);
         assert!(!cold.0.is_empty() && cold.2 == CacheTally::default());
-        let mut entries = Entries(HashMap::new(), CacheUse::new("test", &Options::default(), 0));
+        let mut entries = Entries(HashMap::new(), EntryRules::new("test", &Options::default(), 0));
         let filled = analyze(&mut reader, Some(&mut entries));
         assert_eq!(filled.2, CacheTally { parsed: 1, ..CacheTally::default() }, "the store is read");
         assert_eq!((&filled.0, &filled.1), (&cold.0, &cold.1));

@@ -4,7 +4,7 @@
 
 use web_sys::Blob;
 
-use super::Done;
+use super::FinishedRun;
 use crate::export;
 use crate::input::blob::BlobReader;
 use crate::model::OwnedRow;
@@ -15,7 +15,7 @@ use crate::team_export;
 use crate::usage::bill::{self, Reconciliation};
 use crate::views::{ShareAsked, TeamAsked};
 
-impl Done {
+impl FinishedRun {
     /// The report to share, with the transcripts `asked` for.
     pub(super) fn share_report(&self, asked: &ShareAsked) -> Result<String, String> {
         let outputs = &self.outputs;

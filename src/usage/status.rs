@@ -169,11 +169,11 @@ mod tests {
         assert_eq!((figures.session, figures.today, figures.month.used), (Some(15.0), 23.0, 128.0));
         // Kept in the cache as an entry of its own, which this build reads back whole only.
         let options = crate::analysis::Options::default();
-        let cache = crate::cache::CacheUse::new("build-1", &options, 0);
+        let cache = crate::cache::EntryRules::new("build-1", &options, 0);
         let mut entry = cache.encode_own(&snapshot).unwrap();
         let decoded: StatusSnapshot = cache.decode_own(&entry).unwrap();
         assert_eq!((decoded.identity.as_str(), decoded.sessions.len()), ("x", 2));
-        let other_build = crate::cache::CacheUse::new("build-2", &options, 0);
+        let other_build = crate::cache::EntryRules::new("build-2", &options, 0);
         assert!(other_build.decode_own::<StatusSnapshot>(&entry).is_none());
         *entry.last_mut().unwrap() ^= 1;
         assert!(cache.decode_own::<StatusSnapshot>(&entry).is_none());

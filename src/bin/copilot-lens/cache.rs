@@ -17,7 +17,7 @@ use std::time::{Duration, SystemTime};
 
 use copilot_lens::analysis::Options;
 use copilot_lens::cache::entry::{HEADER_BYTES_AT_MOST, stated_length};
-use copilot_lens::cache::{self, CacheTally, CacheUse, EntryStore, LookedUp, Purpose, StoreCache};
+use copilot_lens::cache::{self, CacheTally, EntryRules, EntryStore, LookedUp, Purpose, StoreCache};
 use copilot_lens::words::{counted, grouped};
 
 use crate::roots::DiskRoots;
@@ -42,11 +42,11 @@ pub type Cache<'a> = Option<FolderRun<'a>>;
 #[derive(Clone, Copy)]
 pub struct FolderRun<'a> {
     pub store: &'a FolderStore,
-    pub rules: &'a CacheUse,
+    pub rules: &'a EntryRules,
 }
 
 impl EntryStore for FolderRun<'_> {
-    fn rules(&self) -> &CacheUse {
+    fn rules(&self) -> &EntryRules {
         self.rules
     }
 
@@ -64,19 +64,19 @@ impl EntryStore for FolderRun<'_> {
 /// A command's cache for one run (`analyze`, `usage`): its folder, if one is asked and opens,
 /// and what the run's entries are made for (this build, the options, when the run started).
 pub struct CachedRun {
-    cache: Option<(FolderStore, CacheUse)>,
+    cache: Option<(FolderStore, EntryRules)>,
 }
 
 impl CachedRun {
     /// What a run's entries are made for: this build, `options`, and now, when it starts
     /// (before its roots are listed).
-    pub fn starting(options: &Options) -> CacheUse {
-        CacheUse::new(&build_identity(), options, now_ms())
+    pub fn starting(options: &Options) -> EntryRules {
+        EntryRules::new(&build_identity(), options, now_ms())
     }
 
-    /// The run's cache: `store` (none without one), for entries made as `cache_use` says.
-    pub fn new(store: Option<FolderStore>, cache_use: CacheUse) -> Self {
-        CachedRun { cache: store.map(|store| (store, cache_use)) }
+    /// The run's cache: `store` (none without one), for entries made as `rules` says.
+    pub fn new(store: Option<FolderStore>, rules: EntryRules) -> Self {
+        CachedRun { cache: store.map(|store| (store, rules)) }
     }
 
     pub fn cache(&self) -> Cache<'_> {
@@ -279,7 +279,7 @@ pub fn look_up(roots: &DiskRoots, run: &FolderRun, purpose: Purpose, root: usize
     cache::look_up(run, purpose, (identity, path), Some(now), || roots.cache_key(root, path))
 }
 
-/// Epoch milliseconds now: when a run starts, for the entries it makes (`CacheUse::new`).
+/// Epoch milliseconds now: when a run starts, for the entries it makes (`EntryRules::new`).
 pub fn now_ms() -> i64 {
     let since = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH);
     since.map_or(0, |since| since.as_millis() as i64)
@@ -361,7 +361,7 @@ mod tests {
 
     /// A real entry, of `rows` bytes of rows.
     fn an_entry(rows: usize) -> Vec<u8> {
-        let cache = CacheUse::new("test", &copilot_lens::analysis::Options::default(), 0);
+        let cache = EntryRules::new("test", &copilot_lens::analysis::Options::default(), 0);
         let key = copilot_lens::cache::FileKey::new("home", "log", 10, Some(5), b"head", b"tail");
         cache.encode(&key, 0, &(), &vec![b'r'; rows]).unwrap()
     }

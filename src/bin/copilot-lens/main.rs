@@ -655,13 +655,13 @@ fn run_usage(
     if view.by.needs_every_file() || view.bill.is_some() || export.is_some() {
         return run_usage_in_full(root_paths, options, view, (threads, cache_folder), export);
     }
-    let (started, cache_use) = (Instant::now(), CachedRun::starting(&options));
+    let (started, rules) = (Instant::now(), CachedRun::starting(&options));
     let (mut roots, listings) = match DiskRoots::open(root_paths, Scope::Usage, threads) {
         Ok(opened) => opened,
         Err(message) => return fail(USAGE_ERROR, &message),
     };
     let cached = match open_cache(cache_folder, &roots) {
-        Ok(store) => CachedRun::new(store, cache_use),
+        Ok(store) => CachedRun::new(store, rules),
         Err(code) => return code,
     };
     let (run, cache_tally) = match usage_only(&mut roots, listings, options, (threads, cached.cache(), None)) {
@@ -772,7 +772,7 @@ fn run_usage_in_full(
     (threads, cache_folder): (usize, Option<PathBuf>),
     export: Option<team::Export>,
 ) -> ExitCode {
-    let (started, cache_use) = (Instant::now(), CachedRun::starting(&options));
+    let (started, rules) = (Instant::now(), CachedRun::starting(&options));
     let planned = match &export {
         Some(export) => plan_writing_to(root_paths, &export.file, options, threads),
         None => DiskRoots::open(root_paths, Scope::Everything, threads)
@@ -787,7 +787,7 @@ fn run_usage_in_full(
         Err(code) => return code,
     };
     let cached = match open_cache(cache_folder, &roots) {
-        Ok(store) => CachedRun::new(store, cache_use),
+        Ok(store) => CachedRun::new(store, rules),
         Err(code) => return code,
     };
     let mut no_rows = JsonlRowWriter::new(std::io::sink());
@@ -855,13 +855,13 @@ fn run_analyze(
     threads: usize,
     cache_folder: Option<PathBuf>,
 ) -> ExitCode {
-    let (started, cache_use) = (Instant::now(), CachedRun::starting(&options));
+    let (started, rules) = (Instant::now(), CachedRun::starting(&options));
     let (mut roots, planned) = match plan_writing_to(root_paths, out, options, threads) {
         Ok(planned) => planned,
         Err(code) => return code,
     };
     let cached = match open_cache(cache_folder, &roots) {
-        Ok(store) => CachedRun::new(store, cache_use),
+        Ok(store) => CachedRun::new(store, rules),
         Err(code) => return code,
     };
     if let Err(error) = fs::create_dir_all(out) {

@@ -16,7 +16,7 @@ use std::sync::Arc;
 use chrono::NaiveDate;
 use clap::Args;
 use copilot_lens::analysis::{self, Options, Outputs, Planned, UsageData};
-use copilot_lens::cache::CacheUse;
+use copilot_lens::cache::EntryRules;
 use copilot_lens::export;
 use copilot_lens::model::{JsonlRowWriter, OwnedRow};
 use copilot_lens::sessions::SessionRecord;
@@ -163,16 +163,16 @@ impl Reading {
         Options { include_thinking, zone: Zone::Utc, rates: RateTable::default_table(), today: Some(self.today()) }
     }
 
-    fn cache_use(&self, options: &Options) -> Option<CacheUse> {
+    fn rules(&self, options: &Options) -> Option<EntryRules> {
         self.store.as_ref().map(|_| cache::CachedRun::starting(options))
     }
 
     /// The usage figures by `usage`'s fast path (the counter lines and the stores' per-call rows).
     fn usage_only(&self) -> Result<UsageData, String> {
         let options = self.options(false);
-        let cache_use = self.cache_use(&options);
+        let rules = self.rules(&options);
         let (mut roots, listings) = DiskRoots::open(&self.roots, Scope::Usage, self.threads)?;
-        let cache = self.store.as_ref().zip(cache_use.as_ref()).map(|(store, rules)| FolderRun { store, rules });
+        let cache = self.store.as_ref().zip(rules.as_ref()).map(|(store, rules)| FolderRun { store, rules });
         let (run, _) = crate::usage_only(&mut roots, listings, options, (self.threads, cache, None))?;
         for problem in &run.problems {
             say!("{problem}");
@@ -184,10 +184,10 @@ impl Reading {
     /// Every file read, as `analyze` reads them, no row kept.
     fn analysis(&self) -> Result<Outputs, String> {
         let options = self.options(false);
-        let cache_use = self.cache_use(&options);
+        let rules = self.rules(&options);
         let (mut roots, listings) = DiskRoots::open(&self.roots, Scope::Everything, self.threads)?;
         let planned = Planned::new(listings, options).map_err(|error| error.to_string())?;
-        let cache = self.store.as_ref().zip(cache_use.as_ref()).map(|(store, rules)| FolderRun { store, rules });
+        let cache = self.store.as_ref().zip(rules.as_ref()).map(|(store, rules)| FolderRun { store, rules });
         let mut no_rows = JsonlRowWriter::new(std::io::sink());
         let (outputs, _) = analyze_through(&mut roots, planned, &mut no_rows, self.threads, cache)
             .map_err(|error| format!("reading: {error}"))?;

@@ -113,7 +113,7 @@ impl DiskRoots {
         Ok((roots, vec![listing]))
     }
 
-    /// A folder's file as the cache looks its entry up (`copilot_lens::cache::Keyed`): its
+    /// A folder's file as the cache looks its entry up (`copilot_lens::cache::look_up`): its
     /// root's identity, and its size and time now (the file unopened). None for a zip's
     /// entries (read again) and a file that is gone.
     pub fn cache_stat(&self, root: usize, path: &str) -> Option<(&str, Stat)> {

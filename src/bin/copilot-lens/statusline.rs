@@ -16,7 +16,7 @@ use std::process::{ExitCode, Stdio};
 use chrono::NaiveDate;
 use clap::{Args, ValueEnum};
 use copilot_lens::analysis::Options;
-use copilot_lens::cache::CacheUse;
+use copilot_lens::cache::EntryRules;
 use copilot_lens::usage::Zone;
 use copilot_lens::usage::month::month_bounds;
 use copilot_lens::usage::rates::RateTable;
@@ -136,10 +136,10 @@ fn status_line(args: StatuslineArgs) -> Result<Option<String>, String> {
     let today = args.today.unwrap_or_else(today_utc);
     let options =
         Options { include_thinking: false, zone: Zone::Utc, rates: RateTable::default_table(), today: Some(today) };
-    let cache_use = cache::CachedRun::starting(&options);
+    let rules = cache::CachedRun::starting(&options);
     let place = SnapshotPlace::of(&home, &folder)?;
     if args.refresh_snapshot {
-        let made = make_snapshot(&place, &home, &store, &cache_use, &options, today);
+        let made = make_snapshot(&place, &home, &store, &rules, &options, today);
         // Removed whatever happened, so that the next old snapshot starts another refresh.
         let _ = std::fs::remove_file(&place.lock);
         return made.map(|()| None);
@@ -147,7 +147,7 @@ fn status_line(args: StatuslineArgs) -> Result<Option<String>, String> {
     let budgets = args.budgets.budgets().map_err(|_| "unreadable config file".to_string())?;
     let allowance = args.allowance.allowance()?;
     let limit = budgets.month.or(allowance);
-    let snapshot = match kept_snapshot(&place, &store, &cache_use, today) {
+    let snapshot = match kept_snapshot(&place, &store, &rules, today) {
         Some((snapshot, fresh)) => {
             if !fresh {
                 refresh_in_background(&place, &home, &folder, args.today);
@@ -160,7 +160,7 @@ fn status_line(args: StatuslineArgs) -> Result<Option<String>, String> {
         }
     };
     let session_id = payload.session_id.filter(|id| is_plain_name(id));
-    let fresh = session_id.as_deref().and_then(|id| session_entries(&home, id, &store, &cache_use, &options));
+    let fresh = session_id.as_deref().and_then(|id| session_entries(&home, id, &store, &rules, &options));
     let session = match (&session_id, &fresh) {
         (Some(id), Some(entries)) => Some((id.as_str(), entries)),
         (Some(id), None) => snapshot.sessions.get_key_value(id).map(|(id, entries)| (id.as_str(), entries)),
@@ -232,10 +232,10 @@ impl SnapshotPlace {
 fn kept_snapshot(
     place: &SnapshotPlace,
     store: &FolderStore,
-    cache_use: &CacheUse,
+    rules: &EntryRules,
     today: NaiveDate,
 ) -> Option<(StatusSnapshot, bool)> {
-    let snapshot = cache_use.decode_own::<StatusSnapshot>(&store.get(&place.name)?)?;
+    let snapshot = rules.decode_own::<StatusSnapshot>(&store.get(&place.name)?)?;
     if snapshot.identity != place.identity || snapshot.month != month_bounds(today).0 {
         return None;
     }
@@ -248,21 +248,17 @@ fn make_snapshot(
     place: &SnapshotPlace,
     home: &Path,
     store: &FolderStore,
-    cache_use: &CacheUse,
+    rules: &EntryRules,
     options: &Options,
     today: NaiveDate,
 ) -> Result<(), String> {
     let made_ms = cache::now_ms();
     let threads = std::thread::available_parallelism().map_or(1, usize::from);
     let (mut roots, listings) = DiskRoots::open(&[home.to_path_buf()], Scope::Usage, threads)?;
-    let (run, _) = usage_only(
-        &mut roots,
-        listings,
-        options.clone(),
-        (threads, Some(FolderRun { store, rules: cache_use }), None),
-    )?;
+    let (run, _) =
+        usage_only(&mut roots, listings, options.clone(), (threads, Some(FolderRun { store, rules }), None))?;
     let snapshot = StatusSnapshot::of(run.usage.ledgers.iter(), place.identity.clone(), made_ms, today);
-    let entry = cache_use.encode_own(&snapshot).ok_or("the snapshot could not be written")?;
+    let entry = rules.encode_own(&snapshot).ok_or("the snapshot could not be written")?;
     store.put(&place.name, &entry);
     store.finish();
     Ok(())
@@ -303,12 +299,11 @@ fn session_entries(
     home: &Path,
     id: &str,
     store: &FolderStore,
-    cache_use: &CacheUse,
+    rules: &EntryRules,
     options: &Options,
 ) -> Option<copilot_lens::usage::Entries> {
     let (mut roots, listings) = DiskRoots::one_file(home, &format!("session-state/{id}/events.jsonl")).ok()?;
     let (mut run, _) =
-        usage_only(&mut roots, listings, options.clone(), (1, Some(FolderRun { store, rules: cache_use }), None))
-            .ok()?;
+        usage_only(&mut roots, listings, options.clone(), (1, Some(FolderRun { store, rules }), None)).ok()?;
     run.usage.ledgers.remove(id).map(|ledger| ledger.entries)
 }

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 use copilot_lens::analysis::Options;
-use copilot_lens::cache::CacheUse;
+use copilot_lens::cache::EntryRules;
 use copilot_lens::usage::Zone;
 use copilot_lens::usage::budget::Budgets;
 use copilot_lens::usage::credits::grouped_decimal;
@@ -209,10 +209,10 @@ impl Updater<'_> {
         let today = chrono::DateTime::from_timestamp_millis(now_ms).map(|now| now.date_naive());
         let options = Options { include_thinking: false, zone: Zone::Utc, rates: RateTable::default_table(), today };
         let started_ms = cache::now_ms();
-        let cache_use = CacheUse::new(&cache::build_identity(), &options, started_ms);
+        let rules = EntryRules::new(&cache::build_identity(), &options, started_ms);
         let threads = std::thread::available_parallelism().map_or(1, usize::from);
         let (mut roots, listings) = DiskRoots::open(self.homes, Scope::Usage, threads)?;
-        let cache = self.store.map(|store| FolderRun { store, rules: &cache_use });
+        let cache = self.store.map(|store| FolderRun { store, rules: &rules });
         self.memo.begin(started_ms);
         let (run, _) = usage_only(&mut roots, listings, options.clone(), (threads, cache, Some(&self.memo)))?;
         self.memo.end();
