@@ -22,14 +22,14 @@ trap 'rm -rf "$glue"' EXIT
 wasm-bindgen --target web --no-typescript --out-dir www/pkg "target/wasm32-unknown-unknown/$profile/copilot_lens.wasm"
 wasm-bindgen --target web --no-typescript --out-dir "$glue" "target/wasm32-unknown-unknown/$full_profile/copilot_lens.wasm"
 if ! cmp -s www/pkg/copilot_lens.js "$glue/copilot_lens.js"; then
-  echo "build-web: the full module's wasm-bindgen glue differs from the first module's; they must import and export the same (src/wasm.rs):" >&2
+  echo "build-web: the full module's wasm-bindgen glue differs from the first module's; they must import and export the same (src/page/wasm.rs):" >&2
   diff www/pkg/copilot_lens.js "$glue/copilot_lens.js" | head -20 >&2
   exit 1
 fi
 mv "$glue/copilot_lens_bg.wasm" www/pkg/copilot_lens_full_bg.wasm
-# The glue repeats src/wasm.rs's doc comments as JSDoc: a quarter of its download (2.2 kB of
+# The glue repeats src/page/wasm.rs's doc comments as JSDoc: a quarter of its download (2.2 kB of
 # 8.5 kB gzipped), which no visitor reads and tsc does not either (it reads the hand-written
-# www/pkg/copilot_lens.d.ts). They are read in src/wasm.rs.
+# www/pkg/copilot_lens.d.ts). They are read in src/page/wasm.rs.
 node -e '
   const fs = require("fs"), file = process.argv[1];
   fs.writeFileSync(file, fs.readFileSync(file, "utf8").replace(/^[ \t]*\/\*\*[^]*?\*\/[ \t]*\n/gm, ""));

@@ -7,6 +7,9 @@ deepest module file it names, and each such file is an edge. The strongly connec
 of more than one file are the import circles. `--max N` exits 1 when a circle has more than N
 files (the house rule is 1: none).
 
+The page's side (`src/page/`) stands apart from the core: no file of the core imports it, and
+only it names `js_sys`, `web_sys` or `wasm_bindgen`; a breach of either exits 1 too.
+
     python3 scripts/import-graph.py            # the circles, largest first
     python3 scripts/import-graph.py --max 1    # fail on any circle
 """
@@ -144,6 +147,27 @@ def circles(edges):
     return sorted(out, key=len, reverse=True)
 
 
+PAGE = ("page",)
+BROWSER_CRATES = re.compile(r"\b(js_sys|web_sys|wasm_bindgen)\b")
+
+
+def page_breaches(modules, edges):
+    """The core's imports of the page's side, and the core's files that name the browser's crates."""
+    in_page = lambda module: module[: len(PAGE)] == PAGE
+    name = lambda module: modules[module].relative_to(SRC.parent)
+    found = []
+    for module, targets in sorted(edges.items()):
+        if in_page(module):
+            continue
+        for target in sorted(targets):
+            if in_page(target):
+                found.append(f"{name(module)} imports the page's {name(target)}")
+        text = strip_comments(modules[module].read_text()).split("#[cfg(test)]")[0]
+        if BROWSER_CRATES.search(text):
+            found.append(f"{name(module)} names a browser crate, which only the page's side may")
+    return found
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max", type=int, help="fail when a circle has more files than this")
@@ -159,6 +183,10 @@ def main():
             print("no import circle")
         for component in found:
             print(f"circle of {len(component)} files: " + " ".join(name(m) for m in component))
+        if other is not None:
+            for breach in page_breaches(modules, edges):
+                print(f"the page's side apart: {breach}", file=sys.stderr)
+                failed = True
         if args.max is not None and found and len(found[0]) > args.max:
             print(f"{crate}: an import circle has {len(found[0])} files, more than {args.max}", file=sys.stderr)
             failed = True

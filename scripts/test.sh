@@ -14,10 +14,11 @@ scripts/setup.sh
 
 # The page's JavaScript checked against its JSDoc types, the messages between the page and its
 # worker (www/messages.d.ts) and the engine's types (www/types.d.ts, generated from
-# src/protocol.rs): the page's files, then the worker's, which run with a Worker's globals.
+# src/page/protocol.rs): the page's files, then the worker's, which run with a Worker's globals.
 node_modules/.bin/tsc -p www/jsconfig.json
 node_modules/.bin/tsc -p www/jsconfig.worker.json
-# The house rule: no import circle, in the library or in the CLI (issue 50).
+# The house rules (issue 50): no import circle, in the library or in the CLI; the page's side
+# (src/page/) apart from the core, which never imports it nor names the browser's crates.
 python3 scripts/import-graph.py --max 1
 cargo test --all-targets
 # The team exports of generated people read back by DuckDB (issue 28).

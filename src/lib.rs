@@ -18,26 +18,17 @@ pub mod json;
 pub mod line_filter;
 pub mod lines;
 pub mod model;
+pub mod needle;
 pub mod order;
 pub mod outputs;
-pub mod page_cache;
-pub mod protocol;
+pub mod page;
 pub mod report;
 pub mod scrub;
 pub mod search;
 pub mod sessions;
 pub mod share;
 pub mod sources;
-pub mod table;
 pub mod team_export;
 pub mod time;
 pub mod usage;
-pub mod views;
 pub mod words;
-
-/// The browser's analysis, fed by the page (`wasm` exports it).
-#[cfg(target_arch = "wasm32")]
-pub mod engine;
-/// The browser's boundary (wasm-bindgen exports); public so tests can drive it as the page does.
-#[cfg(target_arch = "wasm32")]
-pub mod wasm;

@@ -17,8 +17,8 @@ use std::ops::Range;
 
 use memchr::memmem;
 
+use crate::needle::Needle;
 use crate::scrub::REDACTED;
-use crate::table::Needle;
 
 /// A search's anchor and how to find it in a log's lines.
 pub struct LineFilter {

@@ -9,7 +9,7 @@
 use copilot_lens::analysis::{Options, Outputs, analyze};
 use copilot_lens::input::memory::{MemoryRoot, MemoryRoots};
 use copilot_lens::model::JsonlRowWriter;
-use copilot_lens::wasm::Engine;
+use copilot_lens::page::wasm::Engine;
 use js_sys::{Function, JSON, Uint8Array};
 use serde_json::{Value, json};
 use wasm_bindgen::JsValue;
@@ -125,7 +125,7 @@ fn engine_run_listed(files: &[(&str, &[u8])], listed: Listed) -> Engine {
     let paths: Vec<String> = files.iter().map(|(path, _)| path.to_string()).collect();
     let never_opened: Vec<&str> = match listed {
         Listed::WithStatsOfOpened => {
-            copilot_lens::wasm::never_opened(paths.clone()).into_iter().map(|at| files[at as usize].0).collect()
+            copilot_lens::page::wasm::never_opened(paths.clone()).into_iter().map(|at| files[at as usize].0).collect()
         }
         _ => Vec::new(),
     };
@@ -279,7 +279,7 @@ fn a_listing_without_the_never_opened_files_stats_learns_their_sizes_after_finis
     files.push((".copilot/pkg/linux-x64/1.0.102/cli-main.js", b"console.log('the CLI itself');\n"));
     files.push(("Documents/notes.txt", b"not Copilot's"));
     let paths = files.iter().map(|(path, _)| path.to_string()).collect();
-    let later = copilot_lens::wasm::never_opened(paths);
+    let later = copilot_lens::page::wasm::never_opened(paths);
     assert!(later.len() >= 3, "the excluded tree, a secret and a file not wanted at least: {later:?}");
     let engine = engine_run_listed(&files, Listed::WithStatsOfOpened);
     let native = analyze_files(&files).1;

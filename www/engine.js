@@ -20,7 +20,7 @@ const RUN_BYTES = 4 * 1024 * 1024;
 const RUN_GAP = 1024 * 1024;
 const RUNS_AT_ONCE = 2;
 
-// The values are the Rust boundary's types (www/types.d.ts, generated from src/protocol.rs).
+// The values are the Rust boundary's types (www/types.d.ts, generated from src/page/protocol.rs).
 /** @typedef {import('./types').EngineFacts} EngineFacts */
 /** @typedef {import('./types').FileAt} FileAt */
 /** @typedef {import('./types').AfterMetadata} AfterMetadata */
@@ -645,7 +645,7 @@ class FileServer {
   /** @param {LogToGive[]} logs */
   async giveFolderLogs(logs) {
     // Those whose entries in the cache may stand for them go first, unread, as Files, whose
-    // size and time the engine compares (LogCache in src/protocol.rs), many a message. Handed
+    // size and time the engine compares (LogCache in src/page/protocol.rs), many a message. Handed
     // over again after done, as a log read here is, for its size in the report.
     const file = ({ root, path }) => this.byPath[root].get(path);
     const unread = logs.filter((log) => log.cache === 'unread');
@@ -661,7 +661,7 @@ class FileServer {
         /** @type {import('./types').LogGiven} */
         let item = { index, file }; // the engine reads it itself and reports what fails
         // One the cache keeps is read whole too: the browser charges per read, not per byte,
-        // so its two ends alone would cost more (LogCache in src/protocol.rs).
+        // so its two ends alone would cost more (LogCache in src/page/protocol.rs).
         try {
           const bytes = new Uint8Array(await file.arrayBuffer());
           if (bytes.byteLength <= this.wholeLogMax) {

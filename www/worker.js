@@ -11,7 +11,7 @@
 // {type:'cache', id, op, root} -> {type:'result', id, value} (the page's cache, cache.js: clear,
 // forget, contents); an analysis's `cache` is its input's key there, and 'done' says what the cache
 // did. Errors -> {type:'error', id, message}, or {type:'crash', message} when the instance trapped.
-// The values are the Rust boundary's types (www/types.d.ts, generated from src/protocol.rs), the
+// The values are the Rust boundary's types (www/types.d.ts, generated from src/page/protocol.rs), the
 // messages those of www/messages.d.ts.
 /** @typedef {import('./types').EngineFacts} EngineFacts */
 /** @typedef {import('./types').HandOver} HandOver */

@@ -16,7 +16,7 @@ use copilot_lens::cache::{EntryRules, EntryStore, FileKey, LookedUp, Prefix, Pur
 use copilot_lens::input::memory::{MemoryRoot, MemoryRoots};
 use copilot_lens::lines::LinesEnd;
 use copilot_lens::model::OwnedRow;
-use copilot_lens::page_cache::{PackFile, PageCache, key_of_bytes};
+use copilot_lens::page::pack::{PackFile, PageCache};
 use copilot_lens::sources::log::{LogEnd, LogOutcome};
 use serde::Deserialize;
 
@@ -71,7 +71,7 @@ fn analyse_through(log: &str, entry: impl FnOnce(&EntryRules, u64) -> Option<Vec
     let Some(job) = queue.next_job(&mut parsing, 1) else { return };
     let cache = &*RULES;
     let Some(entry) = entry(cache, cache.context(&job.task)) else { return };
-    let key = key_of_bytes("home", LOG, Some(0), log.as_bytes());
+    let key = FileKey::of_bytes("home", LOG, Some(0), log.as_bytes());
     let _ = cache.key_if_unchanged(
         &entry,
         ("home", LOG),
@@ -112,7 +112,7 @@ fn scan_through(log: &str, entry: impl FnOnce(&EntryRules, u64) -> Option<Vec<u8
     let Some(job) = queue.next_job(&mut run, 1) else { return };
     let cache = &*RULES;
     let Some(entry) = entry(cache, cache.context(&job.task)) else { return };
-    let key = key_of_bytes("home", LOG, Some(0), log.as_bytes());
+    let key = FileKey::of_bytes("home", LOG, Some(0), log.as_bytes());
     let looked_up = LookedUp { key, entry: Some(entry), unread: false };
     let (scanned, _) = job.scan_through(&mut reader, &mut NoStore { same_time: true }, Some(looked_up), &OPTIONS);
     queue.take_back(&mut run, scanned, ());
@@ -151,7 +151,7 @@ impl PackFile for Pack {
 pub fn reads_any_entry(data: &[u8]) {
     let (before, grown) = (first_lines(6), first_lines(10));
     let rest = after_start(data);
-    let key_of = |log: &str| key_of_bytes("home", LOG, Some(0), log.as_bytes());
+    let key_of = |log: &str| FileKey::of_bytes("home", LOG, Some(0), log.as_bytes());
 
     // As a store hands it over.
     analyse_through(grown, |_, _| Some(data.to_vec()), true);

@@ -143,6 +143,13 @@ impl FileKey {
         (prefix.hasher.digest() == seen).then_some(prefix)
     }
 
+    /// The key of a file read whole: its size and ends from its `bytes`.
+    pub fn of_bytes(root: &str, path: &str, modified_ms: Option<i64>, bytes: &[u8]) -> FileKey {
+        let head = &bytes[..bytes.len().min(ENDS_BYTES)];
+        let tail = if bytes.len() <= ENDS_BYTES { head } else { &bytes[bytes.len() - ENDS_BYTES..] };
+        FileKey::new(root, path, bytes.len() as u64, modified_ms, head, tail)
+    }
+
     /// The name of the file's entry in a store (`entry_name`).
     pub fn name(&self, purpose: Purpose) -> String {
         entry_name(&self.root, &self.path, purpose)
@@ -432,7 +439,7 @@ mod tests {
         while let Some(job) = queue.next_job(parsing, 1) {
             let root = reader.listings()[job.task.root].label.clone();
             let bytes = reader.0[job.task.root].files[&job.task.listed_path].0.to_vec();
-            let key = crate::page_cache::key_of_bytes(&root, &job.task.listed_path, Some(0), &bytes);
+            let key = FileKey::of_bytes(&root, &job.task.listed_path, Some(0), &bytes);
             let (name, options, mut kept) = (key.name(Purpose::Analyze), parsing.options().clone(), R::default());
             let entry = store.0.borrow().get(&name).cloned();
             let mut run = MapRun { map: store, rules: cache.clone(), same_time };
@@ -511,7 +518,7 @@ mod tests {
     fn replayed_copies_give_only_the_rows_the_copies_before_lacked_as_their_parse_did() {
         copies_replayed_as_parsed::<Vec<OwnedRow>>(|rows| rows);
         // The page's table, whose entries keep a text's start and its key.
-        copies_replayed_as_parsed::<crate::table::RowTable>(|table| {
+        copies_replayed_as_parsed::<crate::page::table::RowTable>(|table| {
             (0..table.len() as u32).filter_map(|index| table.row(index)).collect()
         });
     }
@@ -555,7 +562,7 @@ mod tests {
 
     #[test]
     fn a_sink_that_keeps_a_long_text_s_start_gets_that_start_scrubbed_and_its_entry_keeps_only_that() {
-        use crate::table::{INLINE_TEXT, RowTable};
+        use crate::page::table::{INLINE_TEXT, RowTable};
         let table_rows = |table: RowTable| (0..table.len() as u32).filter_map(|index| table.row(index)).collect();
         let all_rows = |rows: Vec<OwnedRow>| rows;
         // Secrets at the start, in reach of it, and far past it.
@@ -732,5 +739,24 @@ mod tests {
             let cold = analyze(&mut home_with(&new), &MapStore::default());
             assert_eq!((cached.0, cached.1), (cold.0, cold.1), "{case}");
         }
+    }
+
+    #[test]
+    fn a_key_from_bytes_hashes_the_two_ends_and_sees_a_change_in_either() {
+        let long: Vec<u8> = (0..3 * ENDS_BYTES).map(|at| (at % 251) as u8).collect();
+        let base = FileKey::of_bytes("home", "log", Some(5), &long);
+        let mut head_changed = long.clone();
+        head_changed[10] ^= 1;
+        let mut tail_changed = long.clone();
+        tail_changed[3 * ENDS_BYTES - 10] ^= 1;
+        assert_ne!(base, FileKey::of_bytes("home", "log", Some(5), &head_changed));
+        assert_ne!(base, FileKey::of_bytes("home", "log", Some(5), &tail_changed));
+        assert_ne!(base, FileKey::of_bytes("home", "log", Some(6), &long), "the time is part of the key");
+        // The same as a key from the ends read apart (the page's Files, the CLI's files).
+        let ends =
+            FileKey::new("home", "log", long.len() as u64, Some(5), &long[..ENDS_BYTES], &long[2 * ENDS_BYTES..]);
+        assert_eq!(base, ends);
+        let short = b"a short log\n";
+        assert_eq!(FileKey::of_bytes("home", "log", None, short), FileKey::new("home", "log", 12, None, short, short));
     }
 }

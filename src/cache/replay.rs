@@ -537,7 +537,6 @@ mod tests {
     use crate::input::memory::{MemoryRoot, MemoryRoots};
     use crate::model::OwnedRow;
     use crate::outputs::{self, REPORT_JSON, SESSIONS_JSONL, USAGE_JSONL};
-    use crate::page_cache::key_of_bytes;
 
     const STORE: &str = ".copilot/session-store.db";
 
@@ -579,7 +578,7 @@ mod tests {
     /// The keys of the files of `reader`'s one root, as the page makes them from bytes.
     fn keys(reader: &MemoryRoots) -> impl Fn(usize, &str) -> Option<FileKey> + use<> {
         let files = reader.0[0].files.clone();
-        move |_, path| files.get(path).map(|(bytes, time)| key_of_bytes("home", path, *time, bytes))
+        move |_, path| files.get(path).map(|(bytes, time)| FileKey::of_bytes("home", path, *time, bytes))
     }
 
     /// One analysis, through `cache` if any: its rows, its output files by name, and what the

@@ -1,11 +1,7 @@
 //! The input layer: what a root lists and how the core asks for a file's bytes. Walking a
-//! directory is the CLI's work and reading Blobs the browser's; both hand the core a
+//! directory is the CLI's work and reading Blobs the page's (`crate::page`); both hand the core a
 //! [`RootListing`] and a [`FileReader`]. Zip archives are read here, over any `Read + Seek`.
 
-#[cfg(target_arch = "wasm32")]
-pub mod blob;
-#[cfg(target_arch = "wasm32")]
-pub mod browser;
 pub mod layout;
 pub mod memory;
 pub mod zip;

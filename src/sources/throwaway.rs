@@ -106,7 +106,7 @@ mod tests {
     /// an analysis all take it.
     #[test]
     fn a_throwaway_source_is_listed_everywhere() {
-        let facts = crate::protocol::engine_facts();
+        let facts = crate::page::protocol::engine_facts();
         let listed = facts.sources.iter().find(|source| source.agent == "throwaway").expect("the page's facts list it");
         assert_eq!(
             (listed.title, listed.own_folder, listed.own_folder_holds.as_slice()),

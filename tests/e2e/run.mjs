@@ -1397,7 +1397,7 @@ async function damageCacheFile(page, name, { size = null, writes = [] }) {
 }
 
 /**
- * The entries a pack's index names ({name, start, length}): the index is postcard (src/page_cache.rs,
+ * The entries a pack's index names ({name, start, length}): the index is postcard (src/page/pack.rs,
  * PackIndex: version, build, full, then each entry's name, start, length, time and what it was made
  * for), before its length and the format's magic.
  */

@@ -1,41 +1,35 @@
 //! The browser's analysis, fed by the page's messages: the analysis steps of
 //! `crate::analysis` held one at a time in a [`Stage`], so each call can do only what the step
 //! it holds allows, and the finished analysis as the views query it (a row table, the outputs,
-//! and the inputs kept to read long texts again). `crate::wasm` exports it.
+//! and the inputs kept to read long texts again). `crate::page::wasm` exports it.
 
+pub mod cache;
 #[cfg(feature = "extras")]
 mod extras;
 
 use std::cell::{RefCell, RefMut};
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::io::SeekFrom;
 
-use wasm_bindgen::JsCast;
 use web_sys::Blob;
 
-use crate::analysis::{
-    LateSizes, LogInput, LogJob, LogQueue, LogTask, Options, Outputs, ParsedLog, Parsing, Planned, Released,
-};
-use crate::cache::{
-    CacheTally, ENDS_BYTES, EntryStore, FileKey, LookedUp, Purpose, Stat, StoreCache, entry_name, look_up,
-};
+use crate::analysis::{LateSizes, LogJob, LogQueue, LogTask, Options, Outputs, ParsedLog, Parsing, Planned, Released};
 use crate::facts::files::Role;
 use crate::input::RootListing;
-use crate::input::browser::{BrowserFile, BrowserRoot, BrowserRoots, LineSource, SourceReader};
 use crate::line_filter::LineFilter;
 use crate::model::OwnedRow;
-use crate::model::RowSink;
+use crate::needle::Needle;
 use crate::order;
-use crate::page_cache::{self, PageCache};
-use crate::protocol::{
+use crate::page::browser::{BrowserFile, BrowserRoot, BrowserRoots, GivenLog, LineSource};
+use crate::page::matches::Matches;
+use crate::page::protocol::{
     AfterMetadata, Answer, CacheReport, FileAt, Give, HandOver, HandOverStep, IN_PARTS_GIVEN_WHOLE_MAX_BYTES,
     LOG_GIVEN_WHOLE_MAX_BYTES, LogCache, LogToGive, Need, Request, SessionShown,
 };
-use crate::search::Matches;
+use crate::page::table::{RowFilter, RowTable};
+use crate::page::views::{self, FullRows, RowsPage};
 use crate::sources::LogAgain;
-use crate::table::{AsTableKeeps, Needle, RowFilter, RowTable};
 use crate::usage::credits::CreditsUsed;
-use crate::views::{self, FullRows, RowsPage};
+use cache::{CacheInRun, give_unread};
 
 /// A zip's entries up to this size are inflated in the archive's order before the metadata
 /// files are read (see `ZipRoot::read_ahead`); larger ones (the store) are read when asked for.
@@ -91,65 +85,6 @@ pub struct PlannedRun {
     pub cache: Option<CacheInRun>,
 }
 
-/// The page's cache in a run, and the roots' labels, which name them there.
-pub struct CacheInRun {
-    pub cache: PageCache,
-    pub labels: Vec<String>,
-    /// The small files the page reads whole in this run that were listed with their times
-    /// (`take_unread`): kept for the next run as they come (`keep_for_next_run`).
-    to_keep: HashMap<(usize, String), Stat>,
-}
-
-impl CacheInRun {
-    pub fn new(cache: PageCache, labels: Vec<String>) -> CacheInRun {
-        CacheInRun { cache, labels, to_keep: HashMap::new() }
-    }
-
-    /// Takes out of `files` (small files the page would read whole) those the cache's entries
-    /// stand for unread as `stat_of` says they are listed (a remembered folder's listing gives
-    /// each file's size and time at no cost, while a read costs the browser a round trip), and
-    /// returns them with their bytes. Those left that were listed are kept as they come.
-    fn take_unread(
-        &mut self,
-        files: &mut Vec<FileAt>,
-        stat_of: impl Fn(&FileAt) -> Option<Stat>,
-    ) -> Vec<(FileAt, Vec<u8>, Stat)> {
-        let mut kept = Vec::new();
-        files.retain(|file| {
-            let Some(stat) = stat_of(file) else { return true };
-            match self.cache.kept_file((&self.labels[file.root], &file.path), stat) {
-                Some(bytes) => kept.push((file.clone(), bytes, stat)),
-                None => {
-                    self.to_keep.insert((file.root, file.path.clone()), stat);
-                    return true;
-                }
-            }
-            false
-        });
-        kept
-    }
-
-    /// A file the page gave: its bytes are kept for the next run when `take_unread` said so and
-    /// they are as long as its listing said.
-    fn keep_for_next_run(&mut self, root: usize, path: &str, file: &BrowserFile) {
-        let BrowserFile::Bytes(bytes) = file else { return };
-        let Some(Stat { size, modified_ms: Some(time), .. }) = self.to_keep.remove(&(root, path.to_string())) else {
-            return;
-        };
-        if u64::from(bytes.length()) == size {
-            self.cache.keep_file((&self.labels[root], path), time, &bytes.to_vec());
-        }
-    }
-}
-
-/// Small files taken from the cache (`CacheInRun::take_unread`), given as the page gives bytes (the
-/// progress counts them as read).
-fn give_unread(kept: Vec<(FileAt, Vec<u8>, Stat)>, mut give: impl FnMut(usize, String, BrowserFile, Stat)) {
-    for (FileAt { root, path }, bytes, stat) in kept {
-        give(root, path, BrowserFile::Bytes(js_sys::Uint8Array::from(&bytes[..])), stat);
-    }
-}
-
 pub struct ParsingRun {
     pub parsing: Parsing,
     pub roots: BrowserRoots,
@@ -161,9 +96,6 @@ pub struct ParsingRun {
     logs: LogQueue<RowTable, GivenLog>,
     /// How many logs are still to be given.
     left: usize,
-    /// The logs parsed without the cache, having no entry in it (`LogCache::EntryAfterDone`), by
-    /// `LogTask::file`: their entries are made once the analysis is done (`FinishedRun::record_entries`).
-    unrecorded: Vec<u32>,
 }
 
 /// When the stores (step 2's first part) are read.
@@ -224,14 +156,7 @@ impl PlannedRun {
                     _ => (given_by_page(root), None),
                 };
                 let cache = match &cache {
-                    Some(CacheInRun { cache, labels, .. }) if given_by_page(root) => {
-                        let name = entry_name(&labels[root], path, Purpose::Analyze);
-                        match (cache.has_entry(&name), cache.can_stand_unread(&name)) {
-                            (true, true) => LogCache::Unread,
-                            (true, false) => LogCache::LookedUp,
-                            (false, _) => LogCache::EntryAfterDone,
-                        }
-                    }
+                    Some(cache) if given_by_page(root) => cache.log_cache(root, path),
                     _ => LogCache::None,
                 };
                 LogToGive { index, root, path: path.to_string(), given, entry, cache }
@@ -286,29 +211,11 @@ impl PlannedRun {
         }
     }
 
-    /// The stores, through the page's cache when there is one: a folder's store whose files
-    /// did not change is taken from its entry.
+    /// The stores, through the page's cache when there is one.
     fn read_stores(&mut self) {
-        // Not once the cache neither records nor holds entries: its keys would be read for nothing.
-        let Some(CacheInRun { cache, labels, .. }) = self.cache.as_mut().filter(|cached| cached.cache.in_use()) else {
-            self.planned.read_stores(&mut self.roots, None);
-            self.stores = Stores::Read;
-            return;
-        };
-        // Made before the read, which borrows the roots.
-        let keys: HashMap<(usize, String), FileKey> = (self.planned.store_files())
-            .filter_map(|(root, path)| {
-                let Some(BrowserRoot::Files(files)) = self.roots.roots.get(root) else { return None };
-                Some(((root, path.to_string()), key_of_given(&labels[root], path, files.get(path)?)?))
-            })
-            .collect();
-        let key_of = |root: usize, path: &str| keys.get(&(root, path.to_string())).cloned();
-        let mut through = StoreCache { key_of: &key_of, entries: cache };
-        let tally = self.planned.read_stores(&mut self.roots, Some(&mut through));
-        cache.tally.add(&tally);
-        // Read or taken from the cache, the stores' files are done (a file counts once).
-        for ((root, path), key) in &keys {
-            self.roots.progress.add_file(*root, path, key.size as f64);
+        match &mut self.cache {
+            Some(cache) => cache.read_stores(&mut self.planned, &mut self.roots),
+            None => _ = self.planned.read_stores(&mut self.roots, None),
         }
         self.stores = Stores::Read;
     }
@@ -344,25 +251,13 @@ impl PlannedRun {
         roots.progress.not_reading(late_planned - parsing.late_metadata_files().count());
         let logs = LogQueue::new(&parsing);
         let left = logs.tasks().len();
-        let mut run =
-            ParsingRun { parsing, roots, cache, table: RowTable::default(), logs, left, unrecorded: Vec::new() };
+        let mut run = ParsingRun { parsing, roots, cache, table: RowTable::default(), logs, left };
         give_unread(kept, |root, path, file, stat| {
             run.roots.progress.add_file(root, &path, stat.size as f64);
             run.give(root, path, file, stat.size, stat.modified_ms);
         });
         (run, AfterMetadata { times, late })
     }
-}
-
-/// A log as the page hands it over.
-pub enum GivenLog {
-    /// The whole file, read by the page, with its modification time.
-    Bytes(Vec<u8>, Option<i64>),
-    /// A File of a folder root, read here in windows.
-    File(Blob),
-    /// Nothing: read from its root (a zip entry the page does not inflate, or a File handed
-    /// over already).
-    FromRoot,
 }
 
 impl ParsingRun {
@@ -400,102 +295,15 @@ impl ParsingRun {
     }
 
     fn parse_given(&mut self, job: LogJob, given: GivenLog, rows: &mut RowTable) -> ParsedLog {
-        let given = self.read_whole_if_changed(&job.task, given);
-        let task = &job.task;
-        let listed_time = self.parsing.listed_stat(task.root, &task.listed_path).and_then(|stat| stat.modified_ms);
         let options = self.parsing.options();
-        // Only a folder's files are keyed (a zip's entries are parsed again, as natively), and
-        // only while the cache records or holds entries. A log with no entry is parsed as
-        // without the cache: making entries cost a cold run 8% of its time (2 GB folder), so
-        // they wait until the analysis is done.
-        let mut cache = self.cache.as_mut().filter(|cached| {
-            cached.cache.in_use() && matches!(self.roots.roots.get(task.root), Some(BrowserRoot::Files(_)))
-        });
-        if let Some(CacheInRun { cache: pack, labels, .. }) = &mut cache
-            && !pack.has_entry(&entry_name(&labels[task.root], &task.listed_path, Purpose::Analyze))
-        {
-            pack.tally.add(&CacheTally { parsed: 1, ..CacheTally::default() });
-            if pack.recording() {
-                self.unrecorded.push(task.file as u32);
+        match self.cache.as_mut().filter(|cache| cache.takes(&job.task, &self.roots)) {
+            Some(cache) => {
+                let (root, path) = (job.task.root, &job.task.listed_path);
+                let listed_time = self.parsing.listed_stat(root, path).and_then(|stat| stat.modified_ms);
+                cache.parse_log(job, given, &mut self.roots, (listed_time, options), rows)
             }
-            cache = None;
+            None => self.roots.parse_given(job, given, options, rows),
         }
-        match given {
-            GivenLog::Bytes(bytes, modified_ms) => {
-                self.roots.progress.add_file(task.root, &task.listed_path, bytes.len() as f64);
-                let looked_up = cache.as_ref().and_then(|CacheInRun { cache, labels, .. }| {
-                    let file = (labels[task.root].as_str(), task.listed_path.as_str());
-                    look_up(cache, Purpose::Analyze, file, None, || {
-                        Some(page_cache::key_of_bytes(file.0, file.1, None, &bytes))
-                    })
-                });
-                match (cache, looked_up) {
-                    (Some(CacheInRun { cache, .. }), Some(looked_up)) => {
-                        let time = modified_ms.or(listed_time);
-                        through_store(cache, job, looked_up, time, LogInput::Bytes(&bytes), options, rows).0
-                    }
-                    _ => job.parse_bytes(&bytes, options, rows),
-                }
-            }
-            GivenLog::File(blob) => {
-                let (task_root, task_path) = (task.root, task.listed_path.clone());
-                // Its entry stands for it when its size and time are as the entry says (the
-                // page hands such a log over unread, `LogCache::Unread`); else its two ends are
-                // read here.
-                let looked_up = cache.as_ref().and_then(|cached| {
-                    let (label, size, time) = (&cached.labels[task.root], blob.size() as u64, time_of(&blob));
-                    let now = Stat { size, modified_ms: time, changed_ns: None };
-                    let read_key =
-                        || key_of_ends(label, &task.listed_path, &BrowserFile::Blob(blob.clone()), size, None);
-                    let looked_up =
-                        look_up(&cached.cache, Purpose::Analyze, (label, &task.listed_path), Some(now), read_key)?;
-                    Some((looked_up, time))
-                });
-                if let Some(BrowserRoot::Files(files)) = self.roots.roots.get_mut(task.root) {
-                    files.insert(task.listed_path.clone(), BrowserFile::Blob(blob));
-                }
-                match (cache, looked_up) {
-                    (Some(CacheInRun { cache, .. }), Some((looked_up, time))) => {
-                        let size = looked_up.key.size;
-                        let (parsed, through_entry) = through_store(
-                            cache,
-                            job,
-                            looked_up,
-                            time,
-                            LogInput::Reader(&mut self.roots),
-                            options,
-                            rows,
-                        );
-                        if through_entry {
-                            // Not opened, but done: the progress counts it as read.
-                            self.roots.progress.add_file(task_root, &task_path, size as f64);
-                        }
-                        parsed
-                    }
-                    _ => job.parse(&mut self.roots, options, rows),
-                }
-            }
-            GivenLog::FromRoot => job.parse(&mut self.roots, options, rows),
-        }
-    }
-
-    /// A log handed over unread for its cache entry (`LogCache::Unread`) whose size or time
-    /// changed since: read whole here, as the page would have read it (one read, where keying
-    /// it and parsing it through its File take several), the File kept for its long texts.
-    /// Any other log as given.
-    fn read_whole_if_changed(&mut self, task: &LogTask, given: GivenLog) -> GivenLog {
-        let GivenLog::File(blob) = given else { return given };
-        let Some(CacheInRun { cache, labels, .. }) = self.cache.as_ref() else { return GivenLog::File(blob) };
-        let (size, time) = (blob.size() as u64, time_of(&blob));
-        let name = entry_name(&labels[task.root], &task.listed_path, Purpose::Analyze);
-        let changed = cache.can_stand_unread(&name)
-            && !cache.stands_unread(&name, Stat { size, modified_ms: time, changed_ns: None });
-        let read = (changed && size <= LOG_GIVEN_WHOLE_MAX_BYTES).then(|| read_whole(&blob)).flatten();
-        let Some(bytes) = read else { return GivenLog::File(blob) };
-        if let Some(BrowserRoot::Files(files)) = self.roots.roots.get_mut(task.root) {
-            files.insert(task.listed_path.clone(), BrowserFile::Blob(blob));
-        }
-        GivenLog::Bytes(bytes, time)
     }
 
     /// Step 4: joins and outputs.
@@ -503,7 +311,7 @@ impl ParsingRun {
         // Logs never given (a page that stopped early) leave a gap; the rest are added in order.
         let released = self.logs.skip_missing(&mut self.parsing);
         self.parse_ready(released);
-        let ParsingRun { parsing, mut roots, mut table, logs: queue, cache, unrecorded, .. } = self;
+        let ParsingRun { parsing, mut roots, mut table, logs: queue, cache, .. } = self;
         let options = parsing.options().clone();
         let late_sizes = parsing.late_sizes();
         let outputs = parsing.finish(&mut roots, &mut table);
@@ -527,7 +335,6 @@ impl ParsingRun {
             roots: RefCell::new(roots),
             logs: tasks.iter().map(|task| (task.file as u32, task.clone())).collect(),
             options,
-            unrecorded: unrecorded.into_iter(),
             cache,
         }
     }
@@ -545,110 +352,21 @@ pub struct FinishedRun {
     pub roots: RefCell<BrowserRoots>,
     logs: HashMap<u32, LogTask>,
     options: Options,
-    /// The logs whose cache entries are still to make (`ParsingRun::unrecorded`).
-    unrecorded: std::vec::IntoIter<u32>,
     /// The page's cache, until its pack is finished (`finish_cache`).
     pub cache: Option<CacheInRun>,
-}
-
-/// A log through the page's cache (`LogJob::through_store`), its tally added to the cache's.
-/// The pack keeps a log's time beside its entry, and `time` is the log's now, if the page gave
-/// it with the log (it gives a new log's after the analysis, `Give::FilesAfterDone`). Says whether
-/// the log was read through its entry (not opened whole).
-fn through_store(
-    cache: &mut PageCache,
-    job: LogJob,
-    looked_up: LookedUp,
-    time: Option<i64>,
-    input: LogInput<'_>,
-    options: &Options,
-    rows: &mut dyn RowSink,
-) -> (ParsedLog, bool) {
-    let (parsed, tally) = job.through_store(cache, looked_up, time, input, options, rows);
-    cache.tally.add(&tally);
-    (parsed, tally.parsed == 0)
-}
-
-/// A File read whole, in one read.
-fn read_whole(blob: &Blob) -> Option<Vec<u8>> {
-    let buffer = web_sys::FileReaderSync::new().ok()?.read_as_array_buffer(blob).ok()?;
-    Some(js_sys::Uint8Array::new(&buffer).to_vec())
-}
-
-/// A File's modification time, if the browser gives one.
-fn time_of(blob: &Blob) -> Option<i64> {
-    let modified = blob.dyn_ref::<web_sys::File>().map(web_sys::File::last_modified).filter(|ms| *ms > 0.0);
-    modified.map(|ms| ms as i64)
-}
-
-/// The key of a file handed over as a File (its size and time, and its two ends read here) or
-/// as bytes (a store's: the page gives no time with them, so its size and two ends alone say
-/// it did not change).
-fn key_of_given(root: &str, path: &str, file: &BrowserFile) -> Option<FileKey> {
-    match file {
-        BrowserFile::Blob(blob) => key_of_ends(root, path, file, blob.size() as u64, time_of(blob)),
-        BrowserFile::Bytes(bytes) => key_of_ends(root, path, file, bytes.length() as u64, None),
-    }
-}
-
-/// The key of a file of `size` bytes, from its two ends read here.
-fn key_of_ends(root: &str, path: &str, file: &BrowserFile, size: u64, modified: Option<i64>) -> Option<FileKey> {
-    let mut reader = file.reader().ok()?;
-    let mut head = vec![0; ENDS_BYTES.min(size as usize)];
-    read_exactly(&mut *reader, 0, &mut head)?;
-    let tail = if size as usize <= ENDS_BYTES {
-        head.clone()
-    } else {
-        let mut tail = vec![0; ENDS_BYTES];
-        read_exactly(&mut *reader, size - ENDS_BYTES as u64, &mut tail)?;
-        tail
-    };
-    Some(FileKey::new(root, path, size, modified, &head, &tail))
-}
-
-fn read_exactly(reader: &mut dyn SourceReader, offset: u64, buffer: &mut [u8]) -> Option<()> {
-    reader.seek(SeekFrom::Start(offset)).ok()?;
-    let mut reader = reader;
-    (crate::input::fill(&mut reader, buffer).ok()? == buffer.len()).then_some(())
 }
 
 impl FinishedRun {
     /// What the page's cache did in this run.
     pub fn cache_report(&self) -> Option<CacheReport> {
-        self.cache.as_ref().map(|CacheInRun { cache, .. }| CacheReport {
-            from_cache: cache.tally.cached,
-            unread: cache.tally.unread,
-            changed: cache.tally.parsed + cache.tally.resumed,
-            grown: cache.tally.resumed,
-            problem: cache.problem.clone(),
-            kept: cache.recording(),
-        })
+        self.cache.as_ref().map(CacheInRun::report)
     }
 
-    /// Makes the cache entries of at most `most` of the logs parsed without one, each read
-    /// again from its File (handed over with the rest, after done), whose time the worker
-    /// knows unasked. Gives how many are left.
+    /// Makes the cache entries of at most `most` of the logs parsed without one
+    /// (`CacheInRun::record_entries`). Gives how many are left.
     pub fn record_entries(&mut self, most: usize) -> usize {
-        let Some(CacheInRun { cache, labels, .. }) = self.cache.as_mut().filter(|cached| cached.cache.recording())
-        else {
-            return 0;
-        };
-        for id in self.unrecorded.by_ref().take(most) {
-            let Some(task) = self.logs.get(&id) else { continue };
-            let roots = &mut *self.roots.borrow_mut();
-            let Some(BrowserRoot::Files(files)) = roots.roots.get(task.root) else { continue };
-            let Some(BrowserFile::Blob(blob)) = files.get(&task.listed_path) else { continue };
-            let (label, time, size) = (&labels[task.root], time_of(blob), blob.size() as u64);
-            let name = entry_name(label, &task.listed_path, Purpose::Analyze);
-            let file = BrowserFile::Blob(blob.clone());
-            let entry = key_of_ends(label, &task.listed_path, &file, size, None).and_then(|key| {
-                task.entry_alone(LogInput::Reader(roots), &key, cache.rules(), &self.options, &mut AsTableKeeps)
-            });
-            if let Some(entry) = entry {
-                cache.put(&name, &entry, time);
-            }
-        }
-        self.unrecorded.len()
+        let Some(cache) = &mut self.cache else { return 0 };
+        cache.record_entries(most, &self.logs, &mut self.roots.borrow_mut(), &self.options)
     }
 
     /// Answers the page's request.
@@ -694,7 +412,7 @@ impl FinishedRun {
             Request::TeamExport(asked) => Answer::Text(self.team_export(&asked)?),
             #[cfg(not(feature = "extras"))]
             Request::Export { .. } | Request::ExportRows { .. } | Request::ShareReport(_) | Request::TeamExport(_) => {
-                return Err(crate::protocol::NOT_IN_FIRST_ENGINE.into());
+                return Err(crate::page::protocol::NOT_IN_FIRST_ENGINE.into());
             }
             Request::SessionCredits => Answer::SessionCredits(
                 (outputs.usage.ledgers.iter())

@@ -20,9 +20,7 @@ use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
 
-use crate::cache::{
-    CacheTally, ENDS_BYTES, EntryRules, EntryStore, FileKey, Purpose, Stat, entry_name, look_up, settled,
-};
+use crate::cache::{CacheTally, EntryRules, EntryStore, FileKey, Purpose, Stat, entry_name, look_up, settled};
 
 /// The pack's last bytes (format 4: the index at the end, with each entry's file time, size
 /// and run start).
@@ -35,7 +33,7 @@ const TRAILER_BYTES: u64 = 16;
 const WRITE_BYTES: usize = 4 << 20;
 
 /// The page's file of an input's pack, read and written at offsets: the worker's
-/// `FileSystemSyncAccessHandle` (`crate::wasm`). Errors are the browser's, as text.
+/// `FileSystemSyncAccessHandle` (`crate::page::wasm`). Errors are the browser's, as text.
 pub trait PackFile {
     fn size(&self) -> Result<u64, String>;
     /// Fills `buffer` from `at`: all of it, or an error.
@@ -345,7 +343,7 @@ impl PageCache {
     /// counts as from the cache; its entry is made again all the same, this run's start
     /// letting its time stand the next time.
     pub fn keep_file(&mut self, (root, path): (&str, &str), modified_ms: i64, bytes: &[u8]) {
-        let key = key_of_bytes(root, path, Some(modified_ms), bytes);
+        let key = FileKey::of_bytes(root, path, Some(modified_ms), bytes);
         let name = key.name(Purpose::File);
         let made_for = self.get(&name).and_then(|entry| self.rules.made_for(&entry));
         self.tally.add(&match made_for {
@@ -420,13 +418,6 @@ fn read_index(file: &dyn PackFile, build: &str, cap: u64) -> Result<Read, String
         entries.insert(name.to_string(), EntryAt { place: start..end, time, made });
     }
     Ok(Read::Entries { entries, index_at, size })
-}
-
-/// The key of a log the page read whole: its size and ends from its bytes.
-pub fn key_of_bytes(root: &str, path: &str, modified_ms: Option<i64>, bytes: &[u8]) -> FileKey {
-    let head = &bytes[..bytes.len().min(ENDS_BYTES)];
-    let tail = if bytes.len() <= ENDS_BYTES { head } else { &bytes[bytes.len() - ENDS_BYTES..] };
-    FileKey::new(root, path, bytes.len() as u64, modified_ms, head, tail)
 }
 
 #[cfg(test)]
@@ -810,24 +801,5 @@ mod tests {
         trailer_lies[at..at + 8].copy_from_slice(&u64::MAX.to_le_bytes());
         let damaged = cache(&Memory::holding(&trailer_lies), "build-1");
         assert!(damaged.problem.as_deref().unwrap_or_default().contains("damaged"), "an index longer than the pack");
-    }
-
-    #[test]
-    fn a_key_from_bytes_hashes_the_two_ends_and_sees_a_change_in_either() {
-        let long: Vec<u8> = (0..3 * ENDS_BYTES).map(|at| (at % 251) as u8).collect();
-        let base = key_of_bytes("home", "log", Some(5), &long);
-        let mut head_changed = long.clone();
-        head_changed[10] ^= 1;
-        let mut tail_changed = long.clone();
-        tail_changed[3 * ENDS_BYTES - 10] ^= 1;
-        assert_ne!(base, key_of_bytes("home", "log", Some(5), &head_changed));
-        assert_ne!(base, key_of_bytes("home", "log", Some(5), &tail_changed));
-        assert_ne!(base, key_of_bytes("home", "log", Some(6), &long), "the time is part of the key");
-        // The same as a key from the ends read apart (the page's Files, the CLI's files).
-        let ends =
-            FileKey::new("home", "log", long.len() as u64, Some(5), &long[..ENDS_BYTES], &long[2 * ENDS_BYTES..]);
-        assert_eq!(base, ends);
-        let short = b"a short log\n";
-        assert_eq!(key_of_bytes("home", "log", None, short), FileKey::new("home", "log", 12, None, short, short));
     }
 }

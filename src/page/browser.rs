@@ -7,14 +7,16 @@ use std::collections::{HashMap, HashSet};
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
 
 use js_sys::{Function, Uint8Array};
-use wasm_bindgen::JsValue;
+use wasm_bindgen::{JsCast, JsValue};
 use web_sys::Blob;
 
 use super::blob::BlobReader;
-use super::zip::ZipRoot;
-use super::{FileReader, ReadAt};
+use crate::analysis::{LogJob, Options, ParsedLog};
+use crate::input::zip::ZipRoot;
+use crate::input::{FileReader, ReadAt};
 use crate::lines::{self, MAX_LINE_BYTES};
-use crate::protocol::FileAt;
+use crate::model::RowSink;
+use crate::page::protocol::FileAt;
 
 pub enum BrowserRoot {
     Files(HashMap<String, BrowserFile>),
@@ -293,4 +295,47 @@ impl ReadAt for ArrayReader {
         self.position = u32::try_from(offset).unwrap_or(u32::MAX).min(self.array.length());
         crate::input::fill(self, buffer)
     }
+}
+
+/// A log as the page hands it over.
+pub enum GivenLog {
+    /// The whole file, read by the page, with its modification time.
+    Bytes(Vec<u8>, Option<i64>),
+    /// A File of a folder root, read here in windows.
+    File(Blob),
+    /// Nothing: read from its root (a zip entry the page does not inflate, or a File handed
+    /// over already).
+    FromRoot,
+}
+
+impl BrowserRoots {
+    /// A log as given, parsed into `rows` without the cache: the progress counts bytes given as
+    /// read, a File is kept among its root's files (its long texts are read again from it).
+    pub fn parse_given(
+        &mut self,
+        job: LogJob,
+        given: GivenLog,
+        options: &Options,
+        rows: &mut dyn RowSink,
+    ) -> ParsedLog {
+        match given {
+            GivenLog::Bytes(bytes, _) => {
+                self.progress.add_file(job.task.root, &job.task.listed_path, bytes.len() as f64);
+                job.parse_bytes(&bytes, options, rows)
+            }
+            GivenLog::File(blob) => {
+                if let Some(BrowserRoot::Files(files)) = self.roots.get_mut(job.task.root) {
+                    files.insert(job.task.listed_path.clone(), BrowserFile::Blob(blob));
+                }
+                job.parse(self, options, rows)
+            }
+            GivenLog::FromRoot => job.parse(self, options, rows),
+        }
+    }
+}
+
+/// A File's modification time, if the Blob is one and the browser knows it.
+pub fn modified_of(blob: &Blob) -> Option<i64> {
+    let modified_ms = blob.dyn_ref::<web_sys::File>().map_or(0.0, web_sys::File::last_modified);
+    (modified_ms > 0.0).then_some(modified_ms as i64)
 }

@@ -6,14 +6,14 @@ use web_sys::Blob;
 
 use super::FinishedRun;
 use crate::export;
-use crate::input::blob::BlobReader;
 use crate::model::OwnedRow;
 use crate::outputs::{self, ROWS_CSV, ROWS_JSONL, ROWS_PER_PART, SESSION_MD};
+use crate::page::blob::BlobReader;
+use crate::page::table::RowFilter;
+use crate::page::views::{ShareAsked, TeamAsked};
 use crate::share::{self, Transcript};
-use crate::table::RowFilter;
 use crate::team_export;
 use crate::usage::bill::{self, Reconciliation};
-use crate::views::{ShareAsked, TeamAsked};
 
 impl FinishedRun {
     /// The report to share, with the transcripts `asked` for.

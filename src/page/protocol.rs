@@ -1,7 +1,7 @@
 //! The page's boundary as types: what the page knows of the core ([`EngineFacts`]), what it
 //! hands over ([`HandOver`]) and when ([`Need`]), what it asks of a finished analysis
 //! ([`Request`]) and what it is answered ([`Answer`]). `www/types.d.ts` is generated from these
-//! types by the test below, which fails while the committed file is stale; `crate::wasm`
+//! types by the test below, which fails while the committed file is stale; `crate::page::wasm`
 //! carries them across as JSON.
 
 use std::collections::BTreeMap;
@@ -11,17 +11,17 @@ use serde::{Deserialize, Serialize};
 use crate::inventory::Inventory;
 use crate::model::{RowMark, TurnType};
 use crate::outputs::{self, OutputFile};
+use crate::page::matches::SearchProgress;
+use crate::page::table::{Facets, INLINE_TEXT, RowFilter};
+use crate::page::views::{RowsPage, ShareAsked, Summary, TeamAsked, UsageQuery, UsageView};
 use crate::report::Report;
-use crate::search::SearchProgress;
 use crate::sessions::SessionRecord;
 use crate::sources::{self, WalkRule};
-use crate::table::{Facets, INLINE_TEXT, RowFilter};
 use crate::usage::bill;
 use crate::usage::credits::CreditsUsed;
 use crate::usage::month::MonthCredits;
 use crate::usage::plans::Plans;
 use crate::usage::summary::GroupBy;
-use crate::views::{RowsPage, ShareAsked, Summary, TeamAsked, UsageQuery, UsageView};
 
 /// The largest log the page reads whole and hands over as bytes (a zip's, inflated by its
 /// second worker). A larger one is read by the engine in windows (a File, or a zip entry
@@ -541,7 +541,7 @@ mod tests {
             CacheReport::decl(&config),
             crate::input::zip::RawEntry::decl(&config),
             Need::decl(&config),
-            crate::views::PageOptions::decl(&config),
+            crate::page::views::PageOptions::decl(&config),
             Request::decl(&config),
             RowFilter::decl(&config),
             UsageQuery::decl(&config),
@@ -551,8 +551,8 @@ mod tests {
             Summary::decl(&config),
             RowsPage::decl(&config),
             SearchProgress::decl(&config),
-            crate::views::ShownRow::decl(&config),
-            crate::views::NoteFields::decl(&config),
+            crate::page::views::ShownRow::decl(&config),
+            crate::page::views::NoteFields::decl(&config),
             crate::model::OwnedRow::decl(&config),
             Facets::decl(&config),
             UsageView::decl(&config),

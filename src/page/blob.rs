@@ -85,10 +85,10 @@ impl Read for BlobReader {
     }
 }
 
-impl super::ReadAt for BlobReader {
+impl crate::input::ReadAt for BlobReader {
     fn read_at(&mut self, offset: u64, buffer: &mut [u8]) -> io::Result<usize> {
         self.seek(SeekFrom::Start(offset))?;
-        super::fill(self, buffer)
+        crate::input::fill(self, buffer)
     }
 }
 

@@ -1,10 +1,10 @@
 //! The browser boundary: the exported surface, and nothing else. `Engine` (one analysis, driven
-//! by the page's Web Worker through `crate::engine`: `need` says what it needs next, `ask`
+//! by the page's Web Worker through `crate::page::engine`: `need` says what it needs next, `ask`
 //! answers a `protocol::Request`), `inflate` (a zip entry, for the page's second worker),
 //! `engine_facts` (what the page needs to know), `needs_every_file`, `zips_in_folder` (which
 //! zips of a dropped folder are roots) and `never_opened` (which of its files a walk need not
 //! open before the analysis). Values cross as the serde types of
-//! `crate::protocol` (typed for the page in `www/types.d.ts`); every error is a `js_sys::Error`.
+//! `crate::page::protocol` (typed for the page in `www/types.d.ts`); every error is a `js_sys::Error`.
 
 use std::cell::RefCell;
 use std::collections::HashSet;
@@ -17,13 +17,16 @@ use web_sys::Blob;
 
 use crate::analysis::{Options, Planned};
 use crate::cache::EntryRules;
-use crate::engine::{CacheInRun, FinishedRun, GivenLog, PlannedRun, Stage};
-use crate::input::browser::{BrowserFile, BrowserRoot, BrowserRoots, Progress, ProgressState};
 use crate::input::zip::ZipRoot;
-use crate::input::{ListedFile, RootListing, blob::BlobReader};
-use crate::page_cache::{PackFile, PageCache};
-use crate::protocol::{self, FileAt, Request};
-use crate::views::{self, PageOptions};
+use crate::input::{ListedFile, RootListing};
+use crate::page::blob::BlobReader;
+use crate::page::browser::{BrowserFile, BrowserRoot, BrowserRoots, Progress, ProgressState};
+use crate::page::browser::{GivenLog, modified_of};
+use crate::page::engine::cache::CacheInRun;
+use crate::page::engine::{FinishedRun, PlannedRun, Stage};
+use crate::page::pack::{PackFile, PageCache};
+use crate::page::protocol::{self, FileAt, Request};
+use crate::page::views::{self, PageOptions};
 
 fn js_error(error: impl std::fmt::Display) -> JsError {
     JsError::new(&error.to_string())
@@ -108,12 +111,6 @@ fn at(offset: u64) -> JsValue {
     // Setting a property of a new plain object cannot fail.
     let _ = js_sys::Reflect::set(&options, &"at".into(), &(offset as f64).into());
     options.into()
-}
-
-/// A File's modification time, if the Blob is one and the browser knows it.
-fn modified_of(blob: &Blob) -> Option<i64> {
-    let modified_ms = blob.dyn_ref::<web_sys::File>().map_or(0.0, web_sys::File::last_modified);
-    (modified_ms > 0.0).then_some(modified_ms as i64)
 }
 
 fn browser_error(error: JsValue) -> String {
@@ -225,7 +222,7 @@ impl Engine {
         Ok(())
     }
 
-    /// Uses the page's cache (`crate::page_cache`): `pack` is the sync access handle of the file
+    /// Uses the page's cache (`crate::page::pack`): `pack` is the sync access handle of the file
     /// it keeps for these inputs (read and written during the run), `build` names the page's
     /// build, `cap` bounds the pack's entries (beyond it none are recorded). Before `begin`.
     pub fn use_cache(&mut self, pack: SyncAccessHandle, build: String, cap: f64) -> Result<(), JsError> {
@@ -246,7 +243,7 @@ impl Engine {
     pub fn finish_cache(&mut self) -> Result<Option<f64>, JsError> {
         let Stage::Finished(done) = &mut self.stage else { return Err(js_error("run the analysis first")) };
         let Some(mut cached) = done.cache.take() else { return Ok(None) };
-        Ok(Some(cached.cache.finish().map_err(js_error)? as f64))
+        Ok(Some(cached.pack.finish().map_err(js_error)? as f64))
     }
 
     /// Makes the cache entries of at most `most` of the logs `begin` marked `LogCache::EntryAfterDone`

@@ -1,7 +1,7 @@
 //! What the page's views are served from a finished analysis: the summary numbers, the usage
 //! view, a page of rows with long texts cut, and the page's options with the memory guard.
-//! Plain Rust, tested natively; `crate::engine` answers the page's requests with it and
-//! `crate::wasm` only carries the answers across.
+//! Plain Rust, tested natively; `crate::page::engine` answers the page's requests with it and
+//! `crate::page::wasm` only carries the answers across.
 
 use std::collections::BTreeMap;
 
@@ -12,8 +12,9 @@ use serde::{Deserialize, Serialize};
 use crate::analysis::{Options, Outputs};
 use crate::facts::diagnostics::Diagnostic;
 use crate::model::{OwnedRow, RowMark, TurnType};
+use crate::needle::Needle;
+use crate::page::table::{INLINE_TEXT, RowTable};
 use crate::share::{Period, ShareOptions};
-use crate::table::{INLINE_TEXT, Needle, RowTable};
 use crate::usage::Kind;
 use crate::usage::flags::Flag;
 use crate::usage::ledger::IMPLAUSIBLE_COUNTER;
