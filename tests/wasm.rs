@@ -153,7 +153,12 @@ fn engine_run_listed(files: &[(&str, &[u8])], listed: Listed) -> Engine {
     let now = |hows: &[&'static str]| (false, hows.to_vec());
     assert_eq!(
         hows,
-        [now(&["files", "bytes_up_to"]), now(&["bytes"]), now(&["logs", "times", "late"]), (true, vec!["rest"])]
+        [
+            now(&["files", "bytes_up_to"]),
+            now(&["bytes"]),
+            now(&["logs", "times", "late_metadata"]),
+            (true, vec!["files_after_done"])
+        ]
     );
     assert_eq!(steps[0]["parts"][1]["max_bytes"], 1 << 20);
     // The files not read come after done for their sizes only where the listing did not give them.

@@ -12,7 +12,8 @@ use std::sync::LazyLock;
 
 use copilot_lens::analysis::usage_only::UsageRun;
 use copilot_lens::analysis::{LogInput, LogQueue, Options, Planned};
-use copilot_lens::cache::{EntryRules, EntryStore, FileKey, LookedUp, Prefix, Purpose, Stat, entry_name};
+use copilot_lens::cache::{EntryRules, EntryStore, FileKey, LookedUp, Prefix, Purpose, entry_name};
+use copilot_lens::input::Stat;
 use copilot_lens::input::memory::{MemoryRoot, MemoryRoots};
 use copilot_lens::lines::LinesEnd;
 use copilot_lens::model::OwnedRow;

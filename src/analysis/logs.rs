@@ -2,20 +2,20 @@
 //! log added to the analysis (in task order: `queue.rs` alone calls `add_log`).
 
 use std::collections::{BTreeSet, HashMap, HashSet};
-use std::io::{self, BufRead, BufReader};
+use std::io::{self, BufReader, Read};
 
 use super::Options;
 use super::state::State;
 use super::tally::{Copies, CopyKeys, Tally};
-use crate::cache::{Hashing, Prefix, Stat, Stopped};
 use crate::facts::diagnostics::{Diagnostic, DiagnosticKind};
 use crate::facts::files::Role;
 use crate::facts::log::LogSummary;
-use crate::input::{FileReader, ReadAt, ReadFrom};
+use crate::input::Stat;
+use crate::input::{FileReader, ReadAt};
 use crate::model::{HeldRow, RowSink};
 use crate::report::FormatDrift;
 use crate::sources::log::ScanStats;
-use crate::sources::log::{LogContext, LogEnd, LogOutcome};
+use crate::sources::log::{LogContext, LogOutcome};
 use crate::sources::{SOURCES, Source, SourceId};
 use crate::usage::ledger::SessionLedger;
 use crate::words::counted;
@@ -99,74 +99,37 @@ impl LogTask {
     /// Parses the log from the reader or from bytes.
     pub fn parse_input(&self, input: LogInput<'_>, options: &Options, sink: &mut dyn RowSink) -> LogOutcome {
         let context = self.context(options);
-        let parsed = self.read_input(input, None, |lines| self.source().parse_log(&context, lines, sink));
-        parsed.unwrap_or_else(unopened)
-    }
-
-    /// As `parse_input`, and where the parse stopped with the parser's state there and the hash
-    /// of the bytes before there, when a parse of the log grown may go on from it (`resume`).
-    pub fn parse_input_resumable(
-        &self,
-        input: LogInput<'_>,
-        options: &Options,
-        sink: &mut dyn RowSink,
-    ) -> (LogOutcome, Option<Stopped>) {
-        let context = self.context(options);
-        let mut prefix = Prefix::default();
-        let parse = |lines: &mut dyn BufRead| self.source().parse_log_resumable(&context, lines, sink);
-        match self.read_input(input, Some(&mut prefix), parse) {
-            Ok((outcome, end)) => (outcome, end.and_then(|end| prefix.stopped_at(end))),
-            Err(error) => (unopened(error), None),
+        match input.open(self) {
+            Ok(LogBytes::Read(file)) => {
+                self.source().parse_log(&context, &mut BufReader::with_capacity(READ_BUFFER_BYTES, file), sink)
+            }
+            Ok(LogBytes::Given(mut bytes)) => self.source().parse_log(&context, &mut bytes, sink),
+            Err(error) => unopened(error),
         }
     }
+}
 
-    /// Parses the log on from where an earlier parse stopped (`end`, which gave `outcome`),
-    /// reading `file` from there, the hash of the bytes before there (`FileKey::grew_from`)
-    /// going on over those after; `None`, having fed no row, when the source cannot go on.
-    pub fn resume(
-        &self,
-        file: Box<dyn ReadAt + '_>,
-        (outcome, end, mut prefix): (LogOutcome, &LogEnd, Prefix),
-        options: &Options,
-        sink: &mut dyn RowSink,
-    ) -> Option<(LogOutcome, Option<Stopped>)> {
-        let read = Hashing::new(ReadFrom::new(file, end.at.offset), &mut prefix);
-        let mut lines = BufReader::with_capacity(READ_BUFFER_BYTES, read);
-        let (outcome, end) = self.source().resume_log(&self.context(options), outcome, end, &mut lines, sink)?;
-        drop(lines);
-        Some((outcome, end.and_then(|end| prefix.stopped_at(end))))
-    }
+/// A log's bytes from its start, as its input gives them (`LogInput::open`).
+pub(crate) enum LogBytes<'a> {
+    Read(Box<dyn Read + 'a>),
+    Given(&'a [u8]),
+}
 
-    /// Reads the log from its start, adding what is read to `prefix` if given.
-    fn read_input<T>(
-        &self,
-        input: LogInput<'_>,
-        prefix: Option<&mut Prefix>,
-        read: impl FnOnce(&mut dyn BufRead) -> T,
-    ) -> io::Result<T> {
-        match input {
-            LogInput::Reader(reader) => {
-                let file = reader.open(self.root, &self.listed_path)?;
-                Ok(match prefix {
-                    Some(prefix) => read(&mut BufReader::with_capacity(READ_BUFFER_BYTES, Hashing::new(file, prefix))),
-                    None => read(&mut BufReader::with_capacity(READ_BUFFER_BYTES, file)),
-                })
-            }
-            LogInput::Bytes(mut bytes) => {
-                if let Some(prefix) = prefix {
-                    *prefix = Prefix::of(bytes);
-                }
-                Ok(read(&mut bytes))
-            }
+impl<'a> LogInput<'a> {
+    /// The log of `task` from its start: opened from its root, or as given.
+    pub(crate) fn open(self, task: &LogTask) -> io::Result<LogBytes<'a>> {
+        match self {
+            LogInput::Reader(reader) => Ok(LogBytes::Read(reader.open(task.root, &task.listed_path)?)),
+            LogInput::Bytes(bytes) => Ok(LogBytes::Given(bytes)),
         }
     }
 }
 
 /// How much of a log is read at a time.
-const READ_BUFFER_BYTES: usize = 1 << 18;
+pub(crate) const READ_BUFFER_BYTES: usize = 1 << 18;
 
 /// The outcome of a log that could not be opened.
-fn unopened(error: io::Error) -> LogOutcome {
+pub(crate) fn unopened(error: io::Error) -> LogOutcome {
     LogOutcome { read_error: Some(error.to_string()), ..LogOutcome::default() }
 }
 

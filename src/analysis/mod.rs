@@ -25,7 +25,7 @@
 //! other files' rows in path order. Same input, same bytes out, whatever the listing order.
 
 mod joins;
-mod logs;
+pub(crate) mod logs;
 mod plan;
 mod queue;
 mod state;
@@ -40,7 +40,7 @@ use std::fmt;
 pub use logs::{LogInput, LogTask, Parsing, UsageScan};
 pub use plan::{LateSizes, Planned};
 pub use queue::{LogJob, LogQueue, ParsedLog, Released, TakesLogs};
-pub use stores::StoreJob;
+pub use stores::{AsTheyAre, StoreJob, StoreReading};
 pub use tally::Copies;
 pub(crate) use tally::TallySink;
 

@@ -6,15 +6,13 @@ use std::io::BufReader;
 
 use super::logs::Parsing;
 use super::state::{Home, HomePlaces, PlannedFile, RootState, State};
-use super::stores::StoreOnDisk;
+use super::stores::{AsTheyAre, StoreOnDisk, StoreReading};
 use super::{AnalysisError, Options};
-use crate::cache::StoreCache;
-use crate::cache::{CacheTally, Stat};
 use crate::facts::diagnostics::DiagnosticKind;
 use crate::facts::files::FileStatus;
 use crate::facts::files::Role;
 use crate::input::layout::Rebase;
-use crate::input::{FileReader, RootListing, read_all};
+use crate::input::{FileReader, RootListing, Stat, read_all};
 use crate::model::HeldRow;
 use crate::order;
 use crate::report::{Problem, Report};
@@ -268,25 +266,22 @@ impl Planned {
     }
 
     /// The first part of step 2, which may come early: the stores (a browser reads them as soon
-    /// as their bytes are in, while the page still reads the small files), through the cache
-    /// when there is one (`StoreJob::read_through`). Returns what the cache did.
-    pub fn read_stores(&mut self, reader: &mut dyn FileReader, mut cache: Option<&mut StoreCache<'_>>) -> CacheTally {
-        let mut tally = CacheTally::default();
+    /// as their bytes are in, while the page still reads the small files), each read as
+    /// `stores` reads it.
+    pub fn read_stores(&mut self, reader: &mut dyn FileReader, stores: &mut dyn StoreReading) {
         if std::mem::replace(&mut self.stores_read, true) {
-            return tally;
+            return;
         }
         for job in self.state.store_jobs(StoreScope::Everything) {
-            let (read, done) = job.read_through(reader, &self.state.options, cache.as_deref_mut());
-            tally.add(&done);
+            let read = stores.read(job, reader, &self.state.options);
             self.state.add_store(read);
         }
-        tally
     }
 
     /// Step 2: the stores (unless read already) and every other file but the event logs and
     /// those read after them (`Role::LateMetadata`).
     pub fn read_metadata(mut self, reader: &mut dyn FileReader) -> Parsing {
-        self.read_stores(reader, None);
+        self.read_stores(reader, &mut AsTheyAre);
         let mut state = self.state;
         state.import(Step::Metadata, reader);
         Parsing { state }

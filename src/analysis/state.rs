@@ -7,13 +7,13 @@ use super::Options;
 use super::tally::{CopyKeys, Tally};
 use std::ops::Range;
 
-use crate::cache::Stat;
 use crate::facts::diagnostics::{Diagnostic, DiagnosticKind};
 use crate::facts::files::FileKind;
 use crate::facts::files::FileStatus;
 use crate::facts::home::HomeFacts;
 use crate::facts::log::LineAccount;
 use crate::facts::session::SessionFacts;
+use crate::input::Stat;
 use crate::input::layout::{self, Rebase};
 use crate::model::HeldRow;
 use crate::report::Problem;

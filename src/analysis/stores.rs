@@ -65,6 +65,21 @@ impl StoreFiles for StoreOnDisk<'_> {
     }
 }
 
+/// How a store's job is read: as it is ([`AsTheyAre`]), or through a cache
+/// (`crate::cache::StoreCache`), which the analysis does not know.
+pub trait StoreReading {
+    fn read(&mut self, job: StoreJob, reader: &mut dyn FileReader, options: &Options) -> StoreRead;
+}
+
+/// The stores read as they are.
+pub struct AsTheyAre;
+
+impl StoreReading for AsTheyAre {
+    fn read(&mut self, job: StoreJob, reader: &mut dyn FileReader, options: &Options) -> StoreRead {
+        job.read(reader, options)
+    }
+}
+
 /// One store to read, with what it needs from the plan.
 #[derive(Clone, Debug)]
 pub struct StoreJob {

@@ -9,10 +9,8 @@ use std::io::{BufRead, BufReader};
 use super::logs::{LogTask, UsageScan};
 use super::plan::Planned;
 use super::state::State;
-use super::stores::StoreJob;
+use super::stores::{AsTheyAre, StoreJob, StoreReading};
 use super::{Options, UsageData};
-use crate::cache::CacheTally;
-use crate::cache::StoreCache;
 use crate::facts::diagnostics::{Diagnostic, DiagnosticKind};
 use crate::facts::files::Role;
 use crate::input::FileReader;
@@ -57,7 +55,7 @@ pub fn run(planned: Planned, reader: &mut dyn FileReader) -> UsageOnly {
         run.add_scan(&task, scanned);
     }
     let jobs = run.store_jobs();
-    run.read_stores(reader, jobs, None);
+    run.read_stores(reader, jobs, &mut AsTheyAre);
     run.finish(reader)
 }
 
@@ -102,15 +100,9 @@ impl UsageRun {
         self.state.session(&task.session_id, task.home, source.agent(), source.log_found_in()).add_log_usage(ledger);
     }
 
-    /// The stores' per-call rows of the sessions whose logs had none, through the cache when
-    /// there is one. Returns what the cache did.
-    pub fn read_stores(
-        &mut self,
-        reader: &mut dyn FileReader,
-        jobs: Vec<StoreJob>,
-        mut cache: Option<&mut StoreCache<'_>>,
-    ) -> CacheTally {
-        let mut tally = CacheTally::default();
+    /// The stores' per-call rows of the sessions whose logs had none, each read as `stores`
+    /// reads it.
+    pub fn read_stores(&mut self, reader: &mut dyn FileReader, jobs: Vec<StoreJob>, stores: &mut dyn StoreReading) {
         let known: BTreeSet<String> = self
             .state
             .sessions
@@ -120,11 +112,9 @@ impl UsageRun {
             .collect();
         for mut job in jobs {
             job.set_scope(StoreScope::UsageExcept(known.clone()));
-            let (read, done) = job.read_through(reader, &self.state.options, cache.as_deref_mut());
-            tally.add(&done);
+            let read = stores.read(job, reader, &self.state.options);
             self.state.add_store(read);
         }
-        tally
     }
 
     /// The usage, with every problem placed: a counter line's number is counted here, by

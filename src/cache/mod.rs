@@ -49,7 +49,7 @@ use xxhash_rust::xxh3::{Xxh3, xxh3_64, xxh3_64_with_seed};
 
 pub use entry::{EntryRules, Miss};
 
-use crate::input::ReadAt;
+use crate::input::{ReadAt, Stat};
 use crate::sources::log::LogEnd;
 
 /// How many bytes of a file's start and of its end its key hashes.
@@ -59,17 +59,6 @@ pub const ENDS_BYTES: usize = 64 << 10;
 /// stand for its bytes in later runs: beyond any file system's time granularity (FAT's two
 /// seconds) and a file server's clock a little off this machine's.
 pub const SETTLED_MS: i64 = 60_000;
-
-/// A file's size and times, as its listing gives them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Stat {
-    pub size: u64,
-    pub modified_ms: Option<i64>,
-    /// The inode's change time in nanoseconds since the epoch, which any write or change of
-    /// times sets to the clock's now (natively on unix); none where there is none to have (the
-    /// page, Windows).
-    pub changed_ns: Option<i64>,
-}
 
 /// Whether a file listed `now` is the file listed `then` by a run that started at
 /// `started_ms` (both by the caller's clock), unread: the same size and times, and a
@@ -141,6 +130,26 @@ impl FileKey {
             }
         }
         (prefix.hasher.digest() == seen).then_some(prefix)
+    }
+
+    /// The key of a file of `size` bytes from its two ends, read from `file` (the caller's
+    /// reader: the core does no I/O). None when they cannot be read whole.
+    pub fn read_ends(
+        (root, path): (&str, &str),
+        size: u64,
+        modified_ms: Option<i64>,
+        file: &mut dyn ReadAt,
+    ) -> Option<FileKey> {
+        let mut head = vec![0; ENDS_BYTES.min(size as usize)];
+        (file.read_at(0, &mut head).ok()? == head.len()).then_some(())?;
+        let tail = if size as usize <= ENDS_BYTES {
+            head.clone()
+        } else {
+            let mut tail = vec![0; ENDS_BYTES];
+            (file.read_at(size - ENDS_BYTES as u64, &mut tail).ok()? == ENDS_BYTES).then_some(())?;
+            tail
+        };
+        Some(FileKey::new(root, path, size, modified_ms, &head, &tail))
     }
 
     /// The key of a file read whole: its size and ends from its `bytes`.
@@ -315,13 +324,21 @@ pub trait EntryStore {
     fn put(&mut self, name: &str, entry: &[u8], time: Option<i64>);
 }
 
-/// What reading the stores through the cache needs from the caller
-/// (`StoreJob::read_through`).
+/// The stores read through the cache (an `analysis::StoreReading`): what that needs from the
+/// caller, and what it did (`StoreJob::read_through`).
 pub struct StoreCache<'a> {
     /// A file's key by its root and listed path; none for a file the cache does not know (a
     /// zip's entry), whose store is then read as without a cache.
     pub key_of: &'a dyn Fn(usize, &str) -> Option<FileKey>,
     pub entries: &'a mut dyn EntryStore,
+    /// What the cache did for the stores read through it.
+    pub tally: CacheTally,
+}
+
+impl<'a> StoreCache<'a> {
+    pub fn new(key_of: &'a dyn Fn(usize, &str) -> Option<FileKey>, entries: &'a mut dyn EntryStore) -> Self {
+        StoreCache { key_of, entries, tally: CacheTally::default() }
+    }
 }
 
 /// What the cache did for logs and stores (a store, main file and log, counts as one file).

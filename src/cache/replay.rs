@@ -8,18 +8,21 @@
 
 use std::cell::Cell;
 use std::collections::BTreeMap;
-use std::io::{self, Read};
+use std::io::{self, BufReader, Read};
 use std::rc::Rc;
 
 use super::entry::{self, RecordingSink, ReplayFirst};
-use super::{CacheTally, EntryRules, EntryStore, FileKey, LookedUp, Miss, Prefix, Purpose, Stopped, StoreCache};
-use crate::analysis::stores::{StoreJob, StoreRead};
+use super::{
+    CacheTally, EntryRules, EntryStore, FileKey, Hashing, LookedUp, Miss, Prefix, Purpose, Stopped, StoreCache,
+};
+use crate::analysis::logs::{LogBytes, READ_BUFFER_BYTES, unopened};
+use crate::analysis::stores::{StoreJob, StoreRead, StoreReading};
 use crate::analysis::tally::{Copies, Tally, TallySink};
 use crate::analysis::usage_only::UsageRun;
 use crate::analysis::{LogInput, LogJob, LogTask, Options, ParsedLog, UsageScan};
 use crate::facts::diagnostics::DiagnosticKind;
 use crate::facts::log::LogProblem;
-use crate::input::{FileReader, ReadAt};
+use crate::input::{FileReader, ReadAt, ReadFrom};
 use crate::model::{JsonlRowWriter, RowSink};
 use crate::sources::log::{LogEnd, LogOutcome, ScanStats};
 use crate::sources::store::{StoreContents, StoreScope};
@@ -202,6 +205,50 @@ impl LogTask {
         let (outcome, stopped) = self.parse_input_resumable(input, options, &mut recording);
         let kept = recording.rows();
         record(self, key, cache, (&outcome, None, stopped), kept.as_deref())
+    }
+}
+
+impl LogTask {
+    /// As `parse_input`, and where the parse stopped with the parser's state there and the hash
+    /// of the bytes before there, when a parse of the log grown may go on from it (`resume`).
+    pub(crate) fn parse_input_resumable(
+        &self,
+        input: LogInput<'_>,
+        options: &Options,
+        sink: &mut dyn RowSink,
+    ) -> (LogOutcome, Option<Stopped>) {
+        let context = self.context(options);
+        let mut prefix = Prefix::default();
+        let parsed = match input.open(self) {
+            Ok(LogBytes::Read(file)) => {
+                let mut lines = BufReader::with_capacity(READ_BUFFER_BYTES, Hashing::new(file, &mut prefix));
+                self.source().parse_log_resumable(&context, &mut lines, sink)
+            }
+            Ok(LogBytes::Given(mut bytes)) => {
+                prefix = Prefix::of(bytes);
+                self.source().parse_log_resumable(&context, &mut bytes, sink)
+            }
+            Err(error) => return (unopened(error), None),
+        };
+        let (outcome, end) = parsed;
+        (outcome, end.and_then(|end| prefix.stopped_at(end)))
+    }
+
+    /// Parses the log on from where an earlier parse stopped (`end`, which gave `outcome`),
+    /// reading `file` from there, the hash of the bytes before there (`FileKey::grew_from`)
+    /// going on over those after; `None`, having fed no row, when the source cannot go on.
+    fn resume(
+        &self,
+        file: Box<dyn ReadAt + '_>,
+        (outcome, end, mut prefix): (LogOutcome, &LogEnd, Prefix),
+        options: &Options,
+        sink: &mut dyn RowSink,
+    ) -> Option<(LogOutcome, Option<Stopped>)> {
+        let read = Hashing::new(ReadFrom::new(file, end.at.offset), &mut prefix);
+        let mut lines = BufReader::with_capacity(READ_BUFFER_BYTES, read);
+        let (outcome, end) = self.source().resume_log(&self.context(options), outcome, end, &mut lines, sink)?;
+        drop(lines);
+        Some((outcome, end.and_then(|end| prefix.stopped_at(end))))
     }
 }
 
@@ -423,10 +470,9 @@ impl StoreJob {
         self,
         reader: &mut dyn FileReader,
         options: &Options,
-        cache: Option<&mut StoreCache<'_>>,
+        cache: &mut StoreCache<'_>,
     ) -> (StoreRead, CacheTally) {
         let read_one = CacheTally { parsed: 1, ..CacheTally::default() };
-        let Some(cache) = cache else { return (self.read(reader, options), CacheTally::default()) };
         let Some((key, wal_key)) = self.keys(cache.key_of) else { return (self.read(reader, options), read_one) };
         let (purpose, sessions_left_out) = match &self.scope {
             StoreScope::Everything => (Purpose::Store, None),
@@ -482,6 +528,15 @@ impl StoreJob {
     }
 }
 
+/// The stores read through the cache: what it did is added to `tally`.
+impl StoreReading for StoreCache<'_> {
+    fn read(&mut self, job: StoreJob, reader: &mut dyn FileReader, options: &Options) -> StoreRead {
+        let (read, tally) = job.read_through(reader, options, self);
+        self.tally.add(&tally);
+        read
+    }
+}
+
 /// A reader that notes whether an open or a read of it failed.
 struct Watched<'a> {
     reader: &'a mut dyn FileReader,
@@ -533,7 +588,7 @@ mod tests {
     use std::path::Path;
 
     use super::*;
-    use crate::analysis::{Planned, parse_logs_in_order};
+    use crate::analysis::{AsTheyAre, Planned, parse_logs_in_order};
     use crate::input::memory::{MemoryRoot, MemoryRoots};
     use crate::model::OwnedRow;
     use crate::outputs::{self, REPORT_JSON, SESSIONS_JSONL, USAGE_JSONL};
@@ -587,8 +642,15 @@ mod tests {
         let mut planned = Planned::new(reader.listings(), Options::default()).unwrap();
         let key_of = keys(reader);
         let tally = match cache {
-            Some(entries) => planned.read_stores(reader, Some(&mut StoreCache { key_of: &key_of, entries })),
-            None => planned.read_stores(reader, None),
+            Some(entries) => {
+                let mut through = StoreCache::new(&key_of, entries);
+                planned.read_stores(reader, &mut through);
+                through.tally
+            }
+            None => {
+                planned.read_stores(reader, &mut AsTheyAre);
+                CacheTally::default()
+            }
         };
         let mut parsing = planned.read_metadata(reader);
         let mut rows = Vec::new();
@@ -645,9 +707,9 @@ mod tests {
         let mut entries = Entries(HashMap::new(), EntryRules::new("test", &Options::default(), 0));
         let mut planned = Planned::new(reader.listings(), Options::default()).unwrap();
         let key_of = keys(&reader);
-        let through = &mut StoreCache { key_of: &key_of, entries: &mut entries };
-        let tally = planned.read_stores(&mut LogGone(&mut reader), Some(through));
-        assert_eq!(tally, CacheTally { parsed: 1, ..CacheTally::default() });
+        let mut through = StoreCache::new(&key_of, &mut entries);
+        planned.read_stores(&mut LogGone(&mut reader), &mut through);
+        assert_eq!(through.tally, CacheTally { parsed: 1, ..CacheTally::default() });
         let report = planned.read_metadata(&mut reader).finish(&mut reader, &mut Vec::new()).report;
         let wal = report.files.iter().find(|file| file.path.ends_with("-wal")).unwrap();
         assert!(wal.message.as_deref().unwrap_or_default().contains("the disk is gone"), "{:?}", wal.message);

@@ -8,6 +8,18 @@ pub mod zip;
 
 use std::io::{self, Read};
 
+/// A file's size and times, as its listing gives them (what the cache's rule compares:
+/// `crate::cache::settled`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stat {
+    pub size: u64,
+    pub modified_ms: Option<i64>,
+    /// The inode's change time in nanoseconds since the epoch, which any write or change of
+    /// times sets to the clock's now (natively on unix); none where there is none to have (the
+    /// page, Windows).
+    pub changed_ns: Option<i64>,
+}
+
 /// A file as its root lists it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ListedFile {

@@ -12,7 +12,9 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use web_sys::Blob;
 
-use crate::analysis::{LateSizes, LogJob, LogQueue, LogTask, Options, Outputs, ParsedLog, Parsing, Planned, Released};
+use crate::analysis::{
+    AsTheyAre, LateSizes, LogJob, LogQueue, LogTask, Options, Outputs, ParsedLog, Parsing, Planned, Released,
+};
 use crate::facts::files::Role;
 use crate::input::RootListing;
 use crate::line_filter::LineFilter;
@@ -215,7 +217,7 @@ impl PlannedRun {
     fn read_stores(&mut self) {
         match &mut self.cache {
             Some(cache) => cache.read_stores(&mut self.planned, &mut self.roots),
-            None => _ = self.planned.read_stores(&mut self.roots, None),
+            None => self.planned.read_stores(&mut self.roots, &mut AsTheyAre),
         }
         self.stores = Stores::Read;
     }

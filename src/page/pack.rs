@@ -20,7 +20,8 @@ use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
 
-use crate::cache::{CacheTally, EntryRules, EntryStore, FileKey, Purpose, Stat, entry_name, look_up, settled};
+use crate::cache::{CacheTally, EntryRules, EntryStore, FileKey, Purpose, entry_name, look_up, settled};
+use crate::input::Stat;
 
 /// The pack's last bytes (format 4: the index at the end, with each entry's file time, size
 /// and run start).

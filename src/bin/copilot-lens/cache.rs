@@ -15,12 +15,12 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
 
-use copilot_lens::analysis::Options;
+use copilot_lens::analysis::{AsTheyAre, Options, StoreReading};
 use copilot_lens::cache::entry::{HEADER_BYTES_AT_MOST, stated_length};
-use copilot_lens::cache::{self, CacheTally, EntryRules, EntryStore, LookedUp, Purpose, StoreCache};
+use copilot_lens::cache::{self, CacheTally, EntryRules, EntryStore, FileKey, LookedUp, Purpose, StoreCache};
 use copilot_lens::words::{counted, grouped};
 
-use crate::roots::DiskRoots;
+use crate::roots::{DiskRoots, PositionalFile, stat_of};
 use crate::terminal::say;
 
 /// The folder's size past which the least recently used entries are dropped.
@@ -275,8 +275,18 @@ fn read_entry(file: &File, size: u64) -> io::Result<Vec<u8>> {
 /// A log's key and its entry in the run's cache (`cache::look_up`): none for a zip's log or
 /// one that cannot be read.
 pub fn look_up(roots: &DiskRoots, run: &FolderRun, purpose: Purpose, root: usize, path: &str) -> Option<LookedUp> {
-    let (identity, now) = roots.cache_stat(root, path)?;
-    cache::look_up(run, purpose, (identity, path), Some(now), || roots.cache_key(root, path))
+    let (identity, now) = roots.folder_stat(root, path)?;
+    cache::look_up(run, purpose, (identity, path), Some(now), || key_of(roots, root, path))
+}
+
+/// The key of a folder's file, its two ends read: none for a zip's entry (read again each
+/// run) and a file that cannot be read.
+pub fn key_of(roots: &DiskRoots, root: usize, path: &str) -> Option<FileKey> {
+    let (identity, full) = roots.folder_file(root, path)?;
+    let file = File::open(full).ok()?;
+    let stat = stat_of(&file.metadata().ok()?);
+    let key = FileKey::read_ends((identity, path), stat.size, stat.modified_ms, &mut PositionalFile(file))?;
+    Some(FileKey { changed_ns: stat.changed_ns, ..key })
 }
 
 /// Epoch milliseconds now: when a run starts, for the entries it makes (`EntryRules::new`).
@@ -285,12 +295,17 @@ pub fn now_ms() -> i64 {
     since.map_or(0, |since| since.as_millis() as i64)
 }
 
-/// Calls `read` with what reading the stores through the run's cache needs (none without a
-/// cache): their files' keys come from `roots`.
-pub fn stores_through<T>(roots: DiskRoots, cache: Cache<'_>, read: impl FnOnce(Option<&mut StoreCache<'_>>) -> T) -> T {
-    let Some(mut run) = cache else { return read(None) };
-    let key_of = |root: usize, path: &str| roots.cache_key(root, path);
-    read(Some(&mut StoreCache { key_of: &key_of, entries: &mut run }))
+/// Calls `read` with how the run reads its stores: through its cache, their files' keys from
+/// `roots`, or as they are without one. Gives what the cache did.
+pub fn stores_through(roots: DiskRoots, cache: Cache<'_>, read: impl FnOnce(&mut dyn StoreReading)) -> CacheTally {
+    let Some(mut run) = cache else {
+        read(&mut AsTheyAre);
+        return CacheTally::default();
+    };
+    let key_of = |root: usize, path: &str| key_of(&roots, root, path);
+    let mut through = StoreCache::new(&key_of, &mut run);
+    read(&mut through);
+    through.tally
 }
 
 /// What the cache did, for the summary line: "cache: 3 files parsed, 2,777 from the cache

@@ -758,7 +758,7 @@ fn usage_only(
 /// without a memo): one that did not is not scanned ahead.
 fn wal_changed(job: &StoreJob, roots: &DiskRoots, memo: Option<&scan_memo::ScanMemo>) -> bool {
     let (Some(memo), Some((root, path))) = (memo, job.wal_file()) else { return true };
-    roots.cache_stat(root, path).is_none_or(|(identity, now)| memo.wal_changed(identity, path, now))
+    roots.folder_stat(root, path).is_none_or(|(identity, now)| memo.wal_changed(identity, path, now))
 }
 
 /// Usage by project, or a team export: a session's project is known only from its files beyond

@@ -100,7 +100,7 @@ pub fn scan_usage(
             let Some(memo) = memo else { return scan(job, reader) };
             let path = job.task.listed_path.clone();
             let Some((root, stat)) =
-                reader.cache_stat(job.task.root, &path).map(|(root, stat)| (root.to_string(), stat))
+                reader.folder_stat(job.task.root, &path).map(|(root, stat)| (root.to_string(), stat))
             else {
                 return scan(job, reader);
             };

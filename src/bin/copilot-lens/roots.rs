@@ -6,7 +6,7 @@ use std::io::{self, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use copilot_lens::cache::{ENDS_BYTES, FileKey, Stat};
+use copilot_lens::input::Stat;
 use copilot_lens::input::layout::zips_outside_homes;
 use copilot_lens::input::zip::ZipRoot;
 use copilot_lens::input::{FileReader, ListedFile, ReadAt, RootListing};
@@ -113,36 +113,18 @@ impl DiskRoots {
         Ok((roots, vec![listing]))
     }
 
-    /// A folder's file as the cache looks its entry up (`copilot_lens::cache::look_up`): its
-    /// root's identity, and its size and time now (the file unopened). None for a zip's
-    /// entries (read again) and a file that is gone.
-    pub fn cache_stat(&self, root: usize, path: &str) -> Option<(&str, Stat)> {
+    /// A folder root's file as the cache names it: its root's identity and its full path. None
+    /// for a zip's entries (read again each run).
+    pub fn folder_file(&self, root: usize, path: &str) -> Option<(&str, PathBuf)> {
         let (Root::Directory(base), Some(identity)) = (&self.roots[root], &self.identities[root]) else { return None };
-        let metadata = fs::metadata(base.join(path)).ok()?;
-        let listed = listed_file_from(String::new(), &metadata);
-        Some((identity, Stat { size: listed.size, modified_ms: listed.modified_ms, changed_ns: changed_ns(&metadata) }))
+        Some((identity, base.join(path)))
     }
 
-    /// The cache's key of a file (`copilot_lens::cache`): only a folder's files have one (a
-    /// zip's entries are read again); none when it cannot be read.
-    pub fn cache_key(&self, root: usize, path: &str) -> Option<FileKey> {
-        let (Root::Directory(base), Some(identity)) = (&self.roots[root], &self.identities[root]) else { return None };
-        let full = base.join(path);
-        let mut file = File::open(&full).ok()?;
-        let metadata = file.metadata().ok()?;
-        let listed = listed_file_from(String::new(), &metadata);
-        let mut head = vec![0; ENDS_BYTES.min(listed.size as usize)];
-        file.read_exact(&mut head).ok()?;
-        let tail = if listed.size as usize <= ENDS_BYTES {
-            head.clone()
-        } else {
-            file.seek(SeekFrom::End(-(ENDS_BYTES as i64))).ok()?;
-            let mut tail = vec![0; ENDS_BYTES];
-            file.read_exact(&mut tail).ok()?;
-            tail
-        };
-        let key = FileKey::new(identity, path, listed.size, listed.modified_ms, &head, &tail);
-        Some(FileKey { changed_ns: changed_ns(&metadata), ..key })
+    /// A folder root's file as listed now, unopened: its root's identity, and its size and
+    /// times. None for a zip's entries and a file that is gone.
+    pub fn folder_stat(&self, root: usize, path: &str) -> Option<(&str, Stat)> {
+        let (identity, full) = self.folder_file(root, path)?;
+        Some((identity, stat_of(&fs::metadata(full).ok()?)))
     }
 
     /// The directories among the roots, to keep the output folder out of them.
@@ -212,8 +194,8 @@ impl FileReader for DiskRoots {
     }
 }
 
-/// A file read at positions (the session store, page by page).
-struct PositionalFile(File);
+/// A file read at positions (the session store, page by page; a file's two ends for its key).
+pub struct PositionalFile(pub File);
 
 impl ReadAt for PositionalFile {
     fn read_at(&mut self, offset: u64, buffer: &mut [u8]) -> io::Result<usize> {
@@ -524,6 +506,12 @@ fn not_read(kind: &fs::FileType) -> String {
 /// A file with its size and time.
 fn listed_file(full: &Path, path: String) -> io::Result<ListedFile> {
     Ok(listed_file_from(path, &fs::metadata(full)?))
+}
+
+/// A file's size and times from its metadata.
+pub fn stat_of(metadata: &fs::Metadata) -> Stat {
+    let listed = listed_file_from(String::new(), metadata);
+    Stat { size: listed.size, modified_ms: listed.modified_ms, changed_ns: changed_ns(metadata) }
 }
 
 fn listed_file_from(path: String, metadata: &fs::Metadata) -> ListedFile {

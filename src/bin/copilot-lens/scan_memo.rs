@@ -9,7 +9,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use copilot_lens::analysis::UsageScan;
-use copilot_lens::cache::{Stat, settled};
+use copilot_lens::cache::settled;
+use copilot_lens::input::Stat;
 
 #[derive(Default)]
 pub struct ScanMemo {

@@ -6,16 +6,14 @@
 //! none of them.
 
 use std::collections::HashMap;
-use std::io::SeekFrom;
 
 use web_sys::Blob;
 
-use crate::analysis::{LogInput, LogJob, LogTask, Options, ParsedLog, Planned};
-use crate::cache::{
-    CacheTally, ENDS_BYTES, EntryStore, FileKey, LookedUp, Purpose, Stat, StoreCache, entry_name, look_up,
-};
+use crate::analysis::{AsTheyAre, LogInput, LogJob, LogTask, Options, ParsedLog, Planned};
+use crate::cache::{CacheTally, EntryStore, FileKey, LookedUp, Purpose, StoreCache, entry_name, look_up};
+use crate::input::Stat;
 use crate::model::RowSink;
-use crate::page::browser::{BrowserFile, BrowserRoot, BrowserRoots, GivenLog, SourceReader, modified_of};
+use crate::page::browser::{BrowserFile, BrowserRoot, BrowserRoots, GivenLog, modified_of};
 use crate::page::pack::PageCache;
 use crate::page::protocol::{CacheReport, FileAt, LOG_GIVEN_WHOLE_MAX_BYTES, LogCache};
 use crate::page::table::AsTableKeeps;
@@ -88,7 +86,7 @@ impl CacheInRun {
     /// would be read for nothing): then they are read as without a cache.
     pub fn read_stores(&mut self, planned: &mut Planned, roots: &mut BrowserRoots) {
         if !self.pack.in_use() {
-            planned.read_stores(roots, None);
+            planned.read_stores(roots, &mut AsTheyAre);
             return;
         }
         // Made before the read, which borrows the roots.
@@ -99,8 +97,9 @@ impl CacheInRun {
             })
             .collect();
         let key_of = |root: usize, path: &str| keys.get(&(root, path.to_string())).cloned();
-        let mut through = StoreCache { key_of: &key_of, entries: &mut self.pack };
-        let tally = planned.read_stores(roots, Some(&mut through));
+        let mut through = StoreCache::new(&key_of, &mut self.pack);
+        planned.read_stores(roots, &mut through);
+        let tally = through.tally;
         self.pack.tally.add(&tally);
         // Read or taken from the cache, the stores' files are done (a file counts once).
         for ((root, path), key) in &keys {
@@ -281,21 +280,5 @@ fn key_of_given(root: &str, path: &str, file: &BrowserFile) -> Option<FileKey> {
 
 /// The key of a file of `size` bytes, from its two ends read here.
 fn key_of_ends(root: &str, path: &str, file: &BrowserFile, size: u64, modified: Option<i64>) -> Option<FileKey> {
-    let mut reader = file.reader().ok()?;
-    let mut head = vec![0; ENDS_BYTES.min(size as usize)];
-    read_exactly(&mut *reader, 0, &mut head)?;
-    let tail = if size as usize <= ENDS_BYTES {
-        head.clone()
-    } else {
-        let mut tail = vec![0; ENDS_BYTES];
-        read_exactly(&mut *reader, size - ENDS_BYTES as u64, &mut tail)?;
-        tail
-    };
-    Some(FileKey::new(root, path, size, modified, &head, &tail))
-}
-
-fn read_exactly(reader: &mut dyn SourceReader, offset: u64, buffer: &mut [u8]) -> Option<()> {
-    reader.seek(SeekFrom::Start(offset)).ok()?;
-    let mut reader = reader;
-    (crate::input::fill(&mut reader, buffer).ok()? == buffer.len()).then_some(())
+    FileKey::read_ends((root, path), size, modified, &mut *file.reader().ok()?)
 }
