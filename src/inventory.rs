@@ -12,12 +12,14 @@ use crate::order;
 use crate::sessions::SessionRecord;
 
 #[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Inventory {
     pub homes: Vec<Home>,
     pub synced_sessions: u64,
 }
 
 #[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Home {
     /// The home's label (its root's, then its folder there).
     pub home: String,
@@ -25,6 +27,7 @@ pub struct Home {
 }
 
 #[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct AgentInventory {
     pub agent: &'static str,
     pub sessions: u64,
@@ -43,10 +46,12 @@ pub struct AgentInventory {
 }
 
 #[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Project {
     pub path: String,
     /// The remote machine it is on (`ssh-remote+mybox`), absent when it is local.
     #[serde(skip_serializing_if = "String::is_empty")]
+    #[cfg_attr(test, ts(as = "Option<String>", optional))]
     pub remote: String,
     pub sessions: u64,
     pub first_seen: String,
@@ -54,18 +59,21 @@ pub struct Project {
 }
 
 #[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ScratchDirectory {
     pub path: String,
     pub sessions: u64,
 }
 
 #[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ModelUse {
     pub model: String,
     pub sessions: u64,
 }
 
 #[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ToolUse {
     pub name: String,
     pub calls: u64,
@@ -75,6 +83,7 @@ pub struct ToolUse {
 /// An MCP server: as configured, joined with its calls in the logs and its starts in the
 /// process logs.
 #[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct McpServer {
     pub name: String,
     pub configured_in: Vec<String>,
@@ -92,6 +101,7 @@ pub struct McpServer {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum ServerVerdict {
     ConfiguredAndUsed,
@@ -107,6 +117,7 @@ pub enum ServerVerdict {
 /// A skill's or custom agent's file as the inventory shows it (none for a skill invoked but
 /// not found).
 #[derive(Debug, Default, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct FileShown {
     pub name: String,
     #[serde(flatten)]
@@ -132,6 +143,7 @@ impl FileShown {
 
 /// A skill: its `SKILL.md`, joined with its invocations.
 #[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Skill {
     #[serde(flatten)]
     pub file: FileShown,
@@ -144,6 +156,7 @@ pub struct Skill {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum SkillVerdict {
     Used,
@@ -153,6 +166,7 @@ pub enum SkillVerdict {
 }
 
 #[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct CustomAgent {
     #[serde(flatten)]
     pub file: FileShown,
@@ -161,6 +175,7 @@ pub struct CustomAgent {
 }
 
 #[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Instructions {
     pub path: String,
     pub first_line: String,
@@ -170,6 +185,7 @@ pub struct Instructions {
 
 /// An installed plugin and what it brings.
 #[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Plugin {
     pub name: String,
     pub version: String,
@@ -184,6 +200,7 @@ pub struct Plugin {
 }
 
 #[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Account {
     pub host: String,
     pub login: String,

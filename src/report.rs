@@ -12,6 +12,7 @@ use crate::sources::Source;
 use crate::sources::store::wal::WalStats;
 
 #[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Report {
     pub roots: Vec<RootReport>,
     pub homes: Vec<HomeReport>,
@@ -24,6 +25,7 @@ pub struct Report {
     pub diagnostics: Vec<Diagnostic>,
     /// The kinds of event each agent's version wrote that this version does not read.
     #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(test, ts(as = "Option<Vec<FormatDrift>>", optional))]
     pub format_drift: Vec<FormatDrift>,
     pub totals: Totals,
 }
@@ -32,6 +34,7 @@ pub struct Report {
 /// does not read (counted, their lines never read): names and counts only, for a person to send
 /// to the project.
 #[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct FormatDrift {
     pub agent: &'static str,
     /// The agent as a person names it ("Copilot CLI"), for the message.
@@ -91,6 +94,7 @@ impl FormatDrift {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ReportSkippedKey {
     pub home: usize,
     pub file: String,
@@ -99,6 +103,7 @@ pub struct ReportSkippedKey {
 }
 
 #[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct RootReport {
     pub label: String,
     pub files_listed: u64,
@@ -110,6 +115,7 @@ pub struct RootReport {
 
 /// A home found in a root: a machine's home folder, or a Copilot folder itself.
 #[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct HomeReport {
     pub root: usize,
     /// How outputs name the home: the root's label, then the home's folder in it.
@@ -121,30 +127,39 @@ pub struct HomeReport {
 }
 
 #[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Problem {
     pub path: String,
     pub message: String,
 }
 
 #[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct FileReport {
     pub home: usize,
     pub path: String,
+    /// Its name (`FileKind::name`).
+    #[cfg_attr(test, ts(type = "string"))]
     pub kind: FileKind,
     pub status: FileStatus,
     pub size: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
     pub message: Option<String>,
     /// Rows this file gave (after deduplication, for secondary sources).
     pub rows: u64,
     /// Secondary rows that dropped as copies of other rows.
     #[serde(skip_serializing_if = "is_zero")]
+    #[cfg_attr(test, ts(as = "Option<u64>", optional))]
     pub rows_deduplicated: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
     pub lines: Option<LineAccount>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
     pub wal: Option<WalStats>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
     pub tables: Option<BTreeMap<String, u64>>,
 }
 
@@ -153,6 +168,7 @@ fn is_zero(value: &u64) -> bool {
 }
 
 #[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ExcludedTree {
     pub home: usize,
     pub tree: String,
@@ -161,6 +177,7 @@ pub struct ExcludedTree {
 }
 
 #[derive(Debug, Default, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Totals {
     pub files_found: u64,
     pub files_read: u64,

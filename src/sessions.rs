@@ -69,6 +69,7 @@ impl SessionRecord {
 
 /// One line of sessions.jsonl.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct SessionRecord {
     pub agent: &'static str,
     pub session_id: String,
@@ -85,6 +86,7 @@ pub struct SessionRecord {
     /// The remote machine the project is on (`ssh-remote+mybox`, `wsl+Ubuntu`: a VS Code
     /// remote folder's); absent when it is local.
     #[serde(skip_serializing_if = "String::is_empty")]
+    #[cfg_attr(test, ts(as = "Option<String>", optional))]
     pub remote: String,
     pub git_branch: String,
     pub client_name: String,
@@ -98,6 +100,7 @@ pub struct SessionRecord {
     pub models: Vec<String>,
     /// The models chosen for a session whose calls never answered (none in `models`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(test, ts(as = "Option<Vec<String>>", optional))]
     pub models_never_used: Vec<String>,
     /// `shutdownType` of the last shutdown, or `none`.
     pub shutdown: String,

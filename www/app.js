@@ -314,6 +314,8 @@ async function analyse(newRoots, add = false) {
   }
 }
 
+/** What a view is given: the analysis done, and how to ask the engine about it. @typedef {ReturnType<typeof makeContext>} ViewContext */
+
 function makeContext(gen, result, { timezone: zone, include_thinking: thinkingIncluded }) {
   const cache = new Map();
   const context = {
@@ -335,9 +337,12 @@ function makeContext(gen, result, { timezone: zone, include_thinking: thinkingIn
     analyseWithThinking,
     today: todayUtc,
     engine,
-    /** The answer's value to a request. @param {import('./types').Request} request */
+    /**
+     * The answer's value to a request.
+     * @template {import('./types').Request} R
+     * @param {R} request
+     */
     ask: (request) => engine.ask(request),
-    /** The answer's value to a request, kept for this analysis. @param {import('./types').Request} request */
     /** GitHub's usage reports given (Files), and their reconciliation (read in the worker). */
     bills: () => lens.bills || [],
     addBills(files) {
@@ -346,6 +351,12 @@ function makeContext(gen, result, { timezone: zone, include_thinking: thinkingIn
     reconcileBill: (files, user) => engine.reconcileBill(files, user),
     /** The plans the CLI's --plan knows (src/usage/plans.json). */
     plans: engine.facts.plans,
+    /**
+     * The answer's value to a request, kept for this analysis.
+     * @template {import('./types').Request} R
+     * @param {R} request
+     * @returns {Promise<import('./messages').AnswerTo<R>>}
+     */
     get(request) {
       const key = JSON.stringify(request);
       if (!cache.has(key)) {

@@ -300,7 +300,12 @@ export class EngineClient {
     return (await this.send({ type: 'cache', op, root })).value;
   }
 
-  /** The answer's value to a request of the finished analysis (a Blob for a file). @param {Request} request */
+  /**
+   * The answer's value to a request of the finished analysis (a Blob for a file).
+   * @template {Request} R
+   * @param {R} request
+   * @returns {Promise<import('./messages').AnswerTo<R>>}
+   */
   async ask(request) {
     return (await this.send({ type: 'ask', request })).value;
   }

@@ -1,9 +1,21 @@
 // The messages between the page (www/engine.js) and the engine's worker (www/worker.js), by
 // their `type`. Their payloads are the boundary's types (www/types.d.ts, generated from
-// src/protocol.rs), and so are the hand-over's (`Given`, whose `kind`s are `Give`'s steps).
+// src/page/protocol.rs), and so are the hand-over's (`Given`, whose `kind`s are `Give`'s steps).
 // These unions themselves are written here, not generated: no Rust reads or writes a message
-// whole, the worker's JavaScript takes each apart and calls the engine (src/wasm.rs) with it.
-import type { AfterMetadata, CacheReport, EngineFacts, Given, HandOver, PageOptions, Request, Summary } from './types';
+// whole, the worker's JavaScript takes each apart and calls the engine (src/page/wasm.rs) with it.
+import type { AfterMetadata, Answer, CacheReport, EngineFacts, Given, HandOver, PageOptions, Request, Summary } from './types';
+
+/** A request's kind: its name, or its one key. */
+type RequestKind<R> = R extends string ? R : keyof R;
+
+/**
+ * What the page gets for a request (`EngineClient.ask`): the value of the engine's answer, which is
+ * named as its request (src/page/protocol.rs `Answer`; tests/wasm.rs holds it), or a Blob for a
+ * file (the worker makes it of the answer's text).
+ */
+export type AnswerTo<R extends Request> = RequestKind<R> extends 'export' | 'share_report' | 'team_export'
+  ? Blob
+  : Extract<Answer, { answer: RequestKind<R> }>['value'];
 
 /** What the engine's `begin` calls back with as it reads, and the worker says to the page. */
 export type Progress = { bytes: number; total: number; files: number; files_total: number; file: string };

@@ -1,5 +1,5 @@
-// Generated from the Rust types of the page's boundary (src/protocol.rs) by `cargo test --lib
-// protocol`: do not edit. The JavaScript files use them through JSDoc, as
+// Generated from the Rust types of the page's boundary (src/page/protocol.rs) by `cargo test
+// --lib the_page_types`: do not edit. The JavaScript files use them through JSDoc, as
 // `@typedef {import('./types').Request} Request`.
 
 export type EngineFacts = { 
@@ -51,7 +51,7 @@ bad_line_mark: RowMark,
 /**
  * Copilot plans and their monthly allowances in AI credits, with their source.
  */
-plans: Record<string, unknown>, 
+plans: Plans, 
 /**
  * What is never in local files, and each reconciliation status in words and what it means
  * (`usage::bill::LEGEND`).
@@ -82,8 +82,6 @@ export type FolderPlace = { path: string, system: System, };
 
 export type System = "any" | "windows" | "macos" | "linux" | "remote" | "older";
 
-export type Grouping = { name: GroupBy, column: string | null, };
-
 export type OutputFile = { name: string, mime: string, 
 /**
  * What it holds, for a person choosing it.
@@ -105,11 +103,29 @@ save_as: string, };
 
 export type MadeFrom = "analysis" | "session" | "choices" | "team";
 
-export type GroupBy = "day" | "month" | "session" | "model" | "home" | "project" | "subagent" | "agent" | "client" | "purpose";
+export type Plans = { 
+/**
+ * Where the allowances were read, and when.
+ */
+source: string, 
+/**
+ * A plan's name and its monthly allowance in AI credits.
+ */
+plans: { [key in string]: number }, 
+/**
+ * A built-in plan's product name ("Copilot Pro+" for `pro-plus`): plans.json's `titles`,
+ * read apart as a JSON value (a map of strings would add serde code the page's first
+ * download has no room for).
+ */
+titles: Array<[string, string]>, };
 
 export type TurnType = "user" | "assistant" | "system" | "thinking" | "tool_use" | "tool_result";
 
 export type RowMark = "plain" | "failed_tool_result" | "permission_request" | "permission_denied" | "permission_granted" | "permission_decision" | "permission_setting" | "standing_grant" | "model_change" | "bad_line" | "session_synced" | "scratch_directory";
+
+export type Grouping = { name: GroupBy, column: string | null, };
+
+export type GroupBy = "day" | "month" | "session" | "model" | "home" | "project" | "subagent" | "agent" | "client" | "purpose";
 
 export type HandOver = { 
 /**
@@ -130,30 +146,6 @@ parts: Array<Give>, };
 
 export type Give = { "how": "files", files: Array<FileAt>, } | { "how": "bytes", files: Array<FileAt>, } | { "how": "bytes_up_to", files: Array<FileAt>, max_bytes: number, } | { "how": "logs", logs: Array<LogToGive>, } | { "how": "times" } | { "how": "late_metadata" } | { "how": "files_after_done", sizes_from: Array<number>, files: Array<FileAt>, };
 
-export type Given = { "kind": "files", root: number, files: Array<File>, paths: Array<string>, } | { "kind": "bytes", items: Array<BytesGiven>, } | { "kind": "logs", items: Array<LogGiven>, } | { "kind": "times", items: Array<TimeGiven>, } | { "kind": "step_given", step: number, };
-
-export type BytesGiven = { root: number, path: string, bytes: Uint8Array, };
-
-export type LogGiven = { index: number, bytes?: Uint8Array, file?: Blob, 
-/**
- * Milliseconds since the epoch.
- */
-modified?: number, };
-
-export type TimeGiven = { root: number, path: string, modified: number, };
-
-export type FileAt = { root: number, path: string, };
-
-export type AfterMetadata = { 
-/**
- * For `Give::Times`.
- */
-times: Array<FileAt>, 
-/**
- * For `Give::LateMetadata`.
- */
-late: Array<FileAt>, };
-
 export type LogToGive = { 
 /**
  * Its number for `parse_log`.
@@ -170,7 +162,33 @@ given: boolean, entry?: RawEntry,
  */
 cache: LogCache, };
 
+export type RawEntry = { header_start: number, span: number, packed: number, size: number, crc32: number, };
+
 export type LogCache = "none" | "looked_up" | "unread" | "entry_after_done";
+
+export type FileAt = { root: number, path: string, };
+
+export type Given = { "kind": "files", root: number, files: Array<File>, paths: Array<string>, } | { "kind": "bytes", items: Array<BytesGiven>, } | { "kind": "logs", items: Array<LogGiven>, } | { "kind": "times", items: Array<TimeGiven>, } | { "kind": "step_given", step: number, };
+
+export type BytesGiven = { root: number, path: string, bytes: Uint8Array, };
+
+export type LogGiven = { index: number, bytes?: Uint8Array, file?: Blob, 
+/**
+ * Milliseconds since the epoch.
+ */
+modified?: number, };
+
+export type TimeGiven = { root: number, path: string, modified: number, };
+
+export type AfterMetadata = { 
+/**
+ * For `Give::Times`.
+ */
+times: Array<FileAt>, 
+/**
+ * For `Give::LateMetadata`.
+ */
+late: Array<FileAt>, };
 
 export type CacheReport = { 
 /**
@@ -199,8 +217,6 @@ problem: string | null,
  */
 kept: boolean, };
 
-export type RawEntry = { header_start: number, span: number, packed: number, size: number, crc32: number, };
-
 export type Need = { "need": "roots" } | { "need": "files", given: number, } | { "need": "logs", left: number, } | { "need": "last_files", given: number, } | { "need": "done", given: number, };
 
 export type PageOptions = { include_thinking: boolean, timezone: string | null, 
@@ -223,38 +239,6 @@ memory_limit_mib: number | null,
 today: string | null, };
 
 export type Request = "summary" | { "rows": { filter: Partial<RowFilter>, offset: number, limit: number, text_limit: number, } } | { "search_whole": { filter: Partial<RowFilter>, budget: number, } } | { "sessions_with_prompt": { search: string, } } | "facets" | "sessions" | "inventory" | "report" | { "usage": UsageQuery } | { "month": { month: string, today: string, allowance: string | null, budget: string | null, } } | "row_count" | { "export": { what: string, session_id: string, } } | { "export_rows": { what: string, offset: number, limit: number, } } | { "share_report": ShareAsked } | { "team_export": TeamAsked } | "session_credits";
-
-export type RowFilter = { turn_types: Array<TurnType>, 
-/**
- * The agent whose rows to keep (`copilot-cli`, ...).
- */
-agent: string, session_id: string, project_path: string, model: string, tool_name: string, 
-/**
- * Days, `YYYY-MM-DD`, both included, in the zone of `zone_offsets`.
- */
-since: string, until: string, 
-/**
- * The zone `since` and `until` are days of, as the page's `zone.js` gives the browser's:
- * `[[from_epoch_ms, offset_seconds], ...]`; empty for UTC.
- */
-zone_offsets: Array<[number, number]>, 
-/**
- * Case-insensitive text to find in the row's text.
- */
-search: string, 
-/**
- * Only the prompts (user turns): the search then finds prompts only.
- */
-prompts_only: boolean, 
-/**
- * The newest row first (undated rows, and those dated by their file, still last); else the
- * oldest first.
- */
-newest_first: boolean, 
-/**
- * Rows with any of these marks (`["bad_line"]`: the bad lines).
- */
-marks: Array<RowMark>, };
 
 export type UsageQuery = { by: GroupBy, 
 /**
@@ -310,28 +294,148 @@ machine: string | null, share_projects: boolean,
  */
 exported_at: string, };
 
-export type Answer = { "answer": "summary", "value": Summary } | { "answer": "rows", "value": RowsPage } | { "answer": "searched", "value": SearchProgress } | { "answer": "session_ids", "value": Array<string> } | { "answer": "facets", "value": Facets } | { "answer": "sessions", "value": Array<Record<string, unknown>> } | { "answer": "inventory", "value": Record<string, unknown> } | { "answer": "report", "value": Record<string, unknown> } | { "answer": "usage", "value": UsageView } | { "answer": "month", "value": Record<string, unknown> } | { "answer": "row_count", "value": number } | { "answer": "text", "value": string } | { "answer": "session_credits", "value": Record<string, CreditsUsed> };
+export type RowFilter = { turn_types: Array<TurnType>, 
+/**
+ * The agent whose rows to keep (`copilot-cli`, ...).
+ */
+agent: string, session_id: string, project_path: string, model: string, tool_name: string, 
+/**
+ * Days, `YYYY-MM-DD`, both included, in the zone of `zone_offsets`.
+ */
+since: string, until: string, 
+/**
+ * The zone `since` and `until` are days of, as the page's `zone.js` gives the browser's:
+ * `[[from_epoch_ms, offset_seconds], ...]`; empty for UTC.
+ */
+zone_offsets: Array<[number, number]>, 
+/**
+ * Case-insensitive text to find in the row's text.
+ */
+search: string, 
+/**
+ * Only the prompts (user turns): the search then finds prompts only.
+ */
+prompts_only: boolean, 
+/**
+ * The newest row first (undated rows, and those dated by their file, still last); else the
+ * oldest first.
+ */
+newest_first: boolean, 
+/**
+ * Rows with any of these marks (`["bad_line"]`: the bad lines).
+ */
+marks: Array<RowMark>, };
 
-export type Summary = { bad_lines: number, files: number, rows: number, sessions: number, 
-/**
- * The total's tokens, by the headline's rule (`UsageTable::grand_total`).
- */
-total_tokens: number, 
-/**
- * usage.jsonl's rows (one per day, agent and model).
- */
-usage_rows: number, };
+export type Answer = { "answer": "summary", "value": Summary } | { "answer": "rows", "value": RowsPage } | { "answer": "search_whole", "value": SearchProgress } | { "answer": "sessions_with_prompt", "value": Array<string> } | { "answer": "facets", "value": Facets } | { "answer": "sessions", "value": Array<SessionShown> } | { "answer": "inventory", "value": Inventory } | { "answer": "report", "value": Report } | { "answer": "usage", "value": UsageView } | { "answer": "month", "value": MonthCredits } | { "answer": "row_count", "value": number } | { "answer": "export", "value": string } | { "answer": "export_rows", "value": string } | { "answer": "share_report", "value": string } | { "answer": "team_export", "value": string } | { "answer": "session_credits", "value": Record<string, CreditsUsed> };
 
-export type RowsPage = { 
+export type Report = { roots: Array<RootReport>, homes: Array<HomeReport>, files: Array<FileReport>, excluded_trees: Array<ExcludedTree>, 
 /**
- * The rows passing the filter, all of them (those found so far, while `unread` is not 0).
+ * The keys of configuration files whose values were not read, since they can hold
+ * secrets: how many values each had, never the values.
  */
-total: number, 
+skipped_keys: Array<ReportSkippedKey>, 
 /**
- * Cut texts whose rows pass all but the search, still to be read whole for it
- * (`Request::SearchWhole`).
+ * Everything that went wrong, where and why, in file order.
  */
-unread: number, rows: Array<ShownRow>, };
+diagnostics: Array<Diagnostic>, 
+/**
+ * The kinds of event each agent's version wrote that this version does not read.
+ */
+format_drift?: Array<FormatDrift>, totals: Totals, };
+
+export type ReportSkippedKey = { home: number, file: string, key: string, values: number, };
+
+export type HomeReport = { root: number, 
+/**
+ * How outputs name the home: the root's label, then the home's folder in it.
+ */
+label: string, 
+/**
+ * The home's folder in its root, empty for the root itself.
+ */
+path: string, 
+/**
+ * `home` or `copilot_directory`.
+ */
+layout: string, };
+
+export type ExcludedTree = { home: number, tree: string, files: number, bytes: number, };
+
+export type FileReport = { home: number, path: string, 
+/**
+ * Its name (`FileKind::name`).
+ */
+kind: string, status: FileStatus, size: number, message?: string, 
+/**
+ * Rows this file gave (after deduplication, for secondary sources).
+ */
+rows: number, 
+/**
+ * Secondary rows that dropped as copies of other rows.
+ */
+rows_deduplicated?: number, lines?: LineAccount, wal?: WalStats, tables?: { [key in string]: number }, };
+
+export type WalStats = { 
+/**
+ * Whole frames present in the file.
+ */
+frames: number, 
+/**
+ * Frames of committed transactions.
+ */
+frames_applied: number, commits: number, 
+/**
+ * Frames after the last commit, or at and after the first invalid frame.
+ */
+frames_ignored: number, 
+/**
+ * Bytes after the last whole frame (a frame cut mid-write).
+ */
+torn_bytes: number, 
+/**
+ * Why the valid part of the log ended before its last frame, if it did.
+ */
+stopped: string | null, };
+
+export type FileStatus = "read" | "not_wanted" | "not_read_secret" | "not_needed" | "superseded" | "listed" | "error";
+
+export type LineAccount = { lines: number, with_rows: number, 
+/**
+ * Lines of known types that give no row, by type (`<blank>` for empty lines).
+ */
+skipped_by_rule: { [key in string]: number }, unknown_types: { [key in string]: number }, bad_lines: number, };
+
+export type Diagnostic = { home?: number, file: string, line?: number, kind: DiagnosticKind, message: string, };
+
+export type DiagnosticKind = "listing" | "unreadable" | "unparsable" | "read_stopped" | "store" | "write_ahead_log" | "turns_unreadable" | "bad_counter_line" | "implausible_counter" | "missing_counters" | "undated_counter" | "implausible_date" | "implausible_time" | "text_not_reread" | "duplicate" | "holds_no_usage" | "unexpected_place" | "cut_when_saved" | "failed_request" | "cache_ignored";
+
+export type RootReport = { label: string, files_listed: number, 
+/**
+ * Files outside its homes' Copilot directories, counted but never opened.
+ */
+outside_files: number, outside_bytes: number, problems: Array<Problem>, };
+
+export type Problem = { path: string, message: string, };
+
+export type FormatDrift = { agent: string, 
+/**
+ * The version the logs' starts name; empty where none does.
+ */
+version: string, 
+/**
+ * "Copilot CLI 1.0.119 wrote 3 kinds of event copilot-lens 0.1.0 does not read" (`finish`).
+ */
+message: string, 
+/**
+ * The logs that hold them.
+ */
+logs: number, 
+/**
+ * Lines of each kind (`(others)`: those past the names a log or a version keeps).
+ */
+event_types: { [key in string]: number }, };
+
+export type Totals = { files_found: number, files_read: number, files_with_errors: number, event_lines: number, event_lines_with_rows: number, event_lines_skipped: number, event_lines_unknown_type: number, bad_lines: number, rows: number, rows_by_turn_type: { [key in string]: number }, secondary_rows_kept: number, secondary_rows_deduplicated: number, sessions: number, };
 
 export type SearchProgress = { 
 /**
@@ -346,6 +450,219 @@ read: number, left: number,
  * Cut texts that could not be read again (a log no longer there).
  */
 unreadable: number, };
+
+export type UsageView = { rows: Array<UsageRow>, 
+/**
+ * The total the headline gives, whose parts `totals` holds (and what it leaves out).
+ */
+grand_total: UsageRow, totals: { [key in Kind]?: UsageRow }, 
+/**
+ * What a person reads for each kind of figure (`Kind::words`).
+ */
+kind_words: Record<string, string>, 
+/**
+ * The flags the rows and totals carry, in a person's words, with what each means.
+ */
+flag_legend: Array<Flag>, 
+/**
+ * The one money figure, by the Month's rule (`usage::credits`).
+ */
+credits_used: CreditsUsed, 
+/**
+ * Grouped by project: each project's credits used, the most first (the rows' order).
+ */
+project_credits: Array<[string, CreditsUsed]>, unknown_usage_sessions: Array<string>, 
+/**
+ * Sessions whose figures leave out counters that cannot be token counts.
+ */
+implausible_counter_sessions: Array<string>, 
+/**
+ * The report's diagnostics of counter lines (left out, without modelMetrics, undated).
+ */
+counter_problems: Array<Diagnostic>, rates: string, };
+
+export type UsageRow = { day?: string, month?: string, session_id?: string, home?: string, project_path?: string, subagent?: string, client?: string, 
+/**
+ * `request` for calls that answered requests, else the purpose of Copilot's own the calls
+ * were made for (`GroupBy::Purpose`).
+ */
+purpose?: string, 
+/**
+ * The agent whose figures the row adds up; empty when it adds up several agents' (one
+ * day and model used by two agents), which `GroupBy::Agent` splits.
+ */
+agent: string, model: string, 
+/**
+ * The estimate at the published rates (Auto's discount applied; none for BYOK calls).
+ */
+cost_usd_micros: number | null, cost_ai_credits: number | null, 
+/**
+ * What Copilot itself recorded as billed (10^9 to the AI credit): none when it recorded
+ * nothing. Beside the estimate, never mixed into it.
+ */
+recorded_nano_aiu: number | null, 
+/**
+ * Premium requests Copilot recorded (legacy plans).
+ */
+premium_requests: number | null, 
+/**
+ * AI credits used: as recorded where Copilot recorded them, else estimated; `credits_from`
+ * says which (`recorded`, `estimated`, or `both` for a row of each kind of entry).
+ */
+credits: number | null, credits_from: string, 
+/**
+ * `no_rate`, `partial`, `recovered`, `long_context` (some calls priced at the higher tier),
+ * `implausible_counter` (a counter that cannot be a token count was left out, not added),
+ * `implausible_date` (on a day before 2020 or after tomorrow: left out of the month),
+ * `byok` (calls made with the person's own key: GitHub does not bill them), `auto` (Auto
+ * chose the model: its discount is applied), `differs` (the estimate and the recorded
+ * amount differ by more than 5%), `ambiguous_resume` (a resumed session whose counters may
+ * have restarted with each process: the counted row is the lower reading, the
+ * `ambiguous_resume` kind what the upper one adds), `session_total_above_models` (credits a
+ * shutdown's session-wide totals hold above its per-model ones: a process that ended
+ * without a shutdown), `compaction` (tokens of compactions, which a shutdown's usage
+ * counters leave out, counted from the tokens it says were billed).
+ */
+flags: Array<string>, requests: number, 
+/**
+ * Fresh input: input less cache reads and cache writes.
+ */
+input: number, cache_read: number, cache_write: number, output: number, 
+/**
+ * Part of `output`, never added to it.
+ */
+reasoning: number, 
+/**
+ * Fresh input + cache reads + cache writes + output.
+ */
+total: number, };
+
+export type CreditsUsed = { 
+/**
+ * Recorded plus estimated, to the hundredth.
+ */
+credits: number, recorded: number, estimated: number, 
+/**
+ * `credits` × 0.01.
+ */
+usd: number, 
+/**
+ * The part of `credits` from partial lower bounds and from recovered sessions.
+ */
+partial: number, recovered: number, 
+/**
+ * Tokens of calls made on the person's own key (no Copilot charge).
+ */
+own_key_tokens: number, 
+/**
+ * Tokens whose model has no rate and which Copilot recorded nothing for: not in `credits`.
+ */
+unpriced_tokens: number, };
+
+export type Flag = { name: string, words: string, meaning: string, };
+
+export type Kind = "counted" | "partial" | "recovered" | "ambiguous_resume";
+
+export type Summary = { bad_lines: number, files: number, rows: number, sessions: number, 
+/**
+ * The total's tokens, by the headline's rule (`UsageTable::grand_total`).
+ */
+total_tokens: number, 
+/**
+ * usage.jsonl's rows (one per day, agent and model).
+ */
+usage_rows: number, };
+
+export type Inventory = { homes: Array<Home>, synced_sessions: number, };
+
+export type Home = { 
+/**
+ * The home's label (its root's, then its folder there).
+ */
+home: string, agents: Array<AgentInventory>, };
+
+export type AgentInventory = { agent: string, sessions: number, projects: Array<Project>, scratch_directories: Array<ScratchDirectory>, synced_sessions: number, models: Array<ModelUse>, tools: Array<ToolUse>, mcp_servers: Array<McpServer>, skills: Array<Skill>, custom_agents: Array<CustomAgent>, instructions: Array<Instructions>, plugins: Array<Plugin>, permission_grants: Array<Grant>, accounts: Array<Account>, };
+
+export type Instructions = { path: string, first_line: string, bytes: number, modified: string, };
+
+export type McpServer = { name: string, configured_in: Array<string>, plugin: string | null, calls: number, failures: number, 
+/**
+ * When a tool of it was last called (UTC), empty when never or undated.
+ */
+last_used: string, tools_used: Array<ToolUse>, connected: number, failed_to_start: number, verdict: ServerVerdict, 
+/**
+ * `type` as written, else `stdio` for a command and `http` for a URL.
+ */
+type: string, command: string, url_host: string, 
+/**
+ * The tool allowlist, as written.
+ */
+tools: Array<string> | null, 
+/**
+ * How many arguments, environment variables and headers it has (never their values).
+ */
+args: number, env: number, headers: number, };
+
+export type ToolUse = { name: string, calls: number, failures: number, };
+
+export type ServerVerdict = "configured_and_used" | "configured_never_used" | "used_not_configured" | "built_in" | "failed_to_start";
+
+export type Account = { host: string, login: string, };
+
+export type CustomAgent = { 
+/**
+ * Sub-agent runs and selections of it.
+ */
+uses: number, name: string, path: string, plugin: string | null, bytes: number, modified: string, description: string, description_cut?: boolean, };
+
+export type Plugin = { name: string, version: string, marketplace: string, path: string, skills: Array<string>, custom_agents: Array<string>, mcp_servers: Array<string>, modified: string, description: string, description_cut?: boolean, };
+
+export type ScratchDirectory = { path: string, sessions: number, };
+
+export type Grant = { 
+/**
+ * `permissions-config.json` or `settings.json`.
+ */
+file: string, 
+/**
+ * The project location, empty for settings.json's URL lists.
+ */
+location: string, list: string, 
+/**
+ * The entry as compact JSON, as the file has it.
+ */
+entry: string, 
+/**
+ * What it allows, in a Copilot user's words (`command: cargo clippy`).
+ */
+words: string, };
+
+export type ModelUse = { model: string, sessions: number, };
+
+export type Project = { path: string, 
+/**
+ * The remote machine it is on (`ssh-remote+mybox`), absent when it is local.
+ */
+remote?: string, sessions: number, first_seen: string, last_seen: string, };
+
+export type Skill = { invocations: number, by_person: number, by_model: number, 
+/**
+ * When it was last invoked (UTC), empty when never or undated.
+ */
+last_used: string, verdict: SkillVerdict, name: string, path: string, plugin: string | null, bytes: number, modified: string, description: string, description_cut?: boolean, };
+
+export type SkillVerdict = "used" | "never_used" | "used_not_found";
+
+export type RowsPage = { 
+/**
+ * The rows passing the filter, all of them (those found so far, while `unread` is not 0).
+ */
+total: number, 
+/**
+ * Cut texts whose rows pass all but the search, still to be read whole for it
+ * (`Request::SearchWhole`).
+ */
+unread: number, rows: Array<ShownRow>, };
 
 export type ShownRow = { index: number, 
 /**
@@ -377,64 +694,128 @@ note_fields?: NoteFields, agent: string, timestamp_utc: string, session_id: stri
 
 export type NoteFields = { lead: string, fields: Array<[string, string]>, };
 
-export type OwnedRow = { agent: string, timestamp_utc: string, session_id: string, project_path: string, git_branch: string, model: string, tool_name: string, tool_use_id: string, turn_type: TurnType, text: string, source: string, source_line: number, };
-
 export type Facets = { 
 /**
  * The agents whose rows the table holds (`copilot-cli`, ...).
  */
 agents: Array<string>, sessions: Array<string>, projects: Array<string>, models: Array<string>, tools: Array<string>, };
 
-export type UsageView = { rows: Array<Record<string, unknown>>, 
+export type MonthCredits = { 
 /**
- * The total the headline gives, whose parts `totals` holds (and what it leaves out).
+ * `2026-11`.
  */
-grand_total: Record<string, unknown>, totals: Record<string, Record<string, unknown>>, 
+month: string, days_in_month: number, 
 /**
- * What a person reads for each kind of figure (`Kind::words`).
+ * The last day counted: the month's last, or the caller's today within it.
  */
-kind_words: Record<string, string>, 
+as_of: string, finished: boolean, allowance: number | null, 
 /**
- * The flags the rows and totals carry, in a person's words, with what each means.
+ * Credits Copilot recorded, and credits estimated where it recorded none.
  */
-flag_legend: Array<Flag>, 
+recorded: number, estimated: number, used: number, days: Array<DayCredits>, 
 /**
- * The one money figure, by the Month's rule (`usage::credits`).
+ * At the pace so far, the credits by the month's end (none once it is over).
  */
-credits_used: CreditsUsed, 
+projected: number | null, 
 /**
- * Grouped by project: each project's credits used, the most first (the rows' order).
+ * The day the allowance ran out, or would at that pace within the month.
  */
-project_credits: Array<[string, CreditsUsed]>, unknown_usage_sessions: Array<string>, 
+runs_out_on: string | null, 
 /**
- * Sessions whose figures leave out counters that cannot be token counts.
+ * The person's own budget for the month (the page's Month view), and the day the credits
+ * crossed it, or would at that pace within the month.
  */
-implausible_counter_sessions: Array<string>, 
+budget: number | null, budget_crossed_on: string | null, 
 /**
- * The report's diagnostics of counter lines (left out, without modelMetrics, undated).
+ * The month's credits of each surface (a source's agent: `copilot-cli`, `copilot-vscode`),
+ * recorded and estimated, for the Month view; none where only the sessions' entries are
+ * kept (the status line).
  */
-counter_problems: Array<Record<string, unknown>>, rates: string, };
+by_agent: Array<AgentCredits>, };
 
-export type Flag = { name: string, words: string, meaning: string, };
+export type AgentCredits = { agent: string, recorded: number, estimated: number, };
 
-export type CreditsUsed = { 
+export type DayCredits = { day: string, recorded: number, estimated: number, 
 /**
- * Recorded plus estimated, to the hundredth.
+ * Used since the month began, this day included.
  */
-credits: number, recorded: number, estimated: number, 
+cumulative: number, };
+
+export type SessionShown = { display_name: string, agent: string, session_id: string, name: string, project_path: string, 
 /**
- * `credits` × 0.01.
+ * The remote machine the project is on (`ssh-remote+mybox`, `wsl+Ubuntu`: a VS Code
+ * remote folder's); absent when it is local.
  */
-usd: number, 
+remote?: string, git_branch: string, client_name: string, created_at: string, updated_at: string, first_event: string, last_event: string, copilot_version: string, models: Array<string>, 
 /**
- * The part of `credits` from partial lower bounds and from recovered sessions.
+ * The models chosen for a session whose calls never answered (none in `models`).
  */
-partial: number, recovered: number, 
+models_never_used?: Array<string>, 
 /**
- * Tokens of calls made on the person's own key (no Copilot charge).
+ * `shutdownType` of the last shutdown, or `none`.
  */
-own_key_tokens: number, 
+shutdown: string, synced: boolean, 
 /**
- * Tokens whose model has no rate and which Copilot recorded nothing for: not in `credits`.
+ * Whether its events.jsonl exists; a session known only from other sources was deleted.
  */
-unpriced_tokens: number, };
+events_log: boolean, found_in: Array<string>, 
+/**
+ * The homes (by label) that hold it: more than one when it was given twice.
+ */
+homes: Array<string>, 
+/**
+ * A session folder made ahead and never prompted (a workspace.yaml and no log).
+ */
+precreated_unused: boolean, 
+/**
+ * `plan.md`, whole.
+ */
+plan: string | null, 
+/**
+ * The names of its artifacts, below `files/`.
+ */
+artifacts: Array<string>, 
+/**
+ * The titles of its compaction checkpoints (`checkpoints/index.md`).
+ */
+checkpoint_titles: Array<string>, 
+/**
+ * Tokens and cost, with what they rest on; absent for a session no source counts.
+ */
+usage: SessionUsage | null, prompts: number, replies: number, tool_calls: number, failed_tool_calls: number, permission_requests: number, denials: number, bad_lines: number, };
+
+export type SessionUsage = { 
+/**
+ * `counted` (shutdown checkpoints), `partial`, `recovered` or `unknown`.
+ */
+source: string, cost_usd_micros: number | null, 
+/**
+ * Sums of the per-call records, for reconciliation with the counted figure.
+ */
+per_call: Tokens | null, 
+/**
+ * What the upper reading adds when the CLI's version cannot tell whether the shutdowns
+ * restart their counters on resume (flag `ambiguous_resume`; the figure is the lower one);
+ * left out when none.
+ */
+ambiguous_resume_adds?: Tokens, checkpoints: number, flags: Array<string>, requests: number, 
+/**
+ * Fresh input: input less cache reads and cache writes.
+ */
+input: number, cache_read: number, cache_write: number, output: number, 
+/**
+ * Part of `output`, never added to it.
+ */
+reasoning: number, 
+/**
+ * Fresh input + cache reads + cache writes + output.
+ */
+total: number, };
+
+export type Tokens = { requests: number, input: number, output: number, cache_read: number, cache_write: number, 
+/**
+ * Part of `output`, never added to it.
+ */
+reasoning: number, };
+
+export type OwnedRow = { agent: string, timestamp_utc: string, session_id: string, project_path: string, git_branch: string, model: string, tool_name: string, tool_use_id: string, turn_type: TurnType, text: string, source: string, source_line: number, };

@@ -70,26 +70,6 @@ pub enum Miss {
     Ignored(String),
 }
 
-/// An entry made while a log was worked on, to put in the store.
-pub type Recorded = Option<Vec<u8>>;
-
-/// What became of a log's entry when the log went through the cache.
-#[derive(Debug, PartialEq, Eq)]
-pub enum EntryAfter {
-    /// Replayed as it is: the store keeps it.
-    Kept,
-    /// Made for the file as it is now (parsed, or grown and parsed on): the store puts it.
-    Made(Vec<u8>),
-    /// None could be made (reading failed): the store keeps nothing for the file.
-    NotMade,
-}
-
-impl From<Recorded> for EntryAfter {
-    fn from(recorded: Recorded) -> EntryAfter {
-        recorded.map_or(EntryAfter::NotMade, EntryAfter::Made)
-    }
-}
-
 impl EntryRules {
     /// `build` names the build (natively the executable's size and time, in the page the
     /// module's hash): entries of another one are ignored. `started_ms` is when the run
@@ -125,7 +105,7 @@ impl EntryRules {
 
     /// An entry: the header, then `key`, `context`, when this run started and `parts`, then
     /// `rows` as they are.
-    pub fn encode<T: Serialize>(&self, key: &FileKey, context: u64, parts: &T, rows: &[u8]) -> Recorded {
+    pub fn encode<T: Serialize>(&self, key: &FileKey, context: u64, parts: &T, rows: &[u8]) -> Option<Vec<u8>> {
         let parts = postcard::to_allocvec(&(key, context, self.started_ms, parts)).ok()?;
         // The body (`parts`, then `rows`) hashed in its two pieces: the rows, most of an
         // entry, are copied once.
@@ -148,7 +128,7 @@ impl EntryRules {
     }
 
     /// An entry that is no file's (the status line's month snapshot): the header, then `parts`.
-    pub fn encode_own<T: Serialize>(&self, parts: &T) -> Recorded {
+    pub fn encode_own<T: Serialize>(&self, parts: &T) -> Option<Vec<u8>> {
         let parts = postcard::to_allocvec(parts).ok()?;
         let header = Header {
             magic: MAGIC,

@@ -6,11 +6,14 @@ use serde::Serialize;
 /// A problem with the input: the file (relative to its home, or as its root lists it when
 /// `home` is none), the line where there is one, what kind of problem, and the message.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Diagnostic {
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
     pub home: Option<usize>,
     pub file: String,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
     pub line: Option<u64>,
     pub kind: DiagnosticKind,
     pub message: String,
@@ -26,6 +29,7 @@ impl std::fmt::Display for Diagnostic {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, serde::Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum DiagnosticKind {
     /// The root could not list an entry (an unreadable folder, an unsafe zip entry name).

@@ -47,6 +47,7 @@ pub struct ConfiguredServer {
 
 /// What the inventory shows of a server's configuration.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ServerConfig {
     /// `type` as written, else `stdio` for a command and `http` for a URL.
     #[serde(rename = "type")]
@@ -63,6 +64,7 @@ pub struct ServerConfig {
 
 /// A key of a configuration file whose values were not read: how many there were.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct SkippedKey {
     pub file: String,
     pub key: String,
@@ -100,6 +102,7 @@ pub struct PluginManifest {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Grant {
     /// `permissions-config.json` or `settings.json`.
     pub file: String,
@@ -114,6 +117,7 @@ pub struct Grant {
 
 /// An MCP server as the process logs saw it: how often it connected and failed to start.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct McpServerSeen {
     pub connected: u64,
     pub failed: u64,
@@ -125,9 +129,11 @@ pub const MAX_DESCRIPTION_CHARS: usize = 500;
 /// A description as the inventory shows it: a longer one than `MAX_DESCRIPTION_CHARS` is cut
 /// there, ends with `…`, and says it was cut (a 50 MB one went whole into inventory.json).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Description {
     pub description: String,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[cfg_attr(test, ts(as = "Option<bool>", optional))]
     pub description_cut: bool,
 }
 

@@ -8,6 +8,7 @@ use crate::lines::Line;
 
 /// What the session record takes from a log.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct LogSummary {
     /// The session id the log names, when it was read alone (`LogContext::session_id_from_log`).
     pub session_id: Option<String>,
@@ -138,6 +139,7 @@ pub fn count_unknown_type(types: &mut BTreeMap<String, u64>, name: std::borrow::
 
 /// How every line of a log was used; the parts add up to `lines`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct LineAccount {
     pub lines: u64,
     pub with_rows: u64,
@@ -168,6 +170,7 @@ impl LineAccount {
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ToolTally {
     pub calls: u64,
     pub failures: u64,
@@ -205,6 +208,7 @@ pub fn add_mcp_calls(into: &mut McpCalls, from: &McpCalls) {
 
 /// Who chose the skills invoked: the person (a `/skill` prompt) or the model.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct SkillUse {
     pub by_person: u64,
     pub by_model: u64,
@@ -223,6 +227,7 @@ impl SkillUse {
 
 /// A problem of a log for the report, at a line when there is one.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct LogProblem {
     pub line: Option<u64>,
     pub kind: DiagnosticKind,

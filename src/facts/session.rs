@@ -58,6 +58,7 @@ impl Claims {
 
 /// Row counts of one session, from the rows as they are emitted (after deduplication).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct SessionCounts {
     pub prompts: u64,
     pub replies: u64,

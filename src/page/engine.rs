@@ -382,7 +382,7 @@ impl FinishedRun {
             Request::SearchWhole { filter, budget } => {
                 let mut matches = self.matches_of(filter);
                 matches.read_more(&self.table, budget as usize, |indices, lines| self.read_again(indices, Some(lines)));
-                Answer::Searched(matches.progress())
+                Answer::SearchWhole(matches.progress())
             }
             Request::SessionsWithPrompt { search } => {
                 let prompts = RowFilter { search, prompts_only: true, ..RowFilter::default() };
@@ -390,7 +390,7 @@ impl FinishedRun {
                     self.table.filter(&prompts).into_iter().filter_map(|index| self.table.session(index)).collect();
                 order::sort(&mut ids);
                 ids.dedup();
-                Answer::SessionIds(ids)
+                Answer::SessionsWithPrompt(ids)
             }
             Request::Facets => Answer::Facets(self.table.facets()),
             Request::Sessions => Answer::Sessions(outputs.sessions.iter().map(SessionShown::of).collect()),
@@ -405,13 +405,13 @@ impl FinishedRun {
             ),
             Request::RowCount => Answer::RowCount(self.table.len() as u32),
             #[cfg(feature = "extras")]
-            Request::Export { what, session_id } => Answer::Text(self.export(&what, &session_id)?),
+            Request::Export { what, session_id } => Answer::Export(self.export(&what, &session_id)?),
             #[cfg(feature = "extras")]
-            Request::ExportRows { what, offset, limit } => Answer::Text(self.export_rows(&what, offset, limit)?),
+            Request::ExportRows { what, offset, limit } => Answer::ExportRows(self.export_rows(&what, offset, limit)?),
             #[cfg(feature = "extras")]
-            Request::ShareReport(asked) => Answer::Text(self.share_report(&asked)?),
+            Request::ShareReport(asked) => Answer::ShareReport(self.share_report(&asked)?),
             #[cfg(feature = "extras")]
-            Request::TeamExport(asked) => Answer::Text(self.team_export(&asked)?),
+            Request::TeamExport(asked) => Answer::TeamExport(self.team_export(&asked)?),
             #[cfg(not(feature = "extras"))]
             Request::Export { .. } | Request::ExportRows { .. } | Request::ShareReport(_) | Request::TeamExport(_) => {
                 return Err(crate::page::protocol::NOT_IN_FIRST_ENGINE.into());

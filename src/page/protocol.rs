@@ -62,7 +62,6 @@ pub struct EngineFacts {
     /// The mark of a bad line's row, which the diagnostics list.
     pub bad_line_mark: RowMark,
     /// Copilot plans and their monthly allowances in AI credits, with their source.
-    #[cfg_attr(test, ts(type = "Record<string, unknown>"))]
     pub plans: Plans,
     /// What is never in local files, and each reconciliation status in words and what it means
     /// (`usage::bill::LEGEND`).
@@ -464,31 +463,36 @@ impl Request {
     }
 }
 
-/// The answer to a `Request`, named as it was asked.
+/// The answer to a `Request`, named as the request is (the page types each request's answer
+/// by that: `AnswerTo` in `www/messages.d.ts`).
 #[derive(Serialize)]
 #[serde(tag = "answer", content = "value", rename_all = "snake_case")]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub enum Answer<'a> {
     Summary(Summary),
     Rows(RowsPage),
-    Searched(SearchProgress),
+    SearchWhole(SearchProgress),
     /// Session ids.
-    SessionIds(Vec<&'a str>),
+    SessionsWithPrompt(Vec<&'a str>),
     Facets(Facets),
-    Sessions(#[cfg_attr(test, ts(type = "Array<Record<string, unknown>>"))] Vec<SessionShown<'a>>),
-    Inventory(#[cfg_attr(test, ts(type = "Record<string, unknown>"))] &'a Inventory),
-    Report(#[cfg_attr(test, ts(type = "Record<string, unknown>"))] &'a Report),
+    Sessions(Vec<SessionShown<'a>>),
+    Inventory(&'a Inventory),
+    Report(&'a Report),
     Usage(UsageView<'a>),
-    Month(#[cfg_attr(test, ts(type = "Record<string, unknown>"))] MonthCredits),
+    Month(MonthCredits),
     RowCount(u32),
-    /// A file's text (an export, a part of one, the report to share).
-    Text(String),
+    /// A file's text: an export, a part of one, the report to share, a team export.
+    Export(String),
+    ExportRows(String),
+    ShareReport(String),
+    TeamExport(String),
     SessionCredits(#[cfg_attr(test, ts(type = "Record<string, CreditsUsed>"))] BTreeMap<&'a str, CreditsUsed>),
 }
 
 /// A session as the page shows it: its record, and what names it where it is shown
 /// (`SessionRecord::display_name`: its name, else its first prompt, else its id).
 #[derive(Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct SessionShown<'a> {
     #[serde(flatten)]
     pub record: &'a SessionRecord,
@@ -503,63 +507,86 @@ impl<'a> SessionShown<'a> {
 
 #[cfg(test)]
 mod tests {
-    use ts_rs::{Config, TS};
+    use std::collections::BTreeSet;
+
+    use ts_rs::{Config, TS, TypeVisitor};
 
     use super::*;
+
+    /// The declarations of the types visited and of every type they name, each once, a type
+    /// before those it names.
+    struct Declarations<'c> {
+        config: &'c Config,
+        seen: BTreeSet<String>,
+        out: Vec<String>,
+    }
+
+    impl TypeVisitor for Declarations<'_> {
+        fn visit<T: TS + 'static + ?Sized>(&mut self) {
+            // Only a derived type has a declaration (and a file it would be exported to).
+            if T::output_path().is_none() || !self.seen.insert(T::ident(self.config)) {
+                return;
+            }
+            self.out.push(T::decl(self.config));
+            T::visit_dependencies(self);
+        }
+    }
 
     /// The page's types, generated from the boundary's.
     fn types_d_ts() -> String {
         // Numbers cross as JSON: a u64 is a JavaScript number.
         let config = Config::new().with_large_int("number");
         let mut out = String::from(
-            "// Generated from the Rust types of the page's boundary (src/protocol.rs) by `cargo test --lib\n\
-             // protocol`: do not edit. The JavaScript files use them through JSDoc, as\n\
+            "// Generated from the Rust types of the page's boundary (src/page/protocol.rs) by `cargo test\n\
+             // --lib the_page_types`: do not edit. The JavaScript files use them through JSDoc, as\n\
              // `@typedef {import('./types').Request} Request`.\n",
         );
-        let declarations = [
-            EngineFacts::decl(&config),
-            SourceFolders::decl(&config),
-            FolderPlace::decl(&config),
-            crate::sources::System::decl(&config),
-            Grouping::decl(&config),
-            OutputFile::decl(&config),
-            outputs::MadeFrom::decl(&config),
-            GroupBy::decl(&config),
-            TurnType::decl(&config),
-            RowMark::decl(&config),
-            HandOver::decl(&config),
-            HandOverStep::decl(&config),
-            Give::decl(&config),
-            Given::decl(&config),
-            BytesGiven::decl(&config),
-            LogGiven::decl(&config),
-            TimeGiven::decl(&config),
-            FileAt::decl(&config),
-            AfterMetadata::decl(&config),
-            LogToGive::decl(&config),
-            LogCache::decl(&config),
-            CacheReport::decl(&config),
-            crate::input::zip::RawEntry::decl(&config),
-            Need::decl(&config),
-            crate::page::views::PageOptions::decl(&config),
-            Request::decl(&config),
-            RowFilter::decl(&config),
-            UsageQuery::decl(&config),
-            ShareAsked::decl(&config),
-            TeamAsked::decl(&config),
-            Answer::decl(&config),
-            Summary::decl(&config),
-            RowsPage::decl(&config),
-            SearchProgress::decl(&config),
-            crate::page::views::ShownRow::decl(&config),
-            crate::page::views::NoteFields::decl(&config),
-            crate::model::OwnedRow::decl(&config),
-            Facets::decl(&config),
-            UsageView::decl(&config),
-            crate::usage::flags::Flag::decl(&config),
-            crate::usage::credits::CreditsUsed::decl(&config),
-        ];
-        for declaration in declarations {
+        let mut declarations = Declarations { config: &config, seen: BTreeSet::new(), out: Vec::new() };
+        declarations.visit::<EngineFacts>();
+        declarations.visit::<SourceFolders>();
+        declarations.visit::<FolderPlace>();
+        declarations.visit::<crate::sources::System>();
+        declarations.visit::<Grouping>();
+        declarations.visit::<OutputFile>();
+        declarations.visit::<outputs::MadeFrom>();
+        declarations.visit::<GroupBy>();
+        declarations.visit::<TurnType>();
+        declarations.visit::<RowMark>();
+        declarations.visit::<HandOver>();
+        declarations.visit::<HandOverStep>();
+        declarations.visit::<Give>();
+        declarations.visit::<Given>();
+        declarations.visit::<BytesGiven>();
+        declarations.visit::<LogGiven>();
+        declarations.visit::<TimeGiven>();
+        declarations.visit::<FileAt>();
+        declarations.visit::<AfterMetadata>();
+        declarations.visit::<LogToGive>();
+        declarations.visit::<LogCache>();
+        declarations.visit::<CacheReport>();
+        declarations.visit::<crate::input::zip::RawEntry>();
+        declarations.visit::<Need>();
+        declarations.visit::<crate::page::views::PageOptions>();
+        declarations.visit::<Request>();
+        declarations.visit::<RowFilter>();
+        declarations.visit::<UsageQuery>();
+        declarations.visit::<ShareAsked>();
+        declarations.visit::<TeamAsked>();
+        declarations.visit::<Answer>();
+        declarations.visit::<Summary>();
+        declarations.visit::<RowsPage>();
+        declarations.visit::<SearchProgress>();
+        declarations.visit::<crate::page::views::ShownRow>();
+        declarations.visit::<crate::page::views::NoteFields>();
+        declarations.visit::<crate::model::OwnedRow>();
+        declarations.visit::<Facets>();
+        declarations.visit::<UsageView>();
+        declarations.visit::<crate::usage::flags::Flag>();
+        declarations.visit::<crate::usage::credits::CreditsUsed>();
+        declarations.visit::<crate::usage::month::MonthCredits>();
+        declarations.visit::<crate::usage::month::DayCredits>();
+        declarations.visit::<crate::usage::month::AgentCredits>();
+        for declaration in declarations.out {
             out.push_str("\nexport ");
             out.push_str(&declaration);
             out.push('\n');

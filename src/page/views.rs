@@ -130,12 +130,9 @@ pub struct UsageQuery {
 #[derive(Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct UsageView<'a> {
-    #[cfg_attr(test, ts(type = "Array<Record<string, unknown>>"))]
     pub rows: Vec<UsageRow>,
     /// The total the headline gives, whose parts `totals` holds (and what it leaves out).
-    #[cfg_attr(test, ts(type = "Record<string, unknown>"))]
     pub grand_total: UsageRow,
-    #[cfg_attr(test, ts(type = "Record<string, Record<string, unknown>>"))]
     pub totals: BTreeMap<Kind, UsageRow>,
     /// What a person reads for each kind of figure (`Kind::words`).
     #[cfg_attr(test, ts(type = "Record<string, string>"))]
@@ -150,7 +147,6 @@ pub struct UsageView<'a> {
     /// Sessions whose figures leave out counters that cannot be token counts.
     pub implausible_counter_sessions: Vec<&'a str>,
     /// The report's diagnostics of counter lines (left out, without modelMetrics, undated).
-    #[cfg_attr(test, ts(type = "Array<Record<string, unknown>>"))]
     pub counter_problems: Vec<&'a Diagnostic>,
     pub rates: &'a str,
 }

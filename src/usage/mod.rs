@@ -35,6 +35,7 @@ use serde::Serialize;
 
 /// Token counters. `input` is as the logs report it: it includes cache reads and writes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Tokens {
     pub requests: u64,
     pub input: u64,
@@ -153,6 +154,7 @@ impl Tokens {
 /// export), in the order each writes them: listed here once, so that a column added here is one
 /// every output writes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct TokenColumns {
     pub requests: u64,
     /// Fresh input: input less cache reads and cache writes.
@@ -193,6 +195,7 @@ impl TokenColumns {
 
 /// What a figure rests on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
     /// Shutdown checkpoints, counted by the rules: the default figures.

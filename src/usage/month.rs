@@ -38,6 +38,7 @@ pub fn parse_allowance(text: &str) -> Result<f64, String> {
 
 /// A month's credits, day by day up to the day they are known to.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct MonthCredits {
     /// `2026-11`.
     pub month: String,
@@ -70,6 +71,7 @@ pub struct MonthCredits {
 
 /// One surface's credits in a month: what Copilot recorded, and what is estimated.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct AgentCredits {
     pub agent: &'static str,
     pub recorded: f64,
@@ -110,6 +112,7 @@ impl MonthCredits {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct DayCredits {
     pub day: String,
     pub recorded: f64,

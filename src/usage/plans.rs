@@ -10,6 +10,7 @@ use super::counters::MAX_PLAUSIBLE_BILLED;
 const DEFAULT_PLANS: &str = include_str!("plans.json");
 
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Plans {
     /// Where the allowances were read, and when.
     pub source: String,

@@ -132,21 +132,31 @@ impl DayRange {
 /// or agent). Written flat, in the fields' order (`Serialize` below), an absent group left
 /// out.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct UsageRow {
+    #[cfg_attr(test, ts(optional))]
     pub day: Option<String>,
+    #[cfg_attr(test, ts(optional))]
     pub month: Option<String>,
+    #[cfg_attr(test, ts(optional))]
     pub session_id: Option<String>,
+    #[cfg_attr(test, ts(optional))]
     pub home: Option<String>,
+    #[cfg_attr(test, ts(optional))]
     pub project_path: Option<String>,
+    #[cfg_attr(test, ts(optional))]
     pub subagent: Option<String>,
+    #[cfg_attr(test, ts(optional))]
     pub client: Option<String>,
     /// `request` for calls that answered requests, else the purpose of Copilot's own the calls
     /// were made for (`GroupBy::Purpose`).
+    #[cfg_attr(test, ts(optional))]
     pub purpose: Option<String>,
     /// The agent whose figures the row adds up; empty when it adds up several agents' (one
     /// day and model used by two agents), which `GroupBy::Agent` splits.
     pub agent: &'static str,
     pub model: String,
+    #[cfg_attr(test, ts(flatten))]
     pub tokens: TokenColumns,
     /// The estimate at the published rates (Auto's discount applied; none for BYOK calls).
     pub cost_usd_micros: Option<u64>,
@@ -173,6 +183,8 @@ pub struct UsageRow {
     /// counters leave out, counted from the tokens it says were billed).
     pub flags: Vec<&'static str>,
     /// What the figures rest on (the `partial` and `recovered` flags say it in the files).
+    /// Not written: a row's kind is where it is (`UsageTable::totals`).
+    #[cfg_attr(test, ts(skip))]
     pub kind: Kind,
 }
 
@@ -596,11 +608,13 @@ pub fn sessions_flagged<'a>(ledgers: &'a BTreeMap<String, SessionLedger>, flag: 
 
 /// A session's usage for sessions.jsonl: the counted figure when there is one, else the
 /// partial lower bound, else the recovered figure; `unknown` when nothing counts it.
-/// Written flat, in the fields' order (`Serialize` below).
+/// Written flat, in the fields' order (`Serialize` below; its type for the page follows it).
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct SessionUsage {
     /// `counted` (shutdown checkpoints), `partial`, `recovered` or `unknown`.
     pub source: &'static str,
+    #[cfg_attr(test, ts(flatten))]
     pub tokens: TokenColumns,
     pub cost_usd_micros: Option<u64>,
     /// Sums of the per-call records, for reconciliation with the counted figure.
@@ -608,6 +622,7 @@ pub struct SessionUsage {
     /// What the upper reading adds when the CLI's version cannot tell whether the shutdowns
     /// restart their counters on resume (flag `ambiguous_resume`; the figure is the lower one);
     /// left out when none.
+    #[cfg_attr(test, ts(optional))]
     pub ambiguous_resume_adds: Option<Tokens>,
     pub checkpoints: u64,
     pub flags: Vec<String>,

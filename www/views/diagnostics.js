@@ -39,6 +39,7 @@ function statusBadge(status) {
   return badge(status, status === 'error' ? 'bad' : status === 'read' ? 'ok' : '');
 }
 
+/** @param {import('../app.js').ViewContext} ctx */
 export async function render(container, ctx) {
   const report = await ctx.get('report');
   if (!ctx.alive()) return;

@@ -3,6 +3,7 @@
 import { add, fmtBytes, h, section } from '../dom.js';
 import { savedAllowance } from './month.js';
 
+/** @param {import('../app.js').ViewContext} ctx */
 export async function render(container, ctx) {
   const sessions = await ctx.get('sessions');
   if (!ctx.alive()) return;

@@ -258,6 +258,7 @@ function verdictSelect(id, kind, items) {
   );
 }
 
+/** @param {import('../app.js').ViewContext} ctx */
 export async function render(container, ctx) {
   const inventory = await ctx.get('inventory');
   if (!ctx.alive()) return;

@@ -213,6 +213,7 @@ async function drawChart(canvas, m) {
   });
 }
 
+/** @param {import('../app.js').ViewContext} ctx */
 export async function render(container, ctx) {
   if (chart) chart.destroy();
   chart = null;

@@ -60,6 +60,7 @@ function moneyTile(byDay) {
   return tile('credits_used', 'credits used', used.credits, creditsUsedText(used), `${fmtUsd(used.usd)}, ${estimatedShareText(used)}${parts ? `; ${parts}` : ''}`);
 }
 
+/** @param {import('../app.js').ViewContext} ctx */
 export async function render(container, ctx) {
   for (const chart of charts) chart.destroy();
   charts = [];
@@ -87,6 +88,7 @@ export async function render(container, ctx) {
   const color = colorFor(models);
   const days = dayRange(dayRows.map((r) => r.day));
   const stackBy = agents.length > 1 ? 'agent' : 'model';
+  /** @type {Array<[string, import('../types').UsageRow[]]>} */
   const series =
     stackBy === 'agent'
       ? agents.map((a, i) => [a, agentDays[i].rows.filter(counted)])

@@ -84,6 +84,7 @@ function cells(s, ctx, agents) {
 
 let view = null;
 
+/** @param {import('../app.js').ViewContext} ctx */
 export async function render(container, ctx) {
   const [records, byId] = await Promise.all([ctx.get('sessions'), ctx.get('session_credits')]);
   if (!ctx.alive()) return;
@@ -209,12 +210,18 @@ function sortOnClick(headers, state, draw) {
   }
 }
 
-/** Shows the list filtered to one project (the Overview's project bars open it so). */
+/**
+ * Shows the list filtered to one project (the Overview's project bars open it so).
+ * @param {import('../app.js').ViewContext} ctx
+ */
 export function showProject(path, ctx) {
   if (view && view.ctx === ctx) view.filterProject(path);
 }
 
-/** Shows one session's transcript (the Sessions view must be rendered), at a row if given. */
+/**
+ * Shows one session's transcript (the Sessions view must be rendered), at a row if given.
+ * @param {import('../app.js').ViewContext} ctx
+ */
 export async function open(sessionId, ctx, index = null) {
   if (!view || view.ctx !== ctx) return;
   const { listBox, transcript } = view;

@@ -64,6 +64,7 @@ function highlighted(text, needle) {
   return nodes;
 }
 
+/** @param {import('../app.js').ViewContext} ctx */
 export async function render(container, ctx) {
   const facets = await ctx.get('facets');
   if (!ctx.alive()) return;
@@ -220,7 +221,10 @@ function writeControls(f) {
   c.newestFirst.checked = f.newest_first;
 }
 
-/** From elsewhere (a transcript's "Show in timeline"): sets the filter and shows it. */
+/**
+ * From elsewhere (a transcript's "Show in timeline"): sets the filter and shows it.
+ * @param {import('../app.js').ViewContext} ctx
+ */
 export async function applyFilter(partial, ctx) {
   if (!state || state.ctx !== ctx) return;
   const f = { ...emptyFilter(), ...partial };
@@ -228,7 +232,10 @@ export async function applyFilter(partial, ctx) {
   await setFilter(f);
 }
 
-/** From a transcript: the rows of `partial`'s filter, scrolled to `position` (in time order), its detail open. */
+/**
+ * From a transcript: the rows of `partial`'s filter, scrolled to `position` (in time order), its detail open.
+ * @param {import('../app.js').ViewContext} ctx
+ */
 export async function showRow(partial, position, ctx) {
   await applyFilter({ newest_first: false, ...partial }, ctx);
   const s = state;

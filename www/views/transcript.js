@@ -60,6 +60,7 @@ const SYSTEM_SHOW = {
 };
 const NOTE = ['note', 'note'];
 
+/** @param {import('../app.js').ViewContext} ctx */
 export async function renderTranscript(container, ctx, sessionId, index = null) {
   await markdownReady();
   const [sessions, credits] = await Promise.all([ctx.get('sessions'), ctx.get('session_credits')]);

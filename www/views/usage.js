@@ -83,6 +83,7 @@ function totalsSection(data) {
   return card;
 }
 
+/** @param {import('../app.js').ViewContext} ctx */
 export async function render(container, ctx) {
   /** @type {import('../types').Grouping[]} */
   const groupings = ctx.engine.facts.groupings;

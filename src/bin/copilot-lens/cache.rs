@@ -34,9 +34,6 @@ const TOUCHED_LATELY: Duration = Duration::from_secs(60 * 60);
 /// Entries' files end so; anything else in the folder is left alone.
 const EXTENSION: &str = "entry";
 
-/// The cache a run reads and writes (`--cache`), if any.
-pub type Cache<'a> = Option<FolderRun<'a>>;
-
 /// The cache folder as one run's [`EntryStore`]: its entries made for and checked against
 /// `rules`. Copied to each thread of the run: the folder is shared, its writes atomic.
 #[derive(Clone, Copy)]
@@ -79,7 +76,8 @@ impl CachedRun {
         CachedRun { cache: store.map(|store| (store, rules)) }
     }
 
-    pub fn cache(&self) -> Cache<'_> {
+    /// The cache the run reads and writes (`--cache`), if any.
+    pub fn cache(&self) -> Option<FolderRun<'_>> {
         self.cache.as_ref().map(|(store, rules)| FolderRun { store, rules })
     }
 
@@ -297,7 +295,11 @@ pub fn now_ms() -> i64 {
 
 /// Calls `read` with how the run reads its stores: through its cache, their files' keys from
 /// `roots`, or as they are without one. Gives what the cache did.
-pub fn stores_through(roots: DiskRoots, cache: Cache<'_>, read: impl FnOnce(&mut dyn StoreReading)) -> CacheTally {
+pub fn stores_through(
+    roots: DiskRoots,
+    cache: Option<FolderRun<'_>>,
+    read: impl FnOnce(&mut dyn StoreReading),
+) -> CacheTally {
     let Some(mut run) = cache else {
         read(&mut AsTheyAre);
         return CacheTally::default();

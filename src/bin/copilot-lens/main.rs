@@ -731,7 +731,7 @@ fn usage_only(
     roots: &mut DiskRoots,
     listings: Vec<RootListing>,
     options: Options,
-    (threads, cache, memo): (usize, cache::Cache<'_>, Option<&scan_memo::ScanMemo>),
+    (threads, cache, memo): (usize, Option<cache::FolderRun<'_>>, Option<&scan_memo::ScanMemo>),
 ) -> Result<(UsageOnly, CacheTally), String> {
     let mut usage_run = Planned::new(listings, options).map_err(|error| error.to_string())?.usage_only();
     // The store's log is scanned on a thread of its own while the event logs are.
@@ -823,7 +823,7 @@ fn analyze_through<W: Write>(
     mut planned: Planned,
     rows: &mut JsonlRowWriter<W>,
     threads: usize,
-    cache: cache::Cache<'_>,
+    cache: Option<cache::FolderRun<'_>>,
 ) -> std::io::Result<(Outputs, CacheTally)> {
     let mut cache_tally = cache::stores_through(roots.clone(), cache, |through| planned.read_stores(roots, through));
     let outputs = analysis::drive(planned, roots, rows, |parsing, roots, rows| {

@@ -12,7 +12,7 @@ use copilot_lens::analysis::{LogJob, LogQueue, Parsing};
 use copilot_lens::cache::{CacheTally, Purpose};
 use copilot_lens::model::JsonlRowWriter;
 
-use crate::cache::Cache;
+use crate::cache::FolderRun;
 use crate::roots::DiskRoots;
 use crate::scan_memo::ScanMemo;
 
@@ -36,7 +36,7 @@ pub fn parse_logs<W: Write>(
     parsing: &mut Parsing,
     roots: &DiskRoots,
     threads: usize,
-    cache: Cache<'_>,
+    cache: Option<FolderRun<'_>>,
     out: &mut JsonlRowWriter<W>,
 ) -> io::Result<CacheTally> {
     let options = parsing.options().clone();
@@ -78,7 +78,7 @@ pub fn scan_usage(
     run: &mut UsageRun,
     roots: &DiskRoots,
     threads: usize,
-    cache: Cache<'_>,
+    cache: Option<FolderRun<'_>>,
     memo: Option<&ScanMemo>,
 ) -> CacheTally {
     let options = run.options().clone();

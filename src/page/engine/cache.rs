@@ -30,10 +30,6 @@ pub struct CacheInRun {
     unrecorded: Vec<u32>,
 }
 
-/// Small files taken from their entries unread (`CacheInRun::take_unread`): where they are,
-/// their bytes and their listing.
-pub type UnreadFiles = Vec<(FileAt, Vec<u8>, Stat)>;
-
 impl CacheInRun {
     pub fn new(pack: PageCache, labels: Vec<String>) -> CacheInRun {
         CacheInRun { pack, labels, to_keep: HashMap::new(), unrecorded: Vec::new() }
@@ -43,7 +39,12 @@ impl CacheInRun {
     /// stand for unread as `stat_of` says they are listed (a remembered folder's listing gives
     /// each file's size and time at no cost, while a read costs the browser a round trip), and
     /// returns them with their bytes. Those left that were listed are kept as they come.
-    pub fn take_unread(&mut self, files: &mut Vec<FileAt>, stat_of: impl Fn(&FileAt) -> Option<Stat>) -> UnreadFiles {
+    /// Gives where each is, its bytes and its listing.
+    pub fn take_unread(
+        &mut self,
+        files: &mut Vec<FileAt>,
+        stat_of: impl Fn(&FileAt) -> Option<Stat>,
+    ) -> Vec<(FileAt, Vec<u8>, Stat)> {
         let mut unread = Vec::new();
         files.retain(|file| {
             let Some(stat) = stat_of(file) else { return true };
@@ -256,7 +257,7 @@ impl CacheInRun {
 
 /// Small files taken from the cache (`CacheInRun::take_unread`), given as the page gives bytes
 /// (the progress counts them as read).
-pub fn give_unread(unread: UnreadFiles, mut give: impl FnMut(usize, String, BrowserFile, Stat)) {
+pub fn give_unread(unread: Vec<(FileAt, Vec<u8>, Stat)>, mut give: impl FnMut(usize, String, BrowserFile, Stat)) {
     for (FileAt { root, path }, bytes, stat) in unread {
         give(root, path, BrowserFile::Bytes(js_sys::Uint8Array::from(&bytes[..])), stat);
     }

@@ -23,6 +23,7 @@ const FORMAT_VERSION: u32 = 3_007_000;
 
 /// What the replay found in the log.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct WalStats {
     /// Whole frames present in the file.
     pub frames: u64,
