@@ -63,7 +63,7 @@ type EntryStart = (FileKey, u64, i64);
 
 /// Why an entry was not used.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Miss {
+pub(crate) enum Miss {
     /// None, or its file or context changed: a plain miss.
     Changed,
     /// Written by another version or build, or damaged: the run says so (`cache_ignored`).

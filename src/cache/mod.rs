@@ -47,7 +47,8 @@ use std::io::{self, Read};
 use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::{Xxh3, xxh3_64, xxh3_64_with_seed};
 
-pub use entry::{EntryRules, Miss};
+pub use entry::EntryRules;
+pub(crate) use entry::Miss;
 
 use crate::input::{ReadAt, Stat};
 use crate::sources::log::LogEnd;
@@ -200,13 +201,13 @@ impl Prefix {
 }
 
 /// A reader that adds what it reads to a [`Prefix`].
-pub struct Hashing<'p, R> {
+pub(crate) struct Hashing<'p, R> {
     inner: R,
     prefix: &'p mut Prefix,
 }
 
 impl<'p, R: Read> Hashing<'p, R> {
-    pub fn new(inner: R, prefix: &'p mut Prefix) -> Self {
+    pub(crate) fn new(inner: R, prefix: &'p mut Prefix) -> Self {
         Hashing { inner, prefix }
     }
 }
