@@ -4,7 +4,7 @@
 
 use web_sys::Blob;
 
-use super::FinishedRun;
+use super::finished::FinishedRun;
 use crate::export;
 use crate::model::OwnedRow;
 use crate::outputs::{self, ROWS_CSV, ROWS_JSONL, ROWS_PER_PART, SESSION_MD};
