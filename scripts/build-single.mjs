@@ -32,8 +32,9 @@ function scriptSafe(text, name) {
 
 const IMPORT = /^import\s+(\{[\s\S]*?\}|\*\s+as\s+\w+)\s+from\s+'([^']+)';?[ \t]*$/gm;
 // A module fetched when first needed (a view not shown first): here it is already in the bundle.
-// A JSDoc type (`{import('./types').Request}`, www/types.d.ts) is no import.
-const DYNAMIC_IMPORT = /(?<!\{)\bimport\('([^']+)'\)/g;
+// A JSDoc type (`{import('./types').Request}`, `Promise<import('./messages').AnswerTo<R>>`: a
+// type's name follows it, capitalized) is no import.
+const DYNAMIC_IMPORT = /\bimport\('([^']+)'\)(?!\.[A-Z])/g;
 const EXPORT = /^export\s+(?:async\s+function|function|class|const|let)\s+(\w+)/gm;
 
 /** `entry` and what it imports, joined; an import of one of `globals` is dropped (its names are the script's globals). */
