@@ -507,27 +507,29 @@ impl<'a> SessionShown<'a> {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeSet;
-
     use ts_rs::{Config, TS, TypeVisitor};
 
     use super::*;
 
-    /// The declarations of the types visited and of every type they name, each once, a type
-    /// before those it names.
+    /// The declarations of the types visited and of every type they name, each once, by name:
+    /// ts-rs visits a type's dependencies in an order that differs from build to build.
     struct Declarations<'c> {
         config: &'c Config,
-        seen: BTreeSet<String>,
-        out: Vec<String>,
+        out: BTreeMap<String, String>,
     }
 
     impl TypeVisitor for Declarations<'_> {
         fn visit<T: TS + 'static + ?Sized>(&mut self) {
-            // Only a derived type has a declaration (and a file it would be exported to).
-            if T::output_path().is_none() || !self.seen.insert(T::ident(self.config)) {
+            // Only a derived type has a declaration (and a file it would be exported to); a
+            // map has no name of its own to ask.
+            if T::output_path().is_none() {
                 return;
             }
-            self.out.push(T::decl(self.config));
+            let name = T::ident(self.config);
+            if self.out.contains_key(&name) {
+                return;
+            }
+            self.out.insert(name, T::decl(self.config));
             T::visit_dependencies(self);
         }
     }
@@ -541,7 +543,7 @@ mod tests {
              // --lib the_page_types`: do not edit. The JavaScript files use them through JSDoc, as\n\
              // `@typedef {import('./types').Request} Request`.\n",
         );
-        let mut declarations = Declarations { config: &config, seen: BTreeSet::new(), out: Vec::new() };
+        let mut declarations = Declarations { config: &config, out: BTreeMap::new() };
         declarations.visit::<EngineFacts>();
         declarations.visit::<SourceFolders>();
         declarations.visit::<FolderPlace>();
@@ -586,7 +588,7 @@ mod tests {
         declarations.visit::<crate::usage::month::MonthCredits>();
         declarations.visit::<crate::usage::month::DayCredits>();
         declarations.visit::<crate::usage::month::AgentCredits>();
-        for declaration in declarations.out {
+        for declaration in declarations.out.into_values() {
             out.push_str("\nexport ");
             out.push_str(&declaration);
             out.push('\n');

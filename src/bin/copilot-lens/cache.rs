@@ -304,8 +304,8 @@ pub fn stores_through(
         read(&mut AsTheyAre);
         return CacheTally::default();
     };
-    let key_of = |root: usize, path: &str| key_of(&roots, root, path);
-    let mut through = StoreCache::new(&key_of, &mut run);
+    let key_by_file = |root: usize, path: &str| key_of(&roots, root, path);
+    let mut through = StoreCache::new(&key_by_file, &mut run);
     read(&mut through);
     through.tally
 }
