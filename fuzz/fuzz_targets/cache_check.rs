@@ -70,10 +70,10 @@ fn analyse_through(log: &str, entry: impl FnOnce(&EntryRules, u64) -> Option<Vec
     let mut parsing = planned.read_metadata(&mut reader);
     let mut queue = LogQueue::<Vec<OwnedRow>>::new(&parsing);
     let Some(job) = queue.next_job(&mut parsing, 1) else { return };
-    let cache = &*RULES;
-    let Some(entry) = entry(cache, cache.context(&job.task)) else { return };
+    let rules = &*RULES;
+    let Some(entry) = entry(rules, rules.context(&job.task)) else { return };
     let key = FileKey::of_bytes("home", LOG, Some(0), log.as_bytes());
-    let _ = cache.key_if_unchanged(
+    let _ = rules.key_if_unchanged(
         &entry,
         ("home", LOG),
         Stat { size: key.size, modified_ms: Some(0), changed_ns: None },
@@ -111,8 +111,8 @@ fn scan_through(log: &str, entry: impl FnOnce(&EntryRules, u64) -> Option<Vec<u8
     let mut run = Planned::new(reader.listings(), OPTIONS.clone()).expect("a plan").usage_only();
     let mut queue = LogQueue::<(), (), UsageRun>::new(&run);
     let Some(job) = queue.next_job(&mut run, 1) else { return };
-    let cache = &*RULES;
-    let Some(entry) = entry(cache, cache.context(&job.task)) else { return };
+    let rules = &*RULES;
+    let Some(entry) = entry(rules, rules.context(&job.task)) else { return };
     let key = FileKey::of_bytes("home", LOG, Some(0), log.as_bytes());
     let looked_up = LookedUp { key, entry: Some(entry), unread: false };
     let (scanned, _) = job.scan_through(&mut reader, &mut NoStore { same_time: true }, Some(looked_up), &OPTIONS);
@@ -159,15 +159,15 @@ pub fn reads_any_entry(data: &[u8]) {
     scan_through(grown, |_, _| Some(data.to_vec()));
     // Sealed: the log's entry as it is, and at another time (kept only for a log that grew).
     for same_time in [true, false] {
-        analyse_through(grown, |cache, context| cache.encode(&key_of(grown), context, &(), rest), same_time);
+        analyse_through(grown, |rules, context| rules.encode(&key_of(grown), context, &(), rest), same_time);
     }
     // The entry of the log before it grew, its parser's state the bytes: parsed on from there.
     let stopped = Prefix::of(before.as_bytes())
         .stopped_at(LogEnd { at: LinesEnd { lines: 6, offset: before.len() as u64 }, state: rest.to_vec() });
     let parts = (LogOutcome::default(), None::<()>, stopped);
-    analyse_through(grown, |cache, context| cache.encode(&key_of(before), context, &parts, &[]), true);
+    analyse_through(grown, |rules, context| rules.encode(&key_of(before), context, &parts, &[]), true);
     // A usage scan's entry.
-    scan_through(grown, |cache, context| cache.encode(&key_of(grown), context, &(), rest));
+    scan_through(grown, |rules, context| rules.encode(&key_of(grown), context, &(), rest));
 
     // As the page's pack.
     let mut page = PageCache::new(Box::new(Pack(RefCell::new(data.to_vec()))), "fuzz", RULES.clone(), 1 << 20);

@@ -451,7 +451,7 @@ mod tests {
         rows_of: fn(R) -> Vec<OwnedRow>,
         same_time: bool,
     ) -> (Vec<OwnedRow>, CacheTally) {
-        let cache = EntryRules::new("test", &Options::default(), 0);
+        let rules = EntryRules::new("test", &Options::default(), 0);
         let mut queue = LogQueue::<R>::new(parsing);
         let (mut rows, mut tally) = (Vec::new(), CacheTally::default());
         while let Some(job) = queue.next_job(parsing, 1) {
@@ -460,7 +460,7 @@ mod tests {
             let key = FileKey::of_bytes(&root, &job.task.listed_path, Some(0), &bytes);
             let (name, options, mut kept) = (key.name(Purpose::Analyze), parsing.options().clone(), R::default());
             let entry = store.0.borrow().get(&name).cloned();
-            let mut run = MapRun { map: store, rules: cache.clone(), same_time };
+            let mut run = MapRun { map: store, rules: rules.clone(), same_time };
             let looked_up = LookedUp { key, entry, unread: false };
             let (parsed, done) =
                 job.through_store(&mut run, looked_up, None, LogInput::Bytes(&bytes), &options, &mut kept);
@@ -491,25 +491,25 @@ mod tests {
         assert!(settled(changed(7), started, changed(7)), "the same change time");
         assert!(!settled(changed(7), started, changed(8)), "rewritten, its size and time put back");
 
-        let cache = EntryRules::new("test", &Options::default(), started);
+        let rules = EntryRules::new("test", &Options::default(), started);
         let key = FileKey::new("home", "log", 10, Some(5), b"head", b"tail");
-        let entry = cache.encode(&key, 0, &(), &[]).unwrap();
-        assert_eq!(cache.key_if_unchanged(&entry, ("home", "log"), stat(10, 5), None), Some(key.clone()));
-        assert_eq!(cache.key_if_unchanged(&entry, ("home", "other"), stat(10, 5), None), None, "another file's");
-        assert_eq!(cache.key_if_unchanged(&entry, ("home", "log"), stat(10, 6), None), None, "touched");
+        let entry = rules.encode(&key, 0, &(), &[]).unwrap();
+        assert_eq!(rules.key_if_unchanged(&entry, ("home", "log"), stat(10, 5), None), Some(key.clone()));
+        assert_eq!(rules.key_if_unchanged(&entry, ("home", "other"), stat(10, 5), None), None, "another file's");
+        assert_eq!(rules.key_if_unchanged(&entry, ("home", "log"), stat(10, 6), None), None, "touched");
         let changed_key = FileKey { changed_ns: Some(7), ..key.clone() };
-        let changed_entry = cache.encode(&changed_key, 0, &(), &[]).unwrap();
+        let changed_entry = rules.encode(&changed_key, 0, &(), &[]).unwrap();
         let now = Stat { changed_ns: Some(7), ..stat(10, 5) };
-        assert_eq!(cache.key_if_unchanged(&changed_entry, ("home", "log"), now, None), Some(changed_key));
+        assert_eq!(rules.key_if_unchanged(&changed_entry, ("home", "log"), now, None), Some(changed_key));
         let rewritten = Stat { changed_ns: Some(8), ..now };
-        assert_eq!(cache.key_if_unchanged(&changed_entry, ("home", "log"), rewritten, None), None, "times put back");
+        assert_eq!(rules.key_if_unchanged(&changed_entry, ("home", "log"), rewritten, None), None, "times put back");
         let other_build = EntryRules::new("other", &Options::default(), started);
         assert_eq!(other_build.key_if_unchanged(&entry, ("home", "log"), stat(10, 5), None), None);
         // The page's pack keeps a log's time beside its entry.
         let untimed_key = FileKey { modified_ms: None, ..key };
-        let entry = cache.encode(&untimed_key, 0, &(), &[]).unwrap();
-        assert_eq!(cache.key_if_unchanged(&entry, ("home", "log"), stat(10, 5), Some(5)), Some(untimed_key));
-        assert_eq!(cache.key_if_unchanged(&entry, ("home", "log"), stat(10, 5), None), None);
+        let entry = rules.encode(&untimed_key, 0, &(), &[]).unwrap();
+        assert_eq!(rules.key_if_unchanged(&entry, ("home", "log"), stat(10, 5), Some(5)), Some(untimed_key));
+        assert_eq!(rules.key_if_unchanged(&entry, ("home", "log"), stat(10, 5), None), None);
     }
 
     #[test]

@@ -152,11 +152,11 @@ impl<'e, 'f> Usable<'e, 'f> {
     fn of(
         stored: Stored<'e>,
         key: &FileKey,
-        cache: &EntryRules,
+        rules: &EntryRules,
         task: &LogTask,
         input: &mut LogInput<'f>,
     ) -> Result<Usable<'e, 'f>, Miss> {
-        let (made_for, rest) = cache.open(stored.entry, cache.context(task))?;
+        let (made_for, rest) = rules.open(stored.entry, rules.context(task))?;
         if made_for == *key && stored.same_time {
             let (parts, rows) = entry::parts(rest)?;
             return Ok(Usable::Same(parts, rows));
@@ -180,13 +180,13 @@ impl<'e, 'f> Usable<'e, 'f> {
 fn record(
     task: &LogTask,
     key: &FileKey,
-    cache: &EntryRules,
+    rules: &EntryRules,
     (outcome, tally, stopped): (&LogOutcome, Option<&Tally>, Option<Stopped>),
     rows: Option<&[u8]>,
 ) -> Option<Vec<u8>> {
     let rows = rows.filter(|_| outcome.read_error.is_none())?;
     let stopped = stopped.filter(|stopped| stopped.end.at.offset == key.size);
-    cache.encode(key, cache.context(task), &(outcome, tally, stopped), rows)
+    rules.encode(key, rules.context(task), &(outcome, tally, stopped), rows)
 }
 
 impl LogTask {
@@ -197,14 +197,14 @@ impl LogTask {
         &self,
         input: LogInput<'_>,
         key: &FileKey,
-        cache: &EntryRules,
+        rules: &EntryRules,
         options: &Options,
         rows: &mut dyn RowSink,
     ) -> Option<Vec<u8>> {
         let mut recording = RecordingSink::new(rows, self.source().agent(), &[]);
         let (outcome, stopped) = self.parse_input_resumable(input, options, &mut recording);
         let kept = recording.rows();
-        record(self, key, cache, (&outcome, None, stopped), kept.as_deref())
+        record(self, key, rules, (&outcome, None, stopped), kept.as_deref())
     }
 }
 
@@ -263,13 +263,13 @@ impl LogJob {
         entry: Option<Stored<'_>>,
         mut input: LogInput<'_>,
         key: &FileKey,
-        cache: &EntryRules,
+        rules: &EntryRules,
         options: &Options,
         rows: &mut dyn RowSink,
     ) -> (ParsedLog, EntryAfter, CacheTally) {
         let mut miss = None;
         if let Some(entry) = entry {
-            match Usable::of(entry, key, cache, &self.task, &mut input) {
+            match Usable::of(entry, key, rules, &self.task, &mut input) {
                 Ok(Usable::Same((outcome, None, _), kept)) => {
                     match entry::replay_rows(kept, &self.task, &mut TallySink::new(&mut self.start, rows)) {
                         Ok(()) => return (self.replayed(outcome, options), EntryAfter::Kept, cached(key)),
@@ -278,7 +278,7 @@ impl LogJob {
                 }
                 Ok(Usable::Grown(grown)) if grown.tally.is_none() => {
                     let resumed_from = grown.end.at.offset;
-                    match self.resume(grown, key, cache, options, rows) {
+                    match self.resume(grown, key, rules, options, rows) {
                         Ok((outcome, entry)) => {
                             return (self.finished(outcome), entry.into(), resumed(key, resumed_from));
                         }
@@ -294,7 +294,7 @@ impl LogJob {
         let mut recording = RecordingSink::new(&mut tallied, self.task.source().agent(), &[]);
         let (mut outcome, stopped) = self.task.parse_input_resumable(input, options, &mut recording);
         let kept = recording.rows();
-        let entry = record(&self.task, key, cache, (&outcome, None, stopped), kept.as_deref());
+        let entry = record(&self.task, key, rules, (&outcome, None, stopped), kept.as_deref());
         say_ignored(&mut outcome, miss);
         (self.finished(outcome), entry.into(), parsed_whole())
     }
@@ -306,7 +306,7 @@ impl LogJob {
         &mut self,
         grown: Grown<'_, '_>,
         key: &FileKey,
-        cache: &EntryRules,
+        rules: &EntryRules,
         options: &Options,
         rows: &mut dyn RowSink,
     ) -> Result<(LogOutcome, Option<Vec<u8>>), Miss> {
@@ -320,7 +320,7 @@ impl LogJob {
         let (outcome, stopped) = went_on.ok_or(Miss::Changed)?;
         let kept = recording.rows();
         replayed.finish();
-        let entry = record(&self.task, key, cache, (&outcome, None, stopped), kept.as_deref());
+        let entry = record(&self.task, key, rules, (&outcome, None, stopped), kept.as_deref());
         Ok((outcome, entry))
     }
 
@@ -333,12 +333,12 @@ impl LogJob {
         entry: Option<Stored<'_>>,
         mut input: LogInput<'_>,
         key: &FileKey,
-        cache: &EntryRules,
+        rules: &EntryRules,
         options: &Options,
     ) -> (ParsedLog, std::io::Result<Vec<u8>>, EntryAfter, CacheTally) {
         let mut miss = None;
         if let Some(entry) = entry {
-            match Usable::of(entry, key, cache, &self.task, &mut input) {
+            match Usable::of(entry, key, rules, &self.task, &mut input) {
                 Ok(Usable::Same((outcome, Some(tally), _), written)) => {
                     self.start = tally;
                     return (self.replayed(outcome, options), Ok(written.to_vec()), EntryAfter::Kept, cached(key));
@@ -355,7 +355,7 @@ impl LogJob {
                             self.start = tally;
                             let written = written.finish();
                             let parts = (&outcome, Some(&self.start), stopped);
-                            let entry = record(&self.task, key, cache, parts, written.as_deref().ok());
+                            let entry = record(&self.task, key, rules, parts, written.as_deref().ok());
                             return (self.finished(outcome), written, entry.into(), resumed(key, end.at.offset));
                         }
                         None => miss = Some(Miss::Changed),
@@ -370,7 +370,7 @@ impl LogJob {
         let (mut outcome, stopped) =
             self.task.parse_input_resumable(input, options, &mut TallySink::new(&mut self.start, &mut written));
         let written = written.finish();
-        let entry = record(&self.task, key, cache, (&outcome, Some(&self.start), stopped), written.as_deref().ok());
+        let entry = record(&self.task, key, rules, (&outcome, Some(&self.start), stopped), written.as_deref().ok());
         say_ignored(&mut outcome, miss);
         (self.finished(outcome), written, entry.into(), parsed_whole())
     }

@@ -378,9 +378,9 @@ mod tests {
 
     /// A real entry, of `rows` bytes of rows.
     fn an_entry(rows: usize) -> Vec<u8> {
-        let cache = EntryRules::new("test", &copilot_lens::analysis::Options::default(), 0);
+        let rules = EntryRules::new("test", &copilot_lens::analysis::Options::default(), 0);
         let key = copilot_lens::cache::FileKey::new("home", "log", 10, Some(5), b"head", b"tail");
-        cache.encode(&key, 0, &(), &vec![b'r'; rows]).unwrap()
+        rules.encode(&key, 0, &(), &vec![b'r'; rows]).unwrap()
     }
 
     #[test]
