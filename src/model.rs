@@ -251,6 +251,18 @@ impl<T: RowSink + ?Sized> RowSink for &mut T {
     }
 }
 
+/// Rows with the mark each was made with (an `OwnedRow` does not carry it), for tests.
+#[cfg(test)]
+#[derive(Default)]
+pub struct Marked(pub Vec<(OwnedRow, RowMark)>);
+
+#[cfg(test)]
+impl RowSink for Marked {
+    fn push(&mut self, row: &Row<'_>) {
+        self.0.push((row.to_owned_row(), row.mark));
+    }
+}
+
 impl RowSink for Vec<OwnedRow> {
     fn push(&mut self, row: &Row<'_>) {
         self.push(row.to_owned_row());

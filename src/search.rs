@@ -2,6 +2,7 @@
 //! may hold the search (`crate::line_filter`), and keeps the rows whose texts, as the user is
 //! shown them, hold it (`crate::needle`).
 
+use crate::analysis::tally::Copies;
 use crate::analysis::{LogTask, Options};
 use crate::line_filter::LineFilter;
 use crate::model::{OwnedRow, Row, RowSink};
@@ -36,9 +37,10 @@ impl LogSearch {
     }
 
     /// The rows of the log `task` (its bytes) holding the search, scrubbed, in the log's order;
-    /// `None`, parsing nothing, when no line may.
+    /// `None`, parsing nothing, when no line may, or when another log holds its rows (an
+    /// analysis leaves them out: `Copies::RowsHeldBy`).
     pub fn rows(&mut self, task: &LogTask, bytes: &[u8], options: &Options) -> Option<Vec<OwnedRow>> {
-        if !self.may_match(bytes) {
+        if matches!(task.copies, Copies::RowsHeldBy { .. }) || !self.may_match(bytes) {
             return None;
         }
         let mut found = Found { needle: &self.needle, rows: Vec::new() };

@@ -40,13 +40,16 @@ fn an_empty_word_is_refused() {
     assert!(String::from_utf8_lossy(&output.stderr).contains("empty"));
 }
 
-/// The time, session, type and text of each row of JSON lines `jsonl` from an event log whose text
+/// The time, session, type and text of each row of JSON lines `jsonl` from a log whose text
 /// holds `word` in any case (all of them when `word` is empty).
 fn log_rows_holding(jsonl: &str, word: &str) -> Vec<(String, String, String, String)> {
     let mut rows: Vec<_> = jsonl
         .lines()
         .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
-        .filter(|row| row["source"].as_str().unwrap().ends_with("events.jsonl"))
+        .filter(|row| {
+            let source = row["source"].as_str().unwrap();
+            source.ends_with("events.jsonl") || source.contains("/chatSessions/") || source.contains("/debug-logs/")
+        })
         .filter(|row| row["text"].as_str().unwrap().to_lowercase().contains(&word.to_lowercase()))
         .map(|row| {
             ["timestamp_utc", "session_id", "turn_type", "text"].map(|key| row[key].as_str().unwrap().to_string())
@@ -59,7 +62,8 @@ fn log_rows_holding(jsonl: &str, word: &str) -> Vec<(String, String, String, Str
 
 #[test]
 fn the_rows_found_are_those_of_the_analysis_from_the_logs_whose_text_holds_the_word() {
-    for name in ["inventory/home", "spec-sample", "real-cli-1.0.102"] {
+    // VS Code's debug logs beside their chats: the rows a chat holds are found once.
+    for name in ["inventory/home", "spec-sample", "real-cli-1.0.102", "vscode/17-debug-logs"] {
         let scratch = tempfile::tempdir().unwrap();
         copy_tree(&fixture(name), &scratch.path().join("home"));
         let analyzed = run(scratch.path(), &["analyze", "home", "--out", "out"]);

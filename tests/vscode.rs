@@ -1140,9 +1140,12 @@ fn the_chat_index_names_chats_and_is_read_only_beside_them() {
 ///   credits) and the title's in `title-t1.jsonl` (gpt-4o-mini, 200/0/10, 0 credits). Turn 1
 ///   (claude-sonnet-4.5, 1000 in, 100 out) is in no debug log: it counts from the chat.
 /// - session 171: its chat is gone; its log's call on 2026-10-07 (claude-opus-4.6, 12000 in
-///   with 8000 cached, 600 out, 4 credits) still counts, and the session is listed; so does the
-///   call Copilot made for itself before it (`summarizeVirtualTools`, 500 in, 40 out, 0.1
-///   credits), which `--by purpose` sets apart, as it does the title's.
+///   with 8000 cached, 600 out, 4 credits) still counts, and the session is listed under its
+///   title log's reply; so does the call Copilot made for itself before it
+///   (`summarizeVirtualTools`, 500 in, 40 out, 0.1 credits), which `--by purpose` sets apart, as
+///   it does the title's (gpt-4o-mini, 150 in, 8 out, 0 credits). Its texts are rows (a prompt,
+///   two tool calls, one failed, and a reply in OpenTelemetry's message shape); session 170's
+///   are its chat's, not repeated.
 /// - session 172: the older flat layout of an older build (gpt-4.1, 900 in, 60 out, no credits:
 ///   estimated) on 2026-10-21.
 #[test]
@@ -1174,7 +1177,7 @@ fn case_17_debug_logs() {
     let purpose = |name: &str, model: &str, requests, credits| (name.to_string(), model.to_string(), requests, credits);
     assert_eq!(
         purposes,
-        [purpose("summarizeVirtualTools", "claude-opus-4.6", 1, 0.1), purpose("title", "gpt-4o-mini", 1, 0.0)],
+        [purpose("summarizeVirtualTools", "claude-opus-4.6", 1, 0.1), purpose("title", "gpt-4o-mini", 2, 0.0)],
         "--by purpose sets apart the calls Copilot made for itself"
     );
     let total = |table: &Value| table["grand_total"]["credits"].as_f64().unwrap();
@@ -1208,6 +1211,7 @@ fn case_17_debug_logs() {
         row("2026-10-07", cli, "claude-opus-4.6", [2, 1000, 2000, 1000, 300, 50, 4300], 1.98, "estimated"),
         row("2026-10-07", cli, "gpt-5.4", [1, 1000, 0, 0, 100, 0, 1100], 0.4, "estimated"),
         row("2026-10-07", vscode, "claude-opus-4.6", [2, 4500, 8000, 0, 640, 0, 13140], 4.1, "recorded"),
+        row("2026-10-07", vscode, "gpt-4o-mini", [1, 150, 0, 0, 8, 0, 158], 0.0, "recorded"),
         row("2026-10-20", vscode, "claude-haiku-4.5", [1, 800, 0, 0, 50, 0, 850], 0.33, "recorded"),
         row("2026-10-20", vscode, "claude-sonnet-4.5", [1, 1000, 0, 0, 100, 0, 1100], 0.45, "estimated"),
         row("2026-10-20", vscode, "gpt-4o-mini", [1, 200, 0, 0, 10, 0, 210], 0.0, "recorded"),
@@ -1225,8 +1229,37 @@ fn case_17_debug_logs() {
     // The deleted chat's session is listed, in its workspace's project.
     let deleted = out.sessions.iter().find(|session| session["session_id"] == session_id(171)).expect("listed");
     assert_eq!(str_of(&deleted["project_path"]), "/home/ana/src/shop");
+    assert_eq!(str_of(&deleted["name"]), "Billing refactor plan");
+    // Its texts are rows; those of session 170, whose chat is given, are the chat's alone.
+    let rows = read(&out.dir.join("rows.jsonl"));
+    let rows: Vec<Value> = rows.lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    let of = |id: u32| -> Vec<(String, String, String)> {
+        rows.iter()
+            .filter(|row| row["session_id"] == session_id(id))
+            .map(|row| (str_of(&row["turn_type"]), str_of(&row["tool_name"]), str_of(&row["text"])))
+            .collect()
+    };
+    let texts = |rows: &[(&str, &str, &str)]| -> Vec<(String, String, String)> {
+        rows.iter().map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string())).collect()
+    };
+    assert_eq!(
+        of(171),
+        texts(&[
+            ("user", "", "plan the refactor of the billing module\nkeep the API"),
+            ("tool_use", "read_file", r#"{"filePath": "/home/mona/octo-world/billing.ts"}"#),
+            ("tool_result", "read_file", "export function bill() {}"),
+            ("tool_use", "run_in_terminal", r#"{"command": "npm test"}"#),
+            ("tool_result", "run_in_terminal", "exit code 1"),
+            ("assistant", "", "Split bill() into three steps; the API stays."),
+        ])
+    );
+    let chat_170: Vec<_> = of(170).into_iter().filter(|(kind, _, _)| kind == "user").collect();
+    assert_eq!(chat_170.len(), 2, "the chat's two prompts, once each: {chat_170:?}");
     let kinds: Vec<(u64, String)> =
         out.diagnostics().iter().map(|d| (d["line"].as_u64().unwrap_or(0), str_of(&d["kind"]))).collect();
     let kinds: Vec<(u64, &str)> = kinds.iter().map(|(line, kind)| (*line, kind.as_str())).collect();
-    assert_eq!(kinds, [(7, "duplicate"), (10, "failed_request"), (11, "unparsable"), (13, "unparsable")]);
+    // The two logs of session 170 with texts say they leave them to the chat (line 0: the file's).
+    let held = [(0, "duplicate")];
+    let main = [(7, "duplicate"), (10, "failed_request"), (11, "unparsable"), (13, "unparsable")];
+    assert_eq!(kinds, [&held[..], &main, &held].concat());
 }

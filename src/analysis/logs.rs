@@ -163,7 +163,7 @@ impl Parsing {
     pub(super) fn tally_for(&mut self, task: &LogTask) -> Tally {
         let copy_keys = match task.copies {
             Copies::Later { first } => self.state.copy_keys.remove(&first).unwrap_or_default(),
-            Copies::Only | Copies::First => CopyKeys::default(),
+            Copies::Only | Copies::First | Copies::RowsHeldBy { .. } => CopyKeys::default(),
         };
         Tally::new(task.copies, copy_keys)
     }
@@ -201,6 +201,17 @@ impl Parsing {
                 self.state.file_label(first),
                 counted(given, "row", "rows"),
                 counted(added, "row", "rows"),
+            );
+            self.state.warn(task.file, DiagnosticKind::Duplicate, message);
+        }
+        if let Copies::RowsHeldBy { primary } = task.copies
+            && tally.copies_dropped > 0
+        {
+            let message = format!(
+                "{} not repeated: the session's {} holds {} (this log's usage counts)",
+                counted(tally.copies_dropped, "row", "rows"),
+                self.state.file_label(primary),
+                if tally.copies_dropped == 1 { "it" } else { "them" },
             );
             self.state.warn(task.file, DiagnosticKind::Duplicate, message);
         }
@@ -298,14 +309,28 @@ impl State {
     /// of a session's log (the same session in several homes) come after all the others. A
     /// copy is the same kind of log of the session under the same name (its extension aside:
     /// VS Code's `.json` and `.jsonl` of a chat); a session's other logs (VS Code's debug logs
-    /// beside its chat) are logs of their own.
+    /// beside its chat) are logs of their own. A secondary log whose session a primary log
+    /// gives has its rows held by that log (`Copies::RowsHeldBy`).
     pub(super) fn log_order(&self) -> Vec<(usize, Copies)> {
+        let logs = || self.read_files().filter(|(_, file)| file.kind.role == Role::EventLog);
+        let mut primary_of: HashMap<(SourceId, &str), usize> = HashMap::new();
+        for (index, file) in logs().filter(|(_, file)| !file.kind.secondary) {
+            if let Some(id) = file.session_id.as_deref().filter(|id| !id.is_empty()) {
+                primary_of.entry((file.source, id)).or_insert(index);
+            }
+        }
         let mut first_of: HashMap<(SourceId, &str, &str, &str), usize> = HashMap::new();
         let (mut order, mut later) = (Vec::new(), Vec::new());
-        for (index, file) in self.read_files().filter(|(_, file)| file.kind.role == Role::EventLog) {
+        for (index, file) in logs() {
             let name = file.path.rsplit('/').next().unwrap_or_default();
             let stem = name.split('.').next().unwrap_or_default();
             let id = file.session_id.as_deref().unwrap_or_default();
+            if file.kind.secondary
+                && let Some(&primary) = primary_of.get(&(file.source, id))
+            {
+                order.push((index, Copies::RowsHeldBy { primary }));
+                continue;
+            }
             let session = (file.source, file.kind.name, id, stem);
             match first_of.get(&session) {
                 Some(&first) if !id.is_empty() => later.push((index, Copies::Later { first })),

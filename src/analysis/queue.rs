@@ -161,7 +161,7 @@ impl<R, G, T: TakesLogs> LogQueue<R, G, T> {
             .iter()
             .enumerate()
             .map(|(index, task)| match task.copies {
-                Copies::Only => None,
+                Copies::Only | Copies::RowsHeldBy { .. } => None,
                 Copies::First => last_copy.insert(task.file, index),
                 Copies::Later { first } => last_copy.insert(first, index),
             })

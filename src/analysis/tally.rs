@@ -23,6 +23,12 @@ pub enum Copies {
     Later {
         first: usize,
     },
+    /// A secondary log (`FileKind::secondary`: VS Code's debug log) whose session a primary log
+    /// gives (`primary`, its chat): the primary holds its texts, so none of its rows is given;
+    /// all else it says counts (its usage above all).
+    RowsHeldBy {
+        primary: usize,
+    },
 }
 
 /// What the analysis keeps of the rows that pass by: counts and deduplication keys. The cache
@@ -102,7 +108,7 @@ impl Copies {
     pub(super) fn first(self) -> Option<usize> {
         match self {
             Copies::Later { first } => Some(first),
-            Copies::Only | Copies::First => None,
+            Copies::Only | Copies::First | Copies::RowsHeldBy { .. } => None,
         }
     }
 }
@@ -117,6 +123,10 @@ impl Tally {
     fn already_given(&mut self, row: &Row<'_>, text: RowText) -> bool {
         match self.copies {
             Copies::Only => false,
+            Copies::RowsHeldBy { .. } => {
+                self.copies_dropped += 1;
+                true
+            }
             Copies::First => {
                 *self.copy_keys.entry(dedup::copy_key(row, text.key)).or_default() += 1;
                 false

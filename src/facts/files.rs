@@ -48,7 +48,8 @@ impl Role {
 }
 
 /// A kind of file: its name in the report, what the analysis does with it, and whether its
-/// rows are secondary copies (deduplicated against the primary rows).
+/// rows are secondary copies (deduplicated against the primary rows; a secondary event log's
+/// rows are all left out where a primary log of its session is given).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct FileKind {
     pub name: &'static str,

@@ -4,11 +4,14 @@
 //! (`<label>-<child id>.jsonl`: `runSubagent-<agent>-<id>`, `title-<id>`), each announced in
 //! `main.jsonl` by a `child_session_ref` line; the child's lines carry its own id as `sid`.
 //!
-//! Only usage is read: every `llm_request` is one model call, with its tokens (`inputTokens`
-//! includes `cachedTokens`) and, in newer builds, what Copilot recorded as billed
-//! (`copilotUsageNanoAiu`), counted per call (`SessionLedger::recorded_call`). The other lines'
-//! texts are the chat session's too, which gives the rows.
+//! Every `llm_request` is one model call, with its tokens (`inputTokens` includes
+//! `cachedTokens`) and, in newer builds, what Copilot recorded as billed (`copilotUsageNanoAiu`),
+//! counted per call (`SessionLedger::recorded_call`). The texts (`user_message`'s prompt,
+//! `agent_response`'s reply, `tool_call`'s arguments and result, each cut by Copilot Chat at
+//! 5,000 characters) are rows; where the session's chat is given, which holds them, the analysis
+//! leaves them out (`Copies::RowsHeldBy`). No line holds a system prompt or a request's body.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::io::{self, BufRead, Read};
 
@@ -18,14 +21,16 @@ use serde_json::Value;
 
 use super::turns::{Notes, count, model_name};
 use crate::facts::diagnostics::DiagnosticKind;
-use crate::facts::log::LogProblem;
+use crate::facts::log::{LogProblem, LogSummary};
 use crate::lines::{Line, LineReader};
+use crate::model::{LineLocator, Row, RowMark, RowSink, TurnType};
 use crate::sources::folder_uri;
 use crate::sources::log::{LogContext, LogOutcome, bad_line_text, each_line};
 use crate::time;
 use crate::usage::counters::{Amount, LeftOut, Recorded};
 use crate::usage::ledger::{CallMaker, Place, SessionLedger};
 use crate::usage::{Entry, Tokens};
+use crate::words::counted;
 
 /// The line types Copilot Chat writes that give no usage (`IDebugLogEntry.type`, and
 /// `session_start` of newer builds).
@@ -50,12 +55,12 @@ fn text<'a>(object: &'a Value, field: &str) -> Option<&'a str> {
     object.get(field).and_then(Value::as_str)
 }
 
-/// Reads a debug log's usage and summary into `outcome`, accounting for every line; a line
-/// that cannot be read, a call repeated (the same `spanId`) or failed, and a call with no day
-/// are its problems.
-pub fn read(context: &LogContext<'_>, reader: &mut dyn BufRead, outcome: &mut LogOutcome) {
+/// Reads a debug log's rows into `sink`, and its usage and summary into `outcome`, accounting
+/// for every line; a line that cannot be read, a call repeated (the same `spanId`) or failed,
+/// and a call with no day are its problems.
+pub fn read(context: &LogContext<'_>, reader: &mut dyn BufRead, sink: &mut dyn RowSink, outcome: &mut LogOutcome) {
     let mut lines = LineReader::new(reader);
-    let mut reading = Reading::new(context);
+    let mut reading = Reading::new(context, Some(Texts::new(sink)));
     outcome.read_error = each_line(&mut lines, |line| reading.line(line, outcome));
     let ended = lines.clean_end().is_some();
     let last_line = outcome.account.lines;
@@ -67,7 +72,7 @@ pub fn read(context: &LogContext<'_>, reader: &mut dyn BufRead, outcome: &mut Lo
 /// parsed (most of a log is texts, tool arguments and results).
 pub fn read_calls(context: &LogContext<'_>, reader: impl Read, outcome: &mut LogOutcome) -> io::Result<()> {
     let finder = Finder::new(LLM_REQUEST);
-    let mut reading = Reading::new(context);
+    let mut reading = Reading::new(context, None);
     // Lines before the run being searched, and whether the input so far ends a line.
     let (mut lines_before, mut ended) = (0u64, true);
     crate::lines::scan_whole_lines(reader, |run, base, left_out| {
@@ -97,25 +102,36 @@ pub fn read_calls(context: &LogContext<'_>, reader: impl Read, outcome: &mut Log
     Ok(())
 }
 
-struct Reading<'c> {
+struct Reading<'c, 's> {
     context: &'c LogContext<'c>,
+    /// The project of the workspace the log is in.
+    project: Option<crate::sources::folder_uri::Folder>,
     /// Each `llm_request`'s span (by its hash, as every deduplication keeps), with its line: a
     /// repeated line counts once.
     spans: HashMap<u64, u64>,
     ledger: Option<SessionLedger>,
     /// Lines that cannot be read, with why.
     bad: Vec<(u64, String)>,
+    /// Where the rows go; none for a usage-only reading.
+    texts: Option<Texts<'s>>,
 }
 
-impl<'c> Reading<'c> {
-    fn new(context: &'c LogContext<'c>) -> Self {
-        Reading { context, spans: HashMap::new(), ledger: None, bad: Vec::new() }
+impl<'c, 's> Reading<'c, 's> {
+    fn new(context: &'c LogContext<'c>, texts: Option<Texts<'s>>) -> Self {
+        Reading {
+            context,
+            project: folder_uri::decode(context.fallback_project),
+            spans: HashMap::new(),
+            ledger: None,
+            bad: Vec::new(),
+            texts,
+        }
     }
 
     /// Says what was wrong with the lines that could not be read (`last_line`: the log's last,
     /// `ended` when it ends with its newline), and puts the ledger in `outcome`.
-    fn finish(self, outcome: &mut LogOutcome, last_line: u64, ended: bool) {
-        for (number, text) in self.bad {
+    fn finish(mut self, outcome: &mut LogOutcome, last_line: u64, ended: bool) {
+        for (number, text) in std::mem::take(&mut self.bad) {
             let mut message = text;
             if number == 1 {
                 message.push_str(
@@ -124,13 +140,28 @@ impl<'c> Reading<'c> {
             } else if number == last_line && !ended {
                 message.push_str(" (the log's last line, not ended: still being written, or cut)");
             }
+            if let Some(texts) = &mut self.texts {
+                let row = (TurnType::System, Cow::Borrowed(message.as_str()), "", "", RowMark::BadLine);
+                texts.emit(self.context, &self.project, number, None, "", row);
+            }
             outcome.problems.push(LogProblem { line: Some(number), kind: DiagnosticKind::Unparsable, message });
+        }
+        if let Some(cut) = self.texts.as_ref().map(|texts| texts.cut).filter(|cut| *cut > 0) {
+            outcome.problems.push(LogProblem {
+                line: None,
+                kind: DiagnosticKind::CutWhenSaved,
+                message: format!(
+                    "{} cut by Copilot Chat at 5,000 characters when it logged {} (ending \"{CUT_MARK}\"): shown as logged",
+                    counted(cut, "text was", "texts were"),
+                    if cut == 1 { "it" } else { "them" }
+                ),
+            });
         }
         let summary = &mut outcome.summary;
         // A chat session does not shut down: its record says none rather than "none".
         // No creation time: the chat's own, when there is one, is the session's.
         summary.shutdown_type = Some(String::new());
-        if let Some(folder) = folder_uri::decode(self.context.fallback_project) {
+        if let Some(folder) = self.project {
             (summary.project, summary.remote) = (Some(folder.path), folder.remote);
         }
         outcome.usage = self.ledger;
@@ -170,15 +201,105 @@ impl<'c> Reading<'c> {
                 }
                 note(&mut outcome.account.skipped_by_rule, kind);
             }
+            USER_MESSAGE | AGENT_RESPONSE | TOOL_CALL if self.texts.is_some() => {
+                let rows = self.texts_of(kind, line.number, millis, &entry, &mut outcome.summary);
+                if rows {
+                    outcome.account.with_rows += 1;
+                } else {
+                    note(&mut outcome.account.skipped_by_rule, kind);
+                }
+            }
             known if OTHER_TYPES.contains(&known) => note(&mut outcome.account.skipped_by_rule, kind),
-            unknown => note(&mut outcome.account.unknown_types, unknown),
+            unknown => outcome.account.unknown_type(unknown),
         }
+    }
+
+    /// The rows of a line's texts, and what they say of the session; false when it gives none.
+    fn texts_of(
+        &mut self,
+        kind: &str,
+        number: u64,
+        millis: Option<i64>,
+        entry: &Value,
+        summary: &mut LogSummary,
+    ) -> bool {
+        let Some(texts) = &mut self.texts else { return false };
+        let attrs = entry.get("attrs");
+        let attr = |name| attrs.and_then(|attrs| text(attrs, name)).filter(|text| !text.is_empty());
+        let child = child_label(self.context.source, text(entry, "sid"));
+        let (context, project) = (self.context, &self.project);
+        // A title log's texts are Copilot's own request: its reply names the session, no row.
+        if child == Some(TITLE) {
+            if let Some(title) = attr("response").filter(|_| kind == AGENT_RESPONSE) {
+                let title = reply_text(title);
+                summary.title = Some(title.trim().to_string()).filter(|title| !title.is_empty());
+            }
+            return false;
+        }
+        match kind {
+            USER_MESSAGE => {
+                let Some(prompt) = attr("content") else { return false };
+                // A sub-agent's or a title's prompt is Copilot's, not the person's.
+                if child.is_none() {
+                    summary.note_prompt(prompt);
+                }
+                let row = (TurnType::User, Cow::Borrowed(prompt), "", "", RowMark::Plain);
+                texts.emit(context, project, number, millis, "", row);
+            }
+            AGENT_RESPONSE => {
+                let Some(response) = attr("response") else { return false };
+                let reply = reply_text(response);
+                summary.answered = true;
+                let span = text(entry, "spanId").and_then(|span| span.strip_prefix("agent-msg-"));
+                let model = match (&texts.last_call, span) {
+                    (Some((call, model)), Some(span)) if call == span => model.clone(),
+                    _ => String::new(),
+                };
+                texts.emit(
+                    context,
+                    project,
+                    number,
+                    millis,
+                    &model,
+                    (TurnType::Assistant, reply, "", "", RowMark::Plain),
+                );
+            }
+            _ => {
+                let (name, id) = (text(entry, "name").unwrap_or_default(), text(entry, "spanId").unwrap_or_default());
+                let failed = text(entry, "status") == Some("error");
+                let arguments = attr("args").unwrap_or_default();
+                texts.emit(
+                    context,
+                    project,
+                    number,
+                    millis,
+                    "",
+                    (TurnType::ToolUse, arguments.into(), name, id, RowMark::Plain),
+                );
+                if let Some(result) = attr("result").or(failed.then(|| attr("error")).flatten()) {
+                    let mark = if failed { RowMark::FailedToolResult } else { RowMark::Plain };
+                    texts.emit(
+                        context,
+                        project,
+                        number,
+                        millis,
+                        "",
+                        (TurnType::ToolResult, result.into(), name, id, mark),
+                    );
+                }
+            }
+        }
+        true
     }
 
     /// One `llm_request`: a model call, counted once per span.
     fn call(&mut self, number: u64, millis: Option<i64>, line: &Value, outcome: &mut LogOutcome) {
         note(&mut outcome.account.skipped_by_rule, LLM_REQUEST);
         let span = text(line, "spanId").unwrap_or_default();
+        if let Some(texts) = &mut self.texts {
+            let model = line.get("attrs").and_then(|attrs| text(attrs, "model")).map(model_name);
+            texts.last_call = Some((span.to_string(), model.unwrap_or_default().to_string()));
+        }
         if !span.is_empty() {
             let key = xxhash_rust::xxh3::xxh3_64(span.as_bytes());
             if let Some(first) = self.spans.get(&key) {
@@ -267,6 +388,80 @@ impl<'c> Reading<'c> {
 /// The child log and the `debugName` of a chat's title (`title.ts`).
 const TITLE: &str = "title";
 
+const USER_MESSAGE: &str = "user_message";
+const AGENT_RESPONSE: &str = "agent_response";
+const TOOL_CALL: &str = "tool_call";
+
+/// What Copilot Chat puts after a text it cut at 5,000 characters (`truncate`).
+const CUT_MARK: &str = "[truncated]";
+
+/// A row's own parts: turn type, text, tool name and id, mark.
+type RowParts<'a> = (TurnType, Cow<'a, str>, &'a str, &'a str, RowMark);
+
+/// Where a log's rows go, and what they need from the lines before.
+struct Texts<'s> {
+    sink: &'s mut dyn RowSink,
+    /// The rows so far: a row's place among the log's rows is its locator (`rows_again` reads
+    /// the log whole).
+    ordinal: u32,
+    /// The last call's span and model: its reply (`agent-msg-<span>`) follows it.
+    last_call: Option<(String, String)>,
+    /// Texts Copilot Chat cut when it logged them.
+    cut: u64,
+}
+
+impl<'s> Texts<'s> {
+    fn new(sink: &'s mut dyn RowSink) -> Self {
+        Texts { sink, ordinal: 0, last_call: None, cut: 0 }
+    }
+
+    fn emit(
+        &mut self,
+        context: &LogContext<'_>,
+        project: &Option<crate::sources::folder_uri::Folder>,
+        line: u64,
+        millis: Option<i64>,
+        model: &str,
+        parts: RowParts<'_>,
+    ) {
+        let (turn_type, text, tool_name, tool_use_id, mark) = parts;
+        if text.ends_with(CUT_MARK) {
+            self.cut += 1;
+        }
+        self.sink.push(&Row {
+            agent: context.agent,
+            timestamp_utc: Cow::Owned(millis.map(time::format_millis).unwrap_or_default()),
+            session_id: context.session_id,
+            project_path: project.as_ref().map_or("", |folder| folder.path.as_str()),
+            git_branch: "",
+            model,
+            tool_name,
+            tool_use_id,
+            turn_type,
+            text,
+            source: context.source,
+            source_line: line,
+            mark,
+            locator: Some(LineLocator { file: context.file, offset: 0, ordinal: self.ordinal }),
+        });
+        self.ordinal += 1;
+    }
+}
+
+/// A reply's text: `agent_response` holds the call's output messages as OpenTelemetry's JSON
+/// (`[{role, parts: [{type: "text", content}, ...]}]`, `messageFormatters.ts`), their text
+/// parts joined; a response that is not such JSON (cut at 5,000 characters, or an older
+/// build's plain text) is shown as logged.
+fn reply_text(response: &str) -> Cow<'_, str> {
+    let mut spare = String::new();
+    let parsed = response.starts_with('[').then(|| crate::json::from_str::<Value>(response, &mut spare));
+    let Some(Ok(Value::Array(messages))) = parsed else { return Cow::Borrowed(response) };
+    let parts = messages.iter().filter_map(|message| message.get("parts")?.as_array()).flatten();
+    let texts: Vec<&str> =
+        parts.filter(|part| text(part, "type") == Some("text")).filter_map(|part| text(part, "content")).collect();
+    Cow::Owned(texts.join("\n\n"))
+}
+
 /// The purpose of Copilot's own a call was made for, by its `debugName` (`chatMLFetcher.ts`'s
 /// callers): none for a call that answered a request, whether the chat's own
 /// (`<location>/<intent>`: `panel/editAgent`) or a sub-agent's (`tool/runSubagent-<name>`,
@@ -309,13 +504,22 @@ mod tests {
         read_log_by(path, text, None)
     }
 
+    /// A log read whole: its rows with their marks, and its outcome.
+    fn read_rows(path: &str, text: &str) -> (Vec<(crate::model::OwnedRow, RowMark)>, LogOutcome) {
+        let rates = RateTable::default_table();
+        let context = LogContext::of_test("copilot-vscode", path, &rates);
+        let (mut rows, mut outcome) = (crate::model::Marked::default(), LogOutcome::default());
+        read(&context, &mut text.as_bytes(), &mut rows, &mut outcome);
+        (rows.0, outcome)
+    }
+
     /// A log read whole, or (`Some(step)`) for usage only, `step` bytes a read.
     fn read_log_by(path: &str, text: &str, usage_only: Option<usize>) -> LogOutcome {
         let rates = RateTable::default_table();
         let context = LogContext::of_test("copilot-vscode", path, &rates);
         let mut outcome = LogOutcome::default();
         match usage_only {
-            None => read(&context, &mut text.as_bytes(), &mut outcome),
+            None => read(&context, &mut text.as_bytes(), &mut Vec::new(), &mut outcome),
             Some(step) => read_calls(&context, crate::lines::Trickle(text.as_bytes(), step), &mut outcome).unwrap(),
         }
         outcome
@@ -368,11 +572,91 @@ mod tests {
         assert!(outcome.problems[2].message.ends_with("(the log's last line, not ended: still being written, or cut)"));
         let account = &outcome.account;
         assert_eq!((account.lines, account.bad_lines, account.unknown_types["new_kind"]), (6, 2, 1));
-        assert_eq!((account.skipped_by_rule["llm_request"], account.skipped_by_rule["tool_call"]), (2, 1));
+        assert_eq!((account.skipped_by_rule["llm_request"], account.with_rows), (2, 1));
         // An older build's call records no credits: they are estimated from its tokens.
         let ledger = outcome.usage.unwrap();
         let older = ledger.entries.iter().find(|(key, _)| key.model == "gpt-4.1").unwrap().1;
         assert_eq!((older.recorded.nano_aiu, older.tokens.input, older.tokens.output), (None, 900, 60));
+    }
+
+    fn line(kind: &str, span: &str, rest: &str) -> String {
+        format!(
+            r#"{{"v":1,"ts":1792486800000,"dur":0,"sid":"s","type":"{kind}","name":"{kind}","spanId":"{span}","status":"ok"{rest}}}"#
+        )
+    }
+
+    #[test]
+    fn prompts_replies_and_tools_are_rows_with_their_call_model() {
+        let output = r#"[{"role":"assistant","parts":[{"type":"reasoning","content":"hmm"},{"type":"text","content":"It is in cart.js."},{"type":"tool_call","id":"t","name":"read","arguments":{}}],"finish_reason":"stop"}]"#;
+        let cut = format!("{}[truncated]", "x".repeat(5000));
+        let text = [
+            line("user_message", "u1", r#","attrs":{"content":"where is the total?\nthanks"}"#),
+            call("c1", "ok", r#"{"model":"copilot/gpt-5.4","inputTokens":10,"outputTokens":5}"#),
+            line(
+                "tool_call",
+                "t1",
+                r#","name":"read_file","attrs":{"args":"{\"path\":\"cart.js\"}","result":"total()"}"#,
+            )
+            .replace(r#""name":"tool_call","#, ""),
+            line("tool_call", "t2", &format!(r#","attrs":{{"args":"{cut}","error":"denied"}}"#))
+                .replace(r#""ok""#, r#""error""#),
+            line(
+                "agent_response",
+                "agent-msg-c1",
+                &format!(r#","attrs":{{"response":{}}}"#, serde_json::to_string(output).unwrap()),
+            ),
+            line("agent_response", "agent-msg-other", r#","attrs":{"response":"plain, as older builds wrote"}"#),
+            line("user_message", "u2", r#","attrs":{"content":""}"#),
+        ]
+        .join("\n");
+        let (rows, outcome) = read_rows(MAIN, &text);
+        let shown: Vec<_> = rows
+            .iter()
+            .map(|(row, mark)| {
+                let text = row.text.chars().take(20).collect::<String>();
+                (row.turn_type.as_str(), text, row.tool_name.as_str(), row.model.as_str(), *mark)
+            })
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                ("user", "where is the total?\n".to_string(), "", "", RowMark::Plain),
+                ("tool_use", r#"{"path":"cart.js"}"#.to_string(), "read_file", "", RowMark::Plain),
+                ("tool_result", "total()".to_string(), "read_file", "", RowMark::Plain),
+                ("tool_use", "x".repeat(20), "tool_call", "", RowMark::Plain),
+                ("tool_result", "denied".to_string(), "tool_call", "", RowMark::FailedToolResult),
+                ("assistant", "It is in cart.js.".to_string(), "", "gpt-5.4", RowMark::Plain),
+                ("assistant", "plain, as older buil".to_string(), "", "", RowMark::Plain),
+            ]
+        );
+        assert!(rows.iter().all(|(row, _)| row.session_id == "s" && row.timestamp_utc == "2026-10-20T09:00:00.000Z"));
+        let summary = &outcome.summary;
+        assert_eq!((summary.first_prompt.as_deref(), summary.answered), (Some("where is the total?"), true));
+        assert_eq!((outcome.account.with_rows, outcome.account.skipped_by_rule["user_message"]), (5, 1));
+        let cut: Vec<_> =
+            outcome.problems.iter().filter(|problem| problem.kind == DiagnosticKind::CutWhenSaved).collect();
+        assert_eq!(cut.len(), 1, "{:?}", outcome.problems);
+        assert!(cut[0].message.starts_with("1 text was cut by Copilot Chat at 5,000 characters"), "{}", cut[0].message);
+    }
+
+    #[test]
+    fn an_unknown_types_name_is_scrubbed_where_it_is_counted() {
+        let outcome = read_log(MAIN, "{\"type\":\"ghp_96ipbNClShVP4wY4for9duMl7JRU7BT4dK4b\"}\n");
+        let names: Vec<_> = outcome.account.unknown_types.keys().collect();
+        assert!(names.len() == 1 && !names[0].contains("ghp_96ip"), "{names:?}");
+    }
+
+    #[test]
+    fn a_title_log_names_its_session_and_a_sub_agents_prompt_does_not() {
+        let folder = "x/GitHub.copilot-chat/debug-logs/s";
+        let reply = line("agent_response", "agent-msg-c", r#","attrs":{"response":" Cart total "}"#)
+            .replace(r#""sid":"s""#, r#""sid":"t9""#);
+        let (rows, outcome) = read_rows(&format!("{folder}/title-t9.jsonl"), &reply);
+        assert_eq!((rows.len(), outcome.summary.title.as_deref()), (0, Some("Cart total")));
+        let prompt =
+            line("user_message", "u", r#","attrs":{"content":"look"}"#).replace(r#""sid":"s""#, r#""sid":"c1""#);
+        let (rows, outcome) = read_rows(&format!("{folder}/runSubagent-explorer-c1.jsonl"), &prompt);
+        assert_eq!((rows.len(), outcome.summary.first_prompt), (1, None));
     }
 
     #[test]

@@ -84,8 +84,9 @@ pub const MCP_CONFIG: FileKind = FileKind { name: "mcp_config", role: Role::Meta
 pub const SETTINGS: FileKind = FileKind { name: "vscode_settings", role: Role::Metadata, secondary: false };
 /// A Copilot Chat Agent Debug log (`debug-logs/<session>/main.jsonl`, a child log beside it, or
 /// an older flat `debug-logs/<session>.jsonl`): every model request with the credits Copilot
-/// recorded for it (`debug_log.rs`).
-pub const DEBUG_LOG: FileKind = FileKind { name: "chat_debug_log", role: Role::EventLog, secondary: false };
+/// recorded for it (`debug_log.rs`). Secondary: its texts are rows only where the session's
+/// chat is not given, which holds them.
+pub const DEBUG_LOG: FileKind = FileKind { name: "chat_debug_log", role: Role::EventLog, secondary: true };
 /// A `state.vscdb`, for its index of the chat sessions (their titles).
 pub const CHAT_INDEX: FileKind = FileKind { name: "chat_index", role: Role::Database, secondary: false };
 

@@ -87,7 +87,7 @@ impl Source for CopilotVscode {
         let mut outcome = LogOutcome::default();
         if is_debug_log(context.source) {
             #[cfg(feature = "extras")]
-            debug_log::read(context, reader, &mut outcome);
+            debug_log::read(context, reader, sink, &mut outcome);
             return outcome;
         }
         let log = read_log(context.source, reader, &mut outcome);
@@ -110,11 +110,16 @@ impl Source for CopilotVscode {
     }
 
     fn rows_again(&self, context: &LogContext<'_>, log: &mut dyn LogAgain, _offset: u64) -> io::Result<Vec<OwnedRow>> {
-        // A debug log gives no rows.
-        if is_debug_log(context.source) {
-            return Ok(Vec::new());
-        }
         let mut outcome = LogOutcome::default();
+        #[cfg(feature = "extras")]
+        if is_debug_log(context.source) {
+            let mut rows: Vec<OwnedRow> = Vec::new();
+            debug_log::read(context, log.whole()?, &mut rows, &mut outcome);
+            return match outcome.read_error {
+                Some(error) => Err(io::Error::other(error)),
+                None => Ok(rows),
+            };
+        }
         let read = read_log(context.source, log.whole()?, &mut outcome);
         if let Some(error) = outcome.read_error {
             return Err(io::Error::other(error));

@@ -1,16 +1,6 @@
 use super::*;
 use crate::facts::log::{SkillUse, ToolTally};
-use crate::model::OwnedRow;
-
-/// Rows with the mark each was made with (an `OwnedRow` does not carry it).
-#[derive(Default)]
-struct Marked(Vec<(OwnedRow, RowMark)>);
-
-impl RowSink for Marked {
-    fn push(&mut self, row: &Row<'_>) {
-        self.0.push((row.to_owned_row(), row.mark));
-    }
-}
+use crate::model::{Marked, OwnedRow};
 
 fn parse_marked(lines: &[&str], include_thinking: bool) -> (Vec<OwnedRow>, Vec<RowMark>, LogOutcome) {
     let rates = crate::usage::rates::RateTable::default_table();
