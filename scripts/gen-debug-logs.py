@@ -9,8 +9,8 @@ main.jsonl, with a sub-agent's and a title's child log beside some, at most 50 s
 workspace (Copilot Chat keeps the 50 newest). The lines are shaped as
 chatDebugFileLoggerService.ts writes them ({v, ts, dur, sid, type, name, spanId, parentSpanId,
 status, attrs}); the llm_request attrs are the ones copilot-lens reads, and the other types'
-attrs (texts, tool arguments and results) are filler of realistic size, since only their bytes
-matter to a usage run. Prints the bytes written and the calls with the credits they record.
+attrs are in their own shapes (a prompt's content, a reply's output messages as OpenTelemetry's
+JSON, a tool's args and result) with filler texts of realistic size. Prints the bytes written and the calls with the credits they record.
 """
 import argparse
 import json
@@ -75,10 +75,12 @@ class Session:
             for _ in range(rng.randint(1, 8)):
                 lines.append(self.call(model, multiplier, "panel/editAgent"))
                 for _ in range(rng.randint(0, 3)):
-                    attrs = {"toolName": rng.choice(["read_file", "run_in_terminal", "grep_search", "apply_patch"]),
-                             "args": filler(rng, 40, 600), "result": filler(rng, 100, 6000)}
-                    lines.append(self.line("tool_call", attrs["toolName"], attrs))
-            lines.append(self.line("agent_response", "agent_response", {"content": filler(rng, 100, 3000)}))
+                    tool = rng.choice(["read_file", "run_in_terminal", "grep_search", "apply_patch"])
+                    attrs = {"args": filler(rng, 40, 600), "result": filler(rng, 100, 6000)}
+                    lines.append(self.line("tool_call", tool, attrs))
+            reply = [{"role": "assistant", "parts": [{"type": "text", "content": filler(rng, 100, 3000)}],
+                      "finish_reason": "stop"}]
+            lines.append(self.line("agent_response", "agent_response", {"response": json.dumps(reply)}))
         if rng.random() < 0.3:
             child = f"sub{self.span}"
             lines.append(self.line("child_session_ref", "runSubagent", {"childSessionId": child,

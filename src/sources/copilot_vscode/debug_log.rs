@@ -19,11 +19,11 @@ use memchr::memmem::Finder;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::turns::{Notes, count, model_name};
+use super::turns::{Notes, RowAt, RowParts, count, model_name, row};
 use crate::facts::diagnostics::DiagnosticKind;
 use crate::facts::log::{LogProblem, LogSummary};
 use crate::lines::{Line, LineReader};
-use crate::model::{LineLocator, Row, RowMark, RowSink, TurnType};
+use crate::model::{RowMark, RowSink, TurnType};
 use crate::sources::folder_uri;
 use crate::sources::log::{LogContext, LogOutcome, bad_line_text, each_line};
 use crate::time;
@@ -60,7 +60,7 @@ fn text<'a>(object: &'a Value, field: &str) -> Option<&'a str> {
 /// and a call with no day are its problems.
 pub fn read(context: &LogContext<'_>, reader: &mut dyn BufRead, sink: &mut dyn RowSink, outcome: &mut LogOutcome) {
     let mut lines = LineReader::new(reader);
-    let mut reading = Reading::new(context, Some(Texts::new(sink)));
+    let mut reading = Reading::new(context, Some(sink));
     outcome.read_error = each_line(&mut lines, |line| reading.line(line, outcome));
     let ended = lines.clean_end().is_some();
     let last_line = outcome.account.lines;
@@ -113,18 +113,20 @@ struct Reading<'c, 's> {
     /// Lines that cannot be read, with why.
     bad: Vec<(u64, String)>,
     /// Where the rows go; none for a usage-only reading.
-    texts: Option<Texts<'s>>,
+    texts: Option<Texts<'c, 's>>,
 }
 
 impl<'c, 's> Reading<'c, 's> {
-    fn new(context: &'c LogContext<'c>, texts: Option<Texts<'s>>) -> Self {
+    fn new(context: &'c LogContext<'c>, sink: Option<&'s mut dyn RowSink>) -> Self {
+        let project = folder_uri::decode(context.fallback_project);
+        let project_path = project.as_ref().map(|folder| folder.path.clone()).unwrap_or_default();
         Reading {
             context,
-            project: folder_uri::decode(context.fallback_project),
+            project,
             spans: HashMap::new(),
             ledger: None,
             bad: Vec::new(),
-            texts,
+            texts: sink.map(|sink| Texts { context, sink, project: project_path, ordinal: 0, last_call: None, cut: 0 }),
         }
     }
 
@@ -142,7 +144,7 @@ impl<'c, 's> Reading<'c, 's> {
             }
             if let Some(texts) = &mut self.texts {
                 let row = (TurnType::System, Cow::Borrowed(message.as_str()), "", "", RowMark::BadLine);
-                texts.emit(self.context, &self.project, number, None, "", row);
+                texts.emit(number, None, "", row);
             }
             outcome.problems.push(LogProblem { line: Some(number), kind: DiagnosticKind::Unparsable, message });
         }
@@ -227,7 +229,6 @@ impl<'c, 's> Reading<'c, 's> {
         let attrs = entry.get("attrs");
         let attr = |name| attrs.and_then(|attrs| text(attrs, name)).filter(|text| !text.is_empty());
         let child = child_label(self.context.source, text(entry, "sid"));
-        let (context, project) = (self.context, &self.project);
         // A title log's texts are Copilot's own request: its reply names the session, no row.
         if child == Some(TITLE) {
             if let Some(title) = attr("response").filter(|_| kind == AGENT_RESPONSE) {
@@ -239,12 +240,12 @@ impl<'c, 's> Reading<'c, 's> {
         match kind {
             USER_MESSAGE => {
                 let Some(prompt) = attr("content") else { return false };
-                // A sub-agent's or a title's prompt is Copilot's, not the person's.
+                // A sub-agent's prompt is Copilot's, not the person's.
                 if child.is_none() {
                     summary.note_prompt(prompt);
                 }
                 let row = (TurnType::User, Cow::Borrowed(prompt), "", "", RowMark::Plain);
-                texts.emit(context, project, number, millis, "", row);
+                texts.emit(number, millis, "", row);
             }
             AGENT_RESPONSE => {
                 let Some(response) = attr("response") else { return false };
@@ -255,37 +256,16 @@ impl<'c, 's> Reading<'c, 's> {
                     (Some((call, model)), Some(span)) if call == span => model.clone(),
                     _ => String::new(),
                 };
-                texts.emit(
-                    context,
-                    project,
-                    number,
-                    millis,
-                    &model,
-                    (TurnType::Assistant, reply, "", "", RowMark::Plain),
-                );
+                texts.emit(number, millis, &model, (TurnType::Assistant, reply, "", "", RowMark::Plain));
             }
             _ => {
                 let (name, id) = (text(entry, "name").unwrap_or_default(), text(entry, "spanId").unwrap_or_default());
                 let failed = text(entry, "status") == Some("error");
                 let arguments = attr("args").unwrap_or_default();
-                texts.emit(
-                    context,
-                    project,
-                    number,
-                    millis,
-                    "",
-                    (TurnType::ToolUse, arguments.into(), name, id, RowMark::Plain),
-                );
+                texts.emit(number, millis, "", (TurnType::ToolUse, arguments.into(), name, id, RowMark::Plain));
                 if let Some(result) = attr("result").or(failed.then(|| attr("error")).flatten()) {
                     let mark = if failed { RowMark::FailedToolResult } else { RowMark::Plain };
-                    texts.emit(
-                        context,
-                        project,
-                        number,
-                        millis,
-                        "",
-                        (TurnType::ToolResult, result.into(), name, id, mark),
-                    );
+                    texts.emit(number, millis, "", (TurnType::ToolResult, result.into(), name, id, mark));
                 }
             }
         }
@@ -395,12 +375,12 @@ const TOOL_CALL: &str = "tool_call";
 /// What Copilot Chat puts after a text it cut at 5,000 characters (`truncate`).
 const CUT_MARK: &str = "[truncated]";
 
-/// A row's own parts: turn type, text, tool name and id, mark.
-type RowParts<'a> = (TurnType, Cow<'a, str>, &'a str, &'a str, RowMark);
-
 /// Where a log's rows go, and what they need from the lines before.
-struct Texts<'s> {
+struct Texts<'c, 's> {
+    context: &'c LogContext<'c>,
     sink: &'s mut dyn RowSink,
+    /// The path of the workspace's folder.
+    project: String,
     /// The rows so far: a row's place among the log's rows is its locator (`rows_again` reads
     /// the log whole).
     ordinal: u32,
@@ -410,40 +390,14 @@ struct Texts<'s> {
     cut: u64,
 }
 
-impl<'s> Texts<'s> {
-    fn new(sink: &'s mut dyn RowSink) -> Self {
-        Texts { sink, ordinal: 0, last_call: None, cut: 0 }
-    }
-
-    fn emit(
-        &mut self,
-        context: &LogContext<'_>,
-        project: &Option<crate::sources::folder_uri::Folder>,
-        line: u64,
-        millis: Option<i64>,
-        model: &str,
-        parts: RowParts<'_>,
-    ) {
-        let (turn_type, text, tool_name, tool_use_id, mark) = parts;
-        if text.ends_with(CUT_MARK) {
+impl Texts<'_, '_> {
+    fn emit(&mut self, line: u64, millis: Option<i64>, model: &str, parts: RowParts<'_>) {
+        if parts.1.ends_with(CUT_MARK) {
             self.cut += 1;
         }
-        self.sink.push(&Row {
-            agent: context.agent,
-            timestamp_utc: Cow::Owned(millis.map(time::format_millis).unwrap_or_default()),
-            session_id: context.session_id,
-            project_path: project.as_ref().map_or("", |folder| folder.path.as_str()),
-            git_branch: "",
-            model,
-            tool_name,
-            tool_use_id,
-            turn_type,
-            text,
-            source: context.source,
-            source_line: line,
-            mark,
-            locator: Some(LineLocator { file: context.file, offset: 0, ordinal: self.ordinal }),
-        });
+        let timestamp = Cow::Owned(millis.map(time::format_millis).unwrap_or_default());
+        let at = RowAt { timestamp, project: &self.project, model, line, ordinal: self.ordinal };
+        self.sink.push(&row(self.context, at, parts));
         self.ordinal += 1;
     }
 }

@@ -198,7 +198,39 @@ fn tally_tools(request: &Value, at_ms: Option<i64>, outcome: &mut LogOutcome) {
 }
 
 /// A row's own parts: turn type, text, tool name and id, mark.
-type RowParts<'a> = (TurnType, Cow<'a, str>, &'a str, &'a str, RowMark);
+pub(super) type RowParts<'a> = (TurnType, Cow<'a, str>, &'a str, &'a str, RowMark);
+
+/// Where a row of a chat's logs (its chat file, its debug logs) is: its time, its project and
+/// model, its line and its place among the log's rows (`ordinal`: rows are made again from the
+/// whole log).
+pub(super) struct RowAt<'a> {
+    pub timestamp: Cow<'a, str>,
+    pub project: &'a str,
+    pub model: &'a str,
+    pub line: u64,
+    pub ordinal: u32,
+}
+
+/// A row of a chat's logs.
+pub(super) fn row<'a>(context: &LogContext<'a>, at: RowAt<'a>, parts: RowParts<'a>) -> Row<'a> {
+    let (turn_type, text, tool_name, tool_use_id, mark) = parts;
+    Row {
+        agent: context.agent,
+        timestamp_utc: at.timestamp,
+        session_id: context.session_id,
+        project_path: at.project,
+        git_branch: "",
+        model: at.model,
+        tool_name,
+        tool_use_id,
+        turn_type,
+        text,
+        source: context.source,
+        source_line: at.line,
+        mark,
+        locator: Some(LineLocator { file: context.file, offset: 0, ordinal: at.ordinal }),
+    }
+}
 
 struct Emitter<'c, 's> {
     context: &'c LogContext<'c>,
@@ -304,27 +336,12 @@ impl Emitter<'_, '_> {
     }
 
     fn emit(&mut self, turn: &Turn<'_>, line: u64, parts: RowParts<'_>) {
-        let (turn_type, text, tool_name, tool_use_id, mark) = parts;
-        if text.starts_with(CUT_MARKER) {
+        if parts.1.starts_with(CUT_MARKER) {
             self.cut_texts += 1;
         }
-        let context = self.context;
-        self.sink.push(&Row {
-            agent: context.agent,
-            timestamp_utc: Cow::Borrowed(&turn.timestamp),
-            session_id: context.session_id,
-            project_path: &self.project,
-            git_branch: "",
-            model: &turn.model,
-            tool_name,
-            tool_use_id,
-            turn_type,
-            text,
-            source: context.source,
-            source_line: line,
-            mark,
-            locator: Some(LineLocator { file: context.file, offset: 0, ordinal: self.ordinal }),
-        });
+        let timestamp = Cow::Borrowed(turn.timestamp.as_str());
+        let at = RowAt { timestamp, project: &self.project, model: &turn.model, line, ordinal: self.ordinal };
+        self.sink.push(&row(self.context, at, parts));
         self.ordinal += 1;
     }
 }
