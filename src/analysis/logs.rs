@@ -194,25 +194,7 @@ impl Parsing {
         if let Some(first) = task.copies.first().or((task.copies == Copies::First).then_some(task.file)) {
             self.state.copy_keys.insert(first, std::mem::take(&mut tally.copy_keys));
         }
-        if let Copies::Later { first } = task.copies {
-            let (given, added) = (tally.copies_dropped, tally.rows);
-            let message = format!(
-                "the same session as {}: {} already there, not repeated; {} added",
-                self.state.file_label(first),
-                counted(given, "row", "rows"),
-                counted(added, "row", "rows"),
-            );
-            self.state.warn(task.file, DiagnosticKind::Duplicate, message);
-        }
-        if let Copies::RowsHeldBy { primary } = task.copies
-            && tally.copies_dropped > 0
-        {
-            let message = format!(
-                "{} not repeated: the session's {} holds {} (this log's usage counts)",
-                counted(tally.copies_dropped, "row", "rows"),
-                self.state.file_label(primary),
-                if tally.copies_dropped == 1 { "it" } else { "them" },
-            );
+        if let Some(message) = self.copies_said(task.copies, &tally) {
             self.state.warn(task.file, DiagnosticKind::Duplicate, message);
         }
         let days = std::mem::take(&mut tally.row_days);
@@ -264,6 +246,26 @@ impl Parsing {
         }
     }
 
+    /// What the rows a log left out as another log's say (`Copies`): a later copy's, given
+    /// already by the copies before it, and those of a log whose rows another holds.
+    fn copies_said(&self, copies: Copies, tally: &Tally) -> Option<String> {
+        let dropped = || counted(tally.copies_dropped, "row", "rows");
+        match copies {
+            Copies::Later { first } => Some(format!(
+                "the same session as {}: {} already there, not repeated; {} added",
+                self.state.file_label(first),
+                dropped(),
+                counted(tally.rows, "row", "rows"),
+            )),
+            Copies::RowsHeldBy { primary } if tally.copies_dropped > 0 => Some(format!(
+                "{} left to the session's {}, which holds the same texts (this log's usage counts)",
+                dropped(),
+                self.state.file_label(primary),
+            )),
+            _ => None,
+        }
+    }
+
     /// The files step 4 reads whole before the joins (`Role::LateMetadata`), `(root, listed
     /// path)`, now that the metadata has said which of them hold nothing (`Importing::not_needed`).
     pub fn late_metadata_files(&self) -> impl Iterator<Item = (usize, &str)> {
@@ -312,24 +314,16 @@ impl State {
     /// beside its chat) are logs of their own. A secondary log whose session a primary log
     /// gives has its rows held by that log (`Copies::RowsHeldBy`).
     pub(super) fn log_order(&self) -> Vec<(usize, Copies)> {
-        let logs = || self.read_files().filter(|(_, file)| file.kind.role == Role::EventLog);
-        let mut primary_of: HashMap<(SourceId, &str), usize> = HashMap::new();
-        for (index, file) in logs().filter(|(_, file)| !file.kind.secondary) {
-            if let Some(id) = file.session_id.as_deref().filter(|id| !id.is_empty()) {
-                primary_of.entry((file.source, id)).or_insert(index);
-            }
-        }
+        // Also keyed by `(source, "", id, "")` (no kind is named ""): the session's first primary log.
         let mut first_of: HashMap<(SourceId, &str, &str, &str), usize> = HashMap::new();
         let (mut order, mut later) = (Vec::new(), Vec::new());
-        for (index, file) in logs() {
+        for (index, file) in self.read_files().filter(|(_, file)| file.kind.role == Role::EventLog) {
             let name = file.path.rsplit('/').next().unwrap_or_default();
             let stem = name.split('.').next().unwrap_or_default();
             let id = file.session_id.as_deref().unwrap_or_default();
-            if file.kind.secondary
-                && let Some(&primary) = primary_of.get(&(file.source, id))
-            {
-                order.push((index, Copies::RowsHeldBy { primary }));
-                continue;
+            let primary = (file.source, "", id, "");
+            if !file.kind.secondary && !id.is_empty() && first_of.get(&primary).is_none() {
+                first_of.insert(primary, index);
             }
             let session = (file.source, file.kind.name, id, stem);
             match first_of.get(&session) {
@@ -347,6 +341,13 @@ impl State {
             }
         }
         order.extend(later);
+        for (index, copies) in &mut order {
+            let file = &self.files[*index];
+            let id = file.session_id.as_deref().unwrap_or_default();
+            if let Some(&primary) = first_of.get(&(file.source, "", id, "")).filter(|_| file.kind.secondary) {
+                *copies = Copies::RowsHeldBy { primary };
+            }
+        }
         order
     }
 
