@@ -6,12 +6,13 @@ use crate::csv_cells::TextCells;
 use crate::model::{OwnedRow, TurnType};
 
 /// The header of a rows CSV: `OwnedRow`'s fields.
-const ROW_COLUMNS: [&str; 12] = [
+const ROW_COLUMNS: [&str; 13] = [
     "agent",
     "timestamp_utc",
     "session_id",
     "project_path",
     "git_branch",
+    "client_name",
     "model",
     "tool_name",
     "tool_use_id",

@@ -54,13 +54,14 @@ impl TurnType {
 }
 
 /// A row's fields as the page labels them in a row's detail, in that order.
-pub const ROW_FIELD_LABELS: [(&str, &str); 11] = [
+pub const ROW_FIELD_LABELS: [(&str, &str); 12] = [
     ("timestamp_utc", "Time"),
     ("turn_type", "Kind"),
     ("agent", "Agent"),
     ("session_id", "Session"),
     ("project_path", "Project"),
     ("git_branch", "Branch"),
+    ("client_name", "Client"),
     ("model", "Model"),
     ("tool_name", "Tool"),
     ("tool_use_id", "Tool call id"),
@@ -77,6 +78,9 @@ pub struct Row<'a> {
     pub session_id: &'a str,
     pub project_path: &'a str,
     pub git_branch: &'a str,
+    /// The program the session was run from (Copilot CLI's `workspace.yaml`: `client_name`), as
+    /// its session record says.
+    pub client_name: &'a str,
     pub model: &'a str,
     pub tool_name: &'a str,
     pub tool_use_id: &'a str,
@@ -165,6 +169,7 @@ pub struct OwnedRow {
     pub session_id: String,
     pub project_path: String,
     pub git_branch: String,
+    pub client_name: String,
     pub model: String,
     pub tool_name: String,
     pub tool_use_id: String,
@@ -184,6 +189,7 @@ impl Row<'_> {
             (",\"session_id\":", self.session_id),
             (",\"project_path\":", self.project_path),
             (",\"git_branch\":", self.git_branch),
+            (",\"client_name\":", self.client_name),
             (",\"model\":", self.model),
             (",\"tool_name\":", self.tool_name),
             (",\"tool_use_id\":", self.tool_use_id),
@@ -205,6 +211,7 @@ impl Row<'_> {
             session_id: self.session_id.to_string(),
             project_path: self.project_path.to_string(),
             git_branch: self.git_branch.to_string(),
+            client_name: self.client_name.to_string(),
             model: self.model.to_string(),
             tool_name: self.tool_name.to_string(),
             tool_use_id: self.tool_use_id.to_string(),
@@ -312,7 +319,7 @@ impl<W: std::io::Write> RowSink for JsonlRowWriter<W> {
 /// A row from a file other than an event log. These are decided after every log has been
 /// read (secondary copies are deduplicated against the logs), so they own their texts. Its
 /// agent and `source` are its file's, given when it goes out; an empty `project_path` or
-/// `git_branch` is filled from the session by the join. (Not an `OwnedRow` inside: a store
+/// `git_branch` is filled from the session by the join, as its `client_name` is. (Not an `OwnedRow` inside: a store
 /// holds many of these, and the two columns it lacks would cost its memory for nothing.)
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct PendingRow {
@@ -419,6 +426,7 @@ mod tests {
                 session_id: "s",
                 project_path: &text,
                 git_branch: "",
+                client_name: "github/cli",
                 model: &model,
                 tool_name: "bash",
                 tool_use_id: "t\n1",

@@ -884,17 +884,24 @@ fn a_compaction_billed_beyond_the_usage_counters_is_counted_from_the_billed_toke
 }
 
 /// `--by client`: each program's rows add up to the sessions run from it, as `sessions.jsonl`
-/// names their client (`workspace.yaml`'s `client_name`; none for a session that names none).
+/// names their client (`workspace.yaml`'s `client_name`; none for a session that names none);
+/// every row of `rows.jsonl` names its session's, scrubbed as the session's is.
 #[test]
 fn by_client_each_programs_rows_add_up_to_its_sessions() {
     let scratch = tempfile::tempdir().unwrap();
     let home = scratch.path().join("home");
     common::copy_tree(&common::fixture("inventory/home"), &home);
-    // One of the CLI's sessions was run from the Copilot app instead.
-    let workspace = home.join(".copilot/session-state/a14e0001-0000-4000-8000-000000000001/workspace.yaml");
-    let text = common::read(&workspace);
-    assert!(text.contains("client_name: github/cli\n"));
-    std::fs::write(&workspace, text.replace("client_name: github/cli\n", "client_name: github/autopilot\n")).unwrap();
+    // One of the CLI's sessions was run from the Copilot app instead; another names a secret.
+    let sessions = home.join(".copilot/session-state");
+    for (session, client) in
+        [("a14e0001", "github/autopilot"), ("a14e0002", "ghp_96ipbNClShVP4wY4for9duMl7JRU7BT4dK4b")]
+    {
+        let workspace = sessions.join(format!("{session}-0000-4000-8000-00000000000{}/workspace.yaml", &session[7..]));
+        let text = common::read(&workspace);
+        assert!(text.contains("client_name: github/cli\n"));
+        std::fs::write(&workspace, text.replace("client_name: github/cli\n", &format!("client_name: {client}\n")))
+            .unwrap();
+    }
     assert!(common::run(scratch.path(), &["analyze", "home", "--out", "out"]).status.success());
     let clients: std::collections::BTreeMap<String, String> = common::read(&scratch.path().join("out/sessions.jsonl"))
         .lines()
@@ -903,6 +910,15 @@ fn by_client_each_programs_rows_add_up_to_its_sessions() {
             (session["session_id"].as_str().unwrap().into(), session["client_name"].as_str().unwrap().into())
         })
         .collect();
+    let rows = common::read(&scratch.path().join("out/rows.jsonl"));
+    assert!(!rows.contains("ghp_96ip"), "a client's secret is scrubbed in the rows");
+    let mut rows_by_client: std::collections::BTreeMap<String, u64> = Default::default();
+    for row in rows.lines().map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap()) {
+        let client = clients.get(row["session_id"].as_str().unwrap()).cloned().unwrap_or_default();
+        assert_eq!(row["client_name"].as_str().unwrap(), client, "{row}");
+        *rows_by_client.entry(client).or_default() += 1;
+    }
+    assert_eq!(rows_by_client.len(), 4, "rows of each client, and of none: {rows_by_client:?}");
     let usage = |by: &str| -> Vec<serde_json::Value> {
         let output = common::run(scratch.path(), &["usage", "home", "--json", "--by", by]);
         assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
@@ -921,5 +937,5 @@ fn by_client_each_programs_rows_add_up_to_its_sessions() {
         (sums.0, sums.1) = (sums.0 + row["requests"].as_u64().unwrap(), sums.1 + row["total"].as_u64().unwrap());
     }
     assert_eq!(by_client, expected);
-    assert!(by_client.contains_key("github/autopilot") && by_client.contains_key("github/cli"), "{by_client:?}");
+    assert!(by_client.contains_key("github/autopilot") && by_client.contains_key("[redacted]"), "{by_client:?}");
 }

@@ -374,7 +374,7 @@ in_parts: boolean,
  */
 save_as: string, };
 
-export type OwnedRow = { agent: string, timestamp_utc: string, session_id: string, project_path: string, git_branch: string, model: string, tool_name: string, tool_use_id: string, turn_type: TurnType, text: string, source: string, source_line: number, };
+export type OwnedRow = { agent: string, timestamp_utc: string, session_id: string, project_path: string, git_branch: string, client_name: string, model: string, tool_name: string, tool_use_id: string, turn_type: TurnType, text: string, source: string, source_line: number, };
 
 export type PageOptions = { include_thinking: boolean, timezone: string | null, 
 /**
@@ -634,7 +634,7 @@ text_error?: string,
  * A note whose text ends in `key=value` pairs (`hook ... end: success=true output=...`),
  * as its lead and those pairs, for the page to show labelled; rows.jsonl keeps the text.
  */
-note_fields?: NoteFields, agent: string, timestamp_utc: string, session_id: string, project_path: string, git_branch: string, model: string, tool_name: string, tool_use_id: string, turn_type: TurnType, text: string, source: string, source_line: number, };
+note_fields?: NoteFields, agent: string, timestamp_utc: string, session_id: string, project_path: string, git_branch: string, client_name: string, model: string, tool_name: string, tool_use_id: string, turn_type: TurnType, text: string, source: string, source_line: number, };
 
 export type Skill = { invocations: number, by_person: number, by_model: number, 
 /**

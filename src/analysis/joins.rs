@@ -11,6 +11,7 @@ use super::{Outputs, UsageData};
 use crate::dedup::{self, TextKey};
 use crate::facts::diagnostics::{Diagnostic, DiagnosticKind};
 use crate::facts::files::{FileStatus, Role};
+use crate::facts::session::SessionFacts;
 use crate::input::FileReader;
 use crate::inventory;
 use crate::model::{HeldRow, PendingRow, Row, RowSink, TurnType, mtime_text};
@@ -134,12 +135,14 @@ impl State {
                 },
             };
             self.fill_from_session(&mut row);
+            let client_name = self.client_of(&row.session_id);
             let row = Row {
                 agent,
                 timestamp_utc: row.timestamp_utc.as_str().into(),
                 session_id: &row.session_id,
                 project_path: &row.project_path,
                 git_branch: &row.git_branch,
+                client_name: &client_name,
                 model: &row.model,
                 tool_name: &row.tool_name,
                 tool_use_id: &row.tool_use_id,
@@ -184,6 +187,12 @@ impl State {
                 row.git_branch = facts.branch().to_string();
             }
         }
+    }
+
+    /// The client a session was run from, as its rows show it.
+    fn client_of(&self, session_id: &str) -> String {
+        let facts = self.sessions.get(session_id).filter(|_| !session_id.is_empty());
+        facts.map(SessionFacts::client_shown).unwrap_or_default()
     }
 
     /// The store of held file `index`, opened again to read its kept turns whole.

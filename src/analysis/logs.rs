@@ -10,6 +10,7 @@ use super::tally::{Copies, CopyKeys, Tally};
 use crate::facts::diagnostics::{Diagnostic, DiagnosticKind};
 use crate::facts::files::Role;
 use crate::facts::log::LogSummary;
+use crate::facts::session::SessionFacts;
 use crate::input::Stat;
 use crate::input::{FileReader, ReadAt};
 use crate::model::{HeldRow, RowSink};
@@ -41,6 +42,8 @@ pub struct LogTask {
     pub source: String,
     pub fallback_project: String,
     pub fallback_branch: String,
+    /// The session's client (`SessionFacts::client_name`), for its rows.
+    pub client_name: String,
     /// Where the log stands among copies of its session's log.
     pub copies: Copies,
     /// Its size as listed: what a sink keeping its rows' bytes may reserve at once.
@@ -65,6 +68,7 @@ impl LogTask {
             source: &self.source,
             fallback_project: &self.fallback_project,
             fallback_branch: &self.fallback_branch,
+            client_name: &self.client_name,
             include_thinking: options.include_thinking,
             zone: options.zone,
             rates: &options.rates,
@@ -390,6 +394,7 @@ impl State {
                         .unwrap_or_default()
                         .to_string(),
                     fallback_branch: facts.map(|f| f.fallback_branch().to_string()).unwrap_or_default(),
+                    client_name: facts.map(SessionFacts::client_shown).unwrap_or_default(),
                     session_id,
                     session_id_from_log: self.places.rebases[file.home].is_loose_logs() || !named_by_place,
                     copies,

@@ -82,7 +82,7 @@ impl EntryRules {
     /// The fingerprint of what a log's rows and outcome depend on beyond its bytes.
     pub fn context(&self, task: &LogTask) -> u64 {
         let text = format!(
-            "{}\0{}\0{}\0{}\0{}\0{}\0{}\0{}",
+            "{}\0{}\0{}\0{}\0{}\0{}\0{}\0{}\0{}",
             self.options,
             task.source().agent(),
             task.session_id,
@@ -90,6 +90,7 @@ impl EntryRules {
             task.source,
             task.fallback_project,
             task.fallback_branch,
+            task.client_name,
             task.listed_path,
         );
         xxh3_64(text.as_bytes())
@@ -225,6 +226,7 @@ pub(crate) struct CachedRow<'a> {
     session_id: &'a str,
     project_path: &'a str,
     git_branch: &'a str,
+    client_name: &'a str,
     model: &'a str,
     tool_name: &'a str,
     tool_use_id: &'a str,
@@ -312,6 +314,7 @@ impl RowSink for RecordingSink<'_> {
                 session_id: row.session_id,
                 project_path: row.project_path,
                 git_branch: row.git_branch,
+                client_name: row.client_name,
                 model: row.model,
                 tool_name: row.tool_name,
                 tool_use_id: row.tool_use_id,
@@ -361,6 +364,7 @@ fn as_row<'e>(row: &CachedRow<'e>, text: &'e str, task: &LogTask) -> Row<'e> {
         session_id: row.session_id,
         project_path: row.project_path,
         git_branch: row.git_branch,
+        client_name: row.client_name,
         model: row.model,
         tool_name: row.tool_name,
         tool_use_id: row.tool_use_id,

@@ -179,6 +179,12 @@ impl SessionFacts {
         self.branch.best()
     }
 
+    /// The program the session was run from, as its rows show it: scrubbed, as every text read
+    /// from a file (`crate::scrub`).
+    pub fn client_shown(&self) -> String {
+        crate::scrub::scrub_cow(self.client_name.best()).0.into_owned()
+    }
+
     /// The latest the log tracked, else the best claim.
     pub fn project(&self) -> &str {
         self.log.as_ref().and_then(|log| log.project.as_deref()).unwrap_or_else(|| self.fallback_project())

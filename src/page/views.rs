@@ -503,6 +503,7 @@ mod tests {
                 session_id: "s",
                 project_path: "/p",
                 git_branch: "",
+                client_name: "",
                 model: "m",
                 tool_name: "",
                 tool_use_id: "",

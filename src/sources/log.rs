@@ -25,6 +25,8 @@ pub struct LogContext<'a> {
     /// The project and branch until the log names its own (workspace.yaml, store, sidebar).
     pub fallback_project: &'a str,
     pub fallback_branch: &'a str,
+    /// The program the session was run from, as its record says (its rows' `client_name`).
+    pub client_name: &'a str,
     pub include_thinking: bool,
     /// For usage accounting: the zone days are counted in, and the long-context thresholds.
     pub zone: Zone,
@@ -44,6 +46,7 @@ impl<'a> LogContext<'a> {
             source,
             fallback_project: "",
             fallback_branch: "",
+            client_name: "",
             include_thinking: false,
             zone: Zone::Utc,
             rates,

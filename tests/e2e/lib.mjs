@@ -176,7 +176,7 @@ function csvField(value) {
   return /[",\r\n]/.test(text) || text === '' ? (text === '' ? '' : `"${text.replaceAll('"', '""')}"`) : text;
 }
 
-const ROW_COLUMNS = ['agent', 'timestamp_utc', 'session_id', 'project_path', 'git_branch', 'model', 'tool_name', 'tool_use_id', 'turn_type', 'text', 'source', 'source_line'];
+const ROW_COLUMNS = ['agent', 'timestamp_utc', 'session_id', 'project_path', 'git_branch', 'client_name', 'model', 'tool_name', 'tool_use_id', 'turn_type', 'text', 'source', 'source_line'];
 
 /** SHA-256 (hex, 16 digits) of csvFromRowsJsonl(bytes), a line at a time. */
 export function csvShaFromRowsJsonl(file) {

@@ -145,6 +145,7 @@ impl Source for CopilotVscode {
             source: path,
             fallback_project: "",
             fallback_branch: "",
+            client_name: "",
             include_thinking: false,
             zone: ledger.zone(),
             rates,

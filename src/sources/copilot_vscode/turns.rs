@@ -220,6 +220,7 @@ pub(super) fn row<'a>(context: &LogContext<'a>, at: RowAt<'a>, parts: RowParts<'
         session_id: context.session_id,
         project_path: at.project,
         git_branch: "",
+        client_name: context.client_name,
         model: at.model,
         tool_name,
         tool_use_id,

@@ -161,6 +161,7 @@ impl Emitter<'_> {
             session_id: &tracked.session_id,
             project_path: &tracked.project,
             git_branch: &tracked.branch,
+            client_name: context.client_name,
             model: parts.model.unwrap_or(&tracked.model),
             tool_name: parts.tool_name,
             tool_use_id: parts.tool_use_id,
