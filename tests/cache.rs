@@ -729,3 +729,25 @@ fn a_cache_that_cannot_be_written_is_said_once_and_the_run_is_a_cold_one() {
         }
     }
 }
+
+/// A debug log's rows are its chat's while the chat is given (`Copies::RowsHeldBy`): through
+/// the cache, the run after the chat is deleted gives them, and the run after it comes back
+/// leaves them out again, each as a cold run does.
+#[test]
+fn a_debug_logs_rows_follow_its_chat_through_the_cache() {
+    let scratch = tempfile::tempdir().unwrap();
+    copy_tree(&fixture("vscode/17-debug-logs"), &scratch.path().join("home"));
+    let storage = scratch.path().join("home/.config/Code/User/workspaceStorage/31a48cab78dd5c79eec300bddf13c4c1");
+    let (chats, aside) = (storage.join("chatSessions"), scratch.path().join("chats-aside"));
+    let cache = ["--cache", "cache"];
+    let from_debug_logs =
+        |outputs: &[(String, Vec<u8>)]| String::from_utf8_lossy(&outputs[0].1).matches("/debug-logs/").count();
+    let with_chat = outputs(scratch.path(), &cache, "cached");
+    assert_same(&with_chat, &outputs(scratch.path(), &["--no-cache"], "cold"), "the first run");
+    fs::rename(&chats, &aside).unwrap();
+    let without_chat = outputs(scratch.path(), &cache, "cached");
+    assert_same(&without_chat, &outputs(scratch.path(), &["--no-cache"], "cold"), "the chat deleted");
+    fs::rename(&aside, &chats).unwrap();
+    assert_same(&outputs(scratch.path(), &cache, "cached"), &with_chat, "the chat back");
+    assert_eq!((from_debug_logs(&with_chat), from_debug_logs(&without_chat)), (6, 13));
+}
