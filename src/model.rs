@@ -319,8 +319,9 @@ impl<W: std::io::Write> RowSink for JsonlRowWriter<W> {
 /// A row from a file other than an event log. These are decided after every log has been
 /// read (secondary copies are deduplicated against the logs), so they own their texts. Its
 /// agent and `source` are its file's, given when it goes out; an empty `project_path` or
-/// `git_branch` is filled from the session by the join, as its `client_name` is. (Not an `OwnedRow` inside: a store
-/// holds many of these, and the two columns it lacks would cost its memory for nothing.)
+/// `git_branch` is filled from the session by the join, and its `client_name` is the session's.
+/// (Not an `OwnedRow` inside: a store holds many of these, and the columns it lacks would cost
+/// its memory for nothing.)
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct PendingRow {
     pub timestamp_utc: String,
