@@ -29,6 +29,7 @@ pub fn replays_whole(data: &[u8], source: &str) -> u64 {
         source,
         fallback_project: "",
         fallback_branch: "",
+        client_name: "",
         include_thinking: true,
         zone: Zone::Utc,
         rates: &rates,

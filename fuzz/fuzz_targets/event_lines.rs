@@ -10,7 +10,7 @@ use libfuzzer_sys::fuzz_target;
 fuzz_target!(|data: &[u8]| {
     let rates = RateTable::default_table();
     for include_thinking in [false, true] {
-        let context = LogContext { agent: "copilot-cli", session_id: "s", session_id_from_log: include_thinking, source: "e", fallback_project: "", fallback_branch: "", include_thinking, zone: Zone::Utc, rates: &rates, file: 0 };
+        let context = LogContext { agent: "copilot-cli", session_id: "s", session_id_from_log: include_thinking, source: "e", fallback_project: "", fallback_branch: "", client_name: "", include_thinking, zone: Zone::Utc, rates: &rates, file: 0 };
         let mut rows: Vec<OwnedRow> = Vec::new();
         let outcome = parse_log(&context, data, &mut rows);
         let account = outcome.account;
