@@ -326,7 +326,7 @@ impl State {
             let stem = name.split('.').next().unwrap_or_default();
             let id = file.session_id.as_deref().unwrap_or_default();
             let primary = (file.source, "", id, "");
-            if !file.kind.secondary && !id.is_empty() && first_of.get(&primary).is_none() {
+            if !file.kind.secondary && !id.is_empty() && !first_of.contains_key(&primary) {
                 first_of.insert(primary, index);
             }
             let session = (file.source, file.kind.name, id, stem);
