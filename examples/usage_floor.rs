@@ -1,5 +1,5 @@
 //! The least a cold `usage` run does, with nothing else: list the home, then read every event
-//! log and the session store (with its WAL) whole, on every core, a megabyte at a time into
+//! log, VS Code debug log and the session store (with its WAL) whole, on every core, a megabyte at a time into
 //! one buffer per thread, and find the lines that name a counter type (`memmem`), parsing
 //! none. Timed from outside, as `usage` is, it is the part of `usage`'s time that no parser
 //! can take away (issue 49's goal sets `usage` against ccusage's time).
@@ -20,7 +20,8 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>) -> std::io::Result<()> {
         } else {
             let name = entry.file_name();
             let name = name.to_string_lossy();
-            if name == "events.jsonl" || name.starts_with("session-store.db") {
+            let debug_log = name.ends_with(".jsonl") && dir.components().any(|part| part.as_os_str() == "debug-logs");
+            if name == "events.jsonl" || name.starts_with("session-store.db") || debug_log {
                 files.push(entry.path());
             }
         }

@@ -19,7 +19,7 @@ use memchr::memmem::Finder;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::turns::{Notes, RowAt, RowParts, count, model_name, row};
+use super::turns::{Notes, RowAt, RowParts, counted_as_read, model_name, row};
 use crate::facts::diagnostics::DiagnosticKind;
 use crate::facts::log::{LogProblem, LogSummary};
 use crate::lines::{Line, LineReader};
@@ -27,7 +27,7 @@ use crate::model::{RowMark, RowSink, TurnType};
 use crate::sources::folder_uri;
 use crate::sources::log::{LogContext, LogOutcome, bad_line_text, each_line};
 use crate::time;
-use crate::usage::counters::{Amount, LeftOut, Recorded};
+use crate::usage::counters::{Amount, Count, LeftOut, Recorded};
 use crate::usage::ledger::{CallMaker, Place, SessionLedger};
 use crate::usage::{Entry, Tokens};
 use crate::words::counted;
@@ -49,8 +49,7 @@ const OTHER_TYPES: [&str; 10] = [
 
 const LLM_REQUEST: &str = "llm_request";
 
-/// A string field of a line or of its `attrs` (read as `Value`, as the chat sessions are: a
-/// type of its own would grow the page's WebAssembly for no speed a debug log needs).
+/// A string field of a line or of its `attrs` read as a `Value`.
 fn text<'a>(object: &'a Value, field: &str) -> Option<&'a str> {
     object.get(field).and_then(Value::as_str)
 }
@@ -92,7 +91,7 @@ pub fn read_calls(context: &LogContext<'_>, reader: impl Read, outcome: &mut Log
             let bytes = if lines_before == 0 { crate::lines::without_bom(bytes) } else { bytes };
             let line =
                 Line { number: lines_before + 1, offset: base + start as u64, bytes, full_len: bytes.len() as u64 };
-            reading.line(&line, outcome);
+            reading.found_call(&line, outcome);
         }
         lines_before += memchr::memchr_iter(b'\n', &run[counted_to..]).count() as u64;
         ended = run.last().is_none_or(|last| *last == b'\n');
@@ -104,6 +103,8 @@ pub fn read_calls(context: &LogContext<'_>, reader: impl Read, outcome: &mut Log
 
 struct Reading<'c, 's> {
     context: &'c LogContext<'c>,
+    /// The log's name when it is a child log (`child_log`).
+    child_log: Option<&'c str>,
     /// The project of the workspace the log is in.
     project: Option<crate::sources::folder_uri::Folder>,
     /// Each `llm_request`'s span (by its hash, as every deduplication keeps), with its line: a
@@ -122,6 +123,7 @@ impl<'c, 's> Reading<'c, 's> {
         let project_path = project.as_ref().map(|folder| folder.path.clone()).unwrap_or_default();
         Reading {
             context,
+            child_log: child_log(context.source),
             project,
             spans: HashMap::new(),
             ledger: None,
@@ -169,6 +171,19 @@ impl<'c, 's> Reading<'c, 's> {
         outcome.usage = self.ledger;
     }
 
+    /// A line a usage-only reading found `llm_request` in: a call in the shape Copilot Chat
+    /// writes is read in place (a `Value` of each call's line was a quarter of the reading's
+    /// time), any other line as every line is, to the same figures.
+    fn found_call(&mut self, line: &Line<'_>, outcome: &mut LogOutcome) {
+        let mut spare = String::new();
+        let read =
+            if line.is_cut() { None } else { crate::json::from_slice::<CallLine<'_>>(line.bytes, &mut spare).ok() };
+        let Some(call) = read.filter(|call| call.kind == LLM_REQUEST) else { return self.line(line, outcome) };
+        outcome.account.open_line(line);
+        dated(call.millis(), &mut outcome.summary);
+        self.call(line.number, &call, outcome);
+    }
+
     fn line(&mut self, line: &Line<'_>, outcome: &mut LogOutcome) {
         let account = &mut outcome.account;
         if !account.open_line(line) {
@@ -189,14 +204,10 @@ impl<'c, 's> Reading<'c, 's> {
             }
         };
         let millis = entry.get("ts").and_then(time::value_millis);
-        let summary = &mut outcome.summary;
-        if let Some(millis) = millis {
-            summary.first_event_ms = Some(summary.first_event_ms.map_or(millis, |first| first.min(millis)));
-            summary.last_event_ms = summary.last_event_ms.max(Some(millis));
-        }
+        dated(millis, &mut outcome.summary);
         let kind = text(&entry, "type").unwrap_or_default();
         match kind {
-            LLM_REQUEST => self.call(line.number, millis, &entry, outcome),
+            LLM_REQUEST => self.call(line.number, &CallLine::of(&entry), outcome),
             "session_start" => {
                 if let Some(version) = entry.get("attrs").and_then(|attrs| text(attrs, "copilotVersion")) {
                     outcome.summary.copilot_version = Some(version.to_string());
@@ -228,7 +239,7 @@ impl<'c, 's> Reading<'c, 's> {
         let Some(texts) = &mut self.texts else { return false };
         let attrs = entry.get("attrs");
         let attr = |name| attrs.and_then(|attrs| text(attrs, name)).filter(|text| !text.is_empty());
-        let child = child_label(self.context.source, text(entry, "sid"));
+        let child = child_label(self.child_log, text(entry, "sid"));
         // A title log's texts are Copilot's own request: its reply names the session, no row.
         if child == Some(TITLE) {
             if let Some(title) = attr("response").filter(|_| kind == AGENT_RESPONSE) {
@@ -273,11 +284,12 @@ impl<'c, 's> Reading<'c, 's> {
     }
 
     /// One `llm_request`: a model call, counted once per span.
-    fn call(&mut self, number: u64, millis: Option<i64>, line: &Value, outcome: &mut LogOutcome) {
+    fn call(&mut self, number: u64, line: &CallLine<'_>, outcome: &mut LogOutcome) {
         note(&mut outcome.account.skipped_by_rule, LLM_REQUEST);
-        let span = text(line, "spanId").unwrap_or_default();
+        let millis = line.millis();
+        let span = line.span.as_deref().unwrap_or_default();
         if let Some(texts) = &mut self.texts {
-            let model = line.get("attrs").and_then(|attrs| text(attrs, "model")).map(model_name);
+            let model = line.attrs.as_ref().and_then(|attrs| attrs.model.as_deref()).map(model_name);
             texts.last_call = Some((span.to_string(), model.unwrap_or_default().to_string()));
         }
         if !span.is_empty() {
@@ -292,14 +304,14 @@ impl<'c, 's> Reading<'c, 's> {
             }
             self.spans.insert(key, number);
         }
-        let Some(attrs) = line.get("attrs").filter(|attrs| attrs.is_object()) else {
+        let Some(attrs) = &line.attrs else {
             let message = format!("llm_request span {span} has no attrs: not counted");
             outcome.problems.push(LogProblem { line: Some(number), kind: DiagnosticKind::Unparsable, message });
             return;
         };
-        let model = model_name(text(attrs, "model").unwrap_or_default());
-        if text(line, "status") == Some("error") {
-            let why = text(attrs, "error").map(|error| format!(" ({})", error.chars().take(200).collect::<String>()));
+        let model = model_name(attrs.model.as_deref().unwrap_or_default());
+        if line.status.as_deref() == Some("error") {
+            let why = attrs.error.as_deref().map(|error| format!(" ({})", error.chars().take(200).collect::<String>()));
             outcome.problems.push(LogProblem {
                 line: Some(number),
                 kind: DiagnosticKind::FailedRequest,
@@ -313,9 +325,9 @@ impl<'c, 's> Reading<'c, 's> {
         let mut left_out = LeftOut::default();
         let tokens = Tokens {
             requests: 1,
-            input: count(attrs.get("inputTokens"), &mut notes, "inputTokens", &mut left_out.input),
-            cache_read: count(attrs.get("cachedTokens"), &mut notes, "cachedTokens", &mut left_out.input),
-            output: count(attrs.get("outputTokens"), &mut notes, "outputTokens", &mut left_out.output),
+            input: counted_as_read(attrs.input_tokens, &mut notes, "inputTokens", &mut left_out.input),
+            cache_read: counted_as_read(attrs.cached_tokens, &mut notes, "cachedTokens", &mut left_out.input),
+            output: counted_as_read(attrs.output_tokens, &mut notes, "outputTokens", &mut left_out.output),
             ..Tokens::default()
         };
         let mut tokens = left_out.fill(tokens, Tokens::default());
@@ -323,10 +335,7 @@ impl<'c, 's> Reading<'c, 's> {
         if tokens.hold_cache_inside_input() {
             ledger.flags.insert("cache_above_input");
         }
-        let nano_aiu = attrs
-            .get("copilotUsageNanoAiu")
-            .map_or(Amount::Absent, |value| Amount::deserialize(value).unwrap_or(Amount::NotANumber));
-        let recorded = Recorded::read(nano_aiu, 1.0, Amount::Absent);
+        let recorded = Recorded::read(attrs.copilot_usage_nano_aiu, 1.0, Amount::Absent);
         let implausible = !notes.left_out.is_empty();
         if implausible || recorded.implausible {
             let mut what = notes.left_out;
@@ -352,16 +361,99 @@ impl<'c, 's> Reading<'c, 's> {
             });
         }
         let entry = Entry { tokens, implausible, recorded, ..Entry::default() };
-        let child = child_label(self.context.source, text(line, "sid"));
+        let child = child_label(self.child_log, line.sid.as_deref());
         // Older builds name no call: a title log's calls are still the title's.
-        let purpose = match text(attrs, "debugName") {
+        let purpose = match attrs.debug_name.as_deref() {
             Some(name) => own_purpose(name),
             None => child.filter(|label| *label == TITLE),
         };
         let made = CallMaker { agent: child.filter(|label| Some(*label) != purpose), purpose };
-        let response = text(attrs, "responseId");
+        let response = attrs.response_id.as_deref();
         ledger.recorded_call(Place::Line(number), millis, model, entry, response, made);
         outcome.summary.models.insert(model.to_string());
+    }
+}
+
+/// An `llm_request` line in the shape Copilot Chat writes, read in place: strings borrowed,
+/// counts as written, other fields skipped. A line in any other shape (a field of another type,
+/// a key given twice) fails to read so, and is read as a `Value` (`CallLine::of`).
+#[derive(Deserialize)]
+struct CallLine<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Cow<'a, str>,
+    #[serde(default)]
+    ts: Option<Value>,
+    #[serde(rename = "spanId", borrow, default)]
+    span: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    sid: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    status: Option<Cow<'a, str>>,
+    /// None when absent or `null`: the call is not counted.
+    #[serde(borrow, default)]
+    attrs: Option<CallAttrs<'a>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CallAttrs<'a> {
+    #[serde(borrow, default)]
+    model: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    debug_name: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    response_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    error: Option<Cow<'a, str>>,
+    #[serde(default)]
+    input_tokens: Count,
+    #[serde(default)]
+    cached_tokens: Count,
+    #[serde(default)]
+    output_tokens: Count,
+    #[serde(default)]
+    copilot_usage_nano_aiu: Amount,
+}
+
+impl<'a> CallLine<'a> {
+    fn millis(&self) -> Option<i64> {
+        self.ts.as_ref().and_then(time::value_millis)
+    }
+
+    /// A call of a line read as a `Value`: a field of another type is absent, as `text` reads it.
+    fn of(entry: &'a Value) -> Self {
+        let borrowed = |object: &'a Value, field| text(object, field).map(Cow::Borrowed);
+        let attrs = entry.get("attrs").filter(|attrs| attrs.is_object()).map(|attrs| {
+            let count = |field| attrs.get(field).map_or(Ok(Count::default()), Count::deserialize).unwrap_or_default();
+            CallAttrs {
+                model: borrowed(attrs, "model"),
+                debug_name: borrowed(attrs, "debugName"),
+                response_id: borrowed(attrs, "responseId"),
+                error: borrowed(attrs, "error"),
+                input_tokens: count("inputTokens"),
+                cached_tokens: count("cachedTokens"),
+                output_tokens: count("outputTokens"),
+                copilot_usage_nano_aiu: attrs
+                    .get("copilotUsageNanoAiu")
+                    .map_or(Amount::Absent, |value| Amount::deserialize(value).unwrap_or(Amount::NotANumber)),
+            }
+        });
+        CallLine {
+            kind: Cow::Borrowed(LLM_REQUEST),
+            ts: entry.get("ts").cloned(),
+            span: borrowed(entry, "spanId"),
+            sid: borrowed(entry, "sid"),
+            status: borrowed(entry, "status"),
+            attrs,
+        }
+    }
+}
+
+/// Notes a line's time among the log's first and last.
+fn dated(millis: Option<i64>, summary: &mut LogSummary) {
+    if let Some(millis) = millis {
+        summary.first_event_ms = Some(summary.first_event_ms.map_or(millis, |first| first.min(millis)));
+        summary.last_event_ms = summary.last_event_ms.max(Some(millis));
     }
 }
 
@@ -434,19 +526,29 @@ fn own_purpose(debug_name: &str) -> Option<&str> {
 
 /// A child log's label (`<label>-<child id>.jsonl`, the child's id being its lines' `sid`):
 /// the sub-agent or task whose calls it holds. None for a session's own log.
-fn child_label<'a>(path: &'a str, sid: Option<&str>) -> Option<&'a str> {
-    let name = path.rsplit('/').next()?.strip_suffix(".jsonl")?;
-    let in_session_folder = path.rsplit('/').nth(2) == Some("debug-logs");
-    if name == "main" || !in_session_folder {
-        return None;
-    }
+fn child_label<'a>(child_log: Option<&'a str>, sid: Option<&str>) -> Option<&'a str> {
+    let name = child_log?;
     let label = sid.and_then(|sid| name.strip_suffix(sid)?.strip_suffix('-'));
     Some(label.filter(|label| !label.is_empty()).unwrap_or(name))
 }
 
+/// A child log's name without `.jsonl`; None for a session's own log (its calls are looked at
+/// one by one: the name is taken once).
+fn child_log(path: &str) -> Option<&str> {
+    let name = path.rsplit('/').next()?.strip_suffix(".jsonl")?;
+    let in_session_folder = path.rsplit('/').nth(2) == Some("debug-logs");
+    (name != "main" && in_session_folder).then_some(name)
+}
+
 fn note(counts: &mut std::collections::BTreeMap<String, u64>, kind: &str) {
     let key = if kind.is_empty() { "<no type>" } else { kind };
-    *counts.entry(key.to_string()).or_default() += 1;
+    // Most keys are there already: no string is made for them.
+    match counts.get_mut(key) {
+        Some(count) => *count += 1,
+        None => {
+            counts.insert(key.to_string(), 1);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -624,13 +726,13 @@ mod tests {
     fn a_child_log_names_its_agent_by_its_label() {
         let folder = "x/GitHub.copilot-chat/debug-logs/s";
         assert_eq!(
-            child_label(&format!("{folder}/runSubagent-explorer-c1.jsonl"), Some("c1")),
+            child_label(child_log(&format!("{folder}/runSubagent-explorer-c1.jsonl")), Some("c1")),
             Some("runSubagent-explorer")
         );
-        assert_eq!(child_label(&format!("{folder}/title-c2.jsonl"), Some("c2")), Some("title"));
-        assert_eq!(child_label(&format!("{folder}/odd.jsonl"), Some("c3")), Some("odd"));
-        assert_eq!(child_label(&format!("{folder}/main.jsonl"), Some("s")), None);
-        assert_eq!(child_label("x/GitHub.copilot-chat/debug-logs/s.jsonl", Some("s")), None);
+        assert_eq!(child_label(child_log(&format!("{folder}/title-c2.jsonl")), Some("c2")), Some("title"));
+        assert_eq!(child_label(child_log(&format!("{folder}/odd.jsonl")), Some("c3")), Some("odd"));
+        assert_eq!(child_label(child_log(&format!("{folder}/main.jsonl")), Some("s")), None);
+        assert_eq!(child_label(child_log("x/GitHub.copilot-chat/debug-logs/s.jsonl"), Some("s")), None);
         let line =
             call("t", "ok", r#"{"model":"gpt-4o-mini","inputTokens":200,"outputTokens":10,"copilotUsageNanoAiu":0}"#)
                 .replace(r#""sid":"s""#, r#""sid":"c2""#);
@@ -705,6 +807,70 @@ mod tests {
         assert_eq!(whole.0.len(), 4, "{:?}", whole.0);
         for step in [1, 7, 64, 1 << 20] {
             assert_eq!(facts(&read_log_by(MAIN, &text, Some(step))), whole, "{step} bytes a read");
+        }
+    }
+
+    /// What a field of a call may hold: mostly what Copilot Chat writes there (`usual`), else
+    /// any JSON type, a string with escapes, or nothing.
+    fn any_field(usual: &'static [&'static str]) -> impl proptest::strategy::Strategy<Value = Option<&'static str>> {
+        let odd = vec![
+            None,
+            Some("null"),
+            Some("\"s\\u0041\""),
+            Some("2.5"),
+            Some("-4"),
+            Some("1e30"),
+            Some("true"),
+            Some("[1]"),
+            Some("{\"a\":1}"),
+            Some("\"2026-10-20T10:00:00Z\""),
+        ];
+        proptest::prop_oneof![
+            3 => proptest::sample::select(usual.iter().map(|usual| Some(*usual)).collect::<Vec<_>>()),
+            1 => proptest::sample::select(odd),
+        ]
+    }
+
+    const TEXTS: &[&str] = &["\"gpt-5.4\"", "\"error\"", "\"title\"", "\"s\"", "\"ok\""];
+    const NUMBERS: &[&str] = &["3000", "0", "1792486800000", "2000000000"];
+
+    proptest::proptest! {
+        // Cases enough that each odd field meets a call read in place (a few in a hundred are).
+        #![proptest_config(proptest::test_runner::Config::with_cases(2048))]
+
+        /// A call's line in any shape gives the same figures and problems, whether read in place
+        /// (a usage-only reading, `CallLine`) or as a `Value` (the whole reading).
+        #[test]
+        fn a_call_in_any_shape_reads_the_same_in_place_as_whole(
+            top in (any_field(NUMBERS), proptest::collection::vec(any_field(TEXTS), 4)),
+            attrs in (proptest::collection::vec(any_field(TEXTS), 4), proptest::collection::vec(any_field(NUMBERS), 4)),
+            attrs_itself in proptest::sample::select(vec!["object", "null", "absent", "text"]),
+            twice in proptest::bool::ANY,
+        ) {
+            let field = |name: &str, value: &Option<&str>| value.map(|value| format!(",\"{name}\":{value}"));
+            let names = ["model", "debugName", "responseId", "error", "inputTokens", "cachedTokens", "outputTokens", "copilotUsageNanoAiu"];
+            let attrs: Vec<_> = attrs.0.into_iter().chain(attrs.1).collect();
+            let inner: String = names.iter().zip(&attrs).filter_map(|(name, value)| field(name, value)).collect();
+            let attrs_field = match attrs_itself {
+                "object" => format!(",\"attrs\":{{{}}}", inner.trim_start_matches(',')),
+                "null" => ",\"attrs\":null".to_string(),
+                "text" => ",\"attrs\":\"x\"".to_string(),
+                _ => String::new(),
+            };
+            let names = ["ts", "sid", "spanId", "status", "name"];
+            let top: Vec<_> = std::iter::once(top.0).chain(top.1).collect();
+            let outer: String = names.iter().zip(&top).filter_map(|(name, value)| field(name, value)).collect();
+            // A key given twice: the last is the one a `Value` keeps.
+            let again = if twice { ",\"spanId\":\"b\"" } else { "" };
+            let line = format!("{{\"type\":\"llm_request\"{outer}{attrs_field}{again}}}");
+            let facts = |outcome: &LogOutcome| {
+                let problems: Vec<_> =
+                    outcome.problems.iter().map(|problem| (problem.line, problem.kind, problem.message.clone())).collect();
+                let usage = outcome.usage.as_ref().map(|usage| format!("{usage:?}"));
+                (problems, usage, format!("{:?}", outcome.summary), format!("{:?}", outcome.account))
+            };
+            let text = format!("{line}\n{line}\n");
+            proptest::prop_assert_eq!(facts(&read_log_by(MAIN, &text, Some(1 << 20))), facts(&read_log(MAIN, &text)), "{}", line);
         }
     }
 }

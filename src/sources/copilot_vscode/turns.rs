@@ -369,10 +369,15 @@ pub(super) struct Notes {
 /// A token count read leniently: absent is 0; what cannot be a count is noted and leaves out
 /// its group (`left`).
 pub(super) fn count(value: Option<&Value>, notes: &mut Notes, name: &str, left: &mut bool) -> u64 {
-    match value.map(Count::deserialize) {
-        None | Some(Err(_)) => 0,
-        Some(Ok(Count::Read(count))) => count,
-        Some(Ok(Count::Unusable(written))) => {
+    let read = value.map_or(Ok(Count::default()), Count::deserialize);
+    counted_as_read(read.unwrap_or_default(), notes, name, left)
+}
+
+/// `count` of a count already read.
+pub(super) fn counted_as_read(count: Count, notes: &mut Notes, name: &str, left: &mut bool) -> u64 {
+    match count {
+        Count::Read(count) => count,
+        Count::Unusable(written) => {
             notes.left_out.push(format!("{name} is {written} ({})", written.why()));
             *left = true;
             0
