@@ -4,7 +4,7 @@
 //! none. Timed from outside, as `usage` is, it is the part of `usage`'s time that no parser
 //! can take away (issue 49's goal sets `usage` against ccusage's time).
 //!
-//!   cargo run --release --example usage_floor -- HOME [THREADS]
+//!   cargo run --release --example usage_floor -- [--threads N] HOME...
 
 use std::fs::{self, File};
 use std::io::Read;
@@ -45,17 +45,20 @@ fn read_and_search(path: &Path, buffer: &mut [u8], finder: &memchr::memmem::Find
 }
 
 fn main() -> std::io::Result<()> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let (home, threads) = match args.as_slice() {
-        [home] => (home, std::thread::available_parallelism().map_or(1, |n| n.get())),
-        [home, threads] => (home, threads.parse().expect("THREADS is a number")),
-        _ => {
-            eprintln!("usage: usage_floor HOME [THREADS]");
-            std::process::exit(2);
-        }
-    };
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let mut threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if args.first().is_some_and(|first| first == "--threads") && args.len() > 1 {
+        threads = args[1].parse().expect("--threads takes a number");
+        args.drain(..2);
+    }
+    if args.is_empty() {
+        eprintln!("usage: usage_floor [--threads N] HOME...");
+        std::process::exit(2);
+    }
     let mut files = Vec::new();
-    walk(Path::new(home), &mut files)?;
+    for home in &args {
+        walk(Path::new(home), &mut files)?;
+    }
     let next = Mutex::new(files.iter());
     let hits = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)

@@ -12,8 +12,9 @@
 #     --debug-logs  also `usage` with VS Code's Agent Debug logs of SIZE beside the corpus, and on
 #               them alone (scripts/gen-debug-logs.py, seed 1, into $CORPUS_DIR/debug-SIZE, made once)
 # Prints, per command, each build's median wall and CPU time and peak memory, and the ratio;
-# beside `usage`, its floor (examples/usage_floor.rs: the home's logs and store read and searched,
-# nothing parsed), which no design that reads the files can go under.
+# beside each `usage`, its floor (examples/usage_floor.rs: the home's logs and store read and
+# searched, nothing parsed), which no design that reads the files can go under. Each pair runs
+# every command once, so that the machine's drift falls on each alike.
 set -euo pipefail
 # Cold runs: the CLI reads and writes no cache (scripts/bench-cache.sh times the cache).
 export COPILOT_LENS_CACHE=off
@@ -103,21 +104,38 @@ def run(argv, env=None):
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_stime, usage.ru_maxrss / 1024
 
 builds = [("this", this)] + ([("other", other)] if other else [])
+# Beside each usage run, the least any reading of the same files costs.
+floors = {"usage": [corpus], "usage, + debug logs": [corpus, debug_logs], "usage, debug logs": [debug_logs]}
 rows = []
 for name in commands(this):
     runs = {build: [] for build, _ in builds}
     if name == "usage":
         runs["ccusage"] = []
+    if name in floors:
         runs["floor"] = []
-    for pair in range(pairs):
-        # Alternate which goes first, so neither always follows the other.
-        order = builds if pair % 2 == 0 else builds[::-1]
-        for build, binary in order:
-            runs[build].append(run(commands(binary)[name]))
-        if name == "usage":
-            runs["ccusage"].append(run([ccusage, "copilot", "daily", "--json", "-z", "UTC", "--offline"], cc_env))
-            runs["floor"].append(run([floor, corpus]))
     rows.append((name, runs))
+def one_pair(pair, name, runs):
+    # Alternate which goes first, so neither always follows the other.
+    order = builds if pair % 2 == 0 else builds[::-1]
+    for build, binary in order:
+        runs[build].append(run(commands(binary)[name]))
+    if name == "usage":
+        runs["ccusage"].append(run([ccusage, "copilot", "daily", "--json", "-z", "UTC", "--offline"], cc_env))
+    if name in floors:
+        runs["floor"].append(run([floor] + floors[name]))
+
+# The analyses first, each in its pairs; their output, gigabytes written and deleted, is flushed
+# before the usage runs. Those run each once a pair, so that the machine's drift falls on each
+# alike (the debug logs' cost is a ratio of two of them).
+for name, runs in rows:
+    if name not in floors:
+        for pair in range(pairs):
+            one_pair(pair, name, runs)
+os.sync()
+for pair in range(pairs):
+    for name, runs in rows:
+        if name in floors:
+            one_pair(pair, name, runs)
 
 print()
 print(f"{'command':<22} {'build':<8} {'wall s (median)':>16} {'min-max':>14} {'CPU s':>7} {'kernel s':>9} {'peak MiB':>9} {'vs this':>8}")
@@ -130,6 +148,15 @@ for name, runs in rows:
         kernel = statistics.median(r[2] for r in results)
         peak = max(r[3] for r in results)
         print(f"{name:<22} {build:<8} {wall:16.3f} {min(walls):6.3f}-{max(walls):<7.3f} {cpu:7.2f} {kernel:9.2f} {peak:9.0f} {wall / base:7.2f}x")
+if debug_logs:
+    named = dict(rows)
+    def added(build):
+        alone, both = named["usage"][build], named["usage, + debug logs"][build]
+        pairwise = statistics.median(b[0] / a[0] - 1 for a, b in zip(alone, both))
+        return statistics.median(b[0] for b in both) / statistics.median(a[0] for a in alone) - 1, pairwise
+    for build in ["this", "floor"]:
+        medians, pairwise = added(build)
+        print(f"the debug logs add to usage ({build}): {medians:+.1%} (medians), {pairwise:+.1%} (median of each pair's)")
 shutil.rmtree(work)
 PY
 

@@ -11,7 +11,6 @@ use super::{Outputs, UsageData};
 use crate::dedup::{self, TextKey};
 use crate::facts::diagnostics::{Diagnostic, DiagnosticKind};
 use crate::facts::files::{FileStatus, Role};
-use crate::facts::session::SessionFacts;
 use crate::input::FileReader;
 use crate::inventory;
 use crate::model::{HeldRow, PendingRow, Row, RowSink, TurnType, mtime_text};
@@ -134,8 +133,7 @@ impl State {
                     None => continue,
                 },
             };
-            self.fill_from_session(&mut row);
-            let client_name = self.client_of(&row.session_id);
+            let client_name = self.fill_from_session(&mut row);
             let row = Row {
                 agent,
                 timestamp_utc: row.timestamp_utc.as_str().into(),
@@ -177,22 +175,19 @@ impl State {
         copies
     }
 
-    /// A row's project and branch, where it names none: its session's.
-    fn fill_from_session(&self, row: &mut PendingRow) {
-        if let Some(facts) = self.sessions.get(&row.session_id).filter(|_| !row.session_id.is_empty()) {
-            if row.project_path.is_empty() {
-                row.project_path = facts.project().to_string();
-            }
-            if row.git_branch.is_empty() {
-                row.git_branch = facts.branch().to_string();
-            }
+    /// A row's project and branch, where it names none, from its session; returns the client
+    /// the session was run from, as its rows show it (a held row names none of its own).
+    fn fill_from_session(&self, row: &mut PendingRow) -> String {
+        let Some(facts) = self.sessions.get(&row.session_id).filter(|_| !row.session_id.is_empty()) else {
+            return String::new();
+        };
+        if row.project_path.is_empty() {
+            row.project_path = facts.project().to_string();
         }
-    }
-
-    /// The client a session was run from, as its rows show it.
-    fn client_of(&self, session_id: &str) -> String {
-        let facts = self.sessions.get(session_id).filter(|_| !session_id.is_empty());
-        facts.map(SessionFacts::client_shown).unwrap_or_default()
+        if row.git_branch.is_empty() {
+            row.git_branch = facts.branch().to_string();
+        }
+        facts.client_shown()
     }
 
     /// The store of held file `index`, opened again to read its kept turns whole.
