@@ -1,8 +1,9 @@
-//! The least a cold `usage` run does, with nothing else: list the home, then read every event
-//! log, VS Code debug log and the session store (with its WAL) whole, on every core, a megabyte at a time into
-//! one buffer per thread, and find the lines that name a counter type (`memmem`), parsing
-//! none. Timed from outside, as `usage` is, it is the part of `usage`'s time that no parser
-//! can take away (issue 49's goal sets `usage` against ccusage's time).
+//! The least a cold `usage` run does, with nothing else: list the homes, then read every event
+//! log, VS Code debug log and session store (with its WAL) whole, on every core, a megabyte at
+//! a time into one buffer per thread, and search it (`memmem`, one needle for every file: the
+//! cost is the search's), parsing nothing. Timed from outside, as `usage` is, it is the part of
+//! `usage`'s time that no parser can take away (issue 49's goal sets `usage` against ccusage's
+//! time; issue 53's, `usage` with debug logs against `usage` without).
 //!
 //!   cargo run --release --example usage_floor -- [--threads N] HOME...
 
