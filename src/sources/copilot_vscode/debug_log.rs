@@ -19,7 +19,7 @@ use memchr::memmem::Finder;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::turns::{Notes, RowAt, RowParts, counted_as_read, model_name, row};
+use super::turns::{Notes, RowAt, RowParts, counted_as_read, model_name, read_count, row};
 use crate::facts::diagnostics::DiagnosticKind;
 use crate::facts::log::{LogProblem, LogSummary};
 use crate::lines::{Line, LineReader};
@@ -377,41 +377,38 @@ impl<'c, 's> Reading<'c, 's> {
 /// An `llm_request` line in the shape Copilot Chat writes, read in place: strings borrowed,
 /// counts as written, other fields skipped. A line in any other shape (a field of another type,
 /// a key given twice) fails to read so, and is read as a `Value` (`CallLine::of`).
-#[derive(Deserialize)]
+/// A field absent is its default (a line with no `type` is not a call here).
+#[derive(Default, Deserialize)]
+#[serde(default)]
 struct CallLine<'a> {
     #[serde(rename = "type", borrow)]
     kind: Cow<'a, str>,
-    #[serde(default)]
     ts: Option<Value>,
-    #[serde(rename = "spanId", borrow, default)]
+    #[serde(rename = "spanId", borrow)]
     span: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow)]
     sid: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow)]
     status: Option<Cow<'a, str>>,
     /// None when absent or `null`: the call is not counted.
-    #[serde(borrow, default)]
+    #[serde(borrow)]
     attrs: Option<CallAttrs<'a>>,
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
 struct CallAttrs<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow)]
     model: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow)]
     debug_name: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow)]
     response_id: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow)]
     error: Option<Cow<'a, str>>,
-    #[serde(default)]
     input_tokens: Count,
-    #[serde(default)]
     cached_tokens: Count,
-    #[serde(default)]
     output_tokens: Count,
-    #[serde(default)]
     copilot_usage_nano_aiu: Amount,
 }
 
@@ -424,7 +421,7 @@ impl<'a> CallLine<'a> {
     fn of(entry: &'a Value) -> Self {
         let borrowed = |object: &'a Value, field| text(object, field).map(Cow::Borrowed);
         let attrs = entry.get("attrs").filter(|attrs| attrs.is_object()).map(|attrs| {
-            let count = |field| attrs.get(field).map_or(Ok(Count::default()), Count::deserialize).unwrap_or_default();
+            let count = |field| read_count(attrs.get(field));
             CallAttrs {
                 model: borrowed(attrs, "model"),
                 debug_name: borrowed(attrs, "debugName"),

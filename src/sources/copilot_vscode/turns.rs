@@ -369,8 +369,12 @@ pub(super) struct Notes {
 /// A token count read leniently: absent is 0; what cannot be a count is noted and leaves out
 /// its group (`left`).
 pub(super) fn count(value: Option<&Value>, notes: &mut Notes, name: &str, left: &mut bool) -> u64 {
-    let read = value.map_or(Ok(Count::default()), Count::deserialize);
-    counted_as_read(read.unwrap_or_default(), notes, name, left)
+    counted_as_read(read_count(value), notes, name, left)
+}
+
+/// A token count as written: absent is 0.
+pub(super) fn read_count(value: Option<&Value>) -> Count {
+    value.map_or(Ok(Count::default()), Count::deserialize).unwrap_or_default()
 }
 
 /// `count` of a count already read.
