@@ -287,9 +287,9 @@ impl<'c, 's> Reading<'c, 's> {
     fn call(&mut self, number: u64, line: &CallLine<'_>, outcome: &mut LogOutcome) {
         note(&mut outcome.account.skipped_by_rule, LLM_REQUEST);
         let millis = line.millis();
-        let span = line.span.as_deref().unwrap_or_default();
+        let span = line.span.unwrap_or_default();
         if let Some(texts) = &mut self.texts {
-            let model = line.attrs.as_ref().and_then(|attrs| attrs.model.as_deref()).map(model_name);
+            let model = line.attrs.as_ref().and_then(|attrs| attrs.model).map(model_name);
             texts.last_call = Some((span.to_string(), model.unwrap_or_default().to_string()));
         }
         if !span.is_empty() {
@@ -309,9 +309,9 @@ impl<'c, 's> Reading<'c, 's> {
             outcome.problems.push(LogProblem { line: Some(number), kind: DiagnosticKind::Unparsable, message });
             return;
         };
-        let model = model_name(attrs.model.as_deref().unwrap_or_default());
-        if line.status.as_deref() == Some("error") {
-            let why = attrs.error.as_deref().map(|error| format!(" ({})", error.chars().take(200).collect::<String>()));
+        let model = model_name(attrs.model.unwrap_or_default());
+        if line.status == Some("error") {
+            let why = attrs.error.map(|error| format!(" ({})", error.chars().take(200).collect::<String>()));
             outcome.problems.push(LogProblem {
                 line: Some(number),
                 kind: DiagnosticKind::FailedRequest,
@@ -361,35 +361,37 @@ impl<'c, 's> Reading<'c, 's> {
             });
         }
         let entry = Entry { tokens, implausible, recorded, ..Entry::default() };
-        let child = child_label(self.child_log, line.sid.as_deref());
+        let child = child_label(self.child_log, line.sid);
         // Older builds name no call: a title log's calls are still the title's.
-        let purpose = match attrs.debug_name.as_deref() {
+        let purpose = match attrs.debug_name {
             Some(name) => own_purpose(name),
             None => child.filter(|label| *label == TITLE),
         };
         let made = CallMaker { agent: child.filter(|label| Some(*label) != purpose), purpose };
-        let response = attrs.response_id.as_deref();
+        let response = attrs.response_id;
         ledger.recorded_call(Place::Line(number), millis, model, entry, response, made);
-        outcome.summary.models.insert(model.to_string());
+        if !outcome.summary.models.contains(model) {
+            outcome.summary.models.insert(model.to_string());
+        }
     }
 }
 
 /// An `llm_request` line in the shape Copilot Chat writes, read in place: strings borrowed,
 /// counts as written, other fields skipped. A line in any other shape (a field of another type,
-/// a key given twice) fails to read so, and is read as a `Value` (`CallLine::of`).
-/// A field absent is its default (a line with no `type` is not a call here).
+/// a key given twice, a string with an escape, which cannot be borrowed) fails to read so, and
+/// is read as a `Value` (`CallLine::of`). A field absent is its default (a line with no `type`
+/// is not a call here). The strings are `&str`: serde borrows a `Cow` only outside an `Option`,
+/// and copied strings were half of a call's reading.
 #[derive(Default, Deserialize)]
 #[serde(default)]
 struct CallLine<'a> {
     #[serde(rename = "type", borrow)]
     kind: Cow<'a, str>,
     ts: Option<Value>,
-    #[serde(rename = "spanId", borrow)]
-    span: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    sid: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    status: Option<Cow<'a, str>>,
+    #[serde(rename = "spanId")]
+    span: Option<&'a str>,
+    sid: Option<&'a str>,
+    status: Option<&'a str>,
     /// None when absent or `null`: the call is not counted.
     #[serde(borrow)]
     attrs: Option<CallAttrs<'a>>,
@@ -398,14 +400,10 @@ struct CallLine<'a> {
 #[derive(Default, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 struct CallAttrs<'a> {
-    #[serde(borrow)]
-    model: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    debug_name: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    response_id: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    error: Option<Cow<'a, str>>,
+    model: Option<&'a str>,
+    debug_name: Option<&'a str>,
+    response_id: Option<&'a str>,
+    error: Option<&'a str>,
     input_tokens: Count,
     cached_tokens: Count,
     output_tokens: Count,
@@ -419,14 +417,13 @@ impl<'a> CallLine<'a> {
 
     /// A call of a line read as a `Value`: a field of another type is absent, as `text` reads it.
     fn of(entry: &'a Value) -> Self {
-        let borrowed = |object: &'a Value, field| text(object, field).map(Cow::Borrowed);
         let attrs = entry.get("attrs").filter(|attrs| attrs.is_object()).map(|attrs| {
             let count = |field| read_count(attrs.get(field));
             CallAttrs {
-                model: borrowed(attrs, "model"),
-                debug_name: borrowed(attrs, "debugName"),
-                response_id: borrowed(attrs, "responseId"),
-                error: borrowed(attrs, "error"),
+                model: text(attrs, "model"),
+                debug_name: text(attrs, "debugName"),
+                response_id: text(attrs, "responseId"),
+                error: text(attrs, "error"),
                 input_tokens: count("inputTokens"),
                 cached_tokens: count("cachedTokens"),
                 output_tokens: count("outputTokens"),
@@ -438,9 +435,9 @@ impl<'a> CallLine<'a> {
         CallLine {
             kind: Cow::Borrowed(LLM_REQUEST),
             ts: entry.get("ts").cloned(),
-            span: borrowed(entry, "spanId"),
-            sid: borrowed(entry, "sid"),
-            status: borrowed(entry, "status"),
+            span: text(entry, "spanId"),
+            sid: text(entry, "sid"),
+            status: text(entry, "status"),
             attrs,
         }
     }
