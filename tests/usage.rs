@@ -939,3 +939,69 @@ fn by_client_each_programs_rows_add_up_to_its_sessions() {
     assert_eq!(by_client, expected);
     assert!(by_client.contains_key("github/autopilot") && by_client.contains_key("[redacted]"), "{by_client:?}");
 }
+
+/// A watch's update (issue 54): a log that grew has its session counted again in the last run
+/// (`LiveUsage::recount`), and every ledger is then what a whole run over the grown files gives.
+/// Each log of each fixture is cut to its first half of lines for the run, then given whole.
+#[test]
+fn a_recount_of_a_grown_log_gives_what_a_whole_run_gives() {
+    let mut trees: Vec<String> = std::fs::read_dir(common::fixture("usage"))
+        .unwrap()
+        .map(|entry| format!("usage/{}", entry.unwrap().file_name().to_string_lossy()))
+        .collect();
+    trees.extend(
+        ["vscode/17-debug-logs", "vscode/07-model-totals", "vscode/beside-cli", "real-cli-1.0.102"].map(String::from),
+    );
+    trees.sort();
+    let (mut recounted, mut whole_runs_asked) = (0, 0);
+    for tree in &trees {
+        let whole = common::memory_root(tree);
+        let ledgers = |root: &copilot_lens::input::memory::MemoryRoot| {
+            let mut roots = MemoryRoots(vec![root.clone()]);
+            let planned = Planned::new(roots.listings(), Options::default()).unwrap();
+            format!("{:?}", usage_only::run(planned, &mut roots).usage.ledgers)
+        };
+        let expected = ledgers(&whole);
+        let logs: Vec<String> = {
+            let roots = MemoryRoots(vec![whole.clone()]);
+            let planned = Planned::new(roots.listings(), Options::default()).unwrap();
+            let run = planned.usage_only();
+            run.log_tasks().into_iter().map(|task| task.listed_path).collect()
+        };
+        for log in logs {
+            let (bytes, modified_ms) = whole.files[&log].clone();
+            let lines: Vec<&[u8]> = bytes.split_inclusive(|byte| *byte == b'\n').collect();
+            let mut cut = whole.clone();
+            cut.insert(&log, lines[..lines.len() / 2].concat(), modified_ms);
+            let mut roots = MemoryRoots(vec![cut]);
+            let options = Options::default();
+            let mut run = Planned::new(roots.listings(), options.clone()).unwrap().usage_only();
+            for task in run.log_tasks() {
+                let scanned = task.scan_usage(&mut roots, &options);
+                run.add_scan(&task, scanned);
+            }
+            let jobs = run.store_jobs();
+            run.read_stores(&mut roots, jobs, &mut copilot_lens::analysis::AsTheyAre);
+            let mut live = run.finish_live(&mut roots);
+            let session = live.session_of(0, &log).expect("a log the run read").to_string();
+            let grown = std::collections::BTreeSet::from([session]);
+            // Grown twice: to three quarters of its lines, then whole.
+            let mut three_quarters = whole.clone();
+            three_quarters.insert(&log, lines[..lines.len() * 3 / 4].concat(), modified_ms);
+            let mut counted = Ok(());
+            for files in [three_quarters, whole.clone()] {
+                roots.0[0] = files;
+                counted = counted.and_then(|()| live.recount(&grown, |task| task.scan_usage(&mut roots, &options)));
+            }
+            match counted {
+                Ok(()) => {
+                    assert_eq!(format!("{:?}", live.usage().ledgers), expected, "{tree}: {log} grew");
+                    recounted += 1;
+                }
+                // Its first calls: the stores were read without it.
+                Err(_) => whole_runs_asked += 1,
+            }
+        }
+    }
+    assert!(recounted >= 30, "{recounted} logs recounted, {whole_runs_asked} asked for a whole run");
+}

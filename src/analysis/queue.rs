@@ -138,9 +138,19 @@ impl ParsedLog<UsageRun> {
     pub fn scan(&self) -> &UsageScan {
         &self.parsed
     }
+
+    pub fn into_scan(self) -> UsageScan {
+        self.parsed
+    }
 }
 
 impl LogJob<UsageRun> {
+    /// A log's scan outside any queue: a live run's recount (`LiveUsage::recount`), which adds
+    /// a session's logs in task order itself.
+    pub fn alone(task: LogTask) -> Self {
+        LogJob { index: 0, task, start: () }
+    }
+
     /// Reads only the log's counter lines.
     pub fn scan_usage(self, reader: &mut dyn FileReader, options: &Options) -> ParsedLog<UsageRun> {
         ParsedLog { index: self.index, parsed: self.task.scan_usage(reader, options) }

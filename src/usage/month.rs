@@ -157,10 +157,22 @@ pub fn month_of_entries<'a>(
     allowance: Option<f64>,
 ) -> MonthCredits {
     let (first, last) = month_bounds(month);
+    let by_day = credits_by_day(sessions, rates, first..=today.clamp(first, last));
+    month_of_days(&by_day, month, today, allowance)
+}
+
+/// `month_of_entries` of credits already summed per day, recorded and estimated (days outside
+/// the month, or after `today`, are not counted).
+pub fn month_of_days(
+    by_day: &BTreeMap<NaiveDate, (f64, f64)>,
+    month: NaiveDate,
+    today: NaiveDate,
+    allowance: Option<f64>,
+) -> MonthCredits {
+    let (first, last) = month_bounds(month);
     let days_in_month = last.day();
     let finished = today > last;
     let as_of = today.clamp(first, last);
-    let by_day = credits_by_day(sessions, rates, first..=as_of);
     let mut days = Vec::new();
     let (mut recorded, mut estimated) = (0.0, 0.0);
     for day in first.iter_days().take_while(|day| *day <= as_of) {

@@ -1,19 +1,20 @@
-//! `copilot-lens watch`: the credits being spent, live. The CLI makes a usage run on each change
-//! of the home (through the cache, so it costs what was written since the last one); this turns
-//! each run's ledgers into the view: the day and the month against their limits (the status
-//! line's figures), the sessions active in the last hour, and the calls that arrived since the
-//! run before, told by the growth of each session's requests per model. The core has no clock:
-//! the caller says when it is.
+//! `copilot-lens watch`: the credits being spent, live. The CLI counts again, on each change of
+//! the home, the sessions whose logs grew (`LiveUsage::recount`); this turns their ledgers into
+//! the view: the day and the month against their limits (the status line's figures), the
+//! sessions active in the last hour, and the calls that arrived since the update before, told
+//! by the growth of each session's requests per model. The core has no clock: the caller says
+//! when it is.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 use chrono::NaiveDate;
 
 use super::credits::{counts, entry_credits};
 use super::ledger::SessionLedger;
+use super::month::month_of_days;
 use super::rates::RateTable;
-use super::status::{StatusFigures, StatusSnapshot};
-use super::{Entries, NANO_AIU_PER_CREDIT, NANO_DOLLARS_PER_CREDIT};
+use super::status::StatusFigures;
+use super::{NANO_AIU_PER_CREDIT, NANO_DOLLARS_PER_CREDIT};
 
 /// A session is active when its latest call is at most this old.
 pub const ACTIVE_MS: i64 = 60 * 60 * 1000;
@@ -57,96 +58,160 @@ pub struct WatchView {
 /// A session's requests and credits per model.
 type ByModel = BTreeMap<String, (u64, f64)>;
 
-/// The state kept from run to run: each session's counts at the last run.
+/// Credits per day as integers (recorded nano-AIU, estimated nano-dollars): a session's are
+/// taken from the sums and its new ones added, with nothing lost to rounding.
+type ByDay = BTreeMap<NaiveDate, (u128, u128)>;
+
+/// What the view keeps of a session from the update that last changed it.
+struct Seen {
+    by_model: ByModel,
+    by_day: ByDay,
+    last_call: Option<(i64, String)>,
+}
+
+impl Seen {
+    /// By the rule of every figure (`counts`, `entry_credits`).
+    fn of(ledger: &SessionLedger, rates: &RateTable) -> Seen {
+        let (mut by_model, mut by_day) = (ByModel::new(), ByDay::new());
+        for (key, entry) in ledger.entries.iter().filter(|(key, entry)| counts(key, entry)) {
+            let credits = entry_credits(rates, &key.model, entry);
+            let slot = by_model.entry(key.model.clone()).or_default();
+            slot.0 += entry.tokens.requests;
+            slot.1 += credits.recorded_nano_aiu as f64 / NANO_AIU_PER_CREDIT
+                + credits.estimated_nanos as f64 / NANO_DOLLARS_PER_CREDIT;
+            let day = by_day.entry(key.day).or_default();
+            day.0 += u128::from(credits.recorded_nano_aiu);
+            day.1 += credits.estimated_nanos;
+        }
+        Seen { by_model, by_day, last_call: ledger.last_call.clone() }
+    }
+
+    fn is_active(&self, now_ms: i64) -> bool {
+        self.last_call.as_ref().is_some_and(|(last_call_ms, _)| now_ms - last_call_ms <= ACTIVE_MS)
+    }
+}
+
+/// The state kept from update to update: each session's figures, their sums per day, and the
+/// arrivals shown. An update gives the sessions that changed, so it costs what they hold.
 #[derive(Default)]
 pub struct Watch {
-    seen: Option<HashMap<String, ByModel>>,
+    sessions: HashMap<String, Seen>,
+    by_day: ByDay,
+    /// The sessions whose latest call was within the hour when they changed: only they can be
+    /// active now (a session's latest call only ages until it changes).
+    recent: BTreeSet<String>,
+    updated: bool,
     arrivals: VecDeque<Arrival>,
 }
 
 impl Watch {
-    /// The view after a run whose ledgers are `ledgers`, at `now_ms`, the month against `limit`.
+    /// The view at `now_ms`, the month against `limit`, after an update whose ledgers are
+    /// `changed`: every session's when `whole` (a session not among them is gone), else those
+    /// of the sessions that changed.
     pub fn update<'a>(
         &mut self,
-        ledgers: impl Iterator<Item = (&'a String, &'a SessionLedger)> + Clone,
+        changed: impl Iterator<Item = (&'a String, &'a SessionLedger)>,
+        whole: bool,
         rates: &RateTable,
         now_ms: i64,
         limit: Option<f64>,
     ) -> WatchView {
-        let today = chrono::DateTime::from_timestamp_millis(now_ms).map_or(NaiveDate::MIN, |now| now.date_naive());
-        let snapshot = StatusSnapshot::of(ledgers.clone(), String::new(), now_ms, today);
-        let figures = snapshot.figures(None, rates, today, limit);
-        let mut totals = HashMap::new();
-        let mut active = Vec::new();
-        for (id, ledger) in ledgers {
-            let by_model = per_model(&ledger.entries, rates);
-            if let Some((last_call_ms, last_model)) = &ledger.last_call
-                && now_ms - last_call_ms <= ACTIVE_MS
-            {
-                let credits = by_model.values().map(|(_, credits)| credits).sum();
-                active.push(ActiveSession {
-                    id: id.clone(),
-                    credits,
-                    last_model: last_model.clone(),
-                    last_call_ms: *last_call_ms,
-                });
+        let changed: Vec<(&String, Seen)> = changed.map(|(id, ledger)| (id, Seen::of(ledger, rates))).collect();
+        if whole {
+            let given: BTreeSet<&str> = changed.iter().map(|(id, _)| id.as_str()).collect();
+            let gone: Vec<String> = self.sessions.keys().filter(|id| !given.contains(id.as_str())).cloned().collect();
+            for id in gone {
+                self.forget(&id);
             }
-            totals.insert(id.clone(), by_model);
         }
-        active.sort_by(|a, b| b.last_call_ms.cmp(&a.last_call_ms).then_with(|| a.id.cmp(&b.id)));
-        if let Some(seen) = &self.seen {
-            let mut arrived: Vec<Arrival> = Vec::new();
-            for (id, by_model) in &totals {
-                let before = seen.get(id);
-                let at_ms = snapshot_time(id, &active, now_ms);
-                for (model, &(requests, credits)) in by_model {
-                    let (requests_before, credits_before) =
-                        before.and_then(|b| b.get(model)).copied().unwrap_or_default();
+        let mut grew = Vec::new();
+        for (id, seen) in changed {
+            let before = self.forget(id);
+            for (day, (recorded, estimated)) in &seen.by_day {
+                let sum = self.by_day.entry(*day).or_default();
+                (sum.0, sum.1) = (sum.0 + recorded, sum.1 + estimated);
+            }
+            if self.updated {
+                let before = before.map(|before| before.by_model).unwrap_or_default();
+                for (model, &(requests, credits)) in &seen.by_model {
+                    let (requests_before, credits_before) = before.get(model).copied().unwrap_or_default();
                     if requests > requests_before {
-                        arrived.push(Arrival {
-                            at_ms,
-                            session: id.clone(),
-                            model: model.clone(),
-                            requests: requests - requests_before,
-                            credits: (credits - credits_before).max(0.0),
-                        });
+                        let (requests, credits) = (requests - requests_before, (credits - credits_before).max(0.0));
+                        grew.push((id.clone(), model.clone(), requests, credits));
                     }
                 }
             }
-            // Oldest first, so that the newest ends first; of one session's, its latest call's model last.
-            let is_latest = |arrival: &Arrival| {
-                active.iter().any(|session| session.id == arrival.session && session.last_model == arrival.model)
-            };
-            arrived.sort_by(|a, b| {
-                (a.at_ms, is_latest(a), &a.session, &a.model).cmp(&(b.at_ms, is_latest(b), &b.session, &b.model))
-            });
-            for arrival in arrived {
-                self.arrivals.push_front(arrival);
+            if seen.is_active(now_ms) {
+                self.recent.insert(id.clone());
             }
-            self.arrivals.truncate(ARRIVALS_KEPT);
+            self.sessions.insert(id.clone(), seen);
         }
-        self.seen = Some(totals);
+        let sessions = &self.sessions;
+        self.recent.retain(|id| sessions.get(id).is_some_and(|seen| seen.is_active(now_ms)));
+        let mut active: Vec<ActiveSession> = self
+            .recent
+            .iter()
+            .filter_map(|id| {
+                let seen = &sessions[id];
+                let (last_call_ms, last_model) = seen.last_call.clone()?;
+                let credits = seen.by_model.values().map(|(_, credits)| credits).sum();
+                Some(ActiveSession { id: id.clone(), credits, last_model, last_call_ms })
+            })
+            .collect();
+        active.sort_by(|a, b| b.last_call_ms.cmp(&a.last_call_ms).then_with(|| a.id.cmp(&b.id)));
+        let mut arrived: Vec<Arrival> = grew
+            .into_iter()
+            .map(|(session, model, requests, credits)| Arrival {
+                at_ms: snapshot_time(&session, &active, now_ms),
+                session,
+                model,
+                requests,
+                credits,
+            })
+            .collect();
+        // Oldest first, so that the newest ends first; of one session's, its latest call's model last.
+        let is_latest = |arrival: &Arrival| {
+            active.iter().any(|session| session.id == arrival.session && session.last_model == arrival.model)
+        };
+        arrived.sort_by(|a, b| {
+            (a.at_ms, is_latest(a), &a.session, &a.model).cmp(&(b.at_ms, is_latest(b), &b.session, &b.model))
+        });
+        for arrival in arrived {
+            self.arrivals.push_front(arrival);
+        }
+        self.arrivals.truncate(ARRIVALS_KEPT);
+        self.updated = true;
+        let today = chrono::DateTime::from_timestamp_millis(now_ms).map_or(NaiveDate::MIN, |now| now.date_naive());
+        let by_day = self
+            .by_day
+            .iter()
+            .map(|(day, (recorded, estimated))| {
+                (*day, (*recorded as f64 / NANO_AIU_PER_CREDIT, *estimated as f64 / NANO_DOLLARS_PER_CREDIT))
+            })
+            .collect();
+        let month = month_of_days(&by_day, today, today, limit);
+        let figures = StatusFigures { session: None, today: month.on(today), month };
         WatchView { figures, active, arrivals: self.arrivals.iter().cloned().collect() }
+    }
+
+    /// Takes a session's figures out of the sums, and gives them.
+    fn forget(&mut self, id: &str) -> Option<Seen> {
+        let seen = self.sessions.remove(id)?;
+        for (day, (recorded, estimated)) in &seen.by_day {
+            if let Some(sum) = self.by_day.get_mut(day) {
+                (sum.0, sum.1) = (sum.0 - recorded, sum.1 - estimated);
+                if *sum == (0, 0) {
+                    self.by_day.remove(day);
+                }
+            }
+        }
+        Some(seen)
     }
 }
 
 /// When a session's new calls are shown as made: its latest call if it is active, else now.
 fn snapshot_time(id: &str, active: &[ActiveSession], now_ms: i64) -> i64 {
     active.iter().find(|session| session.id == id).map_or(now_ms, |session| session.last_call_ms)
-}
-
-/// A session's requests and credits per model, by the rule of every figure (`counts`,
-/// `entry_credits`).
-fn per_model(entries: &Entries, rates: &RateTable) -> ByModel {
-    let mut by_model = ByModel::new();
-    for (key, entry) in entries.iter().filter(|(key, entry)| counts(key, entry)) {
-        let credits = entry_credits(rates, &key.model, entry);
-        let slot = by_model.entry(key.model.clone()).or_default();
-        slot.0 += entry.tokens.requests;
-        slot.1 += credits.recorded_nano_aiu as f64 / NANO_AIU_PER_CREDIT
-            + credits.estimated_nanos as f64 / NANO_DOLLARS_PER_CREDIT;
-    }
-    by_model
 }
 
 #[cfg(test)]
@@ -192,7 +257,7 @@ mod tests {
         let ids = ["a".to_string(), "old".to_string()];
         let mut watch = Watch::default();
         let first = [(&ids[0], &finished(a.clone())), (&ids[1], &finished(old.clone()))];
-        let view = watch.update(first.into_iter(), &rates, now_ms(), Some(100.0));
+        let view = watch.update(first.into_iter(), true, &rates, now_ms(), Some(100.0));
         assert_eq!((view.figures.today, view.figures.month.used), (7.0, 7.0));
         assert_eq!(view.active.len(), 1, "only a's call is within the hour");
         assert_eq!(
@@ -205,7 +270,7 @@ mod tests {
         call(&mut a, "2026-12-06T09:58:00Z", "gpt-5.4", 1);
         call(&mut a, "2026-12-06T09:59:00Z", "claude-sonnet-4.5", 3);
         let second = [(&ids[0], &finished(a.clone())), (&ids[1], &finished(old.clone()))];
-        let view = watch.update(second.into_iter(), &rates, now_ms(), Some(100.0));
+        let view = watch.update(second.into_iter(), true, &rates, now_ms(), Some(100.0));
         assert_eq!(view.figures.today, 11.0);
         assert_eq!(view.active[0].last_model, "claude-sonnet-4.5");
         let arrived: Vec<_> =
@@ -214,7 +279,7 @@ mod tests {
 
         // A run with nothing new adds nothing; the arrivals stay.
         let third = [(&ids[0], &finished(a.clone())), (&ids[1], &finished(old))];
-        assert_eq!(watch.update(third.into_iter(), &rates, now_ms(), None).arrivals.len(), 2);
+        assert_eq!(watch.update(third.into_iter(), true, &rates, now_ms(), None).arrivals.len(), 2);
     }
 
     #[test]

@@ -22,7 +22,7 @@ use std::time::Instant;
 
 use chrono::NaiveDate;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
-use copilot_lens::analysis::usage_only::UsageOnly;
+use copilot_lens::analysis::usage_only::{UsageOnly, UsageRun};
 use copilot_lens::analysis::{self, Options, Outputs, Planned, StoreJob};
 use copilot_lens::cache::CacheTally;
 use copilot_lens::facts::files::FileStatus;
@@ -731,8 +731,19 @@ fn usage_only(
     roots: &mut DiskRoots,
     listings: Vec<RootListing>,
     options: Options,
-    (threads, cache, memo): (usize, Option<cache::FolderRun<'_>>, Option<&scan_memo::ScanMemo>),
+    through: (usize, Option<cache::FolderRun<'_>>, Option<&scan_memo::ScanMemo>),
 ) -> Result<(UsageOnly, CacheTally), String> {
+    let (run, cache_tally) = usage_run(roots, listings, options, through)?;
+    Ok((run.finish(roots), cache_tally))
+}
+
+/// `usage_only` up to its finish: every log scanned, the stores read.
+fn usage_run(
+    roots: &mut DiskRoots,
+    listings: Vec<RootListing>,
+    options: Options,
+    (threads, cache, memo): (usize, Option<cache::FolderRun<'_>>, Option<&scan_memo::ScanMemo>),
+) -> Result<(UsageRun, CacheTally), String> {
     let mut usage_run = Planned::new(listings, options).map_err(|error| error.to_string())?.usage_only();
     // The store's log is scanned on a thread of its own while the event logs are.
     let mut store_jobs = usage_run.store_jobs();
@@ -751,7 +762,7 @@ fn usage_only(
     let stores_tally =
         cache::stores_through(roots.clone(), cache, |through| usage_run.read_stores(roots, store_jobs, through));
     cache_tally.add(&stores_tally);
-    Ok((usage_run.finish(roots), cache_tally))
+    Ok((usage_run, cache_tally))
 }
 
 /// Whether a store's write-ahead log may have changed since a watch's last update (always,

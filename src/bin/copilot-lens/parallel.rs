@@ -8,7 +8,7 @@ use std::io::{self, Write};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 
 use copilot_lens::analysis::usage_only::UsageRun;
-use copilot_lens::analysis::{LogJob, LogQueue, Parsing};
+use copilot_lens::analysis::{LogJob, LogQueue, Options, ParsedLog, Parsing};
 use copilot_lens::cache::{CacheTally, Purpose};
 use copilot_lens::model::JsonlRowWriter;
 
@@ -83,35 +83,12 @@ pub fn scan_usage(
 ) -> CacheTally {
     let options = run.options().clone();
     let mut state = (LogQueue::<(), (), UsageRun>::new(run), run, CacheTally::default());
-    let scan = |job: LogJob<UsageRun>, reader: &mut DiskRoots| match cache {
-        Some(mut entries) => {
-            let (root, path) = (job.task.root, &job.task.listed_path);
-            let looked_up = crate::cache::look_up(reader, &entries, Purpose::Usage, root, path);
-            job.scan_through(reader, &mut entries, looked_up, &options)
-        }
-        None => (job.scan_usage(reader, &options), CacheTally::default()),
-    };
     let consumed = pool(
         &mut state,
         roots,
         threads,
         |(queue, run, _)| queue.next_job(run, WINDOW),
-        |job: LogJob<UsageRun>, reader: &mut DiskRoots| {
-            let Some(memo) = memo else { return scan(job, reader) };
-            let path = job.task.listed_path.clone();
-            let Some((root, stat)) =
-                reader.folder_stat(job.task.root, &path).map(|(root, stat)| (root.to_string(), stat))
-            else {
-                return scan(job, reader);
-            };
-            if let Some(scanned) = memo.scan_if_unchanged(&root, &path, stat) {
-                let tally = CacheTally { cached: 1, cached_bytes: stat.size, unread: 1, ..CacheTally::default() };
-                return (job.scanned_before(scanned), tally);
-            }
-            let (scanned, tally) = scan(job, reader);
-            memo.keep(&root, &path, stat, scanned.scan());
-            (scanned, tally)
-        },
+        |job: LogJob<UsageRun>, reader: &mut DiskRoots| scan_log(job, reader, cache, memo, &options),
         |(queue, run, total), (scanned, tally)| {
             total.add(&tally);
             queue.take_back(run, scanned, ());
@@ -120,6 +97,38 @@ pub fn scan_usage(
     );
     debug_assert!(consumed.is_ok() && state.0.is_done(), "every log is scanned");
     state.2
+}
+
+/// One log's scan: a watch's from its last update when the log is as it was then, else through
+/// the cache (kept in the watch's memo), else read.
+pub fn scan_log(
+    job: LogJob<UsageRun>,
+    reader: &mut DiskRoots,
+    cache: Option<FolderRun<'_>>,
+    memo: Option<&ScanMemo>,
+    options: &Options,
+) -> (ParsedLog<UsageRun>, CacheTally) {
+    let scan = |job: LogJob<UsageRun>, reader: &mut DiskRoots| match cache {
+        Some(mut entries) => {
+            let (root, path) = (job.task.root, &job.task.listed_path);
+            let looked_up = crate::cache::look_up(reader, &entries, Purpose::Usage, root, path);
+            job.scan_through(reader, &mut entries, looked_up, options)
+        }
+        None => (job.scan_usage(reader, options), CacheTally::default()),
+    };
+    let Some(memo) = memo else { return scan(job, reader) };
+    let path = job.task.listed_path.clone();
+    let Some((root, stat)) = reader.folder_stat(job.task.root, &path).map(|(root, stat)| (root.to_string(), stat))
+    else {
+        return scan(job, reader);
+    };
+    if let Some(scanned) = memo.scan_if_unchanged(&root, &path, stat) {
+        let tally = CacheTally { cached: 1, cached_bytes: stat.size, unread: 1, ..CacheTally::default() };
+        return (job.scanned_before(scanned), tally);
+    }
+    let (scanned, tally) = scan(job, reader);
+    memo.keep(&root, &path, stat, scanned.scan());
+    (scanned, tally)
 }
 
 /// Runs jobs on `threads` threads, each with its own reader. This thread hands out what

@@ -120,6 +120,15 @@ impl DiskRoots {
         Some((identity, base.join(path)))
     }
 
+    /// Where a file below a folder root is: the root's index and the file's path in it, as a
+    /// listing names it.
+    pub fn place(&self, file: &Path) -> Option<(usize, String)> {
+        self.roots.iter().enumerate().find_map(|(index, root)| match root {
+            Root::Directory(base) => Some((index, slash_path(file.strip_prefix(base).ok()?))),
+            Root::Zip(_) => None,
+        })
+    }
+
     /// A folder root's file as listed now, unopened: its root's identity, and its size and
     /// times. None for a zip's entries and a file that is gone.
     pub fn folder_stat(&self, root: usize, path: &str) -> Option<(&str, Stat)> {

@@ -3,6 +3,7 @@
 //! through the last update's scans, kept in memory, and the cache: only the logs written since
 //! are opened; `usage::watch` turns its ledgers into the view, printed again in place.
 
+use std::collections::BTreeSet;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -10,13 +11,15 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use copilot_lens::analysis::Options;
+use copilot_lens::analysis::usage_only::LiveUsage;
+use copilot_lens::analysis::{LogJob, Options};
 use copilot_lens::cache::EntryRules;
 use copilot_lens::usage::Zone;
 use copilot_lens::usage::budget::Budgets;
 use copilot_lens::usage::credits::grouped_decimal;
 use copilot_lens::usage::rates::RateTable;
 use copilot_lens::usage::watch::{Watch, WatchView};
+use notify::event::ModifyKind;
 use notify::{EventKind, RecursiveMode, Watcher};
 
 use crate::cache::{self, FolderRun, FolderStore};
@@ -25,7 +28,7 @@ use crate::roots::{DiskRoots, Scope};
 use crate::scan_memo::ScanMemo;
 use crate::statusline::{Colour, default_home};
 use crate::terminal::one_line;
-use crate::{CacheArgs, is_inside, usage_only};
+use crate::{CacheArgs, is_inside, parallel, usage_run};
 
 /// Changes reported this close together make one update: Copilot writes a call as a few lines.
 const SETTLE: Duration = Duration::from_millis(100);
@@ -102,9 +105,10 @@ fn watch(args: WatchArgs) -> Result<(), String> {
         limit,
         budgets,
         colour,
+        live: None,
     };
     if args.once {
-        print_view(&updater.update(args.now, false)?, false);
+        print_view(&updater.update(args.now, false, None)?, false);
         return Ok(());
     }
     // Watching before the first view: a line written while it is made starts the next. A sender
@@ -118,17 +122,29 @@ fn watch(args: WatchArgs) -> Result<(), String> {
             Duration::from_secs(args.interval)
         }
     };
-    print_view(&updater.update(args.now, true)?, on_terminal);
+    print_view(&updater.update(args.now, true, None)?, on_terminal);
     if let Some(store) = &store {
         store.finish();
     }
     let mut trimmed = Instant::now();
+    let (mut written, mut whole) = (Vec::new(), watcher.is_err());
     loop {
-        if changes.recv_timeout(wait).is_ok() {
+        let mut take = |change| match change {
+            Change::Wrote(file) => written.push(file),
+            Change::Other => whole = true,
+        };
+        if let Ok(change) = changes.recv_timeout(wait) {
+            take(change);
             // The rest of this write, then one update.
-            while changes.recv_timeout(SETTLE).is_ok() {}
+            while let Ok(change) = changes.recv_timeout(SETTLE) {
+                take(change);
+            }
         }
-        match updater.update(args.now, true) {
+        let grown = (!whole).then_some(written.as_slice());
+        let updated = updater.update(args.now, true, grown);
+        written.clear();
+        whole = watcher.is_err();
+        match updated {
             Ok(view) => print_view(&view, on_terminal),
             // A home gone for a moment (a folder moved, a disk unmounted): the next change or tick tries again.
             Err(reason) => eprintln!("copilot-lens: {}", one_line(&reason)),
@@ -156,16 +172,32 @@ fn give_freed_memory_back() {
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 fn give_freed_memory_back() {}
 
+/// What the file system reported: a file written to, or a change that cannot be placed so (a
+/// file made, removed or renamed, events lost), after which the update is whole.
+enum Change {
+    Wrote(PathBuf),
+    Other,
+}
+
 /// Watches the folders of each root where Copilot writes: a CLI home's own files and its
 /// sessions' folders (not its packages, which would take thousands of watches; the home is the
-/// root or its `.copilot`), else the whole root. Sends one message per change that writes
-/// (reads, the updates' own among them, are not changes).
-fn watch_homes(homes: &[PathBuf], sender: mpsc::Sender<()>) -> Result<notify::RecommendedWatcher, String> {
+/// root or its `.copilot`), else the whole root. Sends each change that writes (reads, the
+/// updates' own among them, are not changes).
+fn watch_homes(homes: &[PathBuf], sender: mpsc::Sender<Change>) -> Result<notify::RecommendedWatcher, String> {
     let handler = move |event: notify::Result<notify::Event>| {
-        if event
-            .is_ok_and(|event| matches!(event.kind, EventKind::Create(_) | EventKind::Modify(_) | EventKind::Remove(_)))
-        {
-            let _ = sender.send(());
+        let changes = match event {
+            Ok(event) if event.need_rescan() => vec![Change::Other],
+            Ok(event) => match event.kind {
+                EventKind::Modify(ModifyKind::Data(_) | ModifyKind::Metadata(_) | ModifyKind::Any) => {
+                    event.paths.into_iter().map(Change::Wrote).collect()
+                }
+                EventKind::Create(_) | EventKind::Modify(_) | EventKind::Remove(_) => vec![Change::Other],
+                _ => Vec::new(),
+            },
+            Err(_) => vec![Change::Other],
+        };
+        for change in changes {
+            let _ = sender.send(change);
         }
     };
     let mut watcher = notify::recommended_watcher(handler).map_err(|error| error.to_string())?;
@@ -187,8 +219,8 @@ fn watch_points(root: &Path) -> Vec<(PathBuf, RecursiveMode)> {
     vec![(root.to_path_buf(), RecursiveMode::Recursive)]
 }
 
-/// What each update needs: the homes, the cache, and from update to update the logs' scans and
-/// the view's state.
+/// What each update needs: the homes, the cache, and from update to update the logs' scans, the
+/// last run and the view's state.
 struct Updater<'a> {
     homes: &'a [PathBuf],
     store: Option<&'a FolderStore>,
@@ -197,16 +229,38 @@ struct Updater<'a> {
     limit: Option<f64>,
     budgets: Budgets,
     colour: bool,
+    live: Option<Live>,
+}
+
+/// The last whole run, kept to count again the sessions whose logs grew, with its homes.
+struct Live {
+    usage: LiveUsage,
+    roots: DiskRoots,
 }
 
 impl Updater<'_> {
-    /// A usage run over the homes through the last update's scans and the cache, at `now`
-    /// (default: the clock); the view's lines, saying what the update took when `timed` (live:
-    /// a printed once view is the same bytes from run to run).
-    fn update(&mut self, now: Option<i64>, timed: bool) -> Result<String, String> {
+    /// The view's lines at `now` (default: the clock), saying what the update took when `timed`
+    /// (live: a printed once view is the same bytes from run to run): the sessions of the logs
+    /// `grown` since the last update counted again, else (`None`, or a file that is not one of
+    /// the last run's logs, or a new day) a whole run.
+    fn update(&mut self, now: Option<i64>, timed: bool, grown: Option<&[PathBuf]>) -> Result<String, String> {
         let started = Instant::now();
         let now_ms = now.unwrap_or_else(cache::now_ms);
         let today = chrono::DateTime::from_timestamp_millis(now_ms).map(|now| now.date_naive());
+        let live = self.live.take().filter(|live| live.usage.options().today == today);
+        let recounted = match (grown, live) {
+            (Some(grown), Some(live)) => self.recount(live, grown, now_ms),
+            _ => None,
+        };
+        let view = match recounted {
+            Some(view) => view,
+            None => self.whole(now_ms, today)?,
+        };
+        Ok(self.lines(&view, now_ms, timed.then(|| started.elapsed())))
+    }
+
+    /// A usage run over the homes through the last update's scans and the cache, kept.
+    fn whole(&mut self, now_ms: i64, today: Option<chrono::NaiveDate>) -> Result<WatchView, String> {
         let options = Options { include_thinking: false, zone: Zone::Utc, rates: RateTable::default_table(), today };
         let started_ms = cache::now_ms();
         let rules = EntryRules::new(&cache::build_identity(), &options, started_ms);
@@ -214,10 +268,38 @@ impl Updater<'_> {
         let (mut roots, listings) = DiskRoots::open(self.homes, Scope::Usage, threads)?;
         let cache = self.store.map(|store| FolderRun { store, rules: &rules });
         self.memo.begin(started_ms);
-        let (run, _) = usage_only(&mut roots, listings, options.clone(), (threads, cache, Some(&self.memo)))?;
+        let (run, _) = usage_run(&mut roots, listings, options.clone(), (threads, cache, Some(&self.memo)))?;
         self.memo.end();
-        let view = self.watch.update(run.usage.ledgers.iter(), &options.rates, now_ms, self.limit);
-        Ok(self.lines(&view, now_ms, timed.then(|| started.elapsed())))
+        let usage = run.finish_live(&mut roots);
+        let view = self.watch.update(usage.usage().ledgers.iter(), true, &options.rates, now_ms, self.limit);
+        self.live = Some(Live { usage, roots });
+        Ok(view)
+    }
+
+    /// The sessions of the logs `grown` counted again in the last run, each log through the
+    /// scans kept and the cache; none when a file is not one of its logs (made since, or a
+    /// store), or a session's count now rests on the stores otherwise (`LiveUsage::recount`).
+    fn recount(&mut self, mut live: Live, grown: &[PathBuf], now_ms: i64) -> Option<WatchView> {
+        let mut sessions = BTreeSet::new();
+        for file in grown {
+            let (root, path) = live.roots.place(file)?;
+            sessions.insert(live.usage.session_of(root, &path)?.to_string());
+        }
+        let options = live.usage.options().clone();
+        let started_ms = cache::now_ms();
+        let rules = EntryRules::new(&cache::build_identity(), &options, started_ms);
+        let cache = self.store.map(|store| FolderRun { store, rules: &rules });
+        // Not ended: the scans of the logs not asked for now stay for the next whole run.
+        self.memo.begin(started_ms);
+        let (memo, reader) = (&self.memo, &mut live.roots);
+        let scan = |task: &copilot_lens::analysis::LogTask| {
+            parallel::scan_log(LogJob::alone(task.clone()), reader, cache, Some(memo), &options).0.into_scan()
+        };
+        live.usage.recount(&sessions, scan).ok()?;
+        let changed = sessions.iter().filter_map(|id| live.usage.usage().ledgers.get_key_value(id));
+        let view = self.watch.update(changed, false, &options.rates, now_ms, self.limit);
+        self.live = Some(live);
+        Some(view)
     }
 
     /// The view's lines: figures, model names and session ids only, each made safe to print.
