@@ -142,4 +142,28 @@ fn a_call_appended_to_a_log_arrives_in_the_view_and_adds_to_the_day() {
     assert!(view.contains("c1000001  gpt-5.4  1 call  +2.50 cr"), "the call arrived:\n{view}");
     assert!(view.contains("c1000001       59.26 cr  gpt-5.4"), "the session is active, with all its credits:\n{view}");
     assert!(view.contains("updated in "), "a live view says what its update took:\n{view}");
+
+    // A new session's log (a folder made, then written): not a log of the last run, so the
+    // update is a whole run, which finds it; then a call appended to it counts that session again.
+    let record = |id: &str, nano_aiu: u64| {
+        let now = chrono::Utc::now().format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string();
+        let usage = serde_json::json!({"model": "claude-sonnet-4.5", "inputTokens": 500, "outputTokens": 5, "copilotUsage": {"totalNanoAiu": nano_aiu}});
+        format!(
+            "{}\n",
+            serde_json::json!({"type": "session.usage_record", "data": {"usage": usage}, "id": id, "timestamp": now})
+        )
+    };
+    let folder = log.parent().unwrap().with_file_name("c2000002-0200-4000-8000-000000000200");
+    std::fs::create_dir(&folder).unwrap();
+    std::fs::write(folder.join("events.jsonl"), record("c2000002-0200-4000-8000-000000000201", 1_500_000_000)).unwrap();
+    let next_with = |wanted: &str| (0..4).map(|_| watching.next_view()).find(|view| view.contains(wanted));
+    let view = next_with("+1.50 cr").expect("a view with the new session's call");
+    assert!(view.contains("4.00 today"), "the new session's call adds to the day:\n{view}");
+    assert!(view.contains("c2000002  claude-sonnet-4.5  1 call  +1.50 cr"), "{view}");
+    let mut file = std::fs::OpenOptions::new().append(true).open(folder.join("events.jsonl")).unwrap();
+    std::io::Write::write_all(&mut file, record("c2000002-0200-4000-8000-000000000202", 750_000_000).as_bytes())
+        .unwrap();
+    let view = next_with("+0.75 cr").expect("a view with the appended call");
+    assert!(view.contains("4.75 today"), "{view}");
+    assert!(view.contains("c2000002        2.25 cr  claude-sonnet-4.5"), "the session has both calls:\n{view}");
 }

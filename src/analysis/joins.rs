@@ -301,79 +301,81 @@ impl State {
         let mut store_ledgers = std::mem::take(&mut self.store_ledgers);
         let mut ledgers = BTreeMap::new();
         let mut unknown = Vec::new();
-        let ids: Vec<String> = self.sessions.keys().cloned().collect();
-        for id in ids {
+        for (id, facts) in &mut self.sessions {
+            let log_exists = facts.has_log;
             let store = store_ledgers.remove(id.as_str());
-            if let Some((ledger, no_figure)) = self.finish_session_usage(&id, store, log_problems) {
-                if no_figure {
-                    unknown.push(id.clone());
-                }
-                ledgers.insert(id, ledger);
+            if !log_exists && store.is_none() {
+                continue;
             }
+            let mut ledger = facts.take_usage().unwrap_or_else(|| {
+                let mut recovered = SessionLedger::new(self.options.zone);
+                recovered.home = facts.homes.first().copied().unwrap_or_default();
+                recovered
+            });
+            if let Some(store) = &store {
+                ledger.add_store_calls(store);
+            }
+            ledger.finish(log_exists);
+            let far_days = ledger.flag_implausible_days(self.options.today);
+            let mut problems = Vec::new();
+            for (day, why, tokens) in far_days {
+                let message = format!(
+                    "usage dated {day} ({}, {} tokens), {why}: no Copilot usage can be on that day. \
+                     Shown on it and flagged {}, left out of the totals, the billing month and its projection",
+                    counted(tokens.requests, "request", "requests"),
+                    tokens.total(),
+                    plausible::IMPLAUSIBLE_DATE
+                );
+                let kind = DiagnosticKind::ImplausibleDate;
+                match (ledger.file, ledger.first_line_on(day)) {
+                    (Some(_), Some(at)) => problems.push(CounterProblem { at, kind, message }),
+                    (file, _) => {
+                        let (home, file) = file.map_or_else(
+                            || (ledger.home, id.clone()),
+                            |file| (self.files[file].home, self.files[file].path.clone()),
+                        );
+                        self.diagnostics.push(Diagnostic { home: Some(home), file, line: None, kind, message });
+                    }
+                }
+            }
+            if let (Some(file), false) = (ledger.file, problems.is_empty()) {
+                log_problems.push((file, problems));
+            }
+            ledger.agent = facts.agent;
+            // `--by project` keeps the same path on two machines apart.
+            ledger.project = match facts.remote() {
+                "" => facts.project().to_string(),
+                remote => format!("{remote}:{}", facts.project()),
+            };
+            // Scrubbed as the session's record has it (`SessionRecord::scrub`).
+            ledger.client = facts.client_name.best().to_string();
+            crate::scrub::scrub_in_place(&mut ledger.client);
+            if log_exists && ledger.checkpoints == 0 && ledger.entries.is_empty() {
+                unknown.push(id.clone());
+            }
+            ledgers.insert(id.clone(), ledger);
         }
         let home_labels = self.homes.iter().map(|home| home.label.clone()).collect();
         UsageData { ledgers, home_labels, unknown, rates: self.options.rates.clone() }
     }
+}
 
-    /// One session's closed ledger (`finish_usage`), with `store` its store's per-call rows, and
-    /// whether it has a log with no figure at all (`UsageData::unknown`); none when it has
-    /// neither a log nor rows. Its logs' usage is taken.
+impl State {
+    /// `finish_usage` of one session alone (a watch's recount), by the very steps of a whole
+    /// run: the other sessions are set aside meanwhile. Gives its ledger, and whether it is one
+    /// of `UsageData::unknown`.
     pub(super) fn finish_session_usage(
         &mut self,
         id: &str,
         store: Option<SessionLedger>,
-        log_problems: &mut Vec<(usize, Vec<CounterProblem>)>,
-    ) -> Option<(SessionLedger, bool)> {
-        let facts = self.sessions.get_mut(id)?;
-        let log_exists = facts.has_log;
-        if !log_exists && store.is_none() {
-            return None;
-        }
-        let mut ledger = facts.take_usage().unwrap_or_else(|| {
-            let mut recovered = SessionLedger::new(self.options.zone);
-            recovered.home = facts.homes.first().copied().unwrap_or_default();
-            recovered
-        });
-        if let Some(store) = &store {
-            ledger.add_store_calls(store);
-        }
-        ledger.finish(log_exists);
-        let far_days = ledger.flag_implausible_days(self.options.today);
-        let mut problems = Vec::new();
-        for (day, why, tokens) in far_days {
-            let message = format!(
-                "usage dated {day} ({}, {} tokens), {why}: no Copilot usage can be on that day. \
-                 Shown on it and flagged {}, left out of the totals, the billing month and its projection",
-                counted(tokens.requests, "request", "requests"),
-                tokens.total(),
-                plausible::IMPLAUSIBLE_DATE
-            );
-            let kind = DiagnosticKind::ImplausibleDate;
-            match (ledger.file, ledger.first_line_on(day)) {
-                (Some(_), Some(at)) => problems.push(CounterProblem { at, kind, message }),
-                (file, _) => {
-                    let (home, file) = file.map_or_else(
-                        || (ledger.home, id.to_string()),
-                        |file| (self.files[file].home, self.files[file].path.clone()),
-                    );
-                    self.diagnostics.push(Diagnostic { home: Some(home), file, line: None, kind, message });
-                }
-            }
-        }
-        if let (Some(file), false) = (ledger.file, problems.is_empty()) {
-            log_problems.push((file, problems));
-        }
-        ledger.agent = facts.agent;
-        // `--by project` keeps the same path on two machines apart.
-        ledger.project = match facts.remote() {
-            "" => facts.project().to_string(),
-            remote => format!("{remote}:{}", facts.project()),
-        };
-        // Scrubbed as the session's record has it (`SessionRecord::scrub`).
-        ledger.client = facts.client_name.best().to_string();
-        crate::scrub::scrub_in_place(&mut ledger.client);
-        let no_figure = log_exists && ledger.checkpoints == 0 && ledger.entries.is_empty();
-        Some((ledger, no_figure))
+    ) -> (Option<SessionLedger>, bool) {
+        let Some(facts) = self.sessions.remove(id) else { return (None, false) };
+        let others = std::mem::replace(&mut self.sessions, BTreeMap::from([(id.to_string(), facts)]));
+        self.store_ledgers = store.map(|store| (id.to_string(), store)).into_iter().collect();
+        let mut usage = self.finish_usage(&mut Vec::new());
+        let alone = std::mem::replace(&mut self.sessions, others);
+        self.sessions.extend(alone);
+        (usage.ledgers.remove(id), !usage.unknown.is_empty())
     }
 }
 

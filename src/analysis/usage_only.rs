@@ -258,21 +258,17 @@ impl LiveUsage {
                 return Err(format!("session {id}'s logs now count its calls apart from the stores"));
             }
             let store = self.store_ledgers.get(id).cloned();
+            let (finished, no_figure) = state.finish_session_usage(id, store);
             // Its problems were said by the whole run; a watch shows none.
-            let finished = state.finish_session_usage(id, store, &mut Vec::new());
             state.diagnostics.clear();
             self.usage.unknown.retain(|unknown| unknown != id);
-            match finished {
-                Some((ledger, no_figure)) => {
-                    if no_figure {
-                        self.usage.unknown.push(id.clone());
-                    }
-                    self.usage.ledgers.insert(id.clone(), ledger);
-                }
-                None => {
-                    self.usage.ledgers.remove(id);
-                }
+            if no_figure {
+                self.usage.unknown.push(id.clone());
             }
+            match finished {
+                Some(ledger) => self.usage.ledgers.insert(id.clone(), ledger),
+                None => self.usage.ledgers.remove(id),
+            };
         }
         self.run.line_problems.clear();
         self.run.stats = ScanStats::default();

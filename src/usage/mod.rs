@@ -307,16 +307,6 @@ impl Entries {
         }
     }
 
-    /// `add` of the key of these parts, made only when it is new: a log's calls mostly add to
-    /// an entry they share.
-    pub fn add_to(&mut self, day: NaiveDate, model: &str, kind: Kind, entry: &Entry) {
-        let wanted = (day, model, kind);
-        match self.0.binary_search_by(|(known, _)| (known.day, known.model.as_str(), known.kind).cmp(&wanted)) {
-            Ok(at) => self.0[at].1.add(entry),
-            Err(at) => self.0.insert(at, (EntryKey { day, model: model.to_string(), kind }, *entry)),
-        }
-    }
-
     pub fn iter(&self) -> impl Iterator<Item = (&EntryKey, &Entry)> {
         self.0.iter().map(|(key, entry)| (key, entry))
     }

@@ -1,7 +1,10 @@
-//! `copilot-lens watch`: the credits being spent, live in a terminal. Each change the file system
-//! reports under a home (the `notify` crate; a timer where it reports nothing) starts a usage run
-//! through the last update's scans, kept in memory, and the cache: only the logs written since
-//! are opened; `usage::watch` turns its ledgers into the view, printed again in place.
+//! `copilot-lens watch`: the credits being spent, live in a terminal. The first update is a
+//! usage run over the homes, kept (`LiveUsage`). When the file system then reports (the `notify`
+//! crate) only logs of that run written to, their sessions alone are counted again, so an update
+//! costs what they hold; any other change (a file made or removed, a store written, a new day,
+//! events lost, or a timer where nothing reports) makes a whole run, through the last one's
+//! scans kept in memory and the cache. `usage::watch` turns the ledgers into the view, printed
+//! again in place.
 
 use std::collections::BTreeSet;
 use std::io::{IsTerminal, Write};
