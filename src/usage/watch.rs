@@ -283,6 +283,45 @@ mod tests {
     }
 
     #[test]
+    fn an_update_given_the_changed_sessions_shows_what_one_given_every_session_shows() {
+        let rates = RateTable::default_table();
+        let ids = ["a".to_string(), "b".to_string(), "old".to_string()];
+        let (mut a, mut b, mut old) =
+            (SessionLedger::new(Zone::Utc), SessionLedger::new(Zone::Utc), SessionLedger::new(Zone::Utc));
+        call(&mut a, "2026-12-06T09:30:00Z", "gpt-5.4", 2);
+        call(&mut b, "2026-12-05T23:00:00Z", "claude-sonnet-4.5", 4);
+        call(&mut old, "2026-11-20T07:00:00Z", "gpt-5.4", 5);
+        let (mut given_all, mut given_changed) = (Watch::default(), Watch::default());
+        let all = |a: &SessionLedger, b: &SessionLedger, old: &SessionLedger| {
+            vec![(&ids[0], finished(a.clone())), (&ids[1], finished(b.clone())), (&ids[2], finished(old.clone()))]
+        };
+        let first = all(&a, &b, &old);
+        let view = |watch: &mut Watch, ledgers: &[(&String, SessionLedger)], whole: bool, now: i64| {
+            format!(
+                "{:?}",
+                watch.update(ledgers.iter().map(|(id, ledger)| (*id, ledger)), whole, &rates, now, Some(50.0))
+            )
+        };
+        assert_eq!(view(&mut given_all, &first, true, now_ms()), view(&mut given_changed, &first, true, now_ms()));
+        // a grows twice, then b; the hour moves on between.
+        for (step, minutes) in [(0, 1), (1, 2), (2, 70)] {
+            let changed = match step {
+                0 | 1 => {
+                    call(&mut a, "2026-12-06T09:59:00Z", if step == 0 { "gpt-5.4" } else { "o4" }, 3);
+                    vec![(&ids[0], finished(a.clone()))]
+                }
+                _ => {
+                    call(&mut b, "2026-12-06T10:00:00Z", "claude-sonnet-4.5", 1);
+                    vec![(&ids[1], finished(b.clone()))]
+                }
+            };
+            let now = now_ms() + minutes * 60_000;
+            let whole = view(&mut given_all, &all(&a, &b, &old), true, now);
+            assert_eq!(whole, view(&mut given_changed, &changed, false, now), "step {step}");
+        }
+    }
+
+    #[test]
     fn the_latest_call_is_kept_whatever_order_the_calls_come_in() {
         let mut ledger = SessionLedger::new(Zone::Utc);
         call(&mut ledger, "2026-12-06T09:00:00Z", "b", 1);

@@ -381,7 +381,7 @@ impl<'c, 's> Reading<'c, 's> {
 /// a key given twice, a string with an escape, which cannot be borrowed) fails to read so, and
 /// is read as a `Value` (`CallLine::of`). A field absent is its default (a line with no `type`
 /// is not a call here). The strings are `&str`: serde borrows a `Cow` only outside an `Option`,
-/// and copied strings were half of a call's reading.
+/// and copies it inside one, an allocation per string of every call.
 #[derive(Default, Deserialize)]
 #[serde(default)]
 struct CallLine<'a> {
