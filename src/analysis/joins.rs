@@ -358,9 +358,7 @@ impl State {
         let home_labels = self.homes.iter().map(|home| home.label.clone()).collect();
         UsageData { ledgers, home_labels, unknown, rates: self.options.rates.clone() }
     }
-}
 
-impl State {
     /// `finish_usage` of one session alone (a watch's recount), by the very steps of a whole
     /// run: the other sessions are set aside meanwhile. Gives its ledger, and whether it is one
     /// of `UsageData::unknown`.
