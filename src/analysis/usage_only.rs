@@ -52,6 +52,11 @@ impl Planned {
 
 /// A usage-only run on one thread.
 pub fn run(planned: Planned, reader: &mut dyn FileReader) -> UsageOnly {
+    read(planned, reader).finish(reader)
+}
+
+/// A usage-only run on one thread up to its finish: every log scanned, the stores read.
+pub fn read(planned: Planned, reader: &mut dyn FileReader) -> UsageRun {
     let mut run = planned.usage_only();
     for task in run.log_tasks() {
         let scanned = task.scan_usage(reader, run.options());
@@ -59,7 +64,7 @@ pub fn run(planned: Planned, reader: &mut dyn FileReader) -> UsageOnly {
     }
     let jobs = run.store_jobs();
     run.read_stores(reader, jobs, &mut AsTheyAre);
-    run.finish(reader)
+    run
 }
 
 impl UsageRun {

@@ -126,26 +126,47 @@ impl Watch {
         }
         let mut grew = Vec::new();
         for (id, seen) in changed {
-            let before = self.forget(id);
-            for (day, (recorded, estimated)) in &seen.by_day {
-                let sum = self.by_day.entry(*day).or_default();
-                (sum.0, sum.1) = (sum.0 + recorded, sum.1 + estimated);
-            }
-            if self.updated {
-                let before = before.map(|before| before.by_model).unwrap_or_default();
-                for (model, &(requests, credits)) in &seen.by_model {
-                    let (requests_before, credits_before) = before.get(model).copied().unwrap_or_default();
-                    if requests > requests_before {
-                        let (requests, credits) = (requests - requests_before, (credits - credits_before).max(0.0));
-                        grew.push((id.clone(), model.clone(), requests, credits));
-                    }
+            grew.extend(self.take_in(id, seen, now_ms));
+        }
+        let active = self.active(now_ms);
+        self.arrive(grew, &active, now_ms);
+        WatchView { figures: self.figures(now_ms, limit), active, arrivals: self.arrivals.iter().cloned().collect() }
+    }
+
+    /// Puts a session's new figures in place of its old ones; gives the calls of each model
+    /// that arrived since (none at the first update, whose calls had all arrived before it),
+    /// timed by `arrive`.
+    fn take_in(&mut self, id: &str, seen: Seen, now_ms: i64) -> Vec<Arrival> {
+        let before = self.forget(id);
+        for (day, (recorded, estimated)) in &seen.by_day {
+            let sum = self.by_day.entry(*day).or_default();
+            (sum.0, sum.1) = (sum.0 + recorded, sum.1 + estimated);
+        }
+        let mut grew = Vec::new();
+        if self.updated {
+            let before = before.map(|before| before.by_model).unwrap_or_default();
+            for (model, &(requests, credits)) in &seen.by_model {
+                let (requests_before, credits_before) = before.get(model).copied().unwrap_or_default();
+                if requests > requests_before {
+                    grew.push(Arrival {
+                        at_ms: now_ms,
+                        session: id.to_string(),
+                        model: model.clone(),
+                        requests: requests - requests_before,
+                        credits: (credits - credits_before).max(0.0),
+                    });
                 }
             }
-            if seen.is_active(now_ms) {
-                self.recent.insert(id.clone());
-            }
-            self.sessions.insert(id.clone(), seen);
         }
+        if seen.is_active(now_ms) {
+            self.recent.insert(id.to_string());
+        }
+        self.sessions.insert(id.to_string(), seen);
+        grew
+    }
+
+    /// The sessions active at `now_ms`, latest first.
+    fn active(&mut self, now_ms: i64) -> Vec<ActiveSession> {
         let sessions = &self.sessions;
         self.recent.retain(|id| sessions.get(id).is_some_and(|seen| seen.is_active(now_ms)));
         let mut active: Vec<ActiveSession> = self
@@ -159,16 +180,14 @@ impl Watch {
             })
             .collect();
         active.sort_by(|a, b| b.last_call_ms.cmp(&a.last_call_ms).then_with(|| a.id.cmp(&b.id)));
-        let mut arrived: Vec<Arrival> = grew
-            .into_iter()
-            .map(|(session, model, requests, credits)| Arrival {
-                at_ms: snapshot_time(&session, &active, now_ms),
-                session,
-                model,
-                requests,
-                credits,
-            })
-            .collect();
+        active
+    }
+
+    /// Adds the calls that arrived to those shown, newest first, each timed by its session.
+    fn arrive(&mut self, mut arrived: Vec<Arrival>, active: &[ActiveSession], now_ms: i64) {
+        for arrival in &mut arrived {
+            arrival.at_ms = snapshot_time(&arrival.session, active, now_ms);
+        }
         // Oldest first, so that the newest ends first; of one session's, its latest call's model last.
         let is_latest = |arrival: &Arrival| {
             active.iter().any(|session| session.id == arrival.session && session.last_model == arrival.model)
@@ -181,6 +200,10 @@ impl Watch {
         }
         self.arrivals.truncate(ARRIVALS_KEPT);
         self.updated = true;
+    }
+
+    /// The day and the month against `limit`, from the sums per day.
+    fn figures(&self, now_ms: i64, limit: Option<f64>) -> StatusFigures {
         let today = chrono::DateTime::from_timestamp_millis(now_ms).map_or(NaiveDate::MIN, |now| now.date_naive());
         let by_day = self
             .by_day
@@ -190,8 +213,7 @@ impl Watch {
             })
             .collect();
         let month = month_of_days(&by_day, today, today, limit);
-        let figures = StatusFigures { session: None, today: month.on(today), month };
-        WatchView { figures, active, arrivals: self.arrivals.iter().cloned().collect() }
+        StatusFigures { session: None, today: month.on(today), month }
     }
 
     /// Takes a session's figures out of the sums, and gives them.

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 use copilot_lens::analysis::usage_only::LiveUsage;
-use copilot_lens::analysis::{LogJob, Options};
+use copilot_lens::analysis::{LogJob, LogTask, Options};
 use copilot_lens::cache::EntryRules;
 use copilot_lens::usage::Zone;
 use copilot_lens::usage::budget::Budgets;
@@ -295,7 +295,7 @@ impl Updater<'_> {
         // Not ended: the scans of the logs not asked for now stay for the next whole run.
         self.memo.begin(started_ms);
         let (memo, reader) = (&self.memo, &mut live.roots);
-        let scan = |task: &copilot_lens::analysis::LogTask| {
+        let scan = |task: &LogTask| {
             parallel::scan_log(LogJob::alone(task.clone()), reader, cache, Some(memo), &options).0.into_scan()
         };
         live.usage.recount(&sessions, scan).ok()?;
