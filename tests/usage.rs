@@ -8,6 +8,7 @@ use std::path::Path;
 
 use chrono::NaiveDate;
 
+use copilot_lens::analysis::usage_only::Written;
 use copilot_lens::analysis::{Options, Planned, UsageData, analyze, usage_only};
 use copilot_lens::facts::diagnostics::DiagnosticKind;
 use copilot_lens::input::memory::MemoryRoots;
@@ -977,7 +978,8 @@ fn a_recount_of_a_grown_log_gives_what_a_whole_run_gives() {
             let options = Options::default();
             let run = usage_only::read(Planned::new(roots.listings(), options.clone()).unwrap(), &mut roots);
             let mut live = run.finish_live(&mut roots);
-            let session = live.session_of(0, &log).expect("a log the run read").to_string();
+            let Written::Log(session) = live.written(0, &log) else { panic!("{log}: not a log the run read") };
+            let session = session.to_string();
             let grown = std::collections::BTreeSet::from([session]);
             // Grown twice: to three quarters of its lines, then whole.
             let mut three_quarters = whole.clone();
@@ -998,4 +1000,65 @@ fn a_recount_of_a_grown_log_gives_what_a_whole_run_gives() {
         }
     }
     assert!(recounted >= 30, "{recounted} logs recounted, {whole_runs_asked} asked for a whole run");
+}
+
+/// A watch reads on a store as Copilot writes a call's row to it (`LiveUsage::read_stores_on`):
+/// a row of a session whose log counts its calls changes no count, so the run's ledgers stand,
+/// and they are what a whole run over the grown store gives; a row of a session the store alone
+/// counts (its log deleted) asks for a whole run, which counts the row. The row is written by
+/// SQLite, into the store's write-ahead log, as Copilot writes it; the log is read on twice.
+#[test]
+fn a_store_read_on_finds_whose_calls_were_written_to_it() {
+    use copilot_lens::analysis::AsTheyAre;
+    let whole_run = |roots: &mut MemoryRoots| {
+        let planned = Planned::new(roots.listings(), Options::default()).unwrap();
+        usage_only::run(planned, roots).usage.ledgers
+    };
+    let with_a_log = "a2a2a2a2-0000-4000-8000-000000000010";
+    for (session, counted_by_its_log) in [(with_a_log, true), ("77777777-0000-4000-8000-000000000008", false)] {
+        let scratch = tempfile::tempdir().unwrap();
+        common::copy_tree(&common::fixture("usage/deleted-session"), scratch.path());
+        let disk = || MemoryRoots(vec![common::memory_root_of(scratch.path(), "home")]);
+        let mut roots = disk();
+        let mut run = Planned::new(roots.listings(), Options::default()).unwrap().usage_only();
+        run.keep_stores();
+        for task in run.log_tasks() {
+            let scanned = task.scan_usage(&mut roots, run.options());
+            run.add_scan(&task, scanned);
+        }
+        let mut jobs = run.store_jobs();
+        jobs.iter_mut().for_each(|job| job.scan_wal_ahead(&mut roots));
+        run.read_stores(&mut roots, jobs, &mut AsTheyAre);
+        let mut live = run.finish_live(&mut roots);
+        let before = live.usage().ledgers.clone();
+        assert!(before.contains_key(session), "{session} is counted before");
+
+        let store = rusqlite::Connection::open(scratch.path().join(".copilot/session-store.db")).unwrap();
+        // Copilot keeps its connection open: the log is not checkpointed into the main file.
+        store.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true).unwrap();
+        let mut read_on = Vec::new();
+        for call in 0..2 {
+            store
+                .execute(
+                    "INSERT INTO assistant_usage_events (session_id, model, input_tokens, output_tokens, \
+                     total_nano_aiu, created_at) VALUES (?1, 'gpt-5.4', 1000, 10, 2000000000, ?2)",
+                    (session, format!("2026-10-07T10:0{call}:00.000Z")),
+                )
+                .unwrap();
+            roots = disk();
+            let Written::StoreLog(at) = live.written(0, ".copilot/session-store.db-wal") else {
+                panic!("the store's log is not one the run read on")
+            };
+            assert_eq!(live.written(0, ".copilot/session-store.db-shm"), Written::Unread);
+            read_on.push(live.read_stores_on(&std::collections::BTreeSet::from([at]), &mut roots));
+        }
+        let now = whole_run(&mut disk());
+        if counted_by_its_log {
+            assert_eq!(read_on, [Ok(()), Ok(())]);
+            assert_eq!(format!("{:?}", live.usage().ledgers), format!("{now:?}"), "the ledgers stand");
+        } else {
+            assert!(read_on[0].as_ref().is_err_and(|why| why.contains(session)), "{read_on:?}");
+            assert_ne!(format!("{before:?}"), format!("{now:?}"), "a whole run counts the row");
+        }
+    }
 }

@@ -167,3 +167,42 @@ fn a_call_appended_to_a_log_arrives_in_the_view_and_adds_to_the_day() {
     assert!(view.contains("4.75 today"), "{view}");
     assert!(view.contains("c2000002        2.25 cr  claude-sonnet-4.5"), "the session has both calls:\n{view}");
 }
+
+/// Copilot CLI writes each call to its log and, as a row, to the session store (SQLite, into its
+/// write-ahead log). A call written both ways counts once; a call of a session whose log was
+/// deleted is in the store alone, and counts too.
+#[test]
+fn a_call_written_to_the_session_store_counts_once_and_a_store_alone_call_counts() {
+    let scratch = tempfile::tempdir().unwrap();
+    let home = scratch.path().join("home");
+    common::copy_tree(&common::fixture("usage/deleted-session"), &home);
+    let (with_a_log, store_alone) = ("a2a2a2a2-0000-4000-8000-000000000010", "77777777-0000-4000-8000-000000000008");
+    let watching = Lines::spawn(watch(scratch.path(), &[home.to_str().unwrap(), "--color", "never"]));
+    assert!(watching.next_view().contains("none since the watch began"));
+
+    let store = rusqlite::Connection::open(home.join(".copilot/session-store.db")).unwrap();
+    // Copilot keeps its connection open: the log is not checkpointed into the main file.
+    store.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true).unwrap();
+    let now = || chrono::Utc::now().format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string();
+    let add_row = |session: &str, nano_aiu: u64| {
+        let sql = "INSERT INTO assistant_usage_events (session_id, model, input_tokens, output_tokens, \
+                   total_nano_aiu, created_at) VALUES (?1, 'gpt-5.4', 1000, 10, ?2, ?3)";
+        store.execute(sql, (session, nano_aiu as i64, now())).unwrap();
+    };
+    let next_with = |wanted: &str| (0..4).map(|_| watching.next_view()).find(|view| view.contains(wanted));
+
+    let usage = serde_json::json!({"model": "gpt-5.4", "inputTokens": 1000, "outputTokens": 10, "copilotUsage": {"totalNanoAiu": 2_000_000_000u64}});
+    let record = serde_json::json!({"type": "session.usage_record", "data": {"usage": usage}, "id": "r2", "timestamp": now()});
+    let log = home.join(format!(".copilot/session-state/{with_a_log}/events.jsonl"));
+    let mut file = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+    std::io::Write::write_all(&mut file, format!("{record}\n").as_bytes()).unwrap();
+    add_row(with_a_log, 2_000_000_000);
+    let view = next_with("+2.00 cr").expect("a view with the call");
+    assert!(view.contains("a2a2a2a2  gpt-5.4  1 call  +2.00 cr"), "{view}");
+    assert!(view.contains("2.00 today"), "the call counts once:\n{view}");
+
+    add_row(store_alone, 3_000_000_000);
+    let view = next_with("+3.00 cr").expect("a view with the store's call");
+    assert!(view.contains("77777777  gpt-5.4  1 call  +3.00 cr"), "{view}");
+    assert!(view.contains("5.00 today"), "{view}");
+}

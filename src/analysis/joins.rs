@@ -362,6 +362,7 @@ impl State {
     /// `finish_usage` of one session alone (a watch's recount), by the very steps of a whole
     /// run: the other sessions are set aside meanwhile. Gives its ledger, and whether it is one
     /// of `UsageData::unknown`.
+    #[cfg(feature = "cli")]
     pub(super) fn finish_session_usage(
         &mut self,
         id: &str,

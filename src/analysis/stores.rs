@@ -105,6 +105,17 @@ pub struct StoreRead {
     pub(crate) cache_ignored: Option<String>,
 }
 
+impl StoreRead {
+    /// Whether the store, read, holds what its log's scan made ahead (`index`) holds: read as
+    /// its files are, it was read with that scan (which the read takes); from a cache entry (the
+    /// scan left), the entry is of the log as listed, `listed_wal_size` long, and so is the
+    /// scan.
+    pub(super) fn read_as_scanned(&self, index: &WalIndex, listed_wal_size: Option<u64>) -> bool {
+        let from_cache = self.job.scanned_wal.is_some();
+        self.result.is_ok() && (!from_cache || listed_wal_size == Some(index.bytes_scanned()))
+    }
+}
+
 impl StoreJob {
     pub(crate) fn source(&self) -> &'static dyn Source {
         SOURCES[self.source]
@@ -140,6 +151,34 @@ impl StoreJob {
             let scanned = self.support().and_then(|support| (support.scan_wal)(&mut self.files(reader)));
             self.scanned_wal = Some(scanned);
         }
+    }
+
+    /// A copy of the write-ahead log's scan made ahead, if one was made and it could be used.
+    pub(super) fn scanned_index(&self) -> Option<WalIndex> {
+        self.scanned_wal.as_ref()?.as_ref().ok().cloned()
+    }
+
+    /// The write-ahead log's `index` scanned on over what was written to it since.
+    #[cfg(feature = "cli")]
+    pub(super) fn scan_wal_on(&self, reader: &mut dyn FileReader, index: &mut WalIndex) -> Result<(), String> {
+        let (root, path) = self.wal_file().ok_or("the store has no write-ahead log")?;
+        let opened = reader.open_at(root, path).ok_or("the write-ahead log cannot be read at an offset")?;
+        let mut log = opened.map_err(|error| format!("cannot open the write-ahead log: {error}"))?;
+        index.scan_on(&mut *log)
+    }
+
+    /// The sessions of the per-call rows after the row `after` and the last row
+    /// (`StoreSupport::usage_added`), as the store is with its log's `index`.
+    #[cfg(feature = "cli")]
+    pub(super) fn usage_added(
+        &mut self,
+        reader: &mut dyn FileReader,
+        index: WalIndex,
+        after: Option<i64>,
+    ) -> Result<store::UsageAdded, String> {
+        let support = self.support()?;
+        self.scanned_wal = Some(Ok(index));
+        (support.usage_added)(&mut self.files(reader), after)
     }
 
     pub(crate) fn read(mut self, reader: &mut dyn FileReader, options: &Options) -> StoreRead {

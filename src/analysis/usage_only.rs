@@ -19,7 +19,8 @@ use crate::order;
 use crate::sources;
 use crate::sources::log::ScanStats;
 use crate::sources::store::StoreScope;
-use crate::usage::ledger::{CounterProblem, Place, SessionLedger};
+use crate::sources::store::wal::WalIndex;
+use crate::usage::ledger::{CounterProblem, Place};
 
 /// What a usage-only run found.
 #[derive(Debug)]
@@ -40,15 +41,24 @@ pub struct UsageRun {
     line_problems: Vec<(usize, Vec<CounterProblem>)>,
     /// The sessions whose logs had calls when the stores were read (`read_stores`).
     with_calls: BTreeSet<String>,
+    /// The stores read as their files are, each with its log's scan, kept for a watch
+    /// (`keep_stores`); none otherwise.
+    stores_read: Option<Vec<(StoreJob, WalIndex)>>,
 }
 
 impl Planned {
     /// Starts a usage-only run instead of a whole analysis.
     pub fn usage_only(self) -> UsageRun {
         let with_calls = BTreeSet::new();
-        UsageRun { state: self.state, stats: ScanStats::default(), line_problems: Vec::new(), with_calls }
+        let (stats, line_problems) = (ScanStats::default(), Vec::new());
+        UsageRun { state: self.state, stats, line_problems, with_calls, stores_read: None }
     }
 }
+
+#[cfg(feature = "cli")]
+mod live;
+#[cfg(feature = "cli")]
+pub use live::{LiveUsage, Written};
 
 /// A usage-only run on one thread.
 pub fn run(planned: Planned, reader: &mut dyn FileReader) -> UsageOnly {
@@ -83,6 +93,12 @@ impl UsageRun {
         self.state.store_jobs(StoreScope::UsageExcept(BTreeSet::new()))
     }
 
+    /// Keeps the stores as they are read, with their logs' scans made ahead, so that a
+    /// `LiveUsage` can read on what is written to them.
+    pub fn keep_stores(&mut self) {
+        self.stores_read = Some(Vec::new());
+    }
+
     /// Takes a log's scan back (any order).
     pub fn add_scan(&mut self, task: &LogTask, scanned: UsageScan) {
         self.stats.add(&scanned.stats);
@@ -115,7 +131,14 @@ impl UsageRun {
             self.state.sessions.iter().filter(|(_, facts)| has_calls(facts)).map(|(id, _)| id.clone()).collect();
         for mut job in jobs {
             job.set_scope(StoreScope::UsageExcept(known.clone()));
+            let index = self.stores_read.as_ref().and_then(|_| job.scanned_index());
+            let listed_wal_size = job.wal.as_ref().map(|(at, _)| self.state.files[*at].size);
             let read = stores.read(job, reader, &self.state.options);
+            if let (Some(kept), Some(index)) = (&mut self.stores_read, index)
+                && read.read_as_scanned(&index, listed_wal_size)
+            {
+                kept.push((read.job.clone(), index));
+            }
             self.state.add_store(read);
         }
         self.with_calls = known;
@@ -125,17 +148,6 @@ impl UsageRun {
     /// reading its log again (only logs that have such a line).
     pub fn finish(mut self, reader: &mut dyn FileReader) -> UsageOnly {
         self.finish_in_place(reader)
-    }
-
-    /// `finish`, the run kept to count sessions again as their logs grow (`LiveUsage`).
-    pub fn finish_live(mut self, reader: &mut dyn FileReader) -> LiveUsage {
-        let store_ledgers = self.state.store_ledgers.clone();
-        let usage = self.finish_in_place(reader).usage;
-        let mut logs: BTreeMap<String, Vec<LogTask>> = BTreeMap::new();
-        for task in self.log_tasks() {
-            logs.entry(task.session_id.clone()).or_default().push(task);
-        }
-        LiveUsage { run: self, store_ledgers, logs, usage }
     }
 
     fn finish_in_place(&mut self, reader: &mut dyn FileReader) -> UsageOnly {
@@ -210,75 +222,6 @@ impl UsageRun {
 /// the sessions whose logs have none.
 fn has_calls(facts: &crate::facts::session::SessionFacts) -> bool {
     facts.usage.as_ref().is_some_and(|ledger| ledger.calls.requests > 0)
-}
-
-/// A usage-only run kept after it finished (`UsageRun::finish_live`), for a watch: when only
-/// logs it read grew, their sessions are counted again (`recount`) and the other sessions'
-/// ledgers stand, so an update costs what the grown sessions' logs hold, not the homes. Each
-/// recounted session goes through the same steps as in a whole run: its logs' scans added in
-/// task order, the stores' rows it had (the stores unchanged), its ledger closed.
-pub struct LiveUsage {
-    run: UsageRun,
-    /// The stores' per-call rows of the sessions whose logs had no calls.
-    store_ledgers: BTreeMap<String, SessionLedger>,
-    /// Each session's logs, in task order.
-    logs: BTreeMap<String, Vec<LogTask>>,
-    usage: UsageData,
-}
-
-impl LiveUsage {
-    pub fn usage(&self) -> &UsageData {
-        &self.usage
-    }
-
-    pub fn options(&self) -> &Options {
-        self.run.options()
-    }
-
-    /// The session whose log is at `path` in the root of that index, if the run read it.
-    pub fn session_of(&self, root: usize, path: &str) -> Option<&str> {
-        let is_it = |task: &LogTask| task.root == root && task.listed_path == path;
-        self.logs.iter().find(|(_, tasks)| tasks.iter().any(is_it)).map(|(id, _)| id.as_str())
-    }
-
-    /// Counts the `sessions` again, each log scanned by `scan` (through the caller's cache). An
-    /// error says why a whole run is needed instead, and leaves this run unfit for another
-    /// recount: a session that is not the run's, or whose logs now have calls where they had
-    /// none (the stores were read for it) or the other way round.
-    pub fn recount(
-        &mut self,
-        sessions: &BTreeSet<String>,
-        mut scan: impl FnMut(&LogTask) -> UsageScan,
-    ) -> Result<(), String> {
-        for id in sessions {
-            let tasks = self.logs.get(id).ok_or_else(|| format!("session {id} was not in the run"))?;
-            // Its logs' usage was taken when it was last closed.
-            for task in tasks {
-                let scanned = scan(task);
-                self.run.add_scan(task, scanned);
-            }
-            let state = &mut self.run.state;
-            let had_calls = self.run.with_calls.contains(id);
-            if state.sessions.get(id).is_some_and(has_calls) != had_calls {
-                return Err(format!("session {id}'s logs now count its calls apart from the stores"));
-            }
-            let store = self.store_ledgers.get(id).cloned();
-            let (finished, no_figure) = state.finish_session_usage(id, store);
-            // Its problems were said by the whole run; a watch shows none.
-            state.diagnostics.clear();
-            self.usage.unknown.retain(|unknown| unknown != id);
-            if no_figure {
-                self.usage.unknown.push(id.clone());
-            }
-            match finished {
-                Some(ledger) => self.usage.ledgers.insert(id.clone(), ledger),
-                None => self.usage.ledgers.remove(id),
-            };
-        }
-        self.run.line_problems.clear();
-        self.run.stats = ScanStats::default();
-        Ok(())
-    }
 }
 
 /// The 1-based line numbers of the lines starting at `offsets` (ascending).

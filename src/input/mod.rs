@@ -95,6 +95,12 @@ impl<R: ReadAt + ?Sized> ReadAt for Box<R> {
     }
 }
 
+impl<R: ReadAt + ?Sized> ReadAt for &mut R {
+    fn read_at(&mut self, offset: u64, buffer: &mut [u8]) -> io::Result<usize> {
+        (**self).read_at(offset, buffer)
+    }
+}
+
 impl ReadAt for &[u8] {
     fn read_at(&mut self, offset: u64, buffer: &mut [u8]) -> io::Result<usize> {
         let start = usize::try_from(offset).unwrap_or(usize::MAX).min(self.len());

@@ -353,6 +353,10 @@ pub struct StoreSupport {
     pub reopen: fn(&mut dyn StoreFiles) -> Result<TurnReader, String>,
     /// A session the store names, as claims on its facts (ranked by the source).
     pub claim_session: fn(&StoreSession, &mut SessionFacts),
+    /// The sessions of the per-call usage rows after a row, and the last row: what a watch
+    /// reads of a store that grew (the page never watches).
+    #[cfg(feature = "cli")]
+    pub usage_added: fn(&mut dyn StoreFiles, Option<i64>) -> Result<store::UsageAdded, String>,
 }
 
 /// Reads a store, handing each per-call usage row to the callback as it goes.

@@ -68,10 +68,14 @@ pub fn files_below(dir: &Path) -> Vec<PathBuf> {
 
 /// A fixture tree as a memory root, every file with the fixed modification time.
 pub fn memory_root(name: &str) -> copilot_lens::input::memory::MemoryRoot {
-    let base = fixture(name);
-    let mut root = copilot_lens::input::memory::MemoryRoot::new(name);
-    for path in files_below(&base) {
-        let relative = path.strip_prefix(&base).unwrap().to_string_lossy().replace('\\', "/");
+    memory_root_of(&fixture(name), name)
+}
+
+/// The files below `base` in memory, each dated alike.
+pub fn memory_root_of(base: &Path, label: &str) -> copilot_lens::input::memory::MemoryRoot {
+    let mut root = copilot_lens::input::memory::MemoryRoot::new(label);
+    for path in files_below(base) {
+        let relative = path.strip_prefix(base).unwrap().to_string_lossy().replace('\\', "/");
         root.insert(&relative, fs::read(&path).unwrap(), Some(FIXED_MTIME_MS as i64));
     }
     root

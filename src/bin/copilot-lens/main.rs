@@ -745,6 +745,10 @@ fn usage_run(
     (threads, cache, memo): (usize, Option<cache::FolderRun<'_>>, Option<&scan_memo::ScanMemo>),
 ) -> Result<(UsageRun, CacheTally), String> {
     let mut usage_run = Planned::new(listings, options).map_err(|error| error.to_string())?.usage_only();
+    if memo.is_some() {
+        // A watch reads on the stores as Copilot writes to them.
+        usage_run.keep_stores();
+    }
     // The store's log is scanned on a thread of its own while the event logs are.
     let mut store_jobs = usage_run.store_jobs();
     let mut cache_tally = std::thread::scope(|scope| {

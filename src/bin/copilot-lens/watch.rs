@@ -1,10 +1,12 @@
 //! `copilot-lens watch`: the credits being spent, live in a terminal. The first update is a
 //! usage run over the homes, kept (`LiveUsage`). When the file system then reports (the `notify`
-//! crate) only logs of that run written to, their sessions alone are counted again, so an update
-//! costs what they hold; any other change (a file made or removed, a store written, a new day,
-//! events lost, or a timer where nothing reports) makes a whole run, through the last one's
-//! scans kept in memory and the cache. `usage::watch` turns the ledgers into the view, printed
-//! again in place.
+//! crate) only files of that run written to, their sessions alone are counted again, so an
+//! update costs what was written: a log's session is counted again, a session store's new
+//! per-call rows are read (Copilot CLI writes one per call), and a file the run does not read
+//! (the store's shared memory) changes nothing. Any other change (a file made or removed, a
+//! store's main file written, a new day, events lost, or a timer where nothing reports) makes a
+//! whole run, through the last one's scans kept in memory and the cache. `usage::watch` turns
+//! the ledgers into the view, printed again in place.
 
 use std::collections::BTreeSet;
 use std::io::{IsTerminal, Write};
@@ -14,7 +16,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use copilot_lens::analysis::usage_only::LiveUsage;
+use copilot_lens::analysis::usage_only::{LiveUsage, Written};
 use copilot_lens::analysis::{LogJob, LogTask, Options};
 use copilot_lens::cache::EntryRules;
 use copilot_lens::usage::Zone;
@@ -143,6 +145,9 @@ fn watch(args: WatchArgs) -> Result<(), String> {
                 take(change);
             }
         }
+        // A write reported once per system call: each file placed once.
+        written.sort();
+        written.dedup();
         let grown = (!whole).then_some(written.as_slice());
         let updated = updater.update(args.now, true, grown);
         written.clear();
@@ -243,9 +248,9 @@ struct Live {
 
 impl Updater<'_> {
     /// The view's lines at `now` (default: the clock), saying what the update took when `timed`
-    /// (live: a printed once view is the same bytes from run to run): the sessions of the logs
-    /// `grown` since the last update counted again, else (`None`, or a file that is not one of
-    /// the last run's logs, or a new day) a whole run.
+    /// (live: a printed once view is the same bytes from run to run): the files `grown` since
+    /// the last update read on (`recount`), else (`None`, a file the last run cannot read on,
+    /// or a new day) a whole run.
     fn update(&mut self, now: Option<i64>, timed: bool, grown: Option<&[PathBuf]>) -> Result<String, String> {
         let started = Instant::now();
         let now_ms = now.unwrap_or_else(cache::now_ms);
@@ -279,15 +284,22 @@ impl Updater<'_> {
         Ok(view)
     }
 
-    /// The sessions of the logs `grown` counted again in the last run, each log through the
-    /// scans kept and the cache; none when a file is not one of its logs (made since, or a
-    /// store), or a session's count now rests on the stores otherwise (`LiveUsage::recount`).
+    /// The files `grown` read on in the last run: the sessions of its logs counted again (each
+    /// log through the scans kept and the cache), its stores' new rows read; none when a file is
+    /// one it cannot read on (made since, a store's main file), or a session's count now rests
+    /// on the stores otherwise (`LiveUsage::read_stores_on`, `LiveUsage::recount`).
     fn recount(&mut self, mut live: Live, grown: &[PathBuf], now_ms: i64) -> Option<WatchView> {
-        let mut sessions = BTreeSet::new();
+        let (mut sessions, mut stores) = (BTreeSet::new(), BTreeSet::new());
         for file in grown {
             let (root, path) = live.roots.place(file)?;
-            sessions.insert(live.usage.session_of(root, &path)?.to_string());
+            match live.usage.written(root, &path) {
+                Written::Log(session) => sessions.insert(session.to_string()),
+                Written::StoreLog(store) => stores.insert(store),
+                Written::Unread => false,
+                Written::Other => return None,
+            };
         }
+        live.usage.read_stores_on(&stores, &mut live.roots).ok()?;
         let options = live.usage.options().clone();
         let started_ms = cache::now_ms();
         let rules = EntryRules::new(&cache::build_identity(), &options, started_ms);

@@ -215,6 +215,8 @@ static STORE: StoreSupport = StoreSupport {
     scan_wal: crate::sources::store::scan_wal,
     reopen: store::reopen,
     claim_session: store::claim_session,
+    #[cfg(feature = "cli")]
+    usage_added: store::usage_added,
 };
 
 /// A file known by its name only: a session's artifact.

@@ -352,6 +352,42 @@ fn read_usage(
     }
 }
 
+/// What a watch reads of a store grown since its last read (`analysis::usage_only`): the
+/// session of each per-call row after the row `after`, in row order (none without `after`), and
+/// the table's last row. A log that cannot be read on is an error: the rows read would be the
+/// main file's alone.
+#[cfg(feature = "cli")]
+pub fn usage_added(
+    files: &mut dyn StoreFiles,
+    after: Option<i64>,
+) -> Result<crate::sources::store::UsageAdded, String> {
+    use crate::sources::store::UsageAdded;
+    const TABLE: &str = "assistant_usage_events";
+    let mut contents = StoreContents::default();
+    let (connection, registration, _) = open_store(files, &mut contents)?;
+    if let Some(problem) = contents.wal_problem {
+        return Err(problem);
+    }
+    let read = (|| -> rusqlite::Result<UsageAdded> {
+        if table_columns(&connection, TABLE)?.is_empty() {
+            return Ok(UsageAdded::default());
+        }
+        let sql = format!("SELECT coalesce(max(rowid), 0) FROM {TABLE}");
+        let last_row = connection.query_row(&sql, [], |row| row.get(0))?;
+        let Some(after) = after else { return Ok(UsageAdded { sessions: Vec::new(), last_row }) };
+        let sql = format!("SELECT session_id FROM {TABLE} WHERE rowid > ?1 ORDER BY rowid");
+        let mut statement = connection.prepare(&sql)?;
+        let sessions = statement.query_map([after], |row| Ok(value_text(row.get_ref(0)?).unwrap_or_default()))?;
+        Ok(UsageAdded { sessions: sessions.collect::<rusqlite::Result<_>>()?, last_row })
+    })();
+    let read = read.map_err(|error| format!("{TABLE}: {error}"));
+    drop(connection);
+    match registration.and_then(|registration| registration.take_read_error()) {
+        Some(cause) => Err(format!("reading the store's files failed: {cause}")),
+        None => read,
+    }
+}
+
 fn take(value: &Option<String>) -> String {
     value.clone().unwrap_or_default()
 }

@@ -43,6 +43,15 @@ pub struct StoreUsageEvent {
     pub call: Call,
 }
 
+/// The per-call rows a store holds after a given row (`StoreSupport::usage_added`).
+#[derive(Debug, Default)]
+pub struct UsageAdded {
+    /// Each row's session, in row order.
+    pub sessions: Vec<String>,
+    /// The table's last row (0 when it has none).
+    pub last_row: i64,
+}
+
 /// What to read of the store.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum StoreScope {

@@ -13,6 +13,8 @@
 use std::collections::HashMap;
 use std::io::{self, Read};
 
+use crate::input::{ReadAt, ReadFrom};
+
 const WAL_HEADER: usize = 32;
 const FRAME_HEADER: usize = 24;
 const MAGIC_LITTLE_ENDIAN: u32 = 0x377f_0682;
@@ -39,7 +41,7 @@ pub struct WalStats {
 }
 
 /// The committed state of a log: for each page, the last committed frame that holds it.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct WalIndex {
     pub page_size: usize,
     /// Database size in pages after the last commit; `None` when nothing was committed.
@@ -48,6 +50,17 @@ pub struct WalIndex {
     /// Frames up to and including the last commit.
     committed_frames: u64,
     pub stats: WalStats,
+    /// What a scan of the same log, grown since, goes on from (`scan_on`); none for an empty log.
+    resume: Option<Resume>,
+}
+
+/// The log's header and the checksum its frames continue after the last commit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Resume {
+    header: [u8; WAL_HEADER],
+    big_endian: bool,
+    salts: [u8; 8],
+    checksum: (u32, u32),
 }
 
 /// Pass one: reads the whole log, checking its header, then salts and cumulative checksums
@@ -64,53 +77,10 @@ pub fn scan(mut log: impl Read) -> Result<WalIndex, String> {
             ));
         }
     }
-    let Header { big_endian, page_size, salts, mut checksum } = check_header(&header)?;
-    let mut index = WalIndex { page_size, ..WalIndex::default() };
-    let mut frame = vec![0u8; FRAME_HEADER + page_size];
-    let mut pending: Vec<(u32, u64)> = Vec::new();
-    let mut valid = true;
-    loop {
-        let filled =
-            read_full(&mut log, &mut frame).map_err(|error| format!("cannot read the write-ahead log: {error}"))?;
-        if filled < frame.len() {
-            index.stats.torn_bytes = filled as u64;
-            break;
-        }
-        let number = index.stats.frames;
-        index.stats.frames += 1;
-        if !valid {
-            continue; // counted, never applied: SQLite stops at the first invalid frame
-        }
-        let (head, page) = frame.split_at(FRAME_HEADER);
-        let stop = |reason: &str| Some(format!("frame {} {reason}", number + 1));
-        let problem = if head[8..16] != salts {
-            stop("belongs to an earlier log (salt differs)")
-        } else {
-            checksum = checksum_pair(big_endian, checksum, &head[..8], page);
-            if checksum != (be32(&head[16..20]), be32(&head[20..24])) {
-                stop("checksum mismatch")
-            } else if be32(&head[0..4]) == 0 {
-                stop("names page 0")
-            } else {
-                None
-            }
-        };
-        if let Some(problem) = problem {
-            index.stats.stopped = Some(problem);
-            valid = false;
-            continue;
-        }
-        pending.push((be32(&head[0..4]), number));
-        let database_pages = be32(&head[4..8]);
-        if database_pages != 0 {
-            index.stats.frames_applied += pending.len() as u64;
-            index.latest.extend(pending.drain(..));
-            index.stats.commits += 1;
-            index.database_pages = Some(u64::from(database_pages));
-            index.committed_frames = number + 1;
-        }
-    }
-    index.stats.frames_ignored = index.stats.frames - index.stats.frames_applied;
+    let Header { big_endian, page_size, salts, checksum } = check_header(&header)?;
+    let resume = Resume { header, big_endian, salts, checksum };
+    let mut index = WalIndex { page_size, resume: Some(resume), ..WalIndex::default() };
+    index.scan_frames(log)?;
     Ok(index)
 }
 
@@ -159,7 +129,6 @@ fn check_header(header: &[u8; WAL_HEADER]) -> Result<Header, String> {
 }
 
 impl WalIndex {
-    /// Where the data of a page's latest committed frame starts in the log.
     /// The pages of the last commit's database that neither the log nor a main file of
     /// `main_size` bytes holds: SQLite writes every page past the main file's end into the log,
     /// so a commit that says there are more is damaged (and would have an image made of a size
@@ -171,6 +140,7 @@ impl WalIndex {
         pages.saturating_sub(in_log.max(in_main))
     }
 
+    /// Where the data of a page's latest committed frame starts in the log.
     pub fn frame_data_offset(&self, page: u32) -> Option<u64> {
         let frame = *self.latest.get(&page)?;
         Some(WAL_HEADER as u64 + frame * (FRAME_HEADER + self.page_size) as u64 + FRAME_HEADER as u64)
@@ -180,6 +150,91 @@ impl WalIndex {
     pub fn pages_held(&self) -> u64 {
         let pages = self.database_pages.unwrap_or(0);
         self.latest.keys().filter(|&&page| u64::from(page) <= pages).count() as u64
+    }
+
+    /// How many bytes of the log the scan read.
+    pub fn bytes_scanned(&self) -> u64 {
+        let frames = self.stats.frames * (FRAME_HEADER + self.page_size) as u64;
+        self.resume.as_ref().map_or(0, |_| WAL_HEADER as u64 + frames + self.stats.torn_bytes)
+    }
+
+    /// Where the frames after the last commit start: a scan goes on from there (`scan_on`).
+    pub fn resume_offset(&self) -> u64 {
+        WAL_HEADER as u64 + self.committed_frames * (FRAME_HEADER + self.page_size) as u64
+    }
+
+    /// Scans on a log that grew since it was indexed, as `scan` would scan it whole: only its
+    /// header and what follows the last commit are read, since SQLite writes a log only after
+    /// its last commit until it starts the log again (with new salts, so another header: an
+    /// error here).
+    pub fn scan_on(&mut self, log: &mut dyn ReadAt) -> Result<(), String> {
+        let mut header = [0u8; WAL_HEADER];
+        // A log cut inside its header reads as another header.
+        read_full(&mut ReadFrom::new(&mut *log, 0), &mut header)
+            .map_err(|error| format!("cannot read the write-ahead log: {error}"))?;
+        match &self.resume {
+            Some(resume) if resume.header == header => {}
+            Some(_) => return Err("the write-ahead log was started again".into()),
+            None => return Err("the write-ahead log was empty when it was indexed".into()),
+        }
+        self.stats.frames = self.committed_frames;
+        (self.stats.torn_bytes, self.stats.stopped) = (0, None);
+        self.scan_frames(ReadFrom::new(log, self.resume_offset()))
+    }
+
+    /// Checks the frames from the last commit on, salts and cumulative checksums, indexing
+    /// those of each transaction committed.
+    fn scan_frames(&mut self, mut log: impl Read) -> Result<(), String> {
+        let Some(Resume { big_endian, salts, mut checksum, .. }) = self.resume.clone() else { return Ok(()) };
+        let mut frame = vec![0u8; FRAME_HEADER + self.page_size];
+        let mut pending: Vec<(u32, u64)> = Vec::new();
+        let mut valid = true;
+        loop {
+            let filled =
+                read_full(&mut log, &mut frame).map_err(|error| format!("cannot read the write-ahead log: {error}"))?;
+            if filled < frame.len() {
+                self.stats.torn_bytes = filled as u64;
+                break;
+            }
+            let number = self.stats.frames;
+            self.stats.frames += 1;
+            if !valid {
+                continue; // counted, never applied: SQLite stops at the first invalid frame
+            }
+            let (head, page) = frame.split_at(FRAME_HEADER);
+            let stop = |reason: &str| Some(format!("frame {} {reason}", number + 1));
+            let problem = if head[8..16] != salts {
+                stop("belongs to an earlier log (salt differs)")
+            } else {
+                checksum = checksum_pair(big_endian, checksum, &head[..8], page);
+                if checksum != (be32(&head[16..20]), be32(&head[20..24])) {
+                    stop("checksum mismatch")
+                } else if be32(&head[0..4]) == 0 {
+                    stop("names page 0")
+                } else {
+                    None
+                }
+            };
+            if let Some(problem) = problem {
+                self.stats.stopped = Some(problem);
+                valid = false;
+                continue;
+            }
+            pending.push((be32(&head[0..4]), number));
+            let database_pages = be32(&head[4..8]);
+            if database_pages != 0 {
+                self.stats.frames_applied += pending.len() as u64;
+                self.latest.extend(pending.drain(..));
+                self.stats.commits += 1;
+                self.database_pages = Some(u64::from(database_pages));
+                self.committed_frames = number + 1;
+                if let Some(resume) = &mut self.resume {
+                    resume.checksum = checksum;
+                }
+            }
+        }
+        self.stats.frames_ignored = self.stats.frames - self.stats.frames_applied;
+        Ok(())
     }
 }
 
@@ -337,6 +392,37 @@ pub(crate) mod tests {
         wal.truncate(wal.len() - 100);
         let (_, stats) = replay(&wal);
         assert_eq!((stats.frames, stats.frames_applied, stats.torn_bytes), (1, 1, 436));
+    }
+
+    #[test]
+    fn a_log_scanned_on_from_any_earlier_length_is_indexed_as_when_scanned_whole() {
+        // Commits of one and of several frames, an uncommitted tail, then a frame of another log.
+        let frames = [(1, 1, 1), (2, 0, 2), (3, 3, 3), (2, 3, 4), (1, 0, 5), (4, 4, 6), (3, 0, 7)];
+        let mut wal = build_wal(512, &frames);
+        let mut foreign = build_wal(512, &[(1, 1, 8)]);
+        foreign[WAL_HEADER + 8] ^= 1; // another salt
+        wal.extend_from_slice(&foreign[WAL_HEADER..]);
+        for length in [WAL_HEADER, wal.len()] {
+            let whole = scan(&wal[..length]).unwrap();
+            for cut in WAL_HEADER..=length {
+                let mut index = scan(&wal[..cut]).unwrap();
+                index.scan_on(&mut &wal[..length]).unwrap();
+                assert_eq!(index.bytes_scanned(), length as u64);
+                assert_eq!(index, whole, "the log cut at {cut} bytes, then scanned on to {length}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_log_started_again_is_not_scanned_on() {
+        let wal = build_wal(512, &[(1, 1, 1)]);
+        let mut index = scan(&wal[..]).unwrap();
+        let mut restarted = wal.clone();
+        restarted[16] ^= 1; // the first salt, as a checkpoint that starts the log again changes it
+        let error = index.scan_on(&mut &restarted[..]);
+        assert_eq!(error, Err("the write-ahead log was started again".to_string()));
+        let empty = scan(&[][..]).unwrap();
+        assert!(empty.clone().scan_on(&mut &wal[..]).is_err());
     }
 
     #[test]
