@@ -29,10 +29,11 @@ impl UsageRun {
 }
 
 /// A usage-only run kept after it finished (`UsageRun::finish_live`), for a watch: when only
-/// logs it read grew, their sessions are counted again (`recount`) and the other sessions'
-/// ledgers stand, so an update costs what the grown sessions' logs hold, not the homes. Each
-/// recounted session goes through the same steps as in a whole run: its logs' scans added in
-/// task order, the stores' rows it had (the stores unchanged), its ledger closed.
+/// files it read were written to, their sessions are counted again (`recount`) and the other
+/// sessions' ledgers stand, and its stores' new rows are read (`read_stores_on`), so an update
+/// costs what was written, not the homes. Each recounted session goes through the same steps
+/// as in a whole run: its logs' scans added in task order, the stores' rows it had, its ledger
+/// closed.
 pub struct LiveUsage {
     run: UsageRun,
     /// The stores' per-call rows of the sessions whose logs had no calls.
@@ -59,8 +60,8 @@ pub enum Written<'a> {
     Log(&'a str),
     /// A store's write-ahead log, the store read as it was: read on (`read_stores_on`).
     StoreLog(usize),
-    /// A file the run does not read (a store's shared-memory index, a log of another kind):
-    /// it changes nothing.
+    /// A file the run does not read (a store's shared-memory index, a process log): it
+    /// changes nothing.
     Unread,
     /// A file the run read that it cannot read on: a whole run is needed.
     Other,
