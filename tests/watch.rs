@@ -192,7 +192,8 @@ fn a_call_written_to_the_session_store_counts_once_and_a_store_alone_call_counts
     let next_with = |wanted: &str| (0..4).map(|_| watching.next_view()).find(|view| view.contains(wanted));
 
     let usage = serde_json::json!({"model": "gpt-5.4", "inputTokens": 1000, "outputTokens": 10, "copilotUsage": {"totalNanoAiu": 2_000_000_000u64}});
-    let record = serde_json::json!({"type": "session.usage_record", "data": {"usage": usage}, "id": "r2", "timestamp": now()});
+    let record =
+        serde_json::json!({"type": "session.usage_record", "data": {"usage": usage}, "id": "r2", "timestamp": now()});
     let log = home.join(format!(".copilot/session-state/{with_a_log}/events.jsonl"));
     let mut file = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
     std::io::Write::write_all(&mut file, format!("{record}\n").as_bytes()).unwrap();

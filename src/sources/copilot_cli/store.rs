@@ -353,8 +353,8 @@ fn read_usage(
 }
 
 /// What a watch reads of a store grown since its last read (`analysis::usage_only`): the
-/// session of each per-call row after the row `after`, in row order (none without `after`), and
-/// the table's last row. A log that cannot be read on is an error: the rows read would be the
+/// sessions of the per-call rows after the row `after` (none without `after`), and the table's
+/// last row. A log that cannot be read on is an error: the rows read would be the
 /// main file's alone.
 #[cfg(feature = "cli")]
 pub fn usage_added(
@@ -375,7 +375,7 @@ pub fn usage_added(
         let sql = format!("SELECT coalesce(max(rowid), 0) FROM {TABLE}");
         let last_row = connection.query_row(&sql, [], |row| row.get(0))?;
         let Some(after) = after else { return Ok(UsageAdded { sessions: Vec::new(), last_row }) };
-        let sql = format!("SELECT session_id FROM {TABLE} WHERE rowid > ?1 ORDER BY rowid");
+        let sql = format!("SELECT DISTINCT session_id FROM {TABLE} WHERE rowid > ?1");
         let mut statement = connection.prepare(&sql)?;
         let sessions = statement.query_map([after], |row| Ok(value_text(row.get_ref(0)?).unwrap_or_default()))?;
         Ok(UsageAdded { sessions: sessions.collect::<rusqlite::Result<_>>()?, last_row })

@@ -46,7 +46,7 @@ pub struct StoreUsageEvent {
 /// The per-call rows a store holds after a given row (`StoreSupport::usage_added`).
 #[derive(Debug, Default)]
 pub struct UsageAdded {
-    /// Each row's session, in row order.
+    /// The rows' sessions, each once (as many as there are sessions, however many rows).
     pub sessions: Vec<String>,
     /// The table's last row (0 when it has none).
     pub last_row: i64,
