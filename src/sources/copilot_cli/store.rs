@@ -375,7 +375,8 @@ pub fn usage_added(
         let sql = format!("SELECT coalesce(max(rowid), 0) FROM {TABLE}");
         let last_row = connection.query_row(&sql, [], |row| row.get(0))?;
         let Some(after) = after else { return Ok(UsageAdded { sessions: Vec::new(), last_row }) };
-        let sql = format!("SELECT DISTINCT session_id FROM {TABLE} WHERE rowid > ?1");
+        // By row id: SQLite would rather scan a whole index of the sessions for DISTINCT.
+        let sql = format!("SELECT DISTINCT session_id FROM {TABLE} NOT INDEXED WHERE rowid > ?1");
         let mut statement = connection.prepare(&sql)?;
         let sessions = statement.query_map([after], |row| Ok(value_text(row.get_ref(0)?).unwrap_or_default()))?;
         Ok(UsageAdded { sessions: sessions.collect::<rusqlite::Result<_>>()?, last_row })
