@@ -8,7 +8,8 @@
 //!
 //! Two sequential passes, so that neither the log nor its frames are held in memory: `scan`
 //! checks every frame and indexes the latest committed frame of each page; `apply` reads the
-//! log again and copies just those frames into the image.
+//! log again and copies just those frames into the image. `WalIndex::scan_on` goes on from the
+//! last commit of a log that grew since (a watch reads a store on).
 
 use std::collections::HashMap;
 use std::io::{self, Read};
