@@ -97,22 +97,22 @@ impl LiveUsage {
     /// per-call rows added must all be of sessions whose logs count their calls, whose counts
     /// the rows do not change (the stores' rows stand in for a session's only when its logs
     /// have none). An error says why a whole run is needed instead: a row of another session,
-    /// or a log that cannot be read on (started again, say). Rows are found after the last one
+    /// or a log that cannot be read on (started again, say), and leaves this run unfit for
+    /// another read on. Rows are found after the last one
     /// read, since Copilot CLI only adds rows (their ids grow; it changes and deletes none): a
     /// row changed in place would be seen by the next whole run.
     pub fn read_stores_on(&mut self, stores: &BTreeSet<usize>, reader: &mut dyn FileReader) -> Result<(), String> {
         for &at in stores {
             let store = self.stores.get_mut(at).ok_or("no such store")?;
-            // The same log (its header), grown.
-            let mut grown = store.index.clone();
-            store.job.scan_wal_on(reader, &mut grown)?;
             // The last row the run counted, in the store as the run read it.
             let last_row = match store.last_row {
                 Some(row) => row,
                 None => store.job.usage_added(reader, store.index.clone(), None)?.last_row,
             };
-            let added = store.job.usage_added(reader, grown.clone(), Some(last_row))?;
-            (store.index, store.last_row) = (grown, Some(added.last_row));
+            // The same log (its header, else an error, and the row above is not used), grown.
+            store.job.scan_wal_on(reader, &mut store.index)?;
+            let added = store.job.usage_added(reader, store.index.clone(), Some(last_row))?;
+            store.last_row = Some(added.last_row);
             if let Some(other) = added.sessions.iter().find(|id| !self.run.with_calls.contains(*id)) {
                 return Err(format!("the store has a call of session {other}, whose logs have none"));
             }
