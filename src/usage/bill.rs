@@ -139,7 +139,7 @@ impl Reports {
         let (local, local_days) = local_usage(ledgers, rates, (from, to));
         let mut notes = self.notes;
         notes.extend(other_days(&files, (from, to), local_days, &local));
-        let canonical = |model: &str| rates.id_of(model).map_or_else(|| normalise(model), str::to_string);
+        let canonical = |model: &str| rates.id_of(model).map_or_else(|| normalise(model).into_owned(), str::to_string);
         // A label names the local model it is, else the rate table's id.
         let local_ids: BTreeMap<String, String> =
             local.keys().map(|(_, model)| (canonical(model), model.clone())).collect();

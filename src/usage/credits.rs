@@ -119,6 +119,11 @@ impl CreditsUsed {
 
     /// Adds one entry, if it counts by the rule.
     pub fn add(&mut self, rates: &RateTable, key: &EntryKey, entry: &Entry) {
+        self.add_credits(key, entry, &entry_credits(rates, &key.model, entry));
+    }
+
+    /// `add`, with the entry's credits (`entry_credits`) already worked out.
+    pub fn add_credits(&mut self, key: &EntryKey, entry: &Entry, credits: &EntryCredits) {
         if !counts(key, entry) {
             return;
         }
@@ -126,7 +131,6 @@ impl CreditsUsed {
             self.own_key_tokens += entry.tokens.total();
             return;
         }
-        let credits = entry_credits(rates, &key.model, entry);
         if credits.unpriced {
             self.unpriced_tokens += entry.unrecorded_part().0.total();
         }

@@ -503,13 +503,13 @@ impl SessionLedger {
     /// `at`), on its own day: counted when the record covers the whole turn, a partial lower
     /// bound when it describes only the turn's last call. `implausible`: a counter was left out.
     pub fn turn(&mut self, at: Place, millis: Option<i64>, model: &str, entry: Entry, whole: bool) {
-        if let Some(key) = self.turn_key(at, millis, model, &entry, whole) {
-            self.entries.add(key, &entry);
+        if let Some((day, kind)) = self.turn_key(at, millis, model, &entry, whole) {
+            self.entries.add_at(day, model, kind, &entry);
         }
     }
 
-    /// A turn's key, with the turn noted (its tokens in the session's calls, its day); `None`
-    /// when it has no day.
+    /// A turn's day and kind (its key, with its model), with the turn noted (its tokens in the
+    /// session's calls, its day); `None` when it has no day.
     fn turn_key(
         &mut self,
         at: Place,
@@ -517,7 +517,7 @@ impl SessionLedger {
         model: &str,
         entry: &Entry,
         whole: bool,
-    ) -> Option<EntryKey> {
+    ) -> Option<(NaiveDate, Kind)> {
         let (tokens, implausible) = (entry.tokens, entry.implausible || entry.recorded.implausible);
         self.calls.add(&tokens);
         self.note_last_call(millis, model);
@@ -539,7 +539,7 @@ impl SessionLedger {
         }
         let day = self.zone.day(millis);
         self.note_day(day, at);
-        Some(EntryKey { day, model: model.to_string(), kind })
+        Some((day, kind))
     }
 
     /// A turn as `turn`, whose response Copilot named: held until the ledger is closed
@@ -556,8 +556,8 @@ impl SessionLedger {
         whole: bool,
         response_id: &str,
     ) {
-        if let Some(key) = self.turn_key(at, millis, model, &entry, whole) {
-            self.answered_turns.push((key, entry));
+        if let Some((day, kind)) = self.turn_key(at, millis, model, &entry, whole) {
+            self.answered_turns.push((EntryKey { day, model: model.to_string(), kind }, entry));
             self.answered_responses.push(response_id.to_string());
         }
     }
@@ -1106,14 +1106,14 @@ impl SessionLedger {
         if let Some(response_id) = response_id.filter(|id| !id.is_empty()) {
             self.recorded_responses.push(response_id.to_string());
         }
-        if let Some(key) = self.turn_key(at, millis, model, &entry, true) {
+        if let Some((day, kind)) = self.turn_key(at, millis, model, &entry, true) {
             for (shares, label) in [(&mut self.agents, made.agent), (&mut self.purposes, made.purpose)] {
                 if let Some(label) = label {
                     let shares = shares.get_or_insert_with(Default::default);
-                    shares.entries.entry((key.day, label.to_string(), key.model.clone())).or_default().add(&entry);
+                    shares.entries.entry((day, label.to_string(), model.to_string())).or_default().add(&entry);
                 }
             }
-            self.entries.add(key, &entry);
+            self.entries.add_at(day, model, kind, &entry);
         }
     }
 

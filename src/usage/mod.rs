@@ -301,10 +301,24 @@ pub struct Entries(Vec<(EntryKey, Entry)>);
 
 impl Entries {
     pub fn add(&mut self, key: EntryKey, entry: &Entry) {
-        match self.0.binary_search_by(|(known, _)| known.cmp(&key)) {
+        match self.position(key.day, &key.model, key.kind) {
             Ok(at) => self.0[at].1.add(entry),
             Err(at) => self.0.insert(at, (key, *entry)),
         }
+    }
+
+    /// `add` of a key given by its parts: the model is copied for a new key only (a call
+    /// mostly adds to its day's and model's entry).
+    pub fn add_at(&mut self, day: NaiveDate, model: &str, kind: Kind, entry: &Entry) {
+        match self.position(day, model, kind) {
+            Ok(at) => self.0[at].1.add(entry),
+            Err(at) => self.0.insert(at, (EntryKey { day, model: model.to_string(), kind }, *entry)),
+        }
+    }
+
+    /// Where the key is, or would be, in key order (`EntryKey`'s).
+    fn position(&self, day: NaiveDate, model: &str, kind: Kind) -> Result<usize, usize> {
+        self.0.binary_search_by(|(known, _)| (known.day, known.model.as_str(), known.kind).cmp(&(day, model, kind)))
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&EntryKey, &Entry)> {

@@ -2,6 +2,7 @@
 //! model ids the logs write, and pricing in integer nano-dollars (prices have at most three
 //! decimals in USD per million tokens, which is exactly nano-dollars per token / 1000).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use serde::Deserialize;
@@ -104,7 +105,7 @@ impl RateTable {
                 return Err(format!("rates file: {} has a price that is not a non-negative number", model.id));
             }
         }
-        let index = match self.by_id.get(&normalise(&model.id)) {
+        let index = match self.by_id.get(normalise(&model.id).as_ref()) {
             Some(&index) => {
                 self.models[index] = model.clone();
                 index
@@ -115,13 +116,13 @@ impl RateTable {
             }
         };
         for name in std::iter::once(&model.id).chain(&model.aliases) {
-            self.by_id.insert(normalise(name), index);
+            self.by_id.insert(normalise(name).into_owned(), index);
         }
         Ok(())
     }
 
     pub fn lookup(&self, model: &str) -> Option<&ModelRate> {
-        self.by_id.get(&normalise(model)).map(|&index| &self.models[index])
+        self.by_id.get(normalise(model).as_ref()).map(|&index| &self.models[index])
     }
 
     /// The id of a model named by its id, an alias, or its display name (as GitHub's usage
@@ -145,16 +146,29 @@ impl ModelRate {
     }
 }
 
-/// A model id as the table knows it (see `normalisation` in default-rates.json).
-pub fn normalise(model: &str) -> String {
-    let mut id = model.trim().to_lowercase().replace([' ', '_'], "-");
-    if let Some(slash) = id.rfind('/') {
-        id.drain(..=slash);
+/// A model id as the table knows it (see `normalisation` in default-rates.json). Borrowed
+/// unless a letter is lowercased or a space replaced: a lookup per call allocates nothing.
+pub fn normalise(model: &str) -> Cow<'_, str> {
+    let trimmed = model.trim();
+    let plain = !trimmed.bytes().any(|byte| byte.is_ascii_uppercase() || byte == b' ' || byte == b'_' || byte >= 0x80);
+    if plain {
+        Cow::Borrowed(without_variant(trimmed))
+    } else {
+        Cow::Owned(without_variant(&lowered(trimmed)).to_string())
     }
+}
+
+fn lowered(model: &str) -> String {
+    model.to_lowercase().replace([' ', '_'], "-")
+}
+
+/// A lowercased id without its provider, 1M-context variant and date.
+fn without_variant(id: &str) -> &str {
+    let mut id = id.rsplit_once('/').map_or(id, |(_, after)| after);
     // A 1M-context variant is billed as its model (ccusage reads Copilot's ids the same way).
     for suffix in ["-1m-internal", "-1m"] {
         if let Some(base) = id.strip_suffix(suffix) {
-            id = base.to_string();
+            id = base;
             break;
         }
     }
@@ -170,11 +184,12 @@ pub fn normalise(model: &str) -> String {
         && digits(n - 5..n - 3)
         && digits(n - 2..n)
     {
-        id.truncate(n - 11);
+        &id[..n - 11]
     } else if n > 9 && bytes[n - 9] == b'-' && digits(n - 8..n) {
-        id.truncate(n - 9);
+        &id[..n - 9]
+    } else {
+        id
     }
-    id
 }
 
 /// Nano-dollars per token of a price in USD per million tokens.
@@ -203,6 +218,12 @@ mod tests {
         assert_eq!(normalise("copilot/gpt-4o-mini-2024-07-18"), "gpt-4o-mini");
         assert_eq!(normalise("anthropic/claude-opus-4.6-20260101"), "claude-opus-4.6");
         assert_eq!(normalise("claude-opus-4.6-1m"), "claude-opus-4.6");
+        assert_eq!(normalise(" Copilot/Claude_Opus-4.6-1M-internal "), "claude-opus-4.6");
+        assert_eq!(normalise("GPT-ÉTÉ"), "gpt-été");
+        // An id already lowercase, as Copilot writes them, is looked up in place.
+        for plain in ["gpt-5.4", "copilot/gpt-4o-mini-2024-07-18", "claude-opus-4.6-1m"] {
+            assert!(matches!(normalise(plain), Cow::Borrowed(_)), "{plain}");
+        }
         let table = RateTable::default_table();
         assert_eq!(table.lookup("GPT-5.4").unwrap().id, "gpt-5.4");
         assert_eq!(table.lookup("gemini-3.1-pro-preview").unwrap().id, "gemini-3.1-pro");

@@ -8,7 +8,7 @@ use chrono::NaiveDate;
 use serde::Serialize;
 
 use super::counters::Recorded;
-use super::credits::{CreditsUsed, counts, entry_credits, price};
+use super::credits::{CreditsUsed, EntryCredits, counts, entry_credits, price};
 use super::ledger::{AMBIGUOUS_RESUME, IMPLAUSIBLE_COUNTER, SESSION_TOTAL_ABOVE_MODELS, SessionLedger, Shares};
 use super::plausible::IMPLAUSIBLE_DATE;
 use super::rates::RateTable;
@@ -283,8 +283,21 @@ struct Accumulator {
     agent: Option<&'static str>,
 }
 
+/// What an entry costs (`price`, `entry_credits`), worked out once for every total it is added
+/// to: each looks its model's rate up.
+struct Priced {
+    nanos: Option<u128>,
+    credits: EntryCredits,
+}
+
+impl Priced {
+    fn of(rates: &RateTable, model: &str, entry: &Entry) -> Self {
+        Priced { nanos: price(rates, model, entry), credits: entry_credits(rates, model, entry) }
+    }
+}
+
 impl Accumulator {
-    fn add(&mut self, rates: &RateTable, agent: &'static str, model: &str, entry: &Entry) {
+    fn add(&mut self, agent: &'static str, entry: &Entry, priced: &Priced) {
         self.agent = match self.agent {
             Some(seen) if seen != agent => Some(""),
             _ => Some(agent),
@@ -299,12 +312,11 @@ impl Accumulator {
         self.ambiguous |= entry.ambiguous;
         self.above_models |= entry.above_models;
         self.compaction |= entry.compaction;
-        let nanos = price(rates, model, entry);
-        match nanos {
+        match priced.nanos {
             Some(nanos) => self.nanos += nanos,
             None => self.unpriced = true,
         }
-        let credits = entry_credits(rates, model, entry);
+        let credits = &priced.credits;
         self.estimated |= credits.estimated;
         self.estimate_unpriced |= credits.unpriced;
         self.estimated_nanos += credits.estimated_nanos;
@@ -312,20 +324,20 @@ impl Accumulator {
 
     /// Adds `entry` to the total the headline gives, if it counts (`credits::counts`: not the
     /// upper reading of an ambiguous resume, nor usage on a day it cannot be on, which is said).
-    fn add_to_headline_total(&mut self, rates: &RateTable, agent: &'static str, key: &EntryKey, entry: &Entry) {
+    fn add_to_headline_total(&mut self, agent: &'static str, key: &EntryKey, entry: &Entry, priced: &Priced) {
         if counts(key, entry) {
-            self.add(rates, agent, &key.model, entry);
+            self.add(agent, entry, priced);
         } else {
             self.implausible_date |= entry.implausible_date;
         }
     }
 
     /// Adds `entry` to a total: usage on a day it cannot be on is left out of it, and said.
-    fn add_to_total(&mut self, rates: &RateTable, agent: &'static str, model: &str, entry: &Entry) {
+    fn add_to_total(&mut self, agent: &'static str, entry: &Entry, priced: &Priced) {
         if entry.implausible_date {
             self.implausible_date = true;
         } else {
-            self.add(rates, agent, model, entry);
+            self.add(agent, entry, priced);
         }
     }
 
@@ -462,14 +474,15 @@ pub fn summarize<'a>(
                 GroupBy::Model | GroupBy::Agent => String::new(),
             };
             let split = if by == GroupBy::Agent || range.agents_apart { agent } else { "" };
+            let priced = Priced::of(rates, &key.model, entry);
             if by == GroupBy::Project {
-                project_credits.entry(group.clone()).or_default().add(rates, key, entry);
+                project_credits.entry(group.clone()).or_default().add_credits(key, entry, &priced.credits);
             }
             let slot = (group, split, key.model.clone(), key.kind, entry.implausible_date);
-            groups.entry(slot).or_default().add(rates, agent, &key.model, entry);
-            totals.entry(key.kind).or_default().add_to_total(rates, agent, &key.model, entry);
-            grand_total.add_to_headline_total(rates, agent, key, entry);
-            credits_used.add(rates, key, entry);
+            groups.entry(slot).or_default().add(agent, entry, &priced);
+            totals.entry(key.kind).or_default().add_to_total(agent, entry, &priced);
+            grand_total.add_to_headline_total(agent, key, entry, &priced);
+            credits_used.add_credits(key, entry, &priced.credits);
         }
     }
     let mut rows: Vec<UsageRow> = groups
@@ -532,14 +545,16 @@ pub fn summarize_shares<'a>(
     let mut grand_total = Accumulator::default();
     let mut credits_used = CreditsUsed::default();
     let mut add = |kind: Kind, label: &str, agent: &'static str, model: &str, entry: &Entry| {
+        let priced = Priced::of(rates, model, entry);
         let slot = (label.to_string(), model.to_string(), kind, entry.implausible_date);
-        groups.entry(slot).or_default().add(rates, agent, model, entry);
-        totals.entry(kind).or_default().add_to_total(rates, agent, model, entry);
+        groups.entry(slot).or_default().add(agent, entry, &priced);
+        totals.entry(kind).or_default().add_to_total(agent, entry, &priced);
     };
     for ledger in ledgers.filter(|ledger| range.keeps(ledger.agent)) {
         for (key, entry) in ledger.entries.iter().filter(|(key, _)| range.contains(key.day)) {
-            credits_used.add(rates, key, entry);
-            grand_total.add_to_headline_total(rates, ledger.agent, key, entry);
+            let priced = Priced::of(rates, &key.model, entry);
+            credits_used.add_credits(key, entry, &priced.credits);
+            grand_total.add_to_headline_total(ledger.agent, key, entry, &priced);
             let mut main = *entry;
             let shares = shares_of(ledger).filter(|_| key.kind == Kind::Counted);
             let shares = shares.into_iter().flat_map(|shares| shares.of(key.day, &key.model));
@@ -655,7 +670,7 @@ pub fn session_usage(ledger: &SessionLedger, rates: &RateTable) -> SessionUsage 
     let mut accumulator = Accumulator::default();
     let mut models = Vec::new();
     for (key, entry) in ledger.entries.iter().filter(|(key, _)| Some(key.kind) == kind) {
-        accumulator.add(rates, ledger.agent, &key.model, entry);
+        accumulator.add(ledger.agent, entry, &Priced::of(rates, &key.model, entry));
         if rates.lookup(&key.model).is_none() && !models.contains(&key.model) {
             models.push(key.model.clone());
         }
