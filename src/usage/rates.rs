@@ -147,19 +147,16 @@ impl ModelRate {
 }
 
 /// A model id as the table knows it (see `normalisation` in default-rates.json). Borrowed
-/// unless a letter is lowercased or a space replaced: a lookup per call allocates nothing.
+/// unless it must be lowercased or have its spaces and underscores replaced: a lookup per call
+/// of an id as Copilot writes it allocates nothing.
 pub fn normalise(model: &str) -> Cow<'_, str> {
     let trimmed = model.trim();
     let plain = !trimmed.bytes().any(|byte| byte.is_ascii_uppercase() || byte == b' ' || byte == b'_' || byte >= 0x80);
     if plain {
         Cow::Borrowed(without_variant(trimmed))
     } else {
-        Cow::Owned(without_variant(&lowered(trimmed)).to_string())
+        Cow::Owned(without_variant(&trimmed.to_lowercase().replace([' ', '_'], "-")).to_string())
     }
-}
-
-fn lowered(model: &str) -> String {
-    model.to_lowercase().replace([' ', '_'], "-")
 }
 
 /// A lowercased id without its provider, 1M-context variant and date.

@@ -98,9 +98,9 @@ impl LiveUsage {
     /// the rows do not change (the stores' rows stand in for a session's only when its logs
     /// have none). An error says why a whole run is needed instead: a row of another session,
     /// or a log that cannot be read on (started again, say), and leaves this run unfit for
-    /// another read on. Rows are found after the last one
-    /// read, since Copilot CLI only adds rows (their ids grow; it changes and deletes none): a
-    /// row changed in place would be seen by the next whole run.
+    /// another read on. Rows are found after the last one read, since Copilot CLI only adds
+    /// rows (their ids grow; it changes and deletes none): a row changed in place would be seen
+    /// by the next whole run.
     pub fn read_stores_on(&mut self, stores: &BTreeSet<usize>, reader: &mut dyn FileReader) -> Result<(), String> {
         for &at in stores {
             let store = self.stores.get_mut(at).ok_or("no such store")?;

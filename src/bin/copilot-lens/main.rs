@@ -687,7 +687,7 @@ fn run_usage(
         peak_memory_text()
     );
     // The process ends next, and the system takes its memory back whole: freeing every
-    // session's ledger one by one took 2% of a run on the 2 GB home.
+    // session's ledger one by one took 1 to 2% of a run on the 2 GB home (`perf`).
     std::mem::forget(run);
     budget_status(crossed)
 }
